@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * From timings to a verdict: pure functions over arrays, shared by sweep
+ * (cost = seconds per transaction at a partition start) and probe (cost =
+ * latency of a write at a logical-sector offset). No I/O, no printing.
+ *
+ * Model: a drive with a hidden physical unit of P logical sectors whose
+ * first aligned LBA is L is fast exactly at offsets o with o % P == L % P
+ * (for writes of at least P sectors), slow elsewhere. The analysis finds
+ * the fast set from the data, then the (P, L) that explains it, tested with
+ * a rank test (Mann-Whitney U) of fast vs slow observations.
+ */
+#ifndef AP_ANALYSIS_H
+#define AP_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct json_object;
+
+/* One trial: lower cost is better. */
+struct ap_obs {
+	uint64_t offset;	/* partition start sector, or write offset in logical sectors */
+	unsigned round;		/* repeat number, for drift checks */
+	double cost;
+};
+
+struct ap_analysis_params {
+	unsigned logical_sector;	/* bytes, e.g. 512 */
+	unsigned reported_physical;	/* bytes, what the device claims */
+	unsigned max_period;		/* largest P considered, logical sectors (power of 2) */
+	double alpha;			/* significance level, e.g. 0.001 */
+	double min_slowdown;		/* smallest slow/fast ratio called "sensitive", e.g. 1.15 */
+};
+
+struct ap_offset_stat {
+	uint64_t offset;
+	size_t n;
+	double median;
+	double q1, q3;
+	bool fast;
+};
+
+struct ap_verdict {
+	bool sensitive;			/* alignment matters on this drive */
+	bool resolved;			/* physical_sector is known (also when not sensitive) */
+	unsigned logical_sector;
+	unsigned reported_physical;
+	unsigned physical_sector;	/* inferred, bytes; 0 when unresolved */
+	unsigned period;		/* physical_sector / logical_sector */
+	unsigned lowest_aligned_lba;	/* phase: fast offsets are == this mod period */
+	double slowdown;		/* median slow / median fast */
+	double p_value;			/* one-sided rank test, fast < slow */
+	double confidence;		/* 1 - p_value, clamped; for humans */
+	uint64_t *fast_starts;		/* measured offsets classified fast */
+	size_t nfast;
+	struct ap_offset_stat *stats;	/* per offset, ascending */
+	size_t nstats;
+	const char *note;		/* static text: why unresolved, caveats */
+};
+
+void ap_analysis_params_init(struct ap_analysis_params *p, unsigned logical_sector,
+			     unsigned reported_physical);
+
+/* 0 or -EINVAL (no observations, bad params). Free with ap_verdict_free(). */
+int ap_analysis_run(const struct ap_obs *obs, size_t n,
+		    const struct ap_analysis_params *p, struct ap_verdict *v);
+void ap_verdict_free(struct ap_verdict *v);
+
+/* True when more observations cannot change the verdict (early stop). */
+bool ap_analysis_is_clear(const struct ap_verdict *v, const struct ap_analysis_params *p);
+
+/* The stable JSON "verdict" object (see README), and back (for --replay, check --geometry). */
+struct json_object *ap_verdict_to_json(const struct ap_verdict *v);
+int ap_verdict_from_json(struct json_object *o, struct ap_verdict *v);
+
+/* Statistical primitives, exported for the tests. */
+double ap_stats_median(double *v, size_t n);		/* sorts @v */
+double ap_stats_quantile(double *v, size_t n, double q);	/* sorts @v */
+double ap_stats_mann_whitney_p(const double *fast, size_t nf,
+			       const double *slow, size_t ns);	/* P(fast not < slow) */
+
+#endif

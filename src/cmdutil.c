@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Helpers shared by the subcommands' front ends. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "commands.h"
+#include "exitcodes.h"
+
+void ap_print_version(void)
+{
+	printf("%s %s\n", AP_PROG, PACKAGE_VERSION);
+}
+
+void ap_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s%s%s: ", AP_PROG, cmd ? " " : "", cmd ? cmd : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s%s%s --help' for more information.\n",
+		AP_PROG, cmd ? " " : "", cmd ? cmd : "");
+}
+
+void ap_usage_hint(const char *cmd)
+{
+	fprintf(stderr, "Try '%s %s --help' for more information.\n", AP_PROG, cmd);
+}
+
+int ap_cmd_not_built(const char *cmd)
+{
+	fprintf(stderr, "%s %s: this command is not built yet in version %s\n",
+		AP_PROG, cmd, PACKAGE_VERSION);
+	return AP_EXIT_NOTBUILT;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The subcommands. Each lives in src/cmd_<name>.c, parses its own options
+ * (argv[0] is the subcommand name), prints, and returns an AP_EXIT_* code.
+ */
+#ifndef AP_COMMANDS_H
+#define AP_COMMANDS_H
+
+int ap_cmd_sweep(int argc, char **argv);
+int ap_cmd_probe(int argc, char **argv);
+int ap_cmd_check(int argc, char **argv);
+int ap_cmd_postmark(int argc, char **argv);
+int ap_cmd_seq(int argc, char **argv);
+int ap_cmd_emulate(int argc, char **argv);
+int ap_cmd_cleanup(int argc, char **argv);
+
+/* Shared by every command's option parsing. */
+#define AP_PROG "alignprobe"
+void ap_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));	/* prints "try --help", returns */
+/* After getopt's own message: "Try 'alignprobe CMD --help' ...". */
+void ap_usage_hint(const char *cmd);
+void ap_print_version(void);
+/* For a subcommand that this build lacks: a message, AP_EXIT_NOTBUILT. */
+int ap_cmd_not_built(const char *cmd);
+
+#endif

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The emulated Advanced Format drive: a FUSE file served with direct_io by a
+ * single-threaded server (one request at a time, like one actuator), attached
+ * to a loop device that reports 512-byte logical and physical sectors while
+ * the server charges a read-modify-write for every write that covers a hidden
+ * physical sector only partly.
+ */
+#ifndef AP_EMU_H
+#define AP_EMU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util.h"
+
+struct ap_emu_spec {
+	uint64_t capacity;		/* bytes (default 1 GiB) */
+	uint32_t phys_sector;		/* hidden physical sector, bytes (default 4096) */
+	uint32_t lowest_aligned;	/* LBA of the first aligned logical sector (default 0) */
+	uint64_t rmw_ns;		/* cost of a partial-sector write (default 8 ms) */
+	uint64_t base_ns;		/* cost of every request (default 0) */
+	double jitter;			/* +- fraction applied to costs (default 0) */
+	uint64_t seed;			/* jitter generator seed */
+	bool write_cache;		/* volatile write cache model (default off) */
+	/* fault model: EIO for requests touching [fail_lba, fail_lba + fail_count) */
+	uint64_t fail_lba, fail_count;
+	bool fail_reads, fail_writes;
+	uint64_t fail_after;		/* EIO for every request after this many (0 = never) */
+	char *image;			/* start from this image (copied sparse), or NULL */
+};
+
+struct ap_emu_counters {
+	uint64_t reads, writes;
+	uint64_t aligned_writes;	/* writes covering only whole physical sectors */
+	uint64_t rmw;			/* partial physical sectors written (0, 1 or 2 per write) */
+	uint64_t flushes;
+	uint64_t read_bytes, write_bytes;
+	uint64_t errors;		/* injected EIO */
+	uint64_t busy_ns;		/* time charged */
+};
+
+void ap_emu_spec_init(struct ap_emu_spec *s);
+void ap_emu_spec_free(struct ap_emu_spec *s);
+/* "phys=4096,lba=7,size=1G,rmw=8ms,base=100us,jitter=30%,seed=1,cache=on,..." */
+int ap_emu_spec_parse(const char *str, struct ap_emu_spec *s, struct ap_error *e);
+
+struct ap_emu;
+
+/* Start a server, attach a loop device; registered in the state directory. */
+int ap_emu_attach(const struct ap_emu_spec *s, struct ap_emu **out, struct ap_error *e);
+const char *ap_emu_device(const struct ap_emu *emu);	/* "/dev/loopN" */
+/* Detach, stop the server, remove the backing file and the mount point. */
+int ap_emu_detach(struct ap_emu *emu, struct ap_error *e);
+/* The same for a device attached by another (possibly dead) process. */
+int ap_emu_detach_device(const char *dev, struct ap_error *e);
+bool ap_emu_is_emulated(const char *dev);
+
+int ap_emu_counters_read(const char *dev, struct ap_emu_counters *c);
+int ap_emu_counters_reset(const char *dev);
+
+#endif

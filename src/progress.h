@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A single updating progress line on stderr when it is a terminal
+ * ("sweep: start 12 of 31, round 2 of 3, ETA 1m40s"); silent on pipes and
+ * with --quiet. Never part of the results.
+ */
+#ifndef AP_PROGRESS_H
+#define AP_PROGRESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ap_progress {
+	bool enabled;		/* stderr is a TTY and not --quiet */
+	const char *what;	/* "sweep /dev/sdb" */
+	uint64_t total;		/* steps expected, 0 if unknown */
+	uint64_t done;
+	uint64_t t0_ns;
+	uint64_t last_ns;	/* rate limit: at most 10 updates a second */
+	int width;		/* of the last line, to blank it */
+};
+
+void ap_progress_init(struct ap_progress *p, const char *what, uint64_t total, bool quiet);
+/* Advance to @done steps; @detail is printed after the counter (may be NULL). */
+void ap_progress_update(struct ap_progress *p, uint64_t done, const char *detail);
+/* Erase the line (call before printing results or errors). */
+void ap_progress_clear(struct ap_progress *p);
+
+/* "1h02m", "3m05s", "42s" (pure, for tests). */
+void ap_progress_format_eta(uint64_t ns, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "util.h"
+#include "exitcodes.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int ap_error_set(struct ap_error *e, int code, const char *fmt, ...)
+{
+	if (code < 0)
+		code = -code;
+	if (e) {
+		va_list ap;
+
+		e->code = code;
+		va_start(ap, fmt);
+		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -code;
+}
+
+void ap_error_clear(struct ap_error *e)
+{
+	if (e) {
+		e->code = 0;
+		e->msg[0] = '\0';
+	}
+}
+
+static void __attribute__((noreturn)) oom(size_t n)
+{
+	fprintf(stderr, "alignprobe: cannot allocate %zu bytes\n", n);
+	exit(AP_EXIT_FAILURE);
+}
+
+void *ap_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		oom(n);
+	return p;
+}
+
+void *ap_xcalloc(size_t nmemb, size_t n)
+{
+	void *p = calloc(nmemb ? nmemb : 1, n ? n : 1);
+
+	if (!p)
+		oom(nmemb * n);
+	return p;
+}
+
+void *ap_xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		oom(n);
+	return p;
+}
+
+void *ap_xreallocarray(void *p, size_t nmemb, size_t n)
+{
+	if (n && nmemb > SIZE_MAX / n)
+		oom(SIZE_MAX);
+	return ap_xrealloc(p, nmemb * n);
+}
+
+char *ap_xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		oom(strlen(s) + 1);
+	return p;
+}
+
+int ap_xasprintf(char **out, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(out, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		oom(0);
+	return n;
+}
+
+uint64_t ap_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * AP_NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+int ap_parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (*end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int ap_parse_s64(const char *s, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (end == s || *end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int ap_parse_u32(const char *s, uint32_t *out)
+{
+	uint64_t v;
+	int rc = ap_parse_u64(s, &v);
+
+	if (rc)
+		return rc;
+	if (v > UINT32_MAX)
+		return -ERANGE;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int ap_parse_double(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (end == s || *end || !isfinite(v))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int ap_parse_size(const char *s, uint64_t *bytes)
+{
+	static const char units[] = "KMGTPE";
+	const char *p;
+	char *end;
+	unsigned long long v;
+	uint64_t mult = 1, base = 1024;
+	int i;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	p = end;
+	if (*p) {
+		const char *u = strchr(units, toupper((unsigned char)*p));
+
+		if (!u)
+			return -EINVAL;
+		p++;
+		if (*p == 'i' && p[1] == 'B')
+			p += 2;			/* KiB */
+		else if (*p == 'B') {
+			base = 1000;		/* KB */
+			p++;
+		}
+		if (*p)
+			return -EINVAL;
+		for (i = 0; i <= u - units; i++) {
+			if (mult > UINT64_MAX / base)
+				return -ERANGE;
+			mult *= base;
+		}
+	}
+	if (v && mult > UINT64_MAX / v)
+		return -ERANGE;
+	*bytes = (uint64_t)v * mult;
+	return 0;
+}
+
+int ap_parse_duration_ns(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *name;
+		double mult;
+	} units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+		{ "m", 60e9 }, { "min", 60e9 }, { "h", 3600e9 },
+	};
+	char *end;
+	double v;
+	size_t i;
+
+	if (!s || !(isdigit((unsigned char)*s) || *s == '.'))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno == ERANGE || end == s || !isfinite(v) || v < 0)
+		return -EINVAL;
+	for (i = 0; i < AP_ARRAY_SIZE(units); i++) {
+		if (strcmp(end, units[i].name) == 0) {
+			double r = v * units[i].mult;
+
+			if (r > (double)UINT64_MAX / 2)
+				return -ERANGE;
+			*ns = (uint64_t)(r + 0.5);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int ap_parse_fraction(const char *s, double max, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !(isdigit((unsigned char)*s) || *s == '.'))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno == ERANGE || end == s || !isfinite(v))
+		return -EINVAL;
+	if (*end == '%' && end[1] == '\0')
+		v /= 100.0;
+	else if (*end)
+		return -EINVAL;
+	if (v < 0 || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+char *ap_size_to_human(uint64_t bytes)
+{
+	static const char letters[] = "BKMGTPE";
+	double v = (double)bytes;
+	int i = 0;
+	char *s;
+
+	while (v >= 1024.0 && i < 6) {
+		v /= 1024.0;
+		i++;
+	}
+	if (i == 0)
+		ap_xasprintf(&s, "%" PRIu64 "B", bytes);
+	else if (v >= 10.0 || v == (double)(uint64_t)v)
+		ap_xasprintf(&s, "%.0f%c", v, letters[i]);
+	else
+		ap_xasprintf(&s, "%.1f%c", v, letters[i]);
+	return s;
+}
+
+bool ap_is_power_of_2(uint64_t x)
+{
+	return x && !(x & (x - 1));
+}
+
+int ap_pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+int ap_pread_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, p, len, (off_t)off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;	/* unexpected end of device/file */
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}

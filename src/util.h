@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Small helpers shared by every module: allocation that never fails,
+ * error records, number/size/duration parsing, the monotonic clock.
+ */
+#ifndef AP_UTIL_H
+#define AP_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define AP_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define AP_NSEC_PER_SEC		1000000000ULL
+
+/*
+ * Modules return 0 or -errno. Where the errno alone would not tell the user
+ * enough (a parse error with file:line, a failing child process) they also
+ * fill a struct ap_error that the command prints.
+ */
+struct ap_error {
+	int code;		/* positive errno, 0 when none */
+	char msg[512];
+};
+
+/* Fill @e (may be NULL) and return -code, for `return ap_error_set(...)`. */
+int ap_error_set(struct ap_error *e, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void ap_error_clear(struct ap_error *e);
+
+/* Allocation: exit(AP_EXIT_FAILURE) with a message on failure. */
+void *ap_xmalloc(size_t n);
+void *ap_xcalloc(size_t nmemb, size_t n);
+void *ap_xrealloc(void *p, size_t n);
+void *ap_xreallocarray(void *p, size_t nmemb, size_t n);
+char *ap_xstrdup(const char *s);
+int ap_xasprintf(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Monotonic clock in nanoseconds. */
+uint64_t ap_now_ns(void);
+
+/*
+ * Parsing, all strict: the whole string must be consumed, no sign where
+ * none is allowed, range checked. Return 0 or -EINVAL / -ERANGE.
+ */
+int ap_parse_u64(const char *s, uint64_t *out);
+int ap_parse_s64(const char *s, int64_t *out);
+int ap_parse_u32(const char *s, uint32_t *out);
+int ap_parse_double(const char *s, double *out);
+/* "4096", "4K", "4KiB" (1024-based), "4KB" (1000-based); K M G T P E. */
+int ap_parse_size(const char *s, uint64_t *bytes);
+/* "8ms", "500us", "2s", "100ns", "1.5ms", "2m"; a bare number is rejected
+ * so that nobody confuses units. */
+int ap_parse_duration_ns(const char *s, uint64_t *ns);
+/* "30%" or "0.3" -> 0.30; must lie within [0, @max]. */
+int ap_parse_fraction(const char *s, double max, double *out);
+
+/* Human-readable size, "4 KiB"-style as lsblk prints ("4K", "1.5G"). */
+char *ap_size_to_human(uint64_t bytes);
+
+bool ap_is_power_of_2(uint64_t x);
+
+/* Write all of @buf at @off, retrying short writes and EINTR: 0 or -errno. */
+int ap_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
+int ap_pread_all(int fd, void *buf, size_t len, uint64_t off);
+
+#endif

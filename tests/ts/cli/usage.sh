@@ -1,0 +1,40 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The command frame: --help, --version, usage errors with exit 2.
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
+ts_init "help, version and usage errors"
+
+ts_run_rc 0 "$ALIGNPROBE" --help
+for c in sweep probe check postmark seq emulate cleanup; do
+	grep -qE "^ $c +[a-z]" "$TS_TMP/out" || ts_fail "--help does not describe $c"
+done
+grep -q "Exit status" "$TS_TMP/out" || ts_fail "--help lacks the exit codes"
+
+ts_run_rc 0 "$ALIGNPROBE" --version
+grep -qE '^alignprobe [0-9]+\.[0-9]+' "$TS_TMP/out" || ts_fail "bad --version output"
+
+ts_run_rc 2 "$ALIGNPROBE"
+grep -q "Try 'alignprobe --help'" "$TS_TMP/err" || ts_fail "no hint after missing command"
+ts_run_rc 2 "$ALIGNPROBE" frobnicate
+grep -q "unknown command 'frobnicate'" "$TS_TMP/err" || ts_fail "unknown command not named"
+ts_run_rc 2 "$ALIGNPROBE" --bogus
+
+# every subcommand answers --help with exit 0 (or says it is not built: 6),
+# and rejects an unknown option with exit 2 (or 6)
+for c in sweep probe check postmark seq emulate cleanup; do
+	"$ALIGNPROBE" "$c" --help > "$TS_TMP/out" 2> "$TS_TMP/err"
+	rc=$?
+	case $rc in
+	0) grep -qi "usage" "$TS_TMP/out" || ts_fail "$c --help prints no usage" ;;
+	6) grep -q "not built" "$TS_TMP/err" || ts_fail "$c exit 6 without saying why" ;;
+	*) ts_fail "$c --help exited $rc" ;;
+	esac
+	"$ALIGNPROBE" "$c" --no-such-option > "$TS_TMP/out" 2> "$TS_TMP/err"
+	rc=$?
+	case $rc in
+	2) grep -q "Try 'alignprobe $c --help'" "$TS_TMP/err" || ts_fail "$c: usage error without hint" ;;
+	6) ;;
+	*) ts_fail "$c --no-such-option exited $rc, expected 2" ;;
+	esac
+done
+ts_pass

@@ -1,0 +1,185 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Shared by every integration test (tests/ts/<area>/<test>.sh):
+#
+#	. "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
+#	ts_init "what this test proves"
+#	ts_need_root; ts_need_loop; ts_need_fuse
+#	dev=$(ts_emu_attach --phys 4096 ...)
+#	...
+#	ts_pass
+#
+# Exit codes follow automake: 0 pass, 1 fail, 77 skip, 99 hard error.
+# A missing prerequisite skips with a reason, except under
+# ALIGNPROBE_REQUIRE_DEVICES=1 (CI), where it fails. Everything a test
+# attaches, mounts or creates is recorded and removed on exit, also when the
+# test fails or is interrupted. Each test gets a state directory of its own,
+# so `alignprobe cleanup` in one test never touches another's resources.
+
+set -u
+
+: "${top_srcdir:=$(cd "$(dirname "$0")/../../.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+: "${ALIGNPROBE:=$top_builddir/alignprobe}"
+export LC_ALL=C TZ=UTC
+
+TS_NAME=$(basename "$(dirname "$0")")/$(basename "$0" .sh)
+TS_TMP=
+
+ts_log() { printf '%s: %s\n' "$TS_NAME" "$*" >&2; }
+
+ts_fail() {
+	printf '%s: FAIL: %s\n' "$TS_NAME" "$*" >&2
+	exit 1
+}
+
+ts_pass() {
+	printf '%s: PASS\n' "$TS_NAME" >&2
+	exit 0
+}
+
+ts_skip() {
+	if [ "${ALIGNPROBE_SKIP_INTEGRATION:-0}" = 1 ]; then
+		printf '%s: SKIP: integration tests disabled (ALIGNPROBE_SKIP_INTEGRATION=1)\n' "$TS_NAME" >&2
+		exit 77
+	fi
+	if [ "${ALIGNPROBE_REQUIRE_DEVICES:-0}" = 1 ]; then
+		printf '%s: FAIL: %s (required: ALIGNPROBE_REQUIRE_DEVICES=1)\n' "$TS_NAME" "$*" >&2
+		exit 1
+	fi
+	printf '%s: SKIP: %s\n' "$TS_NAME" "$*" >&2
+	exit 77
+}
+
+ts_cleanup() {
+	local rc=$? x
+	trap - EXIT INT TERM HUP
+	if [ -n "$TS_TMP" ] && [ -d "$TS_TMP" ]; then
+		if [ -f "$TS_TMP/.mounts" ]; then
+			tac "$TS_TMP/.mounts" | while read -r x; do
+				mountpoint -q "$x" 2>/dev/null && umount "$x" 2>/dev/null
+			done
+		fi
+		if [ -f "$TS_TMP/.pids" ]; then
+			while read -r x; do kill -9 "$x" 2>/dev/null; done < "$TS_TMP/.pids"
+		fi
+		if [ -f "$TS_TMP/.emus" ]; then
+			while read -r x; do
+				"$ALIGNPROBE" emulate --detach "$x" >/dev/null 2>&1
+			done < "$TS_TMP/.emus"
+		fi
+		if [ -f "$TS_TMP/.loops" ]; then
+			while read -r x; do losetup -d "$x" 2>/dev/null; done < "$TS_TMP/.loops"
+		fi
+		# whatever a killed alignprobe left in this test's state directory
+		if [ -d "$TS_TMP/state" ] && [ -n "$(ls -A "$TS_TMP/state" 2>/dev/null)" ]; then
+			"$ALIGNPROBE" cleanup >/dev/null 2>&1
+		fi
+		rm -rf "$TS_TMP"
+	fi
+	exit "$rc"
+}
+
+# ts_init "description"
+ts_init() {
+	[ -x "$ALIGNPROBE" ] || { echo "$TS_NAME: $ALIGNPROBE not built" >&2; exit 99; }
+	TS_TMP=$(mktemp -d /tmp/alignprobe-ts.XXXXXX) || exit 99
+	mkdir -p "$TS_TMP/state"
+	export ALIGNPROBE_STATE_DIR="$TS_TMP/state"
+	trap ts_cleanup EXIT
+	trap 'exit 130' INT TERM HUP
+	[ $# -gt 0 ] && ts_log "$*"
+	return 0
+}
+
+ts_need_root() {
+	[ "$(id -u)" = 0 ] || ts_skip "needs root"
+}
+
+ts_need_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || ts_skip "needs $c in PATH"
+	done
+}
+
+ts_need_loop() {
+	ts_need_root
+	ts_need_cmd losetup
+	[ -c /dev/loop-control ] || modprobe loop 2>/dev/null
+	[ -c /dev/loop-control ] || ts_skip "no loop devices (/dev/loop-control missing)"
+}
+
+ts_need_fuse() {
+	ts_need_root
+	[ -c /dev/fuse ] || modprobe fuse 2>/dev/null
+	[ -c /dev/fuse ] || ts_skip "no /dev/fuse"
+	grep -qw fuse /proc/filesystems || ts_skip "kernel without FUSE"
+}
+
+# ts_need_emulator: alignprobe was built with the emulated drive
+ts_need_emulator() {
+	ts_need_loop
+	ts_need_fuse
+	"$ALIGNPROBE" emulate --help >/dev/null 2>&1 ||
+		ts_skip "alignprobe built without the emulated drive"
+}
+
+# ts_image FILE SIZE: a sparse image file
+ts_image() {
+	truncate -s "$2" "$1" || ts_fail "cannot create image $1"
+}
+
+# ts_loop_attach FILE [losetup options]: prints the loop device
+ts_loop_attach() {
+	local f=$1 dev
+	shift
+	dev=$(losetup -f --show -P "$@" "$f") || ts_fail "losetup $f failed"
+	echo "$dev" >> "$TS_TMP/.loops"
+	echo "$dev"
+}
+
+# ts_emu_attach [emulate options]: prints the emulated drive's loop device
+ts_emu_attach() {
+	local dev
+	dev=$("$ALIGNPROBE" emulate --attach "$@") || ts_fail "alignprobe emulate --attach $* failed"
+	echo "$dev" >> "$TS_TMP/.emus"
+	echo "$dev"
+}
+
+# ts_mount DEV DIR [mount options]: mount and record for cleanup
+ts_mount() {
+	local dev=$1 dir=$2
+	shift 2
+	mkdir -p "$dir"
+	echo "$dir" >> "$TS_TMP/.mounts"
+	mount "$@" "$dev" "$dir" || ts_fail "mount $dev $dir failed"
+}
+
+# ts_bg_pid PID: a background process of this test, killed on exit
+ts_bg_pid() {
+	echo "$1" >> "$TS_TMP/.pids"
+}
+
+# ts_assert_eq EXPECTED ACTUAL WHAT
+ts_assert_eq() {
+	[ "$1" = "$2" ] || ts_fail "$3: expected '$1', got '$2'"
+}
+
+# ts_run_rc EXPECTED_RC cmd...: run, assert the exit code, keep output in
+# $TS_TMP/out and $TS_TMP/err
+ts_run_rc() {
+	local want=$1 rc
+	shift
+	"$@" > "$TS_TMP/out" 2> "$TS_TMP/err"
+	rc=$?
+	[ "$rc" = "$want" ] || {
+		cat "$TS_TMP/err" >&2
+		ts_fail "$* exited $rc, expected $want"
+	}
+}
+
+# ts_checksum DEV|FILE
+ts_checksum() {
+	sha256sum < "$1" | cut -d' ' -f1
+}
