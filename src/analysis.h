@@ -57,7 +57,16 @@ struct ap_verdict {
 	size_t nfast;
 	struct ap_offset_stat *stats;	/* per offset, ascending */
 	size_t nstats;
-	const char *note;		/* static text: why unresolved, caveats */
+	const char *note;		/* why unresolved, caveats (valid until ap_verdict_free) */
+
+	/* Added by the analysis (not part of the JSON): */
+	double fit;			/* AUC of the chosen (period, phase) over per-offset
+					   medians: 1 = every fast median below every slow one */
+	double p_structure;		/* Kruskal-Wallis p: any offset effect at all */
+	double drift;			/* largest / smallest per-round level (1 = none) */
+	size_t nobs;			/* observations used */
+	size_t min_n;			/* fewest observations of any offset */
+	char *note_buf;			/* owns the text @note points to, or NULL */
 };
 
 void ap_analysis_params_init(struct ap_analysis_params *p, unsigned logical_sector,
@@ -80,5 +89,10 @@ double ap_stats_median(double *v, size_t n);		/* sorts @v */
 double ap_stats_quantile(double *v, size_t n, double q);	/* sorts @v */
 double ap_stats_mann_whitney_p(const double *fast, size_t nf,
 			       const double *slow, size_t ns);	/* P(fast not < slow) */
+/* Kruskal-Wallis p-value: @group[i] in [0, @ngroups) names the group of @v[i]. */
+double ap_stats_kruskal_wallis_p(const double *v, const size_t *group, size_t n,
+				 size_t ngroups);
+/* Upper tail of the chi-square distribution with @df degrees of freedom. */
+double ap_stats_chi2_sf(double x, double df);
 
 #endif

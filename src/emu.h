@@ -23,17 +23,20 @@ struct ap_emu_spec {
 	double jitter;			/* +- fraction applied to costs (default 0) */
 	uint64_t seed;			/* jitter generator seed */
 	bool write_cache;		/* volatile write cache model (default off) */
+	uint64_t flush_ns;		/* cost of draining the cache per flush (default 0) */
 	/* fault model: EIO for requests touching [fail_lba, fail_lba + fail_count) */
 	uint64_t fail_lba, fail_count;
 	bool fail_reads, fail_writes;
 	uint64_t fail_after;		/* EIO for every request after this many (0 = never) */
 	char *image;			/* start from this image (copied sparse), or NULL */
+	bool capacity_set;		/* size given: else an image's size is the capacity */
 };
 
 struct ap_emu_counters {
 	uint64_t reads, writes;
 	uint64_t aligned_writes;	/* writes covering only whole physical sectors */
 	uint64_t rmw;			/* partial physical sectors written (0, 1 or 2 per write) */
+	uint64_t rmw_writes;		/* writes that needed a read-modify-write (rmw > 0) */
 	uint64_t flushes;
 	uint64_t read_bytes, write_bytes;
 	uint64_t errors;		/* injected EIO */
@@ -55,8 +58,21 @@ int ap_emu_detach(struct ap_emu *emu, struct ap_error *e);
 /* The same for a device attached by another (possibly dead) process. */
 int ap_emu_detach_device(const char *dev, struct ap_error *e);
 bool ap_emu_is_emulated(const char *dev);
+/* Free the handle, leaving the drive running (`emulate --attach`). */
+void ap_emu_forget(struct ap_emu *emu);
 
 int ap_emu_counters_read(const char *dev, struct ap_emu_counters *c);
 int ap_emu_counters_reset(const char *dev);
+
+/*
+ * The counters live in a shared page next to the server (see emu_priv.h),
+ * read without disturbing it: ap_emu_counters_read() never sends a request
+ * to the drive. A reset makes the counters (and fail-after) count from zero.
+ * Any process may read them; `alignprobe emulate --stats DEV` prints them.
+ * ap_emu_counters_read/reset and ap_emu_spec_of return -ENODEV for a device
+ * that is not an emulated drive (a partition of one counts as the drive).
+ */
+/* The parameters an emulated drive runs with. */
+int ap_emu_spec_of(const char *dev, struct ap_emu_spec *s);
 
 #endif

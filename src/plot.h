@@ -40,10 +40,23 @@ struct ap_plot_lines {
 	size_t nseries;
 };
 
-/* Return a malloc'd SVG document. */
+/* Fill colours of the bars (also used by the tests that look at pixels). */
+#define AP_PLOT_COLOR_ALIGNED		"#1f77b4"	/* blue */
+#define AP_PLOT_COLOR_MISALIGNED	"#ff7f0e"	/* orange */
+#define AP_PLOT_COLOR_PERIOD		"#555555"	/* period guides */
+
+/* Colour of line series @i (a fixed palette, cycled). */
+const char *ap_plot_series_color(size_t i);
+
+/*
+ * Return a malloc'd SVG document (never NULL; empty input gives a chart
+ * saying "no data"). Bars are drawn in the order of x; NAN values are
+ * marked as missing; negative values are drawn as 0. Line series break at
+ * NAN; with logx, x = 0 is left out.
+ */
 char *ap_plot_bars_svg(const struct ap_plot_bars *p);
 char *ap_plot_lines_svg(const struct ap_plot_lines *p);
-/* Write @svg to @path atomically (tmp + rename): 0 or -errno. */
+/* Write @svg to @path atomically (tmp + rename; "-" is stdout): 0 or -errno. */
 int ap_plot_write(const char *path, const char *svg);
 
 #endif

@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * One progress line on stderr, rewritten in place with '\r' and padded
+ * with blanks over the previous one; cut to the terminal's width so that
+ * it never wraps (a wrapped line cannot be rewritten). Disabled when
+ * stderr is not a terminal or with --quiet, so pipes and logs never see it.
+ */
 #include "progress.h"
 #include "util.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 void ap_progress_init(struct ap_progress *p, const char *what, uint64_t total, bool quiet)
@@ -17,7 +24,8 @@ void ap_progress_init(struct ap_progress *p, const char *what, uint64_t total, b
 
 void ap_progress_format_eta(uint64_t ns, char *buf, size_t len)
 {
-	uint64_t s = (ns + AP_NSEC_PER_SEC / 2) / AP_NSEC_PER_SEC;
+	/* rounded to the second, without overflowing near UINT64_MAX */
+	uint64_t s = ns / AP_NSEC_PER_SEC + (ns % AP_NSEC_PER_SEC >= AP_NSEC_PER_SEC / 2);
 
 	if (s >= 3600)
 		snprintf(buf, len, "%lluh%02llum", (unsigned long long)(s / 3600),
@@ -29,36 +37,73 @@ void ap_progress_format_eta(uint64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "%llus", (unsigned long long)s);
 }
 
-void ap_progress_update(struct ap_progress *p, uint64_t done, const char *detail)
+int ap_progress_format_line(const struct ap_progress *p, uint64_t done, const char *detail,
+			    uint64_t now_ns, char *buf, size_t len)
 {
-	uint64_t now = ap_now_ns();
-	char line[256], eta[32] = "";
+	const char *what = p->what ? p->what : "";
+	const char *sep = detail && *detail ? ", " : "";
+	char eta[40] = "";
 	int n;
 
-	p->done = done;
-	if (!p->enabled || (now - p->last_ns < AP_NSEC_PER_SEC / 10 && done < p->total))
-		return;
-	p->last_ns = now;
-	if (p->total && done && done < p->total) {
-		uint64_t el = now - p->t0_ns;
+	if (!detail)
+		detail = "";
+	if (p->total && done && done < p->total && now_ns > p->t0_ns &&
+	    now_ns - p->t0_ns >= AP_NSEC_PER_SEC) {
+		double el = (double)(now_ns - p->t0_ns);
 		char t[24];
 
-		ap_progress_format_eta((uint64_t)((double)el * (double)(p->total - done) / (double)done),
+		ap_progress_format_eta((uint64_t)(el * (double)(p->total - done) / (double)done),
 				       t, sizeof(t));
 		snprintf(eta, sizeof(eta), ", ETA %s", t);
 	}
 	if (p->total)
-		n = snprintf(line, sizeof(line), "%s: %llu of %llu%s%s%s", p->what,
-			     (unsigned long long)done, (unsigned long long)p->total,
-			     detail ? ", " : "", detail ? detail : "", eta);
+		n = snprintf(buf, len, "%s: %llu of %llu%s%s%s", what, (unsigned long long)done,
+			     (unsigned long long)p->total, sep, detail, eta);
 	else
-		n = snprintf(line, sizeof(line), "%s: %llu%s%s", p->what,
-			     (unsigned long long)done, detail ? ", " : "", detail ? detail : "");
-	if (n < 0)
+		n = snprintf(buf, len, "%s: %llu%s%s", what, (unsigned long long)done, sep, detail);
+	if (n < 0) {
+		if (len)
+			buf[0] = '\0';
+		return 0;
+	}
+	return n >= (int)len ? (int)len - 1 : n;
+}
+
+/* Columns of the terminal on stderr; 80 when it does not say. */
+static int term_width(void)
+{
+	struct winsize ws;
+
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	return 80;
+}
+
+void ap_progress_update(struct ap_progress *p, uint64_t done, const char *detail)
+{
+	uint64_t now = ap_now_ns();
+	char line[256];
+	int n, cols;
+
+	p->done = done;
+	if (!p->enabled)
 		return;
-	if (n >= (int)sizeof(line))
-		n = (int)sizeof(line) - 1;
-	fprintf(stderr, "\r%s%*s", line, p->width > n ? p->width - n : 0, "");
+	/* at most ten updates a second, but always the last step */
+	if (p->last_ns && now - p->last_ns < AP_NSEC_PER_SEC / 10 &&
+	    !(p->total && done >= p->total))
+		return;
+	p->last_ns = now;
+	n = ap_progress_format_line(p, done, detail, now, line, sizeof(line));
+	cols = term_width() - 1;	/* the last column would wrap on some terminals */
+	if (n > cols) {
+		n = cols > 0 ? cols : 0;
+		/* do not cut a UTF-8 sequence in half */
+		while (n > 0 && ((unsigned char)line[n] & 0xc0) == 0x80)
+			n--;
+	}
+	fprintf(stderr, "\r%.*s%*s", n, line, p->width > n ? p->width - n : 0, "");
+	if (p->width > n)	/* back over the blanks, the cursor stays at the text */
+		fprintf(stderr, "\r%.*s", n, line);
 	fflush(stderr);
 	p->width = n;
 }
@@ -68,6 +113,7 @@ void ap_progress_clear(struct ap_progress *p)
 	if (p->enabled && p->width) {
 		fprintf(stderr, "\r%*s\r", p->width, "");
 		fflush(stderr);
-		p->width = 0;
 	}
+	p->width = 0;
+	p->last_ns = 0;
 }

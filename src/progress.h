@@ -30,4 +30,13 @@ void ap_progress_clear(struct ap_progress *p);
 /* "1h02m", "3m05s", "42s" (pure, for tests). */
 void ap_progress_format_eta(uint64_t ns, char *buf, size_t len);
 
+/*
+ * The line ap_progress_update() prints at time @now_ns (pure, for tests):
+ * "what: 3 of 10, detail, ETA 1m05s". The ETA extrapolates the elapsed
+ * time linearly and appears once at least one step is done and until the
+ * last; it needs at least a second of history. Returns the length.
+ */
+int ap_progress_format_line(const struct ap_progress *p, uint64_t done, const char *detail,
+			    uint64_t now_ns, char *buf, size_t len);
+
 #endif

@@ -139,6 +139,17 @@ ts_loop_attach() {
 	echo "$dev"
 }
 
+# ts_partprobe DEV: make the kernel create DEV's partition nodes. Some
+# kernels (like these machines') have no partition-table parsers, so
+# `losetup -P` and BLKRRPART find nothing; partx/partprobe use BLKPG.
+ts_partprobe() {
+	if command -v partx >/dev/null 2>&1; then
+		partx -d "$1" >/dev/null 2>&1
+		partx -a "$1" >/dev/null 2>&1 && return 0
+	fi
+	partprobe "$1" 2>/dev/null || ts_fail "cannot create partition nodes of $1"
+}
+
 # ts_emu_attach [emulate options]: prints the emulated drive's loop device
 ts_emu_attach() {
 	local dev

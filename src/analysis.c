@@ -1,0 +1,1283 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * From timings to a verdict (see analysis.h): pure functions, no I/O.
+ *
+ * 1. Drift: with several rounds, every observation is divided by its
+ *    round's level, the median over the round of cost / (median cost of
+ *    the same offset). The ratio makes the level independent of which
+ *    offsets a round happened to contain.
+ * 2. Per-offset medians and quartiles.
+ * 3. Every candidate (period P = 2, 4, ... max_period, phase 0..P-1) whose
+ *    predicted fast set holds at least two measured offsets (so that the
+ *    measured range supports the period) and leaves at least one slow one
+ *    is scored by the AUC of its fast vs slow per-offset medians. The best
+ *    AUC wins; candidates within AP_FIT_EPS of it tie, and the smallest
+ *    period among them is taken (the simplest explanation).
+ * 4. Mann-Whitney U of the fast vs slow observations under that candidate,
+ *    Bonferroni-corrected for the number of candidates tried; slowdown =
+ *    median slow / median fast.
+ * 5. When no single phase explains the data, Kruskal-Wallis over offsets
+ *    tells whether there is structure at all (e.g. writes smaller than the
+ *    hidden unit: every write is partial, 1 or 2 read-modify-writes).
+ * 6. "No effect" is only claimed with a confidence from an equivalence test:
+ *    for every candidate, the slow observations divided by min_slowdown
+ *    must be significantly faster than the fast ones (an intersection-union
+ *    test, so no multiplicity correction is needed).
+ */
+#include "analysis.h"
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "util.h"
+
+#define AP_FIT_CLEAN	0.90	/* AUC from which one phase explains the data */
+#define AP_FIT_EPS	0.01	/* AUCs this close tie; the smallest period wins */
+#define AP_FIT_STABLE	0.98	/* AUC needed for an early stop */
+#define AP_MIN_N_CLEAR	3	/* observations per offset needed for an early stop */
+#define AP_ABSENCE_CONF	0.95	/* "no effect" is claimed from this confidence on */
+#define AP_MODEL_ALPHA	0.002	/* evidence needed to prefer a period over its half */
+#define AP_EXACT_MAX	400	/* exact Mann-Whitney up to nf * ns */
+#define AP_SLOWDOWN_MAX	1e6
+#define AP_HINT "either honest %u-byte sectors or a unit larger than the write size " \
+	"(block size): use alignprobe probe with larger sizes"
+
+/* ------------------------------------------------------------------ */
+/* statistical primitives */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double ap_stats_quantile(double *v, size_t n, double q)
+{
+	double h, frac;
+	size_t lo;
+
+	if (!v || n == 0)
+		return NAN;
+	qsort(v, n, sizeof(*v), cmp_double);
+	if (!(q > 0))
+		return v[0];
+	if (q >= 1)
+		return v[n - 1];
+	h = (double)(n - 1) * q;
+	lo = (size_t)floor(h);
+	frac = h - (double)lo;
+	if (lo + 1 >= n)
+		return v[n - 1];
+	return v[lo] + frac * (v[lo + 1] - v[lo]);
+}
+
+double ap_stats_median(double *v, size_t n)
+{
+	return ap_stats_quantile(v, n, 0.5);
+}
+
+struct ranked {
+	double v;
+	size_t grp;
+	double rank;
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+
+	return (x->v > y->v) - (x->v < y->v);
+}
+
+/* Sort @r by value and assign mid-ranks (1-based). Returns sum(t^3 - t). */
+static double assign_ranks(struct ranked *r, size_t n)
+{
+	double ties = 0;
+	size_t i, j, k;
+
+	qsort(r, n, sizeof(*r), cmp_ranked);
+	for (i = 0; i < n; i = j) {
+		double mid, t;
+
+		for (j = i + 1; j < n && r[j].v == r[i].v; j++)
+			;
+		mid = ((double)(i + 1) + (double)j) / 2.0;
+		for (k = i; k < j; k++)
+			r[k].rank = mid;
+		t = (double)(j - i);
+		ties += t * t * t - t;
+	}
+	return ties;
+}
+
+/*
+ * Exact upper tail P(U >= u) of the Mann-Whitney statistic counting pairs
+ * (x < y), for m x-values and n y-values without ties. c(m, n, u) =
+ * c(m - 1, n, u) + c(m, n - 1, u - m): the largest value is an x (it
+ * precedes no y) or a y (all m x-values precede it).
+ */
+static double mw_exact_upper(size_t m, size_t n, double u)
+{
+	size_t umax = m * n, i, j, k, w = umax + 1;
+	double *c = ap_xcalloc((m + 1) * (n + 1) * w, sizeof(*c));
+	double total = 0, tail = 0;
+
+#define C(a, b) (c + ((a) * (n + 1) + (b)) * w)
+	for (i = 0; i <= m; i++) {
+		for (j = 0; j <= n; j++) {
+			double *cur = C(i, j);
+
+			if (i == 0 || j == 0) {
+				cur[0] = 1;
+				continue;
+			}
+			for (k = 0; k <= i * j; k++) {
+				double x = C(i - 1, j)[k];
+
+				if (k >= i)
+					x += C(i, j - 1)[k - i];
+				cur[k] = x;
+			}
+		}
+	}
+	for (k = 0; k <= umax; k++) {
+		total += C(m, n)[k];
+		if ((double)k >= u - 1e-9)
+			tail += C(m, n)[k];
+	}
+#undef C
+	free(c);
+	return total > 0 ? tail / total : 1.0;
+}
+
+double ap_stats_mann_whitney_p(const double *fast, size_t nf,
+			       const double *slow, size_t ns)
+{
+	struct ranked *r;
+	double ties, rf = 0, u, mean, var, z, p, nn;
+	size_t i, n = nf + ns;
+
+	if (!fast || !slow || nf == 0 || ns == 0)
+		return 1.0;
+	r = ap_xmalloc(n * sizeof(*r));
+	for (i = 0; i < nf; i++)
+		r[i] = (struct ranked){ .v = fast[i], .grp = 0 };
+	for (i = 0; i < ns; i++)
+		r[nf + i] = (struct ranked){ .v = slow[i], .grp = 1 };
+	ties = assign_ranks(r, n);
+	for (i = 0; i < n; i++)
+		if (r[i].grp == 0)
+			rf += r[i].rank;
+	free(r);
+
+	/* U = pairs with fast < slow (ties count one half) */
+	u = (double)nf * (double)ns - (rf - (double)nf * ((double)nf + 1) / 2.0);
+
+	if (ties == 0 && nf * ns <= AP_EXACT_MAX)
+		return mw_exact_upper(nf, ns, u);
+
+	nn = (double)n;
+	mean = (double)nf * (double)ns / 2.0;
+	var = (double)nf * (double)ns / 12.0 * ((nn + 1) - ties / (nn * (nn - 1)));
+	if (!(var > 0))
+		return 1.0;
+	z = (u - mean - 0.5) / sqrt(var);	/* continuity correction */
+	p = 0.5 * erfc(z / M_SQRT2);
+	if (p > 1)
+		p = 1;
+	return p;
+}
+
+/* Regularized upper incomplete gamma Q(a, x). */
+static double gamma_q(double a, double x)
+{
+	double lg, pre;
+	int sign, i;
+
+	if (!(x > 0))
+		return 1.0;
+	lg = lgamma_r(a, &sign);
+	pre = exp(-x + a * log(x) - lg);
+	if (x < a + 1) {
+		double sum = 1.0 / a, del = sum, ap = a;
+
+		for (i = 0; i < 100000; i++) {
+			ap += 1;
+			del *= x / ap;
+			sum += del;
+			if (fabs(del) < fabs(sum) * 1e-16)
+				break;
+		}
+		return fmax(0.0, fmin(1.0, 1.0 - sum * pre));
+	} else {
+		double b = x + 1 - a, c = 1.0 / DBL_MIN, d = 1.0 / b, h = d;
+
+		for (i = 1; i < 100000; i++) {
+			double an = -(double)i * ((double)i - a), del;
+
+			b += 2;
+			d = an * d + b;
+			if (fabs(d) < DBL_MIN)
+				d = DBL_MIN;
+			c = b + an / c;
+			if (fabs(c) < DBL_MIN)
+				c = DBL_MIN;
+			d = 1.0 / d;
+			del = d * c;
+			h *= del;
+			if (fabs(del - 1) < 1e-16)
+				break;
+		}
+		return fmax(0.0, fmin(1.0, pre * h));
+	}
+}
+
+double ap_stats_chi2_sf(double x, double df)
+{
+	if (!(df > 0))
+		return NAN;
+	return gamma_q(df / 2.0, x / 2.0);
+}
+
+double ap_stats_kruskal_wallis_p(const double *v, const size_t *group, size_t n,
+				 size_t ngroups)
+{
+	struct ranked *r;
+	double *rsum, h = 0, ties, nn = (double)n, corr;
+	size_t *cnt, i, k = 0;
+
+	if (!v || !group || n < 2 || ngroups < 2)
+		return 1.0;
+	r = ap_xmalloc(n * sizeof(*r));
+	rsum = ap_xcalloc(ngroups, sizeof(*rsum));
+	cnt = ap_xcalloc(ngroups, sizeof(*cnt));
+	for (i = 0; i < n; i++) {
+		r[i] = (struct ranked){ .v = v[i], .grp = group[i] < ngroups ? group[i] : 0 };
+		cnt[r[i].grp]++;
+	}
+	ties = assign_ranks(r, n);
+	for (i = 0; i < n; i++)
+		rsum[r[i].grp] += r[i].rank;
+	for (i = 0; i < ngroups; i++) {
+		if (!cnt[i])
+			continue;
+		k++;
+		h += rsum[i] * rsum[i] / (double)cnt[i];
+	}
+	free(r);
+	free(rsum);
+	free(cnt);
+	if (k < 2 || n <= k)
+		return 1.0;
+	h = 12.0 / (nn * (nn + 1)) * h - 3 * (nn + 1);
+	corr = 1 - ties / (nn * nn * nn - nn);
+	if (!(corr > 0))
+		return 1.0;
+	h /= corr;
+	if (h < 0)
+		h = 0;
+	return ap_stats_chi2_sf(h, (double)(k - 1));
+}
+
+/* ------------------------------------------------------------------ */
+/* the analysis */
+
+void ap_analysis_params_init(struct ap_analysis_params *p, unsigned logical_sector,
+			     unsigned reported_physical)
+{
+	unsigned maxp = logical_sector ? 65536 / logical_sector : 128;
+
+	memset(p, 0, sizeof(*p));
+	p->logical_sector = logical_sector;
+	p->reported_physical = reported_physical;
+	p->max_period = maxp < 2 ? 2 : maxp;
+	p->alpha = 0.001;
+	p->min_slowdown = 1.15;
+}
+
+/* The level of the "no effect" equivalence test used for an early stop. */
+static double eq_alpha(const struct ap_analysis_params *p)
+{
+	double a = p->alpha * 10;
+
+	return a > 0.05 ? 0.05 : a;
+}
+
+struct work {
+	uint64_t offset;
+	unsigned round;
+	double cost;
+	size_t oi;		/* offset index */
+	size_t ri;		/* round index */
+};
+
+static int cmp_work_offset(const void *a, const void *b)
+{
+	const struct work *x = a, *y = b;
+
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return (x->round > y->round) - (x->round < y->round);
+}
+
+static int cmp_uint(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return (x > y) - (x < y);
+}
+
+struct ctx {
+	const struct ap_analysis_params *p;
+	struct work *w;		/* sorted by offset */
+	size_t n;
+	uint64_t *off;		/* distinct offsets */
+	size_t *first, *cnt;	/* their range in w */
+	size_t k;
+	double *med;		/* per-offset medians */
+	double *tmp;		/* scratch, n */
+};
+
+static void offset_medians(struct ctx *c)
+{
+	size_t i, j;
+
+	for (i = 0; i < c->k; i++) {
+		for (j = 0; j < c->cnt[i]; j++)
+			c->tmp[j] = c->w[c->first[i] + j].cost;
+		c->med[i] = ap_stats_median(c->tmp, c->cnt[i]);
+	}
+}
+
+/* Divide out the level of each round (see the top comment); the drift seen. */
+static double correct_drift(struct ctx *c, size_t nrounds)
+{
+	double *f = ap_xmalloc(nrounds * sizeof(*f));
+	size_t *order = ap_xmalloc(c->n * sizeof(*order));
+	size_t *rfirst = ap_xcalloc(nrounds + 1, sizeof(*rfirst));
+	double drift = 1;
+	size_t i, r, pass;
+
+	/* counting sort of observation indexes by round */
+	for (i = 0; i < c->n; i++)
+		rfirst[c->w[i].ri + 1]++;
+	for (r = 0; r < nrounds; r++)
+		rfirst[r + 1] += rfirst[r];
+	{
+		size_t *pos = ap_xmalloc(nrounds * sizeof(*pos));
+
+		memcpy(pos, rfirst, nrounds * sizeof(*pos));
+		for (i = 0; i < c->n; i++)
+			order[pos[c->w[i].ri]++] = i;
+		free(pos);
+	}
+
+	for (pass = 0; pass < 2; pass++) {
+		double fmed, fmin = INFINITY, fmax = 0;
+		size_t nf = 0;
+
+		offset_medians(c);
+		for (r = 0; r < nrounds; r++) {
+			size_t m = 0;
+
+			for (i = rfirst[r]; i < rfirst[r + 1]; i++) {
+				const struct work *x = &c->w[order[i]];
+
+				if (c->med[x->oi] > 0 && c->cnt[x->oi] > 1)
+					c->tmp[m++] = x->cost / c->med[x->oi];
+			}
+			f[r] = m >= 3 ? ap_stats_median(c->tmp, m) : NAN;
+			if (!(f[r] > 0))
+				f[r] = NAN;
+		}
+		/* normalise the levels to their median: the overall scale stays */
+		for (r = 0; r < nrounds; r++)
+			if (!isnan(f[r]))
+				c->tmp[nf++] = f[r];
+		if (nf < 2)
+			break;
+		fmed = ap_stats_median(c->tmp, nf);
+		for (r = 0; r < nrounds; r++) {
+			if (isnan(f[r])) {
+				f[r] = 1;
+				continue;
+			}
+			f[r] /= fmed;
+			fmin = fmin < f[r] ? fmin : f[r];
+			fmax = fmax > f[r] ? fmax : f[r];
+		}
+		if (pass == 0 && fmin > 0)
+			drift = fmax / fmin;
+		for (i = 0; i < c->n; i++)
+			c->w[i].cost /= f[c->w[i].ri];
+	}
+	free(f);
+	free(order);
+	free(rfirst);
+	return drift;
+}
+
+/* Split the observations by a predicate on offset index; returns counts. */
+static void split_obs(const struct ctx *c, const bool *fastoff, double *fast, size_t *nf,
+		      double *slow, size_t *ns)
+{
+	size_t i;
+
+	*nf = *ns = 0;
+	for (i = 0; i < c->n; i++) {
+		if (fastoff[c->w[i].oi])
+			fast[(*nf)++] = c->w[i].cost;
+		else
+			slow[(*ns)++] = c->w[i].cost;
+	}
+}
+
+static double ratio(double slow, double fast)
+{
+	double r;
+
+	if (!(fast > 0))
+		return slow > 0 ? AP_SLOWDOWN_MAX : 1.0;
+	r = slow / fast;
+	return r > AP_SLOWDOWN_MAX ? AP_SLOWDOWN_MAX : r;
+}
+
+/* median(slow obs) / median(fast obs) for an offset classification */
+static double slowdown_of(const struct ctx *c, const bool *fastoff, double *fast, double *slow,
+			  size_t *pnf, size_t *pns)
+{
+	size_t nf, ns;
+	double mf, ms;
+
+	split_obs(c, fastoff, fast, &nf, slow, &ns);
+	if (pnf)
+		*pnf = nf;
+	if (pns)
+		*pns = ns;
+	if (!nf || !ns)
+		return 1.0;
+	mf = ap_stats_median(fast, nf);
+	ms = ap_stats_median(slow, ns);
+	return ratio(ms, mf);
+}
+
+struct cand {
+	unsigned period, phase;
+	double auc;
+};
+
+static const struct cand *find_cand(const struct cand *all, size_t nall, unsigned P,
+				    unsigned ph)
+{
+	size_t i;
+
+	for (i = 0; i < nall; i++)
+		if (all[i].period == P && all[i].phase == ph)
+			return &all[i];
+	return NULL;
+}
+
+/*
+ * Median of the observations at offsets o with o % P1 == ph1, leaving out
+ * those with o % P2 == ph2 when P2 is not 0; @inv selects the complement
+ * of the first condition instead. NAN when there are none.
+ */
+static double median_where(const struct ctx *c, unsigned P1, unsigned ph1, bool inv,
+			   unsigned P2, unsigned ph2)
+{
+	size_t i, m = 0;
+
+	for (i = 0; i < c->n; i++) {
+		uint64_t o = c->w[i].offset;
+
+		if ((o % P1 == ph1) == inv)
+			continue;
+		if (P2 && o % P2 == ph2)
+			continue;
+		c->tmp[m++] = c->w[i].cost;
+	}
+	return m ? ap_stats_median(c->tmp, m) : NAN;
+}
+
+/* The level halfway between a fast and a slow one (geometric when possible). */
+static double midpoint(double fast, double slow)
+{
+	if (fast > 0 && slow > 0)
+		return sqrt(fast * slow);
+	return (fast + slow) / 2;
+}
+
+/* The observations at offsets o with o % P == ph (or the others, @inv). */
+static size_t obs_where(const struct ctx *c, unsigned P, unsigned ph, bool inv,
+			unsigned P2, unsigned ph2, double *out)
+{
+	size_t i, m = 0;
+
+	for (i = 0; i < c->n; i++) {
+		uint64_t o = c->w[i].offset;
+
+		if ((o % P == ph) == inv)
+			continue;
+		if (P2 && o % P2 == ph2)
+			continue;
+		out[m++] = c->w[i].cost;
+	}
+	return m;
+}
+
+/* One-sided Mann-Whitney p that set A is faster than set B. */
+static double p_faster(const struct ctx *c, unsigned Pa, unsigned pha, unsigned Pa2,
+		       unsigned pha2, unsigned Pb, unsigned phb, unsigned Pb2, unsigned phb2)
+{
+	double *a = ap_xmalloc(c->n * sizeof(*a)), *b = ap_xmalloc(c->n * sizeof(*b)), p;
+	size_t na = obs_where(c, Pa, pha, false, Pa2, pha2, a);
+	size_t nb = obs_where(c, Pb, phb, false, Pb2, phb2, b);
+
+	p = ap_stats_mann_whitney_p(a, na, b, nb);
+	free(a);
+	free(b);
+	return p;
+}
+
+/*
+ * The AUC alone cannot tell P from 2P when noise reorders a few medians:
+ * decide between nested candidates by where the offsets in dispute lie,
+ * nearer the fast or nearer the slow level (pooled medians of all their
+ * observations). Up: when one half of the fast phase at 2P looks slow and
+ * is significantly slower than the other half, the period is 2P. Down: when
+ * the offsets that the period P/2 adds to the fast set look fast, the period
+ * is P/2 (the simpler explanation needs no evidence). Returns false when the
+ * choice is ambiguous: the disputed offsets look different from the fast
+ * ones but not significantly so.
+ */
+static bool refine_candidate(const struct ctx *c, const struct cand *all, size_t nall,
+			     struct cand *best)
+{
+	const struct cand *x;
+	unsigned P, ph;
+	bool clear = true;
+
+	for (;;) {
+		double m1, m2, ms, mid, pv;
+		const struct cand *c1, *c2;
+		bool up1;
+
+		P = best->period;
+		ph = best->phase;
+		c1 = find_cand(all, nall, 2 * P, ph);
+		c2 = find_cand(all, nall, 2 * P, ph + P);
+		if (2 * P > c->p->max_period || !c1 || !c2)
+			break;
+		m1 = median_where(c, 2 * P, ph, false, 0, 0);
+		m2 = median_where(c, 2 * P, ph + P, false, 0, 0);
+		ms = median_where(c, P, ph, true, 0, 0);
+		if (isnan(m1) || isnan(m2) || isnan(ms))
+			break;
+		mid = midpoint(m1 < m2 ? m1 : m2, ms);
+		if (m1 <= mid && m2 > mid)
+			up1 = true;
+		else if (m2 <= mid && m1 > mid)
+			up1 = false;
+		else
+			break;
+		pv = up1 ? p_faster(c, 2 * P, ph, 0, 0, 2 * P, ph + P, 0, 0) :
+			   p_faster(c, 2 * P, ph + P, 0, 0, 2 * P, ph, 0, 0);
+		if (pv > AP_MODEL_ALPHA) {
+			clear = false;
+			break;
+		}
+		*best = up1 ? *c1 : *c2;
+	}
+	while (best->period >= 4) {
+		double mf, me, ms;
+
+		P = best->period;
+		ph = best->phase;
+		x = find_cand(all, nall, P / 2, ph % (P / 2));
+		if (!x)
+			break;
+		mf = median_where(c, P, ph, false, 0, 0);
+		me = median_where(c, P / 2, ph % (P / 2), false, P, ph);
+		ms = median_where(c, P / 2, ph % (P / 2), true, 0, 0);
+		if (isnan(mf) || isnan(me) || isnan(ms))
+			break;
+		if (me > midpoint(mf, ms)) {
+			/* stays at P: the disputed offsets must really be slower */
+			if (p_faster(c, P, ph, 0, 0, P / 2, ph % (P / 2), P, ph) > AP_MODEL_ALPHA)
+				clear = false;
+			break;
+		}
+		*best = *x;
+	}
+	return clear;
+}
+
+/* Enumerate candidates; @fastoff receives the predicted set of the chosen one. */
+static size_t choose_candidate(const struct ctx *c, struct cand *best, bool *fastoff,
+			       bool *unambiguous)
+{
+	struct ranked *r = ap_xmalloc(c->k * sizeof(*r));
+	double *mrank = ap_xmalloc(c->k * sizeof(*mrank));
+	struct cand *all = NULL;
+	size_t nall = 0, i, ncand = 0;
+	double best_auc = -1;
+	unsigned P;
+
+	for (i = 0; i < c->k; i++)
+		r[i] = (struct ranked){ .v = c->med[i], .grp = i };
+	assign_ranks(r, c->k);
+	for (i = 0; i < c->k; i++)
+		mrank[r[i].grp] = r[i].rank;
+	free(r);
+
+	for (P = 2; P >= 2 && P <= c->p->max_period; P *= 2) {
+		unsigned ph;
+
+		for (ph = 0; ph < P; ph++) {
+			double rs = 0, nf = 0, ns, auc;
+
+			for (i = 0; i < c->k; i++) {
+				if (c->off[i] % P == ph) {
+					nf++;
+					rs += mrank[i];
+				}
+			}
+			ns = (double)c->k - nf;
+			if (nf < 2 || ns < 1)
+				continue;
+			/* pairs (fast median < slow median), ties one half */
+			auc = (nf * ns - (rs - nf * (nf + 1) / 2)) / (nf * ns);
+			all = ap_xreallocarray(all, nall + 1, sizeof(*all));
+			all[nall++] = (struct cand){ .period = P, .phase = ph, .auc = auc };
+			if (auc > best_auc)
+				best_auc = auc;
+		}
+	}
+	free(mrank);
+	ncand = nall;
+	if (!nall) {
+		free(all);
+		return 0;
+	}
+	best->period = 0;
+	for (i = 0; i < nall; i++) {
+		if (all[i].auc < best_auc - AP_FIT_EPS)
+			continue;
+		if (!best->period || all[i].period < best->period ||
+		    (all[i].period == best->period && all[i].auc > best->auc))
+			*best = all[i];
+	}
+	*unambiguous = refine_candidate(c, all, nall, best);
+	free(all);
+	for (i = 0; i < c->k; i++)
+		fastoff[i] = c->off[i] % best->period == best->phase;
+	return ncand;
+}
+
+/* Otsu's two-class split of the sorted per-offset medians (log scale when possible). */
+static void two_clusters(const struct ctx *c, const bool *mask, bool *fastoff)
+{
+	struct ranked *r = ap_xmalloc(c->k * sizeof(*r));
+	bool uselog = true;
+	double total = 0, left = 0, bestv = -1;
+	size_t i, m = 0, split = 1;
+
+	for (i = 0; i < c->k; i++) {
+		fastoff[i] = false;
+		if ((!mask || mask[i]) && !(c->med[i] > 0))
+			uselog = false;
+	}
+	for (i = 0; i < c->k; i++) {
+		if (mask && !mask[i])
+			continue;
+		r[m] = (struct ranked){ .v = uselog ? log(c->med[i]) : c->med[i], .grp = i };
+		total += r[m++].v;
+	}
+	qsort(r, m, sizeof(*r), cmp_ranked);
+	for (i = 1; i < m; i++) {
+		double w0 = (double)i, w1 = (double)(m - i), m0, m1, bv;
+
+		left += r[i - 1].v;
+		m0 = left / w0;
+		m1 = (total - left) / w1;
+		bv = w0 * w1 * (m0 - m1) * (m0 - m1);
+		if (bv > bestv) {
+			bestv = bv;
+			split = i;
+		}
+	}
+	for (i = 0; i < m; i++)
+		fastoff[r[i].grp] = i < split;
+	free(r);
+}
+
+/* Median of the observations at the offsets selected by @sel (== @want). */
+static double median_sel(const struct ctx *c, const bool *sel, bool want)
+{
+	size_t i, m = 0;
+
+	for (i = 0; i < c->n; i++)
+		if (sel[c->w[i].oi] == want)
+			c->tmp[m++] = c->w[i].cost;
+	return m ? ap_stats_median(c->tmp, m) : NAN;
+}
+
+/*
+ * Does one aligned phase really explain the data? Under the model the slow
+ * offsets are alike and so are the fast ones. When the offsets within one
+ * class differ significantly (Kruskal-Wallis) and part of them sits nearer
+ * the other class's level, the model is wrong: e.g. writes smaller than the
+ * hidden unit, where a run of offsets fits into one unit.
+ */
+static bool model_misfit(const struct ctx *c, const bool *fastoff, double alpha)
+{
+	double mf = median_sel(c, fastoff, true), ms = median_sel(c, fastoff, false), mid;
+	bool *mask = ap_xcalloc(c->k, sizeof(*mask)), *lower = ap_xcalloc(c->k, sizeof(*lower));
+	double *val = ap_xmalloc(c->n * sizeof(*val));
+	size_t *grp = ap_xmalloc(c->n * sizeof(*grp));
+	bool misfit = false;
+	int cls;
+
+	mid = midpoint(mf, ms);
+	for (cls = 0; cls < 2 && !misfit && !isnan(mid); cls++) {
+		bool want = cls == 0;	/* 0: the fast class, 1: the slow one */
+		size_t i, m = 0, nk = 0;
+		double part;
+
+		for (i = 0; i < c->k; i++) {
+			mask[i] = fastoff[i] == want;
+			nk += mask[i];
+		}
+		if (nk < 2)
+			continue;
+		for (i = 0; i < c->n; i++) {
+			if (!mask[c->w[i].oi])
+				continue;
+			val[m] = c->w[i].cost;
+			grp[m++] = c->w[i].oi;
+		}
+		if (ap_stats_kruskal_wallis_p(val, grp, m, c->k) > alpha)
+			continue;
+		two_clusters(c, mask, lower);
+		/* fast class: its upper part; slow class: its lower part */
+		for (i = 0; i < c->k; i++)
+			if (mask[i] && want)
+				lower[i] = !lower[i];
+		for (i = 0, m = 0; i < c->n; i++)
+			if (mask[c->w[i].oi] && lower[c->w[i].oi])
+				c->tmp[m++] = c->w[i].cost;
+		part = m ? ap_stats_median(c->tmp, m) : NAN;
+		if (want ? part >= mid : part <= mid)
+			misfit = true;
+	}
+	free(mask);
+	free(lower);
+	free(val);
+	free(grp);
+	return misfit;
+}
+
+/*
+ * Confidence that there is no unit with a slowdown of min_slowdown or more:
+ * 1 - the largest equivalence-test p-value over all candidates.
+ */
+static double absence_confidence(const struct ctx *c, double *fast, double *slow)
+{
+	double worst = 0;
+	unsigned P;
+	size_t i;
+
+	for (P = 2; P >= 2 && P <= c->p->max_period; P *= 2) {
+		unsigned ph;
+
+		for (ph = 0; ph < P; ph++) {
+			size_t nf = 0, ns = 0, fo = 0;
+			double pv;
+
+			for (i = 0; i < c->k; i++)
+				if (c->off[i] % P == ph)
+					fo++;
+			if (fo < 2 || fo == c->k)
+				continue;
+			for (i = 0; i < c->n; i++) {
+				if (c->w[i].offset % P == ph)
+					fast[nf++] = c->w[i].cost;
+				else
+					slow[ns++] = c->w[i].cost / c->p->min_slowdown;
+			}
+			/* small p: slow / min_slowdown is below fast */
+			pv = ap_stats_mann_whitney_p(slow, ns, fast, nf);
+			if (pv > worst)
+				worst = pv;
+			if (worst >= 1)
+				return 0;
+		}
+	}
+	return 1 - worst;
+}
+
+static void set_note(struct ap_verdict *v, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void set_note(struct ap_verdict *v, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (!s)
+		return;
+	free(v->note_buf);
+	v->note_buf = s;
+	v->note = s;
+}
+
+static void set_fast(struct ap_verdict *v, const struct ctx *c, const bool *fastoff)
+{
+	size_t i;
+
+	free(v->fast_starts);
+	v->fast_starts = NULL;
+	v->nfast = 0;
+	for (i = 0; i < c->k; i++) {
+		v->stats[i].fast = fastoff ? fastoff[i] : false;
+		if (v->stats[i].fast)
+			v->nfast++;
+	}
+	if (!v->nfast)
+		return;
+	v->fast_starts = ap_xmalloc(v->nfast * sizeof(*v->fast_starts));
+	v->nfast = 0;
+	for (i = 0; i < c->k; i++)
+		if (v->stats[i].fast)
+			v->fast_starts[v->nfast++] = c->off[i];
+}
+
+static double clamp01(double x)
+{
+	if (!(x > 0))
+		return 0;
+	return x > 1 ? 1 : x;
+}
+
+int ap_analysis_run(const struct ap_obs *obs, size_t n,
+		    const struct ap_analysis_params *p, struct ap_verdict *v)
+{
+	struct ctx c = { .p = p, .n = n };
+	unsigned *rounds;
+	size_t nrounds = 0, i, j, ncand, nf, ns;
+	bool *candfast, *clusfast, *allfast;
+	double *fast, *slow, p_mw = 1, slow_c = 1, slow_d = 1;
+	struct cand best = { 0 };
+	bool unambiguous = true, misfit = false;
+
+	if (!v)
+		return -EINVAL;
+	memset(v, 0, sizeof(*v));
+	if (!obs || !n || !p || !p->logical_sector || !p->max_period ||
+	    !(p->alpha > 0 && p->alpha < 1) || !(p->min_slowdown >= 1))
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (!isfinite(obs[i].cost) || obs[i].cost < 0)
+			return -EINVAL;
+
+	v->logical_sector = p->logical_sector;
+	v->reported_physical = p->reported_physical;
+	v->p_value = 1;
+	v->p_structure = 1;
+	v->slowdown = 1;
+	v->drift = 1;
+	v->nobs = n;
+
+	c.w = ap_xmalloc(n * sizeof(*c.w));
+	for (i = 0; i < n; i++)
+		c.w[i] = (struct work){ .offset = obs[i].offset, .round = obs[i].round,
+					.cost = obs[i].cost };
+	qsort(c.w, n, sizeof(*c.w), cmp_work_offset);
+
+	/* distinct offsets */
+	c.off = ap_xmalloc(n * sizeof(*c.off));
+	c.first = ap_xmalloc(n * sizeof(*c.first));
+	c.cnt = ap_xmalloc(n * sizeof(*c.cnt));
+	for (i = 0; i < n; i++) {
+		if (!c.k || c.off[c.k - 1] != c.w[i].offset) {
+			c.off[c.k] = c.w[i].offset;
+			c.first[c.k] = i;
+			c.cnt[c.k] = 0;
+			c.k++;
+		}
+		c.w[i].oi = c.k - 1;
+		c.cnt[c.k - 1]++;
+	}
+
+	/* distinct rounds */
+	rounds = ap_xmalloc(n * sizeof(*rounds));
+	for (i = 0; i < n; i++)
+		rounds[i] = obs[i].round;
+	qsort(rounds, n, sizeof(*rounds), cmp_uint);
+	for (i = 0; i < n; i++)
+		if (!nrounds || rounds[nrounds - 1] != rounds[i])
+			rounds[nrounds++] = rounds[i];
+	for (i = 0; i < n; i++) {
+		unsigned *hit = bsearch(&c.w[i].round, rounds, nrounds, sizeof(*rounds), cmp_uint);
+
+		c.w[i].ri = (size_t)(hit - rounds);
+	}
+	free(rounds);
+
+	c.med = ap_xmalloc(c.k * sizeof(*c.med));
+	c.tmp = ap_xmalloc(n * sizeof(*c.tmp));
+	if (nrounds >= 2)
+		v->drift = correct_drift(&c, nrounds);
+
+	/* per-offset statistics */
+	v->nstats = c.k;
+	v->stats = ap_xcalloc(c.k, sizeof(*v->stats));
+	v->min_n = SIZE_MAX;
+	for (i = 0; i < c.k; i++) {
+		struct ap_offset_stat *st = &v->stats[i];
+
+		for (j = 0; j < c.cnt[i]; j++)
+			c.tmp[j] = c.w[c.first[i] + j].cost;
+		st->offset = c.off[i];
+		st->n = c.cnt[i];
+		st->q1 = ap_stats_quantile(c.tmp, c.cnt[i], 0.25);
+		st->median = ap_stats_quantile(c.tmp, c.cnt[i], 0.5);
+		st->q3 = ap_stats_quantile(c.tmp, c.cnt[i], 0.75);
+		c.med[i] = st->median;
+		if (st->n < v->min_n)
+			v->min_n = st->n;
+	}
+
+	candfast = ap_xcalloc(c.k, sizeof(*candfast));
+	clusfast = ap_xcalloc(c.k, sizeof(*clusfast));
+	allfast = ap_xcalloc(c.k, sizeof(*allfast));
+	for (i = 0; i < c.k; i++)
+		allfast[i] = true;
+	fast = ap_xmalloc(n * sizeof(*fast));
+	slow = ap_xmalloc(n * sizeof(*slow));
+
+	if (c.k >= 2) {
+		size_t *grp = ap_xmalloc(n * sizeof(*grp));
+		double *val = ap_xmalloc(n * sizeof(*val));
+
+		for (i = 0; i < n; i++) {
+			grp[i] = c.w[i].oi;
+			val[i] = c.w[i].cost;
+		}
+		v->p_structure = ap_stats_kruskal_wallis_p(val, grp, n, c.k);
+		free(grp);
+		free(val);
+		two_clusters(&c, NULL, clusfast);
+		slow_d = slowdown_of(&c, clusfast, fast, slow, NULL, NULL);
+	}
+
+	ncand = choose_candidate(&c, &best, candfast, &unambiguous);
+	if (ncand) {
+		v->fit = best.auc;
+		if (model_misfit(&c, candfast, p->alpha))
+			misfit = true;
+		slow_c = slowdown_of(&c, candfast, fast, slow, &nf, &ns);
+		p_mw = ap_stats_mann_whitney_p(fast, nf, slow, ns) * (double)ncand;
+		if (p_mw > 1)
+			p_mw = 1;
+	}
+
+	if (ncand && best.auc >= AP_FIT_CLEAN && p_mw <= p->alpha && slow_c >= p->min_slowdown &&
+	    !unambiguous && !misfit) {
+		/* an aligned phase, but its period is not settled yet */
+		v->sensitive = true;
+		v->resolved = false;
+		v->slowdown = slow_c;
+		v->p_value = p_mw;
+		v->confidence = clamp01(1 - p_mw);
+		set_fast(v, &c, NULL);
+		set_note(v, "alignment matters, but the timings cannot yet tell %u-byte from "
+			 "%u- or %u-byte physical sectors: more samples needed",
+			 best.period * p->logical_sector, best.period * p->logical_sector / 2,
+			 best.period * p->logical_sector * 2);
+	} else if (ncand && best.auc >= AP_FIT_CLEAN && p_mw <= p->alpha &&
+		   slow_c >= p->min_slowdown && !misfit) {
+		/* one phase explains it: the hidden unit */
+		v->sensitive = true;
+		v->resolved = true;
+		v->period = best.period;
+		v->physical_sector = best.period * p->logical_sector;
+		v->lowest_aligned_lba = best.phase;
+		v->slowdown = slow_c;
+		v->p_value = p_mw;
+		v->confidence = clamp01(1 - p_mw);
+		set_fast(v, &c, candfast);
+		if (v->drift >= 1.5)
+			set_note(v, "the drive's speed drifted by a factor of %.1f between rounds "
+				 "(corrected)", v->drift);
+		else if (p->reported_physical && v->physical_sector != p->reported_physical)
+			set_note(v, "the drive reports %u-byte physical sectors but behaves like "
+				 "%u-byte ones", p->reported_physical, v->physical_sector);
+	} else if (c.k >= 2 && v->p_structure <= p->alpha && slow_d >= p->min_slowdown) {
+		/* an effect, but no single aligned phase */
+		v->sensitive = true;
+		v->resolved = false;
+		v->slowdown = slow_d;
+		v->p_value = v->p_structure;
+		v->confidence = clamp01(1 - v->p_structure);
+		set_fast(v, &c, clusfast);
+		set_note(v, "the offsets differ, but the fast ones do not form a single aligned "
+			 "phase: the hidden unit is probably larger than the write size (block "
+			 "size); use alignprobe probe with larger sizes");
+	} else if (!ncand) {
+		v->resolved = false;
+		v->slowdown = slow_d;
+		v->p_value = v->p_structure;
+		v->confidence = 0;
+		set_fast(v, &c, NULL);
+		set_note(v, "too few offsets measured to find a period (need at least two "
+			 "members of a phase)");
+	} else {
+		double conf = absence_confidence(&c, fast, slow);
+
+		v->slowdown = slow_c;
+		v->p_value = p_mw;
+		if (conf < AP_ABSENCE_CONF) {
+			/* neither an effect nor its absence is established */
+			v->resolved = false;
+			v->confidence = clamp01(conf);
+			set_fast(v, &c, NULL);
+			if (slow_c >= p->min_slowdown && best.auc >= AP_FIT_CLEAN)
+				set_note(v, "inconclusive: the timings hint at %u-byte physical "
+					 "sectors starting at LBA %u, but there are too few samples",
+					 best.period * p->logical_sector, best.phase);
+			else
+				set_note(v, "inconclusive: no clear alignment effect, but too few "
+					 "samples to rule one out");
+		} else {
+			v->resolved = true;
+			v->period = 1;
+			v->physical_sector = p->logical_sector;
+			v->lowest_aligned_lba = 0;
+			v->confidence = clamp01(conf);
+			set_fast(v, &c, allfast);
+			if (conf >= 1 - eq_alpha(p))
+				set_note(v, "no alignment effect: " AP_HINT, p->logical_sector);
+			else
+				set_note(v, "no alignment effect found, but the evidence is still weak "
+					 "(more samples would help): " AP_HINT, p->logical_sector);
+		}
+	}
+
+	free(candfast);
+	free(clusfast);
+	free(allfast);
+	free(fast);
+	free(slow);
+	free(c.w);
+	free(c.off);
+	free(c.first);
+	free(c.cnt);
+	free(c.med);
+	free(c.tmp);
+	return 0;
+}
+
+void ap_verdict_free(struct ap_verdict *v)
+{
+	if (!v)
+		return;
+	free(v->fast_starts);
+	free(v->stats);
+	free(v->note_buf);
+	memset(v, 0, sizeof(*v));
+}
+
+bool ap_analysis_is_clear(const struct ap_verdict *v, const struct ap_analysis_params *p)
+{
+	if (!v || !p || v->min_n < AP_MIN_N_CLEAR)
+		return false;
+	if (v->sensitive && v->resolved)
+		return v->p_value <= p->alpha / 100 && v->fit >= AP_FIT_STABLE;
+	if (v->sensitive)
+		return v->p_value <= p->alpha / 100 && v->fit < AP_FIT_CLEAN - 0.05;
+	if (v->resolved)
+		return v->confidence >= 1 - eq_alpha(p);
+	return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON */
+
+struct json_object *ap_verdict_to_json(const struct ap_verdict *v)
+{
+	struct json_object *o = json_object_new_object(), *a;
+	size_t i;
+
+	json_object_object_add(o, "sensitive", json_object_new_boolean(v->sensitive));
+	json_object_object_add(o, "resolved", json_object_new_boolean(v->resolved));
+	json_object_object_add(o, "logical_sector", json_object_new_int64(v->logical_sector));
+	json_object_object_add(o, "reported_physical_sector",
+			       json_object_new_int64(v->reported_physical));
+	json_object_object_add(o, "physical_sector", v->resolved ?
+			       json_object_new_int64(v->physical_sector) : NULL);
+	json_object_object_add(o, "period", v->resolved ?
+			       json_object_new_int64(v->period) : NULL);
+	json_object_object_add(o, "lowest_aligned_lba", v->resolved ?
+			       json_object_new_int64(v->lowest_aligned_lba) : NULL);
+	a = json_object_new_array();
+	for (i = 0; i < v->nfast; i++)
+		json_object_array_add(a, json_object_new_int64((int64_t)v->fast_starts[i]));
+	json_object_object_add(o, "fast_starts", a);
+	json_object_object_add(o, "slowdown", json_object_new_double(isfinite(v->slowdown) ?
+								     v->slowdown : 0));
+	json_object_object_add(o, "p_value", json_object_new_double(isfinite(v->p_value) ?
+								    v->p_value : 1));
+	json_object_object_add(o, "confidence", json_object_new_double(clamp01(v->confidence)));
+	if (v->note)
+		json_object_object_add(o, "note", json_object_new_string(v->note));
+	return o;
+}
+
+static int get_field(struct json_object *o, const char *key, enum json_type want,
+		     bool nullable, struct json_object **out)
+{
+	struct json_object *x;
+
+	if (!json_object_object_get_ex(o, key, &x))
+		return -EINVAL;
+	if (!x) {
+		*out = NULL;
+		return nullable ? 0 : -EINVAL;
+	}
+	if (want == json_type_double) {
+		if (!json_object_is_type(x, json_type_double) &&
+		    !json_object_is_type(x, json_type_int))
+			return -EINVAL;
+	} else if (!json_object_is_type(x, want)) {
+		return -EINVAL;
+	}
+	*out = x;
+	return 0;
+}
+
+static int get_uint(struct json_object *o, const char *key, bool nullable, unsigned *val,
+		    bool *isnull)
+{
+	struct json_object *x;
+	int64_t i;
+	int rc = get_field(o, key, json_type_int, nullable, &x);
+
+	if (rc)
+		return rc;
+	if (isnull)
+		*isnull = !x;
+	if (!x) {
+		*val = 0;
+		return 0;
+	}
+	i = json_object_get_int64(x);
+	if (i < 0 || i > UINT32_MAX)
+		return -ERANGE;
+	*val = (unsigned)i;
+	return 0;
+}
+
+int ap_verdict_from_json(struct json_object *o, struct ap_verdict *v)
+{
+	struct json_object *x, *a;
+	bool isnull;
+	size_t i, n;
+	int rc;
+
+	if (!v)
+		return -EINVAL;
+	memset(v, 0, sizeof(*v));
+	if (!o || !json_object_is_type(o, json_type_object))
+		return -EINVAL;
+
+	if ((rc = get_field(o, "sensitive", json_type_boolean, false, &x)))
+		goto fail;
+	v->sensitive = json_object_get_boolean(x);
+	if ((rc = get_field(o, "resolved", json_type_boolean, false, &x)))
+		goto fail;
+	v->resolved = json_object_get_boolean(x);
+	if ((rc = get_uint(o, "logical_sector", false, &v->logical_sector, NULL)))
+		goto fail;
+	if ((rc = get_uint(o, "reported_physical_sector", false, &v->reported_physical, NULL)))
+		goto fail;
+	if ((rc = get_uint(o, "physical_sector", true, &v->physical_sector, &isnull)))
+		goto fail;
+	if (isnull == v->resolved) {
+		rc = -EINVAL;	/* null exactly when unresolved */
+		goto fail;
+	}
+	if ((rc = get_uint(o, "lowest_aligned_lba", true, &v->lowest_aligned_lba, NULL)))
+		goto fail;
+	if (json_object_object_get_ex(o, "period", &x)) {
+		if ((rc = get_uint(o, "period", true, &v->period, NULL)))
+			goto fail;
+	}
+	if (v->resolved && !v->period && v->logical_sector)
+		v->period = v->physical_sector / v->logical_sector;
+	if (v->resolved && (!v->logical_sector || !v->physical_sector ||
+			    v->physical_sector % v->logical_sector ||
+			    !ap_is_power_of_2(v->physical_sector) ||
+			    v->period != v->physical_sector / v->logical_sector ||
+			    (v->period && v->lowest_aligned_lba >= v->period))) {
+		rc = -EINVAL;
+		goto fail;
+	}
+	if ((rc = get_field(o, "fast_starts", json_type_array, false, &a)))
+		goto fail;
+	n = json_object_array_length(a);
+	if (n) {
+		v->fast_starts = ap_xmalloc(n * sizeof(*v->fast_starts));
+		for (i = 0; i < n; i++) {
+			struct json_object *e = json_object_array_get_idx(a, i);
+
+			if (!json_object_is_type(e, json_type_int) ||
+			    json_object_get_int64(e) < 0) {
+				rc = -EINVAL;
+				goto fail;
+			}
+			v->fast_starts[i] = (uint64_t)json_object_get_int64(e);
+		}
+		v->nfast = n;
+	}
+	if ((rc = get_field(o, "slowdown", json_type_double, false, &x)))
+		goto fail;
+	v->slowdown = json_object_get_double(x);
+	if ((rc = get_field(o, "p_value", json_type_double, false, &x)))
+		goto fail;
+	v->p_value = json_object_get_double(x);
+	if ((rc = get_field(o, "confidence", json_type_double, false, &x)))
+		goto fail;
+	v->confidence = json_object_get_double(x);
+	if (!(v->p_value >= 0 && v->p_value <= 1) || !(v->confidence >= 0 && v->confidence <= 1) ||
+	    !(v->slowdown >= 0)) {
+		rc = -EINVAL;
+		goto fail;
+	}
+	if (json_object_object_get_ex(o, "note", &x) && x) {
+		if (!json_object_is_type(x, json_type_string)) {
+			rc = -EINVAL;
+			goto fail;
+		}
+		v->note_buf = ap_xstrdup(json_object_get_string(x));
+		v->note = v->note_buf;
+	}
+	v->fit = v->sensitive && v->resolved ? 1 : 0;
+	v->drift = 1;
+	v->p_structure = v->p_value;
+	return 0;
+fail:
+	ap_verdict_free(v);
+	return rc;
+}

@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# A SIGKILLed emulator: its mount says "Transport endpoint is not
+# connected", I/O fails instead of hanging, and `emulate --detach` (or
+# `alignprobe cleanup`, for the stale registry entry) leaves no loop device,
+# no FUSE mount and no files. Only this test's own device and mount are
+# looked at.
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
+ts_init "detach after SIGKILL of the emulator"
+ts_need_emulator
+ts_need_cmd timeout dd
+
+# attach: sets dev, pid (the server), mnt (its FUSE mount point)
+attach() {
+	local entry
+	dev=$(ts_emu_attach --size 16M --rmw-cost 100us)
+	entry=$(grep -l "^dev=$dev\$" "$ALIGNPROBE_STATE_DIR"/* 2>/dev/null | head -1)
+	[ -n "$entry" ] || ts_fail "no registry entry for $dev"
+	pid=$(sed -n 's/^owner=//p' "$entry")
+	mnt=$(sed -n 's/^path=//p' "$entry")
+	ts_assert_eq "$pid" "$(sed -n 's/^aux=//p' "$entry")" "registry: aux is the server pid"
+	kill -0 "$pid" || ts_fail "server $pid not running"
+	grep -q " $mnt fuse" /proc/self/mounts || ts_fail "$mnt is not a FUSE mount"
+	"$ALIGNPROBE" emulate --stats "$dev" >/dev/null || ts_fail "--stats on a live drive failed"
+}
+
+gone() {
+	local i
+	# the server's parent (init) reaps it a moment after it exits
+	for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+	losetup -a | grep -q "^$dev:.*$mnt" && ts_fail "$dev still attached to $mnt"
+	grep -q " $mnt " /proc/self/mounts && ts_fail "$mnt still mounted"
+	[ -e "$(dirname "$mnt")" ] && ts_fail "work directory $(dirname "$mnt") left behind"
+	kill -0 "$pid" 2>/dev/null && ts_fail "server $pid still running"
+	[ -z "$(grep -l "^path=$mnt\$" "$ALIGNPROBE_STATE_DIR"/* 2>/dev/null)" ] ||
+		ts_fail "registry entry for $mnt left behind"
+	sed -i "\|^$dev\$|d" "$TS_TMP/.emus"
+}
+
+attach
+kill -9 "$pid"
+while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+# I/O on the orphaned device fails, it does not hang
+timeout 20 dd if="$dev" of=/dev/null bs=4096 count=1 iflag=direct status=none 2>/dev/null
+[ $? = 124 ] && ts_fail "read from $dev hangs after SIGKILL"
+timeout 30 "$ALIGNPROBE" emulate --detach "$dev" || ts_fail "detach after SIGKILL failed"
+gone
+
+# a live one: detach stops the server
+attach
+timeout 30 "$ALIGNPROBE" emulate --detach "$dev" || ts_fail "detach failed"
+gone
+"$ALIGNPROBE" emulate --stats "$dev" >/dev/null 2>&1 && ts_fail "--stats on a detached drive worked"
+
+# the stale registry entry of a killed server: alignprobe cleanup takes it down
+attach
+kill -9 "$pid"
+while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+timeout 60 "$ALIGNPROBE" cleanup >/dev/null 2>"$TS_TMP/cleanup.err" ||
+	ts_fail "cleanup failed: $(cat "$TS_TMP/cleanup.err")"
+gone
+ts_pass

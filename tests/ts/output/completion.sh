@@ -1,0 +1,119 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# completion/alignprobe: source it in bash, set COMP_WORDS/COMP_CWORD, call
+# the function and look at COMPREPLY. Against a fake alignprobe with known
+# help texts (every parsing case), then against the real binary (the
+# subcommands and each command's columns must match what it prints).
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
+ts_init "bash completion"
+ts_need_cmd bash
+
+COMPL=$top_srcdir/completion/alignprobe
+bash -n "$COMPL" || ts_fail "$COMPL: syntax error"
+
+# a fake alignprobe
+FAKE=$TS_TMP/bin/alignprobe
+mkdir -p "$TS_TMP/bin" "$TS_TMP/files/sub"
+touch "$TS_TMP/files/a.svg" "$TS_TMP/files/b.json" "$TS_TMP/files/c.svg"
+cat > "$FAKE" <<'FAKE'
+#!/bin/bash
+case "$1 $2" in
+"--help ")
+	printf 'Usage:\n alignprobe [--version] [--help] <command> [<args>]\n\nCommands:\n'
+	printf ' sweep     partition, mkfs and time\n check     validate a table\n\nRun it.\n'
+	;;
+"check --help" | "sweep --help")
+	cat <<'H'
+Usage:
+ alignprobe check [options] DEVICE|IMAGE
+
+Options:
+ -o, --output <list>    columns to print (+LIST appends to the defaults)
+     --output-all       print all columns
+ -J, --json             JSON output
+     --geometry <file>  verdict of a probe or sweep (JSON)
+     --emulate[=<spec>]  run on an emulated drive
+     --fs <type>        file system: ext2|ext4|xfs
+ -s, --size <size>      partition size
+     --plot <file.svg>  write an SVG chart
+ -h, --help             display this help
+H
+	;;
+"check --list-columns" | "sweep --list-columns")
+	printf 'NR partition number\nSTART first sector\nSIZE size in bytes\nALIGNED yes or no\n'
+	;;
+esac
+FAKE
+chmod +x "$FAKE"
+
+# comp WORD... : COMPREPLY (sorted, one line, space separated) for the last word
+comp() {
+	bash -c '
+		source "$1"; shift
+		COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=()
+		_alignprobe 2>&1
+		printf "%s\n" "${COMPREPLY[@]}" | sort | paste -sd " "
+	' comp "$COMPL" "$@"
+}
+expect() {
+	local want=$1 got
+	shift
+	got=$(comp "$@")
+	[ "$got" = "$want" ] || ts_fail "completing '$*': expected '$want', got '$got'"
+}
+
+cd "$TS_TMP/files" || ts_fail "cd"
+expect "check sweep"				"$FAKE" ""
+expect "sweep"					"$FAKE" sw
+expect "--help --version"			"$FAKE" --
+expect "--output --output-all"			"$FAKE" check --out
+expect "--emulate --fs --geometry --help --json --output --output-all --plot --size" \
+						"$FAKE" check --
+expect "--emulate --fs --geometry --help --json --output --output-all --plot --size -J -h -o -s" \
+						"$FAKE" check -
+expect "ALIGNED NR SIZE START"			"$FAKE" check -o ""
+expect "SIZE START"				"$FAKE" check -o s
+expect "START,SIZE"				"$FAKE" check --output START,SI
+expect "START,ALIGNED START,NR START,SIZE"	"$FAKE" check -o START,
+expect "+ALIGNED"				"$FAKE" check -o +a
+expect "SIZE START"				"$FAKE" check --output = S
+expect "ext2 ext4 xfs"				"$FAKE" check --fs ""
+expect "xfs"					"$FAKE" check --fs = x
+expect "a.svg c.svg sub"			"$FAKE" check --plot ""
+expect "b.json"					"$FAKE" check --geometry b
+# an option with an optional argument does not eat the next word
+expect "a.svg"					"$FAKE" check --emulate a
+# after a complete option with its value: positional again
+expect "a.svg"					"$FAKE" check -s 1G a
+# device arguments: block devices from /sys
+first=$(ls /sys/block | head -n 1)
+if [ -n "$first" ]; then
+	comp "$FAKE" sweep /dev/ | grep -qw "/dev/$first" || ts_fail "sweep DEVICE does not offer /dev/$first"
+	comp "$FAKE" check /dev/ | grep -qw "/dev/$first" || ts_fail "check DEVICE does not offer /dev/$first"
+fi
+
+# with the bash-completion package loaded, the same function is registered
+if [ -r /usr/share/bash-completion/bash_completion ]; then
+	out=$(bash -c 'source /usr/share/bash-completion/bash_completion; source "$1"; complete -p alignprobe' x "$COMPL")
+	case $out in *"-F _alignprobe alignprobe"*) ;; *) ts_fail "not registered: $out" ;; esac
+fi
+
+# the real binary: every subcommand of `alignprobe --help`
+want=$("$ALIGNPROBE" --help | awk '/^Commands:/ { on = 1; next } on && /^[^ ]/ { on = 0 } on && /^ +[a-z]/ { print $1 }' | sort | paste -sd " ")
+[ -n "$want" ] || ts_fail "alignprobe --help lists no commands"
+expect "$want" "$ALIGNPROBE" ""
+# and every command's options and columns as it prints them
+for cmd in $want; do
+	"$ALIGNPROBE" "$cmd" --help > "$TS_TMP/help" 2>/dev/null || continue
+	got=$(comp "$ALIGNPROBE" "$cmd" --)
+	for opt in $(grep -oE '^ +(-[A-Za-z0-9], )?--[a-z][a-z0-9-]*' "$TS_TMP/help" | grep -oE -- '--[a-z][a-z0-9-]*'); do
+		case " $got " in *" $opt "*) ;; *) ts_fail "$cmd: option $opt of --help not completed ($got)" ;; esac
+	done
+	if "$ALIGNPROBE" "$cmd" --list-columns --raw > "$TS_TMP/cols" 2>/dev/null && [ -s "$TS_TMP/cols" ]; then
+		cols=$(awk '{ print $1 }' "$TS_TMP/cols" | sort | paste -sd " ")
+		expect "$cols" "$ALIGNPROBE" "$cmd" -o ""
+	fi
+done
+
+ts_pass

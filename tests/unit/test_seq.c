@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "seq.h"
+
+static void test_knee(void **state)
+{
+	const uint64_t bs[] = { 4096, 16384, 65536, 262144, 1048576 };
+	double a[] = { 10, 50, 96, 100, 99 };
+	double b[] = { 10, 50, 94.9, 100, 99 };
+	double c[] = { NAN, NAN, NAN, NAN, NAN };
+	double d[] = { NAN, 80, NAN, 82, 70 };
+	double f[] = { 100, 20, 30, 40, 50 };	/* best at the smallest */
+	double g[] = { 95, 100, 100, 100, 100 };	/* exactly 5 % below: in */
+
+	(void)state;
+	assert_int_equal(ap_seq_knee(bs, a, 5, AP_SEQ_KNEE_TOLERANCE), 2);
+	assert_int_equal(ap_seq_knee(bs, b, 5, AP_SEQ_KNEE_TOLERANCE), 3);
+	assert_int_equal(ap_seq_knee(bs, c, 5, AP_SEQ_KNEE_TOLERANCE), -1);
+	assert_int_equal(ap_seq_knee(bs, d, 5, AP_SEQ_KNEE_TOLERANCE), 1);
+	assert_int_equal(ap_seq_knee(bs, f, 5, AP_SEQ_KNEE_TOLERANCE), 0);
+	assert_int_equal(ap_seq_knee(bs, g, 5, AP_SEQ_KNEE_TOLERANCE), 0);
+	assert_int_equal(ap_seq_knee(bs, a, 0, AP_SEQ_KNEE_TOLERANCE), -1);
+	/* a tighter tolerance moves the knee right */
+	assert_int_equal(ap_seq_knee(bs, a, 5, 0.0), 3);
+}
+
+static void test_bs_parse(void **state)
+{
+	struct ap_error e;
+	uint64_t *v = NULL;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(ap_seq_bs_parse("1M,4K,64KiB", &v, &n, &e), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(v[0], 4096);
+	assert_int_equal(v[1], 65536);
+	assert_int_equal(v[2], 1048576);
+	free(v);
+	assert_int_equal(ap_seq_bs_parse("512", &v, &n, &e), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(v[0], 512);
+	free(v);
+	assert_int_equal(ap_seq_bs_parse("1G", &v, &n, &e), 0);
+	free(v);
+	assert_int_equal(ap_seq_bs_parse("", &v, &n, &e), -EINVAL);
+	assert_int_equal(ap_seq_bs_parse(",", &v, &n, &e), -EINVAL);
+	assert_int_equal(ap_seq_bs_parse("4K,x", &v, &n, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "'x'"));
+	assert_int_equal(ap_seq_bs_parse("4K,1000", &v, &n, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "multiple of 512"));
+	assert_int_equal(ap_seq_bs_parse("256", &v, &n, &e), -EINVAL);
+	assert_int_equal(ap_seq_bs_parse("2G", &v, &n, &e), -EINVAL);
+	assert_int_equal(ap_seq_bs_parse("0", &v, &n, &e), -EINVAL);
+	assert_int_equal(ap_seq_bs_parse("4K,4096", &v, &n, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "twice"));
+	assert_int_equal(ap_seq_bs_parse("-4K", &v, &n, &e), -EINVAL);
+}
+
+static void test_bs_default(void **state)
+{
+	uint64_t v[16];
+
+	(void)state;
+	assert_int_equal(ap_seq_bs_default(1ULL << 40, v, 16), 10);
+	assert_int_equal(v[0], 4096);
+	assert_int_equal(v[1], 16384);
+	assert_int_equal(v[9], 1ULL << 30);
+	assert_int_equal(ap_seq_bs_default(256ULL << 20, v, 16), 9);
+	assert_int_equal(v[8], 256ULL << 20);
+	assert_int_equal(ap_seq_bs_default((256ULL << 20) - 1, v, 16), 8);
+	assert_int_equal(ap_seq_bs_default(4096, v, 16), 1);
+	assert_int_equal(ap_seq_bs_default(4095, v, 16), 0);
+	assert_int_equal(ap_seq_bs_default(1ULL << 40, v, 3), 3);
+}
+
+static void test_mode_table(void **state)
+{
+	enum ap_seq_mode m;
+	unsigned i;
+
+	(void)state;
+	/* what each mode promises */
+	assert_false(ap_seq_modes[AP_SEQ_NONE].stable);
+	assert_false(ap_seq_modes[AP_SEQ_DIRECT_NOSYNC].stable);
+	assert_true(ap_seq_modes[AP_SEQ_SYNC_AFTER].stable);
+	assert_true(ap_seq_modes[AP_SEQ_FDATASYNC].stable);
+	assert_true(ap_seq_modes[AP_SEQ_DSYNC].stable);
+	assert_true(ap_seq_modes[AP_SEQ_SYNC].stable);
+	assert_true(ap_seq_modes[AP_SEQ_DIRECT].stable);
+	assert_int_equal(ap_seq_modes[AP_SEQ_DSYNC].oflags, O_DSYNC);
+	assert_int_equal(ap_seq_modes[AP_SEQ_SYNC].oflags, O_SYNC);
+	assert_int_equal(ap_seq_modes[AP_SEQ_DIRECT].oflags, O_DIRECT | O_DSYNC);
+	assert_int_equal(ap_seq_modes[AP_SEQ_DIRECT_NOSYNC].oflags, O_DIRECT);
+	assert_int_equal(ap_seq_modes[AP_SEQ_NONE].oflags, 0);
+	assert_int_equal(ap_seq_modes[AP_SEQ_FDATASYNC].end, AP_SEQ_END_FDATASYNC);
+	assert_int_equal(ap_seq_modes[AP_SEQ_SYNC_AFTER].end, AP_SEQ_END_SYNC_AFTER);
+	assert_int_equal(ap_seq_modes[AP_SEQ_DSYNC].end, AP_SEQ_END_NONE);
+	assert_true(ap_seq_modes[AP_SEQ_READ_DIRECT].read);
+	assert_int_equal(ap_seq_modes[AP_SEQ_READ_DIRECT].oflags, O_DIRECT);
+	assert_true(ap_seq_modes[AP_SEQ_READ_CACHED].read);
+	assert_non_null(strstr(ap_seq_modes[AP_SEQ_FDATASYNC].dd, "conv=notrunc,fdatasync"));
+	assert_non_null(strstr(ap_seq_modes[AP_SEQ_DIRECT].dd, "oflag=direct,dsync"));
+	for (i = 0; i < AP_SEQ_NMODES; i++) {
+		assert_non_null(ap_seq_modes[i].name);
+		assert_non_null(ap_seq_modes[i].help);
+		assert_int_equal(ap_seq_mode_parse(ap_seq_modes[i].name, &m), 0);
+		assert_int_equal(m, i);
+	}
+	assert_int_equal(ap_seq_mode_parse("odirect", &m), -EINVAL);
+}
+
+static void test_modes_parse(void **state)
+{
+	struct ap_error e;
+	unsigned mask;
+
+	(void)state;
+	assert_int_equal(ap_seq_modes_parse("dsync,none", &mask, &e), 0);
+	assert_int_equal(mask, (1u << AP_SEQ_DSYNC) | (1u << AP_SEQ_NONE));
+	assert_int_equal(ap_seq_modes_parse("default", &mask, &e), 0);
+	assert_int_equal(mask, (1u << AP_SEQ_NONE) | (1u << AP_SEQ_SYNC_AFTER) |
+			 (1u << AP_SEQ_FDATASYNC) | (1u << AP_SEQ_DSYNC) |
+			 (1u << AP_SEQ_SYNC) | (1u << AP_SEQ_DIRECT));
+	assert_int_equal(ap_seq_modes_parse("all", &mask, &e), 0);
+	assert_true(mask & (1u << AP_SEQ_DIRECT_NOSYNC));
+	assert_false(mask & (1u << AP_SEQ_READ_DIRECT));
+	assert_int_equal(ap_seq_modes_parse("default,direct-nosync", &mask, &e), 0);
+	assert_int_equal(ap_seq_modes_parse("read-direct", &mask, &e), 0);
+	assert_int_equal(mask, 1u << AP_SEQ_READ_DIRECT);
+	assert_int_equal(ap_seq_modes_parse("dsync,bogus", &mask, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "'bogus'"));
+	assert_int_equal(ap_seq_modes_parse("dsync,dsync", &mask, &e), -EINVAL);
+	assert_int_equal(ap_seq_modes_parse("default,dsync", &mask, &e), -EINVAL);
+	assert_int_equal(ap_seq_modes_parse("", &mask, &e), -EINVAL);
+	assert_int_equal(ap_seq_modes_parse(",", &mask, &e), -EINVAL);
+}
+
+static void test_median(void **state)
+{
+	double a[] = { 3, 1, 2 };
+	double b[] = { 4, 1, 3, 2 };
+
+	(void)state;
+	assert_true(ap_seq_median(a, 3) == 2);
+	assert_true(ap_seq_median(b, 4) == 2.5);
+	assert_true(isnan(ap_seq_median(b, 0)));
+}
+
+static void test_shuffle(void **state)
+{
+	enum { N = 60 };
+	size_t a[N], b[N], seen[N];
+	size_t i, moved = 0;
+
+	(void)state;
+	for (i = 0; i < N; i++)
+		a[i] = b[i] = i;
+	ap_seq_shuffle(a, N, 1);
+	ap_seq_shuffle(b, N, 1);
+	assert_memory_equal(a, b, sizeof(a));	/* seeded: reproducible */
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < N; i++) {
+		assert_true(a[i] < N);
+		seen[a[i]]++;
+		moved += a[i] != i;
+	}
+	for (i = 0; i < N; i++)
+		assert_int_equal(seen[i], 1);	/* a permutation */
+	assert_true(moved > N / 2);		/* really shuffled */
+	for (i = 0; i < N; i++)
+		b[i] = i;
+	ap_seq_shuffle(b, N, 2);
+	assert_memory_not_equal(a, b, sizeof(a));
+	ap_seq_shuffle(a, 0, 1);
+	ap_seq_shuffle(a, 1, 1);
+}
+
+static void test_plan(void **state)
+{
+	const uint64_t bs[] = { 4096, 65536, 1048576 };
+	struct ap_seq_target t = { .path = (char *)"/x", .fd = -1, .align = 4096 };
+	struct ap_seq_opts o = {
+		.size = 1048576, .bs = bs, .nbs = 3, .rounds = 2,
+		.modes = (1u << AP_SEQ_DSYNC) | (1u << AP_SEQ_NONE),
+	};
+	struct ap_seq_result r;
+	struct ap_error e;
+
+	(void)state;
+	assert_int_equal(ap_seq_plan(&t, &o, &r, &e), 0);
+	assert_int_equal(r.ncells, 6);
+	assert_int_equal(r.runs_total, 12);
+	assert_int_equal(r.cells[0].mode, AP_SEQ_NONE);
+	assert_int_equal(r.cells[0].bs, 4096);
+	assert_int_equal(r.cells[5].mode, AP_SEQ_DSYNC);
+	assert_int_equal(r.cells[5].bs, 1048576);
+	assert_true(isnan(r.cells[0].mbps));
+	assert_ptr_equal(ap_seq_cell_find(&r, AP_SEQ_DSYNC, 65536), &r.cells[4]);
+	assert_null(ap_seq_cell_find(&r, AP_SEQ_SYNC, 65536));
+	ap_seq_result_free(&r);
+
+	/* clipped to the amount */
+	o.size = 100000;
+	assert_int_equal(ap_seq_plan(&t, &o, &r, &e), 0);
+	assert_int_equal(r.ncells, 4);
+	ap_seq_result_free(&r);
+
+	/* smaller than every block size */
+	o.size = 1024;
+	assert_int_equal(ap_seq_plan(&t, &o, &r, &e), -EINVAL);
+
+	/* beyond the end of a device */
+	o.size = 1048576;
+	t.is_bdev = true;
+	t.capacity = 1048576;
+	o.offset = 4096;
+	assert_int_equal(ap_seq_plan(&t, &o, &r, &e), -ENOSPC);
+	assert_non_null(strstr(e.msg, "beyond its end"));
+	o.offset = 0;
+	assert_int_equal(ap_seq_plan(&t, &o, &r, &e), 0);
+	ap_seq_result_free(&r);
+
+	/* O_DIRECT needs aligned block sizes and offset */
+	t.is_bdev = false;
+	t.capacity = 0;
+	t.align = 4096;
+	o.modes = 1u << AP_SEQ_DIRECT;
+	o.offset = 512;
+	assert_int_equal(ap_seq_plan(&t, &o, &r, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "O_DIRECT"));
+	o.offset = 0;
+	{
+		const uint64_t odd[] = { 512, 4096 };
+
+		o.bs = odd;
+		o.nbs = 2;
+		assert_int_equal(ap_seq_plan(&t, &o, &r, &e), -EINVAL);
+		/* buffered modes take any multiple of 512 on a file */
+		o.modes = 1u << AP_SEQ_DSYNC;
+		assert_int_equal(ap_seq_plan(&t, &o, &r, &e), 0);
+		assert_int_equal(r.ncells, 2);
+		ap_seq_result_free(&r);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_knee),
+		cmocka_unit_test(test_bs_parse),
+		cmocka_unit_test(test_bs_default),
+		cmocka_unit_test(test_mode_table),
+		cmocka_unit_test(test_modes_parse),
+		cmocka_unit_test(test_median),
+		cmocka_unit_test(test_shuffle),
+		cmocka_unit_test(test_plan),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* SG_IO / NVMe reply parsing on synthetic and recorded buffers. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sgio.h"
+
+static void put_le16(uint8_t *buf, unsigned word, uint16_t v)
+{
+	buf[2 * word] = (uint8_t)v;
+	buf[2 * word + 1] = (uint8_t)(v >> 8);
+}
+
+/* Word 255: signature 0xA5 and the checksum byte that makes the sum 0. */
+static void ata_seal(uint8_t *buf)
+{
+	uint8_t sum = 0;
+	int i;
+
+	buf[510] = 0xa5;
+	for (i = 0; i < 511; i++)
+		sum = (uint8_t)(sum + buf[i]);
+	buf[511] = (uint8_t)(0x100 - sum);
+}
+
+static void ata_model(uint8_t *buf, const char *model)
+{
+	char m[40];
+	int i;
+
+	memset(m, ' ', sizeof(m));
+	memcpy(m, model, strlen(model));
+	for (i = 0; i < 20; i++)	/* ATA strings: first char in the high byte */
+		put_le16(buf, 27 + i, (uint16_t)((m[2 * i] << 8) | m[2 * i + 1]));
+}
+
+/* An ATA IDENTIFY like a WD EARS: 512e with a jumper-shifted first sector. */
+static void make_identify(uint8_t *buf, uint16_t w106, uint16_t w209)
+{
+	memset(buf, 0, AP_ATA_IDENTIFY_LEN);
+	put_le16(buf, 0, 0x0040);
+	ata_model(buf, "WDC WD20EARS-00MVWB0");
+	put_le16(buf, 82, 0x746b);	/* write cache supported (bit 5) */
+	put_le16(buf, 83, 0x7f61);
+	put_le16(buf, 85, 0x7469);	/* write cache enabled (bit 5) */
+	put_le16(buf, 87, 0x6163);
+	put_le16(buf, 106, w106);
+	put_le16(buf, 209, w209);
+	ata_seal(buf);
+}
+
+static void test_ata_512e(void **state)
+{
+	uint8_t buf[AP_ATA_IDENTIFY_LEN];
+	struct ap_ata_identify id;
+
+	(void)state;
+	make_identify(buf, 0x6003, 0x4000);
+	assert_int_equal(ap_sgio_parse_ata_identify(buf, sizeof(buf), &id), 0);
+	assert_true(id.checksum_valid);
+	assert_true(id.sector_info_valid);
+	assert_int_equal(id.log2_per_phys, 3);
+	assert_int_equal(id.logical_sector, 512);
+	assert_int_equal(id.physical_sector, 4096);
+	assert_true(id.offset_valid);
+	assert_int_equal(id.lowest_aligned, 0);
+	assert_string_equal(id.model, "WDC WD20EARS-00MVWB0");
+	assert_true(id.wc_supported);
+	assert_true(id.wc_valid);
+	assert_true(id.wc_enabled);
+}
+
+static void test_ata_shifted(void **state)
+{
+	uint8_t buf[AP_ATA_IDENTIFY_LEN];
+	struct ap_ata_identify id;
+	unsigned off;
+
+	(void)state;
+	/* "jumper 7-8": LBA 63 aligned, i.e. the offset of LBA 0 is 1 */
+	for (off = 0; off < 8; off++) {
+		make_identify(buf, 0x6003, (uint16_t)(0x4000 | off));
+		assert_int_equal(ap_sgio_parse_ata_identify(buf, sizeof(buf), &id), 0);
+		assert_true(id.offset_valid);
+		assert_int_equal(id.sector_offset, off);
+		assert_int_equal(id.lowest_aligned, (8 - off) % 8);
+	}
+	make_identify(buf, 0x6003, 0x4001);
+	assert_int_equal(ap_sgio_parse_ata_identify(buf, sizeof(buf), &id), 0);
+	assert_int_equal(id.lowest_aligned, 7);
+	assert_int_equal((63 - id.lowest_aligned) % 8, 0);
+
+	/* an offset past the physical sector is not a claim */
+	make_identify(buf, 0x6003, 0x4009);
+	assert_int_equal(ap_sgio_parse_ata_identify(buf, sizeof(buf), &id), 0);
+	assert_false(id.offset_valid);
+	assert_int_equal(id.lowest_aligned, 0);
+	/* word 209 not valid (bit 15 set) */
+	make_identify(buf, 0x6003, 0x8001);
+	assert_int_equal(ap_sgio_parse_ata_identify(buf, sizeof(buf), &id), 0);
+	assert_false(id.offset_valid);
+}
+
+static void test_ata_4kn_and_legacy(void **state)
+{
+	uint8_t buf[AP_ATA_IDENTIFY_LEN];
+	struct ap_ata_identify id;
+
+	(void)state;
+	/* 4Kn: long logical sectors of 2048 words */
+	make_identify(buf, 0x5000, 0);
+	put_le16(buf, 117, 2048);
+	put_le16(buf, 118, 0);
+	ata_seal(buf);
+	assert_int_equal(ap_sgio_parse_ata_identify(buf, sizeof(buf), &id), 0);
+	assert_int_equal(id.logical_sector, 4096);
+	assert_int_equal(id.physical_sector, 4096);
+	assert_false(id.offset_valid);
+
+	/* long logical sector smaller than 256 words: implausible */
+	put_le16(buf, 117, 100);
+	ata_seal(buf);
+	assert_int_equal(ap_sgio_parse_ata_identify(buf, sizeof(buf), &id), -EINVAL);
+
+	/* an old drive: word 106 not valid -> 512/512 */
+	make_identify(buf, 0x0000, 0);
+	assert_int_equal(ap_sgio_parse_ata_identify(buf, sizeof(buf), &id), 0);
+	assert_false(id.sector_info_valid);
+	assert_int_equal(id.logical_sector, 512);
+	assert_int_equal(id.physical_sector, 512);
+	/* bit 15 set: word 106 invalid as well */
+	make_identify(buf, 0xc003, 0);
+	assert_int_equal(ap_sgio_parse_ata_identify(buf, sizeof(buf), &id), 0);
+	assert_false(id.sector_info_valid);
+	assert_int_equal(id.physical_sector, 512);
+	/* valid word 106 without bit 13: one logical per physical */
+	make_identify(buf, 0x4003, 0);
+	assert_int_equal(ap_sgio_parse_ata_identify(buf, sizeof(buf), &id), 0);
+	assert_true(id.sector_info_valid);
+	assert_int_equal(id.physical_sector, 512);
+}
+
+static void test_ata_bad(void **state)
+{
+	uint8_t buf[AP_ATA_IDENTIFY_LEN];
+	struct ap_ata_identify id;
+
+	(void)state;
+	memset(buf, 0, sizeof(buf));
+	assert_int_equal(ap_sgio_parse_ata_identify(buf, sizeof(buf), &id), -ENODATA);
+	memset(buf, 0xff, sizeof(buf));
+	assert_int_equal(ap_sgio_parse_ata_identify(buf, sizeof(buf), &id), -ENODATA);
+	make_identify(buf, 0x6003, 0x4000);
+	assert_int_equal(ap_sgio_parse_ata_identify(buf, 511, &id), -EINVAL);
+	assert_int_equal(ap_sgio_parse_ata_identify(NULL, 512, &id), -EINVAL);
+	buf[100] ^= 0x01;		/* checksum no longer matches */
+	assert_int_equal(ap_sgio_parse_ata_identify(buf, sizeof(buf), &id), -EINVAL);
+	/* without the 0xA5 signature the checksum is not checked */
+	buf[510] = 0;
+	assert_int_equal(ap_sgio_parse_ata_identify(buf, sizeof(buf), &id), 0);
+	assert_false(id.checksum_valid);
+	/* write cache words not valid */
+	make_identify(buf, 0x6003, 0x4000);
+	put_le16(buf, 87, 0x0000);
+	put_le16(buf, 83, 0xffff);
+	ata_seal(buf);
+	assert_int_equal(ap_sgio_parse_ata_identify(buf, sizeof(buf), &id), 0);
+	assert_false(id.wc_valid);
+	assert_false(id.wc_supported);
+	/* cache present but disabled */
+	make_identify(buf, 0x6003, 0x4000);
+	put_le16(buf, 85, 0x7449);
+	ata_seal(buf);
+	assert_int_equal(ap_sgio_parse_ata_identify(buf, sizeof(buf), &id), 0);
+	assert_true(id.wc_valid);
+	assert_false(id.wc_enabled);
+}
+
+static void make_rc16(uint8_t *b, uint64_t last, uint32_t bl, unsigned exp, unsigned lal, uint8_t tp)
+{
+	int i;
+
+	memset(b, 0, AP_SCSI_RC16_LEN);
+	for (i = 0; i < 8; i++)
+		b[i] = (uint8_t)(last >> (56 - 8 * i));
+	b[8] = (uint8_t)(bl >> 24);
+	b[9] = (uint8_t)(bl >> 16);
+	b[10] = (uint8_t)(bl >> 8);
+	b[11] = (uint8_t)bl;
+	b[13] = (uint8_t)exp;
+	b[14] = (uint8_t)(tp | ((lal >> 8) & 0x3f));
+	b[15] = (uint8_t)lal;
+}
+
+static void test_read_capacity16(void **state)
+{
+	uint8_t b[AP_SCSI_RC16_LEN];
+	struct ap_scsi_capacity c;
+
+	(void)state;
+	/* shaped like a 2 TB 512e SATA disk (3907029168 sectors) behind libata's SAT */
+	static const uint8_t recorded[32] = {
+		0x00, 0x00, 0x00, 0x00, 0xe8, 0xe0, 0x88, 0xaf,
+		0x00, 0x00, 0x02, 0x00, 0x00, 0x03, 0x00, 0x00,
+	};
+	assert_int_equal(ap_sgio_parse_read_capacity16(recorded, sizeof(recorded), &c), 0);
+	assert_int_equal(c.nblocks, 3907029168ULL);
+	assert_int_equal(c.logical_sector, 512);
+	assert_int_equal(c.exponent, 3);
+	assert_int_equal(c.physical_sector, 4096);
+	assert_int_equal(c.lowest_aligned, 0);
+
+	make_rc16(b, 1000, 512, 3, 7, 0xc0);
+	assert_int_equal(ap_sgio_parse_read_capacity16(b, sizeof(b), &c), 0);
+	assert_int_equal(c.nblocks, 1001);
+	assert_int_equal(c.lowest_aligned, 7);
+	assert_true(c.lbpme);
+	assert_true(c.lbprz);
+
+	make_rc16(b, 1000, 4096, 0, 0, 0);
+	assert_int_equal(ap_sgio_parse_read_capacity16(b, sizeof(b), &c), 0);
+	assert_int_equal(c.physical_sector, 4096);
+
+	make_rc16(b, 1000, 520, 0, 0, 0);	/* not a power of two */
+	assert_int_equal(ap_sgio_parse_read_capacity16(b, sizeof(b), &c), -EINVAL);
+	make_rc16(b, 1000, 0, 0, 0, 0);
+	assert_int_equal(ap_sgio_parse_read_capacity16(b, sizeof(b), &c), -EINVAL);
+	make_rc16(b, 1000, 512, 3, 8, 0);	/* lowest aligned outside the block */
+	assert_int_equal(ap_sgio_parse_read_capacity16(b, sizeof(b), &c), -EINVAL);
+	make_rc16(b, UINT64_MAX, 512, 0, 0, 0);
+	assert_int_equal(ap_sgio_parse_read_capacity16(b, sizeof(b), &c), -EINVAL);
+	make_rc16(b, 1000, 512, 3, 0, 0);
+	assert_int_equal(ap_sgio_parse_read_capacity16(b, 16, &c), -EINVAL);
+}
+
+static void test_caching_page(void **state)
+{
+	uint8_t b[64];
+	bool wce = false;
+
+	(void)state;
+	/* MODE SENSE(10) with DBD: header of 8, then page 08h of 0x12 bytes */
+	memset(b, 0, sizeof(b));
+	b[1] = 6 + 20;
+	b[8] = 0x08;
+	b[9] = 0x12;
+	b[10] = 0x04;		/* WCE */
+	assert_int_equal(ap_sgio_parse_caching_page(b, sizeof(b), &wce), 0);
+	assert_true(wce);
+	b[10] = 0x01;		/* RCD only */
+	assert_int_equal(ap_sgio_parse_caching_page(b, sizeof(b), &wce), 0);
+	assert_false(wce);
+
+	/* a device that ignores DBD and returns an 8-byte block descriptor */
+	memset(b, 0, sizeof(b));
+	b[1] = 6 + 8 + 20;
+	b[7] = 8;
+	b[16] = 0x88;		/* PS bit set, page 08h */
+	b[17] = 0x12;
+	b[18] = 0x04;
+	assert_int_equal(ap_sgio_parse_caching_page(b, sizeof(b), &wce), 0);
+	assert_true(wce);
+
+	/* wrong page, subpage format, truncated data */
+	b[16] = 0x0a;
+	assert_int_equal(ap_sgio_parse_caching_page(b, sizeof(b), &wce), -EINVAL);
+	b[16] = 0x48;
+	assert_int_equal(ap_sgio_parse_caching_page(b, sizeof(b), &wce), -EINVAL);
+	b[16] = 0x08;
+	b[1] = 6 + 8;		/* mode data ends before the page */
+	assert_int_equal(ap_sgio_parse_caching_page(b, sizeof(b), &wce), -EINVAL);
+	b[7] = 200;		/* block descriptors beyond the buffer */
+	b[1] = 250;
+	assert_int_equal(ap_sgio_parse_caching_page(b, sizeof(b), &wce), -EINVAL);
+	assert_int_equal(ap_sgio_parse_caching_page(b, 4, &wce), -EINVAL);
+}
+
+static void put_lbaf(uint8_t *b, unsigned idx, unsigned ms, unsigned lbads)
+{
+	uint32_t v = ms | (lbads << 16);
+
+	b[128 + 4 * idx] = (uint8_t)v;
+	b[129 + 4 * idx] = (uint8_t)(v >> 8);
+	b[130 + 4 * idx] = (uint8_t)(v >> 16);
+	b[131 + 4 * idx] = (uint8_t)(v >> 24);
+}
+
+static void test_nvme_id_ns(void **state)
+{
+	uint8_t *b = calloc(1, AP_NVME_ID_LEN);
+	struct ap_nvme_ns ns;
+
+	(void)state;
+	assert_non_null(b);
+	b[0] = 0x00;
+	b[1] = 0x10;			/* NSZE 4096 blocks */
+	b[25] = 1;			/* two formats */
+	b[26] = 0;			/* format 0 in use */
+	put_lbaf(b, 0, 0, 9);
+	put_lbaf(b, 1, 0, 12);
+	assert_int_equal(ap_sgio_parse_nvme_id_ns(b, AP_NVME_ID_LEN, &ns), 0);
+	assert_int_equal(ns.nsze, 4096);
+	assert_int_equal(ns.nlbaf, 2);
+	assert_int_equal(ns.logical_sector, 512);
+	assert_false(ns.optperf_valid);
+	assert_int_equal(ns.physical_sector, 0);	/* not stated */
+
+	/* NPWG 8 blocks (0-based 7), NOWS 64 blocks, format 1 */
+	b[24] = 0x10 | 0x02;
+	b[36] = 7;			/* NAWUPF */
+	b[64] = 7;
+	b[72] = 63;
+	b[26] = 0;
+	assert_int_equal(ap_sgio_parse_nvme_id_ns(b, AP_NVME_ID_LEN, &ns), 0);
+	assert_true(ns.optperf_valid);
+	assert_true(ns.atomics_valid);
+	assert_int_equal(ns.npwg, 8);
+	assert_int_equal(ns.nows, 64);
+	assert_int_equal(ns.nawupf, 8);
+	assert_int_equal(ns.physical_sector, 4096);
+	assert_int_equal(ns.optimal_io, 32768);
+
+	b[26] = 1;			/* 4K format */
+	assert_int_equal(ap_sgio_parse_nvme_id_ns(b, AP_NVME_ID_LEN, &ns), 0);
+	assert_int_equal(ns.logical_sector, 4096);
+	assert_int_equal(ns.physical_sector, 32768);
+
+	/* atomics only */
+	b[24] = 0x02;
+	b[26] = 0;
+	assert_int_equal(ap_sgio_parse_nvme_id_ns(b, AP_NVME_ID_LEN, &ns), 0);
+	assert_int_equal(ns.physical_sector, 4096);
+
+	/* format index beyond NLBAF, unsupported format, short buffer */
+	b[26] = 2;
+	assert_int_equal(ap_sgio_parse_nvme_id_ns(b, AP_NVME_ID_LEN, &ns), -EINVAL);
+	b[26] = 0;
+	put_lbaf(b, 0, 0, 0);
+	assert_int_equal(ap_sgio_parse_nvme_id_ns(b, AP_NVME_ID_LEN, &ns), -EINVAL);
+	put_lbaf(b, 0, 8, 9);
+	assert_int_equal(ap_sgio_parse_nvme_id_ns(b, AP_NVME_ID_LEN, &ns), 0);
+	assert_int_equal(ns.metadata, 8);
+	assert_int_equal(ap_sgio_parse_nvme_id_ns(b, 200, &ns), -EINVAL);
+
+	/* more than 16 formats: FLBAS bits 6:5 extend the index */
+	b[25] = 19;			/* 20 formats */
+	put_lbaf(b, 17, 0, 12);
+	b[26] = 0x20 | 0x01;		/* index 17 */
+	assert_int_equal(ap_sgio_parse_nvme_id_ns(b, AP_NVME_ID_LEN, &ns), 0);
+	assert_int_equal(ns.flbas_index, 17);
+	assert_int_equal(ns.logical_sector, 4096);
+	free(b);
+}
+
+static void test_sense(void **state)
+{
+	struct ap_sense s;
+	uint8_t fixed[18] = { 0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x20, 0x00 };
+	uint8_t desc[8] = { 0x72, 0x01, 0x00, 0x1d, 0, 0, 0, 0 };
+	uint8_t junk[4] = { 0x12, 0, 0, 0 };
+
+	(void)state;
+	assert_int_equal(ap_sgio_parse_sense(fixed, sizeof(fixed), &s), 0);
+	assert_true(s.valid);
+	assert_int_equal(s.key, 5);
+	assert_int_equal(s.asc, 0x20);
+	assert_int_equal(ap_sgio_parse_sense(desc, sizeof(desc), &s), 0);
+	assert_int_equal(s.key, 1);
+	assert_int_equal(s.ascq, 0x1d);
+	assert_int_equal(ap_sgio_parse_sense(junk, sizeof(junk), &s), -EINVAL);
+	assert_false(s.valid);
+	assert_int_equal(ap_sgio_parse_sense(fixed, 1, &s), -EINVAL);
+	assert_int_equal(ap_sgio_parse_sense(desc, 3, &s), -EINVAL);
+}
+
+static void test_cdbs(void **state)
+{
+	uint8_t c16[16], c10[10];
+	static const uint8_t identify[16] = {
+		0x85, 0x08, 0x0e, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0xec, 0 };
+	static const uint8_t rc16[16] = {
+		0x9e, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0 };
+	static const uint8_t ms10[10] = { 0x5a, 0x08, 0x08, 0, 0, 0, 0, 0, 64, 0 };
+
+	(void)state;
+	ap_sgio_cdb_ata_identify(c16);
+	assert_memory_equal(c16, identify, 16);
+	ap_sgio_cdb_read_capacity16(c16, 32);
+	assert_memory_equal(c16, rc16, 16);
+	ap_sgio_cdb_mode_sense10(c10, 0x08, 64);
+	assert_memory_equal(c10, ms10, 10);
+	assert_string_equal(ap_sgio_wc_source_name(AP_WC_SRC_ATA), "ATA IDENTIFY word 85");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ata_512e),
+		cmocka_unit_test(test_ata_shifted),
+		cmocka_unit_test(test_ata_4kn_and_legacy),
+		cmocka_unit_test(test_ata_bad),
+		cmocka_unit_test(test_read_capacity16),
+		cmocka_unit_test(test_caching_page),
+		cmocka_unit_test(test_nvme_id_ns),
+		cmocka_unit_test(test_sense),
+		cmocka_unit_test(test_cdbs),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
