@@ -64,7 +64,7 @@ trap 'rm -rf "$tmp"; rm -f "$file"' EXIT
 trap 'exit 130' INT TERM
 
 bytes() { numfmt --from=iec "$1"; }
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+median() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) exit; if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 drop() { sync "$file"; dd if="$file" iflag=nocache count=0 status=none; }
 
 size_of() {
@@ -119,7 +119,7 @@ run_fio() {	# mode bs size -> MB/s
 	drop
 	fio --name=seq --filename="$file" --rw=write --bs="$2" --size="$3" --ioengine=psync \
 		"${opts[@]}" --output-format=json 2>/dev/null |
-		jq '.jobs[0].write | .io_bytes / .runtime / 1000'
+		jq '.jobs[0].write | .io_bytes / .runtime / 1000 | . * 10 | round / 10'
 }
 
 echo "bench/seq.sh: $(date -u +%FT%TZ) file $file ($(df -T "$(dirname "$file")" | awk 'NR == 2 { print $1, $2 }')), reps $reps"

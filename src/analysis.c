@@ -6,13 +6,19 @@
  *    round's level, the median over the round of cost / (median cost of
  *    the same offset). The ratio makes the level independent of which
  *    offsets a round happened to contain.
+ *    When the measurement order is known (ap_obs.seq), the same is done
+ *    locally: each observation is divided by the median ratio of its 16
+ *    neighbours in time on either side (bursts of slowness).
  * 2. Per-offset medians and quartiles.
  * 3. Every candidate (period P = 2, 4, ... max_period, phase 0..P-1) whose
  *    predicted fast set holds at least two measured offsets (so that the
  *    measured range supports the period) and leaves at least one slow one
- *    is scored by the AUC of its fast vs slow per-offset medians. The best
- *    AUC wins; candidates within AP_FIT_EPS of it tie, and the smallest
- *    period among them is taken (the simplest explanation).
+ *    splits the per-offset (log) medians in two classes; the candidate with
+ *    the smallest within-class sum of squares wins (ties: the smaller
+ *    period). Its AUC (fast medians below slow ones) must reach
+ *    AP_FIT_CLEAN, its nested neighbours (P/2, 2P) must be rejected by rank
+ *    tests, and neither class may hold offsets of the other's level
+ *    (Kruskal-Wallis within the class), else the period is not settled.
  * 4. Mann-Whitney U of the fast vs slow observations under that candidate,
  *    Bonferroni-corrected for the number of candidates tried; slowdown =
  *    median slow / median fast.
@@ -38,12 +44,12 @@
 #include "util.h"
 
 #define AP_FIT_CLEAN	0.90	/* AUC from which one phase explains the data */
-#define AP_FIT_EPS	0.01	/* AUCs this close tie; the smallest period wins */
 #define AP_FIT_STABLE	0.98	/* AUC needed for an early stop */
 #define AP_MIN_N_CLEAR	3	/* observations per offset needed for an early stop */
 #define AP_ABSENCE_CONF	0.95	/* "no effect" is claimed from this confidence on */
 #define AP_MODEL_ALPHA	0.002	/* evidence needed to prefer a period over its half */
-#define AP_EXACT_MAX	400	/* exact Mann-Whitney up to nf * ns */
+#define AP_BURST_WINDOW	16	/* neighbours on each side for the local level */
+#define AP_EXACT_MAX	5000	/* exact Mann-Whitney up to nf * ns */
 #define AP_SLOWDOWN_MAX	1e6
 #define AP_HINT "either honest %u-byte sectors or a unit larger than the write size " \
 	"(block size): use alignprobe probe with larger sizes"
@@ -125,35 +131,45 @@ static double assign_ranks(struct ranked *r, size_t n)
  */
 static double mw_exact_upper(size_t m, size_t n, double u)
 {
-	size_t umax = m * n, i, j, k, w = umax + 1;
-	double *c = ap_xcalloc((m + 1) * (n + 1) * w, sizeof(*c));
-	double total = 0, tail = 0;
+	size_t w, i, j, k;
+	double *prev, *cur, total = 0, tail = 0;
 
-#define C(a, b) (c + ((a) * (n + 1) + (b)) * w)
-	for (i = 0; i <= m; i++) {
-		for (j = 0; j <= n; j++) {
-			double *cur = C(i, j);
+	/* the distribution is the same with the roles swapped: rows over the smaller */
+	if (n > m) {
+		size_t t = m;
 
-			if (i == 0 || j == 0) {
-				cur[0] = 1;
-				continue;
-			}
-			for (k = 0; k <= i * j; k++) {
-				double x = C(i - 1, j)[k];
+		m = n;
+		n = t;
+	}
+	w = m * n + 1;
+	prev = ap_xcalloc((n + 1) * w, sizeof(*prev));
+	cur = ap_xcalloc((n + 1) * w, sizeof(*cur));
 
-				if (k >= i)
-					x += C(i, j - 1)[k - i];
-				cur[k] = x;
-			}
+	/* row i = 0: c(0, j, 0) = 1 */
+	for (j = 0; j <= n; j++)
+		prev[j * w] = 1;
+	for (i = 1; i <= m; i++) {
+		double *t;
+
+		memset(cur, 0, (n + 1) * w * sizeof(*cur));
+		cur[0] = 1;	/* c(i, 0, 0) */
+		for (j = 1; j <= n; j++) {
+			double *cj = cur + j * w, *cj1 = cur + (j - 1) * w, *pj = prev + j * w;
+
+			for (k = 0; k <= i * j; k++)
+				cj[k] = pj[k] + (k >= i ? cj1[k - i] : 0);
 		}
+		t = prev;
+		prev = cur;
+		cur = t;
 	}
-	for (k = 0; k <= umax; k++) {
-		total += C(m, n)[k];
+	for (k = 0; k < w; k++) {
+		total += prev[n * w + k];
 		if ((double)k >= u - 1e-9)
-			tail += C(m, n)[k];
+			tail += prev[n * w + k];
 	}
-#undef C
-	free(c);
+	free(prev);
+	free(cur);
 	return total > 0 ? tail / total : 1.0;
 }
 
@@ -314,6 +330,7 @@ struct work {
 	uint64_t offset;
 	unsigned round;
 	double cost;
+	uint64_t seq;
 	size_t oi;		/* offset index */
 	size_t ri;		/* round index */
 };
@@ -424,6 +441,68 @@ static double correct_drift(struct ctx *c, size_t nrounds)
 	return drift;
 }
 
+static int cmp_size_by_seq(const void *a, const void *b, void *arg)
+{
+	const struct work *w = arg;
+	uint64_t x = w[*(const size_t *)a].seq, y = w[*(const size_t *)b].seq;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * With the measurement order known: divide every observation by the local
+ * level around it in time, the median of cost / (median cost of the same
+ * offset) over AP_BURST_WINDOW neighbours on each side. The ratio makes the
+ * level independent of which offsets happen to be neighbours, so an
+ * alignment effect is untouched while a burst of slowness that hit a few
+ * consecutive measurements is removed.
+ */
+static void correct_bursts(struct ctx *c)
+{
+	size_t *order, i, pass;
+	double *ratio, *f;
+
+	if (c->n < 4 * AP_BURST_WINDOW)
+		return;
+	for (i = 0; i < c->n; i++)
+		if (!c->w[i].seq)
+			return;
+	order = ap_xmalloc(c->n * sizeof(*order));
+	ratio = ap_xmalloc(c->n * sizeof(*ratio));
+	f = ap_xmalloc(c->n * sizeof(*f));
+	for (i = 0; i < c->n; i++)
+		order[i] = i;
+	qsort_r(order, c->n, sizeof(*order), cmp_size_by_seq, c->w);
+	for (pass = 0; pass < 2; pass++) {
+		double buf[2 * AP_BURST_WINDOW + 1];
+
+		offset_medians(c);
+		for (i = 0; i < c->n; i++) {
+			const struct work *x = &c->w[order[i]];
+			double m = c->med[x->oi];
+
+			ratio[i] = m > 0 && c->cnt[x->oi] > 1 ? x->cost / m : NAN;
+		}
+		for (i = 0; i < c->n; i++) {
+			size_t lo = i >= AP_BURST_WINDOW ? i - AP_BURST_WINDOW : 0;
+			size_t hi = i + AP_BURST_WINDOW < c->n ? i + AP_BURST_WINDOW : c->n - 1;
+			size_t j, m = 0;
+
+			for (j = lo; j <= hi; j++)
+				if (!isnan(ratio[j]))
+					buf[m++] = ratio[j];
+			f[i] = m >= AP_BURST_WINDOW ? ap_stats_median(buf, m) : 1;
+			if (!(f[i] > 0))
+				f[i] = 1;
+		}
+		for (i = 0; i < c->n; i++)
+			c->w[order[i]].cost /= f[i];
+	}
+	free(order);
+	free(ratio);
+	free(f);
+}
+
 /* Split the observations by a predicate on offset index; returns counts. */
 static void split_obs(const struct ctx *c, const bool *fastoff, double *fast, size_t *nf,
 		      double *slow, size_t *ns)
@@ -470,7 +549,9 @@ static double slowdown_of(const struct ctx *c, const bool *fastoff, double *fast
 
 struct cand {
 	unsigned period, phase;
-	double auc;
+	double auc;		/* fast medians below slow medians */
+	double ss;		/* within-class sum of squares of the log medians */
+	bool faster;		/* the fast class is the faster one */
 };
 
 static const struct cand *find_cand(const struct cand *all, size_t nall, unsigned P,
@@ -482,28 +563,6 @@ static const struct cand *find_cand(const struct cand *all, size_t nall, unsigne
 		if (all[i].period == P && all[i].phase == ph)
 			return &all[i];
 	return NULL;
-}
-
-/*
- * Median of the observations at offsets o with o % P1 == ph1, leaving out
- * those with o % P2 == ph2 when P2 is not 0; @inv selects the complement
- * of the first condition instead. NAN when there are none.
- */
-static double median_where(const struct ctx *c, unsigned P1, unsigned ph1, bool inv,
-			   unsigned P2, unsigned ph2)
-{
-	size_t i, m = 0;
-
-	for (i = 0; i < c->n; i++) {
-		uint64_t o = c->w[i].offset;
-
-		if ((o % P1 == ph1) == inv)
-			continue;
-		if (P2 && o % P2 == ph2)
-			continue;
-		c->tmp[m++] = c->w[i].cost;
-	}
-	return m ? ap_stats_median(c->tmp, m) : NAN;
 }
 
 /* The level halfway between a fast and a slow one (geometric when possible). */
@@ -547,76 +606,60 @@ static double p_faster(const struct ctx *c, unsigned Pa, unsigned pha, unsigned 
 }
 
 /*
- * The AUC alone cannot tell P from 2P when noise reorders a few medians:
- * decide between nested candidates by where the offsets in dispute lie,
- * nearer the fast or nearer the slow level (pooled medians of all their
- * observations). Up: when one half of the fast phase at 2P looks slow and
- * is significantly slower than the other half, the period is 2P. Down: when
- * the offsets that the period P/2 adds to the fast set look fast, the period
- * is P/2 (the simpler explanation needs no evidence). Returns false when the
- * choice is ambiguous: the disputed offsets look different from the fast
- * ones but not significantly so.
+ * One-sided Mann-Whitney p that the disputed offsets are faster than the
+ * slow ones. Disputed: o % Pd == phd but not o % Pf == phf when Pd < Pf
+ * (down), or exactly o % Pd == phd when Pd > Pf (up). Slow: o % Pf != phf
+ * (up) or o % Pd != phd (down).
  */
-static bool refine_candidate(const struct ctx *c, const struct cand *all, size_t nall,
-			     struct cand *best)
+static double p_faster_than_rest(const struct ctx *c, unsigned Pd, unsigned phd, unsigned Pf,
+				 unsigned phf)
 {
-	const struct cand *x;
-	unsigned P, ph;
-	bool clear = true;
+	double *a = ap_xmalloc(c->n * sizeof(*a)), *b = ap_xmalloc(c->n * sizeof(*b)), p;
+	size_t i, na = 0, nb = 0;
 
-	for (;;) {
-		double m1, m2, ms, mid, pv;
-		const struct cand *c1, *c2;
-		bool up1;
+	for (i = 0; i < c->n; i++) {
+		uint64_t o = c->w[i].offset;
+		bool ind = o % Pd == phd, inf = o % Pf == phf;
 
-		P = best->period;
-		ph = best->phase;
-		c1 = find_cand(all, nall, 2 * P, ph);
-		c2 = find_cand(all, nall, 2 * P, ph + P);
-		if (2 * P > c->p->max_period || !c1 || !c2)
-			break;
-		m1 = median_where(c, 2 * P, ph, false, 0, 0);
-		m2 = median_where(c, 2 * P, ph + P, false, 0, 0);
-		ms = median_where(c, P, ph, true, 0, 0);
-		if (isnan(m1) || isnan(m2) || isnan(ms))
-			break;
-		mid = midpoint(m1 < m2 ? m1 : m2, ms);
-		if (m1 <= mid && m2 > mid)
-			up1 = true;
-		else if (m2 <= mid && m1 > mid)
-			up1 = false;
-		else
-			break;
-		pv = up1 ? p_faster(c, 2 * P, ph, 0, 0, 2 * P, ph + P, 0, 0) :
-			   p_faster(c, 2 * P, ph + P, 0, 0, 2 * P, ph, 0, 0);
-		if (pv > AP_MODEL_ALPHA) {
-			clear = false;
-			break;
+		if (Pd < Pf) {
+			if (ind && !inf)
+				a[na++] = c->w[i].cost;
+			else if (!ind)
+				b[nb++] = c->w[i].cost;
+		} else {
+			if (ind)
+				a[na++] = c->w[i].cost;
+			else if (!inf)
+				b[nb++] = c->w[i].cost;
 		}
-		*best = up1 ? *c1 : *c2;
 	}
-	while (best->period >= 4) {
-		double mf, me, ms;
+	p = ap_stats_mann_whitney_p(a, na, b, nb);
+	free(a);
+	free(b);
+	return p;
+}
 
-		P = best->period;
-		ph = best->phase;
-		x = find_cand(all, nall, P / 2, ph % (P / 2));
-		if (!x)
-			break;
-		mf = median_where(c, P, ph, false, 0, 0);
-		me = median_where(c, P / 2, ph % (P / 2), false, P, ph);
-		ms = median_where(c, P / 2, ph % (P / 2), true, 0, 0);
-		if (isnan(mf) || isnan(me) || isnan(ms))
-			break;
-		if (me > midpoint(mf, ms)) {
-			/* stays at P: the disputed offsets must really be slower */
-			if (p_faster(c, P, ph, 0, 0, P / 2, ph % (P / 2), P, ph) > AP_MODEL_ALPHA)
-				clear = false;
-			break;
-		}
-		*best = *x;
-	}
-	return clear;
+/*
+ * The chosen partition against its nested neighbours: the offsets that
+ * P / 2 would add to the fast set must be significantly slower than the
+ * fast offsets, and each half of the fast phase (the phases of 2P) must be
+ * significantly faster than the slow offsets. Otherwise the period is not
+ * settled yet (false): more samples needed.
+ */
+static bool neighbours_settled(const struct ctx *c, const struct cand *all, size_t nall,
+			       const struct cand *best)
+{
+	unsigned P = best->period, ph = best->phase;
+
+	if (P >= 4 && find_cand(all, nall, P / 2, ph % (P / 2)) &&
+	    p_faster(c, P, ph, 0, 0, P / 2, ph % (P / 2), P, ph) > AP_MODEL_ALPHA)
+		return false;
+	if (2 * P <= c->p->max_period && find_cand(all, nall, 2 * P, ph) &&
+	    find_cand(all, nall, 2 * P, ph + P) &&
+	    (p_faster_than_rest(c, 2 * P, ph, P, ph) > AP_MODEL_ALPHA ||
+	     p_faster_than_rest(c, 2 * P, ph + P, P, ph) > AP_MODEL_ALPHA))
+		return false;
+	return true;
 }
 
 /* Enumerate candidates; @fastoff receives the predicted set of the chosen one. */
@@ -625,60 +668,82 @@ static size_t choose_candidate(const struct ctx *c, struct cand *best, bool *fas
 {
 	struct ranked *r = ap_xmalloc(c->k * sizeof(*r));
 	double *mrank = ap_xmalloc(c->k * sizeof(*mrank));
+	double *x = ap_xmalloc(c->k * sizeof(*x));
+	double tsum = 0, tsq = 0, best_ss = INFINITY;
 	struct cand *all = NULL;
-	size_t nall = 0, i, ncand = 0;
-	double best_auc = -1;
+	size_t nall = 0, i;
+	bool uselog = true;
 	unsigned P;
 
-	for (i = 0; i < c->k; i++)
+	for (i = 0; i < c->k; i++) {
 		r[i] = (struct ranked){ .v = c->med[i], .grp = i };
+		if (!(c->med[i] > 0))
+			uselog = false;
+	}
 	assign_ranks(r, c->k);
 	for (i = 0; i < c->k; i++)
 		mrank[r[i].grp] = r[i].rank;
 	free(r);
+	for (i = 0; i < c->k; i++) {
+		x[i] = uselog ? log(c->med[i]) : c->med[i];
+		tsum += x[i];
+		tsq += x[i] * x[i];
+	}
 
 	for (P = 2; P >= 2 && P <= c->p->max_period; P *= 2) {
 		unsigned ph;
 
 		for (ph = 0; ph < P; ph++) {
-			double rs = 0, nf = 0, ns, auc;
+			double rs = 0, nf = 0, ns, fsum = 0, fsq = 0, ssum, ss;
+			struct cand cd = { .period = P, .phase = ph };
 
 			for (i = 0; i < c->k; i++) {
 				if (c->off[i] % P == ph) {
 					nf++;
 					rs += mrank[i];
+					fsum += x[i];
+					fsq += x[i] * x[i];
 				}
 			}
 			ns = (double)c->k - nf;
 			if (nf < 2 || ns < 1)
 				continue;
 			/* pairs (fast median < slow median), ties one half */
-			auc = (nf * ns - (rs - nf * (nf + 1) / 2)) / (nf * ns);
+			cd.auc = (nf * ns - (rs - nf * (nf + 1) / 2)) / (nf * ns);
+			ssum = tsum - fsum;
+			/* within-class sum of squares of the (log) medians */
+			ss = (fsq - fsum * fsum / nf) + ((tsq - fsq) - ssum * ssum / ns);
+			cd.ss = ss < 0 ? 0 : ss;
+			cd.faster = fsum / nf < ssum / ns;
 			all = ap_xreallocarray(all, nall + 1, sizeof(*all));
-			all[nall++] = (struct cand){ .period = P, .phase = ph, .auc = auc };
-			if (auc > best_auc)
-				best_auc = auc;
+			all[nall++] = cd;
 		}
 	}
 	free(mrank);
-	ncand = nall;
+	free(x);
 	if (!nall) {
 		free(all);
 		return 0;
 	}
+	/* the partition that explains the medians best; ties: the smaller period */
 	best->period = 0;
 	for (i = 0; i < nall; i++) {
-		if (all[i].auc < best_auc - AP_FIT_EPS)
+		if (!all[i].faster)
 			continue;
-		if (!best->period || all[i].period < best->period ||
-		    (all[i].period == best->period && all[i].auc > best->auc))
+		if (!best->period || all[i].ss < best_ss * (1 - 1e-9) - 1e-300) {
 			*best = all[i];
+			best_ss = all[i].ss;
+		}
 	}
-	*unambiguous = refine_candidate(c, all, nall, best);
+	if (!best->period) {
+		/* no candidate has a faster phase: any will do for the tests */
+		*best = all[0];
+	}
+	*unambiguous = neighbours_settled(c, all, nall, best);
 	free(all);
 	for (i = 0; i < c->k; i++)
 		fastoff[i] = c->off[i] % best->period == best->phase;
-	return ncand;
+	return nall;
 }
 
 /* Otsu's two-class split of the sorted per-offset medians (log scale when possible). */
@@ -738,18 +803,17 @@ static double median_sel(const struct ctx *c, const bool *sel, bool want)
  */
 static bool model_misfit(const struct ctx *c, const bool *fastoff, double alpha)
 {
-	double mf = median_sel(c, fastoff, true), ms = median_sel(c, fastoff, false), mid;
+	double mf = median_sel(c, fastoff, true), ms = median_sel(c, fastoff, false);
 	bool *mask = ap_xcalloc(c->k, sizeof(*mask)), *lower = ap_xcalloc(c->k, sizeof(*lower));
 	double *val = ap_xmalloc(c->n * sizeof(*val));
 	size_t *grp = ap_xmalloc(c->n * sizeof(*grp));
 	bool misfit = false;
 	int cls;
 
-	mid = midpoint(mf, ms);
-	for (cls = 0; cls < 2 && !misfit && !isnan(mid); cls++) {
+	for (cls = 0; cls < 2 && !misfit && !isnan(mf) && !isnan(ms); cls++) {
 		bool want = cls == 0;	/* 0: the fast class, 1: the slow one */
 		size_t i, m = 0, nk = 0;
-		double part;
+		double plo, phi;
 
 		for (i = 0; i < c->k; i++) {
 			mask[i] = fastoff[i] == want;
@@ -766,15 +830,22 @@ static bool model_misfit(const struct ctx *c, const bool *fastoff, double alpha)
 		if (ap_stats_kruskal_wallis_p(val, grp, m, c->k) > alpha)
 			continue;
 		two_clusters(c, mask, lower);
-		/* fast class: its upper part; slow class: its lower part */
-		for (i = 0; i < c->k; i++)
-			if (mask[i] && want)
-				lower[i] = !lower[i];
 		for (i = 0, m = 0; i < c->n; i++)
 			if (mask[c->w[i].oi] && lower[c->w[i].oi])
 				c->tmp[m++] = c->w[i].cost;
-		part = m ? ap_stats_median(c->tmp, m) : NAN;
-		if (want ? part >= mid : part <= mid)
+		plo = m ? ap_stats_median(c->tmp, m) : NAN;
+		for (i = 0, m = 0; i < c->n; i++)
+			if (mask[c->w[i].oi] && !lower[c->w[i].oi])
+				c->tmp[m++] = c->w[i].cost;
+		phi = m ? ap_stats_median(c->tmp, m) : NAN;
+		if (isnan(plo) || isnan(phi))
+			continue;
+		/*
+		 * fast class: its upper part nearer the slow level than its lower
+		 * part; slow class: its lower part nearer the fast level than its
+		 * upper part
+		 */
+		if (want ? phi >= midpoint(plo, ms) : plo <= midpoint(mf, phi))
 			misfit = true;
 	}
 	free(mask);
@@ -902,7 +973,7 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 	c.w = ap_xmalloc(n * sizeof(*c.w));
 	for (i = 0; i < n; i++)
 		c.w[i] = (struct work){ .offset = obs[i].offset, .round = obs[i].round,
-					.cost = obs[i].cost };
+					.cost = obs[i].cost, .seq = obs[i].seq };
 	qsort(c.w, n, sizeof(*c.w), cmp_work_offset);
 
 	/* distinct offsets */
@@ -939,6 +1010,7 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 	c.tmp = ap_xmalloc(n * sizeof(*c.tmp));
 	if (nrounds >= 2)
 		v->drift = correct_drift(&c, nrounds);
+	correct_bursts(&c);
 
 	/* per-offset statistics */
 	v->nstats = c.k;
@@ -985,8 +1057,8 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 	ncand = choose_candidate(&c, &best, candfast, &unambiguous);
 	if (ncand) {
 		v->fit = best.auc;
-		if (model_misfit(&c, candfast, p->alpha))
-			misfit = true;
+		misfit = model_misfit(&c, candfast, p->alpha);
+		v->misfit = misfit;
 		slow_c = slowdown_of(&c, candfast, fast, slow, &nf, &ns);
 		p_mw = ap_stats_mann_whitney_p(fast, nf, slow, ns) * (double)ncand;
 		if (p_mw > 1)
@@ -1099,6 +1171,26 @@ void ap_verdict_free(struct ap_verdict *v)
 	memset(v, 0, sizeof(*v));
 }
 
+void ap_verdict_copy(struct ap_verdict *dst, const struct ap_verdict *src)
+{
+	*dst = *src;
+	dst->fast_starts = NULL;
+	dst->stats = NULL;
+	dst->note_buf = NULL;
+	if (src->nfast) {
+		dst->fast_starts = ap_xmalloc(src->nfast * sizeof(*dst->fast_starts));
+		memcpy(dst->fast_starts, src->fast_starts, src->nfast * sizeof(*dst->fast_starts));
+	}
+	if (src->nstats) {
+		dst->stats = ap_xmalloc(src->nstats * sizeof(*dst->stats));
+		memcpy(dst->stats, src->stats, src->nstats * sizeof(*dst->stats));
+	}
+	if (src->note) {
+		dst->note_buf = ap_xstrdup(src->note);
+		dst->note = dst->note_buf;
+	}
+}
+
 bool ap_analysis_is_clear(const struct ap_verdict *v, const struct ap_analysis_params *p)
 {
 	if (!v || !p || v->min_n < AP_MIN_N_CLEAR)
@@ -1106,7 +1198,8 @@ bool ap_analysis_is_clear(const struct ap_verdict *v, const struct ap_analysis_p
 	if (v->sensitive && v->resolved)
 		return v->p_value <= p->alpha / 100 && v->fit >= AP_FIT_STABLE;
 	if (v->sensitive)
-		return v->p_value <= p->alpha / 100 && v->fit < AP_FIT_CLEAN - 0.05;
+		return v->p_value <= p->alpha / 100 &&
+		       (v->fit < AP_FIT_CLEAN - 0.05 || v->misfit);
 	if (v->resolved)
 		return v->confidence >= 1 - eq_alpha(p);
 	return false;

@@ -24,6 +24,9 @@ struct ap_obs {
 	uint64_t offset;	/* partition start sector, or write offset in logical sectors */
 	unsigned round;		/* repeat number, for drift checks */
 	double cost;
+	uint64_t seq;		/* order of measurement, 1-based; 0 = unknown. When every
+				   observation has one, bursts of slowness (a busy machine,
+				   a drive's housekeeping) are divided out locally too */
 };
 
 struct ap_analysis_params {
@@ -66,6 +69,7 @@ struct ap_verdict {
 	double drift;			/* largest / smallest per-round level (1 = none) */
 	size_t nobs;			/* observations used */
 	size_t min_n;			/* fewest observations of any offset */
+	bool misfit;			/* the best phase leaves unlike offsets in one class */
 	char *note_buf;			/* owns the text @note points to, or NULL */
 };
 
@@ -76,6 +80,8 @@ void ap_analysis_params_init(struct ap_analysis_params *p, unsigned logical_sect
 int ap_analysis_run(const struct ap_obs *obs, size_t n,
 		    const struct ap_analysis_params *p, struct ap_verdict *v);
 void ap_verdict_free(struct ap_verdict *v);
+/* Deep copy (fast_starts, stats, note): @dst is overwritten. */
+void ap_verdict_copy(struct ap_verdict *dst, const struct ap_verdict *src);
 
 /* True when more observations cannot change the verdict (early stop). */
 bool ap_analysis_is_clear(const struct ap_verdict *v, const struct ap_analysis_params *p);

@@ -1,10 +1,923 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* alignprobe check: placeholder until its issue lands; it says so and exits 6. */
+/*
+ * alignprobe check DEVICE|IMAGE: validate a partition table against the
+ * reported, the drive's and the probed physical geometry. Read-only.
+ *
+ * Exit status: 0 every partition aligned under the geometry in force,
+ * 4 at least one misaligned, 2 usage errors and bad input (no partition
+ * table, a corrupt or inconsistent table, a bad --geometry file), 1 runtime
+ * failures (I/O errors, output errors).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+
 #include "commands.h"
+#include "exitcodes.h"
+#include "geometry.h"
+#include "out.h"
+#include "ptable.h"
+#include "topology.h"
+#include "util.h"
+
+#define CMD "check"
+
+enum {
+	COL_NR, COL_START, COL_END, COL_SECTORS, COL_SIZE, COL_TYPE, COL_TYPECODE,
+	COL_NAME, COL_UUID, COL_ALIGN_REPORTED, COL_ALIGN_DRIVE, COL_ALIGN_PROBED,
+	COL_ALIGN_1M, COL_ALIGN_OPTIO, COL_SIZE_ALIGNED, COL_ALIGNED, COL_MISALIGN,
+	COL_NEXT_ALIGNED,
+};
+
+static const struct ap_colinfo infos[] = {
+	[COL_NR]	    = { "NR", 2, SCOLS_FL_RIGHT, AP_COL_NUMBER, "partition number" },
+	[COL_START]	    = { "START", 10, SCOLS_FL_RIGHT, AP_COL_NUMBER, "first sector" },
+	[COL_END]	    = { "END", 10, SCOLS_FL_RIGHT, AP_COL_NUMBER, "last sector" },
+	[COL_SECTORS]	    = { "SECTORS", 10, SCOLS_FL_RIGHT, AP_COL_NUMBER, "size in sectors" },
+	[COL_SIZE]	    = { "SIZE", 6, SCOLS_FL_RIGHT, AP_COL_SIZE, "size" },
+	[COL_TYPE]	    = { "TYPE", 0.1, SCOLS_FL_TRUNC, AP_COL_STRING, "partition type name" },
+	[COL_TYPECODE]	    = { "TYPECODE", 0.1, 0, AP_COL_STRING, "partition type code or GUID" },
+	[COL_NAME]	    = { "NAME", 0.1, SCOLS_FL_TRUNC, AP_COL_STRING, "partition name (GPT)" },
+	[COL_UUID]	    = { "UUID", 36, 0, AP_COL_STRING, "partition UUID (GPT)" },
+	[COL_ALIGN_REPORTED] = { "ALIGN_REPORTED", 3, 0, AP_COL_BOOLEAN,
+		"start aligned to the reported physical sector and alignment offset" },
+	[COL_ALIGN_DRIVE]   = { "ALIGN_DRIVE", 3, 0, AP_COL_BOOLEAN,
+		"start aligned to the drive's claimed physical sector (ATA/SCSI/NVMe)" },
+	[COL_ALIGN_PROBED]  = { "ALIGN_PROBED", 3, 0, AP_COL_BOOLEAN,
+		"start aligned to the probed (or given) physical sector and lowest aligned LBA" },
+	[COL_ALIGN_1M]	    = { "ALIGN_1M", 3, 0, AP_COL_BOOLEAN, "start on a 1 MiB boundary" },
+	[COL_ALIGN_OPTIO]   = { "ALIGN_OPTIO", 3, 0, AP_COL_BOOLEAN,
+		"start aligned to the reported optimal I/O size (when sane)" },
+	[COL_SIZE_ALIGNED]  = { "SIZE_ALIGNED", 3, 0, AP_COL_BOOLEAN,
+		"size a whole number of physical sectors (geometry in force)" },
+	[COL_ALIGNED]	    = { "ALIGNED", 3, 0, AP_COL_BOOLEAN,
+		"aligned under the geometry in force (decides the exit status)" },
+	[COL_MISALIGN]	    = { "MISALIGN", 3, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+		"sectors past the last physical sector boundary (geometry in force)" },
+	[COL_NEXT_ALIGNED]  = { "NEXT_ALIGNED", 10, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+		"first aligned sector at or after START (geometry in force)" },
+};
+
+enum {
+	OPT_SECTOR_SIZE = AP_OPT_OUT_LAST,
+	OPT_CHECK_SIZE,
+};
+
+/* The geometries a partition is checked against; unit 0 = not available. */
+struct geoms {
+	struct ap_geometry reported;
+	struct ap_geometry drive;
+	struct ap_geometry probed;	/* from --geometry or --physical */
+	const struct ap_geometry *in_force;
+	uint64_t optio;			/* sane optimal I/O, bytes, or 0 */
+	uint64_t optio_lowest;		/* its offset, LBA */
+};
+
+struct check {
+	const char *device;
+	const char *geometry_file;
+	uint64_t physical;		/* --physical, bytes */
+	uint64_t lowest;		/* --lowest-aligned */
+	bool have_lowest;
+	uint64_t sector_size;		/* --sector-size */
+	bool check_size, quiet, verbose;
+	struct ap_out out;
+	int cols[AP_ARRAY_SIZE(infos) * 2];
+	size_t ncols;
+
+	struct ap_ptable pt;
+	struct ap_topology topo;
+	struct geoms g;
+	size_t nmisaligned, nchecked;
+};
+
+static void cwarn(const struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* "alignprobe check: DEV: message" on stderr */
+static void cwarn(const struct check *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s %s: ", AP_PROG, CMD);
+	if (c && c->device)
+		fprintf(stderr, "%s: ", c->device);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void __attribute__((noreturn)) usage(void)
+{
+	FILE *out = stdout;
+
+	fputs("Usage:\n"
+	      " alignprobe check [options] DEVICE|IMAGE\n"
+	      "\n"
+	      "Check that every partition of a disk or disk image starts on a physical\n"
+	      "sector boundary: the reported one, the drive's own claim and the probed one.\n"
+	      "Read-only.\n"
+	      "\n"
+	      "Options:\n"
+	      " -g, --geometry FILE        probed geometry from a saved probe/sweep --json\n"
+	      "                            result (\"-\" for stdin)\n"
+	      " -p, --physical SIZE        probed physical sector size given by hand (4096, 4K)\n"
+	      " -l, --lowest-aligned LBA   with --physical: the lowest aligned LBA (default 0)\n"
+	      "     --sector-size SIZE     logical sector size of an image file (default 512)\n"
+	      "     --check-size           also require sizes to be whole physical sectors\n"
+	      " -q, --quiet                print nothing but errors; the exit status tells\n"
+	      " -v, --verbose              also print what libfdisk said\n", out);
+	ap_out_usage(out);
+	fputs(" -h, --help                 display this help\n"
+	      " -V, --version              display version\n"
+	      "\n"
+	      "The geometry in force is the probed one when given, else the drive's own\n"
+	      "claim when the drive answers, else the reported (kernel) topology; image\n"
+	      "files report their logical sector as the physical one (like parted).\n"
+	      "\n"
+	      "Exit status:\n"
+	      " 0  every partition aligned under the geometry in force\n"
+	      " 1  runtime failure (I/O error, output error)\n"
+	      " 2  usage error or bad input: no partition table, a corrupt, truncated or\n"
+	      "    inconsistent table (bad GPT CRC, primary and backup GPT disagreeing,\n"
+	      "    protective MBR without GPT, overlapping partitions, partitions past\n"
+	      "    the end), an image smaller than a sector, a bad --geometry file\n"
+	      " 4  at least one partition misaligned\n"
+	      "\nAvailable columns (for --output):\n", out);
+	ap_out_list_columns(NULL, infos, AP_ARRAY_SIZE(infos));
+	exit(AP_EXIT_OK);
+}
+
+/* ---- geometries ---- */
+
+static void describe_geometry(const struct ap_geometry *g, char *buf, size_t sz)
+{
+	snprintf(buf, sz, "%" PRIu64 "-byte physical sectors (%s, lowest aligned LBA %" PRIu64 ")",
+		 g->physical, ap_geometry_source_name(g->source), g->lowest_aligned);
+}
+
+static int build_geometries(struct check *c)
+{
+	const struct ap_kernel_topology *k = &c->topo.kernel;
+	const struct ap_drive_topology *d = &c->topo.drive;
+	unsigned logical = c->pt.sector_size;
+	struct ap_geometry *g;
+	struct ap_error e;
+
+	ap_error_clear(&e);
+	memset(&c->g, 0, sizeof(c->g));
+
+	/* reported: the kernel's topology; image files are logical/logical */
+	if (k->available && k->logical == logical) {
+		uint64_t phys = k->physical;
+
+		if (ap_geometry_set(&c->g.reported, AP_GEOM_REPORTED, logical, phys,
+				    k->alignment_offset / logical, &e))
+			ap_geometry_set(&c->g.reported, AP_GEOM_REPORTED, logical, logical, 0, NULL);
+		if (k->optimal_io_sane) {
+			c->g.optio = k->optimal_io;
+			c->g.optio_lowest = k->alignment_offset / logical;
+		}
+	} else {
+		ap_geometry_set(&c->g.reported, AP_GEOM_REPORTED, logical, logical, 0, NULL);
+	}
+
+	/* the drive's claim, when in the same logical sectors as the table */
+	if (d->available && d->physical && d->logical == logical)
+		ap_geometry_set(&c->g.drive, AP_GEOM_DRIVE, logical, d->physical,
+				d->lowest_aligned, NULL);
+
+	g = &c->g.probed;
+	if (c->geometry_file) {
+		if (ap_geometry_load(c->geometry_file, g, &e)) {
+			cwarn(c, "%s", e.msg);
+			return e.code == ENOENT || e.code == EACCES || e.code == EINVAL ||
+			       e.code == ENODATA || e.code == EFBIG || e.code == EISDIR
+				? AP_EXIT_USAGE : AP_EXIT_FAILURE;
+		}
+		if (g->logical != logical) {
+			cwarn(c, "%s: the verdict is for %u-byte logical sectors, the disk has %u",
+			      c->geometry_file, g->logical, logical);
+			return AP_EXIT_USAGE;
+		}
+	} else if (c->physical) {
+		if (ap_geometry_set(g, AP_GEOM_MANUAL, logical, c->physical, c->lowest, &e)) {
+			ap_usage_error(CMD, "--physical: %s", e.msg);
+			return AP_EXIT_USAGE;
+		}
+	}
+
+	if (c->g.probed.physical)
+		c->g.in_force = &c->g.probed;
+	else if (c->g.drive.physical)
+		c->g.in_force = &c->g.drive;
+	else
+		c->g.in_force = &c->g.reported;
+	return AP_EXIT_OK;
+}
+
+/* ---- per partition ---- */
+
+struct verdicts {
+	int reported, drive, probed, mib, optio;	/* -1 not applicable, 0/1 */
+	bool size_aligned;
+	int aligned;					/* -1 for containers */
+	uint64_t misalign;				/* sectors */
+	uint64_t next;
+};
+
+static int tristate(const struct ap_geometry *g, uint64_t lba)
+{
+	if (!g->physical)
+		return -1;
+	return ap_geometry_is_aligned(lba, g->logical, g->physical, g->lowest_aligned);
+}
+
+static void judge(const struct check *c, const struct ap_part *p, struct verdicts *v)
+{
+	const struct ap_geometry *f = c->g.in_force;
+	unsigned ls = c->pt.sector_size;
+
+	v->reported = tristate(&c->g.reported, p->start);
+	v->drive = tristate(&c->g.drive, p->start);
+	v->probed = tristate(&c->g.probed, p->start);
+	v->mib = ap_geometry_is_aligned(p->start, ls, AP_MIB, 0);
+	v->optio = c->g.optio ? ap_geometry_is_aligned(p->start, ls, c->g.optio,
+							c->g.optio_lowest) : -1;
+	v->size_aligned = ap_geometry_size_is_aligned(p->size, ls, f->physical);
+	v->misalign = ap_geometry_misalignment(p->start, ls, f->physical, f->lowest_aligned) / ls;
+	v->next = ap_geometry_next_aligned(p->start, ls, f->physical, f->lowest_aligned);
+	if (p->container)
+		v->aligned = -1;	/* holds no data itself */
+	else
+		v->aligned = ap_geometry_is_aligned(p->start, ls, f->physical, f->lowest_aligned) &&
+			     (!c->check_size || v->size_aligned);
+}
+
+static void set_tristate(struct libscols_line *ln, const struct check *c, int id, int v)
+{
+	if (v < 0)
+		ap_out_set_str(ln, c->cols, c->ncols, id, v == -1 && id == COL_ALIGNED ? "-" : "");
+	else
+		ap_out_set_bool(ln, c->cols, c->ncols, id, v);
+}
+
+static void fill_line(const struct check *c, struct libscols_line *ln, const struct ap_part *p,
+		      const struct verdicts *v)
+{
+	const int *cols = c->cols;
+	size_t n = c->ncols;
+
+	ap_out_set_u64(ln, cols, n, COL_NR, p->partno + 1);
+	ap_out_set_u64(ln, cols, n, COL_START, p->start);
+	ap_out_set_u64(ln, cols, n, COL_END, p->size ? p->start + p->size - 1 : p->start);
+	ap_out_set_u64(ln, cols, n, COL_SECTORS, p->size);
+	ap_out_set_size(&c->out, ln, cols, n, COL_SIZE, p->size * c->pt.sector_size);
+	ap_out_set_str(ln, cols, n, COL_TYPE, p->type);
+	ap_out_set_str(ln, cols, n, COL_TYPECODE, p->typecode);
+	ap_out_set_str(ln, cols, n, COL_NAME, p->name);
+	ap_out_set_str(ln, cols, n, COL_UUID, p->uuid);
+	set_tristate(ln, c, COL_ALIGN_REPORTED, v->reported);
+	set_tristate(ln, c, COL_ALIGN_DRIVE, v->drive);
+	set_tristate(ln, c, COL_ALIGN_PROBED, v->probed);
+	set_tristate(ln, c, COL_ALIGN_1M, v->mib);
+	set_tristate(ln, c, COL_ALIGN_OPTIO, v->optio);
+	ap_out_set_bool(ln, cols, n, COL_SIZE_ALIGNED, v->size_aligned);
+	set_tristate(ln, c, COL_ALIGNED, v->aligned);
+	ap_out_set_u64(ln, cols, n, COL_MISALIGN, v->misalign);
+	if (v->next != UINT64_MAX)
+		ap_out_set_u64(ln, cols, n, COL_NEXT_ALIGNED, v->next);
+}
+
+static struct json_object *ju(uint64_t v)
+{
+	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
+}
+
+static struct json_object *jbool3(int v)
+{
+	return v < 0 ? NULL : json_object_new_boolean(v);
+}
+
+static struct json_object *jstr(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+static struct json_object *part_json(const struct check *c, const struct ap_part *p,
+				     const struct verdicts *v)
+{
+	struct json_object *o = json_object_new_object();
+	size_t i;
+
+	for (i = 0; i < c->ncols; i++) {
+		int id = c->cols[i];
+		struct json_object *x = NULL;
+		char key[32];
+		size_t k;
+
+		switch (id) {
+		case COL_NR: x = json_object_new_int64((int64_t)p->partno + 1); break;
+		case COL_START: x = ju(p->start); break;
+		case COL_END: x = ju(p->size ? p->start + p->size - 1 : p->start); break;
+		case COL_SECTORS: x = ju(p->size); break;
+		case COL_SIZE: x = ju(p->size * c->pt.sector_size); break;
+		case COL_TYPE: x = jstr(p->type); break;
+		case COL_TYPECODE: x = jstr(p->typecode); break;
+		case COL_NAME: x = jstr(p->name); break;
+		case COL_UUID: x = jstr(p->uuid); break;
+		case COL_ALIGN_REPORTED: x = jbool3(v->reported); break;
+		case COL_ALIGN_DRIVE: x = jbool3(v->drive); break;
+		case COL_ALIGN_PROBED: x = jbool3(v->probed); break;
+		case COL_ALIGN_1M: x = jbool3(v->mib); break;
+		case COL_ALIGN_OPTIO: x = jbool3(v->optio); break;
+		case COL_SIZE_ALIGNED: x = json_object_new_boolean(v->size_aligned); break;
+		case COL_ALIGNED: x = jbool3(v->aligned); break;
+		case COL_MISALIGN: x = ju(v->misalign); break;
+		case COL_NEXT_ALIGNED:
+			x = v->next == UINT64_MAX ? NULL : ju(v->next);
+			break;
+		}
+		for (k = 0; infos[id].name[k] && k + 1 < sizeof(key); k++)
+			key[k] = (char)tolower((unsigned char)infos[id].name[k]);
+		key[k] = '\0';
+		if (json_object_object_get_ex(o, key, NULL)) {
+			json_object_put(x);	/* -o A,A */
+			continue;
+		}
+		json_object_object_add(o, key, x);
+	}
+	return o;
+}
+
+/* ---- topology and geometry as JSON ---- */
+
+static struct json_object *geometry_json(const struct ap_geometry *g, const char *file)
+{
+	struct json_object *o;
+
+	if (!g || !g->physical)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "source", json_object_new_string(ap_geometry_source_name(g->source)));
+	if (file)
+		json_object_object_add(o, "file", json_object_new_string(file));
+	json_object_object_add(o, "logical_sector", json_object_new_int64(g->logical));
+	json_object_object_add(o, "physical_sector", ju(g->physical));
+	json_object_object_add(o, "lowest_aligned_lba", ju(g->lowest_aligned));
+	if (g->source == AP_GEOM_PROBED) {
+		json_object_object_add(o, "sensitive", json_object_new_boolean(g->sensitive));
+		json_object_object_add(o, "confidence", isfinite(g->confidence)
+				       ? json_object_new_double(g->confidence) : NULL);
+		json_object_object_add(o, "reported_physical_sector",
+				       json_object_new_int64(g->reported_physical));
+	}
+	return o;
+}
+
+static struct json_object *topology_json(const struct ap_topology *t)
+{
+	const struct ap_kernel_topology *k = &t->kernel;
+	const struct ap_drive_topology *d = &t->drive;
+	struct json_object *o = json_object_new_object(), *ko, *dobj, *a;
+	size_t i;
+
+	ko = json_object_new_object();
+	json_object_object_add(ko, "available", json_object_new_boolean(k->available));
+	if (k->available) {
+		json_object_object_add(ko, "logical_sector", ju(k->logical));
+		json_object_object_add(ko, "physical_sector", ju(k->physical));
+		json_object_object_add(ko, "minimum_io", ju(k->minimum_io));
+		json_object_object_add(ko, "optimal_io", ju(k->optimal_io));
+		json_object_object_add(ko, "optimal_io_sane", json_object_new_boolean(k->optimal_io_sane));
+		json_object_object_add(ko, "alignment_offset", ju(k->alignment_offset));
+	} else {
+		json_object_object_add(ko, "reason", json_object_new_string(k->why));
+	}
+	json_object_object_add(ko, "write_cache", k->write_cache < 0 ? NULL
+			       : json_object_new_string(k->write_cache ? "write back" : "write through"));
+	json_object_object_add(o, "kernel", ko);
+
+	dobj = json_object_new_object();
+	json_object_object_add(dobj, "available", json_object_new_boolean(d->available));
+	if (d->available) {
+		json_object_object_add(dobj, "source", json_object_new_string(d->source));
+		json_object_object_add(dobj, "logical_sector", json_object_new_int64(d->logical));
+		json_object_object_add(dobj, "physical_sector", d->physical
+				       ? ju(d->physical) : NULL);
+		json_object_object_add(dobj, "lowest_aligned_lba", d->lowest_aligned_known
+				       ? json_object_new_int64(d->lowest_aligned) : NULL);
+		if (d->ata_ok)
+			json_object_object_add(dobj, "model", json_object_new_string(d->ata.model));
+		if (d->nvme_ok) {
+			json_object_object_add(dobj, "nvme_npwg", d->nvme.optperf_valid
+					       ? json_object_new_int64(d->nvme.npwg) : NULL);
+			json_object_object_add(dobj, "nvme_nows", d->nvme.optperf_valid
+					       ? json_object_new_int64(d->nvme.nows) : NULL);
+			json_object_object_add(dobj, "nvme_nawupf", d->nvme.atomics_valid
+					       ? json_object_new_int64(d->nvme.nawupf) : NULL);
+		}
+	} else {
+		json_object_object_add(dobj, "reason", json_object_new_string(d->why));
+	}
+	json_object_object_add(dobj, "write_cache", d->wc_known
+			       ? json_object_new_boolean(d->wc.enabled) : NULL);
+	json_object_object_add(o, "drive", dobj);
+
+	a = json_object_new_array();
+	for (i = 0; i < t->ndisagreements; i++)
+		json_object_array_add(a, json_object_new_string(t->disagreements[i]));
+	json_object_object_add(o, "disagreements", a);
+	return o;
+}
+
+static int print_json(struct check *c, bool aligned)
+{
+	struct json_object *doc = json_object_new_object(), *geo, *a;
+	const struct ap_ptable *pt = &c->pt;
+	size_t i;
+	int rc;
+
+	json_object_object_add(doc, "device", json_object_new_string(c->device));
+	json_object_object_add(doc, "type", json_object_new_string(pt->is_blockdev ? "block" : "image"));
+	json_object_object_add(doc, "size", ju(pt->size_bytes));
+	json_object_object_add(doc, "logical_sector", json_object_new_int64(pt->sector_size));
+	json_object_object_add(doc, "sectors", ju(pt->nsectors));
+	json_object_object_add(doc, "label", jstr(pt->label));
+	json_object_object_add(doc, "id", jstr(pt->id));
+	json_object_object_add(doc, "first_usable", pt->label ? ju(pt->first_usable) : NULL);
+	json_object_object_add(doc, "last_usable", pt->label ? ju(pt->last_usable) : NULL);
+	json_object_object_add(doc, "topology", topology_json(&c->topo));
+
+	geo = json_object_new_object();
+	json_object_object_add(geo, "in_force", c->g.in_force ? geometry_json(c->g.in_force,
+			       c->g.in_force == &c->g.probed ? c->geometry_file : NULL) : NULL);
+	json_object_object_add(geo, "reported", geometry_json(&c->g.reported, NULL));
+	json_object_object_add(geo, "drive", geometry_json(&c->g.drive, NULL));
+	json_object_object_add(geo, "probed", geometry_json(&c->g.probed, c->geometry_file));
+	json_object_object_add(geo, "optimal_io", c->g.optio ? ju(c->g.optio) : NULL);
+	json_object_object_add(doc, "geometry", geo);
+
+	a = json_object_new_array();
+	for (i = 0; i < pt->nissues; i++) {
+		const struct ap_pt_issue *is = &pt->issues[i];
+		struct json_object *io = json_object_new_object();
+
+		json_object_object_add(io, "kind", json_object_new_string(ap_pt_kind_name(is->kind)));
+		json_object_object_add(io, "severity", json_object_new_string(is->error ? "error" : "warning"));
+		json_object_object_add(io, "partition", is->partno >= 0
+				       ? json_object_new_int64(is->partno + 1) : NULL);
+		json_object_object_add(io, "message", json_object_new_string(is->msg));
+		json_object_array_add(a, io);
+	}
+	json_object_object_add(doc, "issues", a);
+	a = json_object_new_array();
+	for (i = 0; i < pt->nfdisk_msgs; i++)
+		json_object_array_add(a, json_object_new_string(pt->fdisk_msgs[i]));
+	json_object_object_add(doc, "libfdisk_messages", a);
+
+	a = json_object_new_array();
+	for (i = 0; i < pt->nparts; i++) {
+		struct verdicts v;
+
+		judge(c, &pt->parts[i], &v);
+		json_object_array_add(a, part_json(c, &pt->parts[i], &v));
+	}
+	json_object_object_add(doc, "partitions", a);
+	json_object_object_add(doc, "misaligned", ju(c->nmisaligned));
+	json_object_object_add(doc, "aligned", json_object_new_boolean(aligned));
+	rc = ap_out_json_print(stdout, doc);
+	json_object_put(doc);
+	return rc;
+}
+
+/* ---- human output ---- */
+
+static void cell_ul(struct libscols_line *ln, size_t col, bool have, uint64_t v)
+{
+	char buf[32];
+
+	if (!have) {
+		scols_line_set_data(ln, col, "-");
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	scols_line_set_data(ln, col, buf);
+}
+
+static int print_topology(const struct check *c)
+{
+	const struct ap_kernel_topology *k = &c->topo.kernel;
+	const struct ap_drive_topology *d = &c->topo.drive;
+	const struct ap_geometry *r = &c->g.reported;
+	const struct ap_geometry *p = c->g.probed.physical ? &c->g.probed : NULL;
+	bool blk = c->pt.is_blockdev;
+	struct libscols_table *tb = scols_new_table();
+	struct libscols_line *ln;
+	char *human = ap_size_to_human(c->pt.size_bytes), buf[200];
+	size_t i, pc = 3;
+	int rc;
+
+	if (!tb) {
+		free(human);
+		return -ENOMEM;
+	}
+	printf("Disk %s: %s, %" PRIu64 " sectors of %u bytes, %s%s\n", c->device, human,
+	       c->pt.nsectors, c->pt.sector_size, blk ? "block device" : "image file",
+	       c->pt.label ? "" : ", no usable partition table");
+	free(human);
+	if (c->pt.label)
+		printf("Partition table: %s, %zu partition%s, usable sectors %" PRIu64 "-%" PRIu64 "%s%s\n",
+		       c->pt.label, c->pt.nparts, c->pt.nparts == 1 ? "" : "s", c->pt.first_usable,
+		       c->pt.last_usable, c->pt.id ? ", id " : "", c->pt.id ? c->pt.id : "");
+
+	scols_table_new_column(tb, "", 0, 0);
+	scols_table_new_column(tb, blk ? "KERNEL" : "IMAGE", 0, SCOLS_FL_RIGHT);
+	if (blk)
+		scols_table_new_column(tb, "DRIVE", 0, SCOLS_FL_RIGHT);
+	else
+		pc = 2;
+	if (p)
+		scols_table_new_column(tb, p->source == AP_GEOM_PROBED ? "PROBED" : "GIVEN", 0,
+				       SCOLS_FL_RIGHT);
+
+	ln = scols_table_new_line(tb, NULL);
+	scols_line_set_data(ln, 0, "logical sector");
+	cell_ul(ln, 1, true, blk && k->available ? k->logical : r->logical);
+	if (blk)
+		cell_ul(ln, 2, d->available && d->logical, d->logical);
+	if (p)
+		cell_ul(ln, pc, true, p->logical);
+
+	ln = scols_table_new_line(tb, NULL);
+	scols_line_set_data(ln, 0, "physical sector");
+	cell_ul(ln, 1, true, blk && k->available ? k->physical : r->physical);
+	if (blk)
+		cell_ul(ln, 2, d->available && d->physical, d->physical);
+	if (p)
+		cell_ul(ln, pc, true, p->physical);
+
+	ln = scols_table_new_line(tb, NULL);
+	scols_line_set_data(ln, 0, "lowest aligned LBA");
+	cell_ul(ln, 1, true, r->lowest_aligned);
+	if (blk)
+		cell_ul(ln, 2, d->available && d->lowest_aligned_known, d->lowest_aligned);
+	if (p)
+		cell_ul(ln, pc, true, p->lowest_aligned);
+
+	if (blk) {
+		ln = scols_table_new_line(tb, NULL);
+		scols_line_set_data(ln, 0, "minimum I/O");
+		cell_ul(ln, 1, k->available, k->minimum_io);
+		cell_ul(ln, 2, false, 0);
+
+		ln = scols_table_new_line(tb, NULL);
+		scols_line_set_data(ln, 0, "optimal I/O");
+		if (k->available && k->optimal_io && !k->optimal_io_sane) {
+			snprintf(buf, sizeof(buf), "%lu (ignored)", k->optimal_io);
+			scols_line_set_data(ln, 1, buf);
+		} else {
+			cell_ul(ln, 1, k->available, k->optimal_io);
+		}
+		cell_ul(ln, 2, d->nvme_ok && d->nvme.optimal_io, d->nvme.optimal_io);
+
+		ln = scols_table_new_line(tb, NULL);
+		scols_line_set_data(ln, 0, "write cache");
+		scols_line_set_data(ln, 1, k->write_cache < 0 ? "-" : k->write_cache
+				    ? "write back" : "write through");
+		scols_line_set_data(ln, 2, !d->wc_known ? "-" : d->wc.enabled ? "on" : "off");
+		if (p)
+			for (i = 3; i < 6; i++) {
+				struct libscols_line *l = scols_table_get_line(tb, i);
+
+				if (l)
+					scols_line_set_data(l, pc, "-");
+			}
+	}
+	rc = scols_print_table(tb);
+	scols_unref_table(tb);
+	if (rc)
+		return -EIO;
+
+	if (!blk)
+		printf("image: %u-byte sectors, no kernel topology and no drive to ask\n",
+		       c->pt.sector_size);
+	else if (!k->available)
+		printf("kernel: not available (%s)\n", k->why);
+	if (blk && !d->available)
+		printf("drive: not available (%s)\n", d->why);
+	else if (blk && d->ata_ok && d->ata.model[0])
+		printf("drive: %s, answered %s%s\n", d->ata.model, d->source,
+		       d->scsi_ok ? " and SCSI READ CAPACITY(16)" : "");
+	else if (blk)
+		printf("drive: answered %s\n", d->source);
+	for (i = 0; i < c->topo.ndisagreements; i++)
+		printf("disagreement: %s\n", c->topo.disagreements[i]);
+	if (p && p->physical != r->physical)
+		printf("disagreement: physical sector: reported %" PRIu64 " bytes, %s %" PRIu64 "\n",
+		       r->physical, p->source == AP_GEOM_PROBED ? "probed" : "given", p->physical);
+	if (p && p->lowest_aligned != r->lowest_aligned)
+		printf("disagreement: lowest aligned LBA: reported %" PRIu64 ", %s %" PRIu64 "\n",
+		       r->lowest_aligned, p->source == AP_GEOM_PROBED ? "probed" : "given",
+		       p->lowest_aligned);
+	if (c->g.in_force) {
+		describe_geometry(c->g.in_force, buf, sizeof(buf));
+		printf("Geometry in force: %s%s%s\n", buf,
+		       c->g.in_force == &c->g.probed && c->geometry_file ? ", from " : "",
+		       c->g.in_force == &c->g.probed && c->geometry_file ? c->geometry_file : "");
+	}
+	putchar('\n');
+	return 0;
+}
+
+static int print_table(struct check *c)
+{
+	struct libscols_table *tb;
+	size_t i;
+	int rc;
+
+	tb = ap_out_table_new(&c->out, "partitions", infos, c->cols, c->ncols);
+	for (i = 0; i < c->pt.nparts; i++) {
+		struct libscols_line *ln = scols_table_new_line(tb, NULL);
+		struct verdicts v;
+
+		if (!ln) {
+			scols_unref_table(tb);
+			return -ENOMEM;
+		}
+		judge(c, &c->pt.parts[i], &v);
+		fill_line(c, ln, &c->pt.parts[i], &v);
+	}
+	rc = ap_out_print(&c->out, tb);
+	scols_unref_table(tb);
+	return rc;
+}
+
+/* ---- the command ---- */
+
+static void default_columns(const struct check *c, int *def, size_t *n)
+{
+	size_t k = 0;
+
+	def[k++] = COL_NR;
+	def[k++] = COL_START;
+	def[k++] = COL_END;
+	def[k++] = COL_SIZE;
+	def[k++] = COL_TYPE;
+	def[k++] = COL_ALIGN_REPORTED;
+	if (c->g.drive.physical)
+		def[k++] = COL_ALIGN_DRIVE;
+	if (c->g.probed.physical)
+		def[k++] = COL_ALIGN_PROBED;
+	def[k++] = COL_ALIGN_1M;
+	if (c->g.optio)
+		def[k++] = COL_ALIGN_OPTIO;
+	def[k++] = COL_ALIGNED;
+	*n = k;
+}
+
+static void report_partitions(struct check *c)
+{
+	const struct ap_geometry *f = c->g.in_force;
+	char desc[200];
+	size_t i;
+
+	describe_geometry(f, desc, sizeof(desc));
+	for (i = 0; i < c->pt.nparts; i++) {
+		const struct ap_part *p = &c->pt.parts[i];
+		struct verdicts v;
+
+		judge(c, p, &v);
+		if (v.aligned < 0)
+			continue;
+		c->nchecked++;
+		if (v.aligned)
+			continue;
+		c->nmisaligned++;
+		if (c->quiet)
+			continue;
+		if (!ap_geometry_is_aligned(p->start, f->logical, f->physical, f->lowest_aligned)) {
+			if (v.next != UINT64_MAX)
+				cwarn(c, "partition %zu: start %" PRIu64 " is not aligned to %s: %"
+				      PRIu64 " sector%s past a boundary; next aligned start %" PRIu64,
+				      p->partno + 1, p->start, desc, v.misalign,
+				      v.misalign == 1 ? "" : "s", v.next);
+			else
+				cwarn(c, "partition %zu: start %" PRIu64 " is not aligned to %s",
+				      p->partno + 1, p->start, desc);
+		} else {
+			cwarn(c, "partition %zu: size %" PRIu64 " sectors is not a whole number of "
+			      "%" PRIu64 "-byte physical sectors", p->partno + 1, p->size, f->physical);
+		}
+	}
+}
+
+static int parse_args(struct check *c, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "geometry",	    required_argument, NULL, 'g' },
+		{ "physical",	    required_argument, NULL, 'p' },
+		{ "lowest-aligned", required_argument, NULL, 'l' },
+		{ "sector-size",    required_argument, NULL, OPT_SECTOR_SIZE },
+		{ "check-size",	    no_argument,       NULL, OPT_CHECK_SIZE },
+		{ "quiet",	    no_argument,       NULL, 'q' },
+		{ "verbose",	    no_argument,       NULL, 'v' },
+		{ "help",	    no_argument,       NULL, 'h' },
+		{ "version",	    no_argument,       NULL, 'V' },
+		AP_OUT_LONGOPTS,
+		{ NULL, 0, NULL, 0 }
+	};
+	struct ap_error e;
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "g:p:l:qvhV" AP_OUT_OPTSTRING, longopts, NULL)) != -1) {
+		if (ap_out_parse_opt(&c->out, ch, optarg))
+			continue;
+		switch (ch) {
+		case 'g':
+			c->geometry_file = optarg;
+			break;
+		case 'p':
+			if (ap_parse_size(optarg, &c->physical) || !c->physical) {
+				ap_usage_error(CMD, "invalid --physical size: '%s'", optarg);
+				return AP_EXIT_USAGE;
+			}
+			break;
+		case 'l':
+			if (ap_parse_u64(optarg, &c->lowest)) {
+				ap_usage_error(CMD, "invalid --lowest-aligned LBA: '%s'", optarg);
+				return AP_EXIT_USAGE;
+			}
+			c->have_lowest = true;
+			break;
+		case OPT_SECTOR_SIZE:
+			if (ap_parse_size(optarg, &c->sector_size) || c->sector_size < 512 ||
+			    c->sector_size > 65536 || !ap_is_power_of_2(c->sector_size)) {
+				ap_usage_error(CMD, "invalid --sector-size: '%s' (a power of two, "
+					       "512..65536)", optarg);
+				return AP_EXIT_USAGE;
+			}
+			break;
+		case OPT_CHECK_SIZE:
+			c->check_size = true;
+			break;
+		case 'q':
+			c->quiet = true;
+			break;
+		case 'v':
+			c->verbose = true;
+			break;
+		case 'h':
+			usage();
+		case 'V':
+			ap_print_version();
+			exit(AP_EXIT_OK);
+		default:
+			ap_usage_hint(CMD);
+			return AP_EXIT_USAGE;
+		}
+	}
+	if (c->out.list_columns) {
+		ap_out_list_columns(&c->out, infos, AP_ARRAY_SIZE(infos));
+		exit(AP_EXIT_OK);
+	}
+	if (ap_out_validate(&c->out, &e)) {
+		ap_usage_error(CMD, "%s", e.msg);
+		return AP_EXIT_USAGE;
+	}
+	if (c->geometry_file && c->physical) {
+		ap_usage_error(CMD, "--geometry and --physical are mutually exclusive");
+		return AP_EXIT_USAGE;
+	}
+	if (c->have_lowest && !c->physical) {
+		ap_usage_error(CMD, "--lowest-aligned needs --physical");
+		return AP_EXIT_USAGE;
+	}
+	if (optind >= argc) {
+		ap_usage_error(CMD, "no device or image given");
+		return AP_EXIT_USAGE;
+	}
+	c->device = argv[optind++];
+	if (optind < argc) {
+		ap_usage_error(CMD, "unexpected argument '%s' (one device or image at a time)",
+			       argv[optind]);
+		return AP_EXIT_USAGE;
+	}
+	return AP_EXIT_OK;
+}
+
+/* errno of a failed read of the device: bad input (2) or runtime failure (1) */
+static int exit_for_errno(int err)
+{
+	switch (err) {
+	case ENOENT:
+	case ENOTDIR:
+	case EISDIR:
+	case ENODEV:
+	case ENXIO:
+	case EINVAL:
+		return AP_EXIT_USAGE;
+	default:
+		return AP_EXIT_FAILURE;
+	}
+}
+
+static int run(struct check *c)
+{
+	struct ap_ptable_opts po = { .sector_size = (unsigned)c->sector_size };
+	struct ap_error e;
+	int def[AP_ARRAY_SIZE(infos)];
+	size_t ndef, i, nerr;
+	bool aligned;
+	int rc;
+
+	ap_error_clear(&e);
+	rc = ap_ptable_read(c->device, &po, &c->pt, &e);
+	if (rc) {
+		cwarn(NULL, "%s", e.msg);
+		return exit_for_errno(-rc);
+	}
+	rc = ap_topology_read(c->device, &c->topo, &e);
+	if (rc) {
+		cwarn(NULL, "%s", e.msg);
+		return exit_for_errno(-rc);
+	}
+	rc = build_geometries(c);
+	if (rc)
+		return rc;
+
+	default_columns(c, def, &ndef);
+	if (c->out.json && !c->out.columns && !c->out.all)
+		c->out.all = true;	/* the JSON document carries every column */
+	if (ap_out_columns(&c->out, infos, AP_ARRAY_SIZE(infos), def, ndef, c->cols,
+			   &c->ncols, &e)) {
+		ap_usage_error(CMD, "%s", e.msg);
+		return AP_EXIT_USAGE;
+	}
+
+	for (i = 0; i < c->pt.nissues; i++)
+		if (c->pt.issues[i].error || !c->quiet)
+			cwarn(c, "%s%s", c->pt.issues[i].error ? "" : "warning: ",
+			      c->pt.issues[i].msg);
+	if (c->verbose)
+		for (i = 0; i < c->pt.nfdisk_msgs; i++)
+			cwarn(c, "libfdisk: %s", c->pt.fdisk_msgs[i]);
+	nerr = ap_ptable_nerrors(&c->pt);
+	report_partitions(c);
+	aligned = nerr == 0 && c->nmisaligned == 0;
+
+	if (c->out.json) {
+		if (print_json(c, aligned))
+			goto out_err;
+	} else if (!c->quiet) {
+		bool human = !c->out.raw && !c->out.csv && !c->out.noheadings;
+
+		if (human && print_topology(c))
+			goto out_err;
+		if (c->pt.label && print_table(c))
+			goto out_err;
+		if (human && c->pt.label && nerr == 0) {
+			char desc[200];
+
+			describe_geometry(c->g.in_force, desc, sizeof(desc));
+			if (c->nchecked == 0)
+				printf("\nNo partitions to check.\n");
+			else
+				printf("\n%zu of %zu partition%s aligned to %s.\n",
+				       c->nchecked - c->nmisaligned, c->nchecked,
+				       c->nchecked == 1 ? "" : "s", desc);
+		}
+	}
+	if (fflush(stdout) != 0 || ferror(stdout))
+		goto out_err;
+
+	if (nerr)
+		return AP_EXIT_USAGE;
+	if (c->pt.nparts == 0 && !c->quiet)
+		cwarn(c, "warning: the partition table holds no partitions");
+	return c->nmisaligned ? AP_EXIT_MISALIGNED : AP_EXIT_OK;
+out_err:
+	cwarn(NULL, "write error on standard output");
+	return AP_EXIT_FAILURE;
+}
 
 int ap_cmd_check(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return ap_cmd_not_built("check");
+	struct check c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	rc = parse_args(&c, argc, argv);
+	if (rc == AP_EXIT_OK)
+		rc = run(&c);
+	ap_ptable_free(&c.pt);
+	ap_topology_free(&c.topo);
+	return rc;
 }

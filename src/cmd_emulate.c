@@ -224,6 +224,15 @@ int ap_cmd_emulate(int argc, char **argv)
 	const char *dev = NULL;
 	int action = 0, c, rc = AP_EXIT_USAGE, fail_rw = 0, nspec = 0;
 
+#ifndef HAVE_EMULATOR
+	/* even --help: scripts probe `emulate --help` to learn whether it is built */
+	(void)argc;
+	(void)argv;
+	(void)longopts;
+	fprintf(stderr, "%s %s: the emulated drive is not built in this version "
+		"(configured with --disable-emulator)\n", AP_PROG, CMD);
+	return AP_EXIT_NOTBUILT;
+#endif
 	ap_emu_spec_init(&spec);
 	while ((c = getopt_long(argc, argv, "d:hV" AP_OUT_OPTSTRING, longopts, NULL)) != -1) {
 		if (ap_out_parse_opt(&out, c, optarg))
@@ -297,12 +306,6 @@ int ap_cmd_emulate(int argc, char **argv)
 		ap_usage_error(CMD, "%s", e.msg);
 		goto out;
 	}
-#ifndef HAVE_EMULATOR
-	fprintf(stderr, "%s %s: the emulated drive is not built in this version "
-		"(configured with --disable-emulator)\n", AP_PROG, CMD);
-	rc = AP_EXIT_NOTBUILT;
-	goto out;
-#endif
 	switch (action) {
 	case OPT_ATTACH:
 		if (fail_rw)

@@ -1,10 +1,1122 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* alignprobe probe: placeholder until its issue lands; it says so and exits 6. */
+/*
+ * alignprobe probe DEVICE... | --emulate[=SPEC] | --undo JOURNAL [DEVICE]
+ *
+ * Options, the safety gate, emulated drives, one thread per device, the
+ * progress line, and everything printed: the table per write size and
+ * offset, the verdict in words, JSON and the plot. The work is done by
+ * src/probe.c (engine), src/journal.c (undo journal) and src/analysis.c.
+ *
+ * Modes and what the gate requires:
+ *   destructive (default)  every in-use check of the safety gate, the
+ *                          device held O_EXCL, and a confirmation (typing
+ *                          the device name) or --yes; only the scratch
+ *                          region is written.
+ *   --preserve             the same in-use checks and O_EXCL hold (nothing
+ *                          else may write while the original bytes are
+ *                          journalled and written back), no confirmation:
+ *                          every byte is written back, verified, and the
+ *                          undo journal covers a crash.
+ *   --read-only            no gate (nothing is written).
+ *   --emulate              drives we create ourselves: no confirmation.
+ *
+ * JSON: one device prints {"device", "verdict", "results", ...}; several
+ * print {"devices": [ {same}, ... ]}.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
 #include "commands.h"
+#include "emu.h"
+#include "exitcodes.h"
+#include "journal.h"
+#include "out.h"
+#include "plot.h"
+#include "probe.h"
+#include "progress.h"
+#include "safety.h"
+#include "sig.h"
+#include "state.h"
+#include "util.h"
+
+#define CMD "probe"
+#define EMU_DEFAULT_SPEC "phys=4096,lba=0,rmw=8ms,jitter=30%"
+#define DEFAULT_BUDGET_NS (120ULL * AP_NSEC_PER_SEC)
+
+enum {
+	COL_DEVICE, COL_SIZE, COL_OFFSET, COL_N, COL_MEDIAN, COL_Q1, COL_Q3, COL_FAST,
+	COL_ALIGNED, COL_REL,
+};
+
+static const struct ap_colinfo infos[] = {
+	[COL_DEVICE]  = { "DEVICE", 0.2, 0, AP_COL_STRING, "device probed" },
+	[COL_SIZE]    = { "SIZE", 5, SCOLS_FL_RIGHT, AP_COL_SIZE, "write (or read) size" },
+	[COL_OFFSET]  = { "OFFSET", 6, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "offset in logical sectors from a 1 MiB-aligned place (= LBA modulo the unit)" },
+	[COL_N]       = { "N", 4, SCOLS_FL_RIGHT, AP_COL_NUMBER, "measurements at this offset" },
+	[COL_MEDIAN]  = { "MEDIAN_US", 9, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "median latency, microseconds" },
+	[COL_Q1]      = { "Q1_US", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "first quartile of the latency, microseconds" },
+	[COL_Q3]      = { "Q3_US", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "third quartile of the latency, microseconds" },
+	[COL_FAST]    = { "FAST", 4, 0, AP_COL_BOOLEAN,
+			  "classified fast by the analysis of this size" },
+	[COL_ALIGNED] = { "ALIGNED", 7, 0, AP_COL_BOOLEAN,
+			  "aligned under the final verdict (empty: unresolved)" },
+	[COL_REL]     = { "REL", 6, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "median relative to the fastest offset of this size" },
+};
+
+static const int default_cols[] = {
+	COL_DEVICE, COL_SIZE, COL_OFFSET, COL_N, COL_MEDIAN, COL_Q1, COL_Q3, COL_FAST, COL_REL,
+};
+
+enum {
+	OPT_EMULATE = AP_OPT_OUT_LAST,
+	OPT_PRESERVE,
+	OPT_READ_ONLY,
+	OPT_JOURNAL,
+	OPT_UNDO,
+	OPT_MIN_SIZE,
+	OPT_MAX_SIZE,
+	OPT_REGION_START,
+	OPT_REGION_SIZE,
+	OPT_SLOTS,
+	OPT_MIN_ROUNDS,
+	OPT_MAX_ROUNDS,
+	OPT_BUDGET,
+	OPT_SEED,
+	OPT_NO_CONFIRM,
+	OPT_ALPHA,
+	OPT_MIN_SLOWDOWN,
+	OPT_ALLOW_METADATA,
+	OPT_ALLOW_PARTITION,
+	OPT_PLOT,
+	OPT_ALL_SIZES,
+	OPT_SAMPLES,
+};
+
+struct job {
+	char *dev;			/* what the user named, or the emulated loop device */
+	bool emulated;
+	struct ap_emu *emu;
+	struct ap_probe_dev d;
+	struct ap_probe_plan plan;
+	struct ap_probe_opts o;
+	struct ap_probe_result r;
+	struct ap_error e;
+	int rc;
+	int fd_hold;
+	char *journal;
+	pthread_t th;
+	bool started;
+	volatile int done;
+};
+
+struct ctl {
+	struct ap_out out;
+	struct ap_probe_opts o;
+	bool yes, quiet, all_sizes, allow_partition, budget_set;
+	uint64_t budget_ns;
+	const char *journal;
+	const char *undo;
+	const char *plot;
+	const char *samples;
+	char **emu_specs;
+	size_t nemu;
+	struct job *jobs;
+	size_t njobs;
+};
+
+static void usage(void)
+{
+	FILE *f = stdout;
+
+	fprintf(f, "Usage:\n %s %s [options] DEVICE...\n", AP_PROG, CMD);
+	fprintf(f, " %s %s [options] --emulate[=SPEC]\n", AP_PROG, CMD);
+	fprintf(f, " %s %s --undo JOURNAL [DEVICE]\n\n", AP_PROG, CMD);
+	fputs("Time single synchronous direct writes of 4 KiB .. 64 KiB at every logical-sector\n"
+	      "offset, randomized and interleaved over a region larger than any drive cache,\n"
+	      "and infer the hidden physical sector size and the lowest aligned LBA. Several\n"
+	      "devices are probed in parallel, one thread each.\n\n", f);
+	fputs("Modes:\n"
+	      "     (default)              destructive: writes a pattern into the scratch region\n"
+	      "                            (asks for the device name unless --yes)\n"
+	      " -P, --preserve             read the original bytes first, keep them in an undo\n"
+	      "                            journal, write them back, verify; nothing is lost\n"
+	      " -R, --read-only            timing reads only (much weaker evidence)\n"
+	      "     --undo JOURNAL [DEV]   restore a device from the journal of a killed\n"
+	      "                            preserving probe, verify, delete the journal\n\n", f);
+	fputs("Options:\n"
+	      "     --emulate[=SPEC]       probe an emulated drive (repeatable), e.g.\n"
+	      "                            phys=4096,lba=7,rmw=300us,size=256M; default\n"
+	      "                            " EMU_DEFAULT_SPEC "\n"
+	      "     --journal FILE         the undo journal (default\n"
+	      "                            /var/tmp/alignprobe-undo-DEV-PID.journal, or in\n"
+	      "                            $ALIGNPROBE_JOURNAL_DIR); several devices: FILE.DEV\n"
+	      "     --min-size SIZE        smallest write size (default 4K)\n"
+	      "     --max-size SIZE        largest write size (default 64K)\n"
+	      "     --region-start SIZE    where the scratch region starts (default 1M)\n"
+	      "     --region-size SIZE     its size (default 1G or what the device has)\n"
+	      "     --slots N              places the writes are spread over (default 256)\n"
+	      "     --min-rounds N         rounds per size before an early stop (default 3)\n"
+	      "     --max-rounds N         rounds per size at most (default 40)\n"
+	      "     --time-budget DUR      for the whole call (default 2m), e.g. 30s\n"
+	      "     --seed N               of the randomized order (default 1)\n"
+	      "     --no-confirm           stop at the first size that shows the unit\n"
+	      "     --alpha P              significance level (default 0.001)\n"
+	      "     --min-slowdown X       smallest slowdown that counts (default 1.5)\n"
+	      "     --allow-metadata-area  allow a region over LBA 0..33 or the last 33 sectors\n"
+	      "     --allow-partition      probe a partition instead of a whole disk\n"
+	      " -y, --yes                  destructive mode without the confirmation\n"
+	      "     --plot FILE.svg        median latency per offset (several devices:\n"
+	      "                            FILE-DEV.svg)\n"
+	      "     --all-sizes            table rows for every size (default: the deciding one)\n"
+	      "     --samples FILE         save every timed operation as CSV (device, size,\n"
+	      "                            offset, round, slot, ns)\n"
+	      " -q, --quiet                no progress line\n", f);
+	ap_out_usage(f);
+	fputs(" -h, --help                 display this help\n"
+	      " -V, --version              display version\n\n", f);
+	fputs("Exit status: 0 verdict, 1 failure, 2 usage, 3 refused for safety, 5 no verdict\n"
+	      "within the budget, 128+N interrupted by signal N (preserving mode restored first).\n",
+	      f);
+}
+
+/* ------------------------------------------------------------------ */
+
+static void *job_thread(void *arg)
+{
+	struct job *j = arg;
+
+	j->rc = ap_probe_device(&j->d, &j->o, &j->r, &j->e);
+	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static const char *dev_base(const char *dev)
+{
+	const char *s = strrchr(dev, '/');
+
+	return s ? s + 1 : dev;
+}
+
+static char *journal_path(const struct ctl *c, const struct job *j)
+{
+	const char *dir = getenv("ALIGNPROBE_JOURNAL_DIR");
+	char *p;
+
+	if (c->journal) {
+		if (c->njobs == 1)
+			return ap_xstrdup(c->journal);
+		ap_xasprintf(&p, "%s.%s", c->journal, dev_base(j->dev));
+		return p;
+	}
+	ap_xasprintf(&p, "%s/alignprobe-undo-%s-%d.journal", dir && *dir ? dir : "/var/tmp",
+		     dev_base(j->dev), (int)getpid());
+	return p;
+}
+
+static char *plot_path(const char *plot, const char *dev, bool several)
+{
+	const char *dot, *slash;
+	char *p;
+
+	if (!several || strcmp(plot, "-") == 0)
+		return ap_xstrdup(plot);
+	dot = strrchr(plot, '.');
+	slash = strrchr(plot, '/');
+	if (!dot || (slash && dot < slash))
+		ap_xasprintf(&p, "%s-%s", plot, dev_base(dev));
+	else
+		ap_xasprintf(&p, "%.*s-%s%s", (int)(dot - plot), plot, dev_base(dev), dot);
+	return p;
+}
+
+static const char *human(uint64_t bytes, char *buf, size_t len)
+{
+	if (bytes >= 1048576 && bytes % 1048576 == 0)
+		snprintf(buf, len, "%llu MiB", (unsigned long long)(bytes / 1048576));
+	else if (bytes >= 1024 && bytes % 1024 == 0)
+		snprintf(buf, len, "%llu KiB", (unsigned long long)(bytes / 1024));
+	else
+		snprintf(buf, len, "%llu bytes", (unsigned long long)bytes);
+	return buf;
+}
+
+/* The size whose rows the table shows by default. */
+static int shown_size(const struct ap_probe_result *r)
+{
+	if (r->decided >= 0)
+		return r->decided;
+	return r->nsizes ? (int)r->nsizes - 1 : -1;
+}
+
+static double min_median(const struct ap_verdict *v)
+{
+	double m = INFINITY;
+	size_t i;
+
+	for (i = 0; i < v->nstats; i++)
+		if (v->stats[i].median < m)
+			m = v->stats[i].median;
+	return m;
+}
+
+static bool offset_aligned(const struct ap_verdict *v, uint64_t off)
+{
+	return v->period ? off % v->period == v->lowest_aligned_lba % v->period : true;
+}
+
+static void add_rows(struct ctl *c, struct libscols_table *tb, const int *cols, size_t ncols,
+		     const struct job *j, const struct ap_probe_size *sz)
+{
+	const struct ap_verdict *v = &sz->verdict, *fv = &j->r.verdict;
+	double best = min_median(v);
+	size_t i;
+
+	for (i = 0; i < v->nstats; i++) {
+		const struct ap_offset_stat *st = &v->stats[i];
+		struct libscols_line *ln = scols_table_new_line(tb, NULL);
+
+		if (!ln)
+			continue;
+		ap_out_set_str(ln, cols, ncols, COL_DEVICE, j->dev);
+		ap_out_set_size(&c->out, ln, cols, ncols, COL_SIZE, sz->size);
+		ap_out_set_u64(ln, cols, ncols, COL_OFFSET, st->offset);
+		ap_out_set_u64(ln, cols, ncols, COL_N, st->n);
+		ap_out_set_double(ln, cols, ncols, COL_MEDIAN, "%.1f", st->median / 1000.0);
+		ap_out_set_double(ln, cols, ncols, COL_Q1, "%.1f", st->q1 / 1000.0);
+		ap_out_set_double(ln, cols, ncols, COL_Q3, "%.1f", st->q3 / 1000.0);
+		ap_out_set_bool(ln, cols, ncols, COL_FAST, st->fast);
+		if (fv->resolved)
+			ap_out_set_bool(ln, cols, ncols, COL_ALIGNED, offset_aligned(fv, st->offset));
+		ap_out_set_double(ln, cols, ncols, COL_REL, "%.2f",
+				  best > 0 ? st->median / best : 1.0);
+	}
+}
+
+/* The first LBA >= @from that is aligned under @v. */
+static uint64_t first_aligned(const struct ap_verdict *v, uint64_t from)
+{
+	uint64_t p = v->period ? v->period : 1, ph = v->lowest_aligned_lba % p;
+	uint64_t x = from - from % p + ph;
+
+	return x < from ? x + p : x;
+}
+
+/* The verdict in one line (also the plot's title). */
+static char *verdict_line(const struct job *j)
+{
+	const struct ap_verdict *v = &j->r.verdict;
+	char *s;
+
+	if (j->r.interrupted && !v->resolved)
+		ap_xasprintf(&s, "%s: interrupted, no verdict", j->dev);
+	else if (v->sensitive && v->resolved)
+		ap_xasprintf(&s, "%s: %u-byte physical sectors (reported %u), lowest aligned LBA %u",
+			     j->dev, v->physical_sector, v->reported_physical,
+			     v->lowest_aligned_lba);
+	else if (v->resolved)
+		ap_xasprintf(&s, "%s: no alignment effect: %u-byte sectors behave as reported "
+			     "(%u logical, %u physical)", j->dev, v->physical_sector,
+			     v->logical_sector, v->reported_physical);
+	else if (v->sensitive)
+		ap_xasprintf(&s, "%s: alignment matters, but the physical sector size is not "
+			     "resolved", j->dev);
+	else
+		ap_xasprintf(&s, "%s: no verdict", j->dev);
+	return s;
+}
+
+static void print_words(struct ctl *c, const struct job *j)
+{
+	const struct ap_probe_result *r = &j->r;
+	const struct ap_verdict *v = &r->verdict;
+	char *line = verdict_line(j), b[32];
+
+	(void)c;
+	printf("%s\n", line);
+	free(line);
+	if (v->sensitive && v->resolved) {
+		uint64_t mib = 1048576 / v->logical_sector, s1 = first_aligned(v, mib);
+
+		printf("  misaligned writes are %.1fx slower (p = %.2g, confidence %.1f%%)%s\n",
+		       v->slowdown, v->p_value, v->confidence * 100,
+		       r->clear ? "" : "; tentative: not yet statistically clear");
+		if (s1 == mib)
+			printf("  recommended partition starts: %" PRIu64 " (1 MiB)", s1);
+		else
+			printf("  recommended partition starts: %" PRIu64 " (1 MiB + %" PRIu64
+			       " sectors)", s1, s1 - mib);
+		printf("; first aligned start >= 34: %" PRIu64 "\n", first_aligned(v, 34));
+	} else if (v->resolved) {
+		printf("  confidence %.1f%%%s\n", v->confidence * 100,
+		       r->clear ? "" : "; tentative: not yet statistically clear");
+	}
+	if (v->note)
+		printf("  %s\n", v->note);
+	if (r->mode == AP_PROBE_READONLY)
+		printf("  read-only mode: read timings are weak evidence; a drive may hide its "
+		       "sectors from reads entirely\n");
+	if (r->budget_out)
+		printf("  the time budget ran out\n");
+	if (r->decided < 0 && r->nsizes)
+		printf("  measured sizes: %s .. %s\n", human(r->sizes[0].size, b, sizeof(b)),
+		       human(r->sizes[r->nsizes - 1].size, b + 16, sizeof(b) - 16));
+	if (r->mode == AP_PROBE_PRESERVE && j->d.restored)
+		printf("  data preserved: %" PRIu64 " ranges of %s verified identical (%" PRIu64
+		       " rewritten), undo journal removed\n", j->d.restore.records,
+		       human(r->plan.span, b, sizeof(b)), j->d.restore.restored);
+}
+
+static struct json_object *job_json(const struct job *j)
+{
+	const struct ap_probe_result *r = &j->r;
+	struct json_object *o = json_object_new_object(), *res = json_object_new_array();
+	struct json_object *sizes = json_object_new_array();
+	const char *mode = r->mode == AP_PROBE_PRESERVE ? "preserve" :
+			   r->mode == AP_PROBE_READONLY ? "read-only" : "destructive";
+	size_t i, k;
+
+	json_object_object_add(o, "device", json_object_new_string(j->dev));
+	json_object_object_add(o, "verdict", ap_verdict_to_json(&r->verdict));
+	json_object_object_add(o, "clear", json_object_new_boolean(r->clear));
+	json_object_object_add(o, "mode", json_object_new_string(mode));
+	json_object_object_add(o, "emulated", json_object_new_boolean(j->emulated));
+	for (i = 0; i < r->nsizes; i++) {
+		const struct ap_probe_size *sz = &r->sizes[i];
+		const struct ap_verdict *v = &sz->verdict;
+		struct json_object *so = json_object_new_object();
+		double best = min_median(v);
+
+		json_object_object_add(so, "size", json_object_new_int64((int64_t)sz->size));
+		json_object_object_add(so, "offsets", json_object_new_int64(sz->noffsets));
+		json_object_object_add(so, "rounds", json_object_new_int64(sz->rounds));
+		json_object_object_add(so, "n", json_object_new_int64((int64_t)sz->n));
+		json_object_object_add(so, "clear", json_object_new_boolean(sz->clear));
+		json_object_object_add(so, "deciding", json_object_new_boolean((int)i == r->decided));
+		json_object_object_add(so, "confirming",
+				       json_object_new_boolean((int)i == r->confirmed));
+		json_object_object_add(so, "seconds", json_object_new_double(
+			(double)(sz->t_end_ns - sz->t_start_ns) / 1e9));
+		json_object_object_add(so, "verdict", sz->analysed ? ap_verdict_to_json(v) : NULL);
+		json_object_array_add(sizes, so);
+		for (k = 0; k < v->nstats; k++) {
+			const struct ap_offset_stat *st = &v->stats[k];
+			struct json_object *row = json_object_new_object();
+
+			json_object_object_add(row, "size", json_object_new_int64((int64_t)sz->size));
+			json_object_object_add(row, "offset", json_object_new_int64((int64_t)st->offset));
+			json_object_object_add(row, "n", json_object_new_int64((int64_t)st->n));
+			json_object_object_add(row, "median_us", json_object_new_double(st->median / 1e3));
+			json_object_object_add(row, "q1_us", json_object_new_double(st->q1 / 1e3));
+			json_object_object_add(row, "q3_us", json_object_new_double(st->q3 / 1e3));
+			json_object_object_add(row, "fast", json_object_new_boolean(st->fast));
+			json_object_object_add(row, "aligned", r->verdict.resolved ?
+				json_object_new_boolean(offset_aligned(&r->verdict, st->offset)) : NULL);
+			json_object_object_add(row, "rel", json_object_new_double(
+				best > 0 ? st->median / best : 1.0));
+			json_object_array_add(res, row);
+		}
+	}
+	json_object_object_add(o, "results", res);
+	json_object_object_add(o, "sizes", sizes);
+	json_object_object_add(o, "operations", json_object_new_int64((int64_t)r->nsamples));
+	/* monotonic clock: comparable between the devices of one call */
+	json_object_object_add(o, "start_ns", json_object_new_int64((int64_t)r->start_ns));
+	json_object_object_add(o, "end_ns", json_object_new_int64((int64_t)r->end_ns));
+	json_object_object_add(o, "seconds", json_object_new_double(
+		r->end_ns > r->start_ns ? (double)(r->end_ns - r->start_ns) / 1e9 : 0));
+	json_object_object_add(o, "interrupted", json_object_new_boolean(r->interrupted != 0));
+	json_object_object_add(o, "budget_exhausted", json_object_new_boolean(r->budget_out));
+	json_object_object_add(o, "region_start", json_object_new_int64((int64_t)r->plan.region_start));
+	json_object_object_add(o, "region_size", json_object_new_int64((int64_t)r->plan.region_size));
+	json_object_object_add(o, "slots", json_object_new_int64(r->plan.slots));
+	if (r->mode == AP_PROBE_PRESERVE) {
+		struct json_object *p = json_object_new_object();
+
+		json_object_object_add(p, "journal", j->d.journal ?
+				       json_object_new_string(j->d.journal) : NULL);
+		json_object_object_add(p, "records", json_object_new_int64(
+			(int64_t)j->d.restore.records));
+		json_object_object_add(p, "rewritten", json_object_new_int64(
+			(int64_t)j->d.restore.restored));
+		json_object_object_add(p, "verified", json_object_new_boolean(j->d.restored));
+		json_object_object_add(p, "journal_kept", json_object_new_boolean(j->d.journal_kept));
+		json_object_object_add(o, "preserve", p);
+	}
+	if (j->rc)
+		json_object_object_add(o, "error", json_object_new_string(j->e.msg));
+	return o;
+}
+
+static int write_plot(struct ctl *c, const struct job *j)
+{
+	const struct ap_probe_result *r = &j->r;
+	const struct ap_verdict *fv = &r->verdict;
+	int idx = shown_size(r);
+	struct ap_plot_bars pb = { 0 };
+	struct ap_plot_bar *bars;
+	char *title, *path, *svg, xl[96], b[32];
+	size_t i;
+	int rc;
+
+	if (idx < 0 || !r->sizes[idx].analysed)
+		return 0;
+	const struct ap_verdict *v = &r->sizes[idx].verdict;
+
+	bars = ap_xcalloc(v->nstats ? v->nstats : 1, sizeof(*bars));
+	for (i = 0; i < v->nstats; i++) {
+		bars[i].x = v->stats[i].offset;
+		bars[i].value = v->stats[i].median / 1e3;
+		bars[i].aligned = fv->resolved && fv->sensitive ?
+				  offset_aligned(fv, v->stats[i].offset) : v->stats[i].fast;
+	}
+	title = verdict_line(j);
+	snprintf(xl, sizeof(xl), "offset (logical sectors) of %s %s",
+		 human(r->sizes[idx].size, b, sizeof(b)),
+		 r->mode == AP_PROBE_READONLY ? "reads" : "writes");
+	pb.title = title;
+	pb.xlabel = xl;
+	pb.ylabel = "median latency (us)";
+	pb.bars = bars;
+	pb.nbars = v->nstats;
+	pb.period = fv->resolved && fv->sensitive ? fv->period : 0;
+	pb.phase = fv->lowest_aligned_lba;
+	svg = ap_plot_bars_svg(&pb);
+	path = plot_path(c->plot, j->dev, c->njobs > 1);
+	rc = ap_plot_write(path, svg);
+	if (rc)
+		fprintf(stderr, "%s %s: %s: cannot write plot: %s\n", AP_PROG, CMD, path,
+			strerror(-rc));
+	free(path);
+	free(svg);
+	free(title);
+	free(bars);
+	return rc;
+}
+
+static int print_results(struct ctl *c)
+{
+	int cols[AP_ARRAY_SIZE(infos) * 2];
+	size_t ncols = 0, i, k;
+	struct ap_error e = { 0 };
+	int rc = 0;
+
+	if (c->out.json) {
+		struct json_object *doc;
+
+		if (c->njobs == 1) {
+			doc = job_json(&c->jobs[0]);
+		} else {
+			struct json_object *a = json_object_new_array();
+
+			doc = json_object_new_object();
+			for (i = 0; i < c->njobs; i++)
+				json_object_array_add(a, job_json(&c->jobs[i]));
+			json_object_object_add(doc, "devices", a);
+		}
+		rc = ap_out_json_print(stdout, doc);
+		json_object_put(doc);
+		return rc;
+	}
+	if (ap_out_columns(&c->out, infos, AP_ARRAY_SIZE(infos), default_cols,
+			   AP_ARRAY_SIZE(default_cols), cols, &ncols, &e) == 0) {
+		struct libscols_table *tb = ap_out_table_new(&c->out, "probe", infos, cols, ncols);
+
+		for (i = 0; tb && i < c->njobs; i++) {
+			const struct ap_probe_result *r = &c->jobs[i].r;
+			int idx = shown_size(r);
+
+			for (k = 0; k < r->nsizes; k++)
+				if (r->sizes[k].analysed && (c->all_sizes || (int)k == idx))
+					add_rows(c, tb, cols, ncols, &c->jobs[i], &r->sizes[k]);
+		}
+		if (tb) {
+			rc = ap_out_print(&c->out, tb);
+			scols_unref_table(tb);
+		}
+	}
+	if (!c->out.raw && !c->out.csv) {
+		for (i = 0; i < c->njobs; i++) {
+			if (!c->jobs[i].started)
+				continue;
+			printf("\n");
+			print_words(c, &c->jobs[i]);
+		}
+	}
+	return rc;
+}
+
+static int write_samples(struct ctl *c)
+{
+	FILE *f = strcmp(c->samples, "-") == 0 ? stdout : fopen(c->samples, "we");
+	size_t i, k;
+	int rc = 0;
+
+	if (!f) {
+		fprintf(stderr, "%s %s: %s: %s\n", AP_PROG, CMD, c->samples, strerror(errno));
+		return -errno;
+	}
+	fprintf(f, "device,size,offset,round,slot,ns\n");
+	for (i = 0; i < c->njobs; i++) {
+		const struct ap_probe_result *r = &c->jobs[i].r;
+
+		for (k = 0; k < r->nsamples; k++) {
+			const struct ap_probe_sample *s = &r->samples[k];
+
+			fprintf(f, "%s,%" PRIu64 ",%u,%u,%u,%" PRIu64 "\n", c->jobs[i].dev, s->size,
+				s->offset, s->round, s->slot, s->ns);
+		}
+	}
+	if (f != stdout && fclose(f) != 0)
+		rc = -errno;
+	else if (f == stdout && fflush(f) != 0)
+		rc = -errno;
+	if (rc)
+		fprintf(stderr, "%s %s: %s: %s\n", AP_PROG, CMD, c->samples, strerror(-rc));
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+
+static int do_undo(struct ctl *c, int argc, char **argv)
+{
+	struct ap_probe_undo u;
+	struct ap_error e = { 0 };
+	const char *dev = NULL;
+
+	if (argc - optind > 1) {
+		ap_usage_error(CMD, "--undo takes one journal and at most one device");
+		return AP_EXIT_USAGE;
+	}
+	if (argc - optind == 1)
+		dev = argv[optind];
+	if (ap_probe_undo(c->undo, dev, &u, &e) != 0) {
+		fprintf(stderr, "%s %s: %s: %s\n", AP_PROG, CMD, c->undo, e.msg);
+		return e.code == EBUSY || e.code == EPERM ? AP_EXIT_REFUSED :
+		       e.code == EINVAL || e.code == ENOENT ? AP_EXIT_USAGE : AP_EXIT_FAILURE;
+	}
+	if (u.incomplete)
+		printf("%s: the journal was never completed, so the probe had written nothing to "
+		       "%s; journal removed\n", c->undo, u.dev);
+	else
+		printf("%s: restored from %s: %" PRIu64 " ranges checked, %" PRIu64
+		       " rewritten, every byte verified; journal removed\n", u.dev, c->undo,
+		       u.st.records, u.st.restored);
+	return AP_EXIT_OK;
+}
+
+/* Refusals and errors before anything is written: 2 or 3. */
+static int prepare_job(struct ctl *c, struct job *j)
+{
+	struct ap_error e = { 0 };
+	int rc;
+
+	j->fd_hold = -1;
+	j->o = c->o;
+	rc = ap_probe_device_geometry(j->dev, &j->d, &e);
+	if (rc) {
+		fprintf(stderr, "%s %s: %s\n", AP_PROG, CMD, e.msg);
+		return rc == -ENOENT || rc == -ENOTBLK ? AP_EXIT_USAGE : AP_EXIT_FAILURE;
+	}
+	j->d.dev = j->dev;
+	j->d.fd_hold = -1;
+	rc = ap_probe_plan(&j->o, j->d.size, j->d.logical_sector, &j->plan, &e);
+	if (rc) {
+		fprintf(stderr, "%s %s: %s: %s\n", AP_PROG, CMD, j->dev, e.msg);
+		return rc == -EPERM ? AP_EXIT_REFUSED : AP_EXIT_USAGE;
+	}
+	if (c->o.mode == AP_PROBE_PRESERVE) {
+		int on;
+
+		j->journal = journal_path(c, j);
+		j->o.journal = j->journal;
+		if (access(j->journal, F_OK) == 0) {
+			fprintf(stderr, "%s %s: %s: the undo journal %s already exists (a killed "
+				"probe's? restore with --undo, or choose another --journal)\n",
+				AP_PROG, CMD, j->dev, j->journal);
+			return AP_EXIT_USAGE;
+		}
+		on = ap_probe_path_on_device(j->journal, j->dev);
+		if (on < 0) {
+			fprintf(stderr, "%s %s: %s: cannot use the journal %s: %s\n", AP_PROG, CMD,
+				j->dev, j->journal, strerror(-on));
+			return AP_EXIT_USAGE;
+		}
+		if (on) {
+			fprintf(stderr, "%s %s: %s: the undo journal %s would live on the device "
+				"itself; choose another --journal\n", AP_PROG, CMD, j->dev,
+				j->journal);
+			return AP_EXIT_REFUSED;
+		}
+	}
+	return 0;
+}
+
+static int gate_job(struct ctl *c, struct job *j)
+{
+	struct ap_safety_opts so = { .yes = c->yes || j->emulated,
+				     .allow_partition = c->allow_partition };
+	struct ap_safety_target t;
+	struct ap_error e = { 0 };
+
+	if (c->o.mode == AP_PROBE_READONLY)
+		return 0;
+	if (ap_safety_check(j->dev, &so, &t, &e) != 0) {
+		fprintf(stderr, "%s %s: %s\n", AP_PROG, CMD, e.msg);
+		ap_safety_target_free(&t);
+		return AP_EXIT_REFUSED;
+	}
+	if (c->o.mode == AP_PROBE_DESTRUCTIVE && !so.yes) {
+		char *desc = ap_safety_describe(&t), b1[32];
+
+		fprintf(stderr, "%s", desc);
+		fprintf(stderr, "The probe overwrites up to %s of %s from byte %llu on (the "
+			"scratch region); the rest of the device is not touched.\n",
+			human(j->plan.region_size, b1, sizeof(b1)), j->dev,
+			(unsigned long long)j->plan.region_start);
+		free(desc);
+		if (ap_safety_confirm(&t, &so, &e) != 0) {
+			fprintf(stderr, "%s %s: %s\n", AP_PROG, CMD, e.msg);
+			ap_safety_target_free(&t);
+			return AP_EXIT_REFUSED;
+		}
+	}
+	j->fd_hold = t.fd;
+	t.fd = -1;
+	ap_safety_target_free(&t);
+	return 0;
+}
+
+static int attach_emulated(struct ctl *c, size_t i, struct job *j)
+{
+	struct ap_emu_spec spec;
+	struct ap_error e = { 0 };
+	char *s;
+	int rc;
+
+	ap_emu_spec_init(&spec);
+	ap_xasprintf(&s, "%s%s%s", EMU_DEFAULT_SPEC, c->emu_specs[i] ? "," : "",
+		     c->emu_specs[i] ? c->emu_specs[i] : "");
+	rc = ap_emu_spec_parse(s, &spec, &e);
+	free(s);
+	if (rc) {
+		ap_emu_spec_free(&spec);
+		fprintf(stderr, "%s %s: --emulate: %s\n", AP_PROG, CMD, e.msg);
+		return AP_EXIT_USAGE;
+	}
+	rc = ap_emu_attach(&spec, &j->emu, &e);
+	ap_emu_spec_free(&spec);
+	if (rc) {
+		fprintf(stderr, "%s %s: cannot set up the emulated drive: %s\n", AP_PROG, CMD,
+			e.msg);
+		return rc == -ENOTSUP ? AP_EXIT_NOTBUILT : AP_EXIT_FAILURE;
+	}
+	j->dev = ap_xstrdup(ap_emu_device(j->emu));
+	j->emulated = true;
+	return 0;
+}
+
+static void detach_emulated(struct job *j)
+{
+	struct ap_error e = { 0 };
+
+	if (!j->emu)
+		return;
+	if (ap_emu_detach(j->emu, &e) != 0)
+		fprintf(stderr, "%s %s: %s: cannot detach the emulated drive: %s\n", AP_PROG,
+			CMD, j->dev, e.msg);
+	j->emu = NULL;
+}
+
+static void run_jobs(struct ctl *c)
+{
+	struct ap_progress pg;
+	char what[96];
+	size_t i;
+
+	if (c->njobs == 1)
+		snprintf(what, sizeof(what), "probe %s", c->jobs[0].dev);
+	else
+		snprintf(what, sizeof(what), "probe %zu devices", c->njobs);
+	ap_progress_init(&pg, what, 0, c->quiet || c->out.json);
+
+	for (i = 0; i < c->njobs; i++) {
+		struct job *j = &c->jobs[i];
+
+		j->d.fd_hold = j->fd_hold;
+		j->o.seed = c->o.seed + i;
+		if (pthread_create(&j->th, NULL, job_thread, j) != 0) {
+			j->rc = ap_error_set(&j->e, EAGAIN, "cannot start a thread");
+			j->done = 1;
+			continue;
+		}
+		j->started = true;
+	}
+	for (;;) {
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+		uint64_t ops = 0, size = 0;
+		unsigned round = 0, ndone = 0;
+		char detail[96], b[32];
+
+		for (i = 0; i < c->njobs; i++) {
+			ops += c->jobs[i].r.live_ops;
+			if (__atomic_load_n(&c->jobs[i].done, __ATOMIC_ACQUIRE))
+				ndone++;
+			else {
+				size = c->jobs[i].r.live_size;
+				round = c->jobs[i].r.live_round;
+			}
+		}
+		if (ndone == c->njobs)
+			break;
+		if (c->njobs == 1)
+			snprintf(detail, sizeof(detail), "%s, round %u, %llu operations",
+				 size ? human(size, b, sizeof(b)) : "reading", round + 1,
+				 (unsigned long long)ops);
+		else
+			snprintf(detail, sizeof(detail), "%u of %zu done, %llu operations", ndone,
+				 c->njobs, (unsigned long long)ops);
+		ap_progress_update(&pg, ops, detail);
+		nanosleep(&ts, NULL);
+	}
+	for (i = 0; i < c->njobs; i++)
+		if (c->jobs[i].started)
+			pthread_join(c->jobs[i].th, NULL);
+	ap_progress_clear(&pg);
+}
+
+static int parse_count(const char *arg, const char *what, unsigned *out)
+{
+	uint64_t v;
+
+	if (ap_parse_u64(arg, &v) != 0 || v == 0 || v > 1000000) {
+		ap_usage_error(CMD, "invalid %s: '%s'", what, arg);
+		return -1;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
 
 int ap_cmd_probe(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return ap_cmd_not_built("probe");
+	static const struct option longopts[] = {
+		{ "emulate",             optional_argument, NULL, OPT_EMULATE },
+		{ "preserve",            no_argument,       NULL, 'P' },
+		{ "read-only",           no_argument,       NULL, 'R' },
+		{ "journal",             required_argument, NULL, OPT_JOURNAL },
+		{ "undo",                required_argument, NULL, OPT_UNDO },
+		{ "min-size",            required_argument, NULL, OPT_MIN_SIZE },
+		{ "max-size",            required_argument, NULL, OPT_MAX_SIZE },
+		{ "region-start",        required_argument, NULL, OPT_REGION_START },
+		{ "region-size",         required_argument, NULL, OPT_REGION_SIZE },
+		{ "slots",               required_argument, NULL, OPT_SLOTS },
+		{ "min-rounds",          required_argument, NULL, OPT_MIN_ROUNDS },
+		{ "max-rounds",          required_argument, NULL, OPT_MAX_ROUNDS },
+		{ "time-budget",         required_argument, NULL, OPT_BUDGET },
+		{ "seed",                required_argument, NULL, OPT_SEED },
+		{ "no-confirm",          no_argument,       NULL, OPT_NO_CONFIRM },
+		{ "alpha",               required_argument, NULL, OPT_ALPHA },
+		{ "min-slowdown",        required_argument, NULL, OPT_MIN_SLOWDOWN },
+		{ "allow-metadata-area", no_argument,       NULL, OPT_ALLOW_METADATA },
+		{ "allow-partition",     no_argument,       NULL, OPT_ALLOW_PARTITION },
+		{ "yes",                 no_argument,       NULL, 'y' },
+		{ "plot",                required_argument, NULL, OPT_PLOT },
+		{ "all-sizes",           no_argument,       NULL, OPT_ALL_SIZES },
+		{ "samples",             required_argument, NULL, OPT_SAMPLES },
+		{ "quiet",               no_argument,       NULL, 'q' },
+		AP_OUT_LONGOPTS,
+		{ "help",                no_argument,       NULL, 'h' },
+		{ "version",             no_argument,       NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct ctl c = { 0 };
+	struct ap_error e = { 0 };
+	bool preserve = false, readonly = false;
+	int ch, rc = AP_EXIT_OK, sig;
+	size_t i;
+	uint64_t v;
+	double d;
+
+	ap_probe_opts_init(&c.o);
+	c.budget_ns = DEFAULT_BUDGET_NS;
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, "PRyqhV" AP_OUT_OPTSTRING, longopts, NULL)) != -1) {
+		if (ap_out_parse_opt(&c.out, ch, optarg))
+			continue;
+		switch (ch) {
+		case OPT_EMULATE:
+			c.emu_specs = ap_xreallocarray(c.emu_specs, c.nemu + 1, sizeof(char *));
+			c.emu_specs[c.nemu++] = optarg;
+			break;
+		case 'P':
+			preserve = true;
+			break;
+		case 'R':
+			readonly = true;
+			break;
+		case OPT_JOURNAL:
+			c.journal = optarg;
+			break;
+		case OPT_UNDO:
+			c.undo = optarg;
+			break;
+		case OPT_MIN_SIZE:
+		case OPT_MAX_SIZE:
+		case OPT_REGION_START:
+		case OPT_REGION_SIZE:
+			if (ap_parse_size(optarg, &v) != 0) {
+				ap_usage_error(CMD, "invalid size: '%s'", optarg);
+				goto usage_fail;
+			}
+			if (ch == OPT_MIN_SIZE)
+				c.o.min_size = v;
+			else if (ch == OPT_MAX_SIZE)
+				c.o.max_size = v;
+			else if (ch == OPT_REGION_START)
+				c.o.region_start = v;
+			else
+				c.o.region_size = v;
+			break;
+		case OPT_SLOTS:
+			if (parse_count(optarg, "slot count", &c.o.slots))
+				goto usage_fail;
+			break;
+		case OPT_MIN_ROUNDS:
+			if (parse_count(optarg, "round count", &c.o.min_rounds))
+				goto usage_fail;
+			break;
+		case OPT_MAX_ROUNDS:
+			if (parse_count(optarg, "round count", &c.o.max_rounds))
+				goto usage_fail;
+			break;
+		case OPT_BUDGET:
+			if (ap_parse_duration_ns(optarg, &v) != 0 || v == 0) {
+				ap_usage_error(CMD, "invalid time budget: '%s' (e.g. 30s, 2m)", optarg);
+				goto usage_fail;
+			}
+			c.budget_ns = v;
+			c.budget_set = true;
+			break;
+		case OPT_SEED:
+			if (ap_parse_u64(optarg, &c.o.seed) != 0) {
+				ap_usage_error(CMD, "invalid seed: '%s'", optarg);
+				goto usage_fail;
+			}
+			break;
+		case OPT_NO_CONFIRM:
+			c.o.confirm = false;
+			break;
+		case OPT_ALPHA:
+			if (ap_parse_double(optarg, &d) != 0 || !(d > 0 && d < 0.5)) {
+				ap_usage_error(CMD, "invalid significance level: '%s' (0 < P < 0.5)",
+					       optarg);
+				goto usage_fail;
+			}
+			c.o.alpha = d;
+			break;
+		case OPT_MIN_SLOWDOWN:
+			if (ap_parse_double(optarg, &d) != 0 || !(d >= 1 && d < 1000)) {
+				ap_usage_error(CMD, "invalid minimal slowdown: '%s' (>= 1)", optarg);
+				goto usage_fail;
+			}
+			c.o.min_slowdown = d;
+			break;
+		case OPT_ALLOW_METADATA:
+			c.o.allow_metadata = true;
+			break;
+		case OPT_ALLOW_PARTITION:
+			c.allow_partition = true;
+			break;
+		case 'y':
+			c.yes = true;
+			break;
+		case OPT_PLOT:
+			c.plot = optarg;
+			break;
+		case OPT_ALL_SIZES:
+			c.all_sizes = true;
+			break;
+		case OPT_SAMPLES:
+			c.samples = optarg;
+			break;
+		case 'q':
+			c.quiet = true;
+			break;
+		case 'h':
+			usage();
+			free(c.emu_specs);
+			return AP_EXIT_OK;
+		case 'V':
+			ap_print_version();
+			free(c.emu_specs);
+			return AP_EXIT_OK;
+		default:
+			ap_usage_hint(CMD);
+			goto usage_fail;
+		}
+	}
+	if (c.out.list_columns) {
+		ap_out_list_columns(&c.out, infos, AP_ARRAY_SIZE(infos));
+		free(c.emu_specs);
+		return AP_EXIT_OK;
+	}
+	if (ap_out_validate(&c.out, &e) != 0) {
+		ap_usage_error(CMD, "%s", e.msg);
+		goto usage_fail;
+	}
+	if (c.undo) {
+		if (c.nemu || preserve || readonly) {
+			ap_usage_error(CMD, "--undo cannot be combined with a probe");
+			goto usage_fail;
+		}
+		free(c.emu_specs);
+		ap_sig_install();
+		return do_undo(&c, argc, argv);
+	}
+	if (preserve && readonly) {
+		ap_usage_error(CMD, "--preserve and --read-only are mutually exclusive");
+		goto usage_fail;
+	}
+	if (c.journal && !preserve) {
+		ap_usage_error(CMD, "--journal is only used with --preserve");
+		goto usage_fail;
+	}
+	c.o.mode = preserve ? AP_PROBE_PRESERVE : readonly ? AP_PROBE_READONLY :
+		   AP_PROBE_DESTRUCTIVE;
+	if (optind >= argc && !c.nemu) {
+		ap_usage_error(CMD, "no device given (or --emulate)");
+		goto usage_fail;
+	}
+	if (!ap_is_power_of_2(c.o.min_size) || !ap_is_power_of_2(c.o.max_size) ||
+	    c.o.min_size > c.o.max_size || c.o.min_size < 512) {
+		ap_usage_error(CMD, "--min-size and --max-size must be powers of two from 512 "
+			       "bytes, min <= max");
+		goto usage_fail;
+	}
+	if (c.o.min_rounds > c.o.max_rounds) {
+		ap_usage_error(CMD, "--min-rounds is larger than --max-rounds");
+		goto usage_fail;
+	}
+
+	ap_sig_install();
+	c.njobs = (size_t)(argc - optind) + c.nemu;
+	c.jobs = ap_xcalloc(c.njobs, sizeof(*c.jobs));
+	for (i = 0; i < c.njobs; i++)
+		c.jobs[i].fd_hold = -1;
+	/* every check on every named device first, then the gate, then the drives */
+	for (i = 0; i < (size_t)(argc - optind); i++) {
+		c.jobs[i].dev = ap_xstrdup(argv[optind + (int)i]);
+		rc = prepare_job(&c, &c.jobs[i]);
+		if (rc)
+			goto out;
+	}
+	for (i = 0; i < (size_t)(argc - optind); i++) {
+		rc = gate_job(&c, &c.jobs[i]);
+		if (rc)
+			goto out;
+	}
+	for (i = 0; i < c.nemu; i++) {
+		struct job *j = &c.jobs[(size_t)(argc - optind) + i];
+
+		if ((sig = ap_sig_pending())) {
+			rc = AP_EXIT_SIGNAL_BASE + sig;
+			goto out;
+		}
+		rc = attach_emulated(&c, i, j);
+		if (!rc)
+			rc = prepare_job(&c, j);
+		if (!rc)
+			rc = gate_job(&c, j);
+		if (rc)
+			goto out;
+	}
+	if ((sig = ap_sig_pending())) {
+		rc = AP_EXIT_SIGNAL_BASE + sig;
+		goto out;
+	}
+
+	c.o.deadline_ns = ap_now_ns() + c.budget_ns;
+	for (i = 0; i < c.njobs; i++)
+		c.jobs[i].o.deadline_ns = c.o.deadline_ns;
+	run_jobs(&c);
+
+	/* the devices go back first: emulated drives detach after the output */
+	for (i = 0; i < c.njobs; i++) {
+		struct job *j = &c.jobs[i];
+
+		if (j->fd_hold >= 0) {
+			close(j->fd_hold);
+			j->fd_hold = -1;
+		}
+		if (j->rc)
+			fprintf(stderr, "%s %s: %s: %s\n", AP_PROG, CMD, j->dev, j->e.msg);
+		if (j->d.journal_kept)
+			fprintf(stderr, "%s %s: %s: the data could not be verified; the undo journal "
+				"%s was kept: run '%s %s --undo %s'\n", AP_PROG, CMD, j->dev,
+				j->d.journal, AP_PROG, CMD, j->d.journal);
+	}
+	if (print_results(&c) != 0) {
+		fprintf(stderr, "%s %s: write error on standard output\n", AP_PROG, CMD);
+		rc = AP_EXIT_FAILURE;
+	}
+	if (c.samples && write_samples(&c) != 0 && !rc)
+		rc = AP_EXIT_FAILURE;
+	if (c.plot)
+		for (i = 0; i < c.njobs; i++)
+			if (write_plot(&c, &c.jobs[i]) != 0 && !rc)
+				rc = AP_EXIT_FAILURE;
+
+	if (!rc) {
+		int worst = AP_EXIT_OK;
+
+		for (i = 0; i < c.njobs; i++) {
+			const struct job *j = &c.jobs[i];
+
+			if (j->r.interrupted)
+				worst = AP_EXIT_SIGNAL_BASE + j->r.interrupted;
+			else if ((j->rc || j->d.journal_kept) && worst < AP_EXIT_SIGNAL_BASE)
+				worst = AP_EXIT_FAILURE;
+			else if (!j->r.verdict.resolved && worst == AP_EXIT_OK)
+				worst = AP_EXIT_INCONCLUSIVE;
+		}
+		if ((sig = ap_sig_pending()) && worst < AP_EXIT_SIGNAL_BASE)
+			worst = AP_EXIT_SIGNAL_BASE + sig;
+		rc = worst;
+	}
+out:
+	for (i = 0; i < c.njobs; i++) {
+		struct job *j = &c.jobs[i];
+
+		if (j->fd_hold >= 0)
+			close(j->fd_hold);
+		detach_emulated(j);
+		ap_probe_result_free(&j->r);
+		ap_probe_dev_free(&j->d);
+		free(j->journal);
+		free(j->dev);
+	}
+	free(c.jobs);
+	free(c.emu_specs);
+	if (ap_out_close_stdout() != 0 && rc == AP_EXIT_OK)
+		rc = AP_EXIT_FAILURE;
+	return rc;
+usage_fail:
+	free(c.emu_specs);
+	return AP_EXIT_USAGE;
 }

@@ -239,7 +239,7 @@ static void seq_print_human_head(struct seq_cmd *c, const struct ap_seq_target *
 	char *sz = ap_size_to_human(c->o.size);
 
 	printf("target: %s (%s), %s per cell, data %s, seed %llu, %u round%s, runs in random order\n",
-	       c->target, t->is_bdev ? "block device" : "regular file", sz,
+	       c->target, c->emulate ? "emulated drive" : t->is_bdev ? "block device" : "regular file", sz,
 	       ap_datagen_kind_name(c->o.data), (unsigned long long)c->o.seed,
 	       c->o.rounds, c->o.rounds == 1 ? "" : "s");
 	printf("write cache: kernel (sysfs queue/write_cache%s%s): %s; drive: %s\n",
@@ -251,7 +251,7 @@ static void seq_print_human_head(struct seq_cmd *c, const struct ap_seq_target *
 static void seq_print_human_tail(struct seq_cmd *c, struct ap_seq_result *r)
 {
 	bool unstable = false, head = false;
-	unsigned m;
+	unsigned m, np;
 
 	for (m = 0; m < AP_SEQ_NMODES; m++) {
 		const struct ap_seq_cell *best = seq_best(r, m), *k;
@@ -273,6 +273,11 @@ static void seq_print_human_tail(struct seq_cmd *c, struct ap_seq_result *r)
 		if (!ap_seq_modes[m].stable)
 			unstable = true;
 	}
+	for (m = 0, np = 0; m < r->ncells; m++)
+		np += r->cells[m].runs && r->cells[m].partial;
+	if (np)
+		printf("\n%u cell%s stopped at --cell-time before the full size (BYTES shows what %s moved)\n",
+		       np, np == 1 ? "" : "s", np == 1 ? "it" : "they");
 	if (unstable) {
 		printf("\nNOT on stable storage when the timer stopped (STABLE=no):\n");
 		if (seq_best(r, AP_SEQ_NONE))
@@ -300,6 +305,7 @@ static int seq_print_json(struct seq_cmd *c, const struct ap_seq_target *t,
 
 	json_object_object_add(doc, "target", json_object_new_string(c->target));
 	json_object_object_add(doc, "type", json_object_new_string(t->is_bdev ? "device" : "file"));
+	json_object_object_add(doc, "emulated", json_object_new_boolean(c->emulate));
 	json_object_object_add(doc, "size", json_object_new_uint64(c->o.size));
 	json_object_object_add(doc, "offset", json_object_new_uint64(c->o.offset));
 	json_object_object_add(doc, "data", json_object_new_string(ap_datagen_kind_name(c->o.data)));
@@ -581,8 +587,10 @@ static int seq_parse(struct seq_cmd *c, int argc, char **argv)
 /* Size and block sizes once the target's capacity is known. */
 static int seq_finish_opts(struct seq_cmd *c, const struct ap_seq_target *t)
 {
-	uint64_t room = t->capacity ? (t->capacity > c->o.offset ? t->capacity - c->o.offset : 0)
-				    : UINT64_MAX;
+	uint64_t room = UINT64_MAX;
+
+	if (t->is_bdev || t->capacity)	/* an empty or new file grows */
+		room = t->capacity > c->o.offset ? t->capacity - c->o.offset : 0;
 
 	if (!c->size_set) {
 		c->o.size = SEQ_DEFAULT_SIZE < room ? SEQ_DEFAULT_SIZE : room;
@@ -638,79 +646,71 @@ static int seq_main(struct seq_cmd *c)
 	bool is_bdev, interrupted = false;
 	int hold = -1, rc, ret = AP_EXIT_OK;
 	char what[PATH_MAX + 8];
+	char *desc = NULL;
 
 	is_bdev = stat(c->target, &sb) == 0 && S_ISBLK(sb.st_mode);
 	if (is_bdev) {
+		/* the gate first: it takes the device O_EXCL before its checks */
 		rc = ap_safety_check(c->target, &c->so, &st, &e);
 		if (rc < 0) {
 			warnx("%s: %s", CMD, e.msg);
 			ap_safety_target_free(&st);
 			return AP_EXIT_REFUSED;
 		}
-		if (!c->emulate) {
-			char *d = ap_safety_describe(&st);
-
-			fputs(d, c->dry_run ? stdout : stderr);
-			free(d);
-			if (ap_safety_confirm(&st, &c->so, &e) < 0) {
-				warnx("%s: %s", CMD, e.msg);
-				ap_safety_target_free(&st);
-				return AP_EXIT_REFUSED;
-			}
-		}
 		hold = st.fd;
 		st.fd = -1;
-		ap_safety_target_free(&st);
 	} else if (stat(c->target, &sb) == 0 && !S_ISREG(sb.st_mode)) {
 		warnx("%s: %s: not a block device or a regular file", CMD, c->target);
 		return AP_EXIT_USAGE;
 	}
 
-	if (c->dry_run) {
-		/* plan without creating or opening anything for writing */
-		t.path = (char *)c->target;
-		t.is_bdev = is_bdev;
+	if (c->dry_run && !is_bdev) {
+		/* plan without creating anything */
+		t.path = ap_xstrdup(c->target);
 		t.align = 4096;
-		if (is_bdev) {
-			struct ap_seq_target real;
-
-			rc = ap_seq_target_open(&real, c->target, hold, &e);
-			if (rc < 0) {
-				warnx("%s: %s", CMD, e.msg);
-				return AP_EXIT_FAILURE;
-			}
-			t.capacity = real.capacity;
-			t.align = real.align;
-			ap_seq_target_close(&real, true);
-		} else if (stat(c->target, &sb) == 0) {
+		if (stat(c->target, &sb) == 0)
 			t.capacity = (uint64_t)sb.st_size;
-		}
-		rc = seq_finish_opts(c, &t);
-		if (rc)
-			return rc;
-		if (ap_seq_plan(&t, &c->o, &r, &e) < 0) {
+	} else {
+		rc = ap_seq_target_open(&t, c->target, hold, &e);
+		if (rc < 0) {
+			if (hold >= 0)
+				close(hold);
+			ap_safety_target_free(&st);
 			warnx("%s: %s", CMD, e.msg);
-			return AP_EXIT_USAGE;
+			return rc == -EINVAL ? AP_EXIT_USAGE : AP_EXIT_FAILURE;
 		}
-		seq_print_plan(c, &r);
-		ap_seq_result_free(&r);
-		return AP_EXIT_OK;
 	}
-
-	rc = ap_seq_target_open(&t, c->target, hold, &e);
-	if (rc < 0) {
-		if (hold >= 0)
-			close(hold);
-		warnx("%s: %s", CMD, e.msg);
-		return rc == -EINVAL ? AP_EXIT_USAGE : AP_EXIT_FAILURE;
-	}
+	/* every check before anything is written or confirmed */
 	rc = seq_finish_opts(c, &t);
 	if (!rc && ap_seq_plan(&t, &c->o, &r, &e) < 0) {
 		warnx("%s: %s", CMD, e.msg);
 		rc = AP_EXIT_USAGE;
 	}
+	if (!rc && is_bdev && !c->emulate) {
+		desc = ap_safety_describe(&st);
+		fputs(desc, c->dry_run ? stdout : stderr);
+		free(desc);
+		if (!c->dry_run && ap_safety_confirm(&st, &c->so, &e) < 0) {
+			warnx("%s: %s", CMD, e.msg);
+			rc = AP_EXIT_REFUSED;
+		}
+	}
+	ap_safety_target_free(&st);
+	if (!rc && c->dry_run) {
+		seq_print_plan(c, &r);
+		ap_seq_result_free(&r);
+		if (is_bdev)
+			ap_seq_target_close(&t, true);
+		else
+			free(t.path);
+		return AP_EXIT_OK;
+	}
 	if (rc) {
-		ap_seq_target_close(&t, c->keep);
+		ap_seq_result_free(&r);
+		if (c->dry_run && !is_bdev)
+			free(t.path);
+		else
+			ap_seq_target_close(&t, c->keep);
 		return rc;
 	}
 	c->wc_sysfs = ap_seq_sysfs_write_cache(&t);
@@ -773,10 +773,6 @@ int ap_cmd_seq(int argc, char **argv)
 	}
 	ap_sig_install();
 	if (c.emulate) {
-#ifndef AP_SEQ_WITH_EMU	/* until src/emu.c is in the library */
-		free(c.bs);
-		return ap_cmd_not_built("seq --emulate");
-#else
 		struct ap_emu_spec spec;
 
 		ap_emu_spec_init(&spec);
@@ -802,19 +798,13 @@ int ap_cmd_seq(int argc, char **argv)
 		}
 		c.target = ap_emu_device(emu);
 		c.so.yes = true;	/* ours */
-#endif
 	}
 	rc = seq_main(&c);
-#ifdef AP_SEQ_WITH_EMU
 	if (emu && ap_emu_detach(emu, &e) < 0) {
 		warnx("%s: cannot tear down the emulated drive: %s", CMD, e.msg);
 		if (rc == AP_EXIT_OK)
 			rc = AP_EXIT_FAILURE;
 	}
-#else
-	(void)emu;
-	(void)e;
-#endif
 	free(c.bs);
 	free(c.wc_sysfs);
 	free(c.wc_drive);

@@ -24,6 +24,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -65,6 +66,7 @@ struct ap_emu {
 	char *dev;		/* /dev/loopN */
 	char *workdir;
 	pid_t pid;		/* the server, our child */
+	int ctl;		/* to the server: its EOF means we died */
 };
 
 /* ---- locating a device's work directory ---- */
@@ -275,6 +277,19 @@ int ap_emu_spec_of(const char *dev, struct ap_emu_spec *s)
 
 /* ---- taking a drive down ---- */
 
+static int send_line(int fd, const char *s)
+{
+	size_t len = strlen(s);
+
+	/* a socket, so that a dead server means EPIPE, not SIGPIPE */
+	while (send(fd, s, len, MSG_NOSIGNAL) < 0) {
+		if (errno != EINTR)
+			return -errno;
+	}
+	return 0;
+}
+
+
 static bool server_alive(const char *workdir)
 {
 	char *path;
@@ -463,61 +478,72 @@ static int teardown(const char *workdir, const char *loop, pid_t child, struct a
 	return rc;
 }
 
+int ap_emu_detach_workdir(const char *workdir, const char *dev, struct ap_error *e)
+{
+	char name[64], *live = NULL;
+	const char *loop = NULL;
+	int rc;
+
+	/* the loop number may have been reused: only clear it if it is ours */
+	if (dev && disk_name(dev, name, sizeof(name)) == 0) {
+		live = workdir_of_loop(name);
+		if (live && strcmp(live, workdir) == 0)
+			loop = name;
+	}
+	rc = teardown(workdir, loop, 0, e);
+	free(live);
+	return rc;
+}
+
+/*
+ * The drive on @dev as this state directory registered it; only when the
+ * registry here knows nothing of @dev, the drive the loop device is attached
+ * to now. So a stale entry whose loop number was reused since never takes
+ * down somebody else's live drive.
+ */
 int ap_emu_detach_device(const char *dev, struct ap_error *e)
 {
-	struct ap_state_entry *v;
-	char name[64] = "", *wd = NULL, *mnt_disk = NULL;
-	const char *loop = NULL;
-	size_t n, i;
-	int rc;
+	struct ap_state_entry *v = NULL;
+	char name[64], *wd;
+	size_t n = 0, i;
+	int rc = 0, found = 0;
 
 	if (!dev || !*dev)
 		return ap_error_set(e, EINVAL, "no device given");
-	if (disk_name(dev, name, sizeof(name)) == 0) {
-		wd = workdir_of_loop(name);
-		if (wd)
-			loop = name;
-	}
-	if (!wd && ap_state_list(&v, &n) == 0) {
-		/* not attached (any more): what the registry remembers */
-		for (i = 0; i < n && !wd; i++) {
-			char *slash;
+	if (ap_state_list(&v, &n) != 0)
+		n = 0;
+	for (i = 0; i < n; i++) {
+		char *slash;
+		int r;
 
-			if (v[i].kind != AP_STATE_EMU || !v[i].dev || strcmp(v[i].dev, dev) != 0 ||
-			    !v[i].path)
-				continue;
-			wd = ap_xstrdup(v[i].path);
-			slash = strrchr(wd, '/');
-			if (!slash || strcmp(slash, "/mnt") != 0) {
-				free(wd);
-				wd = NULL;
-				continue;
-			}
-			*slash = '\0';
-			if (access(wd, F_OK) != 0) {
-				/* nothing left but the entry */
-				ap_state_release(v[i].file);
-				free(wd);
-				wd = NULL;
-				ap_state_free(v, n);
-				return 0;
-			}
+		if (v[i].kind != AP_STATE_EMU || !v[i].dev || strcmp(v[i].dev, dev) != 0 ||
+		    !v[i].path)
+			continue;
+		found++;
+		wd = ap_xstrdup(v[i].path);
+		slash = strrchr(wd, '/');
+		if (!slash || strcmp(slash, "/mnt") != 0) {
+			free(wd);
+			continue;
 		}
-		ap_state_free(v, n);
+		*slash = '\0';
+		if (access(wd, F_OK) != 0) {
+			/* nothing left but the entry */
+			ap_state_release(v[i].file);
+			free(wd);
+			continue;
+		}
+		r = ap_emu_detach_workdir(wd, dev, e);
+		if (r && !rc)
+			rc = r;
+		free(wd);
 	}
-	if (!wd)
+	ap_state_free(v, n);
+	if (found)
+		return rc;
+	if (disk_name(dev, name, sizeof(name)) != 0 || !(wd = workdir_of_loop(name)))
 		return ap_error_set(e, ENODEV, "%s: not an emulated drive", dev);
-	/* the loop number may have been reused: only clear it if it is ours */
-	if (!loop && name[0]) {
-		char *back = loop_backing(name);
-
-		ap_xasprintf(&mnt_disk, "%s/mnt/%s", wd, AP_EMU_FILE);
-		if (back && strcmp(back, mnt_disk) == 0)
-			loop = name;
-		free(back);
-		free(mnt_disk);
-	}
-	rc = teardown(wd, loop, 0, e);
+	rc = teardown(wd, name, 0, e);
 	free(wd);
 	return rc;
 }
@@ -540,6 +566,7 @@ int ap_emu_detach(struct ap_emu *emu, struct ap_error *e)
 	free(wd);
 	if (rc)
 		return rc;
+	close(emu->ctl);
 	free(emu->dev);
 	free(emu->workdir);
 	free(emu);
@@ -555,6 +582,8 @@ void ap_emu_forget(struct ap_emu *emu)
 {
 	if (!emu)
 		return;
+	send_line(emu->ctl, "persist\n");
+	close(emu->ctl);
 	free(emu->dev);
 	free(emu->workdir);
 	free(emu);
@@ -723,17 +752,6 @@ static int read_line(int fd, char *buf, size_t sz, int ms)
 		n++;
 	}
 	buf[n] = '\0';
-	return 0;
-}
-
-static int send_line(int fd, const char *s)
-{
-	size_t len = strlen(s);
-
-	while (write(fd, s, len) < 0) {
-		if (errno != EINTR)
-			return -errno;
-	}
 	return 0;
 }
 
@@ -948,7 +966,8 @@ int ap_emu_attach(const struct ap_emu_spec *spec, struct ap_emu **out, struct ap
 		rc = -e->code;
 		goto fail;
 	}
-	if (pipe2(ctl, O_CLOEXEC) != 0 || pipe2(st, O_CLOEXEC) != 0) {
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) != 0 ||
+	    pipe2(st, O_CLOEXEC) != 0) {
 		rc = ap_error_set(e, errno, "pipe: %s", strerror(errno));
 		goto fail;
 	}
@@ -989,7 +1008,6 @@ int ap_emu_attach(const struct ap_emu_spec *spec, struct ap_emu **out, struct ap
 		goto fail;
 	}
 	send_line(ctl[1], "done\n");
-	close(ctl[1]);
 	close(st[0]);
 	munmap(shm, sizeof(*shm));
 	free(mnt);
@@ -998,6 +1016,7 @@ int ap_emu_attach(const struct ap_emu_spec *spec, struct ap_emu **out, struct ap
 	(*out)->dev = dev;
 	(*out)->workdir = workdir;
 	(*out)->pid = pid;
+	(*out)->ctl = ctl[1];
 	return 0;
 
 fail:

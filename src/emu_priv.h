@@ -52,6 +52,12 @@ struct ap_emu_shm {
 	struct ap_emu_counters_raw base;
 };
 
+/*
+ * Take down the drive in @workdir, clearing @dev only if it is still
+ * attached to this very drive (for the server's own teardown helper).
+ */
+int ap_emu_detach_workdir(const char *workdir, const char *dev, struct ap_error *e);
+
 /* Consistent snapshot of live - base. */
 void ap_emu_shm_read(const struct ap_emu_shm *shm, struct ap_emu_counters_raw *out);
 

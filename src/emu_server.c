@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -376,38 +377,91 @@ static void status(int fd, const char *fmt, ...)
 		;
 }
 
-/* Control messages from the attaching process; returns false on EOF. */
-static bool control(int ctl, int st, const char *mnt, char **state_id, bool *done)
-{
-	char line[512];
-	ssize_t n;
+struct ctl_state {
+	char *state_id;		/* our registry entry */
+	char *dev;		/* the loop device, once known */
+	bool done;		/* the attach completed */
+	bool persist;		/* run on after the attaching process exits */
+};
 
-	do
-		n = read(ctl, line, sizeof(line) - 1);
-	while (n < 0 && errno == EINTR);
-	if (n <= 0)
-		return false;
-	line[n] = '\0';
-	line[strcspn(line, "\n")] = '\0';
+static void control_line(const char *line, int st, const char *mnt, struct ctl_state *cs)
+{
 	if (strncmp(line, "dev ", 4) == 0) {
 		char pid[32];
 		int rc;
 
-		if (*state_id) {
-			ap_state_release(*state_id);
-			free(*state_id);
-			*state_id = NULL;
+		if (cs->state_id) {
+			ap_state_release(cs->state_id);
+			free(cs->state_id);
+			cs->state_id = NULL;
 		}
+		free(cs->dev);
+		cs->dev = ap_xstrdup(line + 4);
 		snprintf(pid, sizeof(pid), "%d", (int)getpid());
-		rc = ap_state_register(AP_STATE_EMU, mnt, line + 4, pid, state_id);
+		rc = ap_state_register(AP_STATE_EMU, mnt, line + 4, pid, &cs->state_id);
 		if (rc)
 			status(st, "error %d cannot register in %s", -rc, ap_state_dir());
 		else
 			status(st, "ok");
 	} else if (strcmp(line, "done") == 0) {
-		*done = true;
+		cs->done = true;
+	} else if (strcmp(line, "persist") == 0) {
+		cs->persist = true;
 	}
+}
+
+/* Control messages (lines) from the attaching process; false on EOF. */
+static bool control(int ctl, int st, const char *mnt, struct ctl_state *cs)
+{
+	static char buf[1024];
+	static size_t used;
+	char *nl, *p;
+	ssize_t n;
+
+	do
+		n = read(ctl, buf + used, sizeof(buf) - 1 - used);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return false;
+	used += (size_t)n;
+	buf[used] = '\0';
+	p = buf;
+	while ((nl = strchr(p, '\n'))) {
+		*nl = '\0';
+		control_line(p, st, mnt, cs);
+		p = nl + 1;
+	}
+	used = strlen(p);
+	memmove(buf, p, used + 1);
+	if (used == sizeof(buf) - 1)
+		used = 0;	/* no line is this long: drop it */
 	return true;
+}
+
+/*
+ * The process that attached us in-process (sweep --emulate, ...) is gone
+ * without detaching: a helper takes the drive down while we go on serving
+ * the requests that the teardown itself causes (we cannot detach our own
+ * loop device: its release may wait for requests only we can answer). The
+ * helper holds none of our descriptors -- neither the lock that says we
+ * are alive nor /dev/fuse.
+ */
+static void spawn_teardown(const char *workdir, const char *dev)
+{
+	pid_t pid = fork();
+
+	if (pid != 0)
+		return;
+	if (close_range(3, ~0U, 0) != 0) {
+		long fd, max = sysconf(_SC_OPEN_MAX);
+
+		for (fd = 3; fd < max; fd++)
+			close((int)fd);
+	}
+	/* a second fork: init reaps the helper, not us */
+	if (fork() != 0)
+		_exit(0);
+	_exit(ap_emu_detach_workdir(workdir, dev, NULL) == 0 ? 0 : 1);
 }
 
 static struct fuse_session *mount_session(const char *mnt, int st)
@@ -436,8 +490,8 @@ int ap_emu_server_run(const struct ap_emu_spec *s, const char *workdir,
 {
 	struct fuse_buf fbuf;
 	struct fuse_session *se;
-	char *mnt, *path, *state_id = NULL;
-	bool done = false;
+	struct ctl_state cs = { 0 };
+	char *mnt, *path;
 	int lock_fd, rc = 0;
 
 	memset(&srv, 0, sizeof(srv));
@@ -490,11 +544,17 @@ int ap_emu_server_run(const struct ap_emu_spec *s, const char *workdir,
 			break;
 		}
 		if (ctl_fd >= 0 && p[1].revents) {
-			if (!control(ctl_fd, status_fd, mnt, &state_id, &done)) {
+			if (!control(ctl_fd, status_fd, mnt, &cs)) {
 				close(ctl_fd);
 				ctl_fd = -1;
-				if (!done)
+				if (!cs.done)
 					break;	/* the attaching process died */
+				if (!cs.persist && cs.dev) {
+					/* its owner exited without detaching */
+					spawn_teardown(workdir, cs.dev);
+					while (waitpid(-1, NULL, WNOHANG) > 0)
+						;
+				}
 			}
 		}
 		if (p[0].revents & POLLIN) {
@@ -516,7 +576,7 @@ int ap_emu_server_run(const struct ap_emu_spec *s, const char *workdir,
 	 * take the work directory down ourselves. Otherwise the registry entry
 	 * stays until `emulate --detach` (or cleanup) removes the rest.
 	 */
-	if (!done && !state_id) {
+	if (!cs.done && !cs.state_id) {
 		static const char *const files[] = { "backing", "stats", "log" };
 		size_t i;
 
@@ -534,6 +594,7 @@ out:
 	free(fbuf.mem);
 	free(srv.buf);
 	free(mnt);
-	free(state_id);
+	free(cs.state_id);
+	free(cs.dev);
 	return rc;
 }

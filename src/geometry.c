@@ -85,7 +85,7 @@ const char *ap_geometry_source_name(enum ap_geom_source src)
 	case AP_GEOM_PROBED:
 		return "probed";
 	case AP_GEOM_MANUAL:
-		return "manual";
+		return "given";
 	case AP_GEOM_NONE:
 		break;
 	}

@@ -149,10 +149,8 @@ struct libscols_table *ap_out_table_new(const struct ap_out *o, const char *name
 	}
 	scols_table_set_name(tb, name);
 	scols_table_enable_json(tb, o->json);
-	scols_table_enable_raw(tb, o->raw || o->csv);
+	scols_table_enable_raw(tb, o->raw);
 	scols_table_enable_noheadings(tb, o->noheadings);
-	if (o->csv)
-		scols_table_set_column_separator(tb, ",");
 	for (i = 0; i < ncols; i++) {
 		const struct ap_colinfo *ci = &infos[cols[i]];
 		struct libscols_column *cl;
@@ -166,9 +164,8 @@ struct libscols_table *ap_out_table_new(const struct ap_out *o, const char *name
 		case AP_COL_NUMBER:
 			scols_column_set_json_type(cl, SCOLS_JSON_NUMBER);
 			break;
-		case AP_COL_SIZE:
-			scols_column_set_json_type(cl, o->bytes ? SCOLS_JSON_NUMBER
-							       : SCOLS_JSON_STRING);
+		case AP_COL_SIZE:	/* JSON is for machines: always bytes */
+			scols_column_set_json_type(cl, SCOLS_JSON_NUMBER);
 			break;
 		case AP_COL_BOOLEAN:
 			scols_column_set_json_type(cl, SCOLS_JSON_BOOLEAN);
@@ -223,7 +220,7 @@ void ap_out_set_bool(struct libscols_line *ln, const int *cols, size_t ncols,
 void ap_out_set_size(const struct ap_out *o, struct libscols_line *ln,
 		     const int *cols, size_t ncols, int id, uint64_t bytes)
 {
-	if (o->bytes) {
+	if (o->bytes || o->json) {
 		ap_out_set_u64(ln, cols, ncols, id, bytes);
 	} else {
 		char *h = ap_size_to_human(bytes);
@@ -233,10 +230,66 @@ void ap_out_set_size(const struct ap_out *o, struct libscols_line *ln,
 	}
 }
 
+/* RFC 4180: quote a field holding , " CR LF or edge blanks; double quotes. */
+static void csv_field(const char *s)
+{
+	size_t len;
+
+	if (!s)
+		s = "";
+	len = strlen(s);
+	if (!s[strcspn(s, ",\"\r\n")] && (!len || (s[0] != ' ' && s[len - 1] != ' '))) {
+		fputs(s, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+/* libsmartcols has no CSV mode: walk the filled table ourselves. */
+static void print_csv(const struct ap_out *o, struct libscols_table *tb)
+{
+	struct libscols_iter *it = scols_new_iter(SCOLS_ITER_FORWARD);
+	struct libscols_line *ln;
+	size_t i, n = scols_table_get_ncols(tb);
+
+	if (!it) {
+		fputs("alignprobe: cannot allocate a table iterator\n", stderr);
+		exit(1);
+	}
+	if (!o->noheadings) {
+		for (i = 0; i < n; i++) {
+			struct libscols_column *cl = scols_table_get_column(tb, i);
+
+			if (i)
+				putchar(',');
+			csv_field(scols_cell_get_data(scols_column_get_header(cl)));
+		}
+		putchar('\n');
+	}
+	while (scols_table_next_line(tb, it, &ln) == 0) {
+		for (i = 0; i < n; i++) {
+			if (i)
+				putchar(',');
+			csv_field(scols_cell_get_data(scols_line_get_cell(ln, i)));
+		}
+		putchar('\n');
+	}
+	scols_free_iter(it);
+}
+
 int ap_out_print(const struct ap_out *o, struct libscols_table *tb)
 {
-	(void)o;
-	if (scols_print_table(tb) != 0 || fflush(stdout) != 0 || ferror(stdout))
+	if (o->csv)
+		print_csv(o, tb);
+	else if (scols_print_table(tb) != 0)
+		return -EIO;
+	if (fflush(stdout) != 0 || ferror(stdout))
 		return -EIO;
 	return 0;
 }

@@ -3,8 +3,14 @@
  * Table output with lsblk's conventions, through libsmartcols:
  * -o/--output (a leading '+' appends to the defaults), --output-all,
  * -J/--json, -r/--raw, -n/--noheadings, -H/--list-columns, -b/--bytes,
- * --csv. Every command that prints a table describes its columns with an
- * array of struct ap_colinfo (names are API) and uses these helpers.
+ * --csv (RFC 4180). Every command that prints a table describes its columns
+ * with an array of struct ap_colinfo and uses these helpers.
+ *
+ * Conventions (API): column names are upper case with '_' between words
+ * (READ_KIBS); JSON keys are the same names in lower case, so they match the
+ * verdict object's keys (p_value) and need no quoting in jq. Sizes are human
+ * in tables unless -b, and always numbers of bytes in JSON. The --help text
+ * lists them under "Available output columns:" as lsblk does.
  */
 #ifndef AP_OUT_H
 #define AP_OUT_H
@@ -22,7 +28,7 @@ enum ap_coltype {
 	AP_COL_STRING = 0,
 	AP_COL_NUMBER,		/* integer or float, printed as is */
 	AP_COL_BOOLEAN,		/* true/false in JSON, "yes"/"no" in tables */
-	AP_COL_SIZE,		/* uint64 bytes: human unless -b, a number in JSON */
+	AP_COL_SIZE,		/* bytes: human in tables unless -b; always a number in JSON */
 };
 
 struct ap_colinfo {

@@ -111,7 +111,7 @@ static int ped_fail(struct ap_error *e, int code, const char *disk, const char *
 {
 	if (ped_msg[0])
 		return ap_error_set(e, code, "%s: %s: %s", disk, what, ped_msg);
-	return ap_error_set(e, code, "%s: %s failed", disk, what);
+	return ap_error_set(e, code, "%s: %s", disk, what);
 }
 
 uint64_t ap_part_gpt_first_usable(unsigned logical_sector)
@@ -122,17 +122,29 @@ uint64_t ap_part_gpt_first_usable(unsigned logical_sector)
 	return 2 + (128 * 128 + logical_sector - 1) / logical_sector;
 }
 
+static void sleep_ms(unsigned ms);
+
 static int get_device(struct ped_ctx *c, const char *disk, struct ap_error *e)
 {
 	struct stat st;
+	int i;
 
 	if (stat(disk, &st) != 0)
 		return ap_error_set(e, errno, "%s: %s", disk, strerror(errno));
 	if (!S_ISBLK(st.st_mode))
 		return ap_error_set(e, ENOTBLK, "%s: not a block device", disk);
-	c->dev = ped_device_get(disk);
+	/*
+	 * A device attached a moment ago (a loop device, the emulated drive)
+	 * can make libparted's probe fail without a word: try a few times.
+	 */
+	for (i = 0; i < 5; i++) {
+		c->dev = ped_device_get(disk);
+		if (c->dev || ped_msg[0])
+			break;
+		sleep_ms(100);
+	}
 	if (!c->dev)
-		return ped_fail(e, ENODEV, disk, "cannot read the device");
+		return ped_fail(e, ENODEV, disk, "libparted cannot open the device");
 	return 0;
 }
 
@@ -367,7 +379,7 @@ int ap_part_create(const char *disk, uint64_t start, uint64_t nsectors,
 		goto out;
 	}
 	if (!ped_device_open(c.dev)) {
-		rc = ped_fail(e, EIO, disk, "cannot open");
+		rc = ped_fail(e, EIO, disk, "cannot open the device");
 		goto out;
 	}
 	gpt = ped_disk_type_get("gpt");
@@ -461,7 +473,7 @@ int ap_part_wipe(const char *disk, struct ap_error *e)
 	if ((rc = get_device(&c, disk, e)) != 0)
 		goto out;
 	if (!ped_device_open(c.dev)) {
-		rc = ped_fail(e, EIO, disk, "cannot open");
+		rc = ped_fail(e, EIO, disk, "cannot open the device");
 		goto out;
 	}
 	gpt = ped_disk_type_get("gpt");

@@ -24,16 +24,11 @@
 #include "pm.h"
 #include "pm_hist.h"
 #include "pm_rng.h"
+#include "pm_slots.h"
 #include "pm_sync.h"
 #include "sig.h"
 
 #define PM_ALIGN	4096	/* buffers: page-aligned for O_DIRECT */
-
-struct pm_slot {
-	uint64_t id;		/* the file's name: created counter at its create */
-	uint32_t size;		/* current size, 0 = free slot */
-	uint32_t dir;		/* location * nsub + subdirectory */
-};
 
 struct pm_loc {
 	int fd;			/* the location directory */
@@ -49,13 +44,7 @@ struct pm_run {
 	struct ap_error *e;
 	struct ap_pm_rng rng;
 
-	struct pm_slot *slots;
-	uint64_t nslots;	/* 2N */
-	uint64_t *freemap;	/* bit set: slot free */
-	uint64_t nwords;
-	uint64_t low;		/* no free slot below this index */
-	uint64_t cursor;	/* PostMark's file_allocated */
-	uint64_t live;
+	struct ap_pm_slots t;	/* PostMark's 2N file table */
 	uint64_t next_id;	/* PostMark's files_created: names 1, 2, 3... */
 
 	struct pm_loc *locs;
@@ -75,108 +64,57 @@ struct pm_run {
 	uint64_t prog_step, prog_next, prog_total;
 };
 
-/* ---- slots ---- */
-
-static inline bool slot_is_free(const struct pm_run *r, uint64_t i)
-{
-	return r->freemap[i >> 6] & (1ULL << (i & 63));
-}
-
-static inline void slot_take(struct pm_run *r, uint64_t i)
-{
-	r->freemap[i >> 6] &= ~(1ULL << (i & 63));
-}
-
-static inline void slot_release(struct pm_run *r, uint64_t i)
-{
-	r->freemap[i >> 6] |= 1ULL << (i & 63);
-	r->slots[i].size = 0;
-	if (i < r->low)
-		r->low = i;
-}
-
-/* The lowest free slot, or nslots when the table is full. */
-static uint64_t lowest_free(struct pm_run *r)
-{
-	uint64_t w;
-
-	for (w = r->low >> 6; w < r->nwords; w++) {
-		if (r->freemap[w]) {
-			uint64_t i = (w << 6) + (uint64_t)__builtin_ctzll(r->freemap[w]);
-
-			r->low = i;
-			return i < r->nslots ? i : r->nslots;
-		}
-	}
-	r->low = r->nslots;
-	return r->nslots;
-}
-
-/*
- * PostMark's find_free_file(): the slot at the cursor if it is free, else
- * the first free slot from 0 (the cursor moves past it); -1 when full.
- */
-static int64_t find_free(struct pm_run *r)
-{
-	uint64_t i;
-
-	if (r->cursor < r->nslots && slot_is_free(r, r->cursor))
-		return (int64_t)r->cursor++;
-	i = lowest_free(r);
-	if (i == r->nslots)
-		return -1;
-	r->cursor = i + 1;
-	return (int64_t)i;
-}
-
-/* PostMark's find_used_file(): RND(2N) until a live slot (compatible
- * draws; callers guarantee that one exists). */
-static uint64_t find_used(struct pm_run *r)
-{
-	uint64_t i;
-
-	do
-		i = ap_pm_rnd(&r->rng, r->nslots);
-	while (!r->slots[i].size);
-	return i;
-}
-
 /* ---- names ---- */
 
-/* The file's name relative to its location: "123" or "s4/123". */
-static void slot_name(const struct pm_run *r, const struct pm_slot *s, char *buf)
+/* Decimal digits of @v at @p, two at a time; returns the end. */
+static char *put_u64(char *p, uint64_t v)
 {
-	char tmp[24];
-	uint64_t v = s->id;
-	int n = 0;
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	char tmp[24], *q = tmp + sizeof(tmp);
+	size_t n;
+
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		*--q = pairs[d + 1];
+		*--q = pairs[d];
+	}
+	if (v >= 10) {
+		*--q = pairs[v * 2 + 1];
+		*--q = pairs[v * 2];
+	} else {
+		*--q = (char)('0' + v);
+	}
+	n = (size_t)(tmp + sizeof(tmp) - q);
+	memcpy(p, q, n);
+	return p + n;
+}
+
+/* The file's name relative to its location: "123" or "s4/123". */
+static void slot_name(const struct pm_run *r, const struct ap_pm_slot *s, char *buf)
+{
 	char *p = buf;
 
 	if (r->nsub > 1) {
-		uint32_t sub = (uint32_t)(s->dir % r->nsub);
-
 		*p++ = 's';
-		do
-			tmp[n++] = (char)('0' + sub % 10);
-		while ((sub /= 10));
-		while (n)
-			*p++ = tmp[--n];
+		p = put_u64(p, s->dir % r->nsub);
 		*p++ = '/';
 	}
-	do
-		tmp[n++] = (char)('0' + v % 10);
-	while ((v /= 10));
-	while (n)
-		*p++ = tmp[--n];
+	p = put_u64(p, s->id);
 	*p = '\0';
 }
 
-static struct pm_loc *slot_loc(const struct pm_run *r, const struct pm_slot *s)
+static struct pm_loc *slot_loc(const struct pm_run *r, const struct ap_pm_slot *s)
 {
 	return &r->locs[s->dir / r->nsub];
 }
 
 /* An error about a slot's file: "create '/mnt/s3/17': write: No space...". */
-static int file_error(struct pm_run *r, const struct pm_slot *s, const char *op,
+static int file_error(struct pm_run *r, const struct ap_pm_slot *s, const char *op,
 		      const char *call, int err)
 {
 	const struct pm_loc *l = slot_loc(r, s);
@@ -225,7 +163,7 @@ static size_t dio_align(struct pm_run *r, struct pm_loc *l, int fd)
 }
 
 /* Open, write @len bytes from the source buffer, sync, close. */
-static int write_file(struct pm_run *r, struct pm_slot *s, const char *op, int flags,
+static int write_file(struct pm_run *r, struct ap_pm_slot *s, const char *op, int flags,
 		      mode_t mode, uint64_t len)
 {
 	const struct ap_pm_config *cfg = r->cfg;
@@ -293,15 +231,15 @@ static void progress(struct pm_run *r, uint64_t done)
 static int op_create(struct pm_run *r, bool mixed)
 {
 	const struct ap_pm_config *cfg = r->cfg;
-	struct pm_slot *s;
+	struct ap_pm_slot *s;
 	uint64_t loc = 0, sub = 0, t;
 	int64_t idx;
 	int rc;
 
-	idx = find_free(r);
+	idx = ap_pm_slots_find_free(&r->t);
 	if (idx < 0)
 		return 0;			/* table full: nothing, no draw */
-	s = &r->slots[idx];
+	s = &r->t.slot[idx];
 	if (cfg->nlocations > 1) {
 		uint64_t u = ap_pm_rnd(&r->rng, r->total_weight);
 
@@ -312,9 +250,8 @@ static int op_create(struct pm_run *r, bool mixed)
 		sub = ap_pm_rnd(&r->rng, r->nsub);
 	s->id = ++r->next_id;
 	s->dir = (uint32_t)(loc * r->nsub + sub);
-	s->size = (uint32_t)(cfg->size_lo + ap_pm_rnd(&r->rng, cfg->size_hi - cfg->size_lo));
-	slot_take(r, (uint64_t)idx);
-	r->live++;
+	ap_pm_slots_take(&r->t, (uint64_t)idx,
+			 (uint32_t)(cfg->size_lo + ap_pm_rnd(&r->rng, cfg->size_hi - cfg->size_lo)));
 
 	t = ap_now_ns();
 	rc = write_file(r, s, "create",
@@ -337,7 +274,7 @@ static int op_create(struct pm_run *r, bool mixed)
 static int op_append(struct pm_run *r, uint64_t idx)
 {
 	const struct ap_pm_config *cfg = r->cfg;
-	struct pm_slot *s = &r->slots[idx];
+	struct ap_pm_slot *s = &r->t.slot[idx];
 	uint64_t n, t;
 	int rc;
 
@@ -381,7 +318,7 @@ static int read_some(int fd, char *buf, size_t req, size_t want, bool direct, si
 static int op_read(struct pm_run *r, uint64_t idx)
 {
 	const struct ap_pm_config *cfg = r->cfg;
-	struct pm_slot *s = &r->slots[idx];
+	struct ap_pm_slot *s = &r->t.slot[idx];
 	struct pm_loc *l = slot_loc(r, s);
 	uint64_t left = s->size, t;
 	size_t chunk, a = 0, got;
@@ -426,7 +363,7 @@ static int op_read(struct pm_run *r, uint64_t idx)
 
 static int op_delete(struct pm_run *r, uint64_t idx, bool mixed)
 {
-	struct pm_slot *s = &r->slots[idx];
+	struct ap_pm_slot *s = &r->t.slot[idx];
 	char name[64];
 	uint64_t t;
 
@@ -435,8 +372,7 @@ static int op_delete(struct pm_run *r, uint64_t idx, bool mixed)
 	if (unlinkat(slot_loc(r, s)->fd, name, 0) < 0)
 		return file_error(r, s, "delete", "unlink", errno);
 	record(r, AP_PM_OP_DELETE, t);
-	slot_release(r, idx);
-	r->live--;
+	ap_pm_slots_release(&r->t, idx);
 	if (mixed)
 		r->res->deleted_mixed++;
 	else
@@ -515,13 +451,13 @@ static int run_transactions(struct pm_run *r)
 	for (i = 0; i < cfg->transactions; i++) {
 		if ((rc = check_signal()))
 			return rc;
-		if (!r->live) {
+		if (!r->t.live) {
 			r->res->out_of_files = true;
 			break;
 		}
 		if (cfg->bias_read != -1) {
 			bool rd = ap_pm_rnd(&r->rng, 10) < (uint64_t)cfg->bias_read;
-			uint64_t idx = find_used(r);
+			uint64_t idx = ap_pm_slots_find_used(&r->t, &r->rng);
 
 			rc = rd ? op_read(r, idx) : op_append(r, idx);
 			if (rc)
@@ -531,7 +467,7 @@ static int run_transactions(struct pm_run *r)
 			if (ap_pm_rnd(&r->rng, 10) < (uint64_t)cfg->bias_create)
 				rc = op_create(r, true);
 			else
-				rc = op_delete(r, find_used(r), true);
+				rc = op_delete(r, ap_pm_slots_find_used(&r->t, &r->rng), true);
 			if (rc)
 				return rc;
 		}
@@ -543,22 +479,15 @@ static int run_transactions(struct pm_run *r)
 
 static int run_delete(struct pm_run *r)
 {
-	uint64_t w, done = 0;
+	uint64_t i, done = 0;
 	int rc;
 
-	for (w = 0; w < r->nwords; w++) {
-		uint64_t used = ~r->freemap[w];
-
-		while (used) {
-			uint64_t i = (w << 6) + (uint64_t)__builtin_ctzll(used);
-
-			used &= used - 1;
-			if (i >= r->nslots)
-				break;
-			if ((rc = check_signal()) || (rc = op_delete(r, i, false)))
-				return rc;
-			progress(r, ++done);
-		}
+	/* deletion alone: every live slot in index order */
+	for (i = ap_pm_slots_next_live(&r->t, 0); i < r->t.n;
+	     i = ap_pm_slots_next_live(&r->t, i + 1)) {
+		if ((rc = check_signal()) || (rc = op_delete(r, i, false)))
+			return rc;
+		progress(r, ++done);
 	}
 	return 0;
 }
@@ -621,25 +550,16 @@ static int setup_dirs(struct pm_run *r)
 /* Remove every live file and every subdirectory this run made. */
 static void cleanup(struct pm_run *r)
 {
-	uint64_t w, j;
+	uint64_t k, j;
 	char name[64];
 	size_t i;
 
-	for (w = 0; r->freemap && w < r->nwords; w++) {
-		uint64_t used = ~r->freemap[w];
-
-		while (used) {
-			uint64_t k = (w << 6) + (uint64_t)__builtin_ctzll(used);
-
-			used &= used - 1;
-			if (k >= r->nslots)
-				break;
-			slot_name(r, &r->slots[k], name);
-			if (unlinkat(slot_loc(r, &r->slots[k])->fd, name, 0) == 0)
-				r->res->cleanup_removed++;
-			slot_release(r, k);
-			r->live--;
-		}
+	for (k = ap_pm_slots_next_live(&r->t, 0); r->t.slot && k < r->t.n;
+	     k = ap_pm_slots_next_live(&r->t, k + 1)) {
+		slot_name(r, &r->t.slot[k], name);
+		if (unlinkat(slot_loc(r, &r->t.slot[k])->fd, name, 0) == 0)
+			r->res->cleanup_removed++;
+		ap_pm_slots_release(&r->t, k);
 	}
 	for (i = 0; r->made && i < r->nlocs; i++) {
 		for (j = 0; j < r->nsub; j++) {
@@ -730,11 +650,7 @@ int ap_pm_run(const struct ap_pm_config *cfg, struct ap_pm_result *res,
 		     + PM_ALIGN;
 	r.rbuf = aligned_alloc_or_die(r.rbuf_len);
 
-	r.nslots = 2 * cfg->number;
-	r.nwords = (r.nslots + 63) / 64;
-	r.slots = ap_xcalloc(r.nslots, sizeof(*r.slots));
-	r.freemap = ap_xmalloc(r.nwords * sizeof(*r.freemap));
-	memset(r.freemap, 0xff, r.nwords * sizeof(*r.freemap));
+	ap_pm_slots_init(&r.t, 2 * cfg->number);
 	r.hist = ap_xmalloc(AP_PM_OP_COUNT * sizeof(*r.hist));
 	for (i = 0; i < AP_PM_OP_COUNT; i++)
 		ap_pm_hist_init(&r.hist[i]);
@@ -757,7 +673,7 @@ int ap_pm_run(const struct ap_pm_config *cfg, struct ap_pm_result *res,
 	if (rc)
 		goto out;
 
-	rc = phase_begin(&r, AP_PM_PHASE_DELETE, r.live);
+	rc = phase_begin(&r, AP_PM_PHASE_DELETE, r.t.live);
 	if (!rc)
 		rc = run_delete(&r);
 	phase_end(&r);
@@ -773,8 +689,7 @@ out:
 	}
 	free(r.src);
 	free(r.rbuf);
-	free(r.slots);
-	free(r.freemap);
+	ap_pm_slots_free(&r.t);
 	free(r.hist);
 	free(r.locs);
 	free(r.made);

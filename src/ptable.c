@@ -258,7 +258,7 @@ void ap_ptable_validate(struct ap_ptable *pt)
 
 /* ---- raw GPT (pure parts exported) ---- */
 
-uint32_t ap_crc32(const void *buf, size_t len)
+uint32_t ap_ptable_crc32(const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
 	uint32_t crc = 0xffffffffu;
@@ -308,7 +308,7 @@ int ap_gpt_header_parse(const uint8_t *buf, size_t len, struct ap_gpt_header *h)
 		return -EBADMSG;
 	memcpy(tmp, buf, h->header_size);
 	memset(tmp + 16, 0, 4);		/* the CRC field counts as zero */
-	if (ap_crc32(tmp, h->header_size) != h->header_crc)
+	if (ap_ptable_crc32(tmp, h->header_size) != h->header_crc)
 		return -EBADMSG;
 	if (!ap_gpt_entries_size(h))
 		return -EBADMSG;
@@ -412,7 +412,7 @@ static void gpt_copy_read(int fd, unsigned ss, uint64_t nsectors, uint64_t lba,
 		snprintf(c->why, sizeof(c->why), "partition entries unreadable: %s", strerror(-rc));
 		return;
 	}
-	if (ap_crc32(c->ents, c->entsz) != c->h.entries_crc) {
+	if (ap_ptable_crc32(c->ents, c->entsz) != c->h.entries_crc) {
 		snprintf(c->why, sizeof(c->why), "bad partition entry array CRC");
 		return;
 	}
@@ -538,6 +538,24 @@ static void inspect_gpt(struct ap_ptable *pt, int fd, struct fdisk_context *cxt)
 	check_pmbr_size(pt, fd);
 }
 
+/* A hint when a GPT sits where another sector size would put it. */
+static const char *gpt_elsewhere(const struct ap_ptable *pt, int fd)
+{
+	static const unsigned sizes[] = { 512, 4096 };
+	uint8_t sig[8];
+	size_t i;
+
+	for (i = 0; i < AP_ARRAY_SIZE(sizes); i++) {
+		if (sizes[i] == pt->sector_size || sizes[i] + 8 > pt->size_bytes)
+			continue;
+		if (read_at(fd, sig, sizeof(sig), sizes[i]) == 0 &&
+		    memcmp(sig, GPT_SIGNATURE, 8) == 0)
+			return sizes[i] == 512 ? " (there is a GPT for 512-byte sectors: wrong sector size?)"
+					       : " (there is a GPT for 4096-byte sectors: wrong sector size?)";
+	}
+	return "";
+}
+
 /*
  * libfdisk found an MBR holding a GPT-type (0xee) partition but no usable
  * GPT: tell a truncated disk, a corrupt GPT and a missing one apart.
@@ -566,7 +584,8 @@ static void diagnose_pmbr(struct ap_ptable *pt, int fd)
 	} else {
 		ap_ptable_add_issue(pt, AP_PT_PMBR_NO_GPT, -1,
 				    "a protective MBR (partition type 0xee) but no GPT header, "
-				    "neither at LBA 1 nor at the last LBA %" PRIu64, b.lba);
+				    "neither at LBA 1 nor at the last LBA %" PRIu64 "%s", b.lba,
+				    gpt_elsewhere(pt, fd));
 	}
 	gpt_copy_free(&p);
 	gpt_copy_free(&b);
@@ -817,9 +836,13 @@ int ap_ptable_read(const char *path, const struct ap_ptable_opts *o,
 	if (fdisk_is_labeltype(cxt, FDISK_DISKLABEL_GPT)) {
 		inspect_gpt(pt, fd, cxt);
 	} else if (fdisk_is_labeltype(cxt, FDISK_DISKLABEL_DOS) && has_pmbr_entry(pt)) {
-		/* the GPT is unusable: its 0xee placeholder is no partition */
+		/* the GPT is unusable: its 0xee placeholder is no partition, and
+		 * the MBR holding it is no partition table of its own */
 		diagnose_pmbr(pt, fd);
 		free_parts(pt);
+		free(pt->label);
+		free(pt->id);
+		pt->label = pt->id = NULL;
 		goto out;
 	}
 

@@ -118,7 +118,7 @@ const char *ap_pt_kind_name(enum ap_pt_kind kind);
 void ap_ptable_validate(struct ap_ptable *pt);
 
 /* CRC-32 as GPT uses it (IEEE 802.3, reflected, init and final xor ~0). */
-uint32_t ap_crc32(const void *buf, size_t len);
+uint32_t ap_ptable_crc32(const void *buf, size_t len);
 
 struct ap_gpt_header {
 	uint32_t revision;

@@ -420,7 +420,8 @@ int ap_seq_plan(const struct ap_seq_target *t, const struct ap_seq_opts *o,
 		return ap_error_set(e, EINVAL,
 				    "size %llu is smaller than the smallest block size %llu",
 				    (unsigned long long)o->size, (unsigned long long)o->bs[0]);
-	if (t->capacity && (o->offset >= t->capacity || o->size > t->capacity - o->offset))
+	if ((t->is_bdev || t->capacity) &&
+	    (o->offset >= t->capacity || o->size > t->capacity - o->offset))
 		return ap_error_set(e, ENOSPC,
 				    "%s: offset %llu + size %llu is beyond its end (%llu bytes)",
 				    t->path, (unsigned long long)o->offset,
@@ -558,9 +559,12 @@ static int seq_run_one(struct seq_ctx *x, struct ap_seq_cell *c, unsigned k)
 	int fd, rc = 0;
 
 	fd = open(t->path, (mi->read ? O_RDONLY : O_WRONLY) | mi->oflags | O_CLOEXEC);
+	if (fd < 0 && errno == EINVAL && (mi->oflags & O_DIRECT))
+		return ap_error_set(x->e, EINVAL,
+				    "%s: mode %s: O_DIRECT is not supported here (leave the direct modes out with --modes)",
+				    t->path, mi->name);
 	if (fd < 0)
-		return ap_error_set(x->e, errno, "%s: mode %s: open%s: %s", t->path, mi->name,
-				    (mi->oflags & O_DIRECT) ? " with O_DIRECT" : "",
+		return ap_error_set(x->e, errno, "%s: mode %s: open: %s", t->path, mi->name,
 				    strerror(errno));
 	t0 = ap_now_ns();
 	for (i = 0; i < n; i++) {

@@ -198,7 +198,30 @@ void ap_state_free(struct ap_state_entry *e, size_t n)
 	free(e);
 }
 
+/* A zombie owner is dead too: where nobody reaps (PID 1 of a container
+ * that does not wait), a SIGKILLed run stays a zombie and kill(pid, 0) works. */
+static bool is_zombie(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	bool z = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fgets(buf, sizeof(buf), f)) {
+		p = strrchr(buf, ')');	/* comm may contain spaces and ')' */
+		if (p && p[1] == ' ')
+			z = p[2] == 'Z' || p[2] == 'X';
+	}
+	fclose(f);
+	return z;
+}
+
 bool ap_state_is_stale(const struct ap_state_entry *e)
 {
-	return kill(e->owner, 0) != 0 && errno == ESRCH;
+	if (kill(e->owner, 0) != 0)
+		return errno == ESRCH;
+	return is_zombie(e->owner);
 }

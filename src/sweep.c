@@ -42,10 +42,10 @@ const struct ap_sweep_preset ap_sweep_presets[] = {
 	{
 		.name = "quick",
 		.help = "a verdict in about 3 minutes on the emulated drive (the default)",
-		.number = 10, .transactions = 30, .size_lo = 512, .size_hi = 2048,
+		.number = 8, .transactions = 20, .size_lo = 512, .size_hi = 2048,
 		.read_block = 1024, .write_block = 1024,
 		.part_size = 128ULL << 20,
-		.min_rounds = 2, .max_rounds = 6,
+		.min_rounds = 3, .max_rounds = 8,
 		.time_budget_ns = 15ULL * 60 * AP_NSEC_PER_SEC,
 	},
 	{

@@ -181,33 +181,42 @@ out:
 		blkid_free_probe(pr);
 }
 
+/* A short reason for "not available", truncated to fit. */
+static void reason(char *buf, size_t size, int rc, const struct ap_error *e)
+{
+	const char *s = rc == -EOPNOTSUPP ? "no answer" : e->msg[0] ? e->msg : strerror(-rc);
+	size_t n = strlen(s);
+
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+}
+
 static void drive_topology(int fd, struct ap_drive_topology *d)
 {
 	struct ap_error e;
 	char ata[48], scsi[48], nvme[48];
 	int rc;
 
-#define WHY(buf, rc) snprintf(buf, sizeof(buf), "%s", (rc) == -EOPNOTSUPP ? "no answer" \
-			      : e.msg[0] ? e.msg : strerror(-(rc)))
 	ap_error_clear(&e);
 	rc = ap_sgio_nvme_id_ns(fd, &d->nvme, &e);
 	d->nvme_ok = rc == 0;
-	WHY(nvme, rc);
+	reason(nvme, sizeof(nvme), rc, &e);
 	ap_error_clear(&e);
 	rc = d->nvme_ok ? -EOPNOTSUPP : ap_sgio_ata_identify(fd, &d->ata, &e);
 	d->ata_ok = rc == 0;
-	WHY(ata, rc);
+	reason(ata, sizeof(ata), rc, &e);
 	ap_error_clear(&e);
 	rc = d->nvme_ok ? -EOPNOTSUPP : ap_sgio_read_capacity16(fd, &d->scsi, &e);
 	d->scsi_ok = rc == 0;
-	WHY(scsi, rc);
-#undef WHY
+	reason(scsi, sizeof(scsi), rc, &e);
 	ap_error_clear(&e);
 	d->wc_known = ap_sgio_write_cache(fd, &d->wc, &e) == 0;
 	ap_topology_consolidate(d);
 	if (!d->available)
-		snprintf(d->why, sizeof(d->why), "ATA IDENTIFY: %.40s; SCSI READ CAPACITY(16): "
-			 "%.40s; NVMe Identify: %.40s", ata, scsi, nvme);
+		snprintf(d->why, sizeof(d->why), "ATA IDENTIFY: %s; SCSI READ CAPACITY(16): "
+			 "%s; NVMe Identify: %s", ata, scsi, nvme);
 }
 
 int ap_topology_read(const char *path, struct ap_topology *t, struct ap_error *e)

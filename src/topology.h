@@ -31,7 +31,7 @@ struct ap_kernel_topology {
 
 struct ap_drive_topology {
 	bool available;			/* some command set answered */
-	char why[160];			/* when not available: what was tried */
+	char why[224];			/* when not available: what was tried */
 	bool ata_ok, scsi_ok, nvme_ok;
 	struct ap_ata_identify ata;
 	struct ap_scsi_capacity scsi;

@@ -154,7 +154,7 @@ static void test_geometry_set(void **state)
 	assert_int_equal(g.physical, 4096);
 	assert_int_equal(g.lowest_aligned, 7);
 	assert_int_equal(g.source, AP_GEOM_MANUAL);
-	assert_string_equal(ap_geometry_source_name(g.source), "manual");
+	assert_string_equal(ap_geometry_source_name(g.source), "given");
 	/* an aligned LBA instead of the lowest: normalised */
 	assert_int_equal(ap_geometry_set(&g, AP_GEOM_MANUAL, 512, 4096, 63, &e), 0);
 	assert_int_equal(g.lowest_aligned, 7);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "out.h"
 
@@ -108,23 +109,68 @@ static void test_render(void **state)
 	assert_string_equal(s, "START ALIGNED TPS SIZE\n40 yes 119.0 300M\n34 no 13.0 512B");
 	free(s);
 
-	o.raw = false;
-	o.csv = true;
-	o.bytes = true;
-	o.noheadings = true;
-	s = render(&o);
-	assert_string_equal(s, "40,yes,119.0,314572800\n34,no,13.0,512");
-	free(s);
 
-	o.csv = false;
-	o.noheadings = false;
+	o.raw = false;
 	o.json = true;
 	s = render(&o);
 	assert_non_null(strstr(s, "\"results\": ["));
 	assert_non_null(strstr(s, "\"start\": 40"));
 	assert_non_null(strstr(s, "\"aligned\": true"));
 	assert_non_null(strstr(s, "\"aligned\": false"));
-	assert_non_null(strstr(s, "\"size\": 314572800"));
+	assert_non_null(strstr(s, "\"size\": 314572800"));	/* bytes in JSON, without -b */
+	free(s);
+}
+
+/* CSV is printed by ap_out_print() itself: capture stdout in a file. */
+static char *render_csv(struct ap_out *o, const char *cell)
+{
+	static const int cols[] = { COL_START, COL_ALIGNED };
+	struct libscols_table *tb;
+	struct libscols_line *ln;
+	char tmpl[] = "/tmp/ap-test-out.XXXXXX", *buf;
+	int fd = mkstemp(tmpl), saved = dup(STDOUT_FILENO);
+	long len;
+	FILE *f;
+
+	assert_true(fd >= 0 && saved >= 0);
+	tb = ap_out_table_new(o, "t", infos, cols, 2);
+	ln = scols_table_new_line(tb, NULL);
+	ap_out_set_u64(ln, cols, 2, COL_START, 40);
+	ap_out_set_str(ln, cols, 2, COL_ALIGNED, cell);
+	fflush(stdout);
+	dup2(fd, STDOUT_FILENO);
+	assert_int_equal(ap_out_print(o, tb), 0);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	scols_unref_table(tb);
+	f = fdopen(fd, "r");
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	buf = calloc(1, (size_t)len + 1);
+	assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	unlink(tmpl);
+	return buf;
+}
+
+static void test_csv(void **state)
+{
+	struct ap_out o = { 0 };
+	char *s;
+
+	(void)state;
+	o.csv = true;
+	s = render_csv(&o, "plain");
+	assert_string_equal(s, "START,ALIGNED\n40,plain\n");
+	free(s);
+	s = render_csv(&o, "dd bs=4K, conv=\"x\"");
+	assert_string_equal(s, "START,ALIGNED\n40,\"dd bs=4K, conv=\"\"x\"\"\"\n");
+	free(s);
+	o.noheadings = true;
+	s = render_csv(&o, " edge");
+	assert_string_equal(s, "40,\" edge\"\n");
 	free(s);
 }
 
@@ -134,6 +180,7 @@ int main(void)
 		cmocka_unit_test(test_columns),
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_render),
+		cmocka_unit_test(test_csv),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

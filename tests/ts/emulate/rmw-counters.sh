@@ -21,13 +21,24 @@ write4k() {
 		ts_fail "4 KiB write to $1 failed"
 }
 
+# part_node DEV: wait for DEVp1 (libparted adds it with BLKPG)
+part_node() {
+	local i
+	for i in $(seq 50); do
+		[ -b "${1}p1" ] && return 0
+		[ "$i" = 10 ] && partx -a "$1" 2>/dev/null
+		sleep 0.1
+	done
+	ts_fail "${1}p1 did not appear: $(cat "$TS_TMP/parted.err")"
+}
+
 # check PHYS LBA START RMW_WRITES RMW: partition at START, one write
 check() {
 	local phys=$1 lba=$2 start=$3 want_writes=$4 want_rmw=$5 dev
 	dev=$(ts_emu_attach --size 64M --phys "$phys" --lowest-aligned "$lba" --rmw-cost 200us)
-	parted -s "$dev" mklabel gpt mkpart p "${start}s" 32MiB 2>/dev/null ||
-		ts_fail "parted $dev at ${start}s failed"
-	[ -b "${dev}p1" ] || ts_fail "${dev}p1 did not appear"
+	parted -s "$dev" mklabel gpt mkpart p "${start}s" 32MiB 2>"$TS_TMP/parted.err" ||
+		ts_fail "parted $dev at ${start}s failed: $(cat "$TS_TMP/parted.err")"
+	part_node "$dev"
 	"$ALIGNPROBE" emulate --reset-stats "$dev" || ts_fail "reset-stats failed"
 	write4k "${dev}p1"
 	ts_assert_eq 1 "$(stat "$dev" WRITES)" "phys $phys lba $lba start $start: writes"

@@ -37,7 +37,17 @@ Options:
      --fs <type>        file system: ext2|ext4|xfs
  -s, --size <size>      partition size
      --plot <file.svg>  write an SVG chart
+ -m, --modes LIST       modes to run
+     --sync POLICY      after every file write: none, fsync (default),
+                        fdatasync
+ -p, --preset NAME      quick (default) or thorough, see below
  -h, --help             display this help
+
+Modes (what each one does,
+in two lines):
+ none      buffered
+           dd bs=BS
+ dsync     O_DSYNC
 H
 	;;
 "check --list-columns" | "sweep --list-columns")
@@ -68,9 +78,9 @@ expect "check sweep"				"$FAKE" ""
 expect "sweep"					"$FAKE" sw
 expect "--help --version"			"$FAKE" --
 expect "--output --output-all"			"$FAKE" check --out
-expect "--emulate --fs --geometry --help --json --output --output-all --plot --size" \
+expect "--emulate --fs --geometry --help --json --modes --output --output-all --plot --preset --size --sync" \
 						"$FAKE" check --
-expect "--emulate --fs --geometry --help --json --output --output-all --plot --size -J -h -o -s" \
+expect "--emulate --fs --geometry --help --json --modes --output --output-all --plot --preset --size --sync -J -h -m -o -p -s" \
 						"$FAKE" check -
 expect "ALIGNED NR SIZE START"			"$FAKE" check -o ""
 expect "SIZE START"				"$FAKE" check -o s
@@ -80,6 +90,12 @@ expect "+ALIGNED"				"$FAKE" check -o +a
 expect "SIZE START"				"$FAKE" check --output = S
 expect "ext2 ext4 xfs"				"$FAKE" check --fs ""
 expect "xfs"					"$FAKE" check --fs = x
+# choices from the help: a description that is a list (also on the next
+# line), a section named after the option, a comma-separated LIST of them
+expect "fdatasync fsync none"			"$FAKE" check --sync ""
+expect "quick thorough"				"$FAKE" check -p ""
+expect "dsync none"				"$FAKE" check -m ""
+expect "none,dsync none,none"			"$FAKE" check --modes none,
 expect "a.svg c.svg sub"			"$FAKE" check --plot ""
 expect "b.json"					"$FAKE" check --geometry b
 # an option with an optional argument does not eat the next word

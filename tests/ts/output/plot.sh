@@ -47,6 +47,12 @@ stat_png() {
 	done < "$TS_TMP/stat"
 }
 
+# plot_top SVG: y of the top of the plot area (the y axis runs from there
+# to y=402), so that a region can start below the title and the legend
+plot_top() {
+	sed -n 's/.*<line x1="78" y1="\([0-9]*\)[.0-9]*" x2="78" y2="402".*/\1/p' "$1" | head -n 1
+}
+
 nruns() { [ "$1" = - ] && echo 0 || tr ',' '\n' <<< "$1" | wc -l; }
 
 # run_index RUNS_A RUNS_B: positions (0-based) of A's runs among A's and B's sorted by x
@@ -148,5 +154,23 @@ stat_png "$TS_TMP/empty.png" --region 0,62,720,400 al=$ALIGNED mis=$MISALIGNED
 ts_assert_eq "0 0" "$STAT_al_count $STAT_mis_count" "bars in an empty chart"
 [ "$STAT_nonwhite" -gt 500 ] || ts_fail "empty chart has no axes or text"
 
+
+# --- 5. the real command: sweep --replay of saved results (no device) ----
+# sweep-4096-0.json: `alignprobe sweep --emulate=rmw=300us --starts 36..52
+# --save`, verdict 4096-byte sectors, lowest aligned LBA 0
+"$ALIGNPROBE" sweep --replay "$top_srcdir/tests/ts/output/sweep-4096-0.json" \
+	--plot "$TS_TMP/replay.svg" > "$TS_TMP/replay.out" 2>&1 ||
+	ts_fail "sweep --replay --plot failed: $(cat "$TS_TMP/replay.out")"
+grep -q '4096' "$TS_TMP/replay.svg" || ts_fail "the verdict is not in the chart's title"
+render "$TS_TMP/replay.svg" "$TS_TMP/replay.png"
+top=$(plot_top "$TS_TMP/replay.svg")
+[ -n "$top" ] || ts_fail "no y axis found in the sweep's chart"
+stat_png "$TS_TMP/replay.png" --region 0,$((top - 4)),720,400 al=$ALIGNED mis=$MISALIGNED
+ts_assert_eq 2 "$(nruns "$STAT_al_runs")" "sweep: aligned starts 40 and 48 ($STAT_al_runs)"
+ts_assert_eq 15 "$(nruns "$STAT_mis_runs")" "sweep: misaligned starts"
+ts_assert_eq "4 12" "$(run_index "$STAT_al_runs" "$STAT_mis_runs")" "sweep: positions of 40 and 48 in 36..52"
+[ "$STAT_al_ymin" -lt "$STAT_mis_ymin" ] || ts_fail "sweep: aligned starts are not the fastest"
+stat_png "$TS_TMP/replay.png" --region 80,403,720,410 --tol 24 pm=$PERIOD
+ts_assert_eq 2 "$(nruns "$STAT_pm_runs")" "sweep: period markers under 40 and 48"
 
 ts_pass

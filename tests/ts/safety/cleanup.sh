@@ -40,7 +40,7 @@ leak() {
 	"$LEAK" "$@" > "$TS_TMP/$name" 2> "$TS_TMP/$name.err" &
 	echo $! > "$TS_TMP/$name.pid"
 	ts_bg_pid $!
-	for t in $(seq 100); do grep -q ready "$TS_TMP/$name" && break; sleep 0.05; done
+	for t in $(seq 100); do grep -qs ready "$TS_TMP/$name" && break; sleep 0.05; done
 	grep -q ready "$TS_TMP/$name" || { cat "$TS_TMP/$name.err" >&2; ts_fail "leak $*: not ready"; }
 	R=$(head -n1 "$TS_TMP/$name")
 }
@@ -127,6 +127,7 @@ umount "$TS_TMP/other"
 ts_run_rc 0 "$ALIGNPROBE" cleanup	# not mounted any more: the entry goes
 
 # an emulated drive whose server was SIGKILLed
+ts_log "emulated drive: server SIGKILLed, then cleanup"
 if "$ALIGNPROBE" emulate --help >/dev/null 2>&1 && [ -c /dev/fuse ]; then
 	E=$(ts_emu_attach --size 16M --rmw-cost 300us)
 	spid=$(grep -l "dev=$E\$" "$ALIGNPROBE_STATE_DIR"/* 2>/dev/null | xargs grep -h '^aux=' | cut -d= -f2)

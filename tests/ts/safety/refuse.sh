@@ -36,9 +36,9 @@ ts_log "destructive commands checked: ${cmds[*]:-none built yet (gate only)}"
 
 imgA=$TS_TMP/a.img
 imgB=$TS_TMP/b.img
-ts_image "$imgA" 64M
-ts_image "$imgB" 32M
-printf 'label: dos\n,16M\n,16M\n' | sfdisk -q "$imgA" || ts_fail "sfdisk"
+ts_image "$imgA" 20M
+ts_image "$imgB" 8M
+printf 'label: dos\n,8M\n,8M\n' | sfdisk -q "$imgA" || ts_fail "sfdisk"
 A=$(ts_loop_attach "$imgA")
 B=$(ts_loop_attach "$imgB")
 # this kernel may lack partition table parsers: BLKPG through partprobe
@@ -47,17 +47,35 @@ for i in 1 2; do
 	for t in $(seq 50); do [ -b "${A}p$i" ] && break; sleep 0.1; done
 	[ -b "${A}p$i" ] || ts_fail "no partition node ${A}p$i"
 done
-mkfs.ext4 -q -F "${A}p1" || ts_fail "mkfs.ext4 ${A}p1"
-mkfs.ext4 -q -F "$B" || ts_fail "mkfs.ext4 $B"
+mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "${A}p1" || ts_fail "mkfs.ext4 ${A}p1"
+mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$B" || ts_fail "mkfs.ext4 $B"
 sync
 
 sumA=$(ts_checksum "$imgA")
 sumB=$(ts_checksum "$imgB")
 
+# while p2 is active swap, the kernel may page out to it: then only the
+# first 9 MiB (partition table and p1) are compared
+sum_a() {
+	if [ -n "$SWAP" ]; then
+		head -c 9M "$imgA" | sha256sum | cut -d' ' -f1
+	else
+		ts_checksum "$imgA"
+	fi
+}
+
 unchanged() {
 	sync
-	ts_assert_eq "$sumA" "$(ts_checksum "$imgA")" "$1: $imgA checksum"
+	ts_assert_eq "$sumA" "$(sum_a)" "$1: $imgA checksum"
 	ts_assert_eq "$sumB" "$(ts_checksum "$imgB")" "$1: $imgB checksum"
+}
+
+has_opts() {
+	local cmd=$1 o
+	shift
+	for o in "$@"; do
+		"$ALIGNPROBE" "$cmd" --help | grep -q -- "$o" || return 1
+	done
 }
 
 # refuse WHAT PATTERN DEV [gate/command options]: every path refuses with 3
@@ -69,6 +87,8 @@ refuse() {
 	for c in "${cmds[@]}"; do
 		# seq also accepts a regular file (it writes into the file)
 		[ "${SKIP_SEQ:-0}" = 1 ] && [ "${c%% *}" = seq ] && continue
+		# an option the command does not have (sweep: --allow-partition)
+		has_opts "${c%% *}" "$@" || continue
 		# shellcheck disable=SC2086
 		ts_run_rc 3 "$ALIGNPROBE" $c "$@" "$dev" < /dev/null
 		grep -q -- "$pat" "$TS_TMP/err" || { cat "$TS_TMP/err" >&2; ts_fail "$what: $c: no '$pat' in the message"; }
@@ -79,7 +99,7 @@ refuse() {
 
 # a free whole disk passes the gate (and shows what it would destroy)
 ts_run_rc 0 "$GATE" --yes "$A"
-grep -q "loop0p1\|${A##*/}p1 start=2048 size=16M ext4" "$TS_TMP/out" ||
+grep -q "${A##*/}p1 start=2048 size=8M ext4" "$TS_TMP/out" ||
 	{ cat "$TS_TMP/out" >&2; ts_fail "describe: partition 1 with its ext4 not listed"; }
 grep -q "dos partition table" "$TS_TMP/out" || ts_fail "describe: no dos signature"
 grep -q "backed by: $imgA" "$TS_TMP/out" || ts_fail "describe: no backing file"
@@ -114,10 +134,12 @@ sumA=$(ts_checksum "$imgA")	# the inner image was written through p1's fs: new r
 mkswap -q "${A}p2" >/dev/null || ts_fail "mkswap"
 sumA=$(ts_checksum "$imgA")
 SWAP=${A}p2
+sumA=$(sum_a)
 swapon "$SWAP" || ts_fail "swapon $SWAP"
 refuse "active swap" "partition ${A}p2 is in use as swap" "$A"
 swapoff "$SWAP" || ts_fail "swapoff"
 SWAP=
+sumA=$(sum_a)
 
 L2=$(ts_loop_attach "${A}p1")
 refuse "holder: loop device on a partition" "partition ${A}p1 backs loop device $L2" "$A"

@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The undo journal of a preserving probe (see journal.h). */
+#include "journal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char journal_magic[8] = { 'A', 'P', 'U', 'N', 'D', 'O', 0, 1 };
+#define JOURNAL_VERSION	1
+#define FLAG_COMPLETE	1u
+
+/* header field offsets */
+#define H_MAGIC		0
+#define H_VERSION	8
+#define H_FLAGS		12
+#define H_DEVSIZE	16
+#define H_LOGICAL	24
+#define H_RECLEN	28
+#define H_NREC		32
+#define H_CREATED	40
+#define H_PID		48
+#define H_DEV		64
+#define H_CRC		(AP_JOURNAL_HDR - 4)
+
+/* record header field offsets */
+#define R_OFFSET	0
+#define R_LEN		8
+#define R_CRC		12
+#define R_MAGIC		16
+
+struct ap_journal {
+	char *path;
+	int fd;
+	struct ap_journal_info info;
+	unsigned char hdr[AP_JOURNAL_HDR];
+};
+
+uint32_t ap_crc32(uint32_t crc, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	size_t i;
+	int k;
+
+	crc = ~crc;
+	for (i = 0; i < len; i++) {
+		crc ^= p[i];
+		for (k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1)));
+	}
+	return ~crc;
+}
+
+static uint64_t rec_stride(const struct ap_journal *j)
+{
+	return AP_JOURNAL_REC_HDR + (uint64_t)j->info.rec_len;
+}
+
+static uint64_t rec_pos(const struct ap_journal *j, uint64_t idx)
+{
+	return AP_JOURNAL_HDR + idx * rec_stride(j);
+}
+
+static void put32(unsigned char *b, size_t at, uint32_t v)
+{
+	memcpy(b + at, &v, sizeof(v));
+}
+
+static void put64(unsigned char *b, size_t at, uint64_t v)
+{
+	memcpy(b + at, &v, sizeof(v));
+}
+
+static uint32_t get32(const unsigned char *b, size_t at)
+{
+	uint32_t v;
+
+	memcpy(&v, b + at, sizeof(v));
+	return v;
+}
+
+static uint64_t get64(const unsigned char *b, size_t at)
+{
+	uint64_t v;
+
+	memcpy(&v, b + at, sizeof(v));
+	return v;
+}
+
+static void header_build(struct ap_journal *j)
+{
+	unsigned char *h = j->hdr;
+
+	memset(h, 0, AP_JOURNAL_HDR);
+	memcpy(h + H_MAGIC, journal_magic, sizeof(journal_magic));
+	put32(h, H_VERSION, JOURNAL_VERSION);
+	put32(h, H_FLAGS, j->info.complete ? FLAG_COMPLETE : 0);
+	put64(h, H_DEVSIZE, j->info.dev_size);
+	put32(h, H_LOGICAL, j->info.logical_sector);
+	put32(h, H_RECLEN, j->info.rec_len);
+	put64(h, H_NREC, j->info.nrec);
+	put64(h, H_CREATED, (uint64_t)j->info.created);
+	put32(h, H_PID, (uint32_t)j->info.pid);
+	memcpy(h + H_DEV, j->info.dev, sizeof(j->info.dev));
+	put32(h, H_CRC, ap_crc32(0, h, H_CRC));
+}
+
+static int write_at(int fd, const void *buf, size_t len, uint64_t off)
+{
+	return ap_pwrite_all(fd, buf, len, off);
+}
+
+static int fsync_dir_of(const char *path)
+{
+	char *copy = ap_xstrdup(path), *dir = dirname(copy);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0)
+		rc = -errno;
+	else if (fsync(fd) != 0)
+		rc = -errno;
+	if (fd >= 0)
+		close(fd);
+	free(copy);
+	return rc;
+}
+
+int ap_journal_create(const char *path, const char *dev, uint64_t dev_size,
+		      unsigned logical_sector, uint32_t rec_len, uint64_t nrec,
+		      struct ap_journal **out, struct ap_error *e)
+{
+	struct ap_journal *j;
+	int rc;
+
+	*out = NULL;
+	if (!path || !dev || !rec_len || strlen(dev) >= sizeof(j->info.dev))
+		return ap_error_set(e, EINVAL, "%s: invalid journal parameters", path ? path : "?");
+	j = ap_xcalloc(1, sizeof(*j));
+	j->path = ap_xstrdup(path);
+	j->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (j->fd < 0) {
+		rc = ap_error_set(e, errno, "cannot create undo journal %s: %s", path,
+				  strerror(errno));
+		free(j->path);
+		free(j);
+		return rc;
+	}
+	snprintf(j->info.dev, sizeof(j->info.dev), "%s", dev);
+	j->info.dev_size = dev_size;
+	j->info.logical_sector = logical_sector;
+	j->info.rec_len = rec_len;
+	j->info.nrec = nrec;
+	j->info.created = (int64_t)time(NULL);
+	j->info.pid = (int)getpid();
+	header_build(j);
+	rc = write_at(j->fd, j->hdr, AP_JOURNAL_HDR, 0);
+	if (!rc && ftruncate(j->fd, (off_t)rec_pos(j, nrec)) != 0)
+		rc = -errno;
+	if (rc) {
+		ap_error_set(e, -rc, "cannot write undo journal %s: %s", path, strerror(-rc));
+		ap_journal_remove(j);
+		return rc;
+	}
+	*out = j;
+	return 0;
+}
+
+int ap_journal_put(struct ap_journal *j, uint64_t idx, uint64_t dev_offset, const void *data,
+		   struct ap_error *e)
+{
+	unsigned char rh[AP_JOURNAL_REC_HDR];
+	int rc;
+
+	if (idx >= j->info.nrec || j->info.complete)
+		return ap_error_set(e, EINVAL, "%s: record %llu out of range", j->path,
+				    (unsigned long long)idx);
+	memset(rh, 0, sizeof(rh));
+	put64(rh, R_OFFSET, dev_offset);
+	put32(rh, R_LEN, j->info.rec_len);
+	put32(rh, R_CRC, ap_crc32(0, data, j->info.rec_len));
+	memcpy(rh + R_MAGIC, journal_magic, sizeof(journal_magic));
+	rc = write_at(j->fd, rh, sizeof(rh), rec_pos(j, idx));
+	if (!rc)
+		rc = write_at(j->fd, data, j->info.rec_len, rec_pos(j, idx) + sizeof(rh));
+	if (rc)
+		return ap_error_set(e, -rc, "cannot write undo journal %s: %s", j->path,
+				    strerror(-rc));
+	return 0;
+}
+
+int ap_journal_commit(struct ap_journal *j, struct ap_error *e)
+{
+	int rc = 0;
+
+	if (fsync(j->fd) != 0)
+		rc = -errno;
+	if (!rc) {
+		j->info.complete = true;
+		header_build(j);
+		rc = write_at(j->fd, j->hdr, AP_JOURNAL_HDR, 0);
+	}
+	if (!rc && fsync(j->fd) != 0)
+		rc = -errno;
+	if (!rc)
+		rc = fsync_dir_of(j->path);
+	if (rc)
+		return ap_error_set(e, -rc, "cannot commit undo journal %s: %s", j->path,
+				    strerror(-rc));
+	return 0;
+}
+
+int ap_journal_open(const char *path, struct ap_journal **out, struct ap_error *e)
+{
+	struct ap_journal *j;
+	struct stat st;
+	unsigned char *h;
+	int rc;
+
+	*out = NULL;
+	j = ap_xcalloc(1, sizeof(*j));
+	j->path = ap_xstrdup(path);
+	j->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (j->fd < 0) {
+		rc = ap_error_set(e, errno, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	h = j->hdr;
+	rc = ap_pread_all(j->fd, h, AP_JOURNAL_HDR, 0);
+	if (rc) {
+		rc = ap_error_set(e, rc == -EIO ? EINVAL : -rc, "%s: not an alignprobe undo journal "
+				  "(cannot read its header: %s)", path,
+				  rc == -EIO ? "file too short" : strerror(-rc));
+		goto fail;
+	}
+	if (memcmp(h + H_MAGIC, journal_magic, sizeof(journal_magic)) != 0 ||
+	    get32(h, H_VERSION) != JOURNAL_VERSION) {
+		rc = ap_error_set(e, EINVAL, "%s: not an alignprobe undo journal (bad magic)", path);
+		goto fail;
+	}
+	if (get32(h, H_CRC) != ap_crc32(0, h, H_CRC)) {
+		rc = ap_error_set(e, EINVAL, "%s: undo journal header is damaged (CRC mismatch)",
+				  path);
+		goto fail;
+	}
+	j->info.complete = get32(h, H_FLAGS) & FLAG_COMPLETE;
+	j->info.dev_size = get64(h, H_DEVSIZE);
+	j->info.logical_sector = get32(h, H_LOGICAL);
+	j->info.rec_len = get32(h, H_RECLEN);
+	j->info.nrec = get64(h, H_NREC);
+	j->info.created = (int64_t)get64(h, H_CREATED);
+	j->info.pid = (int)get32(h, H_PID);
+	memcpy(j->info.dev, h + H_DEV, sizeof(j->info.dev));
+	j->info.dev[sizeof(j->info.dev) - 1] = '\0';
+	if (!j->info.rec_len || !j->info.logical_sector ||
+	    j->info.nrec > (UINT64_MAX - AP_JOURNAL_HDR) / rec_stride(j)) {
+		rc = ap_error_set(e, EINVAL, "%s: undo journal header is inconsistent", path);
+		goto fail;
+	}
+	if (fstat(j->fd, &st) != 0 || (uint64_t)st.st_size < rec_pos(j, j->info.nrec)) {
+		rc = ap_error_set(e, EINVAL, "%s: undo journal is truncated (%llu records "
+				  "expected)", path, (unsigned long long)j->info.nrec);
+		goto fail;
+	}
+	*out = j;
+	return 0;
+fail:
+	ap_journal_close(j);
+	return rc;
+}
+
+const struct ap_journal_info *ap_journal_info(const struct ap_journal *j)
+{
+	return &j->info;
+}
+
+const char *ap_journal_path(const struct ap_journal *j)
+{
+	return j->path;
+}
+
+int ap_journal_record_offset(struct ap_journal *j, uint64_t idx, uint64_t *dev_offset)
+{
+	unsigned char rh[AP_JOURNAL_REC_HDR];
+	int rc;
+
+	if (idx >= j->info.nrec)
+		return -EINVAL;
+	rc = ap_pread_all(j->fd, rh, sizeof(rh), rec_pos(j, idx));
+	if (rc)
+		return rc;
+	if (memcmp(rh + R_MAGIC, journal_magic, sizeof(journal_magic)) != 0 ||
+	    get32(rh, R_LEN) != j->info.rec_len)
+		return -EINVAL;
+	*dev_offset = get64(rh, R_OFFSET);
+	return 0;
+}
+
+int ap_journal_read(struct ap_journal *j, uint64_t idx, uint32_t at, void *buf, size_t len,
+		    struct ap_error *e)
+{
+	int rc;
+
+	if (idx >= j->info.nrec || (uint64_t)at + len > j->info.rec_len)
+		return ap_error_set(e, EINVAL, "%s: read outside record %llu", j->path,
+				    (unsigned long long)idx);
+	rc = ap_pread_all(j->fd, buf, len, rec_pos(j, idx) + AP_JOURNAL_REC_HDR + at);
+	if (rc)
+		return ap_error_set(e, -rc, "cannot read undo journal %s: %s", j->path,
+				    strerror(-rc));
+	return 0;
+}
+
+static void *aligned_buf(size_t len)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, 4096, len ? len : 4096) != 0)
+		return NULL;
+	return p;
+}
+
+int ap_journal_restore(struct ap_journal *j, int fd, struct ap_journal_restore_stats *st,
+		       struct ap_error *e)
+{
+	size_t len = j->info.rec_len;
+	unsigned char rh[AP_JOURNAL_REC_HDR];
+	unsigned char *want = aligned_buf(len), *have = aligned_buf(len);
+	uint64_t i, bad = 0;
+	int rc = 0;
+
+	memset(st, 0, sizeof(*st));
+	if (!want || !have) {
+		free(want);
+		free(have);
+		return ap_error_set(e, ENOMEM, "out of memory");
+	}
+	if (!j->info.complete) {
+		rc = ap_error_set(e, EINVAL, "%s: the journal is incomplete", j->path);
+		goto out;
+	}
+	for (i = 0; i < j->info.nrec; i++) {
+		uint64_t off;
+		int r;
+
+		r = ap_pread_all(j->fd, rh, sizeof(rh), rec_pos(j, i));
+		if (!r)
+			r = ap_pread_all(j->fd, want, len, rec_pos(j, i) + sizeof(rh));
+		if (r) {
+			rc = ap_error_set(e, -r, "%s: cannot read record %llu: %s", j->path,
+					  (unsigned long long)i, strerror(-r));
+			bad++;
+			continue;
+		}
+		if (memcmp(rh + R_MAGIC, journal_magic, sizeof(journal_magic)) != 0 ||
+		    get32(rh, R_LEN) != len || get32(rh, R_CRC) != ap_crc32(0, want, len)) {
+			rc = ap_error_set(e, EIO, "%s: record %llu is damaged (CRC mismatch); "
+					  "its range was not written", j->path,
+					  (unsigned long long)i);
+			bad++;
+			continue;
+		}
+		off = get64(rh, R_OFFSET);
+		st->records++;
+		r = ap_pread_all(fd, have, len, off);
+		if (!r && memcmp(have, want, len) == 0)
+			continue;
+		r = ap_pwrite_all(fd, want, len, off);
+		if (!r)
+			r = ap_pread_all(fd, have, len, off);
+		if (!r && memcmp(have, want, len) != 0)
+			r = -EIO;
+		if (r) {
+			rc = ap_error_set(e, -r, "%s: cannot restore %zu bytes at offset %llu: %s",
+					  j->info.dev, len, (unsigned long long)off,
+					  r == -EIO ? "read-back differs or I/O error" :
+					  strerror(-r));
+			bad++;
+			continue;
+		}
+		st->restored++;
+		st->bytes += len;
+	}
+	if (!bad && fdatasync(fd) != 0 && errno != EINVAL)
+		rc = ap_error_set(e, errno, "%s: flush failed: %s", j->info.dev, strerror(errno));
+out:
+	free(want);
+	free(have);
+	return bad ? (rc ? rc : -EIO) : rc;
+}
+
+void ap_journal_close(struct ap_journal *j)
+{
+	if (!j)
+		return;
+	if (j->fd >= 0)
+		close(j->fd);
+	free(j->path);
+	free(j);
+}
+
+int ap_journal_remove(struct ap_journal *j)
+{
+	int rc = 0;
+
+	if (!j)
+		return 0;
+	if (unlink(j->path) != 0 && errno != ENOENT)
+		rc = -errno;
+	else
+		fsync_dir_of(j->path);
+	ap_journal_close(j);
+	return rc;
+}

@@ -1,0 +1,160 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Every bad input: a clear message naming the device and the problem, the
+# documented exit code (2: bad input; 1: runtime), no crash, nothing written.
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
+ts_init "bad partition tables and bad arguments"
+ts_need_cmd sfdisk dd od sha256sum jq
+
+good=$TS_TMP/good.img
+img=$TS_TMP/bad.img
+truncate -s 64M "$good"
+printf 'label: gpt\nstart=2048,size=20480,name=one\nstart=22528,size=20480,name=two\n' |
+	sfdisk -q --no-reread --no-tell-kernel "$good" >/dev/null || ts_fail "sfdisk"
+last=$(( 64 * 2048 - 1 ))
+
+flip() {	# flip FILE OFFSET: invert one byte
+	local b
+	b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+	printf "$(printf '\\%03o' $(( 255 - b )))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+
+# expect RC KIND "message" [check options]: exit code, the message on stderr,
+# the issue kind in the JSON document, and the image unchanged
+expect() {
+	local rc=$1 kind=$2 msg=$3 sum
+	shift 3
+	sum=$(ts_checksum "$img")
+	ts_run_rc "$rc" "$ALIGNPROBE" check "$@" "$img"
+	grep -qF "alignprobe check: $img: $msg" "$TS_TMP/err" ||
+		{ cat "$TS_TMP/err" >&2; ts_fail "$kind: expected message '$msg'"; }
+	ts_run_rc "$rc" "$ALIGNPROBE" check -J "$@" "$img"
+	jq -e --arg k "$kind" '.issues | map(select(.kind == $k and .severity == "error")) | length == 1' \
+		"$TS_TMP/out" >/dev/null || { cat "$TS_TMP/out" >&2; ts_fail "$kind: not in the JSON issues"; }
+	jq -e '.aligned == false' "$TS_TMP/out" >/dev/null || ts_fail "$kind: aligned is not false"
+	ts_assert_eq "$sum" "$(ts_checksum "$img")" "$kind: the image was modified"
+}
+
+# the intact image passes
+cp "$good" "$img"
+ts_run_rc 0 "$ALIGNPROBE" check "$img"
+
+# corrupt CRC: one byte of the primary header (disk GUID)
+cp "$good" "$img"
+flip "$img" $(( 512 + 60 ))
+expect 2 primary_gpt_corrupt "the primary GPT at LBA 1 is corrupt (bad header CRC or header size); the table was read from the backup GPT at LBA $last"
+jq -e '.partitions | length == 2' "$TS_TMP/out" >/dev/null || ts_fail "partitions of the backup not listed"
+
+# corrupt entry array of the primary
+cp "$good" "$img"
+flip "$img" $(( 1024 + 40 ))
+expect 2 primary_gpt_corrupt "the primary GPT at LBA 1 is corrupt (bad partition entry array CRC)"
+
+# corrupt backup header
+cp "$good" "$img"
+flip "$img" $(( last * 512 + 60 ))
+expect 2 backup_gpt_corrupt "the backup GPT at LBA $last is corrupt or missing (bad header CRC or header size); the primary GPT was used"
+
+# primary and backup disagreeing: both valid, the backup still lists partition 2
+cp "$good" "$img"
+dd if="$img" of="$TS_TMP/backup" bs=512 skip=$(( last - 32 )) status=none
+sfdisk -q --no-reread --no-tell-kernel --delete "$img" 2 >/dev/null || ts_fail "sfdisk --delete"
+dd if="$TS_TMP/backup" of="$img" bs=512 seek=$(( last - 32 )) conv=notrunc status=none
+expect 2 gpt_mismatch "the primary GPT (LBA 1) and the backup GPT (LBA $last) disagree: partition entry 2 is unused in the primary, sectors 22528-43007 in the backup"
+
+# protective MBR without a GPT
+cp "$good" "$img"
+dd if=/dev/zero of="$img" bs=512 seek=1 count=1 conv=notrunc status=none
+dd if=/dev/zero of="$img" bs=512 seek="$last" count=1 conv=notrunc status=none
+expect 2 pmbr_without_gpt "a protective MBR (partition type 0xee) but no GPT header, neither at LBA 1 nor at the last LBA $last"
+
+# a GPT whose protective MBR was wiped
+cp "$good" "$img"
+dd if=/dev/zero of="$img" bs=512 count=1 conv=notrunc status=none
+expect 2 gpt_without_pmbr "a GPT header at LBA 1, but no protective MBR in sector 0"
+
+# GPT image truncated after partitioning
+cp "$good" "$img"
+truncate -s 40M "$img"
+expect 2 gpt_truncated "the GPT at LBA 1 describes a disk of 131072 sectors (backup GPT at LBA $last, last usable LBA $(( last - 33 ))), but this one has only 81920"
+
+# overlapping partitions (DOS), crafted: partition 2's start moved into partition 1
+rm -f "$img"
+truncate -s 16M "$img"
+printf 'label: dos\nstart=2048,size=8192\nstart=10240,size=8192\n' |
+	sfdisk -q --no-reread --no-tell-kernel "$img" >/dev/null || ts_fail "sfdisk dos"
+printf '\x00\x20\x00\x00' | dd of="$img" bs=1 seek=$(( 446 + 16 + 8 )) conv=notrunc status=none
+expect 2 overlap "partitions 1 and 2 overlap (sectors 8192-10239)"
+
+# DOS partition past the end: the image truncated after partitioning
+rm -f "$img"
+truncate -s 16M "$img"
+printf 'label: dos\nstart=2048,size=8192\nstart=10240,size=20480\n' |
+	sfdisk -q --no-reread --no-tell-kernel "$img" >/dev/null || ts_fail "sfdisk dos"
+truncate -s 12M "$img"
+expect 2 past_end "partition 2 (sectors 10240-30719) ends past the end of the disk (24576 sectors): the image is truncated or the disk shrank"
+
+# an image too small to hold a table, an empty one, one without a table
+head -c 300 /dev/zero > "$img"
+expect 2 too_small "300 bytes, smaller than one 512-byte sector: too small to hold a partition table"
+: > "$img"
+expect 2 too_small "0 bytes, smaller than one 512-byte sector"
+rm -f "$img"
+truncate -s 1M "$img"
+expect 2 no_table "no partition table (neither MBR nor GPT)"
+
+# a 512-byte-sector GPT read as 4Kn: says so
+cp "$good" "$img"
+expect 2 pmbr_without_gpt "(there is a GPT for 512-byte sectors: wrong sector size?)" --sector-size 4096
+
+# warnings do not fail the check: an image grown after partitioning
+cp "$good" "$img"
+truncate -s 80M "$img"
+ts_run_rc 0 "$ALIGNPROBE" check "$img"
+grep -q "warning: the backup GPT is at LBA $last, not on the last LBA $(( 80 * 2048 - 1 ))" "$TS_TMP/err" ||
+	ts_fail "no warning for a misplaced backup GPT"
+ts_run_rc 0 "$ALIGNPROBE" check -q "$img"
+[ -s "$TS_TMP/err" ] && ts_fail "--quiet printed a warning"
+
+# things that are not disks
+ts_run_rc 2 "$ALIGNPROBE" check "$TS_TMP/nonexistent.img"
+grep -q "alignprobe check: $TS_TMP/nonexistent.img: No such file or directory" "$TS_TMP/err" ||
+	ts_fail "nonexistent file message"
+ts_run_rc 2 "$ALIGNPROBE" check "$TS_TMP"
+grep -q "is a directory" "$TS_TMP/err" || ts_fail "directory message"
+ts_run_rc 2 "$ALIGNPROBE" check /dev/null
+grep -q "neither a block device nor an image file" "$TS_TMP/err" || ts_fail "/dev/null message"
+
+# bad --geometry files
+cp "$good" "$img"
+ts_run_rc 2 "$ALIGNPROBE" check --geometry "$TS_TMP/none.json" "$img"
+grep -q "$TS_TMP/none.json: No such file or directory" "$TS_TMP/err" || ts_fail "missing geometry file"
+echo '{"verdict": {' > "$TS_TMP/bad.json"
+ts_run_rc 2 "$ALIGNPROBE" check --geometry "$TS_TMP/bad.json" "$img"
+grep -q "$TS_TMP/bad.json: not valid JSON" "$TS_TMP/err" || ts_fail "invalid JSON"
+echo '{"device": "x", "results": []}' > "$TS_TMP/bad.json"
+ts_run_rc 2 "$ALIGNPROBE" check --geometry "$TS_TMP/bad.json" "$img"
+grep -q "not a probe or sweep result" "$TS_TMP/err" || ts_fail "JSON without a verdict"
+cat > "$TS_TMP/bad.json" <<'JSON'
+{"verdict": {"sensitive": false, "resolved": false, "logical_sector": 512,
+ "reported_physical_sector": 512, "physical_sector": null, "lowest_aligned_lba": null,
+ "fast_starts": [], "slowdown": 1.0, "p_value": 1.0, "confidence": 0.0}}
+JSON
+ts_run_rc 2 "$ALIGNPROBE" check --geometry "$TS_TMP/bad.json" "$img"
+grep -q "unresolved" "$TS_TMP/err" || ts_fail "unresolved verdict"
+
+# usage errors
+ts_run_rc 2 "$ALIGNPROBE" check
+grep -q "no device or image given" "$TS_TMP/err" || ts_fail "no device"
+ts_run_rc 2 "$ALIGNPROBE" check "$img" "$img"
+ts_run_rc 2 "$ALIGNPROBE" check --lowest-aligned 7 "$img"
+grep -q "needs --physical" "$TS_TMP/err" || ts_fail "--lowest-aligned alone"
+ts_run_rc 2 "$ALIGNPROBE" check --physical 4096 --geometry "$TS_TMP/bad.json" "$img"
+ts_run_rc 2 "$ALIGNPROBE" check --physical 3000 "$img"
+grep -q "not a power-of-two multiple" "$TS_TMP/err" || ts_fail "--physical 3000"
+ts_run_rc 2 "$ALIGNPROBE" check --physical 4X "$img"
+ts_run_rc 2 "$ALIGNPROBE" check --sector-size 1000 "$img"
+ts_run_rc 2 "$ALIGNPROBE" check -o NR,BOGUS "$img"
+grep -q "unknown column: BOGUS" "$TS_TMP/err" || ts_fail "unknown column"
+ts_run_rc 2 "$ALIGNPROBE" check -J -r "$img"
+ts_pass

@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Helpers for the sweep's integration tests (sourced after functions.sh).
+
+SW_PY=$(command -v /usr/bin/python3 || command -v python3)
+
+# sw_json FILE PYTHON-EXPRESSION: print its value, d = the JSON document
+sw_json() {
+	"$SW_PY" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+v = eval(sys.argv[2])
+print(json.dumps(v) if isinstance(v, (list, dict, bool)) or v is None else v)' "$1" "$2" ||
+		ts_fail "cannot evaluate $2 on $1"
+}
+
+# sw_check FILE [ARGS] <<'EOF' ... EOF: Python statements about d (the JSON
+# document), args (the rest of the arguments), with eq(got, want, what) and
+# check(cond, what); every failure is listed, then the test fails.
+sw_check() {
+	"$SW_PY" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+args = sys.argv[2:]
+bad = []
+def eq(got, want, what):
+    if got != want:
+        bad.append("%s: expected %r, got %r" % (what, want, got))
+def check(cond, what):
+    if not cond:
+        bad.append(what)
+exec(sys.stdin.read())
+for b in bad:
+    print(b)
+sys.exit(1 if bad else 0)' "$@" > "$TS_TMP/check.out" 2>&1 ||
+		ts_fail "$1: $(cat "$TS_TMP/check.out")"
+}
+
+# sw_assert_clean [DEV]: nothing of the sweep left: no registry entry (an
+# emulated drive attached by the test aside), nothing in the private TMPDIR
+# but what the test put there; with DEV: no mount of it, no partition
+sw_assert_clean() {
+	local dev=${1:-} base left
+	if [ -n "$dev" ]; then
+		base=$(basename "$dev")
+		grep -q "^${dev}p\?[0-9]* " /proc/self/mounts &&
+			ts_fail "$dev: still mounted: $(grep "^$dev" /proc/self/mounts)"
+		ls -d /sys/class/block/"$base"/"$base"* >/dev/null 2>&1 &&
+			ts_fail "$dev: the kernel still has a partition: $(ls -d /sys/class/block/"$base"/"$base"*)"
+	fi
+	left=$(ls -A "$ALIGNPROBE_STATE_DIR" | grep -v -- "${SW_KEEP_STATE:-^$}")
+	[ -z "$left" ] || ts_fail "registry entries left: $left"
+	if [ -n "${TMPDIR:-}" ] && [ -d "$TMPDIR" ]; then
+		left=$(ls -A "$TMPDIR" | grep -v -- "${SW_KEEP_TMP:-^$}")
+		[ -z "$left" ] || ts_fail "left in $TMPDIR: $left"
+	fi
+}
+
+# sw_assert_empty_gpt DEV: a GPT label without partitions
+sw_assert_empty_gpt() {
+	local out
+	out=$(LC_ALL=C parted -s -m "$1" unit s print 2>&1) || ts_fail "parted $1: $out"
+	echo "$out" | grep -q ":gpt:" || ts_fail "$1: no GPT label after the sweep: $out"
+	[ "$(echo "$out" | grep -c '^[0-9]*:')" = 0 ] ||
+		ts_fail "$1: partitions left after the sweep: $out"
+}
+
+# a private TMPDIR for the mount points, to count them
+sw_private_tmpdir() {
+	mkdir -p "$TS_TMP/tmp"
+	export TMPDIR=$TS_TMP/tmp
+}

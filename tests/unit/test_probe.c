@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The probe's plan, schedule and decision over write sizes, run against a
+ * simulated drive (no device, no sleeping): the cost of each write follows
+ * the read-modify-write model of a hidden unit, with jitter.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe.h"
+#include "sig.h"
+#include "util.h"
+
+struct sim {
+	unsigned period;	/* hidden unit in logical sectors; 1 = honest */
+	unsigned phase;		/* lowest aligned LBA */
+	unsigned logical;
+	uint64_t rmw_ns, base_ns;
+	double jitter;
+	uint64_t rng;
+	uint64_t ops, writes, reads;
+	bool read_cost;		/* reads also pay for partial units */
+};
+
+static double sim_unit(struct sim *s)
+{
+	uint64_t z = (s->rng += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	return (double)(z >> 11) / 9007199254740992.0;
+}
+
+static unsigned sim_partial(const struct sim *s, uint64_t off, size_t len)
+{
+	uint64_t a, b;
+	bool head, tail;
+
+	if (s->period <= 1)
+		return 0;
+	a = off / s->logical + s->period - s->phase;
+	b = a + len / s->logical;
+	head = a % s->period != 0;
+	tail = b % s->period != 0;
+	if (a / s->period == (b - 1) / s->period)
+		return head || tail ? 1 : 0;
+	return (unsigned)head + (unsigned)tail;
+}
+
+static int sim_op(void *arg, bool write, uint64_t slot, uint64_t off, size_t len, uint64_t *ns)
+{
+	struct sim *s = arg;
+	double c = (double)s->base_ns;
+
+	(void)slot;
+	s->ops++;
+	if (write)
+		s->writes++;
+	else
+		s->reads++;
+	if (write || s->read_cost)
+		c += (double)(s->rmw_ns * sim_partial(s, off, len));
+	c *= 1 + s->jitter * (2 * sim_unit(s) - 1);
+	*ns = (uint64_t)c + 1;
+	return 0;
+}
+
+static void run_sim(struct sim *s, struct ap_probe_opts *o, struct ap_probe_result *r)
+{
+	struct ap_probe_io io = { .op = sim_op, .arg = s };
+	struct ap_probe_plan plan;
+	struct ap_error e = { 0 };
+
+	if (!s->logical)
+		s->logical = 512;
+	assert_int_equal(ap_probe_plan(o, 256ULL << 20, s->logical, &plan, &e), 0);
+	memset(r, 0, sizeof(*r));
+	assert_int_equal(ap_probe_measure(&io, o, &plan, r, &e), 0);
+}
+
+static void test_plan(void **state)
+{
+	struct ap_probe_opts o;
+	struct ap_probe_plan p;
+	struct ap_error e = { 0 };
+	unsigned i;
+
+	(void)state;
+	ap_probe_opts_init(&o);
+	assert_int_equal(ap_probe_plan(&o, 256ULL << 20, 512, &p, &e), 0);
+	assert_int_equal(p.nsizes, 5);
+	assert_int_equal(p.sizes[0], 4096);
+	assert_int_equal(p.sizes[4], 65536);
+	assert_int_equal(p.region_start, 1 << 20);
+	assert_true(p.region_start + p.region_size <= (256ULL << 20) - 33 * 512);
+	assert_int_equal(p.span, 192 * 1024);	/* 255 * 512 + 64 KiB, rounded up */
+	assert_int_equal(p.slots, 254);
+	assert_int_equal(p.stride % (1 << 20), 0);
+	assert_true(p.stride >= p.span);
+	assert_true(p.region_start + (p.slots - 1) * p.stride + p.span <=
+		    p.region_start + p.region_size);
+	assert_int_equal(ap_probe_noffsets(&p, 4096), 16);
+	assert_int_equal(ap_probe_noffsets(&p, 65536), 256);
+
+	/* 4Kn: the smallest size must show a period of 2 */
+	assert_int_equal(ap_probe_plan(&o, 1ULL << 30, 4096, &p, &e), 0);
+	assert_int_equal(p.sizes[0], 8192);
+	assert_int_equal(p.nsizes, 4);
+
+	/* the partition table area is protected */
+	o.region_start = 0;
+	assert_int_equal(ap_probe_plan(&o, 256ULL << 20, 512, &p, &e), -EPERM);
+	assert_non_null(strstr(e.msg, "LBA 0..33"));
+	o.allow_metadata = true;
+	assert_int_equal(ap_probe_plan(&o, 256ULL << 20, 512, &p, &e), 0);
+	assert_int_equal(p.region_start, 0);
+
+	/* and the backup GPT */
+	ap_probe_opts_init(&o);
+	o.region_size = (256ULL << 20) - (1 << 20);
+	assert_int_equal(ap_probe_plan(&o, 256ULL << 20, 512, &p, &e), -EPERM);
+	assert_non_null(strstr(e.msg, "backup GPT"));
+	o.region_size = 300ULL << 20;
+	assert_int_equal(ap_probe_plan(&o, 256ULL << 20, 512, &p, &e), -ENOSPC);
+
+	/* a small region: fewer slots on 64 KiB boundaries, never overlapping */
+	o.region_size = 4 << 20;
+	assert_int_equal(ap_probe_plan(&o, 256ULL << 20, 512, &p, &e), 0);
+	assert_int_equal(p.slots, (4 << 20) / (192 * 1024));
+	assert_int_equal(p.stride % 65536, 0);
+	for (i = 0; i + 1 < p.slots; i++)
+		assert_true(p.region_start + i * p.stride + p.span <=
+			    p.region_start + (i + 1) * p.stride);
+
+	/* nonsense */
+	ap_probe_opts_init(&o);
+	assert_int_equal(ap_probe_plan(&o, 64 << 10, 512, &p, &e), -ENOSPC);
+	o.min_size = 3000;
+	assert_int_equal(ap_probe_plan(&o, 256ULL << 20, 512, &p, &e), -EINVAL);
+	ap_probe_opts_init(&o);
+	o.region_start = (1 << 20) + 512;
+	assert_int_equal(ap_probe_plan(&o, 256ULL << 20, 512, &p, &e), -EINVAL);
+}
+
+static void expect_unit(unsigned period, unsigned phase, unsigned size_idx)
+{
+	struct sim s = { .period = period, .phase = phase, .rmw_ns = 8000000,
+			 .base_ns = 100000, .jitter = 0.3, .rng = 7 };
+	struct ap_probe_opts o;
+	struct ap_probe_result r;
+	size_t i;
+
+	ap_probe_opts_init(&o);
+	o.seed = period * 100 + phase;
+	run_sim(&s, &o, &r);
+	assert_true(r.verdict.sensitive);
+	assert_true(r.verdict.resolved);
+	assert_int_equal(r.verdict.physical_sector, period * 512);
+	assert_int_equal(r.verdict.lowest_aligned_lba, phase);
+	assert_int_equal(r.decided, size_idx);
+	assert_int_equal(r.confirmed, size_idx + 1);
+	assert_int_equal(r.nsizes, size_idx + 2);	/* stopped after the confirmation */
+	assert_true(r.clear);
+	assert_true(r.verdict.slowdown > 10);
+	for (i = 0; i < r.verdict.nfast; i++)
+		assert_int_equal(r.verdict.fast_starts[i] % period, phase);
+	/* interleaved: every offset measured in every round, rounds >= 3 */
+	assert_true(r.sizes[size_idx].rounds >= 3);
+	assert_int_equal(r.sizes[size_idx].n,
+			 r.sizes[size_idx].rounds * r.sizes[size_idx].noffsets);
+	assert_int_equal(s.reads, 0);
+	ap_probe_result_free(&r);
+}
+
+static void test_units(void **state)
+{
+	(void)state;
+	expect_unit(8, 0, 0);	/* 4 KiB, found with 4 KiB writes */
+	expect_unit(8, 7, 0);
+	expect_unit(16, 0, 1);	/* 8 KiB: 4 KiB writes are all partial */
+	expect_unit(16, 5, 1);
+	expect_unit(32, 0, 2);
+	expect_unit(64, 3, 3);
+	expect_unit(2, 1, 0);	/* 1 KiB units show at 4 KiB already */
+}
+
+static void test_honest(void **state)
+{
+	struct sim s = { .period = 1, .rmw_ns = 8000000, .base_ns = 200000,
+			 .jitter = 0.3, .rng = 3 };
+	struct ap_probe_opts o;
+	struct ap_probe_result r;
+
+	(void)state;
+	ap_probe_opts_init(&o);
+	run_sim(&s, &o, &r);
+	assert_false(r.verdict.sensitive);
+	assert_true(r.verdict.resolved);
+	assert_int_equal(r.verdict.physical_sector, 512);
+	assert_int_equal(r.decided, -1);
+	assert_int_equal(r.nsizes, 5);		/* every size measured */
+	assert_non_null(strstr(r.verdict.note, "honest 512-byte"));
+	ap_probe_result_free(&r);
+}
+
+static void test_too_large(void **state)
+{
+	/* a 128 KiB unit: structure at every size, never a clean phase */
+	struct sim s = { .period = 256, .phase = 0, .rmw_ns = 8000000, .base_ns = 100000,
+			 .jitter = 0.1, .rng = 5 };
+	struct ap_probe_opts o;
+	struct ap_probe_result r;
+
+	(void)state;
+	ap_probe_opts_init(&o);
+	run_sim(&s, &o, &r);
+	assert_false(r.verdict.resolved);
+	assert_int_equal(r.decided, -1);
+	assert_non_null(strstr(r.verdict.note, "larger than 64 KiB"));
+	ap_probe_result_free(&r);
+}
+
+static void test_readonly(void **state)
+{
+	/* reads of a drive that only charges writes: no effect, and no claim */
+	struct sim s = { .period = 8, .phase = 0, .rmw_ns = 8000000, .base_ns = 100000,
+			 .jitter = 0.2, .rng = 9 };
+	struct ap_probe_opts o;
+	struct ap_probe_result r;
+
+	(void)state;
+	ap_probe_opts_init(&o);
+	o.mode = AP_PROBE_READONLY;
+	run_sim(&s, &o, &r);
+	assert_int_equal(s.writes, 0);
+	assert_false(r.verdict.resolved);
+	assert_non_null(strstr(r.verdict.note, "weak evidence"));
+	ap_probe_result_free(&r);
+
+	/* a drive whose misaligned reads cost more does show it */
+	memset(&s, 0, sizeof(s));
+	s = (struct sim){ .period = 8, .phase = 3, .rmw_ns = 2000000, .base_ns = 100000,
+			  .jitter = 0.2, .rng = 9, .read_cost = true };
+	run_sim(&s, &o, &r);
+	assert_true(r.verdict.resolved && r.verdict.sensitive);
+	assert_int_equal(r.verdict.lowest_aligned_lba, 3);
+	ap_probe_result_free(&r);
+}
+
+static void test_no_confirm_and_budget(void **state)
+{
+	struct sim s = { .period = 8, .phase = 0, .rmw_ns = 8000000, .base_ns = 100000,
+			 .jitter = 0.3, .rng = 11 };
+	struct ap_probe_opts o;
+	struct ap_probe_result r;
+
+	(void)state;
+	ap_probe_opts_init(&o);
+	o.confirm = false;
+	run_sim(&s, &o, &r);
+	assert_int_equal(r.nsizes, 1);
+	assert_true(r.verdict.resolved);
+	assert_int_equal(r.confirmed, -1);
+	ap_probe_result_free(&r);
+
+	/* a deadline in the past: nothing measured, no verdict */
+	o.deadline_ns = 1;
+	run_sim(&s, &o, &r);
+	assert_true(r.budget_out);
+	assert_int_equal(r.nsamples, 0);
+	assert_false(r.verdict.resolved);
+	ap_probe_result_free(&r);
+}
+
+static void test_interrupt(void **state)
+{
+	struct sim s = { .period = 8, .phase = 0, .rmw_ns = 8000000, .rng = 13 };
+	struct ap_probe_opts o;
+	struct ap_probe_result r;
+
+	(void)state;
+	ap_sig_install();
+	raise(SIGINT);
+	ap_probe_opts_init(&o);
+	run_sim(&s, &o, &r);
+	assert_int_equal(r.interrupted, SIGINT);
+	assert_int_equal(s.ops, 0);
+	assert_false(r.verdict.resolved);
+	ap_probe_result_free(&r);
+	ap_sig_reset();
+}
+
+static void test_inconsistent(void **state)
+{
+	/* the confirming size disagrees: no verdict */
+	struct ap_probe_result r;
+	struct ap_probe_opts o;
+
+	(void)state;
+	ap_probe_opts_init(&o);
+	memset(&r, 0, sizeof(r));
+	r.plan.logical_sector = 512;
+	r.plan.reported_physical = 512;
+	r.plan.nsizes = 5;
+	r.nsizes = 2;
+	r.sizes[0].size = 4096;
+	r.sizes[0].analysed = r.sizes[0].clear = true;
+	r.sizes[0].verdict = (struct ap_verdict){ .sensitive = true, .resolved = true,
+		.logical_sector = 512, .physical_sector = 4096, .period = 8,
+		.lowest_aligned_lba = 0, .slowdown = 3, .p_value = 1e-9 };
+	r.sizes[1].size = 8192;
+	r.sizes[1].analysed = r.sizes[1].clear = true;
+	r.sizes[1].verdict = r.sizes[0].verdict;
+	r.sizes[1].verdict.lowest_aligned_lba = 4;
+	ap_probe_decide(&r, &o);
+	assert_false(r.verdict.resolved);
+	assert_non_null(strstr(r.verdict.note, "inconsistent"));
+	assert_int_equal(r.decided, 0);
+	assert_int_equal(r.confirmed, 1);
+
+	r.sizes[1].verdict.lowest_aligned_lba = 0;
+	ap_probe_decide(&r, &o);
+	assert_true(r.verdict.resolved);
+	assert_non_null(strstr(r.verdict.note, "confirm it"));
+	assert_true(r.clear);
+	ap_verdict_free(&r.verdict);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plan),
+		cmocka_unit_test(test_units),
+		cmocka_unit_test(test_honest),
+		cmocka_unit_test(test_too_large),
+		cmocka_unit_test(test_readonly),
+		cmocka_unit_test(test_no_confirm_and_budget),
+		cmocka_unit_test(test_interrupt),
+		cmocka_unit_test(test_inconsistent),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

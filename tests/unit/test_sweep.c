@@ -1,0 +1,613 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The sweep's pure logic: the order of the starts, the list of starts,
+ * presets, results and documents to JSON and back, the per-start summary,
+ * recommendations, the mkfs argv and the GPT arithmetic.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "mkfs.h"
+#include "part.h"
+#include "sweep.h"
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void test_order_is_permutation(void **state)
+{
+	uint64_t starts[31], out[31], sorted[31];
+	struct ap_sweep_rng r;
+	size_t i, round;
+
+	(void)state;
+	for (i = 0; i < 31; i++)
+		starts[i] = 34 + i;
+	ap_sweep_rng_seed(&r, 42);
+	for (round = 0; round < 50; round++) {
+		ap_sweep_order(starts, 31, NULL, &r, out);
+		memcpy(sorted, out, sizeof(out));
+		qsort(sorted, 31, sizeof(*sorted), cmp_u64);
+		assert_memory_equal(sorted, starts, sizeof(starts));
+	}
+}
+
+static void test_order_seeded(void **state)
+{
+	uint64_t starts[31], a[31], b[31], c[31];
+	struct ap_sweep_rng r1, r2, r3;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 31; i++)
+		starts[i] = 34 + i;
+	ap_sweep_rng_seed(&r1, 7);
+	ap_sweep_rng_seed(&r2, 7);
+	ap_sweep_rng_seed(&r3, 8);
+	ap_sweep_order(starts, 31, NULL, &r1, a);
+	ap_sweep_order(starts, 31, NULL, &r2, b);
+	ap_sweep_order(starts, 31, NULL, &r3, c);
+	assert_memory_equal(a, b, sizeof(a));
+	assert_memory_not_equal(a, c, sizeof(a));
+	/* a shuffle, not the identity */
+	assert_memory_not_equal(a, starts, sizeof(a));
+	/* a fresh permutation every round */
+	ap_sweep_order(starts, 31, NULL, &r1, b);
+	assert_memory_not_equal(a, b, sizeof(a));
+}
+
+/* Never the same start twice in a row, also across round boundaries. */
+static void test_order_no_back_to_back(void **state)
+{
+	uint64_t starts[2] = { 40, 41 }, out[2], prev = 0;
+	uint64_t s3[3] = { 1, 2, 3 }, o3[3];
+	struct ap_sweep_rng r;
+	bool have = false;
+	int round;
+
+	(void)state;
+	ap_sweep_rng_seed(&r, 1);
+	for (round = 0; round < 1000; round++) {
+		ap_sweep_order(starts, 2, have ? &prev : NULL, &r, out);
+		if (have)
+			assert_true(out[0] != prev);
+		assert_true(out[0] != out[1]);
+		prev = out[1];
+		have = true;
+	}
+	have = false;
+	for (round = 0; round < 1000; round++) {
+		ap_sweep_order(s3, 3, have ? &prev : NULL, &r, o3);
+		if (have)
+			assert_true(o3[0] != prev);
+		prev = o3[2];
+		have = true;
+	}
+	/* one start: nothing to avoid, no crash */
+	ap_sweep_order(starts, 1, &starts[0], &r, out);
+	assert_int_equal(out[0], 40);
+}
+
+/* Every start lands in every position about equally often. */
+static void test_order_uniform(void **state)
+{
+	enum { N = 8, ROUNDS = 40000 };
+	uint64_t starts[N], out[N];
+	unsigned count[N][N];
+	struct ap_sweep_rng r;
+	size_t i, j;
+	int round;
+
+	(void)state;
+	memset(count, 0, sizeof(count));
+	for (i = 0; i < N; i++)
+		starts[i] = i;
+	ap_sweep_rng_seed(&r, 12345);
+	for (round = 0; round < ROUNDS; round++) {
+		ap_sweep_order(starts, N, NULL, &r, out);
+		for (i = 0; i < N; i++)
+			count[out[i]][i]++;
+	}
+	for (i = 0; i < N; i++)
+		for (j = 0; j < N; j++)	/* expected 5000, sd ~66 */
+			assert_true(count[i][j] > 4600 && count[i][j] < 5400);
+}
+
+static void test_rng_below(void **state)
+{
+	struct ap_sweep_rng r;
+	unsigned hist[3] = { 0 };
+	int i;
+
+	(void)state;
+	ap_sweep_rng_seed(&r, 99);
+	assert_int_equal(ap_sweep_rng_below(&r, 1), 0);
+	assert_int_equal(ap_sweep_rng_below(&r, 0), 0);
+	for (i = 0; i < 30000; i++) {
+		uint64_t x = ap_sweep_rng_below(&r, 3);
+
+		assert_true(x < 3);
+		hist[x]++;
+	}
+	for (i = 0; i < 3; i++)
+		assert_true(hist[i] > 9500 && hist[i] < 10500);
+}
+
+static void test_parse_starts(void **state)
+{
+	struct ap_error e = { 0 };
+	uint64_t *v;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(ap_sweep_parse_starts("34..64", &v, &n, &e), 0);
+	assert_int_equal(n, 31);
+	assert_int_equal(v[0], 34);
+	assert_int_equal(v[30], 64);
+	free(v);
+	assert_int_equal(ap_sweep_parse_starts("34..64:8", &v, &n, &e), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(v[0], 34);
+	assert_int_equal(v[3], 58);
+	free(v);
+	assert_int_equal(ap_sweep_parse_starts("63,35,40,40", &v, &n, &e), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(v[0], 35);
+	assert_int_equal(v[1], 40);
+	assert_int_equal(v[2], 63);
+	free(v);
+	assert_int_equal(ap_sweep_parse_starts("48,34..36", &v, &n, &e), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(v[3], 48);
+	free(v);
+	assert_int_equal(ap_sweep_parse_starts("2048", &v, &n, &e), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(v[0], 2048);
+	free(v);
+
+	assert_int_equal(ap_sweep_parse_starts("", &v, &n, &e), -EINVAL);
+	assert_int_equal(ap_sweep_parse_starts("64..34", &v, &n, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "end before"));
+	assert_int_equal(ap_sweep_parse_starts("34..64:0", &v, &n, &e), -EINVAL);
+	assert_int_equal(ap_sweep_parse_starts("34..", &v, &n, &e), -EINVAL);
+	assert_int_equal(ap_sweep_parse_starts("..64", &v, &n, &e), -EINVAL);
+	assert_int_equal(ap_sweep_parse_starts("34,", &v, &n, &e), -EINVAL);
+	assert_int_equal(ap_sweep_parse_starts(",34", &v, &n, &e), -EINVAL);
+	assert_int_equal(ap_sweep_parse_starts("3a", &v, &n, &e), -EINVAL);
+	assert_int_equal(ap_sweep_parse_starts("-5", &v, &n, &e), -EINVAL);
+	assert_int_equal(ap_sweep_parse_starts("34...64", &v, &n, &e), -EINVAL);
+	assert_int_equal(ap_sweep_parse_starts("0..100000", &v, &n, &e), -ERANGE);
+	assert_null(v);
+	assert_int_equal(n, 0);
+}
+
+static void test_defaults_and_presets(void **state)
+{
+	const struct ap_sweep_preset *q, *t;
+	uint64_t *v;
+	size_t n;
+
+	(void)state;
+	ap_sweep_default_starts(512, &v, &n);
+	assert_int_equal(n, 31);
+	assert_int_equal(v[0], 34);
+	assert_int_equal(v[n - 1], 64);
+	free(v);
+	ap_sweep_default_starts(4096, &v, &n);
+	assert_int_equal(v[0], ap_part_gpt_first_usable(4096));
+	assert_int_equal(n, 32);
+	free(v);
+	assert_int_equal(ap_part_gpt_first_usable(512), 34);
+	assert_int_equal(ap_part_gpt_first_usable(4096), 6);
+
+	q = ap_sweep_preset_find("quick");
+	t = ap_sweep_preset_find("thorough");
+	assert_non_null(q);
+	assert_non_null(t);
+	assert_null(ap_sweep_preset_find("fast"));
+	assert_null(ap_sweep_preset_find(NULL));
+	assert_ptr_equal(&ap_sweep_presets[0], q);	/* the default comes first */
+	assert_true(q->min_rounds >= 1 && q->min_rounds <= q->max_rounds);
+	assert_true(t->min_rounds >= q->min_rounds && t->max_rounds >= q->max_rounds);
+	assert_true(t->transactions > q->transactions && t->number > q->number);
+	assert_true(q->size_lo <= q->size_hi && q->part_size >= (16ULL << 20));
+}
+
+static struct ap_verdict fake_verdict(unsigned period, unsigned lba, bool sensitive, bool resolved)
+{
+	struct ap_verdict v;
+
+	memset(&v, 0, sizeof(v));
+	v.sensitive = sensitive;
+	v.resolved = resolved;
+	v.logical_sector = 512;
+	v.reported_physical = 512;
+	v.period = period;
+	v.physical_sector = period * 512;
+	v.lowest_aligned_lba = lba;
+	return v;
+}
+
+static void test_recommend(void **state)
+{
+	struct ap_verdict v = fake_verdict(8, 0, true, true);
+	uint64_t mib, first;
+	bool known;
+
+	(void)state;
+	ap_sweep_recommend(&v, 34, &mib, &first);
+	assert_int_equal(mib, 2048);
+	assert_int_equal(first, 40);
+	assert_true(ap_sweep_is_aligned(&v, 40, &known));
+	assert_true(known);
+	assert_false(ap_sweep_is_aligned(&v, 39, &known));
+
+	v = fake_verdict(8, 7, true, true);	/* the WD jumper: 63 aligned */
+	ap_sweep_recommend(&v, 34, &mib, &first);
+	assert_int_equal(mib, 2055);
+	assert_int_equal(first, 39);
+	assert_true(ap_sweep_is_aligned(&v, 63, &known));
+	assert_false(ap_sweep_is_aligned(&v, 64, &known));
+
+	v = fake_verdict(16, 3, true, true);
+	ap_sweep_recommend(&v, 34, &mib, &first);
+	assert_int_equal(mib % 16, 3);
+	assert_true(mib >= 2048 && mib < 2048 + 16);
+	assert_int_equal(first, 35);
+
+	v = fake_verdict(1, 0, false, true);	/* not sensitive: anything goes */
+	ap_sweep_recommend(&v, 34, &mib, &first);
+	assert_int_equal(mib, 2048);
+	assert_int_equal(first, 34);
+	assert_true(ap_sweep_is_aligned(&v, 35, &known));
+	assert_true(known);
+
+	v = fake_verdict(8, 0, true, false);	/* unresolved */
+	ap_sweep_is_aligned(&v, 40, &known);
+	assert_false(known);
+	ap_sweep_is_aligned(NULL, 40, &known);
+	assert_false(known);
+}
+
+static struct ap_sweep_result ok_result(uint64_t start, unsigned round, double tps)
+{
+	struct ap_sweep_result r;
+
+	memset(&r, 0, sizeof(r));
+	r.start = start;
+	r.round = round;
+	r.seq = round * 100 + (unsigned)start;
+	r.ok = true;
+	r.tps = tps;
+	r.cost = 1.0 / tps;
+	r.creates_per_s = tps / 2;
+	r.deletes_per_s = tps / 3;
+	r.read_kibs = 10;
+	r.write_kibs = 20;
+	r.fsync_med_ms = 1000.0 / tps;
+	r.transactions = 25;
+	r.created = 22;
+	r.deleted = 22;
+	r.bytes_read = 12345;
+	r.bytes_written = 67890;
+	r.workload_s = 1.5;
+	r.mkfs_s = 0.1;
+	return r;
+}
+
+static struct ap_sweep_result failed_result(uint64_t start, unsigned round)
+{
+	struct ap_sweep_result r;
+
+	memset(&r, 0, sizeof(r));
+	r.start = start;
+	r.round = round;
+	r.ok = false;
+	r.failed_stage = AP_SWEEP_STAGE_MKFS;
+	r.error = EIO;
+	r.message = strdup("mkfs.ext4 failed (exit status 1): boom");
+	return r;
+}
+
+static void test_result_json_roundtrip(void **state)
+{
+	struct ap_sweep_result a = ok_result(40, 2, 500), b, f = failed_result(35, 1), g;
+	struct ap_error e = { 0 };
+	struct json_object *o;
+
+	(void)state;
+	a.has_emu = true;
+	a.emu_rmw = 7;
+	a.emu_writes = 100;
+	o = ap_sweep_result_to_json(&a);
+	assert_int_equal(ap_sweep_result_from_json(o, &b, &e), 0);
+	json_object_put(o);
+	assert_int_equal(b.start, 40);
+	assert_int_equal(b.round, 2);
+	assert_true(b.ok);
+	assert_true(fabs(b.cost - a.cost) < 1e-12);
+	assert_true(fabs(b.tps - 500) < 1e-9);
+	assert_int_equal(b.transactions, 25);
+	assert_int_equal(b.bytes_written, 67890);
+	assert_true(b.has_emu);
+	assert_int_equal(b.emu_rmw, 7);
+	ap_sweep_result_free(&b);
+
+	o = ap_sweep_result_to_json(&f);
+	assert_int_equal(ap_sweep_result_from_json(o, &g, &e), 0);
+	json_object_put(o);
+	assert_false(g.ok);
+	assert_int_equal(g.failed_stage, AP_SWEEP_STAGE_MKFS);
+	assert_int_equal(g.error, EIO);
+	assert_string_equal(g.message, f.message);
+	ap_sweep_result_free(&g);
+	ap_sweep_result_free(&f);
+}
+
+static void expect_bad(const char *text, const char *what)
+{
+	struct json_object *o = json_tokener_parse(text);
+	struct ap_sweep_result r;
+	struct ap_error e = { 0 };
+
+	assert_non_null(o);
+	assert_true(ap_sweep_result_from_json(o, &r, &e) < 0);
+	assert_non_null(strstr(e.msg, what));
+	json_object_put(o);
+}
+
+static void test_result_json_bad(void **state)
+{
+	(void)state;
+	expect_bad("{\"round\": 1, \"ok\": true, \"cost\": 1}", "start");
+	expect_bad("{\"start\": -1, \"round\": 1, \"ok\": true, \"cost\": 1}", "start");
+	expect_bad("{\"start\": 40, \"round\": 0, \"ok\": true, \"cost\": 1}", "round");
+	expect_bad("{\"start\": 40, \"round\": 1, \"ok\": 1, \"cost\": 1}", "ok");
+	expect_bad("{\"start\": 40, \"round\": 1, \"ok\": true}", "cost");
+	expect_bad("{\"start\": 40, \"round\": 1, \"ok\": true, \"cost\": 0}", "cost");
+	expect_bad("{\"start\": 40, \"round\": 1, \"ok\": true, \"cost\": -2}", "cost");
+	expect_bad("{\"start\": 40, \"round\": 1, \"ok\": true, \"cost\": \"x\"}", "cost");
+	expect_bad("{\"start\": \"40\", \"round\": 1, \"ok\": true, \"cost\": 1}", "start");
+	expect_bad("{\"start\": 40, \"round\": 1, \"ok\": true, \"cost\": 1, \"tps\": []}", "tps");
+	expect_bad("{\"start\": 40, \"round\": 1, \"ok\": true, \"cost\": 1, \"emulator\": 3}",
+		   "emulator");
+	expect_bad("[1]", "object");
+}
+
+static void fill_doc(struct ap_sweep_doc *d)
+{
+	static const uint64_t starts[] = { 38, 39, 40, 41 };
+	unsigned round;
+	size_t i, k = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->device = strdup("/dev/loop9");
+	d->logical_sector = 512;
+	d->reported_physical = 512;
+	d->nstarts = 4;
+	d->starts = calloc(4, sizeof(uint64_t));
+	memcpy(d->starts, starts, sizeof(starts));
+	d->results = calloc(13, sizeof(*d->results));
+	for (round = 1; round <= 3; round++)
+		for (i = 0; i < 4; i++)
+			d->results[k++] = ok_result(starts[i], round,
+						    starts[i] == 40 ? 900 + round : 100 + round);
+	d->results[k++] = failed_result(41, 4);
+	d->nresults = k;
+	d->parameters = json_tokener_parse("{\"starts\": [38, 39, 40, 41], \"seed\": 5}");
+}
+
+static void test_summarize(void **state)
+{
+	struct ap_verdict v = fake_verdict(8, 0, true, true);
+	struct ap_sweep_start_stat *st;
+	struct ap_sweep_doc d;
+	size_t n;
+
+	(void)state;
+	fill_doc(&d);
+	n = ap_sweep_summarize(d.results, d.nresults, d.starts, d.nstarts, &v, &st);
+	assert_int_equal(n, 4);
+	assert_int_equal(st[2].start, 40);
+	assert_true(fabs(st[2].tps - 902) < 1e-9);	/* median of 901..903 */
+	assert_true(fabs(st[2].rel - 1.0) < 1e-12);
+	assert_true(fabs(st[0].rel - 102.0 / 902.0) < 1e-12);
+	assert_true(st[2].has_aligned && st[2].aligned);
+	assert_true(st[1].has_aligned && !st[1].aligned);
+	assert_int_equal(st[3].runs, 4);
+	assert_int_equal(st[3].failed, 1);	/* reported, not dropped */
+	assert_true(fabs(st[3].tps - 102) < 1e-9);	/* and not counted as slow */
+	assert_true(isnan(st[0].emu_rmw));
+	free(st);
+
+	/* a start whose every run failed: NAN figures, still listed */
+	d.results[12].start = 99;
+	n = ap_sweep_summarize(d.results, d.nresults, NULL, 0, NULL, &st);
+	assert_int_equal(n, 5);
+	assert_int_equal(st[4].start, 99);
+	assert_int_equal(st[4].failed, 1);
+	assert_true(isnan(st[4].tps));
+	assert_true(isnan(st[4].rel));
+	assert_false(st[4].has_aligned);
+	free(st);
+	ap_sweep_doc_free(&d);
+}
+
+static void test_obs(void **state)
+{
+	struct ap_sweep_doc d;
+	struct ap_obs *obs;
+	size_t n, i;
+
+	(void)state;
+	fill_doc(&d);
+	n = ap_sweep_obs(d.results, d.nresults, &obs);
+	assert_int_equal(n, 12);	/* the failed one is left out */
+	for (i = 0; i < n; i++)
+		assert_true(obs[i].cost > 0);
+	assert_int_equal(obs[0].offset, 38);
+	assert_true(fabs(obs[2].cost - 1.0 / 901) < 1e-15);
+	free(obs);
+	ap_sweep_doc_free(&d);
+}
+
+static void test_doc_roundtrip(void **state)
+{
+	struct ap_sweep_doc d, d2;
+	struct ap_error e = { 0 };
+	struct json_object *o;
+	char path[] = "/tmp/test_sweep.XXXXXX";
+	int fd;
+
+	(void)state;
+	fill_doc(&d);
+	o = ap_sweep_doc_to_json(&d, NULL, NULL, 0, "clear");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(ap_sweep_json_save(path, o, &e), 0);
+	json_object_put(o);
+	assert_int_equal(ap_sweep_doc_load(path, &d2, &e), 0);
+	assert_string_equal(d2.device, "/dev/loop9");
+	assert_int_equal(d2.logical_sector, 512);
+	assert_int_equal(d2.nresults, d.nresults);
+	assert_int_equal(d2.nstarts, 4);
+	assert_int_equal(d2.starts[3], 41);
+	assert_false(d2.results[12].ok);
+	assert_true(fabs(d2.results[5].cost - d.results[5].cost) < 1e-15);
+	ap_sweep_doc_free(&d2);
+
+	/* not JSON, trailing garbage, wrong shapes */
+	{
+		static const char *const bad[] = {
+			"", "{", "nope", "{\"results\": []} x", "[]",
+			"{\"logical_sector\": 512}",
+			"{\"logical_sector\": 500, \"results\": []}",
+			"{\"logical_sector\": 512, \"results\": {}}",
+			"{\"logical_sector\": 512, \"reported_physical_sector\": 256, \"results\": []}",
+			"{\"logical_sector\": 512, \"results\": [{\"start\": 1}]}",
+			"{\"devices\": []}",
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			FILE *f = fopen(path, "w");
+
+			assert_non_null(f);
+			fputs(bad[i], f);
+			fclose(f);
+			assert_int_not_equal(ap_sweep_doc_load(path, &d2, &e), 0);
+			assert_non_null(strstr(e.msg, path));
+		}
+	}
+	unlink(path);
+	assert_int_equal(ap_sweep_doc_load("/nonexistent/x.json", &d2, &e), -ENOENT);
+	ap_sweep_doc_free(&d);
+}
+
+static void test_mkfs_argv(void **state)
+{
+	char **v = NULL, **argv;
+	size_t n = 0;
+
+	(void)state;
+	assert_true(ap_mkfs_is_known("ext4"));
+	assert_true(ap_mkfs_is_known("xfs"));
+	assert_false(ap_mkfs_is_known("btrfs"));
+	assert_string_equal(ap_mkfs_program("ext2"), "mkfs.ext2");
+	assert_string_equal(ap_mkfs_package("xfs"), "xfsprogs");
+	assert_true(ap_mkfs_min_size("xfs") >= (300ULL << 20));
+
+	assert_int_equal(ap_mkfs_split_opts("  -O  ^has_journal ", &v, &n), 0);
+	assert_int_equal(ap_mkfs_split_opts("-m0", &v, &n), 0);
+	assert_int_equal(ap_mkfs_split_opts("   ", &v, &n), -EINVAL);
+	assert_int_equal(n, 3);
+	argv = ap_mkfs_argv("ext4", "/dev/loop3p1", v, n);
+	assert_string_equal(argv[0], "mkfs.ext4");
+	assert_string_equal(argv[1], "-q");
+	assert_string_equal(argv[2], "-F");
+	assert_string_equal(argv[3], "-b");
+	assert_string_equal(argv[4], "4096");
+	assert_string_equal(argv[5], "-E");
+	assert_string_equal(argv[6], "lazy_itable_init=0,lazy_journal_init=0,nodiscard");
+	assert_string_equal(argv[7], "-O");
+	assert_string_equal(argv[8], "^has_journal");
+	assert_string_equal(argv[9], "-m0");
+	assert_string_equal(argv[10], "/dev/loop3p1");
+	assert_null(argv[11]);
+	ap_mkfs_free_opts(argv, SIZE_MAX);
+	argv = ap_mkfs_argv("xfs", "/dev/x", NULL, 0);
+	assert_string_equal(argv[0], "mkfs.xfs");
+	assert_string_equal(argv[3], "-K");
+	assert_string_equal(argv[5], "size=4096");
+	assert_string_equal(argv[6], "/dev/x");
+	assert_null(argv[7]);
+	ap_mkfs_free_opts(argv, SIZE_MAX);
+	assert_null(ap_mkfs_argv("btrfs", "/dev/x", NULL, 0));
+	ap_mkfs_free_opts(v, n);
+}
+
+static void test_mkfs_missing(void **state)
+{
+	struct ap_error e = { 0 };
+	char *old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+
+	(void)state;
+	setenv("PATH", "/nonexistent", 1);
+	assert_int_equal(ap_mkfs_check("ext4", &e), -ENOENT);
+	assert_non_null(strstr(e.msg, "mkfs.ext4 not found in PATH"));
+	assert_non_null(strstr(e.msg, "e2fsprogs"));
+	assert_int_equal(ap_mkfs_run("ext4", "/dev/null", NULL, 0, &e), -ENOENT);
+	assert_int_equal(ap_mkfs_check("btrfs", &e), -EINVAL);
+	if (old) {
+		setenv("PATH", old, 1);
+		free(old);
+	}
+}
+
+static void test_names(void **state)
+{
+	(void)state;
+	assert_string_equal(ap_sweep_stage_name(AP_SWEEP_STAGE_MKFS), "mkfs");
+	assert_string_equal(ap_sweep_stage_name((enum ap_sweep_stage)99), "unknown");
+	assert_string_equal(ap_sweep_stop_name(AP_SWEEP_STOP_CLEAR), "clear");
+	assert_string_equal(ap_sweep_stop_name(AP_SWEEP_STOP_SIGNAL), "signal");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_order_is_permutation),
+		cmocka_unit_test(test_order_seeded),
+		cmocka_unit_test(test_order_no_back_to_back),
+		cmocka_unit_test(test_order_uniform),
+		cmocka_unit_test(test_rng_below),
+		cmocka_unit_test(test_parse_starts),
+		cmocka_unit_test(test_defaults_and_presets),
+		cmocka_unit_test(test_recommend),
+		cmocka_unit_test(test_result_json_roundtrip),
+		cmocka_unit_test(test_result_json_bad),
+		cmocka_unit_test(test_summarize),
+		cmocka_unit_test(test_obs),
+		cmocka_unit_test(test_doc_roundtrip),
+		cmocka_unit_test(test_mkfs_argv),
+		cmocka_unit_test(test_mkfs_missing),
+		cmocka_unit_test(test_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
