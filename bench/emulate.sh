@@ -50,7 +50,7 @@ for r in $(seq "$rounds"); do
 done
 e=$(median < "$tmp/emu")
 p=$(median < "$tmp/plain")
-"$ALIGNPROBE" emulate --stats "$emu" -o DEVICE,WRITES,RMW,BUSY-NS
+"$ALIGNPROBE" emulate --stats "$emu" -o DEVICE,WRITES,RMW,BUSY_NS
 printf 'aligned 4K O_DIRECT writes/s (median of %d x %ss): emulated %d, plain loop %d\n' \
 	"$rounds" "$secs" "$e" "$p"
 awk -v e="$e" -v p="$p" 'BEGIN { printf "rig overhead: plain/emulated = %.2fx, %.1f us per request through FUSE vs %.1f us\n", p / e, 1e6 / e, 1e6 / p }'

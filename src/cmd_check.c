@@ -150,7 +150,7 @@ static void __attribute__((noreturn)) usage(void)
 	      "    protective MBR without GPT, overlapping partitions, partitions past\n"
 	      "    the end), an image smaller than a sector, a bad --geometry file\n"
 	      " 4  at least one partition misaligned\n"
-	      "\nAvailable columns (for --output):\n", out);
+	      "\nAvailable output columns:\n", out);
 	ap_out_list_columns(NULL, infos, AP_ARRAY_SIZE(infos));
 	exit(AP_EXIT_OK);
 }

@@ -94,6 +94,9 @@ static void __attribute__((noreturn)) usage(void)
 	ap_out_usage(stdout);
 	puts(" -h, --help             display this help\n"
 	     " -V, --version          display version\n");
+	puts("Available output columns:");
+	ap_out_list_columns(NULL, infos, AP_ARRAY_SIZE(infos));
+	putchar('\n');
 	puts("Environment:\n"
 	     " ALIGNPROBE_STATE_DIR   state directory (default /run/alignprobe)\n");
 	puts("Exit status:\n"
@@ -744,7 +747,8 @@ int ap_cmd_cleanup(int argc, char **argv)
 			fprintf(stderr, "%s %s: write error on standard output\n", AP_PROG, CMD);
 			c.nfailed++;
 		}
-	} else if (!c.quiet) {
+	} else if (!c.quiet && !c.out.raw && !c.out.csv && !c.out.noheadings) {
+		/* the sentence only for humans: -r/--csv/-n print an empty table */
 		printf("nothing to clean up in %s%s%s\n", ap_state_dir(),
 		       c.device ? " for " : "", c.device ? c.device : "");
 	}

@@ -7,7 +7,7 @@
  *			   [--rmw-cost 8ms] [--base-cost 0] [--jitter 0] [--seed 1]
  *			   [--write-cache] [--fail-lba LBA --fail-count N]
  *			   [--fail-after N] [--fail-reads|--fail-writes]
- *			   [--image FILE] [--spec SPEC]
+ *			   [--image FILE] [--spec SPEC] [--wait]
  *	alignprobe emulate --detach DEV
  *	alignprobe emulate --stats DEV [output options]
  *	alignprobe emulate --reset-stats DEV
@@ -17,12 +17,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "emu.h"
 #include "emu_model.h"
 #include "exitcodes.h"
 #include "out.h"
+#include "sig.h"
 #include "util.h"
 
 #define CMD "emulate"
@@ -53,16 +55,16 @@ static const struct ap_colinfo infos[] = {
 			  "writes covering whole physical sectors only" },
 	[COL_RMW] = { "RMW", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
 		      "read-modify-writes: partial physical sectors written (0-2 per write)" },
-	[COL_RMW_WRITES] = { "RMW-WRITES", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+	[COL_RMW_WRITES] = { "RMW_WRITES", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
 			     "writes that needed a read-modify-write" },
 	[COL_FLUSHES] = { "FLUSHES", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "cache flushes (fsync)" },
-	[COL_READ_BYTES] = { "READ-BYTES", 0.05, SCOLS_FL_RIGHT, AP_COL_SIZE, "bytes read" },
-	[COL_WRITE_BYTES] = { "WRITE-BYTES", 0.05, SCOLS_FL_RIGHT, AP_COL_SIZE, "bytes written" },
+	[COL_READ_BYTES] = { "READ_BYTES", 0.05, SCOLS_FL_RIGHT, AP_COL_SIZE, "bytes read" },
+	[COL_WRITE_BYTES] = { "WRITE_BYTES", 0.05, SCOLS_FL_RIGHT, AP_COL_SIZE, "bytes written" },
 	[COL_ERRORS] = { "ERRORS", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "requests failed by fault injection" },
-	[COL_BUSY] = { "BUSY-NS", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "time charged, nanoseconds" },
+	[COL_BUSY] = { "BUSY_NS", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "time charged, nanoseconds" },
 	[COL_SIZE] = { "SIZE", 0.05, SCOLS_FL_RIGHT, AP_COL_SIZE, "capacity" },
 	[COL_PHYS] = { "PHYS", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "hidden physical sector size" },
-	[COL_LBA] = { "LOWEST-ALIGNED", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "lowest aligned LBA" },
+	[COL_LBA] = { "LOWEST_ALIGNED", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "lowest aligned LBA" },
 	[COL_SPEC] = { "SPEC", 0.3, 0, AP_COL_STRING, "all parameters, as a --emulate spec" },
 };
 
@@ -78,6 +80,7 @@ enum {
 	OPT_SPEC,
 	OPT_FAIL_READS,
 	OPT_FAIL_WRITES,
+	OPT_WAIT,
 	OPT_SPECKEY,		/* spec parameters: OPT_SPECKEY + index into speckeys[] */
 };
 
@@ -117,6 +120,8 @@ static void usage(void)
 	       "     --fail-reads, --fail-writes  fail only these [both]\n"
 	       "     --image <file>           start from a copy of this image (sparse; the file\n"
 	       "                              is never modified); its size unless --size\n"
+	       "     --wait                   stay in the foreground; detach on SIGINT/SIGTERM\n"
+	       "                              (the drive also goes when this process is killed)\n"
 	       "     --spec <spec>            the same as a string: size=1G,phys=4096,lba=0,\n"
 	       "                              rmw=8ms,base=0,jitter=0,seed=1,cache=off,flush=0,\n"
 	       "                              fail=LBA+COUNT,fail-rw=r|w|rw,fail-after=N,image=FILE\n"
@@ -198,6 +203,7 @@ int ap_cmd_emulate(int argc, char **argv)
 		{ "spec",         required_argument, NULL, OPT_SPEC },
 		{ "fail-reads",   no_argument,       NULL, OPT_FAIL_READS },
 		{ "fail-writes",  no_argument,       NULL, OPT_FAIL_WRITES },
+		{ "wait",         no_argument,       NULL, OPT_WAIT },
 		{ "size",           required_argument, NULL, OPT_SPECKEY + 0 },
 		{ "phys",           required_argument, NULL, OPT_SPECKEY + 1 },
 		{ "lowest-aligned", required_argument, NULL, OPT_SPECKEY + 2 },
@@ -223,6 +229,7 @@ int ap_cmd_emulate(int argc, char **argv)
 	struct ap_emu *emu;
 	const char *dev = NULL;
 	int action = 0, c, rc = AP_EXIT_USAGE, fail_rw = 0, nspec = 0;
+	bool wait = false;
 
 #ifndef HAVE_EMULATOR
 	/* even --help: scripts probe `emulate --help` to learn whether it is built */
@@ -263,6 +270,10 @@ int ap_cmd_emulate(int argc, char **argv)
 				ap_usage_error(CMD, "--spec: %s", e.msg);
 				goto out;
 			}
+			break;
+		case OPT_WAIT:
+			nspec++;
+			wait = true;
 			break;
 		case OPT_FAIL_READS:
 			nspec++;
@@ -321,6 +332,22 @@ int ap_cmd_emulate(int argc, char **argv)
 			goto out;
 		}
 		printf("%s\n", ap_emu_device(emu));
+		if (wait) {
+			/* a session: the drive lives as long as this process */
+			if (fflush(stdout) != 0)
+				fprintf(stderr, "%s %s: cannot write to stdout\n", AP_PROG, CMD);
+			ap_sig_install();
+			while (!ap_sig_pending())
+				pause();
+			if (ap_emu_detach(emu, &e) != 0) {
+				fprintf(stderr, "%s %s: %s: %s\n", AP_PROG, CMD, ap_emu_device(emu), e.msg);
+				ap_emu_forget(emu);
+				rc = AP_EXIT_FAILURE;
+				goto out;
+			}
+			rc = AP_EXIT_OK;
+			break;
+		}
 		/*
 		 * The server runs on: this process lets go of the drive
 		 * without detaching it (the server owns its registry entry).

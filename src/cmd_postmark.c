@@ -84,7 +84,8 @@ static void usage(void)
 	      "stdin. Each file is checked completely before anything runs. Without CONFIG,\n"
 	      "or when the files contain neither 'run' nor 'quit', it runs once.\n\n", f);
 	fputs("Options (they override the files' settings):\n"
-	      " -s, --size LO[:HI]        file sizes in bytes, HI exclusive (default 500:10000)\n"
+	      " -s, --size LO[:HI]        created files have LO..HI-1 bytes, appends grow them\n"
+	      "                           up to HI; LO alone: fixed size (default 500:10000)\n"
 	      " -N, --number N            files in the initial set (default 500)\n"
 	      " -S, --seed N              random seed, 1..4294967295 (default 42)\n"
 	      " -t, --transactions N      transactions (default 500)\n"

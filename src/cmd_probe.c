@@ -171,7 +171,7 @@ static void usage(void)
 	      "     --max-size SIZE        largest write size (default 64K)\n"
 	      "     --region-start SIZE    where the scratch region starts (default 1M)\n"
 	      "     --region-size SIZE     its size (default 1G or what the device has)\n"
-	      "     --slots N              places the writes are spread over (default 256)\n"
+	      "     --slots N              places the writes are spread over (default 128)\n"
 	      "     --min-rounds N         rounds per size before an early stop (default 3)\n"
 	      "     --max-rounds N         rounds per size at most (default 40)\n"
 	      "     --time-budget DUR      for the whole call (default 2m), e.g. 30s\n"

@@ -33,7 +33,7 @@
 
 enum {
 	COL_MODE, COL_OP, COL_BS, COL_BYTES, COL_SECONDS, COL_MBPS, COL_IOPS,
-	COL_STABLE, COL_KNEE, COL_RUNS, COL_PARTIAL, COL_DD,
+	COL_STABLE, COL_KNEE, COL_RUNS, COL_PARTIAL, COL_DD, COL_IOS,
 };
 
 static const struct ap_colinfo infos[] = {
@@ -49,6 +49,7 @@ static const struct ap_colinfo infos[] = {
 	[COL_RUNS]    = { "RUNS", 4, SCOLS_FL_RIGHT, AP_COL_NUMBER, "completed runs (--rounds)" },
 	[COL_PARTIAL] = { "PARTIAL", 7, 0, AP_COL_BOOLEAN, "the run stopped at --cell-time before the full size" },
 	[COL_DD]      = { "DD", 30, SCOLS_FL_TRUNC, AP_COL_STRING, "the dd command line this mode corresponds to" },
+	[COL_IOS]     = { "IOS", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER, "blocks moved in the reported run" },
 };
 
 static const int default_cols[] = {
@@ -67,6 +68,7 @@ enum {
 	OPT_DRY_RUN,
 	OPT_ALLOW_PARTITION,
 	OPT_EMULATE,
+	OPT_POOL,
 };
 
 static const struct option longopts[] = {
@@ -86,6 +88,7 @@ static const struct option longopts[] = {
 	{ "dry-run",         no_argument,       NULL, OPT_DRY_RUN },
 	{ "allow-partition", no_argument,       NULL, OPT_ALLOW_PARTITION },
 	{ "emulate",         optional_argument, NULL, OPT_EMULATE },
+	{ "pool",            required_argument, NULL, OPT_POOL },
 	{ "quiet",           no_argument,       NULL, 'q' },
 	{ "help",            no_argument,       NULL, 'h' },
 	{ "version",         no_argument,       NULL, 'V' },
@@ -112,6 +115,9 @@ static void usage(void)
 	      "     --rounds N           runs per cell, the median is reported (default 1)\n"
 	      "     --seed N             order of the runs and data (default 1)\n"
 	      "     --data random|zero   data written (default random: xoshiro256+, generated ahead)\n"
+	      "     --pool SIZE          random data generated ahead; it repeats with this period\n"
+	      "                          (default 4M, or the block size if larger; --pool=SIZE for\n"
+	      "                          all-unique data, at the cost of copying from memory)\n"
 	      "     --cell-time DURATION stop a run after this long, e.g. 30s; 0 = never (default 10s)\n"
 	      "     --verify             read back and compare after every write run (untimed)\n"
 	      "     --keep               keep a file this run created\n"
@@ -138,6 +144,12 @@ static void usage(void)
 	      "first SIZE bytes are overwritten (the size is capped by the file's length\n"
 	      "when it is not empty). Between runs the dirty data is synced and the\n"
 	      "target's page cache dropped (untimed); the runs go in a seeded random order.\n\n", f);
+	fputs("-J/--json prints one document, always complete (-o does not apply):\n"
+	      "{\"target\", \"type\", \"emulated\", \"size\", \"offset\", \"data\", \"seed\", \"pool\",\n"
+	      " \"rounds\", \"write_cache\": {\"disk\", \"sysfs\", \"drive\"}, \"cells\": [{\"mode\", \"op\",\n"
+	      " \"bs\", \"bytes\", \"seconds\", \"mbps\", \"iops\", \"ios\", \"stable\", \"knee\", \"runs\",\n"
+	      " \"partial\", \"dd\"}], \"knees\": {MODE: {\"bs\", \"mbps\", \"iops\", \"best_bs\",\n"
+	      " \"best_mbps\", \"stable\"}}, \"interrupted\"}\n\n", f);
 	fprintf(f, "Available output columns:\n");
 	for (i = 0; i < AP_ARRAY_SIZE(infos); i++)
 		fprintf(f, " %8s  %s\n", infos[i].name, infos[i].help);
@@ -220,7 +232,7 @@ static int seq_print_table(struct seq_cmd *c, struct ap_seq_result *r)
 		ap_out_set_str(ln, c->cols, c->ncols, COL_OP, mi->read ? "read" : "write");
 		ap_out_set_size(&c->out, ln, c->cols, c->ncols, COL_BS, cell->bs);
 		ap_out_set_size(&c->out, ln, c->cols, c->ncols, COL_BYTES, cell->bytes);
-		ap_out_set_double(ln, c->cols, c->ncols, COL_SECONDS, "%.3f", (double)cell->ns / 1e9);
+		ap_out_set_double(ln, c->cols, c->ncols, COL_SECONDS, "%.6f", (double)cell->ns / 1e9);
 		ap_out_set_double(ln, c->cols, c->ncols, COL_MBPS, "%.1f", cell->mbps);
 		ap_out_set_double(ln, c->cols, c->ncols, COL_IOPS, "%.0f", cell->iops);
 		ap_out_set_bool(ln, c->cols, c->ncols, COL_STABLE, mi->stable);
@@ -228,6 +240,7 @@ static int seq_print_table(struct seq_cmd *c, struct ap_seq_result *r)
 		ap_out_set_u64(ln, c->cols, c->ncols, COL_RUNS, cell->runs);
 		ap_out_set_bool(ln, c->cols, c->ncols, COL_PARTIAL, cell->partial);
 		ap_out_set_str(ln, c->cols, c->ncols, COL_DD, mi->dd);
+		ap_out_set_u64(ln, c->cols, c->ncols, COL_IOS, cell->ios);
 	}
 	rc = ap_out_print(&c->out, tb);
 	scols_unref_table(tb);
@@ -310,6 +323,8 @@ static int seq_print_json(struct seq_cmd *c, const struct ap_seq_target *t,
 	json_object_object_add(doc, "offset", json_object_new_uint64(c->o.offset));
 	json_object_object_add(doc, "data", json_object_new_string(ap_datagen_kind_name(c->o.data)));
 	json_object_object_add(doc, "seed", json_object_new_uint64(c->o.seed));
+	json_object_object_add(doc, "pool", json_object_new_uint64(c->o.pool_max ? c->o.pool_max
+									     : AP_SEQ_POOL_DEFAULT));
 	json_object_object_add(doc, "rounds", json_object_new_uint64(c->o.rounds));
 	json_object_object_add(wc, "disk", json_str_or_null(t->disk));
 	json_object_object_add(wc, "sysfs", json_str_or_null(c->wc_sysfs));
@@ -508,6 +523,13 @@ static int seq_parse(struct seq_cmd *c, int argc, char **argv)
 			break;
 		case OPT_VERIFY:
 			c->o.verify = true;
+			break;
+		case OPT_POOL:
+			if (ap_parse_size(optarg, &c->o.pool_max) < 0 || c->o.pool_max < 4096 ||
+			    c->o.pool_max % 4096) {
+				ap_usage_error(CMD, "invalid --pool '%s' (a multiple of 4K)", optarg);
+				return AP_EXIT_USAGE;
+			}
 			break;
 		case OPT_KEEP:
 			c->keep = true;

@@ -6,6 +6,7 @@
  * progress, the table per start, the verdict in words, JSON, the plot and
  * the results file. The work is done by src/sweep.c.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -202,12 +203,13 @@ static void usage(void)
 			(uint64_t)(p->time_budget_ns / (60 * AP_NSEC_PER_SEC)));
 		free(sz);
 	}
-	fputs("\nColumns (-o, --output):\n", f);
+	fputs("\nAvailable output columns:\n", f);
 	for (i = 0; i < AP_ARRAY_SIZE(infos); i++)
 		fprintf(f, " %-11s %s\n", infos[i].name, infos[i].help);
 	fputs("\n--json prints {\"device\", \"logical_sector\", \"reported_physical_sector\",\n"
-	      "\"parameters\", \"stopped\", \"verdict\", \"starts\": [per start, the columns in\n"
-	      "lower case], \"results\": [per start and round]}; --replay reads it back.\n"
+	      "\"parameters\", \"stopped\", \"verdict\", \"starts\": [per start, every column in\n"
+	      "lower case, or those of -o], \"results\": [per start and round]}; --replay\n"
+	      "reads it back.\n"
 	      "-r and --csv print the table only.\n\n", f);
 	fputs("Exit status: 0 verdict, 1 a step failed (reported per start, never counted\n"
 	      "as slow) or another failure, 2 usage, 3 refused for safety, 5 no verdict\n"
@@ -462,8 +464,11 @@ static int print_table(struct sweep_cmd *c, const struct ap_sweep_start_stat *st
 	}
 	tb = ap_out_table_new(&c->out, "starts", infos, cols, ncols);
 	for (i = 0; i < n; i++) {
-		struct libscols_line *ln = scols_table_new_line(tb, NULL);
+		struct libscols_line *ln;
 
+		if (!st[i].runs)	/* not measured yet (interrupted, budget) */
+			continue;
+		ln = scols_table_new_line(tb, NULL);
 		if (!ln) {
 			scols_unref_table(tb);
 			swarn("cannot allocate a table line");
@@ -574,10 +579,10 @@ static void print_verdict(const char *dev, const struct ap_verdict *v, uint64_t 
 		printf("  Slowdown: misaligned starts are %.1fx slower (rank test p = %s,\n"
 		       "  confidence %s).\n", v->slowdown, fmt_p(v->p_value, pb, sizeof(pb)),
 		       fmt_conf(v->confidence, cb, sizeof(cb)));
-		printf("  Recommended partition starts: %" PRIu64 " (%s), or the first aligned\n"
-		       "  start >= %" PRIu64 ": %" PRIu64 ".\n", mib,
-		       mib * v->logical_sector == (1ULL << 20) ? "1 MiB" : "the first aligned start from 1 MiB",
-		       first_usable, first);
+		printf("  Recommended partition starts: %" PRIu64 " (%s),\n"
+		       "  or %" PRIu64 " (the first aligned start >= %" PRIu64 ").\n", mib,
+		       mib * v->logical_sector == (1ULL << 20) ? "1 MiB" :
+		       "the first aligned start after 1 MiB", first, first_usable);
 	} else if (v->sensitive) {
 		printf("\nVerdict for %s: alignment seems to matter (%.1fx, p = %s), but no\n"
 		       "  physical sector size and offset explain which starts are fast.\n", dev,
@@ -639,6 +644,45 @@ static int write_plot(struct sweep_cmd *c, const struct ap_sweep_start_stat *st,
 }
 
 /*
+ * With -o, the per-start objects of --json hold the selected columns only
+ * (lsblk -J -o); without -o (or with --output-all) every column.
+ */
+static int filter_json_starts(struct sweep_cmd *c, struct json_object *doc)
+{
+	int cols[AP_ARRAY_SIZE(infos) * 2];
+	bool keep[AP_ARRAY_SIZE(infos)] = { false };
+	struct json_object *a;
+	struct ap_error e = { 0 };
+	size_t ncols, i, j;
+
+	if (ap_out_columns(&c->out, infos, AP_ARRAY_SIZE(infos), default_cols,
+			   AP_ARRAY_SIZE(default_cols), cols, &ncols, &e) != 0) {
+		swarn("%s", e.msg);
+		return -EINVAL;
+	}
+	for (i = 0; i < ncols; i++)
+		keep[cols[i]] = true;
+	if (!json_object_object_get_ex(doc, "starts", &a))
+		return 0;
+	for (i = 0; i < json_object_array_length(a); i++) {
+		struct json_object *o = json_object_array_get_idx(a, i);
+
+		for (j = 0; j < AP_ARRAY_SIZE(infos); j++) {
+			char key[32];
+			size_t k;
+
+			if (keep[j])
+				continue;
+			for (k = 0; infos[j].name[k] && k + 1 < sizeof(key); k++)
+				key[k] = (char)tolower((unsigned char)infos[j].name[k]);
+			key[k] = '\0';
+			json_object_object_del(o, key);
+		}
+	}
+	return 0;
+}
+
+/*
  * Everything printed at the end (and by --replay): JSON, or the table and
  * the verdict; the plot. Returns 0 or an exit code.
  */
@@ -652,6 +696,12 @@ static int report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
 	n = ap_sweep_summarize(doc->results, doc->nresults, doc->starts, doc->nstarts, v, &st);
 	if (c->out.json) {
 		struct json_object *o = ap_sweep_doc_to_json(doc, v, st, n, stopped);
+
+		if (c->out.columns && filter_json_starts(c, o) != 0) {
+			json_object_put(o);
+			free(st);
+			return AP_EXIT_USAGE;
+		}
 
 		if (ap_out_json_print(stdout, o) != 0) {
 			swarn("write error on stdout");
@@ -673,6 +723,20 @@ static int report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
 		rc = rc2;
 	free(st);
 	return rc;
+}
+
+/*
+ * The analysis as the sweep needs it: a file system of 4096-byte blocks
+ * cannot show units larger than its block, so periods beyond 4096 bytes are
+ * not candidates (fewer candidates, a milder multiple-test correction).
+ * The same for a run and its replay.
+ */
+static void sweep_params(struct ap_analysis_params *p, unsigned logical, unsigned reported)
+{
+	unsigned maxp = logical ? 4096 / logical : 8;
+
+	ap_analysis_params_init(p, logical, reported);
+	p->max_period = maxp < 2 ? 2 : maxp;
 }
 
 /* ------------------------------------------------------------------ */
@@ -702,7 +766,7 @@ static int do_replay(struct sweep_cmd *c)
 	if (doc.parameters && json_object_object_get_ex(doc.parameters, "stopped", &x) &&
 	    json_object_is_type(x, json_type_string))
 		stopped = json_object_get_string(x);
-	ap_analysis_params_init(&ap, doc.logical_sector, doc.reported_physical);
+	sweep_params(&ap, doc.logical_sector, doc.reported_physical);
 	memset(&v, 0, sizeof(v));
 	have_v = ap_sweep_analyse(doc.results, doc.nresults, &ap, &v) == 0;
 	rc = report(c, &doc, have_v ? &v : NULL, stopped);
@@ -840,10 +904,15 @@ static int prepare_workload(struct sweep_cmd *c)
 	ap_pm_config_init(&c->workload);
 	c->workload_init = true;
 	if (c->workload_file) {
-		if (ap_pm_config_load(&c->workload, c->workload_file, &e) != 0) {
+		unsigned nloc = 0;
+
+		if (ap_sweep_workload_load(&c->workload, c->workload_file, &nloc, &e) != 0) {
 			swarn("--workload: %s", e.msg);
-			return AP_EXIT_USAGE;
+			return AP_EXIT_USAGE;	/* a bad input file */
 		}
+		if (nloc && !c->quiet)
+			swarn("--workload: %s: 'set location' ignored: the workload runs on the "
+			      "sweep's file system", c->workload_file);
 	} else {
 		c->workload.number = c->preset->number;
 		c->workload.transactions = c->preset->transactions;
@@ -888,8 +957,8 @@ static const char *stop_text(const struct ap_sweep_run *run, char *buf, size_t l
 			 run->nresults, run->rounds_done, t);
 		break;
 	case AP_SWEEP_STOP_ROUNDS:
-		snprintf(buf, len, "all %u rounds done (%zu measurements) in %s, verdict not clear",
-			 run->max_rounds, run->nresults, t);
+		snprintf(buf, len, "%u round%s done (%zu measurements) in %s, verdict not clear",
+			 run->max_rounds, run->max_rounds == 1 ? "" : "s", run->nresults, t);
 		break;
 	case AP_SWEEP_STOP_BUDGET:
 		snprintf(buf, len, "time budget spent after %zu measurements in %s, verdict not clear",
@@ -932,7 +1001,7 @@ static int do_sweep(struct sweep_cmd *c, int excl_fd)
 	o.time_budget_ns = c->budget_ns;
 	o.seed = c->seed;
 	o.emulated = c->emulate;
-	ap_analysis_params_init(&o.analysis, c->info.logical_sector, c->info.physical_sector);
+	sweep_params(&o.analysis, c->info.logical_sector, c->info.physical_sector);
 	o.excl_fd = excl_fd;
 	o.on_step = on_step;
 	o.ctx = c;
@@ -1006,8 +1075,14 @@ static int plan(struct sweep_cmd *c, uint64_t *part_sectors)
 		return AP_EXIT_USAGE;
 	}
 	avail = (c->info.last_usable - last + 1) * c->info.logical_sector;
-	if (!c->size_set)
+	min = ap_mkfs_min_size(c->fs);
+	if (min < (16ULL << 20))
+		min = 16ULL << 20;
+	if (!c->size_set) {
 		c->part_size = default_part_size(c);
+		if (c->part_size < min)
+			c->part_size = min;
+	}
 	if (c->part_size > avail) {
 		if (c->size_set) {
 			char *a = ap_size_to_human(avail);
@@ -1020,9 +1095,6 @@ static int plan(struct sweep_cmd *c, uint64_t *part_sectors)
 		c->part_size = avail;
 	}
 	c->part_size -= c->part_size % 4096;	/* whole 4 KiB file-system blocks */
-	min = ap_mkfs_min_size(c->fs);
-	if (min < (16ULL << 20))
-		min = 16ULL << 20;
 	if (c->part_size < min) {
 		char *a = ap_size_to_human(c->part_size), *b = ap_size_to_human(min);
 

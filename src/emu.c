@@ -32,6 +32,8 @@
 #include <unistd.h>
 
 #ifdef HAVE_EMULATOR
+#include <blkid.h>
+#include <linux/blkpg.h>
 #include <linux/loop.h>
 #endif
 
@@ -889,6 +891,47 @@ static int set_write_cache(const char *dev, bool on, struct ap_error *e)
 	return rc;
 }
 
+/*
+ * An image's partitions: the kernel may lack the parsers for its table (this
+ * one does), so add what libblkid finds with BLKPG, as partx -a does. Best
+ * effort: the drive is usable without them (partx -a or partprobe later).
+ */
+static void add_partitions(const char *dev)
+{
+	blkid_probe pr = blkid_new_probe_from_filename(dev);
+	blkid_partlist ls;
+	int fd, i, n;
+
+	if (!pr)
+		return;
+	blkid_probe_enable_superblocks(pr, 0);
+	blkid_probe_enable_partitions(pr, 1);
+	ls = blkid_probe_get_partitions(pr);
+	n = ls ? blkid_partlist_numof_partitions(ls) : 0;
+	fd = n > 0 ? open(dev, O_RDONLY | O_CLOEXEC) : -1;
+	for (i = 0; fd >= 0 && i < n; i++) {
+		blkid_partition par = blkid_partlist_get_partition(ls, i);
+		struct blkpg_partition part = { 0 };
+		struct blkpg_ioctl_arg arg = {
+			.op = BLKPG_ADD_PARTITION,
+			.datalen = sizeof(part),
+			.data = &part,
+		};
+
+		if (!par || blkid_partition_is_extended(par))
+			continue;
+		part.pno = blkid_partition_get_partno(par);
+		part.start = (long long)blkid_partition_get_start(par) * 512;
+		part.length = (long long)blkid_partition_get_size(par) * 512;
+		/* EBUSY: the kernel has it already */
+		if (ioctl(fd, BLKPG, &arg) != 0 && errno != EBUSY)
+			continue;
+	}
+	if (fd >= 0)
+		close(fd);
+	blkid_free_probe(pr);
+}
+
 static void close_other_fds(int a, int b)
 {
 	int lo = a < b ? a : b, hi = a < b ? b : a, fd;
@@ -979,6 +1022,11 @@ int ap_emu_attach(const struct ap_emu_spec *spec, struct ap_emu **out, struct ap
 	}
 	if (pid == 0) {
 		/* the server: a daemon that holds nothing of its parent's */
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGCHLD, SIG_DFL);
 		close(ctl[1]);
 		close(st[0]);
 		close_other_fds(ctl[0], st[1]);
@@ -1007,6 +1055,8 @@ int ap_emu_attach(const struct ap_emu_spec *spec, struct ap_emu **out, struct ap
 		loop_clear(name, NULL);
 		goto fail;
 	}
+	if (s.image)
+		add_partitions(dev);
 	send_line(ctl[1], "done\n");
 	close(st[0]);
 	munmap(shm, sizeof(*shm));

@@ -5,6 +5,34 @@
  * to a loop device that reports 512-byte logical and physical sectors while
  * the server charges a read-modify-write for every write that covers a hidden
  * physical sector only partly.
+ *
+ * The model (src/emu_model.c, unit-tested):
+ * - physical sectors start at byte offsets = lowest_aligned * 512 (mod phys);
+ *   a write costs base + rmw for each partially covered physical sector
+ *   (0, 1 or 2: a 4 KiB write at LBA 34 on a 4096 drive straddles two);
+ * - reads and discards cost base only (a drive reads partial sectors free);
+ * - write cache on: writes cost base only, their partial sectors are owed;
+ *   a flush (fsync of the loop's backing file, which is what the kernel's
+ *   REQ_OP_FLUSH becomes) costs base + flush_ns + owed * rmw. With the cache
+ *   off the loop device says "write through", so the kernel sends no flushes;
+ * - jitter: every cost times (1 + jitter * u), u uniform in [-1, 1] from a
+ *   generator seeded with @seed (reproducible);
+ * - faults: a read/write (as selected) fails with EIO when it touches
+ *   [fail_lba, fail_lba + fail_count), and/or once fail_after successful
+ *   requests of the selected kinds were served since the last counter reset;
+ *   both set: in the range after N. A failed request costs base and counts
+ *   in errors only.
+ * Costs are charged by sleeping to an absolute CLOCK_MONOTONIC deadline
+ * before the reply; counters are updated before the reply too.
+ *
+ * Kernel facts (6.18): requests arrive with their true offset and length up
+ * to 512 KiB (the loop splits larger direct I/O); the device reports 512
+ * logical, 512 physical, alignment offset 0. Partition nodes appear when
+ * libparted (BLKPG) or partx -a adds them.
+ *
+ * Lifetime: `emulate --attach` hands the drive over (ap_emu_forget): it runs
+ * until `emulate --detach` or cleanup. A drive attached in-process takes
+ * itself down if the attaching process dies without ap_emu_detach().
  */
 #ifndef AP_EMU_H
 #define AP_EMU_H
@@ -27,7 +55,7 @@ struct ap_emu_spec {
 	/* fault model: EIO for requests touching [fail_lba, fail_lba + fail_count) */
 	uint64_t fail_lba, fail_count;
 	bool fail_reads, fail_writes;
-	uint64_t fail_after;		/* EIO for every request after this many (0 = never) */
+	uint64_t fail_after;		/* EIO once this many were served since the reset (0 = off) */
 	char *image;			/* start from this image (copied sparse), or NULL */
 	bool capacity_set;		/* size given: else an image's size is the capacity */
 };
@@ -45,7 +73,13 @@ struct ap_emu_counters {
 
 void ap_emu_spec_init(struct ap_emu_spec *s);
 void ap_emu_spec_free(struct ap_emu_spec *s);
-/* "phys=4096,lba=7,size=1G,rmw=8ms,base=100us,jitter=30%,seed=1,cache=on,..." */
+/*
+ * "phys=4096,lba=7,size=1G,rmw=8ms,base=100us,jitter=30%,seed=1,cache=on,
+ * flush=1ms,fail=LBA+COUNT,fail-rw=r|w|rw,fail-after=N,image=FILE"; the keys
+ * are also the long options of `emulate --attach` (lowest-aligned, rmw-cost,
+ * base-cost, flush-cost, write-cache, fail-lba, fail-count). Applied on top
+ * of @s, then validated: -EINVAL with the reason in @e.
+ */
 int ap_emu_spec_parse(const char *str, struct ap_emu_spec *s, struct ap_error *e);
 
 struct ap_emu;
@@ -55,7 +89,11 @@ int ap_emu_attach(const struct ap_emu_spec *s, struct ap_emu **out, struct ap_er
 const char *ap_emu_device(const struct ap_emu *emu);	/* "/dev/loopN" */
 /* Detach, stop the server, remove the backing file and the mount point. */
 int ap_emu_detach(struct ap_emu *emu, struct ap_error *e);
-/* The same for a device attached by another (possibly dead) process. */
+/*
+ * The same for a device attached by another (possibly dead) process: the
+ * drive(s) registered for @dev in this state directory, else the drive @dev
+ * is attached to now. -EBUSY while a partition is mounted or held open.
+ */
 int ap_emu_detach_device(const char *dev, struct ap_error *e);
 bool ap_emu_is_emulated(const char *dev);
 /* Free the handle, leaving the drive running (`emulate --attach`). */

@@ -97,7 +97,7 @@ enum ap_pm_sync {
 enum ap_pm_data {
 	AP_PM_DATA_PRINTABLE = 0, /* PostMark: 32 + RND(95), same buffer for every write */
 	AP_PM_DATA_ZEROS,	  /* zero bytes */
-	AP_PM_DATA_RANDOM,	  /* fresh pseudo-random bytes (xoshiro-class) for every write */
+	AP_PM_DATA_RANDOM,	  /* fresh pseudo-random bytes (datagen.h) for every create and append */
 	AP_PM_DATA_COUNT
 };
 

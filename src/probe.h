@@ -44,7 +44,7 @@ struct ap_probe_opts {
 	uint64_t min_size, max_size;	/* bytes, powers of two (default 4 KiB .. 64 KiB) */
 	uint64_t region_start;		/* bytes (default 1 MiB) */
 	uint64_t region_size;		/* bytes, 0 = min(1 GiB, what the device has) */
-	unsigned slots;			/* places the writes are spread over (default 256) */
+	unsigned slots;			/* places the writes are spread over (default 128) */
 	unsigned min_rounds;		/* per size before an early stop (default 3) */
 	unsigned max_rounds;		/* per size (default 40) */
 	uint64_t deadline_ns;		/* ap_now_ns() time to stop at, 0 = none */

@@ -44,7 +44,7 @@ static const struct {
 	[AP_PT_PAST_END]	  = { "past_end", true },
 	[AP_PT_OUTSIDE_USABLE]	  = { "outside_usable", true },
 	[AP_PT_LOGICAL_OUTSIDE]	  = { "logical_outside_extended", true },
-	[AP_PT_VERIFY]		  = { "verify", true },
+	[AP_PT_VERIFY]		  = { "verify", false },
 	[AP_PT_BACKUP_NOT_AT_END] = { "backup_not_at_end", false },
 	[AP_PT_HYBRID_MBR]	  = { "hybrid_mbr", false },
 	[AP_PT_PARTIAL_SECTOR]	  = { "partial_sector", false },
@@ -850,7 +850,9 @@ int ap_ptable_read(const char *path, const struct ap_ptable_opts *o,
 
 	nmsgs = pt->nfdisk_msgs;
 	nverify = fdisk_verify_disklabel(cxt);
-	if (nverify > 0 && ap_ptable_nerrors(pt) == 0) {
+	/* what libfdisk finds beyond our checks (CHS consistency in DOS
+	 * compatibility mode, ...) is worth a warning, not a verdict */
+	if (nverify > 0 && pt->nissues == 0) {
 		const char *first = pt->nfdisk_msgs > nmsgs ? pt->fdisk_msgs[nmsgs] : NULL;
 
 		ap_ptable_add_issue(pt, AP_PT_VERIFY, -1, "libfdisk's verification found %d "

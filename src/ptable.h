@@ -37,8 +37,8 @@ enum ap_pt_kind {
 	AP_PT_PAST_END,		/* partition ends past the end of the disk */
 	AP_PT_OUTSIDE_USABLE,	/* GPT: outside first..last usable LBA; DOS: sector 0 */
 	AP_PT_LOGICAL_OUTSIDE,	/* DOS logical partition outside its extended one */
-	AP_PT_VERIFY,		/* libfdisk's verification failed for another reason */
 	/* warnings: reported, the check goes on */
+	AP_PT_VERIFY,		/* libfdisk's verification complains of something else */
 	AP_PT_BACKUP_NOT_AT_END,	/* backup GPT not on the last LBA (disk grew) */
 	AP_PT_HYBRID_MBR,	/* GPT with a hybrid MBR */
 	AP_PT_PARTIAL_SECTOR,	/* size not a multiple of the sector size */

@@ -655,7 +655,7 @@ int ap_seq_run(struct ap_seq_target *t, const struct ap_seq_opts *o,
 	       struct ap_error *e)
 {
 	unsigned rounds = o->rounds ? o->rounds : 1;
-	uint64_t pool_max = o->pool_max ? o->pool_max : 256ULL << 20;
+	uint64_t pool_max = o->pool_max ? o->pool_max : AP_SEQ_POOL_DEFAULT;
 	uint64_t maxbs = 0, maxrbs = 0;
 	struct seq_ctx x = { .t = t, .o = o, .e = e };
 	struct ap_datagen g;

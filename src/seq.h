@@ -77,6 +77,7 @@ size_t ap_seq_bs_default(uint64_t amount, uint64_t *out, size_t max);
 #define AP_SEQ_BS_MIN		512ULL
 #define AP_SEQ_BS_MAX		(1ULL << 30)
 #define AP_SEQ_KNEE_TOLERANCE	0.05
+#define AP_SEQ_POOL_DEFAULT	(4ULL << 20)
 
 /*
  * The knee: index of the smallest block size whose throughput is within
@@ -132,7 +133,14 @@ struct ap_seq_opts {
 	uint64_t seed;		/* order and data */
 	enum ap_datagen_kind data;
 	uint64_t max_cell_ns;	/* stop a run after this long (0: never) */
-	uint64_t pool_max;	/* pre-generated data, bytes (0: 256 MiB) */
+	/*
+	 * Pre-generated data, bytes (0: AP_SEQ_POOL_DEFAULT); at least the
+	 * largest block size, at most the size. The written data repeats with
+	 * this period: a small pool stays in the CPU caches like fio's buffer
+	 * (whose data repeats every block), a pool of the whole size makes
+	 * every block unique at the price of copying from DRAM.
+	 */
+	uint64_t pool_max;
 	bool verify;		/* read back and compare after every write run */
 };
 

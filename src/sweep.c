@@ -247,6 +247,88 @@ void ap_sweep_default_starts(unsigned logical_sector, uint64_t **starts, size_t 
 }
 
 /* ------------------------------------------------------------------ */
+/* Workload file                                                      */
+/* ------------------------------------------------------------------ */
+
+#define MAX_LOAD_DEPTH	16
+
+/* 1: a `run` was read (stop everything), 0: end of file or `quit`, <0: error */
+static int load_file(struct ap_pm_config *cfg, const char *path, unsigned depth,
+		     unsigned *nloc, struct ap_error *e)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned lineno = 0;
+	ssize_t len;
+	FILE *f;
+	int rc = 0;
+
+	if (depth > MAX_LOAD_DEPTH)
+		return ap_error_set(e, ELOOP, "%s: more than %d nested 'load' commands",
+				    path, MAX_LOAD_DEPTH);
+	f = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
+	if (!f)
+		return ap_error_set(e, errno, "%s: %s", path, strerror(errno));
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		struct ap_pm_line out = { .cmd = AP_PM_CMD_NONE, .arg = NULL };
+
+		lineno++;
+		if ((size_t)len != strlen(line)) {
+			rc = ap_error_set(e, EINVAL, "%s:%u: a NUL byte in the line", path, lineno);
+			break;
+		}
+		/* PostMark matches commands by prefix: this is `set location` */
+		if (strncmp(line, "set location", 12) == 0) {
+			(*nloc)++;
+			continue;
+		}
+		rc = ap_pm_config_line(cfg, line, path, lineno, &out, e);
+		if (rc)
+			break;
+		if (out.cmd == AP_PM_CMD_RUN) {
+			rc = 1;
+		} else if (out.cmd == AP_PM_CMD_QUIT) {
+			free(out.arg);
+			break;
+		} else if (out.cmd == AP_PM_CMD_LOAD) {
+			if (!out.arg || !*out.arg)
+				rc = ap_error_set(e, EINVAL, "%s:%u: 'load' without a file", path, lineno);
+			else
+				rc = load_file(cfg, out.arg, depth + 1, nloc, e);
+		}
+		free(out.arg);
+		if (rc)
+			break;
+	}
+	if (rc == 0 && ferror(f))
+		rc = ap_error_set(e, EIO, "%s: read error", path);
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	return rc;
+}
+
+int ap_sweep_workload_load(struct ap_pm_config *cfg, const char *path,
+			   unsigned *nlocations, struct ap_error *e)
+{
+	struct ap_pm_config tmp;
+	unsigned nloc = 0;
+	int rc;
+
+	ap_pm_config_copy(&tmp, cfg);
+	rc = load_file(&tmp, path, 0, &nloc, e);
+	if (rc < 0) {
+		ap_pm_config_free(&tmp);
+		return rc;
+	}
+	ap_pm_config_free(cfg);
+	*cfg = tmp;
+	if (nlocations)
+		*nlocations = nloc;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* Results                                                            */
 /* ------------------------------------------------------------------ */
 
@@ -628,14 +710,14 @@ static struct json_object *start_stat_json(const struct ap_sweep_start_stat *s)
 	jadd(o, "aligned", s->has_aligned ? json_object_new_boolean(s->aligned) : NULL);
 	jadd(o, "fast", s->has_fast ? json_object_new_boolean(s->fast) : NULL);
 	jadd(o, "tps", jdouble(s->tps));
+	jadd(o, "cost", jdouble(s->cost * 1e3));	/* ms, as the COST column */
 	jadd(o, "creates", jdouble(s->creates_per_s));
 	jadd(o, "deletes", jdouble(s->deletes_per_s));
 	jadd(o, "read_kibs", jdouble(s->read_kibs));
 	jadd(o, "write_kibs", jdouble(s->write_kibs));
 	jadd(o, "fsync_med", jdouble(s->fsync_med_ms));
 	jadd(o, "rel", jdouble(s->rel));
-	if (!isnan(s->emu_rmw))
-		jadd(o, "rmw", jdouble(s->emu_rmw));
+	jadd(o, "rmw", jdouble(s->emu_rmw));
 	return o;
 }
 

@@ -70,6 +70,17 @@ struct ap_sweep_preset {
 const struct ap_sweep_preset *ap_sweep_preset_find(const char *name);
 extern const struct ap_sweep_preset ap_sweep_presets[];
 
+/*
+ * --workload FILE: PostMark's configuration file syntax, through the
+ * workload's own parser, with the settings in force at the first `run`
+ * (nested `load` files followed, a `quit` ends the file it is in). `set
+ * location` lines are skipped, not checked: the sweep's mount point replaces
+ * them (so a classic config naming /mnt/test works anywhere). *@nlocations
+ * receives how many were skipped. 0 or -errno with "file:line: ..." in @e.
+ */
+int ap_sweep_workload_load(struct ap_pm_config *cfg, const char *path,
+			   unsigned *nlocations, struct ap_error *e);
+
 /* ---- one measurement ---- */
 
 enum ap_sweep_stage {

@@ -212,7 +212,14 @@ static void drive_topology(int fd, struct ap_drive_topology *d)
 	d->scsi_ok = rc == 0;
 	reason(scsi, sizeof(scsi), rc, &e);
 	ap_error_clear(&e);
-	d->wc_known = ap_sgio_write_cache(fd, &d->wc, &e) == 0;
+	if (d->ata_ok && d->ata.wc_valid) {
+		/* already in hand: no second IDENTIFY */
+		d->wc_known = true;
+		d->wc.enabled = d->ata.wc_supported && d->ata.wc_enabled;
+		d->wc.source = AP_WC_SRC_ATA;
+	} else if ((d->nvme_ok || d->ata_ok || d->scsi_ok)) {
+		d->wc_known = ap_sgio_write_cache(fd, &d->wc, &e) == 0;
+	}
 	ap_topology_consolidate(d);
 	if (!d->available)
 		snprintf(d->why, sizeof(d->why), "ATA IDENTIFY: %s; SCSI READ CAPACITY(16): "

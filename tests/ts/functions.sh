@@ -69,7 +69,13 @@ ts_cleanup() {
 			done < "$TS_TMP/.emus"
 		fi
 		if [ -f "$TS_TMP/.loops" ]; then
-			while read -r x; do losetup -d "$x" 2>/dev/null; done < "$TS_TMP/.loops"
+			# detach only if the number still carries this test's file:
+			# it may have been released and reused by someone else
+			local f b
+			while read -r x f; do
+				b=$(cat "/sys/block/${x#/dev/}/loop/backing_file" 2>/dev/null)
+				[ -n "$b" ] && [ "$b" = "$f" ] && losetup -d "$x" 2>/dev/null
+			done < "$TS_TMP/.loops"
 		fi
 		# whatever a killed alignprobe left in this test's state directory
 		if [ -d "$TS_TMP/state" ] && [ -n "$(ls -A "$TS_TMP/state" 2>/dev/null)" ]; then
@@ -132,10 +138,11 @@ ts_image() {
 
 # ts_loop_attach FILE [losetup options]: prints the loop device
 ts_loop_attach() {
-	local f=$1 dev
+	local f dev
+	f=$(realpath "$1") || ts_fail "no such file: $1"
 	shift
 	dev=$(losetup -f --show -P "$@" "$f") || ts_fail "losetup $f failed"
-	echo "$dev" >> "$TS_TMP/.loops"
+	echo "$dev $f" >> "$TS_TMP/.loops"
 	echo "$dev"
 }
 

@@ -190,7 +190,7 @@ static void test_mann_whitney(void **state)
 	double f2[] = { 1, 2, 3, 4 }, s2[] = { 5, 6, 7, 8 };
 	double f3[] = { 1, 2, 5, 7, 9 }, s3[] = { 3, 4, 6, 8, 10, 11 };
 	double same[] = { 2, 2, 2, 2 };
-	double tf[40], ts[60], u = 0, mean, var, z, want;
+	double tf[80], ts[90], u = 0, mean, var, z, want;
 	unsigned i, j;
 
 	(void)state;
@@ -206,24 +206,24 @@ static void test_mann_whitney(void **state)
 	assert_float_equal(ap_stats_mann_whitney_p(f1, 0, s1, 3), 1.0, 0);
 
 	/* normal approximation with ties: values 0..9 repeated, fast shifted down */
-	for (i = 0; i < 40; i++)
+	for (i = 0; i < 80; i++)
 		tf[i] = (double)(i % 10);
-	for (i = 0; i < 60; i++)
+	for (i = 0; i < 90; i++)
 		ts[i] = (double)(i % 10 + 1);
-	for (i = 0; i < 40; i++)
-		for (j = 0; j < 60; j++)
+	for (i = 0; i < 80; i++)
+		for (j = 0; j < 90; j++)
 			u += tf[i] < ts[j] ? 1 : tf[i] == ts[j] ? 0.5 : 0;
 	{
-		/* tie groups: value 0: 4; values 1..9: 4 + 6 = 10; value 10: 6 */
-		double t = (4.0 * 4 * 4 - 4) + 9 * (10.0 * 10 * 10 - 10) + (6.0 * 6 * 6 - 6);
-		double N = 100;
+		/* tie groups: value 0: 8; values 1..9: 8 + 9 = 17; value 10: 9 */
+		double t = (8.0 * 8 * 8 - 8) + 9 * (17.0 * 17 * 17 - 17) + (9.0 * 9 * 9 - 9);
+		double N = 170;
 
-		mean = 40.0 * 60 / 2;
-		var = 40.0 * 60 / 12 * ((N + 1) - t / (N * (N - 1)));
+		mean = 80.0 * 90 / 2;
+		var = 80.0 * 90 / 12 * ((N + 1) - t / (N * (N - 1)));
 		z = (u - mean - 0.5) / sqrt(var);
 		want = 0.5 * erfc(z / sqrt(2));
 	}
-	assert_float_equal(ap_stats_mann_whitney_p(tf, 40, ts, 60), want, 1e-12);
+	assert_float_equal(ap_stats_mann_whitney_p(tf, 80, ts, 90), want, 1e-12);
 	assert_true(want < 0.5 && want > 1e-6);
 }
 

@@ -102,7 +102,7 @@ static void test_plan(void **state)
 	assert_int_equal(p.region_start, 1 << 20);
 	assert_true(p.region_start + p.region_size <= (256ULL << 20) - 33 * 512);
 	assert_int_equal(p.span, 192 * 1024);	/* 255 * 512 + 64 KiB, rounded up */
-	assert_int_equal(p.slots, 254);
+	assert_int_equal(p.slots, 128);
 	assert_int_equal(p.stride % (1 << 20), 0);
 	assert_true(p.stride >= p.span);
 	assert_true(p.region_start + (p.slots - 1) * p.stride + p.span <=

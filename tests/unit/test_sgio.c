@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sgio.h"
+#include "topology.h"
 
 static void put_le16(uint8_t *buf, unsigned word, uint16_t v)
 {
@@ -398,6 +399,73 @@ static void test_cdbs(void **state)
 	assert_string_equal(ap_sgio_wc_source_name(AP_WC_SRC_ATA), "ATA IDENTIFY word 85");
 }
 
+/* The layers side by side: consolidation and disagreements (pure). */
+static void test_topology_compare(void **state)
+{
+	struct ap_topology t;
+	uint8_t buf[AP_ATA_IDENTIFY_LEN], rc16[AP_SCSI_RC16_LEN];
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	t.kernel.available = true;
+	t.kernel.logical = 512;
+	t.kernel.physical = 512;
+	t.kernel.write_cache = 1;
+	/* a USB bridge: the kernel says 512, the drive's IDENTIFY says 4096 with offset 1 */
+	make_identify(buf, 0x6003, 0x4001);
+	assert_int_equal(ap_sgio_parse_ata_identify(buf, sizeof(buf), &t.drive.ata), 0);
+	t.drive.ata_ok = true;
+	t.drive.wc_known = true;
+	t.drive.wc.enabled = true;
+	t.drive.wc.source = AP_WC_SRC_ATA;
+	ap_topology_consolidate(&t.drive);
+	assert_true(t.drive.available);
+	assert_string_equal(t.drive.source, "ATA IDENTIFY");
+	assert_int_equal(t.drive.physical, 4096);
+	assert_true(t.drive.lowest_aligned_known);
+	assert_int_equal(t.drive.lowest_aligned, 7);
+	ap_topology_compare(&t);
+	assert_int_equal(t.ndisagreements, 2);
+	assert_string_equal(t.disagreements[0], "physical sector: the kernel reports 512 bytes, "
+			    "the drive (ATA IDENTIFY) claims 4096");
+	assert_string_equal(t.disagreements[1], "alignment: the kernel reports an alignment "
+			    "offset of 0 bytes, the drive (ATA IDENTIFY) claims lowest aligned LBA 7 "
+			    "(3584 bytes)");
+
+	/* the bridge's SCSI translation disagrees with the drive too */
+	make_rc16(rc16, 1000, 512, 0, 0, 0);
+	assert_int_equal(ap_sgio_parse_read_capacity16(rc16, sizeof(rc16), &t.drive.scsi), 0);
+	t.drive.scsi_ok = true;
+	ap_topology_consolidate(&t.drive);
+	assert_string_equal(t.drive.source, "ATA IDENTIFY");
+	t.kernel.physical = 4096;
+	t.kernel.alignment_offset = 3584;
+	t.kernel.write_cache = 0;
+	ap_topology_compare(&t);
+	assert_int_equal(t.ndisagreements, 3);
+	assert_non_null(strstr(t.disagreements[0], "ATA IDENTIFY claims 4096 bytes, SCSI READ CAPACITY(16) 512"));
+	assert_non_null(strstr(t.disagreements[1], "lowest aligned LBA: ATA IDENTIFY claims 7, SCSI"));
+	assert_non_null(strstr(t.disagreements[2], "write cache: the kernel's queue is in write through mode"));
+
+	/* everyone agrees: nothing to say; a drive that does not answer: nothing either */
+	make_identify(buf, 0x6003, 0x4000);
+	assert_int_equal(ap_sgio_parse_ata_identify(buf, sizeof(buf), &t.drive.ata), 0);
+	t.drive.scsi_ok = false;
+	t.drive.wc_known = false;
+	t.kernel.alignment_offset = 0;
+	ap_topology_consolidate(&t.drive);
+	ap_topology_compare(&t);
+	assert_int_equal(t.ndisagreements, 0);
+	t.drive.ata_ok = false;
+	ap_topology_consolidate(&t.drive);
+	assert_false(t.drive.available);
+	assert_null(t.drive.source);
+	t.kernel.physical = 512;
+	ap_topology_compare(&t);
+	assert_int_equal(t.ndisagreements, 0);
+	ap_topology_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -410,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_nvme_id_ns),
 		cmocka_unit_test(test_sense),
 		cmocka_unit_test(test_cdbs),
+		cmocka_unit_test(test_topology_compare),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

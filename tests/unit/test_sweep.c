@@ -19,6 +19,7 @@
 
 #include "mkfs.h"
 #include "part.h"
+#include "pm.h"
 #include "sweep.h"
 
 static int cmp_u64(const void *a, const void *b)
@@ -588,6 +589,63 @@ static void test_names(void **state)
 	assert_string_equal(ap_sweep_stop_name(AP_SWEEP_STOP_SIGNAL), "signal");
 }
 
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* --workload: PostMark's syntax; locations skipped; the first run's settings */
+static void test_workload_load(void **state)
+{
+	char dir[] = "/tmp/test_sweep_wl.XXXXXX", a[64], b[64], c[64], text[256];
+	struct ap_pm_config cfg;
+	struct ap_error e = { 0 };
+	unsigned nloc = 99;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(a, sizeof(a), "%s/a.pm", dir);
+	snprintf(b, sizeof(b), "%s/b.pm", dir);
+	snprintf(c, sizeof(c), "%s/c.pm", dir);
+	snprintf(text, sizeof(text),
+		 "# classic\nset location /nonexistent/mnt\nset number 262144\n"
+		 "load %s\nset size 512 2048\nrun\nset number 5\nrun\n", b);
+	write_file(a, text);
+	write_file(b, "set transactions 4096\nset location +/also/missing 2\nquit\nset seed 1\n");
+	ap_pm_config_init(&cfg);
+	assert_int_equal(ap_sweep_workload_load(&cfg, a, &nloc, &e), 0);
+	assert_int_equal(nloc, 2);
+	assert_int_equal(cfg.number, 262144);		/* the first run's */
+	assert_int_equal(cfg.transactions, 4096);	/* from the loaded file */
+	assert_int_equal(cfg.seed, 42);			/* after its quit: not read */
+	assert_int_equal(cfg.size_lo, 512);
+	assert_int_equal(cfg.size_hi, 2048);
+	assert_int_equal(cfg.nlocations, 0);
+	ap_pm_config_free(&cfg);
+
+	/* errors name file:line and leave the config unchanged */
+	write_file(c, "set number 7\nbogus\n");
+	ap_pm_config_init(&cfg);
+	assert_true(ap_sweep_workload_load(&cfg, c, &nloc, &e) < 0);
+	assert_non_null(strstr(e.msg, "c.pm:2"));
+	assert_int_equal(cfg.number, 500);
+	snprintf(text, sizeof(text), "load %s\n", c);
+	write_file(c, text);		/* loads itself */
+	assert_true(ap_sweep_workload_load(&cfg, c, &nloc, &e) < 0);
+	assert_non_null(strstr(e.msg, "nested"));
+	snprintf(text, sizeof(text), "%s/missing.pm", dir);
+	assert_int_equal(ap_sweep_workload_load(&cfg, text, &nloc, &e), -ENOENT);
+	ap_pm_config_free(&cfg);
+	unlink(a);
+	unlink(b);
+	unlink(c);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -607,6 +665,7 @@ int main(void)
 		cmocka_unit_test(test_mkfs_argv),
 		cmocka_unit_test(test_mkfs_missing),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_workload_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

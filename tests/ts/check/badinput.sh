@@ -105,7 +105,7 @@ expect 2 no_table "no partition table (neither MBR nor GPT)"
 
 # a 512-byte-sector GPT read as 4Kn: says so
 cp "$good" "$img"
-expect 2 pmbr_without_gpt "(there is a GPT for 512-byte sectors: wrong sector size?)" --sector-size 4096
+expect 2 pmbr_without_gpt "a protective MBR (partition type 0xee) but no GPT header, neither at LBA 1 nor at the last LBA $(( 64 * 256 - 1 )) (there is a GPT for 512-byte sectors: wrong sector size?)" --sector-size 4096
 
 # warnings do not fail the check: an image grown after partitioning
 cp "$good" "$img"

@@ -70,6 +70,17 @@ used=$(du -k "$wd/backing" | cut -f1)
 dev2=$(ts_emu_attach --image "$TS_TMP/img" --size 16M --rmw-cost 100us)
 ts_assert_eq $((16 << 20)) "$(blockdev --getsize64 "$dev2")" "--size with --image"
 
+# a partitioned image: its partitions appear
+ts_need_cmd parted
+ts_image "$TS_TMP/part.img" 8M
+parted -s "$TS_TMP/part.img" mklabel gpt mkpart a 40s 2MiB mkpart b 2MiB 6MiB 2>/dev/null ||
+	ts_fail "parted on an image failed"
+dev3=$(ts_emu_attach --image "$TS_TMP/part.img" --rmw-cost 100us)
+for i in $(seq 50); do [ -b "${dev3}p2" ] && break; sleep 0.1; done
+[ -b "${dev3}p1" ] && [ -b "${dev3}p2" ] || ts_fail "the image's partitions did not appear on $dev3"
+ts_assert_eq $((40 * 512)) "$(($(cat /sys/class/block/${dev3#/dev/}p1/start) * 512))" "p1 start"
+ts_assert_eq $((4 << 20)) "$(blockdev --getsize64 "${dev3}p2")" "p2 size"
+
 # counters as JSON, parameters echoed
 "$ALIGNPROBE" emulate --reset-stats "$dev"
 dd if=/dev/zero of="$dev" bs=4096 count=1 seek=512 oflag=direct,seek_bytes status=none
@@ -78,10 +89,10 @@ python3 - "$TS_TMP/out" "$dev" <<'PY' || ts_fail "JSON: $(cat "$TS_TMP/out")"
 import json, sys
 d = json.load(open(sys.argv[1]))["emulators"][0]
 assert d["device"] == sys.argv[2], d
-assert d["write-bytes"] == 4096 and d["writes"] == 1 and d["rmw-writes"] == 1 and d["rmw"] == 2 and d["aligned"] == 0, d
-assert d["phys"] == 4096 and d["lowest-aligned"] == 0 and d["size"] == 6 << 20, d
+assert d["write_bytes"] == 4096 and d["writes"] == 1 and d["rmw_writes"] == 1 and d["rmw"] == 2 and d["aligned"] == 0, d
+assert d["phys"] == 4096 and d["lowest_aligned"] == 0 and d["size"] == 6 << 20, d
 assert "rmw=100us" in d["spec"], d
 PY
 ts_run_rc 0 "$ALIGNPROBE" emulate --stats "$dev" -H
-grep -q RMW-WRITES "$TS_TMP/out" || ts_fail "-H lacks RMW-WRITES"
+grep -q RMW_WRITES "$TS_TMP/out" || ts_fail "-H lacks RMW_WRITES"
 ts_pass

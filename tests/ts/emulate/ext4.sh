@@ -33,7 +33,7 @@ run() {
 		dd if=/dev/urandom of="$mnt/f$i" bs=4k count=4 conv=fsync status=none ||
 			ts_fail "write $mnt/f$i failed"
 	done
-	echo "$(stat "$dev" WRITES) $(stat "$dev" RMW-WRITES) $(stat "$dev" ALIGNED)"
+	echo "$(stat "$dev" WRITES) $(stat "$dev" RMW_WRITES) $(stat "$dev" ALIGNED)"
 	umount "$mnt" || ts_fail "umount $mnt failed"
 }
 

@@ -42,7 +42,7 @@ check() {
 	"$ALIGNPROBE" emulate --reset-stats "$dev" || ts_fail "reset-stats failed"
 	write4k "${dev}p1"
 	ts_assert_eq 1 "$(stat "$dev" WRITES)" "phys $phys lba $lba start $start: writes"
-	ts_assert_eq "$want_writes" "$(stat "$dev" RMW-WRITES)" "phys $phys lba $lba start $start: rmw-writes"
+	ts_assert_eq "$want_writes" "$(stat "$dev" RMW_WRITES)" "phys $phys lba $lba start $start: rmw-writes"
 	ts_assert_eq "$want_rmw" "$(stat "$dev" RMW)" "phys $phys lba $lba start $start: partial sectors"
 	ts_assert_eq $((1 - want_writes)) "$(stat "$dev" ALIGNED)" "phys $phys lba $lba start $start: aligned"
 	ts_assert_eq 0 "$(stat "$dev" READS)" "phys $phys lba $lba start $start: reads"
@@ -74,12 +74,12 @@ dd if=/dev/zero of="$dev" bs=8192 count=1 seek=24576 oflag=direct,seek_bytes sta
 dd if=/dev/zero of="$dev" bs=8192 count=1 seek=36864 oflag=direct,seek_bytes status=none
 dd if="$dev" of=/dev/null bs=4096 count=2 iflag=direct status=none
 ts_assert_eq 8 "$(stat "$dev" WRITES)" "8192: writes"
-ts_assert_eq 7 "$(stat "$dev" RMW-WRITES)" "8192: rmw writes"
+ts_assert_eq 7 "$(stat "$dev" RMW_WRITES)" "8192: rmw writes"
 ts_assert_eq 8 "$(stat "$dev" RMW)" "8192: partial sectors"
 ts_assert_eq 1 "$(stat "$dev" ALIGNED)" "8192: aligned writes"
 ts_assert_eq 2 "$(stat "$dev" READS)" "8192: reads"
 ts_assert_eq 0 "$(stat "$dev" FLUSHES)" "write cache off: no flushes"
 # JSON keys are the lower-case column names
-"$ALIGNPROBE" emulate --stats "$dev" -J -o RMW-WRITES,RMW > "$TS_TMP/stats.json"
-grep -q '"rmw-writes": 7' "$TS_TMP/stats.json" || ts_fail "JSON: $(cat "$TS_TMP/stats.json")"
+"$ALIGNPROBE" emulate --stats "$dev" -J -o RMW_WRITES,RMW > "$TS_TMP/stats.json"
+grep -q '"rmw_writes": 7' "$TS_TMP/stats.json" || ts_fail "JSON: $(cat "$TS_TMP/stats.json")"
 ts_pass

@@ -13,8 +13,12 @@ ts_need_cmd timeout dd
 
 # attach: sets dev, pid (the server), mnt (its FUSE mount point)
 attach() {
-	local entry
 	dev=$(ts_emu_attach --size 16M --rmw-cost 100us)
+	lookup
+}
+
+lookup() {
+	local entry
 	entry=$(grep -l "^dev=$dev\$" "$ALIGNPROBE_STATE_DIR"/* 2>/dev/null | head -1)
 	[ -n "$entry" ] || ts_fail "no registry entry for $dev"
 	pid=$(sed -n 's/^owner=//p' "$entry")
@@ -51,7 +55,6 @@ gone
 attach
 timeout 30 "$ALIGNPROBE" emulate --detach "$dev" || ts_fail "detach failed"
 gone
-"$ALIGNPROBE" emulate --stats "$dev" >/dev/null 2>&1 && ts_fail "--stats on a detached drive worked"
 
 # the stale registry entry of a killed server: alignprobe cleanup takes it down
 attach
@@ -59,5 +62,19 @@ kill -9 "$pid"
 while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
 timeout 60 "$ALIGNPROBE" cleanup >/dev/null 2>"$TS_TMP/cleanup.err" ||
 	ts_fail "cleanup failed: $(cat "$TS_TMP/cleanup.err")"
+gone
+
+# a drive attached in-process (here: emulate --attach --wait) whose owner is
+# SIGKILLed without detaching takes itself down
+"$ALIGNPROBE" emulate --attach --wait --size 16M --rmw-cost 100us > "$TS_TMP/wait.out" &
+owner=$!
+ts_bg_pid "$owner"
+for i in $(seq 100); do [ -s "$TS_TMP/wait.out" ] && break; sleep 0.05; done
+dev=$(cat "$TS_TMP/wait.out")
+[ -n "$dev" ] || ts_fail "emulate --attach --wait printed no device"
+echo "$dev" >> "$TS_TMP/.emus"
+lookup
+{ kill -9 "$owner"; wait "$owner"; } 2>/dev/null
+for i in $(seq 200); do [ -e "$(dirname "$mnt")" ] || break; sleep 0.05; done
 gone
 ts_pass

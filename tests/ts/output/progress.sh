@@ -74,4 +74,19 @@ ts_assert_eq "done 10" "$(cat "$TS_TMP/pipe")" "output on a pipe"
 "$DEMO" 10 10 2> "$TS_TMP/err" > /dev/null
 [ -s "$TS_TMP/err" ] && ts_fail "progress written to a file: $(od -c "$TS_TMP/err" | head -n 2)"
 
+# --- a real command: seq on a file, three runs of up to a second ----------
+SEQ="$ALIGNPROBE seq -s 4M -B 4K -m dsync --rounds 3 --cell-time 1s -o MODE,BS,RUNS $TS_TMP/seq.dat"
+in_tmux 120 "$SEQ"
+grep -h 'seq ' "$TS_TMP"/caps/* | grep -E ': [0-9] of 3' > "$TS_TMP/seen" ||
+	ts_fail "no 'seq ...: i of 3' progress line on the terminal: $(cat "$TS_TMP/final")"
+for f in "$TS_TMP"/caps/*; do
+	[ "$(grep -cE ': [0-9] of 3' "$f")" -le 1 ] || ts_fail "seq: two progress lines at once: $(cat "$f")"
+done
+grep -qE ': [0-9] of 3' "$TS_TMP/final" && ts_fail "seq: progress line left behind: $(cat "$TS_TMP/final")"
+grep -qE '^dsync +4K +3' "$TS_TMP/final" || ts_fail "seq: no result row in the terminal: $(cat "$TS_TMP/final")"
+# and nothing of it on a pipe
+$SEQ 2>&1 | cat > "$TS_TMP/pipe"
+grep -q $'\r' "$TS_TMP/pipe" && ts_fail "seq wrote a progress line into a pipe"
+grep -qE '^dsync +4K +3' "$TS_TMP/pipe" || ts_fail "seq on a pipe: no result: $(cat "$TS_TMP/pipe")"
+
 ts_pass

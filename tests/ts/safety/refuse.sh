@@ -26,8 +26,9 @@ trap 'rc=$?; [ -n "$SWAP" ] && swapoff "$SWAP" 2>/dev/null; (exit $rc); ts_clean
 cmds=()
 cmd_built() { "$ALIGNPROBE" "$1" --help >/dev/null 2>&1; }
 cmd_built sweep && cmds+=("sweep --yes")
-if cmd_built probe && "$ALIGNPROBE" probe --help | grep -q -- '--destructive'; then
-	cmds+=("probe --destructive --yes")
+if cmd_built probe; then
+	# destructive by default; --preserve writes too (and restores)
+	cmds+=("probe --yes" "probe --preserve --yes")
 fi
 if cmd_built seq && "$ALIGNPROBE" seq --help | grep -q -- '--yes'; then
 	cmds+=("seq --yes")
@@ -181,6 +182,7 @@ ts_run_rc 3 "$GATE" --confirm "$A" < /dev/null
 grep -q "use --yes" "$TS_TMP/err" || ts_fail "no-tty refusal does not say 'use --yes'"
 for c in "${cmds[@]}"; do
 	c=${c% --yes}
+	[ "$c" = "probe --preserve" ] && continue	# needs no confirmation: nothing is lost
 	# shellcheck disable=SC2086
 	ts_run_rc 3 "$ALIGNPROBE" $c "$A" < /dev/null
 	grep -q "use --yes" "$TS_TMP/err" || ts_fail "$c without --yes: no 'use --yes'"
@@ -227,6 +229,7 @@ unchanged "terminal confirmation"
 
 # --dry-run writes nothing, even with everything free and --yes
 for c in "${cmds[@]}"; do
+	has_opts "${c%% *}" --dry-run || continue
 	# shellcheck disable=SC2086
 	"$ALIGNPROBE" $c --dry-run "$A" > "$TS_TMP/out" 2> "$TS_TMP/err" < /dev/null ||
 		{ cat "$TS_TMP/err" >&2; ts_fail "$c --dry-run failed"; }

@@ -31,9 +31,16 @@ jq -e '.write_cache.drive | startswith("not available")' "$TS_TMP/out" >/dev/nul
 # --keep keeps it; --verify reads every write back
 ts_run_rc 0 "$ALIGNPROBE" seq "${common[@]}" --keep --verify --modes none,direct "$f"
 [ -f "$f" ] || ts_fail "--keep did not keep the file"
-ts_assert_eq 262144 "$(stat -c %s "$f")" "size of the kept file"
 grep -q '^none ' "$TS_TMP/out" || ts_fail "no none row in the table"
 grep -q 'NOT on stable storage' "$TS_TMP/out" || ts_fail "the table does not say none is not stable"
+rm -f "$f"
+
+# a pool smaller than the size: the data repeats, --verify still matches
+ts_run_rc 0 "$ALIGNPROBE" seq "${common[@]}" --block-sizes 4K,64K --keep --verify --pool 64K --modes fdatasync --json "$f"
+ts_assert_eq 65536 "$(jq .pool "$TS_TMP/out")" "pool in the JSON document"
+ts_assert_eq "$(head -c 64K "$f" | sha256sum)" "$(tail -c +65537 "$f" | head -c 64K | sha256sum)" \
+	"the data repeats with the pool's period"
+ts_assert_eq 262144 "$(stat -c %s "$f")" "size of the kept file"
 rm -f "$f"
 
 # an existing file is never truncated; bytes after SIZE stay
@@ -71,6 +78,7 @@ grep -q 'beyond its end' "$TS_TMP/err" || ts_fail "no reason for a size beyond t
 ts_run_rc 2 "$ALIGNPROBE" seq "$TS_TMP"
 ts_run_rc 2 "$ALIGNPROBE" seq
 ts_run_rc 2 "$ALIGNPROBE" seq --rounds 0 "$f"
+ts_run_rc 2 "$ALIGNPROBE" seq --pool 1000 "$f"
 ts_run_rc 2 "$ALIGNPROBE" seq --cell-time 5 "$f"
 ts_run_rc 2 "$ALIGNPROBE" seq --json --raw "$f"
 ts_run_rc 2 "$ALIGNPROBE" seq --size 1K "$f"

@@ -46,6 +46,21 @@ ts_assert_eq "$(head -c 1M /dev/zero | sha256sum)" "$(head -c 1M "$dev" | sha256
 ts_assert_eq "$(head -c 31M /dev/zero | sha256sum)" "$(tail -c +1048577 "$dev" | sha256sum)" \
 	"after the region (still the sparse image's zeros)"
 
+# a partition: refused without --allow-partition; with it, the writes land inside it
+ts_need_cmd parted
+head -c 32M /dev/urandom > "$TS_TMP/p.img"
+after=$(tail -c +2097153 "$TS_TMP/p.img" | head -c 7M | sha256sum)
+pdev=$(ts_loop_attach "$TS_TMP/p.img")
+parted -s "$pdev" mklabel gpt mkpart p1 1MiB 9MiB || ts_fail "parted $pdev"
+for _ in $(seq 50); do [ -b "${pdev}p1" ] && break; sleep 0.1; done
+[ -b "${pdev}p1" ] || ts_fail "no partition node ${pdev}p1"
+ts_run_rc 3 "$ALIGNPROBE" seq -q --yes --size 1M "${pdev}p1"
+ts_run_rc 0 "$ALIGNPROBE" seq -q --yes --allow-partition --size 1M --block-sizes 1M --modes direct \
+	--data zero "${pdev}p1"
+ts_assert_eq "$(head -c 1M /dev/zero | sha256sum)" "$(tail -c +1048577 "$pdev" | head -c 1M | sha256sum)" \
+	"the partition's first MiB (the disk's second, random before)"
+ts_assert_eq "$after" "$(tail -c +2097153 "$pdev" | head -c 7M | sha256sum)" "the rest of the partition"
+
 # a mounted device: refused with exit 3, untouched
 ts_image "$TS_TMP/b.img" 32M
 mdev=$(ts_loop_attach "$TS_TMP/b.img")

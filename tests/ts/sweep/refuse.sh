@@ -13,7 +13,7 @@ ts_need_cmd mkfs.ext4 sha256sum
 sw_private_tmpdir
 SW_KEEP_TMP='^\(disk.img\|mnt\)$'
 
-ts_image "$TMPDIR/disk.img" 64M
+ts_image "$TMPDIR/disk.img" 24M
 D=$(ts_loop_attach "$TMPDIR/disk.img")
 mkfs.ext4 -q -F "$D" || ts_fail "mkfs.ext4 $D"
 sum0=$(ts_checksum "$D")

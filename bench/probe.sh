@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The probe on the emulated drive with a realistic read-modify-write cost
+# (8 ms) and 30 % jitter: time to a correct verdict (target <= 30 s) and the
+# share of correct verdicts over N seeded runs (target 100 %). Run k uses
+# drive seed k, probe seed k and lowest aligned LBA k % 8 (so the phase
+# varies too). Then the same drive once destructive and once preserving,
+# side by side, for the price of keeping the data.
+#
+#	bench/probe.sh [RUNS]	(root; ALIGNPROBE=path/to/alignprobe)
+set -u
+runs=${1:-20}
+: "${ALIGNPROBE:=$(dirname "$0")/../alignprobe}"
+export LC_ALL=C
+
+[ "$(id -u)" = 0 ] || { echo "bench/probe.sh: needs root" >&2; exit 77; }
+command -v python3 >/dev/null || { echo "bench/probe.sh: needs python3" >&2; exit 77; }
+[ -x "$ALIGNPROBE" ] || { echo "bench/probe.sh: $ALIGNPROBE not built" >&2; exit 99; }
+
+tmp=$(mktemp -d /tmp/alignprobe-bench-probe.XXXXXX) || exit 1
+export ALIGNPROBE_STATE_DIR=$tmp/state
+dev=
+cleanup() {
+	[ -n "$dev" ] && "$ALIGNPROBE" emulate --detach "$dev" >/dev/null 2>&1
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+# one run: prints "seconds correct" (wall time of the whole call: the drive's
+# set-up and take-down included)
+one() {	# SEED LBA [probe options...]
+	local seed=$1 lba=$2 t0 t1 rc
+	shift 2
+	t0=$(date +%s%N)
+	"$ALIGNPROBE" probe --json --quiet --time-budget 60s --seed "$seed" "$@" > "$tmp/out.json"
+	rc=$?
+	t1=$(date +%s%N)
+	python3 - "$tmp/out.json" "$rc" "$lba" "$((t1 - t0))" <<'PY'
+import json, sys
+rc, lba, ns = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+try:
+    v = json.load(open(sys.argv[1]))["verdict"]
+    ok = rc == 0 and v["resolved"] and v["sensitive"] and v["physical_sector"] == 4096 \
+        and v["lowest_aligned_lba"] == lba
+except Exception:
+    ok = False
+print("%.2f %d" % (ns / 1e9, ok))
+PY
+}
+
+printf 'probe on the emulated drive (4096-byte units, rmw 8 ms, jitter 30%%), %d seeded runs\n' "$runs"
+: > "$tmp/times"
+correct=0
+for k in $(seq "$runs"); do
+	lba=$((k % 8))
+	read -r secs ok < <(one "$k" "$lba" \
+		--emulate="phys=4096,lba=$lba,rmw=8ms,jitter=30%,seed=$k,size=1G")
+	printf '  run %2d: lowest aligned LBA %d: %6.2f s %s\n' "$k" "$lba" "$secs" \
+		"$([ "$ok" = 1 ] && echo correct || echo WRONG)"
+	echo "$secs" >> "$tmp/times"
+	correct=$((correct + ok))
+done
+sort -n "$tmp/times" | awk -v runs="$runs" -v ok="$correct" '
+	{ t[NR] = $1; sum += $1 }
+	END {
+		med = (NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
+		printf "time to verdict: median %.2f s, max %.2f s, mean %.2f s (target <= 30 s): %s\n",
+			med, t[NR], sum / NR, t[NR] <= 30 ? "met" : "MISSED"
+		printf "correct verdicts: %d of %d = %.0f%% (target 100%%): %s\n", ok, runs,
+			100 * ok / runs, ok == runs ? "met" : "MISSED"
+	}'
+
+# destructive vs preserving on one drive, side by side (alternating, 2 each)
+dev=$("$ALIGNPROBE" emulate --attach --size 1G --phys 4096 --lowest-aligned 7 --rmw-cost 8ms \
+	--jitter 30% --seed 99) || { echo "bench/probe.sh: emulate --attach failed" >&2; exit 1; }
+: > "$tmp/d"; : > "$tmp/p"
+for r in 1 2; do
+	read -r s ok < <(one "$r" 7 --yes "$dev"); echo "$s $ok" >> "$tmp/d"
+	read -r s ok < <(one "$r" 7 --preserve --journal "$tmp/undo.$r" "$dev"); echo "$s $ok" >> "$tmp/p"
+done
+awk 'FNR == 1 { f++ } { t[f] += $1; ok[f] += $2; n[f]++ }
+	END { printf "same drive, 2 runs each: destructive %.2f s, preserving %.2f s per run (ratio %.2fx), correct %d/%d and %d/%d\n",
+		t[1] / n[1], t[2] / n[2], t[2] / t[1], ok[1], n[1], ok[2], n[2] }' "$tmp/d" "$tmp/p"
+[ "$correct" = "$runs" ]

@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The emulated drive with a probed geometry: a 512e drive hiding 4096-byte
+# sectors with lowest aligned LBA 7 ("jumper 7-8"), started from an image
+# partitioned with sfdisk. The kernel reports 512/512, so the reported
+# geometry calls every partition aligned; `probe --preserve --json` finds
+# the truth, and `check --geometry` with that verdict flags the partition at
+# 2048 and passes the one at 2055. The emulator's counters prove that check
+# never writes.
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
+ts_init "check against the verdict of a probe of an emulated drive"
+ts_need_emulator
+ts_need_cmd sfdisk jq
+
+img=$TS_TMP/disk.img
+truncate -s 64M "$img"
+printf 'label: gpt\nstart=2048,size=20480\nstart=22535,size=20480\n' |
+	sfdisk -q --no-reread --no-tell-kernel "$img" >/dev/null || ts_fail "sfdisk"
+dev=$(ts_emu_attach --image "$img" --phys 4096 --lowest-aligned 7 --rmw-cost 300us)
+
+writes() {
+	"$ALIGNPROBE" emulate --stats "$dev" -n -r -o WRITES || ts_fail "emulate --stats $dev"
+}
+
+# the reported geometry is fooled
+w0=$(writes)
+ts_run_rc 0 "$ALIGNPROBE" check -r -n -o NR,START,ALIGN_REPORTED,ALIGNED "$dev"
+ts_assert_eq "1 2048 yes yes
+2 22535 yes yes" "$(cat "$TS_TMP/out")" "reported geometry"
+ts_assert_eq "$w0" "$(writes)" "check wrote to the emulated drive"
+
+# probe it (preserving its contents) and keep the verdict
+"$ALIGNPROBE" probe --preserve --yes --time-budget 60s --json "$dev" > "$TS_TMP/verdict.json" \
+	2> "$TS_TMP/probe.err" || { cat "$TS_TMP/probe.err" >&2; ts_fail "probe $dev failed"; }
+jq -e '.verdict.resolved == true and .verdict.physical_sector == 4096
+	and .verdict.lowest_aligned_lba == 7' "$TS_TMP/verdict.json" >/dev/null ||
+	{ jq .verdict "$TS_TMP/verdict.json" >&2; ts_fail "probe did not find 4096/7"; }
+
+w0=$(writes)
+ts_run_rc 4 "$ALIGNPROBE" check --geometry "$TS_TMP/verdict.json" "$dev"
+grep -q "partition 1: start 2048 is not aligned to 4096-byte physical sectors (probed, lowest aligned LBA 7): 1 sector past a boundary; next aligned start 2055" \
+	"$TS_TMP/err" || { cat "$TS_TMP/err" >&2; ts_fail "partition 1 not flagged"; }
+grep -q "partition 2:" "$TS_TMP/err" && ts_fail "partition 2 (2055) flagged"
+grep -qE "^physical sector +512 +- +4096$" "$TS_TMP/out" || ts_fail "topology: kernel vs probed"
+grep -q "disagreement: physical sector: reported 512 bytes, probed 4096" "$TS_TMP/out" ||
+	ts_fail "disagreement not flagged"
+ts_run_rc 4 "$ALIGNPROBE" check -J --geometry "$TS_TMP/verdict.json" "$dev"
+jq -e '.type == "block" and .geometry.in_force.source == "probed"
+	and .geometry.in_force.lowest_aligned_lba == 7
+	and ([.partitions[].align_reported] == [true, true])
+	and ([.partitions[].align_probed] == [false, true]) and .aligned == false' \
+	"$TS_TMP/out" >/dev/null || ts_fail "JSON with the probed geometry"
+ts_assert_eq "$w0" "$(writes)" "check wrote to the emulated drive"
+ts_pass

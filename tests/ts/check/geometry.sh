@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The probed geometry: from a saved verdict written by hand (sweep shape
+# {"device","verdict"} and probe shape {"devices":[...]}) and given on the
+# command line (--physical 4096 --lowest-aligned 7). A DOS-era table at 63 is
+# aligned on a shifted drive and misaligned on an unshifted one; the JSON
+# document says which geometry was in force.
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
+ts_init "probed geometry from a verdict file and by hand"
+ts_need_cmd sfdisk jq
+
+img=$TS_TMP/disk.img
+truncate -s 32M "$img"
+printf 'label: dos\nstart=63,size=20417\nstart=20480,size=20480\n' |
+	sfdisk -q --no-reread --no-tell-kernel "$img" >/dev/null || ts_fail "sfdisk"
+
+verdict() {	# verdict PHYS LOWEST
+	cat <<JSON
+{"sensitive": true, "resolved": true, "logical_sector": 512,
+ "reported_physical_sector": 512, "physical_sector": $1, "period": $(( $1 / 512 )),
+ "lowest_aligned_lba": $2, "fast_starts": [$2], "slowdown": 12.5,
+ "p_value": 0.0001, "confidence": 0.9999}
+JSON
+}
+printf '{"device": "/dev/sdz", "verdict": %s, "results": []}\n' "$(verdict 4096 7)" > "$TS_TMP/sweep.json"
+printf '{"devices": [{"device": "/dev/sdz", "verdict": %s}, {"device": "/dev/sdy", "verdict": %s}]}\n' \
+	"$(verdict 4096 0)" "$(verdict 8192 7)" > "$TS_TMP/probe.json"
+
+# shifted drive (lowest aligned 7): 63 aligned, 20480 not
+ts_run_rc 4 "$ALIGNPROBE" check --geometry "$TS_TMP/sweep.json" "$img"
+grep -q "partition 2: start 20480 is not aligned to 4096-byte physical sectors (probed, lowest aligned LBA 7): 1 sector past a boundary; next aligned start 20487" \
+	"$TS_TMP/err" || ts_fail "partition 2 under the shifted verdict"
+grep -q "partition 1:" "$TS_TMP/err" && ts_fail "partition 1 (63) flagged on a shifted drive"
+grep -q "Geometry in force: 4096-byte physical sectors (probed, lowest aligned LBA 7), from $TS_TMP/sweep.json" \
+	"$TS_TMP/out" || ts_fail "geometry in force not shown"
+grep -q "disagreement: physical sector: reported 512 bytes, probed 4096" "$TS_TMP/out" ||
+	ts_fail "reported/probed disagreement not shown"
+
+# the same from stdin, as JSON
+ts_run_rc 4 "$ALIGNPROBE" check -J --geometry - "$img" < "$TS_TMP/sweep.json"
+jq -e '.geometry.in_force.source == "probed" and .geometry.in_force.physical_sector == 4096
+	and .geometry.in_force.lowest_aligned_lba == 7 and .geometry.probed.confidence > 0.99
+	and .aligned == false and .misaligned == 1
+	and ([.partitions[].align_probed] == [true, false])
+	and ([.partitions[].align_reported] == [true, true])
+	and ([.partitions[].align_1m] == [false, true])
+	and (.partitions[1].next_aligned == 20487)' "$TS_TMP/out" >/dev/null ||
+	{ cat "$TS_TMP/out" >&2; ts_fail "JSON document under the probed geometry"; }
+
+# probe with several devices: the first verdict (unshifted): 63 misaligned, 20480 aligned
+ts_run_rc 4 "$ALIGNPROBE" check -r -n -o NR,ALIGN_PROBED,MISALIGN --geometry "$TS_TMP/probe.json" "$img"
+ts_assert_eq "1 no 7
+2 yes 0" "$(cat "$TS_TMP/out")" "devices[0].verdict"
+
+# by hand: the same answers
+ts_run_rc 4 "$ALIGNPROBE" check -r -n -o NR,ALIGNED --physical 4096 --lowest-aligned 7 "$img"
+ts_assert_eq "1 yes
+2 no" "$(cat "$TS_TMP/out")" "--physical 4096 --lowest-aligned 7"
+ts_run_rc 4 "$ALIGNPROBE" check -r -n -o NR,ALIGNED --physical 4K "$img"
+ts_assert_eq "1 no
+2 yes" "$(cat "$TS_TMP/out")" "--physical 4K"
+# a lowest aligned LBA given as any aligned LBA: 63 means 7
+ts_run_rc 4 "$ALIGNPROBE" check -J --physical 4096 --lowest-aligned 63 "$img"
+jq -e '.geometry.in_force.source == "given" and .geometry.in_force.lowest_aligned_lba == 7' \
+	"$TS_TMP/out" >/dev/null || ts_fail "--lowest-aligned 63 not normalised"
+# 8 KiB physical sectors: 20480 is a multiple of 16
+ts_run_rc 4 "$ALIGNPROBE" check -r -n -o NR,ALIGNED --physical 8K "$img"
+ts_assert_eq "1 no
+2 yes" "$(cat "$TS_TMP/out")" "--physical 8K"
+
+# a verdict for 4Kn disks does not apply to a 512-byte-sector image
+sed 's/"logical_sector": 512/"logical_sector": 4096/; s/"period": 8/"period": 1/; s/"lowest_aligned_lba": 7/"lowest_aligned_lba": 0/' \
+	"$TS_TMP/sweep.json" > "$TS_TMP/4kn.json"
+ts_run_rc 2 "$ALIGNPROBE" check --geometry "$TS_TMP/4kn.json" "$img"
+grep -q "the verdict is for 4096-byte logical sectors, the disk has 512" "$TS_TMP/err" ||
+	ts_fail "logical sector mismatch not reported"
+ts_pass

@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# probe's command line: help, usage errors (exit 2), refusals before any
+# write (exit 3): a protected region, no confirmation, a journal on the
+# device itself; and a destructive probe on our own loop device with --yes.
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
+ts_init "probe command line and refusals"
+
+ts_run_rc 0 "$ALIGNPROBE" probe --help
+grep -q "Usage" "$TS_TMP/out" || ts_fail "--help without Usage"
+ts_run_rc 0 "$ALIGNPROBE" probe -H
+grep -q "MEDIAN_US" "$TS_TMP/out" || ts_fail "-H without MEDIAN_US"
+ts_run_rc 2 "$ALIGNPROBE" probe
+grep -q "no device given" "$TS_TMP/err" || ts_fail "no device: $(cat "$TS_TMP/err")"
+ts_run_rc 2 "$ALIGNPROBE" probe --bogus /dev/null
+ts_run_rc 2 "$ALIGNPROBE" probe --preserve --read-only /dev/null
+grep -q "mutually exclusive" "$TS_TMP/err" || ts_fail "$(cat "$TS_TMP/err")"
+ts_run_rc 2 "$ALIGNPROBE" probe --max-size 3000 /dev/null
+ts_run_rc 2 "$ALIGNPROBE" probe --time-budget 10 /dev/null
+ts_run_rc 2 "$ALIGNPROBE" probe --journal /tmp/x /dev/null
+ts_run_rc 2 "$ALIGNPROBE" probe --undo /nonexistent/journal
+ts_run_rc 2 "$ALIGNPROBE" probe "$TS_TMP/no-such-device"
+grep -q "no-such-device" "$TS_TMP/err" || ts_fail "error does not name the device"
+
+ts_need_loop
+ts_image "$TS_TMP/disk.img" 64M
+dev=$(ts_loop_attach "$TS_TMP/disk.img")
+head -c 1M /dev/urandom > "$TS_TMP/head"
+dd if="$TS_TMP/head" of="$dev" bs=1M count=1 conv=notrunc status=none
+sum=$(ts_checksum "$dev")
+
+# the partition-table area and the backup GPT are protected
+ts_run_rc 3 "$ALIGNPROBE" probe --yes --region-start 0 "$dev"
+grep -q "LBA 0..33" "$TS_TMP/err" || ts_fail "$(cat "$TS_TMP/err")"
+ts_run_rc 3 "$ALIGNPROBE" probe --yes --region-size 63M "$dev"
+grep -q "backup GPT" "$TS_TMP/err" || ts_fail "$(cat "$TS_TMP/err")"
+# destructive without --yes and without a terminal: refused, nothing written
+ts_run_rc 3 "$ALIGNPROBE" probe "$dev" < /dev/null
+grep -q "not a terminal" "$TS_TMP/err" || ts_fail "$(cat "$TS_TMP/err")"
+ts_assert_eq "$sum" "$(ts_checksum "$dev")" "device after the refusals"
+# a journal on the device itself
+mkfs.ext4 -q -F "$TS_TMP/disk2.img" 16M >/dev/null 2>&1 && {
+	dev2=$(ts_loop_attach "$TS_TMP/disk2.img")
+	ts_mount "$dev2" "$TS_TMP/mnt"
+	ts_run_rc 3 "$ALIGNPROBE" probe --preserve --journal "$TS_TMP/mnt/j" "$dev2"
+	grep -q "on the device itself" "$TS_TMP/err" || ts_fail "$(cat "$TS_TMP/err")"
+}
+
+# a destructive run on a plain loop device: writes only the scratch region
+# from 1 MiB on (its verdict depends on the backing file system's page
+# cache -- a file-backed loop device can show the 4 KiB pages of the file
+# system under it -- so only the exit code and the JSON shape are checked)
+"$ALIGNPROBE" probe --yes --max-size 8K --time-budget 30s --json "$dev" > "$TS_TMP/out" 2>&1
+rc=$?
+[ "$rc" = 0 ] || [ "$rc" = 5 ] || ts_fail "plain loop device: exit $rc"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = d["verdict"]
+assert v["logical_sector"] == 512 and v["reported_physical_sector"] == 512, v
+assert d["mode"] == "destructive" and d["region_start"] == 1048576, d["region_start"]
+assert d["results"] and d["sizes"][0]["size"] == 4096
+' "$TS_TMP/out" || ts_fail "plain loop device: bad JSON"
+cmp -n 1048576 "$dev" "$TS_TMP/head" || ts_fail "the first MiB was written"
+ts_pass

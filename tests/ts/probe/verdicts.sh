@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The probe's verdicts on emulated drives, all five in ONE call (so this
+# also runs the per-device threads): hidden 4096 bytes from LBA 0 and from
+# LBA 7, honest 512, 8192 and 16384 bytes. Small costs (rmw=300us) and a
+# short budget; the verdicts come from timings alone.
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
+ts_init "probe verdicts: 4096/0 4096/7 512 8192/0 16384/0"
+ts_need_emulator
+ts_need_cmd python3
+
+common="rmw=300us,size=128M,jitter=30%"
+ts_run_rc 0 "$ALIGNPROBE" probe --json --time-budget 60s \
+	--emulate="phys=4096,lba=0,$common" --emulate="phys=4096,lba=7,$common,seed=2" \
+	--emulate="phys=512,$common,seed=3" --emulate="phys=8192,lba=0,$common,seed=4" \
+	--emulate="phys=16384,lba=0,$common,seed=5"
+
+python3 - "$TS_TMP/out" <<'PY' || ts_fail "wrong verdicts (see above)"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+want = [  # sensitive, physical, lowest aligned, fast starts mod period
+    (True, 4096, 0), (True, 4096, 7), (False, 512, 0), (True, 8192, 0), (True, 16384, 0)]
+devs = doc["devices"]
+assert len(devs) == 5, "expected 5 devices, got %d" % len(devs)
+bad = 0
+for d, (sens, phys, lba) in zip(devs, want):
+    v = d["verdict"]
+    got = (v["sensitive"], v["physical_sector"], v["lowest_aligned_lba"])
+    ok = v["resolved"] and got == (sens, phys, lba)
+    if ok and sens:
+        p = phys // 512
+        ok = all(s % p == lba for s in v["fast_starts"]) and len(v["fast_starts"]) > 0 \
+            and v["slowdown"] > 2 and v["p_value"] < 0.001
+    if ok and not sens:
+        ok = v["period"] == 1 and "honest" in v.get("note", "")
+    print("%s %s: want %s, got %s, p=%g, %.1fs%s" % ("ok  " if ok else "FAIL", d["device"],
+          (sens, phys, lba), got, v["p_value"], d["seconds"], "" if ok else " " + json.dumps(v)),
+          file=sys.stderr)
+    bad += not ok
+    # the stable keys
+    for k in ("sensitive", "resolved", "logical_sector", "reported_physical_sector",
+              "physical_sector", "lowest_aligned_lba", "fast_starts", "slowdown", "p_value",
+              "confidence"):
+        assert k in v, "verdict without " + k
+    assert v["reported_physical_sector"] == 512 and v["logical_sector"] == 512
+    assert d["results"], "no results"
+    assert not d["interrupted"]
+# parallel: every device's interval overlaps every other's
+latest_start = max(d["start_ns"] for d in devs)
+earliest_end = min(d["end_ns"] for d in devs)
+print("overlap of all five: %.2fs" % ((earliest_end - latest_start) / 1e9), file=sys.stderr)
+assert latest_start < earliest_end, "the devices were not probed at the same time"
+sys.exit(1 if bad else 0)
+PY
+
+# the drives were ours: nothing is left registered
+[ -z "$(ls -A "$ALIGNPROBE_STATE_DIR")" ] || ts_fail "state left behind: $(ls "$ALIGNPROBE_STATE_DIR")"
+ts_pass

@@ -1,0 +1,121 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# tests/valgrind.sh [BUILDDIR]: run alignprobe's commands along their
+# normal paths under
+#     valgrind --leak-check=full --error-exitcode=99
+# (memory errors and definite/possible leaks fail) and print one line per
+# command. Needs valgrind; the device parts (sweep, probe, emulate, check
+# on a loop device) need root, loop devices and /dev/fuse and are skipped
+# otherwise. Uses its own ALIGNPROBE_STATE_DIR and temporary directory and
+# only devices it attaches. Exit status: 0 clean, 1 a leak or error (see
+# the log named on the failing line), 77 valgrind missing.
+set -u
+builddir=$(cd "${1:-.}" && pwd)
+srcdir=$(cd "$(dirname "$0")/.." && pwd)
+AP=$builddir/alignprobe
+[ -x "$AP" ] || { echo "valgrind.sh: $AP not built" >&2; exit 1; }
+command -v valgrind >/dev/null || { echo "valgrind.sh: valgrind not installed" >&2; exit 77; }
+export PATH=$PATH:/usr/sbin:/sbin LC_ALL=C
+tmp=$(mktemp -d /tmp/alignprobe-vg.XXXXXX)
+export ALIGNPROBE_STATE_DIR=$tmp/state TMPDIR=$tmp/tmp
+mkdir -p "$ALIGNPROBE_STATE_DIR" "$TMPDIR"
+loops=() emus=()
+cleanup() {
+	local d
+	for d in "${emus[@]}"; do "$AP" emulate --detach "$d" >/dev/null 2>&1; done
+	for d in "${loops[@]}"; do losetup -d "$d" 2>/dev/null; done
+	"$AP" cleanup -q >/dev/null 2>&1
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# libparted's and glibc's one-time allocations are "still reachable", not
+# leaks; only definite and possible leaks count. The emulated drive's FUSE
+# server is a forked child: valgrind follows it (its own log file).
+VG=(valgrind -q --leak-check=full --show-leak-kinds=definite,possible
+    --errors-for-leak-kinds=definite,possible --error-exitcode=99
+    --track-fds=no --child-silent-after-fork=no
+    --suppressions="$srcdir/tests/valgrind.supp")
+n=0 bad=0 skipped=0
+
+# vg NAME EXPECTED-EXIT-CODES CMD...: one command under valgrind
+vg() {
+	local name=$1 want=$2 rc log=$tmp/vg-$1.log
+	shift 2
+	n=$((n + 1))
+	"${VG[@]}" --log-file="$log.%p" "$@" > "$tmp/out-$name" 2> "$tmp/err-$name" < /dev/null
+	rc=$?
+	cat "$log".* > "$log" 2>/dev/null
+	rm -f "$log".*
+	if [ $rc = 99 ] || grep -q "definitely lost\|possibly lost\|Invalid \|uninitialised\|Mismatched" "$log"; then
+		bad=$((bad + 1))
+		cp "$log" "/tmp/alignprobe-vg-$name.log"
+		printf 'LEAK/ERROR %-24s (exit %d) see /tmp/alignprobe-vg-%s.log\n' "$name" $rc "$name"
+		grep -m5 "definitely lost\|possibly lost\|Invalid \|uninitialised" "$log" | sed 's/^/    /'
+	elif ! [[ " $want " == *" $rc "* ]]; then
+		bad=$((bad + 1))
+		printf 'FAILED     %-24s exit %d, expected %s: %s\n' "$name" $rc "$want" "$(head -c 300 "$tmp/err-$name")"
+	else
+		printf 'clean      %-24s (exit %d)\n' "$name" $rc
+	fi
+}
+skip() { skipped=$((skipped + 1)); printf 'skipped    %-24s %s\n' "$1" "$2"; }
+
+# ---- no device needed
+vg help 0 "$AP" --help
+vg sweep-help 0 "$AP" sweep --help
+vg bad-option 2 "$AP" sweep --no-such-option
+printf 'set number 20\nset transactions 40\nset size 512 4096\nset location %s\nrun\n' "$tmp/pm" > "$tmp/tiny.pm"
+mkdir -p "$tmp/pm"
+vg postmark 0 "$AP" postmark "$tmp/tiny.pm"
+vg postmark-json 0 "$AP" postmark -J "$tmp/tiny.pm"
+vg seq-file 0 "$AP" seq -q -s 2M -B 4K,64K -m fdatasync,direct "$tmp/seq.dat"
+"$srcdir/fuzz/seeds_json.sh" "$tmp/seeds" >/dev/null 2>&1
+vg sweep-replay "0 5" "$AP" sweep --replay "$tmp/seeds/sweep-sensitive.json"
+vg sweep-replay-json "0 5" "$AP" sweep --replay "$tmp/seeds/sweep-failed-step.json" -J
+vg sweep-replay-bad 2 "$AP" sweep --replay "$tmp/seeds/truncated.json"
+truncate -s 64M "$tmp/disk.img"
+printf 'label: gpt\nstart=2048, size=16M\nstart=34823, size=16M\n' | sfdisk -q "$tmp/disk.img" >/dev/null 2>&1
+vg check-image "0 4" "$AP" check --physical 4096 "$tmp/disk.img"
+vg check-geometry "0 4" "$AP" check --geometry "$tmp/seeds/probe.json" -J "$tmp/disk.img"
+vg cleanup-empty 0 "$AP" cleanup
+sh -c 'exit 0' & dead=$!; wait $dead
+mkdir -p "$TMPDIR/alignprobe-mnt.vg"
+printf 'kind=tmpdir\nowner=%d\npath=%s\ndev=\naux=\n' $dead "$TMPDIR/alignprobe-mnt.vg" > "$ALIGNPROBE_STATE_DIR/$dead-tmpdir-0-1"
+printf 'kind=journal\nowner=%d\npath=%s\ndev=/dev/loop99\naux=\n' $dead "$tmp/disk.img" > "$ALIGNPROBE_STATE_DIR/$dead-journal-0-1"
+vg cleanup-dry-run 0 "$AP" cleanup --dry-run
+vg cleanup-json 0 "$AP" cleanup -J
+rm -f "$ALIGNPROBE_STATE_DIR"/*
+
+# ---- devices (root)
+if [ "$(id -u)" != 0 ] || ! [ -c /dev/loop-control ]; then
+	skip devices "needs root and loop devices"
+else
+	truncate -s 96M "$tmp/loop.img"
+	L=$(losetup -f --show "$tmp/loop.img") && loops+=("$L")
+	printf 'set number 8\nset transactions 16\nset size 512 2048\nrun\n' > "$tmp/sweep.pm"
+	vg sweep "0 5" "$AP" sweep --yes -q --rounds 1 --size 16M -w "$tmp/sweep.pm" --starts 34,40 --save "$tmp/saved.json" "$L"
+	vg sweep-dry-run 0 "$AP" sweep --yes --dry-run "$L"
+	vg sweep-refused 3 "$AP" sweep "$L"
+	vg probe "0 5" "$AP" probe --yes -q --region-size 8M --max-size 8K --min-rounds 2 --max-rounds 3 --time-budget 20s "$L"
+	vg probe-preserve "0 5" "$AP" probe --preserve --yes -q --region-size 8M --max-size 8K --min-rounds 2 --max-rounds 3 --time-budget 20s "$L"
+	vg seq-device 0 "$AP" seq --yes -q -s 4M -B 64K -m direct "$L"
+	vg check-device "0 4" "$AP" check --geometry "$tmp/saved.json" "$L"
+	vg cleanup 0 "$AP" cleanup "$L"
+	if [ -c /dev/fuse ] && "$AP" emulate --help >/dev/null 2>&1; then
+		vg emulate-attach 0 "$AP" emulate --attach --size 64M --rmw-cost 300us
+		E=$(head -n1 "$tmp/out-emulate-attach")
+		if [ -b "$E" ]; then
+			emus+=("$E")
+			vg emulate-stats 0 "$AP" emulate --stats "$E" -J
+			vg sweep-emulated "0 5" "$AP" sweep --yes -q --rounds 1 --size 16M -w "$tmp/sweep.pm" --starts 40,41 "$E"
+			vg emulate-detach 0 "$AP" emulate --detach "$E"
+		fi
+	else
+		skip emulate "needs /dev/fuse and the emulated drive"
+	fi
+fi
+echo "valgrind.sh: $n commands, $bad with leaks, errors or a wrong exit status, $skipped parts skipped"
+[ $bad = 0 ]
