@@ -18,7 +18,7 @@ PACKAGES="
 	libparted-dev libfdisk-dev libblkid-dev libsmartcols-dev libjson-c-dev
 	libfuse3-dev fuse3 libcmocka-dev
 	e2fsprogs xfsprogs parted fdisk util-linux mount kmod
-	postmark fio librsvg2-bin python3 tmux bash-completion groff man-db mandoc time
+	postmark fio librsvg2-bin python3 tmux bash-completion groff man-db mandoc time jq
 	clang llvm libclang-rt-14-dev valgrind strace
 "
 

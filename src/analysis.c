@@ -24,7 +24,10 @@
  *    median slow / median fast.
  * 5. When no single phase explains the data, Kruskal-Wallis over offsets
  *    tells whether there is structure at all (e.g. writes smaller than the
- *    hidden unit: every write is partial, 1 or 2 read-modify-writes).
+ *    hidden unit: every write is partial, 1 or 2 read-modify-writes); the
+ *    two-level split must also hold across halves of the rounds (found on
+ *    one half, its slowdown measured on the other), so that a few offsets
+ *    hit by bursts of slowness do not count as structure.
  * 6. "No effect" is only claimed with a confidence from an equivalence test:
  *    for every candidate, the slow observations divided by min_slowdown
  *    must be significantly faster than the fast ones (an intersection-union
@@ -752,7 +755,10 @@ static size_t choose_candidate(const struct ctx *c, struct cand *best, bool *fas
 }
 
 /* Otsu's two-class split of the sorted per-offset medians (log scale when possible). */
-static void two_clusters(const struct ctx *c, const bool *mask, bool *fastoff)
+static double ratio(double slow, double fast);
+
+static void two_clusters_of(const struct ctx *c, const double *med, const bool *mask,
+			    bool *fastoff)
 {
 	struct ranked *r = ap_xmalloc(c->k * sizeof(*r));
 	bool uselog = true;
@@ -761,13 +767,13 @@ static void two_clusters(const struct ctx *c, const bool *mask, bool *fastoff)
 
 	for (i = 0; i < c->k; i++) {
 		fastoff[i] = false;
-		if ((!mask || mask[i]) && !(c->med[i] > 0))
+		if ((!mask || mask[i]) && !(med[i] > 0))
 			uselog = false;
 	}
 	for (i = 0; i < c->k; i++) {
 		if (mask && !mask[i])
 			continue;
-		r[m] = (struct ranked){ .v = uselog ? log(c->med[i]) : c->med[i], .grp = i };
+		r[m] = (struct ranked){ .v = uselog ? log(med[i]) : med[i], .grp = i };
 		total += r[m++].v;
 	}
 	qsort(r, m, sizeof(*r), cmp_ranked);
@@ -786,6 +792,73 @@ static void two_clusters(const struct ctx *c, const bool *mask, bool *fastoff)
 	for (i = 0; i < m; i++)
 		fastoff[r[i].grp] = i < split;
 	free(r);
+}
+
+static void two_clusters(const struct ctx *c, const bool *mask, bool *fastoff)
+{
+	two_clusters_of(c, c->med, mask, fastoff);
+}
+
+/*
+ * Is a two-level split of the offsets real or the luck of a few bursts?
+ * Split the rounds in two halves (even, odd), find the split on the
+ * medians of one half and measure its slowdown on the observations of the
+ * other; the smaller of the two slowdowns. Returns 0 when there are not
+ * two halves.
+ */
+static double cross_validated_slowdown(const struct ctx *c)
+{
+	double *med = ap_xmalloc(c->k * sizeof(*med)), *a = ap_xmalloc(c->n * sizeof(*a));
+	double *b = ap_xmalloc(c->n * sizeof(*b)), worst = INFINITY;
+	bool *lower = ap_xcalloc(c->k, sizeof(*lower));
+	size_t h, i, j;
+
+	for (h = 0; h < 2; h++) {
+		size_t na = 0, nb = 0;
+
+		for (i = 0; i < c->k; i++) {
+			size_t m = 0;
+
+			for (j = 0; j < c->cnt[i]; j++) {
+				const struct work *x = &c->w[c->first[i] + j];
+
+				if (x->ri % 2 == h)
+					c->tmp[m++] = x->cost;
+			}
+			if (!m) {
+				worst = 0;	/* an offset missing from a half */
+				goto out;
+			}
+			med[i] = ap_stats_median(c->tmp, m);
+		}
+		two_clusters_of(c, med, NULL, lower);
+		for (i = 0; i < c->n; i++) {
+			const struct work *x = &c->w[i];
+
+			if (x->ri % 2 == h)
+				continue;
+			if (lower[x->oi])
+				a[na++] = x->cost;
+			else
+				b[nb++] = x->cost;
+		}
+		if (!na || !nb) {
+			worst = 0;
+			goto out;
+		}
+		{
+			double r = ratio(ap_stats_median(b, nb), ap_stats_median(a, na));
+
+			if (r < worst)
+				worst = r;
+		}
+	}
+out:
+	free(med);
+	free(a);
+	free(b);
+	free(lower);
+	return isfinite(worst) ? worst : 0;
 }
 
 /* Median of the observations at the offsets selected by @sel (== @want). */
@@ -1101,7 +1174,8 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 		else if (p->reported_physical && v->physical_sector != p->reported_physical)
 			set_note(v, "the drive reports %u-byte physical sectors but behaves like "
 				 "%u-byte ones", p->reported_physical, v->physical_sector);
-	} else if (c.k >= 2 && v->p_structure <= p->alpha && slow_d >= p->min_slowdown) {
+	} else if (c.k >= 2 && v->p_structure <= p->alpha && slow_d >= p->min_slowdown &&
+		   (nrounds < 2 || cross_validated_slowdown(&c) >= p->min_slowdown)) {
 		/* an effect, but no single aligned phase */
 		v->sensitive = true;
 		v->resolved = false;

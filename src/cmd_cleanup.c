@@ -582,8 +582,13 @@ static int cmp_entries(const void *a, const void *b)
 	return strcmp(x->file, y->file);
 }
 
-/* A run killed inside ap_state_register() leaves "<pid>-...tmp". */
-static void remove_stale_tmp_entries(const struct cleanup *c)
+/*
+ * A run killed inside ap_state_register() leaves "<pid>-...tmp": written in
+ * one go by fflush(), so it is either complete (ends with the aux= line; the
+ * resource exists: finish the registration, so that it is cleaned up like
+ * the others) or empty/partial (nothing to go by: remove it).
+ */
+static void finish_stale_tmp_entries(const struct cleanup *c)
 {
 	const char *dir = ap_state_dir();
 	struct dirent *de;
@@ -594,8 +599,10 @@ static void remove_stale_tmp_entries(const struct cleanup *c)
 	d = opendir(dir);
 	while (d && (de = readdir(d))) {
 		size_t len = strlen(de->d_name);
+		char *end, *p, *final, buf[8192];
+		ssize_t n = 0;
 		long pid;
-		char *end, *p;
+		int fd;
 
 		if (len < 5 || strcmp(de->d_name + len - 4, ".tmp") != 0)
 			continue;
@@ -603,7 +610,19 @@ static void remove_stale_tmp_entries(const struct cleanup *c)
 		if (pid <= 0 || *end != '-' || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		ap_xasprintf(&p, "%s/%s", dir, de->d_name);
-		unlink(p);
+		fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd >= 0) {
+			n = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+		}
+		buf[n > 0 ? n : 0] = '\0';
+		final = strndup(p, strlen(p) - 4);
+		if (n > 0 && strncmp(buf, "kind=", 5) == 0 && strstr(buf, "\naux=") &&
+		    buf[n - 1] == '\n' && final && access(final, F_OK) != 0)
+			rename(p, final);
+		else
+			unlink(p);
+		free(final);
 		free(p);
 	}
 	if (d)
@@ -685,6 +704,7 @@ int ap_cmd_cleanup(int argc, char **argv)
 		}
 	}
 
+	finish_stale_tmp_entries(&c);
 	rc = ap_state_list(&v, &n);
 	if (rc) {
 		fprintf(stderr, "%s %s: cannot read the state directory %s: %s\n", AP_PROG, CMD,
@@ -692,8 +712,8 @@ int ap_cmd_cleanup(int argc, char **argv)
 		free(c.device_canon);
 		return AP_EXIT_FAILURE;
 	}
-	remove_stale_tmp_entries(&c);
-	qsort(v, n, sizeof(*v), cmp_entries);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_entries);
 	sel = ap_xcalloc(n ? n : 1, sizeof(*sel));
 	for (i = 0; i < n; i++)
 		sel[i] = !c.device || about_device(&c, v[i].dev);

@@ -120,6 +120,8 @@ struct job {
 	struct ap_error e;
 	int rc;
 	int fd_hold;
+	struct ap_safety_target t;	/* from the gate's checks until confirmed */
+	bool have_t;
 	char *journal;
 	pthread_t th;
 	bool started;
@@ -144,6 +146,7 @@ struct ctl {
 static void usage(void)
 {
 	FILE *f = stdout;
+	size_t i;
 
 	fprintf(f, "Usage:\n %s %s [options] DEVICE...\n", AP_PROG, CMD);
 	fprintf(f, " %s %s [options] --emulate[=SPEC]\n", AP_PROG, CMD);
@@ -190,7 +193,14 @@ static void usage(void)
 	      " -q, --quiet                no progress line\n", f);
 	ap_out_usage(f);
 	fputs(" -h, --help                 display this help\n"
-	      " -V, --version              display version\n\n", f);
+	      " -V, --version              display version\n", f);
+	fputs("\nAvailable output columns:\n", f);
+	for (i = 0; i < AP_ARRAY_SIZE(infos); i++)
+		fprintf(f, " %-10s %s\n", infos[i].name, infos[i].help);
+	fputs("\n--json prints {\"device\", \"verdict\", \"results\": [per size and offset],\n"
+	      "\"sizes\": [per size, with its own verdict], ...}; several devices print\n"
+	      "{\"devices\": [ that, ... ]}. The table shows the size that decided\n"
+	      "(--all-sizes: every size).\n\n", f);
 	fputs("Exit status: 0 verdict, 1 failure, 2 usage, 3 refused for safety, 5 no verdict\n"
 	      "within the budget, 128+N interrupted by signal N (preserving mode restored first).\n",
 	      f);
@@ -629,6 +639,21 @@ static int prepare_job(struct ctl *c, struct job *j)
 
 	j->fd_hold = -1;
 	j->o = c->o;
+	if (access(j->dev, F_OK) != 0) {
+		fprintf(stderr, "%s %s: %s: %s\n", AP_PROG, CMD, j->dev, strerror(errno));
+		return AP_EXIT_USAGE;
+	}
+	if (c->o.mode != AP_PROBE_READONLY) {
+		/* every in-use check first: any refusal is the gate's (exit 3) */
+		struct ap_safety_opts so = { .yes = true, .allow_partition = c->allow_partition };
+
+		if (ap_safety_check(j->dev, &so, &j->t, &e) != 0) {
+			fprintf(stderr, "%s %s: %s\n", AP_PROG, CMD, e.msg);
+			ap_safety_target_free(&j->t);
+			return AP_EXIT_REFUSED;
+		}
+		j->have_t = true;
+	}
 	rc = ap_probe_device_geometry(j->dev, &j->d, &e);
 	if (rc) {
 		fprintf(stderr, "%s %s: %s\n", AP_PROG, CMD, e.msg);
@@ -668,22 +693,17 @@ static int prepare_job(struct ctl *c, struct job *j)
 	return 0;
 }
 
+/* The confirmation (destructive mode on a drive that is not ours), then hold it. */
 static int gate_job(struct ctl *c, struct job *j)
 {
 	struct ap_safety_opts so = { .yes = c->yes || j->emulated,
 				     .allow_partition = c->allow_partition };
-	struct ap_safety_target t;
 	struct ap_error e = { 0 };
 
-	if (c->o.mode == AP_PROBE_READONLY)
+	if (!j->have_t)
 		return 0;
-	if (ap_safety_check(j->dev, &so, &t, &e) != 0) {
-		fprintf(stderr, "%s %s: %s\n", AP_PROG, CMD, e.msg);
-		ap_safety_target_free(&t);
-		return AP_EXIT_REFUSED;
-	}
 	if (c->o.mode == AP_PROBE_DESTRUCTIVE && !so.yes) {
-		char *desc = ap_safety_describe(&t), b1[32];
+		char *desc = ap_safety_describe(&j->t), b1[32];
 
 		fprintf(stderr, "%s", desc);
 		fprintf(stderr, "The probe overwrites up to %s of %s from byte %llu on (the "
@@ -691,15 +711,15 @@ static int gate_job(struct ctl *c, struct job *j)
 			human(j->plan.region_size, b1, sizeof(b1)), j->dev,
 			(unsigned long long)j->plan.region_start);
 		free(desc);
-		if (ap_safety_confirm(&t, &so, &e) != 0) {
+		if (ap_safety_confirm(&j->t, &so, &e) != 0) {
 			fprintf(stderr, "%s %s: %s\n", AP_PROG, CMD, e.msg);
-			ap_safety_target_free(&t);
 			return AP_EXIT_REFUSED;
 		}
 	}
-	j->fd_hold = t.fd;
-	t.fd = -1;
-	ap_safety_target_free(&t);
+	j->fd_hold = j->t.fd;
+	j->t.fd = -1;
+	ap_safety_target_free(&j->t);
+	j->have_t = false;
 	return 0;
 }
 
@@ -1105,6 +1125,8 @@ out:
 
 		if (j->fd_hold >= 0)
 			close(j->fd_hold);
+		if (j->have_t)
+			ap_safety_target_free(&j->t);
 		detach_emulated(j);
 		ap_probe_result_free(&j->r);
 		ap_probe_dev_free(&j->d);

@@ -184,6 +184,8 @@ static void usage(void)
 	      "     --replay FILE        re-analyse and print saved results (--save or --json\n"
 	      "                          output); touches no device\n"
 	      "     --save FILE          write the results as JSON, updated after every step\n"
+	      "                          (nothing is saved unless asked; the --json output\n"
+	      "                          can be replayed as well)\n"
 	      "     --plot FILE.svg      bars of TPS per start, aligned starts in blue\n"
 	      " -y, --yes                no confirmation (typing the device name)\n"
 	      "     --dry-run            check and print the plan, write nothing\n"

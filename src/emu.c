@@ -466,8 +466,9 @@ static int teardown(const char *workdir, const char *loop, pid_t child, struct a
 			rc = ap_error_set(e, EBUSY, "the emulator's server (work directory %s) does not stop",
 					  workdir);
 	}
+	/* reap our child; one that would not stop is left (and not waited for) */
 	if (child > 0)
-		while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+		while (waitpid(child, NULL, rc ? WNOHANG : 0) < 0 && errno == EINTR)
 			;
 	/* a killed server leaves its mount behind ("Transport endpoint is not connected") */
 	if (umount2(mnt, MNT_DETACH) != 0 && errno != EINVAL && errno != ENOENT && !rc)
@@ -1057,6 +1058,8 @@ int ap_emu_attach(const struct ap_emu_spec *spec, struct ap_emu **out, struct ap
 	}
 	if (s.image)
 		add_partitions(dev);
+	/* what the attach itself caused (partition scan, ...) does not count */
+	ap_emu_counters_reset(dev);
 	send_line(ctl[1], "done\n");
 	close(st[0]);
 	munmap(shm, sizeof(*shm));

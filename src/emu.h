@@ -105,7 +105,9 @@ int ap_emu_counters_reset(const char *dev);
 /*
  * The counters live in a shared page next to the server (see emu_priv.h),
  * read without disturbing it: ap_emu_counters_read() never sends a request
- * to the drive. A reset makes the counters (and fail-after) count from zero.
+ * to the drive. They start at zero when ap_emu_attach() returns (the attach's
+ * own partition scan is not counted); a reset makes the counters (and
+ * fail-after) count from zero again.
  * Any process may read them; `alignprobe emulate --stats DEV` prints them.
  * ap_emu_counters_read/reset and ap_emu_spec_of return -ENODEV for a device
  * that is not an emulated drive (a partition of one counts as the drive).

@@ -188,6 +188,8 @@ static int read_all(FILE *f, char **out, size_t *len)
 	size_t cap = 65536, n = 0, r;
 	char *buf = ap_xmalloc(cap + 1);
 
+	errno = 0;
+
 	while ((r = fread(buf + n, 1, cap - n, f)) > 0) {
 		n += r;
 		if (n == cap) {
@@ -200,8 +202,10 @@ static int read_all(FILE *f, char **out, size_t *len)
 		}
 	}
 	if (ferror(f)) {
+		int err = errno ? errno : EIO;
+
 		free(buf);
-		return -EIO;
+		return -err;
 	}
 	buf[n] = '\0';
 	*out = buf;

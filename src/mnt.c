@@ -2,7 +2,7 @@
 /*
  * mount(2) on a private directory. Order matters for `alignprobe cleanup`
  * after a SIGKILL at any instant:
- *   mkdtemp -> register TMPDIR -> register MOUNT -> mount(2)
+ *   register TMPDIR -> mkdir -> register MOUNT -> mount(2)
  *   umount2 -> release MOUNT -> rmdir -> release TMPDIR
  * so a registered MOUNT entry may name a directory that is not (or no
  * longer) mounted, and a TMPDIR entry a directory that is already gone;
@@ -12,6 +12,7 @@
 #include "state.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -29,28 +30,47 @@ static void mnt_free(struct ap_mnt *m)
 int ap_mnt_mount(const char *dev, const char *fstype, const char *opts,
 		 const char *disk, struct ap_mnt *m, struct ap_error *e)
 {
+	static unsigned seq;
 	const char *tmp = getenv("TMPDIR");
-	char *tmpl;
-	int rc;
+	int rc = 0, tries;
 
 	memset(m, 0, sizeof(*m));
 	if (!tmp || !*tmp)
 		tmp = "/tmp";
-	ap_xasprintf(&tmpl, "%s/alignprobe-mnt.XXXXXX", tmp);
-	if (!mkdtemp(tmpl)) {
-		rc = ap_error_set(e, errno, "%s: cannot create a mount point: %s",
-				  tmpl, strerror(errno));
-		free(tmpl);
-		return rc;
+	/*
+	 * Register first, then create: a SIGKILL between the two leaves an
+	 * entry for a directory that does not exist (cleanup: nothing to do),
+	 * never a directory nobody knows about. mkdir's EEXIST makes the name
+	 * ours alone, as mkdtemp would.
+	 */
+	for (tries = 0; tries < 100; tries++) {
+		ap_xasprintf(&m->dir, "%s/alignprobe-mnt.%d.%x%06llx", tmp, (int)getpid(), seq++,
+			     (unsigned long long)(ap_now_ns() & 0xffffff));
+		rc = ap_state_register(AP_STATE_TMPDIR, m->dir, disk, NULL, &m->dir_id);
+		if (rc) {
+			rc = ap_error_set(e, -rc, "state directory %s: cannot register %s: %s",
+					  ap_state_dir(), m->dir, strerror(-rc));
+			mnt_free(m);
+			return rc;
+		}
+		if (mkdir(m->dir, 0700) == 0)
+			break;
+		rc = -errno;
+		ap_state_release(m->dir_id);
+		free(m->dir_id);
+		m->dir_id = NULL;
+		if (rc != -EEXIST) {
+			rc = ap_error_set(e, -rc, "%s: cannot create a mount point: %s", m->dir,
+					  strerror(-rc));
+			mnt_free(m);
+			return rc;
+		}
+		free(m->dir);
+		m->dir = NULL;
 	}
-	m->dir = tmpl;
-	rc = ap_state_register(AP_STATE_TMPDIR, m->dir, disk, NULL, &m->dir_id);
-	if (rc) {
-		rmdir(m->dir);
-		rc = ap_error_set(e, -rc, "state directory %s: cannot register %s: %s",
-				  ap_state_dir(), m->dir, strerror(-rc));
+	if (!m->dir) {
 		mnt_free(m);
-		return rc;
+		return ap_error_set(e, EEXIST, "%s: cannot create a mount point", tmp);
 	}
 	rc = ap_state_register(AP_STATE_MOUNT, m->dir, dev, fstype, &m->mnt_id);
 	if (rc) {

@@ -21,7 +21,7 @@ struct ap_mnt {
 };
 
 /*
- * mkdtemp a directory "alignprobe-mnt.XXXXXX" in $TMPDIR (or /tmp), then
+ * Make a directory "alignprobe-mnt.<pid>.<unique>" (0700) in $TMPDIR (or /tmp), then
  * mount @dev (file system type @fstype, mount(2) data @opts or NULL) on it.
  * The registry entries name @disk (the directory) and @dev (the mount), so
  * `alignprobe cleanup DISK` finds them. On any error nothing

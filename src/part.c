@@ -126,9 +126,44 @@ static PedExceptionOption ped_handler(PedException *ex)
 	return PED_EXCEPTION_UNHANDLED;
 }
 
+/*
+ * libparted leaks its descriptor when fsync() fails on close (it writes
+ * "if (fsync(fd) < 0 || close(fd) < 0)", so an I/O error skips the close):
+ * the disk would stay open until we exit, and an emulated drive could not
+ * be detached. So: note the block devices open before a libparted call and
+ * close the ones it left open after it.
+ */
+#define MAX_BLK_FDS	64
+
+static size_t blk_fds(int *fds, size_t max)
+{
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d = opendir("/proc/self/fd");
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < max) {
+		struct stat st;
+		int fd;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		fd = atoi(de->d_name);
+		if (fd == dirfd(d))
+			continue;
+		if (fstat(fd, &st) == 0 && S_ISBLK(st.st_mode))
+			fds[n++] = fd;
+	}
+	closedir(d);
+	return n;
+}
+
 struct ped_ctx {
 	PedExceptionHandler *old;
 	int saved_stderr;
+	int fds[MAX_BLK_FDS];
+	size_t nfds;
 	PedDevice *dev;
 	PedDisk *disk;
 };
@@ -144,6 +179,7 @@ static void ped_begin(struct ped_ctx *c)
 	int null;
 
 	memset(c, 0, sizeof(*c));
+	c->nfds = blk_fds(c->fds, MAX_BLK_FDS);
 	ped_msg[0] = '\0';
 	c->old = ped_exception_get_handler();
 	ped_exception_set_handler(ped_handler);
@@ -166,6 +202,17 @@ static void ped_end(struct ped_ctx *c)
 			if (!ped_device_close(c->dev))
 				break;
 		ped_device_destroy(c->dev);
+	}
+	{
+		int now[MAX_BLK_FDS];
+		size_t n = blk_fds(now, MAX_BLK_FDS), i, j;
+
+		for (i = 0; i < n; i++) {
+			for (j = 0; j < c->nfds && c->fds[j] != now[i]; j++)
+				;
+			if (j == c->nfds)
+				close(now[i]);	/* left open by libparted */
+		}
 	}
 	ped_exception_set_handler(c->old);
 	if (c->saved_stderr >= 0) {

@@ -194,6 +194,8 @@ static double nice_step(double range, int n)
 
 struct yscale {
 	double max, step;	/* axis from 0 to max in steps */
+	bool log;		/* or: logarithmic from lo to max (whole decades) */
+	double lo;
 };
 
 /* Scale for values in [0, @vmax]; @vmax <= 0 or not finite gives 0..1. */
@@ -210,6 +212,43 @@ static struct yscale yscale_make(double vmax)
 	if (y.max < vmax)
 		y.max += y.step;
 	return y;
+}
+
+/* A log scale over whole decades holding [@vmin, @vmax] (both > 0). */
+static struct yscale yscale_make_log(double vmin, double vmax)
+{
+	struct yscale y = { .log = true };
+
+	if (!(vmin > 0) || !isfinite(vmin) || !(vmax >= vmin) || !isfinite(vmax)) {
+		vmin = 1;
+		vmax = 10;
+	}
+	if (vmin < 1e-300)
+		vmin = 1e-300;
+	if (vmax > 1e300)
+		vmax = 1e300;
+	y.lo = pow(10, floor(log10(vmin) + 1e-9));
+	y.max = pow(10, ceil(log10(vmax) - 1e-9));
+	if (y.max <= y.lo)
+		y.max = y.lo * 10;
+	y.step = y.lo;
+	return y;
+}
+
+/* The y coordinate of @v, clamped to the axis. */
+static double ypos(const struct yscale *ys, double v, double top, double bottom)
+{
+	double f;
+
+	if (ys->log)
+		f = v > 0 ? (log10(v) - log10(ys->lo)) / (log10(ys->max) - log10(ys->lo)) : 0;
+	else
+		f = v / ys->max;
+	if (!(f > 0))
+		f = 0;
+	if (f > 1)
+		f = 1;
+	return bottom - (bottom - top) * f;
 }
 
 /* A tick label: short and exact enough ("0", "2.5", "1500", "2e+09"). */
@@ -327,11 +366,27 @@ static void svg_rect(struct sbuf *b, const char *cls, double x, double y, double
 static void svg_yaxis(struct sbuf *b, const struct yscale *ys, double left, double right,
 		      double top, double bottom, const char *ylabel)
 {
-	double v;
-	int i;
+	double ticks[64], v;
+	int i, n = 0;
 
-	for (i = 0, v = 0; v <= ys->max * (1 + 1e-9) && i < 50; i++, v = ys->step * i) {
-		double y = bottom - (bottom - top) * v / ys->max;
+	if (ys->log) {
+		/* every decade; with few decades also 2x and 5x */
+		int decades = (int)lround(log10(ys->max / ys->lo));
+		double d;
+
+		for (d = ys->lo; d <= ys->max * (1 + 1e-9) && n < 60; d *= 10) {
+			ticks[n++] = d;
+			if (decades <= 2 && d * 2 < ys->max * (1 - 1e-9)) {
+				ticks[n++] = d * 2;
+				ticks[n++] = d * 5;
+			}
+		}
+	} else {
+		for (i = 0, v = 0; v <= ys->max * (1 + 1e-9) && n < 50; i++, v = ys->step * i)
+			ticks[n++] = v;
+	}
+	for (i = 0; i < n; i++) {
+		double y = ypos(ys, ticks[i], top, bottom);
 
 		if (i > 0)
 			svg_line(b, left, y, right, y, "stroke=\"#dddddd\" stroke-width=\"1\"");
@@ -341,7 +396,7 @@ static void svg_yaxis(struct sbuf *b, const struct yscale *ys, double left, doub
 		sb_puts(b, "\" y=\"");
 		sb_num(b, y + 4);
 		sb_puts(b, "\" text-anchor=\"end\" font-size=\"11\" " FONT " fill=\"#222222\">");
-		sb_tick(b, v, ys->step);
+		sb_tick(b, ticks[i], ys->log ? ticks[i] : ys->step);
 		sb_puts(b, "</text>\n");
 	}
 	if (ylabel && *ylabel) {
@@ -471,7 +526,7 @@ char *ap_plot_bars_svg(const struct ap_plot_bars *p)
 		}
 		if (v < 0)
 			v = 0;
-		bh = (bottom - top) * v / ys.max;
+		bh = bottom - ypos(&ys, v, top, bottom);
 		if (bh > bottom - top)
 			bh = bottom - top;
 		sb_printf(&b, "<rect class=\"%s\" x=\"", bars[i].aligned ? "bar-aligned" : "bar-misaligned");
@@ -553,7 +608,7 @@ char *ap_plot_lines_svg(const struct ap_plot_lines *p)
 {
 	struct sbuf b = { 0 };
 	struct yscale ys;
-	double vmax = 0, xmin = 0, xmax = 0, left = 78, right, top, bottom;
+	double vmax = 0, vmin = INFINITY, xmin = 0, xmax = 0, left = 78, right, top, bottom;
 	double lastlx = -1e9;
 	size_t i, s;
 	int w = 760, h = 460, tl, npts = 0;
@@ -573,9 +628,11 @@ char *ap_plot_lines_svg(const struct ap_plot_lines *p)
 
 			if (isfinite(v) && v > vmax)
 				vmax = v;
+			if (isfinite(v) && v > 0 && v < vmin)
+				vmin = v;
 		}
 	}
-	ys = yscale_make(vmax);
+	ys = p->logy ? yscale_make_log(vmin, vmax) : yscale_make(vmax);
 	right = w - 170;	/* legend on the right */
 
 	sb_grow(&b, 4096 + p->nx * p->nseries * 120);
@@ -586,12 +643,21 @@ char *ap_plot_lines_svg(const struct ap_plot_lines *p)
 	tl = svg_title(&b, p->title, w / 2, 22, (w - 40) / 10);
 	top = 22 + tl * 19 + 10;
 	bottom = h - 58;
-	svg_yaxis(&b, &ys, left, right, top, bottom, p->ylabel);
+	if (p->logy && p->ylabel && *p->ylabel) {
+		char *yl = NULL;
+
+		ap_xasprintf(&yl, "%s (log scale)", p->ylabel);
+		svg_yaxis(&b, &ys, left, right, top, bottom, yl);
+		free(yl);
+	} else {
+		svg_yaxis(&b, &ys, left, right, top, bottom, p->ylabel);
+	}
 
 	/* x position: a margin of half a slot at both ends */
 #define XPOS(v) (xmax > xmin ? left + 20 + (right - left - 40) * ((v) - xmin) / (xmax - xmin) \
 			     : (left + right) / 2)
-#define YPOS(v) (bottom - (bottom - top) * ((v) < 0 ? 0 : (v) > ys.max ? ys.max : (v)) / ys.max)
+#define YPOS(v) ypos(&ys, (v), top, bottom)
+#define YOK(v) (isfinite(v) && (!p->logy || (v) > 0))	/* else a gap */
 
 	for (i = 0; i < p->nx; i++) {
 		double cx;
@@ -617,7 +683,7 @@ char *ap_plot_lines_svg(const struct ap_plot_lines *p)
 		for (i = 0; i < p->nx; i++) {
 			double v = p->series[s].y[i];
 
-			if (!xpos_ok(p, i) || !isfinite(v)) {
+			if (!xpos_ok(p, i) || !YOK(v)) {
 				pen = false;	/* a gap */
 				continue;
 			}
@@ -631,7 +697,7 @@ char *ap_plot_lines_svg(const struct ap_plot_lines *p)
 		for (i = 0; i < p->nx; i++) {
 			double v = p->series[s].y[i];
 
-			if (!xpos_ok(p, i) || !isfinite(v))
+			if (!xpos_ok(p, i) || !YOK(v))
 				continue;
 			sb_puts(&b, "<circle class=\"point\" cx=\"");
 			sb_num(&b, XPOS(xval(p, i)));
@@ -663,6 +729,7 @@ char *ap_plot_lines_svg(const struct ap_plot_lines *p)
 	}
 #undef XPOS
 #undef YPOS
+#undef YOK
 	svg_axes(&b, left, right, top, bottom);
 	if (!have_x || p->nseries == 0)
 		svg_text(&b, (left + right) / 2, (top + bottom) / 2, "middle", 14, NULL, "no data");
@@ -696,6 +763,13 @@ int ap_plot_write(const char *path, const char *svg)
 	}
 	ap_xasprintf(&tmp, "%s.%ld.tmp", path, (long)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0 && errno == EEXIST) {
+		/* left by an earlier process with our PID: ours to replace */
+		if (unlink(tmp) == 0)
+			fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		else
+			errno = EEXIST;
+	}
 	if (fd < 0) {
 		rc = -errno;
 		free(tmp);

@@ -36,6 +36,7 @@ struct ap_plot_lines {
 	const uint64_t *x;	/* block sizes */
 	size_t nx;
 	bool logx;
+	bool logy;		/* log10 y axis over whole decades; y <= 0 = missing */
 	const struct ap_plot_series *series;
 	size_t nseries;
 };
@@ -52,7 +53,7 @@ const char *ap_plot_series_color(size_t i);
  * Return a malloc'd SVG document (never NULL; empty input gives a chart
  * saying "no data"). Bars are drawn in the order of x; NAN values are
  * marked as missing; negative values are drawn as 0. Line series break at
- * NAN; with logx, x = 0 is left out.
+ * NAN (and at y <= 0 with logy); with logx, x = 0 is left out.
  */
 char *ap_plot_bars_svg(const struct ap_plot_bars *p);
 char *ap_plot_lines_svg(const struct ap_plot_lines *p);

@@ -50,17 +50,26 @@ int ap_progress_format_line(const struct ap_progress *p, uint64_t done, const ch
 	if (p->total && done && done < p->total && now_ns > p->t0_ns &&
 	    now_ns - p->t0_ns >= AP_NSEC_PER_SEC) {
 		double el = (double)(now_ns - p->t0_ns);
+		double left = el * (double)(p->total - done) / (double)done;
 		char t[24];
 
-		ap_progress_format_eta((uint64_t)(el * (double)(p->total - done) / (double)done),
-				       t, sizeof(t));
+		if (p->deadline_ns && p->deadline_ns > now_ns &&
+		    left > (double)(p->deadline_ns - now_ns))
+			left = (double)(p->deadline_ns - now_ns);
+		ap_progress_format_eta(left >= 1.8e19 ? UINT64_MAX : (uint64_t)left, t, sizeof(t));
 		snprintf(eta, sizeof(eta), ", ETA %s", t);
+	} else if (!p->total && p->deadline_ns && p->deadline_ns > now_ns) {
+		char t[24];
+
+		ap_progress_format_eta(p->deadline_ns - now_ns, t, sizeof(t));
+		snprintf(eta, sizeof(eta), ", at most %s left", t);
 	}
 	if (p->total)
 		n = snprintf(buf, len, "%s: %llu of %llu%s%s%s", what, (unsigned long long)done,
 			     (unsigned long long)p->total, sep, detail, eta);
 	else
-		n = snprintf(buf, len, "%s: %llu%s%s", what, (unsigned long long)done, sep, detail);
+		n = snprintf(buf, len, "%s: %llu%s%s%s", what, (unsigned long long)done, sep, detail,
+			     eta);
 	if (n < 0) {
 		if (len)
 			buf[0] = '\0';
@@ -106,6 +115,11 @@ void ap_progress_update(struct ap_progress *p, uint64_t done, const char *detail
 		fprintf(stderr, "\r%.*s", n, line);
 	fflush(stderr);
 	p->width = n;
+}
+
+void ap_progress_set_deadline(struct ap_progress *p, uint64_t deadline_ns)
+{
+	p->deadline_ns = deadline_ns;
 }
 
 void ap_progress_clear(struct ap_progress *p)

@@ -602,10 +602,11 @@ static int seq_run_one(struct seq_ctx *x, struct ap_seq_cell *c, unsigned k)
 					  mi->name, t->is_bdev ? "fsync" : "syncfs",
 					  strerror(errno));
 	}
-	t1 = ap_now_ns();
+	/* like dd, the close is part of the run */
 	if (fd >= 0 && close(fd) < 0 && !rc)
 		rc = ap_error_set(x->e, errno, "%s: mode %s: close: %s", t->path, mi->name,
 				  strerror(errno));
+	t1 = ap_now_ns();
 	if (rc < 0)
 		return rc;
 	if (o->verify && !mi->read) {

@@ -382,6 +382,7 @@ size_t ap_sweep_obs(const struct ap_sweep_result *r, size_t n, struct ap_obs **o
 			continue;
 		(*obs)[k].offset = r[i].start;
 		(*obs)[k].round = r[i].round;
+		(*obs)[k].seq = r[i].seq;	/* time order: local drift */
 		(*obs)[k].cost = r[i].cost;
 		k++;
 	}

@@ -48,7 +48,6 @@ vg() {
 	"${VG[@]}" --log-file="$log.%p" "$@" > "$tmp/out-$name" 2> "$tmp/err-$name" < /dev/null
 	rc=$?
 	cat "$log".* > "$log" 2>/dev/null
-	rm -f "$log".*
 	if [ $rc = 99 ] || grep -q "definitely lost\|possibly lost\|Invalid \|uninitialised\|Mismatched" "$log"; then
 		bad=$((bad + 1))
 		cp "$log" "/tmp/alignprobe-vg-$name.log"
@@ -102,7 +101,7 @@ else
 	vg probe "0 5" "$AP" probe --yes -q --region-size 8M --max-size 8K --min-rounds 2 --max-rounds 3 --time-budget 20s "$L"
 	vg probe-preserve "0 5" "$AP" probe --preserve --yes -q --region-size 8M --max-size 8K --min-rounds 2 --max-rounds 3 --time-budget 20s "$L"
 	vg seq-device 0 "$AP" seq --yes -q -s 4M -B 64K -m direct "$L"
-	vg check-device "0 4" "$AP" check --geometry "$tmp/saved.json" "$L"
+	vg check-device "0 4" "$AP" check --physical 4096 "$L"
 	vg cleanup 0 "$AP" cleanup "$L"
 	if [ -c /dev/fuse ] && "$AP" emulate --help >/dev/null 2>&1; then
 		vg emulate-attach 0 "$AP" emulate --attach --size 64M --rmw-cost 300us
@@ -112,6 +111,19 @@ else
 			vg emulate-stats 0 "$AP" emulate --stats "$E" -J
 			vg sweep-emulated "0 5" "$AP" sweep --yes -q --rounds 1 --size 16M -w "$tmp/sweep.pm" --starts 40,41 "$E"
 			vg emulate-detach 0 "$AP" emulate --detach "$E"
+			# the FUSE server forked by --attach has exited now: its own log
+			n=$((n + 1))
+			cat "$tmp"/vg-emulate-attach.log.* > "$tmp/vg-emu-server.log"
+			if [ "$(ls "$tmp"/vg-emulate-attach.log.* | wc -l)" -lt 2 ]; then
+				bad=$((bad + 1))
+				echo "FAILED     emu-server               no log of the forked server"
+			elif grep -q "definitely lost\|possibly lost\|Invalid \|uninitialised" "$tmp/vg-emu-server.log"; then
+				bad=$((bad + 1))
+				cp "$tmp/vg-emu-server.log" /tmp/alignprobe-vg-emu-server.log
+				echo "LEAK/ERROR emu-server               see /tmp/alignprobe-vg-emu-server.log"
+			else
+				printf 'clean      %-24s (%s)\n' emu-server "forked FUSE server, until detach"
+			fi
 		fi
 	else
 		skip emulate "needs /dev/fuse and the emulated drive"

@@ -4,7 +4,7 @@
  * renders it and looks at the pixels) and for trying the charts by hand:
  *
  *	plot_demo bars OUT.svg PERIOD PHASE TITLE < "x value aligned" lines
- *	plot_demo lines OUT.svg TITLE < "x1 x2 ..." then "name y1 y2 ..." lines
+ *	plot_demo lines OUT.svg TITLE [logy] < "x1 x2 ..." then "name y1 y2 ..." lines
  *
  * Values may be "nan".
  */
@@ -48,10 +48,11 @@ static int bars(const char *out, const char *period, const char *phase, const ch
 	return rc;
 }
 
-static int lines(const char *out, const char *title)
+static int lines(const char *out, const char *title, bool logy)
 {
 	struct ap_plot_lines l = {
 		.title = title, .xlabel = "block size", .ylabel = "MB/s", .logx = true,
+		.logy = logy,
 	};
 	struct ap_plot_series *s = NULL;
 	uint64_t *x = NULL;
@@ -103,10 +104,10 @@ int main(int argc, char **argv)
 
 	if (argc == 6 && strcmp(argv[1], "bars") == 0)
 		rc = bars(argv[2], argv[3], argv[4], argv[5]);
-	else if (argc == 4 && strcmp(argv[1], "lines") == 0)
-		rc = lines(argv[2], argv[3]);
+	else if ((argc == 4 || argc == 5) && strcmp(argv[1], "lines") == 0)
+		rc = lines(argv[2], argv[3], argc == 5 && strcmp(argv[4], "logy") == 0);
 	else
-		fputs("usage: plot_demo bars OUT PERIOD PHASE TITLE | lines OUT TITLE (data on stdin)\n",
+		fputs("usage: plot_demo bars OUT PERIOD PHASE TITLE | lines OUT TITLE [logy] (data on stdin)\n",
 		      stderr);
 	if (rc < 0 && argc >= 3)
 		fprintf(stderr, "plot_demo: %s: %s\n", argv[2], strerror(-rc));

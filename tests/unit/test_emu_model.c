@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "emu_model.h"
+#include "emu_priv.h"
 #include "util.h"
 
 #define S 512ULL
@@ -299,6 +300,29 @@ static void test_spec(void **state)
 	ap_emu_spec_free(&s);
 }
 
+static void test_shm(void **state)
+{
+	struct ap_emu_shm shm;
+	struct ap_emu_counters_raw c;
+
+	(void)state;
+	memset(&shm, 0, sizeof(shm));
+	shm.live.writes = 10;
+	shm.live.rmw = 7;
+	shm.live.busy_ns = 1000;
+	ap_emu_shm_read(&shm, &c);
+	assert_int_equal(c.writes, 10);
+	assert_int_equal(c.rmw, 7);
+	/* a reset stores the live values as the base: counting restarts at 0 */
+	shm.base = shm.live;
+	shm.live.writes = 12;
+	shm.seq = 2;
+	ap_emu_shm_read(&shm, &c);
+	assert_int_equal(c.writes, 2);
+	assert_int_equal(c.rmw, 0);
+	assert_int_equal(c.busy_ns, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -307,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_jitter),
 		cmocka_unit_test(test_faults),
 		cmocka_unit_test(test_spec),
+		cmocka_unit_test(test_shm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -498,6 +498,65 @@ static void test_lines(void **state)
 	free(svg);
 }
 
+static void test_lines_logy(void **state)
+{
+	uint64_t x[] = { 4096, 65536, 1048576 };
+	double a[] = { 10, 100, 1000 };		/* equal ratios */
+	double b[] = { 5, 0, -1 };		/* 0 and below: gaps on a log axis */
+	struct ap_plot_series s[] = { { "a", a }, { "b", b } };
+	struct ap_plot_lines l = {
+		.title = "log", .x = x, .nx = 3, .logx = true, .logy = true,
+		.series = s, .nseries = 2,
+	};
+	char *svg = ap_plot_lines_svg(&l);
+	const char *p;
+	double cy[3];
+	int i;
+
+	(void)state;
+	assert_xml_ok(svg);
+	assert_coords_sane(svg);
+	assert_int_equal(count(svg, "class=\"point\""), 4);
+	/* decade ticks 1 .. 1000 (5 is the smallest value) */
+	assert_non_null(strstr(svg, ">1</text>"));
+	assert_non_null(strstr(svg, ">10</text>"));
+	assert_non_null(strstr(svg, ">1000</text>"));
+	assert_null(strstr(svg, ">10000</text>"));
+	/* 10, 100, 1000 equally spaced; 1000 at the top, 1 at the bottom */
+	p = strstr(svg, "id=\"series-0\"");
+	for (i = 0; i < 3; i++) {
+		p = strstr(p, "cy=\"");
+		cy[i] = strtod(p + 4, NULL);
+		p += 4;
+	}
+	assert_true(fabs((cy[0] - cy[1]) - (cy[1] - cy[2])) < 0.3);
+	assert_true(cy[2] < cy[1] && cy[1] < cy[0]);
+	free(svg);
+
+	/* nothing positive: a valid empty chart */
+	l.series = &s[1];
+	l.nseries = 1;
+	b[0] = 0;
+	svg = ap_plot_lines_svg(&l);
+	assert_xml_ok(svg);
+	assert_coords_sane(svg);
+	assert_int_equal(count(svg, "class=\"point\""), 0);
+	free(svg);
+
+	/* one value, tiny and huge */
+	b[0] = 3e-7;
+	svg = ap_plot_lines_svg(&l);
+	assert_xml_ok(svg);
+	assert_coords_sane(svg);
+	assert_int_equal(count(svg, "class=\"point\""), 1);
+	free(svg);
+	b[0] = 1e250;
+	svg = ap_plot_lines_svg(&l);
+	assert_xml_ok(svg);
+	assert_coords_sane(svg);
+	free(svg);
+}
+
 static void test_write(void **state)
 {
 	char dir[] = "/tmp/test_plot.XXXXXX", path[128], buf[64];
@@ -523,6 +582,19 @@ static void test_write(void **state)
 		n += de->d_name[0] != '.';
 	closedir(d);
 	assert_int_equal(n, 1);
+
+	/* a stale temporary file of a process with our PID is replaced */
+	{
+		char tmp[160];
+		FILE *t;
+
+		snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid());
+		t = fopen(tmp, "w");
+		assert_non_null(t);
+		fclose(t);
+		assert_int_equal(ap_plot_write(path, "<svg>3</svg>\n"), 0);
+		assert_int_equal(access(tmp, F_OK), -1);
+	}
 
 	snprintf(path, sizeof(path), "%s/missing/a.svg", dir);
 	assert_int_equal(ap_plot_write(path, "x"), -ENOENT);
@@ -569,6 +641,7 @@ int main(void)
 		cmocka_unit_test(test_bars_nan_and_empty),
 		cmocka_unit_test(test_bars_many),
 		cmocka_unit_test(test_lines),
+		cmocka_unit_test(test_lines_logy),
 		cmocka_unit_test(test_write),
 	};
 

@@ -68,6 +68,19 @@ static void test_format_line(void **state)
 	p.total = 0;
 	ap_progress_format_line(&p, 7, "x", S(200), buf, sizeof(buf));
 	assert_string_equal(buf, "sweep /dev/loop3: 7, x");
+	/* a deadline: the time left without a total, a cap on the ETA with one */
+	ap_progress_set_deadline(&p, S(290));
+	ap_progress_format_line(&p, 7, "x", S(200), buf, sizeof(buf));
+	assert_string_equal(buf, "sweep /dev/loop3: 7, x, at most 1m30s left");
+	ap_progress_format_line(&p, 7, "x", S(300), buf, sizeof(buf));	/* past it */
+	assert_string_equal(buf, "sweep /dev/loop3: 7, x");
+	p.total = 10;
+	ap_progress_format_line(&p, 1, NULL, S(200), buf, sizeof(buf));	/* 15m capped */
+	assert_string_equal(buf, "sweep /dev/loop3: 1 of 10, ETA 1m30s");
+	ap_progress_format_line(&p, 5, NULL, S(110), buf, sizeof(buf));	/* 10s: below */
+	assert_string_equal(buf, "sweep /dev/loop3: 5 of 10, ETA 10s");
+	p.total = 0;
+	ap_progress_set_deadline(&p, 0);
 	/* truncation returns the stored length */
 	n = ap_progress_format_line(&p, 7, "x", S(200), buf, 8);
 	assert_int_equal(n, 7);

@@ -8,10 +8,10 @@ ts_need_cmd sfdisk dd od sha256sum jq
 
 good=$TS_TMP/good.img
 img=$TS_TMP/bad.img
-truncate -s 64M "$good"
-printf 'label: gpt\nstart=2048,size=20480,name=one\nstart=22528,size=20480,name=two\n' |
+truncate -s 8M "$good"
+printf 'label: gpt\nstart=2048,size=4096,name=one\nstart=6144,size=4096,name=two\n' |
 	sfdisk -q --no-reread --no-tell-kernel "$good" >/dev/null || ts_fail "sfdisk"
-last=$(( 64 * 2048 - 1 ))
+last=$(( 8 * 2048 - 1 ))
 
 flip() {	# flip FILE OFFSET: invert one byte
 	local b
@@ -60,7 +60,7 @@ cp "$good" "$img"
 dd if="$img" of="$TS_TMP/backup" bs=512 skip=$(( last - 32 )) status=none
 sfdisk -q --no-reread --no-tell-kernel --delete "$img" 2 >/dev/null || ts_fail "sfdisk --delete"
 dd if="$TS_TMP/backup" of="$img" bs=512 seek=$(( last - 32 )) conv=notrunc status=none
-expect 2 gpt_mismatch "the primary GPT (LBA 1) and the backup GPT (LBA $last) disagree: partition entry 2 is unused in the primary, sectors 22528-43007 in the backup"
+expect 2 gpt_mismatch "the primary GPT (LBA 1) and the backup GPT (LBA $last) disagree: partition entry 2 is unused in the primary, sectors 6144-10239 in the backup"
 
 # protective MBR without a GPT
 cp "$good" "$img"
@@ -75,8 +75,8 @@ expect 2 gpt_without_pmbr "a GPT header at LBA 1, but no protective MBR in secto
 
 # GPT image truncated after partitioning
 cp "$good" "$img"
-truncate -s 40M "$img"
-expect 2 gpt_truncated "the GPT at LBA 1 describes a disk of 131072 sectors (backup GPT at LBA $last, last usable LBA $(( last - 33 ))), but this one has only 81920"
+truncate -s 5M "$img"
+expect 2 gpt_truncated "the GPT at LBA 1 describes a disk of 16384 sectors (backup GPT at LBA $last, last usable LBA $(( last - 33 ))), but this one has only 10240"
 
 # overlapping partitions (DOS), crafted: partition 2's start moved into partition 1
 rm -f "$img"
@@ -105,13 +105,13 @@ expect 2 no_table "no partition table (neither MBR nor GPT)"
 
 # a 512-byte-sector GPT read as 4Kn: says so
 cp "$good" "$img"
-expect 2 pmbr_without_gpt "a protective MBR (partition type 0xee) but no GPT header, neither at LBA 1 nor at the last LBA $(( 64 * 256 - 1 )) (there is a GPT for 512-byte sectors: wrong sector size?)" --sector-size 4096
+expect 2 pmbr_without_gpt "a protective MBR (partition type 0xee) but no GPT header, neither at LBA 1 nor at the last LBA $(( 8 * 256 - 1 )) (there is a GPT for 512-byte sectors: wrong sector size?)" --sector-size 4096
 
 # warnings do not fail the check: an image grown after partitioning
 cp "$good" "$img"
-truncate -s 80M "$img"
+truncate -s 10M "$img"
 ts_run_rc 0 "$ALIGNPROBE" check "$img"
-grep -q "warning: the backup GPT is at LBA $last, not on the last LBA $(( 80 * 2048 - 1 ))" "$TS_TMP/err" ||
+grep -q "warning: the backup GPT is at LBA $last, not on the last LBA $(( 10 * 2048 - 1 ))" "$TS_TMP/err" ||
 	ts_fail "no warning for a misplaced backup GPT"
 ts_run_rc 0 "$ALIGNPROBE" check -q "$img"
 [ -s "$TS_TMP/err" ] && ts_fail "--quiet printed a warning"

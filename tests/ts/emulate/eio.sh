@@ -8,7 +8,7 @@ ts_init "fault injection surfaces as EIO"
 ts_need_emulator
 ts_need_cmd dd
 
-stat() {
+counter() {
 	"$ALIGNPROBE" emulate --stats "$1" -n -r -o "$2" || ts_fail "emulate --stats $1 failed"
 }
 
@@ -32,8 +32,8 @@ grep -q "Input/output error" "$TS_TMP/dd.err" || ts_fail "read: not EIO: $(cat "
 dd_at "$dev" 1016 w || ts_fail "write after the range failed: $(cat "$TS_TMP/dd.err")"
 dd_at "$dev" 992 r || ts_fail "read before the range failed: $(cat "$TS_TMP/dd.err")"
 dd_at "$dev" 993 w && ts_fail "write overlapping the range's first sector succeeded"
-ts_assert_eq 3 "$(stat "$dev" ERRORS)" "errors"
-ts_assert_eq 1 "$(stat "$dev" WRITES)" "successful writes"
+ts_assert_eq 3 "$(counter "$dev" ERRORS)" "errors"
+ts_assert_eq 1 "$(counter "$dev" WRITES)" "successful writes"
 
 # writes only: reads of the range still work
 dev=$(ts_emu_attach --size 8M --rmw-cost 100us --fail-lba 64 --fail-count 8 --fail-writes)

@@ -10,7 +10,7 @@ ts_init "ext4 on partitions at 34 and 40"
 ts_need_emulator
 ts_need_cmd parted mkfs.ext4 dd
 
-stat() {
+counter() {
 	"$ALIGNPROBE" emulate --stats "$1" -n -r -o "$2" || ts_fail "emulate --stats $1 failed"
 }
 
@@ -33,7 +33,7 @@ run() {
 		dd if=/dev/urandom of="$mnt/f$i" bs=4k count=4 conv=fsync status=none ||
 			ts_fail "write $mnt/f$i failed"
 	done
-	echo "$(stat "$dev" WRITES) $(stat "$dev" RMW_WRITES) $(stat "$dev" ALIGNED)"
+	echo "$(counter "$dev" WRITES) $(counter "$dev" RMW_WRITES) $(counter "$dev" ALIGNED)"
 	umount "$mnt" || ts_fail "umount $mnt failed"
 }
 

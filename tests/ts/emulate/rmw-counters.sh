@@ -11,7 +11,7 @@ ts_need_emulator
 ts_need_cmd parted dd
 
 # stat DEV COLUMN: one counter of the emulated drive
-stat() {
+counter() {
 	"$ALIGNPROBE" emulate --stats "$1" -n -r -o "$2" || ts_fail "emulate --stats $1 failed"
 }
 
@@ -41,11 +41,11 @@ check() {
 	part_node "$dev"
 	"$ALIGNPROBE" emulate --reset-stats "$dev" || ts_fail "reset-stats failed"
 	write4k "${dev}p1"
-	ts_assert_eq 1 "$(stat "$dev" WRITES)" "phys $phys lba $lba start $start: writes"
-	ts_assert_eq "$want_writes" "$(stat "$dev" RMW_WRITES)" "phys $phys lba $lba start $start: rmw-writes"
-	ts_assert_eq "$want_rmw" "$(stat "$dev" RMW)" "phys $phys lba $lba start $start: partial sectors"
-	ts_assert_eq $((1 - want_writes)) "$(stat "$dev" ALIGNED)" "phys $phys lba $lba start $start: aligned"
-	ts_assert_eq 0 "$(stat "$dev" READS)" "phys $phys lba $lba start $start: reads"
+	ts_assert_eq 1 "$(counter "$dev" WRITES)" "phys $phys lba $lba start $start: writes"
+	ts_assert_eq "$want_writes" "$(counter "$dev" RMW_WRITES)" "phys $phys lba $lba start $start: rmw-writes"
+	ts_assert_eq "$want_rmw" "$(counter "$dev" RMW)" "phys $phys lba $lba start $start: partial sectors"
+	ts_assert_eq $((1 - want_writes)) "$(counter "$dev" ALIGNED)" "phys $phys lba $lba start $start: aligned"
+	ts_assert_eq 0 "$(counter "$dev" READS)" "phys $phys lba $lba start $start: reads"
 	"$ALIGNPROBE" emulate --detach "$dev" || ts_fail "detach $dev failed"
 	sed -i "\|^$dev\$|d" "$TS_TMP/.emus"
 }
@@ -65,6 +65,11 @@ dev=$(ts_emu_attach --size 16M --phys 8192 --rmw-cost 200us)
 name=${dev#/dev/}
 ts_assert_eq 512 "$(cat /sys/block/$name/queue/logical_block_size)" "logical sector"
 ts_assert_eq 512 "$(cat /sys/block/$name/queue/physical_block_size)" "reported physical sector"
+ts_assert_eq "write through" "$(cat /sys/block/$name/queue/write_cache)" "cache off: write through"
+# the attach's own requests (partition scan) are not counted
+for c in READS WRITES FLUSHES ERRORS BUSY_NS; do
+	ts_assert_eq 0 "$(counter "$dev" $c)" "$c right after attach"
+done
 "$ALIGNPROBE" emulate --reset-stats "$dev"
 for off in 0 4096 8192 12288 16384 20480; do
 	dd if=/dev/zero of="$dev" bs=4096 count=1 seek=$off oflag=direct,dsync,seek_bytes status=none ||
@@ -73,13 +78,24 @@ done
 dd if=/dev/zero of="$dev" bs=8192 count=1 seek=24576 oflag=direct,seek_bytes status=none
 dd if=/dev/zero of="$dev" bs=8192 count=1 seek=36864 oflag=direct,seek_bytes status=none
 dd if="$dev" of=/dev/null bs=4096 count=2 iflag=direct status=none
-ts_assert_eq 8 "$(stat "$dev" WRITES)" "8192: writes"
-ts_assert_eq 7 "$(stat "$dev" RMW_WRITES)" "8192: rmw writes"
-ts_assert_eq 8 "$(stat "$dev" RMW)" "8192: partial sectors"
-ts_assert_eq 1 "$(stat "$dev" ALIGNED)" "8192: aligned writes"
-ts_assert_eq 2 "$(stat "$dev" READS)" "8192: reads"
-ts_assert_eq 0 "$(stat "$dev" FLUSHES)" "write cache off: no flushes"
+ts_assert_eq 8 "$(counter "$dev" WRITES)" "8192: writes"
+ts_assert_eq 7 "$(counter "$dev" RMW_WRITES)" "8192: rmw writes"
+ts_assert_eq 8 "$(counter "$dev" RMW)" "8192: partial sectors"
+ts_assert_eq 1 "$(counter "$dev" ALIGNED)" "8192: aligned writes"
+ts_assert_eq 2 "$(counter "$dev" READS)" "8192: reads"
+ts_assert_eq 0 "$(counter "$dev" FLUSHES)" "write cache off: no flushes"
 # JSON keys are the lower-case column names
 "$ALIGNPROBE" emulate --stats "$dev" -J -o RMW_WRITES,RMW > "$TS_TMP/stats.json"
 grep -q '"rmw_writes": 7' "$TS_TMP/stats.json" || ts_fail "JSON: $(cat "$TS_TMP/stats.json")"
+
+# write cache on: the device says "write back", O_DSYNC brings flushes, and
+# the flushes pay the deferred read-modify-writes (time charged, exactly)
+dev=$(ts_emu_attach --size 16M --rmw-cost 200us --flush-cost 100us --write-cache)
+ts_assert_eq "write back" "$(cat /sys/block/${dev#/dev/}/queue/write_cache)" "cache on: write back"
+dd if=/dev/zero of="$dev" bs=4096 count=1 seek=$((34 * 512)) oflag=direct,dsync,seek_bytes status=none ||
+	ts_fail "write with cache failed"
+flushes=$(counter "$dev" FLUSHES)
+[ "$flushes" -ge 1 ] || ts_fail "cache on: an O_DSYNC write brought no flush"
+ts_assert_eq 2 "$(counter "$dev" RMW)" "cache on: partial sectors"
+ts_assert_eq $((400000 + flushes * 100000)) "$(counter "$dev" BUSY_NS)" "cache on: time charged"
 ts_pass

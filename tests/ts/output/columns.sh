@@ -8,7 +8,7 @@
 # all of them in -H order, -o picks (case-insensitive) and +LIST appends,
 # -n drops the header, -r is one line per row, --csv parses as CSV with
 # the same cells, -J is JSON whose row objects carry the selected columns as
-# lower-case keys (sizes as numbers of bytes), -b prints <size> columns in
+# lower-case keys (or all of them, for seq) and sizes as numbers of bytes, -b prints <size> columns in
 # bytes, and the mutually exclusive or unknown options fail with exit 2.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "lsblk conventions: -H -o --output-all -J -r -n -b --csv"
@@ -58,7 +58,10 @@ doc = load('json')
 if minrows:
     if len(rows_of(doc)) < minrows:
         fail('-J: no list of at least %d row objects with the key %s' % (minrows, first.lower()))
-    for name, want in (('json-sel', [first, second]), ('json-all', cols)):
+    # JSON_O=select: -o picks the keys (lsblk); JSON_O=all: a command's json-c
+    # document keeps every column whatever -o says (documented in its --help)
+    sel = [first, second] if os.environ.get('JSON_O', 'select') == 'select' else cols
+    for name, want in (('json-sel', sel), ('json-all', cols)):
         rows = rows_of(load(name))
         got = sorted(rows[0].keys()) if rows else []
         if got != sorted(c.lower() for c in want):
@@ -74,7 +77,8 @@ if minrows:
 PY
 }
 
-# conventions LABEL MIN_ROWS CMD ARGS...: all the checks on one command
+# [JSON_O=select|all] conventions LABEL MIN_ROWS CMD ARGS...: all the checks
+# on one command
 conventions() {
 	local label=$1 minrows=$2 out=$TS_TMP/out err=$TS_TMP/err
 	local names all n first second last defaults hdr sizecols c rc i
@@ -181,11 +185,20 @@ ts_assert_eq 4 $? "check -p 4096 -J on a misaligned image: exit status"
 # sweep --replay of saved results
 conventions "sweep --replay" 17 "$A" sweep --replay "$top_srcdir/tests/ts/output/sweep-4096-0.json"
 
-# seq on a small file
-conventions "seq FILE" 2 "$A" seq -q -s 128K -B 64K -m none,fdatasync "$TS_TMP/seq.dat"
+# seq on a small file; its -J document keeps every column (seq --help says so)
+JSON_O=all conventions "seq FILE" 2 "$A" seq -q -s 128K -B 64K -m none,fdatasync "$TS_TMP/seq.dat"
 
 # cleanup with nothing to do: the options work, the JSON list is empty
 conventions "cleanup" 0 "$A" cleanup
+
+# postmark prints no table, but -J is a JSON document too (and nothing is
+# left in the directory)
+mkdir -p "$TS_TMP/pm"
+"$A" postmark -q -J -N 5 -t 5 -l "$TS_TMP/pm" > "$TS_TMP/json" 2> "$TS_TMP/err" ||
+	ts_fail "postmark -J failed: $(cat "$TS_TMP/err")"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert isinstance(d.get("runs"), list) and d["runs"], d' \
+	"$TS_TMP/json" || ts_fail "postmark -J: not a JSON document with runs"
+[ -z "$(ls -A "$TS_TMP/pm")" ] || ts_fail "postmark left files behind: $(ls "$TS_TMP/pm")"
 
 # emulate --stats, where an emulated drive can be attached
 if [ "$(id -u)" = 0 ] && [ -c /dev/fuse ] && [ -c /dev/loop-control ]; then

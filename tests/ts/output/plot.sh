@@ -146,6 +146,16 @@ for s in 0 1 2; do
 	[ "${!v}" -gt 20 ] || ts_fail "legend entry of series $s missing"
 done
 
+# the same on a log y axis: the slow modes leave the floor (direct's 830 MB/s
+# at y < 200 of 40..402; a linear axis puts it near 260, dsync's 20 near 400)
+"$DEMO" lines "$TS_TMP/seqlog.svg" "seq, log scale" logy < "$TS_TMP/seq.dat" ||
+	ts_fail "plot_demo lines logy failed"
+grep -q '(log scale)</text>' "$TS_TMP/seqlog.svg" || ts_fail "log y axis not labelled"
+render "$TS_TMP/seqlog.svg" "$TS_TMP/seqlog.png"
+stat_png "$TS_TMP/seqlog.png" --region 70,40,590,400 s0='#1f77b4' s1='#ff7f0e' s2='#2ca02c'
+ts_assert_eq 2 "$(nruns "$STAT_s1_runs")" "log axis: series dsync still has its gap"
+[ "$STAT_s2_ymin" -lt 200 ] || ts_fail "log axis: direct's top at y=$STAT_s2_ymin, expected < 200"
+
 # --- 4. no data at all: a valid picture that says so, no bars ------------
 "$DEMO" bars "$TS_TMP/empty.svg" 0 0 "no results" < /dev/null || ts_fail "plot_demo bars (empty) failed"
 grep -q '>no data</text>' "$TS_TMP/empty.svg" || ts_fail "empty chart does not say 'no data'"

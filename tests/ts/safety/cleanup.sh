@@ -6,7 +6,7 @@
 # undo journals (unless --remove-journals), never touches a live run's
 # resources or a mount it did not register, lists only with --dry-run,
 # selects by DEVICE, and exits 1 when something could not be removed.
-. "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh" || exit 99
 ts_init "cleanup after SIGKILL"
 ts_need_loop
 SBIN=/usr/sbin:/sbin
@@ -51,14 +51,18 @@ sigkill() {
 	wait "$pid" 2>/dev/null
 }
 is_mounted() { findmnt -rn --mountpoint "$1" >/dev/null; }
+# our loop device still attached to our file (its number may be reused by
+# another run once it is free)
+loop_attached() { [ "$(cat "/sys/block/${loopdev#/dev/}/loop/backing_file" 2>/dev/null)" = "$cimg" ]; }
 
 # everything is also recorded for the trap, in case cleanup fails
 leak m1 mount "${A}p1" ext4 "$A"; dead_mnt=$R
 echo "$dead_mnt" >> "$TS_TMP/.mounts"
 leak m2 mount "${A}p2" ext4 "$A"; live_mnt=$R
 echo "$live_mnt" >> "$TS_TMP/.mounts"
-leak l1 loop "$TS_TMP/c.img"; loopdev=$R
-echo "$loopdev" >> "$TS_TMP/.loops"
+cimg=$(realpath "$TS_TMP/c.img")
+leak l1 loop "$cimg"; loopdev=$R
+echo "$loopdev $cimg" >> "$TS_TMP/.loops"
 leak t1 tmpdir; tmpd=$R
 journal=$TS_TMP/undo.journal
 echo "journal" > "$journal"
@@ -73,7 +77,7 @@ grep -q "would-detach.*$loopdev" "$TS_TMP/out" || ts_fail "--dry-run: no would-d
 grep -q "skipped.*$live_mnt" "$TS_TMP/out" || ts_fail "--dry-run: live mount not skipped"
 is_mounted "$dead_mnt" || ts_fail "--dry-run unmounted"
 [ -d "$tmpd" ] || ts_fail "--dry-run removed a directory"
-losetup "$loopdev" >/dev/null 2>&1 || ts_fail "--dry-run detached"
+loop_attached || ts_fail "--dry-run detached"
 
 # DEVICE selects: another device's cleanup leaves A's and the loop alone
 ts_run_rc 0 "$ALIGNPROBE" cleanup "$B"
@@ -85,7 +89,7 @@ ts_run_rc 0 "$ALIGNPROBE" cleanup "$A"
 is_mounted "$dead_mnt" && ts_fail "cleanup $A left the stale mount"
 [ -e "$dead_mnt" ] && ts_fail "cleanup $A left the mount point"
 is_mounted "$live_mnt" || ts_fail "cleanup $A unmounted a live run's mount"
-losetup "$loopdev" >/dev/null 2>&1 || ts_fail "cleanup $A detached an unrelated loop device"
+loop_attached || ts_fail "cleanup $A detached an unrelated loop device"
 [ -d "$tmpd" ] || ts_fail "cleanup $A removed an unrelated directory"
 grep -q "kept.*$journal.*probe --undo $journal" "$TS_TMP/out" || { cat "$TS_TMP/out" >&2; ts_fail "journal not reported"; }
 grep -q "probe --undo" "$TS_TMP/err" || ts_fail "journal: no advice on stderr"
@@ -99,7 +103,7 @@ acts = {(r["kind"], r["action"]) for r in d["cleanup"]}
 want = {("loop", "detached"), ("tmpdir", "removed"), ("journal", "kept"), ("mount", "skipped")}
 assert want <= acts, acts
 ' "$TS_TMP/out" || { cat "$TS_TMP/out" >&2; ts_fail "cleanup --json"; }
-losetup "$loopdev" >/dev/null 2>&1 && ts_fail "stale loop device still attached"
+loop_attached && ts_fail "stale loop device still attached"
 [ -e "$tmpd" ] && ts_fail "stale non-empty alignprobe directory still there"
 [ -f "$journal" ] || ts_fail "the undo journal was deleted"
 is_mounted "$live_mnt" || ts_fail "the live mount was removed"
@@ -132,11 +136,12 @@ if "$ALIGNPROBE" emulate --help >/dev/null 2>&1 && [ -c /dev/fuse ]; then
 	E=$(ts_emu_attach --size 16M --rmw-cost 300us)
 	spid=$(grep -l "dev=$E\$" "$ALIGNPROBE_STATE_DIR"/* 2>/dev/null | xargs grep -h '^aux=' | cut -d= -f2)
 	[ -n "$spid" ] || ts_fail "no registry entry for $E"
+	ebf=$(cat "/sys/block/${E##*/}/loop/backing_file")
 	kill -9 "$spid"
 	for t in $(seq 50); do kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
 	ts_run_rc 0 "$ALIGNPROBE" cleanup "$E"
 	grep -q "detached" "$TS_TMP/out" || { cat "$TS_TMP/out" "$TS_TMP/err" >&2; ts_fail "emulated drive not detached"; }
-	[ "$(cat /sys/block/${E##*/}/loop/backing_file 2>/dev/null)" = "" ] || ts_fail "$E still attached"
+	[ "$(cat "/sys/block/${E##*/}/loop/backing_file" 2>/dev/null)" = "$ebf" ] && ts_fail "$E still attached"
 	ts_run_rc 0 "$ALIGNPROBE" cleanup
 	grep -q "nothing to clean up" "$TS_TMP/out" || { cat "$TS_TMP/out" >&2; ts_fail "emu entries left"; }
 fi

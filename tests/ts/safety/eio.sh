@@ -7,7 +7,7 @@
 # failing mkfs, a failing mount, and mkfs missing from PATH. Each: a message
 # naming the step, the start sector and the cause; a non-zero exit; nothing
 # left mounted, no temporary directory, no registry entry.
-. "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh" || exit 99
 ts_init "sweep: EIO and failing tools"
 ts_need_emulator
 "$ALIGNPROBE" sweep --help >/dev/null 2>&1 || ts_skip "alignprobe sweep is not built"

@@ -3,7 +3,7 @@
 # The json and pmconfig fuzz harnesses' code paths, without libFuzzer: their
 # seed corpora and every crashing input kept in fuzz/regressions/{json,pmconfig}/
 # must go through without a crash (under ASan+UBSan in CI).
-. "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh" || exit 99
 ts_init "replay the json and pmconfig fuzz seeds and regressions"
 ts_need_cmd bc
 

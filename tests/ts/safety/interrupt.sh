@@ -6,7 +6,7 @@
 # cleanup`. After each: nothing of ours mounted, no temporary directory, no
 # registry entry, the device not busy (the gate can take it O_EXCL), and the
 # next sweep succeeds. ALIGNPROBE_INTERRUPT_RUNS=N changes the 20.
-. "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh" || exit 99
 ts_init "sweep interrupted by SIGINT and SIGKILL"
 ts_need_loop
 GATE=${top_builddir}/tests/ts/safety/gate

@@ -6,7 +6,7 @@
 # after. Each case runs the gate alone (tests/ts/safety/gate) and every
 # destructive command that is built (sweep; probe --destructive; seq on a
 # device) with --yes.
-. "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh" || exit 99
 ts_init "safety gate refusals"
 ts_need_loop
 ts_need_cmd python3
