@@ -23,7 +23,7 @@ J
 		for s in 36 37 38 39 40 41 42 43 44 45 46 47; do
 			if [ $(( (s - 7) % 8 )) = 0 ]; then c=0.002; else c=0.009; fi
 			printf '%s\n  {"start": %d, "round": %d, "seq": %d, "ok": true, "cost": %s, "tps": %s, "creates_per_s": 100.0, "deletes_per_s": 100.0, "read_kibs": 1.0, "write_kibs": 1.0, "fsync_med_ms": 1.0, "transactions": 25, "created": 10, "deleted": 10, "bytes_read": 1, "bytes_written": 1, "workload_s": 0.1, "partition_s": 0.1, "mkfs_s": 0.1, "mount_s": 0.1, "umount_s": 0.1}' \
-				"$sep" $s $r $(( (r - 1) * 12 + s - 35 )) $c "$(echo "1 / $c" | bc -l)"
+				"$sep" $s $r $(( (r - 1) * 12 + s - 35 )) $c "$(awk "BEGIN { printf \"%.6f\", 1 / $c }")"
 			sep=,
 		done
 	done

@@ -756,8 +756,7 @@ static int do_replay(struct sweep_cmd *c)
 	struct ap_sweep_doc doc;
 	struct ap_verdict v;
 	struct ap_error e = { 0 };
-	const char *stopped = NULL;
-	struct json_object *x;
+	const char *stopped;
 	bool have_v;
 	int rc;
 
@@ -765,9 +764,7 @@ static int do_replay(struct sweep_cmd *c)
 		swarn("%s", e.msg);
 		return e.code == EINVAL || e.code == ERANGE ? AP_EXIT_USAGE : AP_EXIT_FAILURE;
 	}
-	if (doc.parameters && json_object_object_get_ex(doc.parameters, "stopped", &x) &&
-	    json_object_is_type(x, json_type_string))
-		stopped = json_object_get_string(x);
+	stopped = doc.stopped;
 	sweep_params(&ap, doc.logical_sector, doc.reported_physical);
 	memset(&v, 0, sizeof(v));
 	have_v = ap_sweep_analyse(doc.results, doc.nresults, &ap, &v) == 0;

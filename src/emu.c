@@ -415,7 +415,7 @@ static void fuse_abort(const char *mnt)
 
 static void workdir_remove(const char *workdir)
 {
-	static const char *const files[] = { "backing", "stats", "log" };
+	static const char *const files[] = { "backing", "stats", "log", "statedir" };
 	char *path;
 	size_t i;
 
@@ -481,6 +481,33 @@ static int teardown(const char *workdir, const char *loop, pid_t child, struct a
 	return rc;
 }
 
+/* The state directory as an absolute path, or NULL. */
+static char *state_dir_real(void)
+{
+	return realpath(ap_state_dir(), NULL);
+}
+
+/* The state directory that registered the drive in @workdir, or NULL. */
+static char *workdir_state_dir(const char *workdir)
+{
+	char *path, buf[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	ap_xasprintf(&path, "%s/statedir", workdir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return ap_xstrdup(buf);
+}
+
 int ap_emu_detach_workdir(const char *workdir, const char *dev, struct ap_error *e)
 {
 	char name[64], *live = NULL;
@@ -507,7 +534,7 @@ int ap_emu_detach_workdir(const char *workdir, const char *dev, struct ap_error 
 int ap_emu_detach_device(const char *dev, struct ap_error *e)
 {
 	struct ap_state_entry *v = NULL;
-	char name[64], *wd;
+	char name[64], *wd, *theirs, *ours;
 	size_t n = 0, i;
 	int rc = 0, found = 0;
 
@@ -546,7 +573,21 @@ int ap_emu_detach_device(const char *dev, struct ap_error *e)
 		return rc;
 	if (disk_name(dev, name, sizeof(name)) != 0 || !(wd = workdir_of_loop(name)))
 		return ap_error_set(e, ENODEV, "%s: not an emulated drive", dev);
-	rc = teardown(wd, name, 0, e);
+	/*
+	 * Not registered here: a drive of another state directory (another
+	 * run, or another test) is not ours to take down -- the loop number
+	 * may have been reused since the caller attached "its" @dev.
+	 */
+	theirs = workdir_state_dir(wd);
+	ours = state_dir_real();
+	if (theirs && (!ours || strcmp(theirs, ours) != 0))
+		rc = ap_error_set(e, EPERM,
+			"%s belongs to the runs of state directory %s (not %s): use ALIGNPROBE_STATE_DIR=%s",
+			dev, theirs, ours ? ours : ap_state_dir(), theirs);
+	else
+		rc = teardown(wd, name, 0, e);
+	free(theirs);
+	free(ours);
 	free(wd);
 	return rc;
 }
@@ -729,6 +770,26 @@ static struct ap_emu_shm *make_shm(const char *workdir, const struct ap_emu_spec
 	shm->fail_writes = s->fail_writes;
 	memcpy(shm->magic, AP_EMU_MAGIC, sizeof(AP_EMU_MAGIC));
 	return shm;
+}
+
+/* Which state directory registers this drive (see ap_emu_detach_device). */
+static int write_state_dir(const char *workdir, struct ap_error *e)
+{
+	char *path, *dir = state_dir_real();
+	int fd, rc = 0;
+
+	if (!dir)
+		return ap_error_set(e, errno, "state directory %s: %s", ap_state_dir(),
+				    strerror(errno));
+	ap_xasprintf(&path, "%s/statedir", workdir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 || ap_pwrite_all(fd, dir, strlen(dir), 0) != 0)
+		rc = ap_error_set(e, errno, "cannot write %s: %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	free(dir);
+	return rc;
 }
 
 /* One line from the server, within @ms milliseconds. */
@@ -1002,6 +1063,9 @@ int ap_emu_attach(const struct ap_emu_spec *spec, struct ap_emu **out, struct ap
 		rc = ap_error_set(e, errno, "cannot create %s: %s", mnt, strerror(errno));
 		goto fail;
 	}
+	rc = write_state_dir(workdir, e);
+	if (rc)
+		goto fail;
 	rc = make_backing(workdir, &s, e);
 	if (rc)
 		goto fail;

@@ -577,7 +577,7 @@ int ap_emu_server_run(const struct ap_emu_spec *s, const char *workdir,
 	 * stays until `emulate --detach` (or cleanup) removes the rest.
 	 */
 	if (!cs.done && !cs.state_id) {
-		static const char *const files[] = { "backing", "stats", "log" };
+		static const char *const files[] = { "backing", "stats", "log", "statedir" };
 		size_t i;
 
 		for (i = 0; i < AP_ARRAY_SIZE(files); i++) {

@@ -11,14 +11,14 @@
 
 void ap_out_usage(FILE *f)
 {
-	fputs(" -o, --output <list>    columns to print (+LIST appends to the defaults)\n"
-	      "     --output-all       print all columns\n"
-	      " -J, --json             JSON output\n"
-	      " -r, --raw              raw output\n"
-	      "     --csv              comma-separated values\n"
-	      " -n, --noheadings       do not print headings\n"
-	      " -H, --list-columns     list the available columns\n"
-	      " -b, --bytes            print sizes in bytes\n", f);
+	fputs(" -o, --output <list>      columns to print (+LIST appends to the defaults)\n"
+	      "     --output-all         print all columns\n"
+	      " -J, --json               JSON output\n"
+	      " -r, --raw                raw output\n"
+	      "     --csv                comma-separated values (RFC 4180)\n"
+	      " -n, --noheadings         do not print headings\n"
+	      " -H, --list-columns       list the available columns\n"
+	      " -b, --bytes              print sizes in bytes\n", f);
 }
 
 int ap_out_parse_opt(struct ap_out *o, int c, const char *arg)

@@ -258,7 +258,6 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 {
 	struct ap_verdict *v = &r->verdict;
 	size_t i, last = SIZE_MAX, structured = SIZE_MAX;
-	bool all_flat = true, all_clear = true;
 	char b1[32], b2[32];
 
 	ap_verdict_free(v);
@@ -271,8 +270,6 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 		if (!sz->analysed)
 			continue;
 		last = i;
-		if (!sz->clear)
-			all_clear = false;
 		if (sz->verdict.sensitive && sz->verdict.resolved && r->decided < 0) {
 			r->decided = (int)i;
 			continue;
@@ -281,8 +278,6 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 			r->confirmed = (int)i;	/* the confirmation size, checked below */
 		if (sz->verdict.sensitive)
 			structured = i;
-		if (sz->verdict.sensitive || !sz->verdict.resolved)
-			all_flat = false;
 	}
 
 	if (r->decided >= 0) {
@@ -339,9 +334,15 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 			 "single aligned phase: the hidden unit is probably larger than %s "
 			 "(try a larger --max-size)", human(r->sizes[last].size, b1, sizeof(b1)),
 			 human(r->sizes[last].size, b2, sizeof(b2)));
-	} else if (all_flat && last + 1 == r->plan.nsizes) {
+	} else if (structured == SIZE_MAX && last + 1 == r->plan.nsizes &&
+		   r->sizes[last].verdict.resolved && !r->sizes[last].verdict.sensitive) {
+		/*
+		 * No size shows an effect, and the largest one, which would show
+		 * any unit up to its own size as a clean phase, rules one out
+		 * (smaller sizes that stayed inconclusive do not change that).
+		 */
 		ap_verdict_copy(v, &r->sizes[last].verdict);
-		r->clear = all_clear;
+		r->clear = r->sizes[last].clear;
 		if (r->mode == AP_PROBE_READONLY) {
 			unresolve(v);
 			r->clear = false;

@@ -754,6 +754,7 @@ void ap_sweep_doc_free(struct ap_sweep_doc *d)
 	size_t i;
 
 	free(d->device);
+	free(d->stopped);
 	free(d->starts);
 	for (i = 0; i < d->nresults; i++)
 		ap_sweep_result_free(&d->results[i]);
@@ -802,6 +803,8 @@ int ap_sweep_doc_from_json(struct json_object *o, struct ap_sweep_doc *d, struct
 	if (json_object_object_get_ex(o, "parameters", &v) && v &&
 	    json_object_is_type(v, json_type_object))
 		d->parameters = json_object_get(v);
+	if (json_object_object_get_ex(o, "stopped", &v) && json_object_is_type(v, json_type_string))
+		d->stopped = ap_xstrdup(json_object_get_string(v));
 
 	if (!json_object_object_get_ex(o, "results", &a) || !json_object_is_type(a, json_type_array)) {
 		rc = ap_error_set(e, EINVAL, "\"results\" is missing or not an array");

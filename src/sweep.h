@@ -244,6 +244,7 @@ struct ap_sweep_doc {
 	struct ap_sweep_result *results;
 	size_t nresults;
 	struct json_object *parameters;	/* kept as is (owned), may be NULL */
+	char *stopped;			/* why the run stopped, read back; may be NULL */
 };
 
 /*

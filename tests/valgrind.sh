@@ -98,10 +98,11 @@ else
 	vg sweep "0 5" "$AP" sweep --yes -q --rounds 1 --size 16M -w "$tmp/sweep.pm" --starts 34,40 --save "$tmp/saved.json" "$L"
 	vg sweep-dry-run 0 "$AP" sweep --yes --dry-run "$L"
 	vg sweep-refused 3 "$AP" sweep "$L"
+	# the sweep left an empty GPT
+	vg check-device "0 4" "$AP" check --physical 4096 "$L"
 	vg probe "0 5" "$AP" probe --yes -q --region-size 8M --max-size 8K --min-rounds 2 --max-rounds 3 --time-budget 20s "$L"
 	vg probe-preserve "0 5" "$AP" probe --preserve --yes -q --region-size 8M --max-size 8K --min-rounds 2 --max-rounds 3 --time-budget 20s "$L"
 	vg seq-device 0 "$AP" seq --yes -q -s 4M -B 64K -m direct "$L"
-	vg check-device "0 4" "$AP" check --physical 4096 "$L"
 	vg cleanup 0 "$AP" cleanup "$L"
 	if [ -c /dev/fuse ] && "$AP" emulate --help >/dev/null 2>&1; then
 		vg emulate-attach 0 "$AP" emulate --attach --size 64M --rmw-cost 300us

@@ -81,6 +81,13 @@ for i in $(seq 50); do [ -b "${dev3}p2" ] && break; sleep 0.1; done
 ts_assert_eq $((40 * 512)) "$(($(cat /sys/class/block/${dev3#/dev/}p1/start) * 512))" "p1 start"
 ts_assert_eq $((4 << 20)) "$(blockdev --getsize64 "${dev3}p2")" "p2 size"
 
+# another state directory's drive is not ours to detach (its loop number
+# may be one that a run of ours used before)
+mkdir "$TS_TMP/other-state"
+ALIGNPROBE_STATE_DIR=$TS_TMP/other-state ts_run_rc 1 "$ALIGNPROBE" emulate --detach "$dev3"
+grep -q "state directory" "$TS_TMP/err" || ts_fail "foreign detach: $(cat "$TS_TMP/err")"
+"$ALIGNPROBE" emulate --stats "$dev3" >/dev/null || ts_fail "a foreign detach took the drive down"
+
 # counters as JSON, parameters echoed
 "$ALIGNPROBE" emulate --reset-stats "$dev"
 dd if=/dev/zero of="$dev" bs=4096 count=1 seek=512 oflag=direct,seek_bytes status=none

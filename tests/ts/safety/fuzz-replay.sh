@@ -5,7 +5,7 @@
 # must go through without a crash (under ASan+UBSan in CI).
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh" || exit 99
 ts_init "replay the json and pmconfig fuzz seeds and regressions"
-ts_need_cmd bc
+ts_need_cmd awk
 
 for h in json pmconfig; do
 	replay=$top_builddir/fuzz/replay_$h

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # A sweep interrupted at random moments: 20 times SIGINT (the sweep cleans
-# up itself and exits 130), 20 times SIGKILL followed by `alignprobe
+# up itself and exits 130; once SIGTERM and SIGHUP too), 20 times SIGKILL followed by `alignprobe
 # cleanup`. After each: nothing of ours mounted, no temporary directory, no
 # registry entry, the device not busy (the gate can take it O_EXCL), and the
 # next sweep succeeds. ALIGNPROBE_INTERRUPT_RUNS=N changes the 20.
@@ -67,8 +67,8 @@ for i in $(seq "$RUNS"); do
 	case $rc in
 	130) nint=$((nint + 1)) ;;
 	0|5)	# done before the signal, or it came during the last words; but
-		# going on for a second or more after it means it was lost
-		[ $late -lt 1000 ] || { cat "$TS_TMP/run.err" >&2;
+		# going on for 2 s (several steps) after it means it was lost
+		[ $late -lt 2000 ] || { cat "$TS_TMP/run.err" >&2;
 			ts_fail "SIGINT run $i: ignored: the sweep went on for $late ms and exited $rc"; }
 		nfinished=$((nfinished + 1)) ;;
 	*) cat "$TS_TMP/run.err" >&2; ts_fail "SIGINT run $i: exit $rc, expected 130" ;;
@@ -78,6 +78,19 @@ for i in $(seq "$RUNS"); do
 done
 ts_log "SIGINT: $nint interrupted, $nfinished finished before the signal ($(( $(date +%s) - t0 )) s)"
 [ $nint -ge $((RUNS / 2)) ] || ts_fail "only $nint of $RUNS runs were interrupted: the runs are too short"
+
+# SIGTERM and SIGHUP take the same path: 128+15, 128+1
+for sig in TERM HUP; do
+	"$ALIGNPROBE" "${SWEEP[@]}" --starts 34..41 "$D" > "$TS_TMP/run.out" 2> "$TS_TMP/run.err" < /dev/null &
+	pid=$!
+	sleep 0.$((RANDOM % 6 + 3))
+	kill -$sig $pid
+	wait $pid
+	rc=$?
+	want=$((128 + $(kill -l $sig)))
+	[ $rc = $want ] || { cat "$TS_TMP/run.err" >&2; ts_fail "SIG$sig: exit $rc, expected $want"; }
+	assert_clean "SIG$sig"
+done
 
 t0=$(date +%s)
 nkill=0

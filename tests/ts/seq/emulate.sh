@@ -40,6 +40,7 @@ check dsync         ge 16 16	# a flush per block
 check sync          ge 16 16
 check direct        ge 16 16
 "$ALIGNPROBE" emulate --detach "$dev" >/dev/null || ts_fail "detach $dev"
+sed -i "\\|^$dev\$|d" "$TS_TMP/.emus"	# detached: not again at cleanup
 
 # cache off: "write through", and not a single flush whatever the mode
 dev=$(ts_emu_attach --size 64M --write-cache=off)
@@ -48,6 +49,7 @@ for m in fdatasync dsync sync direct; do
 	ts_assert_eq 0 "$f" "flushes of $m with the cache off"
 done
 "$ALIGNPROBE" emulate --detach "$dev" >/dev/null || ts_fail "detach $dev"
+sed -i "\\|^$dev\$|d" "$TS_TMP/.emus"	# detached: not again at cleanup
 
 # the cache in the O_DSYNC cells: 16 blocks x >= 1 flush x 25ms with it on
 run() {

@@ -51,6 +51,8 @@ r = json.load(open(args[0]))
 eq(r["verdict"], d["verdict"], "replayed verdict")
 eq(r["starts"], d["starts"], "replayed table")
 eq(r["results"], d["results"], "replayed results")
+eq(r["stopped"], d["stopped"], "replayed stop reason")
+eq(r["parameters"], d["parameters"], "replayed parameters")
 EOF
 done
 # and as a table, raw, and a plot
