@@ -42,9 +42,19 @@ def decode(path):
     raw = zlib.decompress(b''.join(idat))
     stride = w * bpp
     rows, prev = [], bytearray(stride)
+    # "Up" rows bytewise in one big-integer operation (no carries between bytes)
+    low7 = int.from_bytes(b'\x7f' * stride, 'big')
+    high = int.from_bytes(b'\x80' * stride, 'big')
     for y in range(h):
         ft = raw[y * (stride + 1)]
         line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        if ft == 0 or ft == 2:
+            if ft == 2:
+                a, b = int.from_bytes(line, 'big'), int.from_bytes(prev, 'big')
+                line = bytearray((((a & low7) + (b & low7)) ^ ((a ^ b) & high)).to_bytes(stride, 'big'))
+            rows.append(line)
+            prev = line
+            continue
         for i in range(stride):
             a = line[i - bpp] if i >= bpp else 0
             b = prev[i]
@@ -80,7 +90,9 @@ def decode(path):
             r, g, bl, al = p
         # over white
         return tuple((v * al + 255 * (255 - al)) // 255 for v in (r, g, bl))
-    return w, h, pixel
+    def raw_pixel(x, y):
+        return bytes(rows[y][x * bpp:(x + 1) * bpp])
+    return w, h, pixel, raw_pixel
 
 
 def main(argv):
@@ -97,22 +109,27 @@ def main(argv):
             colors.append((name, tuple(int(hexc[i:i + 2], 16) for i in (0, 2, 4))))
         else:
             path = a
-    w, h, pixel = decode(path)
+    w, h, pixel, raw_pixel = decode(path)
     x0, y0, x1, y1 = region if region else (0, 0, w, h)
     x1, y1 = min(x1, w), min(y1, h)
     nonwhite = 0
     stats = {name: [0, None, set()] for name, _ in colors}
+    cache = {}	# a pixel value -> (not white, the names of the colours it matches)
     for y in range(y0, y1):
         for x in range(x0, x1):
-            p = pixel(x, y)
-            if p != (255, 255, 255):
+            hit = cache.get(raw_pixel(x, y))
+            if hit is None:
+                p = pixel(x, y)
+                hit = (p != (255, 255, 255),
+                       [name for name, c in colors if all(abs(p[i] - c[i]) <= tol for i in range(3))])
+                cache[raw_pixel(x, y)] = hit
+            if hit[0]:
                 nonwhite += 1
-            for name, c in colors:
-                if all(abs(p[i] - c[i]) <= tol for i in range(3)):
-                    s = stats[name]
-                    s[0] += 1
-                    s[1] = y if s[1] is None else min(s[1], y)
-                    s[2].add(x)
+            for name in hit[1]:
+                s = stats[name]
+                s[0] += 1
+                s[1] = y if s[1] is None else min(s[1], y)
+                s[2].add(x)
     print('size %d %d' % (w, h))
     print('nonwhite %d' % nonwhite)
     for name, _ in colors:

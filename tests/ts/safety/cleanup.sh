@@ -141,6 +141,7 @@ if "$ALIGNPROBE" emulate --help >/dev/null 2>&1 && [ -c /dev/fuse ]; then
 	for t in $(seq 50); do kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
 	ts_run_rc 0 "$ALIGNPROBE" cleanup "$E"
 	grep -q "detached" "$TS_TMP/out" || { cat "$TS_TMP/out" "$TS_TMP/err" >&2; ts_fail "emulated drive not detached"; }
+	sed -i "\|^$E\$|d" "$TS_TMP/.emus"	# gone: its number may be someone else's now
 	[ "$(cat "/sys/block/${E##*/}/loop/backing_file" 2>/dev/null)" = "$ebf" ] && ts_fail "$E still attached"
 	ts_run_rc 0 "$ALIGNPROBE" cleanup
 	grep -q "nothing to clean up" "$TS_TMP/out" || { cat "$TS_TMP/out" >&2; ts_fail "emu entries left"; }

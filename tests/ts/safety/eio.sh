@@ -46,6 +46,7 @@ assert len(r) == 1 and r[0]["ok"] is False and r[0]["stage"] == sys.argv[2] and 
 	[ "$errors" -gt 0 ] || ts_fail "$what: the emulator injected no error"
 	TMPDIR=$TS_TMP/tmp assert_clean "$what"
 	"$ALIGNPROBE" emulate --detach "$D" > /dev/null || ts_fail "detach $D"
+	sed -i "\|^$D\$|d" "$TS_TMP/.emus"
 	ts_log "$what: $(grep -o "start 40: $stage failed: .*" "$TS_TMP/err" | head -n1)"
 }
 
@@ -76,6 +77,7 @@ assert len(bad) == 1 and bad[0]["errno"] == 5 and bad[0]["start"] != ok[0]["star
 done
 TMPDIR=$TS_TMP/tmp assert_clean "EIO in the middle"
 "$ALIGNPROBE" emulate --detach "$D" > /dev/null || ts_fail "detach $D"
+sed -i "\|^$D\$|d" "$TS_TMP/.emus"
 ts_log "EIO in the middle: partial results kept"
 
 D=$(ts_emu_attach --size 96M --rmw-cost 300us)
