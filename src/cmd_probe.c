@@ -1000,6 +1000,17 @@ int ap_cmd_probe(int argc, char **argv)
 		ap_usage_error(CMD, "%s", e.msg);
 		goto usage_fail;
 	}
+	{
+		/* a bad -o list is a usage error before anything is written */
+		int cols[AP_ARRAY_SIZE(infos) * 2];
+		size_t ncols;
+
+		if (ap_out_columns(&c.out, infos, AP_ARRAY_SIZE(infos), default_cols,
+				   AP_ARRAY_SIZE(default_cols), cols, &ncols, &e) != 0) {
+			ap_usage_error(CMD, "%s", e.msg);
+			goto usage_fail;
+		}
+	}
 	if (c.undo) {
 		if (c.nemu || preserve || readonly) {
 			ap_usage_error(CMD, "--undo cannot be combined with a probe");

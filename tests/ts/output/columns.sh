@@ -204,9 +204,17 @@ python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert isinstanc
 if [ "$(id -u)" = 0 ] && [ -c /dev/fuse ] && [ -c /dev/loop-control ]; then
 	dev=$(ts_emu_attach --size 16M --rmw-cost 0)
 	conventions "emulate --stats" 1 "$A" emulate --stats "$dev"
-	# probe: bad output options are refused before anything is written
+	# probe: conflicting output options and bad column lists are refused
+	# before anything is written.
 	"$A" emulate --reset-stats "$dev" || ts_fail "emulate --reset-stats failed"
-	usage_errors "probe DEV" OFFSET SIZE "$A" probe --yes --region-size 8M --max-size 4K "$dev"
+	for bad in "-J -r" "-J --csv" "-r --csv" "--output-all -o OFFSET" \
+		   "-o NO_SUCH_COLUMN" "-o OFFSET,,SIZE"; do
+		# shellcheck disable=SC2086
+		"$A" probe --yes --region-size 8M --max-size 4K "$dev" $bad > "$TS_TMP/out" 2> "$TS_TMP/err"
+		rc=$?
+		[ $rc = 2 ] || ts_fail "probe $bad: exit $rc, expected 2"
+		[ -s "$TS_TMP/err" ] || ts_fail "probe $bad: no message"
+	done
 	w=$("$A" emulate --stats "$dev" -r -n -o WRITES)
 	ts_assert_eq 0 "$w" "writes to the device by probe runs with bad output options"
 elif [ "${ALIGNPROBE_REQUIRE_DEVICES:-0}" = 1 ]; then

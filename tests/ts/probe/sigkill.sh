@@ -22,12 +22,23 @@ journal="$TS_TMP/undo.journal"
 RANDOM=4242
 undone=0 incomplete=0 finished=0
 
+# how long one whole run takes on this machine now: the kills are spread
+# over 10..90 % of it, so a fast or a loaded machine both get kills that
+# land inside the measurement
+t0=$(date +%s%N)
+"$ALIGNPROBE" probe --preserve --journal "$journal" --time-budget 20s --quiet \
+	--min-rounds 5 --seed 0 "$dev" >/dev/null 2>&1
+dur_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+ts_log "a whole preserving run takes $dur_ms ms"
+[ "$dur_ms" -ge 200 ] || ts_fail "the calibration run took only $dur_ms ms"
+cmp "$dev" "$TS_TMP/img" >&2 || ts_fail "the calibration run changed the device"
+
 for run in $(seq 10); do
 	"$ALIGNPROBE" probe --preserve --journal "$journal" --time-budget 20s --quiet \
 		--min-rounds 5 --seed "$run" "$dev" >/dev/null 2>&1 &
 	pid=$!
 	ts_bg_pid "$pid"
-	ms=$((100 + RANDOM % 1400))
+	ms=$((dur_ms * (10 + RANDOM % 80) / 100))
 	sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
 	kill -9 "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null

@@ -50,13 +50,30 @@ next_run_succeeds() {
 	assert_clean "$1: after the next sweep"
 }
 
-# a random moment within the run (8 starts: 2-4 s): 0 .. 1.2 s
-moment() { local r=$((RANDOM % 1200)); printf '%d.%03d' $((r / 1000)) $((r % 1000)); }
+# the run to interrupt, timed once uninterrupted (this machine, this load,
+# this build: ASan is slower) so that the moments cover all of it
+# (the faster of two runs; the moments fall in its first 80 %)
+RUN=("${SWEEP[@]}" --starts 34..45)
+T=
+for i in 1 2; do
+	t=$(date +%s%N)
+	"$ALIGNPROBE" "${RUN[@]}" "$D" > "$TS_TMP/run.out" 2> "$TS_TMP/run.err" < /dev/null
+	rc=$?
+	t=$(( ($(date +%s%N) - t) / 1000000 ))
+	[ $rc = 0 ] || [ $rc = 5 ] || { cat "$TS_TMP/run.err" >&2; ts_fail "the uninterrupted sweep failed ($rc)"; }
+	assert_clean "uninterrupted sweep"
+	[ -z "$T" ] || [ $t -lt $T ] && T=$t
+done
+ts_log "an uninterrupted run takes $T ms"
+T=$((T * 8 / 10))
+[ "$T" -gt 0 ] || T=1
+# a random moment within the run: 0 .. T ms
+moment() { local r=$((RANDOM * 32768 + RANDOM)); r=$((r % T)); printf '%d.%03d' $((r / 1000)) $((r % 1000)); }
 
 t0=$(date +%s)
 nint=0 nfinished=0
 for i in $(seq "$RUNS"); do
-	"$ALIGNPROBE" "${SWEEP[@]}" --starts 34..41 "$D" > "$TS_TMP/run.out" 2> "$TS_TMP/run.err" < /dev/null &
+	"$ALIGNPROBE" "${RUN[@]}" "$D" > "$TS_TMP/run.out" 2> "$TS_TMP/run.err" < /dev/null &
 	pid=$!
 	sleep "$(moment)"
 	tk=$(date +%s%N)
@@ -81,9 +98,9 @@ ts_log "SIGINT: $nint interrupted, $nfinished finished before the signal ($(( $(
 
 # SIGTERM and SIGHUP take the same path: 128+15, 128+1
 for sig in TERM HUP; do
-	"$ALIGNPROBE" "${SWEEP[@]}" --starts 34..41 "$D" > "$TS_TMP/run.out" 2> "$TS_TMP/run.err" < /dev/null &
+	"$ALIGNPROBE" "${RUN[@]}" "$D" > "$TS_TMP/run.out" 2> "$TS_TMP/run.err" < /dev/null &
 	pid=$!
-	sleep 0.$((RANDOM % 6 + 3))
+	sleep "$(printf '%d.%03d' $((T / 3000)) $((T / 3 % 1000)))"
 	kill -$sig $pid
 	wait $pid
 	rc=$?
@@ -95,7 +112,7 @@ done
 t0=$(date +%s)
 nkill=0
 for i in $(seq "$RUNS"); do
-	"$ALIGNPROBE" "${SWEEP[@]}" --starts 34..41 "$D" > "$TS_TMP/run.out" 2> "$TS_TMP/run.err" < /dev/null &
+	"$ALIGNPROBE" "${RUN[@]}" "$D" > "$TS_TMP/run.out" 2> "$TS_TMP/run.err" < /dev/null &
 	pid=$!
 	sleep "$(moment)"
 	kill -KILL $pid 2>/dev/null
