@@ -972,10 +972,7 @@ static double absence_confidence(const struct ctx *c, double *fast, double *slow
 	return 1 - worst;
 }
 
-static void set_note(struct ap_verdict *v, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void set_note(struct ap_verdict *v, const char *fmt, ...)
+void ap_verdict_set_note(struct ap_verdict *v, const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
@@ -1152,7 +1149,7 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 		v->p_value = p_mw;
 		v->confidence = clamp01(1 - p_mw);
 		set_fast(v, &c, NULL);
-		set_note(v, "alignment matters, but the timings cannot yet tell %u-byte from "
+		ap_verdict_set_note(v, "alignment matters, but the timings cannot yet tell %u-byte from "
 			 "%u- or %u-byte physical sectors: more samples needed",
 			 best.period * p->logical_sector, best.period * p->logical_sector / 2,
 			 best.period * p->logical_sector * 2);
@@ -1169,10 +1166,10 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 		v->confidence = clamp01(1 - p_mw);
 		set_fast(v, &c, candfast);
 		if (v->drift >= 1.5)
-			set_note(v, "the drive's speed drifted by a factor of %.1f between rounds "
+			ap_verdict_set_note(v, "the drive's speed drifted by a factor of %.1f between rounds "
 				 "(corrected)", v->drift);
 		else if (p->reported_physical && v->physical_sector != p->reported_physical)
-			set_note(v, "the drive reports %u-byte physical sectors but behaves like "
+			ap_verdict_set_note(v, "the drive reports %u-byte physical sectors but behaves like "
 				 "%u-byte ones", p->reported_physical, v->physical_sector);
 	} else if (c.k >= 2 && v->p_structure <= p->alpha && slow_d >= p->min_slowdown &&
 		   (nrounds < 2 || cross_validated_slowdown(&c) >= p->min_slowdown)) {
@@ -1183,7 +1180,7 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 		v->p_value = v->p_structure;
 		v->confidence = clamp01(1 - v->p_structure);
 		set_fast(v, &c, clusfast);
-		set_note(v, "the offsets differ, but the fast ones do not form a single aligned "
+		ap_verdict_set_note(v, "the offsets differ, but the fast ones do not form a single aligned "
 			 "phase: the hidden unit is probably larger than the write size (block "
 			 "size); use alignprobe probe with larger sizes");
 	} else if (!ncand) {
@@ -1192,7 +1189,7 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 		v->p_value = v->p_structure;
 		v->confidence = 0;
 		set_fast(v, &c, NULL);
-		set_note(v, "too few offsets measured to find a period (need at least two "
+		ap_verdict_set_note(v, "too few offsets measured to find a period (need at least two "
 			 "members of a phase)");
 	} else {
 		double conf = absence_confidence(&c, fast, slow);
@@ -1205,11 +1202,11 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 			v->confidence = clamp01(conf);
 			set_fast(v, &c, NULL);
 			if (slow_c >= p->min_slowdown && best.auc >= AP_FIT_CLEAN)
-				set_note(v, "inconclusive: the timings hint at %u-byte physical "
+				ap_verdict_set_note(v, "inconclusive: the timings hint at %u-byte physical "
 					 "sectors starting at LBA %u, but there are too few samples",
 					 best.period * p->logical_sector, best.phase);
 			else
-				set_note(v, "inconclusive: no clear alignment effect, but too few "
+				ap_verdict_set_note(v, "inconclusive: no clear alignment effect, but too few "
 					 "samples to rule one out");
 		} else {
 			v->resolved = true;
@@ -1219,9 +1216,9 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 			v->confidence = clamp01(conf);
 			set_fast(v, &c, allfast);
 			if (conf >= 1 - eq_alpha(p))
-				set_note(v, "no alignment effect: " AP_HINT, p->logical_sector);
+				ap_verdict_set_note(v, "no alignment effect: " AP_HINT, p->logical_sector);
 			else
-				set_note(v, "no alignment effect found, but the evidence is still weak "
+				ap_verdict_set_note(v, "no alignment effect found, but the evidence is still weak "
 					 "(more samples would help): " AP_HINT, p->logical_sector);
 		}
 	}

@@ -80,6 +80,9 @@ void ap_analysis_params_init(struct ap_analysis_params *p, unsigned logical_sect
 int ap_analysis_run(const struct ap_obs *obs, size_t n,
 		    const struct ap_analysis_params *p, struct ap_verdict *v);
 void ap_verdict_free(struct ap_verdict *v);
+/* Replace the verdict's note with a formatted one (kept in note_buf). */
+void ap_verdict_set_note(struct ap_verdict *v, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* Deep copy (fast_starts, stats, note): @dst is overwritten. */
 void ap_verdict_copy(struct ap_verdict *dst, const struct ap_verdict *src);
 

@@ -213,25 +213,6 @@ int ap_probe_analyse_size(struct ap_probe_result *r, size_t idx, const struct ap
 	return 0;
 }
 
-static void set_note(struct ap_verdict *v, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void set_note(struct ap_verdict *v, const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	if (!s)
-		return;
-	free(v->note_buf);
-	v->note_buf = s;
-	v->note = s;
-}
-
 static const char *human(uint64_t bytes, char *buf, size_t len)
 {
 	if (bytes >= MiB && bytes % MiB == 0)
@@ -291,13 +272,13 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 
 			if (cv->sensitive && cv->resolved && cv->period == v->period &&
 			    cv->lowest_aligned_lba == v->lowest_aligned_lba) {
-				set_note(v, "%s writes show %u-byte physical sectors from LBA %u; "
+				ap_verdict_set_note(v, "%s writes show %u-byte physical sectors from LBA %u; "
 					 "%s writes confirm it", human(d->size, b1, sizeof(b1)),
 					 v->physical_sector, v->lowest_aligned_lba,
 					 human(c->size, b2, sizeof(b2)));
 				r->clear = d->clear && c->clear;
 			} else if (cv->sensitive && cv->resolved) {
-				set_note(v, "inconsistent: %s writes show %u-byte physical sectors "
+				ap_verdict_set_note(v, "inconsistent: %s writes show %u-byte physical sectors "
 					 "from LBA %u, %s writes %u-byte ones from LBA %u",
 					 human(d->size, b1, sizeof(b1)), v->physical_sector,
 					 v->lowest_aligned_lba, human(c->size, b2, sizeof(b2)),
@@ -305,7 +286,7 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 				unresolve(v);
 				r->clear = false;
 			} else {
-				set_note(v, "%s writes show %u-byte physical sectors from LBA %u; "
+				ap_verdict_set_note(v, "%s writes show %u-byte physical sectors from LBA %u; "
 					 "%s writes did not confirm it (%s)",
 					 human(d->size, b1, sizeof(b1)), v->physical_sector,
 					 v->lowest_aligned_lba, human(c->size, b2, sizeof(b2)),
@@ -313,7 +294,7 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 				r->clear = false;
 			}
 		} else if (o->confirm && (size_t)r->decided + 1 < r->plan.nsizes) {
-			set_note(v, "%s writes show %u-byte physical sectors from LBA %u; not "
+			ap_verdict_set_note(v, "%s writes show %u-byte physical sectors from LBA %u; not "
 				 "confirmed with larger writes (stopped early)",
 				 human(d->size, b1, sizeof(b1)), v->physical_sector,
 				 v->lowest_aligned_lba);
@@ -324,13 +305,13 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 		v->reported_physical = r->plan.reported_physical;
 		v->p_value = 1;
 		v->slowdown = 1;
-		set_note(v, "nothing was measured");
+		ap_verdict_set_note(v, "nothing was measured");
 	} else if (structured != SIZE_MAX && structured == last) {
 		/* the largest size measured still shows structure without a clean phase */
 		ap_verdict_copy(v, &r->sizes[structured].verdict);
 		unresolve(v);
 		r->clear = r->sizes[structured].clear && last + 1 == r->plan.nsizes;
-		set_note(v, "every write size up to %s shows an alignment effect without a "
+		ap_verdict_set_note(v, "every write size up to %s shows an alignment effect without a "
 			 "single aligned phase: the hidden unit is probably larger than %s "
 			 "(try a larger --max-size)", human(r->sizes[last].size, b1, sizeof(b1)),
 			 human(r->sizes[last].size, b2, sizeof(b2)));
@@ -346,14 +327,14 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 		if (r->mode == AP_PROBE_READONLY) {
 			unresolve(v);
 			r->clear = false;
-			set_note(v, "read timings show no alignment effect at any size from %s to "
+			ap_verdict_set_note(v, "read timings show no alignment effect at any size from %s to "
 				 "%s; this is weak evidence: most drives read misaligned data at "
 				 "almost no extra cost, so it does not show honest sectors. Only "
 				 "a writing probe (--preserve keeps the data) can tell",
 				 human(r->sizes[0].size, b1, sizeof(b1)),
 				 human(r->sizes[last].size, b2, sizeof(b2)));
 		} else {
-			set_note(v, "no alignment effect for writes from %s to %s: the drive "
+			ap_verdict_set_note(v, "no alignment effect for writes from %s to %s: the drive "
 				 "behaves like honest %u-byte sectors (or hides a unit larger "
 				 "than %s)", human(r->sizes[0].size, b1, sizeof(b1)),
 				 human(r->sizes[last].size, b2, sizeof(b2)),
@@ -363,12 +344,12 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 		ap_verdict_copy(v, &r->sizes[last].verdict);
 		unresolve(v);
 		v->sensitive = false;
-		set_note(v, "no verdict: %s (measured up to %s writes)",
+		ap_verdict_set_note(v, "no verdict: %s (measured up to %s writes)",
 			 r->interrupted ? "interrupted" : r->budget_out ? "the time budget ran out" :
 			 "the timings were inconclusive", human(r->sizes[last].size, b1, sizeof(b1)));
 	}
 	if (r->mode == AP_PROBE_READONLY && v->sensitive && v->resolved && !v->note)
-		set_note(v, "from read timings only");
+		ap_verdict_set_note(v, "from read timings only");
 }
 
 static int add_sample(struct ap_probe_result *r, const struct ap_probe_sample *s)

@@ -14,7 +14,9 @@ for h in json pmconfig; do
 	nseeds=$(ls "$TS_TMP/seeds-$h" | wc -l)
 	[ "$nseeds" -ge 10 ] || ts_fail "$h: only $nseeds seeds"
 	nreg=$(find "$top_srcdir/fuzz/regressions/$h" -type f ! -name '.*' 2>/dev/null | wc -l)
-	ts_run_rc 0 "$replay" "$TS_TMP/seeds-$h" "$top_srcdir/fuzz/regressions/$h"
+	regress=()	# an empty directory would only exercise replay.c's qsort(NULL, 0)
+	[ "$nreg" -gt 0 ] && regress=("$top_srcdir/fuzz/regressions/$h")
+	ts_run_rc 0 "$replay" "$TS_TMP/seeds-$h" "${regress[@]}"
 	ts_assert_eq "replayed $((nseeds + nreg)) inputs" "$(cat "$TS_TMP/out")" "$h: replay count"
 	ts_log "$h: $nseeds seeds, $nreg regression inputs"
 done
