@@ -78,7 +78,8 @@ static int replay_dir(const char *dir, size_t *n)
 		cnt++;
 	}
 	closedir(dp);
-	qsort(names, cnt, sizeof(*names), cmp);
+	if (cnt > 1)
+		qsort(names, cnt, sizeof(*names), cmp);
 	for (i = 0; i < cnt; i++) {
 		struct stat st;
 

@@ -88,6 +88,10 @@ ts_cleanup() {
 
 # ts_init "description"
 ts_init() {
+	if [ "${ALIGNPROBE_SKIP_INTEGRATION:-0}" = 1 ]; then
+		printf '%s: SKIP: integration tests disabled (ALIGNPROBE_SKIP_INTEGRATION=1)\n' "$TS_NAME" >&2
+		exit 77
+	fi
 	[ -x "$ALIGNPROBE" ] || { echo "$TS_NAME: $ALIGNPROBE not built" >&2; exit 99; }
 	TS_TMP=$(mktemp -d /tmp/alignprobe-ts.XXXXXX) || exit 99
 	mkdir -p "$TS_TMP/state"
