@@ -166,22 +166,6 @@ static void release(struct cleanup *c, const struct ap_state_entry *en)
 		ap_state_release(en->file);
 }
 
-static void unescape(char *s)
-{
-	char *w = s;
-
-	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 4;
-		} else {
-			*w++ = *s++;
-		}
-	}
-	*w = '\0';
-}
-
 /*
  * The topmost mount on @path (exact), or with @under any mount at or below
  * it: 1 found (source and devno filled when asked), 0 none.
@@ -202,7 +186,7 @@ static int find_mount(const char *path, bool under, char **source, dev_t *devno)
 
 		if (sscanf(line, "%*s %*s %31s %*s %4095s", mm, target) != 2)
 			continue;
-		unescape(target);
+		ap_unescape_octal(target);
 		if (under)
 			match = strncmp(target, path, plen) == 0 &&
 				(target[plen] == '\0' || target[plen] == '/');
@@ -215,7 +199,7 @@ static int find_mount(const char *path, bool under, char **source, dev_t *devno)
 			*devno = makedev(ma, mi);
 		sep = strstr(line, " - ");
 		if (source && sep && sscanf(sep, " - %*s %4095s", src) == 1) {
-			unescape(src);
+			ap_unescape_octal(src);
 			free(*source);
 			*source = ap_xstrdup(src);
 		}

@@ -213,23 +213,6 @@ static void devset_fill(struct devset *s, dev_t d, const char *name)
 	free(dir);
 }
 
-/* /proc/self/mountinfo and /proc/swaps escape blanks as \040 etc. */
-static void unescape(char *s)
-{
-	char *w = s;
-
-	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 4;
-		} else {
-			*w++ = *s++;
-		}
-	}
-	*w = '\0';
-}
-
 /* Does @path name a block device in @s? (stat follows /dev/disk/by-* links) */
 static ssize_t devset_find_path(const struct devset *s, const char *path)
 {
@@ -257,13 +240,13 @@ static int check_mounts(const struct devset *s, struct ap_error *e)
 		line[strcspn(line, "\n")] = '\0';
 		if (sscanf(line, "%*s %*s %31s %*s %4095s", mm, target) != 2)
 			continue;
-		unescape(target);
+		ap_unescape_octal(target);
 		if (parse_devno(mm, &d) == 0)
 			i = devset_find(s, d);
 		/* the source after " - fstype ": catches sources that show 0:NN (btrfs) */
 		sep = strstr(line, " - ");
 		if (i < 0 && sep && sscanf(sep, " - %*s %4095s", source) == 1) {
-			unescape(source);
+			ap_unescape_octal(source);
 			i = devset_find_path(s, source);
 		}
 		if (i >= 0) {
@@ -296,7 +279,7 @@ static int check_swaps(const struct devset *s, struct ap_error *e)
 
 		if (sscanf(line, "%4095s", name) != 1 || name[0] != '/')
 			continue;	/* the header line */
-		unescape(name);
+		ap_unescape_octal(name);
 		if (stat(name, &st) != 0)
 			continue;
 		if (S_ISBLK(st.st_mode))

@@ -288,6 +288,22 @@ bool ap_is_power_of_2(uint64_t x)
 	return x && !(x & (x - 1));
 }
 
+void ap_unescape_octal(char *s)
+{
+	char *w = s;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 4;
+		} else {
+			*w++ = *s++;
+		}
+	}
+	*w = '\0';
+}
+
 int ap_pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
 {
 	const char *p = buf;

@@ -61,6 +61,9 @@ char *ap_size_to_human(uint64_t bytes);
 
 bool ap_is_power_of_2(uint64_t x);
 
+/* Undo the \ooo escapes of /proc/self/mountinfo and /proc/swaps, in place. */
+void ap_unescape_octal(char *s);
+
 /* Write all of @buf at @off, retrying short writes and EINTR: 0 or -errno. */
 int ap_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
 int ap_pread_all(int fd, void *buf, size_t len, uint64_t off);

@@ -135,6 +135,19 @@ static void test_error(void **state)
 	assert_false(ap_is_power_of_2(4095));
 }
 
+static void test_unescape(void **state)
+{
+	char a[] = "/mnt/with\\040blank\\011tab", b[] = "\\0", c[] = "\\400x\\12";
+
+	(void)state;
+	ap_unescape_octal(a);
+	assert_string_equal(a, "/mnt/with blank\ttab");
+	ap_unescape_octal(b);
+	assert_string_equal(b, "\\0");		/* too short: kept */
+	ap_unescape_octal(c);
+	assert_string_equal(c, "\\400x\\12");	/* out of range, too short: kept */
+}
+
 static void test_clock(void **state)
 {
 	uint64_t a = ap_now_ns(), b = ap_now_ns();
@@ -153,6 +166,7 @@ int main(void)
 		cmocka_unit_test(test_parse_fraction),
 		cmocka_unit_test(test_human),
 		cmocka_unit_test(test_error),
+		cmocka_unit_test(test_unescape),
 		cmocka_unit_test(test_clock),
 	};
 
