@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -491,6 +492,8 @@ int ap_emu_server_run(const struct ap_emu_spec *s, const char *workdir,
 	struct fuse_buf fbuf;
 	struct fuse_session *se;
 	struct ctl_state cs = { 0 };
+	bool teardown_started = false;
+	sigset_t term, orig;
 	char *mnt, *path;
 	int lock_fd, rc = 0;
 
@@ -530,13 +533,43 @@ int ap_emu_server_run(const struct ap_emu_spec *s, const char *workdir,
 	}
 	status(status_fd, "ready");
 
-	while (!fuse_session_exited(se) && !ap_sig_pending()) {
+	sigemptyset(&term);
+	sigaddset(&term, SIGINT);
+	sigaddset(&term, SIGTERM);
+	sigaddset(&term, SIGHUP);
+	sigprocmask(SIG_SETMASK, NULL, &orig);
+
+	for (;;) {
 		struct pollfd p[2] = {
 			{ .fd = fuse_session_fd(se), .events = POLLIN },
 			{ .fd = ctl_fd, .events = POLLIN },
 		};
-		int n = poll(p, ctl_fd >= 0 ? 2 : 1, -1);
+		int n;
 
+		/* signals stay blocked from the check to ppoll(): one that
+		 * comes in between interrupts the wait instead of being lost */
+		sigprocmask(SIG_BLOCK, &term, NULL);
+		if (fuse_session_exited(se))
+			break;
+		if (ap_sig_pending()) {
+			/*
+			 * Terminated from outside (kill, a service manager):
+			 * never leave the loop device attached to a file that
+			 * is about to vanish. The first signal starts the same
+			 * teardown as a vanished owner, and we serve on until
+			 * it is done (it stops us when the loop device has let
+			 * go); a second signal ends us regardless.
+			 */
+			if (!cs.done || !cs.dev || teardown_started)
+				break;
+			teardown_started = true;
+			ap_sig_reset();
+			spawn_teardown(workdir, cs.dev);
+			while (waitpid(-1, NULL, WNOHANG) > 0)
+				;
+		}
+		n = ppoll(p, ctl_fd >= 0 ? 2 : 1, NULL, &orig);
+		sigprocmask(SIG_SETMASK, &orig, NULL);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -549,8 +582,9 @@ int ap_emu_server_run(const struct ap_emu_spec *s, const char *workdir,
 				ctl_fd = -1;
 				if (!cs.done)
 					break;	/* the attaching process died */
-				if (!cs.persist && cs.dev) {
+				if (!cs.persist && cs.dev && !teardown_started) {
 					/* its owner exited without detaching */
+					teardown_started = true;
 					spawn_teardown(workdir, cs.dev);
 					while (waitpid(-1, NULL, WNOHANG) > 0)
 						;
@@ -569,6 +603,7 @@ int ap_emu_server_run(const struct ap_emu_spec *s, const char *workdir,
 			break;
 		}
 	}
+	sigprocmask(SIG_SETMASK, &orig, NULL);
 	fuse_session_unmount(se);
 	fuse_session_destroy(se);
 	/*

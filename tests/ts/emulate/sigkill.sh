@@ -4,10 +4,10 @@
 # A SIGKILLed emulator: its mount says "Transport endpoint is not
 # connected", I/O fails instead of hanging, and `emulate --detach` (or
 # `alignprobe cleanup`, for the stale registry entry) leaves no loop device,
-# no FUSE mount and no files. Only this test's own device and mount are
+# no FUSE mount and no files. A SIGTERMed one takes its drive down itself. Only this test's own device and mount are
 # looked at.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
-ts_init "detach after SIGKILL of the emulator"
+ts_init "detach after SIGKILL, self-teardown after SIGTERM of the emulator"
 ts_need_emulator
 ts_need_cmd timeout dd
 
@@ -62,6 +62,13 @@ kill -9 "$pid"
 while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
 timeout 60 "$ALIGNPROBE" cleanup >/dev/null 2>"$TS_TMP/cleanup.err" ||
 	ts_fail "cleanup failed: $(cat "$TS_TMP/cleanup.err")"
+gone
+
+# a server terminated from outside (SIGTERM, as a service manager or kill(1)
+# does) takes its own drive down: no loop device left on a vanished file
+attach
+kill -TERM "$pid"
+for i in $(seq 200); do [ -e "$(dirname "$mnt")" ] || break; sleep 0.05; done
 gone
 
 # a drive attached in-process (here: emulate --attach --wait) whose owner is
