@@ -984,7 +984,7 @@ static int do_sweep(struct sweep_cmd *c, int excl_fd)
 	const struct ap_verdict *v;
 	uint64_t part_sectors = c->part_size / c->info.logical_sector;
 	char stopbuf[160];
-	int rc, rc2;
+	int rc, rc2, sig;
 
 	o.disk = c->disk;
 	o.starts = c->starts;
@@ -1034,8 +1034,11 @@ static int do_sweep(struct sweep_cmd *c, int excl_fd)
 	doc_of_run(c, &run, &d);
 	rc = report(c, &d, v, ap_sweep_stop_name(run.stop));
 
-	if (run.stop == AP_SWEEP_STOP_SIGNAL)
-		rc2 = AP_EXIT_SIGNAL_BASE + run.signo;
+	/* a signal after the last step (analysis, wipe, report) still
+	 * ends the run as interrupted: its report is complete, though */
+	sig = run.stop == AP_SWEEP_STOP_SIGNAL ? run.signo : ap_sig_pending();
+	if (sig)
+		rc2 = AP_EXIT_SIGNAL_BASE + sig;
 	else if (run.stop == AP_SWEEP_STOP_FATAL || run.nfailed || run.wipe_error.code)
 		rc2 = AP_EXIT_FAILURE;
 	else
