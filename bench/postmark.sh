@@ -12,8 +12,15 @@
 # Targets: identical counts; user CPU <= 1/3 of PostMark's; wall time no
 # worse; peak RSS <= half.
 #
+# Then what the user CPU is made of: the user instructions each program
+# executes (callgrind, smaller workload) and the user time this kernel
+# charges to every system call (a calibration loop, and each program's
+# system calls counted by perf), which puts a floor under the user CPU of
+# any program that makes PostMark's calls (docs/design.md, 2.5).
+#
 # Usage: bench/postmark.sh [ALIGNPROBE]   (env: ROUNDS=3, POSTMARK=/usr/bin/postmark,
-#        NUMBER, TRANSACTIONS to scale the workload)
+#        NUMBER, TRANSACTIONS to scale the workload, CALLGRIND=0 and PERF=0
+#        to skip those parts)
 set -u
 export LC_ALL=C
 
@@ -146,6 +153,71 @@ if [ "${CALLGRIND:-1}" = 1 ] && command -v valgrind > /dev/null; then
 	echo
 	echo "user-mode instructions (callgrind, number 20000, transactions 20000, same syscalls):"
 	awk -v p="$pir" -v a="$air" 'BEGIN { printf "  postmark %d, alignprobe %d, ratio %.3f\n", p, a, (p > 0 ? a / p : 0) }'
+fi
+
+# The floor under user CPU: this kernel charges user time to every system
+# call (tick-based accounting: a tick that lands on the way into or out of
+# the kernel, or on the TLB refills after it, counts as user). Measured with
+# a loop of the workload's kinds of calls and nothing else, then multiplied
+# by the system calls each program makes (perf counting the
+# raw_syscalls:sys_enter tracepoint). PERF=0 skips.
+if [ "${PERF:-1}" = 1 ] && command -v perf > /dev/null && command -v gcc > /dev/null; then
+	# the workload's kinds of calls (openat write close openat read close
+	# unlinkat) on one name, with next to no user code between them
+	cat > "$work/sc.c" <<'EOF_C'
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+static char buf[1024];
+int main(int argc, char **argv)
+{
+	long i, n = atol(argv[2]);
+	int d = open(argv[1], O_RDONLY | O_DIRECTORY), fd;
+
+	for (i = 0; d >= 0 && i < n; i++) {
+		fd = openat(d, "calibrate", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || write(fd, buf, sizeof(buf)) != sizeof(buf) || close(fd))
+			return 1;
+		fd = openat(d, "calibrate", O_RDONLY);
+		if (fd < 0 || read(fd, buf, sizeof(buf)) != sizeof(buf) || close(fd) ||
+		    unlinkat(d, "calibrate", 0))
+			return 1;
+	}
+	return d < 0;
+}
+EOF_C
+	if gcc -O2 -o "$work/sc" "$work/sc.c" &&
+	   perf stat -x, -e raw_syscalls:sys_enter -o "$work/perf.t" true 2> /dev/null; then
+		ncal=300000
+		for r in 1 2 3; do
+			"$TIME" -f '%U' -o "$work/t" "$work/sc" "$mnt" "$ncal" ||
+				{ echo "bench/postmark.sh: calibration loop failed" >&2; exit 1; }
+			awk -v n="$ncal" '{ printf "%.4f\n", $1 * 1e6 / (7 * n) }' "$work/t" >> "$work/charge"
+		done
+		charge=$(sort -g "$work/charge" | sed -n 2p)
+		nsys() {
+			(cd "$mnt" && perf stat -x, -e raw_syscalls:sys_enter -o "$work/perf.out" "$@") \
+				> /dev/null 2>&1
+			awk -F, '/raw_syscalls:sys_enter/ { print $1 }' "$work/perf.out"
+		}
+		psys=$(nsys "$PM" "$cfg")
+		asys=$(nsys "$AP" postmark -q "$cfg")
+		pu=$(median 2 "$work/pm.times")
+		au=$(median 2 "$work/ap.times")
+		echo
+		echo "user CPU charged to system calls ($charge us of user time per call, median of 3 loops of"
+		echo "openat write close openat read close unlinkat with no other work):"
+		awk -v c="$charge" -v ps="$psys" -v as="$asys" -v pu="$pu" -v au="$au" 'BEGIN {
+			printf "  system calls: postmark %d, alignprobe %d, ratio %.3f\n", ps, as, as / ps
+			printf "  postmark:   %.2f s of its %.2f s user CPU (%.0f %%)\n", ps * c / 1e6, pu, 100 * ps * c / 1e6 / pu
+			printf "  alignprobe: %.2f s of its %.2f s user CPU (%.0f %%)\n", as * c / 1e6, au, 100 * as * c / 1e6 / au
+			f = as * c / 1e6 / pu
+			printf "  floor of the user CPU ratio for alignprobe'"'"'s system calls: %.3f%s\n", f,
+				(f > 0.334 ? " (above the 1/3 target: unreachable while every operation is a system call)" : "") }'
+	else
+		echo
+		echo "(perf cannot count raw_syscalls:sys_enter here: user CPU floor not measured)"
+	fi
 fi
 
 echo
