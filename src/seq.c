@@ -502,12 +502,39 @@ static const unsigned char *seq_pool_at(const struct seq_ctx *x, uint64_t bs, ui
 	return x->pool + (i * bs) % usable;
 }
 
-/* The region once, so that every cell overwrites allocated blocks. */
+/*
+ * An existing regular file whose region is already written: no hole in it
+ * (SEEK_HOLE reports unwritten, fallocated extents as holes) and at least
+ * as many blocks allocated as the region needs. Laying it out again would
+ * only cost time, and leave the disk busy writing it back when the first
+ * run starts.
+ */
+static bool seq_region_is_written(const struct seq_ctx *x)
+{
+	const struct ap_seq_target *t = x->t;
+	const struct ap_seq_opts *o = x->o;
+	struct stat st;
+	off_t hole;
+
+	if (t->is_bdev || t->created)
+		return false;
+	if (fstat(t->fd, &st) < 0 || (uint64_t)st.st_blocks * 512 < o->size)
+		return false;
+	hole = lseek(t->fd, (off_t)o->offset, SEEK_HOLE);
+	return hole >= 0 && (uint64_t)hole >= o->offset + o->size;
+}
+
+/*
+ * The region once, so that every cell overwrites allocated blocks; not
+ * for a file whose region is already written.
+ */
 static int seq_layout(struct seq_ctx *x)
 {
 	const struct ap_seq_opts *o = x->o;
 	uint64_t done = 0;
 
+	if (seq_region_is_written(x))
+		return 0;
 	while (done < o->size) {
 		size_t n = x->pool_len;
 		int rc;

@@ -62,4 +62,30 @@ expect direct        "open O_WRONLY|O_DSYNC|O_DIRECT|O_CLOEXEC | pwrite64*4 | cl
 expect direct-nosync "open O_WRONLY|O_DIRECT|O_CLOEXEC | pwrite64*4 | close | fsync"
 expect read-direct   "open O_RDONLY|O_DIRECT|O_CLOEXEC | pread64*4 | close | fsync"
 expect read-cached   "open O_RDONLY|O_CLOEXEC | pread64*4 | close | fsync"
+
+# layout_writes FILE: bytes written before the first timed open (the layout)
+layout_writes() {
+	local log=$TS_TMP/strace.layout
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f -qq -e signal=none \
+		-e trace=openat,pwrite64 -o "$log" "$ALIGNPROBE" seq -q --modes none \
+		--block-sizes 64K --size 256K --cell-time 0 "$1" > /dev/null 2> "$TS_TMP/err" ||
+		{ cat "$TS_TMP/err" >&2; ts_fail "seq on $1 failed under strace"; }
+	awk -v path="\"$1\"" '
+		index($0, "openat(AT_FDCWD, " path ", O_WRONLY") { exit }
+		/pwrite64\(/ { n += $NF }
+		END { print n + 0 }' "$log"
+}
+
+# a region already written is not laid out again; holes and unwritten
+# (fallocated) extents are
+g=$TS_TMP/written.img
+head -c 256K /dev/urandom > "$g"
+ts_assert_eq 0 "$(layout_writes "$g")" "layout of a written file"
+rm -f "$g"
+truncate -s 256K "$g"
+ts_assert_eq 262144 "$(layout_writes "$g")" "layout of a sparse file"
+rm -f "$g"
+if fallocate -l 256K "$g" 2>/dev/null; then
+	ts_assert_eq 262144 "$(layout_writes "$g")" "layout of a fallocated file"
+fi
 ts_pass
