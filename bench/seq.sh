@@ -4,9 +4,11 @@
 # bench/seq.sh: alignprobe seq against fio and dd, side by side in one run,
 # on the same file with the same settings. The cells run one after the
 # other, each first with one untimed dd run, then REPS repetitions in which
-# the three tools run back to back in a shuffled order, so that each
-# repetition gives one PAIRED ratio alignprobe/fio taken under the same
-# machine state; the cell reports the median of those ratios with a
+# the three tools run back to back, each repetition in the next of the 6
+# orders of the tools (shuffled per cell; with REPS a multiple of 6 every
+# tool runs as often in each position and before each other tool), so
+# that each repetition gives one PAIRED ratio alignprobe/fio taken under
+# the same machine state; the cell reports the median of those ratios with a
 # distribution-free 95% interval (order statistics, sign test) and how many
 # repetitions alignprobe won. Target: >= 0.98 x fio in every cell. Then the
 # data generator against reading /dev/urandom (target >= 20x).
@@ -23,8 +25,9 @@
 #
 # FILE (default /tmp/alignprobe-bench-seq.img) is created and removed.
 # Buffered modes (none, sync-after, fdatasync) write FAST_SIZE (256M) per
-# run, the per-block sync modes SYNC_SIZE (16M). REPS defaults to 9 (the
-# 95% interval of a median needs at least 6). -t leaves tools out (ap and
+# run, the per-block sync modes SYNC_SIZE (16M). REPS defaults to 12 (the
+# 95% interval of a median needs at least 6; the position of a run in its
+# repetition moved buffered runs by up to 6%, hence the balanced orders). -t leaves tools out (ap and
 # fio are needed for the ratios). SEQ_BENCH_RUNS=FILE keeps every run
 # ("REP MODE BS TOOL MBPS SECONDS POSITION END_TIME"). Needs: dd, fio, jq, gcc.
 #
@@ -73,7 +76,7 @@ export LC_ALL=C
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILDDIR:-$top}
 file=/tmp/alignprobe-bench-seq.img
-reps=9
+reps=12
 sizes="4K 64K 1M 16M"
 fast_size=256M
 sync_size=16M
@@ -91,7 +94,7 @@ while getopts "b:f:r:B:s:S:m:t:h" c; do
 	S) sync_size=$OPTARG ;;
 	m) modes=$OPTARG ;;
 	t) tools=$OPTARG ;;
-	h) sed -n '3,69p' "$0"; exit 0 ;;
+	h) sed -n '3,72p' "$0"; exit 0 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -112,6 +115,22 @@ trap 'exit 130' INT TERM
 bytes() { numfmt --from=iec "$1"; }
 median() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) exit; if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 drop() { sync "$file"; dd if="$file" iflag=nocache count=0 status=none; }
+
+# every order of the words given, one per line
+perms() {
+	local x i rest
+	if [ $# -le 1 ]; then
+		echo "$*"
+		return
+	fi
+	for x in "$@"; do
+		rest=()
+		for i in "$@"; do
+			[ "$i" = "$x" ] || rest+=("$i")
+		done
+		perms "${rest[@]}" | sed "s/^/$x /"
+	done
+}
 
 size_of() {
 	case $1 in none|sync-after|fdatasync) bytes "$fast_size" ;; *) bytes "$sync_size" ;; esac
@@ -180,9 +199,10 @@ for m in $modes; do
 		# cell's writes free and reuse, whichever tool comes first
 		drop
 		run_dd "$m" "$bs" "$size" > /dev/null
+		mapfile -t order < <(perms $tools | shuf)
 		for r in $(seq "$reps"); do
 			pos=0
-			for tool in $(printf '%s\n' $tools | shuf); do
+			for tool in ${order[(r - 1) % ${#order[@]}]}; do
 				drop
 				pos=$((pos + 1))
 				v=$(run_$tool "$m" "$bs" "$size")
