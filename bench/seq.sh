@@ -27,8 +27,8 @@
 # Buffered modes (none, sync-after, fdatasync) write FAST_SIZE (256M) per
 # run, the per-block sync modes SYNC_SIZE (16M). REPS defaults to 12 (the
 # 95% interval of a median needs at least 6; the position of a run in its
-# repetition moved buffered runs by up to 6%, hence the balanced orders). -t leaves tools out (ap and
-# fio are needed for the ratios). SEQ_BENCH_RUNS=FILE keeps every run
+# repetition moved buffered runs by up to 6%, hence the balanced orders).
+# -t leaves tools out (ap and fio are needed for the ratios). SEQ_BENCH_RUNS=FILE keeps every run
 # ("REP MODE BS TOOL MBPS SECONDS POSITION END_TIME"). Needs: dd, fio, jq, gcc.
 #
 # Equivalences (one cell = one tool run over the same region):
