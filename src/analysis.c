@@ -1387,11 +1387,19 @@ int ap_verdict_from_json(struct json_object *o, struct ap_verdict *v)
 		rc = -EINVAL;	/* null exactly when unresolved */
 		goto fail;
 	}
-	if ((rc = get_uint(o, "lowest_aligned_lba", true, &v->lowest_aligned_lba, NULL)))
+	if ((rc = get_uint(o, "lowest_aligned_lba", true, &v->lowest_aligned_lba, &isnull)))
 		goto fail;
+	if (!isnull && !v->resolved) {
+		rc = -EINVAL;	/* an alignment without a physical sector */
+		goto fail;
+	}
 	if (json_object_object_get_ex(o, "period", &x)) {
-		if ((rc = get_uint(o, "period", true, &v->period, NULL)))
+		if ((rc = get_uint(o, "period", true, &v->period, &isnull)))
 			goto fail;
+		if (!isnull && !v->resolved) {
+			rc = -EINVAL;
+			goto fail;
+		}
 	}
 	if (v->resolved && !v->period && v->logical_sector)
 		v->period = v->physical_sector / v->logical_sector;

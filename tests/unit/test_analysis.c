@@ -616,6 +616,16 @@ static void test_json(void **state)
 	assert_true(w.sensitive);
 	assert_non_null(w.note);
 	ap_verdict_free(&w);
+	/* an alignment or period without a physical sector: refused, as it
+	 * could not be written back (found by fuzz/fuzz_json.c) */
+	json_object_object_add(o, "lowest_aligned_lba", json_object_new_int(32768));
+	assert_int_equal(ap_verdict_from_json(o, &w), -EINVAL);
+	json_object_object_add(o, "lowest_aligned_lba", NULL);
+	json_object_object_add(o, "period", json_object_new_int(8));
+	assert_int_equal(ap_verdict_from_json(o, &w), -EINVAL);
+	json_object_object_add(o, "period", NULL);
+	assert_int_equal(ap_verdict_from_json(o, &w), 0);
+	ap_verdict_free(&w);
 	json_object_put(o);
 	ap_verdict_free(&v);
 }
