@@ -150,6 +150,8 @@ else
 	par=()
 fi
 log=$work/fuzz-$h.log
+stamp=$work/started-$h
+: > "$stamp"
 (cd "$work" && nice -n 19 "$bin" -max_total_time="$time" -timeout=20 -rss_limit_mb=2048 \
 	-print_final_stats=1 -artifact_prefix="$artifacts/" "${par[@]}" "$@" "${dirs[@]}") \
 	> "$log" 2>&1
@@ -157,17 +159,19 @@ rc=$?
 grep -E '^(stat::|Done|#[0-9]+ +DONE)' "$log" | tail -n 12 >&2
 [ "$jobs" -gt 1 ] && cat "$work"/fuzz-*.log 2>/dev/null | grep -E '^stat::number_of_executed_units' >&2
 
-# 5. keep crashes as regression inputs (crash-, leak-, timeout-, oom-);
-#    slow units are only reported: on a shared machine they are mostly noise
+# 5. keep this run's crashes as regression inputs (crash-, leak-, timeout-,
+#    oom-; earlier runs' artifacts stay where they are, they may have been
+#    kept under another name); slow units are only reported: on a shared
+#    machine they are mostly noise
 n=0
 for f in "$artifacts"/crash-* "$artifacts"/leak-* "$artifacts"/timeout-* "$artifacts"/oom-*; do
-	[ -f "$f" ] || continue
+	[ -f "$f" ] && [ "$f" -nt "$stamp" ] || continue
 	b=$(basename "$f")
 	[ -e "$regress/$b" ] && continue
 	cp "$f" "$regress/$b" && n=$((n + 1))
 done
 for f in "$artifacts"/slow-unit-*; do
-	[ -f "$f" ] && echo "run.sh: $h: slow input (not a crash): $f" >&2
+	[ -f "$f" ] && [ "$f" -nt "$stamp" ] && echo "run.sh: $h: slow input (not a crash): $f" >&2
 done
 if [ "$n" -gt 0 ] || [ "$rc" -ne 0 ]; then
 	echo "run.sh: $h: libFuzzer exited $rc; $n new crashing input(s) copied to $regress (log: $log)" >&2
