@@ -43,21 +43,6 @@ struct ap_journal {
 	unsigned char hdr[AP_JOURNAL_HDR];
 };
 
-uint32_t ap_crc32(uint32_t crc, const void *buf, size_t len)
-{
-	const unsigned char *p = buf;
-	size_t i;
-	int k;
-
-	crc = ~crc;
-	for (i = 0; i < len; i++) {
-		crc ^= p[i];
-		for (k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1)));
-	}
-	return ~crc;
-}
-
 static uint64_t rec_stride(const struct ap_journal *j)
 {
 	return AP_JOURNAL_REC_HDR + (uint64_t)j->info.rec_len;

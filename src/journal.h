@@ -82,7 +82,4 @@ int ap_journal_restore(struct ap_journal *j, int fd, struct ap_journal_restore_s
 void ap_journal_close(struct ap_journal *j);
 int ap_journal_remove(struct ap_journal *j);
 
-/* CRC-32 (IEEE 802.3), exported for the tests. */
-uint32_t ap_crc32(uint32_t crc, const void *buf, size_t len);
-
 #endif
