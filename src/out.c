@@ -305,6 +305,16 @@ int ap_out_json_print(FILE *f, struct json_object *doc)
 	return 0;
 }
 
+struct json_object *ap_json_string(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+struct json_object *ap_json_u64(uint64_t v)
+{
+	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
+}
+
 int ap_out_close_stdout(void)
 {
 	int bad = ferror(stdout);

@@ -116,6 +116,10 @@ int ap_out_print(const struct ap_out *o, struct libscols_table *tb);
 struct json_object;
 int ap_out_json_print(FILE *f, struct json_object *doc);
 
+/* JSON values for documents: a string, or null for NULL; an unsigned number. */
+struct json_object *ap_json_string(const char *s);
+struct json_object *ap_json_u64(uint64_t v);
+
 /* Close stdout, turning a late write error into -EIO (util-linux closeout). */
 int ap_out_close_stdout(void);
 
