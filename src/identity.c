@@ -406,7 +406,7 @@ static bool backing_same(const struct ap_disk_identity *w, const struct ap_disk_
 	if (w->backing_offset != h->backing_offset)
 		return false;
 	if (!w->backing_inode)	/* the inode could not be read: the path must do */
-		return same_path;
+		return !w->backing_file || same_path;
 	return w->backing_inode == h->backing_inode && (same_fs || same_path);
 }
 

@@ -209,6 +209,22 @@ static void test_backing(void **state)
 	assert_int_equal(ap_identity_compare(&a, &b, why, sizeof(why)), AP_IDENTITY_BACKING);
 	ap_identity_free(&b);
 
+	/* a record without the inode: the path decides; without either, nothing */
+	make_loop(&b);
+	a.backing_inode = 0;
+	b.backing_inode = 77;
+	assert_int_equal(ap_identity_compare(&a, &b, why, sizeof(why)), AP_IDENTITY_SAME);
+	replace(&b.backing_file, "/tmp/db.img");
+	assert_int_equal(ap_identity_compare(&a, &b, why, sizeof(why)), AP_IDENTITY_BACKING);
+	replace(&a.backing_file, NULL);
+	assert_int_equal(ap_identity_compare(&a, &b, why, sizeof(why)), AP_IDENTITY_SAME);
+	assert_int_equal(ap_identity_compare(&a, &a, why, sizeof(why)), AP_IDENTITY_SAME);
+	a.ncontent = 0;
+	assert_false(ap_identity_is_distinctive(&a));
+	ap_identity_free(&b);
+	ap_identity_free(&a);
+	make_loop(&a);
+
 	/* not a loop device at all */
 	make_loop(&b);
 	b.loop = false;
