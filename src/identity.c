@@ -604,31 +604,8 @@ static int get_str(struct json_object *o, const char *key, char **out, struct ap
 	if (!json_object_object_get_ex(o, key, &v) || !v)
 		return 0;
 	if (!json_object_is_type(v, json_type_string))
-		return ap_error_set(e, EINVAL, "identity: \"%s\" is not a string", key);
+		return ap_error_set(e, EINVAL, "\"%s\" is not a string", key);
 	*out = ap_xstrdup(json_object_get_string(v));
-	return 0;
-}
-
-/* A non-negative integer up to @max; absent/null is 0 unless @required. */
-static int get_u64(struct json_object *o, const char *key, bool required, uint64_t max,
-		   uint64_t *out, struct ap_error *e)
-{
-	struct json_object *v = NULL;
-	int64_t x;
-
-	*out = 0;
-	if (!json_object_object_get_ex(o, key, &v) || !v) {
-		if (required)
-			return ap_error_set(e, EINVAL, "identity: \"%s\" is missing", key);
-		return 0;
-	}
-	if (!json_object_is_type(v, json_type_int))
-		return ap_error_set(e, EINVAL, "identity: \"%s\" is not an integer", key);
-	errno = 0;
-	x = json_object_get_int64(v);
-	if (x < 0 || (uint64_t)x > max || errno == ERANGE)
-		return ap_error_set(e, EINVAL, "identity: \"%s\" is out of range", key);
-	*out = (uint64_t)x;
 	return 0;
 }
 
@@ -640,7 +617,7 @@ static int get_bool(struct json_object *o, const char *key, bool *out, struct ap
 	if (!json_object_object_get_ex(o, key, &v) || !v)
 		return 0;
 	if (!json_object_is_type(v, json_type_boolean))
-		return ap_error_set(e, EINVAL, "identity: \"%s\" is not a boolean", key);
+		return ap_error_set(e, EINVAL, "\"%s\" is not a boolean", key);
 	*out = json_object_get_boolean(v);
 	return 0;
 }
@@ -653,10 +630,10 @@ static int get_content(struct json_object *o, struct ap_disk_identity *id, struc
 	if (!json_object_object_get_ex(o, "content", &a) || !a)
 		return 0;
 	if (!json_object_is_type(a, json_type_array))
-		return ap_error_set(e, EINVAL, "identity: \"content\" is not an array");
+		return ap_error_set(e, EINVAL, "\"content\" is not an array");
 	n = json_object_array_length(a);
 	if (n > AP_IDENTITY_MAX_CONTENT)
-		return ap_error_set(e, EINVAL, "identity: %zu content ranges (at most %d)", n,
+		return ap_error_set(e, EINVAL, "%zu content ranges (at most %d)", n,
 				    AP_IDENTITY_MAX_CONTENT);
 	for (i = 0; i < n; i++) {
 		struct json_object *x = json_object_array_get_idx(a, i);
@@ -665,13 +642,12 @@ static int get_content(struct json_object *o, struct ap_disk_identity *id, struc
 		int rc;
 
 		if (!x || !json_object_is_type(x, json_type_object))
-			return ap_error_set(e, EINVAL, "identity: content range %zu is not an "
-					    "object", i);
-		rc = get_u64(x, "offset", true, INT64_MAX, &r->offset, e);
+			return ap_error_set(e, EINVAL, "content range %zu is not an object", i);
+		rc = ap_json_get_u64(x, "offset", INT64_MAX, true, &r->offset, e);
 		if (!rc)
-			rc = get_u64(x, "length", true, INT64_MAX, &r->length, e);
+			rc = ap_json_get_u64(x, "length", INT64_MAX, true, &r->length, e);
 		if (!rc)
-			rc = get_u64(x, "crc32", true, UINT32_MAX, &crc, e);
+			rc = ap_json_get_u64(x, "crc32", UINT32_MAX, true, &crc, e);
 		if (!rc)
 			rc = get_bool(x, "uniform", &r->uniform, e);
 		if (rc)
@@ -680,8 +656,8 @@ static int get_content(struct json_object *o, struct ap_disk_identity *id, struc
 		if (!r->length || r->offset % id->logical_sector ||
 		    r->length % id->logical_sector || r->offset > id->size ||
 		    r->length > id->size - r->offset)
-			return ap_error_set(e, EINVAL, "identity: content range %zu does not fit "
-					    "the device", i);
+			return ap_error_set(e, EINVAL, "content range %zu does not fit the "
+					    "device", i);
 	}
 	id->ncontent = n;
 	return 0;
@@ -690,59 +666,64 @@ static int get_content(struct json_object *o, struct ap_disk_identity *id, struc
 int ap_identity_from_json(struct json_object *o, struct ap_disk_identity *id,
 			  struct ap_error *e)
 {
-	uint64_t v;
+	struct ap_error le = { 0 };
+	uint64_t v = 0;
 	char *dev = NULL;
 	int rc;
 
 	memset(id, 0, sizeof(*id));
 	if (!o || !json_object_is_type(o, json_type_object))
 		return ap_error_set(e, EINVAL, "identity: not a JSON object");
-	rc = get_str(o, "wwn", &id->wwn, e);
+	rc = get_str(o, "wwn", &id->wwn, &le);
 	if (!rc)
-		rc = get_str(o, "serial", &id->serial, e);
+		rc = get_str(o, "serial", &id->serial, &le);
 	if (!rc)
-		rc = get_str(o, "model", &id->model, e);
+		rc = get_str(o, "model", &id->model, &le);
 	if (!rc)
-		rc = get_str(o, "vendor", &id->vendor, e);
+		rc = get_str(o, "vendor", &id->vendor, &le);
 	if (!rc)
-		rc = get_str(o, "revision", &id->revision, e);
+		rc = get_str(o, "revision", &id->revision, &le);
 	if (!rc)
-		rc = get_str(o, "uuid", &id->uuid, e);
+		rc = get_str(o, "uuid", &id->uuid, &le);
 	if (!rc)
-		rc = get_u64(o, "size", true, INT64_MAX, &id->size, e);
-	if (!rc && !(rc = get_u64(o, "logical_sector", true, 1u << 20, &v, e)))
+		rc = ap_json_get_u64(o, "size", INT64_MAX, true, &id->size, &le);
+	if (!rc && !(rc = ap_json_get_u64(o, "logical_sector", 1u << 20, true, &v, &le)))
 		id->logical_sector = (unsigned)v;
 	if (!rc && (id->logical_sector < 512 || !ap_is_power_of_2(id->logical_sector)))
-		rc = ap_error_set(e, EINVAL, "identity: bad logical sector size %u",
-				  id->logical_sector);
-	if (!rc && !(rc = get_u64(o, "partition", false, UINT32_MAX, &v, e)))
+		rc = ap_error_set(&le, EINVAL, "bad logical sector size %u", id->logical_sector);
+	v = 0;
+	if (!rc && !(rc = ap_json_get_u64(o, "partition", UINT32_MAX, false, &v, &le)))
 		id->partition = (unsigned)v;
 	if (!rc)
-		rc = get_u64(o, "partition_start", false, INT64_MAX, &id->partition_start, e);
+		rc = ap_json_get_u64(o, "partition_start", INT64_MAX, false, &id->partition_start,
+				     &le);
 	if (!rc)
-		rc = get_bool(o, "loop", &id->loop, e);
+		rc = get_bool(o, "loop", &id->loop, &le);
 	if (!rc && id->loop) {
-		rc = get_str(o, "backing_file", &id->backing_file, e);
+		rc = get_str(o, "backing_file", &id->backing_file, &le);
 		if (!rc)
-			rc = get_str(o, "backing_device", &dev, e);
+			rc = get_str(o, "backing_device", &dev, &le);
 		if (!rc && dev) {
 			char c;
 
 			if (sscanf(dev, "%u:%u%c", &id->backing_major, &id->backing_minor, &c) != 2)
-				rc = ap_error_set(e, EINVAL, "identity: bad backing_device '%s'",
-						  dev);
+				rc = ap_error_set(&le, EINVAL, "bad backing_device '%s'", dev);
 		}
 		if (!rc)
-			rc = get_u64(o, "backing_inode", false, UINT64_MAX, &id->backing_inode, e);
+			rc = ap_json_get_u64(o, "backing_inode", UINT64_MAX, false,
+					     &id->backing_inode, &le);
 		if (!rc)
-			rc = get_u64(o, "backing_offset", false, INT64_MAX, &id->backing_offset, e);
+			rc = ap_json_get_u64(o, "backing_offset", INT64_MAX, false,
+					     &id->backing_offset, &le);
 	}
 	if (!rc)
-		rc = get_content(o, id, e);
+		rc = get_content(o, id, &le);
 	free(dev);
-	if (rc)
+	if (rc) {
 		ap_identity_free(id);
-	return rc;
+		return ap_error_set(e, EINVAL, "identity: %s", le.msg);
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */

@@ -329,6 +329,27 @@ static void test_json_roundtrip(void **state)
 	ap_identity_free(&b);
 }
 
+/* The smallest identity: absent members are unknown (or 0). */
+static void test_json_minimal(void **state)
+{
+	struct ap_disk_identity b;
+	struct ap_error e = { 0 };
+	struct json_object *p = json_tokener_parse("{\"size\":1048576,\"logical_sector\":4096}");
+
+	(void)state;
+	assert_int_equal(ap_identity_from_json(p, &b, &e), 0);
+	assert_int_equal(b.size, 1048576);
+	assert_int_equal(b.logical_sector, 4096);
+	assert_int_equal(b.partition, 0);
+	assert_int_equal(b.partition_start, 0);
+	assert_false(b.loop);
+	assert_null(b.serial);
+	assert_int_equal(b.ncontent, 0);
+	assert_false(ap_identity_is_distinctive(&b));
+	json_object_put(p);
+	ap_identity_free(&b);
+}
+
 static void expect_bad(const char *text, const char *msg)
 {
 	struct ap_disk_identity b;
@@ -336,8 +357,8 @@ static void expect_bad(const char *text, const char *msg)
 	struct json_object *p = json_tokener_parse(text);
 
 	assert_int_equal(ap_identity_from_json(p, &b, &e), -EINVAL);
-	if (!strstr(e.msg, msg))
-		fail_msg("'%s': expected '%s' in '%s'", text, msg, e.msg);
+	if (!strstr(e.msg, msg) || strncmp(e.msg, "identity: ", 10) != 0)
+		fail_msg("'%s': expected 'identity: ...%s' in '%s'", text, msg, e.msg);
 	assert_null(b.serial);
 	json_object_put(p);
 }
@@ -386,6 +407,7 @@ int main(void)
 		cmocka_unit_test(test_distinctive),
 		cmocka_unit_test(test_describe),
 		cmocka_unit_test(test_json_roundtrip),
+		cmocka_unit_test(test_json_minimal),
 		cmocka_unit_test(test_json_bad),
 		cmocka_unit_test(test_field_names),
 	};
