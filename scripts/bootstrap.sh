@@ -21,7 +21,14 @@ PACKAGES="
 	postmark fio librsvg2-bin python3 tmux bash-completion groff man-db mandoc time jq
 	clang llvm libclang-rt-14-dev valgrind strace
 	debhelper lintian dpkg-dev systemd
+	prometheus
 "
+
+# Packages installed for their tools only, whose maintainer scripts would
+# start (and enable at boot) a network daemon: prometheus for promtool, the
+# parser the tests check --prometheus files with. Nothing here may leave a
+# listener behind.
+NO_SERVICE="prometheus"
 
 if [ "${AP_NO_APT:-0}" != 1 ]; then
 	missing=
@@ -33,8 +40,39 @@ if [ "${AP_NO_APT:-0}" != 1 ]; then
 		echo "bootstrap: installing:$missing"
 		export DEBIAN_FRONTEND=noninteractive
 		apt-get update -qq
+		# invoke-rc.d asks policy-rc.d before it starts a service: while
+		# installing, deny every start (101), unless the machine has a
+		# policy of its own (Docker images deny already)
+		policy=
+		if [ ! -e /usr/sbin/policy-rc.d ]; then
+			policy=/usr/sbin/policy-rc.d
+			trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+			printf '#!/bin/sh\n# alignprobe bootstrap: no service starts while installing\nexit 101\n' > "$policy"
+			chmod 755 "$policy"
+		fi
 		# shellcheck disable=SC2086
 		apt-get install -y -qq --no-install-recommends $missing >/dev/null
+		if [ -n "$policy" ]; then
+			rm -f "$policy"
+			trap - EXIT
+		fi
+		# the postinst enabled them at boot; what we installed stays off
+		for p in $NO_SERVICE; do
+			case " $missing " in *" $p "*) ;; *) continue ;; esac
+			# systemctl enable/disable also work without systemd running
+			if command -v systemctl >/dev/null 2>&1; then
+				systemctl disable "$p.service" >/dev/null 2>&1 || true
+				if [ -d /run/systemd/system ]; then
+					systemctl stop "$p.service" >/dev/null 2>&1 || true
+				fi
+			fi
+			if [ -x "/etc/init.d/$p" ]; then
+				if [ ! -d /run/systemd/system ]; then
+					"/etc/init.d/$p" stop >/dev/null 2>&1 || true
+				fi
+				update-rc.d "$p" disable >/dev/null 2>&1 || true
+			fi
+		done
 	fi
 fi
 
