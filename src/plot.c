@@ -91,38 +91,6 @@ static void sb_num(struct sbuf *b, double v)
 		sb_printf(b, "%lld", t / 10);
 }
 
-/* Length of a valid UTF-8 sequence at @s (1..4), or 0 if invalid. */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned c = s[0];
-	size_t n, i;
-	unsigned cp;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		n = 2;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		n = 3;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		n = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
-		return 0;
-	return n;
-}
-
 /* Caller text as XML character data / attribute value. */
 static void sb_xml(struct sbuf *b, const char *text)
 {
@@ -158,7 +126,7 @@ static void sb_xml(struct sbuf *b, const char *text)
 			p++;
 			continue;
 		}
-		n = utf8_len(p);
+		n = ap_utf8_len(p);
 		if (n == 0) {
 			sb_puts(b, "\xef\xbf\xbd");	/* U+FFFD */
 			p++;
