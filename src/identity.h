@@ -85,6 +85,10 @@ enum ap_identity_field {
  * -ENOTBLK when it is not a block device, -errno when its size cannot be
  * read; a field the device does not state stays NULL/0. @id is always
  * initialised (free it with ap_identity_free()).
+ * Tests: a loop device's vendor, model, revision and serial come from
+ * ALIGNPROBE_TEST_IDENTITY_<name>=VENDOR:MODEL:REVISION[:SERIAL] when set
+ * (<name> the disk's kernel name, "loop7"; fields hold no colon, an empty
+ * one states nothing). Never for other devices.
  */
 int ap_identity_read(int fd, struct ap_disk_identity *id, struct ap_error *e);
 
