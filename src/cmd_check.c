@@ -198,7 +198,7 @@ static int build_geometries(struct check *c)
 
 	g = &c->g.probed;
 	if (c->geometry_file) {
-		if (ap_geometry_load(c->geometry_file, g, &e)) {
+		if (ap_geometry_load(c->geometry_file, NULL, g, NULL, &e)) {
 			cwarn(c, "%s", e.msg);
 			return e.code == ENOENT || e.code == EACCES || e.code == EINVAL ||
 			       e.code == ENODATA || e.code == EFBIG || e.code == EISDIR
