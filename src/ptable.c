@@ -678,7 +678,9 @@ static bool mbr_fits(const struct mbr_entry *e, unsigned ss, uint64_t bytes)
  * first partition starts at 1 MiB in the other unit; the entries fill the
  * disk in the other unit; a signature (file system, ...) or an EBR where the
  * other unit puts a partition. Evidence against it, which wins: a signature
- * or an EBR where this unit puts one.
+ * or an EBR where this unit puts one. The 1 MiB start alone suffices only
+ * for a table read with the smaller unit: 128 KiB is no start a 512-byte
+ * tool makes, while `start=2048` in a script makes 8 MiB on a 4Kn disk.
  */
 static void foreign_dos(struct ap_ptable *pt, int fd)
 {
@@ -686,7 +688,7 @@ static void foreign_dos(struct ap_ptable *pt, int fd)
 	uint64_t bytes = pt->size_bytes, end_here = 0, end_other = 0;
 	struct mbr_entry ents[4];
 	const struct mbr_entry *first = NULL, *past = NULL;
-	bool fits_here = true, fits_other = true, against = false;
+	bool fits_here = true, fits_other = true, against = false, weak = false;
 	char ev[6][320], *sig;
 	size_t n = 0, nev = 0, i;
 	uint8_t mbr[512];
@@ -740,6 +742,7 @@ static void foreign_dos(struct ap_ptable *pt, int fd)
 			 "at 1 MiB in %u-byte sectors, where partitioning tools put the first "
 			 "partition (at %s in %u-byte ones)", first->nr, first->start, os, h, ss);
 		free(h);
+		weak = ss > os;
 	}
 	if (fits_here && fits_other && end_other >= bytes / 2 && end_other + MIB >= bytes &&
 	    first && first->start * os % MIB == 0)
@@ -774,7 +777,7 @@ static void foreign_dos(struct ap_ptable *pt, int fd)
 			free(sig);
 		}
 	}
-	if (against || !nev)
+	if (against || !nev || (weak && nev == 1))
 		return;
 	foreign_set(pt, os, "dos");
 	for (i = 0; i < nev; i++)

@@ -760,6 +760,15 @@ static void test_foreign_mbr(void **state)
 	assert_int_equal(count(&pt, AP_PT_PAST_END), 1);
 	ap_ptable_free(&pt);
 
+	/* a 4Kn table from a script's start=2048 (8 MiB): 1 MiB in 512-byte
+	 * sectors, but nothing else says it was written for them */
+	memset(img, 0, sizeof(img));
+	mbr_entry(0, 0x83, 2048, 100);
+	read_img_as(sizeof(img) * 16, 4096, &pt);
+	assert_int_equal(pt.foreign_sector_size, 0);
+	assert_int_equal(pt.nissues, 0);
+	ap_ptable_free(&pt);
+
 	/* ordinary tables are not foreign: DOS-era 63, 1 MiB in 512-byte sectors */
 	memset(img, 0, sizeof(img));
 	mbr_entry(0, 0x83, 63, 1000);
