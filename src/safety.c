@@ -618,6 +618,69 @@ static void read_geometry(struct ap_safety_target *t, dev_t whole)
 	free(w);
 }
 
+int ap_safety_whole_disk(dev_t d, dev_t *whole, char **name)
+{
+	*whole = d;
+	*name = NULL;
+	if (!devno_is_partition(d))
+		return 0;
+	*whole = devno_whole(d);
+	*name = devno_name(*whole);
+	return 1;
+}
+
+/* A property of the udev database entry of @d ("ID_WWN"), or NULL. */
+static char *udev_property(dev_t d, const char *key)
+{
+	char *p, *line = NULL, *v = NULL;
+	size_t cap = 0, klen = strlen(key);
+	FILE *f;
+
+	ap_xasprintf(&p, "/run/udev/data/b%u:%u", major(d), minor(d));
+	f = fopen(p, "re");
+	free(p);
+	while (f && !v && getline(&line, &cap, f) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strncmp(line, "E:", 2) == 0 && strncmp(line + 2, key, klen) == 0 &&
+		    line[2 + klen] == '=' && line[3 + klen])
+			v = ap_xstrdup(line + 3 + klen);
+	}
+	free(line);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+void ap_safety_disk_ids(dev_t d, char **wwn, char **serial)
+{
+	static const char *const wwids[] = { "wwid", "device/wwid" };
+	static const char *const serials[] = { "device/serial", "serial" };
+	dev_t whole = devno_whole(d);
+	char *s = sysfs_dev(whole), *p;
+	size_t i;
+
+	*wwn = udev_property(whole, "ID_WWN");
+	for (i = 0; !*wwn && i < AP_ARRAY_SIZE(wwids); i++) {
+		ap_xasprintf(&p, "%s/%s", s, wwids[i]);
+		*wwn = read_line(p);
+		free(p);
+		/* only the NAA and EUI forms are WWNs ("t10.ATA ..." is not) */
+		if (*wwn && strncmp(*wwn, "naa.", 4) != 0 && strncmp(*wwn, "eui.", 4) != 0) {
+			free(*wwn);
+			*wwn = NULL;
+		}
+	}
+	*serial = NULL;
+	for (i = 0; !*serial && i < AP_ARRAY_SIZE(serials); i++) {
+		ap_xasprintf(&p, "%s/%s", s, serials[i]);
+		*serial = read_line(p);
+		free(p);
+	}
+	if (!*serial)
+		*serial = udev_property(whole, "ID_SERIAL_SHORT");
+	free(s);
+}
+
 int ap_safety_check(const char *dev, const struct ap_safety_opts *o,
 		    struct ap_safety_target *t, struct ap_error *e)
 {

@@ -84,4 +84,14 @@ int ap_safety_open_excl(const char *dev, int flags);
  */
 int ap_safety_in_use(const char *dev, struct ap_error *e);
 
+/*
+ * For commands that only read. Is the block device @d a partition? 1 with
+ * the whole disk in @whole and its kernel name ("loop7", caller frees, NULL
+ * when unknown) in @name; 0 for a whole disk (@whole = @d, @name NULL).
+ */
+int ap_safety_whole_disk(dev_t d, dev_t *whole, char **name);
+/* The WWN and serial number of the disk holding @d, from sysfs and the udev
+ * database; NULL where unknown (loop devices have neither). Caller frees. */
+void ap_safety_disk_ids(dev_t d, char **wwn, char **serial);
+
 #endif
