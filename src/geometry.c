@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "analysis.h"
+#include "out.h"
 
 #define GEOMETRY_FILE_MAX	(64 * AP_MIB)
 
@@ -458,86 +459,19 @@ int ap_geometry_from_json(struct json_object *doc, const struct ap_geometry_targ
 	return rc;
 }
 
-static int read_all(FILE *f, char **out, size_t *len)
-{
-	size_t cap = 65536, n = 0, r;
-	char *buf = ap_xmalloc(cap + 1);
-
-	errno = 0;
-
-	while ((r = fread(buf + n, 1, cap - n, f)) > 0) {
-		n += r;
-		if (n == cap) {
-			if (cap >= GEOMETRY_FILE_MAX) {
-				free(buf);
-				return -EFBIG;
-			}
-			cap *= 2;
-			buf = ap_xrealloc(buf, cap + 1);
-		}
-	}
-	if (ferror(f)) {
-		int err = errno ? errno : EIO;
-
-		free(buf);
-		return -err;
-	}
-	buf[n] = '\0';
-	*out = buf;
-	*len = n;
-	return 0;
-}
-
 int ap_geometry_load(const char *path, const struct ap_geometry_target *t,
 		     struct ap_geometry *g, struct ap_geometry_pick *pick, struct ap_error *e)
 {
-	struct json_tokener *tok;
 	struct json_object *doc;
-	enum json_tokener_error jerr;
-	FILE *f;
-	char *buf;
-	size_t len;
 	int rc;
 
 	memset(g, 0, sizeof(*g));
-	if (strcmp(path, "-") == 0) {
-		f = stdin;
-	} else {
-		f = fopen(path, "re");
-		if (!f)
-			return ap_error_set(e, errno, "%s: %s", path, strerror(errno));
-	}
-	rc = read_all(f, &buf, &len);
-	if (f != stdin)
-		fclose(f);
+	rc = ap_json_load(path, GEOMETRY_FILE_MAX, &doc, e);
 	if (rc == -EFBIG)
 		return ap_error_set(e, EFBIG, "%s: larger than %llu MiB: not a verdict", path,
 				    GEOMETRY_FILE_MAX / AP_MIB);
 	if (rc)
-		return ap_error_set(e, -rc, "%s: read failed: %s", path, strerror(-rc));
-	if (strlen(buf) != len) {
-		free(buf);
-		return ap_error_set(e, EINVAL, "%s: binary data, not JSON", path);
-	}
-
-	tok = json_tokener_new();
-	if (!tok) {
-		free(buf);
-		return ap_error_set(e, ENOMEM, "out of memory");
-	}
-	doc = json_tokener_parse_ex(tok, buf, (int)len);
-	jerr = json_tokener_get_error(tok);
-	if (!doc || jerr != json_tokener_success) {
-		rc = ap_error_set(e, EINVAL, "%s: not valid JSON: %s", path,
-				  jerr == json_tokener_continue ? "unexpected end of file"
-				  : json_tokener_error_desc(jerr));
-		json_object_put(doc);
-		json_tokener_free(tok);
-		free(buf);
 		return rc;
-	}
-	json_tokener_free(tok);
-	free(buf);
 
 	rc = ap_geometry_from_json(doc, t, g, pick, e);
 	json_object_put(doc);

@@ -634,32 +634,6 @@ struct json_object *ap_identity_to_json(const struct ap_disk_identity *id)
 }
 
 /* A string or null/absent (NULL). */
-static int get_str(struct json_object *o, const char *key, char **out, struct ap_error *e)
-{
-	struct json_object *v = NULL;
-
-	*out = NULL;
-	if (!json_object_object_get_ex(o, key, &v) || !v)
-		return 0;
-	if (!json_object_is_type(v, json_type_string))
-		return ap_error_set(e, EINVAL, "\"%s\" is not a string", key);
-	*out = ap_xstrdup(json_object_get_string(v));
-	return 0;
-}
-
-static int get_bool(struct json_object *o, const char *key, bool *out, struct ap_error *e)
-{
-	struct json_object *v = NULL;
-
-	*out = false;
-	if (!json_object_object_get_ex(o, key, &v) || !v)
-		return 0;
-	if (!json_object_is_type(v, json_type_boolean))
-		return ap_error_set(e, EINVAL, "\"%s\" is not a boolean", key);
-	*out = json_object_get_boolean(v);
-	return 0;
-}
-
 static int get_content(struct json_object *o, struct ap_disk_identity *id, struct ap_error *e)
 {
 	struct json_object *a = NULL;
@@ -687,7 +661,7 @@ static int get_content(struct json_object *o, struct ap_disk_identity *id, struc
 		if (!rc)
 			rc = ap_json_get_u64(x, "crc32", UINT32_MAX, true, &crc, e);
 		if (!rc)
-			rc = get_bool(x, "uniform", &r->uniform, e);
+			rc = ap_json_get_bool(x, "uniform", false, &r->uniform, e);
 		if (rc)
 			return rc;
 		r->crc32 = (uint32_t)crc;
@@ -712,17 +686,17 @@ int ap_identity_from_json(struct json_object *o, struct ap_disk_identity *id,
 	memset(id, 0, sizeof(*id));
 	if (!o || !json_object_is_type(o, json_type_object))
 		return ap_error_set(e, EINVAL, "identity: not a JSON object");
-	rc = get_str(o, "wwn", &id->wwn, &le);
+	rc = ap_json_get_string(o, "wwn", false, &id->wwn, &le);
 	if (!rc)
-		rc = get_str(o, "serial", &id->serial, &le);
+		rc = ap_json_get_string(o, "serial", false, &id->serial, &le);
 	if (!rc)
-		rc = get_str(o, "model", &id->model, &le);
+		rc = ap_json_get_string(o, "model", false, &id->model, &le);
 	if (!rc)
-		rc = get_str(o, "vendor", &id->vendor, &le);
+		rc = ap_json_get_string(o, "vendor", false, &id->vendor, &le);
 	if (!rc)
-		rc = get_str(o, "revision", &id->revision, &le);
+		rc = ap_json_get_string(o, "revision", false, &id->revision, &le);
 	if (!rc)
-		rc = get_str(o, "uuid", &id->uuid, &le);
+		rc = ap_json_get_string(o, "uuid", false, &id->uuid, &le);
 	if (!rc)
 		rc = ap_json_get_u64(o, "size", INT64_MAX, true, &id->size, &le);
 	if (!rc && !(rc = ap_json_get_u64(o, "logical_sector", 1u << 20, true, &v, &le)))
@@ -736,11 +710,11 @@ int ap_identity_from_json(struct json_object *o, struct ap_disk_identity *id,
 		rc = ap_json_get_u64(o, "partition_start", INT64_MAX, false, &id->partition_start,
 				     &le);
 	if (!rc)
-		rc = get_bool(o, "loop", &id->loop, &le);
+		rc = ap_json_get_bool(o, "loop", false, &id->loop, &le);
 	if (!rc && id->loop) {
-		rc = get_str(o, "backing_file", &id->backing_file, &le);
+		rc = ap_json_get_string(o, "backing_file", false, &id->backing_file, &le);
 		if (!rc)
-			rc = get_str(o, "backing_device", &dev, &le);
+			rc = ap_json_get_string(o, "backing_device", false, &dev, &le);
 		if (!rc && dev) {
 			char c;
 

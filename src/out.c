@@ -315,6 +315,125 @@ struct json_object *ap_json_u64(uint64_t v)
 	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
 }
 
+int ap_json_get_string(struct json_object *o, const char *key, bool required, char **out,
+		       struct ap_error *e)
+{
+	struct json_object *v = NULL;
+
+	*out = NULL;
+	if (!json_object_object_get_ex(o, key, &v) || !v) {
+		if (required)
+			return ap_error_set(e, EINVAL, "\"%s\" is missing", key);
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_string))
+		return ap_error_set(e, EINVAL, "\"%s\" is not a string", key);
+	*out = ap_xstrdup(json_object_get_string(v));
+	return 0;
+}
+
+int ap_json_get_bool(struct json_object *o, const char *key, bool required, bool *out,
+		     struct ap_error *e)
+{
+	struct json_object *v = NULL;
+
+	*out = false;
+	if (!json_object_object_get_ex(o, key, &v) || !v) {
+		if (required)
+			return ap_error_set(e, EINVAL, "\"%s\" is missing", key);
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_boolean))
+		return ap_error_set(e, EINVAL, "\"%s\" is not a boolean", key);
+	*out = json_object_get_boolean(v);
+	return 0;
+}
+
+/* All of @f, NUL-terminated, at most @max bytes: 0, -EFBIG or -errno. */
+static int read_all(FILE *f, size_t max, char **out, size_t *len)
+{
+	size_t cap = 65536, n = 0, r;
+	char *buf = ap_xmalloc(cap + 1);
+
+	errno = 0;
+	while ((r = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += r;
+		if (n > max) {
+			free(buf);
+			return -EFBIG;
+		}
+		if (n == cap) {
+			cap *= 2;
+			buf = ap_xrealloc(buf, cap + 1);
+		}
+	}
+	if (ferror(f)) {
+		int err = errno ? errno : EIO;
+
+		free(buf);
+		return -err;
+	}
+	buf[n] = '\0';
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+int ap_json_load(const char *path, size_t max, struct json_object **doc, struct ap_error *e)
+{
+	enum json_tokener_error jerr;
+	struct json_tokener *tok;
+	struct json_object *o;
+	const char *rest;
+	FILE *f;
+	char *buf;
+	size_t len;
+	int rc;
+
+	*doc = NULL;
+	if (strcmp(path, "-") == 0) {
+		f = stdin;
+	} else {
+		f = fopen(path, "re");
+		if (!f)
+			return ap_error_set(e, errno, "%s: %s", path, strerror(errno));
+	}
+	rc = read_all(f, max > INT32_MAX ? INT32_MAX : max, &buf, &len);
+	if (f != stdin)
+		fclose(f);
+	if (rc == -EFBIG)
+		return ap_error_set(e, EFBIG, "%s: larger than %zu MiB", path, max >> 20);
+	if (rc)
+		return ap_error_set(e, -rc, "%s: read failed: %s", path, strerror(-rc));
+	if (strlen(buf) != len) {
+		free(buf);
+		return ap_error_set(e, EINVAL, "%s: binary data, not JSON", path);
+	}
+	tok = json_tokener_new();
+	if (!tok) {
+		free(buf);
+		return ap_error_set(e, ENOMEM, "out of memory");
+	}
+	o = json_tokener_parse_ex(tok, buf, (int)len);
+	jerr = json_tokener_get_error(tok);
+	rest = o ? buf + json_tokener_get_parse_end(tok) : "";
+	rest += strspn(rest, " \t\r\n");
+	if (!o || jerr != json_tokener_success || *rest) {
+		rc = ap_error_set(e, EINVAL, "%s: not valid JSON: %s", path,
+				  !o && (jerr == json_tokener_continue || !len)
+				  ? "unexpected end of file" : *rest && jerr == json_tokener_success
+				  ? "more after the end of the document" : json_tokener_error_desc(jerr));
+		json_object_put(o);
+		json_tokener_free(tok);
+		free(buf);
+		return rc;
+	}
+	json_tokener_free(tok);
+	free(buf);
+	*doc = o;
+	return 0;
+}
+
 int ap_json_get_u64(struct json_object *o, const char *key, uint64_t max, bool required,
 		    uint64_t *out, struct ap_error *e)
 {

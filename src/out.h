@@ -121,6 +121,24 @@ struct json_object *ap_json_string(const char *s);
 struct json_object *ap_json_u64(uint64_t v);
 
 /*
+ * Member @key of object @o, a string (malloc'd into @out) or a boolean: 0
+ * (absent or null give NULL/false unless @required), -EINVAL (missing, of
+ * another type) with the member named in @e.
+ */
+int ap_json_get_string(struct json_object *o, const char *key, bool required, char **out,
+		       struct ap_error *e);
+int ap_json_get_bool(struct json_object *o, const char *key, bool required, bool *out,
+		     struct ap_error *e);
+
+/*
+ * A JSON document from file @path ("-": standard input), at most @max
+ * bytes: 0 with *@doc, or -errno with "PATH: reason" in @e: the open's or
+ * read's errno, -EFBIG, -EINVAL for binary data, invalid JSON, a truncated
+ * document or anything but white space after it.
+ */
+int ap_json_load(const char *path, size_t max, struct json_object **doc, struct ap_error *e);
+
+/*
  * Member @key of object @o, an integer 0..@max, into @out: 0 (absent or
  * null leave @out as it is unless @required), -EINVAL (missing, not an
  * integer) or -ERANGE with the member named in @e.

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <json-c/json.h>
 
 #include "out.h"
 
@@ -174,6 +175,72 @@ static void test_csv(void **state)
 	free(s);
 }
 
+/* Write @text to a temporary file; its name is returned (static buffer). */
+static const char *tmpfile_with(const char *text, size_t len)
+{
+	static char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/test_out.XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	close(fd);
+	return path;
+}
+
+static void load_fails(const char *text, size_t len, size_t max, int code, const char *what)
+{
+	const char *p = tmpfile_with(text, len);
+	struct json_object *doc = (struct json_object *)1;
+	struct ap_error e = { 0 };
+
+	assert_int_equal(ap_json_load(p, max, &doc, &e), -code);
+	assert_null(doc);
+	assert_non_null(strstr(e.msg, p));
+	if (!strstr(e.msg, what))
+		fail_msg("'%s' does not say '%s'", e.msg, what);
+	unlink(p);
+}
+
+static void test_json_load(void **state)
+{
+	struct json_object *doc = NULL, *v;
+	struct ap_error e = { 0 };
+	const char *p;
+	char *s;
+	bool b;
+
+	(void)state;
+	p = tmpfile_with("{\"a\": \"x\", \"b\": true}\n\n", 23);
+	assert_int_equal(ap_json_load(p, 1 << 20, &doc, &e), 0);
+	assert_int_equal(ap_json_get_string(doc, "a", true, &s, &e), 0);
+	assert_string_equal(s, "x");
+	free(s);
+	assert_int_equal(ap_json_get_string(doc, "none", false, &s, &e), 0);
+	assert_null(s);
+	assert_int_equal(ap_json_get_string(doc, "none", true, &s, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "\"none\" is missing"));
+	assert_int_equal(ap_json_get_string(doc, "b", false, &s, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "\"b\" is not a string"));
+	assert_int_equal(ap_json_get_bool(doc, "b", true, &b, &e), 0);
+	assert_true(b);
+	assert_int_equal(ap_json_get_bool(doc, "a", false, &b, &e), -EINVAL);
+	assert_true(json_object_object_get_ex(doc, "a", &v));
+	json_object_put(doc);
+	unlink(p);
+
+	load_fails("{\"a\": 1", 7, 1 << 20, EINVAL, "not valid JSON: unexpected end of file");
+	load_fails("", 0, 1 << 20, EINVAL, "not valid JSON: unexpected end of file");
+	load_fails("{} {}", 5, 1 << 20, EINVAL, "not valid JSON: more after the end");
+	load_fails("{\"a\": \0}", 8, 1 << 20, EINVAL, "binary data");
+	load_fails("{\"a\": nope}", 11, 1 << 20, EINVAL, "not valid JSON");
+	load_fails("[1, 2, 3, 4, 5, 6, 7, 8, 9]", 27, 16, EFBIG, "larger than");
+	assert_int_equal(ap_json_load("/nonexistent/x.json", 1 << 20, &doc, &e), -ENOENT);
+	assert_non_null(strstr(e.msg, "/nonexistent/x.json: No such file"));
+	assert_int_equal(ap_json_load("/tmp", 1 << 20, &doc, &e), -EISDIR);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -181,6 +248,7 @@ int main(void)
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_render),
 		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_json_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
