@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The verdict store: adding, merging examples, conflicts, the JSON form,
+ * corrupt files (refused, never overwritten) and concurrent records (the
+ * lock: nothing lost).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "identity.h"
+#include "vstore.h"
+
+static struct ap_vstore_record rec(const char *model, const char *serial, uint64_t phys,
+				   uint64_t lowest)
+{
+	struct ap_vstore_record r = {
+		.vendor = "ATA", .model = model, .revision = "0001", .serial = serial,
+		.device = "/dev/sdb", .host = "node1", .source = "probe",
+		.logical_sector = 512, .physical_sector = phys, .lowest_aligned_lba = lowest,
+		.sensitive = phys > 512, .confidence = 0.999, .when = 1764576000,
+	};
+
+	return r;
+}
+
+static void test_add_and_merge(void **state)
+{
+	struct ap_vstore s;
+	struct ap_vstore_record r;
+	const struct ap_vstore_model *m;
+	struct ap_error e = { 0 };
+
+	(void)state;
+	ap_vstore_init(&s);
+	r = rec("ST4000DM004", "ZA1", 4096, 0);
+	assert_int_equal(ap_vstore_add(&s, &r, &e), AP_VSTORE_NEW_MODEL);
+	/* another disk of the model, the same verdict: one verdict, two examples */
+	r = rec("ST4000DM004", "ZA2", 4096, 0);
+	r.host = "node2";
+	assert_int_equal(ap_vstore_add(&s, &r, &e), AP_VSTORE_NEW_EXAMPLE);
+	/* the first disk again: its example is updated, not repeated */
+	r = rec("ST4000DM004", "ZA1", 4096, 0);
+	r.when = 1764662400;
+	r.source = "sweep";
+	assert_int_equal(ap_vstore_add(&s, &r, &e), AP_VSTORE_SAME_EXAMPLE);
+	/* another model, and the same model with another firmware: separate */
+	r = rec("WD40EFRX", "WD1", 4096, 0);
+	assert_int_equal(ap_vstore_add(&s, &r, &e), AP_VSTORE_NEW_MODEL);
+	r = rec("ST4000DM004", "ZA3", 4096, 0);
+	r.revision = "0002";
+	assert_int_equal(ap_vstore_add(&s, &r, &e), AP_VSTORE_NEW_MODEL);
+	assert_int_equal(s.nmodels, 3);
+
+	m = ap_vstore_find(&s, "ATA", "ST4000DM004", "0001");
+	assert_non_null(m);
+	assert_int_equal(m->nverdicts, 1);
+	assert_int_equal(m->verdicts[0].physical_sector, 4096);
+	assert_int_equal(m->verdicts[0].nexamples, 2);
+	assert_string_equal(m->verdicts[0].examples[0].serial, "ZA1");
+	assert_int_equal(m->verdicts[0].examples[0].runs, 2);
+	assert_string_equal(m->verdicts[0].examples[0].source, "sweep");
+	assert_string_equal(m->verdicts[0].examples[0].recorded, "2025-12-02T08:00:00Z");
+	assert_string_equal(m->verdicts[0].examples[1].serial, "ZA2");
+	assert_string_equal(m->verdicts[0].examples[1].host, "node2");
+	assert_int_equal(m->verdicts[0].examples[1].runs, 1);
+	assert_null(ap_vstore_find(&s, "ATA", "ST4000DM004", NULL));
+	assert_null(ap_vstore_find(&s, NULL, "ST4000DM004", "0001"));
+	assert_non_null(ap_vstore_find(&s, "ATA", "ST4000DM004", "0002"));
+	ap_vstore_free(&s);
+}
+
+static void test_same_disk_without_serial(void **state)
+{
+	struct ap_vstore s;
+	struct ap_vstore_record r;
+	struct ap_error e = { 0 };
+
+	(void)state;
+	ap_vstore_init(&s);
+	r = rec("X1", NULL, 4096, 7);
+	assert_int_equal(ap_vstore_add(&s, &r, &e), AP_VSTORE_NEW_MODEL);
+	/* no serial, no WWN: the same device on the same host is the same disk */
+	assert_int_equal(ap_vstore_add(&s, &r, &e), AP_VSTORE_SAME_EXAMPLE);
+	r.host = "node2";
+	assert_int_equal(ap_vstore_add(&s, &r, &e), AP_VSTORE_NEW_EXAMPLE);
+	/* WWNs in two notations are one disk */
+	r = rec("X1", NULL, 4096, 7);
+	r.wwn = "naa.5000C500A1B2C3D4";
+	assert_int_equal(ap_vstore_add(&s, &r, &e), AP_VSTORE_NEW_EXAMPLE);
+	r.wwn = "0x5000c500a1b2c3d4";
+	r.device = "/dev/sdq";
+	assert_int_equal(ap_vstore_add(&s, &r, &e), AP_VSTORE_SAME_EXAMPLE);
+	assert_int_equal(s.models[0].verdicts[0].nexamples, 3);
+	assert_string_equal(s.models[0].verdicts[0].examples[2].device, "/dev/sdq");
+	ap_vstore_free(&s);
+}
+
+static void test_conflict(void **state)
+{
+	struct ap_vstore s;
+	struct ap_vstore_record r;
+	const struct ap_vstore_model *m;
+	struct ap_error e = { 0 };
+	char *name;
+
+	(void)state;
+	ap_vstore_init(&s);
+	r = rec("X1", "A", 4096, 0);
+	assert_int_equal(ap_vstore_add(&s, &r, &e), AP_VSTORE_NEW_MODEL);
+	r = rec("X1", "B", 512, 0);		/* honest: a conflict */
+	assert_int_equal(ap_vstore_add(&s, &r, &e), AP_VSTORE_CONFLICT);
+	r = rec("X1", "C", 4096, 7);		/* shifted: another one */
+	assert_int_equal(ap_vstore_add(&s, &r, &e), AP_VSTORE_CONFLICT);
+	r = rec("X1", "D", 512, 0);		/* agrees with B: merged there */
+	assert_int_equal(ap_vstore_add(&s, &r, &e), AP_VSTORE_NEW_EXAMPLE);
+	m = ap_vstore_find(&s, "ATA", "X1", "0001");
+	assert_non_null(m);
+	assert_int_equal(m->nverdicts, 3);
+	assert_int_equal(m->verdicts[0].nexamples, 1);
+	assert_int_equal(m->verdicts[1].nexamples, 2);
+	assert_string_equal(m->verdicts[1].examples[1].serial, "D");
+	assert_int_equal(m->verdicts[2].lowest_aligned_lba, 7);
+	name = ap_vstore_model_name(m);
+	assert_string_equal(name, "ATA X1 0001");
+	free(name);
+	ap_vstore_free(&s);
+}
+
+static void test_refused(void **state)
+{
+	struct ap_vstore s;
+	struct ap_vstore_record r;
+	struct ap_error e = { 0 };
+
+	(void)state;
+	ap_vstore_init(&s);
+	r = rec(NULL, "A", 4096, 0);
+	assert_int_equal(ap_vstore_add(&s, &r, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "no model"));
+	r = rec("", "A", 4096, 0);
+	assert_int_equal(ap_vstore_add(&s, &r, &e), -EINVAL);
+	r = rec("X", "A", 3000, 0);
+	assert_int_equal(ap_vstore_add(&s, &r, &e), -EINVAL);
+	r = rec("X", "A", 256, 0);
+	assert_int_equal(ap_vstore_add(&s, &r, &e), -EINVAL);
+	r = rec("X", "A", 4096, 8);
+	assert_int_equal(ap_vstore_add(&s, &r, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "lowest aligned LBA 8"));
+	assert_int_equal(s.nmodels, 0);
+	ap_vstore_free(&s);
+}
+
+static void test_json_roundtrip(void **state)
+{
+	struct ap_vstore s, t;
+	struct ap_vstore_record r;
+	struct json_object *o, *o2;
+	struct ap_error e = { 0 };
+
+	(void)state;
+	ap_vstore_init(&s);
+	r = rec("X1", "A", 4096, 0);
+	ap_vstore_add(&s, &r, &e);
+	r = rec("X1", "B", 512, 0);
+	r.confidence = NAN;
+	r.vendor = NULL;
+	ap_vstore_add(&s, &r, &e);
+	o = ap_vstore_to_json(&s);
+	assert_int_equal(ap_vstore_from_json(o, &t, &e), 0);
+	o2 = ap_vstore_to_json(&t);
+	assert_string_equal(json_object_to_json_string(o), json_object_to_json_string(o2));
+	assert_int_equal(t.nmodels, 2);
+	assert_null(t.models[1].vendor);
+	assert_true(isnan(t.models[1].verdicts[0].examples[0].confidence));
+	assert_true(t.models[0].verdicts[0].sensitive);
+	json_object_put(o);
+	json_object_put(o2);
+	ap_vstore_free(&s);
+	ap_vstore_free(&t);
+}
+
+static void bad_json(const char *text, const char *why)
+{
+	struct json_object *o = json_tokener_parse(text);
+	struct ap_vstore s;
+	struct ap_error e = { 0 };
+
+	assert_non_null(o);
+	assert_int_equal(ap_vstore_from_json(o, &s, &e), -EINVAL);
+	if (!strstr(e.msg, why))
+		fail_msg("'%s' does not say '%s'", e.msg, why);
+	assert_int_equal(s.nmodels, 0);
+	json_object_put(o);
+}
+
+#define HEAD "{\"format\": \"alignprobe-verdicts\", \"version\": 1, "
+#define VERDICT "{\"logical_sector\": 512, \"physical_sector\": 4096, " \
+		"\"lowest_aligned_lba\": 0, \"examples\": []}"
+
+static void test_json_refused(void **state)
+{
+	(void)state;
+	bad_json("[]", "not a JSON object");
+	bad_json("{\"models\": []}", "\"format\" is missing");
+	bad_json("{\"format\": \"x\", \"version\": 1, \"models\": []}", "\"format\" is 'x'");
+	bad_json("{\"format\": \"alignprobe-verdicts\", \"version\": 2, \"models\": []}",
+		 "version 2");
+	bad_json(HEAD "\"models\": {}}", "\"models\" is not an array");
+	bad_json(HEAD "\"models\": [1]}", "models[0]: not an object");
+	bad_json(HEAD "\"models\": [{\"verdicts\": [" VERDICT "]}]}", "\"model\" is missing");
+	bad_json(HEAD "\"models\": [{\"model\": 7, \"verdicts\": [" VERDICT "]}]}",
+		 "\"model\" is not a string");
+	bad_json(HEAD "\"models\": [{\"model\": \"m\", \"verdicts\": []}]}",
+		 "\"verdicts\" is empty");
+	bad_json(HEAD "\"models\": [{\"model\": \"m\", \"verdicts\": [{\"logical_sector\": 512, "
+		 "\"physical_sector\": 4000, \"lowest_aligned_lba\": 0, \"examples\": []}]}]}",
+		 "models[0]: verdicts[0]: physical sector of 4000 bytes");
+	bad_json(HEAD "\"models\": [{\"model\": \"m\", \"verdicts\": [{\"logical_sector\": 512, "
+		 "\"physical_sector\": -1, \"lowest_aligned_lba\": 0, \"examples\": []}]}]}",
+		 "\"physical_sector\" out of range");
+	bad_json(HEAD "\"models\": [{\"model\": \"m\", \"verdicts\": [" VERDICT ", " VERDICT
+		 "]}]}", "verdicts[1] repeats verdicts[0]");
+	bad_json(HEAD "\"models\": [{\"model\": \"m\", \"verdicts\": [" VERDICT "]}, "
+		 "{\"model\": \"m\", \"verdicts\": [" VERDICT "]}]}", "models[1]: the model is listed twice");
+	bad_json(HEAD "\"models\": [{\"model\": \"m\", \"verdicts\": [{\"logical_sector\": 512, "
+		 "\"physical_sector\": 4096, \"lowest_aligned_lba\": 0, \"examples\": "
+		 "[{\"serial\": 5}]}]}]}", "examples[0]: \"serial\" is not a string");
+	bad_json(HEAD "\"models\": [{\"model\": \"m\", \"verdicts\": [{\"logical_sector\": 512, "
+		 "\"physical_sector\": 4096, \"lowest_aligned_lba\": 0, \"examples\": "
+		 "[{\"confidence\": \"high\"}]}]}]}", "\"confidence\" is not a number");
+}
+
+/* A fresh directory for store files. */
+static char *tmpdir(void)
+{
+	char *d = strdup("/tmp/test_vstore.XXXXXX");
+
+	assert_non_null(mkdtemp(d));
+	return d;
+}
+
+static void rmtree(const char *dir)
+{
+	char *cmd;
+
+	assert_true(asprintf(&cmd, "rm -rf '%s'", dir) > 0);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = calloc(1, 1 << 20);
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, (1 << 20) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void test_file(void **state)
+{
+	struct ap_vstore s;
+	struct ap_vstore_record r;
+	enum ap_vstore_added how = 0;
+	struct ap_error e = { 0 };
+	char *dir = tmpdir(), *path, *before, *after;
+	FILE *f;
+
+	(void)state;
+	assert_true(asprintf(&path, "%s/verdicts.json", dir) > 0);
+	assert_int_equal(ap_vstore_load(path, &s, &e), -ENOENT);
+	assert_int_equal(ap_vstore_check(path, &e), 0);	/* absent: will be created */
+
+	r = rec("X1", "A", 4096, 0);
+	assert_int_equal(ap_vstore_record(path, &r, &how, &e), 0);
+	assert_int_equal(how, AP_VSTORE_NEW_MODEL);
+	r = rec("X1", "B", 4096, 0);
+	assert_int_equal(ap_vstore_record(path, &r, &how, &e), 0);
+	assert_int_equal(how, AP_VSTORE_NEW_EXAMPLE);
+	r = rec("X1", "C", 512, 0);
+	assert_int_equal(ap_vstore_record(path, &r, &how, &e), 0);
+	assert_int_equal(how, AP_VSTORE_CONFLICT);
+	assert_int_equal(ap_vstore_load(path, &s, &e), 0);
+	assert_int_equal(s.nmodels, 1);
+	assert_int_equal(s.models[0].nverdicts, 2);
+	assert_int_equal(s.models[0].verdicts[0].nexamples, 2);
+	ap_vstore_free(&s);
+	assert_int_equal(ap_vstore_check(path, &e), 0);
+
+	/* a bad record changes nothing */
+	before = slurp(path);
+	r = rec(NULL, "D", 4096, 0);
+	assert_int_equal(ap_vstore_record(path, &r, &how, &e), -EINVAL);
+	after = slurp(path);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+
+	/* a corrupt store: a clear error, and it is never overwritten */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("{\"format\": \"alignprobe-verdicts\", \"version\": 1, \"models\": [", f);
+	fclose(f);
+	before = slurp(path);
+	assert_int_equal(ap_vstore_check(path, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, path));
+	assert_non_null(strstr(e.msg, "not valid JSON"));
+	r = rec("X1", "E", 4096, 0);
+	assert_int_equal(ap_vstore_record(path, &r, &how, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "not valid JSON"));
+	after = slurp(path);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+
+	/* valid JSON, not a store */
+	f = fopen(path, "w");
+	fputs("{\"device\": \"/dev/sda\", \"verdict\": {}}\n", f);
+	fclose(f);
+	assert_int_equal(ap_vstore_check(path, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "not a verdict store"));
+
+	/* a directory that does not exist */
+	free(path);
+	assert_true(asprintf(&path, "%s/none/verdicts.json", dir) > 0);
+	assert_int_equal(ap_vstore_check(path, &e), -ENOENT);
+	r = rec("X1", "A", 4096, 0);
+	assert_int_equal(ap_vstore_record(path, &r, &how, &e), -ENOENT);
+	free(path);
+	rmtree(dir);
+	free(dir);
+}
+
+/* Many processes record at once: every example arrives (the lock). */
+static void test_concurrent(void **state)
+{
+	enum { N = 12 };
+	struct ap_vstore s;
+	char *dir = tmpdir(), *path, serial[16];
+	pid_t pids[N];
+	struct ap_error e = { 0 };
+	int i, status, fds[2];
+
+	(void)state;
+	assert_true(asprintf(&path, "%s/verdicts.json", dir) > 0);
+	assert_int_equal(pipe(fds), 0);
+	for (i = 0; i < N; i++) {
+		pids[i] = fork();
+		assert_true(pids[i] >= 0);
+		if (pids[i] == 0) {
+			struct ap_vstore_record r;
+			enum ap_vstore_added how;
+			char c;
+
+			close(fds[1]);
+			/* start together: when the parent closes the pipe */
+			if (read(fds[0], &c, 1) < 0)
+				_exit(3);
+			snprintf(serial, sizeof(serial), "S%02d", i);
+			r = rec(i % 3 ? "X1" : "X2", serial, 4096, 0);
+			_exit(ap_vstore_record(path, &r, &how, &e) == 0 ? 0 : 1);
+		}
+	}
+	close(fds[0]);
+	close(fds[1]);
+	for (i = 0; i < N; i++) {
+		assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+	assert_int_equal(ap_vstore_load(path, &s, &e), 0);
+	assert_int_equal(s.nmodels, 2);
+	assert_int_equal(s.models[0].verdicts[0].nexamples + s.models[1].verdicts[0].nexamples, N);
+	assert_non_null(ap_vstore_find(&s, "ATA", "X2", "0001"));
+	assert_int_equal(ap_vstore_find(&s, "ATA", "X2", "0001")->verdicts[0].nexamples, N / 3);
+	ap_vstore_free(&s);
+	free(path);
+	rmtree(dir);
+	free(dir);
+}
+
+static void test_path_and_identity(void **state)
+{
+	struct ap_disk_identity id = { 0 };
+	struct ap_vstore_record r;
+	struct ap_vstore s;
+	struct ap_error e = { 0 };
+
+	(void)state;
+	unsetenv(AP_VSTORE_ENV);
+	assert_string_equal(ap_vstore_path(NULL), AP_VSTORE_DEFAULT);
+	assert_string_equal(ap_vstore_path("/x.json"), "/x.json");
+	setenv(AP_VSTORE_ENV, "/env.json", 1);
+	assert_string_equal(ap_vstore_path(NULL), "/env.json");
+	assert_string_equal(ap_vstore_path(""), "/env.json");
+	assert_string_equal(ap_vstore_path("/x.json"), "/x.json");
+	unsetenv(AP_VSTORE_ENV);
+
+	id.vendor = "ACME";
+	id.model = "Lying Drive";
+	id.revision = "1.0";
+	id.serial = "EMU1";
+	ap_vstore_record_of(&r, &id);
+	assert_string_equal(r.model, "Lying Drive");
+	assert_string_equal(r.serial, "EMU1");
+	assert_true(isnan(r.confidence));
+	r.logical_sector = 512;
+	r.physical_sector = 4096;
+	ap_vstore_init(&s);
+	assert_int_equal(ap_vstore_add(&s, &r, &e), AP_VSTORE_NEW_MODEL);
+	assert_non_null(ap_vstore_find_disk(&s, &id));
+	id.revision = NULL;
+	assert_null(ap_vstore_find_disk(&s, &id));
+	id.model = NULL;
+	assert_null(ap_vstore_find_disk(&s, &id));
+	ap_vstore_free(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_add_and_merge),
+		cmocka_unit_test(test_same_disk_without_serial),
+		cmocka_unit_test(test_conflict),
+		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_json_roundtrip),
+		cmocka_unit_test(test_json_refused),
+		cmocka_unit_test(test_file),
+		cmocka_unit_test(test_concurrent),
+		cmocka_unit_test(test_path_and_identity),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
