@@ -41,6 +41,8 @@
 #include "commands.h"
 #include "emu.h"
 #include "exitcodes.h"
+#include "fleet.h"
+#include "vstore.h"
 #include "journal.h"
 #include "out.h"
 #include "plot.h"
@@ -108,6 +110,8 @@ enum {
 	OPT_ALL_SIZES,
 	OPT_SAMPLES,
 	OPT_ALLOW_UNIDENTIFIED,
+	OPT_RECORD,
+	OPT_PROMETHEUS,
 };
 
 struct job {
@@ -138,6 +142,10 @@ struct ctl {
 	const char *undo;
 	const char *plot;
 	const char *samples;
+	const char *record;		/* --record[=STORE]: the store, once checked */
+	bool record_set;
+	const char *prometheus;		/* --prometheus FILE */
+	struct ap_outfile prom;
 	char **emu_specs;
 	size_t nemu;
 	struct job *jobs;
@@ -195,6 +203,11 @@ static void usage(void)
 	      "     --all-sizes            table rows for every size (default: the deciding one)\n"
 	      "     --samples FILE         save every timed operation as CSV (device, size,\n"
 	      "                            offset, round, slot, ns)\n"
+	      "     --record[=STORE]       add each verdict to the verdict store for the\n"
+	      "                            disk's model (default $ALIGNPROBE_VERDICTS or\n"
+	      "                            " AP_VSTORE_DEFAULT ")\n"
+	      "     --prometheus FILE      write the results for node_exporter's textfile\n"
+	      "                            collector (atomically)\n"
 	      " -q, --quiet                no progress line\n", f);
 	ap_out_usage(f);
 	fputs(" -h, --help                 display this help\n"
@@ -608,6 +621,40 @@ static int write_samples(struct ctl *c)
 	return rc;
 }
 
+/* --record and --prometheus: each device's verdict, then the metrics file. */
+static int report_fleet(struct ctl *c)
+{
+	struct ap_prom *p = c->prometheus ? ap_prom_new() : NULL;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < c->njobs; i++) {
+		const struct job *j = &c->jobs[i];
+		const struct ap_probe_result *r = &j->r;
+
+		if (c->record_set && j->started && !j->rc && !r->interrupted &&
+		    ap_fleet_record(CMD, c->record, "probe", j->dev, &j->d.id, &r->verdict,
+				    c->quiet) != 0)
+			rc = -1;
+		if (p) {
+			struct ap_fleet_probe m = {
+				.dev = j->dev, .id = &j->d.id, .v = j->started ? &r->verdict : NULL,
+				.logical_sector = j->d.logical_sector,
+				.reported_physical = j->d.reported_physical,
+				.seconds = r->end_ns > r->start_ns ?
+					   (double)(r->end_ns - r->start_ns) / 1e9 : 0,
+				.ok = j->started && !j->rc && !r->interrupted,
+			};
+
+			ap_fleet_prom_probe(p, &m);
+		}
+	}
+	if (p && ap_fleet_prom_commit(CMD, &c->prom, p) != 0)
+		rc = -1;
+	ap_prom_free(p);
+	return rc;
+}
+
 /* ------------------------------------------------------------------ */
 
 static int do_undo(struct ctl *c, int argc, char **argv)
@@ -673,6 +720,8 @@ static int prepare_job(struct ctl *c, struct job *j)
 	}
 	j->d.dev = j->dev;
 	j->d.fd_hold = -1;
+	if (c->record_set && (rc = ap_fleet_record_check_disk(CMD, j->dev, &j->d.id)) != 0)
+		return rc;
 	rc = ap_probe_plan(&j->o, j->d.size, j->d.logical_sector, &j->plan, &e);
 	if (rc) {
 		fprintf(stderr, "%s %s: %s: %s\n", AP_PROG, CMD, j->dev, e.msg);
@@ -872,6 +921,8 @@ int ap_cmd_probe(int argc, char **argv)
 		{ "plot",                required_argument, NULL, OPT_PLOT },
 		{ "all-sizes",           no_argument,       NULL, OPT_ALL_SIZES },
 		{ "samples",             required_argument, NULL, OPT_SAMPLES },
+		{ "record",              optional_argument, NULL, OPT_RECORD },
+		{ "prometheus",          required_argument, NULL, OPT_PROMETHEUS },
 		{ "quiet",               no_argument,       NULL, 'q' },
 		AP_OUT_LONGOPTS,
 		{ "help",                no_argument,       NULL, 'h' },
@@ -991,6 +1042,13 @@ int ap_cmd_probe(int argc, char **argv)
 		case OPT_SAMPLES:
 			c.samples = optarg;
 			break;
+		case OPT_RECORD:
+			c.record = optarg;
+			c.record_set = true;
+			break;
+		case OPT_PROMETHEUS:
+			c.prometheus = optarg;
+			break;
 		case 'q':
 			c.quiet = true;
 			break;
@@ -1028,7 +1086,7 @@ int ap_cmd_probe(int argc, char **argv)
 		}
 	}
 	if (c.undo) {
-		if (c.nemu || preserve || readonly) {
+		if (c.nemu || preserve || readonly || c.record_set || c.prometheus) {
 			ap_usage_error(CMD, "--undo cannot be combined with a probe");
 			goto usage_fail;
 		}
@@ -1064,6 +1122,11 @@ int ap_cmd_probe(int argc, char **argv)
 		ap_usage_error(CMD, "--min-rounds is larger than --max-rounds");
 		goto usage_fail;
 	}
+
+	if (c.record_set && (rc = ap_fleet_record_prepare(CMD, c.record, &c.record)) != 0)
+		goto usage_fail;
+	if (c.prometheus && (rc = ap_fleet_prom_open(CMD, &c.prom, c.prometheus)) != 0)
+		goto usage_fail;
 
 	ap_sig_install();
 	c.njobs = (size_t)(argc - optind) + c.nemu;
@@ -1128,6 +1191,8 @@ int ap_cmd_probe(int argc, char **argv)
 	}
 	if (c.samples && write_samples(&c) != 0 && !rc)
 		rc = AP_EXIT_FAILURE;
+	if ((c.record_set || c.prometheus) && report_fleet(&c) != 0 && !rc)
+		rc = AP_EXIT_FAILURE;
 	if (c.plot)
 		for (i = 0; i < c.njobs; i++)
 			if (write_plot(&c, &c.jobs[i]) != 0 && !rc)
@@ -1166,10 +1231,12 @@ out:
 	}
 	free(c.jobs);
 	free(c.emu_specs);
+	ap_outfile_discard(&c.prom);	/* not committed: the old file stays */
 	if (ap_out_close_stdout() != 0 && rc == AP_EXIT_OK)
 		rc = AP_EXIT_FAILURE;
 	return rc;
 usage_fail:
 	free(c.emu_specs);
+	ap_outfile_discard(&c.prom);
 	return AP_EXIT_USAGE;
 }
