@@ -22,6 +22,8 @@
 #include "commands.h"
 #include "emu.h"
 #include "exitcodes.h"
+#include "fleet.h"
+#include "identity.h"
 #include "mkfs.h"
 #include "out.h"
 #include "part.h"
@@ -32,6 +34,7 @@
 #include "sig.h"
 #include "sweep.h"
 #include "util.h"
+#include "vstore.h"
 
 #define CMD "sweep"
 /* The embedded default drive of `sweep --emulate`, before the user's SPEC. */
@@ -92,6 +95,7 @@ enum {
 	OPT_SAVE,
 	OPT_PLOT,
 	OPT_DRY_RUN,
+	OPT_RECORD,
 };
 
 struct sweep_cmd {
@@ -119,6 +123,9 @@ struct sweep_cmd {
 	const char *replay, *save, *plot;
 	bool yes, dry_run, quiet;
 	bool measuring_opts;	/* an option that --replay cannot take */
+	const char *record;	/* --record[=STORE]: the store, once checked */
+	bool record_set;
+	struct ap_disk_identity id;	/* the disk's, for --record */
 
 	/* the run */
 	const char *disk;
@@ -187,6 +194,9 @@ static void usage(void)
 	      "                          (nothing is saved unless asked; the --json output\n"
 	      "                          can be replayed as well)\n"
 	      "     --plot FILE.svg      bars of TPS per start, aligned starts in blue\n"
+	      "     --record[=STORE]     add the verdict to the verdict store for the disk's\n"
+	      "                          model (default $ALIGNPROBE_VERDICTS or\n"
+	      "                          " AP_VSTORE_DEFAULT ")\n"
 	      " -y, --yes                no confirmation (typing the device name)\n"
 	      "     --dry-run            check and print the plan, write nothing\n"
 	      " -q, --quiet              no progress line\n", f);
@@ -266,6 +276,7 @@ static int parse(struct sweep_cmd *c, int argc, char **argv)
 		{ "plot",        required_argument, NULL, OPT_PLOT },
 		{ "yes",         no_argument,       NULL, 'y' },
 		{ "dry-run",     no_argument,       NULL, OPT_DRY_RUN },
+		{ "record",      optional_argument, NULL, OPT_RECORD },
 		{ "quiet",       no_argument,       NULL, 'q' },
 		{ "help",        no_argument,       NULL, 'h' },
 		{ "version",     no_argument,       NULL, 'V' },
@@ -382,6 +393,11 @@ static int parse(struct sweep_cmd *c, int argc, char **argv)
 			break;
 		case OPT_DRY_RUN:
 			c->dry_run = true;
+			break;
+		case OPT_RECORD:
+			c->record = optarg;
+			c->record_set = true;
+			c->measuring_opts = true;
 			break;
 		case 'q':
 			c->quiet = true;
@@ -1043,6 +1059,10 @@ static int do_sweep(struct sweep_cmd *c, int excl_fd)
 		rc2 = AP_EXIT_FAILURE;
 	else
 		rc2 = verdict_exit(v);
+	/* --record: a clean run's verdict (an unresolved one is said, not kept) */
+	if (c->record_set && (rc2 == AP_EXIT_OK || rc2 == AP_EXIT_INCONCLUSIVE) &&
+	    ap_fleet_record(CMD, c->record, "sweep", c->disk, &c->id, v, c->quiet) != 0)
+		rc2 = AP_EXIT_FAILURE;
 	if (rc2 != AP_EXIT_OK)
 		rc = rc2;
 	ap_sweep_run_free(&run);	/* closes the held descriptor */
@@ -1113,6 +1133,18 @@ static int plan(struct sweep_cmd *c, uint64_t *part_sectors)
 	return 0;
 }
 
+/* --record: the disk's identity, which must state a model. 0 or an exit code. */
+static int record_identity(struct sweep_cmd *c)
+{
+	struct ap_error e = { 0 };
+
+	if (ap_identity_read_path(c->disk, NULL, &c->id, &e) != 0) {
+		swarn("%s", e.msg);
+		return AP_EXIT_FAILURE;
+	}
+	return ap_fleet_record_check_disk(CMD, c->disk, &c->id);
+}
+
 static int run_device(struct sweep_cmd *c)
 {
 	struct ap_safety_opts so = { .yes = c->yes, .dry_run = c->dry_run };
@@ -1129,6 +1161,8 @@ static int run_device(struct sweep_cmd *c)
 	}
 	c->disk = t.dev ? t.dev : c->device;
 	rc = plan(c, &part_sectors);
+	if (!rc && c->record_set)
+		rc = record_identity(c);
 	if (rc) {
 		ap_safety_target_free(&t);
 		return rc;
@@ -1192,6 +1226,8 @@ static int run_emulated(struct sweep_cmd *c)
 	}
 	c->disk = ap_emu_device(emu);
 	rc = ap_sig_pending() ? AP_EXIT_SIGNAL_BASE + ap_sig_pending() : plan(c, &part_sectors);
+	if (!rc && c->record_set)
+		rc = record_identity(c);
 	if (!rc) {
 		c->params = make_params(c, part_sectors);
 		/* the drive is ours: no confirmation, but held like any disk */
@@ -1226,6 +1262,8 @@ int ap_cmd_sweep(int argc, char **argv)
 		rc = do_replay(&c);
 		goto out;
 	}
+	if (c.record_set && (rc = ap_fleet_record_prepare(CMD, c.record, &c.record)) != 0)
+		goto out;
 	rc = prepare_workload(&c);
 	if (rc)
 		goto out;
@@ -1243,6 +1281,7 @@ out:
 	if (c.workload_init)
 		ap_pm_config_free(&c.workload);
 	ap_mkfs_free_opts(c.mkfs_opts, c.nmkfs_opts);
+	ap_identity_free(&c.id);
 	free(c.starts);
 	free(c.what);
 	if (rc < 0)
