@@ -37,7 +37,7 @@ void ap_error_clear(struct ap_error *e)
 
 static void __attribute__((noreturn)) oom(size_t n)
 {
-	fprintf(stderr, "alignprobe: cannot allocate %zu bytes\n", n);
+	fprintf(stderr, "%s: cannot allocate %zu bytes\n", program_invocation_short_name, n);
 	exit(AP_EXIT_FAILURE);
 }
 
