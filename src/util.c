@@ -83,6 +83,15 @@ char *ap_xstrdup(const char *s)
 	return p;
 }
 
+char *ap_xstrndup(const char *s, size_t n)
+{
+	char *p = strndup(s, n);
+
+	if (!p)
+		oom(n + 1);
+	return p;
+}
+
 int ap_xasprintf(char **out, const char *fmt, ...)
 {
 	va_list ap;
