@@ -6,8 +6,11 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "commands.h"
 #include "exitcodes.h"
@@ -66,14 +69,14 @@ int ap_exit_for_errno(int err)
 	return AP_EXIT_FAILURE;
 }
 
-static void vwarnx(const char *cmd, const char *thing, const char *fmt, va_list ap)
+void ap_vwarnx(const char *cmd, const char *thing, const char *fmt, va_list ap)
 {
 	char reason[1024];
 	size_t n = thing ? strlen(thing) : 0;
 
 	vsnprintf(reason, sizeof(reason), fmt, ap);
-	/* a module's message often names the thing already: not twice */
-	if (thing && strncmp(reason, thing, n) == 0 && reason[n] == ':' && reason[n + 1] == ' ')
+	/* a module's message often names the thing already ("T: ...", "T:6: ..."): not twice */
+	if (thing && strncmp(reason, thing, n) == 0 && reason[n] == ':')
 		thing = NULL;
 	/* stdout first, so that what was printed and the message stay in order */
 	fflush(stdout);
@@ -86,7 +89,7 @@ void ap_warnx(const char *cmd, const char *thing, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vwarnx(cmd, thing, fmt, ap);
+	ap_vwarnx(cmd, thing, fmt, ap);
 	va_end(ap);
 }
 
@@ -95,7 +98,7 @@ int ap_errx(const char *cmd, const char *thing, int err, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vwarnx(cmd, thing, fmt, ap);
+	ap_vwarnx(cmd, thing, fmt, ap);
 	va_end(ap);
 	return ap_exit_for_errno(err);
 }
@@ -116,12 +119,44 @@ int ap_cmd_close_stdout(const char *cmd, int status)
 	return status == AP_EXIT_OK ? AP_EXIT_FAILURE : status;
 }
 
+/* the same device (or, for what is none, the same file) */
+static bool same_node(const struct stat *a, const struct stat *b)
+{
+	if (S_ISBLK(a->st_mode) || S_ISBLK(b->st_mode))
+		return S_ISBLK(a->st_mode) && S_ISBLK(b->st_mode) && a->st_rdev == b->st_rdev;
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+int ap_check_listed_twice(const char *cmd, char *const *devs, size_t n)
+{
+	struct stat *st = ap_xcalloc(n ? n : 1, sizeof(*st));
+	bool *ok = ap_xcalloc(n ? n : 1, sizeof(*ok));
+	size_t i, j;
+	int rc = 0;
+
+	for (i = 0; i < n && !rc; i++) {
+		ok[i] = stat(devs[i], &st[i]) == 0;	/* what does not exist is said later */
+		for (j = 0; ok[i] && j < i && !rc; j++) {
+			if (!ok[j] || !same_node(&st[i], &st[j]))
+				continue;
+			if (strcmp(devs[i], devs[j]) == 0)
+				ap_warnx(cmd, devs[i], "listed twice");
+			else
+				ap_warnx(cmd, devs[i], "listed twice (also as %s)", devs[j]);
+			rc = AP_EXIT_USAGE;
+		}
+	}
+	free(st);
+	free(ok);
+	return rc;
+}
+
 void ap_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vwarnx(cmd, NULL, fmt, ap);
+	ap_vwarnx(cmd, NULL, fmt, ap);
 	va_end(ap);
 	ap_usage_hint(cmd);
 }

@@ -6,6 +6,9 @@
 #ifndef AP_COMMANDS_H
 #define AP_COMMANDS_H
 
+#include <stdarg.h>
+#include <stddef.h>
+
 int ap_cmd_sweep(int argc, char **argv);
 int ap_cmd_probe(int argc, char **argv);
 int ap_cmd_check(int argc, char **argv);
@@ -23,10 +26,12 @@ struct ap_error;
  * form: "alignprobe CMD: THING: reason" on stderr, stdout flushed first.
  * @cmd is NULL for the top level; @thing (the device, file or option the
  * message is about) may be NULL. A reason that already starts with
- * "THING: " (a module's message) does not name it twice.
+ * "THING:" (a module's message, "FILE:LINE: ..." too) does not name it twice.
  */
 void ap_warnx(const char *cmd, const char *thing, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+void ap_vwarnx(const char *cmd, const char *thing, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 /*
  * The one mapping of an error to an exit status, for what a command finds
@@ -50,6 +55,14 @@ int ap_err_error(const char *cmd, const char *thing, const struct ap_error *e);
  * AP_EXIT_OK into AP_EXIT_FAILURE. Returns the status to exit with.
  */
 int ap_cmd_close_stdout(const char *cmd, int status);
+
+/*
+ * Several devices on one command line: one named twice, also through
+ * another path to it (a symbolic link, /dev/disk/by-id/...; block devices
+ * compare by st_rdev), is bad input, said before anything is opened.
+ * 0, or AP_EXIT_USAGE after the message.
+ */
+int ap_check_listed_twice(const char *cmd, char *const *devs, size_t n);
 
 /* Shared by every command's option parsing. */
 void ap_usage_error(const char *cmd, const char *fmt, ...)

@@ -67,6 +67,7 @@ static char *capture(void (*fn)(void))
 static void say_thing(void) { ap_warnx("probe", "/dev/x", "busy"); }
 static void say_doubled(void) { ap_warnx("probe", "/dev/x", "%s: busy", "/dev/x"); }
 static void say_prefix_only(void) { ap_warnx("probe", "/dev/x", "/dev/xy: busy"); }
+static void say_file_line(void) { ap_warnx("postmark", "c.pm", "c.pm:6: unknown command"); }
 static void say_nothing(void) { ap_warnx("seq", NULL, "no TARGET given"); }
 static void say_top(void) { ap_warnx(NULL, NULL, "unknown command"); }
 static void say_usage(void) { ap_usage_error("sweep", "bad --size"); }
@@ -77,6 +78,7 @@ static void test_form(void **state)
 	assert_string_equal(capture(say_thing), "alignprobe probe: /dev/x: busy\n");
 	assert_string_equal(capture(say_doubled), "alignprobe probe: /dev/x: busy\n");
 	assert_string_equal(capture(say_prefix_only), "alignprobe probe: /dev/x: /dev/xy: busy\n");
+	assert_string_equal(capture(say_file_line), "alignprobe postmark: c.pm:6: unknown command\n");
 	assert_string_equal(capture(say_nothing), "alignprobe seq: no TARGET given\n");
 	assert_string_equal(capture(say_top), "alignprobe: unknown command\n");
 	assert_string_equal(capture(say_usage), "alignprobe sweep: bad --size\n"
