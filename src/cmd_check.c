@@ -105,13 +105,9 @@ static void cwarn(const struct check *c, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s %s: ", AP_PROG, CMD);
-	if (c && c->device)
-		fprintf(stderr, "%s: ", c->device);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	ap_vwarnx(CMD, c ? c->device : NULL, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static void __attribute__((noreturn)) usage(void)
@@ -199,10 +195,8 @@ static int build_geometries(struct check *c)
 	g = &c->g.probed;
 	if (c->geometry_file) {
 		if (ap_geometry_load(c->geometry_file, g, &e)) {
-			cwarn(c, "%s", e.msg);
-			return e.code == ENOENT || e.code == EACCES || e.code == EINVAL ||
-			       e.code == ENODATA || e.code == EFBIG || e.code == EISDIR
-				? AP_EXIT_USAGE : AP_EXIT_FAILURE;
+			cwarn(NULL, "%s", e.msg);	/* it names the file */
+			return ap_exit_for_errno(e.code);	/* a bad --geometry file: 2 */
 		}
 		if (g->logical != logical) {
 			cwarn(c, "%s: the verdict is for %u-byte logical sectors, the disk has %u",
@@ -815,22 +809,6 @@ static int parse_args(struct check *c, int argc, char **argv)
 	return AP_EXIT_OK;
 }
 
-/* errno of a failed read of the device: bad input (2) or runtime failure (1) */
-static int exit_for_errno(int err)
-{
-	switch (err) {
-	case ENOENT:
-	case ENOTDIR:
-	case EISDIR:
-	case ENODEV:
-	case ENXIO:
-	case EINVAL:
-		return AP_EXIT_USAGE;
-	default:
-		return AP_EXIT_FAILURE;
-	}
-}
-
 static int run(struct check *c)
 {
 	struct ap_ptable_opts po = { .sector_size = (unsigned)c->sector_size };
@@ -843,13 +821,13 @@ static int run(struct check *c)
 	ap_error_clear(&e);
 	rc = ap_ptable_read(c->device, &po, &c->pt, &e);
 	if (rc) {
-		cwarn(NULL, "%s", e.msg);
-		return exit_for_errno(-rc);
+		cwarn(c, "%s", e.msg);
+		return ap_exit_for_errno(rc);	/* bad input (2) or runtime failure (1) */
 	}
 	rc = ap_topology_read(c->device, &c->topo, &e);
 	if (rc) {
-		cwarn(NULL, "%s", e.msg);
-		return exit_for_errno(-rc);
+		cwarn(c, "%s", e.msg);
+		return ap_exit_for_errno(rc);
 	}
 	rc = build_geometries(c);
 	if (rc)
@@ -897,7 +875,7 @@ static int run(struct check *c)
 				       c->nchecked == 1 ? "" : "s", desc);
 		}
 	}
-	if (fflush(stdout) != 0 || ferror(stdout))
+	if (ap_out_flush(stdout) != 0)	/* a reader gone (| head) is no error */
 		goto out_err;
 
 	if (nerr)
