@@ -232,7 +232,7 @@ static FILE *open_output(const char *path)
 static int close_output(FILE *f, const char *path)
 {
 	if (f == stdout)
-		return fflush(f) == 0 ? 0 : -EIO;
+		return ap_out_flush(f);	/* a reader gone (| head) is no error */
 	if (fclose(f) != 0) {
 		ap_warnx(CMD, path, "write error: %s", strerror(errno));
 		return -EIO;

@@ -483,7 +483,7 @@ static int print_table(struct sweep_cmd *c, const struct ap_sweep_start_stat *st
 	rc = ap_out_print(&c->out, tb);
 	scols_unref_table(tb);
 	if (rc) {
-		ap_warnx(CMD, NULL, "write error on stdout");
+		ap_warnx(CMD, NULL, "write error on standard output");
 		return AP_EXIT_FAILURE;
 	}
 	return 0;
@@ -693,7 +693,7 @@ static int report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
 		}
 
 		if (ap_out_json_print(stdout, o) != 0) {
-			ap_warnx(CMD, NULL, "write error on stdout");
+			ap_warnx(CMD, NULL, "write error on standard output");
 			rc = AP_EXIT_FAILURE;
 		}
 		json_object_put(o);
@@ -702,8 +702,8 @@ static int report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
 			rc = print_table(c, st, n);
 		if (!rc && !c->out.raw && !c->out.csv) {
 			print_verdict(doc->device, v, ap_part_gpt_first_usable(doc->logical_sector));
-			if (fflush(stdout) != 0 || ferror(stdout)) {
-				ap_warnx(CMD, NULL, "write error on stdout");
+			if (ap_out_flush(stdout) != 0) {	/* a reader gone is no error */
+				ap_warnx(CMD, NULL, "write error on standard output");
 				rc = AP_EXIT_FAILURE;
 			}
 		}

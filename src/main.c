@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,12 @@ int main(int argc, char **argv)
 	 * program_invocation_short_name.
 	 */
 	argv[0] = program_invocation_short_name = (char *)AP_PROG;
+	/*
+	 * A reader that goes away (| head) is no reason to die half-way (a
+	 * run must clean up) nor a failure: every command ignores SIGPIPE
+	 * and treats EPIPE on stdout as success (ap_out_flush()).
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	/* stop at the first non-option: the subcommand owns the rest */
 	while ((c = getopt_long(argc, argv, "+hV", longopts, NULL)) != -1) {
 		switch (c) {
