@@ -682,6 +682,7 @@ static int copy_sparse(int src, int dst, uint64_t size)
 static int image_open(struct ap_emu_spec *s, struct ap_error *e)
 {
 	struct stat st;
+	bool spec_size;
 	int img, rc;
 
 	img = open(s->image, O_RDONLY | O_CLOEXEC);
@@ -692,6 +693,7 @@ static int image_open(struct ap_emu_spec *s, struct ap_error *e)
 		return ap_error_set(e, S_ISDIR(st.st_mode) ? EISDIR : EINVAL,
 				    "image %s: not a regular file", s->image);
 	}
+	spec_size = s->capacity_set;
 	if (!s->capacity_set) {
 		s->capacity = ((uint64_t)st.st_size + 511) / 512 * 512;
 		s->capacity_set = true;
@@ -704,6 +706,12 @@ static int image_open(struct ap_emu_spec *s, struct ap_error *e)
 	rc = ap_emu_spec_validate(s, e);
 	if (rc) {
 		close(img);
+		if (e && !spec_size) {	/* the size is the image's: name it */
+			char why[sizeof(e->msg)];
+
+			snprintf(why, sizeof(why), "%s", e->msg);
+			ap_error_set(e, rc, "image %s: %s", s->image, why);
+		}
 		return rc;
 	}
 	return img;
