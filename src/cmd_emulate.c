@@ -382,7 +382,15 @@ int ap_cmd_emulate(int argc, char **argv)
 		break;
 	case 'd':
 		if (ap_emu_detach_device(dev, &e) != 0) {
-			rc = e.code == ENODEV ? not_emulated(dev) : ap_err_error(CMD, dev, &e);
+			/* not ours (2), in use or another state directory's (3), or failed (1) */
+			if (e.code == ENODEV) {
+				rc = not_emulated(dev);
+			} else if (e.code == EBUSY || e.code == EPERM) {
+				rc = ap_err_error(CMD, dev, &e);
+			} else {
+				ap_warnx(CMD, dev, "%s", e.msg);
+				rc = AP_EXIT_FAILURE;
+			}
 			goto out;
 		}
 		rc = AP_EXIT_OK;

@@ -373,8 +373,8 @@ static int loop_clear(const char *name, struct ap_error *e)
 	fd = open(dev, O_RDONLY | O_EXCL | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == EBUSY)
-			return ap_error_set(e, EBUSY, "%s is in use (mounted?): unmount it first", dev);
-		return ap_error_set(e, errno, "cannot open %s: %s", dev, strerror(errno));
+			return ap_error_set(e, EBUSY, "%s: in use (mounted?): unmount it first", dev);
+		return ap_error_set(e, errno, "%s: cannot open: %s", dev, strerror(errno));
 	}
 	if (ioctl(fd, LOOP_CLR_FD, 0) != 0 && errno != ENXIO) {
 		int err = errno;
@@ -391,7 +391,8 @@ static int loop_clear(const char *name, struct ap_error *e)
 		free(back);
 		sleep_ms(10);
 	}
-	return ap_error_set(e, EBUSY, "%s is still attached after detaching (held open?)", dev);
+	/* the loop device was let go of: a failure half-way, not a refusal */
+	return ap_error_set(e, ETIMEDOUT, "%s: still attached after detaching (held open?)", dev);
 }
 
 /* Abort the FUSE connection behind @mnt, for a server that hangs. */
