@@ -140,9 +140,10 @@ static void usage(void)
 	      "in use or held, and needs --yes or the device name typed at a terminal.\n"
 	      "A regular file needs no confirmation: a missing file is created and removed\n"
 	      "at the end (--keep keeps it); an existing file is never truncated, its\n"
-	      "first SIZE bytes are overwritten (the size is capped by the file's length\n"
-	      "when it is not empty). The region is written once before the first run\n"
-	      "(not when an existing file's region is already written, without holes).\n"
+	      "first SIZE bytes are overwritten (the default size is capped by the file's\n"
+	      "length when it is not empty; a larger --size is refused). The region is\n"
+	      "written once before the first run (not when an existing file's region is\n"
+	      "already written, without holes).\n"
 	      "Between runs the dirty data is synced and the target's page cache dropped\n"
 	      "(untimed); the runs go in a seeded random order.\n\n", f);
 	fputs("-J/--json prints one document, always complete (-o does not apply):\n"
