@@ -107,6 +107,7 @@ enum {
 	OPT_PLOT,
 	OPT_ALL_SIZES,
 	OPT_SAMPLES,
+	OPT_ALLOW_UNIDENTIFIED,
 };
 
 struct job {
@@ -131,7 +132,7 @@ struct job {
 struct ctl {
 	struct ap_out out;
 	struct ap_probe_opts o;
-	bool yes, quiet, all_sizes, allow_partition, budget_set, slots_set;
+	bool yes, quiet, all_sizes, allow_partition, budget_set, slots_set, allow_unidentified;
 	uint64_t budget_ns;
 	const char *journal;
 	const char *undo;
@@ -162,7 +163,9 @@ static void usage(void)
 	      "                            journal, write them back, verify; nothing is lost\n"
 	      " -R, --read-only            timing reads only (much weaker evidence)\n"
 	      "     --undo JOURNAL [DEV]   restore a device from the journal of a killed\n"
-	      "                            preserving probe, verify, delete the journal\n\n", f);
+	      "                            preserving probe, verify, delete the journal; the\n"
+	      "                            disk is found by its identity (WWN, serial, model,\n"
+	      "                            backing file, content) and must be DEV if given\n\n", f);
 	fputs("Options:\n"
 	      "     --emulate[=SPEC]       probe an emulated drive (repeatable), e.g.\n"
 	      "                            phys=4096,lba=7,rmw=300us,size=256M; default\n"
@@ -184,6 +187,8 @@ static void usage(void)
 	      "     --min-slowdown X       smallest slowdown that counts (default 1.5)\n"
 	      "     --allow-metadata-area  allow a region over LBA 0..33 or the last 33 sectors\n"
 	      "     --allow-partition      probe a partition instead of a whole disk\n"
+	      "     --allow-unidentified   --undo JOURNAL DEV: restore although the journal\n"
+	      "                            cannot tell its disk from another (an older one)\n"
 	      " -y, --yes                  destructive mode without the confirmation\n"
 	      "     --plot FILE.svg        median latency per offset (several devices:\n"
 	      "                            FILE-DEV.svg)\n"
@@ -407,6 +412,7 @@ static struct json_object *job_json(const struct job *j)
 	json_object_object_add(o, "clear", json_object_new_boolean(r->clear));
 	json_object_object_add(o, "mode", json_object_new_string(mode));
 	json_object_object_add(o, "emulated", json_object_new_boolean(j->emulated));
+	json_object_object_add(o, "identity", ap_identity_to_json(&j->d.id));
 	for (i = 0; i < r->nsizes; i++) {
 		const struct ap_probe_size *sz = &r->sizes[i];
 		const struct ap_verdict *v = &sz->verdict;
@@ -615,9 +621,13 @@ static int do_undo(struct ctl *c, int argc, char **argv)
 	}
 	if (argc - optind == 1)
 		dev = argv[optind];
-	if (ap_probe_undo(c->undo, dev, &u, &e) != 0) {
-		return ap_err_error(CMD, c->undo, &e);
+	if (c->allow_unidentified && !dev) {
+		ap_usage_error(CMD, "--allow-unidentified needs the device: --undo JOURNAL DEVICE");
+		return AP_EXIT_USAGE;
 	}
+	/* not the journal's disk: EPERM, refused (3); a bad journal: 2 */
+	if (ap_probe_undo(c->undo, dev, c->allow_unidentified, &u, &e) != 0)
+		return ap_err_error(CMD, c->undo, &e);
 	if (u.incomplete)
 		printf("%s: the journal was never completed, so the probe had written nothing to "
 		       "%s; journal removed\n", c->undo, u.dev);
@@ -625,6 +635,8 @@ static int do_undo(struct ctl *c, int argc, char **argv)
 		printf("%s: restored from %s: %" PRIu64 " ranges checked, %" PRIu64
 		       " rewritten, every byte verified; journal removed\n", u.dev, c->undo,
 		       u.st.records, u.st.restored);
+	if (u.found)
+		printf("%s: found by its identity; the journal named it %s\n", u.dev, u.named);
 	return AP_EXIT_OK;
 }
 
@@ -856,6 +868,7 @@ int ap_cmd_probe(int argc, char **argv)
 		{ "min-slowdown",        required_argument, NULL, OPT_MIN_SLOWDOWN },
 		{ "allow-metadata-area", no_argument,       NULL, OPT_ALLOW_METADATA },
 		{ "allow-partition",     no_argument,       NULL, OPT_ALLOW_PARTITION },
+		{ "allow-unidentified",  no_argument,       NULL, OPT_ALLOW_UNIDENTIFIED },
 		{ "yes",                 no_argument,       NULL, 'y' },
 		{ "plot",                required_argument, NULL, OPT_PLOT },
 		{ "all-sizes",           no_argument,       NULL, OPT_ALL_SIZES },
@@ -965,6 +978,9 @@ int ap_cmd_probe(int argc, char **argv)
 		case OPT_ALLOW_PARTITION:
 			c.allow_partition = true;
 			break;
+		case OPT_ALLOW_UNIDENTIFIED:
+			c.allow_unidentified = true;
+			break;
 		case 'y':
 			c.yes = true;
 			break;
@@ -1021,6 +1037,10 @@ int ap_cmd_probe(int argc, char **argv)
 		free(c.emu_specs);
 		ap_sig_install();
 		return do_undo(&c, argc, argv);
+	}
+	if (c.allow_unidentified) {
+		ap_usage_error(CMD, "--allow-unidentified is only used with --undo");
+		goto usage_fail;
 	}
 	if (preserve && readonly) {
 		ap_usage_error(CMD, "--preserve and --read-only are mutually exclusive");

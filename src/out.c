@@ -325,6 +325,34 @@ int ap_out_flush(FILE *f)
 	return -err;
 }
 
+struct json_object *ap_json_string(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+struct json_object *ap_json_u64(uint64_t v)
+{
+	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
+}
+
+int ap_json_get_u64(struct json_object *o, const char *key, uint64_t max, bool required,
+		    uint64_t *out, struct ap_error *e)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !v) {
+		if (required)
+			return ap_error_set(e, EINVAL, "\"%s\" is missing", key);
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_int))
+		return ap_error_set(e, EINVAL, "\"%s\" is not an integer", key);
+	if (json_object_get_int64(v) < 0 || json_object_get_uint64(v) > max)
+		return ap_error_set(e, ERANGE, "\"%s\" out of range", key);
+	*out = json_object_get_uint64(v);
+	return 0;
+}
+
 int ap_out_close_stdout(void)
 {
 	int rc = ap_out_flush(stdout);

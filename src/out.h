@@ -126,6 +126,18 @@ int ap_out_print(const struct ap_out *o, struct libscols_table *tb);
 struct json_object;
 int ap_out_json_print(FILE *f, struct json_object *doc);
 
+/* JSON values for documents: a string, or null for NULL; an unsigned number. */
+struct json_object *ap_json_string(const char *s);
+struct json_object *ap_json_u64(uint64_t v);
+
+/*
+ * Member @key of object @o, an integer 0..@max, into @out: 0 (absent or
+ * null leave @out as it is unless @required), -EINVAL (missing, not an
+ * integer) or -ERANGE with the member named in @e.
+ */
+int ap_json_get_u64(struct json_object *o, const char *key, uint64_t max, bool required,
+		    uint64_t *out, struct ap_error *e);
+
 /* Close stdout, turning a late write error into -errno (util-linux closeout). */
 int ap_out_close_stdout(void);
 

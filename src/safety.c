@@ -72,37 +72,14 @@ static const char *subject(const struct devset *s, ssize_t i, char *buf, size_t 
 	return buf;
 }
 
-/* The first line of a small file, without the newline; NULL if unreadable or empty. */
 static char *read_line(const char *path)
 {
-	char buf[PATH_MAX + 64];
-	FILE *f = fopen(path, "re");
-	char *p = NULL;
-
-	if (!f)
-		return NULL;
-	if (fgets(buf, sizeof(buf), f)) {
-		size_t len = strcspn(buf, "\n");
-		/* trim trailing blanks (SCSI model strings are padded) */
-		while (len > 0 && (buf[len - 1] == ' ' || buf[len - 1] == '\t'))
-			len--;
-		if (len)
-			p = strndup(buf, len);
-	}
-	fclose(f);
-	return p;
+	return ap_read_line(path);
 }
 
 static int read_u64(const char *path, uint64_t *v)
 {
-	char *s = read_line(path);
-	int rc;
-
-	if (!s)
-		return -ENOENT;
-	rc = ap_parse_u64(s, v);
-	free(s);
-	return rc;
+	return ap_read_u64(path, v);
 }
 
 static bool path_exists(const char *path)
