@@ -30,6 +30,7 @@
 #include "commands.h"
 #include "exitcodes.h"
 #include "geometry.h"
+#include "identity.h"
 #include "out.h"
 #include "ptable.h"
 #include "safety.h"
@@ -124,13 +125,9 @@ static void cwarn(const struct check *c, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s %s: ", AP_PROG, CMD);
-	if (c && c->device)
-		fprintf(stderr, "%s: ", c->device);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	ap_vwarnx(CMD, c ? c->device : NULL, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static void __attribute__((noreturn)) usage(void)
@@ -284,7 +281,16 @@ static void geometry_target(const struct check *c, struct ap_geometry_target *t,
 	if (S_ISBLK(st.st_mode)) {
 		t->is_blockdev = true;
 		t->rdev = st.st_rdev;
-		ap_safety_disk_ids(st.st_rdev, wwn, serial);
+		struct ap_disk_identity id;
+		struct ap_error e;
+
+		/* the same reader that wrote the probe result's identity */
+		if (ap_identity_read_path(c->device, NULL, &id, &e) == 0) {
+			*wwn = id.wwn;
+			*serial = id.serial;
+			id.wwn = id.serial = NULL;
+		}
+		ap_identity_free(&id);
 		t->wwn = *wwn;
 		t->serial = *serial;
 	} else {
@@ -338,10 +344,8 @@ static int build_geometries(struct check *c)
 		free(wwn);
 		free(serial);
 		if (rc) {
-			cwarn(c, "%s", e.msg);
-			return e.code == ENOENT || e.code == EACCES || e.code == EINVAL ||
-			       e.code == ENODATA || e.code == EFBIG || e.code == EISDIR ||
-			       e.code == ENODEV ? AP_EXIT_USAGE : AP_EXIT_FAILURE;
+			cwarn(NULL, "%s", e.msg);	/* it names the file */
+			return ap_exit_for_errno(e.code);	/* a bad --geometry file: 2 */
 		}
 		if (g->logical != logical) {
 			cwarn(c, "%s: the verdict is for %u-byte logical sectors, the disk has %u",
@@ -1072,22 +1076,6 @@ static int parse_args(struct check *c, int argc, char **argv)
 	return AP_EXIT_OK;
 }
 
-/* errno of a failed read of the device: bad input (2) or runtime failure (1) */
-static int exit_for_errno(int err)
-{
-	switch (err) {
-	case ENOENT:
-	case ENOTDIR:
-	case EISDIR:
-	case ENODEV:
-	case ENXIO:
-	case EINVAL:
-		return AP_EXIT_USAGE;
-	default:
-		return AP_EXIT_FAILURE;
-	}
-}
-
 /* A partition has no table of its own to check: name the disk that has it. */
 static int refuse_partition(const struct check *c)
 {
@@ -1135,13 +1123,13 @@ static int run(struct check *c)
 		return rc;
 	rc = ap_ptable_read(c->device, &po, &c->pt, &e);
 	if (rc) {
-		cwarn(NULL, "%s", e.msg);
-		return exit_for_errno(-rc);
+		cwarn(c, "%s", e.msg);
+		return ap_exit_for_errno(rc);	/* bad input (2) or runtime failure (1) */
 	}
 	rc = ap_topology_read(c->device, &c->topo, &e);
 	if (rc) {
-		cwarn(NULL, "%s", e.msg);
-		return exit_for_errno(-rc);
+		cwarn(c, "%s", e.msg);
+		return ap_exit_for_errno(rc);
 	}
 	rc = build_geometries(c);
 	if (rc)
@@ -1194,7 +1182,7 @@ static int run(struct check *c)
 				       c->nchecked == 1 ? "" : "s", desc);
 		}
 	}
-	if (fflush(stdout) != 0 || ferror(stdout))
+	if (ap_out_flush(stdout) != 0)	/* a reader gone (| head) is no error */
 		goto out_err;
 
 	if (c->pt.foreign_sector_size)

@@ -294,6 +294,16 @@ static enum ap_geom_match match_entry(struct json_object *ent, const struct ap_g
 {
 	const char *wwn = jstring(ent, "wwn"), *serial = jstring(ent, "serial");
 	const char *dev = jstring(ent, "device");
+	struct json_object *idn;
+
+	/* a probe result carries them in its "identity" (see identity.h) */
+	if (json_object_object_get_ex(ent, "identity", &idn) &&
+	    json_object_is_type(idn, json_type_object)) {
+		if (!wwn)
+			wwn = jstring(idn, "wwn");
+		if (!serial)
+			serial = jstring(idn, "serial");
+	}
 
 	/* an identity both sides know decides, either way */
 	if (wwn && *wwn && t->wwn && *t->wwn)

@@ -409,6 +409,23 @@ static void test_match(void **state)
 	assert_int_equal(g.physical, 16384);
 	assert_string_equal(pick.where, "devices[2].verdict");
 
+	/* a probe result keeps them in the entry's "identity" (identity.h) */
+	{
+		struct json_object *d0 = json_object_array_get_idx(
+			json_object_object_get(doc, "devices"), 0), *idn = json_object_new_object();
+
+		json_object_object_add(idn, "serial", json_object_new_string("SER-ID"));
+		json_object_object_add(d0, "identity", idn);
+		json_object_object_del(d0, "serial");
+		json_object_object_del(d0, "wwn");
+		t.wwn = NULL;
+		t.serial = "SER-ID";
+		assert_int_equal(ap_geometry_from_json(doc, &t, &g, &pick, &e), 0);
+		assert_int_equal(pick.match, AP_MATCH_SERIAL);
+		assert_string_equal(pick.where, "devices[0].verdict");
+		t.wwn = "0x5000c500cccccccc";
+	}
+
 	/* nothing matches: refused, the entries named */
 	t.serial = "SER-Z";
 	assert_int_equal(ap_geometry_from_json(doc, &t, &g, &pick, &e), -ENODEV);

@@ -73,7 +73,7 @@ for target in "$img" "$dev"; do
 	# no entry for this device: refused, the entries named
 	probe_doc "$doc" "/dev/nonexistent-sdz 4096 7" "/dev/nonexistent-sdy 4096 0"
 	ts_run_rc_ro 2 "$target" "$ALIGNPROBE" check --geometry "$doc" "$target"
-	grep -qF "alignprobe check: $target: $doc: no entry is for $target (by WWN, serial number or path; the file is for /dev/nonexistent-sdz, /dev/nonexistent-sdy): use a probe result of this device, or --geometry-any if the file describes this model of drive" \
+	grep -qF "alignprobe check: $doc: no entry is for $target (by WWN, serial number or path; the file is for /dev/nonexistent-sdz, /dev/nonexistent-sdy): use a probe result of this device, or --geometry-any if the file describes this model of drive" \
 		"$TS_TMP/err" || { cat "$TS_TMP/err" >&2; ts_fail "$target: refusal"; }
 	[ -s "$TS_TMP/out" ] && ts_fail "$target: a refused geometry printed a table"
 	# --geometry-any: the entries disagree, so it describes no one model
