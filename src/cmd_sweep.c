@@ -1131,10 +1131,8 @@ static int record_identity(struct sweep_cmd *c)
 {
 	struct ap_error e = { 0 };
 
-	if (ap_identity_read_path(c->disk, NULL, &c->id, &e) != 0) {
-		swarn("%s", e.msg);
-		return AP_EXIT_FAILURE;
-	}
+	if (ap_identity_read_path(c->disk, NULL, &c->id, &e) != 0)
+		return ap_err_error(CMD, c->disk, &e);
 	return ap_fleet_record_check_disk(CMD, c->disk, &c->id);
 }
 

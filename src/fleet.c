@@ -143,7 +143,7 @@ int ap_fleet_prom_open(const char *cmd, struct ap_outfile *of, const char *path)
 
 	if (ap_outfile_open(of, path, &e) == 0)
 		return 0;
-	fprintf(stderr, "%s %s: --prometheus: %s\n", AP_PROG, cmd, e.msg);
+	ap_warnx(cmd, "--prometheus", "%s", e.msg);
 	return AP_EXIT_USAGE;
 }
 
@@ -155,7 +155,7 @@ int ap_fleet_prom_commit(const char *cmd, struct ap_outfile *of, const struct ap
 
 	if (!text) {
 		ap_outfile_discard(of);
-		fprintf(stderr, "%s %s: --prometheus: out of memory\n", AP_PROG, cmd);
+		ap_warnx(cmd, "--prometheus", "out of memory");
 		return AP_EXIT_FAILURE;
 	}
 	rc = ap_outfile_write(of, text, strlen(text));
@@ -167,7 +167,7 @@ int ap_fleet_prom_commit(const char *cmd, struct ap_outfile *of, const struct ap
 		rc = ap_outfile_commit(of, &e);
 	}
 	if (rc) {
-		fprintf(stderr, "%s %s: --prometheus: %s\n", AP_PROG, cmd, e.msg);
+		ap_warnx(cmd, "--prometheus", "%s", e.msg);
 		return AP_EXIT_FAILURE;
 	}
 	return 0;
@@ -232,7 +232,7 @@ int ap_fleet_record_prepare(const char *cmd, const char *opt, const char **path)
 	*path = ap_vstore_path(opt);
 	if (ap_vstore_check(*path, &e) == 0)
 		return 0;
-	fprintf(stderr, "%s %s: --record: %s\n", AP_PROG, cmd, e.msg);
+	ap_warnx(cmd, "--record", "%s", e.msg);
 	return AP_EXIT_USAGE;
 }
 
@@ -241,9 +241,8 @@ int ap_fleet_record_check_disk(const char *cmd, const char *dev,
 {
 	if (id->model && *id->model)
 		return 0;
-	fprintf(stderr, "%s %s: %s: --record: the disk states no model (vendor, model, "
-		"firmware revision), so its verdict cannot stand for a model%s\n", AP_PROG, cmd,
-		dev, id->loop ? "; a loop device's is stated with ALIGNPROBE_TEST_IDENTITY_<name> "
+	ap_warnx(cmd, dev, "--record: the disk states no model (vendor, model, firmware "
+		 "revision), so its verdict cannot stand for a model%s", id->loop ? "; a loop device's is stated with ALIGNPROBE_TEST_IDENTITY_<name> "
 		"(see ENVIRONMENT in alignprobe(8))" : "");
 	return AP_EXIT_USAGE;
 }
@@ -259,8 +258,7 @@ int ap_fleet_record(const char *cmd, const char *path, const char *source, const
 
 	if (!v || !v->resolved) {
 		if (!quiet)
-			fprintf(stderr, "%s %s: %s: no verdict: nothing recorded in %s\n", AP_PROG,
-				cmd, dev, path);
+			ap_warnx(cmd, dev, "no verdict: nothing recorded in %s", path);
 		return 0;
 	}
 	ap_vstore_record_of(&r, id);
@@ -275,7 +273,7 @@ int ap_fleet_record(const char *cmd, const char *path, const char *source, const
 	r.confidence = v->confidence;
 	r.when = time(NULL);
 	if (ap_vstore_record(path, &r, &how, &e) != 0) {
-		fprintf(stderr, "%s %s: %s: --record: %s\n", AP_PROG, cmd, dev, e.msg);
+		ap_warnx(cmd, dev, "--record: %s", e.msg);
 		return AP_EXIT_FAILURE;
 	}
 	m.vendor = (char *)id->vendor;
@@ -283,16 +281,14 @@ int ap_fleet_record(const char *cmd, const char *path, const char *source, const
 	m.revision = (char *)id->revision;
 	name = ap_vstore_model_name(&m);
 	if (how == AP_VSTORE_CONFLICT)
-		fprintf(stderr, "%s %s: %s: --record: %s: the model %s now has conflicting "
-			"verdicts (this one: %u-byte physical sectors, lowest aligned LBA %u); "
-			"check --verdicts uses none of them\n", AP_PROG, cmd, dev, path, name,
-			v->physical_sector, v->lowest_aligned_lba);
+		ap_warnx(cmd, dev, "--record: %s: the model %s now has conflicting verdicts (this "
+			 "one: %u-byte physical sectors, lowest aligned LBA %u); check --verdicts "
+			 "uses none of them", path, name, v->physical_sector, v->lowest_aligned_lba);
 	else if (!quiet)
-		fprintf(stderr, "%s %s: %s: verdict recorded in %s for the model %s: %s\n",
-			AP_PROG, cmd, dev, path, name,
-			how == AP_VSTORE_NEW_MODEL ? "its first" :
-			how == AP_VSTORE_NEW_EXAMPLE ? "another disk agrees" :
-			"the same disk again");
+		ap_warnx(cmd, dev, "verdict recorded in %s for the model %s: %s", path, name,
+			 how == AP_VSTORE_NEW_MODEL ? "its first" :
+			 how == AP_VSTORE_NEW_EXAMPLE ? "another disk agrees" :
+			 "the same disk again");
 	free(name);
 	return 0;
 }
