@@ -9,11 +9,18 @@
  * and USB bridges make too) only with --trust-reported, else 4 KiB from the
  * reported alignment offset. 1 MiB is shown, never decides.
  *
+ * --verdicts: without a probe of the disk, the verdict store's verdict for
+ * the disk's model decides (rule model_verdict); conflicting verdicts for
+ * the model decide nothing and the disk counts as unproven (--trust-reported
+ * does not apply to it).
+ *
  * Exit status: 0 every partition aligned under the rule, 4 at least one
  * misaligned, 7 a table written for another logical sector size, 2 usage
  * errors and bad input (no partition table, a corrupt or inconsistent
  * table, a partition instead of a disk, a bad --geometry file or one for
- * another device), 1 runtime failures (I/O errors, output errors).
+ * another device, a bad verdict store), 1 runtime failures (I/O errors,
+ * output errors). Several devices: each is checked and reported, and the
+ * status is the worst of theirs in the order 1, 2, 7, 4, 0.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -29,6 +36,7 @@
 
 #include "commands.h"
 #include "exitcodes.h"
+#include "fleet.h"
 #include "geometry.h"
 #include "identity.h"
 #include "out.h"
@@ -36,6 +44,7 @@
 #include "safety.h"
 #include "topology.h"
 #include "util.h"
+#include "vstore.h"
 
 #define CMD "check"
 
@@ -61,7 +70,8 @@ static const struct ap_colinfo infos[] = {
 	[COL_ALIGN_DRIVE]   = { "ALIGN_DRIVE", 3, 0, AP_COL_BOOLEAN,
 		"start aligned to the drive's claimed physical sector (ATA/SCSI/NVMe)" },
 	[COL_ALIGN_PROBED]  = { "ALIGN_PROBED", 3, 0, AP_COL_BOOLEAN,
-		"start aligned to the probed (or given) physical sector and lowest aligned LBA" },
+		"start aligned to the probed (or given, or the model's) physical sector and "
+		"lowest aligned LBA" },
 	[COL_ALIGN_1M]	    = { "ALIGN_1M", 3, 0, AP_COL_BOOLEAN, "start on a 1 MiB boundary" },
 	[COL_ALIGN_OPTIO]   = { "ALIGN_OPTIO", 3, 0, AP_COL_BOOLEAN,
 		"start aligned to the reported optimal I/O size (when sane)" },
@@ -80,6 +90,8 @@ enum {
 	OPT_CHECK_SIZE,
 	OPT_TRUST_REPORTED,
 	OPT_GEOMETRY_ANY,
+	OPT_VERDICTS,
+	OPT_PROMETHEUS,
 };
 
 /* The geometries a partition is checked against; unit 0 = not available. */
@@ -97,6 +109,25 @@ struct geoms {
 	uint64_t optio_lowest;		/* its offset, LBA */
 };
 
+/* What the verdict store says of the disk's model (--verdicts). */
+enum mv_state {
+	MV_OFF = 0,		/* no --verdicts */
+	MV_NOT_NEEDED,		/* a probe of this disk (--geometry) decided */
+	MV_NO_MODEL,		/* the disk states no model (an image file, a loop device) */
+	MV_NONE,		/* the store has no verdict for the model */
+	MV_OTHER_SECTOR,	/* only verdicts for another logical sector size */
+	MV_USED,		/* one verdict: it decides */
+	MV_CONFLICT,		/* several: none decides, the disk counts as unproven */
+};
+
+struct model_verdict {
+	enum mv_state state;
+	const struct ap_vstore_model *m;
+	size_t model_index;
+	size_t verdict;		/* MV_USED: the index of the one that decided */
+	size_t nmatching;	/* verdicts for the disk's logical sector size */
+};
+
 struct check {
 	const char *device;
 	const char *geometry_file;
@@ -111,11 +142,22 @@ struct check {
 	struct ap_out out;
 	int cols[AP_ARRAY_SIZE(infos) * 2];
 	size_t ncols;
+	char **devices;			/* every DEVICE|IMAGE given */
+	size_t ndevices;
+	const char *verdicts_file;	/* --verdicts[=FILE], resolved */
+	bool verdicts;
+	const struct ap_vstore *store;	/* loaded once, before the first device */
+	const char *prometheus;		/* --prometheus FILE */
 
+	/* per device */
 	struct ap_ptable pt;
 	struct ap_topology topo;
 	struct geoms g;
 	size_t nmisaligned, nchecked;
+	struct ap_disk_identity id;	/* read for --verdicts and --prometheus */
+	bool have_id;
+	struct model_verdict mv;
+	struct json_object *doc;	/* -J: this device's document */
 };
 
 static void cwarn(const struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -135,7 +177,7 @@ static void __attribute__((noreturn)) usage(void)
 	FILE *out = stdout;
 
 	fputs("Usage:\n"
-	      " alignprobe check [options] DEVICE|IMAGE\n"
+	      " alignprobe check [options] DEVICE|IMAGE...\n"
 	      "\n"
 	      "Check that every partition of a disk or disk image starts on a physical\n"
 	      "sector boundary: the reported one, the drive's own claim and the probed one.\n"
@@ -152,6 +194,12 @@ static void __attribute__((noreturn)) usage(void)
 	      "                        physical/logical - 1 (default 0)\n"
 	      "     --trust-reported   take a reported 512-byte physical sector as proof\n"
 	      "                        (default: not probed, require 4 KiB)\n"
+	      "     --verdicts[=FILE]  without a probe of the disk, the verdict store's\n"
+	      "                        verdict for its model decides (default\n"
+	      "                        $ALIGNPROBE_VERDICTS or " AP_VSTORE_DEFAULT ");\n"
+	      "                        conflicting verdicts: none, the disk is unproven\n"
+	      "     --prometheus FILE  also write the results for node_exporter's textfile\n"
+	      "                        collector (atomically), every device in one file\n"
 	      "     --sector-size <size>\n"
 	      "                        logical sector size of an image file (default 512)\n"
 	      "     --check-size       also require sizes to be whole physical sectors\n"
@@ -175,10 +223,13 @@ static void __attribute__((noreturn)) usage(void)
 	      "    inconsistent table (bad GPT CRC, primary and backup GPT disagreeing,\n"
 	      "    protective MBR without GPT, overlapping partitions, partitions past\n"
 	      "    the end), an image smaller than a sector, a partition instead of a\n"
-	      "    whole disk, a bad --geometry file or one with no entry for the device\n"
+	      "    whole disk, a bad --geometry file or one with no entry for the device,\n"
+	      "    a missing or corrupt verdict store\n"
 	      " 4  at least one partition misaligned\n"
 	      " 7  the partition table was written for another logical sector size\n"
 	      "    (a USB bridge presenting 4096-byte sectors, or the reverse)\n"
+	      "Several devices: each is checked and reported; the status is the worst\n"
+	      "of theirs, in the order 1, 2, 7, 4, 0.\n"
 	      "\nAvailable output columns:\n", out);
 	ap_out_list_columns(NULL, infos, AP_ARRAY_SIZE(infos));
 	exit(AP_EXIT_OK);
@@ -191,10 +242,41 @@ static void describe_geometry(const struct ap_geometry *g, char *buf, size_t sz)
 	if (g->source == AP_GEOM_MINIMUM)
 		snprintf(buf, sz, "4 KiB (the minimum for an unprobed report, lowest aligned LBA %"
 			 PRIu64 ")", g->lowest_aligned);
+	else if (g->source == AP_GEOM_MODEL)
+		snprintf(buf, sz, "%" PRIu64 "-byte physical sectors (the verdict for its model, "
+			 "lowest aligned LBA %" PRIu64 ")", g->physical, g->lowest_aligned);
 	else
 		snprintf(buf, sz, "%" PRIu64 "-byte physical sectors (%s, lowest aligned LBA %"
 			 PRIu64 ")", g->physical, ap_geometry_source_name(g->source),
 			 g->lowest_aligned);
+}
+
+/* "serial S1 (/dev/sdb on node1, probe, 2026-12-01T08:00:00Z)" */
+static void describe_example(const struct ap_vstore_example *x, char *buf, size_t sz)
+{
+	snprintf(buf, sz, "%s%s (%s%s%s, %s, %s)", x->serial ? "serial " : "",
+		 x->serial ? x->serial : x->wwn ? x->wwn : "a disk without serial",
+		 x->device ? x->device : "?", x->host ? " on " : "", x->host ? x->host : "",
+		 x->source ? x->source : "?", x->recorded ? x->recorded : "?");
+}
+
+/* The verdict store's entry that decided, in words. */
+static void explain_model(const struct check *c, char *r, size_t sz)
+{
+	const struct ap_vstore_verdict *v = &c->mv.m->verdicts[c->mv.verdict];
+	char *name = ap_vstore_model_name(c->mv.m), ex[400] = "";
+
+	if (v->nexamples)
+		describe_example(&v->examples[0], ex, sizeof(ex));
+	snprintf(r, sz, "the verdict store %s holds one verdict for the model %s "
+		 "(models[%zu].verdicts[%zu]): %" PRIu64 "-byte physical sectors, lowest "
+		 "aligned LBA %" PRIu64 ", measured on %s%s%s%s", c->verdicts_file, name,
+		 c->mv.model_index, c->mv.verdict, v->physical_sector, v->lowest_aligned_lba,
+		 ex[0] ? ex : "no disk named", v->nexamples > 1 ? " and " : "",
+		 v->nexamples > 1 ? "more disks" : "",
+		 v->physical_sector == v->logical_sector
+		 ? ": an honest model, every sector boundary is aligned" : "");
+	free(name);
 }
 
 /* Why the rule decided as it did, in words (c->g.reason). */
@@ -226,6 +308,9 @@ static void explain_rule(struct check *c)
 	case AP_RULE_GIVEN:
 		snprintf(r, sz, "--physical %" PRIu64 " --lowest-aligned %" PRIu64 " given on the "
 			 "command line", b->physical, b->lowest_aligned);
+		break;
+	case AP_RULE_MODEL:
+		explain_model(c, r, sz);
 		break;
 	case AP_RULE_AS_REPORTED:
 		if (image)
@@ -264,6 +349,75 @@ static void explain_rule(struct check *c)
 		snprintf(r, sz, "no geometry");
 		break;
 	}
+	if (c->mv.state == MV_CONFLICT) {
+		size_t n = strlen(r);
+
+		snprintf(r + n, sz - n, "; the verdict store %s holds %zu conflicting verdicts "
+			 "for its model, so none decides and --trust-reported does not apply",
+			 c->verdicts_file, c->mv.nmatching);
+	}
+}
+
+/*
+ * --verdicts: the store's verdict for the disk's model, in c->g.probed when
+ * there is exactly one for its logical sector size.
+ */
+static void model_geometry(struct check *c, unsigned logical)
+{
+	const struct ap_vstore_model *m;
+	size_t i;
+
+	c->mv.state = MV_NO_MODEL;
+	if (!c->have_id || !c->id.model)
+		return;
+	m = ap_vstore_find_disk(c->store, &c->id);
+	c->mv.state = MV_NONE;
+	if (!m)
+		return;
+	c->mv.m = m;
+	c->mv.model_index = (size_t)(m - c->store->models);
+	for (i = 0; i < m->nverdicts; i++)
+		if (m->verdicts[i].logical_sector == logical && c->mv.nmatching++ == 0)
+			c->mv.verdict = i;
+	if (!c->mv.nmatching) {
+		c->mv.state = MV_OTHER_SECTOR;
+	} else if (c->mv.nmatching > 1) {
+		c->mv.state = MV_CONFLICT;
+	} else {
+		const struct ap_vstore_verdict *v = &m->verdicts[c->mv.verdict];
+
+		c->mv.state = MV_USED;
+		if (ap_geometry_set(&c->g.probed, AP_GEOM_MODEL, logical, v->physical_sector,
+				    v->lowest_aligned_lba, NULL) == 0)
+			c->g.probed.sensitive = v->sensitive;
+		else
+			c->mv.state = MV_NONE;	/* the store validates it: cannot happen */
+	}
+}
+
+/* The conflicting verdicts, said (check fails safe: none of them is used). */
+static void report_conflict(const struct check *c)
+{
+	const struct ap_vstore_model *m = c->mv.m;
+	char *name = ap_vstore_model_name(m), ex[400];
+	size_t i;
+
+	cwarn(c, "the verdict store %s holds %zu conflicting verdicts for the model %s; none "
+	      "is used, the disk counts as unproven:", c->verdicts_file, c->mv.nmatching, name);
+	for (i = 0; i < m->nverdicts; i++) {
+		const struct ap_vstore_verdict *v = &m->verdicts[i];
+
+		if (v->logical_sector != c->pt.sector_size)
+			continue;
+		ex[0] = '\0';
+		if (v->nexamples)
+			describe_example(&v->examples[0], ex, sizeof(ex));
+		cwarn(c, "  models[%zu].verdicts[%zu]: %" PRIu64 "-byte physical sectors, lowest "
+		      "aligned LBA %" PRIu64 ", on %s%s", c->mv.model_index, i, v->physical_sector,
+		      v->lowest_aligned_lba, ex[0] ? ex : "no disk named",
+		      v->nexamples > 1 ? " and more" : "");
+	}
+	free(name);
 }
 
 /* What the checked device is known by, to find its entry in a --geometry file. */
@@ -343,11 +497,17 @@ static int build_geometries(struct check *c)
 		rc = ap_geometry_load(c->geometry_file, &t, g, &c->pick, &e);
 		free(wwn);
 		free(serial);
-		if (rc) {
+		if (rc == -ENODEV && c->verdicts) {
+			/* no probe of this disk: its model's verdict may decide */
+			memset(g, 0, sizeof(*g));
+			memset(&c->pick, 0, sizeof(c->pick));
+			if (!c->quiet)
+				cwarn(NULL, "%s; trying the verdict store", e.msg);
+		} else if (rc) {
 			cwarn(NULL, "%s", e.msg);	/* it names the file */
 			return ap_exit_for_errno(e.code);	/* a bad --geometry file: 2 */
 		}
-		if (g->logical != logical) {
+		if (g->physical && g->logical != logical) {
 			cwarn(c, "%s: the verdict is for %u-byte logical sectors, the disk has %u",
 			      c->geometry_file, g->logical, logical);
 			return AP_EXIT_USAGE;
@@ -366,6 +526,11 @@ static int build_geometries(struct check *c)
 		}
 	}
 
+	if (c->verdicts && c->g.probed.physical)
+		c->mv.state = MV_NOT_NEEDED;
+	else if (c->verdicts)
+		model_geometry(c, logical);
+
 	if (c->g.probed.physical) {
 		c->g.basis = &c->g.probed;
 		offset = 0;
@@ -376,7 +541,8 @@ static int build_geometries(struct check *c)
 		c->g.basis = &c->g.reported;
 		offset = c->g.reported_offset;
 	}
-	c->g.rule = ap_geometry_decide(c->g.basis, offset, c->trust_reported, &c->g.decided);
+	c->g.rule = ap_geometry_decide(c->g.basis, offset,
+				       c->trust_reported && c->mv.state != MV_CONFLICT, &c->g.decided);
 	c->g.in_force = &c->g.decided;
 	explain_rule(c);
 	return AP_EXIT_OK;
@@ -531,6 +697,8 @@ static struct json_object *geometry_json(const struct ap_geometry *g, const char
 	json_object_object_add(o, "logical_sector", json_object_new_int64(g->logical));
 	json_object_object_add(o, "physical_sector", ju(g->physical));
 	json_object_object_add(o, "lowest_aligned_lba", ju(g->lowest_aligned));
+	if (g->source == AP_GEOM_MODEL)
+		json_object_object_add(o, "sensitive", json_object_new_boolean(g->sensitive));
 	if (g->source == AP_GEOM_PROBED) {
 		json_object_object_add(o, "sensitive", json_object_new_boolean(g->sensitive));
 		json_object_object_add(o, "confidence", isfinite(g->confidence)
@@ -681,12 +849,85 @@ static struct json_object *foreign_json(const struct check *c)
 	return o;
 }
 
-static int print_json(struct check *c, bool aligned)
+static const char *const mv_names[] = {
+	[MV_OFF] = "off", [MV_NOT_NEEDED] = "not_needed", [MV_NO_MODEL] = "no_model",
+	[MV_NONE] = "none", [MV_OTHER_SECTOR] = "other_sector_size", [MV_USED] = "used",
+	[MV_CONFLICT] = "conflict",
+};
+
+static struct json_object *example_json(const struct ap_vstore_example *x)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "serial", jstr(x->serial));
+	json_object_object_add(o, "wwn", jstr(x->wwn));
+	json_object_object_add(o, "device", jstr(x->device));
+	json_object_object_add(o, "host", jstr(x->host));
+	json_object_object_add(o, "source", jstr(x->source));
+	json_object_object_add(o, "recorded", jstr(x->recorded));
+	return o;
+}
+
+/* "model_verdict": what the verdict store said of the disk's model, null without --verdicts. */
+static struct json_object *model_verdict_json(const struct check *c)
+{
+	const struct ap_vstore_model *m = c->mv.m;
+	struct json_object *o, *mo, *a;
+	size_t i, k;
+
+	if (c->mv.state == MV_OFF)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "store", json_object_new_string(c->verdicts_file));
+	json_object_object_add(o, "state", json_object_new_string(mv_names[c->mv.state]));
+	mo = NULL;
+	if (c->have_id && c->id.model) {
+		mo = json_object_new_object();
+		json_object_object_add(mo, "vendor", jstr(c->id.vendor));
+		json_object_object_add(mo, "model", jstr(c->id.model));
+		json_object_object_add(mo, "revision", jstr(c->id.revision));
+	}
+	json_object_object_add(o, "model", mo);
+	if (c->mv.state == MV_USED) {
+		char where[64];
+
+		snprintf(where, sizeof(where), "models[%zu].verdicts[%zu]", c->mv.model_index,
+			 c->mv.verdict);
+		json_object_object_add(o, "entry", json_object_new_string(where));
+	} else {
+		json_object_object_add(o, "entry", NULL);
+	}
+	a = json_object_new_array();
+	for (i = 0; m && i < m->nverdicts; i++) {
+		const struct ap_vstore_verdict *v = &m->verdicts[i];
+		struct json_object *vo, *xa;
+		char where[64];
+
+		if (v->logical_sector != c->pt.sector_size)
+			continue;
+		vo = json_object_new_object();
+		snprintf(where, sizeof(where), "models[%zu].verdicts[%zu]", c->mv.model_index, i);
+		json_object_object_add(vo, "entry", json_object_new_string(where));
+		json_object_object_add(vo, "logical_sector", ju(v->logical_sector));
+		json_object_object_add(vo, "physical_sector", ju(v->physical_sector));
+		json_object_object_add(vo, "lowest_aligned_lba", ju(v->lowest_aligned_lba));
+		json_object_object_add(vo, "sensitive", json_object_new_boolean(v->sensitive));
+		xa = json_object_new_array();
+		for (k = 0; k < v->nexamples; k++)
+			json_object_array_add(xa, example_json(&v->examples[k]));
+		json_object_object_add(vo, "examples", xa);
+		json_object_array_add(a, vo);
+	}
+	json_object_object_add(o, "verdicts", a);
+	return o;
+}
+
+/* The -J document of the device (c->doc). */
+static void build_json(struct check *c, bool aligned)
 {
 	struct json_object *doc = json_object_new_object(), *geo, *a;
 	const struct ap_ptable *pt = &c->pt;
 	size_t i;
-	int rc;
 
 	json_object_object_add(doc, "device", json_object_new_string(c->device));
 	json_object_object_add(doc, "type", json_object_new_string(pt->is_blockdev ? "block" : "image"));
@@ -708,6 +949,7 @@ static int print_json(struct check *c, bool aligned)
 	json_object_object_add(geo, "optimal_io", c->g.optio ? ju(c->g.optio) : NULL);
 	json_object_object_add(doc, "geometry", geo);
 	json_object_object_add(doc, "rule", rule_json(c));
+	json_object_object_add(doc, "model_verdict", model_verdict_json(c));
 	json_object_object_add(doc, "foreign_sector_size", foreign_json(c));
 
 	a = json_object_new_array();
@@ -738,9 +980,7 @@ static int print_json(struct check *c, bool aligned)
 	json_object_object_add(doc, "partitions", a);
 	json_object_object_add(doc, "misaligned", ju(c->nmisaligned));
 	json_object_object_add(doc, "aligned", json_object_new_boolean(aligned));
-	rc = ap_out_json_print(stdout, doc);
-	json_object_put(doc);
-	return rc;
+	c->doc = doc;
 }
 
 /* ---- human output ---- */
@@ -790,7 +1030,8 @@ static int print_topology(const struct check *c)
 	else
 		pc = 2;
 	if (p)
-		scols_table_new_column(tb, p->source == AP_GEOM_PROBED ? "PROBED" : "GIVEN", 0,
+		scols_table_new_column(tb, p->source == AP_GEOM_PROBED ? "PROBED" :
+				       p->source == AP_GEOM_MODEL ? "MODEL" : "GIVEN", 0,
 				       SCOLS_FL_RIGHT);
 
 	ln = scols_table_new_line(tb, NULL);
@@ -867,14 +1108,18 @@ static int print_topology(const struct check *c)
 		printf("disagreement: %s\n", c->topo.disagreements[i]);
 	if (p && p->physical != r->physical)
 		printf("disagreement: physical sector: reported %" PRIu64 " bytes, %s %" PRIu64 "\n",
-		       r->physical, p->source == AP_GEOM_PROBED ? "probed" : "given", p->physical);
+		       r->physical, p->source == AP_GEOM_PROBED ? "probed" :
+		       p->source == AP_GEOM_MODEL ? "its model's verdict" : "given", p->physical);
 	if (p && p->lowest_aligned != r->lowest_aligned)
 		printf("disagreement: lowest aligned LBA: reported %" PRIu64 ", %s %" PRIu64 "\n",
-		       r->lowest_aligned, p->source == AP_GEOM_PROBED ? "probed" : "given",
+		       r->lowest_aligned, p->source == AP_GEOM_PROBED ? "probed" :
+		       p->source == AP_GEOM_MODEL ? "its model's verdict" : "given",
 		       p->lowest_aligned);
 	describe_geometry(c->g.in_force, buf, sizeof(buf));
-	printf("Geometry in force: %s%s%s\n", buf, c->g.rule == AP_RULE_PROBED ? ", from " : "",
-	       c->g.rule == AP_RULE_PROBED ? c->geometry_file : "");
+	printf("Geometry in force: %s%s%s\n", buf,
+	       c->g.rule == AP_RULE_PROBED || c->g.rule == AP_RULE_MODEL ? ", from " : "",
+	       c->g.rule == AP_RULE_PROBED ? c->geometry_file :
+	       c->g.rule == AP_RULE_MODEL ? c->verdicts_file : "");
 	printf("Rule: %s: %s\n", ap_geometry_rule_name(c->g.rule), c->g.reason);
 	putchar('\n');
 	return 0;
@@ -974,6 +1219,8 @@ static int parse_args(struct check *c, int argc, char **argv)
 		{ "check-size",	    no_argument,       NULL, OPT_CHECK_SIZE },
 		{ "trust-reported", no_argument,       NULL, OPT_TRUST_REPORTED },
 		{ "geometry-any",   no_argument,       NULL, OPT_GEOMETRY_ANY },
+		{ "verdicts",	    optional_argument, NULL, OPT_VERDICTS },
+		{ "prometheus",	    required_argument, NULL, OPT_PROMETHEUS },
 		{ "quiet",	    no_argument,       NULL, 'q' },
 		{ "verbose",	    no_argument,       NULL, 'v' },
 		{ "help",	    no_argument,       NULL, 'h' },
@@ -1021,6 +1268,13 @@ static int parse_args(struct check *c, int argc, char **argv)
 		case OPT_GEOMETRY_ANY:
 			c->geometry_any = true;
 			break;
+		case OPT_VERDICTS:
+			c->verdicts = true;
+			c->verdicts_file = optarg;
+			break;
+		case OPT_PROMETHEUS:
+			c->prometheus = optarg;
+			break;
 		case 'q':
 			c->quiet = true;
 			break;
@@ -1063,14 +1317,20 @@ static int parse_args(struct check *c, int argc, char **argv)
 		ap_usage_error(CMD, "--geometry-any needs --geometry");
 		return AP_EXIT_USAGE;
 	}
+	if (c->verdicts && c->physical) {
+		ap_usage_error(CMD, "--verdicts and --physical are mutually exclusive (a given "
+			       "geometry decides for every device)");
+		return AP_EXIT_USAGE;
+	}
 	if (optind >= argc) {
 		ap_usage_error(CMD, "no device or image given");
 		return AP_EXIT_USAGE;
 	}
-	c->device = argv[optind++];
-	if (optind < argc) {
-		ap_usage_error(CMD, "unexpected argument '%s' (one device or image at a time)",
-			       argv[optind]);
+	c->devices = argv + optind;
+	c->ndevices = (size_t)(argc - optind);
+	if (c->ndevices > 1 && c->geometry_file && strcmp(c->geometry_file, "-") == 0) {
+		ap_usage_error(CMD, "--geometry -: standard input is read once; give a file "
+			       "for several devices");
 		return AP_EXIT_USAGE;
 	}
 	return AP_EXIT_OK;
@@ -1131,6 +1391,12 @@ static int run(struct check *c)
 		cwarn(c, "%s", e.msg);
 		return ap_exit_for_errno(rc);
 	}
+	if ((c->verdicts || c->prometheus) && c->pt.is_blockdev) {
+		/* who it is: its model for --verdicts, alignprobe_disk_info */
+		c->have_id = ap_identity_read_path(c->device, NULL, &c->id, &e) == 0;
+		if (!c->have_id && c->verbose)
+			cwarn(c, "cannot read its identity: %s", e.msg);
+	}
 	rc = build_geometries(c);
 	if (rc)
 		return rc;
@@ -1153,16 +1419,17 @@ static int run(struct check *c)
 			cwarn(c, "libfdisk: %s", c->pt.fdisk_msgs[i]);
 	if (c->pt.foreign_sector_size)
 		report_foreign(c);
+	if (c->mv.state == MV_CONFLICT)
+		report_conflict(c);
 	nerr = ap_ptable_nerrors(&c->pt);
 	report_partitions(c);
 	if (c->nmisaligned && !c->quiet && c->g.rule == AP_RULE_MINIMUM_4K)
-		cwarn(c, "note: %s; a probe verdict (--geometry) or --trust-reported decides "
-		      "otherwise", c->g.reason);
+		cwarn(c, "note: %s; a probe verdict (--geometry)%s decides otherwise", c->g.reason,
+		      c->mv.state == MV_CONFLICT ? " of this disk" : " or --trust-reported");
 	aligned = nerr == 0 && c->nmisaligned == 0;
 
 	if (c->out.json) {
-		if (print_json(c, aligned))
-			goto out_err;
+		build_json(c, aligned);	/* printed by the caller, with the exit status */
 	} else if (!c->quiet) {
 		bool human = !c->out.raw && !c->out.csv && !c->out.noheadings;
 
@@ -1197,16 +1464,205 @@ out_err:
 	return AP_EXIT_FAILURE;
 }
 
+/* The worse of two exit statuses: 1, 2, 7, 4, 0 (see the top of the file). */
+static int worse(int a, int b)
+{
+	static const int order[] = { AP_EXIT_FAILURE, AP_EXIT_USAGE, AP_EXIT_SECTOR_SIZE,
+				     AP_EXIT_MISALIGNED, AP_EXIT_OK };
+	size_t i;
+
+	for (i = 0; i < AP_ARRAY_SIZE(order); i++)
+		if (a == order[i] || b == order[i])
+			return order[i];
+	return a > b ? a : b;
+}
+
+/* --prometheus: this device's series (see docs/alignprobe.8, MONITORING). */
+static void add_metrics(const struct check *c, struct ap_prom *p, int status)
+{
+	const char *dev = c->device;
+	const struct ap_geometry *geo[] = { &c->g.reported, &c->g.drive, &c->g.probed };
+	bool judged = status == AP_EXIT_OK || status == AP_EXIT_MISALIGNED ||
+		      status == AP_EXIT_SECTOR_SIZE;
+	char num[24];
+	size_t i;
+
+	ap_fleet_prom_add(p, "alignprobe_check_success", judged, "device", dev, NULL);
+	ap_fleet_prom_add(p, "alignprobe_check_exit_status", status, "device", dev, NULL);
+	ap_fleet_prom_disk(p, "check", dev, c->have_id ? &c->id : NULL, c->pt.sector_size);
+	if (!judged)
+		return;
+	ap_fleet_prom_add(p, "alignprobe_disk_aligned", status == AP_EXIT_OK, "device", dev, NULL);
+	for (i = 0; i < AP_ARRAY_SIZE(geo); i++) {
+		const char *src = ap_geometry_source_name(geo[i]->source);
+
+		if (!geo[i]->physical)
+			continue;
+		ap_fleet_prom_add(p, "alignprobe_physical_sector_bytes", (double)geo[i]->physical,
+				  "command", "check", "device", dev, "source", src, NULL);
+		ap_fleet_prom_add(p, "alignprobe_alignment_offset_bytes",
+				  (double)geo[i]->lowest_aligned * geo[i]->logical, "command", "check",
+				  "device", dev, "source", src, NULL);
+	}
+	if (c->g.in_force) {
+		ap_fleet_prom_add(p, "alignprobe_check_rule_info", 1, "device", dev, "rule",
+				  ap_geometry_rule_name(c->g.rule), "basis",
+				  ap_geometry_source_name(c->g.basis->source), NULL);
+		ap_fleet_prom_add(p, "alignprobe_check_required_alignment_bytes",
+				  (double)c->g.in_force->physical, "device", dev, NULL);
+		ap_fleet_prom_add(p, "alignprobe_check_required_offset_bytes",
+				  (double)c->g.in_force->lowest_aligned * c->g.in_force->logical,
+				  "device", dev, NULL);
+	}
+	if (c->pt.foreign_sector_size)
+		ap_fleet_prom_add(p, "alignprobe_check_foreign_sector_bytes",
+				  c->pt.foreign_sector_size, "device", dev, NULL);
+	if (c->mv.state != MV_OFF && c->mv.state != MV_NOT_NEEDED) {
+		ap_fleet_prom_add(p, "alignprobe_check_model_verdicts", (double)c->mv.nmatching,
+				  "device", dev, NULL);
+		if (c->mv.state == MV_USED) {
+			const struct ap_vstore_verdict *v = &c->mv.m->verdicts[c->mv.verdict];
+			char where[64];
+
+			snprintf(where, sizeof(where), "models[%zu].verdicts[%zu]",
+				 c->mv.model_index, c->mv.verdict);
+			ap_fleet_prom_add(p, "alignprobe_check_model_verdict_info", 1, "device", dev,
+					  "store", c->verdicts_file, "entry", where, "example",
+					  v->nexamples ? v->examples[0].serial : NULL, NULL);
+		}
+	}
+	ap_fleet_prom_add(p, "alignprobe_check_partitions", (double)c->nchecked, "device", dev,
+			  NULL);
+	ap_fleet_prom_add(p, "alignprobe_check_misaligned_partitions", (double)c->nmisaligned,
+			  "device", dev, NULL);
+	for (i = 0; i < c->pt.nparts; i++) {
+		const struct ap_part *part = &c->pt.parts[i];
+		unsigned ls = c->pt.sector_size;
+		struct verdicts v;
+
+		judge(c, part, &v);
+		if (v.aligned < 0)
+			continue;	/* an extended partition, or a table for another size */
+		snprintf(num, sizeof(num), "%zu", part->partno + 1);
+		ap_fleet_prom_add(p, "alignprobe_partition_aligned", v.aligned, "device", dev,
+				  "partition", num, NULL);
+		ap_fleet_prom_add(p, "alignprobe_partition_start_bytes", (double)part->start * ls,
+				  "device", dev, "partition", num, NULL);
+		if (v.next != UINT64_MAX)
+			ap_fleet_prom_add(p, "alignprobe_partition_next_aligned_start_bytes",
+					  (double)v.next * ls, "device", dev, "partition", num, NULL);
+	}
+}
+
+/* Everything given once, before the first device: the store, the metrics file, -o. */
+static int prepare(struct check *c, struct ap_vstore *store, struct ap_outfile *prom)
+{
+	struct ap_error e = { 0 };
+	int cols[AP_ARRAY_SIZE(infos) * 2], all[AP_ARRAY_SIZE(infos)];
+	size_t i, ncols;
+	int rc;
+
+	for (i = 0; i < AP_ARRAY_SIZE(infos); i++)
+		all[i] = (int)i;
+	if (ap_out_columns(&c->out, infos, AP_ARRAY_SIZE(infos), all, AP_ARRAY_SIZE(all), cols,
+			   &ncols, &e)) {
+		ap_usage_error(CMD, "%s", e.msg);
+		return AP_EXIT_USAGE;
+	}
+	rc = ap_check_listed_twice(CMD, c->devices, c->ndevices);
+	if (rc)
+		return rc;
+	if (c->verdicts) {
+		c->verdicts_file = ap_vstore_path(c->verdicts_file);
+		rc = ap_vstore_load(c->verdicts_file, store, &e);
+		if (rc) {
+			ap_warnx(CMD, "--verdicts", "%s", e.msg);
+			return ap_exit_for_errno(rc);	/* missing, unreadable, corrupt: 2 */
+		}
+		c->store = store;
+	}
+	if (c->prometheus)
+		return ap_fleet_prom_open(CMD, prom, c->prometheus);
+	return AP_EXIT_OK;
+}
+
+/* One device: checked, reported; its exit status. */
+static int check_one(const struct check *base, const char *dev, struct ap_prom *metrics,
+		     struct json_object *docs)
+{
+	struct check c = *base;
+	int rc;
+
+	c.device = dev;
+	rc = run(&c);
+	if (metrics)
+		add_metrics(&c, metrics, rc);
+	if (c.out.json && (c.doc || docs)) {
+		/* one device that could not be checked: nothing on stdout, as before */
+		struct json_object *doc = c.doc ? c.doc : json_object_new_object();
+
+		if (!c.doc)
+			json_object_object_add(doc, "device", json_object_new_string(dev));
+		json_object_object_add(doc, "exit_status", json_object_new_int(rc));
+		if (docs) {
+			json_object_array_add(docs, doc);
+		} else {
+			if (ap_out_json_print(stdout, doc) != 0) {
+				cwarn(NULL, "write error on standard output");
+				rc = AP_EXIT_FAILURE;
+			}
+			json_object_put(doc);
+		}
+	}
+	ap_ptable_free(&c.pt);
+	ap_topology_free(&c.topo);
+	ap_identity_free(&c.id);
+	return rc;
+}
+
 int ap_cmd_check(int argc, char **argv)
 {
 	struct check c;
-	int rc;
+	struct ap_vstore store;
+	struct ap_outfile prom = { .fd = -1 };
+	struct ap_prom *metrics = NULL;
+	struct json_object *docs = NULL;
+	size_t i;
+	int rc, worst = AP_EXIT_OK;
 
 	memset(&c, 0, sizeof(c));
+	ap_vstore_init(&store);
 	rc = parse_args(&c, argc, argv);
 	if (rc == AP_EXIT_OK)
-		rc = run(&c);
-	ap_ptable_free(&c.pt);
-	ap_topology_free(&c.topo);
+		rc = prepare(&c, &store, &prom);
+	if (rc != AP_EXIT_OK)
+		goto out;
+	if (c.prometheus)
+		metrics = ap_prom_new();
+	if (c.out.json && c.ndevices > 1)
+		docs = json_object_new_array();
+	for (i = 0; i < c.ndevices; i++) {
+		if (i && !c.quiet && !c.out.json)
+			putchar('\n');
+		worst = worse(worst, check_one(&c, c.devices[i], metrics, docs));
+	}
+	if (docs) {
+		struct json_object *doc = json_object_new_object();
+
+		json_object_object_add(doc, "devices", docs);
+		json_object_object_add(doc, "exit_status", json_object_new_int(worst));
+		if (ap_out_json_print(stdout, doc) != 0) {
+			cwarn(NULL, "write error on standard output");
+			worst = AP_EXIT_FAILURE;
+		}
+		json_object_put(doc);
+	}
+	if (metrics && ap_fleet_prom_commit(CMD, &prom, metrics) != 0)
+		worst = AP_EXIT_FAILURE;
+	rc = worst;
+out:
+	ap_outfile_discard(&prom);
+	ap_prom_free(metrics);
+	ap_vstore_free(&store);
 	return rc;
 }

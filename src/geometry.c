@@ -92,6 +92,8 @@ const char *ap_geometry_source_name(enum ap_geom_source src)
 		return "given";
 	case AP_GEOM_MINIMUM:
 		return "minimum_4k";
+	case AP_GEOM_MODEL:
+		return "model";
 	case AP_GEOM_NONE:
 		break;
 	}
@@ -128,6 +130,8 @@ enum ap_geom_rule ap_geometry_decide(const struct ap_geometry *basis, uint64_t o
 	switch (basis->source) {
 	case AP_GEOM_PROBED:
 		return AP_RULE_PROBED;
+	case AP_GEOM_MODEL:
+		return AP_RULE_MODEL;
 	case AP_GEOM_MANUAL:
 		return AP_RULE_GIVEN;
 	case AP_GEOM_REPORTED:
@@ -165,6 +169,8 @@ const char *ap_geometry_rule_name(enum ap_geom_rule rule)
 		return "minimum_4k";
 	case AP_RULE_TRUST_REPORTED:
 		return "trust_reported";
+	case AP_RULE_MODEL:
+		return "model_verdict";
 	case AP_RULE_NONE:
 		break;
 	}

@@ -33,6 +33,7 @@ enum ap_geom_source {
 	AP_GEOM_PROBED,		/* a probe/sweep verdict from a JSON file */
 	AP_GEOM_MANUAL,		/* --physical / --lowest-aligned */
 	AP_GEOM_MINIMUM,	/* 4 KiB in place of an unproven smaller report */
+	AP_GEOM_MODEL,		/* the verdict store's verdict for the disk's model */
 };
 
 /* The unit below which an unproven report does not decide. */
@@ -45,6 +46,7 @@ enum ap_geom_rule {
 	AP_RULE_AS_REPORTED,	/* a report of >= 4 KiB physical sectors, as stated */
 	AP_RULE_MINIMUM_4K,	/* a report below 4 KiB, not probed: 4 KiB required */
 	AP_RULE_TRUST_REPORTED,	/* a report below 4 KiB taken as stated (--trust-reported) */
+	AP_RULE_MODEL,		/* a verdict for the disk's model (check --verdicts) decides */
 };
 
 struct ap_geometry {
@@ -87,8 +89,8 @@ int ap_geometry_set(struct ap_geometry *g, enum ap_geom_source src, unsigned log
 
 /*
  * The geometry that decides, from @basis (the probed one when there is one,
- * else the drive's claim, else the reported one). Probed and given bases
- * decide as they are. An unproven basis (reported, drive) of at least
+ * else the drive's claim, else the reported one). Probed, model and given
+ * bases decide as they are. An unproven basis (reported, drive) of at least
  * AP_GEOM_MINIMUM_UNIT decides as stated; a smaller one only with
  * @trust_reported, else @out becomes AP_GEOM_MINIMUM: 4 KiB from the
  * reported alignment offset @offset_bytes. Returns the rule; @out is
@@ -96,7 +98,8 @@ int ap_geometry_set(struct ap_geometry *g, enum ap_geom_source src, unsigned log
  */
 enum ap_geom_rule ap_geometry_decide(const struct ap_geometry *basis, uint64_t offset_bytes,
 				     bool trust_reported, struct ap_geometry *out);
-/* "probed", "given", "as_reported", "minimum_4k", "trust_reported" (JSON, docs). */
+/* "probed", "given", "as_reported", "minimum_4k", "trust_reported",
+ * "model_verdict" (JSON, docs). */
 const char *ap_geometry_rule_name(enum ap_geom_rule rule);
 
 /* ---- a saved verdict, matched to the device it is applied to ---- */

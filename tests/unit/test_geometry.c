@@ -315,6 +315,16 @@ static void test_decide(void **state)
 	assert_string_equal(ap_geometry_rule_name(AP_RULE_TRUST_REPORTED), "trust_reported");
 	assert_string_equal(ap_geometry_rule_name(AP_RULE_PROBED), "probed");
 	assert_string_equal(ap_geometry_rule_name(AP_RULE_GIVEN), "given");
+	/* the verdict for the disk's model (check --verdicts) decides as it is */
+	assert_int_equal(ap_geometry_set(&b, AP_GEOM_MODEL, 512, 512, 0, NULL), 0);
+	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_MODEL);
+	assert_int_equal(out.physical, 512);
+	assert_int_equal(out.source, AP_GEOM_MODEL);
+	assert_int_equal(ap_geometry_set(&b, AP_GEOM_MODEL, 512, 4096, 7, NULL), 0);
+	assert_int_equal(ap_geometry_decide(&b, 3584, true, &out), AP_RULE_MODEL);
+	assert_int_equal(out.lowest_aligned, 7);
+	assert_string_equal(ap_geometry_rule_name(AP_RULE_MODEL), "model_verdict");
+	assert_string_equal(ap_geometry_source_name(AP_GEOM_MODEL), "model");
 }
 
 static void test_id_equal(void **state)
