@@ -1,0 +1,196 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# One probe per model: probe --record on an emulated drive hiding 4096-byte
+# sectors from LBA 7, whose model the test states (ALIGNPROBE_TEST_IDENTITY_
+# <loopN>, the documented seam: loop devices have none), puts the verdict
+# in the store; check --verdicts on ANOTHER loop device stating the same
+# model takes it (partition 1 at 2048 fails, partition 2 at 2055 passes)
+# and says which entry decided, in text, -J and the metrics. Another
+# firmware revision takes nothing; a probe of the disk itself wins. A second
+# disk with the same verdict adds an example; one with another verdict
+# makes a conflict, which check reports and treats as unproven (the 4 KiB
+# rule; --trust-reported does not apply). Refused before anything is
+# written: a disk without a model, a corrupt store (kept as it was). probe's
+# and check's metrics share one textfile directory.
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
+ts_init "probe --record, check --verdicts, conflicts"
+ts_need_emulator
+ts_need_cmd sfdisk jq promtool python3
+
+store=$TS_TMP/lib/verdicts.json
+textfile=$TS_TMP/textfile
+mkdir -p "$TS_TMP/lib" "$textfile"
+model="ACME:Lying Drive 4K:1.0"
+probe_opts=(--preserve --yes --time-budget 60s --max-size 32K)
+
+writes() {
+	"$ALIGNPROBE" emulate --stats "$1" -n -r -o WRITES || ts_fail "emulate --stats $1"
+}
+# state DEV IDENTITY: the model a loop device states (the test seam)
+state() {
+	export "ALIGNPROBE_TEST_IDENTITY_${1#/dev/}=$2"
+}
+promcheck() {
+	promtool check metrics < "$1" > "$TS_TMP/promtool.out" 2>&1 && [ ! -s "$TS_TMP/promtool.out" ] ||
+		{ cat "$TS_TMP/promtool.out" >&2; ts_fail "promtool check metrics $1"; }
+}
+expect_line() {
+	grep -qxF "$2" "$1" || { cat "$1" >&2; ts_fail "$1 lacks: $2"; }
+}
+
+dev=$(ts_emu_attach --phys 4096 --lowest-aligned 7 --rmw-cost 1ms --size 128M)
+
+# a disk that states no model: refused before the first write
+w0=$(writes "$dev")
+ts_run_rc 2 "$ALIGNPROBE" probe "${probe_opts[@]}" -q --record="$store" "$dev"
+grep -qF "alignprobe probe: $dev: --record: the disk states no model" "$TS_TMP/err" ||
+	ts_fail "no model: $(cat "$TS_TMP/err")"
+grep -qF "ALIGNPROBE_TEST_IDENTITY_<name>" "$TS_TMP/err" || ts_fail "the seam is not named"
+ts_assert_eq "$w0" "$(writes "$dev")" "writes to a disk without a model"
+[ -e "$store" ] && ts_fail "a store was created"
+
+# the model stated: probed, recorded (the store from the environment)
+state "$dev" "$model:EMU0001"
+ALIGNPROBE_VERDICTS=$store ts_run_rc 0 "$ALIGNPROBE" probe "${probe_opts[@]}" --record \
+	--prometheus "$textfile/probe.prom" "$dev"
+grep -qF "alignprobe probe: $dev: verdict recorded in $store for the model ACME Lying Drive 4K 1.0: its first" \
+	"$TS_TMP/err" || ts_fail "record message: $(cat "$TS_TMP/err")"
+jq -e --arg dev "$dev" '.format == "alignprobe-verdicts" and .version == 1 and (.models | length) == 1
+	and .models[0].vendor == "ACME" and .models[0].model == "Lying Drive 4K"
+	and .models[0].revision == "1.0" and (.models[0].verdicts | length) == 1
+	and .models[0].verdicts[0].physical_sector == 4096
+	and .models[0].verdicts[0].lowest_aligned_lba == 7
+	and .models[0].verdicts[0].logical_sector == 512 and .models[0].verdicts[0].sensitive
+	and .models[0].verdicts[0].examples[0].serial == "EMU0001"
+	and .models[0].verdicts[0].examples[0].device == $dev
+	and .models[0].verdicts[0].examples[0].source == "probe"
+	and .models[0].verdicts[0].examples[0].runs == 1' "$store" >/dev/null ||
+	{ cat "$store" >&2; ts_fail "the store after the first record"; }
+promcheck "$textfile/probe.prom"
+expect_line "$textfile/probe.prom" "alignprobe_probe_success{device=\"$dev\"} 1"
+expect_line "$textfile/probe.prom" "alignprobe_physical_sector_bytes{command=\"probe\",device=\"$dev\",source=\"probed\"} 4096"
+expect_line "$textfile/probe.prom" "alignprobe_physical_sector_bytes{command=\"probe\",device=\"$dev\",source=\"reported\"} 512"
+expect_line "$textfile/probe.prom" "alignprobe_alignment_offset_bytes{command=\"probe\",device=\"$dev\",source=\"probed\"} 3584"
+expect_line "$textfile/probe.prom" "alignprobe_probe_alignment_sensitive{device=\"$dev\"} 1"
+expect_line "$textfile/probe.prom" "alignprobe_disk_info{command=\"probe\",device=\"$dev\",vendor=\"ACME\",model=\"Lying Drive 4K\",revision=\"1.0\",serial=\"EMU0001\"} 1"
+
+# another disk of the model (a plain loop device, partitioned by sfdisk)
+truncate -s 64M "$TS_TMP/disk2.img"
+printf 'label: gpt\nstart=2048,size=20480\nstart=22535,size=20480\n' |
+	sfdisk -q --no-reread --no-tell-kernel "$TS_TMP/disk2.img" >/dev/null || ts_fail "sfdisk"
+disk2=$(ts_loop_attach "$TS_TMP/disk2.img")
+state "$disk2" "$model:DISK2"
+ts_run_rc_ro 4 "$disk2" "$ALIGNPROBE" check --verdicts="$store" "$disk2"
+grep -qF "alignprobe check: $disk2: partition 1: start 2048 is not aligned to 4096-byte physical sectors (the verdict for its model, lowest aligned LBA 7): 1 sector past a boundary; next aligned start 2055" \
+	"$TS_TMP/err" || { cat "$TS_TMP/err" >&2; ts_fail "partition 1 not flagged"; }
+grep -q "partition 2:" "$TS_TMP/err" && ts_fail "partition 2 (2055) flagged"
+grep -qF "Rule: model_verdict: the verdict store $store holds one verdict for the model ACME Lying Drive 4K 1.0 (models[0].verdicts[0]): 4096-byte physical sectors, lowest aligned LBA 7, measured on serial EMU0001 ($dev on " \
+	"$TS_TMP/out" || { cat "$TS_TMP/out" >&2; ts_fail "the entry that decided is not named"; }
+grep -qF "Geometry in force: 4096-byte physical sectors (the verdict for its model, lowest aligned LBA 7), from $store" \
+	"$TS_TMP/out" || ts_fail "geometry in force"
+ts_run_rc_ro 4 "$disk2" "$ALIGNPROBE" check -J --verdicts="$store" "$disk2"
+jq -e '.rule.name == "model_verdict" and .rule.basis == "model"
+	and .geometry.in_force.source == "model" and .geometry.in_force.physical_sector == 4096
+	and .geometry.in_force.lowest_aligned_lba == 7
+	and .model_verdict.state == "used" and .model_verdict.entry == "models[0].verdicts[0]"
+	and .model_verdict.model == {"vendor": "ACME", "model": "Lying Drive 4K", "revision": "1.0"}
+	and .model_verdict.verdicts[0].examples[0].serial == "EMU0001"
+	and [.partitions[].aligned] == [false, true] and .exit_status == 4' "$TS_TMP/out" >/dev/null ||
+	{ cat "$TS_TMP/out" >&2; ts_fail "-J with the model's verdict"; }
+ts_run_rc 4 "$ALIGNPROBE" check -q --verdicts="$store" --prometheus "$textfile/alignprobe.prom" "$disk2"
+promcheck "$textfile/alignprobe.prom"
+p=$textfile/alignprobe.prom
+expect_line "$p" "alignprobe_check_rule_info{device=\"$disk2\",rule=\"model_verdict\",basis=\"model\"} 1"
+expect_line "$p" "alignprobe_check_model_verdicts{device=\"$disk2\"} 1"
+expect_line "$p" "alignprobe_check_model_verdict_info{device=\"$disk2\",store=\"$store\",entry=\"models[0].verdicts[0]\",example=\"EMU0001\"} 1"
+expect_line "$p" "alignprobe_physical_sector_bytes{command=\"check\",device=\"$disk2\",source=\"model\"} 4096"
+expect_line "$p" "alignprobe_partition_aligned{device=\"$disk2\",partition=\"1\"} 0"
+expect_line "$p" "alignprobe_partition_aligned{device=\"$disk2\",partition=\"2\"} 1"
+expect_line "$p" "alignprobe_partition_next_aligned_start_bytes{device=\"$disk2\",partition=\"1\"} $((2055 * 512))"
+
+# check's and probe's files in one textfile directory: no series in both,
+# one HELP and TYPE per family (node_exporter refuses either)
+python3 - "$textfile/probe.prom" "$p" <<'PY' || ts_fail "the files cannot share a directory"
+import sys
+series, meta = {}, {}
+for f in sys.argv[1:]:
+    for line in open(f):
+        if line.startswith("# "):
+            kind, name, text = line[2:].rstrip("\n").split(" ", 2)
+            assert meta.setdefault((kind, name), text) == text, "%s %s differs" % (kind, name)
+        elif line.strip():
+            s = line.rsplit(" ", 1)[0]
+            assert s not in series, "%s in %s and %s" % (s, series.get(s), f)
+            series[s] = f
+PY
+
+# another firmware revision is another model: no verdict, the 4 KiB rule
+state "$disk2" "ACME:Lying Drive 4K:1.1:DISK2"
+ts_run_rc_ro 4 "$disk2" "$ALIGNPROBE" check -J --verdicts="$store" "$disk2"
+jq -e '.model_verdict.state == "none" and .rule.name == "minimum_4k"
+	and [.partitions[].aligned] == [true, false]' "$TS_TMP/out" >/dev/null ||
+	ts_fail "another revision took the verdict"
+# a probe of the disk itself wins over its model's verdict
+state "$disk2" "$model:DISK2"
+jq -n --arg d "$disk2" '{device: $d, verdict: {sensitive: false, resolved: true,
+	logical_sector: 512, reported_physical_sector: 512, physical_sector: 512, period: 1,
+	lowest_aligned_lba: 0, slowdown: 1, p_value: 1, confidence: 0, fast_starts: []}}' \
+	> "$TS_TMP/own.json"
+ts_run_rc_ro 0 "$disk2" "$ALIGNPROBE" check -J --verdicts="$store" --geometry "$TS_TMP/own.json" "$disk2"
+jq -e '.model_verdict.state == "not_needed" and .rule.name == "probed"' "$TS_TMP/out" >/dev/null ||
+	{ jq .model_verdict "$TS_TMP/out" >&2; ts_fail "the disk's own probe did not win"; }
+
+# the same verdict on another disk of the model: one verdict, two examples
+state "$dev" "$model:EMU0002"
+ts_run_rc 0 "$ALIGNPROBE" probe "${probe_opts[@]}" --record="$store" "$dev"
+grep -qF "verdict recorded in $store for the model ACME Lying Drive 4K 1.0: another disk agrees" \
+	"$TS_TMP/err" || ts_fail "second example: $(cat "$TS_TMP/err")"
+jq -e '(.models[0].verdicts | length) == 1 and
+	[.models[0].verdicts[0].examples[].serial] == ["EMU0001", "EMU0002"]' "$store" >/dev/null ||
+	{ cat "$store" >&2; ts_fail "examples not merged"; }
+
+# another verdict for the model (an honest drive of the "same" model): a conflict
+honest=$(ts_emu_attach --phys 512 --rmw-cost 1ms --size 128M)
+state "$honest" "$model:HONEST1"
+ts_run_rc 0 "$ALIGNPROBE" probe "${probe_opts[@]}" --record="$store" "$honest"
+grep -qF "alignprobe probe: $honest: --record: $store: the model ACME Lying Drive 4K 1.0 now has conflicting verdicts (this one: 512-byte physical sectors, lowest aligned LBA 0)" \
+	"$TS_TMP/err" || ts_fail "conflict when recording: $(cat "$TS_TMP/err")"
+jq -e '(.models[0].verdicts | length) == 2 and .models[0].verdicts[1].physical_sector == 512
+	and .models[0].verdicts[1].examples[0].serial == "HONEST1"' "$store" >/dev/null ||
+	{ cat "$store" >&2; ts_fail "the conflicting verdict is not kept beside the first"; }
+# check reports it and decides nothing from it: unproven, 4 KiB, --trust-reported off
+ts_run_rc_ro 4 "$disk2" "$ALIGNPROBE" check --trust-reported --verdicts="$store" "$disk2"
+grep -qF "alignprobe check: $disk2: the verdict store $store holds 2 conflicting verdicts for the model ACME Lying Drive 4K 1.0; none is used, the disk counts as unproven:" \
+	"$TS_TMP/err" || { cat "$TS_TMP/err" >&2; ts_fail "conflict not reported"; }
+grep -qF "models[0].verdicts[0]: 4096-byte physical sectors, lowest aligned LBA 7, on serial EMU0001" \
+	"$TS_TMP/err" || ts_fail "first verdict not listed"
+grep -qF "models[0].verdicts[1]: 512-byte physical sectors, lowest aligned LBA 0, on serial HONEST1" \
+	"$TS_TMP/err" || ts_fail "second verdict not listed"
+grep -qF "partition 2: start 22535 is not aligned to 4 KiB" "$TS_TMP/err" ||
+	ts_fail "a conflict let --trust-reported pass 22535"
+ts_run_rc_ro 4 "$disk2" "$ALIGNPROBE" check -J --verdicts="$store" --prometheus "$p" "$disk2"
+jq -e '.model_verdict.state == "conflict" and .model_verdict.entry == null
+	and ([.model_verdict.verdicts[].physical_sector] == [4096, 512])
+	and .rule.name == "minimum_4k" and (.rule.reason | test("conflicting verdicts"))' \
+	"$TS_TMP/out" >/dev/null || { jq '.model_verdict, .rule' "$TS_TMP/out" >&2; ts_fail "-J of a conflict"; }
+promcheck "$p"
+expect_line "$p" "alignprobe_check_model_verdicts{device=\"$disk2\"} 2"
+grep -q "^alignprobe_check_model_verdict_info" "$p" && ts_fail "a conflict named an entry that decided"
+
+# a corrupt store: a clear error (2) before anything is written, and kept as it was
+head -c 200 "$store" > "$TS_TMP/lib/corrupt.json"
+sum=$(ts_checksum "$TS_TMP/lib/corrupt.json")
+w0=$(writes "$dev")
+ts_run_rc 2 "$ALIGNPROBE" probe "${probe_opts[@]}" --record="$TS_TMP/lib/corrupt.json" "$dev"
+grep -qF "alignprobe probe: --record: $TS_TMP/lib/corrupt.json: not valid JSON" "$TS_TMP/err" ||
+	ts_fail "corrupt store (probe): $(cat "$TS_TMP/err")"
+ts_assert_eq "$w0" "$(writes "$dev")" "writes with a corrupt store"
+ts_run_rc 2 "$ALIGNPROBE" check --verdicts="$TS_TMP/lib/corrupt.json" "$disk2"
+grep -qF "alignprobe check: --verdicts: $TS_TMP/lib/corrupt.json: not valid JSON" "$TS_TMP/err" ||
+	ts_fail "corrupt store (check): $(cat "$TS_TMP/err")"
+ts_assert_eq "$sum" "$(ts_checksum "$TS_TMP/lib/corrupt.json")" "the corrupt store was changed"
+# a store that does not exist is an error for check, not an empty store
+ts_run_rc 2 "$ALIGNPROBE" check --verdicts="$TS_TMP/lib/none.json" "$disk2"
+grep -qF "$TS_TMP/lib/none.json: No such file or directory" "$TS_TMP/err" || ts_fail "missing store"
+ts_pass
