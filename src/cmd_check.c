@@ -855,19 +855,6 @@ static const char *const mv_names[] = {
 	[MV_CONFLICT] = "conflict",
 };
 
-static struct json_object *example_json(const struct ap_vstore_example *x)
-{
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "serial", jstr(x->serial));
-	json_object_object_add(o, "wwn", jstr(x->wwn));
-	json_object_object_add(o, "device", jstr(x->device));
-	json_object_object_add(o, "host", jstr(x->host));
-	json_object_object_add(o, "source", jstr(x->source));
-	json_object_object_add(o, "recorded", jstr(x->recorded));
-	return o;
-}
-
 /* "model_verdict": what the verdict store said of the disk's model, null without --verdicts. */
 static struct json_object *model_verdict_json(const struct check *c)
 {
@@ -914,7 +901,7 @@ static struct json_object *model_verdict_json(const struct check *c)
 		json_object_object_add(vo, "sensitive", json_object_new_boolean(v->sensitive));
 		xa = json_object_new_array();
 		for (k = 0; k < v->nexamples; k++)
-			json_object_array_add(xa, example_json(&v->examples[k]));
+			json_object_array_add(xa, ap_vstore_example_to_json(&v->examples[k]));
 		json_object_object_add(vo, "examples", xa);
 		json_object_array_add(a, vo);
 	}

@@ -335,38 +335,38 @@ struct json_object *ap_json_u64(uint64_t v)
 	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
 }
 
+/* Member @key of @o of @type into *@v (NULL when absent or null): 0 or -EINVAL. */
+static int member(struct json_object *o, const char *key, bool required, json_type type,
+		  const char *tname, struct json_object **v, struct ap_error *e)
+{
+	*v = NULL;
+	if (!json_object_object_get_ex(o, key, v) || !*v) {
+		*v = NULL;
+		return required ? ap_error_set(e, EINVAL, "\"%s\" is missing", key) : 0;
+	}
+	if (!json_object_is_type(*v, type))
+		return ap_error_set(e, EINVAL, "\"%s\" is not a %s", key, tname);
+	return 0;
+}
+
 int ap_json_get_string(struct json_object *o, const char *key, bool required, char **out,
 		       struct ap_error *e)
 {
-	struct json_object *v = NULL;
+	struct json_object *v;
+	int rc = member(o, key, required, json_type_string, "string", &v, e);
 
-	*out = NULL;
-	if (!json_object_object_get_ex(o, key, &v) || !v) {
-		if (required)
-			return ap_error_set(e, EINVAL, "\"%s\" is missing", key);
-		return 0;
-	}
-	if (!json_object_is_type(v, json_type_string))
-		return ap_error_set(e, EINVAL, "\"%s\" is not a string", key);
-	*out = ap_xstrdup(json_object_get_string(v));
-	return 0;
+	*out = v && !rc ? ap_xstrdup(json_object_get_string(v)) : NULL;
+	return rc;
 }
 
 int ap_json_get_bool(struct json_object *o, const char *key, bool required, bool *out,
 		     struct ap_error *e)
 {
-	struct json_object *v = NULL;
+	struct json_object *v;
+	int rc = member(o, key, required, json_type_boolean, "boolean", &v, e);
 
-	*out = false;
-	if (!json_object_object_get_ex(o, key, &v) || !v) {
-		if (required)
-			return ap_error_set(e, EINVAL, "\"%s\" is missing", key);
-		return 0;
-	}
-	if (!json_object_is_type(v, json_type_boolean))
-		return ap_error_set(e, EINVAL, "\"%s\" is not a boolean", key);
-	*out = json_object_get_boolean(v);
-	return 0;
+	*out = v && !rc ? json_object_get_boolean(v) : false;
+	return rc;
 }
 
 /* All of @f, NUL-terminated, at most @max bytes: 0, -EFBIG or -errno. */

@@ -239,7 +239,7 @@ int ap_vstore_add(struct ap_vstore *s, const struct ap_vstore_record *r, struct 
 /* ------------------------------------------------------------------ */
 /* JSON */
 
-static struct json_object *example_json(const struct ap_vstore_example *x)
+struct json_object *ap_vstore_example_to_json(const struct ap_vstore_example *x)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -280,7 +280,7 @@ struct json_object *ap_vstore_to_json(const struct ap_vstore *s)
 					       ap_json_u64(v->lowest_aligned_lba));
 			json_object_object_add(vo, "sensitive", json_object_new_boolean(v->sensitive));
 			for (l = 0; l < v->nexamples; l++)
-				json_object_array_add(xa, example_json(&v->examples[l]));
+				json_object_array_add(xa, ap_vstore_example_to_json(&v->examples[l]));
 			json_object_object_add(vo, "examples", xa);
 			json_object_array_add(va, vo);
 		}

@@ -126,6 +126,7 @@ char *ap_vstore_model_name(const struct ap_vstore_model *m);
 
 /* JSON both ways; decoding checks every type and value: -EINVAL with @e. */
 struct json_object *ap_vstore_to_json(const struct ap_vstore *s);
+struct json_object *ap_vstore_example_to_json(const struct ap_vstore_example *x);
 int ap_vstore_from_json(struct json_object *o, struct ap_vstore *s, struct ap_error *e);
 
 /*
