@@ -228,6 +228,7 @@ int ap_cmd_emulate(int argc, char **argv)
 	struct ap_error e = { 0 };
 	struct ap_emu *emu;
 	const char *dev = NULL;
+	char devname[64];
 	int action = 0, c, rc = AP_EXIT_USAGE, fail_rw = 0, nspec = 0;
 	bool wait = false;
 
@@ -331,9 +332,9 @@ int ap_cmd_emulate(int argc, char **argv)
 			rc = e.code == EINVAL ? AP_EXIT_USAGE : AP_EXIT_FAILURE;
 			goto out;
 		}
-		printf("%s\n", ap_emu_device(emu));
 		if (wait) {
 			/* a session: the drive lives as long as this process */
+			printf("%s\n", ap_emu_device(emu));
 			if (fflush(stdout) != 0)
 				fprintf(stderr, "%s %s: cannot write to stdout\n", AP_PROG, CMD);
 			ap_sig_install();
@@ -341,7 +342,7 @@ int ap_cmd_emulate(int argc, char **argv)
 				pause();
 			if (ap_emu_detach(emu, &e) != 0) {
 				fprintf(stderr, "%s %s: %s: %s\n", AP_PROG, CMD, ap_emu_device(emu), e.msg);
-				ap_emu_forget(emu);
+				ap_emu_forget(emu, &e);
 				rc = AP_EXIT_FAILURE;
 				goto out;
 			}
@@ -352,7 +353,14 @@ int ap_cmd_emulate(int argc, char **argv)
 		 * The server runs on: this process lets go of the drive
 		 * without detaching it (the server owns its registry entry).
 		 */
-		ap_emu_forget(emu);
+		snprintf(devname, sizeof(devname), "%s", ap_emu_device(emu));
+		if (ap_emu_forget(emu, &e) != 0) {
+			fprintf(stderr, "%s %s: cannot hand the emulated drive over: %s\n", AP_PROG,
+				CMD, e.msg);
+			rc = AP_EXIT_FAILURE;
+			goto out;
+		}
+		printf("%s\n", devname);
 		rc = ap_out_close_stdout() ? AP_EXIT_FAILURE : AP_EXIT_OK;
 		break;
 	case 'd':

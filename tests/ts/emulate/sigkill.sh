@@ -17,13 +17,15 @@ attach() {
 	lookup
 }
 
+# lookup [OWNER]: the registry entry names the server (aux) and the owner:
+# OWNER, or the server itself for a drive handed over by emulate --attach
 lookup() {
 	local entry
 	entry=$(grep -l "^dev=$dev\$" "$ALIGNPROBE_STATE_DIR"/* 2>/dev/null | head -1)
 	[ -n "$entry" ] || ts_fail "no registry entry for $dev"
-	pid=$(sed -n 's/^owner=//p' "$entry")
+	pid=$(sed -n 's/^aux=//p' "$entry")
 	mnt=$(sed -n 's/^path=//p' "$entry")
-	ts_assert_eq "$pid" "$(sed -n 's/^aux=//p' "$entry")" "registry: aux is the server pid"
+	ts_assert_eq "${1:-$pid}" "$(sed -n 's/^owner=//p' "$entry")" "registry: the drive's owner"
 	kill -0 "$pid" || ts_fail "server $pid not running"
 	grep -q " $mnt fuse" /proc/self/mounts || ts_fail "$mnt is not a FUSE mount"
 	"$ALIGNPROBE" emulate --stats "$dev" >/dev/null || ts_fail "--stats on a live drive failed"
@@ -80,7 +82,7 @@ for i in $(seq 100); do [ -s "$TS_TMP/wait.out" ] && break; sleep 0.05; done
 dev=$(cat "$TS_TMP/wait.out")
 [ -n "$dev" ] || ts_fail "emulate --attach --wait printed no device"
 echo "$dev" >> "$TS_TMP/.emus"
-lookup
+lookup "$owner"
 { kill -9 "$owner"; wait "$owner"; } 2>/dev/null
 for i in $(seq 200); do [ -e "$(dirname "$mnt")" ] || break; sleep 0.05; done
 gone
