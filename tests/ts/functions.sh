@@ -222,6 +222,24 @@ ts_wait_for() {
 	done
 }
 
+# ts_wait_node DEV: DEV (a partition, say) exists in the kernel -- sysfs
+# knows it as soon as the BLKPG that added it returned -- and its device
+# node has appeared (devtmpfs creates it a moment later). 1 when the
+# kernel does not know DEV.
+ts_wait_node() {
+	[ -e "/sys/class/block/${1#/dev/}" ] || return 1
+	ts_wait_for "the device node $1" test -b "$1"
+}
+
+# ts_part_node DEV [N]: partition N (default 1) of DEV, whose table was
+# just written: libparted adds it with BLKPG; where the kernel has no such
+# partition after all, partx -a; then its node. 1 when it does not appear.
+ts_part_node() {
+	local p=${1}p${2:-1}
+	[ -e "/sys/class/block/${p#/dev/}" ] || partx -a "$1" 2>/dev/null
+	ts_wait_node "$p"
+}
+
 # ts_running PID: PID exists and is not a zombie (an exited child that is
 # not reaped yet, or an orphan where nobody reaps)
 ts_running() {

@@ -30,8 +30,7 @@ A=$(ts_loop_attach "$TS_TMP/a.img")
 B=$(ts_loop_attach "$TS_TMP/b.img")
 partprobe "$A" 2>/dev/null
 for i in 1 2; do
-	for t in $(seq 50); do [ -b "${A}p$i" ] && break; sleep 0.1; done
-	[ -b "${A}p$i" ] || ts_fail "no partition node ${A}p$i"
+	ts_wait_node "${A}p$i" || ts_fail "no partition ${A}p$i"
 	mkfs.ext4 -q -F "${A}p$i" || ts_fail "mkfs.ext4 ${A}p$i"
 done
 mkfs.ext4 -q -F "$B" || ts_fail "mkfs.ext4 $B"
@@ -44,8 +43,8 @@ leak() {
 	"$LEAK" "$@" > "$TS_TMP/$name" 2> "$TS_TMP/$name.err" &
 	echo $! > "$TS_TMP/$name.pid"
 	ts_bg_pid $!
-	for t in $(seq 100); do grep -qs ready "$TS_TMP/$name" && break; sleep 0.05; done
-	grep -q ready "$TS_TMP/$name" || { cat "$TS_TMP/$name.err" >&2; ts_fail "leak $*: not ready"; }
+	ts_wait_for -p $! "leak $*" grep -qs ready "$TS_TMP/$name" ||
+		{ cat "$TS_TMP/$name.err" >&2; ts_fail "leak $*: not ready"; }
 	R=$(head -n1 "$TS_TMP/$name")
 }
 sigkill() {
@@ -193,7 +192,7 @@ if "$ALIGNPROBE" emulate --help >/dev/null 2>&1 && [ -c /dev/fuse ]; then
 	[ -n "$spid" ] || ts_fail "no registry entry for $E"
 	ebf=$(cat "/sys/block/${E##*/}/loop/backing_file")
 	kill -9 "$spid"
-	for t in $(seq 50); do kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
+	ts_wait_for "the server $spid to die" eval "! ts_running $spid"
 	ts_run_rc 0 "$ALIGNPROBE" cleanup "$E"
 	grep -q "detached" "$TS_TMP/out" || { cat "$TS_TMP/out" "$TS_TMP/err" >&2; ts_fail "emulated drive not detached"; }
 	sed -i "\|^$E\$|d" "$TS_TMP/.emus"	# gone: its number may be someone else's now
