@@ -90,6 +90,9 @@ static void __attribute__((noreturn)) usage(void)
 	puts("Remove what a killed run (SIGKILL, power cut) left behind: stale mounts,\n"
 	     "temporary directories, loop devices and emulated drives recorded in the\n"
 	     "state directory. Resources of runs that are still alive are never touched.\n"
+	     "An emulated drive belongs to the run that attached it: a dead run's drive\n"
+	     "is taken down, its server included; one attached with 'emulate --attach'\n"
+	     "stays until 'emulate --detach'.\n"
 	     "With DEVICE, only the resources of that device (its partitions, its\n"
 	     "emulated drive) are considered.\n");
 	puts("Options:\n"
