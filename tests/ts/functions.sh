@@ -61,7 +61,12 @@ ts_cleanup() {
 			done
 		fi
 		if [ -f "$TS_TMP/.pids" ]; then
-			while read -r x; do kill -9 "$x" 2>/dev/null; done < "$TS_TMP/.pids"
+			# only while it is still this shell's child: an exited one's
+			# PID may be somebody else's by now
+			while read -r x; do
+				[ "$(sed 's/.*) //' "/proc/$x/stat" 2>/dev/null | cut -d' ' -f2)" = "$$" ] &&
+					kill -9 "$x" 2>/dev/null
+			done < "$TS_TMP/.pids"
 		fi
 		# what the killed runs left (their mounts may hold emulated drives)
 		if [ -d "$TS_TMP/state" ] && [ -n "$(ls -A "$TS_TMP/state" 2>/dev/null)" ]; then
