@@ -375,7 +375,9 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 	r->plan = *plan;
 	r->mode = o->mode;
 	r->decided = r->confirmed = -1;
-	r->start_ns = ap_now_ns();
+	r->start_ns = o->ready ? o->ready(o->ready_arg) : 0;
+	if (!r->start_ns)
+		r->start_ns = ap_now_ns();
 	for (si = 0; si < plan->slots; si++)
 		slots[si] = (uint32_t)si;
 	shuffle(slots, plan->slots, &rng);

@@ -54,6 +54,15 @@ struct ap_probe_opts {
 	bool confirm;			/* measure the next size too, as a check (default) */
 	double alpha, min_slowdown;	/* 0 = the analysis defaults */
 	const char *journal;		/* AP_PROBE_PRESERVE: the undo journal to create */
+	/*
+	 * Called once, after every preparation (plan, identity, journal,
+	 * originals) and right before the first timed write. Several devices
+	 * probed at once pass one start gate here, so that their measurements
+	 * run side by side; it returns the ap_now_ns() time the gate opened,
+	 * which becomes start_ns (0: the time it returned). NULL: none.
+	 */
+	uint64_t (*ready)(void *arg);
+	void *ready_arg;
 };
 
 void ap_probe_opts_init(struct ap_probe_opts *o);
