@@ -104,8 +104,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();	/* every refusal must say why */
 	memset(&g, 0, sizeof(g));
 	e.msg[0] = '\0';
-	if (ap_geometry_load(path, &g, &e) != 0 && !e.msg[0])
+	if (ap_geometry_load(path, NULL, &g, NULL, &e) != 0 && !e.msg[0])
 		abort();
+	/* matching an entry to a device: by identity, by path, or --geometry-any */
+	for (i = 0; i < 2; i++) {
+		struct ap_geometry_target t = {
+			.path = "/dev/loop0", .is_blockdev = true, .wwn = "0x5000c500a1b2c3d4",
+			.serial = "ZFN0ABCD", .any = i == 1,
+		};
+		struct ap_geometry_pick pick;
+
+		e.msg[0] = '\0';
+		if (ap_geometry_load(path, &t, &g, &pick, &e) != 0 && !e.msg[0])
+			abort();
+	}
 
 	if (size > 1 << 20)
 		return 0;

@@ -500,7 +500,7 @@ int ap_probe_device_geometry(const char *dev, struct ap_probe_dev *d, struct ap_
 		return ap_error_set(e, errno, "%s: %s", dev, strerror(errno));
 	if (fstat(fd, &st) != 0 || !S_ISBLK(st.st_mode)) {
 		close(fd);
-		return ap_error_set(e, ENOTBLK, "%s is not a block device", dev);
+		return ap_error_set(e, ENOTBLK, "%s: not a block device", dev);
 	}
 	rc = ap_identity_read(fd, &id, &ie);
 	if (!rc && ioctl(fd, BLKPBSZGET, &pbs) != 0)

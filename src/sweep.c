@@ -301,8 +301,9 @@ static int load_file(struct ap_pm_config *cfg, const char *path, unsigned depth,
 		if (rc)
 			break;
 	}
-	if (rc == 0 && ferror(f))
-		rc = ap_error_set(e, EIO, "%s: read error", path);
+	if (rc == 0 && ferror(f))	/* errno is getline's: EISDIR for a directory */
+		rc = ap_error_set(e, errno ? errno : EIO, "%s: %s", path,
+				  strerror(errno ? errno : EIO));
 	free(line);
 	if (f != stdin)
 		fclose(f);
@@ -874,12 +875,12 @@ int ap_sweep_doc_load(const char *path, struct ap_sweep_doc *d, struct ap_error 
 		if (n == 0)
 			break;
 	}
-	rc = ferror(f) ? -EIO : 0;
+	rc = ferror(f) ? -(errno ? errno : EIO) : 0;	/* EISDIR for a directory */
 	if (f != stdin)
 		fclose(f);
 	if (rc) {
 		free(buf);
-		return ap_error_set(e, EIO, "%s: read error", path);
+		return ap_error_set(e, -rc, "%s: %s", path, strerror(-rc));
 	}
 	buf[len] = '\0';
 	tok = json_tokener_new();

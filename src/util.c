@@ -38,7 +38,7 @@ void ap_error_clear(struct ap_error *e)
 
 static void __attribute__((noreturn)) oom(size_t n)
 {
-	fprintf(stderr, "alignprobe: cannot allocate %zu bytes\n", n);
+	fprintf(stderr, "%s: cannot allocate %zu bytes\n", program_invocation_short_name, n);
 	exit(AP_EXIT_FAILURE);
 }
 
@@ -81,6 +81,15 @@ char *ap_xstrdup(const char *s)
 
 	if (!p)
 		oom(strlen(s) + 1);
+	return p;
+}
+
+char *ap_xstrndup(const char *s, size_t n)
+{
+	char *p = strndup(s, n);
+
+	if (!p)
+		oom(n + 1);
 	return p;
 }
 

@@ -35,6 +35,7 @@ void *ap_xcalloc(size_t nmemb, size_t n);
 void *ap_xrealloc(void *p, size_t n);
 void *ap_xreallocarray(void *p, size_t nmemb, size_t n);
 char *ap_xstrdup(const char *s);
+char *ap_xstrndup(const char *s, size_t n);
 int ap_xasprintf(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Monotonic clock in nanoseconds. */

@@ -45,7 +45,7 @@ static void test_not_block(void **state)
 
 	(void)state;
 	assert_int_equal(ap_safety_check("/dev/null", NULL, &t, &e), -ENOTBLK);
-	assert_non_null(strstr(e.msg, "/dev/null is not a block device"));
+	assert_non_null(strstr(e.msg, "/dev/null: not a block device"));
 	assert_int_equal(t.fd, -1);
 	ap_safety_target_free(&t);
 
