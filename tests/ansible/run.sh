@@ -74,7 +74,8 @@ if [ -n "$deb" ]; then
 	ALIGNPROBE=/usr/sbin/alignprobe
 	# the installed role and example playbook from here on
 	playbook=/usr/share/doc/alignprobe/examples/ansible/playbook.yml
-	export ANSIBLE_ROLES_PATH=/usr/share/ansible/roles
+	# found where Ansible looks by default (/usr/share/ansible/roles)
+	unset ANSIBLE_ROLES_PATH
 	inst=(-e alignprobe_deb="$deb")
 else
 	# the build tree's binary; the role does not install anything
@@ -173,6 +174,9 @@ play at63 2 -e "$(disks "$at63")" "$playbook"
 failed_with at63 "${at63}p1 (partition 1 of $at63): starts at sector 63, not on a 4096-byte boundary"
 failed_with at63 "first aligned start: sector $next63 (byte $(( next63 * 512 )))"
 [ "$next63" = 64 ] || ts_fail "at63: check's first aligned start is $next63, not 64"
+# the same in --check mode: check only reads, so it runs there too
+play at63-check 2 --check -e "$(disks "$at63")" "$playbook"
+failed_with at63-check "${at63}p1 (partition 1 of $at63): starts at sector 63, not on a 4096-byte boundary"
 
 # ---- written for 4096-byte sectors: fails, naming the cause ----
 play foreign 2 -e "$(disks "$foreign")" "$playbook"
