@@ -4,9 +4,10 @@
 # The Ansible role (contrib/ansible) for real: ansible-playbook against
 # localhost (connection: local) on loop devices of files made here, detached
 # on every exit path. An aligned disk (the play passes), a partition at
-# sector 63 (the play fails naming it and the first aligned start), a GPT
-# written for 4096-byte sectors and read with 512 (fails naming the cause),
-# all three at once, a disk that is not there; what the role registers
+# sector 63 (the play fails naming it and the first aligned start, also in
+# --check mode), a GPT written for 4096-byte sectors and read with 512
+# (fails naming the cause), all of them with a blank disk and a missing one
+# (a line each), the disks unchanged afterwards; what the role registers
 # (tests/ansible/report.yml); the role's choice of disks on made-up hosts
 # (tests/ansible/select.yml) and on this one (no loop device, not the root
 # disk); --syntax-check and ansible-lint.
@@ -150,6 +151,9 @@ foreign=$(ts_loop_attach "$TS_TMP/4kn.img")
 ts_image "$TS_TMP/blank.img" 8M
 blank=$(ts_loop_attach "$TS_TMP/blank.img")
 ts_log "aligned $aligned, at 63 $at63, written for 4096-byte sectors $foreign, blank $blank"
+# the role only reads them: their contents afterwards are the same
+sums() { sha256sum "$TS_TMP"/*.img | sed "s|$TS_TMP/||"; }
+before=$(sums) && [ "$(echo "$before" | wc -l)" = 4 ] || ts_fail "no checksums of the images"
 
 # the first aligned start of at63's partition 1 as check itself computes it
 # (64 under the 4 KiB rule)
@@ -212,6 +216,8 @@ jq -e --arg a "$aligned" --arg m "$at63" --arg f "$foreign" --arg b "$blank" --a
 	and (.problems | length == 4)
 	and .problems == [.report[].problems[]]' "$TS_TMP/report.json" >/dev/null ||
 	{ cat "$TS_TMP/report.json" >&2; ts_fail "report: not what check said"; }
+
+ts_assert_eq "$before" "$(sums)" "the disks' contents after the plays"
 
 # ---- the role's choice of disks ----
 play select 0 "$top_srcdir/tests/ansible/select.yml"
