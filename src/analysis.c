@@ -1936,7 +1936,7 @@ int ap_verdict_from_json(struct json_object *o, struct ap_verdict *v)
 		v->note_buf = ap_xstrdup(json_object_get_string(x));
 		v->note = v->note_buf;
 	}
-	/* added in 0.2, optional */
+	/* newer keys, optional */
 	if ((rc = get_double_opt(o, "equivalence_p_value", 0, 1, NAN, &v->equivalence_p)) ||
 	    (rc = get_double_opt(o, "min_slowdown", 1, INFINITY, 0, &v->min_slowdown)) ||
 	    (rc = get_bool_opt(o, "small_effect", &v->small)) ||

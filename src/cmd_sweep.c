@@ -532,6 +532,9 @@ static char *verdict_line(const struct ap_verdict *v)
 			     v->slowdown);
 	else if (v->resolved)
 		ap_xasprintf(&s, "no alignment effect of %.2fx or more", v->min_slowdown);
+	else if (v->starts_insufficient)
+		ap_xasprintf(&s, "no verdict: these starts cannot resolve the sector size (%.2fx, p %.2g)",
+			     v->slowdown, v->p_value);
 	else
 		ap_xasprintf(&s, "no verdict yet (%.2fx, p %.2g)", v->slowdown, v->p_value);
 	return s;
