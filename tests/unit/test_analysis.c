@@ -1160,6 +1160,17 @@ static void test_consistency(void **state)
 	json_object_object_del(o, "min_slowdown");
 	assert_int_equal(ap_verdict_from_json(o, &w), 0);	/* an older document */
 	assert_true(isnan(w.equivalence_p));
+	{
+		/* what we write, we read (found by fuzz/fuzz_json.c) */
+		struct json_object *j = ap_verdict_to_json(&w);
+		struct ap_verdict u;
+
+		assert_true(json_object_object_get_ex(j, "min_slowdown", &x));
+		assert_null(x);
+		assert_int_equal(ap_verdict_from_json(j, &u), 0);
+		ap_verdict_free(&u);
+		json_object_put(j);
+	}
 	ap_verdict_free(&w);
 	json_object_put(o);
 	ap_verdict_free(&v);
