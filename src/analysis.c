@@ -1470,8 +1470,8 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 		if (best->nf > 1)
 			note_add(&s, "%ss ", oname(&c));
 		note_offsets(&s, &c, candfast);
-		note_add(&s, " %s %.1fx faster than the others, but ", best->nf == 1 ? "is" : "are",
-			 slow_c);
+		note_add(&s, " %s %.*fx faster than the others, but ", best->nf == 1 ? "is" : "are",
+			 slow_c < p->min_slowdown ? 2 : 1, slow_c);
 		note_unresolvable(&s, &c, &ch);
 		ap_verdict_set_note(v, "%s", s);
 		free(s);
@@ -1483,9 +1483,9 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 		v->p_value = v->p_structure;
 		v->confidence = clamp01(1 - v->p_structure);
 		set_fast(v, &c, clusfast);
-		ap_verdict_set_note(v, "the offsets differ, but the fast ones do not form a single aligned "
+		ap_verdict_set_note(v, "the %ss differ, but the fast ones do not form a single aligned "
 			 "phase: the hidden unit is probably larger than the write size (block "
-			 "size); use alignprobe probe with larger sizes");
+			 "size); use alignprobe probe with larger sizes", oname(&c));
 	} else if (!ncand) {
 		char *s = NULL;
 
@@ -1558,8 +1558,8 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 				note_add(&s, "inconclusive: an alignment effect of %.2fx is significant "
 					 "(p = %s), but %s", slow_c,
 					 ap_stats_format_p(p_mw, pb, sizeof(pb)), misfit ?
-					 "one aligned phase does not explain every offset" :
-					 "the offsets do not fall cleanly into two classes yet: more "
+					 "one aligned phase does not explain them all" :
+					 "the fast and the slow ones do not separate cleanly yet: more "
 					 "samples needed");
 			else if (v->p_structure <= p->alpha)
 				note_add(&s, "inconclusive: the %ss differ (Kruskal-Wallis p = %s), but "

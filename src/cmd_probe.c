@@ -341,10 +341,14 @@ static char *verdict_line(const struct job *j)
 		ap_xasprintf(&s, "%s: %u-byte physical sectors (reported %u), lowest aligned LBA %u%s",
 			     j->dev, v->physical_sector, v->reported_physical,
 			     v->lowest_aligned_lba, v->small ? "; alignment matters a little" : "");
-	else if (v->resolved)
+	else if (v->resolved && v->reported_physical == v->physical_sector)
 		ap_xasprintf(&s, "%s: no alignment effect of %.2fx or more: %u-byte sectors behave as "
 			     "reported (%u logical, %u physical)", j->dev, v->min_slowdown,
 			     v->physical_sector, v->logical_sector, v->reported_physical);
+	else if (v->resolved)
+		ap_xasprintf(&s, "%s: no alignment effect of %.2fx or more, although the drive reports "
+			     "%u-byte physical sectors (%u logical)", j->dev, v->min_slowdown,
+			     v->reported_physical, v->logical_sector);
 	else if (v->sensitive)
 		ap_xasprintf(&s, "%s: alignment matters, but the physical sector size is not "
 			     "resolved", j->dev);
