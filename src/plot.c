@@ -7,6 +7,7 @@
  * invalid UTF-8).
  */
 #include "plot.h"
+#include "out.h"
 #include "util.h"
 
 #include <errno.h>
@@ -757,9 +758,9 @@ int ap_plot_write(const char *path, const char *svg)
 	if (!path || !*path)
 		return -EINVAL;
 	if (strcmp(path, "-") == 0) {
-		if (fputs(svg, stdout) == EOF || fflush(stdout) != 0)
+		if (fputs(svg, stdout) == EOF && !ap_out_reader_gone(stdout))
 			return -EIO;
-		return 0;
+		return ap_out_flush(stdout);
 	}
 	ap_xasprintf(&tmp, "%s.%ld.tmp", path, (long)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);

@@ -45,8 +45,7 @@ B=$(ts_loop_attach "$imgB")
 # this kernel may lack partition table parsers: BLKPG through partprobe
 partprobe "$A" 2>/dev/null
 for i in 1 2; do
-	for t in $(seq 50); do [ -b "${A}p$i" ] && break; sleep 0.1; done
-	[ -b "${A}p$i" ] || ts_fail "no partition node ${A}p$i"
+	ts_wait_node "${A}p$i" || ts_fail "no partition ${A}p$i"
 done
 mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "${A}p1" || ts_fail "mkfs.ext4 ${A}p1"
 mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$B" || ts_fail "mkfs.ext4 $B"
@@ -80,10 +79,11 @@ has_opts() {
 }
 
 # refuse WHAT PATTERN DEV [gate/command options]: every path refuses with 3
+# (with $REFUSE_RC: what is no block device at all is bad input, 2)
 refuse() {
-	local what=$1 pat=$2 dev=$3 c
+	local what=$1 pat=$2 dev=$3 c want=${REFUSE_RC:-3}
 	shift 3
-	ts_run_rc 3 "$GATE" "$@" "$dev"
+	ts_run_rc "$want" "$GATE" "$@" "$dev"
 	grep -q -- "$pat" "$TS_TMP/err" || { cat "$TS_TMP/err" >&2; ts_fail "$what: gate: no '$pat' in the message"; }
 	for c in "${cmds[@]}"; do
 		# seq also accepts a regular file (it writes into the file)
@@ -91,7 +91,7 @@ refuse() {
 		# an option the command does not have (sweep: --allow-partition)
 		has_opts "${c%% *}" "$@" || continue
 		# shellcheck disable=SC2086
-		ts_run_rc 3 "$ALIGNPROBE" $c "$@" "$dev" < /dev/null
+		ts_run_rc "$want" "$ALIGNPROBE" $c "$@" "$dev" < /dev/null
 		grep -q -- "$pat" "$TS_TMP/err" || { cat "$TS_TMP/err" >&2; ts_fail "$what: $c: no '$pat' in the message"; }
 	done
 	unchanged "$what"
@@ -105,18 +105,18 @@ grep -q "${A##*/}p1 start=2048 size=8M ext4" "$TS_TMP/out" ||
 grep -q "dos partition table" "$TS_TMP/out" || ts_fail "describe: no dos signature"
 grep -q "backed by: $imgA" "$TS_TMP/out" || ts_fail "describe: no backing file"
 
-SKIP_SEQ=1 refuse "not a block device" "is not a block device" "$imgA"
-refuse "partition without --allow-partition" "is a partition of $A" "${A}p1"
+REFUSE_RC=2 SKIP_SEQ=1 refuse "not a block device" "$imgA: not a block device" "$imgA"
+refuse "partition without --allow-partition" "${A}p1: a partition of $A" "${A}p1"
 
 # read-only mounts (noload: not even the journal is touched), so that the
 # checksums can prove the refusals wrote nothing
 ts_mount "$B" "$TS_TMP/mb" -o ro,noload
-refuse "mounted device" "$B is mounted on $TS_TMP/mb" "$B"
+refuse "mounted device" "$B: mounted on $TS_TMP/mb" "$B"
 umount "$TS_TMP/mb" || ts_fail "umount $B"
 
 ts_mount "${A}p1" "$TS_TMP/ma" -o ro,noload
-refuse "mounted partition" "partition ${A}p1 is mounted on $TS_TMP/ma" "$A"
-refuse "mounted partition with --allow-partition" "${A}p1 is mounted" "${A}p1" --allow-partition
+refuse "mounted partition" "$A: its partition ${A}p1 is mounted on $TS_TMP/ma" "$A"
+refuse "mounted partition with --allow-partition" "${A}p1: mounted" "${A}p1" --allow-partition
 umount "$TS_TMP/ma" || ts_fail "umount ${A}p1"
 # a loop device backed by a file on a file system of the disk that is no
 # longer in the mount table (lazily unmounted)
@@ -129,7 +129,9 @@ sync
 sumA=$(ts_checksum "$imgA")
 refuse "lazily unmounted, a loop device still uses a file on it" "exclusively" "$A"
 losetup -d "$inner"
-for t in $(seq 50); do "$GATE" --in-use "$A" 2>/dev/null && break; sleep 0.1; done
+# the kernel lets go of the lazily unmounted file system once the loop device is gone
+free_now() { "$GATE" --in-use "$A" 2>/dev/null; }
+ts_wait_for "$A to be free after losetup -d" free_now
 sumA=$(ts_checksum "$imgA")	# the inner image was written through p1's fs: new reference
 
 mkswap -q "${A}p2" >/dev/null || ts_fail "mkswap"
@@ -146,27 +148,29 @@ L2=$(ts_loop_attach "${A}p1")
 refuse "holder: loop device on a partition" "partition ${A}p1 backs loop device $L2" "$A"
 losetup -d "$L2" || ts_fail "losetup -d $L2"
 L3=$(ts_loop_attach "$A")
-refuse "holder: loop device on the disk" "$A backs loop device $L3" "$A"
+refuse "holder: loop device on the disk" "$A: backs loop device $L3" "$A"
 losetup -d "$L3" || ts_fail "losetup -d $L3"
 
 # opened O_EXCL by another process
-python3 -c 'import os, sys, time
+# (held until killed: however slow the machine, not for a fixed time)
+python3 -c 'import os, signal, sys
 fd = os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL)
 print("held", flush=True)
-time.sleep(60)' "$A" > "$TS_TMP/held" &
+while True:
+    signal.pause()' "$A" > "$TS_TMP/held" &
 holder=$!
 ts_bg_pid $holder
-for t in $(seq 100); do grep -q held "$TS_TMP/held" && break; sleep 0.1; done
-grep -q held "$TS_TMP/held" || ts_fail "the O_EXCL holder did not start"
+ts_wait_for -p $holder "the O_EXCL holder" grep -q held "$TS_TMP/held" ||
+	ts_fail "the O_EXCL holder did not start"
 refuse "opened O_EXCL by another process" "opened exclusively by another process" "$A"
 kill $holder; wait $holder 2>/dev/null
 
 # while the gate holds the disk, nobody can mount or mkfs a partition of it
-"$GATE" --yes --hold 30 "$A" > "$TS_TMP/gheld" 2>&1 &
+"$GATE" --yes --hold 86400 "$A" > "$TS_TMP/gheld" 2>&1 &
 gpid=$!
 ts_bg_pid $gpid
-for t in $(seq 100); do grep -q held "$TS_TMP/gheld" && break; sleep 0.1; done
-grep -q held "$TS_TMP/gheld" || ts_fail "the gate did not take the device"
+ts_wait_for -p $gpid "the gate to take the device" grep -q held "$TS_TMP/gheld" ||
+	ts_fail "the gate did not take the device: $(cat "$TS_TMP/gheld")"
 mkdir -p "$TS_TMP/mx"
 mount "${A}p1" "$TS_TMP/mx" 2>/dev/null && { umount "$TS_TMP/mx"; ts_fail "mounted a partition of a held disk"; }
 refuse "held by another alignprobe" "exclusively" "$A"
