@@ -139,6 +139,7 @@ struct ap_probe_result {
 	int confirmed;		/* index of the confirming size, -1 */
 	struct ap_verdict verdict;	/* final; stats = those of the deciding size */
 	bool clear;		/* statistically clear (not a budget stop) */
+	char unclear[192];	/* when not clear, why (for humans); "" when clear */
 	bool budget_out;	/* the deadline ended the measurement */
 	int interrupted;	/* signal number, 0 */
 	uint64_t start_ns, end_ns;
