@@ -56,10 +56,8 @@ for d, (sens, phys, lba) in zip(devs, want):
     assert v["reported_physical_sector"] == 512 and v["logical_sector"] == 512
     assert d["results"], "no results"
     assert not d["interrupted"]
-# parallel: reported, not asserted. The honest drive's verdict takes a
-# fraction of a second and may come before the last drive has started: how
-# much the intervals overlap depends on the machine (parallel.sh asserts
-# overlap with four alike drives)
+# parallel: the drives pass one start gate, so every interval begins at the
+# same moment and overlaps every other, however fast a verdict comes
 latest_start = max(d["start_ns"] for d in devs)
 earliest_end = min(d["end_ns"] for d in devs)
 print("overlap of all five: %.2fs" % ((earliest_end - latest_start) / 1e9), file=sys.stderr)
