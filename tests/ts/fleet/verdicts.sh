@@ -8,11 +8,11 @@
 # model takes it (partition 1 at 2048 fails, partition 2 at 2055 passes)
 # and says which entry decided, in text, -J and the metrics. Another
 # firmware revision takes nothing; a probe of the disk itself wins. A second
-# disk with the same verdict adds an example; one with another verdict
-# makes a conflict, which check reports and treats as unproven (the 4 KiB
-# rule; --trust-reported does not apply). Refused before anything is
-# written: a disk without a model, a corrupt store (kept as it was). probe's
-# and check's metrics share one textfile directory.
+# disk with the same verdict adds an example; one with another verdict (its
+# sectors from LBA 0) makes a conflict, which check reports and treats as
+# unproven (the 4 KiB rule; --trust-reported does not apply). Refused before
+# anything is written: a disk without a model, a corrupt store (kept as it
+# was). probe's and check's metrics share one textfile directory.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "probe --record, check --verdicts, conflicts"
 ts_need_emulator
@@ -150,14 +150,16 @@ jq -e '(.models[0].verdicts | length) == 1 and
 	[.models[0].verdicts[0].examples[].serial] == ["EMU0001", "EMU0002"]' "$store" >/dev/null ||
 	{ cat "$store" >&2; ts_fail "examples not merged"; }
 
-# another verdict for the model (an honest drive of the "same" model): a conflict
-honest=$(ts_emu_attach --phys 512 --rmw-cost 1ms --size 128M)
-state "$honest" "$model:HONEST1"
-ts_run_rc 0 "$ALIGNPROBE" probe "${probe_opts[@]}" --record="$store" "$honest"
-grep -qF "alignprobe probe: $honest: --record: $store: the model ACME Lying Drive 4K 1.0 now has conflicting verdicts (this one: 512-byte physical sectors, lowest aligned LBA 0)" \
+# another verdict for the model (a drive of the "same" model whose sectors
+# start at LBA 0): a conflict
+other=$(ts_emu_attach --phys 4096 --lowest-aligned 0 --rmw-cost 1ms --size 128M)
+state "$other" "$model:OTHER1"
+ts_run_rc 0 "$ALIGNPROBE" probe "${probe_opts[@]}" --record="$store" "$other"
+grep -qF "alignprobe probe: $other: --record: $store: the model ACME Lying Drive 4K 1.0 now has conflicting verdicts (this one: 4096-byte physical sectors, lowest aligned LBA 0)" \
 	"$TS_TMP/err" || ts_fail "conflict when recording: $(cat "$TS_TMP/err")"
-jq -e '(.models[0].verdicts | length) == 2 and .models[0].verdicts[1].physical_sector == 512
-	and .models[0].verdicts[1].examples[0].serial == "HONEST1"' "$store" >/dev/null ||
+jq -e '(.models[0].verdicts | length) == 2 and .models[0].verdicts[1].physical_sector == 4096
+	and .models[0].verdicts[1].lowest_aligned_lba == 0
+	and .models[0].verdicts[1].examples[0].serial == "OTHER1"' "$store" >/dev/null ||
 	{ cat "$store" >&2; ts_fail "the conflicting verdict is not kept beside the first"; }
 # check reports it and decides nothing from it: unproven, 4 KiB, --trust-reported off
 ts_run_rc_ro 4 "$disk2" "$ALIGNPROBE" check --trust-reported --verdicts="$store" "$disk2"
@@ -165,13 +167,13 @@ grep -qF "alignprobe check: $disk2: the verdict store $store holds 2 conflicting
 	"$TS_TMP/err" || { cat "$TS_TMP/err" >&2; ts_fail "conflict not reported"; }
 grep -qF "models[0].verdicts[0]: 4096-byte physical sectors, lowest aligned LBA 7, on serial EMU0001" \
 	"$TS_TMP/err" || ts_fail "first verdict not listed"
-grep -qF "models[0].verdicts[1]: 512-byte physical sectors, lowest aligned LBA 0, on serial HONEST1" \
+grep -qF "models[0].verdicts[1]: 4096-byte physical sectors, lowest aligned LBA 0, on serial OTHER1" \
 	"$TS_TMP/err" || ts_fail "second verdict not listed"
 grep -qF "partition 2: start 22535 is not aligned to 4 KiB" "$TS_TMP/err" ||
 	ts_fail "a conflict let --trust-reported pass 22535"
 ts_run_rc_ro 4 "$disk2" "$ALIGNPROBE" check -J --verdicts="$store" --prometheus "$p" "$disk2"
 jq -e '.model_verdict.state == "conflict" and .model_verdict.entry == null
-	and ([.model_verdict.verdicts[].physical_sector] == [4096, 512])
+	and ([.model_verdict.verdicts[].lowest_aligned_lba] == [7, 0])
 	and .rule.name == "minimum_4k" and (.rule.reason | test("conflicting verdicts"))' \
 	"$TS_TMP/out" >/dev/null || { jq '.model_verdict, .rule' "$TS_TMP/out" >&2; ts_fail "-J of a conflict"; }
 promcheck "$p"
