@@ -43,6 +43,7 @@
 #include "exitcodes.h"
 #include "journal.h"
 #include "out.h"
+#include "outfile.h"
 #include "plot.h"
 #include "probe.h"
 #include "progress.h"
@@ -123,6 +124,7 @@ struct job {
 	struct ap_safety_target t;	/* from the gate's checks until confirmed */
 	bool have_t;
 	char *journal;
+	struct ap_outfile plot;		/* --plot, opened before anything is written */
 	pthread_t th;
 	bool started;
 	volatile int done;
@@ -137,6 +139,7 @@ struct ctl {
 	const char *undo;
 	const char *plot;
 	const char *samples;
+	struct ap_outfile samples_out;	/* opened before anything is written */
 	char **emu_specs;
 	size_t nemu;
 	struct job *jobs;
@@ -474,19 +477,22 @@ static struct json_object *job_json(const struct job *j)
 	return o;
 }
 
-static int write_plot(struct ctl *c, const struct job *j)
+static int write_plot(struct job *j)
 {
 	const struct ap_probe_result *r = &j->r;
 	const struct ap_verdict *fv = &r->verdict;
 	int idx = shown_size(r);
 	struct ap_plot_bars pb = { 0 };
 	struct ap_plot_bar *bars;
-	char *title, *path, *svg, xl[96], b[32];
+	struct ap_error e = { 0 };
+	char *title, *svg, xl[96], b[32];
 	size_t i;
 	int rc;
 
-	if (idx < 0 || !r->sizes[idx].analysed)
+	if (idx < 0 || !r->sizes[idx].analysed) {
+		ap_outfile_discard(&j->plot);	/* nothing to draw */
 		return 0;
+	}
 	const struct ap_verdict *v = &r->sizes[idx].verdict;
 
 	bars = ap_xcalloc(v->nstats ? v->nstats : 1, sizeof(*bars));
@@ -508,12 +514,15 @@ static int write_plot(struct ctl *c, const struct job *j)
 	pb.period = fv->resolved && fv->sensitive ? fv->period : 0;
 	pb.phase = fv->lowest_aligned_lba;
 	svg = ap_plot_bars_svg(&pb);
-	path = plot_path(c->plot, j->dev, c->njobs > 1);
-	rc = ap_plot_write(path, svg);
+	rc = ap_outfile_write(&j->plot, svg, strlen(svg));
+	if (rc) {
+		ap_error_set(&e, -rc, "%s: %s", j->plot.path, strerror(-rc));
+		ap_outfile_discard(&j->plot);
+	} else {
+		rc = ap_outfile_commit(&j->plot, &e);
+	}
 	if (rc)
-		fprintf(stderr, "%s %s: %s: cannot write plot: %s\n", AP_PROG, CMD, path,
-			strerror(-rc));
-	free(path);
+		fprintf(stderr, "%s %s: cannot write plot: %s\n", AP_PROG, CMD, e.msg);
 	free(svg);
 	free(title);
 	free(bars);
@@ -574,13 +583,16 @@ static int print_results(struct ctl *c)
 
 static int write_samples(struct ctl *c)
 {
-	FILE *f = strcmp(c->samples, "-") == 0 ? stdout : fopen(c->samples, "we");
-	size_t i, k;
+	struct ap_error e = { 0 };
+	char *buf = NULL;
+	size_t len = 0, i, k;
+	FILE *f = open_memstream(&buf, &len);
 	int rc = 0;
 
 	if (!f) {
+		ap_outfile_discard(&c->samples_out);
 		fprintf(stderr, "%s %s: %s: %s\n", AP_PROG, CMD, c->samples, strerror(errno));
-		return -errno;
+		return -ENOMEM;
 	}
 	fprintf(f, "device,size,offset,round,slot,ns\n");
 	for (i = 0; i < c->njobs; i++) {
@@ -593,12 +605,16 @@ static int write_samples(struct ctl *c)
 				s->offset, s->round, s->slot, s->ns);
 		}
 	}
-	if (f != stdout && fclose(f) != 0)
-		rc = -errno;
-	else if (f == stdout && fflush(f) != 0)
-		rc = -errno;
+	if (fclose(f) != 0)
+		rc = ap_error_set(&e, ENOMEM, "%s: %s", c->samples, strerror(ENOMEM));
+	if (!rc && (rc = ap_outfile_write(&c->samples_out, buf, len)) != 0)
+		ap_error_set(&e, -rc, "%s: %s", c->samples, strerror(-rc));
+	if (!rc)
+		rc = ap_outfile_commit(&c->samples_out, &e);
+	ap_outfile_discard(&c->samples_out);
+	free(buf);
 	if (rc)
-		fprintf(stderr, "%s %s: %s: %s\n", AP_PROG, CMD, c->samples, strerror(-rc));
+		fprintf(stderr, "%s %s: %s\n", AP_PROG, CMD, e.msg);
 	return rc;
 }
 
@@ -723,23 +739,35 @@ static int gate_job(struct ctl *c, struct job *j)
 	return 0;
 }
 
-static int attach_emulated(struct ctl *c, size_t i, struct job *j)
+/* The spec of the emulated drive @i: 0 or AP_EXIT_USAGE (printed). */
+static int emu_spec(struct ctl *c, size_t i, struct ap_emu_spec *spec)
 {
-	struct ap_emu_spec spec;
 	struct ap_error e = { 0 };
 	char *s;
 	int rc;
 
-	ap_emu_spec_init(&spec);
+	ap_emu_spec_init(spec);
 	ap_xasprintf(&s, "%s%s%s", EMU_DEFAULT_SPEC, c->emu_specs[i] ? "," : "",
 		     c->emu_specs[i] ? c->emu_specs[i] : "");
-	rc = ap_emu_spec_parse(s, &spec, &e);
+	rc = ap_emu_spec_parse(s, spec, &e);
 	free(s);
 	if (rc) {
-		ap_emu_spec_free(&spec);
+		ap_emu_spec_free(spec);
 		fprintf(stderr, "%s %s: --emulate: %s\n", AP_PROG, CMD, e.msg);
 		return AP_EXIT_USAGE;
 	}
+	return 0;
+}
+
+static int attach_emulated(struct ctl *c, size_t i, struct job *j)
+{
+	struct ap_emu_spec spec;
+	struct ap_error e = { 0 };
+	int rc;
+
+	rc = emu_spec(c, i, &spec);
+	if (rc)
+		return rc;
 	rc = ap_emu_attach(&spec, &j->emu, &e);
 	ap_emu_spec_free(&spec);
 	if (rc) {
@@ -749,6 +777,66 @@ static int attach_emulated(struct ctl *c, size_t i, struct job *j)
 	}
 	j->dev = ap_xstrdup(ap_emu_device(j->emu));
 	j->emulated = true;
+	if (c->plot && c->njobs > 1) {
+		/* the plot's name carries the device, known only now */
+		char *p = plot_path(c->plot, j->dev, true);
+
+		rc = ap_outfile_rename(&j->plot, p, &e);
+		free(p);
+		if (rc) {
+			fprintf(stderr, "%s %s: %s\n", AP_PROG, CMD, e.msg);
+			return AP_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+/* What names an emulated drive's outputs before it exists. */
+static char *emu_placeholder(size_t i)
+{
+	char *s;
+
+	ap_xasprintf(&s, "emulated-%zu", i);
+	return s;
+}
+
+/*
+ * Every file the run writes, before anything touches a device and before
+ * an emulated drive is attached: the plots (one per device), the samples,
+ * and (preserving mode) that the undo journals can be created where they
+ * go. 0 or an exit code, with the message printed.
+ */
+static int open_outputs(struct ctl *c, size_t nnamed)
+{
+	size_t i;
+	int rc;
+
+	if (c->samples && (rc = ap_cmd_open_output(CMD, &c->samples_out, c->samples)))
+		return rc;
+	for (i = 0; i < c->njobs; i++) {
+		struct job *j = &c->jobs[i];
+		char *name = i < nnamed ? ap_xstrdup(j->dev) : emu_placeholder(i - nnamed);
+		char *p;
+
+		rc = 0;
+		if (c->plot) {
+			p = plot_path(c->plot, name, c->njobs > 1);
+			rc = ap_cmd_open_output(CMD, &j->plot, p);
+			free(p);
+		}
+		if (!rc && c->o.mode == AP_PROBE_PRESERVE) {
+			struct job tmp = { .dev = name };
+
+			/* created by the probe itself; an existing one: prepare_job() */
+			p = journal_path(c, &tmp);
+			if (access(p, F_OK) != 0)
+				rc = ap_cmd_check_output(CMD, p, true);
+			free(p);
+		}
+		free(name);
+		if (rc)
+			return rc;
+	}
 	return 0;
 }
 
@@ -869,7 +957,7 @@ int ap_cmd_probe(int argc, char **argv)
 	struct ap_error e = { 0 };
 	bool preserve = false, readonly = false;
 	int ch, rc = AP_EXIT_OK, sig;
-	size_t i;
+	size_t i, nnamed;
 	uint64_t v;
 	double d;
 
@@ -1046,18 +1134,27 @@ int ap_cmd_probe(int argc, char **argv)
 	}
 
 	ap_sig_install();
-	c.njobs = (size_t)(argc - optind) + c.nemu;
+	nnamed = (size_t)(argc - optind);
+	c.njobs = nnamed + c.nemu;
 	c.jobs = ap_xcalloc(c.njobs, sizeof(*c.jobs));
-	for (i = 0; i < c.njobs; i++)
+	for (i = 0; i < c.njobs; i++) {
 		c.jobs[i].fd_hold = -1;
-	/* every check on every named device first, then the gate, then the drives */
-	for (i = 0; i < (size_t)(argc - optind); i++) {
-		c.jobs[i].dev = ap_xstrdup(argv[optind + (int)i]);
+		if (i < nnamed)
+			c.jobs[i].dev = ap_xstrdup(argv[optind + (int)i]);
+	}
+	/*
+	 * The output files, then every check on every named device, then the
+	 * gate, then the drives: nothing is written before all of them passed.
+	 */
+	rc = open_outputs(&c, nnamed);
+	if (rc)
+		goto out;
+	for (i = 0; i < nnamed; i++) {
 		rc = prepare_job(&c, &c.jobs[i]);
 		if (rc)
 			goto out;
 	}
-	for (i = 0; i < (size_t)(argc - optind); i++) {
+	for (i = 0; i < nnamed; i++) {
 		rc = gate_job(&c, &c.jobs[i]);
 		if (rc)
 			goto out;
@@ -1110,7 +1207,7 @@ int ap_cmd_probe(int argc, char **argv)
 		rc = AP_EXIT_FAILURE;
 	if (c.plot)
 		for (i = 0; i < c.njobs; i++)
-			if (write_plot(&c, &c.jobs[i]) != 0 && !rc)
+			if (write_plot(&c.jobs[i]) != 0 && !rc)
 				rc = AP_EXIT_FAILURE;
 
 	if (!rc) {
@@ -1139,11 +1236,13 @@ out:
 		if (j->have_t)
 			ap_safety_target_free(&j->t);
 		detach_emulated(j);
+		ap_outfile_discard(&j->plot);	/* not written: the target is untouched */
 		ap_probe_result_free(&j->r);
 		ap_probe_dev_free(&j->d);
 		free(j->journal);
 		free(j->dev);
 	}
+	ap_outfile_discard(&c.samples_out);
 	free(c.jobs);
 	free(c.emu_specs);
 	if (ap_out_close_stdout() != 0 && rc == AP_EXIT_OK)

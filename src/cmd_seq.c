@@ -19,6 +19,7 @@
 #include "emu.h"
 #include "exitcodes.h"
 #include "out.h"
+#include "outfile.h"
 #include "plot.h"
 #include "progress.h"
 #include "safety.h"
@@ -169,6 +170,7 @@ struct seq_cmd {
 	bool size_set, read, quiet, keep, dry_run, emulate;
 	struct ap_safety_opts so;
 	const char *plot, *modes_arg, *bs_arg, *emu_spec;
+	struct ap_outfile plot_out;	/* opened before anything is written */
 	const char *target;
 	char *wc_sysfs, *wc_drive;
 	int knee[AP_SEQ_NMODES];
@@ -388,6 +390,7 @@ static int seq_plot(struct seq_cmd *c, struct ap_seq_result *r)
 		.series = series,
 	};
 	char title[PATH_MAX + 64];
+	struct ap_error e = { 0 };
 	size_t ns = 0, i;
 	unsigned m;
 	char *svg;
@@ -417,11 +420,17 @@ static int seq_plot(struct seq_cmd *c, struct ap_seq_result *r)
 	snprintf(title, sizeof(title), "alignprobe seq %s: MB/s by block size and mode", c->target);
 	pl.title = title;
 	svg = ap_plot_lines_svg(&pl);
-	rc = ap_plot_write(c->plot, svg);
+	rc = ap_outfile_write(&c->plot_out, svg, strlen(svg));
+	if (rc < 0) {
+		ap_error_set(&e, -rc, "%s: %s", c->plot, strerror(-rc));
+		ap_outfile_discard(&c->plot_out);
+	} else {
+		rc = ap_outfile_commit(&c->plot_out, &e);
+	}
 	free(svg);
 	free(ys);
 	if (rc < 0)
-		warnx("%s: %s: cannot write plot: %s", CMD, c->plot, strerror(-rc));
+		warnx("%s: cannot write plot: %s", CMD, e.msg);
 	return rc;
 }
 
@@ -795,6 +804,18 @@ int ap_cmd_seq(int argc, char **argv)
 		free(c.bs);
 		return rc < 0 ? AP_EXIT_OK : rc;
 	}
+	/* the plot first: a path that cannot be written is exit 2, with nothing done */
+	if (c.plot && (rc = ap_cmd_open_output(CMD, &c.plot_out, c.plot)) != 0) {
+		free(c.bs);
+		return rc;
+	}
+	if (c.plot && c.target && ap_outfile_is(&c.plot_out, c.target)) {
+		fprintf(stderr, "%s %s: %s: the plot would replace the target itself\n", AP_PROG,
+			CMD, c.plot);
+		ap_outfile_discard(&c.plot_out);
+		free(c.bs);
+		return AP_EXIT_USAGE;
+	}
 	ap_sig_install();
 	if (c.emulate) {
 		struct ap_emu_spec spec;
@@ -804,6 +825,7 @@ int ap_cmd_seq(int argc, char **argv)
 			ap_emu_spec_free(&spec);
 			free(c.bs);
 			ap_usage_error(CMD, "--emulate: %s", e.msg);
+			ap_outfile_discard(&c.plot_out);
 			return AP_EXIT_USAGE;
 		}
 		if (c.dry_run) {
@@ -811,6 +833,7 @@ int ap_cmd_seq(int argc, char **argv)
 			free(c.bs);
 			printf("dry run: would set up an emulated drive (%s) and run on it\n",
 			       c.emu_spec ? c.emu_spec : "defaults");
+			ap_outfile_discard(&c.plot_out);
 			return AP_EXIT_OK;
 		}
 		rc = ap_emu_attach(&spec, &emu, &e);
@@ -818,6 +841,7 @@ int ap_cmd_seq(int argc, char **argv)
 		if (rc < 0) {
 			free(c.bs);
 			warnx("%s: cannot set up the emulated drive: %s", CMD, e.msg);
+			ap_outfile_discard(&c.plot_out);
 			return AP_EXIT_FAILURE;
 		}
 		c.target = ap_emu_device(emu);
@@ -829,6 +853,7 @@ int ap_cmd_seq(int argc, char **argv)
 		if (rc == AP_EXIT_OK)
 			rc = AP_EXIT_FAILURE;
 	}
+	ap_outfile_discard(&c.plot_out);	/* not written: the target is untouched */
 	free(c.bs);
 	free(c.wc_sysfs);
 	free(c.wc_drive);

@@ -25,6 +25,7 @@
 #include "mkfs.h"
 #include "out.h"
 #include "part.h"
+#include "outfile.h"
 #include "plot.h"
 #include "pm.h"
 #include "progress.h"
@@ -117,6 +118,7 @@ struct sweep_cmd {
 	bool emulate;
 	const char *emu_spec;
 	const char *replay, *save, *plot;
+	struct ap_outfile save_out, plot_out;	/* opened before anything is written */
 	bool yes, dry_run, quiet;
 	bool measuring_opts;	/* an option that --replay cannot take */
 
@@ -617,6 +619,7 @@ static int write_plot(struct sweep_cmd *c, const struct ap_sweep_start_stat *st,
 {
 	struct ap_plot_bar *bars = ap_xcalloc(n ? n : 1, sizeof(*bars));
 	struct ap_plot_bars p = { 0 };
+	struct ap_error e = { 0 };
 	char *title = verdict_line(v), *svg;
 	size_t i;
 	int rc;
@@ -636,9 +639,15 @@ static int write_plot(struct sweep_cmd *c, const struct ap_sweep_start_stat *st,
 		p.phase = v->lowest_aligned_lba;
 	}
 	svg = ap_plot_bars_svg(&p);
-	rc = ap_plot_write(c->plot, svg);
+	rc = ap_outfile_write(&c->plot_out, svg, strlen(svg));
+	if (rc) {
+		ap_error_set(&e, -rc, "%s: %s", c->plot, strerror(-rc));
+		ap_outfile_discard(&c->plot_out);
+	} else {
+		rc = ap_outfile_commit(&c->plot_out, &e);
+	}
 	if (rc)
-		swarn("%s: cannot write plot: %s", c->plot, strerror(-rc));
+		swarn("cannot write plot: %s", e.msg);
 	free(svg);
 	free(title);
 	free(bars);
@@ -848,7 +857,7 @@ static void save_doc(struct sweep_cmd *c, const struct ap_sweep_run *run, const 
 	doc_of_run(c, run, &d);
 	n = ap_sweep_summarize(d.results, d.nresults, d.starts, d.nstarts, v, &st);
 	o = ap_sweep_doc_to_json(&d, v, st, n, stopped);
-	if (ap_sweep_json_save(c->save, o, &e) != 0 && c->save_errors++ == 0) {
+	if (ap_sweep_json_save(&c->save_out, o, &e) != 0 && c->save_errors++ == 0) {
 		ap_progress_clear(&c->pg);
 		swarn("--save: %s", e.msg);
 	}
@@ -1222,6 +1231,11 @@ int ap_cmd_sweep(int argc, char **argv)
 	rc = parse(&c, argc, argv);
 	if (rc)
 		goto out;
+	/* the output files first: a path that cannot be written is exit 2, with nothing done */
+	if (c.plot && (rc = ap_cmd_open_output(CMD, &c.plot_out, c.plot)) != 0)
+		goto out;
+	if (c.save && (rc = ap_cmd_open_output(CMD, &c.save_out, c.save)) != 0)
+		goto out;
 	if (c.replay) {
 		rc = do_replay(&c);
 		goto out;
@@ -1238,6 +1252,14 @@ int ap_cmd_sweep(int argc, char **argv)
 	ap_sig_install();
 	rc = c.emulate ? run_emulated(&c) : run_device(&c);
 out:
+	if (c.save && rc >= 0 && ap_outfile_commit(&c.save_out, &e) != 0) {
+		/* after the last update: closes, or writes a FIFO's content */
+		swarn("--save: %s", e.msg);
+		if (rc == AP_EXIT_OK)
+			rc = AP_EXIT_FAILURE;
+	}
+	ap_outfile_discard(&c.save_out);
+	ap_outfile_discard(&c.plot_out);
 	if (c.params)
 		json_object_put(c.params);
 	if (c.workload_init)

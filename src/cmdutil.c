@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "exitcodes.h"
+#include "outfile.h"
 
 void ap_print_version(void)
 {
@@ -33,4 +34,24 @@ int ap_cmd_not_built(const char *cmd)
 	fprintf(stderr, "%s %s: this command is not built yet in version %s\n",
 		AP_PROG, cmd, PACKAGE_VERSION);
 	return AP_EXIT_NOTBUILT;
+}
+
+int ap_cmd_open_output(const char *cmd, struct ap_outfile *of, const char *path)
+{
+	struct ap_error e = { 0 };
+
+	if (ap_outfile_open(of, path, &e) == 0)
+		return 0;
+	fprintf(stderr, "%s %s: %s\n", AP_PROG, cmd, e.msg);
+	return AP_EXIT_USAGE;
+}
+
+int ap_cmd_check_output(const char *cmd, const char *path, bool must_not_exist)
+{
+	struct ap_error e = { 0 };
+
+	if (ap_outfile_check(path, must_not_exist, &e) == 0)
+		return 0;
+	fprintf(stderr, "%s %s: %s\n", AP_PROG, cmd, e.msg);
+	return AP_EXIT_USAGE;
 }

@@ -6,6 +6,8 @@
 #ifndef AP_COMMANDS_H
 #define AP_COMMANDS_H
 
+#include <stdbool.h>
+
 int ap_cmd_sweep(int argc, char **argv);
 int ap_cmd_probe(int argc, char **argv);
 int ap_cmd_check(int argc, char **argv);
@@ -23,5 +25,15 @@ void ap_usage_hint(const char *cmd);
 void ap_print_version(void);
 /* For a subcommand that this build lacks: a message, AP_EXIT_NOTBUILT. */
 int ap_cmd_not_built(const char *cmd);
+
+/*
+ * Every file a command writes is opened (src/outfile.h) before its first
+ * write to a device: 0, or "alignprobe CMD: PATH: reason" and
+ * AP_EXIT_USAGE. ap_cmd_check_output() is for files another module creates
+ * later (ap_outfile_check()).
+ */
+struct ap_outfile;
+int ap_cmd_open_output(const char *cmd, struct ap_outfile *of, const char *path);
+int ap_cmd_check_output(const char *cmd, const char *path, bool must_not_exist);
 
 #endif
