@@ -108,6 +108,7 @@ enum {
 	OPT_PLOT,
 	OPT_ALL_SIZES,
 	OPT_SAMPLES,
+	OPT_DRY_RUN,
 };
 
 struct job {
@@ -133,7 +134,7 @@ struct job {
 struct ctl {
 	struct ap_out out;
 	struct ap_probe_opts o;
-	bool yes, quiet, all_sizes, allow_partition, budget_set;
+	bool yes, quiet, all_sizes, allow_partition, budget_set, dry_run;
 	uint64_t budget_ns;
 	const char *journal;
 	const char *undo;
@@ -188,6 +189,9 @@ static void usage(void)
 	      "     --allow-metadata-area  allow a region over LBA 0..33 or the last 33 sectors\n"
 	      "     --allow-partition      probe a partition instead of a whole disk\n"
 	      " -y, --yes                  destructive mode without the confirmation\n"
+	      "     --dry-run              run the safety checks and print the plan (device,\n"
+	      "                            region, sizes, number of writes, duration);\n"
+	      "                            write nothing\n"
 	      "     --plot FILE.svg        median latency per offset (several devices:\n"
 	      "                            FILE-DEV.svg)\n"
 	      "     --all-sizes            table rows for every size (default: the deciding one)\n"
@@ -840,6 +844,122 @@ static int open_outputs(struct ctl *c, size_t nnamed)
 	return 0;
 }
 
+/* --dry-run: what the probe of @dev would do, from its plan. */
+static void print_plan(const struct ctl *c, const char *dev, const struct ap_probe_plan *p,
+		       const char *journal)
+{
+	uint64_t lo = 0, hi = 0;
+	unsigned nominal = c->o.confirm && p->nsizes > 1 ? 2 : 1;
+	char b1[32], b2[32], b3[32], t[32], *rs;
+	size_t i;
+
+	printf("dry run: nothing written. The probe would:\n");
+	printf("  on %s (%u-byte logical, %u-byte reported physical sectors, %s),\n", dev,
+	       p->logical_sector, p->reported_physical, human(p->dev_size, b1, sizeof(b1)));
+	rs = ap_size_to_human(p->region_size);
+	printf("  use the scratch region of %" PRIu64 " bytes (%s) from byte %" PRIu64 " (%s):\n"
+	       "  %u slots %s apart, %s touched in each;\n", p->region_size, rs, p->region_start,
+	       human(p->region_start, b1, sizeof(b1)), p->slots, human(p->stride, b2, sizeof(b2)),
+	       human(p->span, b3, sizeof(b3)));
+	free(rs);
+	if (c->o.mode == AP_PROBE_PRESERVE)
+		printf("  read the %u slots (%s) into the undo journal\n  %s and sync it,\n",
+		       p->slots, human((uint64_t)p->slots * p->span, b1, sizeof(b1)), journal);
+	if (c->o.mode != AP_PROBE_READONLY)
+		printf("  write each slot once (%u writes of %s, untimed, to warm up),\n", p->slots,
+		       human(p->span, b1, sizeof(b1)));
+	printf("  then time %s at every offset of each size,\n"
+	       "  %u to %u rounds per size:\n",
+	       c->o.mode == AP_PROBE_READONLY ? "O_DIRECT reads" : "single O_DIRECT|O_DSYNC writes",
+	       c->o.min_rounds, c->o.max_rounds);
+	for (i = 0; i < p->nsizes; i++) {
+		unsigned n = ap_probe_noffsets(p, p->sizes[i]);
+
+		printf("    %8s: %4u offsets, %" PRIu64 " to %" PRIu64 " %s\n",
+		       human(p->sizes[i], b1, sizeof(b1)), n, (uint64_t)n * c->o.min_rounds,
+		       (uint64_t)n * c->o.max_rounds,
+		       c->o.mode == AP_PROBE_READONLY ? "reads" : "writes");
+		if (i < nominal)
+			lo += (uint64_t)n * c->o.min_rounds;
+		hi += (uint64_t)n * c->o.max_rounds;
+	}
+	printf("  in all %" PRIu64 " to %" PRIu64 " timed %s: the fewest when the first %s\n"
+	       "  clear after %u rounds, the most when every size runs %u rounds;\n", lo, hi,
+	       c->o.mode == AP_PROBE_READONLY ? "reads" : "writes",
+	       nominal == 2 ? "two sizes are" : "size is", c->o.min_rounds, c->o.max_rounds);
+	/* 10 ms: a misaligned write on a drive that hides its sectors */
+	ap_progress_format_eta(c->budget_ns, t, sizeof(t));
+	ap_progress_format_eta(lo * 10 * 1000 * 1000, b1, sizeof(b1));
+	printf("  duration: at most %s (--time-budget); the fewest take about %s at 10 ms\n"
+	       "  each (a drive that hides its sectors), far less on an honest drive.\n", t, b1);
+	if (c->o.mode == AP_PROBE_PRESERVE)
+		printf("  Then write the original bytes back, verify every one and delete the "
+		       "journal.\n");
+	else if (c->o.mode == AP_PROBE_DESTRUCTIVE)
+		printf("  The region's data is destroyed; the rest of the device is not touched.\n");
+	else
+		printf("  Nothing is written.\n");
+}
+
+/* --dry-run after every check: the gate's description and the plan of each device. */
+static int dry_run(struct ctl *c, size_t nnamed)
+{
+	size_t i;
+
+	for (i = 0; i < c->njobs; i++) {
+		struct job *j = &c->jobs[i];
+
+		if (i)
+			printf("\n");
+		if (i < nnamed) {
+			if (j->have_t) {
+				char *desc = ap_safety_describe(&j->t);
+
+				fputs(desc, stdout);
+				free(desc);
+			}
+			print_plan(c, j->dev, &j->plan, j->journal);
+		} else {
+			struct ap_emu_spec spec;
+			struct ap_probe_plan plan;
+			struct ap_error e = { 0 };
+			char *name = emu_placeholder(i - nnamed), *jp, *jd;
+			struct job tmp = { .dev = name };
+			int rc = emu_spec(c, i - nnamed, &spec);
+
+			if (rc) {
+				free(name);
+				return rc;
+			}
+			/* the emulated drive reports 512-byte sectors */
+			rc = ap_probe_plan(&c->o, spec.capacity, 512, &plan, &e);
+			ap_emu_spec_free(&spec);
+			if (rc) {
+				free(name);
+				fprintf(stderr, "%s %s: --emulate: %s\n", AP_PROG, CMD, e.msg);
+				return rc == -EPERM ? AP_EXIT_REFUSED : AP_EXIT_USAGE;
+			}
+			plan.reported_physical = 512;
+			printf("dry run: would set up an emulated drive (%s%s%s).\n", EMU_DEFAULT_SPEC,
+			       c->emu_specs[i - nnamed] ? "," : "",
+			       c->emu_specs[i - nnamed] ? c->emu_specs[i - nnamed] : "");
+			jp = journal_path(c, &tmp);
+			ap_xasprintf(&jd, "in %s", dirname(jp));
+			print_plan(c, "the emulated drive", &plan, jd);
+			free(jd);
+			free(jp);
+			free(name);
+		}
+	}
+	{
+		const struct ap_cmd_output outs[] = { { "--plot", c->plot },
+						      { "--samples", c->samples } };
+
+		ap_cmd_dry_run_outputs(outs, AP_ARRAY_SIZE(outs));
+	}
+	return AP_EXIT_OK;
+}
+
 static void detach_emulated(struct job *j)
 {
 	struct ap_error e = { 0 };
@@ -947,6 +1067,7 @@ int ap_cmd_probe(int argc, char **argv)
 		{ "plot",                required_argument, NULL, OPT_PLOT },
 		{ "all-sizes",           no_argument,       NULL, OPT_ALL_SIZES },
 		{ "samples",             required_argument, NULL, OPT_SAMPLES },
+		{ "dry-run",             no_argument,       NULL, OPT_DRY_RUN },
 		{ "quiet",               no_argument,       NULL, 'q' },
 		AP_OUT_LONGOPTS,
 		{ "help",                no_argument,       NULL, 'h' },
@@ -1063,6 +1184,9 @@ int ap_cmd_probe(int argc, char **argv)
 		case OPT_SAMPLES:
 			c.samples = optarg;
 			break;
+		case OPT_DRY_RUN:
+			c.dry_run = true;
+			break;
 		case 'q':
 			c.quiet = true;
 			break;
@@ -1100,8 +1224,9 @@ int ap_cmd_probe(int argc, char **argv)
 		}
 	}
 	if (c.undo) {
-		if (c.nemu || preserve || readonly) {
-			ap_usage_error(CMD, "--undo cannot be combined with a probe");
+		if (c.nemu || preserve || readonly || c.dry_run) {
+			ap_usage_error(CMD, "--undo cannot be combined with a probe%s",
+				       c.dry_run ? " (or --dry-run)" : "");
 			goto usage_fail;
 		}
 		free(c.emu_specs);
@@ -1153,6 +1278,10 @@ int ap_cmd_probe(int argc, char **argv)
 		rc = prepare_job(&c, &c.jobs[i]);
 		if (rc)
 			goto out;
+	}
+	if (c.dry_run) {
+		rc = dry_run(&c, nnamed);
+		goto out;
 	}
 	for (i = 0; i < nnamed; i++) {
 		rc = gate_job(&c, &c.jobs[i]);

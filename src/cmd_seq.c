@@ -648,6 +648,13 @@ static int seq_finish_opts(struct seq_cmd *c, const struct ap_seq_target *t)
 	return 0;
 }
 
+static void seq_dry_run_outputs(const struct seq_cmd *c)
+{
+	const struct ap_cmd_output outs[] = { { "--plot", c->plot } };
+
+	ap_cmd_dry_run_outputs(outs, AP_ARRAY_SIZE(outs));
+}
+
 static void seq_print_plan(struct seq_cmd *c, struct ap_seq_result *r)
 {
 	char *sz = ap_size_to_human(c->o.size);
@@ -667,6 +674,7 @@ static void seq_print_plan(struct seq_cmd *c, struct ap_seq_result *r)
 		free(bs);
 	}
 	free(sz);
+	seq_dry_run_outputs(c);
 }
 
 static int seq_main(struct seq_cmd *c)
@@ -831,8 +839,9 @@ int ap_cmd_seq(int argc, char **argv)
 		if (c.dry_run) {
 			ap_emu_spec_free(&spec);
 			free(c.bs);
-			printf("dry run: would set up an emulated drive (%s) and run on it\n",
-			       c.emu_spec ? c.emu_spec : "defaults");
+			printf("dry run: would set up an emulated drive (%s) and run on it;\n"
+			       "nothing is written.\n", c.emu_spec ? c.emu_spec : "defaults");
+			seq_dry_run_outputs(&c);
 			ap_outfile_discard(&c.plot_out);
 			return AP_EXIT_OK;
 		}

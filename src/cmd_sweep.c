@@ -934,6 +934,13 @@ static int prepare_workload(struct sweep_cmd *c)
 	return 0;
 }
 
+static void dry_run_outputs(const struct sweep_cmd *c)
+{
+	const struct ap_cmd_output outs[] = { { "--save", c->save }, { "--plot", c->plot } };
+
+	ap_cmd_dry_run_outputs(outs, AP_ARRAY_SIZE(outs));
+}
+
 static void print_plan(struct sweep_cmd *c, uint64_t part_sectors)
 {
 	char buf[256], *sz = ap_size_to_human(part_sectors * c->info.logical_sector);
@@ -952,6 +959,7 @@ static void print_plan(struct sweep_cmd *c, uint64_t part_sectors)
 	       ap_mkfs_program(c->fs), c->workload_file ? c->workload_file : "the preset's workload",
 	       c->workload.number, c->workload.transactions, ap_pm_sync_name(c->workload.sync));
 	free(sz);
+	dry_run_outputs(c);
 }
 
 static const char *stop_text(const struct ap_sweep_run *run, char *buf, size_t len)
@@ -1191,6 +1199,7 @@ static int run_emulated(struct sweep_cmd *c)
 		printf("dry run: would set up an emulated drive (%s%s%s) and sweep it;\n"
 		       "nothing is written.\n", EMU_DEFAULT_SPEC, c->emu_spec ? "," : "",
 		       c->emu_spec ? c->emu_spec : "");
+		dry_run_outputs(c);
 		return AP_EXIT_OK;
 	}
 	rc = ap_emu_attach(&spec, &emu, &e);

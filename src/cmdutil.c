@@ -55,3 +55,19 @@ int ap_cmd_check_output(const char *cmd, const char *path, bool must_not_exist)
 	fprintf(stderr, "%s %s: %s\n", AP_PROG, cmd, e.msg);
 	return AP_EXIT_USAGE;
 }
+
+void ap_cmd_dry_run_outputs(const struct ap_cmd_output *o, size_t n)
+{
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!o[i].path)
+			continue;
+		printf("%s %s %s", any ? "," : "Output files (checked now, written after a real run):",
+		       o[i].opt, o[i].path);
+		any = true;
+	}
+	if (any)
+		printf("\n");
+}

@@ -7,6 +7,7 @@
 #define AP_COMMANDS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 int ap_cmd_sweep(int argc, char **argv);
 int ap_cmd_probe(int argc, char **argv);
@@ -35,5 +36,11 @@ int ap_cmd_not_built(const char *cmd);
 struct ap_outfile;
 int ap_cmd_open_output(const char *cmd, struct ap_outfile *of, const char *path);
 int ap_cmd_check_output(const char *cmd, const char *path, bool must_not_exist);
+
+/* --dry-run: one line naming the output files that were checked (path NULL: none). */
+struct ap_cmd_output {
+	const char *opt, *path;
+};
+void ap_cmd_dry_run_outputs(const struct ap_cmd_output *o, size_t n);
 
 #endif
