@@ -23,14 +23,16 @@
 #include "emu.h"
 #include "exitcodes.h"
 #include "mkfs.h"
+#include "mnt.h"
 #include "out.h"
-#include "part.h"
 #include "outfile.h"
+#include "part.h"
 #include "plot.h"
 #include "pm.h"
 #include "progress.h"
 #include "safety.h"
 #include "sig.h"
+#include "state.h"
 #include "sweep.h"
 #include "util.h"
 
@@ -1249,6 +1251,10 @@ int ap_cmd_sweep(int argc, char **argv)
 		rc = do_replay(&c);
 		goto out;
 	}
+	/* where each step creates its mount point and registers it */
+	if ((rc = ap_cmd_check_dir(CMD, ap_mnt_parent(), "TMPDIR, for the mount points")) ||
+	    (rc = ap_cmd_check_dir(CMD, ap_state_dir(), "the state directory")))
+		goto out;
 	rc = prepare_workload(&c);
 	if (rc)
 		goto out;

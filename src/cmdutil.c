@@ -56,6 +56,16 @@ int ap_cmd_check_output(const char *cmd, const char *path, bool must_not_exist)
 	return AP_EXIT_USAGE;
 }
 
+int ap_cmd_check_dir(const char *cmd, const char *dir, const char *what)
+{
+	struct ap_error e = { 0 };
+
+	if (ap_outfile_check_dir(dir, &e) == 0)
+		return 0;
+	fprintf(stderr, "%s %s: %s (%s)\n", AP_PROG, cmd, e.msg, what);
+	return AP_EXIT_USAGE;
+}
+
 void ap_cmd_dry_run_outputs(const struct ap_cmd_output *o, size_t n)
 {
 	bool any = false;

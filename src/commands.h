@@ -36,6 +36,8 @@ int ap_cmd_not_built(const char *cmd);
 struct ap_outfile;
 int ap_cmd_open_output(const char *cmd, struct ap_outfile *of, const char *path);
 int ap_cmd_check_output(const char *cmd, const char *path, bool must_not_exist);
+/* The same for a directory the run creates files in; @what says which. */
+int ap_cmd_check_dir(const char *cmd, const char *dir, const char *what);
 
 /* --dry-run: one line naming the output files that were checked (path NULL: none). */
 struct ap_cmd_output {

@@ -379,11 +379,24 @@ bool ap_outfile_is(const struct ap_outfile *of, const char *path)
 	return same;
 }
 
+/* Create (and remove) a file next to @path: 0 or -errno. */
+static int try_create(const char *path)
+{
+	char *tmp = NULL;
+	int fd = make_tmp(path, &tmp);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	unlink(tmp);
+	free(tmp);
+	return 0;
+}
+
 int ap_outfile_check(const char *path, bool must_not_exist, struct ap_error *e)
 {
 	struct stat st;
 	bool exists;
-	char *tmp = NULL;
 	int fd, rc;
 
 	rc = check_target(path, &st, &exists, e);
@@ -399,11 +412,21 @@ int ap_outfile_check(const char *path, bool must_not_exist, struct ap_error *e)
 			close(fd);
 		return 0;
 	}
-	fd = make_tmp(path, &tmp);
-	if (fd < 0)
-		return ap_error_set(e, -fd, "%s: cannot create: %s", path, strerror(-fd));
-	close(fd);
-	unlink(tmp);
-	free(tmp);
+	rc = try_create(path);
+	if (rc)
+		return ap_error_set(e, -rc, "%s: cannot create: %s", path, strerror(-rc));
+	return 0;
+}
+
+int ap_outfile_check_dir(const char *dir, struct ap_error *e)
+{
+	char *probe;
+	int rc;
+
+	ap_xasprintf(&probe, "%s/x", dir);
+	rc = try_create(probe);
+	free(probe);
+	if (rc)
+		return ap_error_set(e, -rc, "%s: cannot create files there: %s", dir, strerror(-rc));
 	return 0;
 }

@@ -94,4 +94,11 @@ bool ap_outfile_is(const struct ap_outfile *of, const char *path);
  */
 int ap_outfile_check(const char *path, bool must_not_exist, struct ap_error *e);
 
+/*
+ * For directories where a run creates its own files (mount points, the
+ * state registry): prove that @dir takes a new file by creating and
+ * removing one. 0 or -errno with "DIR: reason" in @e.
+ */
+int ap_outfile_check_dir(const char *dir, struct ap_error *e);
+
 #endif

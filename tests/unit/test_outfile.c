@@ -303,6 +303,11 @@ static void test_check(void **state)
 	assert_int_equal(ap_outfile_check(p, true, &e), -EEXIST);
 	assert_int_equal(ap_outfile_check(dir, false, &e), -EISDIR);
 	unlink(p);
+	/* a directory to create files in */
+	assert_int_equal(ap_outfile_check_dir(dir, &e), 0);
+	assert_int_equal(entries(), 0);
+	assert_int_equal(ap_outfile_check_dir(in_dir("no"), &e), -ENOENT);
+	assert_non_null(strstr(e.msg, "cannot create files there"));
 }
 
 int main(void)

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Every output file (probe --plot/--samples/--journal, sweep --save/--plot,
-# seq --plot, postmark's `run FILE`) is opened before the first write to a
+# seq --plot, postmark's `run FILE`; the directories sweep creates its mount
+# points and registry entries in) is opened before the first write to a
 # device and before an emulated drive is attached: a path that cannot be
 # written is exit 2, "alignprobe CMD: PATH: reason", and nothing is written
 # (the loop device's checksum), no emulated drive is set up (no loop or FUSE
@@ -69,6 +70,11 @@ expect_refused "sweep --plot" "$bad.svg" \
 expect_refused "sweep --save DEVICE" "$TS_TMP/dev-alias" \
 	"$ALIGNPROBE" sweep --yes -q --starts 40 --rounds 1 --size 16M --save "$TS_TMP/dev-alias" "$dev"
 [ -b "$TS_TMP/dev-alias" ] || ts_fail "sweep --save DEVICE: the device node was replaced"
+# the directories each step creates its mount point in and registers it in
+expect_refused "sweep, TMPDIR" "/nonexistent/dir" env TMPDIR=/nonexistent/dir \
+	"$ALIGNPROBE" sweep --yes -q --starts 40 --rounds 1 --size 16M "$dev"
+expect_refused "sweep, state directory" "/nonexistent/dir" env ALIGNPROBE_STATE_DIR=/nonexistent/dir \
+	"$ALIGNPROBE" sweep --yes -q --starts 40 --rounds 1 --size 16M "$dev"
 expect_refused "sweep --replay --plot" "$bad.svg" \
 	"$ALIGNPROBE" sweep --replay "$top_srcdir/tests/ts/output/sweep-4096-0.json" --plot "$bad.svg"
 
