@@ -840,6 +840,11 @@ static int open_outputs(struct ctl *c, size_t nnamed)
 		free(name);
 		if (rc)
 			return rc;
+		if (c->samples && ap_outfile_is(&j->plot, c->samples)) {
+			fprintf(stderr, "%s %s: %s: given for both --samples and --plot\n", AP_PROG,
+				CMD, c->samples);
+			return AP_EXIT_USAGE;
+		}
 	}
 	return 0;
 }

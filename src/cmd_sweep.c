@@ -1247,6 +1247,11 @@ int ap_cmd_sweep(int argc, char **argv)
 		goto out;
 	if (c.save && (rc = ap_cmd_open_output(CMD, &c.save_out, c.save)) != 0)
 		goto out;
+	if (c.plot && c.save && ap_outfile_is(&c.plot_out, c.save)) {
+		swarn("%s: given for both --save and --plot", c.save);
+		rc = AP_EXIT_USAGE;
+		goto out;
+	}
 	if (c.replay) {
 		rc = do_replay(&c);
 		goto out;

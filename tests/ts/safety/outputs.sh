@@ -51,6 +51,8 @@ expect_refused "probe --samples DIR" "$out" \
 # over its output must not replace the /dev entry (today's main did)
 mknod "$TS_TMP/dev-alias" b "$(stat -c '0x%t' "$dev")" "$(stat -c '0x%T' "$dev")" ||
 	ts_fail "cannot make a second node of $dev"
+expect_refused "probe --plot X --samples X" "$out/keep.svg" \
+	"$ALIGNPROBE" probe --yes --max-rounds 3 --plot "$out/keep.svg" --samples "$out/keep.svg" "$dev"
 expect_refused "probe --plot DEVICE" "$TS_TMP/dev-alias" \
 	"$ALIGNPROBE" probe --yes --max-rounds 3 --plot "$TS_TMP/dev-alias" "$dev"
 grep -q "block device" "$TS_TMP/err" || ts_fail "probe --plot DEVICE: $(cat "$TS_TMP/err")"
@@ -67,6 +69,9 @@ expect_refused "sweep --save" "$bad.json" \
 expect_refused "sweep --plot" "$bad.svg" \
 	"$ALIGNPROBE" sweep --yes -q --starts 40 --rounds 1 --size 16M --save "$out/keep.svg" \
 	--plot "$bad.svg" "$dev"
+expect_refused "sweep --save X --plot X" "$out/keep.svg" \
+	"$ALIGNPROBE" sweep --yes -q --starts 40 --rounds 1 --size 16M --save "$out/keep.svg" \
+	--plot "$out/keep.svg" "$dev"
 expect_refused "sweep --save DEVICE" "$TS_TMP/dev-alias" \
 	"$ALIGNPROBE" sweep --yes -q --starts 40 --rounds 1 --size 16M --save "$TS_TMP/dev-alias" "$dev"
 [ -b "$TS_TMP/dev-alias" ] || ts_fail "sweep --save DEVICE: the device node was replaced"
