@@ -3,8 +3,8 @@
 #
 # Every command line README.md shows works as written: the lines of its sh
 # code blocks and its inline commands (`alignprobe ...`, `./alignprobe ...`,
-# a script of the tree, make, man, lsblk, `check --geometry ...`) and the
-# options it tells the reader to use (`--dry-run`, `--yes`, ...). They are
+# a script of the tree, a program of PATH with arguments, `check --geometry
+# ...`) and the options it tells the reader to use (`--dry-run`, `--yes`). They are
 # extracted from README.md and each one is either run here -- on emulated
 # drives and loop devices this test created, /dev/sdX and DEVICE replaced by
 # one, with extra options only where the command would run for minutes --
@@ -23,11 +23,10 @@ README=$top_srcdir/README.md
 # sh code block), "inline" (a command in backquotes), "option" (an option in
 # backquotes)
 python3 - "$README" "$top_srcdir" > "$TS_TMP/commands" <<'EOF' || ts_fail "cannot read $README"
-import os, re, sys
+import os, re, shutil, sys
 readme, top = sys.argv[1], sys.argv[2]
 subcommands = {"sweep", "probe", "check", "postmark", "seq", "emulate", "cleanup"}
-programs = {"alignprobe", "./alignprobe", "make", "man", "lsblk"}
-seen, fence, text = set(), None, []
+seen, fence, prose = set(), None, []
 def emit(kind, cmd):
     if cmd not in seen:
         seen.add(cmd)
@@ -36,13 +35,16 @@ for line in open(readme):
     m = re.match(r"\s*```(\w*)", line)
     if m:
         fence = None if fence is not None else m.group(1)
+        prose.append("\n")
         continue
-    if fence is not None:
-        if fence == "sh" and line.strip() and not line.lstrip().startswith("#"):
-            emit("block", line.strip())
-        continue
-    for span in re.findall(r"`([^`]+)`", line):
-        span = span.replace("\\|", "|").strip()	# a table cell's escape
+    if fence is None:
+        prose.append(line)
+    elif fence == "sh" and line.strip() and not line.lstrip().startswith("#"):
+        emit("block", line.strip())
+# code spans may run over a line break (not over a blank line)
+for para in "".join(prose).split("\n\n"):
+    for span in re.findall(r"`([^`]+)`", para):
+        span = " ".join(span.replace("\\|", "|").split())	# a table cell's escape
         words = span.split()
         while words and re.match(r"^[A-Z_][A-Z0-9_]*=", words[0]):
             words.pop(0)				# VAR=value before the command
@@ -50,8 +52,10 @@ for line in open(readme):
             continue
         w = words[0]
         path = os.path.join(top, w)
-        if (w in programs or (w in subcommands and len(words) > 1) or
-                ("/" in w and os.path.isfile(path) and os.access(path, os.X_OK))):
+        if (w in ("alignprobe", "./alignprobe") or (w in subcommands and len(words) > 1) or
+                (not w.startswith("/") and "/" in w and os.path.isfile(path) and
+                 os.access(path, os.X_OK)) or
+                (not w.startswith("/") and len(words) > 1 and shutil.which(w))):
             emit("inline", span)
         elif w.startswith("-"):
             emit("option", span)
