@@ -5,9 +5,10 @@
  * ap_geometry_load() (check --geometry FILE) on a file holding the input,
  * and on whatever json-c parses from it ap_verdict_from_json() (the
  * document, its "verdict", devices[0].verdict) and
- * ap_sweep_result_from_json() (each of "results"). A verdict that parses
- * must survive ap_verdict_to_json() -> ap_verdict_from_json() unchanged in
- * its key fields. Run with fuzz/run.sh json; `make check` replays the seeds
+ * ap_sweep_result_from_json() (each of "results"), ap_identity_from_json()
+ * (the document, its "identity", devices[0].identity). A verdict that
+ * parses must survive ap_verdict_to_json() -> ap_verdict_from_json()
+ * unchanged in its key fields, an identity unchanged in every field. Run with fuzz/run.sh json; `make check` replays the seeds
  * and fuzz/regressions/json/ through fuzz/replay.c.
  */
 #include <json-c/json.h>
@@ -20,6 +21,7 @@
 
 #include "analysis.h"
 #include "geometry.h"
+#include "identity.h"
 #include "sweep.h"
 #include "util.h"
 
@@ -51,6 +53,32 @@ static void verdict(struct json_object *o)
 	ap_verdict_free(&v);
 }
 
+static void identity(struct json_object *o)
+{
+	struct ap_disk_identity a, b;
+	struct ap_error e = { 0 };
+	struct json_object *j;
+
+	if (!o)
+		return;
+	if (ap_identity_from_json(o, &a, &e) != 0) {
+		if (!e.msg[0])
+			abort();	/* every refusal must say why */
+		return;
+	}
+	j = ap_identity_to_json(&a);
+	if (ap_identity_from_json(j, &b, &e) != 0)
+		abort();	/* what we write, we must read */
+	if (ap_identity_compare(&a, &b, NULL, 0) != AP_IDENTITY_SAME ||
+	    ap_identity_compare(&b, &a, NULL, 0) != AP_IDENTITY_SAME ||
+	    (!a.revision) != (!b.revision) || (a.revision && strcmp(a.revision, b.revision)))
+		abort();
+	free(ap_identity_describe(&a));
+	json_object_put(j);
+	ap_identity_free(&a);
+	ap_identity_free(&b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ap_sweep_doc d;
@@ -76,8 +104,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();	/* every refusal must say why */
 	memset(&g, 0, sizeof(g));
 	e.msg[0] = '\0';
-	if (ap_geometry_load(path, &g, &e) != 0 && !e.msg[0])
+	if (ap_geometry_load(path, NULL, &g, NULL, &e) != 0 && !e.msg[0])
 		abort();
+	/* matching an entry to a device: by identity, by path, or --geometry-any */
+	for (i = 0; i < 2; i++) {
+		struct ap_geometry_target t = {
+			.path = "/dev/loop0", .is_blockdev = true, .wwn = "0x5000c500a1b2c3d4",
+			.serial = "ZFN0ABCD", .any = i == 1,
+		};
+		struct ap_geometry_pick pick;
+
+		e.msg[0] = '\0';
+		if (ap_geometry_load(path, &t, &g, &pick, &e) != 0 && !e.msg[0])
+			abort();
+	}
 
 	if (size > 1 << 20)
 		return 0;
@@ -87,12 +127,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!o)
 		return 0;
 	verdict(o);
+	identity(o);
 	if (json_object_object_get_ex(o, "verdict", &x))
 		verdict(x);
+	if (json_object_object_get_ex(o, "identity", &x))
+		identity(x);
 	if (json_object_object_get_ex(o, "devices", &a) && json_object_is_type(a, json_type_array) &&
-	    json_object_array_length(a) > 0 &&
-	    json_object_object_get_ex(json_object_array_get_idx(a, 0), "verdict", &x))
-		verdict(x);
+	    json_object_array_length(a) > 0) {
+		if (json_object_object_get_ex(json_object_array_get_idx(a, 0), "verdict", &x))
+			verdict(x);
+		if (json_object_object_get_ex(json_object_array_get_idx(a, 0), "identity", &x))
+			identity(x);
+	}
 	if (json_object_object_get_ex(o, "results", &a) && json_object_is_type(a, json_type_array)) {
 		for (i = 0; i < json_object_array_length(a) && i < 64; i++) {
 			struct ap_sweep_result r;

@@ -3,7 +3,7 @@
 #
 # fuzz/seeds_json.sh OUTDIR: the seed corpus of the json harness: saved
 # sweep results (--json/--save: a verdict, per-start stats, ok and failed
-# results), a probe document (devices[0].verdict), a bare verdict, and
+# results), a probe document (devices[0].verdict), disk identities, a bare verdict, and
 # small damaged or odd documents.
 set -eu
 out=${1:?usage: seeds_json.sh OUTDIR}
@@ -32,6 +32,12 @@ J
 
 cat > "$out/probe.json" <<'J'
 {"devices": [{"device": "/dev/sdz", "verdict": {"sensitive": true, "resolved": true, "logical_sector": 512, "reported_physical_sector": 512, "physical_sector": 4096, "period": 8, "lowest_aligned_lba": 0, "fast_starts": [0, 8, 16], "slowdown": 3.0, "p_value": 0.001, "confidence": 0.999}, "results": []}]}
+J
+cat > "$out/identity.json" <<'J'
+{"device": "/dev/loop3", "identity": {"wwn": null, "serial": null, "model": null, "vendor": null, "revision": null, "uuid": null, "size": 33554432, "logical_sector": 512, "partition": 0, "partition_start": 0, "loop": true, "backing_file": "/tmp/da.img", "backing_device": "254:0", "backing_inode": 10953263, "backing_offset": 0, "content": [{"offset": 0, "length": 1048576, "crc32": 3735928559, "uniform": false}, {"offset": 32505856, "length": 1048576, "crc32": 195948557, "uniform": true}]}}
+J
+cat > "$out/identity-disk.json" <<'J'
+{"wwn": "naa.5000c500a1b2c3d4", "serial": "ZA1B2C3D", "model": "ST4000NM0035-1V4", "vendor": "ATA", "revision": "TN03", "uuid": null, "size": 4000787030016, "logical_sector": 512, "partition": 2, "partition_start": 1048576, "loop": false, "content": []}
 J
 cat > "$out/verdict.json" <<'J'
 {"sensitive": false, "resolved": true, "logical_sector": 4096, "reported_physical_sector": 4096, "physical_sector": 4096, "period": 1, "lowest_aligned_lba": 0, "fast_starts": [], "slowdown": 1.01, "p_value": 0.6, "confidence": 0.4}

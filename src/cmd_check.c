@@ -3,10 +3,17 @@
  * alignprobe check DEVICE|IMAGE: validate a partition table against the
  * reported, the drive's and the probed physical geometry. Read-only.
  *
- * Exit status: 0 every partition aligned under the geometry in force,
- * 4 at least one misaligned, 2 usage errors and bad input (no partition
- * table, a corrupt or inconsistent table, a bad --geometry file), 1 runtime
- * failures (I/O errors, output errors).
+ * The rule that decides (ap_geometry_decide): a probed verdict or a
+ * geometry given by hand as it is; an unproven report of 4 KiB or more as
+ * stated; an unproven report of 512-byte physical sectors (which 512e drives
+ * and USB bridges make too) only with --trust-reported, else 4 KiB from the
+ * reported alignment offset. 1 MiB is shown, never decides.
+ *
+ * Exit status: 0 every partition aligned under the rule, 4 at least one
+ * misaligned, 7 a table written for another logical sector size, 2 usage
+ * errors and bad input (no partition table, a corrupt or inconsistent
+ * table, a partition instead of a disk, a bad --geometry file or one for
+ * another device), 1 runtime failures (I/O errors, output errors).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -17,13 +24,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <json-c/json.h>
 
 #include "commands.h"
 #include "exitcodes.h"
 #include "geometry.h"
+#include "identity.h"
 #include "out.h"
 #include "ptable.h"
+#include "safety.h"
 #include "topology.h"
 #include "util.h"
 
@@ -68,6 +78,8 @@ static const struct ap_colinfo infos[] = {
 enum {
 	OPT_SECTOR_SIZE = AP_OPT_OUT_LAST,
 	OPT_CHECK_SIZE,
+	OPT_TRUST_REPORTED,
+	OPT_GEOMETRY_ANY,
 };
 
 /* The geometries a partition is checked against; unit 0 = not available. */
@@ -75,7 +87,12 @@ struct geoms {
 	struct ap_geometry reported;
 	struct ap_geometry drive;
 	struct ap_geometry probed;	/* from --geometry or --physical */
-	const struct ap_geometry *in_force;
+	const struct ap_geometry *basis;	/* probed, else drive, else reported */
+	struct ap_geometry decided;	/* what the rule makes of the basis */
+	const struct ap_geometry *in_force;	/* = &decided */
+	enum ap_geom_rule rule;
+	char reason[1024];		/* why the rule decided, for people */
+	uint64_t reported_offset;	/* the reported alignment offset, bytes */
 	uint64_t optio;			/* sane optimal I/O, bytes, or 0 */
 	uint64_t optio_lowest;		/* its offset, LBA */
 };
@@ -88,6 +105,9 @@ struct check {
 	bool have_lowest;
 	uint64_t sector_size;		/* --sector-size */
 	bool check_size, quiet, verbose;
+	bool trust_reported;		/* --trust-reported */
+	bool geometry_any;		/* --geometry-any */
+	struct ap_geometry_pick pick;	/* the entry of the --geometry file used */
 	struct ap_out out;
 	int cols[AP_ARRAY_SIZE(infos) * 2];
 	size_t ncols;
@@ -105,13 +125,9 @@ static void cwarn(const struct check *c, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s %s: ", AP_PROG, CMD);
-	if (c && c->device)
-		fprintf(stderr, "%s: ", c->device);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	ap_vwarnx(CMD, c ? c->device : NULL, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static void __attribute__((noreturn)) usage(void)
@@ -127,10 +143,15 @@ static void __attribute__((noreturn)) usage(void)
 	      "\n"
 	      "Options:\n"
 	      " -g, --geometry <file>  probed geometry from a saved probe/sweep --json\n"
-	      "                        result (\"-\" for stdin)\n"
+	      "                        result (\"-\" for stdin): the entry of this device\n"
+	      "     --geometry-any     the file describes this model of drive: use it even\n"
+	      "                        when no entry is this device\n"
 	      " -p, --physical <size>  probed physical sector size given by hand (4096, 4K)\n"
 	      " -l, --lowest-aligned <lba>\n"
-	      "                        with --physical: the lowest aligned LBA (default 0)\n"
+	      "                        with --physical: the lowest aligned LBA, 0 to\n"
+	      "                        physical/logical - 1 (default 0)\n"
+	      "     --trust-reported   take a reported 512-byte physical sector as proof\n"
+	      "                        (default: not probed, require 4 KiB)\n"
 	      "     --sector-size <size>\n"
 	      "                        logical sector size of an image file (default 512)\n"
 	      "     --check-size       also require sizes to be whole physical sectors\n"
@@ -140,18 +161,24 @@ static void __attribute__((noreturn)) usage(void)
 	fputs(" -h, --help             display this help\n"
 	      " -V, --version          display version\n"
 	      "\n"
-	      "The geometry in force is the probed one when given, else the drive's own\n"
-	      "claim when the drive answers, else the reported (kernel) topology; image\n"
-	      "files report their logical sector as the physical one (like parted).\n"
+	      "The rule: a probed verdict (--geometry) or --physical decides as it is.\n"
+	      "Otherwise the drive's own claim, else the reported (kernel) topology (an\n"
+	      "image file reports its logical sector) decides when it is 4 KiB or more;\n"
+	      "a report of 512-byte physical sectors, which 512e drives also make, is no\n"
+	      "proof: starts must be 4 KiB from the reported alignment offset, unless\n"
+	      "--trust-reported. 1 MiB (ALIGN_1M) is advice and never decides.\n"
 	      "\n"
 	      "Exit status:\n"
-	      " 0  every partition aligned under the geometry in force\n"
+	      " 0  every partition aligned under the rule\n"
 	      " 1  runtime failure (I/O error, output error)\n"
 	      " 2  usage error or bad input: no partition table, a corrupt, truncated or\n"
 	      "    inconsistent table (bad GPT CRC, primary and backup GPT disagreeing,\n"
 	      "    protective MBR without GPT, overlapping partitions, partitions past\n"
-	      "    the end), an image smaller than a sector, a bad --geometry file\n"
+	      "    the end), an image smaller than a sector, a partition instead of a\n"
+	      "    whole disk, a bad --geometry file or one with no entry for the device\n"
 	      " 4  at least one partition misaligned\n"
+	      " 7  the partition table was written for another logical sector size\n"
+	      "    (a USB bridge presenting 4096-byte sectors, or the reverse)\n"
 	      "\nAvailable output columns:\n", out);
 	ap_out_list_columns(NULL, infos, AP_ARRAY_SIZE(infos));
 	exit(AP_EXIT_OK);
@@ -161,8 +188,115 @@ static void __attribute__((noreturn)) usage(void)
 
 static void describe_geometry(const struct ap_geometry *g, char *buf, size_t sz)
 {
-	snprintf(buf, sz, "%" PRIu64 "-byte physical sectors (%s, lowest aligned LBA %" PRIu64 ")",
-		 g->physical, ap_geometry_source_name(g->source), g->lowest_aligned);
+	if (g->source == AP_GEOM_MINIMUM)
+		snprintf(buf, sz, "4 KiB (the minimum for an unprobed report, lowest aligned LBA %"
+			 PRIu64 ")", g->lowest_aligned);
+	else
+		snprintf(buf, sz, "%" PRIu64 "-byte physical sectors (%s, lowest aligned LBA %"
+			 PRIu64 ")", g->physical, ap_geometry_source_name(g->source),
+			 g->lowest_aligned);
+}
+
+/* Why the rule decided as it did, in words (c->g.reason). */
+static void explain_rule(struct check *c)
+{
+	const struct ap_geometry *b = c->g.basis;
+	const struct ap_drive_topology *d = &c->topo.drive;
+	const char *m = ap_geometry_match_name(c->pick.match);
+	bool image = !c->pt.is_blockdev, drive = b->source == AP_GEOM_DRIVE;
+	char off[64] = "", how[320], *r = c->g.reason;
+	size_t sz = sizeof(c->g.reason);
+
+	if (c->g.in_force->lowest_aligned)
+		snprintf(off, sizeof(off), " from the alignment offset (LBA %" PRIu64 ")",
+			 c->g.in_force->lowest_aligned);
+	switch (c->g.rule) {
+	case AP_RULE_PROBED:
+		if (c->pick.match == AP_MATCH_ANY)
+			snprintf(how, sizeof(how), "no entry is this device; --geometry-any took "
+				 "the one of %s", c->pick.device[0] ? c->pick.device : "no device named");
+		else
+			snprintf(how, sizeof(how), "its entry is this device by %s%s%s", m,
+				 c->pick.device[0] ? ": " : "", c->pick.device);
+		snprintf(r, sz, "a probe verdict (%s, %s; %s) found %" PRIu64 "-byte physical "
+			 "sectors, lowest aligned LBA %" PRIu64 "%s", c->geometry_file, c->pick.where,
+			 how, b->physical, b->lowest_aligned, b->physical == b->logical
+			 ? ": an honest drive, every sector boundary is aligned" : "");
+		break;
+	case AP_RULE_GIVEN:
+		snprintf(r, sz, "--physical %" PRIu64 " --lowest-aligned %" PRIu64 " given on the "
+			 "command line", b->physical, b->lowest_aligned);
+		break;
+	case AP_RULE_AS_REPORTED:
+		if (image)
+			snprintf(r, sz, "the image file's %u-byte sectors are taken as its physical "
+				 "sectors: 4 KiB or more is not the report 512e drives make",
+				 b->logical);
+		else
+			snprintf(r, sz, "the drive %s %" PRIu64 "-byte physical sectors (%s), taken "
+				 "as stated: a report of 4 KiB or more is not the one 512e drives "
+				 "make", drive ? "claims" : "reports", b->physical,
+				 drive ? d->source : "kernel topology");
+		break;
+	case AP_RULE_MINIMUM_4K:
+		if (image)
+			snprintf(r, sz, "the image file has %u-byte sectors and says nothing of "
+				 "the drive it is for, like a drive reporting %" PRIu64 "-byte "
+				 "physical sectors, which 512e drives also report; not probed: "
+				 "requiring 4 KiB%s", b->logical, b->physical, off);
+		else
+			snprintf(r, sz, "the drive %s %" PRIu64 "-byte physical sectors%s%s%s, "
+				 "which 512e drives also %s; not probed: requiring 4 KiB%s",
+				 drive ? "claims" : "reports", b->physical, drive ? " (" : "",
+				 drive ? d->source : "", drive ? ")" : "", drive ? "claim" : "report",
+				 off);
+		break;
+	case AP_RULE_TRUST_REPORTED:
+		if (image)
+			snprintf(r, sz, "--trust-reported: the image file's %u-byte sectors are "
+				 "taken as its physical sectors", b->logical);
+		else
+			snprintf(r, sz, "--trust-reported: the drive's %s of %" PRIu64 "-byte "
+				 "physical sectors (%s) is taken as stated", drive ? "claim" : "report",
+				 b->physical, drive ? d->source : "kernel topology");
+		break;
+	case AP_RULE_NONE:
+		snprintf(r, sz, "no geometry");
+		break;
+	}
+}
+
+/* What the checked device is known by, to find its entry in a --geometry file. */
+static void geometry_target(const struct check *c, struct ap_geometry_target *t,
+			    char **wwn, char **serial)
+{
+	struct stat st;
+
+	memset(t, 0, sizeof(*t));
+	*wwn = *serial = NULL;
+	t->path = c->device;
+	t->any = c->geometry_any;
+	if (stat(c->device, &st) != 0)
+		return;
+	if (S_ISBLK(st.st_mode)) {
+		t->is_blockdev = true;
+		t->rdev = st.st_rdev;
+		struct ap_disk_identity id;
+		struct ap_error e;
+
+		/* the same reader that wrote the probe result's identity */
+		if (ap_identity_read_path(c->device, NULL, &id, &e) == 0) {
+			*wwn = id.wwn;
+			*serial = id.serial;
+			id.wwn = id.serial = NULL;
+		}
+		ap_identity_free(&id);
+		t->wwn = *wwn;
+		t->serial = *serial;
+	} else {
+		t->dev = st.st_dev;
+		t->ino = st.st_ino;
+	}
 }
 
 static int build_geometries(struct check *c)
@@ -172,6 +306,7 @@ static int build_geometries(struct check *c)
 	unsigned logical = c->pt.sector_size;
 	struct ap_geometry *g;
 	struct ap_error e;
+	uint64_t offset;
 
 	ap_error_clear(&e);
 	memset(&c->g, 0, sizeof(c->g));
@@ -183,6 +318,8 @@ static int build_geometries(struct check *c)
 		if (ap_geometry_set(&c->g.reported, AP_GEOM_REPORTED, logical, phys,
 				    k->alignment_offset / logical, &e))
 			ap_geometry_set(&c->g.reported, AP_GEOM_REPORTED, logical, logical, 0, NULL);
+		else
+			c->g.reported_offset = k->alignment_offset;
 		if (k->optimal_io_sane) {
 			c->g.optio = k->optimal_io;
 			c->g.optio_lowest = k->alignment_offset / logical;
@@ -198,11 +335,17 @@ static int build_geometries(struct check *c)
 
 	g = &c->g.probed;
 	if (c->geometry_file) {
-		if (ap_geometry_load(c->geometry_file, g, &e)) {
-			cwarn(c, "%s", e.msg);
-			return e.code == ENOENT || e.code == EACCES || e.code == EINVAL ||
-			       e.code == ENODATA || e.code == EFBIG || e.code == EISDIR
-				? AP_EXIT_USAGE : AP_EXIT_FAILURE;
+		struct ap_geometry_target t;
+		char *wwn, *serial;
+		int rc;
+
+		geometry_target(c, &t, &wwn, &serial);
+		rc = ap_geometry_load(c->geometry_file, &t, g, &c->pick, &e);
+		free(wwn);
+		free(serial);
+		if (rc) {
+			cwarn(NULL, "%s", e.msg);	/* it names the file */
+			return ap_exit_for_errno(e.code);	/* a bad --geometry file: 2 */
 		}
 		if (g->logical != logical) {
 			cwarn(c, "%s: the verdict is for %u-byte logical sectors, the disk has %u",
@@ -214,14 +357,28 @@ static int build_geometries(struct check *c)
 			ap_usage_error(CMD, "--physical: %s", e.msg);
 			return AP_EXIT_USAGE;
 		}
+		if (c->lowest >= c->physical / logical) {
+			ap_usage_error(CMD, "--lowest-aligned %" PRIu64 ": out of range: 0..%" PRIu64
+				       " for %" PRIu64 "-byte physical sectors of %u-byte logical "
+				       "sectors", c->lowest, c->physical / logical - 1,
+				       c->physical, logical);
+			return AP_EXIT_USAGE;
+		}
 	}
 
-	if (c->g.probed.physical)
-		c->g.in_force = &c->g.probed;
-	else if (c->g.drive.physical)
-		c->g.in_force = &c->g.drive;
-	else
-		c->g.in_force = &c->g.reported;
+	if (c->g.probed.physical) {
+		c->g.basis = &c->g.probed;
+		offset = 0;
+	} else if (c->g.drive.physical) {
+		c->g.basis = &c->g.drive;
+		offset = (uint64_t)d->lowest_aligned * logical;
+	} else {
+		c->g.basis = &c->g.reported;
+		offset = c->g.reported_offset;
+	}
+	c->g.rule = ap_geometry_decide(c->g.basis, offset, c->trust_reported, &c->g.decided);
+	c->g.in_force = &c->g.decided;
+	explain_rule(c);
 	return AP_EXIT_OK;
 }
 
@@ -256,8 +413,8 @@ static void judge(const struct check *c, const struct ap_part *p, struct verdict
 	v->size_aligned = ap_geometry_size_is_aligned(p->size, ls, f->physical);
 	v->misalign = ap_geometry_misalignment(p->start, ls, f->physical, f->lowest_aligned) / ls;
 	v->next = ap_geometry_next_aligned(p->start, ls, f->physical, f->lowest_aligned);
-	if (p->container)
-		v->aligned = -1;	/* holds no data itself */
+	if (p->container || c->pt.foreign_sector_size)
+		v->aligned = -1;	/* holds no data itself, or is not where it was meant */
 	else
 		v->aligned = ap_geometry_is_aligned(p->start, ls, f->physical, f->lowest_aligned) &&
 			     (!c->check_size || v->size_aligned);
@@ -440,6 +597,90 @@ static struct json_object *topology_json(const struct ap_topology *t)
 	return o;
 }
 
+static struct json_object *probed_json(const struct check *c)
+{
+	struct json_object *o = geometry_json(&c->g.probed, c->geometry_file);
+
+	if (o && c->geometry_file) {
+		json_object_object_add(o, "entry", json_object_new_string(c->pick.where));
+		json_object_object_add(o, "entry_device", c->pick.device[0]
+				       ? json_object_new_string(c->pick.device) : NULL);
+		json_object_object_add(o, "matched_by", json_object_new_string(
+					       ap_geometry_match_name(c->pick.match)));
+	}
+	return o;
+}
+
+static struct json_object *rule_json(const struct check *c)
+{
+	struct json_object *o = json_object_new_object();
+	const struct ap_geometry *f = c->g.in_force;
+
+	json_object_object_add(o, "name", json_object_new_string(ap_geometry_rule_name(c->g.rule)));
+	json_object_object_add(o, "reason", json_object_new_string(c->g.reason));
+	json_object_object_add(o, "basis", json_object_new_string(
+				       ap_geometry_source_name(c->g.basis->source)));
+	json_object_object_add(o, "unit", ju(f->physical));
+	json_object_object_add(o, "lowest_aligned_lba", ju(f->lowest_aligned));
+	return o;
+}
+
+/* What to tell about a table for another sector size: the likely cause and the way out. */
+static void foreign_advice(const struct check *c, char *cause, size_t csz, char *remedy,
+			   size_t rsz)
+{
+	unsigned w = c->pt.foreign_sector_size, here = c->pt.sector_size;
+
+	if (!c->pt.is_blockdev && w > here)
+		snprintf(cause, csz, "the image was partitioned as a disk with %u-byte logical "
+			 "sectors (a disk behind a USB bridge that presents them, or a loop device "
+			 "with --sector-size %u) and is read here with %u-byte ones", w, w, here);
+	else if (!c->pt.is_blockdev)
+		snprintf(cause, csz, "the image was partitioned as a disk with %u-byte logical "
+			 "sectors and is read here with %u-byte ones (--sector-size %u)", w, here,
+			 here);
+	else if (w > here)
+		snprintf(cause, csz, "the table was written while a USB bridge (an enclosure or "
+			 "dock) presented the disk with %u-byte logical sectors; here the disk "
+			 "has %u-byte ones (attached directly?)", w, here);
+	else
+		snprintf(cause, csz, "the table was written with the disk attached directly "
+			 "(%u-byte logical sectors); here a USB bridge (an enclosure or dock) "
+			 "presents it with %u-byte ones", w, here);
+	if (!c->pt.is_blockdev)
+		snprintf(remedy, rsz, "read it as written with alignprobe check --sector-size %u "
+			 "%s, or losetup --sector-size %u --partscan --find --show %s; or "
+			 "re-create the table for %u-byte sectors", w, c->device, w, c->device,
+			 here);
+	else
+		snprintf(remedy, rsz, "read it as written with losetup --read-only --sector-size "
+			 "%u --partscan --find --show %s (then check that loop device), or attach "
+			 "the disk the way it was partitioned; or re-create the table for %u-byte "
+			 "sectors (back up first: every partition moves)", w, c->device, here);
+}
+
+static struct json_object *foreign_json(const struct check *c)
+{
+	struct json_object *o, *a;
+	char cause[400], remedy[600];
+	size_t i;
+
+	if (!c->pt.foreign_sector_size)
+		return NULL;
+	foreign_advice(c, cause, sizeof(cause), remedy, sizeof(remedy));
+	o = json_object_new_object();
+	json_object_object_add(o, "written_for", json_object_new_int64(c->pt.foreign_sector_size));
+	json_object_object_add(o, "read_with", json_object_new_int64(c->pt.sector_size));
+	json_object_object_add(o, "label", jstr(c->pt.foreign_label));
+	a = json_object_new_array();
+	for (i = 0; i < c->pt.nforeign_evidence; i++)
+		json_object_array_add(a, json_object_new_string(c->pt.foreign_evidence[i]));
+	json_object_object_add(o, "evidence", a);
+	json_object_object_add(o, "likely_cause", json_object_new_string(cause));
+	json_object_object_add(o, "remedy", json_object_new_string(remedy));
+	return o;
+}
+
 static int print_json(struct check *c, bool aligned)
 {
 	struct json_object *doc = json_object_new_object(), *geo, *a;
@@ -459,13 +700,15 @@ static int print_json(struct check *c, bool aligned)
 	json_object_object_add(doc, "topology", topology_json(&c->topo));
 
 	geo = json_object_new_object();
-	json_object_object_add(geo, "in_force", c->g.in_force ? geometry_json(c->g.in_force,
-			       c->g.in_force == &c->g.probed ? c->geometry_file : NULL) : NULL);
+	json_object_object_add(geo, "in_force", geometry_json(c->g.in_force,
+			       c->g.rule == AP_RULE_PROBED ? c->geometry_file : NULL));
 	json_object_object_add(geo, "reported", geometry_json(&c->g.reported, NULL));
 	json_object_object_add(geo, "drive", geometry_json(&c->g.drive, NULL));
-	json_object_object_add(geo, "probed", geometry_json(&c->g.probed, c->geometry_file));
+	json_object_object_add(geo, "probed", probed_json(c));
 	json_object_object_add(geo, "optimal_io", c->g.optio ? ju(c->g.optio) : NULL);
 	json_object_object_add(doc, "geometry", geo);
+	json_object_object_add(doc, "rule", rule_json(c));
+	json_object_object_add(doc, "foreign_sector_size", foreign_json(c));
 
 	a = json_object_new_array();
 	for (i = 0; i < pt->nissues; i++) {
@@ -629,12 +872,10 @@ static int print_topology(const struct check *c)
 		printf("disagreement: lowest aligned LBA: reported %" PRIu64 ", %s %" PRIu64 "\n",
 		       r->lowest_aligned, p->source == AP_GEOM_PROBED ? "probed" : "given",
 		       p->lowest_aligned);
-	if (c->g.in_force) {
-		describe_geometry(c->g.in_force, buf, sizeof(buf));
-		printf("Geometry in force: %s%s%s\n", buf,
-		       c->g.in_force == &c->g.probed && c->geometry_file ? ", from " : "",
-		       c->g.in_force == &c->g.probed && c->geometry_file ? c->geometry_file : "");
-	}
+	describe_geometry(c->g.in_force, buf, sizeof(buf));
+	printf("Geometry in force: %s%s%s\n", buf, c->g.rule == AP_RULE_PROBED ? ", from " : "",
+	       c->g.rule == AP_RULE_PROBED ? c->geometry_file : "");
+	printf("Rule: %s: %s\n", ap_geometry_rule_name(c->g.rule), c->g.reason);
 	putchar('\n');
 	return 0;
 }
@@ -691,6 +932,8 @@ static void report_partitions(struct check *c)
 	char desc[200];
 	size_t i;
 
+	if (c->pt.foreign_sector_size)
+		return;		/* the partitions as read here are not the table's */
 	describe_geometry(f, desc, sizeof(desc));
 	for (i = 0; i < c->pt.nparts; i++) {
 		const struct ap_part *p = &c->pt.parts[i];
@@ -729,6 +972,8 @@ static int parse_args(struct check *c, int argc, char **argv)
 		{ "lowest-aligned", required_argument, NULL, 'l' },
 		{ "sector-size",    required_argument, NULL, OPT_SECTOR_SIZE },
 		{ "check-size",	    no_argument,       NULL, OPT_CHECK_SIZE },
+		{ "trust-reported", no_argument,       NULL, OPT_TRUST_REPORTED },
+		{ "geometry-any",   no_argument,       NULL, OPT_GEOMETRY_ANY },
 		{ "quiet",	    no_argument,       NULL, 'q' },
 		{ "verbose",	    no_argument,       NULL, 'v' },
 		{ "help",	    no_argument,       NULL, 'h' },
@@ -770,6 +1015,12 @@ static int parse_args(struct check *c, int argc, char **argv)
 		case OPT_CHECK_SIZE:
 			c->check_size = true;
 			break;
+		case OPT_TRUST_REPORTED:
+			c->trust_reported = true;
+			break;
+		case OPT_GEOMETRY_ANY:
+			c->geometry_any = true;
+			break;
 		case 'q':
 			c->quiet = true;
 			break;
@@ -802,6 +1053,16 @@ static int parse_args(struct check *c, int argc, char **argv)
 		ap_usage_error(CMD, "--lowest-aligned needs --physical");
 		return AP_EXIT_USAGE;
 	}
+	if (c->trust_reported && (c->geometry_file || c->physical)) {
+		ap_usage_error(CMD, "--trust-reported and --%s are mutually exclusive (a probed "
+			       "or given geometry decides as it is)",
+			       c->geometry_file ? "geometry" : "physical");
+		return AP_EXIT_USAGE;
+	}
+	if (c->geometry_any && !c->geometry_file) {
+		ap_usage_error(CMD, "--geometry-any needs --geometry");
+		return AP_EXIT_USAGE;
+	}
 	if (optind >= argc) {
 		ap_usage_error(CMD, "no device or image given");
 		return AP_EXIT_USAGE;
@@ -815,20 +1076,36 @@ static int parse_args(struct check *c, int argc, char **argv)
 	return AP_EXIT_OK;
 }
 
-/* errno of a failed read of the device: bad input (2) or runtime failure (1) */
-static int exit_for_errno(int err)
+/* A partition has no table of its own to check: name the disk that has it. */
+static int refuse_partition(const struct check *c)
 {
-	switch (err) {
-	case ENOENT:
-	case ENOTDIR:
-	case EISDIR:
-	case ENODEV:
-	case ENXIO:
-	case EINVAL:
-		return AP_EXIT_USAGE;
-	default:
-		return AP_EXIT_FAILURE;
-	}
+	struct stat st;
+	char *name;
+	dev_t whole;
+
+	if (stat(c->device, &st) != 0 || !S_ISBLK(st.st_mode) ||
+	    ap_safety_whole_disk(st.st_rdev, &whole, &name) != 1)
+		return AP_EXIT_OK;
+	if (name)
+		cwarn(c, "a partition of /dev/%s, not a whole disk: the partition table and its "
+		      "alignment belong to the whole disk; check /dev/%s", name, name);
+	else
+		cwarn(c, "a partition, not a whole disk: check the whole disk it belongs to");
+	free(name);
+	return AP_EXIT_USAGE;
+}
+
+/* The table was written for another sector size: what shows it, why, and what to do. */
+static void report_foreign(const struct check *c)
+{
+	char cause[400], remedy[600];
+	size_t i;
+
+	for (i = 0; i < c->pt.nforeign_evidence; i++)
+		cwarn(c, "found: %s", c->pt.foreign_evidence[i]);
+	foreign_advice(c, cause, sizeof(cause), remedy, sizeof(remedy));
+	cwarn(c, "likely cause: %s", cause);
+	cwarn(c, "what to do: %s", remedy);
 }
 
 static int run(struct check *c)
@@ -841,15 +1118,18 @@ static int run(struct check *c)
 	int rc;
 
 	ap_error_clear(&e);
+	rc = refuse_partition(c);
+	if (rc)
+		return rc;
 	rc = ap_ptable_read(c->device, &po, &c->pt, &e);
 	if (rc) {
-		cwarn(NULL, "%s", e.msg);
-		return exit_for_errno(-rc);
+		cwarn(c, "%s", e.msg);
+		return ap_exit_for_errno(rc);	/* bad input (2) or runtime failure (1) */
 	}
 	rc = ap_topology_read(c->device, &c->topo, &e);
 	if (rc) {
-		cwarn(NULL, "%s", e.msg);
-		return exit_for_errno(-rc);
+		cwarn(c, "%s", e.msg);
+		return ap_exit_for_errno(rc);
 	}
 	rc = build_geometries(c);
 	if (rc)
@@ -871,8 +1151,13 @@ static int run(struct check *c)
 	if (c->verbose)
 		for (i = 0; i < c->pt.nfdisk_msgs; i++)
 			cwarn(c, "libfdisk: %s", c->pt.fdisk_msgs[i]);
+	if (c->pt.foreign_sector_size)
+		report_foreign(c);
 	nerr = ap_ptable_nerrors(&c->pt);
 	report_partitions(c);
+	if (c->nmisaligned && !c->quiet && c->g.rule == AP_RULE_MINIMUM_4K)
+		cwarn(c, "note: %s; a probe verdict (--geometry) or --trust-reported decides "
+		      "otherwise", c->g.reason);
 	aligned = nerr == 0 && c->nmisaligned == 0;
 
 	if (c->out.json) {
@@ -897,9 +1182,11 @@ static int run(struct check *c)
 				       c->nchecked == 1 ? "" : "s", desc);
 		}
 	}
-	if (fflush(stdout) != 0 || ferror(stdout))
+	if (ap_out_flush(stdout) != 0)	/* a reader gone (| head) is no error */
 		goto out_err;
 
+	if (c->pt.foreign_sector_size)
+		return AP_EXIT_SECTOR_SIZE;
 	if (nerr)
 		return AP_EXIT_USAGE;
 	if (c->pt.nparts == 0 && !c->quiet)

@@ -117,7 +117,7 @@ static void report(struct cleanup *c, const struct ap_state_entry *en, const cha
 	va_list ap;
 
 	if (!ln) {
-		fputs("alignprobe: cannot allocate a table line\n", stderr);
+		ap_warnx(CMD, NULL, "cannot allocate a table line");
 		exit(AP_EXIT_FAILURE);
 	}
 	if (fmt) {
@@ -148,8 +148,8 @@ static void failed(struct cleanup *c, const struct ap_state_entry *en, const cha
 		detail = NULL;
 	va_end(ap);
 	report(c, en, "failed", "%s", detail ? detail : "?");
-	fprintf(stderr, "%s %s: %s %s: %s\n", AP_PROG, CMD, ap_state_kind_name(en->kind),
-		en->path ? en->path : en->dev ? en->dev : "?", detail ? detail : "?");
+	ap_warnx(CMD, NULL, "%s %s: %s", ap_state_kind_name(en->kind),
+		 en->path ? en->path : en->dev ? en->dev : "?", detail ? detail : "?");
 	free(detail);
 	c->nfailed++;
 }
@@ -456,9 +456,9 @@ static void do_journal(struct cleanup *c, const struct ap_state_entry *en)
 	if (!c->remove_journals) {
 		report(c, en, "kept", "run 'alignprobe probe --undo %s' to restore %s",
 		       en->path, en->dev ? en->dev : "the device");
-		fprintf(stderr, "%s %s: undo journal %s of %s kept: run 'alignprobe probe --undo %s' "
-			"to restore the data (or cleanup --remove-journals to delete it)\n",
-			AP_PROG, CMD, en->path, en->dev ? en->dev : "?", en->path);
+		ap_warnx(CMD, en->path, "undo journal of %s kept: run 'alignprobe probe --undo %s' "
+			 "to restore the data (or cleanup --remove-journals to delete it)",
+			 en->dev ? en->dev : "?", en->path);
 		return;
 	}
 	if (c->dry_run) {
@@ -680,9 +680,8 @@ int ap_cmd_cleanup(int argc, char **argv)
 		c.device_canon = realpath(c.device, NULL);
 		if (stat(c.device, &st) == 0) {
 			if (!S_ISBLK(st.st_mode)) {
-				ap_usage_error(CMD, "%s is not a block device", c.device);
 				free(c.device_canon);
-				return AP_EXIT_USAGE;
+				return ap_errx(CMD, c.device, ENOTBLK, "not a block device");
 			}
 			c.device_rdev = st.st_rdev;
 		}
@@ -691,8 +690,7 @@ int ap_cmd_cleanup(int argc, char **argv)
 	finish_stale_tmp_entries(&c);
 	rc = ap_state_list(&v, &n);
 	if (rc) {
-		fprintf(stderr, "%s %s: cannot read the state directory %s: %s\n", AP_PROG, CMD,
-			ap_state_dir(), strerror(-rc));
+		ap_warnx(CMD, ap_state_dir(), "cannot read the state directory: %s", strerror(-rc));
 		free(c.device_canon);
 		return AP_EXIT_FAILURE;
 	}
@@ -748,7 +746,7 @@ int ap_cmd_cleanup(int argc, char **argv)
 	}
 	if (nsel || c.out.json) {
 		if (ap_out_print(&c.out, c.tb) != 0) {
-			fprintf(stderr, "%s %s: write error on standard output\n", AP_PROG, CMD);
+			ap_warnx(CMD, NULL, "write error on standard output");
 			c.nfailed++;
 		}
 	} else if (!c.quiet && !c.out.raw && !c.out.csv && !c.out.noheadings) {

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "commands.h"
 #include "emu.h"
@@ -138,6 +139,19 @@ static void usage(void)
 		printf(" %15s  %s\n", infos[i].name, infos[i].help);
 }
 
+/*
+ * @dev is no emulated drive: bad input (2), as a device that does not
+ * exist, which is said as such.
+ */
+static int not_emulated(const char *dev)
+{
+	struct stat st;
+
+	if (stat(dev, &st) != 0)
+		return ap_errx(CMD, dev, errno, "%s", strerror(errno));
+	return ap_errx(CMD, dev, ENODEV, "not an emulated drive");
+}
+
 static int print_stats(const struct ap_out *o, const char *dev)
 {
 	int cols[AP_ARRAY_SIZE(infos) * 2];
@@ -158,11 +172,8 @@ static int print_stats(const struct ap_out *o, const char *dev)
 	rc = ap_emu_counters_read(dev, &c);
 	if (rc == 0)
 		rc = ap_emu_spec_of(dev, &s);
-	if (rc) {
-		fprintf(stderr, "%s %s: %s: %s\n", AP_PROG, CMD, dev,
-			rc == -ENODEV ? "not an emulated drive" : strerror(-rc));
-		return rc == -ENOTSUP ? AP_EXIT_NOTBUILT : AP_EXIT_FAILURE;
-	}
+	if (rc)
+		return rc == -ENODEV ? not_emulated(dev) : ap_errx(CMD, dev, rc, "%s", strerror(-rc));
 	tb = ap_out_table_new(o, "emulators", infos, cols, ncols);
 	ln = scols_table_new_line(tb, NULL);
 	if (!ln) {
@@ -197,9 +208,14 @@ int ap_cmd_emulate(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "attach",       no_argument,       NULL, OPT_ATTACH },
-		{ "detach",       required_argument, NULL, 'd' },
-		{ "stats",        required_argument, NULL, OPT_STATS },
-		{ "reset-stats",  required_argument, NULL, OPT_RESET_STATS },
+		/*
+		 * DEVICE is an argument of its own, found wherever it stands
+		 * (getopt permutes): "--stats -J DEV" must not take -J for
+		 * it. --stats=DEV still works.
+		 */
+		{ "detach",       optional_argument, NULL, 'd' },
+		{ "stats",        optional_argument, NULL, OPT_STATS },
+		{ "reset-stats",  optional_argument, NULL, OPT_RESET_STATS },
 		{ "spec",         required_argument, NULL, OPT_SPEC },
 		{ "fail-reads",   no_argument,       NULL, OPT_FAIL_READS },
 		{ "fail-writes",  no_argument,       NULL, OPT_FAIL_WRITES },
@@ -236,12 +252,12 @@ int ap_cmd_emulate(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	(void)longopts;
-	fprintf(stderr, "%s %s: the emulated drive is not built in this version "
-		"(configured with --disable-emulator)\n", AP_PROG, CMD);
+	ap_warnx(CMD, NULL, "the emulated drive is not built in this version "
+		 "(configured with --disable-emulator)");
 	return AP_EXIT_NOTBUILT;
 #endif
 	ap_emu_spec_init(&spec);
-	while ((c = getopt_long(argc, argv, "d:hV" AP_OUT_OPTSTRING, longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d::hV" AP_OUT_OPTSTRING, longopts, NULL)) != -1) {
 		if (ap_out_parse_opt(&out, c, optarg))
 			continue;
 		if (c >= OPT_SPECKEY && c < OPT_SPECKEY + (int)AP_ARRAY_SIZE(speckeys)) {
@@ -296,6 +312,8 @@ int ap_cmd_emulate(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (action && action != OPT_ATTACH && !dev && optind < argc)
+		dev = argv[optind++];
 	if (optind < argc) {
 		ap_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
 		goto out;
@@ -313,6 +331,10 @@ int ap_cmd_emulate(int argc, char **argv)
 		ap_usage_error(CMD, "drive parameters are only accepted with --attach");
 		goto out;
 	}
+	if (action != OPT_ATTACH && !dev) {
+		ap_usage_error(CMD, "no device given");
+		goto out;
+	}
 	if (ap_out_validate(&out, &e) != 0) {
 		ap_usage_error(CMD, "%s", e.msg);
 		goto out;
@@ -325,22 +347,25 @@ int ap_cmd_emulate(int argc, char **argv)
 			ap_usage_error(CMD, "%s", e.msg);
 			goto out;
 		}
+		if (ap_emu_spec_check(&spec, &e) != 0) {
+			rc = ap_err_error(CMD, NULL, &e);	/* --image missing: 2 */
+			goto out;
+		}
 		if (ap_emu_attach(&spec, &emu, &e) != 0) {
-			fprintf(stderr, "%s %s: cannot attach the emulated drive: %s\n", AP_PROG, CMD,
-				e.msg);
-			rc = e.code == EINVAL ? AP_EXIT_USAGE : AP_EXIT_FAILURE;
+			ap_warnx(CMD, NULL, "cannot attach the emulated drive: %s", e.msg);
+			rc = e.code == ENOTSUP ? AP_EXIT_NOTBUILT : AP_EXIT_FAILURE;
 			goto out;
 		}
 		printf("%s\n", ap_emu_device(emu));
 		if (wait) {
 			/* a session: the drive lives as long as this process */
-			if (fflush(stdout) != 0)
-				fprintf(stderr, "%s %s: cannot write to stdout\n", AP_PROG, CMD);
+			if (ap_out_flush(stdout) != 0)
+				ap_warnx(CMD, NULL, "write error on standard output");
 			ap_sig_install();
 			while (!ap_sig_pending())
 				pause();
 			if (ap_emu_detach(emu, &e) != 0) {
-				fprintf(stderr, "%s %s: %s: %s\n", AP_PROG, CMD, ap_emu_device(emu), e.msg);
+				ap_warnx(CMD, ap_emu_device(emu), "%s", e.msg);
 				ap_emu_forget(emu);
 				rc = AP_EXIT_FAILURE;
 				goto out;
@@ -353,12 +378,19 @@ int ap_cmd_emulate(int argc, char **argv)
 		 * without detaching it (the server owns its registry entry).
 		 */
 		ap_emu_forget(emu);
-		rc = ap_out_close_stdout() ? AP_EXIT_FAILURE : AP_EXIT_OK;
+		rc = ap_cmd_close_stdout(CMD, AP_EXIT_OK);
 		break;
 	case 'd':
 		if (ap_emu_detach_device(dev, &e) != 0) {
-			fprintf(stderr, "%s %s: %s: %s\n", AP_PROG, CMD, dev, e.msg);
-			rc = AP_EXIT_FAILURE;
+			/* not ours (2), in use or another state directory's (3), or failed (1) */
+			if (e.code == ENODEV) {
+				rc = not_emulated(dev);
+			} else if (e.code == EBUSY || e.code == EPERM) {
+				rc = ap_err_error(CMD, dev, &e);
+			} else {
+				ap_warnx(CMD, dev, "%s", e.msg);
+				rc = AP_EXIT_FAILURE;
+			}
 			goto out;
 		}
 		rc = AP_EXIT_OK;
@@ -369,9 +401,7 @@ int ap_cmd_emulate(int argc, char **argv)
 	case OPT_RESET_STATS:
 		c = ap_emu_counters_reset(dev);
 		if (c) {
-			fprintf(stderr, "%s %s: %s: %s\n", AP_PROG, CMD, dev,
-				c == -ENODEV ? "not an emulated drive" : strerror(-c));
-			rc = AP_EXIT_FAILURE;
+			rc = c == -ENODEV ? not_emulated(dev) : ap_errx(CMD, dev, c, "%s", strerror(-c));
 			goto out;
 		}
 		rc = AP_EXIT_OK;

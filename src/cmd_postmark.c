@@ -13,7 +13,6 @@
  *   a terminal; a bad line is reported and skipped.
  * - Options pin settings: they override what the files `set`.
  */
-#include <err.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -226,16 +225,16 @@ static FILE *open_output(const char *path)
 		return stdout;
 	f = fopen(path, "ae");
 	if (!f)
-		warn("%s: cannot write to '%s'", CMD, path);
+		ap_warnx(CMD, path, "cannot write: %s", strerror(errno));
 	return f;
 }
 
 static int close_output(FILE *f, const char *path)
 {
 	if (f == stdout)
-		return fflush(f) == 0 ? 0 : -EIO;
+		return ap_out_flush(f);	/* a reader gone (| head) is no error */
 	if (fclose(f) != 0) {
-		warn("%s: error writing '%s'", CMD, path);
+		ap_warnx(CMD, path, "write error: %s", strerror(errno));
 		return -EIO;
 	}
 	return 0;
@@ -256,20 +255,20 @@ static int do_run(struct ctx *c, struct ap_pm_config *cfg, const char *output,
 	ap_progress_clear(&c->prog);
 	if (rc == -EINTR) {
 		ret = AP_EXIT_SIGNAL_BASE + res.interrupted;
-		warnx("%s: interrupted by signal %d; %llu files removed", CMD, res.interrupted,
-		      (unsigned long long)res.cleanup_removed);
+		ap_warnx(CMD, NULL, "interrupted by signal %d; %llu files removed", res.interrupted,
+			 (unsigned long long)res.cleanup_removed);
 	} else if (rc && !res.error) {
 		/* configuration refused before anything was created */
-		warnx("%s: %s%s%s", CMD, where ? where : "", where ? ": " : "", e.msg);
+		ap_warnx(CMD, where, "%s", e.msg);
 		return AP_EXIT_USAGE;
 	} else if (rc) {
-		warnx("%s: %s", CMD, e.msg);
+		ap_warnx(CMD, NULL, "%s", e.msg);
 		ret = AP_EXIT_FAILURE;
 	}
 	if (res.out_of_files)
-		warnx("%s: out of files after %llu transactions: increase the number of "
-		      "files or decrease the number of transactions", CMD,
-		      (unsigned long long)res.transactions_done);
+		ap_warnx(CMD, NULL, "out of files after %llu transactions: increase the number of "
+			 "files or decrease the number of transactions",
+			 (unsigned long long)res.transactions_done);
 
 	if (c->json) {
 		struct json_object *o = json_object_new_object();
@@ -314,13 +313,13 @@ static int check_script(struct ctx *c, struct ap_pm_script *s, bool implicit_run
 
 		if (pins_apply(&c->pins, &st->cfg, &e) ||
 		    (st->cmd == AP_PM_CMD_RUN && ap_pm_config_validate(&st->cfg, &e))) {
-			warnx("%s: %s: %s", CMD, st->where, e.msg);
+			ap_warnx(CMD, st->where, "%s", e.msg);
 			return AP_EXIT_USAGE;
 		}
 	}
 	if (pins_apply(&c->pins, &s->final, &e) ||
 	    (implicit_run && ap_pm_config_validate(&s->final, &e))) {
-		warnx("%s: %s", CMD, e.msg);
+		ap_warnx(CMD, NULL, "%s", e.msg);
 		return AP_EXIT_USAGE;
 	}
 	return AP_EXIT_OK;
@@ -397,7 +396,7 @@ static int interactive(struct ctx *c, struct ap_pm_config *cfg, bool *quit)
 		else if (!strcmp(line, "exit"))
 			strcpy(line, "quit");
 		if (ap_pm_config_line(cfg, line, "<stdin>", lineno, &pl, &e)) {
-			warnx("%s: %s", CMD, e.msg);
+			ap_warnx(CMD, NULL, "%s", e.msg);
 			ret = AP_EXIT_USAGE;
 			continue;
 		}
@@ -410,7 +409,7 @@ static int interactive(struct ctx *c, struct ap_pm_config *cfg, bool *quit)
 		case AP_PM_CMD_RUN:
 			ap_pm_config_copy(&tmp, cfg);
 			if (pins_apply(&c->pins, &tmp, &e)) {
-				warnx("%s: %s", CMD, e.msg);
+				ap_warnx(CMD, NULL, "%s", e.msg);
 				rc = AP_EXIT_USAGE;
 			} else {
 				rc = do_run(c, &tmp, pl.arg, NULL);
@@ -428,7 +427,7 @@ static int interactive(struct ctx *c, struct ap_pm_config *cfg, bool *quit)
 			break;
 		case AP_PM_CMD_LOAD:
 			if (ap_pm_script_load(&s, cfg, pl.arg, &e)) {
-				warnx("%s: <stdin>:%u: %s", CMD, lineno, e.msg);
+				ap_warnx(CMD, NULL, "<stdin>:%u: %s", lineno, e.msg);
 				rc = AP_EXIT_USAGE;
 				break;
 			}
@@ -570,7 +569,7 @@ int ap_cmd_postmark(int argc, char **argv)
 
 	if (optind == argc && !interact) {
 		if (ap_pm_config_validate(&base, &e)) {
-			warnx("%s: %s", CMD, e.msg);
+			ap_warnx(CMD, NULL, "%s", e.msg);
 			ret = AP_EXIT_USAGE;
 			goto out;
 		}
@@ -582,8 +581,7 @@ int ap_cmd_postmark(int argc, char **argv)
 	scripts = ap_xcalloc((size_t)(argc - optind) + 1, sizeof(*scripts));
 	for (i = optind; i < argc && !quit; i++) {
 		if (ap_pm_script_load(&scripts[nscripts], &base, argv[i], &e)) {
-			warnx("%s: %s", CMD, e.msg);
-			ret = AP_EXIT_USAGE;
+			ret = ap_err_error(CMD, argv[i], &e);	/* missing, a directory, malformed: 2 */
 			goto out;
 		}
 		/* the next file starts from this one's settings, as `load` */
@@ -624,7 +622,5 @@ out:
 		json_object_put(c.runs);
 	ap_pm_config_free(&base);
 	pins_free(&c.pins);
-	if (ap_out_close_stdout() && !ret)
-		ret = AP_EXIT_FAILURE;
-	return ret;
+	return ap_cmd_close_stdout(CMD, ret);
 }

@@ -108,6 +108,7 @@ enum {
 	OPT_PLOT,
 	OPT_ALL_SIZES,
 	OPT_SAMPLES,
+	OPT_ALLOW_UNIDENTIFIED,
 	OPT_DRY_RUN,
 };
 
@@ -134,7 +135,8 @@ struct job {
 struct ctl {
 	struct ap_out out;
 	struct ap_probe_opts o;
-	bool yes, quiet, all_sizes, allow_partition, budget_set, dry_run;
+	bool yes, quiet, all_sizes, allow_partition, budget_set, slots_set, allow_unidentified;
+	bool dry_run;
 	uint64_t budget_ns;
 	const char *journal;
 	const char *undo;
@@ -166,7 +168,9 @@ static void usage(void)
 	      "                            journal, write them back, verify; nothing is lost\n"
 	      " -R, --read-only            timing reads only (much weaker evidence)\n"
 	      "     --undo JOURNAL [DEV]   restore a device from the journal of a killed\n"
-	      "                            preserving probe, verify, delete the journal\n\n", f);
+	      "                            preserving probe, verify, delete the journal; the\n"
+	      "                            disk is found by its identity (WWN, serial, model,\n"
+	      "                            backing file, content) and must be DEV if given\n\n", f);
 	fputs("Options:\n"
 	      "     --emulate[=SPEC]       probe an emulated drive (repeatable), e.g.\n"
 	      "                            phys=4096,lba=7,rmw=300us,size=256M; default\n"
@@ -188,6 +192,8 @@ static void usage(void)
 	      "     --min-slowdown X       smallest slowdown that counts (default 1.5)\n"
 	      "     --allow-metadata-area  allow a region over LBA 0..33 or the last 33 sectors\n"
 	      "     --allow-partition      probe a partition instead of a whole disk\n"
+	      "     --allow-unidentified   --undo JOURNAL DEV: restore although the journal\n"
+	      "                            cannot tell its disk from another (an older one)\n"
 	      " -y, --yes                  destructive mode without the confirmation\n"
 	      "     --dry-run              run the safety checks and print the plan (device,\n"
 	      "                            region, sizes, number of writes, duration);\n"
@@ -414,6 +420,7 @@ static struct json_object *job_json(const struct job *j)
 	json_object_object_add(o, "clear", json_object_new_boolean(r->clear));
 	json_object_object_add(o, "mode", json_object_new_string(mode));
 	json_object_object_add(o, "emulated", json_object_new_boolean(j->emulated));
+	json_object_object_add(o, "identity", ap_identity_to_json(&j->d.id));
 	for (i = 0; i < r->nsizes; i++) {
 		const struct ap_probe_size *sz = &r->sizes[i];
 		const struct ap_verdict *v = &sz->verdict;
@@ -526,7 +533,7 @@ static int write_plot(struct job *j)
 		rc = ap_outfile_commit(&j->plot, &e);
 	}
 	if (rc)
-		fprintf(stderr, "%s %s: cannot write plot: %s\n", AP_PROG, CMD, e.msg);
+		ap_warnx(CMD, NULL, "cannot write plot: %s", e.msg);
 	free(svg);
 	free(title);
 	free(bars);
@@ -595,7 +602,7 @@ static int write_samples(struct ctl *c)
 
 	if (!f) {
 		ap_outfile_discard(&c->samples_out);
-		fprintf(stderr, "%s %s: %s: %s\n", AP_PROG, CMD, c->samples, strerror(errno));
+		ap_warnx(CMD, c->samples, "%s", strerror(errno));
 		return -ENOMEM;
 	}
 	fprintf(f, "device,size,offset,round,slot,ns\n");
@@ -618,7 +625,7 @@ static int write_samples(struct ctl *c)
 	ap_outfile_discard(&c->samples_out);
 	free(buf);
 	if (rc)
-		fprintf(stderr, "%s %s: %s\n", AP_PROG, CMD, e.msg);
+		ap_warnx(CMD, NULL, "%s", e.msg);
 	return rc;
 }
 
@@ -636,11 +643,13 @@ static int do_undo(struct ctl *c, int argc, char **argv)
 	}
 	if (argc - optind == 1)
 		dev = argv[optind];
-	if (ap_probe_undo(c->undo, dev, &u, &e) != 0) {
-		fprintf(stderr, "%s %s: %s: %s\n", AP_PROG, CMD, c->undo, e.msg);
-		return e.code == EBUSY || e.code == EPERM ? AP_EXIT_REFUSED :
-		       e.code == EINVAL || e.code == ENOENT ? AP_EXIT_USAGE : AP_EXIT_FAILURE;
+	if (c->allow_unidentified && !dev) {
+		ap_usage_error(CMD, "--allow-unidentified needs the device: --undo JOURNAL DEVICE");
+		return AP_EXIT_USAGE;
 	}
+	/* not the journal's disk: EPERM, refused (3); a bad journal: 2 */
+	if (ap_probe_undo(c->undo, dev, c->allow_unidentified, &u, &e) != 0)
+		return ap_err_error(CMD, c->undo, &e);
 	if (u.incomplete)
 		printf("%s: the journal was never completed, so the probe had written nothing to "
 		       "%s; journal removed\n", c->undo, u.dev);
@@ -648,6 +657,8 @@ static int do_undo(struct ctl *c, int argc, char **argv)
 		printf("%s: restored from %s: %" PRIu64 " ranges checked, %" PRIu64
 		       " rewritten, every byte verified; journal removed\n", u.dev, c->undo,
 		       u.st.records, u.st.restored);
+	if (u.found)
+		printf("%s: found by its identity; the journal named it %s\n", u.dev, u.named);
 	return AP_EXIT_OK;
 }
 
@@ -659,32 +670,35 @@ static int prepare_job(struct ctl *c, struct job *j)
 
 	j->fd_hold = -1;
 	j->o = c->o;
-	if (access(j->dev, F_OK) != 0) {
-		fprintf(stderr, "%s %s: %s: %s\n", AP_PROG, CMD, j->dev, strerror(errno));
-		return AP_EXIT_USAGE;
-	}
+	if (access(j->dev, F_OK) != 0)
+		return ap_errx(CMD, j->dev, errno, "%s", strerror(errno));
 	if (c->o.mode != AP_PROBE_READONLY) {
 		/* every in-use check first: any refusal is the gate's (exit 3) */
 		struct ap_safety_opts so = { .yes = true, .allow_partition = c->allow_partition };
 
 		if (ap_safety_check(j->dev, &so, &j->t, &e) != 0) {
-			fprintf(stderr, "%s %s: %s\n", AP_PROG, CMD, e.msg);
 			ap_safety_target_free(&j->t);
-			return AP_EXIT_REFUSED;
+			return ap_err_error(CMD, j->dev, &e);
 		}
 		j->have_t = true;
 	}
 	rc = ap_probe_device_geometry(j->dev, &j->d, &e);
-	if (rc) {
-		fprintf(stderr, "%s %s: %s\n", AP_PROG, CMD, e.msg);
-		return rc == -ENOENT || rc == -ENOTBLK ? AP_EXIT_USAGE : AP_EXIT_FAILURE;
-	}
+	if (rc)
+		return ap_err_error(CMD, j->dev, &e);
 	j->d.dev = j->dev;
 	j->d.fd_hold = -1;
 	rc = ap_probe_plan(&j->o, j->d.size, j->d.logical_sector, &j->plan, &e);
-	if (rc) {
-		fprintf(stderr, "%s %s: %s: %s\n", AP_PROG, CMD, j->dev, e.msg);
-		return rc == -EPERM ? AP_EXIT_REFUSED : AP_EXIT_USAGE;
+	if (rc)
+		return ap_err_error(CMD, j->dev, &e);	/* too small 2, metadata area 3 */
+	if (c->slots_set && j->plan.slots < c->o.slots) {
+		char b1[32];
+
+		/* the plan fits what the region holds: never fewer than asked, silently */
+		ap_warnx(CMD, j->dev, "--slots %u: the scratch region (%s from byte %llu) holds "
+			 "at most %u slots; use 1..%u", c->o.slots,
+			 human(j->plan.region_size, b1, sizeof(b1)),
+			 (unsigned long long)j->plan.region_start, j->plan.slots, j->plan.slots);
+		return AP_EXIT_USAGE;
 	}
 	if (c->o.mode == AP_PROBE_PRESERVE) {
 		int on;
@@ -692,21 +706,20 @@ static int prepare_job(struct ctl *c, struct job *j)
 		j->journal = journal_path(c, j);
 		j->o.journal = j->journal;
 		if (access(j->journal, F_OK) == 0) {
-			fprintf(stderr, "%s %s: %s: the undo journal %s already exists (a killed "
-				"probe's? restore with --undo, or choose another --journal)\n",
-				AP_PROG, CMD, j->dev, j->journal);
+			ap_warnx(CMD, j->dev, "the undo journal %s already exists (a killed "
+				 "probe's? restore with --undo, or choose another --journal)",
+				 j->journal);
 			return AP_EXIT_USAGE;
 		}
 		on = ap_probe_path_on_device(j->journal, j->dev);
 		if (on < 0) {
-			fprintf(stderr, "%s %s: %s: cannot use the journal %s: %s\n", AP_PROG, CMD,
-				j->dev, j->journal, strerror(-on));
+			ap_warnx(CMD, j->dev, "cannot use the journal %s: %s", j->journal,
+				 strerror(-on));
 			return AP_EXIT_USAGE;
 		}
 		if (on) {
-			fprintf(stderr, "%s %s: %s: the undo journal %s would live on the device "
-				"itself; choose another --journal\n", AP_PROG, CMD, j->dev,
-				j->journal);
+			ap_warnx(CMD, j->dev, "the undo journal %s would live on the device "
+				 "itself; choose another --journal", j->journal);
 			return AP_EXIT_REFUSED;
 		}
 	}
@@ -732,7 +745,7 @@ static int gate_job(struct ctl *c, struct job *j)
 			(unsigned long long)j->plan.region_start);
 		free(desc);
 		if (ap_safety_confirm(&j->t, &so, &e) != 0) {
-			fprintf(stderr, "%s %s: %s\n", AP_PROG, CMD, e.msg);
+			ap_warnx(CMD, j->dev, "%s", e.msg);
 			return AP_EXIT_REFUSED;
 		}
 	}
@@ -757,8 +770,12 @@ static int emu_spec(struct ctl *c, size_t i, struct ap_emu_spec *spec)
 	free(s);
 	if (rc) {
 		ap_emu_spec_free(spec);
-		fprintf(stderr, "%s %s: --emulate: %s\n", AP_PROG, CMD, e.msg);
+		ap_warnx(CMD, NULL, "--emulate: %s", e.msg);
 		return AP_EXIT_USAGE;
+	}
+	if (ap_emu_spec_check(spec, &e) != 0) {
+		ap_emu_spec_free(spec);
+		return ap_err_error(CMD, "--emulate", &e);	/* image=FILE missing: 2 */
 	}
 	return 0;
 }
@@ -775,8 +792,7 @@ static int attach_emulated(struct ctl *c, size_t i, struct job *j)
 	rc = ap_emu_attach(&spec, &j->emu, &e);
 	ap_emu_spec_free(&spec);
 	if (rc) {
-		fprintf(stderr, "%s %s: cannot set up the emulated drive: %s\n", AP_PROG, CMD,
-			e.msg);
+		ap_warnx(CMD, NULL, "cannot set up the emulated drive: %s", e.msg);
 		return rc == -ENOTSUP ? AP_EXIT_NOTBUILT : AP_EXIT_FAILURE;
 	}
 	j->dev = ap_xstrdup(ap_emu_device(j->emu));
@@ -788,7 +804,7 @@ static int attach_emulated(struct ctl *c, size_t i, struct job *j)
 		rc = ap_outfile_rename(&j->plot, p, &e);
 		free(p);
 		if (rc) {
-			fprintf(stderr, "%s %s: %s\n", AP_PROG, CMD, e.msg);
+			ap_warnx(CMD, NULL, "%s", e.msg);
 			return AP_EXIT_USAGE;
 		}
 	}
@@ -841,8 +857,7 @@ static int open_outputs(struct ctl *c, size_t nnamed)
 		if (rc)
 			return rc;
 		if (c->samples && ap_outfile_is(&j->plot, c->samples)) {
-			fprintf(stderr, "%s %s: %s: given for both --samples and --plot\n", AP_PROG,
-				CMD, c->samples);
+			ap_warnx(CMD, c->samples, "given for both --samples and --plot");
 			return AP_EXIT_USAGE;
 		}
 	}
@@ -941,8 +956,7 @@ static int dry_run(struct ctl *c, size_t nnamed)
 			ap_emu_spec_free(&spec);
 			if (rc) {
 				free(name);
-				fprintf(stderr, "%s %s: --emulate: %s\n", AP_PROG, CMD, e.msg);
-				return rc == -EPERM ? AP_EXIT_REFUSED : AP_EXIT_USAGE;
+				return ap_errx(CMD, "--emulate", rc, "%s", e.msg);
 			}
 			plan.reported_physical = 512;
 			printf("dry run: would set up an emulated drive (%s%s%s).\n", EMU_DEFAULT_SPEC,
@@ -972,8 +986,7 @@ static void detach_emulated(struct job *j)
 	if (!j->emu)
 		return;
 	if (ap_emu_detach(j->emu, &e) != 0)
-		fprintf(stderr, "%s %s: %s: cannot detach the emulated drive: %s\n", AP_PROG,
-			CMD, j->dev, e.msg);
+		ap_warnx(CMD, j->dev, "cannot detach the emulated drive: %s", e.msg);
 	j->emu = NULL;
 }
 
@@ -1068,6 +1081,7 @@ int ap_cmd_probe(int argc, char **argv)
 		{ "min-slowdown",        required_argument, NULL, OPT_MIN_SLOWDOWN },
 		{ "allow-metadata-area", no_argument,       NULL, OPT_ALLOW_METADATA },
 		{ "allow-partition",     no_argument,       NULL, OPT_ALLOW_PARTITION },
+		{ "allow-unidentified",  no_argument,       NULL, OPT_ALLOW_UNIDENTIFIED },
 		{ "yes",                 no_argument,       NULL, 'y' },
 		{ "plot",                required_argument, NULL, OPT_PLOT },
 		{ "all-sizes",           no_argument,       NULL, OPT_ALL_SIZES },
@@ -1130,6 +1144,7 @@ int ap_cmd_probe(int argc, char **argv)
 		case OPT_SLOTS:
 			if (parse_count(optarg, "slot count", &c.o.slots))
 				goto usage_fail;
+			c.slots_set = true;
 			break;
 		case OPT_MIN_ROUNDS:
 			if (parse_count(optarg, "round count", &c.o.min_rounds))
@@ -1176,6 +1191,9 @@ int ap_cmd_probe(int argc, char **argv)
 			break;
 		case OPT_ALLOW_PARTITION:
 			c.allow_partition = true;
+			break;
+		case OPT_ALLOW_UNIDENTIFIED:
+			c.allow_unidentified = true;
 			break;
 		case 'y':
 			c.yes = true;
@@ -1238,6 +1256,10 @@ int ap_cmd_probe(int argc, char **argv)
 		ap_sig_install();
 		return do_undo(&c, argc, argv);
 	}
+	if (c.allow_unidentified) {
+		ap_usage_error(CMD, "--allow-unidentified is only used with --undo");
+		goto usage_fail;
+	}
 	if (preserve && readonly) {
 		ap_usage_error(CMD, "--preserve and --read-only are mutually exclusive");
 		goto usage_fail;
@@ -1262,6 +1284,9 @@ int ap_cmd_probe(int argc, char **argv)
 		ap_usage_error(CMD, "--min-rounds is larger than --max-rounds");
 		goto usage_fail;
 	}
+
+	if (ap_check_listed_twice(CMD, argv + optind, (size_t)(argc - optind)))
+		goto usage_fail;
 
 	ap_sig_install();
 	nnamed = (size_t)(argc - optind);
@@ -1327,14 +1352,14 @@ int ap_cmd_probe(int argc, char **argv)
 			j->fd_hold = -1;
 		}
 		if (j->rc)
-			fprintf(stderr, "%s %s: %s: %s\n", AP_PROG, CMD, j->dev, j->e.msg);
+			ap_warnx(CMD, j->dev, "%s", j->e.msg);
 		if (j->d.journal_kept)
-			fprintf(stderr, "%s %s: %s: the data could not be verified; the undo journal "
-				"%s was kept: run '%s %s --undo %s'\n", AP_PROG, CMD, j->dev,
-				j->d.journal, AP_PROG, CMD, j->d.journal);
+			ap_warnx(CMD, j->dev, "the data could not be verified; the undo journal "
+				 "%s was kept: run '%s %s --undo %s'", j->d.journal, AP_PROG, CMD,
+				 j->d.journal);
 	}
 	if (print_results(&c) != 0) {
-		fprintf(stderr, "%s %s: write error on standard output\n", AP_PROG, CMD);
+		ap_warnx(CMD, NULL, "write error on standard output");
 		rc = AP_EXIT_FAILURE;
 	}
 	if (c.samples && write_samples(&c) != 0 && !rc)
@@ -1379,9 +1404,7 @@ out:
 	ap_outfile_discard(&c.samples_out);
 	free(c.jobs);
 	free(c.emu_specs);
-	if (ap_out_close_stdout() != 0 && rc == AP_EXIT_OK)
-		rc = AP_EXIT_FAILURE;
-	return rc;
+	return ap_cmd_close_stdout(CMD, rc);
 usage_fail:
 	free(c.emu_specs);
 	return AP_EXIT_USAGE;

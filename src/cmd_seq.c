@@ -3,7 +3,6 @@
  * alignprobe seq TARGET: the sequential throughput matrix, block size x
  * synchronization mode, on a device, a partition or a regular file.
  */
-#include <err.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -142,9 +141,10 @@ static void usage(void)
 	      "in use or held, and needs --yes or the device name typed at a terminal.\n"
 	      "A regular file needs no confirmation: a missing file is created and removed\n"
 	      "at the end (--keep keeps it); an existing file is never truncated, its\n"
-	      "first SIZE bytes are overwritten (the size is capped by the file's length\n"
-	      "when it is not empty). The region is written once before the first run\n"
-	      "(not when an existing file's region is already written, without holes).\n"
+	      "first SIZE bytes are overwritten (the default size is capped by the file's\n"
+	      "length when it is not empty; a larger --size is refused). The region is\n"
+	      "written once before the first run (not when an existing file's region is\n"
+	      "already written, without holes).\n"
 	      "Between runs the dirty data is synced and the target's page cache dropped\n"
 	      "(untimed); the runs go in a seeded random order.\n\n", f);
 	fputs("-J/--json prints one document, always complete (-o does not apply):\n"
@@ -226,12 +226,15 @@ static int seq_print_table(struct seq_cmd *c, struct ap_seq_result *r)
 		const struct ap_seq_cell *cell = &r->cells[i];
 		const struct ap_seq_modeinfo *mi = &ap_seq_modes[cell->mode];
 		struct libscols_line *ln;
+		char *dd;
 
 		if (!cell->runs)
 			continue;
 		ln = scols_table_new_line(tb, NULL);
-		if (!ln)
-			err(AP_EXIT_FAILURE, "cannot allocate a table line");
+		if (!ln) {
+			ap_warnx(CMD, NULL, "cannot allocate a table line");
+			exit(AP_EXIT_FAILURE);
+		}
 		ap_out_set_str(ln, c->cols, c->ncols, COL_MODE, mi->name);
 		ap_out_set_str(ln, c->cols, c->ncols, COL_OP, mi->read ? "read" : "write");
 		ap_out_set_size(&c->out, ln, c->cols, c->ncols, COL_BS, cell->bs);
@@ -243,7 +246,9 @@ static int seq_print_table(struct seq_cmd *c, struct ap_seq_result *r)
 		ap_out_set_bool(ln, c->cols, c->ncols, COL_KNEE, c->knee[cell->mode] == (int)i);
 		ap_out_set_u64(ln, c->cols, c->ncols, COL_RUNS, cell->runs);
 		ap_out_set_bool(ln, c->cols, c->ncols, COL_PARTIAL, cell->partial);
-		ap_out_set_str(ln, c->cols, c->ncols, COL_DD, mi->dd);
+		dd = ap_seq_dd_line(cell->mode, cell->bs);
+		ap_out_set_str(ln, c->cols, c->ncols, COL_DD, dd);
+		free(dd);
 		ap_out_set_u64(ln, c->cols, c->ncols, COL_IOS, cell->ios);
 	}
 	rc = ap_out_print(&c->out, tb);
@@ -338,6 +343,7 @@ static int seq_print_json(struct seq_cmd *c, const struct ap_seq_target *t,
 		const struct ap_seq_cell *cell = &r->cells[i];
 		const struct ap_seq_modeinfo *mi = &ap_seq_modes[cell->mode];
 		struct json_object *o;
+		char *dd;
 
 		if (!cell->runs)
 			continue;
@@ -354,7 +360,9 @@ static int seq_print_json(struct seq_cmd *c, const struct ap_seq_target *t,
 		json_object_object_add(o, "knee", json_object_new_boolean(c->knee[cell->mode] == (int)i));
 		json_object_object_add(o, "runs", json_object_new_uint64(cell->runs));
 		json_object_object_add(o, "partial", json_object_new_boolean(cell->partial));
-		json_object_object_add(o, "dd", json_object_new_string(mi->dd));
+		dd = ap_seq_dd_line(cell->mode, cell->bs);
+		json_object_object_add(o, "dd", json_object_new_string(dd));
+		free(dd);
 		json_object_array_add(cells, o);
 	}
 	json_object_object_add(doc, "cells", cells);
@@ -430,7 +438,7 @@ static int seq_plot(struct seq_cmd *c, struct ap_seq_result *r)
 	free(svg);
 	free(ys);
 	if (rc < 0)
-		warnx("%s: cannot write plot: %s", CMD, e.msg);
+		ap_warnx(CMD, NULL, "cannot write plot: %s", e.msg);
 	return rc;
 }
 
@@ -629,8 +637,8 @@ static int seq_finish_opts(struct seq_cmd *c, const struct ap_seq_target *t)
 		c->o.size = SEQ_DEFAULT_SIZE < room ? SEQ_DEFAULT_SIZE : room;
 		c->o.size -= c->o.size % 4096;
 		if (!c->o.size) {
-			warnx("%s: %s: no room after offset %llu (%llu bytes)", CMD, c->target,
-			      (unsigned long long)c->o.offset, (unsigned long long)t->capacity);
+			ap_warnx(CMD, c->target, "no room after offset %llu (%llu bytes)",
+				 (unsigned long long)c->o.offset, (unsigned long long)t->capacity);
 			return AP_EXIT_USAGE;
 		}
 	}
@@ -668,9 +676,10 @@ static void seq_print_plan(struct seq_cmd *c, struct ap_seq_result *r)
 	       c->o.rounds == 1 ? "" : "s", sz, (unsigned long long)total);
 	for (i = 0; i < r->ncells; i++) {
 		char *bs = ap_size_to_human(r->cells[i].bs);
+		char *dd = ap_seq_dd_line(r->cells[i].mode, r->cells[i].bs);
 
-		printf("  %-14s %6s  %s\n", ap_seq_modes[r->cells[i].mode].name, bs,
-		       ap_seq_modes[r->cells[i].mode].dd);
+		printf("  %-14s %6s  %s\n", ap_seq_modes[r->cells[i].mode].name, bs, dd);
+		free(dd);
 		free(bs);
 	}
 	free(sz);
@@ -684,25 +693,30 @@ static int seq_main(struct seq_cmd *c)
 	struct ap_seq_result r = { 0 };
 	struct ap_error e = { 0 };
 	struct stat sb;
-	bool is_bdev, interrupted = false;
-	int hold = -1, rc, ret = AP_EXIT_OK;
+	bool exists, is_bdev, interrupted = false;
+	int hold = -1, rc, ret = AP_EXIT_OK, serr;
 	char what[PATH_MAX + 8];
 	char *desc = NULL;
 
-	is_bdev = stat(c->target, &sb) == 0 && S_ISBLK(sb.st_mode);
+	exists = stat(c->target, &sb) == 0;
+	serr = exists ? 0 : errno;
+	is_bdev = exists && S_ISBLK(sb.st_mode);
 	if (is_bdev) {
 		/* the gate first: it takes the device O_EXCL before its checks */
 		rc = ap_safety_check(c->target, &c->so, &st, &e);
 		if (rc < 0) {
-			warnx("%s: %s", CMD, e.msg);
 			ap_safety_target_free(&st);
-			return AP_EXIT_REFUSED;
+			return ap_err_error(CMD, c->target, &e);	/* 3, or 2 */
 		}
 		hold = st.fd;
 		st.fd = -1;
-	} else if (stat(c->target, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-		warnx("%s: %s: not a block device or a regular file", CMD, c->target);
-		return AP_EXIT_USAGE;
+	} else if (exists && !S_ISREG(sb.st_mode)) {
+		return ap_errx(CMD, c->target, S_ISDIR(sb.st_mode) ? EISDIR : ENOTBLK,
+			       "not a block device or a regular file");
+	} else if (serr == ENOENT && strncmp(c->target, "/dev/", 5) == 0) {
+		/* a mistyped device name: never a file in /dev */
+		return ap_errx(CMD, c->target, ENOENT, "no such device (a new regular file "
+			       "is created only outside /dev)");
 	}
 
 	if (c->dry_run && !is_bdev) {
@@ -717,14 +731,13 @@ static int seq_main(struct seq_cmd *c)
 			if (hold >= 0)
 				close(hold);
 			ap_safety_target_free(&st);
-			warnx("%s: %s", CMD, e.msg);
-			return rc == -EINVAL ? AP_EXIT_USAGE : AP_EXIT_FAILURE;
+			return ap_err_error(CMD, c->target, &e);	/* cannot create: 2 */
 		}
 	}
 	/* every check before anything is written or confirmed */
 	rc = seq_finish_opts(c, &t);
 	if (!rc && ap_seq_plan(&t, &c->o, &r, &e) < 0) {
-		warnx("%s: %s", CMD, e.msg);
+		ap_warnx(CMD, c->target, "%s", e.msg);
 		rc = AP_EXIT_USAGE;
 	}
 	if (!rc && is_bdev && !c->emulate) {
@@ -732,7 +745,7 @@ static int seq_main(struct seq_cmd *c)
 		fputs(desc, c->dry_run ? stdout : stderr);
 		free(desc);
 		if (!c->dry_run && ap_safety_confirm(&st, &c->so, &e) < 0) {
-			warnx("%s: %s", CMD, e.msg);
+			ap_warnx(CMD, c->target, "%s", e.msg);
 			rc = AP_EXIT_REFUSED;
 		}
 	}
@@ -764,14 +777,14 @@ static int seq_main(struct seq_cmd *c)
 	if (rc == -EINTR || ap_sig_pending()) {
 		interrupted = true;
 		ret = AP_EXIT_SIGNAL_BASE + (ap_sig_pending() ? ap_sig_pending() : 2);
-		warnx("%s: %s: interrupted after %zu of %zu runs; printing the cells done", CMD,
-		      c->target, r.runs_done, r.runs_total);
+		ap_warnx(CMD, c->target, "interrupted after %zu of %zu runs; printing the cells done",
+			 r.runs_done, r.runs_total);
 	} else if (rc < 0) {
-		warnx("%s: %s", CMD, e.msg);
+		ap_warnx(CMD, c->target, "%s", e.msg);
 		ret = AP_EXIT_FAILURE;
 		if (r.runs_done)
-			warnx("%s: %s: printing the %zu runs done before the error", CMD,
-			      c->target, r.runs_done);
+			ap_warnx(CMD, c->target, "printing the %zu runs done before the error",
+				 r.runs_done);
 	}
 	seq_knees(c, &r);
 	{
@@ -793,7 +806,7 @@ static int seq_main(struct seq_cmd *c)
 	}
 	ap_seq_result_free(&r);
 	if (ap_seq_target_close(&t, c->keep) < 0 && ret == AP_EXIT_OK) {
-		warnx("%s: %s: cannot close or remove: %s", CMD, c->target, strerror(errno));
+		ap_warnx(CMD, c->target, "cannot close or remove: %s", strerror(errno));
 		ret = AP_EXIT_FAILURE;
 	}
 	return ret;
@@ -818,8 +831,7 @@ int ap_cmd_seq(int argc, char **argv)
 		return rc;
 	}
 	if (c.plot && c.target && ap_outfile_is(&c.plot_out, c.target)) {
-		fprintf(stderr, "%s %s: %s: the plot would replace the target itself\n", AP_PROG,
-			CMD, c.plot);
+		ap_warnx(CMD, c.plot, "the plot would replace the target itself");
 		ap_outfile_discard(&c.plot_out);
 		free(c.bs);
 		return AP_EXIT_USAGE;
@@ -836,6 +848,12 @@ int ap_cmd_seq(int argc, char **argv)
 			ap_outfile_discard(&c.plot_out);
 			return AP_EXIT_USAGE;
 		}
+		if (ap_emu_spec_check(&spec, &e) < 0) {
+			ap_emu_spec_free(&spec);
+			free(c.bs);
+			ap_outfile_discard(&c.plot_out);
+			return ap_err_error(CMD, "--emulate", &e);	/* image=FILE missing: 2 */
+		}
 		if (c.dry_run) {
 			ap_emu_spec_free(&spec);
 			free(c.bs);
@@ -849,16 +867,16 @@ int ap_cmd_seq(int argc, char **argv)
 		ap_emu_spec_free(&spec);
 		if (rc < 0) {
 			free(c.bs);
-			warnx("%s: cannot set up the emulated drive: %s", CMD, e.msg);
+			ap_warnx(CMD, NULL, "cannot set up the emulated drive: %s", e.msg);
 			ap_outfile_discard(&c.plot_out);
-			return AP_EXIT_FAILURE;
+			return rc == -ENOTSUP ? AP_EXIT_NOTBUILT : AP_EXIT_FAILURE;
 		}
 		c.target = ap_emu_device(emu);
 		c.so.yes = true;	/* ours */
 	}
 	rc = seq_main(&c);
 	if (emu && ap_emu_detach(emu, &e) < 0) {
-		warnx("%s: cannot tear down the emulated drive: %s", CMD, e.msg);
+		ap_warnx(CMD, c.target, "cannot tear down the emulated drive: %s", e.msg);
 		if (rc == AP_EXIT_OK)
 			rc = AP_EXIT_FAILURE;
 	}
@@ -866,7 +884,5 @@ int ap_cmd_seq(int argc, char **argv)
 	free(c.bs);
 	free(c.wc_sysfs);
 	free(c.wc_drive);
-	if (ap_out_close_stdout() < 0 && rc == AP_EXIT_OK)
-		rc = AP_EXIT_FAILURE;
-	return rc;
+	return ap_cmd_close_stdout(CMD, rc);
 }

@@ -135,19 +135,6 @@ struct sweep_cmd {
 	int save_errors;
 };
 
-static void swarn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void swarn(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fprintf(stderr, "%s %s: ", AP_PROG, CMD);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 static void usage(void)
 {
 	FILE *f = stdout;
@@ -465,7 +452,7 @@ static int print_table(struct sweep_cmd *c, const struct ap_sweep_start_stat *st
 
 	if (ap_out_columns(&c->out, infos, AP_ARRAY_SIZE(infos), default_cols,
 			   AP_ARRAY_SIZE(default_cols), cols, &ncols, &e) != 0) {
-		swarn("%s", e.msg);
+		ap_warnx(CMD, NULL, "%s", e.msg);
 		return AP_EXIT_USAGE;
 	}
 	tb = ap_out_table_new(&c->out, "starts", infos, cols, ncols);
@@ -477,7 +464,7 @@ static int print_table(struct sweep_cmd *c, const struct ap_sweep_start_stat *st
 		ln = scols_table_new_line(tb, NULL);
 		if (!ln) {
 			scols_unref_table(tb);
-			swarn("cannot allocate a table line");
+			ap_warnx(CMD, NULL, "cannot allocate a table line");
 			return AP_EXIT_FAILURE;
 		}
 		ap_out_set_u64(ln, cols, ncols, COL_START, st[i].start);
@@ -500,7 +487,7 @@ static int print_table(struct sweep_cmd *c, const struct ap_sweep_start_stat *st
 	rc = ap_out_print(&c->out, tb);
 	scols_unref_table(tb);
 	if (rc) {
-		swarn("write error on stdout");
+		ap_warnx(CMD, NULL, "write error on standard output");
 		return AP_EXIT_FAILURE;
 	}
 	return 0;
@@ -649,7 +636,7 @@ static int write_plot(struct sweep_cmd *c, const struct ap_sweep_start_stat *st,
 		rc = ap_outfile_commit(&c->plot_out, &e);
 	}
 	if (rc)
-		swarn("cannot write plot: %s", e.msg);
+		ap_warnx(CMD, NULL, "cannot write plot: %s", e.msg);
 	free(svg);
 	free(title);
 	free(bars);
@@ -670,7 +657,7 @@ static int filter_json_starts(struct sweep_cmd *c, struct json_object *doc)
 
 	if (ap_out_columns(&c->out, infos, AP_ARRAY_SIZE(infos), default_cols,
 			   AP_ARRAY_SIZE(default_cols), cols, &ncols, &e) != 0) {
-		swarn("%s", e.msg);
+		ap_warnx(CMD, NULL, "%s", e.msg);
 		return -EINVAL;
 	}
 	for (i = 0; i < ncols; i++)
@@ -717,7 +704,7 @@ static int report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
 		}
 
 		if (ap_out_json_print(stdout, o) != 0) {
-			swarn("write error on stdout");
+			ap_warnx(CMD, NULL, "write error on standard output");
 			rc = AP_EXIT_FAILURE;
 		}
 		json_object_put(o);
@@ -726,8 +713,8 @@ static int report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
 			rc = print_table(c, st, n);
 		if (!rc && !c->out.raw && !c->out.csv) {
 			print_verdict(doc->device, v, ap_part_gpt_first_usable(doc->logical_sector));
-			if (fflush(stdout) != 0 || ferror(stdout)) {
-				swarn("write error on stdout");
+			if (ap_out_flush(stdout) != 0) {	/* a reader gone is no error */
+				ap_warnx(CMD, NULL, "write error on standard output");
 				rc = AP_EXIT_FAILURE;
 			}
 		}
@@ -771,10 +758,8 @@ static int do_replay(struct sweep_cmd *c)
 	bool have_v;
 	int rc;
 
-	if (ap_sweep_doc_load(c->replay, &doc, &e) != 0) {
-		swarn("%s", e.msg);
-		return e.code == EINVAL || e.code == ERANGE ? AP_EXIT_USAGE : AP_EXIT_FAILURE;
-	}
+	if (ap_sweep_doc_load(c->replay, &doc, &e) != 0)
+		return ap_err_error(CMD, c->replay, &e);	/* missing, malformed: 2 */
 	stopped = doc.stopped;
 	sweep_params(&ap, doc.logical_sector, doc.reported_physical);
 	memset(&v, 0, sizeof(v));
@@ -782,6 +767,15 @@ static int do_replay(struct sweep_cmd *c)
 	rc = report(c, &doc, have_v ? &v : NULL, stopped);
 	if (!rc)
 		rc = verdict_exit(have_v ? &v : NULL);
+	/*
+	 * A run stopped by a signal or an error gave no verdict (it exited
+	 * 128+N or 1): its partial results do not make one now either.
+	 */
+	if (!rc && stopped && (!strcmp(stopped, "signal") || !strcmp(stopped, "error"))) {
+		ap_warnx(CMD, c->replay, "the run was %s: no verdict from its partial results",
+			 !strcmp(stopped, "signal") ? "interrupted" : "stopped by an error");
+		rc = AP_EXIT_INCONCLUSIVE;
+	}
 	if (have_v)
 		ap_verdict_free(&v);
 	ap_sweep_doc_free(&doc);
@@ -861,7 +855,7 @@ static void save_doc(struct sweep_cmd *c, const struct ap_sweep_run *run, const 
 	o = ap_sweep_doc_to_json(&d, v, st, n, stopped);
 	if (ap_sweep_json_save(&c->save_out, o, &e) != 0 && c->save_errors++ == 0) {
 		ap_progress_clear(&c->pg);
-		swarn("--save: %s", e.msg);
+		ap_warnx(CMD, NULL, "--save: %s", e.msg);
 	}
 	json_object_put(o);
 	free(st);
@@ -882,8 +876,8 @@ static void on_step(void *ctx, const struct ap_sweep_run *run, bool done)
 			const struct ap_sweep_result *r = &run->results[run->nresults - 1];
 
 			ap_progress_clear(&c->pg);
-			swarn("%s: start %" PRIu64 ": %s failed: %s", c->disk, r->start,
-			      ap_sweep_stage_name(r->failed_stage), r->message ? r->message : "");
+			ap_warnx(CMD, c->disk, "start %" PRIu64 ": %s failed: %s", r->start,
+				 ap_sweep_stage_name(r->failed_stage), r->message ? r->message : "");
 		}
 		return;
 	}
@@ -916,13 +910,12 @@ static int prepare_workload(struct sweep_cmd *c)
 	if (c->workload_file) {
 		unsigned nloc = 0;
 
-		if (ap_sweep_workload_load(&c->workload, c->workload_file, &nloc, &e) != 0) {
-			swarn("--workload: %s", e.msg);
-			return AP_EXIT_USAGE;	/* a bad input file */
-		}
+		/* a bad input file: 2 (the message names it) */
+		if (ap_sweep_workload_load(&c->workload, c->workload_file, &nloc, &e) != 0)
+			return ap_err_error(CMD, c->workload_file, &e);
 		if (nloc && !c->quiet)
-			swarn("--workload: %s: 'set location' ignored: the workload runs on the "
-			      "sweep's file system", c->workload_file);
+			ap_warnx(CMD, c->workload_file, "'set location' ignored: the workload runs "
+				 "on the sweep's file system");
 	} else {
 		c->workload.number = c->preset->number;
 		c->workload.transactions = c->preset->transactions;
@@ -1029,7 +1022,7 @@ static int do_sweep(struct sweep_cmd *c, int excl_fd)
 	rc = ap_sweep_run(&o, &run, &e);
 	ap_progress_clear(&c->pg);
 	if (rc) {
-		swarn("%s: %s", c->disk, e.msg);
+		ap_warnx(CMD, c->disk, "%s", e.msg);
 		if (excl_fd >= 0)
 			close(excl_fd);
 		return AP_EXIT_FAILURE;
@@ -1038,16 +1031,16 @@ static int do_sweep(struct sweep_cmd *c, int excl_fd)
 	if (c->save)
 		save_doc(c, &run, ap_sweep_stop_name(run.stop));
 	if (run.stop == AP_SWEEP_STOP_FATAL)
-		swarn("%s: %s", c->disk, run.fatal.msg);
+		ap_warnx(CMD, c->disk, "%s", run.fatal.msg);
 	if (run.wipe_error.code)
-		swarn("%s: could not leave an empty GPT: %s", c->disk, run.wipe_error.msg);
+		ap_warnx(CMD, c->disk, "could not leave an empty GPT: %s", run.wipe_error.msg);
 	if (run.nfailed)
-		swarn("%s: %zu of %zu measurements failed (see FAILED; not counted as slow)",
-		      c->disk, run.nfailed, run.nresults);
+		ap_warnx(CMD, c->disk, "%zu of %zu measurements failed (see FAILED; not counted as slow)",
+			 run.nfailed, run.nresults);
 	if (!c->out.json && !c->out.raw && !c->out.csv)
 		printf("Sweep of %s: %s.\n", c->disk, stopbuf);
 	else if (!c->quiet && run.stop != AP_SWEEP_STOP_CLEAR)
-		swarn("%s: %s", c->disk, stopbuf);
+		ap_warnx(CMD, c->disk, "%s", stopbuf);
 
 	v = run.verdict_valid ? &run.verdict : NULL;
 	doc_of_run(c, &run, &d);
@@ -1076,7 +1069,7 @@ static int plan(struct sweep_cmd *c, uint64_t *part_sectors)
 	size_t i;
 
 	if (ap_part_disk_info(c->disk, &c->info, &e) != 0) {
-		swarn("%s", e.msg);
+		ap_warnx(CMD, c->disk, "%s", e.msg);
 		return AP_EXIT_FAILURE;
 	}
 	if (!c->starts)
@@ -1122,11 +1115,11 @@ static int plan(struct sweep_cmd *c, uint64_t *part_sectors)
 		if (c->size_set)
 			ap_usage_error(CMD, "--size: %s is too small for %s (at least %s)", a, c->fs, b);
 		else
-			swarn("%s: only %s fit after start %" PRIu64 "; %s needs at least %s",
-			      c->disk, a, last, c->fs, b);
+			ap_warnx(CMD, c->disk, "too small: only %s fit after start %" PRIu64
+				 "; %s needs at least %s", a, last, c->fs, b);
 		free(a);
 		free(b);
-		return c->size_set ? AP_EXIT_USAGE : AP_EXIT_FAILURE;
+		return AP_EXIT_USAGE;	/* a device too small is bad input, as in probe */
 	}
 	*part_sectors = c->part_size / c->info.logical_sector;
 	return 0;
@@ -1142,9 +1135,8 @@ static int run_device(struct sweep_cmd *c)
 	int rc, fd;
 
 	if (ap_safety_check(c->device, &so, &t, &e) != 0) {
-		swarn("%s", e.msg);
 		ap_safety_target_free(&t);
-		return AP_EXIT_REFUSED;
+		return ap_err_error(CMD, c->device, &e);	/* no such device 2, in use 3 */
 	}
 	c->disk = t.dev ? t.dev : c->device;
 	rc = plan(c, &part_sectors);
@@ -1161,7 +1153,7 @@ static int run_device(struct sweep_cmd *c)
 		return AP_EXIT_OK;
 	}
 	if (ap_safety_confirm(&t, &so, &e) != 0) {
-		swarn("%s", e.msg);
+		ap_warnx(CMD, c->device, "%s", e.msg);
 		ap_safety_target_free(&t);
 		return AP_EXIT_REFUSED;
 	}
@@ -1186,7 +1178,7 @@ static int run_emulated(struct sweep_cmd *c)
 
 	ap_emu_spec_init(&spec);
 	if (ap_emu_spec_parse(EMU_DEFAULT_SPEC, &spec, &e) != 0) {
-		swarn("--emulate: %s", e.msg);
+		ap_warnx(CMD, NULL, "--emulate: %s", e.msg);
 		ap_emu_spec_free(&spec);
 		return AP_EXIT_FAILURE;
 	}
@@ -1195,6 +1187,10 @@ static int run_emulated(struct sweep_cmd *c)
 		ap_emu_spec_free(&spec);
 		ap_usage_error(CMD, "--emulate: %s", e.msg);
 		return AP_EXIT_USAGE;
+	}
+	if (ap_emu_spec_check(&spec, &e) != 0) {
+		ap_emu_spec_free(&spec);
+		return ap_err_error(CMD, "--emulate", &e);	/* e.g. image=FILE missing: 2 */
 	}
 	if (c->dry_run) {
 		ap_emu_spec_free(&spec);
@@ -1207,7 +1203,7 @@ static int run_emulated(struct sweep_cmd *c)
 	rc = ap_emu_attach(&spec, &emu, &e);
 	ap_emu_spec_free(&spec);
 	if (rc) {
-		swarn("cannot set up the emulated drive: %s", e.msg);
+		ap_warnx(CMD, NULL, "cannot set up the emulated drive: %s", e.msg);
 		return rc == -ENOTSUP ? AP_EXIT_NOTBUILT : AP_EXIT_FAILURE;
 	}
 	c->disk = ap_emu_device(emu);
@@ -1217,14 +1213,14 @@ static int run_emulated(struct sweep_cmd *c)
 		/* the drive is ours: no confirmation, but held like any disk */
 		fd = ap_safety_open_excl(c->disk, O_RDWR);
 		if (fd < 0) {
-			swarn("%s: cannot open exclusively: %s", c->disk, strerror(-fd));
+			ap_warnx(CMD, c->disk, "cannot open exclusively: %s", strerror(-fd));
 			rc = AP_EXIT_FAILURE;
 		} else {
 			rc = do_sweep(c, fd);
 		}
 	}
 	if (ap_emu_detach(emu, &e) != 0) {
-		swarn("cannot tear down the emulated drive: %s", e.msg);
+		ap_warnx(CMD, NULL, "cannot tear down the emulated drive: %s", e.msg);
 		if (rc == AP_EXIT_OK)
 			rc = AP_EXIT_FAILURE;
 	}
@@ -1248,7 +1244,7 @@ int ap_cmd_sweep(int argc, char **argv)
 	if (c.save && (rc = ap_cmd_open_output(CMD, &c.save_out, c.save)) != 0)
 		goto out;
 	if (c.plot && c.save && ap_outfile_is(&c.plot_out, c.save)) {
-		swarn("%s: given for both --save and --plot", c.save);
+		ap_warnx(CMD, c.save, "given for both --save and --plot");
 		rc = AP_EXIT_USAGE;
 		goto out;
 	}
@@ -1265,7 +1261,7 @@ int ap_cmd_sweep(int argc, char **argv)
 		goto out;
 	/* every check before anything is written */
 	if (ap_mkfs_check(c.fs, &e) != 0) {
-		swarn("%s", e.msg);
+		ap_warnx(CMD, NULL, "%s", e.msg);
 		rc = AP_EXIT_FAILURE;
 		goto out;
 	}
@@ -1274,7 +1270,7 @@ int ap_cmd_sweep(int argc, char **argv)
 out:
 	if (c.save && rc >= 0 && ap_outfile_commit(&c.save_out, &e) != 0) {
 		/* after the last update: closes, or writes a FIFO's content */
-		swarn("--save: %s", e.msg);
+		ap_warnx(CMD, "--save", "%s", e.msg);
 		if (rc == AP_EXIT_OK)
 			rc = AP_EXIT_FAILURE;
 	}
@@ -1289,7 +1285,5 @@ out:
 	free(c.what);
 	if (rc < 0)
 		return AP_EXIT_OK;	/* help, version, list of columns */
-	if (ap_out_close_stdout() != 0 && rc == AP_EXIT_OK)
-		rc = AP_EXIT_FAILURE;
-	return rc;
+	return ap_cmd_close_stdout(CMD, rc);
 }

@@ -373,8 +373,8 @@ static int loop_clear(const char *name, struct ap_error *e)
 	fd = open(dev, O_RDONLY | O_EXCL | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == EBUSY)
-			return ap_error_set(e, EBUSY, "%s is in use (mounted?): unmount it first", dev);
-		return ap_error_set(e, errno, "cannot open %s: %s", dev, strerror(errno));
+			return ap_error_set(e, EBUSY, "%s: in use (mounted?): unmount it first", dev);
+		return ap_error_set(e, errno, "%s: cannot open: %s", dev, strerror(errno));
 	}
 	if (ioctl(fd, LOOP_CLR_FD, 0) != 0 && errno != ENXIO) {
 		int err = errno;
@@ -391,7 +391,8 @@ static int loop_clear(const char *name, struct ap_error *e)
 		free(back);
 		sleep_ms(10);
 	}
-	return ap_error_set(e, EBUSY, "%s is still attached after detaching (held open?)", dev);
+	/* the loop device was let go of: a failure half-way, not a refusal */
+	return ap_error_set(e, ETIMEDOUT, "%s: still attached after detaching (held open?)", dev);
 }
 
 /* Abort the FUSE connection behind @mnt, for a server that hangs. */
@@ -582,7 +583,7 @@ int ap_emu_detach_device(const char *dev, struct ap_error *e)
 	ours = state_dir_real();
 	if (theirs && (!ours || strcmp(theirs, ours) != 0))
 		rc = ap_error_set(e, EPERM,
-			"%s belongs to the runs of state directory %s (not %s): use ALIGNPROBE_STATE_DIR=%s",
+			"%s: belongs to the runs of state directory %s (not %s): use ALIGNPROBE_STATE_DIR=%s",
 			dev, theirs, ours ? ours : ap_state_dir(), theirs);
 	else
 		rc = teardown(wd, name, 0, e);
@@ -675,35 +676,71 @@ static int copy_sparse(int src, int dst, uint64_t size)
 	}
 }
 
+/*
+ * s->image opened: a readable regular file that fits the size (which it
+ * sets when none was given), the spec then validated. fd or -errno.
+ */
+static int image_open(struct ap_emu_spec *s, struct ap_error *e)
+{
+	struct stat st;
+	bool spec_size;
+	int img, rc;
+
+	img = open(s->image, O_RDONLY | O_CLOEXEC);
+	if (img < 0)
+		return ap_error_set(e, errno, "image %s: %s", s->image, strerror(errno));
+	if (fstat(img, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(img);
+		return ap_error_set(e, S_ISDIR(st.st_mode) ? EISDIR : EINVAL,
+				    "image %s: not a regular file", s->image);
+	}
+	spec_size = s->capacity_set;
+	if (!s->capacity_set) {
+		s->capacity = ((uint64_t)st.st_size + 511) / 512 * 512;
+		s->capacity_set = true;
+	} else if ((uint64_t)st.st_size > s->capacity) {
+		close(img);
+		return ap_error_set(e, EFBIG, "image %s: %llu bytes do not fit in size %llu",
+				    s->image, (unsigned long long)st.st_size,
+				    (unsigned long long)s->capacity);
+	}
+	rc = ap_emu_spec_validate(s, e);
+	if (rc) {
+		close(img);
+		if (e && !spec_size) {	/* the size is the image's: name it */
+			char why[sizeof(e->msg)];
+
+			snprintf(why, sizeof(why), "%s", e->msg);
+			ap_error_set(e, rc, "image %s: %s", s->image, why);
+		}
+		return rc;
+	}
+	return img;
+}
+
+int ap_emu_spec_check(const struct ap_emu_spec *spec, struct ap_error *e)
+{
+	struct ap_emu_spec s = *spec;
+	int fd;
+
+	if (!s.image)
+		return ap_emu_spec_validate(&s, e);
+	fd = image_open(&s, e);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
 static int make_backing(const char *workdir, struct ap_emu_spec *s, struct ap_error *e)
 {
 	char *path;
 	int fd, img = -1, rc = 0;
 
 	if (s->image) {
-		struct stat st;
-
-		img = open(s->image, O_RDONLY | O_CLOEXEC);
+		img = image_open(s, e);
 		if (img < 0)
-			return ap_error_set(e, errno, "image %s: %s", s->image, strerror(errno));
-		if (fstat(img, &st) != 0 || !S_ISREG(st.st_mode)) {
-			close(img);
-			return ap_error_set(e, EINVAL, "image %s: not a regular file", s->image);
-		}
-		if (!s->capacity_set) {
-			s->capacity = ((uint64_t)st.st_size + 511) / 512 * 512;
-			s->capacity_set = true;
-		} else if ((uint64_t)st.st_size > s->capacity) {
-			close(img);
-			return ap_error_set(e, EINVAL, "image %s: %llu bytes do not fit in size %llu",
-					    s->image, (unsigned long long)st.st_size,
-					    (unsigned long long)s->capacity);
-		}
-		rc = ap_emu_spec_validate(s, e);
-		if (rc) {
-			close(img);
-			return rc;
-		}
+			return img;
 	}
 	ap_xasprintf(&path, "%s/backing", workdir);
 	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -1163,6 +1200,11 @@ out_spec:
 }
 
 #else /* !HAVE_EMULATOR */
+
+int ap_emu_spec_check(const struct ap_emu_spec *s, struct ap_error *e)
+{
+	return ap_emu_spec_validate(s, e);
+}
 
 int ap_emu_attach(const struct ap_emu_spec *s, struct ap_emu **out, struct ap_error *e)
 {

@@ -82,6 +82,14 @@ void ap_emu_spec_free(struct ap_emu_spec *s);
  */
 int ap_emu_spec_parse(const char *str, struct ap_emu_spec *s, struct ap_error *e);
 
+/*
+ * What ap_emu_attach() checks before it sets anything up, for a command
+ * that validates everything first: the spec, and its image (readable,
+ * a regular file, within the size). 0, or -errno with the reason in @e:
+ * -ENOENT / -EACCES / -EISDIR / -EINVAL / -EFBIG, all bad input.
+ */
+int ap_emu_spec_check(const struct ap_emu_spec *s, struct ap_error *e);
+
 struct ap_emu;
 
 /* Start a server, attach a loop device; registered in the state directory. */

@@ -14,6 +14,8 @@
 #define AP_EXIT_MISALIGNED	4	/* check: at least one partition misaligned */
 #define AP_EXIT_INCONCLUSIVE	5	/* sweep/probe: no verdict within the budget */
 #define AP_EXIT_NOTBUILT	6	/* subcommand or feature not built in */
+#define AP_EXIT_SECTOR_SIZE	7	/* check: the partition table was written for
+					   another logical sector size */
 #define AP_EXIT_SIGNAL_BASE	128	/* 128 + signal number: interrupted, partial
 					   results printed, everything cleaned up */
 

@@ -12,10 +12,12 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <json-c/json.h>
 
 static const char journal_magic[8] = { 'A', 'P', 'U', 'N', 'D', 'O', 0, 1 };
-#define JOURNAL_VERSION	1
+#define JOURNAL_VERSION	2	/* 1: no identity, a fixed 4096-byte header */
 #define FLAG_COMPLETE	1u
+#define HDR_MAX		(1024 * 1024)
 
 /* header field offsets */
 #define H_MAGIC		0
@@ -27,8 +29,11 @@ static const char journal_magic[8] = { 'A', 'P', 'U', 'N', 'D', 'O', 0, 1 };
 #define H_NREC		32
 #define H_CREATED	40
 #define H_PID		48
+#define H_HDRLEN	52	/* version 2 */
+#define H_IDLEN		56	/* version 2 */
 #define H_DEV		64
-#define H_CRC		(AP_JOURNAL_HDR - 4)
+#define H_IDENT		320	/* version 2: the identity as JSON, H_IDLEN bytes */
+#define H_CRC(len)	((len) - 4)
 
 /* record header field offsets */
 #define R_OFFSET	0
@@ -40,23 +45,10 @@ struct ap_journal {
 	char *path;
 	int fd;
 	struct ap_journal_info info;
-	unsigned char hdr[AP_JOURNAL_HDR];
+	char *ident;		/* the identity as JSON (version 2) */
+	uint32_t hdr_len;
+	unsigned char *hdr;
 };
-
-uint32_t ap_crc32(uint32_t crc, const void *buf, size_t len)
-{
-	const unsigned char *p = buf;
-	size_t i;
-	int k;
-
-	crc = ~crc;
-	for (i = 0; i < len; i++) {
-		crc ^= p[i];
-		for (k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1)));
-	}
-	return ~crc;
-}
 
 static uint64_t rec_stride(const struct ap_journal *j)
 {
@@ -65,7 +57,7 @@ static uint64_t rec_stride(const struct ap_journal *j)
 
 static uint64_t rec_pos(const struct ap_journal *j, uint64_t idx)
 {
-	return AP_JOURNAL_HDR + idx * rec_stride(j);
+	return j->hdr_len + idx * rec_stride(j);
 }
 
 static void put32(unsigned char *b, size_t at, uint32_t v)
@@ -97,8 +89,9 @@ static uint64_t get64(const unsigned char *b, size_t at)
 static void header_build(struct ap_journal *j)
 {
 	unsigned char *h = j->hdr;
+	size_t idlen = strlen(j->ident);
 
-	memset(h, 0, AP_JOURNAL_HDR);
+	memset(h, 0, j->hdr_len);
 	memcpy(h + H_MAGIC, journal_magic, sizeof(journal_magic));
 	put32(h, H_VERSION, JOURNAL_VERSION);
 	put32(h, H_FLAGS, j->info.complete ? FLAG_COMPLETE : 0);
@@ -108,8 +101,11 @@ static void header_build(struct ap_journal *j)
 	put64(h, H_NREC, j->info.nrec);
 	put64(h, H_CREATED, (uint64_t)j->info.created);
 	put32(h, H_PID, (uint32_t)j->info.pid);
+	put32(h, H_HDRLEN, j->hdr_len);
+	put32(h, H_IDLEN, (uint32_t)idlen);
 	memcpy(h + H_DEV, j->info.dev, sizeof(j->info.dev));
-	put32(h, H_CRC, ap_crc32(0, h, H_CRC));
+	memcpy(h + H_IDENT, j->ident, idlen);
+	put32(h, H_CRC(j->hdr_len), ap_crc32(0, h, H_CRC(j->hdr_len)));
 }
 
 static int write_at(int fd, const void *buf, size_t len, uint64_t off)
@@ -132,35 +128,52 @@ static int fsync_dir_of(const char *path)
 	return rc;
 }
 
-int ap_journal_create(const char *path, const char *dev, uint64_t dev_size,
-		      unsigned logical_sector, uint32_t rec_len, uint64_t nrec,
-		      struct ap_journal **out, struct ap_error *e)
+int ap_journal_create(const char *path, const char *dev, const struct ap_disk_identity *id,
+		      uint32_t rec_len, uint64_t nrec, struct ap_journal **out,
+		      struct ap_error *e)
 {
+	struct json_object *o;
 	struct ap_journal *j;
+	size_t need;
 	int rc;
 
 	*out = NULL;
-	if (!path || !dev || !rec_len || strlen(dev) >= sizeof(j->info.dev))
+	if (!path || !dev || !id || !rec_len || strlen(dev) >= sizeof(j->info.dev))
 		return ap_error_set(e, EINVAL, "%s: invalid journal parameters", path ? path : "?");
 	j = ap_xcalloc(1, sizeof(*j));
+	o = ap_identity_to_json(id);
+	j->ident = ap_xstrdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	need = H_IDENT + strlen(j->ident) + 4;
+	if (need > HDR_MAX) {
+		free(j->ident);
+		free(j);
+		return ap_error_set(e, EINVAL, "%s: the disk's identity is too long for the "
+				    "journal header", path);
+	}
+	j->hdr_len = (uint32_t)((need + AP_JOURNAL_HDR - 1) / AP_JOURNAL_HDR * AP_JOURNAL_HDR);
+	j->hdr = ap_xcalloc(1, j->hdr_len);
 	j->path = ap_xstrdup(path);
 	j->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (j->fd < 0) {
 		rc = ap_error_set(e, errno, "cannot create undo journal %s: %s", path,
 				  strerror(errno));
-		free(j->path);
-		free(j);
+		j->fd = -1;
+		ap_journal_close(j);
 		return rc;
 	}
 	snprintf(j->info.dev, sizeof(j->info.dev), "%s", dev);
-	j->info.dev_size = dev_size;
-	j->info.logical_sector = logical_sector;
+	j->info.version = JOURNAL_VERSION;
+	ap_identity_copy(&j->info.id, id);
+	j->info.has_identity = true;
+	j->info.dev_size = id->size;
+	j->info.logical_sector = id->logical_sector;
 	j->info.rec_len = rec_len;
 	j->info.nrec = nrec;
 	j->info.created = (int64_t)time(NULL);
 	j->info.pid = (int)getpid();
 	header_build(j);
-	rc = write_at(j->fd, j->hdr, AP_JOURNAL_HDR, 0);
+	rc = write_at(j->fd, j->hdr, j->hdr_len, 0);
 	if (!rc && ftruncate(j->fd, (off_t)rec_pos(j, nrec)) != 0)
 		rc = -errno;
 	if (rc) {
@@ -204,7 +217,7 @@ int ap_journal_commit(struct ap_journal *j, struct ap_error *e)
 	if (!rc) {
 		j->info.complete = true;
 		header_build(j);
-		rc = write_at(j->fd, j->hdr, AP_JOURNAL_HDR, 0);
+		rc = write_at(j->fd, j->hdr, j->hdr_len, 0);
 	}
 	if (!rc && fsync(j->fd) != 0)
 		rc = -errno;
@@ -216,16 +229,58 @@ int ap_journal_commit(struct ap_journal *j, struct ap_error *e)
 	return 0;
 }
 
+/* The identity of a version 2 header (already CRC-checked). */
+static int parse_identity(struct ap_journal *j, struct ap_error *e)
+{
+	uint32_t idlen = get32(j->hdr, H_IDLEN);
+	struct ap_error ie = { 0 };
+	struct json_tokener *tok;
+	struct json_object *o;
+	int rc;
+
+	if (idlen == 0 || (uint64_t)H_IDENT + idlen > H_CRC(j->hdr_len) ||
+	    memchr(j->hdr + H_IDENT, '\0', idlen))
+		return ap_error_set(e, EINVAL, "%s: undo journal header is inconsistent (identity)",
+				    j->path);
+	j->ident = ap_xcalloc(1, (size_t)idlen + 1);
+	memcpy(j->ident, j->hdr + H_IDENT, idlen);
+	tok = json_tokener_new();
+	if (!tok)
+		return ap_error_set(e, ENOMEM, "out of memory");
+	o = json_tokener_parse_ex(tok, j->ident, (int)idlen);
+	if (!o || json_tokener_get_error(tok) != json_tokener_success ||
+	    json_tokener_get_parse_end(tok) != idlen) {
+		json_tokener_free(tok);
+		json_object_put(o);
+		return ap_error_set(e, EINVAL, "%s: the disk identity in the journal header is "
+				    "not valid JSON", j->path);
+	}
+	json_tokener_free(tok);
+	rc = ap_identity_from_json(o, &j->info.id, &ie);
+	json_object_put(o);
+	if (rc)
+		return ap_error_set(e, EINVAL, "%s: %s", j->path, ie.msg);
+	if (j->info.id.size != j->info.dev_size ||
+	    j->info.id.logical_sector != j->info.logical_sector)
+		return ap_error_set(e, EINVAL, "%s: undo journal header is inconsistent (identity "
+				    "and size differ)", j->path);
+	j->info.has_identity = true;
+	return 0;
+}
+
 int ap_journal_open(const char *path, struct ap_journal **out, struct ap_error *e)
 {
 	struct ap_journal *j;
 	struct stat st;
 	unsigned char *h;
+	uint32_t version;
 	int rc;
 
 	*out = NULL;
 	j = ap_xcalloc(1, sizeof(*j));
 	j->path = ap_xstrdup(path);
+	j->hdr_len = AP_JOURNAL_HDR;
+	j->hdr = ap_xcalloc(1, AP_JOURNAL_HDR);
 	j->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (j->fd < 0) {
 		rc = ap_error_set(e, errno, "%s: %s", path, strerror(errno));
@@ -239,16 +294,38 @@ int ap_journal_open(const char *path, struct ap_journal **out, struct ap_error *
 				  rc == -EIO ? "file too short" : strerror(-rc));
 		goto fail;
 	}
+	version = get32(h, H_VERSION);
 	if (memcmp(h + H_MAGIC, journal_magic, sizeof(journal_magic)) != 0 ||
-	    get32(h, H_VERSION) != JOURNAL_VERSION) {
+	    version < 1 || version > JOURNAL_VERSION) {
 		rc = ap_error_set(e, EINVAL, "%s: not an alignprobe undo journal (bad magic)", path);
 		goto fail;
 	}
-	if (get32(h, H_CRC) != ap_crc32(0, h, H_CRC)) {
+	if (version >= 2) {
+		uint32_t len = get32(h, H_HDRLEN);
+
+		if (len < AP_JOURNAL_HDR || len > HDR_MAX || len % AP_JOURNAL_HDR) {
+			rc = ap_error_set(e, EINVAL, "%s: undo journal header is damaged (length "
+					  "%u)", path, len);
+			goto fail;
+		}
+		if (len > AP_JOURNAL_HDR) {
+			j->hdr = h = ap_xrealloc(j->hdr, len);
+			j->hdr_len = len;
+			rc = ap_pread_all(j->fd, h + AP_JOURNAL_HDR, len - AP_JOURNAL_HDR,
+					  AP_JOURNAL_HDR);
+			if (rc) {
+				rc = ap_error_set(e, EINVAL, "%s: undo journal is truncated (in its "
+						  "header)", path);
+				goto fail;
+			}
+		}
+	}
+	if (get32(h, H_CRC(j->hdr_len)) != ap_crc32(0, h, H_CRC(j->hdr_len))) {
 		rc = ap_error_set(e, EINVAL, "%s: undo journal header is damaged (CRC mismatch)",
 				  path);
 		goto fail;
 	}
+	j->info.version = version;
 	j->info.complete = get32(h, H_FLAGS) & FLAG_COMPLETE;
 	j->info.dev_size = get64(h, H_DEVSIZE);
 	j->info.logical_sector = get32(h, H_LOGICAL);
@@ -259,9 +336,18 @@ int ap_journal_open(const char *path, struct ap_journal **out, struct ap_error *
 	memcpy(j->info.dev, h + H_DEV, sizeof(j->info.dev));
 	j->info.dev[sizeof(j->info.dev) - 1] = '\0';
 	if (!j->info.rec_len || !j->info.logical_sector ||
-	    j->info.nrec > (UINT64_MAX - AP_JOURNAL_HDR) / rec_stride(j)) {
+	    j->info.nrec > (UINT64_MAX - j->hdr_len) / rec_stride(j)) {
 		rc = ap_error_set(e, EINVAL, "%s: undo journal header is inconsistent", path);
 		goto fail;
+	}
+	if (version >= 2) {
+		rc = parse_identity(j, e);
+		if (rc)
+			goto fail;
+	} else {
+		/* an older alignprobe's journal: the size is all it knows */
+		j->info.id.size = j->info.dev_size;
+		j->info.id.logical_sector = j->info.logical_sector;
 	}
 	if (fstat(j->fd, &st) != 0 || (uint64_t)st.st_size < rec_pos(j, j->info.nrec)) {
 		rc = ap_error_set(e, EINVAL, "%s: undo journal is truncated (%llu records "
@@ -326,8 +412,8 @@ static void *aligned_buf(size_t len)
 	return p;
 }
 
-int ap_journal_restore(struct ap_journal *j, int fd, struct ap_journal_restore_stats *st,
-		       struct ap_error *e)
+int ap_journal_restore(struct ap_journal *j, int fd, const char *dev,
+		       struct ap_journal_restore_stats *st, struct ap_error *e)
 {
 	size_t len = j->info.rec_len;
 	unsigned char rh[AP_JOURNAL_REC_HDR];
@@ -378,7 +464,7 @@ int ap_journal_restore(struct ap_journal *j, int fd, struct ap_journal_restore_s
 			r = -EIO;
 		if (r) {
 			rc = ap_error_set(e, -r, "%s: cannot restore %zu bytes at offset %llu: %s",
-					  j->info.dev, len, (unsigned long long)off,
+					  dev, len, (unsigned long long)off,
 					  r == -EIO ? "read-back differs or I/O error" :
 					  strerror(-r));
 			bad++;
@@ -388,7 +474,7 @@ int ap_journal_restore(struct ap_journal *j, int fd, struct ap_journal_restore_s
 		st->bytes += len;
 	}
 	if (!bad && fdatasync(fd) != 0 && errno != EINVAL)
-		rc = ap_error_set(e, errno, "%s: flush failed: %s", j->info.dev, strerror(errno));
+		rc = ap_error_set(e, errno, "%s: flush failed: %s", dev, strerror(errno));
 out:
 	free(want);
 	free(have);
@@ -401,6 +487,9 @@ void ap_journal_close(struct ap_journal *j)
 		return;
 	if (j->fd >= 0)
 		close(j->fd);
+	ap_identity_free(&j->info.id);
+	free(j->ident);
+	free(j->hdr);
 	free(j->path);
 	free(j);
 }

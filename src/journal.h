@@ -6,11 +6,16 @@
  * `alignprobe probe --undo JOURNAL` puts every byte back.
  *
  * File layout (host byte order; the magic rejects a foreign one):
- *   4096-byte header: magic "APUNDO\0\1", version, flags (bit 0: complete),
- *     device size, logical sector, record length, number of records,
- *     creation time, creator PID, device path, CRC-32 of the header;
+ *   header, a multiple of 4096 bytes: magic "APUNDO\0\1", version (2),
+ *     flags (bit 0: complete), device size, logical sector, record length,
+ *     number of records, creation time, creator PID, header length,
+ *     identity length, device path (as it was named then: a hint only),
+ *     the disk's identity as JSON (src/identity.h), and in its last 4
+ *     bytes the CRC-32 of everything before;
  *   records, each AP_JOURNAL_REC_HDR bytes (device offset, length, CRC-32
  *     of the data) followed by the data.
+ * Version 1 (alignprobe 0.1) had a fixed 4096-byte header and no identity;
+ * it is still read, with an identity that holds only size and sector size.
  * A journal without the complete flag was interrupted while it was being
  * written, before the probe wrote anything to the device.
  */
@@ -21,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "identity.h"
 #include "util.h"
 
 #define AP_JOURNAL_HDR		4096
@@ -29,7 +35,10 @@
 struct ap_journal;
 
 struct ap_journal_info {
-	char dev[256];		/* the device the journal restores */
+	unsigned version;
+	char dev[256];		/* the device's name when the journal was written */
+	struct ap_disk_identity id;	/* who it is (version 1: size and sector only) */
+	bool has_identity;	/* version 2 */
 	uint64_t dev_size;	/* its size when the journal was written */
 	unsigned logical_sector;
 	uint32_t rec_len;	/* bytes per record */
@@ -47,12 +56,12 @@ struct ap_journal_restore_stats {
 
 /*
  * Create @path (it must not exist, mode 0600) for @nrec records of
- * @rec_len bytes each of device @dev. The file is incomplete until
- * ap_journal_commit().
+ * @rec_len bytes each of device @dev, the disk @id (its size and sector
+ * size are the journal's). The file is incomplete until ap_journal_commit().
  */
-int ap_journal_create(const char *path, const char *dev, uint64_t dev_size,
-		      unsigned logical_sector, uint32_t rec_len, uint64_t nrec,
-		      struct ap_journal **out, struct ap_error *e);
+int ap_journal_create(const char *path, const char *dev, const struct ap_disk_identity *id,
+		      uint32_t rec_len, uint64_t nrec, struct ap_journal **out,
+		      struct ap_error *e);
 /* Store record @idx: @rec_len bytes @data that were read at @dev_offset. */
 int ap_journal_put(struct ap_journal *j, uint64_t idx, uint64_t dev_offset, const void *data,
 		   struct ap_error *e);
@@ -70,19 +79,17 @@ int ap_journal_read(struct ap_journal *j, uint64_t idx, uint32_t at, void *buf, 
 		    struct ap_error *e);
 
 /*
- * Compare every record with the device (@fd, opened O_DIRECT, O_DSYNC):
- * write back what differs and read it again to verify. Every record's
- * CRC is checked first; a damaged record is never written. 0 when every
- * byte on the device equals the journal; -EIO etc. with @e otherwise.
+ * Compare every record with the device @dev (@fd, opened O_DIRECT, O_DSYNC,
+ * and already proven to be the journal's disk): write back what differs
+ * and read it again to verify. Every record's CRC is checked first; a
+ * damaged record is never written. 0 when every byte on the device equals
+ * the journal; -EIO etc. with @e otherwise.
  */
-int ap_journal_restore(struct ap_journal *j, int fd, struct ap_journal_restore_stats *st,
-		       struct ap_error *e);
+int ap_journal_restore(struct ap_journal *j, int fd, const char *dev,
+		       struct ap_journal_restore_stats *st, struct ap_error *e);
 
 /* Close (keeping the file) / close and delete the file. */
 void ap_journal_close(struct ap_journal *j);
 int ap_journal_remove(struct ap_journal *j);
-
-/* CRC-32 (IEEE 802.3), exported for the tests. */
-uint32_t ap_crc32(uint32_t crc, const void *buf, size_t len);
 
 #endif

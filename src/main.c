@@ -4,7 +4,9 @@
  *
  * main(): global options, usage, and dispatch to one subcommand.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,9 +57,22 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
+	static char name[64];
 	size_t i;
 	int c;
 
+	/*
+	 * Every message starts "alignprobe CMD: " (see ap_warnx()): getopt's
+	 * own ones name argv[0], err(3) and the allocation failures
+	 * program_invocation_short_name.
+	 */
+	argv[0] = program_invocation_short_name = (char *)AP_PROG;
+	/*
+	 * A reader that goes away (| head) is no reason to die half-way (a
+	 * run must clean up) nor a failure: every command ignores SIGPIPE
+	 * and treats EPIPE on stdout as success (ap_out_flush()).
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	/* stop at the first non-option: the subcommand owns the rest */
 	while ((c = getopt_long(argc, argv, "+hV", longopts, NULL)) != -1) {
 		switch (c) {
@@ -68,7 +83,7 @@ int main(int argc, char **argv)
 			ap_print_version();
 			return AP_EXIT_OK;
 		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n", AP_PROG);
+			ap_usage_hint(NULL);
 			return AP_EXIT_USAGE;
 		}
 	}
@@ -81,6 +96,9 @@ int main(int argc, char **argv)
 			argc -= optind;
 			argv += optind;
 			optind = 0;	/* full getopt re-initialization */
+			snprintf(name, sizeof(name), "%s %s", AP_PROG, commands[i].name);
+			program_invocation_short_name = name;
+			argv[0] = name;	/* getopt: "alignprobe CMD: unrecognized option" */
 			return commands[i].run(argc, argv);
 		}
 	}

@@ -84,11 +84,7 @@ int ap_mkfs_split_opts(const char *s, char ***v, size_t *n)
 		if (!len)
 			break;
 		*v = ap_xreallocarray(*v, *n + 1, sizeof(**v));
-		(*v)[(*n)++] = strndup(p, len);
-		if (!(*v)[*n - 1]) {
-			fputs("alignprobe: out of memory\n", stderr);
-			exit(1);
-		}
+		(*v)[(*n)++] = ap_xstrndup(p, len);
 		added++;
 		p += len;
 	}

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -144,7 +145,7 @@ struct libscols_table *ap_out_table_new(const struct ap_out *o, const char *name
 	size_t i;
 
 	if (!tb) {
-		fputs("alignprobe: cannot allocate a table\n", stderr);
+		fprintf(stderr, "%s: cannot allocate a table\n", program_invocation_short_name);
 		exit(1);
 	}
 	scols_table_set_name(tb, name);
@@ -157,7 +158,7 @@ struct libscols_table *ap_out_table_new(const struct ap_out *o, const char *name
 
 		cl = scols_table_new_column(tb, ci->name, ci->whint, ci->flags);
 		if (!cl) {
-			fputs("alignprobe: cannot allocate a table column\n", stderr);
+			fprintf(stderr, "%s: cannot allocate a table column\n", program_invocation_short_name);
 			exit(1);
 		}
 		switch (ci->type) {
@@ -259,7 +260,7 @@ static void print_csv(const struct ap_out *o, struct libscols_table *tb)
 	size_t i, n = scols_table_get_ncols(tb);
 
 	if (!it) {
-		fputs("alignprobe: cannot allocate a table iterator\n", stderr);
+		fprintf(stderr, "%s: cannot allocate a table iterator\n", program_invocation_short_name);
 		exit(1);
 	}
 	if (!o->noheadings) {
@@ -287,11 +288,9 @@ int ap_out_print(const struct ap_out *o, struct libscols_table *tb)
 {
 	if (o->csv)
 		print_csv(o, tb);
-	else if (scols_print_table(tb) != 0)
+	else if (scols_print_table(tb) != 0 && !ap_out_reader_gone(stdout))
 		return -EIO;
-	if (fflush(stdout) != 0 || ferror(stdout))
-		return -EIO;
-	return 0;
+	return ap_out_flush(stdout);
 }
 
 int ap_out_json_print(FILE *f, struct json_object *doc)
@@ -300,16 +299,65 @@ int ap_out_json_print(FILE *f, struct json_object *doc)
 			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 			JSON_C_TO_STRING_NOSLASHESCAPE);
 
-	if (fputs(s, f) == EOF || fputc('\n', f) == EOF || fflush(f) != 0)
+	if ((fputs(s, f) == EOF || fputc('\n', f) == EOF) && !ap_out_reader_gone(f))
 		return -EIO;
+	return ap_out_flush(f);
+}
+
+bool ap_out_reader_gone(FILE *f)
+{
+	struct pollfd p = { .fd = fileno(f), .events = POLLOUT };
+
+	/* a pipe without readers polls POLLERR, a shut-down socket POLLHUP */
+	return p.fd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
+int ap_out_flush(FILE *f)
+{
+	int err = EIO;	/* the error flag alone does not keep the reason */
+
+	if (fflush(f) != 0)
+		err = errno;
+	else if (!ferror(f))
+		return 0;
+	if (err == EPIPE || ap_out_reader_gone(f))
+		return 0;
+	return -err;
+}
+
+struct json_object *ap_json_string(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+struct json_object *ap_json_u64(uint64_t v)
+{
+	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
+}
+
+int ap_json_get_u64(struct json_object *o, const char *key, uint64_t max, bool required,
+		    uint64_t *out, struct ap_error *e)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !v) {
+		if (required)
+			return ap_error_set(e, EINVAL, "\"%s\" is missing", key);
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_int))
+		return ap_error_set(e, EINVAL, "\"%s\" is not an integer", key);
+	if (json_object_get_int64(v) < 0 || json_object_get_uint64(v) > max)
+		return ap_error_set(e, ERANGE, "\"%s\" out of range", key);
+	*out = json_object_get_uint64(v);
 	return 0;
 }
 
 int ap_out_close_stdout(void)
 {
-	int bad = ferror(stdout);
+	int rc = ap_out_flush(stdout);
 
-	if (fclose(stdout) != 0 && errno != EBADF)
-		bad = 1;
-	return bad ? -EIO : 0;
+	if (fclose(stdout) != 0 && errno != EBADF && errno != EPIPE && !rc)
+		rc = -errno;
+	return rc;
 }

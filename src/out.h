@@ -106,6 +106,16 @@ void ap_out_set_bool(struct libscols_line *ln, const int *cols, size_t ncols,
 void ap_out_set_size(const struct ap_out *o, struct libscols_line *ln,
 		     const int *cols, size_t ncols, int id, uint64_t bytes);
 
+/*
+ * Output to a reader that went away (`alignprobe probe ... | head -1`) is
+ * not an error: SIGPIPE is ignored so that a run can clean up, and what
+ * the reader did not read it did not want (util-linux's close_stdout()
+ * ignores EPIPE the same way). Every function below returns 0 then.
+ */
+bool ap_out_reader_gone(FILE *f);
+/* fflush(@f) and its error flag: 0 or -errno. */
+int ap_out_flush(FILE *f);
+
 /* Print (table, raw, JSON or CSV) to stdout; -EIO if stdout failed. */
 int ap_out_print(const struct ap_out *o, struct libscols_table *tb);
 
@@ -116,7 +126,19 @@ int ap_out_print(const struct ap_out *o, struct libscols_table *tb);
 struct json_object;
 int ap_out_json_print(FILE *f, struct json_object *doc);
 
-/* Close stdout, turning a late write error into -EIO (util-linux closeout). */
+/* JSON values for documents: a string, or null for NULL; an unsigned number. */
+struct json_object *ap_json_string(const char *s);
+struct json_object *ap_json_u64(uint64_t v);
+
+/*
+ * Member @key of object @o, an integer 0..@max, into @out: 0 (absent or
+ * null leave @out as it is unless @required), -EINVAL (missing, not an
+ * integer) or -ERANGE with the member named in @e.
+ */
+int ap_json_get_u64(struct json_object *o, const char *key, uint64_t max, bool required,
+		    uint64_t *out, struct ap_error *e);
+
+/* Close stdout, turning a late write error into -errno (util-linux closeout). */
 int ap_out_close_stdout(void);
 
 #endif

@@ -5,6 +5,7 @@
  * rename" for every file alignprobe writes on the user's behalf.
  */
 #include "outfile.h"
+#include "out.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -210,8 +211,9 @@ int ap_outfile_write(struct ap_outfile *of, const void *buf, size_t len)
 	int rc;
 
 	of->dirty = true;
-	if (of->stream)
-		return fwrite(buf, 1, len, of->stream) == len ? 0 : -EIO;
+	if (of->stream)	/* a reader that went away (| head) is no error */
+		return fwrite(buf, 1, len, of->stream) == len || ap_out_reader_gone(of->stream) ?
+		       0 : -EIO;
 	if (of->fd < 0)
 		return -EBADF;
 	rc = ap_pwrite_all(of->fd, buf, len, of->off);
@@ -269,9 +271,12 @@ int ap_outfile_commit(struct ap_outfile *of, struct ap_error *e)
 	if (of->pending)
 		rc = ap_outfile_write(of, of->pending, of->npending);
 	if (of->stream) {
-		errno = EIO;
-		if ((of->is_stdout ? fflush(of->stream) : fclose(of->stream)) != 0 && !rc)
-			rc = -errno;
+		int frc = ap_out_flush(of->stream);
+
+		if (!rc)
+			rc = frc;
+		if (!of->is_stdout)
+			fclose(of->stream);
 		of->stream = NULL;
 	} else if (of->replaced && !of->dirty) {
 		/* everything is in place: the spare temporary file goes */

@@ -712,7 +712,7 @@ int ap_pm_config_line(struct ap_pm_config *cfg, const char *line,
 		goto out;
 	}
 	if (*buf == '!') {
-		rc = perr(&p, EPERM, "shell escapes ('%s') are not supported: a "
+		rc = perr(&p, EINVAL, "shell escapes ('%s') are not supported: a "
 			  "configuration must not run programs", buf);
 		goto out;
 	}
@@ -840,8 +840,7 @@ static int load_file(struct ap_pm_script *s, const char *path, unsigned depth,
 		if (from)
 			return perr(&p, errno, "cannot read configuration file '%s': %s",
 				    path, strerror(errno));
-		return ap_error_set(e, errno, "cannot read configuration file '%s': %s",
-				    path, strerror(errno));
+		return ap_error_set(e, errno, "%s: %s", path, strerror(errno));
 	}
 	if (!strcmp(path, "-"))
 		path = "<stdin>";
@@ -889,7 +888,9 @@ static int load_file(struct ap_pm_script *s, const char *path, unsigned depth,
 			break;
 	}
 	if (rc == 0 && ferror(f)) {
-		rc = ap_error_set(e, EIO, "%s: read error", path);
+		/* errno is getline's: EISDIR for a directory */
+		rc = ap_error_set(e, errno ? errno : EIO, "%s: %s", path,
+				  strerror(errno ? errno : EIO));
 	}
 done:
 	free(line);

@@ -489,32 +489,68 @@ void ap_probe_result_free(struct ap_probe_result *r)
 
 int ap_probe_device_geometry(const char *dev, struct ap_probe_dev *d, struct ap_error *e)
 {
+	struct ap_disk_identity id;
+	struct ap_error ie = { 0 };
 	struct stat st;
-	int fd, lss = 0;
 	unsigned int pbs = 0;
-	uint64_t size = 0;
+	int fd, rc;
 
 	fd = open(dev, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return ap_error_set(e, errno, "%s: %s", dev, strerror(errno));
 	if (fstat(fd, &st) != 0 || !S_ISBLK(st.st_mode)) {
 		close(fd);
-		return ap_error_set(e, ENOTBLK, "%s is not a block device", dev);
+		return ap_error_set(e, ENOTBLK, "%s: not a block device", dev);
 	}
-	if (ioctl(fd, BLKSSZGET, &lss) != 0 || ioctl(fd, BLKPBSZGET, &pbs) != 0 ||
-	    ioctl(fd, BLKGETSIZE64, &size) != 0) {
-		int err = errno;
-
-		close(fd);
-		return ap_error_set(e, err, "%s: cannot read the sector sizes: %s", dev,
-				    strerror(err));
-	}
+	rc = ap_identity_read(fd, &id, &ie);
+	if (!rc && ioctl(fd, BLKPBSZGET, &pbs) != 0)
+		rc = ap_error_set(&ie, errno, "%s", strerror(errno));
 	close(fd);
+	if (rc) {
+		ap_identity_free(&id);
+		return ap_error_set(e, -rc, "%s: cannot read the sector sizes: %s", dev, ie.msg);
+	}
 	d->dev = dev;
-	d->logical_sector = (unsigned)lss;
-	d->reported_physical = pbs ? pbs : (unsigned)lss;
-	d->size = size;
+	d->logical_sector = id.logical_sector;
+	d->reported_physical = pbs ? pbs : id.logical_sector;
+	d->size = id.size;
+	ap_identity_free(&d->id);
+	d->id = id;
 	return 0;
+}
+
+size_t ap_probe_untouched(const struct ap_probe_plan *plan, struct ap_identity_content *r,
+			  size_t max)
+{
+	uint64_t lss = plan->logical_sector ? plan->logical_sector : 512, end, from;
+	size_t n = 0;
+
+	memset(r, 0, max * sizeof(*r));
+	if (!plan->slots)
+		return 0;
+	/* before the region */
+	end = plan->region_start < AP_PROBE_UNTOUCHED_MAX ? plan->region_start :
+	      AP_PROBE_UNTOUCHED_MAX;
+	end -= end % lss;
+	if (end && n < max) {
+		r[n].offset = 0;
+		r[n].length = end;
+		n++;
+	}
+	/* after the last byte the last slot touches */
+	from = plan->region_start + (uint64_t)(plan->slots - 1) * plan->stride + plan->span;
+	from = (from + lss - 1) / lss * lss;
+	if (plan->dev_size > AP_PROBE_UNTOUCHED_MAX &&
+	    from < plan->dev_size - AP_PROBE_UNTOUCHED_MAX)
+		from = plan->dev_size - AP_PROBE_UNTOUCHED_MAX;
+	from = (from + lss - 1) / lss * lss;
+	if (from < plan->dev_size && n < max) {
+		r[n].offset = from;
+		r[n].length = (plan->dev_size - from) / lss * lss;
+		if (r[n].length)
+			n++;
+	}
+	return n;
 }
 
 /* The whole disk a block device number belongs to. */
@@ -675,6 +711,37 @@ static int warm_up(struct devio *io, const struct ap_probe_plan *plan, uint64_t 
 	return rc;
 }
 
+/*
+ * Preserve: the identity the journal records, read from the descriptor the
+ * probe writes through, with the content of ranges it never writes.
+ */
+static int read_identity(struct devio *io, const struct ap_probe_plan *plan,
+			 struct ap_probe_dev *d, struct ap_error *e)
+{
+	struct ap_identity_content ranges[2];
+	struct ap_disk_identity id;
+	struct ap_error ie = { 0 };
+	size_t n = ap_probe_untouched(plan, ranges, AP_ARRAY_SIZE(ranges));
+	int rc;
+
+	rc = ap_identity_read(io->fd, &id, &ie);
+	if (!rc)
+		rc = ap_identity_read_content(io->fd, &id, ranges, n, &ie);
+	if (rc) {
+		ap_identity_free(&id);
+		return ap_error_set(e, -rc, "cannot read the identity of %s for the undo "
+				    "journal: %s", d->dev, ie.msg);
+	}
+	if (id.size != d->size || id.logical_sector != d->logical_sector) {
+		ap_identity_free(&id);
+		return ap_error_set(e, EIO, "%s changed its size or sector size since it was "
+				    "examined", d->dev);
+	}
+	ap_identity_free(&d->id);
+	d->id = id;
+	return 0;
+}
+
 int ap_probe_device(struct ap_probe_dev *d, const struct ap_probe_opts *o,
 		    struct ap_probe_result *r, struct ap_error *e)
 {
@@ -722,8 +789,11 @@ int ap_probe_device(struct ap_probe_dev *d, const struct ap_probe_opts *o,
 			rc = ap_error_set(e, EINVAL, "preserving mode needs an undo journal path");
 			goto out;
 		}
-		rc = ap_journal_create(o->journal, d->dev, d->size, d->logical_sector,
-				       (uint32_t)plan.span, plan.slots, &io.journal, e);
+		rc = read_identity(&io, &plan, d, e);
+		if (rc)
+			goto out;
+		rc = ap_journal_create(o->journal, d->dev, &d->id, (uint32_t)plan.span, plan.slots,
+				       &io.journal, e);
 		if (rc)
 			goto out;
 		real = realpath(o->journal, NULL);
@@ -767,7 +837,7 @@ int ap_probe_device(struct ap_probe_dev *d, const struct ap_probe_opts *o,
 
 	if (o->mode == AP_PROBE_PRESERVE) {
 		struct ap_error re = { 0 };
-		int rrc = ap_journal_restore(io.journal, io.fd, &d->restore, &re);
+		int rrc = ap_journal_restore(io.journal, io.fd, d->dev, &d->restore, &re);
 
 		if (rrc) {
 			d->journal_kept = true;
@@ -798,6 +868,7 @@ void ap_probe_dev_free(struct ap_probe_dev *d)
 		return;
 	free(d->journal);
 	d->journal = NULL;
+	ap_identity_free(&d->id);
 }
 
 static void release_journal_entries(const char *path)
@@ -819,20 +890,78 @@ out:
 	free(real);
 }
 
-int ap_probe_undo(const char *journal, const char *dev, struct ap_probe_undo *u,
-		  struct ap_error *e)
+/*
+ * The device the journal restores: @dev as named, or the one whose identity
+ * is the journal's. Refusals are -EPERM.
+ */
+static int undo_target(const struct ap_journal_info *info, const char *dev,
+		       bool allow_unidentified, struct ap_probe_undo *u, struct ap_error *e)
+{
+	struct ap_identity_match m;
+	char *want;
+	int rc;
+
+	if (!ap_identity_is_distinctive(&info->id)) {
+		const char *what = info->has_identity ?
+			"records no identity that tells its disk from another of the same size "
+			"(no WWN, serial or backing file, and blank content)" :
+			"was written by an older alignprobe and records no identity of its disk, "
+			"only its size";
+
+		if (!dev || !allow_unidentified)
+			return ap_error_set(e, EPERM, "the journal %s; name the disk (the journal "
+					    "says %s) and add --allow-unidentified to restore it "
+					    "anyway", what, info->dev);
+		snprintf(u->dev, sizeof(u->dev), "%s", dev);
+		return 0;
+	}
+	if (dev) {
+		snprintf(u->dev, sizeof(u->dev), "%s", dev);
+		return 0;
+	}
+	rc = ap_identity_find(&info->id, info->dev, &m, e);
+	if (rc)
+		return rc;
+	want = ap_identity_describe(&info->id);
+	if (m.npaths == 1) {
+		snprintf(u->dev, sizeof(u->dev), "%s", m.paths[0]);
+		u->found = strcmp(m.paths[0], info->dev) != 0;
+	} else if (m.npaths == 0) {
+		rc = ap_error_set(e, EPERM, "no device is the journal's disk (%s, named %s "
+				  "then)%s%s; nothing was written", want, info->dev,
+				  m.rejected ? "; examined " : "",
+				  m.rejected ? m.rejected : "");
+	} else {
+		size_t i, len = 0;
+		char list[256] = "";
+
+		for (i = 0; i < m.npaths; i++)
+			len += (size_t)snprintf(list + len, len < sizeof(list) ? sizeof(list) - len
+						: 0, "%s%s", i ? ", " : "", m.paths[i]);
+		rc = ap_error_set(e, EPERM, "%zu devices are the journal's disk (%s): %s; name "
+				  "the one to restore", m.npaths, want, list);
+	}
+	free(want);
+	ap_identity_match_free(&m);
+	return rc;
+}
+
+int ap_probe_undo(const char *journal, const char *dev, bool allow_unidentified,
+		  struct ap_probe_undo *u, struct ap_error *e)
 {
 	struct ap_journal *j = NULL;
 	const struct ap_journal_info *info;
-	struct ap_probe_dev d = { 0 };
-	char *real;
-	int rc, fd;
+	struct ap_disk_identity have = { 0 };
+	struct ap_error ie = { 0 };
+	char *real, why[768];
+	int rc, fd = -1;
 
 	memset(u, 0, sizeof(*u));
 	rc = ap_journal_open(journal, &j, e);
 	if (rc)
 		return rc;
 	info = ap_journal_info(j);
+	snprintf(u->named, sizeof(u->named), "%s", info->dev);
 	snprintf(u->dev, sizeof(u->dev), "%s", dev ? dev : info->dev);
 	real = realpath(journal, NULL);
 	if (!info->complete) {
@@ -843,17 +972,9 @@ int ap_probe_undo(const char *journal, const char *dev, struct ap_probe_undo *u,
 		free(real);
 		return 0;
 	}
-	rc = ap_probe_device_geometry(u->dev, &d, e);
+	rc = undo_target(info, dev, allow_unidentified, u, e);
 	if (rc)
 		goto out;
-	if (d.size != info->dev_size || d.logical_sector != info->logical_sector) {
-		rc = ap_error_set(e, EINVAL, "%s does not match the journal: %llu bytes with "
-				  "%u-byte sectors, the journal was written for %llu bytes with "
-				  "%u-byte sectors", u->dev, (unsigned long long)d.size,
-				  d.logical_sector, (unsigned long long)info->dev_size,
-				  info->logical_sector);
-		goto out;
-	}
 	rc = ap_safety_in_use(u->dev, e);
 	if (rc)
 		goto out;
@@ -861,16 +982,46 @@ int ap_probe_undo(const char *journal, const char *dev, struct ap_probe_undo *u,
 	if (fd < 0) {
 		rc = ap_error_set(e, -fd, "cannot open %s exclusively: %s", u->dev,
 				  fd == -EBUSY ? "it is in use" : strerror(-fd));
+		fd = -1;
 		goto out;
 	}
-	rc = ap_journal_restore(j, fd, &u->st, e);
-	close(fd);
+	/* held now: the device under this descriptor is the one that is checked */
+	rc = ap_identity_read(fd, &have, &ie);
+	if (!rc && info->id.ncontent)
+		rc = ap_identity_read_content(fd, &have, info->id.content, info->id.ncontent, &ie);
+	if (rc) {
+		if (rc == -ENOTBLK)
+			rc = ap_error_set(e, EINVAL, "%s is not a block device", u->dev);
+		else
+			rc = ap_error_set(e, -rc, "%s: cannot read its identity: %s", u->dev,
+					  ie.msg);
+		goto out;
+	}
+	if (!info->has_identity) {
+		/* an older journal, the disk named and --allow-unidentified: its size */
+		if (have.size != info->dev_size || have.logical_sector != info->logical_sector) {
+			rc = ap_error_set(e, EPERM, "%s does not match the journal: %llu bytes "
+					  "with %u-byte sectors, the journal was written for %llu "
+					  "bytes with %u-byte sectors; nothing was written", u->dev,
+					  (unsigned long long)have.size, have.logical_sector,
+					  (unsigned long long)info->dev_size, info->logical_sector);
+			goto out;
+		}
+	} else if (ap_identity_compare(&info->id, &have, why, sizeof(why)) != AP_IDENTITY_SAME) {
+		rc = ap_error_set(e, EPERM, "%s is not the disk this journal was written for "
+				  "(%s): %s; nothing was written", u->dev, info->dev, why);
+		goto out;
+	}
+	rc = ap_journal_restore(j, fd, u->dev, &u->st, e);
 	if (!rc) {
 		ap_journal_remove(j);
 		j = NULL;
 		release_journal_entries(real ? real : journal);
 	}
 out:
+	if (fd >= 0)
+		close(fd);
+	ap_identity_free(&have);
 	free(real);
 	ap_journal_close(j);
 	return rc;

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "analysis.h"
+#include "identity.h"
 #include "journal.h"
 #include "util.h"
 
@@ -80,6 +81,16 @@ int ap_probe_plan(const struct ap_probe_opts *o, uint64_t dev_size, unsigned log
 
 /* Number of offsets measured at size @size: 2 * size / logical. */
 unsigned ap_probe_noffsets(const struct ap_probe_plan *plan, uint64_t size);
+
+/*
+ * Byte ranges the plan never writes, for the identity's content check
+ * (at most 1 MiB each): the one before the region (by default the first
+ * MiB: partition table and boot area) and the one at the end of the
+ * device, after the last slot. 0..@max ranges (offset and length set).
+ */
+#define AP_PROBE_UNTOUCHED_MAX	(1024 * 1024)
+size_t ap_probe_untouched(const struct ap_probe_plan *plan, struct ap_identity_content *r,
+			  size_t max);
 
 /* The I/O under test. */
 struct ap_probe_io {
@@ -150,6 +161,7 @@ struct ap_probe_dev {
 	const char *dev;
 	unsigned logical_sector, reported_physical;
 	uint64_t size;
+	struct ap_disk_identity id;	/* who it is (preserve: what the journal records) */
 	int fd_hold;		/* the safety gate's O_EXCL descriptor, or -1 */
 	/* preserve mode, filled by ap_probe_device() */
 	char *journal;		/* absolute path while it exists */
@@ -158,7 +170,7 @@ struct ap_probe_dev {
 	bool journal_kept;	/* left on disk because the restore failed */
 };
 
-/* Logical and physical sector size and size of a block device. */
+/* Logical and physical sector size, size and identity of a block device. */
 int ap_probe_device_geometry(const char *dev, struct ap_probe_dev *d, struct ap_error *e);
 
 /*
@@ -181,17 +193,26 @@ void ap_probe_dev_free(struct ap_probe_dev *d);
 
 /* `probe --undo JOURNAL [DEVICE]` */
 struct ap_probe_undo {
-	char dev[256];
+	char dev[256];		/* the device restored */
+	char named[256];	/* the device's name in the journal */
+	bool found;		/* found by its identity under another name */
 	bool incomplete;	/* the journal was never completed: nothing to restore */
 	struct ap_journal_restore_stats st;
 };
 
 /*
- * Restore the device named in the journal (or @dev) from it, verify every
- * byte, then delete the journal and its registry entry. The device must
- * not be in use and must have the journal's size.
+ * Restore the journal's disk from it, verify every byte, then delete the
+ * journal and its registry entry. The disk is @dev, or without @dev the
+ * device whose identity is the journal's (the name the journal recorded
+ * when it still is that disk, else found among all block devices). The
+ * identity is checked again on the device once it is held O_EXCL, before
+ * the first write. Refusals (nothing written, journal kept) return -EPERM
+ * with the reason in @e: @dev is another disk, no device or several match,
+ * the device is in use (-EBUSY), or the journal cannot tell its disk from
+ * another (an older alignprobe's, or a disk without any identity) and not
+ * both @dev and @allow_unidentified are given.
  */
-int ap_probe_undo(const char *journal, const char *dev, struct ap_probe_undo *u,
-		  struct ap_error *e);
+int ap_probe_undo(const char *journal, const char *dev, bool allow_unidentified,
+		  struct ap_probe_undo *u, struct ap_error *e);
 
 #endif

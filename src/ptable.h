@@ -11,6 +11,15 @@
  * found here from the raw GPT headers (CRC-32, positions, primary vs backup
  * contents) and from the partition list (overlaps, partitions past the end,
  * outside the usable area, logical partitions outside their extended one).
+ *
+ * A table written for another logical sector size (a disk partitioned behind
+ * a USB bridge that presents 4096-byte sectors, read on SATA with 512, or
+ * the reverse) is recognised, never repaired: a GPT header at LBA 1 of
+ * another sector size (byte 512, 1024, 2048 or 4096), or MBR entries that
+ * only make sense in the other unit (512 <-> 4096): the first partition at
+ * 1 MiB, the table fitting or filling the disk, a file system or an EBR
+ * found where the other unit puts a partition (libblkid at that offset),
+ * and none where this one does.
  */
 #ifndef AP_PTABLE_H
 #define AP_PTABLE_H
@@ -37,6 +46,7 @@ enum ap_pt_kind {
 	AP_PT_PAST_END,		/* partition ends past the end of the disk */
 	AP_PT_OUTSIDE_USABLE,	/* GPT: outside first..last usable LBA; DOS: sector 0 */
 	AP_PT_LOGICAL_OUTSIDE,	/* DOS logical partition outside its extended one */
+	AP_PT_FOREIGN_SECTOR,	/* written for another logical sector size (exit 7 in check) */
 	/* warnings: reported, the check goes on */
 	AP_PT_VERIFY,		/* libfdisk's verification complains of something else */
 	AP_PT_BACKUP_NOT_AT_END,	/* backup GPT not on the last LBA (disk grew) */
@@ -50,7 +60,7 @@ struct ap_pt_issue {
 	enum ap_pt_kind kind;
 	bool error;
 	long partno;		/* 0-based partition number, -1 when none */
-	char msg[256];
+	char msg[320];
 };
 
 struct ap_part {
@@ -82,6 +92,11 @@ struct ap_ptable {
 	size_t nissues;
 	char **fdisk_msgs;		/* what libfdisk said while reading and verifying */
 	size_t nfdisk_msgs;
+	/* a table written for another logical sector size (AP_PT_FOREIGN_SECTOR) */
+	unsigned foreign_sector_size;	/* the size it was written for, 0 when none */
+	char *foreign_label;		/* "gpt" or "dos" */
+	char **foreign_evidence;	/* what shows it, one sentence each */
+	size_t nforeign_evidence;
 };
 
 struct ap_ptable_opts {

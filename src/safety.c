@@ -59,37 +59,27 @@ static ssize_t devset_find(const struct devset *s, dev_t d)
 	return -1;
 }
 
-/* The first line of a small file, without the newline; NULL if unreadable or empty. */
+/*
+ * What a refusal is about, as "DEV: reason": "/dev/sdb:" for the disk
+ * itself, "/dev/sdb: its partition /dev/sdb1" for member @i of @s.
+ */
+static const char *subject(const struct devset *s, ssize_t i, char *buf, size_t len)
+{
+	if (i > 0)
+		snprintf(buf, len, "/dev/%s: its partition /dev/%s", s->names[0], s->names[i]);
+	else
+		snprintf(buf, len, "/dev/%s:", s->names[0]);
+	return buf;
+}
+
 static char *read_line(const char *path)
 {
-	char buf[PATH_MAX + 64];
-	FILE *f = fopen(path, "re");
-	char *p = NULL;
-
-	if (!f)
-		return NULL;
-	if (fgets(buf, sizeof(buf), f)) {
-		size_t len = strcspn(buf, "\n");
-		/* trim trailing blanks (SCSI model strings are padded) */
-		while (len > 0 && (buf[len - 1] == ' ' || buf[len - 1] == '\t'))
-			len--;
-		if (len)
-			p = strndup(buf, len);
-	}
-	fclose(f);
-	return p;
+	return ap_read_line(path);
 }
 
 static int read_u64(const char *path, uint64_t *v)
 {
-	char *s = read_line(path);
-	int rc;
-
-	if (!s)
-		return -ENOENT;
-	rc = ap_parse_u64(s, v);
-	free(s);
-	return rc;
+	return ap_read_u64(path, v);
 }
 
 static bool path_exists(const char *path)
@@ -225,6 +215,7 @@ static ssize_t devset_find_path(const struct devset *s, const char *path)
 
 static int check_mounts(const struct devset *s, struct ap_error *e)
 {
+	char subj[160];
 	char *line = NULL;
 	size_t cap = 0;
 	FILE *f = fopen("/proc/self/mountinfo", "re");
@@ -250,11 +241,9 @@ static int check_mounts(const struct devset *s, struct ap_error *e)
 			i = devset_find_path(s, source);
 		}
 		if (i >= 0) {
-			if (i == 0)
-				rc = ap_error_set(e, EBUSY, "/dev/%s is mounted on %s", s->names[0], target);
-			else
-				rc = ap_error_set(e, EBUSY, "its partition /dev/%s is mounted on %s",
-						  s->names[i], target);
+			subject(s, i, subj, sizeof(subj));
+			rc = ap_error_set(e, EBUSY, "%s%s mounted on %s", subj, i ? " is" : "",
+					  target);
 		}
 	}
 	free(line);
@@ -264,6 +253,7 @@ static int check_mounts(const struct devset *s, struct ap_error *e)
 
 static int check_swaps(const struct devset *s, struct ap_error *e)
 {
+	char subj[160];
 	char *line = NULL;
 	size_t cap = 0;
 	FILE *f = fopen("/proc/swaps", "re");
@@ -287,8 +277,8 @@ static int check_swaps(const struct devset *s, struct ap_error *e)
 		else
 			i = devset_find(s, st.st_dev);	/* a swap file on it */
 		if (i >= 0)
-			rc = ap_error_set(e, EBUSY, "%s%s is in use as swap (%s)",
-					  i ? "its partition /dev/" : "/dev/", s->names[i], name);
+			rc = ap_error_set(e, EBUSY, "%s%s in use as swap (%s)",
+					  subject(s, i, subj, sizeof(subj)), i ? " is" : "", name);
 	}
 	free(line);
 	fclose(f);
@@ -297,6 +287,7 @@ static int check_swaps(const struct devset *s, struct ap_error *e)
 
 static int check_holders(const struct devset *s, struct ap_error *e)
 {
+	char subj[160];
 	size_t i;
 	int rc = 0;
 
@@ -310,9 +301,10 @@ static int check_holders(const struct devset *s, struct ap_error *e)
 		while (D && rc == 0 && (de = readdir(D))) {
 			if (de->d_name[0] == '.')
 				continue;
-			rc = ap_error_set(e, EBUSY, "%s%s is held by /dev/%s (device mapper, md, "
+			rc = ap_error_set(e, EBUSY, "%s%s held by /dev/%s (device mapper, md, "
 					  "LVM or another stacking driver)",
-					  i ? "its partition /dev/" : "/dev/", s->names[i], de->d_name);
+					  subject(s, (ssize_t)i, subj, sizeof(subj)), i ? " is" : "",
+					  de->d_name);
 		}
 		if (D)
 			closedir(D);
@@ -327,6 +319,7 @@ static int check_holders(const struct devset *s, struct ap_error *e)
  */
 static int check_loops(const struct devset *s, struct ap_error *e)
 {
+	char subj[160];
 	struct dirent *de;
 	DIR *D = opendir("/sys/block");
 	int rc = 0;
@@ -353,15 +346,13 @@ static int check_loops(const struct devset *s, struct ap_error *e)
 				i = devset_find(s, st.st_dev);
 		}
 		if (i >= 0) {
+			subject(s, i, subj, sizeof(subj));
 			if (S_ISBLK(st.st_mode))
-				rc = ap_error_set(e, EBUSY, "%s%s backs loop device /dev/%s",
-						  i ? "its partition /dev/" : "/dev/",
-						  s->names[i], de->d_name);
+				rc = ap_error_set(e, EBUSY, "%s backs loop device /dev/%s",
+						  subj, de->d_name);
 			else
-				rc = ap_error_set(e, EBUSY, "%s%s holds %s, the backing file of "
-						  "loop device /dev/%s",
-						  i ? "its partition /dev/" : "/dev/",
-						  s->names[i], bf, de->d_name);
+				rc = ap_error_set(e, EBUSY, "%s holds %s, the backing file of "
+						  "loop device /dev/%s", subj, bf, de->d_name);
 		}
 		free(bf);
 	}
@@ -407,6 +398,7 @@ static void add_with_slaves(struct devset *s, dev_t d, int depth)
 /* Refuse the disk under / or /boot (directly, or as a dm/md component). */
 static int check_system(const struct devset *s, struct ap_error *e)
 {
+	char subj[160];
 	static const char *const paths[] = { "/", "/boot", "/boot/efi", "/usr" };
 	size_t k, i;
 	int rc = 0;
@@ -422,9 +414,8 @@ static int check_system(const struct devset *s, struct ap_error *e)
 			ssize_t j = devset_find(s, sys.devs[i]);
 
 			if (j >= 0)
-				rc = ap_error_set(e, EBUSY, "%s%s backs the running system's %s",
-						  j ? "its partition /dev/" : "/dev/",
-						  s->names[j], paths[k]);
+				rc = ap_error_set(e, EBUSY, "%s backs the running system's %s",
+						  subject(s, j, subj, sizeof(subj)), paths[k]);
 		}
 		devset_free(&sys);
 	}
@@ -441,7 +432,7 @@ int ap_safety_in_use(const char *dev, struct ap_error *e)
 	if (stat(dev, &st) != 0)
 		return ap_error_set(e, errno, "%s: %s", dev, strerror(errno));
 	if (!S_ISBLK(st.st_mode))
-		return ap_error_set(e, ENOTBLK, "%s is not a block device", dev);
+		return ap_error_set(e, ENOTBLK, "%s: not a block device", dev);
 	name = devno_name(st.st_rdev);
 	if (!name)
 		return ap_error_set(e, ENODEV, "%s: no such device in /sys/dev/block", dev);
@@ -641,6 +632,17 @@ static void read_geometry(struct ap_safety_target *t, dev_t whole)
 	free(w);
 }
 
+int ap_safety_whole_disk(dev_t d, dev_t *whole, char **name)
+{
+	*whole = d;
+	*name = NULL;
+	if (!devno_is_partition(d))
+		return 0;
+	*whole = devno_whole(d);
+	*name = devno_name(*whole);
+	return 1;
+}
+
 int ap_safety_check(const char *dev, const struct ap_safety_opts *o,
 		    struct ap_safety_target *t, struct ap_error *e)
 {
@@ -658,7 +660,7 @@ int ap_safety_check(const char *dev, const struct ap_safety_opts *o,
 	if (stat(dev, &st) != 0)
 		return ap_error_set(e, errno, "%s: %s", dev, strerror(errno));
 	if (!S_ISBLK(st.st_mode))
-		rc = ap_error_set(e, ENOTBLK, "%s is not a block device (%s)", dev,
+		rc = ap_error_set(e, ENOTBLK, "%s: not a block device (%s)", dev,
 				  S_ISREG(st.st_mode) ? "a regular file; attach it with losetup "
 				  "or use the emulated drive" : S_ISDIR(st.st_mode) ? "a directory" :
 				  "not a disk");
@@ -680,7 +682,7 @@ int ap_safety_check(const char *dev, const struct ap_safety_opts *o,
 	if (t->is_partition && !(o && o->allow_partition)) {
 		char *wn = devno_name(whole);
 
-		rc = ap_error_set(e, EPERM, "%s is a partition of /dev/%s; alignprobe works on "
+		rc = ap_error_set(e, EPERM, "%s: a partition of /dev/%s; alignprobe works on "
 				  "whole disks (use --allow-partition to test inside a partition)",
 				  t->dev, wn ? wn : "?");
 		free(wn);
@@ -714,13 +716,13 @@ int ap_safety_check(const char *dev, const struct ap_safety_opts *o,
 	}
 	if (!rc && fd < 0) {
 		if (fd == -EBUSY)
-			rc = ap_error_set(e, EBUSY, "%s is opened exclusively by another process "
+			rc = ap_error_set(e, EBUSY, "%s: opened exclusively by another process "
 					  "(O_EXCL open failed: device busy)", t->dev);
 		else if (fd == -EROFS)
-			rc = ap_error_set(e, EROFS, "%s is read-only; nothing can be written to it",
+			rc = ap_error_set(e, EROFS, "%s: read-only; nothing can be written to it",
 					  t->dev);
 		else
-			rc = ap_error_set(e, -fd, "cannot open %s for writing: %s", t->dev,
+			rc = ap_error_set(e, -fd, "%s: cannot open for writing: %s", t->dev,
 					  strerror(-fd));
 	}
 	if (rc) {

@@ -2,7 +2,8 @@
 /*
  * The one safety gate in front of every destructive step (sweep, destructive
  * probe, seq on a device). It runs before anything is written and refuses a
- * device that is in use in any way; the command then exits 3.
+ * device that is in use in any way; the command then exits 3 (2 when what
+ * was named is no block device at all).
  */
 #ifndef AP_SAFETY_H
 #define AP_SAFETY_H
@@ -52,9 +53,11 @@ struct ap_safety_target {
  * active swap, holders (dm, md, LVM, loop devices backed by it or by a file
  * on it), opened exclusively by someone else, backs / or /boot (also through
  * dm/md slaves), a partition without allow_partition, read-only.
- * 0 when safe, with @t filled and t->fd held; otherwise -ENOTBLK / -EBUSY /
- * -EPERM / -EROFS / -ENOENT etc. with the reason in @e. Every non-zero
- * return is a refusal: the command prints e->msg and exits AP_EXIT_REFUSED.
+ * 0 when safe, with @t filled and t->fd held; otherwise -errno with the
+ * reason in @e, "DEV: reason": -ENOENT / -ENOTBLK / -ENODEV when @dev is
+ * no usable block device (bad input), -EBUSY / -EPERM / -EROFS when it is
+ * refused for safety. The command prints e->msg and exits
+ * ap_exit_for_errno(): 2 or 3.
  * @t is always initialised (free it with ap_safety_target_free() in both
  * cases); it may be NULL.
  */
@@ -83,5 +86,12 @@ int ap_safety_open_excl(const char *dev, int flags);
  * with the reason in @e. For a run that re-checks between steps.
  */
 int ap_safety_in_use(const char *dev, struct ap_error *e);
+
+/*
+ * For commands that only read. Is the block device @d a partition? 1 with
+ * the whole disk in @whole and its kernel name ("loop7", caller frees, NULL
+ * when unknown) in @name; 0 for a whole disk (@whole = @d, @name NULL).
+ */
+int ap_safety_whole_disk(dev_t d, dev_t *whole, char **name);
 
 #endif

@@ -70,6 +70,27 @@ const struct ap_seq_modeinfo ap_seq_modes[AP_SEQ_NMODES] = {
 	},
 };
 
+char *ap_seq_dd_line(enum ap_seq_mode m, uint64_t bs)
+{
+	static const char units[] = "KMGTPE";	/* dd's: powers of 1024 */
+	const char *tmpl = ap_seq_modes[m].dd, *at = strstr(tmpl, "BS");
+	char num[32], *out;
+	int u = -1;
+
+	while (bs && bs % 1024 == 0 && u < 5) {
+		bs /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)bs);
+	else
+		snprintf(num, sizeof(num), "%llu%c", (unsigned long long)bs, units[u]);
+	if (!at)
+		return ap_xstrdup(tmpl);
+	ap_xasprintf(&out, "%.*s%s%s", (int)(at - tmpl), tmpl, num, at + 2);
+	return out;
+}
+
 int ap_seq_mode_parse(const char *name, enum ap_seq_mode *out)
 {
 	unsigned i;
@@ -433,13 +454,13 @@ int ap_seq_plan(const struct ap_seq_target *t, const struct ap_seq_opts *o,
 	if (seq_mask_has_direct(o->modes)) {
 		if (o->offset % t->align)
 			return ap_error_set(e, EINVAL,
-					    "offset %llu is not a multiple of %u, the O_DIRECT alignment of %s",
-					    (unsigned long long)o->offset, t->align, t->path);
+					    "offset %llu is not a multiple of %u, its O_DIRECT alignment",
+					    (unsigned long long)o->offset, t->align);
 		for (i = 0; i < o->nbs; i++)
 			if (o->bs[i] <= o->size && o->bs[i] % t->align)
 				return ap_error_set(e, EINVAL,
-						    "block size %llu is not a multiple of %u, the O_DIRECT alignment of %s",
-						    (unsigned long long)o->bs[i], t->align, t->path);
+						    "block size %llu is not a multiple of %u, its O_DIRECT alignment",
+						    (unsigned long long)o->bs[i], t->align);
 	}
 	for (i = 0; i < o->nbs; i++)
 		if (t->is_bdev && o->bs[i] % t->align)

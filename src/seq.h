@@ -57,6 +57,12 @@ struct ap_seq_modeinfo {
 /* Every mode; index = enum ap_seq_mode. */
 extern const struct ap_seq_modeinfo ap_seq_modes[AP_SEQ_NMODES];
 
+/*
+ * The dd command line of mode @m at block size @bs: modeinfo.dd with "BS"
+ * filled in as dd reads it ("bs=4K", "bs=1M", "bs=1536"). Caller frees.
+ */
+char *ap_seq_dd_line(enum ap_seq_mode m, uint64_t bs);
+
 /* Mode by name: 0 or -EINVAL. */
 int ap_seq_mode_parse(const char *name, enum ap_seq_mode *out);
 /*

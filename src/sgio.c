@@ -90,6 +90,18 @@ void ap_sgio_cdb_mode_sense10(uint8_t cdb[10], unsigned page, unsigned alloc_len
 
 /* ---- replies ---- */
 
+/* Strip the blanks around the @n characters of @s (padded drive strings). */
+static void trim_blanks(char *s, size_t n)
+{
+	size_t i;
+
+	while (n > 0 && s[n - 1] == ' ')
+		s[--n] = '\0';
+	i = strspn(s, " ");
+	if (i)
+		memmove(s, s + i, n - i + 1);
+}
+
 static void ata_string(const uint8_t *buf, unsigned word, unsigned nwords,
 		       char *out, size_t outsz)
 {
@@ -103,13 +115,11 @@ static void ata_string(const uint8_t *buf, unsigned word, unsigned nwords,
 	}
 	out[n] = '\0';
 	for (i = 0; i < n; i++)
-		if (!isprint((unsigned char)out[i]))
+		if (out[i] == '\0')
+			out[i] = ' ';	/* a field the drive leaves zero says nothing */
+		else if (!isprint((unsigned char)out[i]))
 			out[i] = '?';
-	while (n > 0 && out[n - 1] == ' ')
-		out[--n] = '\0';
-	i = strspn(out, " ");
-	if (i)
-		memmove(out, out + i, n - i + 1);
+	trim_blanks(out, n);
 }
 
 int ap_sgio_parse_ata_identify(const uint8_t *buf, size_t len, struct ap_ata_identify *id)
@@ -142,6 +152,15 @@ int ap_sgio_parse_ata_identify(const uint8_t *buf, size_t len, struct ap_ata_ide
 	}
 
 	ata_string(buf, 27, 20, id->model, sizeof(id->model));
+	ata_string(buf, 10, 10, id->serial, sizeof(id->serial));
+	ata_string(buf, 23, 4, id->firmware, sizeof(id->firmware));
+	if ((get_le16(buf + 2 * 87) & 0xc100) == 0x4100) {
+		id->wwn = ((uint64_t)get_le16(buf + 2 * 108) << 48) |
+			  ((uint64_t)get_le16(buf + 2 * 109) << 32) |
+			  ((uint64_t)get_le16(buf + 2 * 110) << 16) | get_le16(buf + 2 * 111);
+		/* the NAA field (top nibble) is 5 for every ATA WWN; 0 means none */
+		id->wwn_valid = (id->wwn >> 60) != 0;
+	}
 
 	id->logical_sector = 512;
 	id->physical_sector = 512;
@@ -271,6 +290,25 @@ int ap_sgio_parse_nvme_id_ns(const uint8_t *buf, size_t len, struct ap_nvme_ns *
 		ns->physical_sector = bs * ns->nawupf;
 	}
 	return 0;
+}
+
+int ap_sgio_parse_vpd_serial(const uint8_t *buf, size_t len, char *out, size_t outsz)
+{
+	size_t n, i, o = 0;
+
+	if (!outsz)
+		return -EINVAL;
+	out[0] = '\0';
+	if (!buf || len < 4 || buf[1] != 0x80)
+		return -EINVAL;
+	n = get_be16(buf + 2);
+	if (n > len - 4)
+		return -EINVAL;
+	for (i = 0; i < n && o + 1 < outsz; i++)
+		out[o++] = isprint(buf[4 + i]) ? (char)buf[4 + i] : '?';
+	out[o] = '\0';
+	trim_blanks(out, o);
+	return out[0] ? 0 : -ENODATA;
 }
 
 int ap_sgio_parse_sense(const uint8_t *buf, size_t len, struct ap_sense *s)

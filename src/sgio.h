@@ -33,6 +33,10 @@
 /* ATA IDENTIFY DEVICE, decoded. */
 struct ap_ata_identify {
 	char model[41];			/* words 27-46, trimmed */
+	char serial[21];		/* words 10-19, trimmed */
+	char firmware[9];		/* words 23-26, trimmed */
+	bool wwn_valid;			/* word 87 bit 8 and a non-zero NAA */
+	uint64_t wwn;			/* words 108-111 */
 	bool checksum_valid;		/* word 255 signature 0xA5 present and sum ok */
 	bool sector_info_valid;		/* word 106 bit 14 set, bit 15 clear */
 	unsigned log2_per_phys;		/* word 106 bits 3:0 (only with bit 13) */
@@ -103,6 +107,9 @@ int ap_sgio_parse_read_capacity16(const uint8_t *buf, size_t len, struct ap_scsi
 int ap_sgio_parse_caching_page(const uint8_t *buf, size_t len, bool *wce);
 int ap_sgio_parse_nvme_id_ns(const uint8_t *buf, size_t len, struct ap_nvme_ns *ns);
 int ap_sgio_parse_sense(const uint8_t *buf, size_t len, struct ap_sense *s);
+/* SCSI VPD page 80h (Unit Serial Number, e.g. sysfs device/vpd_pg80): the
+ * serial, trimmed, into @out (NUL-terminated); -ENODATA when blank. */
+int ap_sgio_parse_vpd_serial(const uint8_t *buf, size_t len, char *out, size_t outsz);
 /* Names for messages: "ATA IDENTIFY word 85", ... */
 const char *ap_sgio_wc_source_name(enum ap_wc_source src);
 

@@ -18,6 +18,7 @@
 #include "safety.h"
 #include "sig.h"
 #include "emu.h"
+#include "out.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -300,8 +301,9 @@ static int load_file(struct ap_pm_config *cfg, const char *path, unsigned depth,
 		if (rc)
 			break;
 	}
-	if (rc == 0 && ferror(f))
-		rc = ap_error_set(e, EIO, "%s: read error", path);
+	if (rc == 0 && ferror(f))	/* errno is getline's: EISDIR for a directory */
+		rc = ap_error_set(e, errno ? errno : EIO, "%s: %s", path,
+				  strerror(errno ? errno : EIO));
 	free(line);
 	if (f != stdin)
 		fclose(f);
@@ -573,27 +575,6 @@ struct json_object *ap_sweep_result_to_json(const struct ap_sweep_result *r)
 	return o;
 }
 
-/* Optional members: absent or null leave the default. */
-static int jget_u64(struct json_object *o, const char *k, uint64_t max, bool required,
-		    uint64_t *out, struct ap_error *e)
-{
-	struct json_object *v;
-	int64_t x;
-
-	if (!json_object_object_get_ex(o, k, &v) || !v) {
-		if (required)
-			return ap_error_set(e, EINVAL, "\"%s\" is missing", k);
-		return 0;
-	}
-	if (!json_object_is_type(v, json_type_int))
-		return ap_error_set(e, EINVAL, "\"%s\" is not an integer", k);
-	x = json_object_get_int64(v);
-	if (x < 0 || json_object_get_uint64(v) > max)
-		return ap_error_set(e, ERANGE, "\"%s\" out of range", k);
-	*out = json_object_get_uint64(v);
-	return 0;
-}
-
 static int jget_double(struct json_object *o, const char *k, bool required,
 		       double *out, struct ap_error *e)
 {
@@ -625,15 +606,15 @@ int ap_sweep_result_from_json(struct json_object *o, struct ap_sweep_result *r,
 	memset(r, 0, sizeof(*r));
 	if (!json_object_is_type(o, json_type_object))
 		return ap_error_set(e, EINVAL, "a result is not an object");
-	if ((rc = jget_u64(o, "start", MAX_DOC_START, true, &r->start, e)))
+	if ((rc = ap_json_get_u64(o, "start", MAX_DOC_START, true, &r->start, e)))
 		return rc;
-	if ((rc = jget_u64(o, "round", MAX_DOC_ROUND, true, &u, e)))
+	if ((rc = ap_json_get_u64(o, "round", MAX_DOC_ROUND, true, &u, e)))
 		return rc;
 	if (u == 0)
 		return ap_error_set(e, ERANGE, "\"round\" must be >= 1");
 	r->round = (unsigned)u;
 	u = 0;
-	if ((rc = jget_u64(o, "seq", UINT32_MAX, false, &u, e)))
+	if ((rc = ap_json_get_u64(o, "seq", UINT32_MAX, false, &u, e)))
 		return rc;
 	r->seq = (unsigned)u;
 	if (!json_object_object_get_ex(o, "ok", &v) || !json_object_is_type(v, json_type_boolean))
@@ -651,7 +632,7 @@ int ap_sweep_result_from_json(struct json_object *o, struct ap_sweep_result *r,
 					r->failed_stage = (enum ap_sweep_stage)i;
 		}
 		u = 0;
-		if ((rc = jget_u64(o, "errno", 4095, false, &u, e)))
+		if ((rc = ap_json_get_u64(o, "errno", 4095, false, &u, e)))
 			return rc;
 		r->error = (int)u;
 		if (json_object_object_get_ex(o, "error", &v) && json_object_is_type(v, json_type_string))
@@ -670,11 +651,11 @@ int ap_sweep_result_from_json(struct json_object *o, struct ap_sweep_result *r,
 		    (rc = jget_double(o, "write_kibs", false, &r->write_kibs, e)) ||
 		    (rc = jget_double(o, "fsync_med_ms", false, &r->fsync_med_ms, e)) ||
 		    (rc = jget_double(o, "workload_s", false, &r->workload_s, e)) ||
-		    (rc = jget_u64(o, "transactions", UINT64_MAX, false, &r->transactions, e)) ||
-		    (rc = jget_u64(o, "created", UINT64_MAX, false, &r->created, e)) ||
-		    (rc = jget_u64(o, "deleted", UINT64_MAX, false, &r->deleted, e)) ||
-		    (rc = jget_u64(o, "bytes_read", UINT64_MAX, false, &r->bytes_read, e)) ||
-		    (rc = jget_u64(o, "bytes_written", UINT64_MAX, false, &r->bytes_written, e)))
+		    (rc = ap_json_get_u64(o, "transactions", UINT64_MAX, false, &r->transactions, e)) ||
+		    (rc = ap_json_get_u64(o, "created", UINT64_MAX, false, &r->created, e)) ||
+		    (rc = ap_json_get_u64(o, "deleted", UINT64_MAX, false, &r->deleted, e)) ||
+		    (rc = ap_json_get_u64(o, "bytes_read", UINT64_MAX, false, &r->bytes_read, e)) ||
+		    (rc = ap_json_get_u64(o, "bytes_written", UINT64_MAX, false, &r->bytes_written, e)))
 			return rc;
 		if (isnan(r->tps))
 			r->tps = 1.0 / r->cost;
@@ -690,9 +671,9 @@ int ap_sweep_result_from_json(struct json_object *o, struct ap_sweep_result *r,
 			goto fail;
 		}
 		r->has_emu = true;
-		if ((rc = jget_u64(v, "writes", UINT64_MAX, false, &r->emu_writes, e)) ||
-		    (rc = jget_u64(v, "rmw", UINT64_MAX, false, &r->emu_rmw, e)) ||
-		    (rc = jget_u64(v, "flushes", UINT64_MAX, false, &r->emu_flushes, e)))
+		if ((rc = ap_json_get_u64(v, "writes", UINT64_MAX, false, &r->emu_writes, e)) ||
+		    (rc = ap_json_get_u64(v, "rmw", UINT64_MAX, false, &r->emu_rmw, e)) ||
+		    (rc = ap_json_get_u64(v, "flushes", UINT64_MAX, false, &r->emu_flushes, e)))
 			goto fail;
 	}
 	return 0;
@@ -783,7 +764,7 @@ int ap_sweep_doc_from_json(struct json_object *o, struct ap_sweep_doc *d, struct
 		d->device = ap_xstrdup(json_object_get_string(v));
 	else
 		d->device = ap_xstrdup("");
-	if ((rc = jget_u64(o, "logical_sector", 65536, true, &u, e)))
+	if ((rc = ap_json_get_u64(o, "logical_sector", 65536, true, &u, e)))
 		goto fail;
 	if (!valid_sector_size(u)) {
 		rc = ap_error_set(e, ERANGE, "\"logical_sector\" %llu is not a sector size",
@@ -792,7 +773,7 @@ int ap_sweep_doc_from_json(struct json_object *o, struct ap_sweep_doc *d, struct
 	}
 	d->logical_sector = (unsigned)u;
 	u = d->logical_sector;
-	if ((rc = jget_u64(o, "reported_physical_sector", 1 << 20, false, &u, e)))
+	if ((rc = ap_json_get_u64(o, "reported_physical_sector", 1 << 20, false, &u, e)))
 		goto fail;
 	if (!valid_sector_size(u) || u < d->logical_sector) {
 		rc = ap_error_set(e, ERANGE, "\"reported_physical_sector\" %llu is not a sector size",
@@ -894,12 +875,12 @@ int ap_sweep_doc_load(const char *path, struct ap_sweep_doc *d, struct ap_error 
 		if (n == 0)
 			break;
 	}
-	rc = ferror(f) ? -EIO : 0;
+	rc = ferror(f) ? -(errno ? errno : EIO) : 0;	/* EISDIR for a directory */
 	if (f != stdin)
 		fclose(f);
 	if (rc) {
 		free(buf);
-		return ap_error_set(e, EIO, "%s: read error", path);
+		return ap_error_set(e, -rc, "%s: %s", path, strerror(-rc));
 	}
 	buf[len] = '\0';
 	tok = json_tokener_new();

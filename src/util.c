@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +38,7 @@ void ap_error_clear(struct ap_error *e)
 
 static void __attribute__((noreturn)) oom(size_t n)
 {
-	fprintf(stderr, "alignprobe: cannot allocate %zu bytes\n", n);
+	fprintf(stderr, "%s: cannot allocate %zu bytes\n", program_invocation_short_name, n);
 	exit(AP_EXIT_FAILURE);
 }
 
@@ -80,6 +81,15 @@ char *ap_xstrdup(const char *s)
 
 	if (!p)
 		oom(strlen(s) + 1);
+	return p;
+}
+
+char *ap_xstrndup(const char *s, size_t n)
+{
+	char *p = strndup(s, n);
+
+	if (!p)
+		oom(n + 1);
 	return p;
 }
 
@@ -302,6 +312,53 @@ void ap_unescape_octal(char *s)
 		}
 	}
 	*w = '\0';
+}
+
+char *ap_read_line(const char *path)
+{
+	char buf[PATH_MAX + 64];
+	FILE *f = fopen(path, "re");
+	char *p = NULL;
+
+	if (!f)
+		return NULL;
+	if (fgets(buf, sizeof(buf), f)) {
+		size_t len = strcspn(buf, "\n");
+
+		while (len > 0 && (buf[len - 1] == ' ' || buf[len - 1] == '\t'))
+			len--;
+		if (len)
+			p = strndup(buf, len);
+	}
+	fclose(f);
+	return p;
+}
+
+int ap_read_u64(const char *path, uint64_t *v)
+{
+	char *s = ap_read_line(path);
+	int rc;
+
+	if (!s)
+		return -ENOENT;
+	rc = ap_parse_u64(s, v);
+	free(s);
+	return rc;
+}
+
+uint32_t ap_crc32(uint32_t crc, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	size_t i;
+	int k;
+
+	crc = ~crc;
+	for (i = 0; i < len; i++) {
+		crc ^= p[i];
+		for (k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1)));
+	}
+	return ~crc;
 }
 
 int ap_pwrite_all(int fd, const void *buf, size_t len, uint64_t off)

@@ -35,6 +35,7 @@ void *ap_xcalloc(size_t nmemb, size_t n);
 void *ap_xrealloc(void *p, size_t n);
 void *ap_xreallocarray(void *p, size_t nmemb, size_t n);
 char *ap_xstrdup(const char *s);
+char *ap_xstrndup(const char *s, size_t n);
 int ap_xasprintf(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Monotonic clock in nanoseconds. */
@@ -63,6 +64,17 @@ bool ap_is_power_of_2(uint64_t x);
 
 /* Undo the \ooo escapes of /proc/self/mountinfo and /proc/swaps, in place. */
 void ap_unescape_octal(char *s);
+
+/*
+ * The first line of a small file (a sysfs attribute), without the newline
+ * and trailing blanks (SCSI strings are padded): malloc'd, or NULL when the
+ * file is unreadable or the line empty. ap_read_u64() parses it strictly.
+ */
+char *ap_read_line(const char *path);
+int ap_read_u64(const char *path, uint64_t *v);
+
+/* CRC-32 (IEEE 802.3, as zlib's crc32()); chain calls with the last result. */
+uint32_t ap_crc32(uint32_t crc, const void *buf, size_t len);
 
 /* Write all of @buf at @off, retrying short writes and EINTR: 0 or -errno. */
 int ap_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);

@@ -205,3 +205,13 @@ ts_run_rc() {
 ts_checksum() {
 	sha256sum < "$1" | cut -d' ' -f1
 }
+
+# ts_run_rc_ro EXPECTED_RC TARGET cmd...: ts_run_rc, and TARGET (an image
+# file or a device) has the same checksum afterwards: the command wrote nothing
+ts_run_rc_ro() {
+	local want=$1 target=$2 sum
+	shift 2
+	sum=$(ts_checksum "$target")
+	ts_run_rc "$want" "$@"
+	[ "$sum" = "$(ts_checksum "$target")" ] || ts_fail "$* changed $target"
+}

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <json-c/json.h>
 
 #include "geometry.h"
@@ -191,7 +192,7 @@ static void test_from_json(void **state)
 	doc = json_object_new_object();
 	json_object_object_add(doc, "device", json_object_new_string("/dev/loop3"));
 	json_object_object_add(doc, "verdict", verdict("true", "4096", "8", "7"));
-	assert_int_equal(ap_geometry_from_json(doc, &g, &e), 0);
+	assert_int_equal(ap_geometry_from_json(doc, NULL, &g, NULL, &e), 0);
 	assert_int_equal(g.source, AP_GEOM_PROBED);
 	assert_int_equal(g.logical, 512);
 	assert_int_equal(g.physical, 4096);
@@ -208,7 +209,7 @@ static void test_from_json(void **state)
 	json_object_object_add(dev, "verdict", verdict("true", "8192", "16", "3"));
 	json_object_array_add(arr, dev);
 	json_object_object_add(doc, "devices", arr);
-	assert_int_equal(ap_geometry_from_json(doc, &g, &e), 0);
+	assert_int_equal(ap_geometry_from_json(doc, NULL, &g, NULL, &e), 0);
 	assert_int_equal(g.physical, 8192);
 	assert_int_equal(g.lowest_aligned, 3);
 	json_object_put(doc);
@@ -216,14 +217,14 @@ static void test_from_json(void **state)
 	/* unresolved */
 	doc = json_object_new_object();
 	json_object_object_add(doc, "verdict", verdict("false", "null", "null", "null"));
-	assert_int_equal(ap_geometry_from_json(doc, &g, &e), -ENODATA);
+	assert_int_equal(ap_geometry_from_json(doc, NULL, &g, NULL, &e), -ENODATA);
 	assert_non_null(strstr(e.msg, "unresolved"));
 	json_object_put(doc);
 
 	/* inconsistent: not a power of two */
 	doc = json_object_new_object();
 	json_object_object_add(doc, "verdict", verdict("true", "3072", "6", "0"));
-	assert_int_equal(ap_geometry_from_json(doc, &g, &e), -EINVAL);
+	assert_int_equal(ap_geometry_from_json(doc, NULL, &g, NULL, &e), -EINVAL);
 	json_object_put(doc);
 
 	/* a missing key is named */
@@ -231,25 +232,264 @@ static void test_from_json(void **state)
 	v = verdict("true", "4096", "8", "0");
 	json_object_object_del(v, "fast_starts");
 	json_object_object_add(doc, "verdict", v);
-	assert_int_equal(ap_geometry_from_json(doc, &g, &e), -EINVAL);
+	assert_int_equal(ap_geometry_from_json(doc, NULL, &g, NULL, &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "fast_starts"));
 	json_object_put(doc);
 
 	/* wrong shapes */
 	doc = json_tokener_parse("{\"results\": []}");
-	assert_int_equal(ap_geometry_from_json(doc, &g, &e), -EINVAL);
+	assert_int_equal(ap_geometry_from_json(doc, NULL, &g, NULL, &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "verdict"));
 	json_object_put(doc);
 	doc = json_tokener_parse("{\"verdict\": 7}");
-	assert_int_equal(ap_geometry_from_json(doc, &g, &e), -EINVAL);
+	assert_int_equal(ap_geometry_from_json(doc, NULL, &g, NULL, &e), -EINVAL);
 	json_object_put(doc);
 	doc = json_tokener_parse("{\"devices\": []}");
-	assert_int_equal(ap_geometry_from_json(doc, &g, &e), -EINVAL);
+	assert_int_equal(ap_geometry_from_json(doc, NULL, &g, NULL, &e), -EINVAL);
 	json_object_put(doc);
 	doc = json_tokener_parse("[1, 2]");
-	assert_int_equal(ap_geometry_from_json(doc, &g, &e), -EINVAL);
+	assert_int_equal(ap_geometry_from_json(doc, NULL, &g, NULL, &e), -EINVAL);
 	json_object_put(doc);
-	assert_int_equal(ap_geometry_from_json(NULL, &g, &e), -EINVAL);
+	assert_int_equal(ap_geometry_from_json(NULL, NULL, &g, NULL, &e), -EINVAL);
+}
+
+/* The rule: what decides when, and the 4 KiB minimum for unproven 512 reports. */
+static void test_decide(void **state)
+{
+	struct ap_geometry b, out;
+
+	(void)state;
+	/* an unproven 512-byte report: 4 KiB from the reported alignment offset */
+	assert_int_equal(ap_geometry_set(&b, AP_GEOM_REPORTED, 512, 512, 0, NULL), 0);
+	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_MINIMUM_4K);
+	assert_int_equal(out.source, AP_GEOM_MINIMUM);
+	assert_int_equal(out.physical, 4096);
+	assert_int_equal(out.lowest_aligned, 0);
+	assert_false(ap_geometry_is_aligned(63, out.logical, out.physical, out.lowest_aligned));
+	assert_true(ap_geometry_is_aligned(64, out.logical, out.physical, out.lowest_aligned));
+	assert_string_equal(ap_geometry_rule_name(AP_RULE_MINIMUM_4K), "minimum_4k");
+	assert_string_equal(ap_geometry_source_name(out.source), "minimum_4k");
+	/* an alignment offset of 3584 bytes: LBA 7 of each 4 KiB */
+	assert_int_equal(ap_geometry_decide(&b, 3584, false, &out), AP_RULE_MINIMUM_4K);
+	assert_int_equal(out.lowest_aligned, 7);
+	assert_true(ap_geometry_is_aligned(63, 512, out.physical, out.lowest_aligned));
+	/* the drive's own claim of 512 is no proof either */
+	assert_int_equal(ap_geometry_set(&b, AP_GEOM_DRIVE, 512, 512, 0, NULL), 0);
+	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_MINIMUM_4K);
+	/* 1 KiB and 2 KiB reports: below 4 KiB too */
+	assert_int_equal(ap_geometry_set(&b, AP_GEOM_REPORTED, 512, 2048, 0, NULL), 0);
+	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_MINIMUM_4K);
+	assert_int_equal(out.physical, 4096);
+	assert_int_equal(ap_geometry_set(&b, AP_GEOM_REPORTED, 1024, 1024, 0, NULL), 0);
+	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_MINIMUM_4K);
+	assert_int_equal(out.logical, 1024);
+	assert_int_equal(out.physical, 4096);
+	/* --trust-reported: as stated */
+	assert_int_equal(ap_geometry_set(&b, AP_GEOM_REPORTED, 512, 512, 0, NULL), 0);
+	assert_int_equal(ap_geometry_decide(&b, 0, true, &out), AP_RULE_TRUST_REPORTED);
+	assert_int_equal(out.physical, 512);
+	assert_int_equal(out.source, AP_GEOM_REPORTED);
+	/* reports of 4 KiB or more: as stated, trust or not */
+	assert_int_equal(ap_geometry_set(&b, AP_GEOM_REPORTED, 512, 4096, 7, NULL), 0);
+	assert_int_equal(ap_geometry_decide(&b, 3584, false, &out), AP_RULE_AS_REPORTED);
+	assert_int_equal(out.physical, 4096);
+	assert_int_equal(out.lowest_aligned, 7);
+	assert_int_equal(ap_geometry_set(&b, AP_GEOM_REPORTED, 4096, 4096, 0, NULL), 0);
+	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_AS_REPORTED);
+	assert_int_equal(ap_geometry_set(&b, AP_GEOM_DRIVE, 512, 8192, 0, NULL), 0);
+	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_AS_REPORTED);
+	assert_int_equal(out.physical, 8192);
+	/* a probe that found an honest 512-byte drive accepts 512-byte starts */
+	assert_int_equal(ap_geometry_set(&b, AP_GEOM_PROBED, 512, 512, 0, NULL), 0);
+	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_PROBED);
+	assert_int_equal(out.physical, 512);
+	assert_true(ap_geometry_is_aligned(63, 512, out.physical, out.lowest_aligned));
+	/* a probed 4096/7 drive accepts 63; a given geometry decides as given */
+	assert_int_equal(ap_geometry_set(&b, AP_GEOM_PROBED, 512, 4096, 7, NULL), 0);
+	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_PROBED);
+	assert_true(ap_geometry_is_aligned(63, 512, out.physical, out.lowest_aligned));
+	assert_int_equal(ap_geometry_set(&b, AP_GEOM_MANUAL, 512, 512, 0, NULL), 0);
+	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_GIVEN);
+	assert_int_equal(out.physical, 512);
+	assert_string_equal(ap_geometry_rule_name(AP_RULE_AS_REPORTED), "as_reported");
+	assert_string_equal(ap_geometry_rule_name(AP_RULE_TRUST_REPORTED), "trust_reported");
+	assert_string_equal(ap_geometry_rule_name(AP_RULE_PROBED), "probed");
+	assert_string_equal(ap_geometry_rule_name(AP_RULE_GIVEN), "given");
+}
+
+static void test_id_equal(void **state)
+{
+	(void)state;
+	assert_true(ap_geometry_id_equal("0x5000c500a1b2c3d4", "naa.5000C500A1B2C3D4"));
+	assert_true(ap_geometry_id_equal("wwn-0x5000c500a1b2c3d4", "5000c500a1b2c3d4"));
+	assert_true(ap_geometry_id_equal("eui.0025388b91b1c3d4", "0x0025388B91B1C3D4"));
+	assert_true(ap_geometry_id_equal("  ZFN0ABCD ", "zfn0abcd"));
+	assert_true(ap_geometry_id_equal("WD-WCC4E 1234", "WD-WCC4E1234"));
+	assert_false(ap_geometry_id_equal("0x5000c500a1b2c3d4", "0x5000c500a1b2c3d5"));
+	assert_false(ap_geometry_id_equal("ZFN0ABCD", "ZFN0ABC"));
+	assert_false(ap_geometry_id_equal("", ""));
+	assert_false(ap_geometry_id_equal("0x", "naa."));
+	assert_false(ap_geometry_id_equal(NULL, "x"));
+	assert_false(ap_geometry_id_equal("x", NULL));
+}
+
+/* {"devices": [...]} with entries (device, wwn, serial) and verdicts (phys/lowest) */
+static struct json_object *multi(size_t n, const char *const *devs, const char *const *wwns,
+				 const char *const *serials, const char *const *phys,
+				 const char *const *lowest)
+{
+	struct json_object *doc = json_object_new_object(), *arr = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct json_object *d = json_object_new_object();
+		char period[16];
+
+		snprintf(period, sizeof(period), "%d", atoi(phys[i]) / 512);
+		if (devs && devs[i])
+			json_object_object_add(d, "device", json_object_new_string(devs[i]));
+		if (wwns && wwns[i])
+			json_object_object_add(d, "wwn", json_object_new_string(wwns[i]));
+		if (serials && serials[i])
+			json_object_object_add(d, "serial", json_object_new_string(serials[i]));
+		json_object_object_add(d, "verdict", verdict("true", phys[i], period, lowest[i]));
+		json_object_array_add(arr, d);
+	}
+	json_object_object_add(doc, "devices", arr);
+	return doc;
+}
+
+static void test_match(void **state)
+{
+	static const char *const devs[] = { "/dev/nonexistent-sdz", "/dev/nonexistent-sdy",
+					    "/dev/nonexistent-sdx" };
+	static const char *const wwns[] = { "0x5000c500aaaaaaaa", "0x5000c500bbbbbbbb", NULL };
+	static const char *const serials[] = { "SER-A", "SER-B", "SER-C" };
+	static const char *const phys[] = { "4096", "8192", "16384" };
+	static const char *const lowest[] = { "0", "7", "3" };
+	static const char *const same[] = { "4096", "4096", "4096" };
+	static const char *const zero[] = { "7", "7", "7" };
+	struct ap_geometry_target t;
+	struct ap_geometry_pick pick;
+	struct json_object *doc;
+	struct ap_geometry g;
+	struct ap_error e;
+	char img[] = "/tmp/test_geometry_img.XXXXXX", link[64];
+	struct stat st;
+	int fd;
+
+	(void)state;
+	doc = multi(3, devs, wwns, serials, phys, lowest);
+
+	/* by path string: the second entry, not devices[0] */
+	memset(&t, 0, sizeof(t));
+	t.path = "/dev/nonexistent-sdy";
+	t.is_blockdev = true;
+	assert_int_equal(ap_geometry_from_json(doc, &t, &g, &pick, &e), 0);
+	assert_int_equal(g.physical, 8192);
+	assert_int_equal(g.lowest_aligned, 7);
+	assert_int_equal(pick.match, AP_MATCH_PATH);
+	assert_string_equal(pick.where, "devices[1].verdict");
+	assert_string_equal(pick.device, "/dev/nonexistent-sdy");
+	assert_string_equal(ap_geometry_match_name(pick.match), "path");
+
+	/* by WWN, whatever the path says (the disk was renamed) */
+	t.wwn = "naa.5000C500AAAAAAAA";
+	assert_int_equal(ap_geometry_from_json(doc, &t, &g, &pick, &e), 0);
+	assert_int_equal(g.physical, 4096);
+	assert_int_equal(pick.match, AP_MATCH_WWN);
+	assert_string_equal(pick.where, "devices[0].verdict");
+
+	/* a WWN both know and that differs rules the entry out, path or not;
+	 * the third entry has no WWN and is matched by serial */
+	t.wwn = "0x5000c500cccccccc";
+	t.serial = "ser-c";
+	assert_int_equal(ap_geometry_from_json(doc, &t, &g, &pick, &e), 0);
+	assert_int_equal(pick.match, AP_MATCH_SERIAL);
+	assert_int_equal(g.physical, 16384);
+	assert_string_equal(pick.where, "devices[2].verdict");
+
+	/* a probe result keeps them in the entry's "identity" (identity.h) */
+	{
+		struct json_object *d0 = json_object_array_get_idx(
+			json_object_object_get(doc, "devices"), 0), *idn = json_object_new_object();
+
+		json_object_object_add(idn, "serial", json_object_new_string("SER-ID"));
+		json_object_object_add(d0, "identity", idn);
+		json_object_object_del(d0, "serial");
+		json_object_object_del(d0, "wwn");
+		t.wwn = NULL;
+		t.serial = "SER-ID";
+		assert_int_equal(ap_geometry_from_json(doc, &t, &g, &pick, &e), 0);
+		assert_int_equal(pick.match, AP_MATCH_SERIAL);
+		assert_string_equal(pick.where, "devices[0].verdict");
+		t.wwn = "0x5000c500cccccccc";
+	}
+
+	/* nothing matches: refused, the entries named */
+	t.serial = "SER-Z";
+	assert_int_equal(ap_geometry_from_json(doc, &t, &g, &pick, &e), -ENODEV);
+	assert_non_null(strstr(e.msg, "no entry is for /dev/nonexistent-sdy"));
+	assert_non_null(strstr(e.msg, "/dev/nonexistent-sdz, /dev/nonexistent-sdy, "
+			       "/dev/nonexistent-sdx"));
+	assert_non_null(strstr(e.msg, "--geometry-any"));
+	/* --geometry-any: the entries disagree, so they describe no one model */
+	t.any = true;
+	assert_int_equal(ap_geometry_from_json(doc, &t, &g, &pick, &e), -ENODEV);
+	assert_non_null(strstr(e.msg, "disagree"));
+	json_object_put(doc);
+
+	/* --geometry-any with agreeing entries: the first, said so */
+	doc = multi(3, devs, NULL, NULL, same, zero);
+	t.path = "/dev/nonexistent-sdq";
+	assert_int_equal(ap_geometry_from_json(doc, &t, &g, &pick, &e), 0);
+	assert_int_equal(pick.match, AP_MATCH_ANY);
+	assert_int_equal(g.lowest_aligned, 7);
+	assert_string_equal(pick.where, "devices[0].verdict");
+	/* and a matching entry still wins over --geometry-any */
+	t.wwn = t.serial = NULL;
+	t.path = "/dev/nonexistent-sdx";
+	assert_int_equal(ap_geometry_from_json(doc, &t, &g, &pick, &e), 0);
+	assert_int_equal(pick.match, AP_MATCH_PATH);
+	assert_string_equal(pick.where, "devices[2].verdict");
+	json_object_put(doc);
+
+	/* a single-device document is matched too */
+	doc = json_object_new_object();
+	json_object_object_add(doc, "device", json_object_new_string("/dev/nonexistent-sdz"));
+	json_object_object_add(doc, "verdict", verdict("true", "4096", "8", "7"));
+	memset(&t, 0, sizeof(t));
+	t.path = "/dev/nonexistent-sdq";
+	assert_int_equal(ap_geometry_from_json(doc, &t, &g, &pick, &e), -ENODEV);
+	t.any = true;
+	assert_int_equal(ap_geometry_from_json(doc, &t, &g, &pick, &e), 0);
+	assert_int_equal(pick.match, AP_MATCH_ANY);
+	assert_string_equal(pick.where, "verdict");
+	json_object_put(doc);
+
+	/* an image file by identity of the file: another path to it (a symlink) */
+	fd = mkstemp(img);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(link, sizeof(link), "%s.link", img);
+	assert_int_equal(symlink(img, link), 0);
+	assert_int_equal(stat(img, &st), 0);
+	doc = json_object_new_object();
+	json_object_object_add(doc, "device", json_object_new_string(link));
+	json_object_object_add(doc, "verdict", verdict("true", "4096", "8", "0"));
+	memset(&t, 0, sizeof(t));
+	t.path = img;
+	t.dev = st.st_dev;
+	t.ino = st.st_ino;
+	assert_int_equal(ap_geometry_from_json(doc, &t, &g, &pick, &e), 0);
+	assert_int_equal(pick.match, AP_MATCH_PATH);
+	/* a block device is not the file */
+	t.is_blockdev = true;
+	t.rdev = st.st_dev;
+	assert_int_equal(ap_geometry_from_json(doc, &t, &g, &pick, &e), -ENODEV);
+	json_object_put(doc);
+	unlink(link);
+	unlink(img);
 }
 
 static void test_load(void **state)
@@ -268,30 +508,30 @@ static void test_load(void **state)
 	fprintf(f, VERDICT_FMT, "true", "4096", "8", "7");
 	fprintf(f, "}\n");
 	fclose(f);
-	assert_int_equal(ap_geometry_load(path, &g, &e), 0);
+	assert_int_equal(ap_geometry_load(path, NULL, &g, NULL, &e), 0);
 	assert_int_equal(g.physical, 4096);
 	assert_int_equal(g.lowest_aligned, 7);
 
 	f = fopen(path, "w");
 	fputs("{\"verdict\": {", f);	/* truncated */
 	fclose(f);
-	assert_int_equal(ap_geometry_load(path, &g, &e), -EINVAL);
+	assert_int_equal(ap_geometry_load(path, NULL, &g, NULL, &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "not valid JSON"));
 	assert_non_null(strstr(e.msg, path));
 
 	f = fopen(path, "w");
 	fputs("{\"verdict\": {\"resolved\": true}}", f);
 	fclose(f);
-	assert_int_equal(ap_geometry_load(path, &g, &e), -EINVAL);
+	assert_int_equal(ap_geometry_load(path, NULL, &g, NULL, &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "missing key"));
 
 	f = fopen(path, "w");
 	fwrite("{\0}", 1, 3, f);
 	fclose(f);
-	assert_int_equal(ap_geometry_load(path, &g, &e), -EINVAL);
+	assert_int_equal(ap_geometry_load(path, NULL, &g, NULL, &e), -EINVAL);
 
 	unlink(path);
-	assert_int_equal(ap_geometry_load(path, &g, &e), -ENOENT);
+	assert_int_equal(ap_geometry_load(path, NULL, &g, NULL, &e), -ENOENT);
 	assert_non_null(strstr(e.msg, path));
 }
 
@@ -305,6 +545,9 @@ int main(void)
 		cmocka_unit_test(test_optio),
 		cmocka_unit_test(test_geometry_set),
 		cmocka_unit_test(test_from_json),
+		cmocka_unit_test(test_decide),
+		cmocka_unit_test(test_id_equal),
+		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_load),
 	};
 

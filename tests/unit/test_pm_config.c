@@ -334,8 +334,8 @@ static void test_commands(void **state)
 	bad(&c, "runs", EINVAL);
 	bad(&c, " set number 5", EINVAL);	/* PostMark would ignore it */
 	bad(&c, "set", EINVAL);
-	bad(&c, "!rm -rf /", EPERM);		/* no shell escapes */
-	bad(&c, "!", EPERM);
+	bad(&c, "!rm -rf /", EINVAL);		/* no shell escapes */
+	bad(&c, "!", EINVAL);
 	bad(&c, "set number 5\rset seed 3", EINVAL);
 	ap_pm_config_free(&c);
 }

@@ -150,6 +150,68 @@ static void test_plan(void **state)
 	assert_int_equal(ap_probe_plan(&o, 256ULL << 20, 512, &p, &e), -EINVAL);
 }
 
+/* No untouched range overlaps a byte any slot's span can write. */
+static void check_untouched(const struct ap_probe_plan *p, size_t want_n)
+{
+	struct ap_identity_content r[2];
+	size_t n = ap_probe_untouched(p, r, 2), i, k;
+
+	assert_int_equal(n, want_n);
+	for (i = 0; i < n; i++) {
+		assert_true(r[i].length > 0);
+		assert_true(r[i].length <= AP_PROBE_UNTOUCHED_MAX);
+		assert_true(r[i].offset + r[i].length <= p->dev_size);
+		assert_int_equal(r[i].offset % p->logical_sector, 0);
+		assert_int_equal(r[i].length % p->logical_sector, 0);
+		for (k = 0; k < p->slots; k++) {
+			uint64_t a = p->region_start + k * p->stride, b = a + p->span;
+
+			assert_true(r[i].offset + r[i].length <= a || r[i].offset >= b);
+		}
+	}
+}
+
+static void test_untouched(void **state)
+{
+	struct ap_probe_opts o;
+	struct ap_probe_plan p;
+	struct ap_identity_content r[2];
+	struct ap_error e = { 0 };
+
+	(void)state;
+	ap_probe_opts_init(&o);
+	/* the defaults: the first MiB and the last MiB */
+	assert_int_equal(ap_probe_plan(&o, 256ULL << 20, 512, &p, &e), 0);
+	check_untouched(&p, 2);
+	assert_int_equal(ap_probe_untouched(&p, r, 2), 2);
+	assert_int_equal(r[0].offset, 0);
+	assert_int_equal(r[0].length, 1 << 20);
+	assert_int_equal(r[1].offset + r[1].length, 256ULL << 20);
+	assert_int_equal(r[1].length, 1 << 20);
+	/* the 128 MiB loop device, and a 4Kn disk */
+	assert_int_equal(ap_probe_plan(&o, 128ULL << 20, 512, &p, &e), 0);
+	check_untouched(&p, 2);
+	assert_int_equal(ap_probe_plan(&o, 8ULL << 30, 4096, &p, &e), 0);
+	check_untouched(&p, 2);
+	/* a region up to the backup GPT: only its 33 sectors are left at the end */
+	o.region_size = (256ULL << 20) - (1 << 20) - 33 * 512;
+	assert_int_equal(ap_probe_plan(&o, 256ULL << 20, 512, &p, &e), 0);
+	check_untouched(&p, 2);
+	/* the whole device: nothing is untouched */
+	ap_probe_opts_init(&o);
+	o.allow_metadata = true;
+	o.region_start = 0;
+	o.region_size = 4 << 20;
+	o.slots = 21;		/* 21 * 192 KiB = 4032 KiB: 64 KiB left at the end */
+	assert_int_equal(ap_probe_plan(&o, 4 << 20, 512, &p, &e), 0);
+	check_untouched(&p, p.region_start + (p.slots - 1) * p.stride + p.span < (4 << 20));
+	/* at most @max */
+	ap_probe_opts_init(&o);
+	assert_int_equal(ap_probe_plan(&o, 256ULL << 20, 512, &p, &e), 0);
+	assert_int_equal(ap_probe_untouched(&p, r, 1), 1);
+	assert_int_equal(r[0].offset, 0);
+}
+
 static void expect_unit(unsigned period, unsigned phase, unsigned size_idx)
 {
 	struct sim s = { .period = period, .phase = phase, .rmw_ns = 8000000,
@@ -338,6 +400,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan),
+		cmocka_unit_test(test_untouched),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_honest),
 		cmocka_unit_test(test_too_large),

@@ -312,7 +312,10 @@ static char *write_img(size_t len)
 	int fd = mkstemp(path);
 
 	assert_true(fd >= 0);
-	assert_int_equal(write(fd, img, len), (ssize_t)len);
+	/* longer than img: zeros after it */
+	assert_int_equal(write(fd, img, len < sizeof(img) ? len : sizeof(img)),
+			 (ssize_t)(len < sizeof(img) ? len : sizeof(img)));
+	assert_int_equal(ftruncate(fd, (off_t)len), 0);
 	close(fd);
 	return path;
 }
@@ -564,6 +567,221 @@ static void test_read_4k_image(void **state)
 	free(path);
 }
 
+/* ---- tables written for another logical sector size ---- */
+
+static bool has_evidence(const struct ap_ptable *pt, const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < pt->nforeign_evidence; i++)
+		if (strstr(pt->foreign_evidence[i], what))
+			return true;
+	return false;
+}
+
+static void read_img_as(size_t len, unsigned ss, struct ap_ptable *pt)
+{
+	struct ap_ptable_opts o = { .sector_size = ss };
+	struct ap_error e;
+	char *path = write_img(len);
+
+	assert_int_equal(ap_ptable_read(path, &o, pt, &e), 0);
+	unlink(path);
+	free(path);
+}
+
+/* A GPT for 4096-byte sectors: header at byte 4096, entries at byte 8192. */
+static void make_gpt4k(void)
+{
+	uint64_t n4k = sizeof(img) / 4096;
+	uint8_t *h = img + 4096, *ents = img + 2 * 4096;
+
+	memset(img, 0, sizeof(img));
+	mbr_entry(0, 0xee, 1, (uint32_t)n4k - 1);
+	memcpy(ents, "\xaf\x3d\xc6\x0f\x83\x84\x72\x47\x8e\x79\x3d\x69\xd8\x47\x7d\xe4", 16);
+	put_le64(ents + 32, 16);
+	put_le64(ents + 40, 127);
+	memcpy(h, "EFI PART", 8);
+	put_le32(h + 8, 0x00010000);
+	put_le32(h + 12, 92);
+	put_le64(h + 24, 1);
+	put_le64(h + 32, n4k - 1);
+	put_le64(h + 40, 6);
+	put_le64(h + 48, n4k - 6);
+	put_le64(h + 72, 2);
+	put_le32(h + 80, NENT);
+	put_le32(h + 84, ENTSZ);
+	put_le32(h + 88, ap_ptable_crc32(ents, NENT * ENTSZ));
+	put_le32(h + 16, ap_ptable_crc32(h, 92));
+}
+
+static void swap_signature(uint64_t off)
+{
+	put_le32(img + off + 1024, 1);		/* version */
+	put_le32(img + off + 1028, 100);	/* last page */
+	memcpy(img + off + 4086, "SWAPSPACE2", 10);
+}
+
+static void test_foreign_gpt(void **state)
+{
+	struct ap_ptable pt;
+
+	(void)state;
+	/* a GPT for 4096-byte sectors read with 512 */
+	make_gpt4k();
+	read_img(sizeof(img), &pt);
+	assert_null(pt.label);
+	assert_int_equal(count(&pt, AP_PT_FOREIGN_SECTOR), 1);
+	assert_int_equal(count(&pt, AP_PT_PMBR_NO_GPT), 0);
+	assert_true(ap_pt_kind_is_error(AP_PT_FOREIGN_SECTOR));
+	assert_string_equal(ap_pt_kind_name(AP_PT_FOREIGN_SECTOR), "foreign_sector_size");
+	assert_int_equal(pt.foreign_sector_size, 4096);
+	assert_string_equal(pt.foreign_label, "gpt");
+	assert_non_null(strstr(pt.issues[0].msg, "written for 4096-byte logical sectors"));
+	assert_true(has_evidence(&pt, "a GPT header at byte 4096, LBA 1 of 4096-byte sectors, "
+				 "valid, with its backup on the last 4096-byte sector"));
+	assert_true(has_evidence(&pt, "the protective MBR covers the disk in 4096-byte sectors"));
+	ap_ptable_free(&pt);
+
+	/* the same read with 4096: a good table, nothing foreign */
+	read_img_as(sizeof(img), 4096, &pt);
+	assert_string_equal(pt.label, "gpt");
+	assert_int_equal(pt.foreign_sector_size, 0);
+	assert_int_equal(pt.nparts, 1);
+	assert_int_equal(pt.parts[0].start, 16);
+	ap_ptable_free(&pt);
+
+	/* its header CRC broken: still a GPT for 4096, said so */
+	make_gpt4k();
+	img[4096 + 60] ^= 0xff;
+	read_img(sizeof(img), &pt);
+	assert_int_equal(pt.foreign_sector_size, 4096);
+	assert_true(has_evidence(&pt, "its header CRC does not match"));
+	ap_ptable_free(&pt);
+
+	/* without the protective MBR */
+	make_gpt4k();
+	memset(img, 0, 512);
+	read_img(sizeof(img), &pt);
+	assert_int_equal(count(&pt, AP_PT_FOREIGN_SECTOR), 1);
+	assert_int_equal(count(&pt, AP_PT_NO_TABLE), 0);
+	ap_ptable_free(&pt);
+
+	/* a GPT for 512-byte sectors read with 4096 */
+	make_gpt();
+	read_img_as(sizeof(img), 4096, &pt);
+	assert_int_equal(pt.foreign_sector_size, 512);
+	assert_true(has_evidence(&pt, "a GPT header at byte 512, LBA 1 of 512-byte sectors"));
+	ap_ptable_free(&pt);
+
+	/* a GPT for 1024-byte sectors (header at byte 1024), read with 512 */
+	memset(img, 0, sizeof(img));
+	mbr_entry(0, 0xee, 1, 1023);
+	memcpy(img + 1024, "EFI PART", 8);
+	read_img(sizeof(img), &pt);
+	assert_int_equal(pt.foreign_sector_size, 1024);
+	ap_ptable_free(&pt);
+}
+
+static void test_foreign_mbr(void **state)
+{
+	struct ap_ptable pt;
+
+	(void)state;
+	/* written with 4096-byte sectors: partition 1 at 1 MiB (LBA 256), read with 512 */
+	memset(img, 0, sizeof(img));
+	mbr_entry(0, 0x83, 256, 100);
+	read_img(sizeof(img) * 4, &pt);
+	assert_string_equal(pt.label, "dos");
+	assert_int_equal(pt.foreign_sector_size, 4096);
+	assert_string_equal(pt.foreign_label, "dos");
+	assert_int_equal(count(&pt, AP_PT_FOREIGN_SECTOR), 1);
+	assert_true(has_evidence(&pt, "partition 1 starts at sector 256: at 1 MiB in 4096-byte "
+				 "sectors"));
+	ap_ptable_free(&pt);
+	/* read with 4096 it is right */
+	read_img_as(sizeof(img) * 4, 4096, &pt);
+	assert_int_equal(pt.foreign_sector_size, 0);
+	assert_int_equal(pt.nissues, 0);
+	ap_ptable_free(&pt);
+
+	/* ... unless a file system (swap here) sits where 512-byte sectors put it */
+	swap_signature(256 * 512);
+	read_img(sizeof(img) * 4, &pt);
+	assert_int_equal(pt.foreign_sector_size, 0);
+	assert_int_equal(pt.nissues, 0);
+	ap_ptable_free(&pt);
+
+	/* a signature where 4096-byte sectors put partition 1 (at 64 KiB) */
+	memset(img, 0, sizeof(img));
+	mbr_entry(0, 0x82, 16, 32);
+	swap_signature(16 * 4096);
+	read_img(sizeof(img), &pt);
+	assert_int_equal(pt.foreign_sector_size, 4096);
+	assert_true(has_evidence(&pt, "libblkid finds swap at byte 65536, where partition 1 "
+				 "starts in 4096-byte sectors (nothing at byte 8192"));
+	ap_ptable_free(&pt);
+
+	/* the entries fill the disk in 4096-byte sectors */
+	memset(img, 0, sizeof(img));
+	mbr_entry(0, 0x83, 512, 1024 - 512);	/* 2 MiB to the end of 4 MiB */
+	read_img(sizeof(img) * 4, &pt);
+	assert_int_equal(pt.foreign_sector_size, 4096);
+	assert_true(has_evidence(&pt, "within 1 MiB of the end of the disk"));
+	ap_ptable_free(&pt);
+
+	/* an EBR where 4096-byte sectors put the extended partition */
+	memset(img, 0, sizeof(img));
+	mbr_entry(0, 0x83, 8, 8);
+	mbr_entry(1, 0x05, 64, 64);
+	img[64 * 4096 + 446 + 4] = 0x83;
+	put_le32(img + 64 * 4096 + 446 + 8, 1);
+	put_le32(img + 64 * 4096 + 446 + 12, 16);
+	img[64 * 4096 + 510] = 0x55;
+	img[64 * 4096 + 511] = 0xaa;
+	read_img(sizeof(img), &pt);
+	assert_int_equal(pt.foreign_sector_size, 4096);
+	assert_true(has_evidence(&pt, "an EBR (the table of the logical partitions) at byte "
+				 "262144, where extended partition 2 starts in 4096-byte sectors"));
+	ap_ptable_free(&pt);
+	/* read with 4096, the logical partition is found and nothing is foreign */
+	read_img_as(sizeof(img), 4096, &pt);
+	assert_int_equal(pt.foreign_sector_size, 0);
+	assert_non_null(ap_ptable_part(&pt, 4));
+	ap_ptable_free(&pt);
+
+	/* written with 512-byte sectors, read with 4096: past the end there only */
+	memset(img, 0, sizeof(img));
+	mbr_entry(0, 0x83, 1024, 1000);
+	read_img_as(sizeof(img), 4096, &pt);
+	assert_int_equal(pt.foreign_sector_size, 512);
+	assert_true(has_evidence(&pt, "ends past the end of the disk in 4096-byte sectors, but "
+				 "every partition lies inside it in 512-byte ones"));
+	assert_int_equal(count(&pt, AP_PT_PAST_END), 1);
+	ap_ptable_free(&pt);
+
+	/* a 4Kn table from a script's start=2048 (8 MiB): 1 MiB in 512-byte
+	 * sectors, but nothing else says it was written for them */
+	memset(img, 0, sizeof(img));
+	mbr_entry(0, 0x83, 2048, 100);
+	read_img_as(sizeof(img) * 16, 4096, &pt);
+	assert_int_equal(pt.foreign_sector_size, 0);
+	assert_int_equal(pt.nissues, 0);
+	ap_ptable_free(&pt);
+
+	/* ordinary tables are not foreign: DOS-era 63, 1 MiB in 512-byte sectors */
+	memset(img, 0, sizeof(img));
+	mbr_entry(0, 0x83, 63, 1000);
+	read_img(sizeof(img), &pt);
+	assert_int_equal(pt.foreign_sector_size, 0);
+	ap_ptable_free(&pt);
+	memset(img, 0, sizeof(img));
+	mbr_entry(0, 0x83, 2047, 1);
+	read_img(sizeof(img), &pt);
+	assert_int_equal(pt.foreign_sector_size, 0);
+	ap_ptable_free(&pt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -584,6 +802,8 @@ int main(void)
 		cmocka_unit_test(test_read_mbr),
 		cmocka_unit_test(test_read_small_and_empty),
 		cmocka_unit_test(test_read_4k_image),
+		cmocka_unit_test(test_foreign_gpt),
+		cmocka_unit_test(test_foreign_mbr),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -45,7 +45,7 @@ static void test_not_block(void **state)
 
 	(void)state;
 	assert_int_equal(ap_safety_check("/dev/null", NULL, &t, &e), -ENOTBLK);
-	assert_non_null(strstr(e.msg, "/dev/null is not a block device"));
+	assert_non_null(strstr(e.msg, "/dev/null: not a block device"));
 	assert_int_equal(t.fd, -1);
 	ap_safety_target_free(&t);
 
@@ -101,8 +101,15 @@ static void test_root_disk(void **state)
 	assert_int_equal(stat("/", &st), 0);
 	node = major(st.st_dev) ? devnode(st.st_dev) : NULL;
 	if (!node || access(node, F_OK) != 0) {
+		/*
+		 * / on overlayfs, tmpfs, a btrfs subvolume, or a build chroot
+		 * without /sys: no disk to refuse. Not skip(): cmocka 1.1.5
+		 * prints it as "not ok N # SKIP", a failure to automake's TAP
+		 * driver, which would fail every package build in such a chroot.
+		 */
+		print_message("# no block device under / here: nothing to refuse\n");
 		free(node);
-		skip();	/* / on overlayfs, tmpfs, btrfs subvolume... */
+		return;
 	}
 	assert_int_not_equal(ap_safety_check(node, &o, &t, &e), 0);
 	assert_non_null(strstr(e.msg, "running system"));

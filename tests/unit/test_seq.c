@@ -120,6 +120,39 @@ static void test_mode_table(void **state)
 	assert_int_equal(ap_seq_mode_parse("odirect", &m), -EINVAL);
 }
 
+/* the DD column: "bs=BS" filled in the way dd reads sizes */
+static void test_dd_line(void **state)
+{
+	static const struct {
+		enum ap_seq_mode m;
+		uint64_t bs;
+		const char *want;
+	} cases[] = {
+		{ AP_SEQ_NONE, 4096, "dd bs=4K conv=notrunc" },
+		{ AP_SEQ_FDATASYNC, 1 << 20, "dd bs=1M conv=notrunc,fdatasync" },
+		{ AP_SEQ_DIRECT, 1ULL << 30, "dd bs=1G conv=notrunc oflag=direct,dsync" },
+		{ AP_SEQ_SYNC_AFTER, 1536, "dd bs=1536 conv=notrunc && sync" },
+		{ AP_SEQ_DSYNC, 512, "dd bs=512 conv=notrunc oflag=dsync" },
+		{ AP_SEQ_READ_DIRECT, 3 << 20, "dd of=/dev/null bs=3M iflag=direct" },
+	};
+	unsigned i;
+
+	(void)state;
+	for (i = 0; i < AP_ARRAY_SIZE(cases); i++) {
+		char *s = ap_seq_dd_line(cases[i].m, cases[i].bs);
+
+		assert_string_equal(s, cases[i].want);
+		free(s);
+	}
+	for (i = 0; i < AP_SEQ_NMODES; i++) {
+		char *s = ap_seq_dd_line((enum ap_seq_mode)i, 65536);
+
+		assert_null(strstr(s, "BS"));
+		assert_non_null(strstr(s, "bs=64K"));
+		free(s);
+	}
+}
+
 static void test_modes_parse(void **state)
 {
 	struct ap_error e;
@@ -261,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_bs_parse),
 		cmocka_unit_test(test_bs_default),
 		cmocka_unit_test(test_mode_table),
+		cmocka_unit_test(test_dd_line),
 		cmocka_unit_test(test_modes_parse),
 		cmocka_unit_test(test_median),
 		cmocka_unit_test(test_shuffle),

@@ -30,15 +30,23 @@ static void ata_seal(uint8_t *buf)
 	buf[511] = (uint8_t)(0x100 - sum);
 }
 
-static void ata_model(uint8_t *buf, const char *model)
+/* An ATA string of @nwords words from @word, blank padded (right or left). */
+static void ata_put_string(uint8_t *buf, unsigned word, unsigned nwords, const char *s,
+			   bool right)
 {
-	char m[40];
-	int i;
+	char m[64];
+	size_t len = strlen(s);
+	unsigned i;
 
 	memset(m, ' ', sizeof(m));
-	memcpy(m, model, strlen(model));
-	for (i = 0; i < 20; i++)	/* ATA strings: first char in the high byte */
-		put_le16(buf, 27 + i, (uint16_t)((m[2 * i] << 8) | m[2 * i + 1]));
+	memcpy(m + (right ? 0 : 2 * nwords - len), s, len);
+	for (i = 0; i < nwords; i++)	/* ATA strings: first char in the high byte */
+		put_le16(buf, word + i, (uint16_t)((m[2 * i] << 8) | m[2 * i + 1]));
+}
+
+static void ata_model(uint8_t *buf, const char *model)
+{
+	ata_put_string(buf, 27, 20, model, true);
 }
 
 /* An ATA IDENTIFY like a WD EARS: 512e with a jumper-shifted first sector. */
@@ -75,6 +83,63 @@ static void test_ata_512e(void **state)
 	assert_true(id.wc_supported);
 	assert_true(id.wc_valid);
 	assert_true(id.wc_enabled);
+}
+
+/* Serial (words 10-19, often left-padded), firmware (23-26), WWN (108-111). */
+static void test_ata_identity(void **state)
+{
+	uint8_t buf[AP_ATA_IDENTIFY_LEN];
+	struct ap_ata_identify id;
+
+	(void)state;
+	make_identify(buf, 0x6003, 0x4000);
+	ata_put_string(buf, 10, 10, "WD-WCAZA1234567", false);
+	ata_put_string(buf, 23, 4, "51.0AB51", true);
+	put_le16(buf, 108, 0x5001);
+	put_le16(buf, 109, 0x4ee2);
+	put_le16(buf, 110, 0x0a1b);
+	put_le16(buf, 111, 0x2c3d);
+	ata_seal(buf);
+	assert_int_equal(ap_sgio_parse_ata_identify(buf, sizeof(buf), &id), 0);
+	assert_string_equal(id.serial, "WD-WCAZA1234567");
+	assert_string_equal(id.firmware, "51.0AB51");
+	assert_true(id.wwn_valid);
+	assert_true(id.wwn == 0x50014ee20a1b2c3dULL);
+	/* no WWN words: none */
+	make_identify(buf, 0x6003, 0x4000);
+	assert_int_equal(ap_sgio_parse_ata_identify(buf, sizeof(buf), &id), 0);
+	assert_false(id.wwn_valid);
+	assert_string_equal(id.serial, "");
+	/* WWN words, but word 87 does not say they are valid */
+	put_le16(buf, 108, 0x5001);
+	put_le16(buf, 87, 0x6063);
+	ata_seal(buf);
+	assert_int_equal(ap_sgio_parse_ata_identify(buf, sizeof(buf), &id), 0);
+	assert_false(id.wwn_valid);
+}
+
+static void test_vpd_serial(void **state)
+{
+	static const uint8_t pg80[] = { 0x00, 0x80, 0x00, 0x0c, ' ', ' ', 'Z', 'A', '1', 'B',
+					'2', 'C', '3', 'D', ' ', ' ' };
+	static const uint8_t blank[] = { 0x00, 0x80, 0x00, 0x04, ' ', ' ', ' ', ' ' };
+	static const uint8_t other[] = { 0x00, 0x83, 0x00, 0x02, 'x', 'y' };
+	static const uint8_t longer[] = { 0x00, 0x80, 0x00, 0x10, 'x', 'y' };
+	char out[32];
+
+	(void)state;
+	assert_int_equal(ap_sgio_parse_vpd_serial(pg80, sizeof(pg80), out, sizeof(out)), 0);
+	assert_string_equal(out, "ZA1B2C3D");
+	/* truncated to the buffer */
+	assert_int_equal(ap_sgio_parse_vpd_serial(pg80, sizeof(pg80), out, 6), 0);
+	assert_string_equal(out, "ZA1");
+	assert_int_equal(ap_sgio_parse_vpd_serial(blank, sizeof(blank), out, sizeof(out)),
+			 -ENODATA);
+	assert_int_equal(ap_sgio_parse_vpd_serial(other, sizeof(other), out, sizeof(out)),
+			 -EINVAL);
+	assert_int_equal(ap_sgio_parse_vpd_serial(longer, sizeof(longer), out, sizeof(out)),
+			 -EINVAL);
+	assert_int_equal(ap_sgio_parse_vpd_serial(pg80, 3, out, sizeof(out)), -EINVAL);
 }
 
 static void test_ata_shifted(void **state)
@@ -470,6 +535,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ata_512e),
+		cmocka_unit_test(test_ata_identity),
+		cmocka_unit_test(test_vpd_serial),
 		cmocka_unit_test(test_ata_shifted),
 		cmocka_unit_test(test_ata_4kn_and_legacy),
 		cmocka_unit_test(test_ata_bad),

@@ -103,9 +103,9 @@ rm -f "$img"
 truncate -s 1M "$img"
 expect 2 no_table "no partition table (neither MBR nor GPT)"
 
-# a 512-byte-sector GPT read as 4Kn: says so
+# a 512-byte-sector GPT read as 4Kn: a table for another sector size (exit 7)
 cp "$good" "$img"
-expect 2 pmbr_without_gpt "a protective MBR (partition type 0xee) but no GPT header, neither at LBA 1 nor at the last LBA $(( 8 * 256 - 1 )) (there is a GPT for 512-byte sectors: wrong sector size?)" --sector-size 4096
+expect 7 foreign_sector_size "the GPT partition table was written for 512-byte logical sectors, not for the 4096-byte sectors it is read with here" --sector-size 4096
 
 # warnings do not fail the check: an image grown after partitioning
 cp "$good" "$img"
@@ -135,8 +135,8 @@ grep -q "$TS_TMP/bad.json: not valid JSON" "$TS_TMP/err" || ts_fail "invalid JSO
 echo '{"device": "x", "results": []}' > "$TS_TMP/bad.json"
 ts_run_rc 2 "$ALIGNPROBE" check --geometry "$TS_TMP/bad.json" "$img"
 grep -q "not a probe or sweep result" "$TS_TMP/err" || ts_fail "JSON without a verdict"
-cat > "$TS_TMP/bad.json" <<'JSON'
-{"verdict": {"sensitive": false, "resolved": false, "logical_sector": 512,
+cat > "$TS_TMP/bad.json" <<JSON
+{"device": "$img", "verdict": {"sensitive": false, "resolved": false, "logical_sector": 512,
  "reported_physical_sector": 512, "physical_sector": null, "lowest_aligned_lba": null,
  "fast_starts": [], "slowdown": 1.0, "p_value": 1.0, "confidence": 0.0}}
 JSON

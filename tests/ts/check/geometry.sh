@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The probed geometry: from a saved verdict written by hand (sweep shape
-# {"device","verdict"} and probe shape {"devices":[...]}) and given on the
-# command line (--physical 4096 --lowest-aligned 7). A DOS-era table at 63 is
-# aligned on a shifted drive and misaligned on an unshifted one; the JSON
-# document says which geometry was in force.
+# {"device","verdict"} and probe shape {"devices":[...]}, the entry of this
+# image used, not the first) and given on the command line (--physical 4096
+# --lowest-aligned 7, the LBA within 0..7). A DOS-era table at 63 is aligned
+# on a shifted drive and misaligned on an unshifted one; the JSON document
+# says which geometry was in force and which rule decided.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "probed geometry from a verdict file and by hand"
 ts_need_cmd sfdisk jq
@@ -22,9 +23,9 @@ verdict() {	# verdict PHYS LOWEST
  "p_value": 0.0001, "confidence": 0.9999}
 JSON
 }
-printf '{"device": "/dev/sdz", "verdict": %s, "results": []}\n' "$(verdict 4096 7)" > "$TS_TMP/sweep.json"
-printf '{"devices": [{"device": "/dev/sdz", "verdict": %s}, {"device": "/dev/sdy", "verdict": %s}]}\n' \
-	"$(verdict 4096 0)" "$(verdict 8192 7)" > "$TS_TMP/probe.json"
+printf '{"device": "%s", "verdict": %s, "results": []}\n' "$img" "$(verdict 4096 7)" > "$TS_TMP/sweep.json"
+printf '{"devices": [{"device": "/dev/sdz", "verdict": %s}, {"device": "%s", "verdict": %s}]}\n' \
+	"$(verdict 4096 0)" "$img" "$(verdict 4096 7)" > "$TS_TMP/probe.json"
 
 # shifted drive (lowest aligned 7): 63 aligned, 20480 not
 ts_run_rc 4 "$ALIGNPROBE" check --geometry "$TS_TMP/sweep.json" "$img"
@@ -47,10 +48,15 @@ jq -e '.geometry.in_force.source == "probed" and .geometry.in_force.physical_sec
 	and (.partitions[1].next_aligned == 20487)' "$TS_TMP/out" >/dev/null ||
 	{ cat "$TS_TMP/out" >&2; ts_fail "JSON document under the probed geometry"; }
 
-# probe with several devices: the first verdict (unshifted): 63 misaligned, 20480 aligned
+# probe with several devices: the entry of this image (shifted), not the
+# first (unshifted, where 63 would be misaligned and 20480 aligned)
 ts_run_rc 4 "$ALIGNPROBE" check -r -n -o NR,ALIGN_PROBED,MISALIGN --geometry "$TS_TMP/probe.json" "$img"
-ts_assert_eq "1 no 7
-2 yes 0" "$(cat "$TS_TMP/out")" "devices[0].verdict"
+ts_assert_eq "1 yes 0
+2 no 1" "$(cat "$TS_TMP/out")" "devices[1].verdict"
+ts_run_rc 4 "$ALIGNPROBE" check -J --geometry "$TS_TMP/probe.json" "$img"
+jq -e '.rule.name == "probed" and .geometry.probed.entry == "devices[1].verdict"
+	and .geometry.probed.matched_by == "path"' "$TS_TMP/out" >/dev/null ||
+	ts_fail "JSON: the entry used"
 
 # by hand: the same answers
 ts_run_rc 4 "$ALIGNPROBE" check -r -n -o NR,ALIGNED --physical 4096 --lowest-aligned 7 "$img"
@@ -59,10 +65,13 @@ ts_assert_eq "1 yes
 ts_run_rc 4 "$ALIGNPROBE" check -r -n -o NR,ALIGNED --physical 4K "$img"
 ts_assert_eq "1 no
 2 yes" "$(cat "$TS_TMP/out")" "--physical 4K"
-# a lowest aligned LBA given as any aligned LBA: 63 means 7
-ts_run_rc 4 "$ALIGNPROBE" check -J --physical 4096 --lowest-aligned 63 "$img"
-jq -e '.geometry.in_force.source == "given" and .geometry.in_force.lowest_aligned_lba == 7' \
-	"$TS_TMP/out" >/dev/null || ts_fail "--lowest-aligned 63 not normalised"
+# the lowest aligned LBA lies within the physical sector: 63 is refused
+ts_run_rc 4 "$ALIGNPROBE" check -J --physical 4096 --lowest-aligned 7 "$img"
+jq -e '.geometry.in_force.source == "given" and .geometry.in_force.lowest_aligned_lba == 7
+	and .rule.name == "given"' "$TS_TMP/out" >/dev/null || ts_fail "--lowest-aligned 7"
+ts_run_rc 2 "$ALIGNPROBE" check --physical 4096 --lowest-aligned 63 "$img"
+grep -q "alignprobe check: --lowest-aligned 63: out of range: 0..7 for 4096-byte physical sectors of 512-byte logical sectors" \
+	"$TS_TMP/err" || ts_fail "--lowest-aligned 63 not refused"
 # 8 KiB physical sectors: 20480 is a multiple of 16
 ts_run_rc 4 "$ALIGNPROBE" check -r -n -o NR,ALIGNED --physical 8K "$img"
 ts_assert_eq "1 no

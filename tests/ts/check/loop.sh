@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # check on loop devices this test attaches: the kernel's topology is read,
-# the drive does not answer (not available, no error), a 4Kn loop device
-# (--sector-size 4096) is checked in 4096-byte sectors, and nothing is written.
+# the drive does not answer (not available, no error), the kernel's report of
+# 512-byte physical sectors proves nothing (4 KiB decides unless
+# --trust-reported), a 4Kn loop device (--sector-size 4096) is checked in
+# 4096-byte sectors as reported, and nothing is written.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "loop devices: 512 and 4096-byte sectors"
 ts_need_loop
@@ -15,13 +17,19 @@ printf 'label: gpt\nstart=2048,size=20480\nstart=22529,size=20480\n' |
 sum=$(ts_checksum "$img")
 dev=$(ts_loop_attach "$img" -r)
 
-ts_run_rc 0 "$ALIGNPROBE" check "$dev"
+ts_run_rc 4 "$ALIGNPROBE" check "$dev"
 grep -q "^Disk $dev: 64M, 131072 sectors of 512 bytes, block device$" "$TS_TMP/out" || ts_fail "disk line"
 grep -qE "^physical sector +512 +- *$" "$TS_TMP/out" || ts_fail "kernel physical sector"
 grep -q "^drive: not available (ATA IDENTIFY: no answer; SCSI READ CAPACITY(16): no answer; NVMe Identify: no answer)$" \
 	"$TS_TMP/out" || ts_fail "drive not reported as not available"
+grep -q "Geometry in force: 4 KiB (the minimum for an unprobed report, lowest aligned LBA 0)" "$TS_TMP/out" ||
+	ts_fail "the 4 KiB minimum not in force"
+grep -q "^Rule: minimum_4k: the drive reports 512-byte physical sectors, which 512e drives also report; not probed: requiring 4 KiB$" \
+	"$TS_TMP/out" || ts_fail "rule line"
+grep -q "partition 2: start 22529 is not aligned to 4 KiB" "$TS_TMP/err" || ts_fail "22529 not flagged"
+ts_run_rc 0 "$ALIGNPROBE" check --trust-reported "$dev"
 grep -q "Geometry in force: 512-byte physical sectors (reported, lowest aligned LBA 0)" "$TS_TMP/out" ||
-	ts_fail "reported geometry not in force"
+	ts_fail "reported geometry not in force with --trust-reported"
 
 ts_run_rc 4 "$ALIGNPROBE" check -J -p 4096 "$dev"
 jq -e --arg d "$dev" '.device == $d and .type == "block" and .logical_sector == 512
@@ -51,7 +59,8 @@ ts_assert_eq "1 256 yes yes yes
 2 4353 yes no yes" "$(cat "$TS_TMP/out")" "4Kn loop device"
 ts_run_rc 0 "$ALIGNPROBE" check -J "$dev4"
 jq -e '.logical_sector == 4096 and .sectors == 16384 and .topology.kernel.logical_sector == 4096
-	and .topology.kernel.physical_sector == 4096 and .geometry.in_force.physical_sector == 4096' \
+	and .topology.kernel.physical_sector == 4096 and .geometry.in_force.physical_sector == 4096
+	and .rule.name == "as_reported" and .foreign_sector_size == null' \
 	"$TS_TMP/out" >/dev/null || ts_fail "4Kn topology"
 # the backing file read as a 4Kn image gives the same table
 ts_run_rc 0 "$ALIGNPROBE" check -r -n -o NR,START --sector-size 4096 "$img4"

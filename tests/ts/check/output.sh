@@ -15,13 +15,19 @@ printf 'label: gpt\nstart=2048,size=4096,name=boot,uuid=11111111-2222-3333-4444-
 printf 'label: dos\nstart=2048,size=4096\ntype=5,start=8192,size=16384\nstart=8200,size=2048\nstart=12289,size=2048\n' |
 	sfdisk -q --no-reread --no-tell-kernel "$dos" >/dev/null || ts_fail "sfdisk dos"
 
-# default table: topology block, then the partitions with the default columns
-ts_run_rc 0 "$ALIGNPROBE" check "$gpt"
+# default table: topology block, then the partitions with the default columns;
+# unprobed, the image's 512-byte sectors prove nothing and 4 KiB decides
+ts_run_rc 4 "$ALIGNPROBE" check "$gpt"
 grep -q "^Disk $gpt: 16M, 32768 sectors of 512 bytes, image file$" "$TS_TMP/out" || ts_fail "disk line"
 grep -q "^Partition table: gpt, 2 partitions, usable sectors 2048-32734" "$TS_TMP/out" || ts_fail "table line"
 grep -qE "^NR +START +END +SIZE +TYPE +ALIGN_REPORTED +ALIGN_1M +ALIGNED$" "$TS_TMP/out" ||
 	ts_fail "default columns"
-grep -qE "^ 2 +6145 +10239 +2\.0M +Linux filesystem +yes +no +yes$" "$TS_TMP/out" || ts_fail "row 2"
+grep -qE "^ 2 +6145 +10239 +2\.0M +Linux filesystem +yes +no +no$" "$TS_TMP/out" || ts_fail "row 2"
+grep -q "^Rule: minimum_4k: the image file has 512-byte sectors" "$TS_TMP/out" || ts_fail "rule line"
+ts_run_rc 0 "$ALIGNPROBE" check --trust-reported "$gpt"
+grep -qE "^ 2 +6145 +10239 +2\.0M +Linux filesystem +yes +no +yes$" "$TS_TMP/out" ||
+	ts_fail "row 2 with --trust-reported"
+grep -q "^Rule: trust_reported: --trust-reported: " "$TS_TMP/out" || ts_fail "trust_reported rule line"
 # with a probed geometry, ALIGN_PROBED joins the defaults
 ts_run_rc 4 "$ALIGNPROBE" check -p 4096 "$gpt"
 grep -qE "^NR +START +END +SIZE +TYPE +ALIGN_REPORTED +ALIGN_PROBED +ALIGN_1M +ALIGNED$" "$TS_TMP/out" ||
@@ -33,22 +39,22 @@ ts_assert_eq '1 boot 11111111-2222-3333-4444-555555555555 0FC63DAF-8483-4772-8E7
 	"$(sed -n 1p "$TS_TMP/out")" "raw row 1"
 sed -n 2p "$TS_TMP/out" | grep -qE '^2 data\\x20disk [0-9A-F-]{36} 0FC63DAF-8483-4772-8E79-3D69D8477DE4 no 1$' ||
 	ts_fail "raw row 2: $(sed -n 2p "$TS_TMP/out")"
-ts_run_rc 0 "$ALIGNPROBE" check -r -o +SECTORS "$gpt"
+ts_run_rc 4 "$ALIGNPROBE" check -r -o +SECTORS "$gpt"
 ts_assert_eq "NR START END SIZE TYPE ALIGN_REPORTED ALIGN_1M ALIGNED SECTORS" \
 	"$(sed -n 1p "$TS_TMP/out")" "-o +SECTORS"
 grep -q "^Disk" "$TS_TMP/out" && ts_fail "raw output has the topology block"
 # sizes: human unless -b
-ts_run_rc 0 "$ALIGNPROBE" check -r -n -o SIZE "$gpt"
+ts_run_rc 4 "$ALIGNPROBE" check -r -n -o SIZE "$gpt"
 ts_assert_eq "2M" "$(sed -n 1p "$TS_TMP/out")" "human size"
-ts_run_rc 0 "$ALIGNPROBE" check -r -n -b -o SIZE "$gpt"
+ts_run_rc 4 "$ALIGNPROBE" check -r -n -b -o SIZE "$gpt"
 ts_assert_eq "2097152" "$(sed -n 1p "$TS_TMP/out")" "-b size"
 # CSV
-ts_run_rc 0 "$ALIGNPROBE" check --csv -o NR,NAME,START "$gpt"
+ts_run_rc 4 "$ALIGNPROBE" check --csv -o NR,NAME,START "$gpt"
 ts_assert_eq 'NR,NAME,START
 1,boot,2048
 2,data disk,6145' "$(cat "$TS_TMP/out")" "--csv"
 # every column
-ts_run_rc 0 "$ALIGNPROBE" check -r --output-all "$dos"
+ts_run_rc 4 "$ALIGNPROBE" check -r --output-all "$dos"
 ts_assert_eq "NR START END SECTORS SIZE TYPE TYPECODE NAME UUID ALIGN_REPORTED ALIGN_DRIVE ALIGN_PROBED ALIGN_1M ALIGN_OPTIO SIZE_ALIGNED ALIGNED MISALIGN NEXT_ALIGNED" \
 	"$(sed -n 1p "$TS_TMP/out")" "--output-all"
 [ "$(wc -l < "$TS_TMP/out")" = 5 ] || ts_fail "--output-all: 4 partitions expected"
@@ -80,7 +86,20 @@ jq -e --arg d "$dos" '
 	and .issues == [] and .misaligned == 1 and .aligned == false' "$TS_TMP/out" >/dev/null ||
 	{ cat "$TS_TMP/out" >&2; ts_fail "JSON document"; }
 # -o selects the partition keys in JSON too
-ts_run_rc 0 "$ALIGNPROBE" check -J -o NR,ALIGNED "$gpt"
+ts_run_rc 0 "$ALIGNPROBE" check -J --trust-reported -o NR,ALIGNED "$gpt"
 jq -e '.partitions == [{"nr": 1, "aligned": true}, {"nr": 2, "aligned": true}] and .aligned == true' \
 	"$TS_TMP/out" >/dev/null || ts_fail "JSON with -o"
+# the rule that decided, and per partition the first aligned start under it
+ts_run_rc 4 "$ALIGNPROBE" check -J "$gpt"
+jq -e '.rule.name == "minimum_4k" and .rule.basis == "reported" and .rule.unit == 4096
+	and .rule.lowest_aligned_lba == 0 and (.rule.reason | test("not probed: requiring 4 KiB"))
+	and .geometry.in_force.source == "minimum_4k" and .geometry.in_force.physical_sector == 4096
+	and .geometry.reported.physical_sector == 512
+	and ([.partitions[].next_aligned] == [2048, 6152]) and ([.partitions[].aligned] == [true, false])
+	and .foreign_sector_size == null' "$TS_TMP/out" >/dev/null ||
+	{ cat "$TS_TMP/out" >&2; ts_fail "JSON rule and next_aligned"; }
+ts_run_rc 0 "$ALIGNPROBE" check -J --trust-reported "$gpt"
+jq -e '.rule.name == "trust_reported" and .rule.unit == 512
+	and ([.partitions[].next_aligned] == [2048, 6145])' "$TS_TMP/out" >/dev/null ||
+	ts_fail "JSON rule with --trust-reported"
 ts_pass

@@ -35,16 +35,16 @@ bad "unexpected argument" --attach extra
 bad "unrecognized option" --attach --bogus
 [ -z "$(ls -A "$ALIGNPROBE_STATE_DIR")" ] || ts_fail "a refused attach left registry entries"
 
-# not an emulated drive: exit 1
-ts_run_rc 1 "$ALIGNPROBE" emulate --stats /dev/null
+# not an emulated drive: bad input, exit 2
+ts_run_rc 2 "$ALIGNPROBE" emulate --stats /dev/null
 grep -q "not an emulated drive" "$TS_TMP/err" || ts_fail "--stats /dev/null: $(cat "$TS_TMP/err")"
-ts_run_rc 1 "$ALIGNPROBE" emulate --detach /dev/null
+ts_run_rc 2 "$ALIGNPROBE" emulate --detach /dev/null
 
 ts_need_emulator
 ts_need_cmd dd cmp
 
 # an image that does not exist or does not fit: nothing left behind
-ts_run_rc 1 "$ALIGNPROBE" emulate --attach --image "$TS_TMP/missing.img"
+ts_run_rc 2 "$ALIGNPROBE" emulate --attach --image "$TS_TMP/missing.img"
 grep -q "missing.img" "$TS_TMP/err" || ts_fail "missing image not named"
 ts_image "$TS_TMP/big.img" 4M
 ts_run_rc 2 "$ALIGNPROBE" emulate --attach --image "$TS_TMP/big.img" --size 2M
@@ -84,7 +84,7 @@ ts_assert_eq $((4 << 20)) "$(blockdev --getsize64 "${dev3}p2")" "p2 size"
 # another state directory's drive is not ours to detach (its loop number
 # may be one that a run of ours used before)
 mkdir "$TS_TMP/other-state"
-ALIGNPROBE_STATE_DIR=$TS_TMP/other-state ts_run_rc 1 "$ALIGNPROBE" emulate --detach "$dev3"
+ALIGNPROBE_STATE_DIR=$TS_TMP/other-state ts_run_rc 3 "$ALIGNPROBE" emulate --detach "$dev3"
 grep -q "state directory" "$TS_TMP/err" || ts_fail "foreign detach: $(cat "$TS_TMP/err")"
 "$ALIGNPROBE" emulate --stats "$dev3" >/dev/null || ts_fail "a foreign detach took the drive down"
 

@@ -84,6 +84,24 @@ for code in $(sed -n 's/^#define AP_EXIT_[A-Z_]*[ \t]*\([0-9]*\).*/\1/p' "$top_s
 	esac
 done
 
+# the mapping of an error to an exit status: the table in src/cmdutil.c
+# ({ ENOENT, AP_EXIT_USAGE }, one per line), the man page's list under
+# EXIT STATUS (.BR ENOENT " (2)") and the README's table (| `ENOENT` | 2 |)
+# hold the same pairs
+exitnum() {	# AP_EXIT_USAGE -> 2
+	sed -n "s/^#define $1[ \t]*\([0-9]*\).*/\1/p" "$top_srcdir/src/exitcodes.h"
+}
+sed -n 's/^[ \t]*{ \(E[A-Z0-9]*\),[ \t]*\(AP_EXIT_[A-Z_]*\) },.*/\1 \2/p' "$top_srcdir/src/cmdutil.c" |
+	while read -r err name; do echo "$err $(exitnum "$name")"; done | sort > "$TS_TMP/map.code"
+[ "$(wc -l < "$TS_TMP/map.code")" -gt 10 ] || ts_fail "no errno table found in src/cmdutil.c"
+grep -q ' $' "$TS_TMP/map.code" && ts_fail "src/cmdutil.c maps to an unknown AP_EXIT_ name"
+sed -n 's/^\.BR \(E[A-Z0-9]*\) " (\([0-9]*\))"$/\1 \2/p' "$TS_TMP/sec" | sort > "$TS_TMP/map.man"
+diff "$TS_TMP/map.code" "$TS_TMP/map.man" > "$TS_TMP/map.diff" ||
+	ts_fail "the man page's errors and their status differ from src/cmdutil.c (< code, > man): $(cat "$TS_TMP/map.diff")"
+sed -n 's/^| `\(E[A-Z0-9]*\)` | \([0-9]*\) |.*/\1 \2/p' "$top_srcdir/README.md" | sort > "$TS_TMP/map.readme"
+diff "$TS_TMP/map.code" "$TS_TMP/map.readme" > "$TS_TMP/map.diff" ||
+	ts_fail "README.md's errors and their status differ from src/cmdutil.c (< code, > README): $(cat "$TS_TMP/map.diff")"
+
 # every environment variable the program reads
 section SH ENVIRONMENT > "$TS_TMP/sec"
 for var in $(grep -ho 'getenv("[A-Z_]*")' "$top_srcdir"/src/*.c | sed 's/getenv("\(.*\)")/\1/' | sort -u); do

@@ -62,7 +62,7 @@ mkfs.ext4 -q -F "$TS_TMP/disk2.img" 16M >/dev/null 2>&1 && {
 	dev2=$(ts_loop_attach "$TS_TMP/disk2.img")
 	ts_mount "$dev2" "$TS_TMP/mnt"
 	ts_run_rc 3 "$ALIGNPROBE" probe --preserve --journal "$TS_TMP/mnt/j" "$dev2"
-	grep -q "is mounted\|on the device itself" "$TS_TMP/err" || ts_fail "$(cat "$TS_TMP/err")"
+	grep -q "$dev2: mounted on\|on the device itself" "$TS_TMP/err" || ts_fail "$(cat "$TS_TMP/err")"
 }
 
 # a destructive run on a plain loop device: writes only the scratch region

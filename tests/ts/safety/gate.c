@@ -3,7 +3,8 @@
  * The safety gate on its own, for the integration tests: runs
  * ap_safety_check() (and ap_safety_confirm() with --confirm) on DEVICE like a
  * destructive command would, prints the description or the refusal, and
- * exits 0 or 3. Never writes anything. --hold N keeps the O_EXCL descriptor
+ * exits 0, or the command's status for the refusal (ap_exit_for_errno(): 3,
+ * or 2 for what is no block device). Never writes anything. --hold N keeps the O_EXCL descriptor
  * for N seconds after printing "held" (to show what holding does).
  */
 #include <getopt.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "exitcodes.h"
 #include "safety.h"
 
@@ -62,7 +64,7 @@ int main(int argc, char **argv)
 	if (rc) {
 		fprintf(stderr, "gate: %s\n", e.msg);
 		ap_safety_target_free(&t);
-		return AP_EXIT_REFUSED;
+		return ap_exit_for_errno(rc);
 	}
 	d = ap_safety_describe(&t);
 	fputs(d, stdout);

@@ -80,10 +80,11 @@ has_opts() {
 }
 
 # refuse WHAT PATTERN DEV [gate/command options]: every path refuses with 3
+# (with $REFUSE_RC: what is no block device at all is bad input, 2)
 refuse() {
-	local what=$1 pat=$2 dev=$3 c
+	local what=$1 pat=$2 dev=$3 c want=${REFUSE_RC:-3}
 	shift 3
-	ts_run_rc 3 "$GATE" "$@" "$dev"
+	ts_run_rc "$want" "$GATE" "$@" "$dev"
 	grep -q -- "$pat" "$TS_TMP/err" || { cat "$TS_TMP/err" >&2; ts_fail "$what: gate: no '$pat' in the message"; }
 	for c in "${cmds[@]}"; do
 		# seq also accepts a regular file (it writes into the file)
@@ -91,7 +92,7 @@ refuse() {
 		# an option the command does not have (sweep: --allow-partition)
 		has_opts "${c%% *}" "$@" || continue
 		# shellcheck disable=SC2086
-		ts_run_rc 3 "$ALIGNPROBE" $c "$@" "$dev" < /dev/null
+		ts_run_rc "$want" "$ALIGNPROBE" $c "$@" "$dev" < /dev/null
 		grep -q -- "$pat" "$TS_TMP/err" || { cat "$TS_TMP/err" >&2; ts_fail "$what: $c: no '$pat' in the message"; }
 	done
 	unchanged "$what"
@@ -105,18 +106,18 @@ grep -q "${A##*/}p1 start=2048 size=8M ext4" "$TS_TMP/out" ||
 grep -q "dos partition table" "$TS_TMP/out" || ts_fail "describe: no dos signature"
 grep -q "backed by: $imgA" "$TS_TMP/out" || ts_fail "describe: no backing file"
 
-SKIP_SEQ=1 refuse "not a block device" "is not a block device" "$imgA"
-refuse "partition without --allow-partition" "is a partition of $A" "${A}p1"
+REFUSE_RC=2 SKIP_SEQ=1 refuse "not a block device" "$imgA: not a block device" "$imgA"
+refuse "partition without --allow-partition" "${A}p1: a partition of $A" "${A}p1"
 
 # read-only mounts (noload: not even the journal is touched), so that the
 # checksums can prove the refusals wrote nothing
 ts_mount "$B" "$TS_TMP/mb" -o ro,noload
-refuse "mounted device" "$B is mounted on $TS_TMP/mb" "$B"
+refuse "mounted device" "$B: mounted on $TS_TMP/mb" "$B"
 umount "$TS_TMP/mb" || ts_fail "umount $B"
 
 ts_mount "${A}p1" "$TS_TMP/ma" -o ro,noload
-refuse "mounted partition" "partition ${A}p1 is mounted on $TS_TMP/ma" "$A"
-refuse "mounted partition with --allow-partition" "${A}p1 is mounted" "${A}p1" --allow-partition
+refuse "mounted partition" "$A: its partition ${A}p1 is mounted on $TS_TMP/ma" "$A"
+refuse "mounted partition with --allow-partition" "${A}p1: mounted" "${A}p1" --allow-partition
 umount "$TS_TMP/ma" || ts_fail "umount ${A}p1"
 # a loop device backed by a file on a file system of the disk that is no
 # longer in the mount table (lazily unmounted)
@@ -146,7 +147,7 @@ L2=$(ts_loop_attach "${A}p1")
 refuse "holder: loop device on a partition" "partition ${A}p1 backs loop device $L2" "$A"
 losetup -d "$L2" || ts_fail "losetup -d $L2"
 L3=$(ts_loop_attach "$A")
-refuse "holder: loop device on the disk" "$A backs loop device $L3" "$A"
+refuse "holder: loop device on the disk" "$A: backs loop device $L3" "$A"
 losetup -d "$L3" || ts_fail "losetup -d $L3"
 
 # opened O_EXCL by another process

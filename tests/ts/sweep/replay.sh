@@ -70,7 +70,7 @@ grep -q "bad.json.*results\[0\]" "$TS_TMP/err" || ts_fail "bad file: $(cat "$TS_
 echo '{"logical_sector": 512, "results": [' > "$TS_TMP/cut.json"
 ts_run_rc 2 "$ALIGNPROBE" sweep --replay "$TS_TMP/cut.json"
 grep -q "not valid JSON" "$TS_TMP/err" || ts_fail "truncated file: $(cat "$TS_TMP/err")"
-ts_run_rc 1 "$ALIGNPROBE" sweep --replay "$TS_TMP/missing.json"
+ts_run_rc 2 "$ALIGNPROBE" sweep --replay "$TS_TMP/missing.json"
 ts_run_rc 2 "$ALIGNPROBE" sweep --replay "$J" /dev/null
 ts_run_rc 2 "$ALIGNPROBE" sweep --replay "$J" --starts 40
 sw_assert_clean

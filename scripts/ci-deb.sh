@@ -1,0 +1,126 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The Debian package, as a user gets it (README, "Install"): build it with
+# `dpkg-buildpackage -us -uc -b` from a clean export of the checkout (the
+# tracked files, as .ci/run does for ASan), lintian (fails on errors), install
+# it with apt-get, run the installed alignprobe (--version, probe --emulate),
+# its man page, bash completion and systemd units, then purge it -- also when
+# a step fails. Run by .ci/run; by hand as root: scripts/ci-deb.sh
+#
+# Refuses to run when an alignprobe package is installed already: the purge
+# at the end would remove it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+export DEBIAN_FRONTEND=noninteractive LC_ALL=C
+# apt-get and the installed program live in sbin; a login shell of a normal
+# user may not have it
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+
+die() { echo "ci-deb: $*" >&2; exit 1; }
+step() { echo "== deb: $* ($(( $(date +%s) - start )) s)"; }
+
+[ "$(id -u)" = 0 ] || die "needs root (apt-get install, and alignprobe probe --emulate)"
+if dpkg-query -W -f='${Status}' alignprobe 2>/dev/null | grep -q 'ok installed'; then
+	die "an alignprobe package is installed already; the purge at the end would remove it (apt-get purge alignprobe first)"
+fi
+
+# one version: configure.ac's is the one --version prints and the tarball's
+version=$(sed -n 's/^AC_INIT(\[alignprobe\], \[\([^]]*\)\].*/\1/p' configure.ac)
+[ -n "$version" ] || die "configure.ac: no version in AC_INIT"
+debversion=$(dpkg-parsechangelog -S Version)
+[ "$debversion" = "$version" ] ||
+	die "debian/changelog is at $debversion, configure.ac at $version: add a changelog entry (dch -v $version)"
+
+work=$(mktemp -d /tmp/alignprobe-deb.XXXXXX)
+installed=0
+cleanup() {
+	local rc=$?
+	trap - EXIT INT TERM HUP
+	if [ "$installed" = 1 ]; then
+		echo "== deb: apt-get purge -y alignprobe"
+		apt-get purge -y -qq alignprobe >/dev/null || { echo "ci-deb: purge failed" >&2; rc=1; }
+	fi
+	# never rm through a mount a failed probe may have left
+	if grep -q " $work/" /proc/self/mounts; then
+		echo "ci-deb: left $work (mounts remain)" >&2
+	else
+		rm -rf "$work"
+	fi
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+step "clean export into $work/alignprobe"
+mkdir "$work/alignprobe"
+git ls-files -z | tar --null -T - -cf - | tar -C "$work/alignprobe" -xf -
+
+step "dpkg-buildpackage -us -uc -b"
+(cd "$work/alignprobe" && dpkg-buildpackage -us -uc -b) > "$work/build.log" 2>&1 ||
+	{ tail -100 "$work/build.log"; die "dpkg-buildpackage failed"; }
+grep -E '^# (TOTAL|PASS|SKIP|FAIL|ERROR)' "$work/build.log" || true
+deb=$work/alignprobe_${version}_$(dpkg-architecture -qDEB_HOST_ARCH).deb
+[ -f "$deb" ] || die "no $(basename "$deb") (built: $(cd "$work" && echo *.deb))"
+
+step "lintian (fails on errors)"
+rc=0
+lintian --allow-root --fail-on error --info --display-info "$work"/alignprobe_*.changes \
+	> "$work/lintian.out" 2>&1 || rc=$?
+if [ -s "$work/lintian.out" ]; then cat "$work/lintian.out"; else echo "lintian: no tags"; fi
+[ "$rc" = 0 ] || die "lintian reported errors (exit $rc)"
+
+step "apt-get install -y ./$(basename "$deb")"
+installed=1
+(cd "$work" && apt-get install -y -qq "./$(basename "$deb")") > "$work/install.log" 2>&1 ||
+	{ cat "$work/install.log"; die "apt-get install failed"; }
+
+# from here on only the installed files: no build tree in reach
+cd /
+hash -r
+[ "$(command -v alignprobe)" = /usr/sbin/alignprobe ] ||
+	die "alignprobe in PATH is '$(command -v alignprobe)', not /usr/sbin/alignprobe"
+
+step "alignprobe --version"
+out=$(alignprobe --version)
+echo "$out"
+[ "$out" = "alignprobe $version" ] || die "--version printed '$out', want 'alignprobe $version'"
+
+step "alignprobe probe --emulate"
+# its own state directory: other alignprobe runs on this machine keep theirs
+mkdir "$work/state"
+rc=0
+ALIGNPROBE_STATE_DIR=$work/state alignprobe probe --emulate > "$work/probe.out" 2>&1 || rc=$?
+cat "$work/probe.out"
+[ "$rc" = 0 ] || die "probe --emulate exited with $rc"
+grep -Eq '^/dev/loop[0-9]+: 4096-byte physical sectors \(reported 512\)' "$work/probe.out" ||
+	die "probe --emulate printed no verdict of 4096-byte physical sectors"
+[ -z "$(ls -A "$work/state")" ] || die "probe --emulate left state behind: $(ls -A "$work/state")"
+
+step "man -w alignprobe"
+out=$(man -w alignprobe)
+echo "$out"
+[ "$out" = /usr/share/man/man8/alignprobe.8.gz ] || die "man -w alignprobe: '$out'"
+
+step "bash completion"
+bash -c 'source /usr/share/bash-completion/completions/alignprobe && complete -p alignprobe' ||
+	die "the installed bash completion does not register"
+
+step "systemd units (installed, not enabled)"
+systemd-analyze verify /lib/systemd/system/alignprobe-check.service \
+	/lib/systemd/system/alignprobe-check.timer || die "systemd-analyze verify failed"
+[ ! -e /etc/systemd/system/timers.target.wants/alignprobe-check.timer ] ||
+	die "the package enabled alignprobe-check.timer"
+[ -f /etc/default/alignprobe ] || die "no /etc/default/alignprobe"
+
+step "apt-get purge -y alignprobe"
+installed=0
+apt-get purge -y -qq alignprobe >/dev/null
+hash -r
+for f in /usr/sbin/alignprobe /usr/share/man/man8/alignprobe.8.gz /etc/default/alignprobe \
+	 /lib/systemd/system/alignprobe-check.timer; do
+	[ ! -e "$f" ] || die "$f still there after the purge"
+done
+
+echo "== deb: passed in $(( $(date +%s) - start )) s"
