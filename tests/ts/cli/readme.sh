@@ -415,7 +415,12 @@ assert v["physical_sector"] == 4096 and v["fast_starts"] == [40, 48, 56, 64], v'
 		ts_fail "README.md shows a command line this test does not know: [$kind] '$text'"
 		;;
 	esac
-done < "$TS_TMP/commands"
+done < <(
+	# the rehearsals first, as the README asks before anything is written;
+	# then the rest in the README's order
+	grep -F -- "--dry-run" "$TS_TMP/commands"
+	grep -vF -- "--dry-run" "$TS_TMP/commands"
+)
 
 # cleanup, last: the test's own drives go first, so that it finds nothing
 # alive (what it would skip) and has nothing left to do
