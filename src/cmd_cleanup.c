@@ -7,7 +7,13 @@
  *
  * Safe at any time: an entry whose owner still runs is left alone, and
  * nothing outside the registry is touched; a registered mount point that
- * now carries somebody else's mount is left alone too.
+ * now carries somebody else's mount is left alone too. An emulated drive
+ * belongs to the run that attached it, not to its server: the server of a
+ * dead run's drive is stopped like the rest of it.
+ *
+ * The exit status says whether anything it found remains: 0 only when
+ * nothing does (what the run could not remove, what live runs still use,
+ * kept journals and drives handed over by `emulate --attach` all count).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -48,11 +54,11 @@ enum {
 
 static const struct ap_colinfo infos[] = {
 	[COL_ACTION] = { "ACTION", 0.1, 0, AP_COL_STRING,
-			 "what was done: unmounted, removed, detached, kept, skipped, failed, gone (or would-...)" },
-	[COL_KIND] = { "KIND", 0.1, 0, AP_COL_STRING, "resource kind: mount, tmpdir, emu, loop, journal" },
+			 "what was done: unmounted, removed, detached, gone; what remains: kept, skipped, deferred, failed (or would-...)" },
+	[COL_KIND] = { "KIND", 0.1, 0, AP_COL_STRING, "resource kind: mount, tmpdir, emu, loop, journal, unknown" },
 	[COL_PATH] = { "PATH", 0.3, 0, AP_COL_STRING, "mount point, directory, backing file or journal" },
 	[COL_DEV] = { "DEV", 0.1, 0, AP_COL_STRING, "device the resource belongs to" },
-	[COL_OWNER] = { "OWNER", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "PID of the run that registered it" },
+	[COL_OWNER] = { "OWNER", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "PID of the run it belongs to" },
 	[COL_DETAIL] = { "DETAIL", 0.3, SCOLS_FL_WRAP, AP_COL_STRING, "why, or what to do" },
 };
 
@@ -68,7 +74,7 @@ struct cleanup {
 	const char *device;	/* as given */
 	char *device_canon;	/* realpath, when it exists */
 	dev_t device_rdev;	/* 0 when unknown */
-	int nfailed;
+	int nremain;		/* found, and still there afterwards */
 	int ndone;
 	char **unmounted;	/* --dry-run: mount points that would be unmounted */
 	size_t nunmounted;
@@ -84,6 +90,9 @@ static void __attribute__((noreturn)) usage(void)
 	puts("Remove what a killed run (SIGKILL, power cut) left behind: stale mounts,\n"
 	     "temporary directories, loop devices and emulated drives recorded in the\n"
 	     "state directory. Resources of runs that are still alive are never touched.\n"
+	     "An emulated drive belongs to the run that attached it: a dead run's drive\n"
+	     "is taken down, its server included; one attached with 'emulate --attach'\n"
+	     "stays until 'emulate --detach'.\n"
 	     "With DEVICE, only the resources of that device (its partitions, its\n"
 	     "emulated drive) are considered.\n");
 	puts("Options:\n"
@@ -100,8 +109,10 @@ static void __attribute__((noreturn)) usage(void)
 	puts("Environment:\n"
 	     " ALIGNPROBE_STATE_DIR   state directory (default /run/alignprobe)\n");
 	puts("Exit status:\n"
-	     " 0  everything stale was removed (or there was nothing to do)\n"
-	     " 1  something could not be removed (see the DETAIL column)\n"
+	     " 0  nothing of what it found remains (or there was nothing to do)\n"
+	     " 1  something remains: it could not be removed, a running process\n"
+	     "    still uses it, or it is kept (an undo journal, a drive attached with\n"
+	     "    'emulate --attach'); the ACTION and DETAIL columns say which\n"
 	     " 2  usage error");
 	exit(AP_EXIT_OK);
 }
@@ -149,9 +160,9 @@ static void failed(struct cleanup *c, const struct ap_state_entry *en, const cha
 	va_end(ap);
 	report(c, en, "failed", "%s", detail ? detail : "?");
 	ap_warnx(CMD, NULL, "%s %s: %s", ap_state_kind_name(en->kind),
-		 en->path ? en->path : en->dev ? en->dev : "?", detail ? detail : "?");
+		 en->path ? en->path : en->dev ? en->dev : en->file, detail ? detail : "?");
 	free(detail);
-	c->nfailed++;
+	c->nremain++;
 }
 
 /* "done" or, under --dry-run, "would-done" */
@@ -268,8 +279,10 @@ static void do_mount(struct cleanup *c, const struct ap_state_entry *en)
 			}
 			sleep_ms(40);
 		}
-		if (++n > 16)
-			break;
+		if (++n > 16) {
+			failed(c, en, "still mounted after %d unmounts", n - 1);
+			return;
+		}
 	}
 	if (n) {
 		report(c, en, act(c, "unmounted", "would-unmount"), NULL);
@@ -415,10 +428,13 @@ static void do_loop(struct cleanup *c, const struct ap_state_entry *en)
 		sleep_ms(40);
 	}
 	if (i == 25) {
-		report(c, en, "detached", "deferred by the kernel until its last user closes it");
-	} else {
-		report(c, en, "detached", NULL);
+		/* still attached: the entry stays until the kernel has let go */
+		report(c, en, "deferred", "still attached: the kernel detaches it when its last "
+		       "user closes it");
+		c->nremain++;
+		return;
 	}
+	report(c, en, "detached", NULL);
 	c->ndone++;
 	release(c, en);
 }
@@ -436,7 +452,8 @@ static void do_emu(struct cleanup *c, const struct ap_state_entry *en)
 		report(c, en, "would-detach", NULL);
 		return;
 	}
-	rc = ap_emu_detach_device(en->dev, &e);
+	/* this entry's drive only: the number may carry another drive now */
+	rc = ap_emu_detach_entry(en->path, en->dev, &e);
 	if (rc) {
 		failed(c, en, "%s", e.msg[0] ? e.msg : strerror(-rc));
 		return;
@@ -456,6 +473,7 @@ static void do_journal(struct cleanup *c, const struct ap_state_entry *en)
 	if (!c->remove_journals) {
 		report(c, en, "kept", "run 'alignprobe probe --undo %s' to restore %s",
 		       en->path, en->dev ? en->dev : "the device");
+		c->nremain++;
 		ap_warnx(CMD, en->path, "undo journal of %s kept: run 'alignprobe probe --undo %s' "
 			 "to restore the data (or cleanup --remove-journals to delete it)",
 			 en->dev ? en->dev : "?", en->path);
@@ -516,30 +534,6 @@ static bool about_device(const struct cleanup *c, const char *dev)
 	return false;
 }
 
-/*
- * The owner is gone: no such process, or a zombie nobody reaped (a SIGKILLed
- * run whose parent is gone, in a container whose init does not reap).
- */
-static bool owner_dead(const struct ap_state_entry *en)
-{
-	char *p, buf[512], *rp;
-	bool zombie = false;
-	FILE *f;
-
-	if (ap_state_is_stale(en))
-		return true;
-	ap_xasprintf(&p, "/proc/%d/stat", (int)en->owner);
-	f = fopen(p, "re");
-	free(p);
-	if (!f)
-		return false;
-	/* "pid (comm) S ...": the state follows the last ')' */
-	if (fgets(buf, sizeof(buf), f) && (rp = strrchr(buf, ')')) && rp[1] == ' ')
-		zombie = rp[2] == 'Z' || rp[2] == 'X';
-	fclose(f);
-	return zombie;
-}
-
 static int kind_order(enum ap_state_kind k)
 {
 	switch (k) {
@@ -548,6 +542,7 @@ static int kind_order(enum ap_state_kind k)
 	case AP_STATE_EMU: return 3;
 	case AP_STATE_TMPDIR: return 4;
 	case AP_STATE_JOURNAL: return 5;
+	case AP_STATE_UNKNOWN: return 6;
 	}
 	return 6;
 }
@@ -629,7 +624,7 @@ int ap_cmd_cleanup(int argc, char **argv)
 	struct ap_state_entry *v = NULL;
 	struct ap_error e = { 0 };
 	size_t n = 0, i, nsel = 0;
-	bool *sel = NULL;
+	bool *sel = NULL, write_error = false;
 	int ch, rc;
 
 	while ((ch = getopt_long(argc, argv, "qhV" AP_OUT_OPTSTRING, longopts, NULL)) != -1) {
@@ -722,8 +717,20 @@ int ap_cmd_cleanup(int argc, char **argv)
 		if (!sel[i])
 			continue;
 		nsel++;
-		if (!owner_dead(en)) {
-			report(&c, en, "skipped", "in use by running process %d", (int)en->owner);
+		if (en->kind == AP_STATE_UNKNOWN) {
+			report(&c, en, "kept", "cannot read the registry entry %s: remove it once "
+			       "nothing of its run is left", en->file);
+			c.nremain++;
+			continue;
+		}
+		if (!ap_state_is_stale(en)) {
+			if (en->kind == AP_STATE_EMU && en->aux && atoi(en->aux) == en->owner)
+				report(&c, en, "kept", "attached with 'emulate --attach' (server %d): "
+				       "'alignprobe emulate --detach %s' takes it down", (int)en->owner,
+				       en->dev ? en->dev : "DEVICE");
+			else
+				report(&c, en, "skipped", "in use by running process %d", (int)en->owner);
+			c.nremain++;
 			continue;
 		}
 		switch (en->kind) {
@@ -742,12 +749,14 @@ int ap_cmd_cleanup(int argc, char **argv)
 		case AP_STATE_JOURNAL:
 			do_journal(&c, en);
 			break;
+		case AP_STATE_UNKNOWN:
+			break;
 		}
 	}
 	if (nsel || c.out.json) {
 		if (ap_out_print(&c.out, c.tb) != 0) {
 			ap_warnx(CMD, NULL, "write error on standard output");
-			c.nfailed++;
+			write_error = true;
 		}
 	} else if (!c.quiet && !c.out.raw && !c.out.csv && !c.out.noheadings) {
 		/* the sentence only for humans: -r/--csv/-n print an empty table */
@@ -761,5 +770,8 @@ int ap_cmd_cleanup(int argc, char **argv)
 		free(c.unmounted[i]);
 	free(c.unmounted);
 	free(c.device_canon);
-	return c.nfailed ? AP_EXIT_FAILURE : AP_EXIT_OK;
+	if (c.nremain)
+		ap_warnx(CMD, NULL, "%d of %zu %s: see the ACTION and DETAIL columns", c.nremain,
+			 nsel, c.dry_run ? "would remain" : "remain");
+	return c.nremain || write_error ? AP_EXIT_FAILURE : AP_EXIT_OK;
 }

@@ -244,6 +244,7 @@ int ap_cmd_emulate(int argc, char **argv)
 	struct ap_error e = { 0 };
 	struct ap_emu *emu;
 	const char *dev = NULL;
+	char devname[64];
 	int action = 0, c, rc = AP_EXIT_USAGE, fail_rw = 0, nspec = 0;
 	bool wait = false;
 
@@ -356,9 +357,9 @@ int ap_cmd_emulate(int argc, char **argv)
 			rc = e.code == ENOTSUP ? AP_EXIT_NOTBUILT : AP_EXIT_FAILURE;
 			goto out;
 		}
-		printf("%s\n", ap_emu_device(emu));
 		if (wait) {
 			/* a session: the drive lives as long as this process */
+			printf("%s\n", ap_emu_device(emu));
 			if (ap_out_flush(stdout) != 0)
 				ap_warnx(CMD, NULL, "write error on standard output");
 			ap_sig_install();
@@ -366,7 +367,7 @@ int ap_cmd_emulate(int argc, char **argv)
 				pause();
 			if (ap_emu_detach(emu, &e) != 0) {
 				ap_warnx(CMD, ap_emu_device(emu), "%s", e.msg);
-				ap_emu_forget(emu);
+				ap_emu_forget(emu, &e);
 				rc = AP_EXIT_FAILURE;
 				goto out;
 			}
@@ -377,7 +378,13 @@ int ap_cmd_emulate(int argc, char **argv)
 		 * The server runs on: this process lets go of the drive
 		 * without detaching it (the server owns its registry entry).
 		 */
-		ap_emu_forget(emu);
+		snprintf(devname, sizeof(devname), "%s", ap_emu_device(emu));
+		if (ap_emu_forget(emu, &e) != 0) {
+			ap_warnx(CMD, NULL, "cannot hand the emulated drive over: %s", e.msg);
+			rc = AP_EXIT_FAILURE;
+			goto out;
+		}
+		printf("%s\n", devname);
 		rc = ap_cmd_close_stdout(CMD, AP_EXIT_OK);
 		break;
 	case 'd':

@@ -69,6 +69,7 @@ struct ap_emu {
 	char *workdir;
 	pid_t pid;		/* the server, our child */
 	int ctl;		/* to the server: its EOF means we died */
+	int st;			/* the server's replies */
 };
 
 /* ---- locating a device's work directory ---- */
@@ -315,7 +316,7 @@ static void sleep_ms(unsigned ms)
 		;
 }
 
-/* The server's pid as the registry records it, or 0. */
+/* The server's pid as the registry records it (aux), or 0. */
 static pid_t registered_pid(const char *workdir)
 {
 	struct ap_state_entry *v;
@@ -327,8 +328,9 @@ static pid_t registered_pid(const char *workdir)
 		return 0;
 	ap_xasprintf(&mnt, "%s/mnt", workdir);
 	for (i = 0; i < n; i++)
-		if (v[i].kind == AP_STATE_EMU && v[i].path && strcmp(v[i].path, mnt) == 0)
-			pid = v[i].owner;
+		if (v[i].kind == AP_STATE_EMU && v[i].path && strcmp(v[i].path, mnt) == 0 &&
+		    v[i].aux)
+			pid = (pid_t)atoi(v[i].aux);
 	free(mnt);
 	ap_state_free(v, n);
 	return pid;
@@ -414,11 +416,13 @@ static void fuse_abort(const char *mnt)
 	close(fd);
 }
 
-static void workdir_remove(const char *workdir)
+/* Remove the work directory's files and itself: 0, or -errno when it stays. */
+static int workdir_remove(const char *workdir)
 {
 	static const char *const files[] = { "backing", "stats", "log", "statedir" };
 	char *path;
 	size_t i;
+	int rc = 0;
 
 	for (i = 0; i < AP_ARRAY_SIZE(files); i++) {
 		ap_xasprintf(&path, "%s/%s", workdir, files[i]);
@@ -428,7 +432,9 @@ static void workdir_remove(const char *workdir)
 	ap_xasprintf(&path, "%s/mnt", workdir);
 	rmdir(path);
 	free(path);
-	rmdir(workdir);
+	if (rmdir(workdir) != 0 && errno != ENOENT)
+		rc = -errno;
+	return rc;
 }
 
 static void state_release_emu(const char *mnt)
@@ -445,21 +451,61 @@ static void state_release_emu(const char *mnt)
 }
 
 /*
+ * Only one teardown of a drive at a time: the server's own (its owner died,
+ * or it was terminated), cleanup's and `emulate --detach` may meet. 0 with
+ * the locked work directory's descriptor in @fd (-1 when the directory is
+ * gone: another teardown finished), or -errno.
+ */
+static int teardown_lock(const char *workdir, int *fd, struct ap_error *e)
+{
+	*fd = open(workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*fd < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return ap_error_set(e, errno, "work directory %s: %s", workdir, strerror(errno));
+	}
+	while (flock(*fd, LOCK_EX) != 0) {
+		if (errno != EINTR) {
+			int err = errno;
+
+			close(*fd);
+			*fd = -1;
+			return ap_error_set(e, err, "cannot lock %s: %s", workdir, strerror(err));
+		}
+	}
+	return 0;
+}
+
+/*
  * Take down the drive in @workdir; @loop is the loop device name attached to
- * it (verified), or NULL. @child: the server's pid when it is our child.
+ * it (verified again once we hold the lock), or NULL. @child: the server's
+ * pid when it is our child.
  */
 static int teardown(const char *workdir, const char *loop, pid_t child, struct ap_error *e)
 {
-	char *mnt;
-	int rc = 0;
+	char *mnt, *stats, *live = NULL;
+	int rc = 0, lock;
 
+	rc = teardown_lock(workdir, &lock, e);
+	if (rc)
+		return rc;
 	ap_xasprintf(&mnt, "%s/mnt", workdir);
+	ap_xasprintf(&stats, "%s/stats", workdir);
+	if (lock < 0 || access(stats, F_OK) != 0) {
+		/* another teardown took it down while we waited */
+		if (child > 0)
+			while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+				;
+		if (lock < 0 || workdir_remove(workdir) == 0)
+			state_release_emu(mnt);
+		goto out;
+	}
 	if (loop) {
-		rc = loop_clear(loop, e);
-		if (rc) {
-			free(mnt);
-			return rc;
-		}
+		live = workdir_of_loop(loop);
+		if (live && strcmp(live, workdir) == 0)
+			rc = loop_clear(loop, e);
+		if (rc)
+			goto out;
 	}
 	if (!server_stop(workdir, child)) {
 		fuse_abort(mnt);
@@ -475,9 +521,19 @@ static int teardown(const char *workdir, const char *loop, pid_t child, struct a
 	if (umount2(mnt, MNT_DETACH) != 0 && errno != EINVAL && errno != ENOENT && !rc)
 		rc = ap_error_set(e, errno, "cannot unmount %s: %s", mnt, strerror(errno));
 	if (!rc) {
-		workdir_remove(workdir);
-		state_release_emu(mnt);
+		int r = workdir_remove(workdir);
+
+		if (r)
+			rc = ap_error_set(e, -r, "cannot remove the work directory %s: %s", workdir,
+					  strerror(-r));
+		else
+			state_release_emu(mnt);
 	}
+out:
+	if (lock >= 0)
+		close(lock);
+	free(live);
+	free(stats);
 	free(mnt);
 	return rc;
 }
@@ -511,18 +567,48 @@ static char *workdir_state_dir(const char *workdir)
 
 int ap_emu_detach_workdir(const char *workdir, const char *dev, struct ap_error *e)
 {
-	char name[64], *live = NULL;
-	const char *loop = NULL;
+	char name[64];
+
+	/* the loop number may have been reused: teardown clears it only if it is ours */
+	if (dev && disk_name(dev, name, sizeof(name)) == 0)
+		return teardown(workdir, name, 0, e);
+	return teardown(workdir, NULL, 0, e);
+}
+
+/* The work directory of a registry entry's FUSE mount point "<workdir>/mnt", or NULL. */
+static char *entry_workdir(const char *mnt)
+{
+	char *wd, *slash;
+
+	if (!mnt || mnt[0] != '/')
+		return NULL;
+	wd = ap_xstrdup(mnt);
+	slash = strrchr(wd, '/');
+	if (!slash || strcmp(slash, "/mnt") != 0 || slash == wd ||
+	    !strstr(wd, "/alignprobe-emu.")) {
+		free(wd);
+		return NULL;
+	}
+	*slash = '\0';
+	return wd;
+}
+
+int ap_emu_detach_entry(const char *mnt, const char *dev, struct ap_error *e)
+{
+	char *wd = entry_workdir(mnt);
 	int rc;
 
-	/* the loop number may have been reused: only clear it if it is ours */
-	if (dev && disk_name(dev, name, sizeof(name)) == 0) {
-		live = workdir_of_loop(name);
-		if (live && strcmp(live, workdir) == 0)
-			loop = name;
+	if (!wd)
+		return ap_error_set(e, EINVAL, "%s is not an emulated drive's mount point",
+				    mnt ? mnt : "(none)");
+	if (access(wd, F_OK) != 0) {
+		/* nothing left but the entry */
+		state_release_emu(mnt);
+		free(wd);
+		return 0;
 	}
-	rc = teardown(workdir, loop, 0, e);
-	free(live);
+	rc = ap_emu_detach_workdir(wd, dev, e);
+	free(wd);
 	return rc;
 }
 
@@ -544,30 +630,15 @@ int ap_emu_detach_device(const char *dev, struct ap_error *e)
 	if (ap_state_list(&v, &n) != 0)
 		n = 0;
 	for (i = 0; i < n; i++) {
-		char *slash;
 		int r;
 
 		if (v[i].kind != AP_STATE_EMU || !v[i].dev || strcmp(v[i].dev, dev) != 0 ||
 		    !v[i].path)
 			continue;
 		found++;
-		wd = ap_xstrdup(v[i].path);
-		slash = strrchr(wd, '/');
-		if (!slash || strcmp(slash, "/mnt") != 0) {
-			free(wd);
-			continue;
-		}
-		*slash = '\0';
-		if (access(wd, F_OK) != 0) {
-			/* nothing left but the entry */
-			ap_state_release(v[i].file);
-			free(wd);
-			continue;
-		}
-		r = ap_emu_detach_workdir(wd, dev, e);
+		r = ap_emu_detach_entry(v[i].path, dev, e);
 		if (r && !rc)
 			rc = r;
-		free(wd);
 	}
 	ap_state_free(v, n);
 	if (found)
@@ -612,6 +683,7 @@ int ap_emu_detach(struct ap_emu *emu, struct ap_error *e)
 	if (rc)
 		return rc;
 	close(emu->ctl);
+	close(emu->st);
 	free(emu->dev);
 	free(emu->workdir);
 	free(emu);
@@ -623,15 +695,26 @@ const char *ap_emu_device(const struct ap_emu *emu)
 	return emu->dev;
 }
 
-void ap_emu_forget(struct ap_emu *emu)
+static int server_reply(int st, const char *want, struct ap_error *e);
+
+int ap_emu_forget(struct ap_emu *emu, struct ap_error *e)
 {
+	int rc;
+
 	if (!emu)
-		return;
-	send_line(emu->ctl, "persist\n");
-	close(emu->ctl);
+		return 0;
+	/* the server owns the drive once it says so, not before */
+	rc = send_line(emu->ctl, "persist\n");
+	if (rc == 0)
+		rc = server_reply(emu->st, "ok", e);
+	else
+		ap_error_set(e, -rc, "the emulator's server died (see its log)");
+	close(emu->ctl);	/* without "persist", the server takes the drive down */
+	close(emu->st);
 	free(emu->dev);
 	free(emu->workdir);
 	free(emu);
+	return rc;
 }
 
 /* ---- bringing a drive up ---- */
@@ -1075,7 +1158,7 @@ int ap_emu_attach(const struct ap_emu_spec *spec, struct ap_emu **out, struct ap
 	char *tmpl, *workdir, *mnt, *dev = NULL;
 	const char *tmp = getenv("TMPDIR");
 	int ctl[2] = { -1, -1 }, st[2] = { -1, -1 }, rc;
-	pid_t pid = -1;
+	pid_t pid = -1, owner = getpid();
 
 	*out = NULL;
 	s.image = spec->image ? ap_xstrdup(spec->image) : NULL;
@@ -1136,7 +1219,7 @@ int ap_emu_attach(const struct ap_emu_spec *spec, struct ap_emu **out, struct ap
 		setsid();
 		if (chdir("/") != 0)
 			_exit(1);
-		_exit(ap_emu_server_run(&s, workdir, shm, ctl[0], st[1]));
+		_exit(ap_emu_server_run(&s, workdir, shm, owner, ctl[0], st[1]));
 	}
 	close(ctl[0]);
 	close(st[1]);
@@ -1162,7 +1245,6 @@ int ap_emu_attach(const struct ap_emu_spec *spec, struct ap_emu **out, struct ap
 	/* what the attach itself caused (partition scan, ...) does not count */
 	ap_emu_counters_reset(dev);
 	send_line(ctl[1], "done\n");
-	close(st[0]);
 	munmap(shm, sizeof(*shm));
 	free(mnt);
 	ap_emu_spec_free(&s);
@@ -1171,6 +1253,7 @@ int ap_emu_attach(const struct ap_emu_spec *spec, struct ap_emu **out, struct ap
 	(*out)->workdir = workdir;
 	(*out)->pid = pid;
 	(*out)->ctl = ctl[1];
+	(*out)->st = st[0];
 	return 0;
 
 fail:
@@ -1257,9 +1340,17 @@ int ap_emu_spec_of(const char *dev, struct ap_emu_spec *s)
 	return -ENOTSUP;
 }
 
-void ap_emu_forget(struct ap_emu *emu)
+int ap_emu_forget(struct ap_emu *emu, struct ap_error *e)
 {
 	(void)emu;
+	return ap_error_set(e, ENOTSUP, "the emulated drive is not built in");
+}
+
+int ap_emu_detach_entry(const char *mnt, const char *dev, struct ap_error *e)
+{
+	(void)mnt;
+	(void)dev;
+	return ap_error_set(e, ENOTSUP, "the emulated drive is not built in");
 }
 
 #endif

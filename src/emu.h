@@ -31,8 +31,11 @@
  * libparted (BLKPG) or partx -a adds them.
  *
  * Lifetime: `emulate --attach` hands the drive over (ap_emu_forget): it runs
- * until `emulate --detach` or cleanup. A drive attached in-process takes
- * itself down if the attaching process dies without ap_emu_detach().
+ * until `emulate --detach`, or until cleanup finds its server dead. A drive
+ * attached in-process belongs to the attaching process (its owner in the
+ * state registry): when that dies without ap_emu_detach(), the server takes
+ * the drive down itself, or, if something still holds the loop device (a
+ * partition the dead run left mounted), `alignprobe cleanup` does.
  */
 #ifndef AP_EMU_H
 #define AP_EMU_H
@@ -103,9 +106,20 @@ int ap_emu_detach(struct ap_emu *emu, struct ap_error *e);
  * is attached to now. -EBUSY while a partition is mounted or held open.
  */
 int ap_emu_detach_device(const char *dev, struct ap_error *e);
+/*
+ * The drive of one registry entry (its FUSE mount point @mnt), clearing
+ * @dev only while it is still attached to that drive. Concurrent teardowns
+ * of one drive (cleanup, the server's own) take turns; 0 also when the
+ * other one took it down.
+ */
+int ap_emu_detach_entry(const char *mnt, const char *dev, struct ap_error *e);
 bool ap_emu_is_emulated(const char *dev);
-/* Free the handle, leaving the drive running (`emulate --attach`). */
-void ap_emu_forget(struct ap_emu *emu);
+/*
+ * Hand the drive over and free the handle (`emulate --attach`): the server
+ * becomes the drive's owner and runs on. On failure (-errno, reason in @e)
+ * the server takes the drive down, as when the owner exits.
+ */
+int ap_emu_forget(struct ap_emu *emu, struct ap_error *e);
 
 int ap_emu_counters_read(const char *dev, struct ap_emu_counters *c);
 int ap_emu_counters_reset(const char *dev);

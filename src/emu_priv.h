@@ -65,11 +65,16 @@ void ap_emu_shm_read(const struct ap_emu_shm *shm, struct ap_emu_counters_raw *o
  * The server, run in the forked child: mount @workdir/mnt, tell the parent
  * "ready" (or "error ERRNO MESSAGE") on @status_fd, then serve until
  * SIGTERM/SIGINT/SIGHUP, unmount and return an exit code. @ctl_fd carries
- * "dev /dev/loopN" lines (the server registers itself as owner of the
- * emulated drive in the state registry and answers "ok"), and "done"; EOF
- * before "done" means the attaching process died, and the server exits.
+ * "dev /dev/loopN" lines (the server registers the emulated drive in the
+ * state registry, owned by @owner, the attaching process, with its own PID
+ * as aux, and answers "ok"), "done", and "persist" (the drive outlives
+ * @owner: the server makes itself the owner and answers "ok"). EOF before
+ * "done" means the attaching process died, and the server exits; EOF after
+ * "done" without "persist", that it died without detaching, and the server
+ * takes the drive down (which fails while something still holds the loop
+ * device: then it serves on, and cleanup takes the drive down later).
  */
 int ap_emu_server_run(const struct ap_emu_spec *s, const char *workdir,
-		      struct ap_emu_shm *shm, int ctl_fd, int status_fd);
+		      struct ap_emu_shm *shm, pid_t owner, int ctl_fd, int status_fd);
 
 #endif

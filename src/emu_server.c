@@ -379,6 +379,7 @@ static void status(int fd, const char *fmt, ...)
 }
 
 struct ctl_state {
+	pid_t owner;		/* the attaching process */
 	char *state_id;		/* our registry entry */
 	char *dev;		/* the loop device, once known */
 	bool done;		/* the attach completed */
@@ -399,7 +400,9 @@ static void control_line(const char *line, int st, const char *mnt, struct ctl_s
 		free(cs->dev);
 		cs->dev = ap_xstrdup(line + 4);
 		snprintf(pid, sizeof(pid), "%d", (int)getpid());
-		rc = ap_state_register(AP_STATE_EMU, mnt, line + 4, pid, &cs->state_id);
+		/* the drive is the attaching process's: cleanup's once it is gone */
+		rc = ap_state_register_for(cs->owner, AP_STATE_EMU, mnt, line + 4, pid,
+					   &cs->state_id);
 		if (rc)
 			status(st, "error %d cannot register in %s", -rc, ap_state_dir());
 		else
@@ -407,7 +410,15 @@ static void control_line(const char *line, int st, const char *mnt, struct ctl_s
 	} else if (strcmp(line, "done") == 0) {
 		cs->done = true;
 	} else if (strcmp(line, "persist") == 0) {
-		cs->persist = true;
+		/* handed over (emulate --attach): nobody's but ours now */
+		int rc = cs->state_id ? ap_state_set_owner(cs->state_id, getpid()) : -ENOENT;
+
+		if (rc) {
+			status(st, "error %d cannot hand the drive over in %s", -rc, ap_state_dir());
+		} else {
+			cs->persist = true;
+			status(st, "ok");
+		}
 	}
 }
 
@@ -487,11 +498,11 @@ static struct fuse_session *mount_session(const char *mnt, int st)
 }
 
 int ap_emu_server_run(const struct ap_emu_spec *s, const char *workdir,
-		      struct ap_emu_shm *shm, int ctl_fd, int status_fd)
+		      struct ap_emu_shm *shm, pid_t owner, int ctl_fd, int status_fd)
 {
 	struct fuse_buf fbuf;
 	struct fuse_session *se;
-	struct ctl_state cs = { 0 };
+	struct ctl_state cs = { .owner = owner };
 	bool teardown_started = false;
 	sigset_t term, orig;
 	char *mnt, *path;

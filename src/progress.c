@@ -8,10 +8,29 @@
 #include "progress.h"
 #include "util.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+
+/* ALIGNPROBE_PROGRESS_FD: an open descriptor above stderr, or -1. */
+static int progress_fd(void)
+{
+	const char *v = getenv("ALIGNPROBE_PROGRESS_FD");
+	char *end;
+	long fd;
+
+	if (!v || !*v)
+		return -1;
+	errno = 0;
+	fd = strtol(v, &end, 10);
+	if (errno || *end || fd <= STDERR_FILENO || fd > 1024 * 1024 || fcntl((int)fd, F_GETFD) < 0)
+		return -1;
+	return (int)fd;
+}
 
 void ap_progress_init(struct ap_progress *p, const char *what, uint64_t total, bool quiet)
 {
@@ -20,6 +39,22 @@ void ap_progress_init(struct ap_progress *p, const char *what, uint64_t total, b
 	p->what = what;
 	p->total = total;
 	p->t0_ns = ap_now_ns();
+	p->fd = progress_fd();
+}
+
+/* One line on ALIGNPROBE_PROGRESS_FD: no ETA, nothing left out. */
+static void progress_fd_line(const struct ap_progress *p, uint64_t done, const char *detail)
+{
+	struct ap_progress q = *p;
+	char line[320];
+	int n;
+
+	q.deadline_ns = 0;
+	n = ap_progress_format_line(&q, done, detail, q.t0_ns, line, sizeof(line) - 1);
+	line[n++] = '\n';
+	/* one write(2): the reader never sees half a line */
+	while (write(p->fd, line, (size_t)n) < 0 && errno == EINTR)
+		;
 }
 
 void ap_progress_format_eta(uint64_t ns, char *buf, size_t len)
@@ -90,14 +125,16 @@ static int term_width(void)
 
 void ap_progress_update(struct ap_progress *p, uint64_t done, const char *detail)
 {
-	uint64_t now = ap_now_ns();
+	ap_progress_update_at(p, done, detail, ap_now_ns());
+}
+
+/* The line on the terminal, at most ten times a second but always the last step. */
+static void progress_tty_line(struct ap_progress *p, uint64_t done, const char *detail,
+			      uint64_t now)
+{
 	char line[256];
 	int n, cols;
 
-	p->done = done;
-	if (!p->enabled)
-		return;
-	/* at most ten updates a second, but always the last step */
 	if (p->last_ns && now - p->last_ns < AP_NSEC_PER_SEC / 10 &&
 	    !(p->total && done >= p->total))
 		return;
@@ -115,6 +152,17 @@ void ap_progress_update(struct ap_progress *p, uint64_t done, const char *detail
 		fprintf(stderr, "\r%.*s", n, line);
 	fflush(stderr);
 	p->width = n;
+}
+
+void ap_progress_update_at(struct ap_progress *p, uint64_t done, const char *detail,
+			   uint64_t now)
+{
+	p->done = done;
+	if (p->enabled)
+		progress_tty_line(p, done, detail, now);
+	/* after the terminal: a reader of the line knows the terminal has it */
+	if (p->fd >= 0)
+		progress_fd_line(p, done, detail);
 }
 
 void ap_progress_set_deadline(struct ap_progress *p, uint64_t deadline_ns)

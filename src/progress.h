@@ -3,6 +3,12 @@
  * A single updating progress line on stderr when it is a terminal
  * ("sweep: start 12 of 31, round 2 of 3, ETA 1m40s"); silent on pipes and
  * with --quiet. Never part of the results.
+ *
+ * For programs that drive alignprobe (and its tests, which wait for a
+ * state instead of a time): with ALIGNPROBE_PROGRESS_FD=N, every update is
+ * also written to the open descriptor N as one line, "what: done[ of
+ * total][, detail]", unthrottled and without an ETA, --quiet or not; after
+ * the terminal's line, so that a reader knows the terminal has that one.
  */
 #ifndef AP_PROGRESS_H
 #define AP_PROGRESS_H
@@ -20,11 +26,15 @@ struct ap_progress {
 	uint64_t last_ns;	/* rate limit: at most 10 updates a second */
 	int width;		/* of the last line, to blank it */
 	uint64_t deadline_ns;	/* ap_now_ns() time the work ends at the latest, 0 = none */
+	int fd;			/* ALIGNPROBE_PROGRESS_FD, or -1 */
 };
 
 void ap_progress_init(struct ap_progress *p, const char *what, uint64_t total, bool quiet);
 /* Advance to @done steps; @detail is printed after the counter (may be NULL). */
 void ap_progress_update(struct ap_progress *p, uint64_t done, const char *detail);
+/* The same at the ap_now_ns() time @now_ns (for tests of the rate limit). */
+void ap_progress_update_at(struct ap_progress *p, uint64_t done, const char *detail,
+			   uint64_t now_ns);
 /*
  * Work bounded by a time budget (probe): without a known total the line
  * shows the time left, ", at most 1m30s left" (and with a total, the ETA

@@ -61,7 +61,16 @@ ts_cleanup() {
 			done
 		fi
 		if [ -f "$TS_TMP/.pids" ]; then
-			while read -r x; do kill -9 "$x" 2>/dev/null; done < "$TS_TMP/.pids"
+			# only while it is still this shell's child: an exited one's
+			# PID may be somebody else's by now
+			while read -r x; do
+				[ "$(sed 's/.*) //' "/proc/$x/stat" 2>/dev/null | cut -d' ' -f2)" = "$$" ] &&
+					kill -9 "$x" 2>/dev/null
+			done < "$TS_TMP/.pids"
+		fi
+		# what the killed runs left (their mounts may hold emulated drives)
+		if [ -d "$TS_TMP/state" ] && [ -n "$(ls -A "$TS_TMP/state" 2>/dev/null)" ]; then
+			"$ALIGNPROBE" cleanup >/dev/null 2>&1
 		fi
 		if [ -f "$TS_TMP/.emus" ]; then
 			while read -r x; do
@@ -81,6 +90,17 @@ ts_cleanup() {
 		if [ -d "$TS_TMP/state" ] && [ -n "$(ls -A "$TS_TMP/state" 2>/dev/null)" ]; then
 			"$ALIGNPROBE" cleanup >/dev/null 2>&1
 		fi
+		# last resort, when the binary under test failed to clean up: loop
+		# devices backed by files of this test, mounts below its directory
+		# (both this test's by construction)
+		for x in /sys/block/loop*/loop/backing_file; do
+			[ -r "$x" ] || continue
+			case $(cat "$x" 2>/dev/null) in
+			"$TS_TMP"/*) x=${x#/sys/block/}; losetup -d "/dev/${x%%/*}" 2>/dev/null ;;
+			esac
+		done
+		awk -v d="$TS_TMP/" 'index($2, d) == 1 { print $2 }' /proc/self/mounts | sort -r |
+			while read -r x; do umount -l "$x" 2>/dev/null; done
 		rm -rf "$TS_TMP"
 	fi
 	exit "$rc"
@@ -181,6 +201,59 @@ ts_mount() {
 # ts_bg_pid PID: a background process of this test, killed on exit
 ts_bg_pid() {
 	echo "$1" >> "$TS_TMP/.pids"
+}
+
+# ts_wait_for [-p PID] WHAT CMD...: wait until CMD succeeds -- a state the
+# test can observe (a file, a line, a device node, a registry entry), never
+# a fixed time. With -p, return 1 as soon as PID has exited without the
+# state showing. The limit, TS_WAIT_LIMIT seconds (default 600), is there to
+# end a hang, not to judge speed: a slow machine never reaches it.
+ts_wait_for() {
+	local pid= what end
+	if [ "$1" = -p ]; then
+		pid=$2
+		shift 2
+	fi
+	what=$1
+	shift
+	end=$((SECONDS + ${TS_WAIT_LIMIT:-600}))
+	until "$@"; do
+		if [ -n "$pid" ] && ! ts_running "$pid"; then
+			"$@" && return 0
+			return 1
+		fi
+		[ $SECONDS -lt $end ] || ts_fail "still waiting for $what after ${TS_WAIT_LIMIT:-600} s"
+		sleep 0.05
+	done
+}
+
+# ts_wait_node DEV: DEV (a partition, say) exists in the kernel -- sysfs
+# knows it as soon as the BLKPG that added it returned -- and its device
+# node has appeared (devtmpfs creates it a moment later). 1 when the
+# kernel does not know DEV.
+ts_wait_node() {
+	[ -e "/sys/class/block/${1#/dev/}" ] || return 1
+	ts_wait_for "the device node $1" test -b "$1"
+}
+
+# ts_part_node DEV [N]: partition N (default 1) of DEV, whose table was
+# just written: libparted adds it with BLKPG; where the kernel has no such
+# partition after all, partx -a; then its node. 1 when it does not appear.
+ts_part_node() {
+	local p=${1}p${2:-1}
+	[ -e "/sys/class/block/${p#/dev/}" ] || partx -a "$1" 2>/dev/null
+	ts_wait_node "$p"
+}
+
+# ts_running PID: PID exists and is not a zombie (an exited child that is
+# not reaped yet, or an orphan where nobody reaps)
+ts_running() {
+	local st
+	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 1
+	case $st in
+	Z* | X* | "") return 1 ;;
+	esac
+	return 0
 }
 
 # ts_assert_eq EXPECTED ACTUAL WHAT

@@ -132,10 +132,22 @@ static void run_enabled(void *arg)
 	ap_progress_init(&p, "probe", 3, true);
 	assert_false(p.enabled);	/* --quiet */
 	p.enabled = true;		/* as on a terminal */
-	ap_progress_update(&p, 1, "offset 7");
-	ap_progress_update(&p, 2, NULL);	/* within 0.1 s: skipped */
-	ap_progress_update(&p, 3, NULL);	/* the last step: always shown */
+	ap_progress_update_at(&p, 1, "offset 7", p.t0_ns);
+	ap_progress_update_at(&p, 2, NULL, p.t0_ns + S(1) / 10 - 1);	/* within 0.1 s: skipped */
+	ap_progress_update_at(&p, 3, NULL, p.t0_ns + S(1) / 10 - 1);	/* the last step: shown */
 	ap_progress_clear(&p);
+}
+
+static void run_spaced(void *arg)
+{
+	struct ap_progress p;
+
+	(void)arg;
+	ap_progress_init(&p, "seq", 0, false);
+	p.enabled = true;
+	ap_progress_update_at(&p, 1, NULL, p.t0_ns);
+	ap_progress_update_at(&p, 2, NULL, p.t0_ns + S(1) / 10);	/* 0.1 s later: shown */
+	p.width = 0;
 }
 
 static void test_output(void **state)
@@ -155,6 +167,49 @@ static void test_output(void **state)
 		"\rprobe: 3 of 3          \rprobe: 3 of 3"
 		"\r             \r");
 	free(out);
+
+	out = capture_stderr(run_spaced, NULL);
+	assert_string_equal(out, "\rseq: 1\rseq: 2");
+	free(out);
+}
+
+/* ALIGNPROBE_PROGRESS_FD: every update, one line each, --quiet or not, no ETA. */
+static void test_progress_fd(void **state)
+{
+	struct ap_progress p;
+	char buf[512], env[16];
+	ssize_t n;
+	int fds[2];
+
+	(void)state;
+	assert_int_equal(pipe(fds), 0);
+	snprintf(env, sizeof(env), "%d", fds[1]);
+	setenv("ALIGNPROBE_PROGRESS_FD", env, 1);
+	ap_progress_init(&p, "sweep /dev/loop3", 10, true);
+	assert_int_equal(p.fd, fds[1]);
+	ap_progress_set_deadline(&p, p.t0_ns + S(60));
+	ap_progress_update_at(&p, 0, "start 40 (1 of 10), round 1", p.t0_ns);
+	ap_progress_update_at(&p, 1, NULL, p.t0_ns + 1);		/* not rate-limited */
+	ap_progress_update_at(&p, 2, "start 35", p.t0_ns + S(5));	/* no ETA */
+	n = read(fds[0], buf, sizeof(buf) - 1);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	assert_string_equal(buf, "sweep /dev/loop3: 0 of 10, start 40 (1 of 10), round 1\n"
+				 "sweep /dev/loop3: 1 of 10\n"
+				 "sweep /dev/loop3: 2 of 10, start 35\n");
+	/* not a usable descriptor: off */
+	setenv("ALIGNPROBE_PROGRESS_FD", "2", 1);
+	ap_progress_init(&p, "x", 0, true);
+	assert_int_equal(p.fd, -1);
+	close(fds[1]);
+	setenv("ALIGNPROBE_PROGRESS_FD", env, 1);
+	ap_progress_init(&p, "x", 0, true);
+	assert_int_equal(p.fd, -1);
+	setenv("ALIGNPROBE_PROGRESS_FD", "3x", 1);
+	ap_progress_init(&p, "x", 0, true);
+	assert_int_equal(p.fd, -1);
+	unsetenv("ALIGNPROBE_PROGRESS_FD");
+	close(fds[0]);
 }
 
 int main(void)
@@ -163,6 +218,7 @@ int main(void)
 		cmocka_unit_test(test_format_eta),
 		cmocka_unit_test(test_format_line),
 		cmocka_unit_test(test_output),
+		cmocka_unit_test(test_progress_fd),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -37,7 +37,7 @@ ts_assert_eq "1 2048 yes yes
 ts_assert_eq "$w0" "$(writes)" "check wrote to the emulated drive"
 
 # probe it (preserving its contents) and keep the verdict
-"$ALIGNPROBE" probe --preserve --yes --time-budget 60s --json "$dev" > "$TS_TMP/verdict.json" \
+"$ALIGNPROBE" probe --preserve --yes --time-budget 1h --json "$dev" > "$TS_TMP/verdict.json" \
 	2> "$TS_TMP/probe.err" || { cat "$TS_TMP/probe.err" >&2; ts_fail "probe $dev failed"; }
 jq -e '.verdict.resolved == true and .verdict.physical_sector == 4096
 	and .verdict.lowest_aligned_lba == 7' "$TS_TMP/verdict.json" >/dev/null ||

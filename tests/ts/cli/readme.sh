@@ -69,9 +69,8 @@ mkdir -p "$W"
 # A: a 4096/LBA 0 drive with an aligned GPT partition, probed in every mode
 emuA=$(ts_emu_attach --size 128M --phys 4096 --lowest-aligned 0 --rmw-cost 300us --jitter 10% --seed 1)
 parted -s "$emuA" mklabel gpt mkpart p1 1MiB 64MiB || ts_fail "parted $emuA"
-ts_partprobe "$emuA"
 partA=${emuA}p1
-[ -b "$partA" ] || ts_fail "no partition node $partA"
+ts_part_node "$emuA" || ts_fail "no partition node $partA"
 # B: destroyed by sweep, probed with A
 emuB=$(ts_emu_attach --size 128M --phys 4096 --lowest-aligned 0 --rmw-cost 300us --jitter 10% --seed 2)
 # C: random content, an honest drive whose probe runs long enough to be killed
@@ -257,8 +256,11 @@ while IFS=$'\t' read -r kind text; do
 		rr 0 "alignprobe emulate --stats $emuD" -o WRITES,RMW
 		;;
 	"--detach DEV")
+		backing=$(cat "/sys/block/${emuD#/dev/}/loop/backing_file")
 		rr 0 "alignprobe emulate --detach $emuD"
-		"$ALIGNPROBE" emulate --stats "$emuD" >/dev/null 2>&1 && ts_fail "--detach: $emuD still emulated"
+		# the number may be someone else's drive by now: ours is what is gone
+		[ "$(cat "/sys/block/${emuD#/dev/}/loop/backing_file" 2>/dev/null)" != "$backing" ] ||
+			ts_fail "--detach: $emuD still attached to $backing"
 		;;
 	"-o/--output"|"--output-all"|"-J/--json"|"-r/--raw"|"-n/--noheadings"|"-H/--list-columns"|"-b/--bytes"|"--csv")
 		# lsblk's conventions, on check's table
@@ -309,11 +311,9 @@ assert v["physical_sector"] == 4096 and v["fast_starts"] == [40, 48, 56, 64], v'
 			--time-budget 5m -q "$emuC" > /dev/null 2>&1 &
 		pid=$!
 		ts_bg_pid $pid
-		for i in $(seq 1200); do
-			[ "$(writes "$emuC")" -gt 0 ] && break
-			kill -0 $pid 2>/dev/null || ts_fail "the preserving probe ended before it wrote"
-			sleep 0.05
-		done
+		has_written() { [ "$(writes "$emuC")" -gt 0 ]; }
+		ts_wait_for -p $pid "the preserving probe's first write" has_written ||
+			ts_fail "the preserving probe ended before it wrote"
 		kill -9 $pid
 		wait $pid 2>/dev/null
 		[ -e "$journal" ] || ts_fail "the killed probe left no journal"
@@ -348,6 +348,28 @@ assert v["physical_sector"] == 4096 and v["fast_starts"] == [40, 48, 56, 64], v'
 		out_has "dry run: " "seq --dry-run"
 		ts_assert_eq "$before" "$(writes "$emuA")" "writes during the dry runs"
 		ts_assert_eq "$sum" "$(ts_checksum "$emuA")" "$emuA after the dry runs"
+		;;
+	"--emulate")	# step 5: cleanup takes down the emulated drive of a killed --emulate run
+		st2=$TS_TMP/state2	# its own registry: the test's own drives stay out of it
+		mkdir -p "$st2"
+		ALIGNPROBE_STATE_DIR=$st2 "$ALIGNPROBE" probe --emulate=phys=512,base=300us,size=64M \
+			--min-rounds 40 --max-rounds 40 -q > /dev/null 2>&1 &
+		pid=$!
+		ts_bg_pid $pid
+		emu_registered() { grep -qs "^kind=emu" "$st2"/*; }
+		ts_wait_for -p $pid "the run's emulated drive" emu_registered ||
+			ts_fail "the --emulate run ended before its drive was registered"
+		kdev=$(sed -n 's/^dev=//p' "$st2"/*)
+		kpath=$(sed -n 's/^path=//p' "$st2"/*)
+		kill -9 $pid
+		wait $pid 2>/dev/null
+		ALIGNPROBE_STATE_DIR=$st2 "$ALIGNPROBE" cleanup > "$TS_TMP/out" 2> "$TS_TMP/err" ||
+			ts_fail "cleanup after the killed --emulate run: $(cat "$TS_TMP/out" "$TS_TMP/err")"
+		ts_log "ran: alignprobe cleanup (after kill -9 of probe --emulate): exit 0"
+		[ -z "$(ls -A "$st2")" ] || ts_fail "cleanup left in the registry: $(ls -A "$st2")"
+		case $(cat "/sys/block/${kdev#/dev/}/loop/backing_file" 2>/dev/null) in
+		"$kpath"*) ts_fail "cleanup left the emulated drive $kdev ($kpath)" ;;
+		esac
 		;;
 	"--allow-metadata-area")
 		rr 3 "alignprobe probe --dry-run --region-start 0 $emuA"

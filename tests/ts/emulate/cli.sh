@@ -76,8 +76,9 @@ ts_image "$TS_TMP/part.img" 8M
 parted -s "$TS_TMP/part.img" mklabel gpt mkpart a 40s 2MiB mkpart b 2MiB 6MiB 2>/dev/null ||
 	ts_fail "parted on an image failed"
 dev3=$(ts_emu_attach --image "$TS_TMP/part.img" --rmw-cost 100us)
-for i in $(seq 50); do [ -b "${dev3}p2" ] && break; sleep 0.1; done
-[ -b "${dev3}p1" ] && [ -b "${dev3}p2" ] || ts_fail "the image's partitions did not appear on $dev3"
+# attach added them (BLKPG) before it printed the device
+{ ts_wait_node "${dev3}p1" && ts_wait_node "${dev3}p2"; } ||
+	ts_fail "the image's partitions did not appear on $dev3"
 ts_assert_eq $((40 * 512)) "$(($(cat /sys/class/block/${dev3#/dev/}p1/start) * 512))" "p1 start"
 ts_assert_eq $((4 << 20)) "$(blockdev --getsize64 "${dev3}p2")" "p2 size"
 

@@ -20,12 +20,7 @@ run() {
 	dev=$(ts_emu_attach --size 96M --phys 4096 --rmw-cost 100us)
 	parted -s "$dev" mklabel gpt mkpart p "${start}s" 80MiB 2>"$TS_TMP/parted.err" ||
 		ts_fail "parted $dev failed: $(cat "$TS_TMP/parted.err")"
-	for i in $(seq 50); do
-		[ -b "${dev}p1" ] && break
-		[ "$i" = 10 ] && partx -a "$dev" 2>/dev/null
-		sleep 0.1
-	done
-	[ -b "${dev}p1" ] || ts_fail "${dev}p1 did not appear: $(cat "$TS_TMP/parted.err")"
+	ts_part_node "$dev" || ts_fail "${dev}p1 did not appear: $(cat "$TS_TMP/parted.err")"
 	mkfs.ext4 -q -F -b 4096 -E nodiscard "${dev}p1" >/dev/null 2>&1 || ts_fail "mkfs.ext4 ${dev}p1 failed"
 	ts_mount "${dev}p1" "$mnt"
 	"$ALIGNPROBE" emulate --reset-stats "$dev"

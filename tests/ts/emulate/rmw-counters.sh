@@ -21,15 +21,9 @@ write4k() {
 		ts_fail "4 KiB write to $1 failed"
 }
 
-# part_node DEV: wait for DEVp1 (libparted adds it with BLKPG)
+# part_node DEV: DEVp1, which parted has just written
 part_node() {
-	local i
-	for i in $(seq 50); do
-		[ -b "${1}p1" ] && return 0
-		[ "$i" = 10 ] && partx -a "$1" 2>/dev/null
-		sleep 0.1
-	done
-	ts_fail "${1}p1 did not appear: $(cat "$TS_TMP/parted.err")"
+	ts_part_node "$1" || ts_fail "${1}p1 did not appear: $(cat "$TS_TMP/parted.err")"
 }
 
 # check PHYS LBA START RMW_WRITES RMW: partition at START, one write

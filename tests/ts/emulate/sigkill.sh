@@ -10,6 +10,8 @@
 ts_init "detach after SIGKILL, self-teardown after SIGTERM of the emulator"
 ts_need_emulator
 ts_need_cmd timeout dd
+# hang detectors only: generous, never a judgement of speed
+HANG=600
 
 # attach: sets dev, pid (the server), mnt (its FUSE mount point)
 attach() {
@@ -17,26 +19,27 @@ attach() {
 	lookup
 }
 
+# lookup [OWNER]: the registry entry names the server (aux) and the owner:
+# OWNER, or the server itself for a drive handed over by emulate --attach
 lookup() {
 	local entry
 	entry=$(grep -l "^dev=$dev\$" "$ALIGNPROBE_STATE_DIR"/* 2>/dev/null | head -1)
 	[ -n "$entry" ] || ts_fail "no registry entry for $dev"
-	pid=$(sed -n 's/^owner=//p' "$entry")
+	pid=$(sed -n 's/^aux=//p' "$entry")
 	mnt=$(sed -n 's/^path=//p' "$entry")
-	ts_assert_eq "$pid" "$(sed -n 's/^aux=//p' "$entry")" "registry: aux is the server pid"
+	ts_assert_eq "${1:-$pid}" "$(sed -n 's/^owner=//p' "$entry")" "registry: the drive's owner"
 	kill -0 "$pid" || ts_fail "server $pid not running"
 	grep -q " $mnt fuse" /proc/self/mounts || ts_fail "$mnt is not a FUSE mount"
 	"$ALIGNPROBE" emulate --stats "$dev" >/dev/null || ts_fail "--stats on a live drive failed"
 }
 
 gone() {
-	local i
 	# the server's parent (init) reaps it a moment after it exits
-	for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+	ts_wait_for "the server $pid to exit" eval "! ts_running $pid"
 	losetup -a | grep -q "^$dev:.*$mnt" && ts_fail "$dev still attached to $mnt"
 	grep -q " $mnt " /proc/self/mounts && ts_fail "$mnt still mounted"
 	[ -e "$(dirname "$mnt")" ] && ts_fail "work directory $(dirname "$mnt") left behind"
-	kill -0 "$pid" 2>/dev/null && ts_fail "server $pid still running"
+	ts_running "$pid" && ts_fail "server $pid still running"
 	[ -z "$(grep -l "^path=$mnt\$" "$ALIGNPROBE_STATE_DIR"/* 2>/dev/null)" ] ||
 		ts_fail "registry entry for $mnt left behind"
 	sed -i "\|^$dev\$|d" "$TS_TMP/.emus"
@@ -44,23 +47,23 @@ gone() {
 
 attach
 kill -9 "$pid"
-while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+ts_wait_for "the server $pid to die" eval "! ts_running $pid"
 # I/O on the orphaned device fails, it does not hang
-timeout 20 dd if="$dev" of=/dev/null bs=4096 count=1 iflag=direct status=none 2>/dev/null
+timeout $HANG dd if="$dev" of=/dev/null bs=4096 count=1 iflag=direct status=none 2>/dev/null
 [ $? = 124 ] && ts_fail "read from $dev hangs after SIGKILL"
-timeout 30 "$ALIGNPROBE" emulate --detach "$dev" || ts_fail "detach after SIGKILL failed"
+timeout $HANG "$ALIGNPROBE" emulate --detach "$dev" || ts_fail "detach after SIGKILL failed"
 gone
 
 # a live one: detach stops the server
 attach
-timeout 30 "$ALIGNPROBE" emulate --detach "$dev" || ts_fail "detach failed"
+timeout $HANG "$ALIGNPROBE" emulate --detach "$dev" || ts_fail "detach failed"
 gone
 
 # the stale registry entry of a killed server: alignprobe cleanup takes it down
 attach
 kill -9 "$pid"
-while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
-timeout 60 "$ALIGNPROBE" cleanup >/dev/null 2>"$TS_TMP/cleanup.err" ||
+ts_wait_for "the server $pid to die" eval "! ts_running $pid"
+timeout $HANG "$ALIGNPROBE" cleanup >/dev/null 2>"$TS_TMP/cleanup.err" ||
 	ts_fail "cleanup failed: $(cat "$TS_TMP/cleanup.err")"
 gone
 
@@ -68,7 +71,7 @@ gone
 # does) takes its own drive down: no loop device left on a vanished file
 attach
 kill -TERM "$pid"
-for i in $(seq 200); do [ -e "$(dirname "$mnt")" ] || break; sleep 0.05; done
+ts_wait_for "the work directory to go" eval "[ ! -e $(dirname "$mnt") ]"
 gone
 
 # a drive attached in-process (here: emulate --attach --wait) whose owner is
@@ -76,12 +79,12 @@ gone
 "$ALIGNPROBE" emulate --attach --wait --size 16M --rmw-cost 100us > "$TS_TMP/wait.out" &
 owner=$!
 ts_bg_pid "$owner"
-for i in $(seq 100); do [ -s "$TS_TMP/wait.out" ] && break; sleep 0.05; done
+ts_wait_for -p "$owner" "the device of emulate --attach --wait" test -s "$TS_TMP/wait.out"
 dev=$(cat "$TS_TMP/wait.out")
 [ -n "$dev" ] || ts_fail "emulate --attach --wait printed no device"
 echo "$dev" >> "$TS_TMP/.emus"
-lookup
+lookup "$owner"
 { kill -9 "$owner"; wait "$owner"; } 2>/dev/null
-for i in $(seq 200); do [ -e "$(dirname "$mnt")" ] || break; sleep 0.05; done
+ts_wait_for "the work directory to go" eval "[ ! -e $(dirname "$mnt") ]"
 gone
 ts_pass

@@ -11,25 +11,35 @@ loc=$TS_TMP/loc
 mkdir -p "$loc"
 : > "$loc/keep-me"	# not ours: must survive
 
-interrupt() {	# interrupt SIGNAL EXPECTED_RC [--json]
-	local sig=$1 want=$2 pid rc i
+# the names of the files in the run's directory
+files() { find "$loc" -type f | sort; }
+# a transaction completed since the snapshot: each creates or deletes a file
+changed() { ! files | cmp -s - "$TS_TMP/snap"; }
+
+# interrupt SIGNAL EXPECTED_RC [--json]: a billion transactions, signalled
+# once some are done -- a state seen in the progress lines
+# (ALIGNPROBE_PROGRESS_FD) and in the directory, never after a fixed time
+interrupt() {
+	local sig=$1 want=$2 pid rc
 	shift 2
-	"$ALIGNPROBE" postmark -q --location "$loc" --number 300 --transactions 1000000000 \
-		--subdirectories 3 "$@" > "$TS_TMP/out" 2> "$TS_TMP/err" &
+	: > "$TS_TMP/progress"
+	ALIGNPROBE_PROGRESS_FD=3 "$ALIGNPROBE" postmark -q --location "$loc" --number 300 \
+		--transactions 1000000000 --subdirectories 3 "$@" > "$TS_TMP/out" 2> "$TS_TMP/err" \
+		3> "$TS_TMP/progress" &
 	pid=$!
 	ts_bg_pid "$pid"
-	# wait until the transactions are running (files in the subdirectories)
-	for i in $(seq 1 600); do	# up to 30 s on a busy machine
-		[ "$(find "$loc" -type f | wc -l)" -gt 250 ] && break
-		sleep 0.05
+	ts_wait_for -p "$pid" "the transactions to start" \
+		grep -q '^postmark: transactions: ' "$TS_TMP/progress" ||
+		ts_fail "$sig: postmark ended before its transactions: $(cat "$TS_TMP/err")"
+	# two changes: at least one whole transaction is done
+	for _ in 1 2; do
+		files > "$TS_TMP/snap"
+		ts_wait_for -p "$pid" "a transaction" changed ||
+			ts_fail "$sig: postmark ended during its transactions: $(cat "$TS_TMP/err")"
 	done
-	sleep 0.3
 	kill "-$sig" "$pid"
-	for i in $(seq 1 400); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.05
-	done
-	kill -0 "$pid" 2>/dev/null && ts_fail "$sig: still running 20 s after the signal"
+	# a lost signal would run for days: the bounded wait catches it
+	ts_wait_for "postmark to exit after SIG$sig" eval "! ts_running $pid"
 	wait "$pid"
 	rc=$?
 	[ "$rc" = "$want" ] || { cat "$TS_TMP/err" >&2; ts_fail "$sig: exit $rc, expected $want"; }

@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# Four emulated drives in one call take little more than one: the
-# per-device intervals (monotonic clock, from the JSON) all overlap, and the
-# wall time of the four is well below the sum of their own times (it would
-# be at least that sum if they ran one after the other). Also --plot with
-# several devices: one SVG each.
+# Four emulated drives in one call are probed at the same time: the
+# per-device intervals (monotonic clock, from the JSON) all overlap, which
+# one after the other they could not. (How much faster that is depends on
+# the machine, so it is printed, not asserted.) Also --plot with several
+# devices: one SVG each. The time budget is there only to end a hang.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "probe: four drives in parallel"
 ts_need_emulator
@@ -18,10 +18,10 @@ for i in 1 2 3 4; do
 done
 
 t0=$(date +%s%N)
-ts_run_rc 0 "$ALIGNPROBE" probe --yes --json --time-budget 60s "${devs[0]}"
+ts_run_rc 0 "$ALIGNPROBE" probe --yes --json --time-budget 1h "${devs[0]}"
 t1=$(date +%s%N)
 cp "$TS_TMP/out" "$TS_TMP/one.json"
-ts_run_rc 0 "$ALIGNPROBE" probe --yes --json --time-budget 60s --plot "$TS_TMP/p.svg" "${devs[@]}"
+ts_run_rc 0 "$ALIGNPROBE" probe --yes --json --time-budget 1h --plot "$TS_TMP/p.svg" "${devs[@]}"
 t2=$(date +%s%N)
 # one plot per device: FILE-<dev>.svg
 for d in "${devs[@]}"; do
@@ -48,6 +48,5 @@ span = (max(d["end_ns"] for d in devs) - min(d["start_ns"] for d in devs)) / 1e9
 print("one drive: %.2fs wall; four drives: %.2fs wall, measuring %.2fs, own times %s (sum %.2fs)"
       % (wall1, wall4, span, " ".join("%.2f" % t for t in own), sum(own)), file=sys.stderr)
 assert latest_start < earliest_end, "the four measurements did not overlap"
-assert span < 0.6 * sum(own), "the measurements ran (nearly) one after the other"
 PY
 ts_pass

@@ -17,7 +17,7 @@ before=$(ts_checksum "$dev")
 ts_assert_eq "$(ts_checksum "$TS_TMP/img")" "$before" "the drive starts as the image"
 
 journal="$TS_TMP/undo.journal"
-ts_run_rc 0 "$ALIGNPROBE" probe --preserve --journal "$journal" --json --time-budget 40s "$dev"
+ts_run_rc 0 "$ALIGNPROBE" probe --preserve --journal "$journal" --json --time-budget 1h "$dev"
 after=$(ts_checksum "$dev")
 ts_assert_eq "$before" "$after" "device checksum after --preserve"
 [ -e "$journal" ] && ts_fail "the undo journal $journal was not removed"
@@ -40,13 +40,13 @@ print("preserve: %d ranges verified, verdict %d/%d in %.1fs" % (p["records"],
 PY
 
 # the plain-text report says so too
-ts_run_rc 0 "$ALIGNPROBE" probe --preserve --journal "$journal" --max-size 8K --time-budget 20s "$dev"
+ts_run_rc 0 "$ALIGNPROBE" probe --preserve --journal "$journal" --max-size 8K --time-budget 1h "$dev"
 grep -q "data preserved: .* verified identical" "$TS_TMP/out" || ts_fail "no preservation line"
 ts_assert_eq "$before" "$(ts_checksum "$dev")" "device checksum after the second run"
 
 # read-only: not one write, and no claim of a verdict (exit 5)
 "$ALIGNPROBE" emulate --reset-stats "$dev" || ts_fail "reset-stats failed"
-ts_run_rc 5 "$ALIGNPROBE" probe --read-only --max-size 8K --max-rounds 4 --time-budget 20s "$dev"
+ts_run_rc 5 "$ALIGNPROBE" probe --read-only --max-size 8K --max-rounds 4 --time-budget 1h "$dev"
 grep -q "weak evidence" "$TS_TMP/out" || ts_fail "read-only mode without its caveat"
 writes=$("$ALIGNPROBE" emulate --stats "$dev" -n -r -o WRITES)
 ts_assert_eq 0 "$writes" "writes during --read-only"

@@ -5,7 +5,11 @@
 # mounts, temporary directories, loop devices and emulated drives, keeps
 # undo journals (unless --remove-journals), never touches a live run's
 # resources or a mount it did not register, lists only with --dry-run,
-# selects by DEVICE, and exits 1 when something could not be removed.
+# selects by DEVICE, and exits 1 whenever something it found remains: what
+# it could not remove, what a live run uses, a kept journal, a loop device
+# the kernel detaches only later, a registry file it cannot read. A dead
+# run's PID taken by another process, or an entry of an earlier boot, does
+# not keep its resources "in use".
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh" || exit 99
 ts_init "cleanup after SIGKILL"
 ts_need_loop
@@ -26,8 +30,7 @@ A=$(ts_loop_attach "$TS_TMP/a.img")
 B=$(ts_loop_attach "$TS_TMP/b.img")
 partprobe "$A" 2>/dev/null
 for i in 1 2; do
-	for t in $(seq 50); do [ -b "${A}p$i" ] && break; sleep 0.1; done
-	[ -b "${A}p$i" ] || ts_fail "no partition node ${A}p$i"
+	ts_wait_node "${A}p$i" || ts_fail "no partition ${A}p$i"
 	mkfs.ext4 -q -F "${A}p$i" || ts_fail "mkfs.ext4 ${A}p$i"
 done
 mkfs.ext4 -q -F "$B" || ts_fail "mkfs.ext4 $B"
@@ -40,8 +43,8 @@ leak() {
 	"$LEAK" "$@" > "$TS_TMP/$name" 2> "$TS_TMP/$name.err" &
 	echo $! > "$TS_TMP/$name.pid"
 	ts_bg_pid $!
-	for t in $(seq 100); do grep -qs ready "$TS_TMP/$name" && break; sleep 0.05; done
-	grep -q ready "$TS_TMP/$name" || { cat "$TS_TMP/$name.err" >&2; ts_fail "leak $*: not ready"; }
+	ts_wait_for -p $! "leak $*" grep -qs ready "$TS_TMP/$name" ||
+		{ cat "$TS_TMP/$name.err" >&2; ts_fail "leak $*: not ready"; }
 	R=$(head -n1 "$TS_TMP/$name")
 }
 sigkill() {
@@ -70,8 +73,9 @@ leak j1 journal "$journal" "$A"
 for x in m1 l1 t1 j1; do sigkill $x; done
 is_mounted "$dead_mnt" || ts_fail "the leaked mount is not there"
 
-# --dry-run changes nothing
-ts_run_rc 0 "$ALIGNPROBE" cleanup --dry-run
+# --dry-run changes nothing; the live mount and the journal would remain
+ts_run_rc 1 "$ALIGNPROBE" cleanup --dry-run
+grep -q "3 of 7 would remain" "$TS_TMP/err" || { cat "$TS_TMP/err" >&2; ts_fail "--dry-run: no summary"; }
 grep -q "would-unmount.*$dead_mnt" "$TS_TMP/out" || { cat "$TS_TMP/out" >&2; ts_fail "--dry-run: no would-unmount"; }
 grep -q "would-detach.*$loopdev" "$TS_TMP/out" || ts_fail "--dry-run: no would-detach"
 grep -q "skipped.*$live_mnt" "$TS_TMP/out" || ts_fail "--dry-run: live mount not skipped"
@@ -84,8 +88,9 @@ ts_run_rc 0 "$ALIGNPROBE" cleanup "$B"
 grep -q "nothing to clean up" "$TS_TMP/out" || { cat "$TS_TMP/out" >&2; ts_fail "cleanup $B did something"; }
 is_mounted "$dead_mnt" || ts_fail "cleanup $B unmounted A's partition"
 
-# cleanup A: its stale mount and directory go, the live run's stay, the loop stays
-ts_run_rc 0 "$ALIGNPROBE" cleanup "$A"
+# cleanup A: its stale mount and directory go, the live run's stay, the loop
+# stays; the live mount and the journal remain: exit 1
+ts_run_rc 1 "$ALIGNPROBE" cleanup "$A"
 is_mounted "$dead_mnt" && ts_fail "cleanup $A left the stale mount"
 [ -e "$dead_mnt" ] && ts_fail "cleanup $A left the mount point"
 is_mounted "$live_mnt" || ts_fail "cleanup $A unmounted a live run's mount"
@@ -94,8 +99,8 @@ loop_attached || ts_fail "cleanup $A detached an unrelated loop device"
 grep -q "kept.*$journal.*probe --undo $journal" "$TS_TMP/out" || { cat "$TS_TMP/out" >&2; ts_fail "journal not reported"; }
 grep -q "probe --undo" "$TS_TMP/err" || ts_fail "journal: no advice on stderr"
 
-# cleanup: everything stale, JSON
-ts_run_rc 0 "$ALIGNPROBE" cleanup --json
+# cleanup: everything stale, JSON; the live mount and the journal remain
+ts_run_rc 1 "$ALIGNPROBE" cleanup --json
 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -108,9 +113,11 @@ loop_attached && ts_fail "stale loop device still attached"
 [ -f "$journal" ] || ts_fail "the undo journal was deleted"
 is_mounted "$live_mnt" || ts_fail "the live mount was removed"
 
-# the live run dies too: now it goes; the journal only on request
+# the live run dies too: now it goes; the journal only on request (until
+# then it remains: exit 1)
 sigkill m2
-ts_run_rc 0 "$ALIGNPROBE" cleanup
+ts_run_rc 1 "$ALIGNPROBE" cleanup
+grep -q "1 of 3 remain" "$TS_TMP/err" || { cat "$TS_TMP/err" >&2; ts_fail "no summary of what remains"; }
 is_mounted "$live_mnt" && ts_fail "second run's mount left"
 [ -e "$live_mnt" ] && ts_fail "second run's mount point left"
 ts_run_rc 0 "$ALIGNPROBE" cleanup --remove-journals
@@ -130,6 +137,53 @@ is_mounted "$TS_TMP/other" || ts_fail "cleanup unmounted a mount it did not regi
 umount "$TS_TMP/other"
 ts_run_rc 0 "$ALIGNPROBE" cleanup	# not mounted any more: the entry goes
 
+# a dead run's loop device that somebody still holds open: the kernel only
+# marks it for detaching; it remains (exit 1, entry kept) until the holder
+# lets go, then the next cleanup finds it gone
+leak l2 loop "$cimg"; loopdev=$R
+echo "$loopdev $cimg" >> "$TS_TMP/.loops"
+sigkill l2
+exec 7< "$loopdev"
+ts_run_rc 1 "$ALIGNPROBE" cleanup
+grep -q "^deferred *loop" "$TS_TMP/out" || { cat "$TS_TMP/out" >&2; ts_fail "held loop device: not deferred"; }
+grep -qs "^kind=loop" "$ALIGNPROBE_STATE_DIR"/* || ts_fail "held loop device: entry released"
+exec 7<&-
+ts_wait_for "the kernel to detach $loopdev" eval '! loop_attached'
+ts_run_rc 0 "$ALIGNPROBE" cleanup
+grep -q "^gone *loop" "$TS_TMP/out" || { cat "$TS_TMP/out" >&2; ts_fail "detached loop device: not gone"; }
+
+# a registry file cleanup cannot read: reported, it remains (exit 1)
+echo "not an entry" > "$ALIGNPROBE_STATE_DIR/1-bogus"
+ts_run_rc 1 "$ALIGNPROBE" cleanup
+grep -q "^kept *unknown.*cannot read the registry entry $ALIGNPROBE_STATE_DIR/1-bogus" "$TS_TMP/out" ||
+	{ cat "$TS_TMP/out" >&2; ts_fail "unreadable entry not reported"; }
+rm "$ALIGNPROBE_STATE_DIR/1-bogus"
+
+# the PID of a dead run now belongs to a live process (this shell): its
+# start time, or the boot, tells them apart; a live owner is still left alone
+start=$(sed 's/.*) //' /proc/$$/stat | cut -d' ' -f20)
+boot=$(cat /proc/sys/kernel/random/boot_id)
+# owned OWNER_START BOOT: a dead run's scratch directory, registered as this shell's
+owned() {
+	leak t2 tmpdir; tmpd=$R
+	sigkill t2
+	f=$(grep -l "^path=$tmpd\$" "$ALIGNPROBE_STATE_DIR"/*)
+	sed -i -e "s/^owner=.*/owner=$$/" -e "s/^owner_start=.*/owner_start=$1/" -e "s/^boot=.*/boot=$2/" "$f"
+}
+owned "$start" "$boot"
+ts_run_rc 1 "$ALIGNPROBE" cleanup
+grep -q "^skipped *tmpdir.*in use by running process $$" "$TS_TMP/out" ||
+	{ cat "$TS_TMP/out" >&2; ts_fail "a live owner's directory was not skipped"; }
+[ -d "$tmpd" ] || ts_fail "a live owner's directory was removed"
+sed -i "s/^owner_start=.*/owner_start=$((start + 1))/" "$f"
+ts_run_rc 0 "$ALIGNPROBE" cleanup
+grep -q "^removed *tmpdir" "$TS_TMP/out" || { cat "$TS_TMP/out" >&2; ts_fail "reused PID: kept"; }
+[ -e "$tmpd" ] && ts_fail "reused PID: the directory is still there"
+owned "$start" "00000000-0000-0000-0000-000000000000"
+ts_run_rc 0 "$ALIGNPROBE" cleanup
+grep -q "^removed *tmpdir" "$TS_TMP/out" || { cat "$TS_TMP/out" >&2; ts_fail "earlier boot: kept"; }
+[ -e "$tmpd" ] && ts_fail "earlier boot: the directory is still there"
+
 # an emulated drive whose server was SIGKILLed
 ts_log "emulated drive: server SIGKILLed, then cleanup"
 if "$ALIGNPROBE" emulate --help >/dev/null 2>&1 && [ -c /dev/fuse ]; then
@@ -138,7 +192,7 @@ if "$ALIGNPROBE" emulate --help >/dev/null 2>&1 && [ -c /dev/fuse ]; then
 	[ -n "$spid" ] || ts_fail "no registry entry for $E"
 	ebf=$(cat "/sys/block/${E##*/}/loop/backing_file")
 	kill -9 "$spid"
-	for t in $(seq 50); do kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
+	ts_wait_for "the server $spid to die" eval "! ts_running $spid"
 	ts_run_rc 0 "$ALIGNPROBE" cleanup "$E"
 	grep -q "detached" "$TS_TMP/out" || { cat "$TS_TMP/out" "$TS_TMP/err" >&2; ts_fail "emulated drive not detached"; }
 	sed -i "\|^$E\$|d" "$TS_TMP/.emus"	# gone: its number may be someone else's now

@@ -129,10 +129,7 @@ if "$ALIGNPROBE" emulate --help >/dev/null 2>&1 && [ -c /dev/fuse ]; then
 	head -n 1 "$out/keep.svg" | grep -q "^device,size,offset,round,slot,ns$" ||
 		ts_fail "the old file was not replaced: $(head -c 100 "$out/keep.svg")"
 	[ -p "$out/fifo" ] || ts_fail "the FIFO was replaced by a file"
-	for i in $(seq 100); do		# the reader ends when the writer closed
-		kill -0 $reader 2>/dev/null || break
-		sleep 0.1
-	done
+	wait $reader		# ended: the writer closed the FIFO
 	grep -q "</svg>" "$TS_TMP/from-fifo" ||
 		ts_fail "no plot came through the FIFO: $(head -c 100 "$TS_TMP/from-fifo")"
 	ts_assert_eq "fifo keep.svg" "$(ls -A "$out" | tr '\n' ' ' | sed 's/ $//')" "files in $out after the run"

@@ -45,8 +45,7 @@ B=$(ts_loop_attach "$imgB")
 # this kernel may lack partition table parsers: BLKPG through partprobe
 partprobe "$A" 2>/dev/null
 for i in 1 2; do
-	for t in $(seq 50); do [ -b "${A}p$i" ] && break; sleep 0.1; done
-	[ -b "${A}p$i" ] || ts_fail "no partition node ${A}p$i"
+	ts_wait_node "${A}p$i" || ts_fail "no partition ${A}p$i"
 done
 mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "${A}p1" || ts_fail "mkfs.ext4 ${A}p1"
 mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$B" || ts_fail "mkfs.ext4 $B"
@@ -130,7 +129,9 @@ sync
 sumA=$(ts_checksum "$imgA")
 refuse "lazily unmounted, a loop device still uses a file on it" "exclusively" "$A"
 losetup -d "$inner"
-for t in $(seq 50); do "$GATE" --in-use "$A" 2>/dev/null && break; sleep 0.1; done
+# the kernel lets go of the lazily unmounted file system once the loop device is gone
+free_now() { "$GATE" --in-use "$A" 2>/dev/null; }
+ts_wait_for "$A to be free after losetup -d" free_now
 sumA=$(ts_checksum "$imgA")	# the inner image was written through p1's fs: new reference
 
 mkswap -q "${A}p2" >/dev/null || ts_fail "mkswap"
@@ -151,23 +152,25 @@ refuse "holder: loop device on the disk" "$A: backs loop device $L3" "$A"
 losetup -d "$L3" || ts_fail "losetup -d $L3"
 
 # opened O_EXCL by another process
-python3 -c 'import os, sys, time
+# (held until killed: however slow the machine, not for a fixed time)
+python3 -c 'import os, signal, sys
 fd = os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL)
 print("held", flush=True)
-time.sleep(60)' "$A" > "$TS_TMP/held" &
+while True:
+    signal.pause()' "$A" > "$TS_TMP/held" &
 holder=$!
 ts_bg_pid $holder
-for t in $(seq 100); do grep -q held "$TS_TMP/held" && break; sleep 0.1; done
-grep -q held "$TS_TMP/held" || ts_fail "the O_EXCL holder did not start"
+ts_wait_for -p $holder "the O_EXCL holder" grep -q held "$TS_TMP/held" ||
+	ts_fail "the O_EXCL holder did not start"
 refuse "opened O_EXCL by another process" "opened exclusively by another process" "$A"
 kill $holder; wait $holder 2>/dev/null
 
 # while the gate holds the disk, nobody can mount or mkfs a partition of it
-"$GATE" --yes --hold 30 "$A" > "$TS_TMP/gheld" 2>&1 &
+"$GATE" --yes --hold 86400 "$A" > "$TS_TMP/gheld" 2>&1 &
 gpid=$!
 ts_bg_pid $gpid
-for t in $(seq 100); do grep -q held "$TS_TMP/gheld" && break; sleep 0.1; done
-grep -q held "$TS_TMP/gheld" || ts_fail "the gate did not take the device"
+ts_wait_for -p $gpid "the gate to take the device" grep -q held "$TS_TMP/gheld" ||
+	ts_fail "the gate did not take the device: $(cat "$TS_TMP/gheld")"
 mkdir -p "$TS_TMP/mx"
 mount "${A}p1" "$TS_TMP/mx" 2>/dev/null && { umount "$TS_TMP/mx"; ts_fail "mounted a partition of a held disk"; }
 refuse "held by another alignprobe" "exclusively" "$A"

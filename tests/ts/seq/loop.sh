@@ -52,8 +52,7 @@ head -c 32M /dev/urandom > "$TS_TMP/p.img"
 after=$(tail -c +2097153 "$TS_TMP/p.img" | head -c 7M | sha256sum)
 pdev=$(ts_loop_attach "$TS_TMP/p.img")
 parted -s "$pdev" mklabel gpt mkpart p1 1MiB 9MiB || ts_fail "parted $pdev"
-for _ in $(seq 50); do [ -b "${pdev}p1" ] && break; sleep 0.1; done
-[ -b "${pdev}p1" ] || ts_fail "no partition node ${pdev}p1"
+ts_wait_node "${pdev}p1" || ts_fail "no partition ${pdev}p1"
 ts_run_rc 3 "$ALIGNPROBE" seq -q --yes --size 1M "${pdev}p1"
 ts_run_rc 0 "$ALIGNPROBE" seq -q --yes --allow-partition --size 1M --block-sizes 1M --modes direct \
 	--data zero "${pdev}p1"
