@@ -151,7 +151,10 @@ not_run() {
 
 journal=$TS_TMP/undo.journal
 nrun=0 nnot=0
-SWEEP_QUICK=(--emulate=rmw=1ms,jitter=30%,size=256M --size 32M -q)
+# a time budget ends a hang; it must never end a run that a slow machine
+# would finish (exit 5 instead of a verdict): 1 h where a verdict is asserted
+HOUR=(--time-budget 1h)
+SWEEP_QUICK=(--emulate=rmw=1ms,jitter=30%,size=256M --size 32M -q "${HOUR[@]}")
 QUICK_WHY="the default sweep runs for minutes: a quicker emulated drive (rmw=1ms) and 32M partitions"
 
 # ---- one case per command line ---------------------------------------------
@@ -212,7 +215,7 @@ while IFS=$'\t' read -r kind text; do
 		before=$(writes "$emuA")
 		rr 3 "$text"		# destructive: no terminal, no --yes
 		ts_assert_eq "$before" "$(writes "$emuA")" "writes after the refusal"
-		rr 0 "$text" --yes -q
+		rr 0 "$text" --yes -q "${HOUR[@]}"
 		[ "$(grep -c "^$emuA: .*4096\|^$emuB: .*4096" "$TS_TMP/out")" = 2 ] ||
 			ts_fail "probe DEVICE...: not a 4096-byte verdict for each: $(cat "$TS_TMP/out")"
 		;;
@@ -295,7 +298,7 @@ assert v["physical_sector"] == 4096 and v["fast_starts"] == [40, 48, 56, 64], v'
 	# -- running it on a real disk safely
 	"alignprobe probe --preserve /dev/sdX")
 		sum=$(ts_checksum "$emuA")
-		rr 0 "$text" -q
+		rr 0 "$text" -q "${HOUR[@]}"
 		out_has "data preserved" "probe --preserve"
 		ts_assert_eq "$sum" "$(ts_checksum "$emuA")" "$emuA after probe --preserve"
 		# the read-only mode of the same step writes nothing at all
@@ -308,7 +311,7 @@ assert v["physical_sector"] == 4096 and v["fast_starts"] == [40, 48, 56, 64], v'
 		# a preserving probe killed while it writes (its journal is
 		# complete before the first write), a torn range, then --undo
 		"$ALIGNPROBE" probe --preserve --journal "$journal" --min-rounds 40 --max-rounds 40 \
-			--time-budget 5m -q "$emuC" > /dev/null 2>&1 &
+			"${HOUR[@]}" -q "$emuC" > /dev/null 2>&1 &
 		pid=$!
 		ts_bg_pid $pid
 		has_written() { [ "$(writes "$emuC")" -gt 0 ]; }
@@ -379,7 +382,8 @@ assert v["physical_sector"] == 4096 and v["fast_starts"] == [40, 48, 56, 64], v'
 		:	# (a journal refused for another disk: tests/ts/probe/undo-identity.sh)
 		;;
 	"--geometry")	# check's rules: a probed verdict decides
-		[ -s "$W/probe.json" ] || rr 0 "alignprobe probe --preserve --json /dev/sdX > $W/probe.json"
+		[ -s "$W/probe.json" ] ||
+			rr 0 "alignprobe probe --preserve --json /dev/sdX > $W/probe.json" "${HOUR[@]}"
 		rr 0 "alignprobe check --geometry $W/probe.json $emuA"
 		;;
 	"--geometry-any")	# sweep.json describes another drive of this model
@@ -416,18 +420,18 @@ assert v["physical_sector"] == 4096 and v["fast_starts"] == [40, 48, 56, 64], v'
 		rr "0|5" "alignprobe probe --yes $loop" --max-size 4K --max-rounds 3 -q
 		;;
 	"alignprobe check /dev/sdX --geometry probe.json")
-		rr 0 "alignprobe probe --preserve --json /dev/sdX > $W/probe.json"
+		rr 0 "alignprobe probe --preserve --json /dev/sdX > $W/probe.json" "${HOUR[@]}"
 		rr 0 "$text"
 		;;
 	"alignprobe probe --preserve --json /dev/sdX > probe.json")
-		rr 0 "$text"
+		rr 0 "$text" "${HOUR[@]}"
 		python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["verdict"]["physical_sector"] == 4096' \
 			"$W/probe.json" || ts_fail "probe.json: not the verdict"
 		;;
 	"alignprobe probe --preserve --json /dev/sd[b-z]")
 		sa=$(ts_checksum "$emuA")
 		sb=$(ts_checksum "$emuB")
-		rr 0 "$text"
+		rr 0 "$text" "${HOUR[@]}"
 		python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert len(d["devices"]) == 2, d' \
 			"$TS_TMP/out" || ts_fail "probe --json of two devices"
 		ts_assert_eq "$sa" "$(ts_checksum "$emuA")" "$emuA after the parallel probe"
