@@ -21,6 +21,7 @@ PACKAGES="
 	postmark fio librsvg2-bin python3 tmux bash-completion groff man-db mandoc time jq
 	clang llvm libclang-rt-14-dev valgrind strace
 	debhelper lintian dpkg-dev systemd
+	ansible-core ansible-lint python3-apt
 "
 
 if [ "${AP_NO_APT:-0}" != 1 ]; then

@@ -5,8 +5,10 @@
 # `dpkg-buildpackage -us -uc -b` from a clean export of the checkout (the
 # tracked files, as .ci/run does for ASan), lintian (fails on errors), install
 # it with apt-get, run the installed alignprobe (--version, probe --emulate),
-# its man page, bash completion and systemd units, then purge it -- also when
-# a step fails. Run by .ci/run; by hand as root: scripts/ci-deb.sh
+# its man page, bash completion and systemd units, then purge it; then the
+# Ansible role installs it from the .deb and gates loop devices on check
+# (tests/ansible/run.sh --deb), and it is purged again -- also when a step
+# fails. Run by .ci/run; by hand as root: scripts/ci-deb.sh
 #
 # Refuses to run when an alignprobe package is installed already: the purge
 # at the end would remove it.
@@ -114,13 +116,24 @@ systemd-analyze verify /lib/systemd/system/alignprobe-check.service \
 	die "the package enabled alignprobe-check.timer"
 [ -f /etc/default/alignprobe ] || die "no /etc/default/alignprobe"
 
-step "apt-get purge -y alignprobe"
-installed=0
-apt-get purge -y -qq alignprobe >/dev/null
-hash -r
-for f in /usr/sbin/alignprobe /usr/share/man/man8/alignprobe.8.gz /etc/default/alignprobe \
-	 /lib/systemd/system/alignprobe-check.timer; do
-	[ ! -e "$f" ] || die "$f still there after the purge"
-done
+# purge: remove the package and everything it installed
+purge() {
+	step "apt-get purge -y alignprobe"
+	installed=0
+	apt-get purge -y -qq alignprobe >/dev/null
+	hash -r
+	for f in /usr/sbin/alignprobe /usr/share/man/man8/alignprobe.8.gz /etc/default/alignprobe \
+		 /lib/systemd/system/alignprobe-check.timer /usr/share/ansible/roles/alignprobe; do
+		[ ! -e "$f" ] || die "$f still there after the purge"
+	done
+}
+purge
+
+# the Ansible role installs the package again, from the .deb, then gates
+# loop devices of its own on check with the installed role and playbook
+step "Ansible: the role installs $(basename "$deb") and checks (tests/ansible/run.sh)"
+installed=1
+"$work/alignprobe/tests/ansible/run.sh" --deb "$deb" || die "the Ansible role's test failed"
+purge
 
 echo "== deb: passed in $(( $(date +%s) - start )) s"

@@ -51,8 +51,11 @@
 #define AP_MIN_N_CLEAR	3	/* observations per offset needed for an early stop */
 #define AP_ABSENCE_CONF	0.95	/* "no effect" is claimed from this confidence on */
 #define AP_MODEL_ALPHA	0.002	/* evidence needed to prefer a period over its half */
+#define AP_HINT_P	0.01	/* evidence a hint at a unit needs (corrected p) */
+#define AP_QUIET_P	0.05	/* "no effect" stops early only when the test for an
+				   effect is above this */
 #define AP_BURST_WINDOW	16	/* neighbours on each side for the local level */
-#define AP_EXACT_MAX	5000	/* exact Mann-Whitney up to nf * ns */
+#define AP_EXACT_WORK	5e5	/* steps an exact Mann-Whitney p may take, else normal */
 #define AP_SLOWDOWN_MAX	1e6
 #define AP_HINT "either honest %u-byte sectors or a unit larger than the write size " \
 	"(block size): use alignprobe probe with larger sizes"
@@ -127,24 +130,23 @@ static double assign_ranks(struct ranked *r, size_t n)
 }
 
 /*
- * Exact upper tail P(U >= u) of the Mann-Whitney statistic counting pairs
- * (x < y), for m x-values and n y-values without ties. c(m, n, u) =
- * c(m - 1, n, u) + c(m, n - 1, u - m): the largest value is an x (it
- * precedes no y) or a y (all m x-values precede it).
+ * How many arrangements of m x-values and n y-values without ties have a
+ * Mann-Whitney statistic (pairs x < y) of at most K: c(m, n, u) =
+ * c(m - 1, n, u) + c(m, n - 1, u - m) (the largest value is an x, which
+ * precedes no y, or a y, which all m x-values precede), for u <= K only.
  */
-static double mw_exact_upper(size_t m, size_t n, double u)
+static double mw_count_le(size_t m, size_t n, size_t K)
 {
-	size_t w, i, j, k;
-	double *prev, *cur, total = 0, tail = 0;
+	size_t w = K + 1, i, j, k;
+	double *prev, *cur, sum = 0;
 
-	/* the distribution is the same with the roles swapped: rows over the smaller */
+	/* the distribution is the same with the roles swapped: rows over the larger */
 	if (n > m) {
 		size_t t = m;
 
 		m = n;
 		n = t;
 	}
-	w = m * n + 1;
 	prev = ap_xcalloc((n + 1) * w, sizeof(*prev));
 	cur = ap_xcalloc((n + 1) * w, sizeof(*cur));
 
@@ -154,26 +156,106 @@ static double mw_exact_upper(size_t m, size_t n, double u)
 	for (i = 1; i <= m; i++) {
 		double *t;
 
-		memset(cur, 0, (n + 1) * w * sizeof(*cur));
+		/*
+		 * No clearing: row i writes every u <= min(i * j, K) of column
+		 * j, and what lies beyond was written by no earlier row of this
+		 * buffer (those wrote less), so it is still zero.
+		 */
 		cur[0] = 1;	/* c(i, 0, 0) */
 		for (j = 1; j <= n; j++) {
 			double *cj = cur + j * w, *cj1 = cur + (j - 1) * w, *pj = prev + j * w;
+			size_t top = i * j < K ? i * j : K;
 
-			for (k = 0; k <= i * j; k++)
+			for (k = 0; k <= top; k++)
 				cj[k] = pj[k] + (k >= i ? cj1[k - i] : 0);
 		}
 		t = prev;
 		prev = cur;
 		cur = t;
 	}
-	for (k = 0; k < w; k++) {
-		total += prev[n * w + k];
-		if ((double)k >= u - 1e-9)
-			tail += prev[n * w + k];
-	}
+	for (k = 0; k < w; k++)
+		sum += prev[n * w + k];
 	free(prev);
 	free(cur);
-	return total > 0 ? tail / total : 1.0;
+	return sum;
+}
+
+/*
+ * Exact upper tail P(U >= u) without ties. By symmetry (U and m n - U have
+ * one distribution) only the smaller side is counted, up to the observed
+ * value: cheap for the small p-values that decide. -1 when that would take
+ * more than @budget steps.
+ */
+static double mw_exact_upper(size_t m, size_t n, double u, double budget)
+{
+	size_t M = m * n, uk, i;
+	double total = 1;
+
+	if (u <= 0)
+		return 1.0;
+	uk = (size_t)ceil(u - 1e-9);
+	if (uk > M)
+		return 0.0;
+	for (i = 0; i < n; i++)	/* C(m + n, n) */
+		total = total * (double)(m + n - i) / (double)(i + 1);
+	if (M - uk <= uk - 1) {
+		/* #(U >= uk) = #(U <= M - uk) */
+		if ((double)m * (double)n * (double)(M - uk + 1) > budget)
+			return -1;
+		return fmin(1.0, mw_count_le(m, n, M - uk) / total);
+	}
+	/* 1 - #(U <= uk - 1) */
+	if ((double)m * (double)n * (double)uk > budget)
+		return -1;
+	return fmax(0.0, 1.0 - mw_count_le(m, n, uk - 1) / total);
+}
+
+/*
+ * Exact P(U >= u) with ties: the permutation distribution of the rank sum
+ * of the smaller group given the observed mid-ranks (doubled, so they are
+ * integers). Counts the subsets of that size whose rank sum is at least as
+ * extreme; only sums up to the observed one matter, which bounds the work.
+ * Returns -1 when that work would exceed @budget steps.
+ */
+static double mw_exact_tied(const struct ranked *r, size_t n, size_t nf, double budget)
+{
+	size_t ns = n - nf, m = nf <= ns ? nf : ns, i, j;
+	unsigned grp = nf <= ns ? 0 : 1;
+	long long *val = ap_xmalloc(n * sizeof(*val)), obs = 0, s, cap;
+	double *cnt, total = 1, tail = 0;
+
+	/* the smaller group's rank sum, oriented so that small = extreme
+	 * (the fast group's ranks low, or the slow group's ranks high) */
+	for (i = 0; i < n; i++) {
+		long long r2 = (long long)llround(2 * r[i].rank);
+
+		val[i] = grp == 0 ? r2 : 2 * (long long)(n + 1) - r2;
+		if (r[i].grp == grp)
+			obs += val[i];
+	}
+	cap = obs;
+	if ((double)n * (double)m * (double)(cap + 1) > budget) {
+		free(val);
+		return -1;
+	}
+	/* cnt[j * (cap + 1) + s]: subsets of j values seen so far with sum s */
+	cnt = ap_xcalloc((m + 1) * (size_t)(cap + 1), sizeof(*cnt));
+	cnt[0] = 1;
+	for (i = 0; i < n; i++) {
+		for (j = i + 1 < m ? i + 1 : m; j >= 1; j--) {
+			double *cj = cnt + j * (size_t)(cap + 1), *cj1 = cj - (cap + 1);
+
+			for (s = cap; s >= val[i]; s--)
+				cj[s] += cj1[s - val[i]];
+		}
+	}
+	for (s = 0; s <= cap; s++)
+		tail += cnt[m * (size_t)(cap + 1) + s];
+	for (i = 0; i < m; i++)	/* C(n, m) */
+		total = total * (double)(n - i) / (double)(i + 1);
+	free(cnt);
+	free(val);
+	return total > 0 ? fmin(1.0, tail / total) : 1.0;
 }
 
 double ap_stats_mann_whitney_p(const double *fast, size_t nf,
@@ -194,19 +276,27 @@ double ap_stats_mann_whitney_p(const double *fast, size_t nf,
 	for (i = 0; i < n; i++)
 		if (r[i].grp == 0)
 			rf += r[i].rank;
-	free(r);
 
 	/* U = pairs with fast < slow (ties count one half) */
 	u = (double)nf * (double)ns - (rf - (double)nf * ((double)nf + 1) / 2.0);
 
 	nn = (double)n;
 	/*
-	 * Exact for small samples. A few ties (timings in whole nanoseconds)
-	 * barely change the distribution: use the untied one at U rounded
-	 * down, which can only make the p-value larger.
+	 * Exact where that is cheap: small samples, and the small p-values
+	 * of large ones (the work grows with how far U is from its extreme).
+	 * A few ties (timings in whole nanoseconds) barely change the
+	 * distribution: use the untied one at U rounded down, which can only
+	 * make the p-value larger. More ties (the drift correction makes
+	 * some; quantized timings) get the exact distribution given the ties.
+	 * Else the normal approximation.
 	 */
-	if (nf * ns <= AP_EXACT_MAX && ties <= 0.01 * (nn * nn * nn - nn))
-		return mw_exact_upper(nf, ns, floor(u));
+	if (ties <= 0.01 * (nn * nn * nn - nn))
+		p = mw_exact_upper(nf, ns, floor(u), AP_EXACT_WORK);
+	else
+		p = mw_exact_tied(r, n, nf, AP_EXACT_WORK);
+	free(r);
+	if (p >= 0)
+		return p;
 
 	mean = (double)nf * (double)ns / 2.0;
 	var = (double)nf * (double)ns / 12.0 * ((nn + 1) - ties / (nn * (nn - 1)));
@@ -324,6 +414,13 @@ void ap_analysis_params_init(struct ap_analysis_params *p, unsigned logical_sect
 	p->max_period = maxp < 2 ? 2 : maxp;
 	p->alpha = 0.001;
 	p->min_slowdown = 1.15;
+	p->offset_name = "offset";
+}
+
+/* The significance level an effect of @slowdown must reach to count. */
+static double level_for(const struct ap_analysis_params *p, double slowdown)
+{
+	return slowdown >= p->min_slowdown ? p->alpha : p->alpha / 100;
 }
 
 /* The level of the "no effect" equivalence test used for an early stop. */
@@ -557,10 +654,25 @@ static double slowdown_of(const struct ctx *c, const bool *fastoff, double *fast
 
 struct cand {
 	unsigned period, phase;
+	size_t nf;		/* measured offsets in the predicted fast set */
 	double auc;		/* fast medians below slow medians */
 	double ss;		/* within-class sum of squares of the log medians */
 	bool faster;		/* the fast class is the faster one */
+	bool alias;		/* the same fast set as a candidate of a smaller period */
 };
+
+/* The chosen candidate and what the measured offsets can tell about it. */
+struct choice {
+	struct cand best;
+	size_t ncand;		/* candidates tried */
+	size_t ndistinct;	/* distinct predicted fast sets: the Bonferroni factor */
+	unsigned alias[32];	/* periods predicting best's fast set (ascending, best first) */
+	unsigned nalias;
+	unsigned unsettled;	/* AP_UNSETTLED_*: neighbours not ruled out */
+};
+
+#define AP_UNSETTLED_HALF	1u	/* P / 2 */
+#define AP_UNSETTLED_DOUBLE	2u	/* 2 P */
 
 static const struct cand *find_cand(const struct cand *all, size_t nall, unsigned P,
 				    unsigned ph)
@@ -652,37 +764,44 @@ static double p_faster_than_rest(const struct ctx *c, unsigned Pd, unsigned phd,
  * P / 2 would add to the fast set must be significantly slower than the
  * fast offsets, and each half of the fast phase (the phases of 2P) must be
  * significantly faster than the slow offsets. Otherwise the period is not
- * settled yet (false): more samples needed.
+ * settled yet: more samples needed. Returns the AP_UNSETTLED_* bits.
  */
-static bool neighbours_settled(const struct ctx *c, const struct cand *all, size_t nall,
-			       const struct cand *best)
+static unsigned neighbours_unsettled(const struct ctx *c, const struct cand *all, size_t nall,
+				     const struct cand *best)
 {
-	unsigned P = best->period, ph = best->phase;
+	unsigned P = best->period, ph = best->phase, bits = 0;
 
 	if (P >= 4 && find_cand(all, nall, P / 2, ph % (P / 2)) &&
 	    p_faster(c, P, ph, 0, 0, P / 2, ph % (P / 2), P, ph) > AP_MODEL_ALPHA)
-		return false;
+		bits |= AP_UNSETTLED_HALF;
 	if (2 * P <= c->p->max_period && find_cand(all, nall, 2 * P, ph) &&
 	    find_cand(all, nall, 2 * P, ph + P) &&
 	    (p_faster_than_rest(c, 2 * P, ph, P, ph) > AP_MODEL_ALPHA ||
 	     p_faster_than_rest(c, 2 * P, ph + P, P, ph) > AP_MODEL_ALPHA))
-		return false;
-	return true;
+		bits |= AP_UNSETTLED_DOUBLE;
+	return bits;
 }
 
-/* Enumerate candidates; @fastoff receives the predicted set of the chosen one. */
-static size_t choose_candidate(const struct ctx *c, struct cand *best, bool *fastoff,
-			       bool *unambiguous)
+/*
+ * Enumerate candidates: every (P, phase) whose predicted fast set holds at
+ * least one measured offset and leaves at least one. Candidates predicting
+ * the same set as one of a smaller period (a nested phase with the same
+ * members) are aliases: the data cannot tell them apart, and they count
+ * once in the multiple-test correction. @fastoff receives the predicted
+ * set of the chosen one. Returns the number of candidates.
+ */
+static size_t choose_candidate(const struct ctx *c, struct choice *ch, bool *fastoff)
 {
 	struct ranked *r = ap_xmalloc(c->k * sizeof(*r));
 	double *mrank = ap_xmalloc(c->k * sizeof(*mrank));
 	double *x = ap_xmalloc(c->k * sizeof(*x));
 	double tsum = 0, tsq = 0, best_ss = INFINITY;
-	struct cand *all = NULL;
+	struct cand *all = NULL, *best = &ch->best;
 	size_t nall = 0, i;
 	bool uselog = true;
 	unsigned P;
 
+	memset(ch, 0, sizeof(*ch));
 	for (i = 0; i < c->k; i++) {
 		r[i] = (struct ranked){ .v = c->med[i], .grp = i };
 		if (!(c->med[i] > 0))
@@ -704,6 +823,7 @@ static size_t choose_candidate(const struct ctx *c, struct cand *best, bool *fas
 		for (ph = 0; ph < P; ph++) {
 			double rs = 0, nf = 0, ns, fsum = 0, fsq = 0, ssum, ss;
 			struct cand cd = { .period = P, .phase = ph };
+			const struct cand *half;
 
 			for (i = 0; i < c->k; i++) {
 				if (c->off[i] % P == ph) {
@@ -714,8 +834,9 @@ static size_t choose_candidate(const struct ctx *c, struct cand *best, bool *fas
 				}
 			}
 			ns = (double)c->k - nf;
-			if (nf < 2 || ns < 1)
+			if (nf < 1 || ns < 1)
 				continue;
+			cd.nf = (size_t)nf;
 			/* pairs (fast median < slow median), ties one half */
 			cd.auc = (nf * ns - (rs - nf * (nf + 1) / 2)) / (nf * ns);
 			ssum = tsum - fsum;
@@ -723,17 +844,24 @@ static size_t choose_candidate(const struct ctx *c, struct cand *best, bool *fas
 			ss = (fsq - fsum * fsum / nf) + ((tsq - fsq) - ssum * ssum / ns);
 			cd.ss = ss < 0 ? 0 : ss;
 			cd.faster = fsum / nf < ssum / ns;
+			/* a subset of the phase of P / 2 with as many members is that set */
+			half = P >= 4 ? find_cand(all, nall, P / 2, ph % (P / 2)) : NULL;
+			cd.alias = half && half->nf == cd.nf;
+			if (!cd.alias)
+				ch->ndistinct++;
 			all = ap_xreallocarray(all, nall + 1, sizeof(*all));
 			all[nall++] = cd;
 		}
 	}
 	free(mrank);
 	free(x);
+	ch->ncand = nall;
 	if (!nall) {
 		free(all);
 		return 0;
 	}
-	/* the partition that explains the medians best; ties: the smaller period */
+	/* the partition that explains the medians best; ties (aliases
+	 * among them): the smaller period */
 	best->period = 0;
 	for (i = 0; i < nall; i++) {
 		if (!all[i].faster)
@@ -747,7 +875,11 @@ static size_t choose_candidate(const struct ctx *c, struct cand *best, bool *fas
 		/* no candidate has a faster phase: any will do for the tests */
 		*best = all[0];
 	}
-	*unambiguous = neighbours_settled(c, all, nall, best);
+	for (i = 0; i < nall && ch->nalias < AP_ARRAY_SIZE(ch->alias); i++)
+		if (all[i].period >= best->period && all[i].phase % best->period == best->phase &&
+		    all[i].nf == best->nf)
+			ch->alias[ch->nalias++] = all[i].period;
+	ch->unsettled = neighbours_unsettled(c, all, nall, best);
 	free(all);
 	for (i = 0; i < c->k; i++)
 		fastoff[i] = c->off[i] % best->period == best->phase;
@@ -802,19 +934,23 @@ static void two_clusters(const struct ctx *c, const bool *mask, bool *fastoff)
 /*
  * Is a two-level split of the offsets real or the luck of a few bursts?
  * Split the rounds in two halves (even, odd), find the split on the
- * medians of one half and measure its slowdown on the observations of the
- * other; the smaller of the two slowdowns. Returns 0 when there are not
- * two halves.
+ * medians of one half and test it on the observations of the other (a
+ * one-sided Mann-Whitney U on data the split was not chosen from, so its
+ * p-value needs no correction for the search); both directions. Returns the
+ * larger p-value (both must hold: an intersection-union test) and, in
+ * @slowdown, the smaller held-out slowdown; 1 and 0 when there are not two
+ * halves.
  */
-static double cross_validated_slowdown(const struct ctx *c)
+static double cross_validated_p(const struct ctx *c, double *slowdown)
 {
 	double *med = ap_xmalloc(c->k * sizeof(*med)), *a = ap_xmalloc(c->n * sizeof(*a));
-	double *b = ap_xmalloc(c->n * sizeof(*b)), worst = INFINITY;
+	double *b = ap_xmalloc(c->n * sizeof(*b)), worst = INFINITY, pmax = 0;
 	bool *lower = ap_xcalloc(c->k, sizeof(*lower));
 	size_t h, i, j;
 
 	for (h = 0; h < 2; h++) {
 		size_t na = 0, nb = 0;
+		double r, pv;
 
 		for (i = 0; i < c->k; i++) {
 			size_t m = 0;
@@ -827,6 +963,7 @@ static double cross_validated_slowdown(const struct ctx *c)
 			}
 			if (!m) {
 				worst = 0;	/* an offset missing from a half */
+				pmax = 1;
 				goto out;
 			}
 			med[i] = ap_stats_median(c->tmp, m);
@@ -844,21 +981,23 @@ static double cross_validated_slowdown(const struct ctx *c)
 		}
 		if (!na || !nb) {
 			worst = 0;
+			pmax = 1;
 			goto out;
 		}
-		{
-			double r = ratio(ap_stats_median(b, nb), ap_stats_median(a, na));
-
-			if (r < worst)
-				worst = r;
-		}
+		pv = ap_stats_mann_whitney_p(a, na, b, nb);
+		if (pv > pmax)
+			pmax = pv;
+		r = ratio(ap_stats_median(b, nb), ap_stats_median(a, na));
+		if (r < worst)
+			worst = r;
 	}
 out:
 	free(med);
 	free(a);
 	free(b);
 	free(lower);
-	return isfinite(worst) ? worst : 0;
+	*slowdown = isfinite(worst) ? worst : 0;
+	return pmax;
 }
 
 /* Median of the observations at the offsets selected by @sel (== @want). */
@@ -934,8 +1073,11 @@ static bool model_misfit(const struct ctx *c, const bool *fastoff, double alpha)
 }
 
 /*
- * Confidence that there is no unit with a slowdown of min_slowdown or more:
- * 1 - the largest equivalence-test p-value over all candidates.
+ * Confidence that there is no unit with a slowdown of min_slowdown or more
+ * among the candidates the measured offsets can test (every phase with a
+ * measured member and a measured non-member, single members included): 1 -
+ * the largest equivalence-test p-value over them. Phases without a measured
+ * member are not covered: see missing_residue().
  */
 static double absence_confidence(const struct ctx *c, double *fast, double *slow)
 {
@@ -953,7 +1095,7 @@ static double absence_confidence(const struct ctx *c, double *fast, double *slow
 			for (i = 0; i < c->k; i++)
 				if (c->off[i] % P == ph)
 					fo++;
-			if (fo < 2 || fo == c->k)
+			if (!fo || fo == c->k)
 				continue;
 			for (i = 0; i < c->n; i++) {
 				if (c->w[i].offset % P == ph)
@@ -1016,6 +1158,130 @@ static double clamp01(double x)
 	return x > 1 ? 1 : x;
 }
 
+static const char *oname(const struct ctx *c)
+{
+	return c->p->offset_name ? c->p->offset_name : "offset";
+}
+
+/* Append to a note being built (NULL: empty). */
+static void note_add(char **s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void note_add(char **s, const char *fmt, ...)
+{
+	va_list ap;
+	char *t, *u;
+
+	va_start(ap, fmt);
+	if (vasprintf(&t, fmt, ap) < 0)
+		t = NULL;
+	va_end(ap);
+	if (!t)
+		return;
+	if (!*s) {
+		*s = t;
+		return;
+	}
+	ap_xasprintf(&u, "%s%s", *s, t);
+	free(*s);
+	free(t);
+	*s = u;
+}
+
+/* The smallest residue modulo max_period that no measured offset has, or -1. */
+static long missing_residue(const struct ctx *c)
+{
+	unsigned P = c->p->max_period, left = P;
+	bool *seen = ap_xcalloc(P, sizeof(*seen));
+	long miss = -1;
+	size_t i;
+
+	for (i = 0; i < c->k && left; i++) {
+		if (!seen[c->off[i] % P]) {
+			seen[c->off[i] % P] = true;
+			left--;
+		}
+	}
+	for (i = 0; i < P && left; i++) {
+		if (!seen[i]) {
+			miss = (long)i;
+			break;
+		}
+	}
+	free(seen);
+	return miss;
+}
+
+/* Can the measured offsets tell the chosen unit from every other candidate? */
+static bool identifiable(const struct ctx *c, const struct choice *ch)
+{
+	return ch->nalias == 1 && ch->best.nf >= 2 && c->k - ch->best.nf >= 2;
+}
+
+/* "40", "40 and 48", "40, 48 and 56", "40, 48, 56, ... (9)" */
+static void note_offsets(char **s, const struct ctx *c, const bool *sel)
+{
+	size_t i, m = 0, total = 0;
+
+	for (i = 0; i < c->k; i++)
+		total += sel[i];
+	for (i = 0; i < c->k; i++) {
+		if (!sel[i])
+			continue;
+		if (m == 4 && total > 5) {
+			note_add(s, ", ... (%zu)", total);
+			return;
+		}
+		note_add(s, "%s%llu", !m ? "" : m + 1 == total ? " and " : ", ",
+			 (unsigned long long)c->off[i]);
+		m++;
+	}
+}
+
+/* What to measure instead: two full periods from the first offset. */
+static void note_remedy(char **s, const struct ctx *c)
+{
+	unsigned long long a = c->off[0], b = a + 2ULL * c->p->max_period - 1;
+
+	note_add(s, ": measure at least two %ss of each class, e.g. every %s from %llu to %llu",
+		 oname(c), oname(c), a, b);
+}
+
+/* Why the chosen phase cannot be resolved from these offsets. */
+static void note_unresolvable(char **s, const struct ctx *c, const struct choice *ch)
+{
+	unsigned i;
+
+	if (ch->nalias > 1) {
+		note_add(s, "these %ss cannot tell ", oname(c));
+		for (i = 0; i < ch->nalias; i++)
+			note_add(s, "%s%u-", !i ? "" : i + 1 == ch->nalias ? " or " : ", ",
+				 ch->alias[i] * c->p->logical_sector);
+		note_add(s, "byte physical sectors apart");
+	} else if (ch->best.nf < 2) {
+		note_add(s, "a period must be seen at least twice, and only one fast %s was measured",
+			 oname(c));
+	} else {
+		note_add(s, "only one slow %s was measured", oname(c));
+	}
+	note_remedy(s, c);
+}
+
+/* The note of an unsettled period: the neighbours not ruled out. */
+static void note_unsettled(struct ap_verdict *v, const struct ctx *c, const struct choice *ch)
+{
+	unsigned b = ch->best.period * c->p->logical_sector;
+	char *s = NULL;
+
+	note_add(&s, "alignment matters, but the timings cannot yet tell %u-byte from ", b);
+	if ((ch->unsettled & AP_UNSETTLED_HALF) && (ch->unsettled & AP_UNSETTLED_DOUBLE))
+		note_add(&s, "%u- or %u-byte", b / 2, b * 2);
+	else
+		note_add(&s, "%u-byte", ch->unsettled & AP_UNSETTLED_HALF ? b / 2 : b * 2);
+	note_add(&s, " physical sectors: more samples needed");
+	ap_verdict_set_note(v, "%s", s);
+	free(s);
+}
+
 int ap_analysis_run(const struct ap_obs *obs, size_t n,
 		    const struct ap_analysis_params *p, struct ap_verdict *v)
 {
@@ -1023,9 +1289,11 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 	unsigned *rounds;
 	size_t nrounds = 0, i, j, ncand, nf, ns;
 	bool *candfast, *clusfast, *allfast;
-	double *fast, *slow, p_mw = 1, slow_c = 1, slow_d = 1;
-	struct cand best = { 0 };
-	bool unambiguous = true, misfit = false;
+	double *fast, *slow, p_mw = 1, slow_c = 1, slow_d = 1, p_cv = 1, slow_cv = 0;
+	struct choice ch;
+	const struct cand *best = &ch.best;
+	bool misfit = false, phase_effect, structure;
+	long missing;
 
 	if (!v)
 		return -EINVAL;
@@ -1044,6 +1312,8 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 	v->slowdown = 1;
 	v->drift = 1;
 	v->nobs = n;
+	v->min_slowdown = p->min_slowdown;
+	v->equivalence_p = NAN;
 
 	c.w = ap_xmalloc(n * sizeof(*c.w));
 	for (i = 0; i < n; i++)
@@ -1129,38 +1399,43 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 		slow_d = slowdown_of(&c, clusfast, fast, slow, NULL, NULL);
 	}
 
-	ncand = choose_candidate(&c, &best, candfast, &unambiguous);
+	ncand = choose_candidate(&c, &ch, candfast);
 	if (ncand) {
-		v->fit = best.auc;
+		v->fit = best->auc;
 		misfit = model_misfit(&c, candfast, p->alpha);
 		v->misfit = misfit;
 		slow_c = slowdown_of(&c, candfast, fast, slow, &nf, &ns);
-		p_mw = ap_stats_mann_whitney_p(fast, nf, slow, ns) * (double)ncand;
+		/* Bonferroni over the distinct hypotheses (aliases test the same) */
+		p_mw = ap_stats_mann_whitney_p(fast, nf, slow, ns) * (double)ch.ndistinct;
 		if (p_mw > 1)
 			p_mw = 1;
 	}
+	missing = missing_residue(&c);
+	/*
+	 * An established effect, whatever its size: one aligned phase explains
+	 * it. Below min_slowdown, where a drift or the I/O stack could fake
+	 * one, at the stricter level an early stop needs (alpha / 100).
+	 */
+	phase_effect = ncand && best->faster && best->auc >= AP_FIT_CLEAN && !misfit &&
+		       p_mw <= level_for(p, slow_c);
+	/*
+	 * Or structure without a phase, confirmed on rounds it was not found
+	 * on. No model protects such a claim from what the I/O stack does at
+	 * some offsets (a few per cent where a write crosses a boundary of the
+	 * layers below), so here min_slowdown stays a gate, on the slowdown
+	 * found and on the one held out.
+	 */
+	if (c.k >= 2 && nrounds >= 2 && v->p_structure <= p->alpha && slow_d >= p->min_slowdown)
+		p_cv = cross_validated_p(&c, &slow_cv);
+	structure = p_cv <= p->alpha && slow_cv >= p->min_slowdown;
 
-	if (ncand && best.auc >= AP_FIT_CLEAN && p_mw <= p->alpha && slow_c >= p->min_slowdown &&
-	    !unambiguous && !misfit) {
-		/* an aligned phase, but its period is not settled yet */
-		v->sensitive = true;
-		v->resolved = false;
-		v->slowdown = slow_c;
-		v->p_value = p_mw;
-		v->confidence = clamp01(1 - p_mw);
-		set_fast(v, &c, NULL);
-		ap_verdict_set_note(v, "alignment matters, but the timings cannot yet tell %u-byte from "
-			 "%u- or %u-byte physical sectors: more samples needed",
-			 best.period * p->logical_sector, best.period * p->logical_sector / 2,
-			 best.period * p->logical_sector * 2);
-	} else if (ncand && best.auc >= AP_FIT_CLEAN && p_mw <= p->alpha &&
-		   slow_c >= p->min_slowdown && !misfit) {
+	if (phase_effect && identifiable(&c, &ch) && !ch.unsettled) {
 		/* one phase explains it: the hidden unit */
 		v->sensitive = true;
 		v->resolved = true;
-		v->period = best.period;
-		v->physical_sector = best.period * p->logical_sector;
-		v->lowest_aligned_lba = best.phase;
+		v->period = best->period;
+		v->physical_sector = best->period * p->logical_sector;
+		v->lowest_aligned_lba = best->phase;
 		v->slowdown = slow_c;
 		v->p_value = p_mw;
 		v->confidence = clamp01(1 - p_mw);
@@ -1171,8 +1446,36 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 		else if (p->reported_physical && v->physical_sector != p->reported_physical)
 			ap_verdict_set_note(v, "the drive reports %u-byte physical sectors but behaves like "
 				 "%u-byte ones", p->reported_physical, v->physical_sector);
-	} else if (c.k >= 2 && v->p_structure <= p->alpha && slow_d >= p->min_slowdown &&
-		   (nrounds < 2 || cross_validated_slowdown(&c) >= p->min_slowdown)) {
+	} else if (phase_effect && identifiable(&c, &ch)) {
+		/* an aligned phase, but its period is not settled yet */
+		v->sensitive = true;
+		v->resolved = false;
+		v->slowdown = slow_c;
+		v->p_value = p_mw;
+		v->confidence = clamp01(1 - p_mw);
+		set_fast(v, &c, NULL);
+		note_unsettled(v, &c, &ch);
+	} else if (phase_effect) {
+		/* an aligned phase, but these offsets cannot resolve its period */
+		char *s = NULL;
+
+		v->sensitive = true;
+		v->resolved = false;
+		v->starts_insufficient = true;
+		v->slowdown = slow_c;
+		v->p_value = p_mw;
+		v->confidence = clamp01(1 - p_mw);
+		set_fast(v, &c, candfast);
+		note_add(&s, "alignment matters: %s ", best->nf == 1 ? oname(&c) : "");
+		if (best->nf > 1)
+			note_add(&s, "%ss ", oname(&c));
+		note_offsets(&s, &c, candfast);
+		note_add(&s, " %s %.*fx faster than the others, but ", best->nf == 1 ? "is" : "are",
+			 slow_c < p->min_slowdown ? 2 : 1, slow_c);
+		note_unresolvable(&s, &c, &ch);
+		ap_verdict_set_note(v, "%s", s);
+		free(s);
+	} else if (structure) {
 		/* an effect, but no single aligned phase */
 		v->sensitive = true;
 		v->resolved = false;
@@ -1180,48 +1483,125 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 		v->p_value = v->p_structure;
 		v->confidence = clamp01(1 - v->p_structure);
 		set_fast(v, &c, clusfast);
-		ap_verdict_set_note(v, "the offsets differ, but the fast ones do not form a single aligned "
+		ap_verdict_set_note(v, "the %ss differ, but the fast ones do not form a single aligned "
 			 "phase: the hidden unit is probably larger than the write size (block "
-			 "size); use alignprobe probe with larger sizes");
+			 "size); use alignprobe probe with larger sizes", oname(&c));
 	} else if (!ncand) {
+		char *s = NULL;
+
 		v->resolved = false;
+		v->starts_insufficient = true;
 		v->slowdown = slow_d;
 		v->p_value = v->p_structure;
 		v->confidence = 0;
 		set_fast(v, &c, NULL);
-		ap_verdict_set_note(v, "too few offsets measured to find a period (need at least two "
-			 "members of a phase)");
+		if (c.k == 1)
+			note_add(&s, "a single %s cannot show a period", oname(&c));
+		else
+			note_add(&s, "every measured %s is in the same phase of every candidate unit, "
+				 "so no unit can be told from another", oname(&c));
+		note_remedy(&s, &c);
+		ap_verdict_set_note(v, "%s", s);
+		free(s);
 	} else {
 		double conf = absence_confidence(&c, fast, slow);
+		/* a visible difference: a clean split that is the medians' own,
+		 * of a size that counts; a hint at a unit only with some evidence */
+		bool seen = best->faster && best->auc >= AP_FIT_CLEAN && slow_c >= p->min_slowdown &&
+			    !memcmp(candfast, clusfast, c.k * sizeof(*candfast));
+		bool hint = seen && p_mw <= AP_HINT_P;
+		/* a significant phase effect that is not clean yet blocks "no effect" */
+		bool blocked = best->faster && p_mw <= level_for(p, slow_c);
 
 		v->slowdown = slow_c;
 		v->p_value = p_mw;
-		if (conf < AP_ABSENCE_CONF) {
-			/* neither an effect nor its absence is established */
-			v->resolved = false;
-			v->confidence = clamp01(conf);
-			set_fast(v, &c, NULL);
-			if (slow_c >= p->min_slowdown && best.auc >= AP_FIT_CLEAN)
-				ap_verdict_set_note(v, "inconclusive: the timings hint at %u-byte physical "
-					 "sectors starting at LBA %u, but there are too few samples",
-					 best.period * p->logical_sector, best.phase);
-			else
-				ap_verdict_set_note(v, "inconclusive: no clear alignment effect, but too few "
-					 "samples to rule one out");
-		} else {
+		v->equivalence_p = clamp01(1 - conf);
+		if (missing < 0 && conf >= AP_ABSENCE_CONF && !blocked) {
+			char *s = NULL, pb[32];
+
 			v->resolved = true;
 			v->period = 1;
 			v->physical_sector = p->logical_sector;
 			v->lowest_aligned_lba = 0;
 			v->confidence = clamp01(conf);
 			set_fast(v, &c, allfast);
-			if (conf >= 1 - eq_alpha(p))
-				ap_verdict_set_note(v, "no alignment effect: " AP_HINT, p->logical_sector);
+			note_add(&s, "no alignment effect of %.2fx or more", p->min_slowdown);
+			if (conf < 1 - eq_alpha(p))
+				note_add(&s, " found, but the evidence is still weak (more samples would "
+					 "help)");
+			/* what is smaller than the margin and not an effect, said */
+			if (best->faster && p_mw <= p->alpha)
+				note_add(&s, " (a %.2fx difference in one aligned phase has p = %s, short "
+					 "of the %g an effect below %.2fx needs)", slow_c,
+					 ap_stats_format_p(p_mw, pb, sizeof(pb)), p->alpha / 100,
+					 p->min_slowdown);
+			else if (v->p_structure <= p->alpha)
+				note_add(&s, " (the %ss differ a little, by %.2fx, in no aligned phase)",
+					 oname(&c), slow_d);
+			note_add(&s, ": " AP_HINT, p->logical_sector);
+			ap_verdict_set_note(v, "%s", s);
+			free(s);
+		} else {
+			/* neither an effect nor its absence is established */
+			char *s = NULL, pb[32];
+
+			v->resolved = false;
+			v->confidence = 0;
+			v->starts_insufficient = missing >= 0 || (seen && !identifiable(&c, &ch));
+			set_fast(v, &c, NULL);
+			if (best->faster && p_mw <= p->alpha && p_mw > level_for(p, slow_c))
+				note_add(&s, "inconclusive: a small alignment effect of %.2fx (p = %s) has "
+					 "not yet reached the level an effect below %.2fx needs (p <= "
+					 "%g)", slow_c, ap_stats_format_p(p_mw, pb, sizeof(pb)),
+					 p->min_slowdown, p->alpha / 100);
+			else if (best->faster && p_mw <= p->alpha)
+				note_add(&s, "inconclusive: an alignment effect of %.2fx is significant "
+					 "(p = %s), but %s", slow_c,
+					 ap_stats_format_p(p_mw, pb, sizeof(pb)), misfit ?
+					 "one aligned phase does not explain them all" :
+					 "the fast and the slow ones do not separate cleanly yet: more "
+					 "samples needed");
+			else if (v->p_structure <= p->alpha)
+				note_add(&s, "inconclusive: the %ss differ (Kruskal-Wallis p = %s), but "
+					 "neither one aligned phase nor a split that holds from one "
+					 "half of the rounds to the other explains it", oname(&c),
+					 ap_stats_format_p(v->p_structure, pb, sizeof(pb)));
+			else if (hint && identifiable(&c, &ch))
+				note_add(&s, "inconclusive: the timings hint at %u-byte physical sectors "
+					 "starting at LBA %u (%.2fx), but there are too few samples",
+					 best->period * p->logical_sector, best->phase, slow_c);
+			else if (seen) {
+				note_add(&s, "inconclusive: %s%s ", oname(&c), best->nf > 1 ? "s" : "");
+				note_offsets(&s, &c, candfast);
+				note_add(&s, " %s %.2fx faster than the others, but with so few samples "
+					 "that is not yet significant (p = %s)", best->nf > 1 ? "are" : "is",
+					 slow_c, ap_stats_format_p(p_mw, pb, sizeof(pb)));
+			} else if (missing >= 0 && v->equivalence_p <= eq_alpha(p))
+				note_add(&s, "inconclusive: the measured %ss do not differ (none by "
+					 "%.2fx or more)", oname(&c), p->min_slowdown);
 			else
-				ap_verdict_set_note(v, "no alignment effect found, but the evidence is still weak "
-					 "(more samples would help): " AP_HINT, p->logical_sector);
+				note_add(&s, "inconclusive: no clear alignment effect, but too few "
+					 "samples to rule one out");
+			if (missing >= 0) {
+				unsigned long long ex = c.off[0] - c.off[0] % p->max_period +
+							(unsigned long long)missing;
+
+				if (ex < c.off[0])
+					ex += p->max_period;
+				note_add(&s, "; and no %s at %ld modulo %u (such as %llu) was measured, "
+					 "so %u-byte physical sectors aligned there would leave every "
+					 "measured %s equally slow", oname(&c), missing, p->max_period,
+					 ex, p->max_period * p->logical_sector, oname(&c));
+				note_remedy(&s, &c);
+			} else if (seen && !identifiable(&c, &ch)) {
+				note_add(&s, "; and ");
+				note_unresolvable(&s, &c, &ch);
+			}
+			ap_verdict_set_note(v, "%s", s);
+			free(s);
 		}
 	}
+	v->small = v->sensitive && v->slowdown < p->min_slowdown;
 
 	free(candfast);
 	free(clusfast);
@@ -1267,18 +1647,86 @@ void ap_verdict_copy(struct ap_verdict *dst, const struct ap_verdict *src)
 	}
 }
 
+const char *ap_analysis_unclear_reason(const struct ap_verdict *v,
+				       const struct ap_analysis_params *p)
+{
+	if (!v || !p)
+		return "no verdict";
+	if (v->min_n < AP_MIN_N_CLEAR)
+		return "fewer than 3 measurements at some offset";
+	if (v->sensitive && (v->resolved || v->starts_insufficient)) {
+		if (!(v->p_value <= p->alpha / 100))
+			return "the rank test is significant, but not yet at the stricter level "
+			       "(alpha / 100) that an early stop needs after looking at every round";
+		if (v->fit < AP_FIT_STABLE)
+			return "the fast and the slow offsets do not yet separate cleanly "
+			       "(fit below 0.98)";
+		return NULL;
+	}
+	if (v->sensitive) {
+		if (v->fit >= AP_FIT_CLEAN && !v->misfit)
+			return "the period is not settled yet: more samples needed";
+		if (!(v->p_value <= p->alpha / 100))
+			return "the offsets differ, but not yet at the stricter level (alpha / 100) "
+			       "that an early stop needs";
+		if (!(v->fit < AP_FIT_CLEAN - 0.05))
+			return "whether one aligned phase explains the offsets is not settled yet";
+		return NULL;
+	}
+	if (v->resolved) {
+		if (!(v->confidence >= 1 - eq_alpha(p)))
+			return "the test for \"no effect\" has not yet reached the level an early "
+			       "stop needs";
+		/* a small effect may still emerge: the margin must not hide it */
+		if (!(v->p_value > AP_QUIET_P))
+			return "a difference smaller than the margin is not yet ruled in or out";
+		return NULL;
+	}
+	if (v->starts_insufficient) {
+		if (!(v->equivalence_p <= eq_alpha(p)))
+			return "neither an effect nor its absence among the measured offsets is "
+			       "established yet";
+		return NULL;
+	}
+	return "neither an effect nor its absence is established yet";
+}
+
 bool ap_analysis_is_clear(const struct ap_verdict *v, const struct ap_analysis_params *p)
 {
-	if (!v || !p || v->min_n < AP_MIN_N_CLEAR)
-		return false;
-	if (v->sensitive && v->resolved)
-		return v->p_value <= p->alpha / 100 && v->fit >= AP_FIT_STABLE;
+	return v && p && !ap_analysis_unclear_reason(v, p);
+}
+
+const char *ap_verdict_confidence_of(const struct ap_verdict *v)
+{
 	if (v->sensitive)
-		return v->p_value <= p->alpha / 100 &&
-		       (v->fit < AP_FIT_CLEAN - 0.05 || v->misfit);
+		return "effect";
 	if (v->resolved)
-		return v->confidence >= 1 - eq_alpha(p);
-	return false;
+		return "no_effect";
+	return NULL;
+}
+
+const char *ap_stats_format_p(double p, char *buf, size_t len)
+{
+	if (!isfinite(p))
+		snprintf(buf, len, "n/a");
+	else if (p < 1e-300)
+		snprintf(buf, len, "< 1e-300");
+	else if (p < 0.001)
+		snprintf(buf, len, "%.1e", p);
+	else
+		snprintf(buf, len, "%.3f", p);
+	return buf;
+}
+
+const char *ap_stats_format_confidence(double c, char *buf, size_t len)
+{
+	if (!isfinite(c))
+		snprintf(buf, len, "n/a");
+	else if (c > 0.999999)
+		snprintf(buf, len, "> 99.9999%%");
+	else	/* truncated, never rounded up to 100 % */
+		snprintf(buf, len, "%.4f%%", floor(c * 1e6) / 1e4);
+	return buf;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1287,6 +1735,7 @@ bool ap_analysis_is_clear(const struct ap_verdict *v, const struct ap_analysis_p
 struct json_object *ap_verdict_to_json(const struct ap_verdict *v)
 {
 	struct json_object *o = json_object_new_object(), *a;
+	const char *conf_of;
 	size_t i;
 
 	json_object_object_add(o, "sensitive", json_object_new_boolean(v->sensitive));
@@ -1309,6 +1758,15 @@ struct json_object *ap_verdict_to_json(const struct ap_verdict *v)
 	json_object_object_add(o, "p_value", json_object_new_double(isfinite(v->p_value) ?
 								    v->p_value : 1));
 	json_object_object_add(o, "confidence", json_object_new_double(clamp01(v->confidence)));
+	conf_of = ap_verdict_confidence_of(v);
+	json_object_object_add(o, "confidence_of", conf_of ? json_object_new_string(conf_of) : NULL);
+	json_object_object_add(o, "equivalence_p_value", isfinite(v->equivalence_p) ?
+			       json_object_new_double(v->equivalence_p) : NULL);
+	json_object_object_add(o, "min_slowdown", v->min_slowdown >= 1 && isfinite(v->min_slowdown) ?
+			       json_object_new_double(v->min_slowdown) : NULL);
+	json_object_object_add(o, "small_effect", json_object_new_boolean(v->small));
+	json_object_object_add(o, "starts_insufficient",
+			       json_object_new_boolean(v->starts_insufficient));
 	if (v->note)
 		json_object_object_add(o, "note", json_object_new_string(v->note));
 	return o;
@@ -1355,6 +1813,35 @@ static int get_uint(struct json_object *o, const char *key, bool nullable, unsig
 	if (i < 0 || i > UINT32_MAX)
 		return -ERANGE;
 	*val = (unsigned)i;
+	return 0;
+}
+
+/* An optional number in [lo, hi]: absent or null gives @dflt. */
+static int get_double_opt(struct json_object *o, const char *key, double lo, double hi,
+			  double dflt, double *val)
+{
+	struct json_object *x;
+
+	*val = dflt;
+	if (!json_object_object_get_ex(o, key, &x) || !x)
+		return 0;
+	if (!json_object_is_type(x, json_type_double) && !json_object_is_type(x, json_type_int))
+		return -EINVAL;
+	*val = json_object_get_double(x);
+	return *val >= lo && *val <= hi ? 0 : -EINVAL;
+}
+
+/* An optional boolean: absent or null leaves false. */
+static int get_bool_opt(struct json_object *o, const char *key, bool *val)
+{
+	struct json_object *x;
+
+	*val = false;
+	if (!json_object_object_get_ex(o, key, &x) || !x)
+		return 0;
+	if (!json_object_is_type(x, json_type_boolean))
+		return -EINVAL;
+	*val = json_object_get_boolean(x);
 	return 0;
 }
 
@@ -1450,6 +1937,12 @@ int ap_verdict_from_json(struct json_object *o, struct ap_verdict *v)
 		v->note_buf = ap_xstrdup(json_object_get_string(x));
 		v->note = v->note_buf;
 	}
+	/* newer keys, optional */
+	if ((rc = get_double_opt(o, "equivalence_p_value", 0, 1, NAN, &v->equivalence_p)) ||
+	    (rc = get_double_opt(o, "min_slowdown", 1, AP_SLOWDOWN_MAX, 0, &v->min_slowdown)) ||
+	    (rc = get_bool_opt(o, "small_effect", &v->small)) ||
+	    (rc = get_bool_opt(o, "starts_insufficient", &v->starts_insufficient)))
+		goto fail;
 	v->fit = v->sensitive && v->resolved ? 1 : 0;
 	v->drift = 1;
 	v->p_structure = v->p_value;

@@ -9,6 +9,13 @@
  * (for writes of at least P sectors), slow elsewhere. The analysis finds
  * the fast set from the data, then the (P, L) that explains it, tested with
  * a rank test (Mann-Whitney U) of fast vs slow observations.
+ *
+ * An effect established by one aligned phase is reported whatever its size
+ * (min_slowdown only marks it "small"); "no effect" is the claim of an
+ * equivalence test with min_slowdown as its margin, and needs offsets of
+ * every residue modulo max_period. A set of offsets that cannot tell the
+ * candidate units apart gives an unresolved verdict that says what is
+ * missing (starts_insufficient), never a unit or "no effect".
  */
 #ifndef AP_ANALYSIS_H
 #define AP_ANALYSIS_H
@@ -34,7 +41,9 @@ struct ap_analysis_params {
 	unsigned reported_physical;	/* bytes, what the device claims */
 	unsigned max_period;		/* largest P considered, logical sectors (power of 2) */
 	double alpha;			/* significance level, e.g. 0.001 */
-	double min_slowdown;		/* smallest slow/fast ratio called "sensitive", e.g. 1.15 */
+	double min_slowdown;		/* margin of "no effect"; an established effect below it
+				   is reported as small, e.g. 1.15 */
+	const char *offset_name;	/* what an offset is in notes: "offset" (default), "start" */
 };
 
 struct ap_offset_stat {
@@ -54,13 +63,22 @@ struct ap_verdict {
 	unsigned period;		/* physical_sector / logical_sector */
 	unsigned lowest_aligned_lba;	/* phase: fast offsets are == this mod period */
 	double slowdown;		/* median slow / median fast */
-	double p_value;			/* one-sided rank test, fast < slow */
-	double confidence;		/* 1 - p_value, clamped; for humans */
+	double p_value;			/* the test for an effect: one-sided rank test fast <
+					   slow, corrected for the candidates searched (or
+					   Kruskal-Wallis when no phase fits) */
+	double confidence;		/* in the verdict's claim: 1 - p_value when sensitive,
+					   1 - equivalence_p when "no effect", 0 otherwise */
 	uint64_t *fast_starts;		/* measured offsets classified fast */
 	size_t nfast;
 	struct ap_offset_stat *stats;	/* per offset, ascending */
 	size_t nstats;
 	const char *note;		/* why unresolved, caveats (valid until ap_verdict_free) */
+	double min_slowdown;		/* the margin used (JSON "min_slowdown") */
+	double equivalence_p;		/* the test for "no effect of min_slowdown or more":
+					   H0 an effect that large; NAN when not run */
+	bool small;			/* sensitive, but slowdown < min_slowdown */
+	bool starts_insufficient;	/* the measured offsets cannot resolve a period or rule
+					   one out, whatever the number of rounds */
 
 	/* Added by the analysis (not part of the JSON): */
 	double fit;			/* AUC of the chosen (period, phase) over per-offset
@@ -88,6 +106,11 @@ void ap_verdict_copy(struct ap_verdict *dst, const struct ap_verdict *src);
 
 /* True when more observations cannot change the verdict (early stop). */
 bool ap_analysis_is_clear(const struct ap_verdict *v, const struct ap_analysis_params *p);
+/* Which early-stop condition a verdict misses, in words; NULL when clear. */
+const char *ap_analysis_unclear_reason(const struct ap_verdict *v,
+				       const struct ap_analysis_params *p);
+/* What the verdict's confidence is about: "effect", "no_effect" or NULL (no claim). */
+const char *ap_verdict_confidence_of(const struct ap_verdict *v);
 
 /* The stable JSON "verdict" object (see README), and back (for --replay, check --geometry). */
 struct json_object *ap_verdict_to_json(const struct ap_verdict *v);
@@ -103,5 +126,10 @@ double ap_stats_kruskal_wallis_p(const double *v, const size_t *group, size_t n,
 				 size_t ngroups);
 /* Upper tail of the chi-square distribution with @df degrees of freedom. */
 double ap_stats_chi2_sf(double x, double df);
+
+/* For humans: "3.2e-06", "0.217", "< 1e-300"; "99.9500%", "> 99.9999%" (never
+ * rounded up to 100 %). Return @buf. */
+const char *ap_stats_format_p(double p, char *buf, size_t len);
+const char *ap_stats_format_confidence(double c, char *buf, size_t len);
 
 #endif

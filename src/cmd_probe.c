@@ -128,7 +128,7 @@ struct job {
 	char *journal;
 	struct ap_outfile plot;		/* --plot, opened before anything is written */
 	pthread_t th;
-	bool started;
+	bool started, passed_gate;
 	volatile int done;
 };
 
@@ -189,7 +189,8 @@ static void usage(void)
 	      "     --seed N               of the randomized order (default 1)\n"
 	      "     --no-confirm           stop at the first size that shows the unit\n"
 	      "     --alpha P              significance level (default 0.001)\n"
-	      "     --min-slowdown X       smallest slowdown that counts (default 1.5)\n"
+	      "     --min-slowdown X       margin of \"no effect\": none of X or more; an\n"
+	      "                            effect below it is reported as small (default 1.5)\n"
 	      "     --allow-metadata-area  allow a region over LBA 0..33 or the last 33 sectors\n"
 	      "     --allow-partition      probe a partition instead of a whole disk\n"
 	      "     --allow-unidentified   --undo JOURNAL DEV: restore although the journal\n"
@@ -221,11 +222,63 @@ static void usage(void)
 
 /* ------------------------------------------------------------------ */
 
+/*
+ * The start gate: no device's timed writes begin before every device is
+ * ready or has failed, so the disks of a JBOD are measured side by side
+ * whatever each one's preparation (identity, journal, originals) costs.
+ */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	size_t waiting;		/* started devices neither ready nor finished */
+	uint64_t opened_ns;
+} gate = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0 };
+
+/* One device no longer holds the gate closed (locked by the caller). */
+static void gate_leave_locked(void)
+{
+	if (gate.waiting && --gate.waiting == 0) {
+		gate.opened_ns = ap_now_ns();
+		pthread_cond_broadcast(&gate.cond);
+	}
+}
+
+static uint64_t gate_pass(void *arg)
+{
+	struct job *j = arg;
+	uint64_t t;
+
+	pthread_mutex_lock(&gate.lock);
+	j->passed_gate = true;
+	gate_leave_locked();
+	while (gate.waiting && !ap_sig_pending()) {
+		struct timespec ts;
+
+		/* wake up now and then: a signal ends the wait (and the probe) */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 100 * 1000 * 1000;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&gate.cond, &gate.lock, &ts);
+	}
+	t = gate.waiting ? 0 : gate.opened_ns;
+	pthread_mutex_unlock(&gate.lock);
+	return t;
+}
+
 static void *job_thread(void *arg)
 {
 	struct job *j = arg;
 
+	j->o.ready = gate_pass;
+	j->o.ready_arg = j;
 	j->rc = ap_probe_device(&j->d, &j->o, &j->r, &j->e);
+	pthread_mutex_lock(&gate.lock);
+	if (!j->passed_gate)
+		gate_leave_locked();	/* failed before measuring */
+	pthread_mutex_unlock(&gate.lock);
 	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -350,13 +403,17 @@ static char *verdict_line(const struct job *j)
 	if (j->r.interrupted && !v->resolved)
 		ap_xasprintf(&s, "%s: interrupted, no verdict", j->dev);
 	else if (v->sensitive && v->resolved)
-		ap_xasprintf(&s, "%s: %u-byte physical sectors (reported %u), lowest aligned LBA %u",
+		ap_xasprintf(&s, "%s: %u-byte physical sectors (reported %u), lowest aligned LBA %u%s",
 			     j->dev, v->physical_sector, v->reported_physical,
-			     v->lowest_aligned_lba);
+			     v->lowest_aligned_lba, v->small ? "; alignment matters a little" : "");
+	else if (v->resolved && v->reported_physical == v->physical_sector)
+		ap_xasprintf(&s, "%s: no alignment effect of %.2fx or more: %u-byte sectors behave as "
+			     "reported (%u logical, %u physical)", j->dev, v->min_slowdown,
+			     v->physical_sector, v->logical_sector, v->reported_physical);
 	else if (v->resolved)
-		ap_xasprintf(&s, "%s: no alignment effect: %u-byte sectors behave as reported "
-			     "(%u logical, %u physical)", j->dev, v->physical_sector,
-			     v->logical_sector, v->reported_physical);
+		ap_xasprintf(&s, "%s: no alignment effect of %.2fx or more, although the drive reports "
+			     "%u-byte physical sectors (%u logical)", j->dev, v->min_slowdown,
+			     v->reported_physical, v->logical_sector);
 	else if (v->sensitive)
 		ap_xasprintf(&s, "%s: alignment matters, but the physical sector size is not "
 			     "resolved", j->dev);
@@ -369,7 +426,7 @@ static void print_words(struct ctl *c, const struct job *j)
 {
 	const struct ap_probe_result *r = &j->r;
 	const struct ap_verdict *v = &r->verdict;
-	char *line = verdict_line(j), b[32];
+	char *line = verdict_line(j), b[32], pb[32], cb[32];
 
 	(void)c;
 	printf("%s\n", line);
@@ -377,9 +434,13 @@ static void print_words(struct ctl *c, const struct job *j)
 	if (v->sensitive && v->resolved) {
 		uint64_t mib = 1048576 / v->logical_sector, s1 = first_aligned(v, mib);
 
-		printf("  misaligned writes are %.1fx slower (p = %.2g, confidence %.1f%%)%s\n",
-		       v->slowdown, v->p_value, v->confidence * 100,
-		       r->clear ? "" : "; tentative: not yet statistically clear");
+		printf("  misaligned writes are %.*fx slower (rank test p = %s; confidence that "
+		       "alignment matters %s)\n", v->small ? 2 : 1, v->slowdown,
+		       ap_stats_format_p(v->p_value, pb, sizeof(pb)),
+		       ap_stats_format_confidence(v->confidence, cb, sizeof(cb)));
+		if (v->small)
+			printf("  alignment matters a little: %.2fx, less than --min-slowdown %.2fx; "
+			       "aligned partitions still cost nothing\n", v->slowdown, v->min_slowdown);
 		if (s1 == mib)
 			printf("  recommended partition starts: %" PRIu64 " (1 MiB)", s1);
 		else
@@ -387,9 +448,13 @@ static void print_words(struct ctl *c, const struct job *j)
 			       " sectors)", s1, s1 - mib);
 		printf("; first aligned start >= 34: %" PRIu64 "\n", first_aligned(v, 34));
 	} else if (v->resolved) {
-		printf("  confidence %.1f%%%s\n", v->confidence * 100,
-		       r->clear ? "" : "; tentative: not yet statistically clear");
+		printf("  no effect of %.2fx or more: equivalence test, confidence %s (the rank "
+		       "test for an effect: p = %s)\n", v->min_slowdown,
+		       ap_stats_format_confidence(v->confidence, cb, sizeof(cb)),
+		       ap_stats_format_p(v->p_value, pb, sizeof(pb)));
 	}
+	if (!r->clear && v->resolved && r->unclear[0])
+		printf("  tentative: %s\n", r->unclear);
 	if (v->note)
 		printf("  %s\n", v->note);
 	if (r->mode == AP_PROBE_READONLY)
@@ -418,6 +483,8 @@ static struct json_object *job_json(const struct job *j)
 	json_object_object_add(o, "device", json_object_new_string(j->dev));
 	json_object_object_add(o, "verdict", ap_verdict_to_json(&r->verdict));
 	json_object_object_add(o, "clear", json_object_new_boolean(r->clear));
+	json_object_object_add(o, "unclear_reason", r->clear || !r->unclear[0] ? NULL :
+			       json_object_new_string(r->unclear));
 	json_object_object_add(o, "mode", json_object_new_string(mode));
 	json_object_object_add(o, "emulated", json_object_new_boolean(j->emulated));
 	json_object_object_add(o, "identity", ap_identity_to_json(&j->d.id));
@@ -1002,6 +1069,7 @@ static void run_jobs(struct ctl *c)
 		snprintf(what, sizeof(what), "probe %zu devices", c->njobs);
 	ap_progress_init(&pg, what, 0, c->quiet || c->out.json);
 
+	gate.waiting = c->njobs;
 	for (i = 0; i < c->njobs; i++) {
 		struct job *j = &c->jobs[i];
 
@@ -1009,6 +1077,9 @@ static void run_jobs(struct ctl *c)
 		j->o.seed = c->o.seed + i;
 		if (pthread_create(&j->th, NULL, job_thread, j) != 0) {
 			j->rc = ap_error_set(&j->e, EAGAIN, "cannot start a thread");
+			pthread_mutex_lock(&gate.lock);
+			gate_leave_locked();
+			pthread_mutex_unlock(&gate.lock);
 			j->done = 1;
 			continue;
 		}

@@ -504,19 +504,6 @@ static void fmt_starts(char *buf, size_t len, const uint64_t *v, size_t n, size_
 		snprintf(buf + off, len - off, " ...");
 }
 
-static const char *fmt_p(double p, char *buf, size_t len)
-{
-	if (!isfinite(p))
-		snprintf(buf, len, "n/a");
-	else if (p < 1e-300)
-		snprintf(buf, len, "< 1e-300");
-	else if (p < 0.001)
-		snprintf(buf, len, "%.1e", p);
-	else
-		snprintf(buf, len, "%.3f", p);
-	return buf;
-}
-
 /* One line for titles (the plot). */
 static char *verdict_line(const struct ap_verdict *v)
 {
@@ -526,30 +513,31 @@ static char *verdict_line(const struct ap_verdict *v)
 		ap_xasprintf(&s, "no verdict: no successful measurement");
 	else if (v->sensitive && v->resolved)
 		ap_xasprintf(&s, "physical sector %u bytes (reported %u), lowest aligned LBA %u, "
-			     "%.1fx slower misaligned", v->physical_sector, v->reported_physical,
-			     v->lowest_aligned_lba, v->slowdown);
+			     "%.*fx slower misaligned", v->physical_sector, v->reported_physical,
+			     v->lowest_aligned_lba, v->small ? 2 : 1, v->slowdown);
+	else if (v->sensitive && v->starts_insufficient)
+		ap_xasprintf(&s, "alignment matters (%.1fx); these starts cannot resolve the sector "
+			     "size", v->slowdown);
 	else if (v->sensitive)
 		ap_xasprintf(&s, "alignment matters (%.1fx) but no sector size explains it",
 			     v->slowdown);
 	else if (v->resolved)
-		ap_xasprintf(&s, "no alignment sensitivity (%.2fx)", v->slowdown);
+		ap_xasprintf(&s, "no alignment effect of %.2fx or more", v->min_slowdown);
+	else if (v->starts_insufficient)
+		ap_xasprintf(&s, "no verdict: these starts cannot resolve the sector size (%.2fx, p %.2g)",
+			     v->slowdown, v->p_value);
 	else
 		ap_xasprintf(&s, "no verdict yet (%.2fx, p %.2g)", v->slowdown, v->p_value);
 	return s;
 }
 
-static const char *fmt_conf(double c, char *buf, size_t len)
-{
-	if (!isfinite(c))
-		snprintf(buf, len, "n/a");
-	else if (c > 0.999999)
-		snprintf(buf, len, "> 99.9999%%");
-	else
-		snprintf(buf, len, "%.4f%%", c * 100);
-	return buf;
-}
-
-static void print_verdict(const char *dev, const struct ap_verdict *v, uint64_t first_usable)
+/*
+ * @partial: some planned start has no successful measurement (an
+ * interrupted sweep): what "these starts" cannot resolve may be resolved by
+ * the rest.
+ */
+static void print_verdict(const char *dev, const struct ap_verdict *v, uint64_t first_usable,
+			  bool partial)
 {
 	char buf[512], pb[32], cb[32];
 
@@ -562,42 +550,60 @@ static void print_verdict(const char *dev, const struct ap_verdict *v, uint64_t 
 
 		ap_sweep_recommend(v, first_usable, &mib, &first);
 		fmt_starts(buf, sizeof(buf), v->fast_starts, v->nfast, 24);
-		printf("\nVerdict for %s: partition alignment matters.\n", dev);
+		printf("\nVerdict for %s: partition alignment matters%s.\n", dev,
+		       v->small ? ", a little" : "");
 		printf("  Physical sector: %u bytes, inferred (the drive reports %u%s).\n",
 		       v->physical_sector, v->reported_physical,
 		       v->reported_physical == v->physical_sector ? ", correctly" : ": it hides the truth");
 		printf("  Alignment offset: lowest aligned LBA %u; a start is aligned when\n"
 		       "  start %% %u == %u. Fast starts measured: %s.\n",
 		       v->lowest_aligned_lba, v->period, v->lowest_aligned_lba % v->period, buf);
-		printf("  Slowdown: misaligned starts are %.1fx slower (rank test p = %s,\n"
-		       "  confidence %s).\n", v->slowdown, fmt_p(v->p_value, pb, sizeof(pb)),
-		       fmt_conf(v->confidence, cb, sizeof(cb)));
+		printf("  Slowdown: misaligned starts are %.*fx slower (rank test p = %s;\n"
+		       "  confidence that alignment matters %s).\n", v->small ? 2 : 1, v->slowdown,
+		       ap_stats_format_p(v->p_value, pb, sizeof(pb)),
+		       ap_stats_format_confidence(v->confidence, cb, sizeof(cb)));
+		if (v->small)
+			printf("  That is less than %.2fx: a misaligned start costs little here, but\n"
+			       "  an aligned one costs nothing.\n", v->min_slowdown);
 		printf("  Recommended partition starts: %" PRIu64 " (%s),\n"
 		       "  or %" PRIu64 " (the first aligned start >= %" PRIu64 ").\n", mib,
 		       mib * v->logical_sector == (1ULL << 20) ? "1 MiB" :
 		       "the first aligned start after 1 MiB", first, first_usable);
 	} else if (v->sensitive) {
-		printf("\nVerdict for %s: alignment seems to matter (%.1fx, p = %s), but no\n"
-		       "  physical sector size and offset explain which starts are fast.\n", dev,
-		       v->slowdown, fmt_p(v->p_value, pb, sizeof(pb)));
+		printf("\nVerdict for %s: alignment matters (%.*fx, rank test p = %s), but\n"
+		       "  %s.\n", dev, v->small ? 2 : 1, v->slowdown,
+		       ap_stats_format_p(v->p_value, pb, sizeof(pb)), !v->starts_insufficient ?
+		       "no physical sector size and offset explain which starts are fast" : partial ?
+		       "the starts measured so far cannot resolve the physical sector size\n"
+		       "  (see the note)" :
+		       "these starts cannot resolve the physical sector size, whatever the\n"
+		       "  number of rounds (see the note)");
 		fmt_starts(buf, sizeof(buf), v->fast_starts, v->nfast, 24);
 		if (v->nfast)
 			printf("  Fast starts measured: %s.\n", buf);
 		printf("  Partition starts at multiples of 2048 (1 MiB) are the safe choice; run\n"
 		       "  'alignprobe probe %s' for a direct measurement.\n", dev);
 	} else if (v->resolved) {
-		printf("\nVerdict for %s: no alignment sensitivity (slowdown %.2fx, confidence\n"
-		       "  %s). The drive reports %u-byte physical sectors. With 4096-byte\n"
-		       "  file-system blocks a sweep cannot tell an honest drive from one that\n"
-		       "  hides a unit larger than the block: every start is equally fast or\n"
-		       "  equally slow. Run 'alignprobe probe %s' to tell. 2048 (1 MiB) is the\n"
-		       "  safe partition start.\n", dev, v->slowdown,
-		       fmt_conf(v->confidence, cb, sizeof(cb)),
-		       v->reported_physical, dev);
+		printf("\nVerdict for %s: no alignment sensitivity: no start is %.2fx or more\n"
+		       "  slower than another (equivalence test, confidence %s; the rank\n"
+		       "  test for an effect: p = %s). The drive reports %u-byte physical\n"
+		       "  sectors. With 4096-byte file-system blocks a sweep cannot tell an\n"
+		       "  honest drive from one that hides a unit larger than the block: every\n"
+		       "  start is equally fast or equally slow. Run 'alignprobe probe %s' to\n"
+		       "  tell. 2048 (1 MiB) is the safe partition start.\n", dev, v->min_slowdown,
+		       ap_stats_format_confidence(v->confidence, cb, sizeof(cb)),
+		       ap_stats_format_p(v->p_value, pb, sizeof(pb)), v->reported_physical, dev);
+	} else if (v->starts_insufficient) {
+		printf("\nNo verdict for %s: slowdown %.2fx, rank test p = %s. %s\n", dev,
+		       v->slowdown, ap_stats_format_p(v->p_value, pb, sizeof(pb)), partial ?
+		       "The starts\n  measured so far cannot resolve the physical sector size "
+		       "(see the note)." :
+		       "These starts\n  cannot resolve the physical sector size, whatever the "
+		       "number of\n  rounds (see the note).");
 	} else {
-		printf("\nNo verdict for %s yet: slowdown %.2fx, p = %s. More rounds\n"
+		printf("\nNo verdict for %s yet: slowdown %.2fx, rank test p = %s. More rounds\n"
 		       "  (--rounds, --time-budget, --preset thorough) may decide.\n", dev,
-		       v->slowdown, fmt_p(v->p_value, pb, sizeof(pb)));
+		       v->slowdown, ap_stats_format_p(v->p_value, pb, sizeof(pb)));
 	}
 	if (v->note && *v->note)
 		printf("  Note: %s\n", v->note);
@@ -712,7 +718,14 @@ static int report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
 		if (n)
 			rc = print_table(c, st, n);
 		if (!rc && !c->out.raw && !c->out.csv) {
-			print_verdict(doc->device, v, ap_part_gpt_first_usable(doc->logical_sector));
+			bool partial = false;
+			size_t i;
+
+			for (i = 0; i < n; i++)
+				if (st[i].runs <= st[i].failed)
+					partial = true;
+			print_verdict(doc->device, v, ap_part_gpt_first_usable(doc->logical_sector),
+				      partial);
 			if (ap_out_flush(stdout) != 0) {	/* a reader gone is no error */
 				ap_warnx(CMD, NULL, "write error on standard output");
 				rc = AP_EXIT_FAILURE;
@@ -737,6 +750,7 @@ static void sweep_params(struct ap_analysis_params *p, unsigned logical, unsigne
 
 	ap_analysis_params_init(p, logical, reported);
 	p->max_period = maxp < 2 ? 2 : maxp;
+	p->offset_name = "start";
 }
 
 /* ------------------------------------------------------------------ */
@@ -957,31 +971,52 @@ static void print_plan(struct sweep_cmd *c, uint64_t part_sectors)
 	dry_run_outputs(c);
 }
 
+/* "10 measurements (3 rounds and 1 of 3 starts of round 4)" */
+static const char *fmt_count(const struct ap_sweep_run *run, char *buf, size_t len)
+{
+	size_t full = (size_t)run->rounds_done * run->nstarts;
+	size_t extra = run->nresults > full ? run->nresults - full : 0;
+
+	if (!extra)
+		snprintf(buf, len, "%zu measurement%s (%u round%s)", run->nresults,
+			 run->nresults == 1 ? "" : "s", run->rounds_done,
+			 run->rounds_done == 1 ? "" : "s");
+	else if (!run->rounds_done)
+		snprintf(buf, len, "%zu measurement%s (%zu of %zu starts of round 1)", run->nresults,
+			 run->nresults == 1 ? "" : "s", extra, run->nstarts);
+	else
+		snprintf(buf, len, "%zu measurements (%u round%s and %zu of %zu starts of round %u)",
+			 run->nresults, run->rounds_done, run->rounds_done == 1 ? "" : "s", extra,
+			 run->nstarts, run->rounds_done + 1);
+	return buf;
+}
+
 static const char *stop_text(const struct ap_sweep_run *run, char *buf, size_t len)
 {
-	char t[32];
+	char t[32], cnt[128];
 
 	ap_progress_format_eta(run->elapsed_ns, t, sizeof(t));
+	fmt_count(run, cnt, sizeof(cnt));
 	switch (run->stop) {
 	case AP_SWEEP_STOP_CLEAR:
-		snprintf(buf, len, "the verdict was clear after %zu measurements (%u rounds) in %s",
-			 run->nresults, run->rounds_done, t);
+		if (run->verdict_valid && !run->verdict.resolved)
+			snprintf(buf, len, "stopped after %s in %s: more rounds cannot change "
+				 "the verdict", cnt, t);
+		else
+			snprintf(buf, len, "the verdict was clear after %s in %s", cnt, t);
 		break;
 	case AP_SWEEP_STOP_ROUNDS:
 		snprintf(buf, len, "%u round%s done (%zu measurements) in %s, verdict not clear",
 			 run->max_rounds, run->max_rounds == 1 ? "" : "s", run->nresults, t);
 		break;
 	case AP_SWEEP_STOP_BUDGET:
-		snprintf(buf, len, "time budget spent after %zu measurements in %s, verdict not clear",
-			 run->nresults, t);
+		snprintf(buf, len, "time budget spent after %s in %s, verdict not clear", cnt, t);
 		break;
 	case AP_SWEEP_STOP_SIGNAL:
-		snprintf(buf, len, "interrupted by signal %d after %zu measurements in %s",
-			 run->signo, run->nresults, t);
+		snprintf(buf, len, "interrupted by signal %d after %s in %s", run->signo, cnt, t);
 		break;
 	default:
-		snprintf(buf, len, "stopped by an error after %zu measurements in %s",
-			 run->nresults, t);
+		snprintf(buf, len, "stopped by an error after %s in %s", cnt, t);
 		break;
 	}
 	return buf;
@@ -995,7 +1030,7 @@ static int do_sweep(struct sweep_cmd *c, int excl_fd)
 	struct ap_error e = { 0 };
 	const struct ap_verdict *v;
 	uint64_t part_sectors = c->part_size / c->info.logical_sector;
-	char stopbuf[160];
+	char stopbuf[256];
 	int rc, rc2, sig;
 
 	o.disk = c->disk;

@@ -44,8 +44,10 @@ static void usage(void)
 	     " 2  usage error or bad input file\n"
 	     " 3  refused for safety, nothing written\n"
 	     " 4  check: misaligned partition found\n"
-	     " 5  sweep/probe: no verdict within the budget\n"
+	     " 5  sweep/probe: no verdict (the budget ran out, or the starts\n"
+	     "    cannot resolve a period)\n"
 	     " 6  feature not built in\n"
+	     " 7  check: the partition table was written for another sector size\n"
 	     " 128+N  interrupted by signal N (cleaned up, partial results printed)");
 	printf("\nFor more details see alignprobe(8).\n");
 }

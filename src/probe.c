@@ -7,6 +7,7 @@
 #include "probe.h"
 
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
@@ -235,6 +236,23 @@ static void unresolve(struct ap_verdict *v)
 	v->nfast = 0;
 }
 
+/* Why size @idx is not clear, into r->unclear ("" when it is). */
+static void size_unclear(struct ap_probe_result *r, int idx, const struct ap_probe_opts *o)
+{
+	const struct ap_probe_size *sz = &r->sizes[idx];
+	struct ap_analysis_params p;
+	const char *why;
+	char b[32];
+
+	params_for(r, o, sz->size, &p);
+	why = sz->clear ? NULL : ap_analysis_unclear_reason(&sz->verdict, &p);
+	if (why)
+		snprintf(r->unclear, sizeof(r->unclear), "%s writes: %s",
+			 human(sz->size, b, sizeof(b)), why);
+	else
+		r->unclear[0] = '\0';
+}
+
 void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 {
 	struct ap_verdict *v = &r->verdict;
@@ -244,6 +262,7 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 	ap_verdict_free(v);
 	r->decided = r->confirmed = -1;
 	r->clear = false;
+	r->unclear[0] = '\0';
 
 	for (i = 0; i < r->nsizes; i++) {
 		const struct ap_probe_size *sz = &r->sizes[i];
@@ -266,6 +285,7 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 
 		ap_verdict_copy(v, &d->verdict);
 		r->clear = d->clear;
+		size_unclear(r, r->decided, o);
 		if (r->confirmed >= 0) {
 			const struct ap_probe_size *c = &r->sizes[r->confirmed];
 			const struct ap_verdict *cv = &c->verdict;
@@ -277,6 +297,8 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 					 v->physical_sector, v->lowest_aligned_lba,
 					 human(c->size, b2, sizeof(b2)));
 				r->clear = d->clear && c->clear;
+				if (d->clear)
+					size_unclear(r, r->confirmed, o);
 			} else if (cv->sensitive && cv->resolved) {
 				ap_verdict_set_note(v, "inconsistent: %s writes show %u-byte physical sectors "
 					 "from LBA %u, %s writes %u-byte ones from LBA %u",
@@ -285,6 +307,7 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 					 cv->physical_sector, cv->lowest_aligned_lba);
 				unresolve(v);
 				r->clear = false;
+				snprintf(r->unclear, sizeof(r->unclear), "the write sizes disagree");
 			} else {
 				ap_verdict_set_note(v, "%s writes show %u-byte physical sectors from LBA %u; "
 					 "%s writes did not confirm it (%s)",
@@ -292,6 +315,8 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 					 v->lowest_aligned_lba, human(c->size, b2, sizeof(b2)),
 					 cv->note ? cv->note : "inconclusive");
 				r->clear = false;
+				snprintf(r->unclear, sizeof(r->unclear), "%s writes did not confirm it",
+					 human(c->size, b2, sizeof(b2)));
 			}
 		} else if (o->confirm && (size_t)r->decided + 1 < r->plan.nsizes) {
 			ap_verdict_set_note(v, "%s writes show %u-byte physical sectors from LBA %u; not "
@@ -299,18 +324,25 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 				 human(d->size, b1, sizeof(b1)), v->physical_sector,
 				 v->lowest_aligned_lba);
 			r->clear = false;
+			snprintf(r->unclear, sizeof(r->unclear), "not confirmed with larger writes");
 		}
 	} else if (last == SIZE_MAX) {
 		v->logical_sector = r->plan.logical_sector;
 		v->reported_physical = r->plan.reported_physical;
 		v->p_value = 1;
 		v->slowdown = 1;
+		v->equivalence_p = NAN;
 		ap_verdict_set_note(v, "nothing was measured");
+		snprintf(r->unclear, sizeof(r->unclear), "nothing was measured");
 	} else if (structured != SIZE_MAX && structured == last) {
 		/* the largest size measured still shows structure without a clean phase */
 		ap_verdict_copy(v, &r->sizes[structured].verdict);
 		unresolve(v);
 		r->clear = r->sizes[structured].clear && last + 1 == r->plan.nsizes;
+		if (last + 1 < r->plan.nsizes)
+			snprintf(r->unclear, sizeof(r->unclear), "larger writes were not measured");
+		else
+			size_unclear(r, structured, o);
 		ap_verdict_set_note(v, "every write size up to %s shows an alignment effect without a "
 			 "single aligned phase: the hidden unit is probably larger than %s "
 			 "(try a larger --max-size)", human(r->sizes[last].size, b1, sizeof(b1)),
@@ -324,9 +356,13 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 		 */
 		ap_verdict_copy(v, &r->sizes[last].verdict);
 		r->clear = r->sizes[last].clear;
+		size_unclear(r, last, o);
 		if (r->mode == AP_PROBE_READONLY) {
 			unresolve(v);
 			r->clear = false;
+			v->confidence = 0;
+			v->equivalence_p = NAN;
+			snprintf(r->unclear, sizeof(r->unclear), "read timings only");
 			ap_verdict_set_note(v, "read timings show no alignment effect at any size from %s to "
 				 "%s; this is weak evidence: most drives read misaligned data at "
 				 "almost no extra cost, so it does not show honest sectors. Only "
@@ -334,9 +370,10 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 				 human(r->sizes[0].size, b1, sizeof(b1)),
 				 human(r->sizes[last].size, b2, sizeof(b2)));
 		} else {
-			ap_verdict_set_note(v, "no alignment effect for writes from %s to %s: the drive "
-				 "behaves like honest %u-byte sectors (or hides a unit larger "
-				 "than %s)", human(r->sizes[0].size, b1, sizeof(b1)),
+			ap_verdict_set_note(v, "no alignment effect of %.2fx or more for writes from %s "
+				 "to %s: the drive behaves like honest %u-byte sectors (or hides "
+				 "a unit larger than %s)", v->min_slowdown,
+				 human(r->sizes[0].size, b1, sizeof(b1)),
 				 human(r->sizes[last].size, b2, sizeof(b2)),
 				 r->plan.logical_sector, human(r->sizes[last].size, b2, sizeof(b2)));
 		}
@@ -344,6 +381,9 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 		ap_verdict_copy(v, &r->sizes[last].verdict);
 		unresolve(v);
 		v->sensitive = false;
+		v->small = false;
+		v->confidence = 0;	/* no claim */
+		snprintf(r->unclear, sizeof(r->unclear), "no verdict");
 		ap_verdict_set_note(v, "no verdict: %s (measured up to %s writes)",
 			 r->interrupted ? "interrupted" : r->budget_out ? "the time budget ran out" :
 			 "the timings were inconclusive", human(r->sizes[last].size, b1, sizeof(b1)));
@@ -375,18 +415,26 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 	r->plan = *plan;
 	r->mode = o->mode;
 	r->decided = r->confirmed = -1;
-	r->start_ns = ap_now_ns();
+	r->start_ns = o->ready ? o->ready(o->ready_arg) : 0;
+	if (!r->start_ns)
+		r->start_ns = ap_now_ns();
 	for (si = 0; si < plan->slots; si++)
 		slots[si] = (uint32_t)si;
 	shuffle(slots, plan->slots, &rng);
 
 	for (si = 0; si < plan->nsizes && !stop; si++) {
 		struct ap_probe_size *sz = &r->sizes[r->nsizes++];
+		bool confirming = false;
 		unsigned k, round;
+		size_t j;
 
 		memset(sz, 0, sizeof(*sz));
 		sz->size = plan->sizes[si];
 		sz->noffsets = ap_probe_noffsets(plan, sz->size);
+		for (j = 0; j + 1 < r->nsizes; j++)
+			if (r->sizes[j].analysed && r->sizes[j].verdict.sensitive &&
+			    r->sizes[j].verdict.resolved)
+				confirming = true;
 		sz->first = r->nsamples;
 		sz->t_start_ns = ap_now_ns();
 		r->live_size = sz->size;
@@ -436,7 +484,11 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 				sz->rounds++;
 			if (!stop && sz->rounds >= o->min_rounds) {
 				ap_probe_analyse_size(r, r->nsizes - 1, o);
-				if (sz->clear)
+				/* a size confirming another stops early only when it
+				 * shows the unit too: "no effect of min-slowdown or
+				 * more" does not contradict a smaller one */
+				if (sz->clear && (!confirming || (sz->verdict.sensitive &&
+								  sz->verdict.resolved)))
 					break;
 			}
 		}
@@ -449,14 +501,7 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 		}
 		/* the deciding size, then (optionally) one more to confirm it */
 		if (sz->analysed && sz->verdict.sensitive && sz->verdict.resolved) {
-			size_t j;
-			bool first = true;
-
-			for (j = 0; j + 1 < r->nsizes; j++)
-				if (r->sizes[j].analysed && r->sizes[j].verdict.sensitive &&
-				    r->sizes[j].verdict.resolved)
-					first = false;
-			if (!first || !o->confirm)
+			if (confirming || !o->confirm)
 				stop = true;
 		} else if (r->nsizes >= 2 && r->sizes[r->nsizes - 2].verdict.sensitive &&
 			   r->sizes[r->nsizes - 2].verdict.resolved) {

@@ -54,6 +54,15 @@ struct ap_probe_opts {
 	bool confirm;			/* measure the next size too, as a check (default) */
 	double alpha, min_slowdown;	/* 0 = the analysis defaults */
 	const char *journal;		/* AP_PROBE_PRESERVE: the undo journal to create */
+	/*
+	 * Called once, after every preparation (plan, identity, journal,
+	 * originals) and right before the first timed write. Several devices
+	 * probed at once pass one start gate here, so that their measurements
+	 * run side by side; it returns the ap_now_ns() time the gate opened,
+	 * which becomes start_ns (0: the time it returned). NULL: none.
+	 */
+	uint64_t (*ready)(void *arg);
+	void *ready_arg;
 };
 
 void ap_probe_opts_init(struct ap_probe_opts *o);
@@ -130,6 +139,7 @@ struct ap_probe_result {
 	int confirmed;		/* index of the confirming size, -1 */
 	struct ap_verdict verdict;	/* final; stats = those of the deciding size */
 	bool clear;		/* statistically clear (not a budget stop) */
+	char unclear[192];	/* when not clear, why (for humans); "" when clear */
 	bool budget_out;	/* the deadline ended the measurement */
 	int interrupted;	/* signal number, 0 */
 	uint64_t start_ns, end_ns;

@@ -48,5 +48,9 @@ span = (max(d["end_ns"] for d in devs) - min(d["start_ns"] for d in devs)) / 1e9
 print("one drive: %.2fs wall; four drives: %.2fs wall, measuring %.2fs, own times %s (sum %.2fs)"
       % (wall1, wall4, span, " ".join("%.2f" % t for t in own), sum(own)), file=sys.stderr)
 assert latest_start < earliest_end, "the four measurements did not overlap"
+# the start gate: every device began its timed writes when the last one was
+# ready, whatever its preparation cost (so the overlap above is no race)
+assert len(set(d["start_ns"] for d in devs)) == 1, \
+    "the devices did not start together: %s" % [d["start_ns"] for d in devs]
 PY
 ts_pass

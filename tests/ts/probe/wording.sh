@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Verdicts that do not contradict themselves (issue 14 item 6). A verdict
+# from a single round is right but tentative: the words say why, and the
+# confidence is never rounded up to 100 % (main: "confidence 100.0%;
+# tentative: not yet statistically clear"). On an honest drive p_value is
+# the test for an effect and confidence the one in "no effect": the JSON
+# says which (main: p_value 1.0 next to confidence 0.99999997, unexplained),
+# and a tentative verdict's reason is in the JSON too.
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
+ts_init "probe: verdict wording and numbers agree"
+ts_need_emulator
+ts_need_cmd python3
+
+ts_run_rc 0 "$ALIGNPROBE" probe -q --min-rounds 1 --max-rounds 1 -o OFFSET \
+	--emulate=rmw=1ms,jitter=30%,size=128M
+grep -q "100\.0%\|not yet statistically clear" "$TS_TMP/out" && ts_fail "$(cat "$TS_TMP/out")"
+grep -q "4096-byte physical sectors (reported 512), lowest aligned LBA 0" "$TS_TMP/out" ||
+	ts_fail "verdict: $(cat "$TS_TMP/out")"
+grep -q "^  tentative: .* writes: fewer than 3 measurements at some offset$" "$TS_TMP/out" ||
+	ts_fail "no reason for a tentative verdict: $(cat "$TS_TMP/out")"
+grep -q "confidence that alignment matters \(> \)\?[0-9.]*%)" "$TS_TMP/out" ||
+	ts_fail "confidence: $(cat "$TS_TMP/out")"
+
+ts_run_rc 0 "$ALIGNPROBE" probe --json --min-rounds 1 --max-rounds 1 \
+	--emulate=rmw=1ms,jitter=30%,size=128M
+mv "$TS_TMP/out" "$TS_TMP/one.json"
+ts_run_rc 0 "$ALIGNPROBE" probe --json --max-size 8K --emulate=phys=512,rmw=1ms,jitter=30%,size=128M
+python3 - "$TS_TMP/one.json" "$TS_TMP/out" <<'PY' || ts_fail "numbers disagree (see above)"
+import json, sys
+devs = [json.load(open(f)) for f in sys.argv[1:]]
+bad = []
+if devs[0]["clear"] or not devs[0]["verdict"]["resolved"]:
+    bad.append("one round: clear %r, resolved %r" % (devs[0]["clear"], devs[0]["verdict"]["resolved"]))
+if not devs[1]["verdict"]["resolved"] or devs[1]["verdict"]["sensitive"]:
+    bad.append("honest: %s" % json.dumps(devs[1]["verdict"]))
+for d in devs:
+    v = d["verdict"]
+    what = d["device"]
+    for k in ("confidence_of", "equivalence_p_value", "min_slowdown", "small_effect",
+              "starts_insufficient"):
+        if k not in v:
+            bad.append("%s: no %s" % (what, k))
+    if d["clear"] != (d.get("unclear_reason") is None):
+        bad.append("%s: clear %r, unclear_reason %r" % (what, d["clear"], d.get("unclear_reason")))
+    if v["sensitive"]:
+        ok = v.get("confidence_of") == "effect" and abs(v["confidence"] - (1 - v["p_value"])) < 1e-12
+    elif v["resolved"]:
+        ok = v.get("confidence_of") == "no_effect" and \
+            abs(v["confidence"] - (1 - v["equivalence_p_value"])) < 1e-12
+    else:
+        ok = v.get("confidence_of") is None and v["confidence"] == 0
+    if not ok:
+        bad.append("%s: %s" % (what, json.dumps(v)))
+for b in bad:
+    print(b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+ts_pass
