@@ -189,8 +189,17 @@ while IFS=$'\t' read -r kind text; do
 		not_run "$text" "a benchmark: runs for minutes against other tools" ;;
 	apt-get\ *|dpkg*|systemctl\ *|scripts/ci-deb.sh*)
 		not_run "$text" "builds, installs or removes the Debian package or enables its timer: changes the system (CI runs scripts/ci-deb.sh)" ;;
-	tests/ts/*)
-		not_run "$text" "a test of this suite: make check runs it" ;;
+	tests/*)
+		not_run "$text" "a test: make check or CI runs it" ;;
+	*ansible-playbook*)
+		not_run "$text" "installs the package on an inventory's hosts (tests/ansible/run.sh runs the role)" ;;
+	"alignprobe")
+		ts_log "not a command line: $text (the Ansible role's name)" ;;
+	"alignprobe check --json")	# what the role runs
+		rr 0 "$text $emuA"
+		python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$TS_TMP/out" ||
+			ts_fail "check --json: not JSON"
+		;;
 	"alignprobe CMD: THING: reason")
 		ts_log "not a command line: $text (the form of messages; tests/ts/cli/errors.sh checks it)" ;;
 	"man -l docs/alignprobe.8")
