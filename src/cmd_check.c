@@ -1569,7 +1569,7 @@ static int prepare(struct check *c, struct ap_vstore *store, struct ap_outfile *
 		c->store = store;
 	}
 	if (c->prometheus)
-		return ap_fleet_prom_open(CMD, prom, c->prometheus);
+		return ap_cmd_open_output(CMD, prom, c->prometheus);
 	return AP_EXIT_OK;
 }
 

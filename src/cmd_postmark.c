@@ -401,6 +401,10 @@ static int interactive(struct ctx *c, struct ap_pm_config *cfg, bool *quit)
 			continue;
 		}
 		rc = AP_EXIT_OK;
+		/* the report's file before the run, as for a file's `run F` */
+		if ((pl.cmd == AP_PM_CMD_RUN || pl.cmd == AP_PM_CMD_SHOW) && pl.arg &&
+		    (rc = ap_cmd_check_output(CMD, pl.arg, false)) != 0)
+			pl.cmd = AP_PM_CMD_NONE;
 		switch (pl.cmd) {
 		case AP_PM_CMD_RUN:
 			ap_pm_config_copy(&tmp, cfg);

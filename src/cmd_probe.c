@@ -45,6 +45,7 @@
 #include "vstore.h"
 #include "journal.h"
 #include "out.h"
+#include "outfile.h"
 #include "plot.h"
 #include "probe.h"
 #include "progress.h"
@@ -112,6 +113,7 @@ enum {
 	OPT_ALLOW_UNIDENTIFIED,
 	OPT_RECORD,
 	OPT_PROMETHEUS,
+	OPT_DRY_RUN,
 };
 
 struct job {
@@ -128,6 +130,7 @@ struct job {
 	struct ap_safety_target t;	/* from the gate's checks until confirmed */
 	bool have_t;
 	char *journal;
+	struct ap_outfile plot;		/* --plot, opened before anything is written */
 	pthread_t th;
 	bool started, passed_gate;
 	volatile int done;
@@ -137,15 +140,17 @@ struct ctl {
 	struct ap_out out;
 	struct ap_probe_opts o;
 	bool yes, quiet, all_sizes, allow_partition, budget_set, slots_set, allow_unidentified;
+	bool dry_run;
 	uint64_t budget_ns;
 	const char *journal;
 	const char *undo;
 	const char *plot;
 	const char *samples;
+	struct ap_outfile samples_out;	/* opened before anything is written */
 	const char *record;		/* --record[=STORE]: the store, once checked */
 	bool record_set;
 	const char *prometheus;		/* --prometheus FILE */
-	struct ap_outfile prom;
+	struct ap_outfile prom;		/* opened before anything is written */
 	char **emu_specs;
 	size_t nemu;
 	struct job *jobs;
@@ -199,6 +204,9 @@ static void usage(void)
 	      "     --allow-unidentified   --undo JOURNAL DEV: restore although the journal\n"
 	      "                            cannot tell its disk from another (an older one)\n"
 	      " -y, --yes                  destructive mode without the confirmation\n"
+	      "     --dry-run              run the safety checks and print the plan (device,\n"
+	      "                            region, sizes, number of writes, duration);\n"
+	      "                            write nothing\n"
 	      "     --plot FILE.svg        median latency per offset (several devices:\n"
 	      "                            FILE-DEV.svg)\n"
 	      "     --all-sizes            table rows for every size (default: the deciding one)\n"
@@ -560,19 +568,22 @@ static struct json_object *job_json(const struct job *j)
 	return o;
 }
 
-static int write_plot(struct ctl *c, const struct job *j)
+static int write_plot(struct job *j)
 {
 	const struct ap_probe_result *r = &j->r;
 	const struct ap_verdict *fv = &r->verdict;
 	int idx = shown_size(r);
 	struct ap_plot_bars pb = { 0 };
 	struct ap_plot_bar *bars;
-	char *title, *path, *svg, xl[96], b[32];
+	struct ap_error e = { 0 };
+	char *title, *svg, xl[96], b[32];
 	size_t i;
 	int rc;
 
-	if (idx < 0 || !r->sizes[idx].analysed)
+	if (idx < 0 || !r->sizes[idx].analysed) {
+		ap_outfile_discard(&j->plot);	/* nothing to draw */
 		return 0;
+	}
 	const struct ap_verdict *v = &r->sizes[idx].verdict;
 
 	bars = ap_xcalloc(v->nstats ? v->nstats : 1, sizeof(*bars));
@@ -594,11 +605,15 @@ static int write_plot(struct ctl *c, const struct job *j)
 	pb.period = fv->resolved && fv->sensitive ? fv->period : 0;
 	pb.phase = fv->lowest_aligned_lba;
 	svg = ap_plot_bars_svg(&pb);
-	path = plot_path(c->plot, j->dev, c->njobs > 1);
-	rc = ap_plot_write(path, svg);
+	rc = ap_outfile_write(&j->plot, svg, strlen(svg));
+	if (rc) {
+		ap_error_set(&e, -rc, "%s: %s", j->plot.path, strerror(-rc));
+		ap_outfile_discard(&j->plot);
+	} else {
+		rc = ap_outfile_commit(&j->plot, &e);
+	}
 	if (rc)
-		ap_warnx(CMD, path, "cannot write plot: %s", strerror(-rc));
-	free(path);
+		ap_warnx(CMD, NULL, "cannot write plot: %s", e.msg);
 	free(svg);
 	free(title);
 	free(bars);
@@ -659,13 +674,16 @@ static int print_results(struct ctl *c)
 
 static int write_samples(struct ctl *c)
 {
-	FILE *f = strcmp(c->samples, "-") == 0 ? stdout : fopen(c->samples, "we");
-	size_t i, k;
+	struct ap_error e = { 0 };
+	char *buf = NULL;
+	size_t len = 0, i, k;
+	FILE *f = open_memstream(&buf, &len);
 	int rc = 0;
 
 	if (!f) {
+		ap_outfile_discard(&c->samples_out);
 		ap_warnx(CMD, c->samples, "%s", strerror(errno));
-		return -errno;
+		return -ENOMEM;
 	}
 	fprintf(f, "device,size,offset,round,slot,ns\n");
 	for (i = 0; i < c->njobs; i++) {
@@ -678,12 +696,16 @@ static int write_samples(struct ctl *c)
 				s->offset, s->round, s->slot, s->ns);
 		}
 	}
-	if (f != stdout && fclose(f) != 0)
-		rc = -errno;
-	else if (f == stdout)
-		rc = ap_out_flush(f);
+	if (fclose(f) != 0)
+		rc = ap_error_set(&e, ENOMEM, "%s: %s", c->samples, strerror(ENOMEM));
+	if (!rc && (rc = ap_outfile_write(&c->samples_out, buf, len)) != 0)
+		ap_error_set(&e, -rc, "%s: %s", c->samples, strerror(-rc));
+	if (!rc)
+		rc = ap_outfile_commit(&c->samples_out, &e);
+	ap_outfile_discard(&c->samples_out);
+	free(buf);
 	if (rc)
-		ap_warnx(CMD, c->samples, "%s", strerror(-rc));
+		ap_warnx(CMD, NULL, "%s", e.msg);
 	return rc;
 }
 
@@ -850,27 +872,39 @@ static int gate_job(struct ctl *c, struct job *j)
 	return 0;
 }
 
-static int attach_emulated(struct ctl *c, size_t i, struct job *j)
+/* The spec of the emulated drive @i: 0 or AP_EXIT_USAGE (printed). */
+static int emu_spec(struct ctl *c, size_t i, struct ap_emu_spec *spec)
 {
-	struct ap_emu_spec spec;
 	struct ap_error e = { 0 };
 	char *s;
 	int rc;
 
-	ap_emu_spec_init(&spec);
+	ap_emu_spec_init(spec);
 	ap_xasprintf(&s, "%s%s%s", EMU_DEFAULT_SPEC, c->emu_specs[i] ? "," : "",
 		     c->emu_specs[i] ? c->emu_specs[i] : "");
-	rc = ap_emu_spec_parse(s, &spec, &e);
+	rc = ap_emu_spec_parse(s, spec, &e);
 	free(s);
 	if (rc) {
-		ap_emu_spec_free(&spec);
+		ap_emu_spec_free(spec);
 		ap_warnx(CMD, NULL, "--emulate: %s", e.msg);
 		return AP_EXIT_USAGE;
 	}
-	if (ap_emu_spec_check(&spec, &e) != 0) {
-		ap_emu_spec_free(&spec);
+	if (ap_emu_spec_check(spec, &e) != 0) {
+		ap_emu_spec_free(spec);
 		return ap_err_error(CMD, "--emulate", &e);	/* image=FILE missing: 2 */
 	}
+	return 0;
+}
+
+static int attach_emulated(struct ctl *c, size_t i, struct job *j)
+{
+	struct ap_emu_spec spec;
+	struct ap_error e = { 0 };
+	int rc;
+
+	rc = emu_spec(c, i, &spec);
+	if (rc)
+		return rc;
 	rc = ap_emu_attach(&spec, &j->emu, &e);
 	ap_emu_spec_free(&spec);
 	if (rc) {
@@ -879,7 +913,198 @@ static int attach_emulated(struct ctl *c, size_t i, struct job *j)
 	}
 	j->dev = ap_xstrdup(ap_emu_device(j->emu));
 	j->emulated = true;
+	if (c->plot && c->njobs > 1) {
+		/* the plot's name carries the device, known only now */
+		char *p = plot_path(c->plot, j->dev, true);
+
+		rc = ap_outfile_rename(&j->plot, p, &e);
+		free(p);
+		if (rc) {
+			ap_warnx(CMD, NULL, "%s", e.msg);
+			return AP_EXIT_USAGE;
+		}
+	}
 	return 0;
+}
+
+/* What names an emulated drive's outputs before it exists. */
+static char *emu_placeholder(size_t i)
+{
+	char *s;
+
+	ap_xasprintf(&s, "emulated-%zu", i);
+	return s;
+}
+
+/*
+ * Every file the run writes, before anything touches a device and before
+ * an emulated drive is attached: the plots (one per device), the samples,
+ * and (preserving mode) that the undo journals can be created where they
+ * go. 0 or an exit code, with the message printed.
+ */
+static int open_outputs(struct ctl *c, size_t nnamed)
+{
+	size_t i;
+	int rc;
+
+	if (c->samples && (rc = ap_cmd_open_output(CMD, &c->samples_out, c->samples)))
+		return rc;
+	if (c->prometheus && (rc = ap_cmd_open_output(CMD, &c->prom, c->prometheus)))
+		return rc;
+	if (c->samples && c->prometheus && ap_outfile_is(&c->prom, c->samples)) {
+		ap_warnx(CMD, c->samples, "given for both --samples and --prometheus");
+		return AP_EXIT_USAGE;
+	}
+	for (i = 0; i < c->njobs; i++) {
+		struct job *j = &c->jobs[i];
+		char *name = i < nnamed ? ap_xstrdup(j->dev) : emu_placeholder(i - nnamed);
+		char *p;
+
+		rc = 0;
+		if (c->plot) {
+			p = plot_path(c->plot, name, c->njobs > 1);
+			rc = ap_cmd_open_output(CMD, &j->plot, p);
+			free(p);
+		}
+		if (!rc && c->o.mode == AP_PROBE_PRESERVE) {
+			struct job tmp = { .dev = name };
+
+			/* created by the probe itself; an existing one: prepare_job() */
+			p = journal_path(c, &tmp);
+			if (access(p, F_OK) != 0)
+				rc = ap_cmd_check_output(CMD, p, true);
+			free(p);
+		}
+		free(name);
+		if (rc)
+			return rc;
+		if (c->samples && ap_outfile_is(&j->plot, c->samples)) {
+			ap_warnx(CMD, c->samples, "given for both --samples and --plot");
+			return AP_EXIT_USAGE;
+		}
+		if (c->prometheus && ap_outfile_is(&j->plot, c->prometheus)) {
+			ap_warnx(CMD, c->prometheus, "given for both --prometheus and --plot");
+			return AP_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+/* --dry-run: what the probe of @dev would do, from its plan. */
+static void print_plan(const struct ctl *c, const char *dev, const struct ap_probe_plan *p,
+		       const char *journal)
+{
+	uint64_t lo = 0, hi = 0;
+	unsigned nominal = c->o.confirm && p->nsizes > 1 ? 2 : 1;
+	char b1[32], b2[32], b3[32], t[32], *rs;
+	size_t i;
+
+	printf("dry run: nothing written. The probe would:\n");
+	printf("  on %s (%u-byte logical, %u-byte reported physical sectors, %s),\n", dev,
+	       p->logical_sector, p->reported_physical, human(p->dev_size, b1, sizeof(b1)));
+	rs = ap_size_to_human(p->region_size);
+	printf("  use the scratch region of %" PRIu64 " bytes (%s) from byte %" PRIu64 " (%s):\n"
+	       "  %u slots %s apart, %s touched in each;\n", p->region_size, rs, p->region_start,
+	       human(p->region_start, b1, sizeof(b1)), p->slots, human(p->stride, b2, sizeof(b2)),
+	       human(p->span, b3, sizeof(b3)));
+	free(rs);
+	if (c->o.mode == AP_PROBE_PRESERVE)
+		printf("  read the %u slots (%s) into the undo journal\n  %s and sync it,\n",
+		       p->slots, human((uint64_t)p->slots * p->span, b1, sizeof(b1)), journal);
+	if (c->o.mode != AP_PROBE_READONLY)
+		printf("  write each slot once (%u writes of %s, untimed, to warm up),\n", p->slots,
+		       human(p->span, b1, sizeof(b1)));
+	printf("  then time %s at every offset of each size,\n"
+	       "  %u to %u rounds per size:\n",
+	       c->o.mode == AP_PROBE_READONLY ? "O_DIRECT reads" : "single O_DIRECT|O_DSYNC writes",
+	       c->o.min_rounds, c->o.max_rounds);
+	for (i = 0; i < p->nsizes; i++) {
+		unsigned n = ap_probe_noffsets(p, p->sizes[i]);
+
+		printf("    %8s: %4u offsets, %" PRIu64 " to %" PRIu64 " %s\n",
+		       human(p->sizes[i], b1, sizeof(b1)), n, (uint64_t)n * c->o.min_rounds,
+		       (uint64_t)n * c->o.max_rounds,
+		       c->o.mode == AP_PROBE_READONLY ? "reads" : "writes");
+		if (i < nominal)
+			lo += (uint64_t)n * c->o.min_rounds;
+		hi += (uint64_t)n * c->o.max_rounds;
+	}
+	printf("  in all %" PRIu64 " to %" PRIu64 " timed %s: the fewest when the first %s\n"
+	       "  clear after %u rounds, the most when every size runs %u rounds;\n", lo, hi,
+	       c->o.mode == AP_PROBE_READONLY ? "reads" : "writes",
+	       nominal == 2 ? "two sizes are" : "size is", c->o.min_rounds, c->o.max_rounds);
+	/* 10 ms: a misaligned write on a drive that hides its sectors */
+	ap_progress_format_eta(c->budget_ns, t, sizeof(t));
+	ap_progress_format_eta(lo * 10 * 1000 * 1000, b1, sizeof(b1));
+	printf("  duration: at most %s (--time-budget); the fewest take about %s at 10 ms\n"
+	       "  each (a drive that hides its sectors), far less on an honest drive.\n", t, b1);
+	if (c->o.mode == AP_PROBE_PRESERVE)
+		printf("  Then write the original bytes back, verify every one and delete the "
+		       "journal.\n");
+	else if (c->o.mode == AP_PROBE_DESTRUCTIVE)
+		printf("  The region's data is destroyed; the rest of the device is not touched.\n");
+	else
+		printf("  Nothing is written.\n");
+}
+
+/* --dry-run after every check: the gate's description and the plan of each device. */
+static int dry_run(struct ctl *c, size_t nnamed)
+{
+	size_t i;
+
+	for (i = 0; i < c->njobs; i++) {
+		struct job *j = &c->jobs[i];
+
+		if (i)
+			printf("\n");
+		if (i < nnamed) {
+			if (j->have_t) {
+				char *desc = ap_safety_describe(&j->t);
+
+				fputs(desc, stdout);
+				free(desc);
+			}
+			print_plan(c, j->dev, &j->plan, j->journal);
+		} else {
+			struct ap_emu_spec spec;
+			struct ap_probe_plan plan;
+			struct ap_error e = { 0 };
+			char *name = emu_placeholder(i - nnamed), *jp, *jd;
+			struct job tmp = { .dev = name };
+			int rc = emu_spec(c, i - nnamed, &spec);
+
+			if (rc) {
+				free(name);
+				return rc;
+			}
+			/* the emulated drive reports 512-byte sectors */
+			rc = ap_probe_plan(&c->o, spec.capacity, 512, &plan, &e);
+			ap_emu_spec_free(&spec);
+			if (rc) {
+				free(name);
+				return ap_errx(CMD, "--emulate", rc, "%s", e.msg);
+			}
+			plan.reported_physical = 512;
+			printf("dry run: would set up an emulated drive (%s%s%s).\n", EMU_DEFAULT_SPEC,
+			       c->emu_specs[i - nnamed] ? "," : "",
+			       c->emu_specs[i - nnamed] ? c->emu_specs[i - nnamed] : "");
+			jp = journal_path(c, &tmp);
+			ap_xasprintf(&jd, "in %s", dirname(jp));
+			print_plan(c, "the emulated drive", &plan, jd);
+			free(jd);
+			free(jp);
+			free(name);
+		}
+	}
+	{
+		const struct ap_cmd_output outs[] = { { "--plot", c->plot },
+						      { "--samples", c->samples },
+						      { "--prometheus", c->prometheus },
+						      { "--record", c->record_set ? c->record : NULL } };
+
+		ap_cmd_dry_run_outputs(outs, AP_ARRAY_SIZE(outs));
+	}
+	return AP_EXIT_OK;
 }
 
 static void detach_emulated(struct job *j)
@@ -995,6 +1220,7 @@ int ap_cmd_probe(int argc, char **argv)
 		{ "samples",             required_argument, NULL, OPT_SAMPLES },
 		{ "record",              optional_argument, NULL, OPT_RECORD },
 		{ "prometheus",          required_argument, NULL, OPT_PROMETHEUS },
+		{ "dry-run",             no_argument,       NULL, OPT_DRY_RUN },
 		{ "quiet",               no_argument,       NULL, 'q' },
 		AP_OUT_LONGOPTS,
 		{ "help",                no_argument,       NULL, 'h' },
@@ -1005,7 +1231,7 @@ int ap_cmd_probe(int argc, char **argv)
 	struct ap_error e = { 0 };
 	bool preserve = false, readonly = false;
 	int ch, rc = AP_EXIT_OK, sig;
-	size_t i;
+	size_t i, nnamed;
 	uint64_t v;
 	double d;
 
@@ -1122,6 +1348,9 @@ int ap_cmd_probe(int argc, char **argv)
 		case OPT_PROMETHEUS:
 			c.prometheus = optarg;
 			break;
+		case OPT_DRY_RUN:
+			c.dry_run = true;
+			break;
 		case 'q':
 			c.quiet = true;
 			break;
@@ -1159,8 +1388,9 @@ int ap_cmd_probe(int argc, char **argv)
 		}
 	}
 	if (c.undo) {
-		if (c.nemu || preserve || readonly || c.record_set || c.prometheus) {
-			ap_usage_error(CMD, "--undo cannot be combined with a probe");
+		if (c.nemu || preserve || readonly || c.dry_run || c.record_set || c.prometheus) {
+			ap_usage_error(CMD, "--undo cannot be combined with a probe%s",
+				       c.dry_run ? " (or --dry-run)" : "");
 			goto usage_fail;
 		}
 		free(c.emu_specs);
@@ -1200,22 +1430,33 @@ int ap_cmd_probe(int argc, char **argv)
 		goto usage_fail;
 	if (c.record_set && (rc = ap_fleet_record_prepare(CMD, c.record, &c.record)) != 0)
 		goto usage_fail;
-	if (c.prometheus && (rc = ap_fleet_prom_open(CMD, &c.prom, c.prometheus)) != 0)
-		goto usage_fail;
 
 	ap_sig_install();
-	c.njobs = (size_t)(argc - optind) + c.nemu;
+	nnamed = (size_t)(argc - optind);
+	c.njobs = nnamed + c.nemu;
 	c.jobs = ap_xcalloc(c.njobs, sizeof(*c.jobs));
-	for (i = 0; i < c.njobs; i++)
+	for (i = 0; i < c.njobs; i++) {
 		c.jobs[i].fd_hold = -1;
-	/* every check on every named device first, then the gate, then the drives */
-	for (i = 0; i < (size_t)(argc - optind); i++) {
-		c.jobs[i].dev = ap_xstrdup(argv[optind + (int)i]);
+		if (i < nnamed)
+			c.jobs[i].dev = ap_xstrdup(argv[optind + (int)i]);
+	}
+	/*
+	 * The output files, then every check on every named device, then the
+	 * gate, then the drives: nothing is written before all of them passed.
+	 */
+	rc = open_outputs(&c, nnamed);
+	if (rc)
+		goto out;
+	for (i = 0; i < nnamed; i++) {
 		rc = prepare_job(&c, &c.jobs[i]);
 		if (rc)
 			goto out;
 	}
-	for (i = 0; i < (size_t)(argc - optind); i++) {
+	if (c.dry_run) {
+		rc = dry_run(&c, nnamed);
+		goto out;
+	}
+	for (i = 0; i < nnamed; i++) {
 		rc = gate_job(&c, &c.jobs[i]);
 		if (rc)
 			goto out;
@@ -1270,7 +1511,7 @@ int ap_cmd_probe(int argc, char **argv)
 		rc = AP_EXIT_FAILURE;
 	if (c.plot)
 		for (i = 0; i < c.njobs; i++)
-			if (write_plot(&c, &c.jobs[i]) != 0 && !rc)
+			if (write_plot(&c.jobs[i]) != 0 && !rc)
 				rc = AP_EXIT_FAILURE;
 
 	if (!rc) {
@@ -1299,11 +1540,13 @@ out:
 		if (j->have_t)
 			ap_safety_target_free(&j->t);
 		detach_emulated(j);
+		ap_outfile_discard(&j->plot);	/* not written: the target is untouched */
 		ap_probe_result_free(&j->r);
 		ap_probe_dev_free(&j->d);
 		free(j->journal);
 		free(j->dev);
 	}
+	ap_outfile_discard(&c.samples_out);
 	free(c.jobs);
 	free(c.emu_specs);
 	ap_outfile_discard(&c.prom);	/* not committed: the old file stays */

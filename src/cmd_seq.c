@@ -18,6 +18,7 @@
 #include "emu.h"
 #include "exitcodes.h"
 #include "out.h"
+#include "outfile.h"
 #include "plot.h"
 #include "progress.h"
 #include "safety.h"
@@ -169,6 +170,7 @@ struct seq_cmd {
 	bool size_set, read, quiet, keep, dry_run, emulate;
 	struct ap_safety_opts so;
 	const char *plot, *modes_arg, *bs_arg, *emu_spec;
+	struct ap_outfile plot_out;	/* opened before anything is written */
 	const char *target;
 	char *wc_sysfs, *wc_drive;
 	int knee[AP_SEQ_NMODES];
@@ -396,6 +398,7 @@ static int seq_plot(struct seq_cmd *c, struct ap_seq_result *r)
 		.series = series,
 	};
 	char title[PATH_MAX + 64];
+	struct ap_error e = { 0 };
 	size_t ns = 0, i;
 	unsigned m;
 	char *svg;
@@ -425,11 +428,17 @@ static int seq_plot(struct seq_cmd *c, struct ap_seq_result *r)
 	snprintf(title, sizeof(title), "alignprobe seq %s: MB/s by block size and mode", c->target);
 	pl.title = title;
 	svg = ap_plot_lines_svg(&pl);
-	rc = ap_plot_write(c->plot, svg);
+	rc = ap_outfile_write(&c->plot_out, svg, strlen(svg));
+	if (rc < 0) {
+		ap_error_set(&e, -rc, "%s: %s", c->plot, strerror(-rc));
+		ap_outfile_discard(&c->plot_out);
+	} else {
+		rc = ap_outfile_commit(&c->plot_out, &e);
+	}
 	free(svg);
 	free(ys);
 	if (rc < 0)
-		ap_warnx(CMD, c->plot, "cannot write plot: %s", strerror(-rc));
+		ap_warnx(CMD, NULL, "cannot write plot: %s", e.msg);
 	return rc;
 }
 
@@ -647,6 +656,13 @@ static int seq_finish_opts(struct seq_cmd *c, const struct ap_seq_target *t)
 	return 0;
 }
 
+static void seq_dry_run_outputs(const struct seq_cmd *c)
+{
+	const struct ap_cmd_output outs[] = { { "--plot", c->plot } };
+
+	ap_cmd_dry_run_outputs(outs, AP_ARRAY_SIZE(outs));
+}
+
 static void seq_print_plan(struct seq_cmd *c, struct ap_seq_result *r)
 {
 	char *sz = ap_size_to_human(c->o.size);
@@ -667,6 +683,7 @@ static void seq_print_plan(struct seq_cmd *c, struct ap_seq_result *r)
 		free(bs);
 	}
 	free(sz);
+	seq_dry_run_outputs(c);
 }
 
 static int seq_main(struct seq_cmd *c)
@@ -808,6 +825,17 @@ int ap_cmd_seq(int argc, char **argv)
 		free(c.bs);
 		return rc < 0 ? AP_EXIT_OK : rc;
 	}
+	/* the plot first: a path that cannot be written is exit 2, with nothing done */
+	if (c.plot && (rc = ap_cmd_open_output(CMD, &c.plot_out, c.plot)) != 0) {
+		free(c.bs);
+		return rc;
+	}
+	if (c.plot && c.target && ap_outfile_is(&c.plot_out, c.target)) {
+		ap_warnx(CMD, c.plot, "the plot would replace the target itself");
+		ap_outfile_discard(&c.plot_out);
+		free(c.bs);
+		return AP_EXIT_USAGE;
+	}
 	ap_sig_install();
 	if (c.emulate) {
 		struct ap_emu_spec spec;
@@ -817,18 +845,22 @@ int ap_cmd_seq(int argc, char **argv)
 			ap_emu_spec_free(&spec);
 			free(c.bs);
 			ap_usage_error(CMD, "--emulate: %s", e.msg);
+			ap_outfile_discard(&c.plot_out);
 			return AP_EXIT_USAGE;
 		}
 		if (ap_emu_spec_check(&spec, &e) < 0) {
 			ap_emu_spec_free(&spec);
 			free(c.bs);
+			ap_outfile_discard(&c.plot_out);
 			return ap_err_error(CMD, "--emulate", &e);	/* image=FILE missing: 2 */
 		}
 		if (c.dry_run) {
 			ap_emu_spec_free(&spec);
 			free(c.bs);
-			printf("dry run: would set up an emulated drive (%s) and run on it\n",
-			       c.emu_spec ? c.emu_spec : "defaults");
+			printf("dry run: would set up an emulated drive (%s) and run on it;\n"
+			       "nothing is written.\n", c.emu_spec ? c.emu_spec : "defaults");
+			seq_dry_run_outputs(&c);
+			ap_outfile_discard(&c.plot_out);
 			return AP_EXIT_OK;
 		}
 		rc = ap_emu_attach(&spec, &emu, &e);
@@ -836,6 +868,7 @@ int ap_cmd_seq(int argc, char **argv)
 		if (rc < 0) {
 			free(c.bs);
 			ap_warnx(CMD, NULL, "cannot set up the emulated drive: %s", e.msg);
+			ap_outfile_discard(&c.plot_out);
 			return rc == -ENOTSUP ? AP_EXIT_NOTBUILT : AP_EXIT_FAILURE;
 		}
 		c.target = ap_emu_device(emu);
@@ -847,6 +880,7 @@ int ap_cmd_seq(int argc, char **argv)
 		if (rc == AP_EXIT_OK)
 			rc = AP_EXIT_FAILURE;
 	}
+	ap_outfile_discard(&c.plot_out);	/* not written: the target is untouched */
 	free(c.bs);
 	free(c.wc_sysfs);
 	free(c.wc_drive);

@@ -25,13 +25,16 @@
 #include "fleet.h"
 #include "identity.h"
 #include "mkfs.h"
+#include "mnt.h"
 #include "out.h"
+#include "outfile.h"
 #include "part.h"
 #include "plot.h"
 #include "pm.h"
 #include "progress.h"
 #include "safety.h"
 #include "sig.h"
+#include "state.h"
 #include "sweep.h"
 #include "util.h"
 #include "vstore.h"
@@ -121,6 +124,7 @@ struct sweep_cmd {
 	bool emulate;
 	const char *emu_spec;
 	const char *replay, *save, *plot;
+	struct ap_outfile save_out, plot_out;	/* opened before anything is written */
 	bool yes, dry_run, quiet;
 	bool measuring_opts;	/* an option that --replay cannot take */
 	const char *record;	/* --record[=STORE]: the store, once checked */
@@ -626,6 +630,7 @@ static int write_plot(struct sweep_cmd *c, const struct ap_sweep_start_stat *st,
 {
 	struct ap_plot_bar *bars = ap_xcalloc(n ? n : 1, sizeof(*bars));
 	struct ap_plot_bars p = { 0 };
+	struct ap_error e = { 0 };
 	char *title = verdict_line(v), *svg;
 	size_t i;
 	int rc;
@@ -645,9 +650,15 @@ static int write_plot(struct sweep_cmd *c, const struct ap_sweep_start_stat *st,
 		p.phase = v->lowest_aligned_lba;
 	}
 	svg = ap_plot_bars_svg(&p);
-	rc = ap_plot_write(c->plot, svg);
+	rc = ap_outfile_write(&c->plot_out, svg, strlen(svg));
+	if (rc) {
+		ap_error_set(&e, -rc, "%s: %s", c->plot, strerror(-rc));
+		ap_outfile_discard(&c->plot_out);
+	} else {
+		rc = ap_outfile_commit(&c->plot_out, &e);
+	}
 	if (rc)
-		ap_warnx(CMD, c->plot, "cannot write plot: %s", strerror(-rc));
+		ap_warnx(CMD, NULL, "cannot write plot: %s", e.msg);
 	free(svg);
 	free(title);
 	free(bars);
@@ -872,7 +883,7 @@ static void save_doc(struct sweep_cmd *c, const struct ap_sweep_run *run, const 
 	doc_of_run(c, run, &d);
 	n = ap_sweep_summarize(d.results, d.nresults, d.starts, d.nstarts, v, &st);
 	o = ap_sweep_doc_to_json(&d, v, st, n, stopped);
-	if (ap_sweep_json_save(c->save, o, &e) != 0 && c->save_errors++ == 0) {
+	if (ap_sweep_json_save(&c->save_out, o, &e) != 0 && c->save_errors++ == 0) {
 		ap_progress_clear(&c->pg);
 		ap_warnx(CMD, NULL, "--save: %s", e.msg);
 	}
@@ -948,6 +959,14 @@ static int prepare_workload(struct sweep_cmd *c)
 	return 0;
 }
 
+static void dry_run_outputs(const struct sweep_cmd *c)
+{
+	const struct ap_cmd_output outs[] = { { "--save", c->save }, { "--plot", c->plot },
+					      { "--record", c->record_set ? c->record : NULL } };
+
+	ap_cmd_dry_run_outputs(outs, AP_ARRAY_SIZE(outs));
+}
+
 static void print_plan(struct sweep_cmd *c, uint64_t part_sectors)
 {
 	char buf[256], *sz = ap_size_to_human(part_sectors * c->info.logical_sector);
@@ -966,6 +985,7 @@ static void print_plan(struct sweep_cmd *c, uint64_t part_sectors)
 	       ap_mkfs_program(c->fs), c->workload_file ? c->workload_file : "the preset's workload",
 	       c->workload.number, c->workload.transactions, ap_pm_sync_name(c->workload.sync));
 	free(sz);
+	dry_run_outputs(c);
 }
 
 /* "10 measurements (3 rounds and 1 of 3 starts of round 4)" */
@@ -1245,6 +1265,7 @@ static int run_emulated(struct sweep_cmd *c)
 		printf("dry run: would set up an emulated drive (%s%s%s) and sweep it;\n"
 		       "nothing is written.\n", EMU_DEFAULT_SPEC, c->emu_spec ? "," : "",
 		       c->emu_spec ? c->emu_spec : "");
+		dry_run_outputs(c);
 		return AP_EXIT_OK;
 	}
 	rc = ap_emu_attach(&spec, &emu, &e);
@@ -1287,10 +1308,24 @@ int ap_cmd_sweep(int argc, char **argv)
 	rc = parse(&c, argc, argv);
 	if (rc)
 		goto out;
+	/* the output files first: a path that cannot be written is exit 2, with nothing done */
+	if (c.plot && (rc = ap_cmd_open_output(CMD, &c.plot_out, c.plot)) != 0)
+		goto out;
+	if (c.save && (rc = ap_cmd_open_output(CMD, &c.save_out, c.save)) != 0)
+		goto out;
+	if (c.plot && c.save && ap_outfile_is(&c.plot_out, c.save)) {
+		ap_warnx(CMD, c.save, "given for both --save and --plot");
+		rc = AP_EXIT_USAGE;
+		goto out;
+	}
 	if (c.replay) {
 		rc = do_replay(&c);
 		goto out;
 	}
+	/* where each step creates its mount point and registers it */
+	if ((rc = ap_cmd_check_dir(CMD, ap_mnt_parent(), "TMPDIR, for the mount points")) ||
+	    (rc = ap_cmd_check_dir(CMD, ap_state_dir(), "the state directory")))
+		goto out;
 	if (c.record_set && (rc = ap_fleet_record_prepare(CMD, c.record, &c.record)) != 0)
 		goto out;
 	rc = prepare_workload(&c);
@@ -1305,6 +1340,14 @@ int ap_cmd_sweep(int argc, char **argv)
 	ap_sig_install();
 	rc = c.emulate ? run_emulated(&c) : run_device(&c);
 out:
+	if (c.save && rc >= 0 && ap_outfile_commit(&c.save_out, &e) != 0) {
+		/* after the last update: closes, or writes a FIFO's content */
+		ap_warnx(CMD, "--save", "%s", e.msg);
+		if (rc == AP_EXIT_OK)
+			rc = AP_EXIT_FAILURE;
+	}
+	ap_outfile_discard(&c.save_out);
+	ap_outfile_discard(&c.plot_out);
 	if (c.params)
 		json_object_put(c.params);
 	if (c.workload_init)

@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "exitcodes.h"
 #include "out.h"
+#include "outfile.h"
 #include "util.h"
 
 void ap_print_version(void)
@@ -171,4 +172,50 @@ int ap_cmd_not_built(const char *cmd)
 {
 	ap_warnx(cmd, NULL, "this command is not built yet in version %s", PACKAGE_VERSION);
 	return AP_EXIT_NOTBUILT;
+}
+
+int ap_cmd_open_output(const char *cmd, struct ap_outfile *of, const char *path)
+{
+	struct ap_error e = { 0 };
+
+	if (ap_outfile_open(of, path, &e) == 0)
+		return 0;
+	ap_warnx(cmd, NULL, "%s", e.msg);
+	return AP_EXIT_USAGE;
+}
+
+int ap_cmd_check_output(const char *cmd, const char *path, bool must_not_exist)
+{
+	struct ap_error e = { 0 };
+
+	if (ap_outfile_check(path, must_not_exist, &e) == 0)
+		return 0;
+	ap_warnx(cmd, NULL, "%s", e.msg);
+	return AP_EXIT_USAGE;
+}
+
+int ap_cmd_check_dir(const char *cmd, const char *dir, const char *what)
+{
+	struct ap_error e = { 0 };
+
+	if (ap_outfile_check_dir(dir, &e) == 0)
+		return 0;
+	ap_warnx(cmd, NULL, "%s (%s)", e.msg, what);
+	return AP_EXIT_USAGE;
+}
+
+void ap_cmd_dry_run_outputs(const struct ap_cmd_output *o, size_t n)
+{
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!o[i].path)
+			continue;
+		printf("%s %s %s", any ? "," : "Output files (checked now, written after a real run):",
+		       o[i].opt, o[i].path);
+		any = true;
+	}
+	if (any)
+		printf("\n");
 }

@@ -7,6 +7,7 @@
 #define AP_COMMANDS_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 int ap_cmd_sweep(int argc, char **argv);
@@ -72,5 +73,23 @@ void ap_usage_hint(const char *cmd);
 void ap_print_version(void);
 /* For a subcommand that this build lacks: a message, AP_EXIT_NOTBUILT. */
 int ap_cmd_not_built(const char *cmd);
+
+/*
+ * Every file a command writes is opened (src/outfile.h) before its first
+ * write to a device: 0, or "alignprobe CMD: PATH: reason" and
+ * AP_EXIT_USAGE. ap_cmd_check_output() is for files another module creates
+ * later (ap_outfile_check()).
+ */
+struct ap_outfile;
+int ap_cmd_open_output(const char *cmd, struct ap_outfile *of, const char *path);
+int ap_cmd_check_output(const char *cmd, const char *path, bool must_not_exist);
+/* The same for a directory the run creates files in; @what says which. */
+int ap_cmd_check_dir(const char *cmd, const char *dir, const char *what);
+
+/* --dry-run: one line naming the output files that were checked (path NULL: none). */
+struct ap_cmd_output {
+	const char *opt, *path;
+};
+void ap_cmd_dry_run_outputs(const struct ap_cmd_output *o, size_t n);
 
 #endif

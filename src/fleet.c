@@ -137,16 +137,6 @@ void ap_fleet_prom_add(struct ap_prom *p, const char *name, double value, ...)
 		assert(!"a duplicate series");
 }
 
-int ap_fleet_prom_open(const char *cmd, struct ap_outfile *of, const char *path)
-{
-	struct ap_error e = { 0 };
-
-	if (ap_outfile_open(of, path, &e) == 0)
-		return 0;
-	ap_warnx(cmd, "--prometheus", "%s", e.msg);
-	return AP_EXIT_USAGE;
-}
-
 int ap_fleet_prom_commit(const char *cmd, struct ap_outfile *of, const struct ap_prom *p)
 {
 	struct ap_error e = { 0 };

@@ -29,12 +29,10 @@ struct ap_verdict;
 
 /* ---- --prometheus ---- */
 
-/* Open @path for the metrics before the run: 0 or AP_EXIT_USAGE (printed). */
-int ap_fleet_prom_open(const char *cmd, struct ap_outfile *of, const char *path);
-
 /*
- * Render @p into @of and put it in place: 0, or AP_EXIT_FAILURE with the
- * error printed. @of is closed either way.
+ * Render @p into @of (opened with ap_cmd_open_output() before the run) and
+ * put it in place: 0, or AP_EXIT_FAILURE with the error printed. @of is
+ * closed either way.
  */
 int ap_fleet_prom_commit(const char *cmd, struct ap_outfile *of, const struct ap_prom *p);
 

@@ -27,16 +27,21 @@ static void mnt_free(struct ap_mnt *m)
 	memset(m, 0, sizeof(*m));
 }
 
+const char *ap_mnt_parent(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	return tmp && *tmp ? tmp : "/tmp";
+}
+
 int ap_mnt_mount(const char *dev, const char *fstype, const char *opts,
 		 const char *disk, struct ap_mnt *m, struct ap_error *e)
 {
 	static unsigned seq;
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = ap_mnt_parent();
 	int rc = 0, tries;
 
 	memset(m, 0, sizeof(*m));
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
 	/*
 	 * Register first, then create: a SIGKILL between the two leaves an
 	 * entry for a directory that does not exist (cleanup: nothing to do),

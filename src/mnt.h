@@ -20,6 +20,9 @@ struct ap_mnt {
 	bool mounted;
 };
 
+/* Where the mount points go: $TMPDIR, or /tmp. */
+const char *ap_mnt_parent(void);
+
 /*
  * Make a directory "alignprobe-mnt.<pid>.<unique>" (0700) in $TMPDIR (or /tmp), then
  * mount @dev (file system type @fstype, mount(2) data @opts or NULL) on it.

@@ -7,7 +7,7 @@
  * invalid UTF-8).
  */
 #include "plot.h"
-#include "out.h"
+#include "outfile.h"
 #include "util.h"
 
 #include <errno.h>
@@ -719,50 +719,16 @@ char *ap_plot_lines_svg(const struct ap_plot_lines *p)
 
 int ap_plot_write(const char *path, const char *svg)
 {
-	size_t len = strlen(svg), off = 0;
-	char *tmp = NULL;
-	int fd, rc = 0;
+	struct ap_outfile of;
+	int rc;
 
-	if (!path || !*path)
-		return -EINVAL;
-	if (strcmp(path, "-") == 0) {
-		if (fputs(svg, stdout) == EOF && !ap_out_reader_gone(stdout))
-			return -EIO;
-		return ap_out_flush(stdout);
-	}
-	ap_xasprintf(&tmp, "%s.%ld.tmp", path, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	if (fd < 0 && errno == EEXIST) {
-		/* left by an earlier process with our PID: ours to replace */
-		if (unlink(tmp) == 0)
-			fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		else
-			errno = EEXIST;
-	}
-	if (fd < 0) {
-		rc = -errno;
-		free(tmp);
+	rc = ap_outfile_open(&of, path, NULL);
+	if (rc)
+		return rc;
+	rc = ap_outfile_write(&of, svg, strlen(svg));
+	if (rc) {
+		ap_outfile_discard(&of);
 		return rc;
 	}
-	while (off < len) {
-		ssize_t n = write(fd, svg + off, len - off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = -errno;
-			break;
-		}
-		off += (size_t)n;
-	}
-	if (!rc && fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
-		rc = -errno;
-	if (close(fd) != 0 && !rc)
-		rc = -errno;
-	if (!rc && rename(tmp, path) != 0)
-		rc = -errno;
-	if (rc)
-		unlink(tmp);
-	free(tmp);
-	return rc;
+	return ap_outfile_commit(&of, NULL);
 }

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "pm.h"
 #include "pm_int.h"
 
@@ -784,29 +785,21 @@ int ap_pm_help(FILE *f, const char *topic)
 
 /* ---- files ---- */
 
-/* `run F`/`show F`: F must be appendable (checked before anything runs). */
+/*
+ * `run F`/`show F`: F must be appendable (checked before anything runs, by
+ * really opening it, or creating a file next to it).
+ */
 static int check_output(const struct perr *p, const char *path)
 {
-	char *dir, *slash;
-	int rc = 0;
+	int rc = ap_outfile_check(path, false, NULL);
+	struct stat st;
 
-	if (access(path, F_OK) == 0) {
-		if (access(path, W_OK) < 0)
-			return perr(p, errno, "cannot write to '%s': %s", path, strerror(errno));
-		if (is_dir(path))
-			return perr(p, EISDIR, "cannot write to '%s': %s", path, strerror(EISDIR));
-		return 0;
-	}
-	dir = ap_xstrdup(path);
-	slash = strrchr(dir, '/');
-	if (slash == dir)
-		slash[1] = '\0';
-	else if (slash)
-		*slash = '\0';
-	if (access(slash ? dir : ".", W_OK | X_OK) < 0)
-		rc = perr(p, errno, "cannot create '%s': %s", path, strerror(errno));
-	free(dir);
-	return rc;
+	if (rc && stat(path, &st) == 0 && S_ISBLK(st.st_mode))
+		return perr(p, -rc, "cannot write to '%s': a block device", path);
+	if (rc)
+		return perr(p, -rc, "cannot %s '%s': %s", access(path, F_OK) == 0 ? "write to" :
+			    "create", path, strerror(-rc));
+	return 0;
 }
 
 static void step_push(struct ap_pm_script *s, enum ap_pm_cmd cmd, char *output,

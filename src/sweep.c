@@ -921,33 +921,17 @@ int ap_sweep_doc_load(const char *path, struct ap_sweep_doc *d, struct ap_error 
 	return rc;
 }
 
-int ap_sweep_json_save(const char *path, struct json_object *o, struct ap_error *e)
+int ap_sweep_json_save(struct ap_outfile *of, struct json_object *o, struct ap_error *e)
 {
 	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 						       JSON_C_TO_STRING_SPACED |
 						       JSON_C_TO_STRING_NOSLASHESCAPE);
-	char *tmp;
-	int fd, rc = 0;
+	char *doc;
+	int rc;
 
-	ap_xasprintf(&tmp, "%s.tmp.%d", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rc = ap_error_set(e, errno, "%s: %s", tmp, strerror(errno));
-		free(tmp);
-		return rc;
-	}
-	if ((rc = ap_pwrite_all(fd, s, strlen(s), 0)) == 0 &&
-	    (rc = ap_pwrite_all(fd, "\n", 1, strlen(s))) == 0 && fsync(fd) != 0)
-		rc = -errno;
-	if (close(fd) != 0 && !rc)
-		rc = -errno;
-	if (!rc && rename(tmp, path) != 0)
-		rc = -errno;
-	if (rc) {
-		unlink(tmp);
-		ap_error_set(e, -rc, "%s: %s", path, strerror(-rc));
-	}
-	free(tmp);
+	ap_xasprintf(&doc, "%s\n", s);
+	rc = ap_outfile_replace(of, doc, strlen(doc), e);
+	free(doc);
 	return rc;
 }
 

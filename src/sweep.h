@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "analysis.h"
+#include "outfile.h"
 #include "pm.h"
 #include "util.h"
 
@@ -260,7 +261,10 @@ int ap_sweep_doc_from_json(struct json_object *o, struct ap_sweep_doc *d, struct
 int ap_sweep_doc_load(const char *path, struct ap_sweep_doc *d, struct ap_error *e);
 void ap_sweep_doc_free(struct ap_sweep_doc *d);
 
-/* Write @o to @path atomically (tmp + fsync + rename): 0 or -errno. */
-int ap_sweep_json_save(const char *path, struct json_object *o, struct ap_error *e);
+/*
+ * Replace the content of the output @of (opened before the run) with @o,
+ * atomically (ap_outfile_replace): 0 or -errno with the reason in @e.
+ */
+int ap_sweep_json_save(struct ap_outfile *of, struct json_object *o, struct ap_error *e);
 
 #endif

@@ -90,6 +90,14 @@ ts_cleanup() {
 		if [ -d "$TS_TMP/state" ] && [ -n "$(ls -A "$TS_TMP/state" 2>/dev/null)" ]; then
 			"$ALIGNPROBE" cleanup >/dev/null 2>&1
 		fi
+		# emulated drives still registered here (an 'emulate --attach' that
+		# a failing test did not expect to succeed): this state directory
+		# is the test's, and so is everything it records
+		for x in "$TS_TMP"/state/*; do
+			[ -f "$x" ] && grep -qx 'kind=emu' "$x" 2>/dev/null || continue
+			x=$(sed -n 's/^dev=//p' "$x")
+			[ -n "$x" ] && "$ALIGNPROBE" emulate --detach "$x" >/dev/null 2>&1
+		done
 		# last resort, when the binary under test failed to clean up: loop
 		# devices backed by files of this test, mounts below its directory
 		# (both this test's by construction)

@@ -480,7 +480,13 @@ static void test_doc_roundtrip(void **state)
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	close(fd);
-	assert_int_equal(ap_sweep_json_save(path, o, &e), 0);
+	{
+		struct ap_outfile of;
+
+		assert_int_equal(ap_outfile_open(&of, path, &e), 0);
+		assert_int_equal(ap_sweep_json_save(&of, o, &e), 0);
+		assert_int_equal(ap_outfile_commit(&of, &e), 0);
+	}
 	json_object_put(o);
 	assert_int_equal(ap_sweep_doc_load(path, &d2, &e), 0);
 	assert_string_equal(d2.device, "/dev/loop9");

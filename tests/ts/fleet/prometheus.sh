@@ -60,7 +60,7 @@ expect() {
 
 # the path is refused before any device is read
 ts_run_rc 2 "$ALIGNPROBE" check --prometheus "$TS_TMP/nodir/x.prom" "$al"
-grep -q "alignprobe check: --prometheus: $TS_TMP/nodir/x.prom: cannot create: No such file or directory" \
+grep -q "alignprobe check: $TS_TMP/nodir/x.prom: cannot create: No such file or directory" \
 	"$TS_TMP/err" || ts_fail "missing directory: $(cat "$TS_TMP/err")"
 [ -s "$TS_TMP/out" ] && ts_fail "a refused output path, yet the disk was checked"
 ts_run_rc 2 "$ALIGNPROBE" check --prometheus "$TS_TMP/textfile" "$al"

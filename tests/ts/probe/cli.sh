@@ -3,7 +3,8 @@
 #
 # probe's command line: help, usage errors (exit 2), refusals before any
 # write (exit 3): a protected region, no confirmation, a journal on the
-# device itself; and a destructive probe on our own loop device with --yes.
+# device itself; --dry-run (the checks, the plan, nothing written); and a
+# destructive probe on our own loop device with --yes.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "probe command line and refusals"
 
@@ -39,6 +40,23 @@ grep -q "backup GPT" "$TS_TMP/err" || ts_fail "$(cat "$TS_TMP/err")"
 ts_run_rc 3 "$ALIGNPROBE" probe "$dev" < /dev/null
 grep -q "not a terminal" "$TS_TMP/err" || ts_fail "$(cat "$TS_TMP/err")"
 ts_assert_eq "$sum" "$(ts_checksum "$dev")" "device after the refusals"
+# --dry-run: the same checks (and refusals), the plan printed, nothing written
+ts_run_rc 0 "$ALIGNPROBE" probe --dry-run "$dev" < /dev/null
+for w in "dry run: nothing written" "from byte 1048576" "4 KiB:   16 offsets, 48 to 640 writes" \
+	 "in all 144 to 19840 timed writes" "duration: at most 2m00s"; do
+	grep -qF "$w" "$TS_TMP/out" || ts_fail "--dry-run: no '$w' in: $(cat "$TS_TMP/out")"
+done
+ts_run_rc 3 "$ALIGNPROBE" probe --dry-run --region-start 0 "$dev"
+ts_run_rc 0 "$ALIGNPROBE" probe --dry-run --preserve --journal "$TS_TMP/dry.journal" "$dev"
+grep -q "undo journal" "$TS_TMP/out" || ts_fail "--dry-run --preserve: $(cat "$TS_TMP/out")"
+[ -e "$TS_TMP/dry.journal" ] && ts_fail "--dry-run created the journal"
+ts_run_rc 0 "$ALIGNPROBE" probe --dry-run --read-only --plot "$TS_TMP/dry.svg" "$dev"
+[ -e "$TS_TMP/dry.svg" ] && ts_fail "--dry-run wrote the plot"
+ts_run_rc 2 "$ALIGNPROBE" probe --dry-run --undo "$TS_TMP/dry.journal"
+ts_run_rc 0 "$ALIGNPROBE" probe --dry-run --emulate=size=256M
+grep -q "would set up an emulated drive" "$TS_TMP/out" || ts_fail "--dry-run --emulate: $(cat "$TS_TMP/out")"
+[ -z "$(ls -A "$ALIGNPROBE_STATE_DIR")" ] || ts_fail "--dry-run --emulate set up a drive"
+ts_assert_eq "$sum" "$(ts_checksum "$dev")" "device after the dry runs"
 # a journal on the device itself: the gate already refuses the mounted device
 mkfs.ext4 -q -F "$TS_TMP/disk2.img" 16M >/dev/null 2>&1 && {
 	dev2=$(ts_loop_attach "$TS_TMP/disk2.img")
