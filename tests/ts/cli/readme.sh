@@ -131,6 +131,16 @@ rr() {
 	ts_log "ran: $text${*:+ (with $*)}: exit $rc"
 }
 
+# states DEV [VENDOR:MODEL:REVISION:SERIAL]: what the loop device DEV states
+# for the commands that follow (the test seam of alignprobe(8)); none without
+states() {
+	if [ $# -gt 1 ]; then
+		export "ALIGNPROBE_TEST_IDENTITY_${1#/dev/}=$2"
+	else
+		unset "ALIGNPROBE_TEST_IDENTITY_${1#/dev/}"
+	fi
+}
+
 out_has() {	# out_has PATTERN WHAT
 	grep -q -- "$1" "$TS_TMP/out" || ts_fail "$2: no '$1' in: $(head -c 400 "$TS_TMP/out")"
 }
@@ -228,9 +238,10 @@ while IFS=$'\t' read -r kind text; do
 		[ "$(grep -c "^$emuA: .*4096\|^$emuB: .*4096" "$TS_TMP/out")" = 2 ] ||
 			ts_fail "probe DEVICE...: not a 4096-byte verdict for each: $(cat "$TS_TMP/out")"
 		;;
-	"alignprobe check DEVICE|IMAGE")
+	"alignprobe check DEVICE|IMAGE"|"alignprobe check DEVICE|IMAGE...")
 		rr 0 "alignprobe check $emuA"
 		rr 0 "alignprobe check $TS_TMP/disk.img"
+		rr 0 "alignprobe check $emuA $TS_TMP/disk.img"	# several: the worst status
 		;;
 	"alignprobe postmark [CONFIG]")
 		rr 0 "alignprobe postmark" -q
@@ -445,6 +456,49 @@ assert v["physical_sector"] == 4096 and v["fast_starts"] == [40, 48, 56, 64], v'
 			"$TS_TMP/out" || ts_fail "probe --json of two devices"
 		ts_assert_eq "$sa" "$(ts_checksum "$emuA")" "$emuA after the parallel probe"
 		ts_assert_eq "$sb" "$(ts_checksum "$emuB")" "$emuB after the parallel probe"
+		;;
+	# -- fleets: one probe per model, and monitoring
+	"alignprobe probe --preserve --record /dev/sdX")
+		# the emulated drive states no model: the test seam states one
+		# (for these runs only), the store is the test's own
+		sum=$(ts_checksum "$emuA")
+		states "$emuA" "README:Fleet Drive:1.0:RA"
+		ALIGNPROBE_VERDICTS=$W/verdicts.json rr 0 "$text" -q "${HOUR[@]}"
+		states "$emuA"
+		ts_assert_eq "$sum" "$(ts_checksum "$emuA")" "$emuA after probe --preserve --record"
+		python3 -c 'import json, sys
+m = json.load(open(sys.argv[1]))["models"][0]
+assert m["model"] == "Fleet Drive" and m["verdicts"][0]["physical_sector"] == 4096, m' \
+			"$W/verdicts.json" || ts_fail "probe --record: not the verdict in the store"
+		;;
+	"alignprobe check --verdicts /dev/sd[b-z]")
+		# B holds no partition table yet (a bad input, 2): A and an image
+		states "$emuA" "README:Fleet Drive:1.0:RA"
+		ALIGNPROBE_VERDICTS=$W/verdicts.json rr 0 "alignprobe check --verdicts $emuA $TS_TMP/disk.img"
+		states "$emuA"
+		out_has "Rule: model_verdict" "check --verdicts"
+		;;
+	"--verdicts")
+		states "$emuA" "README:Fleet Drive:1.0:RA"
+		rr 0 "alignprobe check --verdicts=$W/verdicts.json $emuA"
+		states "$emuA"
+		out_has "Rule: model_verdict" "check --verdicts=STORE"
+		;;
+	"--record[=STORE]"|"--verdicts[=STORE]")
+		: # the store named: sweep --record= and check --verdicts= run here
+		;;
+	"sweep --record")
+		# B, destroyed by the sweep above anyway; two periods of starts
+		states "$emuB" "README:Sweep Drive:1.0:RB"
+		rr 0 "alignprobe sweep --record=$W/verdicts.json $emuB" --yes -q --size 32M \
+			--starts 34..49 "${HOUR[@]}"
+		states "$emuB"
+		grep -q "Sweep Drive" "$W/verdicts.json" || ts_fail "sweep --record: not in the store"
+		;;
+	"--prometheus FILE")
+		rr 0 "alignprobe check --prometheus $W/alignprobe.prom $emuA"
+		grep -q "^alignprobe_partition_aligned{device=\"$emuA\",partition=\"1\"} 1$" \
+			"$W/alignprobe.prom" || ts_fail "check --prometheus: $(cat "$W/alignprobe.prom")"
 		;;
 	*)
 		ts_fail "README.md shows a command line this test does not know: [$kind] '$text'"
