@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,21 +112,6 @@ static int write_at(int fd, const void *buf, size_t len, uint64_t off)
 	return ap_pwrite_all(fd, buf, len, off);
 }
 
-static int fsync_dir_of(const char *path)
-{
-	char *copy = ap_xstrdup(path), *dir = dirname(copy);
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
-
-	if (fd < 0)
-		rc = -errno;
-	else if (fsync(fd) != 0)
-		rc = -errno;
-	if (fd >= 0)
-		close(fd);
-	free(copy);
-	return rc;
-}
-
 int ap_journal_create(const char *path, const char *dev, const struct ap_disk_identity *id,
 		      uint32_t rec_len, uint64_t nrec, struct ap_journal **out,
 		      struct ap_error *e)
@@ -222,7 +206,7 @@ int ap_journal_commit(struct ap_journal *j, struct ap_error *e)
 	if (!rc && fsync(j->fd) != 0)
 		rc = -errno;
 	if (!rc)
-		rc = fsync_dir_of(j->path);
+		rc = ap_fsync_dir_of(j->path);
 	if (rc)
 		return ap_error_set(e, -rc, "cannot commit undo journal %s: %s", j->path,
 				    strerror(-rc));
@@ -503,7 +487,7 @@ int ap_journal_remove(struct ap_journal *j)
 	if (unlink(j->path) != 0 && errno != ENOENT)
 		rc = -errno;
 	else
-		fsync_dir_of(j->path);
+		ap_fsync_dir_of(j->path);
 	ap_journal_close(j);
 	return rc;
 }

@@ -254,6 +254,9 @@ static int publish(struct ap_outfile *of)
 	of->fd = -1;
 	if (!rc && rename(of->tmp, of->path) != 0)
 		rc = -errno;
+	/* the rename itself on disk too; the file is in place either way */
+	if (!rc)
+		ap_fsync_dir_of(of->path);
 	return rc;
 }
 

@@ -7,9 +7,9 @@
  * usage error before anything touches a device. The content goes to a
  * temporary file created next to the target (".NAME.XXXXXX" in the same
  * directory, so on the same file system), renamed over the target when
- * committed: a reader sees the old file or the new one, never half of one,
- * and an existing file is not touched before the commit (a run that fails
- * or is discarded leaves it as it was).
+ * committed (and the directory synced): a reader sees the old file or the
+ * new one, never half of one, and an existing file is not touched before
+ * the commit (a run that fails or is discarded leaves it as it was).
  *
  * "-" is standard output, and so is any name of the file standard output
  * is open on (/dev/stdout redirected to a file); standard error's file is

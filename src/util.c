@@ -4,6 +4,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -401,6 +403,21 @@ int ap_pread_all(int fd, void *buf, size_t len, uint64_t off)
 		off += (uint64_t)n;
 	}
 	return 0;
+}
+
+int ap_fsync_dir_of(const char *path)
+{
+	char *copy = ap_xstrdup(path), *dir = dirname(copy);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0)
+		rc = -errno;
+	else if (fsync(fd) != 0)
+		rc = -errno;
+	if (fd >= 0)
+		close(fd);
+	free(copy);
+	return rc;
 }
 
 size_t ap_utf8_len(const unsigned char *s)

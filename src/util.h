@@ -80,6 +80,9 @@ uint32_t ap_crc32(uint32_t crc, const void *buf, size_t len);
 int ap_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
 int ap_pread_all(int fd, void *buf, size_t len, uint64_t off);
 
+/* fsync the directory that holds @path (a rename or an unlink in it): 0 or -errno. */
+int ap_fsync_dir_of(const char *path);
+
 /*
  * The length of the valid UTF-8 sequence at @s (1..4), or 0 when it is not
  * one (overlong forms, surrogates, U+FFFE/U+FFFF and beyond U+10FFFF are
