@@ -695,7 +695,7 @@ static void test_min_slowdown(void **state)
 {
 	/* a real, tiny, highly significant effect is an effect: reported as small */
 	struct gen g = { .lo = 34, .hi = 64, .rounds = 30, .period = 8, .phase = 0,
-			 .fast = 1, .slow = 1.05, .jitter = 0.02, .seed = 14 };
+			 .fast = 1, .slow = 1.08, .jitter = 0.02, .seed = 14 };
 	struct ap_verdict v;
 
 	(void)state;
@@ -703,8 +703,32 @@ static void test_min_slowdown(void **state)
 	assert_consistent(&v);
 	assert_unit(&v, 4096, 0);
 	assert_true(v.small);
-	assert_float_equal(v.slowdown, 1.05, 0.01);
+	assert_float_equal(v.slowdown, 1.08, 0.01);
 	assert_float_equal(v.min_slowdown, 1.15, 0);
+	ap_verdict_free(&v);
+}
+
+/*
+ * What the I/O stack above a drive shows on its own (a few per cent at
+ * 4 KiB boundaries, seen on the honest emulated drive): with 30 rounds of
+ * little noise it is highly significant, yet no hidden unit. The verdict is
+ * "no effect" naming the difference, never 4096-byte sectors.
+ */
+static void test_negligible(void **state)
+{
+	struct gen g = { .lo = 34, .hi = 64, .rounds = 30, .period = 8, .phase = 0,
+			 .fast = 1, .slow = 1.02, .jitter = 0.02, .seed = 15 };
+	struct ap_verdict v;
+
+	(void)state;
+	run(&g, 8, &v);
+	assert_consistent(&v);
+	assert_false(v.sensitive);
+	assert_true(v.resolved);
+	assert_int_equal(v.period, 1);
+	assert_int_equal(v.physical_sector, 512);
+	assert_true(v.p_value < 1e-6);	/* the difference is real, and said */
+	assert_non_null(strstr(v.note, "the I/O stack itself can show"));
 	ap_verdict_free(&v);
 }
 
@@ -1309,6 +1333,7 @@ int main(void)
 		cmocka_unit_test(test_partial_writes),
 		cmocka_unit_test(test_min_slowdown),
 		cmocka_unit_test(test_small_effects),
+		cmocka_unit_test(test_negligible),
 		cmocka_unit_test(test_honest_seeds),
 		cmocka_unit_test(test_stack_effect),
 		cmocka_unit_test(test_quiet_before_stop),
