@@ -5,7 +5,8 @@
 # `dpkg-buildpackage -us -uc -b` from a clean export of the checkout (the
 # tracked files, as .ci/run does for ASan), lintian (fails on errors), install
 # it with apt-get, run the installed alignprobe (--version, probe --emulate),
-# its man page, bash completion and systemd units, then purge it; then the
+# its man page, bash completion and systemd units, --prometheus and the
+# verdict store (tests/ts/fleet), then purge it; then the
 # Ansible role installs it from the .deb and gates loop devices on check
 # (tests/ansible/run.sh --deb), and it is purged again -- also when a step
 # fails. Run by .ci/run; by hand as root: scripts/ci-deb.sh
@@ -115,6 +116,16 @@ systemd-analyze verify /lib/systemd/system/alignprobe-check.service \
 [ ! -e /etc/systemd/system/timers.target.wants/alignprobe-check.timer ] ||
 	die "the package enabled alignprobe-check.timer"
 [ -f /etc/default/alignprobe ] || die "no /etc/default/alignprobe"
+
+# the fleet features with the installed program: node_exporter's textfile
+# format checked by promtool, the verdict store per model (the tests of the
+# source tree, pointed at /usr/sbin/alignprobe)
+for t in prometheus verdicts; do
+	step "installed: tests/ts/fleet/$t.sh"
+	ALIGNPROBE=/usr/sbin/alignprobe top_srcdir="$work/alignprobe" ALIGNPROBE_REQUIRE_DEVICES=1 \
+		bash "$work/alignprobe/tests/ts/fleet/$t.sh" > "$work/$t.log" 2>&1 ||
+		{ cat "$work/$t.log"; die "tests/ts/fleet/$t.sh failed with the installed alignprobe"; }
+done
 
 # purge: remove the package and everything it installed
 purge() {
