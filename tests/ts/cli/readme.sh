@@ -121,6 +121,8 @@ rr() {
 		fi
 	done
 	case ${cmd[0]} in alignprobe|./alignprobe) cmd[0]=$ALIGNPROBE ;; esac
+	# the command runs in $W, and so does its redirection (never the build tree)
+	case $to in /*) ;; *) to=$W/$to ;; esac
 	(cd "$W" && "${cmd[@]}" "$@") > "$to" 2> "$TS_TMP/err" < /dev/null
 	rc=$?
 	[ "$to" = "$TS_TMP/out" ] || cp "$to" "$TS_TMP/out"
