@@ -35,6 +35,19 @@ shows() {
 	return 1
 }
 
+# later LINE: the pane shows an update after LINE's ("K of N", K greater)
+later() {
+	local p i
+	[[ $1 =~ ([0-9]+)\ of\  ]] || return 1
+	i=${BASH_REMATCH[1]}
+	while IFS= read -r p; do
+		[[ $p =~ ([0-9]+)\ of\  ]] && [ "${BASH_REMATCH[1]}" -gt "$i" ] && return 0
+	done < <(pane)
+	return 1
+}
+# final LINE: LINE is a task's last update ("... N of N, ...")
+final() { [[ $1 =~ ([0-9]+)\ of\ ([0-9]+) ]] && [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ]; }
+
 # in_tmux COLS CMD: run CMD in a COLS-wide pane. At every update it makes
 # (each must reach the terminal: steps of 100 ms or more), stop it, wait
 # until the pane shows that update, capture the pane to $TS_TMP/caps/N,
@@ -53,13 +66,27 @@ in_tmux() {
 		ts_wait_for "an update of $cmd" eval \
 			'[ "$(wc -l < "$TS_TMP/prog")" -gt $seen ] || [ -e "$TS_TMP/finished" ]'
 		[ "$(wc -l < "$TS_TMP/prog")" -gt $seen ] || break
+		# the last update is erased as soon as it is made: a stop may
+		# land only after that, so it is not waited for (the final pane
+		# is checked below)
+		final "$(tail -n 1 "$TS_TMP/prog")" && break
 		kill -STOP "$pid" 2>/dev/null || break
 		ts_wait_for "$cmd to stop" eval "stopped $pid || [ -e $TS_TMP/finished ]"
 		seen=$(wc -l < "$TS_TMP/prog")
 		last=$(tail -n 1 "$TS_TMP/prog")
-		ts_wait_for "the pane to show '$last'" shows "$last"
-		pane > "$TS_TMP/caps/$n"
-		n=$((n + 1))
+		if ! stopped "$pid" || final "$last"; then
+			kill -CONT "$pid" 2>/dev/null
+			break
+		fi
+		# (or a later update: the stop may land between the terminal's
+		# line and the descriptor's)
+		ts_wait_for "the pane to show '$last'" eval 'shows "$last" || later "$last"'
+		pane > "$TS_TMP/cap"
+		# the same update twice (caught early, then seen again): once
+		if [ "$n" = 0 ] || ! cmp -s "$TS_TMP/cap" "$TS_TMP/caps/$((n - 1))"; then
+			mv "$TS_TMP/cap" "$TS_TMP/caps/$n"
+			n=$((n + 1))
+		fi
 		kill -CONT "$pid" 2>/dev/null
 	done
 	# the pane once the command is gone, and what it printed last
