@@ -53,12 +53,7 @@ grep -q "out of range: 0..0 for 4096-byte physical sectors of 4096-byte logical 
 pdev=$(ts_loop_attach "$img")
 ts_partprobe "$pdev"
 part=${pdev}p1
-n=0
-while [ ! -b "$part" ] && [ $n -lt 100 ]; do	# udev may still be creating the node
-	n=$((n + 1))
-	udevadm settle 2>/dev/null || sleep 0.1
-done
-[ -b "$part" ] || ts_fail "no partition node $part"
+ts_wait_node "$part" || ts_fail "no partition $part"
 ts_run_rc_ro 2 "$part" "$ALIGNPROBE" check "$part"
 grep -qx "alignprobe check: $part: a partition of $pdev, not a whole disk: the partition table and its alignment belong to the whole disk; check $pdev" \
 	"$TS_TMP/err" || { cat "$TS_TMP/err" >&2; ts_fail "partition message"; }

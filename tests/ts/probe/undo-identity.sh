@@ -17,6 +17,8 @@
 #   - probe --json reports the identity of each device.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "probe --undo checks the disk's identity"
+# journal_complete J: the undo journal's "complete" flag (byte 12) is set
+journal_complete() { [ "$(od -An -tu4 -j12 -N4 "$1" 2>/dev/null | tr -d ' ')" = 1 ]; }
 ts_need_loop
 ts_need_cmd head dd od cmp sha256sum python3
 
@@ -33,19 +35,15 @@ journal=$TS_TMP/j.journal
 # of the measurement; then the first probed range is damaged as a torn
 # write would leave it, so that the restore has something to write.
 preserve_killed() {
-	local dev=$1 pid i flags=
+	local dev=$1 pid flags=
 	rm -f "$journal"
 	# far more rounds than any machine finishes before the kill
 	"$ALIGNPROBE" probe --preserve -q --min-rounds 1000 --max-rounds 1000 \
 		--time-budget 10m --journal "$journal" "$dev" >/dev/null 2>"$TS_TMP/probe.err" &
 	pid=$!
 	ts_bg_pid "$pid"
-	for i in $(seq 1200); do
-		flags=$(od -An -tu4 -j12 -N4 "$journal" 2>/dev/null | tr -d ' ')
-		[ "$flags" = 1 ] && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.05
-	done
+	flags=0
+	ts_wait_for -p "$pid" "the journal to be complete" journal_complete "$journal" && flags=1
 	kill -9 "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	[ "$flags" = 1 ] || { cat "$TS_TMP/probe.err" >&2; ts_fail "the journal never became complete"; }
