@@ -19,11 +19,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "analysis.h"
-#include "geometry.h"
-#include "identity.h"
-#include "sweep.h"
-#include "util.h"
+#include "analysis/analysis.h"
+#include "device/geometry.h"
+#include "device/identity.h"
+#include "sweep/sweep.h"
+#include "lib/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -17,8 +17,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "geometry.h"
-#include "ptable.h"
+#include "device/geometry.h"
+#include "device/ptable.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

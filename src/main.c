@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
-#include "exitcodes.h"
+#include "cmd/commands.h"
+#include "lib/exitcodes.h"
 
 static const struct command {
 	const char *name;

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "progress.h"
+#include "ui/progress.h"
 
 int main(int argc, char **argv)
 {

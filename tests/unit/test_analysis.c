@@ -12,8 +12,8 @@
 #include <string.h>
 #include <json-c/json.h>
 
-#include "analysis.h"
-#include "util.h"
+#include "analysis/analysis.h"
+#include "lib/util.h"
 
 /* ------------------------------------------------------------------ */
 /* a deterministic generator of synthetic timings */

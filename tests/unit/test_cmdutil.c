@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The message form and the errno -> exit status mapping of src/cmdutil.c. */
+/* The message form and the errno -> exit status mapping of src/cmd/common.c. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "exitcodes.h"
-#include "out.h"
-#include "util.h"
+#include "cmd/commands.h"
+#include "lib/exitcodes.h"
+#include "ui/out.h"
+#include "lib/util.h"
 
 static void test_exit_for_errno(void **state)
 {

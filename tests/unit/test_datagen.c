@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "datagen.h"
+#include "workload/datagen.h"
 
 /* The xoshiro256+ reference (prng.di.unimi.it/xoshiro256plus.c), one lane. */
 struct ref {

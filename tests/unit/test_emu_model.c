@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu_model.h"
-#include "emu_priv.h"
-#include "util.h"
+#include "emu/model.h"
+#include "emu/priv.h"
+#include "lib/util.h"
 
 #define S 512ULL
 

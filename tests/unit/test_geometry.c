@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <json-c/json.h>
 
-#include "geometry.h"
+#include "device/geometry.h"
 
 /* Reference: exists integer m with lba*logical == lowest*logical + m*unit. */
 static bool ref_aligned(int64_t lba, int64_t logical, int64_t unit, int64_t lowest)

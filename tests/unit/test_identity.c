@@ -10,7 +10,7 @@
 #include <string.h>
 #include <json-c/json.h>
 
-#include "identity.h"
+#include "device/identity.h"
 
 /* A SATA disk as sysfs states it. */
 static void make_disk(struct ap_disk_identity *id)

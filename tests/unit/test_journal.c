@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "journal.h"
-#include "util.h"
+#include "probe/journal.h"
+#include "lib/util.h"
 
 #define REC	8192
 #define NREC	4

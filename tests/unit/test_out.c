@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
-#include "out.h"
+#include "ui/out.h"
 
 enum { COL_START, COL_ALIGNED, COL_TPS, COL_SIZE };
 static const struct ap_colinfo infos[] = {

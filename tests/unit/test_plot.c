@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <stdbool.h>
 
-#include "plot.h"
+#include "ui/plot.h"
 
 /*
  * A small XML well-formedness checker: balanced and properly nested tags,

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pm.h"
+#include "workload/pm.h"
 
 static char tmpdir[64];
 static char dir_a[128], dir_b[128], dir_sp[128], afile[128];

@@ -14,9 +14,9 @@
 #include <string.h>
 #include <json-c/json.h>
 
-#include "pm.h"
-#include "pm_hist.h"
-#include "pm_int.h"
+#include "workload/pm.h"
+#include "workload/pm_hist.h"
+#include "workload/pm_int.h"
 
 static void test_scalef(void **state)
 {

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "pm_rng.h"
+#include "workload/pm_rng.h"
 
 static void test_vectors(void **state)
 {

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "pm_slots.h"
+#include "workload/pm_slots.h"
 
 struct naive {
 	int *size;

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prom.h"
+#include "fleet/prom.h"
 
 static void test_names(void **state)
 {

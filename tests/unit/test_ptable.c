@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ptable.h"
+#include "device/ptable.h"
 
 /* ---- helpers ---- */
 

@@ -19,8 +19,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "safety.h"
-#include "util.h"
+#include "device/safety.h"
+#include "lib/util.h"
 
 static void test_nonexistent(void **state)
 {

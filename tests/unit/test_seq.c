@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "seq.h"
+#include "seq/seq.h"
 
 static void test_knee(void **state)
 {

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sgio.h"
-#include "topology.h"
+#include "device/sgio.h"
+#include "device/topology.h"
 
 static void put_le16(uint8_t *buf, unsigned word, uint16_t v)
 {

@@ -12,8 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "state.h"
-#include "util.h"
+#include "lib/state.h"
+#include "lib/util.h"
 
 static char dir[] = "/tmp/ap-state-test.XXXXXX";
 

@@ -17,10 +17,10 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
-#include "mkfs.h"
-#include "part.h"
-#include "pm.h"
-#include "sweep.h"
+#include "sweep/mkfs.h"
+#include "sweep/part.h"
+#include "workload/pm.h"
+#include "sweep/sweep.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

@@ -20,8 +20,8 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
-#include "identity.h"
-#include "vstore.h"
+#include "device/identity.h"
+#include "fleet/vstore.h"
 
 static struct ap_vstore_record rec(const char *model, const char *serial, uint64_t phys,
 				   uint64_t lowest)

@@ -4,7 +4,7 @@
 # docs/alignprobe.8 is valid roff (groff -ww and mandoc -Tlint quiet) and
 # complete: a section for every subcommand of `alignprobe --help`, each of
 # its options of --help and each of its columns of --list-columns, every
-# exit code of src/exitcodes.h and every environment variable the sources
+# exit code of src/lib/exitcodes.h and every environment variable the sources
 # read with getenv().
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "the man page"
@@ -77,34 +77,34 @@ done
 
 # every exit code
 section SH "EXIT STATUS" > "$TS_TMP/sec"
-for code in $(sed -n 's/^#define AP_EXIT_[A-Z_]*[ \t]*\([0-9]*\).*/\1/p' "$top_srcdir/src/exitcodes.h"); do
+for code in $(sed -n 's/^#define AP_EXIT_[A-Z_]*[ \t]*\([0-9]*\).*/\1/p' "$top_srcdir/src/lib/exitcodes.h"); do
 	case $code in
 	128) grep -qx '\.BI 128+ n' "$TS_TMP/sec" || ts_fail "exit status 128+n missing" ;;
 	*) grep -qx "\.B $code" "$TS_TMP/sec" || ts_fail "exit status $code missing" ;;
 	esac
 done
 
-# the mapping of an error to an exit status: the table in src/cmdutil.c
+# the mapping of an error to an exit status: the table in src/cmd/common.c
 # ({ ENOENT, AP_EXIT_USAGE }, one per line), the man page's list under
 # EXIT STATUS (.BR ENOENT " (2)") and the README's table (| `ENOENT` | 2 |)
 # hold the same pairs
 exitnum() {	# AP_EXIT_USAGE -> 2
-	sed -n "s/^#define $1[ \t]*\([0-9]*\).*/\1/p" "$top_srcdir/src/exitcodes.h"
+	sed -n "s/^#define $1[ \t]*\([0-9]*\).*/\1/p" "$top_srcdir/src/lib/exitcodes.h"
 }
-sed -n 's/^[ \t]*{ \(E[A-Z0-9]*\),[ \t]*\(AP_EXIT_[A-Z_]*\) },.*/\1 \2/p' "$top_srcdir/src/cmdutil.c" |
+sed -n 's/^[ \t]*{ \(E[A-Z0-9]*\),[ \t]*\(AP_EXIT_[A-Z_]*\) },.*/\1 \2/p' "$top_srcdir/src/cmd/common.c" |
 	while read -r err name; do echo "$err $(exitnum "$name")"; done | sort > "$TS_TMP/map.code"
-[ "$(wc -l < "$TS_TMP/map.code")" -gt 10 ] || ts_fail "no errno table found in src/cmdutil.c"
-grep -q ' $' "$TS_TMP/map.code" && ts_fail "src/cmdutil.c maps to an unknown AP_EXIT_ name"
+[ "$(wc -l < "$TS_TMP/map.code")" -gt 10 ] || ts_fail "no errno table found in src/cmd/common.c"
+grep -q ' $' "$TS_TMP/map.code" && ts_fail "src/cmd/common.c maps to an unknown AP_EXIT_ name"
 sed -n 's/^\.BR \(E[A-Z0-9]*\) " (\([0-9]*\))"$/\1 \2/p' "$TS_TMP/sec" | sort > "$TS_TMP/map.man"
 diff "$TS_TMP/map.code" "$TS_TMP/map.man" > "$TS_TMP/map.diff" ||
-	ts_fail "the man page's errors and their status differ from src/cmdutil.c (< code, > man): $(cat "$TS_TMP/map.diff")"
+	ts_fail "the man page's errors and their status differ from src/cmd/common.c (< code, > man): $(cat "$TS_TMP/map.diff")"
 sed -n 's/^| `\(E[A-Z0-9]*\)` | \([0-9]*\) |.*/\1 \2/p' "$top_srcdir/README.md" | sort > "$TS_TMP/map.readme"
 diff "$TS_TMP/map.code" "$TS_TMP/map.readme" > "$TS_TMP/map.diff" ||
-	ts_fail "README.md's errors and their status differ from src/cmdutil.c (< code, > README): $(cat "$TS_TMP/map.diff")"
+	ts_fail "README.md's errors and their status differ from src/cmd/common.c (< code, > README): $(cat "$TS_TMP/map.diff")"
 
 # every environment variable the program reads
 section SH ENVIRONMENT > "$TS_TMP/sec"
-for var in $(grep -ho 'getenv("[A-Z_]*")' "$top_srcdir"/src/*.c | sed 's/getenv("\(.*\)")/\1/' | sort -u); do
+for var in $(grep -ho 'getenv("[A-Z_]*")' "$top_srcdir"/src/*.c "$top_srcdir"/src/*/*.c | sed 's/getenv("\(.*\)")/\1/' | sort -u); do
 	grep -q "$var" "$TS_TMP/sec" || ts_fail "environment variable $var is not in the man page"
 done
 

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "exitcodes.h"
-#include "safety.h"
+#include "cmd/commands.h"
+#include "lib/exitcodes.h"
+#include "device/safety.h"
 
 int main(int argc, char **argv)
 {

@@ -20,9 +20,9 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "mnt.h"
-#include "state.h"
-#include "util.h"
+#include "sweep/mnt.h"
+#include "lib/state.h"
+#include "lib/util.h"
 
 static int die(const char *what, int err)
 {

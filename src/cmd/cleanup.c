@@ -1,0 +1,777 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * alignprobe cleanup [DEVICE]: take down what a killed run left behind, as
+ * recorded in the state registry (src/lib/state.h): mounts, temporary
+ * directories, loop devices, emulated drives. Undo journals are reported,
+ * never deleted unless asked.
+ *
+ * Safe at any time: an entry whose owner still runs is left alone, and
+ * nothing outside the registry is touched; a registered mount point that
+ * now carries somebody else's mount is left alone too. An emulated drive
+ * belongs to the run that attached it, not to its server: the server of a
+ * dead run's drive is stopped like the rest of it.
+ *
+ * The exit status says whether anything it found remains: 0 only when
+ * nothing does (what the run could not remove, what live runs still use,
+ * kept journals and drives handed over by `emulate --attach` all count).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <linux/loop.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/commands.h"
+#include "emu/emu.h"
+#include "lib/exitcodes.h"
+#include "ui/out.h"
+#include "device/safety.h"
+#include "lib/state.h"
+#include "lib/util.h"
+
+#define CMD "cleanup"
+
+enum {
+	COL_ACTION,
+	COL_KIND,
+	COL_PATH,
+	COL_DEV,
+	COL_OWNER,
+	COL_DETAIL,
+};
+
+static const struct ap_colinfo infos[] = {
+	[COL_ACTION] = { "ACTION", 0.1, 0, AP_COL_STRING,
+			 "what was done: unmounted, removed, detached, gone; what remains: kept, skipped, deferred, failed (or would-...)" },
+	[COL_KIND] = { "KIND", 0.1, 0, AP_COL_STRING, "resource kind: mount, tmpdir, emu, loop, journal, unknown" },
+	[COL_PATH] = { "PATH", 0.3, 0, AP_COL_STRING, "mount point, directory, backing file or journal" },
+	[COL_DEV] = { "DEV", 0.1, 0, AP_COL_STRING, "device the resource belongs to" },
+	[COL_OWNER] = { "OWNER", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "PID of the run it belongs to" },
+	[COL_DETAIL] = { "DETAIL", 0.3, SCOLS_FL_WRAP, AP_COL_STRING, "why, or what to do" },
+};
+
+enum {
+	OPT_DRY_RUN = AP_OPT_OUT_LAST,
+	OPT_REMOVE_JOURNALS,
+};
+
+struct cleanup {
+	bool dry_run;
+	bool remove_journals;
+	bool quiet;
+	const char *device;	/* as given */
+	char *device_canon;	/* realpath, when it exists */
+	dev_t device_rdev;	/* 0 when unknown */
+	int nremain;		/* found, and still there afterwards */
+	int ndone;
+	char **unmounted;	/* --dry-run: mount points that would be unmounted */
+	size_t nunmounted;
+	struct ap_out out;
+	struct libscols_table *tb;
+	int cols[AP_ARRAY_SIZE(infos) * 2];
+	size_t ncols;
+};
+
+static void __attribute__((noreturn)) usage(void)
+{
+	printf("Usage:\n %s %s [options] [DEVICE]\n\n", AP_PROG, CMD);
+	puts("Remove what a killed run (SIGKILL, power cut) left behind: stale mounts,\n"
+	     "temporary directories, loop devices and emulated drives recorded in the\n"
+	     "state directory. Resources of runs that are still alive are never touched.\n"
+	     "An emulated drive belongs to the run that attached it: a dead run's drive\n"
+	     "is taken down, its server included; one attached with 'emulate --attach'\n"
+	     "stays until 'emulate --detach'.\n"
+	     "With DEVICE, only the resources of that device (its partitions, its\n"
+	     "emulated drive) are considered.\n");
+	puts("Options:\n"
+	     "     --dry-run          list what would be done, change nothing\n"
+	     "     --remove-journals  also delete stale undo journals (default: keep them\n"
+	     "                        and tell how to restore with 'probe --undo')\n"
+	     " -q, --quiet            print nothing when there is nothing to do");
+	ap_out_usage(stdout);
+	puts(" -h, --help             display this help\n"
+	     " -V, --version          display version\n");
+	puts("Available output columns:");
+	ap_out_list_columns(NULL, infos, AP_ARRAY_SIZE(infos));
+	putchar('\n');
+	puts("Environment:\n"
+	     " ALIGNPROBE_STATE_DIR   state directory (default /run/alignprobe)\n");
+	puts("Exit status:\n"
+	     " 0  nothing of what it found remains (or there was nothing to do)\n"
+	     " 1  something remains: it could not be removed, a running process\n"
+	     "    still uses it, or it is kept (an undo journal, a drive attached with\n"
+	     "    'emulate --attach'); the ACTION and DETAIL columns say which\n"
+	     " 2  usage error");
+	exit(AP_EXIT_OK);
+}
+
+static void report(struct cleanup *c, const struct ap_state_entry *en, const char *action,
+		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void report(struct cleanup *c, const struct ap_state_entry *en, const char *action,
+		   const char *fmt, ...)
+{
+	struct libscols_line *ln = scols_table_new_line(c->tb, NULL);
+	char *detail = NULL;
+	va_list ap;
+
+	if (!ln) {
+		ap_warnx(CMD, NULL, "cannot allocate a table line");
+		exit(AP_EXIT_FAILURE);
+	}
+	if (fmt) {
+		va_start(ap, fmt);
+		if (vasprintf(&detail, fmt, ap) < 0)
+			detail = NULL;
+		va_end(ap);
+	}
+	ap_out_set_str(ln, c->cols, c->ncols, COL_ACTION, action);
+	ap_out_set_str(ln, c->cols, c->ncols, COL_KIND, ap_state_kind_name(en->kind));
+	ap_out_set_str(ln, c->cols, c->ncols, COL_PATH, en->path);
+	ap_out_set_str(ln, c->cols, c->ncols, COL_DEV, en->dev);
+	ap_out_set_u64(ln, c->cols, c->ncols, COL_OWNER, (uint64_t)en->owner);
+	ap_out_set_str(ln, c->cols, c->ncols, COL_DETAIL, detail);
+	free(detail);
+}
+
+static void failed(struct cleanup *c, const struct ap_state_entry *en, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void failed(struct cleanup *c, const struct ap_state_entry *en, const char *fmt, ...)
+{
+	char *detail = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&detail, fmt, ap) < 0)
+		detail = NULL;
+	va_end(ap);
+	report(c, en, "failed", "%s", detail ? detail : "?");
+	ap_warnx(CMD, NULL, "%s %s: %s", ap_state_kind_name(en->kind),
+		 en->path ? en->path : en->dev ? en->dev : en->file, detail ? detail : "?");
+	free(detail);
+	c->nremain++;
+}
+
+/* "done" or, under --dry-run, "would-done" */
+static const char *act(const struct cleanup *c, const char *done, const char *would)
+{
+	return c->dry_run ? would : done;
+}
+
+static void release(struct cleanup *c, const struct ap_state_entry *en)
+{
+	if (!c->dry_run)
+		ap_state_release(en->file);
+}
+
+/*
+ * The topmost mount on @path (exact), or with @under any mount at or below
+ * it: 1 found (source and devno filled when asked), 0 none.
+ */
+static int find_mount(const char *path, bool under, char **source, dev_t *devno)
+{
+	char *line = NULL;
+	size_t cap = 0, plen = strlen(path);
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (getline(&line, &cap, f) > 0) {
+		char mm[32], target[4096], src[4096], *sep;
+		unsigned ma, mi;
+		bool match;
+
+		if (sscanf(line, "%*s %*s %31s %*s %4095s", mm, target) != 2)
+			continue;
+		ap_unescape_octal(target);
+		if (under)
+			match = strncmp(target, path, plen) == 0 &&
+				(target[plen] == '\0' || target[plen] == '/');
+		else
+			match = strcmp(target, path) == 0;
+		if (!match)
+			continue;
+		found = 1;	/* later lines are mounted on top: keep the last */
+		if (devno && sscanf(mm, "%u:%u", &ma, &mi) == 2)
+			*devno = makedev(ma, mi);
+		sep = strstr(line, " - ");
+		if (source && sep && sscanf(sep, " - %*s %4095s", src) == 1) {
+			ap_unescape_octal(src);
+			free(*source);
+			*source = ap_xstrdup(src);
+		}
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Is the mount (source, devno) the one the entry registered? */
+static bool mount_is_ours(const struct ap_state_entry *en, const char *source, dev_t devno)
+{
+	struct stat st;
+
+	if (!en->dev)
+		return false;	/* we cannot tell: do not touch it */
+	if (source && strcmp(source, en->dev) == 0)
+		return true;
+	if (stat(en->dev, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == devno)
+		return true;
+	return false;
+}
+
+static void do_mount(struct cleanup *c, const struct ap_state_entry *en)
+{
+	int i, n = 0;
+
+	if (!en->path || en->path[0] != '/') {
+		failed(c, en, "registry entry without an absolute mount point: left alone");
+		return;
+	}
+	for (;;) {
+		char *source = NULL;
+		dev_t devno = 0;
+
+		if (!find_mount(en->path, false, &source, &devno))
+			break;
+		if (!mount_is_ours(en, source, devno)) {
+			failed(c, en, "%s is mounted there, not the registered %s: left alone",
+			       source ? source : "something", en->dev ? en->dev : "device");
+			free(source);
+			return;
+		}
+		free(source);
+		if (c->dry_run) {
+			c->unmounted = ap_xreallocarray(c->unmounted, c->nunmounted + 1,
+							sizeof(*c->unmounted));
+			c->unmounted[c->nunmounted++] = ap_xstrdup(en->path);
+			n++;
+			break;
+		}
+		/* a dying child may still hold it for a moment */
+		for (i = 0; umount2(en->path, UMOUNT_NOFOLLOW) != 0; i++) {
+			if (errno == EINVAL && !find_mount(en->path, false, NULL, NULL))
+				break;
+			if ((errno != EBUSY && errno != EINTR) || i >= 50) {
+				failed(c, en, "umount: %s", strerror(errno));
+				return;
+			}
+			sleep_ms(40);
+		}
+		if (++n > 16) {
+			failed(c, en, "still mounted after %d unmounts", n - 1);
+			return;
+		}
+	}
+	if (n) {
+		report(c, en, act(c, "unmounted", "would-unmount"), NULL);
+		c->ndone++;
+	} else {
+		report(c, en, act(c, "gone", "gone"), "not mounted");
+	}
+	release(c, en);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP || flag == FTW_D)
+		return rmdir(path) != 0 ? -1 : 0;
+	return unlink(path) != 0 ? -1 : 0;
+}
+
+static bool safe_tmp_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return path[0] == '/' && !strstr(path, "/..") && b && strncmp(b + 1, "alignprobe", 10) == 0;
+}
+
+static void do_tmpdir(struct cleanup *c, const struct ap_state_entry *en)
+{
+	struct stat st;
+
+	if (!en->path || en->path[0] != '/' || strcmp(en->path, "/") == 0) {
+		failed(c, en, "registry entry without a usable directory: left alone");
+		return;
+	}
+	if (lstat(en->path, &st) != 0) {
+		report(c, en, "gone", "already removed");
+		release(c, en);
+		return;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		failed(c, en, "not a directory any more: left alone");
+		return;
+	}
+	if (find_mount(en->path, true, NULL, NULL)) {
+		size_t i;
+
+		for (i = 0; c->dry_run && i < c->nunmounted; i++)
+			if (strcmp(c->unmounted[i], en->path) == 0)
+				break;
+		if (!c->dry_run || i == c->nunmounted) {
+			failed(c, en, "something is still mounted on or below it");
+			return;
+		}
+	}
+	if (c->dry_run) {
+		report(c, en, "would-remove", NULL);
+		return;
+	}
+	if (rmdir(en->path) != 0) {
+		int err = errno;
+
+		if ((err != ENOTEMPTY && err != EEXIST) || !safe_tmp_name(en->path)) {
+			failed(c, en, "rmdir: %s", strerror(err));
+			return;
+		}
+		/* our own scratch directory: its contents are ours; stay on this fs */
+		if (nftw(en->path, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) != 0) {
+			failed(c, en, "cannot remove its contents: %s", strerror(errno));
+			return;
+		}
+	}
+	report(c, en, "removed", NULL);
+	c->ndone++;
+	release(c, en);
+}
+
+/* The backing file of /dev/loopN from sysfs, without " (deleted)"; NULL when unattached. */
+static char *loop_backing(const char *dev)
+{
+	const char *b = strrchr(dev, '/');
+	char *p, buf[4096], *r = NULL;
+	FILE *f;
+
+	ap_xasprintf(&p, "/sys/block/%s/loop/backing_file", b ? b + 1 : dev);
+	f = fopen(p, "re");
+	free(p);
+	if (!f)
+		return NULL;
+	if (fgets(buf, sizeof(buf), f)) {
+		size_t len = strcspn(buf, "\n");
+
+		buf[len] = '\0';
+		if (len > 10 && strcmp(buf + len - 10, " (deleted)") == 0)
+			buf[len - 10] = '\0';
+		r = ap_xstrdup(buf);
+	}
+	fclose(f);
+	return r;
+}
+
+static void do_loop(struct cleanup *c, const struct ap_state_entry *en)
+{
+	struct ap_error e = { 0 };
+	char *bf;
+	int fd, i;
+
+	if (!en->dev || strncmp(en->dev, "/dev/loop", 9) != 0) {
+		failed(c, en, "registry entry without a loop device: left alone");
+		return;
+	}
+	bf = loop_backing(en->dev);
+	if (!bf) {
+		report(c, en, "gone", "not attached any more");
+		release(c, en);
+		return;
+	}
+	if (en->path && strcmp(bf, en->path) != 0) {
+		report(c, en, "gone", "now backed by %s, somebody else's: left alone", bf);
+		release(c, en);
+		free(bf);
+		return;
+	}
+	free(bf);
+	if (ap_safety_in_use(en->dev, &e) != 0) {
+		failed(c, en, "still in use: %s", e.msg);
+		return;
+	}
+	if (c->dry_run) {
+		report(c, en, "would-detach", NULL);
+		return;
+	}
+	fd = open(en->dev, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, LOOP_CLR_FD, 0) != 0) {
+		failed(c, en, "detach: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	close(fd);
+	/* LOOP_CLR_FD on a device still open somewhere only sets autoclear */
+	for (i = 0; i < 25 && (bf = loop_backing(en->dev)); i++) {
+		free(bf);
+		sleep_ms(40);
+	}
+	if (i == 25) {
+		/* still attached: the entry stays until the kernel has let go */
+		report(c, en, "deferred", "still attached: the kernel detaches it when its last "
+		       "user closes it");
+		c->nremain++;
+		return;
+	}
+	report(c, en, "detached", NULL);
+	c->ndone++;
+	release(c, en);
+}
+
+static void do_emu(struct cleanup *c, const struct ap_state_entry *en)
+{
+	struct ap_error e = { 0 };
+	int rc;
+
+	if (!en->dev || !*en->dev) {
+		failed(c, en, "registry entry without a device: left alone");
+		return;
+	}
+	if (c->dry_run) {
+		report(c, en, "would-detach", NULL);
+		return;
+	}
+	/* this entry's drive only: the number may carry another drive now */
+	rc = ap_emu_detach_entry(en->path, en->dev, &e);
+	if (rc) {
+		failed(c, en, "%s", e.msg[0] ? e.msg : strerror(-rc));
+		return;
+	}
+	report(c, en, "detached", NULL);
+	c->ndone++;
+	release(c, en);
+}
+
+static void do_journal(struct cleanup *c, const struct ap_state_entry *en)
+{
+	if (!en->path || access(en->path, F_OK) != 0) {
+		report(c, en, "gone", "the journal file no longer exists");
+		release(c, en);
+		return;
+	}
+	if (!c->remove_journals) {
+		report(c, en, "kept", "run 'alignprobe probe --undo %s' to restore %s",
+		       en->path, en->dev ? en->dev : "the device");
+		c->nremain++;
+		ap_warnx(CMD, en->path, "undo journal of %s kept: run 'alignprobe probe --undo %s' "
+			 "to restore the data (or cleanup --remove-journals to delete it)",
+			 en->dev ? en->dev : "?", en->path);
+		return;
+	}
+	if (c->dry_run) {
+		report(c, en, "would-remove", NULL);
+		return;
+	}
+	if (unlink(en->path) != 0) {
+		failed(c, en, "unlink: %s", strerror(errno));
+		return;
+	}
+	report(c, en, "removed", NULL);
+	c->ndone++;
+	release(c, en);
+}
+
+/* Is @dev (from an entry) DEVICE or one of its partitions? */
+static bool about_device(const struct cleanup *c, const char *dev)
+{
+	size_t n;
+	struct stat st;
+
+	if (!dev || !*dev)
+		return false;
+	if (strcmp(dev, c->device) == 0 || (c->device_canon && strcmp(dev, c->device_canon) == 0))
+		return true;
+	if (c->device_rdev && stat(dev, &st) == 0 && S_ISBLK(st.st_mode)) {
+		char *p, buf[32];
+		FILE *f;
+		unsigned ma, mi;
+		bool r = false;
+
+		if (st.st_rdev == c->device_rdev)
+			return true;
+		/* a partition: its parent's dev */
+		ap_xasprintf(&p, "/sys/dev/block/%u:%u/../dev", major(st.st_rdev), minor(st.st_rdev));
+		f = access(p, F_OK) == 0 ? fopen(p, "re") : NULL;
+		free(p);
+		if (f) {
+			if (fgets(buf, sizeof(buf), f) && sscanf(buf, "%u:%u", &ma, &mi) == 2)
+				r = makedev(ma, mi) == c->device_rdev;
+			fclose(f);
+		}
+		if (r)
+			return true;
+	}
+	/* a partition that no longer exists: /dev/loop3 -> /dev/loop3p1, /dev/sdb -> /dev/sdb1 */
+	n = strlen(c->device_canon ? c->device_canon : c->device);
+	if (strncmp(dev, c->device_canon ? c->device_canon : c->device, n) == 0) {
+		const char *r = dev + n;
+
+		if (*r == 'p')
+			r++;
+		return *r && strspn(r, "0123456789") == strlen(r);
+	}
+	return false;
+}
+
+static int kind_order(enum ap_state_kind k)
+{
+	switch (k) {
+	case AP_STATE_MOUNT: return 0;
+	case AP_STATE_LOOP: return 2;
+	case AP_STATE_EMU: return 3;
+	case AP_STATE_TMPDIR: return 4;
+	case AP_STATE_JOURNAL: return 5;
+	case AP_STATE_UNKNOWN: return 6;
+	}
+	return 6;
+}
+
+static int cmp_entries(const void *a, const void *b)
+{
+	const struct ap_state_entry *x = a, *y = b;
+	int d = kind_order(x->kind) - kind_order(y->kind);
+
+	if (d)
+		return d;
+	/* deeper paths first: nested mounts come down from the top */
+	d = (int)strlen(y->path ? y->path : "") - (int)strlen(x->path ? x->path : "");
+	if (d)
+		return d;
+	return strcmp(x->file, y->file);
+}
+
+/*
+ * A run killed inside ap_state_register() leaves "<pid>-...tmp": written in
+ * one go by fflush(), so it is either complete (ends with the aux= line; the
+ * resource exists: finish the registration, so that it is cleaned up like
+ * the others) or empty/partial (nothing to go by: remove it).
+ */
+static void finish_stale_tmp_entries(const struct cleanup *c)
+{
+	const char *dir = ap_state_dir();
+	struct dirent *de;
+	DIR *d;
+
+	if (c->dry_run)
+		return;
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		char *end, *p, *final, buf[8192];
+		ssize_t n = 0;
+		long pid;
+		int fd;
+
+		if (len < 5 || strcmp(de->d_name + len - 4, ".tmp") != 0)
+			continue;
+		pid = strtol(de->d_name, &end, 10);
+		if (pid <= 0 || *end != '-' || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		ap_xasprintf(&p, "%s/%s", dir, de->d_name);
+		fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd >= 0) {
+			n = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+		}
+		buf[n > 0 ? n : 0] = '\0';
+		final = strndup(p, strlen(p) - 4);
+		if (n > 0 && strncmp(buf, "kind=", 5) == 0 && strstr(buf, "\naux=") &&
+		    buf[n - 1] == '\n' && final && access(final, F_OK) != 0)
+			rename(p, final);
+		else
+			unlink(p);
+		free(final);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+}
+
+int ap_cmd_cleanup(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "dry-run",         no_argument, NULL, OPT_DRY_RUN },
+		{ "remove-journals", no_argument, NULL, OPT_REMOVE_JOURNALS },
+		{ "quiet",           no_argument, NULL, 'q' },
+		{ "help",            no_argument, NULL, 'h' },
+		{ "version",         no_argument, NULL, 'V' },
+		AP_OUT_LONGOPTS,
+		{ NULL, 0, NULL, 0 }
+	};
+	static const int defaults[] = { COL_ACTION, COL_KIND, COL_PATH, COL_DEV, COL_OWNER, COL_DETAIL };
+	struct cleanup c = { 0 };
+	struct ap_state_entry *v = NULL;
+	struct ap_error e = { 0 };
+	size_t n = 0, i, nsel = 0;
+	bool *sel = NULL, write_error = false;
+	int ch, rc;
+
+	while ((ch = getopt_long(argc, argv, "qhV" AP_OUT_OPTSTRING, longopts, NULL)) != -1) {
+		if (ap_out_parse_opt(&c.out, ch, optarg))
+			continue;
+		switch (ch) {
+		case OPT_DRY_RUN:
+			c.dry_run = true;
+			break;
+		case OPT_REMOVE_JOURNALS:
+			c.remove_journals = true;
+			break;
+		case 'q':
+			c.quiet = true;
+			break;
+		case 'h':
+			usage();
+		case 'V':
+			ap_print_version();
+			return AP_EXIT_OK;
+		default:
+			ap_usage_hint(CMD);
+			return AP_EXIT_USAGE;
+		}
+	}
+	if (ap_out_validate(&c.out, &e) != 0) {
+		ap_usage_error(CMD, "%s", e.msg);
+		return AP_EXIT_USAGE;
+	}
+	if (c.out.list_columns) {
+		ap_out_list_columns(&c.out, infos, AP_ARRAY_SIZE(infos));
+		return AP_EXIT_OK;
+	}
+	if (optind + 1 < argc) {
+		ap_usage_error(CMD, "too many arguments (one DEVICE at most)");
+		return AP_EXIT_USAGE;
+	}
+	if (ap_out_columns(&c.out, infos, AP_ARRAY_SIZE(infos), defaults,
+			   AP_ARRAY_SIZE(defaults), c.cols, &c.ncols, &e) != 0) {
+		ap_usage_error(CMD, "%s", e.msg);
+		return AP_EXIT_USAGE;
+	}
+	if (optind < argc) {
+		struct stat st;
+
+		c.device = argv[optind];
+		/* a vanished device is fine: match the registered names */
+		c.device_canon = realpath(c.device, NULL);
+		if (stat(c.device, &st) == 0) {
+			if (!S_ISBLK(st.st_mode)) {
+				free(c.device_canon);
+				return ap_errx(CMD, c.device, ENOTBLK, "not a block device");
+			}
+			c.device_rdev = st.st_rdev;
+		}
+	}
+
+	finish_stale_tmp_entries(&c);
+	rc = ap_state_list(&v, &n);
+	if (rc) {
+		ap_warnx(CMD, ap_state_dir(), "cannot read the state directory: %s", strerror(-rc));
+		free(c.device_canon);
+		return AP_EXIT_FAILURE;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_entries);
+	sel = ap_xcalloc(n ? n : 1, sizeof(*sel));
+	for (i = 0; i < n; i++)
+		sel[i] = !c.device || about_device(&c, v[i].dev);
+	/* a directory belongs to the device when a mount of it on that device does,
+	 * or when the dead run that made it worked on the device */
+	if (c.device) {
+		size_t j;
+
+		for (i = 0; i < n; i++) {
+			if (sel[i] || v[i].kind != AP_STATE_TMPDIR || (v[i].dev && *v[i].dev))
+				continue;
+			for (j = 0; j < n && !sel[i]; j++)
+				if (j != i && sel[j] && v[j].kind != AP_STATE_TMPDIR &&
+				    ((v[j].path && v[i].path && strcmp(v[j].path, v[i].path) == 0) ||
+				     v[j].owner == v[i].owner))
+					sel[i] = true;
+		}
+	}
+
+	c.tb = ap_out_table_new(&c.out, "cleanup", infos, c.cols, c.ncols);
+	for (i = 0; i < n; i++) {
+		struct ap_state_entry *en = &v[i];
+
+		if (!sel[i])
+			continue;
+		nsel++;
+		if (en->kind == AP_STATE_UNKNOWN) {
+			report(&c, en, "kept", "cannot read the registry entry %s: remove it once "
+			       "nothing of its run is left", en->file);
+			c.nremain++;
+			continue;
+		}
+		if (!ap_state_is_stale(en)) {
+			if (en->kind == AP_STATE_EMU && en->aux && atoi(en->aux) == en->owner)
+				report(&c, en, "kept", "attached with 'emulate --attach' (server %d): "
+				       "'alignprobe emulate --detach %s' takes it down", (int)en->owner,
+				       en->dev ? en->dev : "DEVICE");
+			else
+				report(&c, en, "skipped", "in use by running process %d", (int)en->owner);
+			c.nremain++;
+			continue;
+		}
+		switch (en->kind) {
+		case AP_STATE_MOUNT:
+			do_mount(&c, en);
+			break;
+		case AP_STATE_TMPDIR:
+			do_tmpdir(&c, en);
+			break;
+		case AP_STATE_LOOP:
+			do_loop(&c, en);
+			break;
+		case AP_STATE_EMU:
+			do_emu(&c, en);
+			break;
+		case AP_STATE_JOURNAL:
+			do_journal(&c, en);
+			break;
+		case AP_STATE_UNKNOWN:
+			break;
+		}
+	}
+	if (nsel || c.out.json) {
+		if (ap_out_print(&c.out, c.tb) != 0) {
+			ap_warnx(CMD, NULL, "write error on standard output");
+			write_error = true;
+		}
+	} else if (!c.quiet && !c.out.raw && !c.out.csv && !c.out.noheadings) {
+		/* the sentence only for humans: -r/--csv/-n print an empty table */
+		printf("nothing to clean up in %s%s%s\n", ap_state_dir(),
+		       c.device ? " for " : "", c.device ? c.device : "");
+	}
+	scols_unref_table(c.tb);
+	ap_state_free(v, n);
+	free(sel);
+	for (i = 0; i < c.nunmounted; i++)
+		free(c.unmounted[i]);
+	free(c.unmounted);
+	free(c.device_canon);
+	if (c.nremain)
+		ap_warnx(CMD, NULL, "%d of %zu %s: see the ACTION and DETAIL columns", c.nremain,
+			 nsel, c.dry_run ? "would remain" : "remain");
+	return c.nremain || write_error ? AP_EXIT_FAILURE : AP_EXIT_OK;
+}

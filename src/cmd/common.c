@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Helpers shared by the subcommands' front ends: the one form of a message
+ * ("alignprobe CMD: THING: reason"), the one mapping of an error to an exit
+ * status, usage hints.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd/commands.h"
+#include "lib/exitcodes.h"
+#include "ui/out.h"
+#include "lib/outfile.h"
+#include "lib/util.h"
+
+void ap_print_version(void)
+{
+	printf("%s %s\n", AP_PROG, PACKAGE_VERSION);
+}
+
+/*
+ * The one mapping. docs/alignprobe.8 (EXIT STATUS) and README.md list the
+ * same table; tests/ts/output/manpage.sh compares the man page with the
+ * lines below, so keep one { errno, status } per line.
+ */
+static const struct {
+	int err;
+	int status;
+} exit_classes[] = {
+	/* bad input: what was named cannot be used as given */
+	{ ENOENT,	AP_EXIT_USAGE },	/* does not exist */
+	{ ENOTDIR,	AP_EXIT_USAGE },	/* a path through a non-directory */
+	{ ENAMETOOLONG,	AP_EXIT_USAGE },
+	{ ELOOP,	AP_EXIT_USAGE },	/* symbolic links or 'load' nested too deep */
+	{ EISDIR,	AP_EXIT_USAGE },	/* a directory where a file or device is needed */
+	{ ENOTBLK,	AP_EXIT_USAGE },	/* not a block device (a file, a character device) */
+	{ ENODEV,	AP_EXIT_USAGE },	/* no such device, or not an emulated drive */
+	{ ENXIO,	AP_EXIT_USAGE },	/* a device node without a device */
+	{ EACCES,	AP_EXIT_USAGE },	/* unreadable, or not writable */
+	{ EEXIST,	AP_EXIT_USAGE },	/* an output that must not exist yet */
+	{ ENOSPC,	AP_EXIT_USAGE },	/* too small */
+	{ EFBIG,	AP_EXIT_USAGE },	/* too large */
+	{ ENODATA,	AP_EXIT_USAGE },	/* empty, or without what is needed */
+	{ EINVAL,	AP_EXIT_USAGE },	/* malformed */
+	{ ERANGE,	AP_EXIT_USAGE },	/* a value out of range */
+	{ EBADMSG,	AP_EXIT_USAGE },	/* corrupt */
+	/* refused for safety: nothing was written */
+	{ EBUSY,	AP_EXIT_REFUSED },	/* in use: mounted, swap, held, opened exclusively */
+	{ EPERM,	AP_EXIT_REFUSED },	/* not allowed without an option (--allow-...) */
+	{ EROFS,	AP_EXIT_REFUSED },	/* read-only */
+	{ ECANCELED,	AP_EXIT_REFUSED },	/* not confirmed */
+	/* not built in */
+	{ ENOTSUP,	AP_EXIT_NOTBUILT },
+};
+
+int ap_exit_for_errno(int err)
+{
+	size_t i;
+
+	if (err < 0)
+		err = -err;
+	for (i = 0; i < AP_ARRAY_SIZE(exit_classes); i++)
+		if (exit_classes[i].err == err)
+			return exit_classes[i].status;
+	return AP_EXIT_FAILURE;
+}
+
+void ap_vwarnx(const char *cmd, const char *thing, const char *fmt, va_list ap)
+{
+	char reason[1024];
+	size_t n = thing ? strlen(thing) : 0;
+
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	/* a module's message often names the thing already ("T: ...", "T:6: ..."): not twice */
+	if (thing && strncmp(reason, thing, n) == 0 && reason[n] == ':')
+		thing = NULL;
+	/* stdout first, so that what was printed and the message stay in order */
+	fflush(stdout);
+	fprintf(stderr, "%s%s%s: %s%s%s\n", AP_PROG, cmd ? " " : "", cmd ? cmd : "",
+		thing ? thing : "", thing ? ": " : "", reason);
+}
+
+void ap_warnx(const char *cmd, const char *thing, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ap_vwarnx(cmd, thing, fmt, ap);
+	va_end(ap);
+}
+
+int ap_errx(const char *cmd, const char *thing, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ap_vwarnx(cmd, thing, fmt, ap);
+	va_end(ap);
+	return ap_exit_for_errno(err);
+}
+
+int ap_err_error(const char *cmd, const char *thing, const struct ap_error *e)
+{
+	ap_warnx(cmd, thing, "%s", e->msg[0] ? e->msg : strerror(e->code ? e->code : EIO));
+	return ap_exit_for_errno(e->code);
+}
+
+int ap_cmd_close_stdout(const char *cmd, int status)
+{
+	int rc = ap_out_close_stdout();
+
+	if (rc == 0)
+		return status;
+	ap_warnx(cmd, NULL, "write error on standard output: %s", strerror(-rc));
+	return status == AP_EXIT_OK ? AP_EXIT_FAILURE : status;
+}
+
+/* the same device (or, for what is none, the same file) */
+static bool same_node(const struct stat *a, const struct stat *b)
+{
+	if (S_ISBLK(a->st_mode) || S_ISBLK(b->st_mode))
+		return S_ISBLK(a->st_mode) && S_ISBLK(b->st_mode) && a->st_rdev == b->st_rdev;
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+int ap_check_listed_twice(const char *cmd, char *const *devs, size_t n)
+{
+	struct stat *st = ap_xcalloc(n ? n : 1, sizeof(*st));
+	bool *ok = ap_xcalloc(n ? n : 1, sizeof(*ok));
+	size_t i, j;
+	int rc = 0;
+
+	for (i = 0; i < n && !rc; i++) {
+		ok[i] = stat(devs[i], &st[i]) == 0;	/* what does not exist is said later */
+		for (j = 0; ok[i] && j < i && !rc; j++) {
+			if (!ok[j] || !same_node(&st[i], &st[j]))
+				continue;
+			if (strcmp(devs[i], devs[j]) == 0)
+				ap_warnx(cmd, devs[i], "listed twice");
+			else
+				ap_warnx(cmd, devs[i], "listed twice (also as %s)", devs[j]);
+			rc = AP_EXIT_USAGE;
+		}
+	}
+	free(st);
+	free(ok);
+	return rc;
+}
+
+void ap_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ap_vwarnx(cmd, NULL, fmt, ap);
+	va_end(ap);
+	ap_usage_hint(cmd);
+}
+
+void ap_usage_hint(const char *cmd)
+{
+	fprintf(stderr, "Try '%s%s%s --help' for more information.\n",
+		AP_PROG, cmd ? " " : "", cmd ? cmd : "");
+}
+
+int ap_cmd_not_built(const char *cmd)
+{
+	ap_warnx(cmd, NULL, "this command is not built yet in version %s", PACKAGE_VERSION);
+	return AP_EXIT_NOTBUILT;
+}
+
+int ap_cmd_open_output(const char *cmd, struct ap_outfile *of, const char *path)
+{
+	struct ap_error e = { 0 };
+
+	if (ap_outfile_open(of, path, &e) == 0)
+		return 0;
+	ap_warnx(cmd, NULL, "%s", e.msg);
+	return AP_EXIT_USAGE;
+}
+
+int ap_cmd_check_output(const char *cmd, const char *path, bool must_not_exist)
+{
+	struct ap_error e = { 0 };
+
+	if (ap_outfile_check(path, must_not_exist, &e) == 0)
+		return 0;
+	ap_warnx(cmd, NULL, "%s", e.msg);
+	return AP_EXIT_USAGE;
+}
+
+int ap_cmd_check_dir(const char *cmd, const char *dir, const char *what)
+{
+	struct ap_error e = { 0 };
+
+	if (ap_outfile_check_dir(dir, &e) == 0)
+		return 0;
+	ap_warnx(cmd, NULL, "%s (%s)", e.msg, what);
+	return AP_EXIT_USAGE;
+}
+
+void ap_cmd_dry_run_outputs(const struct ap_cmd_output *o, size_t n)
+{
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!o[i].path)
+			continue;
+		printf("%s %s %s", any ? "," : "Output files (checked now, written after a real run):",
+		       o[i].opt, o[i].path);
+		any = true;
+	}
+	if (any)
+		printf("\n");
+}

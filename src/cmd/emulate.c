@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * alignprobe emulate: an emulated Advanced Format drive that lies about its
+ * physical sector size (see src/emu/emu.h).
+ *
+ *	alignprobe emulate --attach [--size 1G] [--phys 4096] [--lowest-aligned 0]
+ *			   [--rmw-cost 8ms] [--base-cost 0] [--jitter 0] [--seed 1]
+ *			   [--write-cache] [--fail-lba LBA --fail-count N]
+ *			   [--fail-after N] [--fail-reads|--fail-writes]
+ *			   [--image FILE] [--spec SPEC] [--wait]
+ *	alignprobe emulate --detach DEV
+ *	alignprobe emulate --stats DEV [output options]
+ *	alignprobe emulate --reset-stats DEV
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "cmd/commands.h"
+#include "emu/emu.h"
+#include "emu/model.h"
+#include "lib/exitcodes.h"
+#include "ui/out.h"
+#include "lib/sig.h"
+#include "lib/util.h"
+
+#define CMD "emulate"
+
+enum {
+	COL_DEVICE,
+	COL_READS,
+	COL_WRITES,
+	COL_ALIGNED,
+	COL_RMW,
+	COL_RMW_WRITES,
+	COL_FLUSHES,
+	COL_READ_BYTES,
+	COL_WRITE_BYTES,
+	COL_ERRORS,
+	COL_BUSY,
+	COL_SIZE,
+	COL_PHYS,
+	COL_LBA,
+	COL_SPEC,
+};
+
+static const struct ap_colinfo infos[] = {
+	[COL_DEVICE] = { "DEVICE", 0.1, 0, AP_COL_STRING, "the emulated drive's loop device" },
+	[COL_READS] = { "READS", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "read requests served" },
+	[COL_WRITES] = { "WRITES", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "write requests served" },
+	[COL_ALIGNED] = { "ALIGNED", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "writes covering whole physical sectors only" },
+	[COL_RMW] = { "RMW", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+		      "read-modify-writes: partial physical sectors written (0-2 per write)" },
+	[COL_RMW_WRITES] = { "RMW_WRITES", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			     "writes that needed a read-modify-write" },
+	[COL_FLUSHES] = { "FLUSHES", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "cache flushes (fsync)" },
+	[COL_READ_BYTES] = { "READ_BYTES", 0.05, SCOLS_FL_RIGHT, AP_COL_SIZE, "bytes read" },
+	[COL_WRITE_BYTES] = { "WRITE_BYTES", 0.05, SCOLS_FL_RIGHT, AP_COL_SIZE, "bytes written" },
+	[COL_ERRORS] = { "ERRORS", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "requests failed by fault injection" },
+	[COL_BUSY] = { "BUSY_NS", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "time charged, nanoseconds" },
+	[COL_SIZE] = { "SIZE", 0.05, SCOLS_FL_RIGHT, AP_COL_SIZE, "capacity" },
+	[COL_PHYS] = { "PHYS", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "hidden physical sector size" },
+	[COL_LBA] = { "LOWEST_ALIGNED", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "lowest aligned LBA" },
+	[COL_SPEC] = { "SPEC", 0.3, 0, AP_COL_STRING, "all parameters, as a --emulate spec" },
+};
+
+static const int default_cols[] = {
+	COL_DEVICE, COL_READS, COL_WRITES, COL_ALIGNED, COL_RMW_WRITES, COL_RMW, COL_FLUSHES, COL_ERRORS, COL_BUSY,
+};
+
+enum {
+	OPT_ATTACH = AP_OPT_OUT_LAST,
+	OPT_DETACH,
+	OPT_STATS,
+	OPT_RESET_STATS,
+	OPT_SPEC,
+	OPT_FAIL_READS,
+	OPT_FAIL_WRITES,
+	OPT_WAIT,
+	OPT_SPECKEY,		/* spec parameters: OPT_SPECKEY + index into speckeys[] */
+};
+
+/* long option -> spec key */
+static const char *const speckeys[] = {
+	"size", "phys", "lowest-aligned", "lba", "rmw-cost", "base-cost", "jitter", "seed",
+	"write-cache", "fail-lba", "fail-count", "fail-after", "image", "flush-cost",
+};
+
+static void usage(void)
+{
+	printf("Usage:\n"
+	       " %1$s %2$s --attach [options]\n"
+	       " %1$s %2$s --detach <device>\n"
+	       " %1$s %2$s --stats <device> [output options]\n"
+	       " %1$s %2$s --reset-stats <device>\n"
+	       "\nAn emulated Advanced Format drive: a loop device that reports 512-byte\n"
+	       "logical and physical sectors, served through FUSE by a process that charges\n"
+	       "a read-modify-write for every write covering a hidden physical sector only\n"
+	       "partly. --attach prints the loop device once it is usable.\n"
+	       "\nAttach options (defaults in brackets):\n"
+	       "     --size <size>            capacity [1G]\n"
+	       "     --phys <bytes>           hidden physical sector, 512..64K [4096]\n"
+	       "     --lowest-aligned <lba>   first aligned LBA, 0..phys/512-1 [0] (alias --lba)\n"
+	       "     --rmw-cost <time>        cost of a partial-sector write [8ms]\n"
+	       "     --base-cost <time>       cost of every request [0]\n"
+	       "     --jitter <fraction>      costs vary by +-fraction, e.g. 30%% [0]\n"
+	       "     --seed <n>               jitter generator seed [1]\n"
+	       "     --write-cache[=on|off]   volatile write cache [off]: writes cost the base\n"
+	       "                              cost, the next flush pays their RMWs; off, the\n"
+	       "                              device says \"write through\" and gets no flushes\n"
+	       "     --flush-cost <time>      cost of draining the cache, per flush [0]\n"
+	       "     --fail-lba <lba>         fail requests touching this LBA with EIO\n"
+	       "     --fail-count <n>         ... and the n-1 sectors after it [1]\n"
+	       "     --fail-after <n>         fail once n requests were served since the\n"
+	       "                              last reset (with --fail-lba: in that range only)\n"
+	       "     --fail-reads, --fail-writes  fail only these [both]\n"
+	       "     --image <file>           start from a copy of this image (sparse; the file\n"
+	       "                              is never modified); its size unless --size\n"
+	       "     --wait                   stay in the foreground; detach on SIGINT/SIGTERM\n"
+	       "                              (the drive also goes when this process is killed)\n"
+	       "     --spec <spec>            the same as a string: size=1G,phys=4096,lba=0,\n"
+	       "                              rmw=8ms,base=0,jitter=0,seed=1,cache=off,flush=0,\n"
+	       "                              fail=LBA+COUNT,fail-rw=r|w|rw,fail-after=N,image=FILE\n"
+	       "\nOther actions:\n"
+	       " -d, --detach <device>        stop the drive, remove everything it used\n"
+	       "     --stats <device>         print the drive's counters\n"
+	       "     --reset-stats <device>   count from zero again\n"
+	       "\nOutput options (--stats):\n", AP_PROG, CMD);
+	ap_out_usage(stdout);
+	printf(" -h, --help                   display this help\n"
+	       " -V, --version                display version\n"
+	       "\nAvailable output columns:\n");
+	for (size_t i = 0; i < AP_ARRAY_SIZE(infos); i++)
+		printf(" %15s  %s\n", infos[i].name, infos[i].help);
+}
+
+/*
+ * @dev is no emulated drive: bad input (2), as a device that does not
+ * exist, which is said as such.
+ */
+static int not_emulated(const char *dev)
+{
+	struct stat st;
+
+	if (stat(dev, &st) != 0)
+		return ap_errx(CMD, dev, errno, "%s", strerror(errno));
+	return ap_errx(CMD, dev, ENODEV, "not an emulated drive");
+}
+
+static int print_stats(const struct ap_out *o, const char *dev)
+{
+	int cols[AP_ARRAY_SIZE(infos) * 2];
+	size_t ncols;
+	struct ap_emu_counters c;
+	struct ap_emu_spec s;
+	struct libscols_table *tb;
+	struct libscols_line *ln;
+	struct ap_error e = { 0 };
+	char *spec;
+	int rc;
+
+	if (ap_out_columns(o, infos, AP_ARRAY_SIZE(infos), default_cols,
+			   AP_ARRAY_SIZE(default_cols), cols, &ncols, &e) != 0) {
+		ap_usage_error(CMD, "%s", e.msg);
+		return AP_EXIT_USAGE;
+	}
+	rc = ap_emu_counters_read(dev, &c);
+	if (rc == 0)
+		rc = ap_emu_spec_of(dev, &s);
+	if (rc)
+		return rc == -ENODEV ? not_emulated(dev) : ap_errx(CMD, dev, rc, "%s", strerror(-rc));
+	tb = ap_out_table_new(o, "emulators", infos, cols, ncols);
+	ln = scols_table_new_line(tb, NULL);
+	if (!ln) {
+		scols_unref_table(tb);
+		ap_emu_spec_free(&s);
+		return AP_EXIT_FAILURE;
+	}
+	spec = ap_emu_spec_format(&s);
+	ap_out_set_str(ln, cols, ncols, COL_DEVICE, dev);
+	ap_out_set_u64(ln, cols, ncols, COL_READS, c.reads);
+	ap_out_set_u64(ln, cols, ncols, COL_WRITES, c.writes);
+	ap_out_set_u64(ln, cols, ncols, COL_ALIGNED, c.aligned_writes);
+	ap_out_set_u64(ln, cols, ncols, COL_RMW, c.rmw);
+	ap_out_set_u64(ln, cols, ncols, COL_RMW_WRITES, c.rmw_writes);
+	ap_out_set_u64(ln, cols, ncols, COL_FLUSHES, c.flushes);
+	ap_out_set_size(o, ln, cols, ncols, COL_READ_BYTES, c.read_bytes);
+	ap_out_set_size(o, ln, cols, ncols, COL_WRITE_BYTES, c.write_bytes);
+	ap_out_set_u64(ln, cols, ncols, COL_ERRORS, c.errors);
+	ap_out_set_u64(ln, cols, ncols, COL_BUSY, c.busy_ns);
+	ap_out_set_size(o, ln, cols, ncols, COL_SIZE, s.capacity);
+	ap_out_set_u64(ln, cols, ncols, COL_PHYS, s.phys_sector);
+	ap_out_set_u64(ln, cols, ncols, COL_LBA, s.lowest_aligned);
+	ap_out_set_str(ln, cols, ncols, COL_SPEC, spec);
+	rc = ap_out_print(o, tb);
+	scols_unref_table(tb);
+	free(spec);
+	ap_emu_spec_free(&s);
+	return rc ? AP_EXIT_FAILURE : AP_EXIT_OK;
+}
+
+int ap_cmd_emulate(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "attach",       no_argument,       NULL, OPT_ATTACH },
+		/*
+		 * DEVICE is an argument of its own, found wherever it stands
+		 * (getopt permutes): "--stats -J DEV" must not take -J for
+		 * it. --stats=DEV still works.
+		 */
+		{ "detach",       optional_argument, NULL, 'd' },
+		{ "stats",        optional_argument, NULL, OPT_STATS },
+		{ "reset-stats",  optional_argument, NULL, OPT_RESET_STATS },
+		{ "spec",         required_argument, NULL, OPT_SPEC },
+		{ "fail-reads",   no_argument,       NULL, OPT_FAIL_READS },
+		{ "fail-writes",  no_argument,       NULL, OPT_FAIL_WRITES },
+		{ "wait",         no_argument,       NULL, OPT_WAIT },
+		{ "size",           required_argument, NULL, OPT_SPECKEY + 0 },
+		{ "phys",           required_argument, NULL, OPT_SPECKEY + 1 },
+		{ "lowest-aligned", required_argument, NULL, OPT_SPECKEY + 2 },
+		{ "lba",            required_argument, NULL, OPT_SPECKEY + 3 },
+		{ "rmw-cost",       required_argument, NULL, OPT_SPECKEY + 4 },
+		{ "base-cost",      required_argument, NULL, OPT_SPECKEY + 5 },
+		{ "jitter",         required_argument, NULL, OPT_SPECKEY + 6 },
+		{ "seed",           required_argument, NULL, OPT_SPECKEY + 7 },
+		{ "write-cache",    optional_argument, NULL, OPT_SPECKEY + 8 },
+		{ "fail-lba",       required_argument, NULL, OPT_SPECKEY + 9 },
+		{ "fail-count",     required_argument, NULL, OPT_SPECKEY + 10 },
+		{ "fail-after",     required_argument, NULL, OPT_SPECKEY + 11 },
+		{ "image",          required_argument, NULL, OPT_SPECKEY + 12 },
+		{ "flush-cost",     required_argument, NULL, OPT_SPECKEY + 13 },
+		AP_OUT_LONGOPTS,
+		{ "help",    no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct ap_emu_spec spec;
+	struct ap_out out = { 0 };
+	struct ap_error e = { 0 };
+	struct ap_emu *emu;
+	const char *dev = NULL;
+	char devname[64];
+	int action = 0, c, rc = AP_EXIT_USAGE, fail_rw = 0, nspec = 0;
+	bool wait = false;
+
+#ifndef HAVE_EMULATOR
+	/* even --help: scripts probe `emulate --help` to learn whether it is built */
+	(void)argc;
+	(void)argv;
+	(void)longopts;
+	ap_warnx(CMD, NULL, "the emulated drive is not built in this version "
+		 "(configured with --disable-emulator)");
+	return AP_EXIT_NOTBUILT;
+#endif
+	ap_emu_spec_init(&spec);
+	while ((c = getopt_long(argc, argv, "d::hV" AP_OUT_OPTSTRING, longopts, NULL)) != -1) {
+		if (ap_out_parse_opt(&out, c, optarg))
+			continue;
+		if (c >= OPT_SPECKEY && c < OPT_SPECKEY + (int)AP_ARRAY_SIZE(speckeys)) {
+			nspec++;
+			if (ap_emu_spec_set(&spec, speckeys[c - OPT_SPECKEY], optarg, &e) != 0) {
+				ap_usage_error(CMD, "--%s", e.msg);
+				goto out;
+			}
+			continue;
+		}
+		switch (c) {
+		case OPT_ATTACH:
+		case 'd':
+		case OPT_STATS:
+		case OPT_RESET_STATS:
+			if (action && action != c) {
+				ap_usage_error(CMD, "--attach, --detach, --stats and --reset-stats are mutually exclusive");
+				goto out;
+			}
+			action = c;
+			dev = optarg;
+			break;
+		case OPT_SPEC:
+			nspec++;
+			if (ap_emu_spec_parse(optarg, &spec, &e) != 0) {
+				ap_usage_error(CMD, "--spec: %s", e.msg);
+				goto out;
+			}
+			break;
+		case OPT_WAIT:
+			nspec++;
+			wait = true;
+			break;
+		case OPT_FAIL_READS:
+			nspec++;
+			fail_rw |= 1;
+			break;
+		case OPT_FAIL_WRITES:
+			nspec++;
+			fail_rw |= 2;
+			break;
+		case 'h':
+			usage();
+			rc = AP_EXIT_OK;
+			goto out;
+		case 'V':
+			ap_print_version();
+			rc = AP_EXIT_OK;
+			goto out;
+		default:
+			ap_usage_hint(CMD);
+			goto out;
+		}
+	}
+	if (action && action != OPT_ATTACH && !dev && optind < argc)
+		dev = argv[optind++];
+	if (optind < argc) {
+		ap_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+		goto out;
+	}
+	if (out.list_columns) {
+		ap_out_list_columns(&out, infos, AP_ARRAY_SIZE(infos));
+		rc = AP_EXIT_OK;
+		goto out;
+	}
+	if (!action) {
+		ap_usage_error(CMD, "one of --attach, --detach, --stats or --reset-stats is needed");
+		goto out;
+	}
+	if (action != OPT_ATTACH && nspec) {
+		ap_usage_error(CMD, "drive parameters are only accepted with --attach");
+		goto out;
+	}
+	if (action != OPT_ATTACH && !dev) {
+		ap_usage_error(CMD, "no device given");
+		goto out;
+	}
+	if (ap_out_validate(&out, &e) != 0) {
+		ap_usage_error(CMD, "%s", e.msg);
+		goto out;
+	}
+	switch (action) {
+	case OPT_ATTACH:
+		if (fail_rw)
+			spec.fail_reads = fail_rw & 1, spec.fail_writes = (fail_rw & 2) != 0;
+		if (ap_emu_spec_validate(&spec, &e) != 0) {
+			ap_usage_error(CMD, "%s", e.msg);
+			goto out;
+		}
+		if (ap_emu_spec_check(&spec, &e) != 0) {
+			rc = ap_err_error(CMD, NULL, &e);	/* --image missing: 2 */
+			goto out;
+		}
+		if (ap_emu_attach(&spec, &emu, &e) != 0) {
+			ap_warnx(CMD, NULL, "cannot attach the emulated drive: %s", e.msg);
+			rc = e.code == ENOTSUP ? AP_EXIT_NOTBUILT : AP_EXIT_FAILURE;
+			goto out;
+		}
+		if (wait) {
+			/* a session: the drive lives as long as this process */
+			printf("%s\n", ap_emu_device(emu));
+			if (ap_out_flush(stdout) != 0)
+				ap_warnx(CMD, NULL, "write error on standard output");
+			ap_sig_install();
+			while (!ap_sig_pending())
+				pause();
+			if (ap_emu_detach(emu, &e) != 0) {
+				ap_warnx(CMD, ap_emu_device(emu), "%s", e.msg);
+				ap_emu_forget(emu, &e);
+				rc = AP_EXIT_FAILURE;
+				goto out;
+			}
+			rc = AP_EXIT_OK;
+			break;
+		}
+		/*
+		 * The server runs on: this process lets go of the drive
+		 * without detaching it (the server owns its registry entry).
+		 */
+		snprintf(devname, sizeof(devname), "%s", ap_emu_device(emu));
+		if (ap_emu_forget(emu, &e) != 0) {
+			ap_warnx(CMD, NULL, "cannot hand the emulated drive over: %s", e.msg);
+			rc = AP_EXIT_FAILURE;
+			goto out;
+		}
+		printf("%s\n", devname);
+		rc = ap_cmd_close_stdout(CMD, AP_EXIT_OK);
+		break;
+	case 'd':
+		if (ap_emu_detach_device(dev, &e) != 0) {
+			/* not ours (2), in use or another state directory's (3), or failed (1) */
+			if (e.code == ENODEV) {
+				rc = not_emulated(dev);
+			} else if (e.code == EBUSY || e.code == EPERM) {
+				rc = ap_err_error(CMD, dev, &e);
+			} else {
+				ap_warnx(CMD, dev, "%s", e.msg);
+				rc = AP_EXIT_FAILURE;
+			}
+			goto out;
+		}
+		rc = AP_EXIT_OK;
+		break;
+	case OPT_STATS:
+		rc = print_stats(&out, dev);
+		break;
+	case OPT_RESET_STATS:
+		c = ap_emu_counters_reset(dev);
+		if (c) {
+			rc = c == -ENODEV ? not_emulated(dev) : ap_errx(CMD, dev, c, "%s", strerror(-c));
+			goto out;
+		}
+		rc = AP_EXIT_OK;
+		break;
+	}
+out:
+	ap_emu_spec_free(&spec);
+	return rc;
+}

@@ -1,0 +1,626 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * alignprobe postmark [options] [CONFIG...]: the built-in PostMark-compatible
+ * workload on its own.
+ *
+ * - Without CONFIG: one run with PostMark's defaults and the options.
+ * - With CONFIG files (PostMark's syntax; "-" is stdin): every file is read
+ *   and checked completely (nested `load`s too) before anything runs; then
+ *   its `run` and `show` commands are executed in order. Files with neither
+ *   `run` nor `quit` get one run at their end.
+ * - -i/--interactive: afterwards (unless a file said `quit`), commands are
+ *   read from stdin and executed line by line, PostMark's "pm>" prompt on
+ *   a terminal; a bad line is reported and skipped.
+ * - Options pin settings: they override what the files `set`.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "cmd/commands.h"
+#include "lib/exitcodes.h"
+#include "ui/out.h"
+#include "workload/pm.h"
+#include "ui/progress.h"
+#include "lib/sig.h"
+#include "lib/util.h"
+
+#define CMD "postmark"
+
+enum {
+	OPT_READ_BLOCK = AP_OPT_OUT_LAST,
+	OPT_WRITE_BLOCK,
+	OPT_BUFFERING,
+	OPT_BIAS_READ,
+	OPT_BIAS_CREATE,
+	OPT_SYNC,
+	OPT_DROP_CACHES,
+	OPT_DATA,
+	OPT_TERSE,
+};
+
+static const struct option longopts[] = {
+	{ "size",           required_argument, NULL, 's' },
+	{ "number",         required_argument, NULL, 'N' },
+	{ "seed",           required_argument, NULL, 'S' },
+	{ "transactions",   required_argument, NULL, 't' },
+	{ "location",       required_argument, NULL, 'l' },
+	{ "subdirectories", required_argument, NULL, 'd' },
+	{ "read-block",     required_argument, NULL, OPT_READ_BLOCK },
+	{ "write-block",    required_argument, NULL, OPT_WRITE_BLOCK },
+	{ "buffering",      required_argument, NULL, OPT_BUFFERING },
+	{ "bias-read",      required_argument, NULL, OPT_BIAS_READ },
+	{ "bias-create",    required_argument, NULL, OPT_BIAS_CREATE },
+	{ "sync",           required_argument, NULL, OPT_SYNC },
+	{ "drop-caches",    no_argument,       NULL, OPT_DROP_CACHES },
+	{ "data",           required_argument, NULL, OPT_DATA },
+	{ "json",           no_argument,       NULL, 'J' },
+	{ "terse",          no_argument,       NULL, OPT_TERSE },
+	{ "interactive",    no_argument,       NULL, 'i' },
+	{ "quiet",          no_argument,       NULL, 'q' },
+	{ "help",           no_argument,       NULL, 'h' },
+	{ "version",        no_argument,       NULL, 'V' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void usage(void)
+{
+	FILE *f = stdout;
+
+	fprintf(f, "Usage:\n %s %s [options] [CONFIG...]\n\n", AP_PROG, CMD);
+	fputs("The built-in PostMark-compatible workload: for the same settings it performs\n"
+	      "exactly the file operations of PostMark 1.5 (same files created, read,\n"
+	      "appended and deleted, same bytes), timed in nanoseconds, and always removes\n"
+	      "what it created. CONFIG files use PostMark's commands (set size, set number,\n"
+	      "set seed, set transactions, set location, set subdirectories, set read,\n"
+	      "set write, set buffering, set bias read, set bias create, set report, run,\n"
+	      "show, load, help, quit; plus set sync, set data, set dropcaches); '-' reads\n"
+	      "stdin. Each file is checked completely before anything runs. Without CONFIG,\n"
+	      "or when the files contain neither 'run' nor 'quit', it runs once.\n\n", f);
+	fputs("Options (they override the files' settings):\n"
+	      " -s, --size LO[:HI]        created files have LO..HI-1 bytes, appends grow them\n"
+	      "                           up to HI; LO alone: fixed size (default 500:10000)\n"
+	      " -N, --number N            files in the initial set (default 500)\n"
+	      " -S, --seed N              random seed, 1..4294967295 (default 42)\n"
+	      " -t, --transactions N      transactions (default 500)\n"
+	      " -l, --location DIR[=W]    directory for the files, weight W; repeatable\n"
+	      "                           (default: the current directory)\n"
+	      " -d, --subdirectories K    spread the files over s0..s(K-1) in each location\n"
+	      "     --read-block B        read block size (default 512)\n"
+	      "     --write-block B       write block size (default 512)\n"
+	      "     --buffering yes|no    PostMark's stdio mode (default yes)\n"
+	      "     --bias-read N         0..10 chance of read over append, -1 off (default 5)\n"
+	      "     --bias-create N       0..10 chance of create over delete, -1 off (default 5)\n"
+	      "     --sync POLICY         none, fsync, fdatasync, dsync, sync, direct (default none)\n"
+	      "     --drop-caches         sync and drop the page cache before each phase (root)\n"
+	      "     --data SOURCE         printable (PostMark), zeros, random (default printable)\n"
+	      " -J, --json                print a JSON document instead of the reports\n"
+	      "     --terse               PostMark's one-line report\n"
+	      " -i, --interactive         then read commands from stdin (PostMark's pm> prompt)\n"
+	      " -q, --quiet               no progress line\n"
+	      " -h, --help                display this help\n"
+	      " -V, --version             display version\n\n", f);
+	fputs("Exit status: 0 done, 1 I/O error (files removed), 2 bad option or config\n"
+	      "(nothing created), 128+N interrupted by signal N (files removed, partial\n"
+	      "results printed).\n", f);
+}
+
+/* Settings given as options: re-applied on top of every configuration. */
+struct pins {
+	char **lines;			/* PostMark "set ..." lines */
+	size_t nlines;
+	struct ap_pm_location *locs;	/* --location, replacing the files' */
+	size_t nlocs;
+};
+
+struct ctx {
+	struct pins pins;
+	bool json, quiet;
+	struct json_object *runs;	/* --json: the runs so far */
+	struct ap_progress prog;
+	char prog_what[64];
+};
+
+/* @cmd is a PostMark command ("set seed"), @arg its value */
+static void pin_line(struct pins *p, const char *cmd, const char *arg)
+{
+	p->lines = ap_xreallocarray(p->lines, p->nlines + 1, sizeof(*p->lines));
+	ap_xasprintf(&p->lines[p->nlines++], "%s %s", cmd, arg);
+}
+
+static void pins_free(struct pins *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nlines; i++)
+		free(p->lines[i]);
+	free(p->lines);
+	for (i = 0; i < p->nlocs; i++)
+		free(p->locs[i].path);
+	free(p->locs);
+}
+
+/* --location DIR[=W]: W when the part before the last '=' is a directory. */
+static int pin_location(struct pins *p, const char *arg)
+{
+	char *dir = ap_xstrdup(arg), *eq = strrchr(dir, '=');
+	struct stat st;
+	uint32_t w = 1;
+
+	if (eq && ap_parse_u32(eq + 1, &w) == 0) {
+		*eq = '\0';
+		if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+			*eq = '=';
+			w = 1;
+		}
+	}
+	if (w < 1 || w > AP_PM_MAX_WEIGHT) {
+		ap_usage_error(CMD, "--location %s: weight out of range 1..%u", arg,
+			       AP_PM_MAX_WEIGHT);
+		free(dir);
+		return -EINVAL;
+	}
+	p->locs = ap_xreallocarray(p->locs, p->nlocs + 1, sizeof(*p->locs));
+	p->locs[p->nlocs].path = dir;
+	p->locs[p->nlocs].weight = w;
+	p->nlocs++;
+	return 0;
+}
+
+static int pins_apply(const struct pins *p, struct ap_pm_config *cfg, struct ap_error *e)
+{
+	struct ap_pm_line pl;
+	struct ap_pm_config tmp;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < p->nlines; i++) {
+		rc = ap_pm_config_line(cfg, p->lines[i], NULL, 0, &pl, e);
+		free(pl.arg);
+		if (rc)
+			return rc;
+	}
+	if (p->nlocs) {
+		ap_pm_config_copy(&tmp, cfg);
+		ap_pm_config_free(&tmp);	/* drops the locations only */
+		tmp.locations = NULL;
+		tmp.nlocations = 0;
+		for (i = 0; i < p->nlocs; i++) {
+			rc = ap_pm_config_add_location(&tmp, p->locs[i].path,
+						       p->locs[i].weight, e);
+			if (rc) {
+				ap_pm_config_free(&tmp);
+				return rc;
+			}
+		}
+		ap_pm_config_free(cfg);
+		*cfg = tmp;
+	}
+	return 0;
+}
+
+static void on_progress(void *arg, int phase, uint64_t done, uint64_t total)
+{
+	struct ctx *c = arg;
+
+	if (done == 0) {
+		ap_progress_clear(&c->prog);
+		snprintf(c->prog_what, sizeof(c->prog_what), "postmark: %s",
+			 ap_pm_phase_name(phase));
+		ap_progress_init(&c->prog, c->prog_what, total, c->quiet);
+	}
+	ap_progress_update(&c->prog, done, NULL);
+}
+
+static FILE *open_output(const char *path)
+{
+	FILE *f;
+
+	if (!path)
+		return stdout;
+	f = fopen(path, "ae");
+	if (!f)
+		ap_warnx(CMD, path, "cannot write: %s", strerror(errno));
+	return f;
+}
+
+static int close_output(FILE *f, const char *path)
+{
+	if (f == stdout)
+		return ap_out_flush(f);	/* a reader gone (| head) is no error */
+	if (fclose(f) != 0) {
+		ap_warnx(CMD, path, "write error: %s", strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+/* One `run`: returns an exit code. */
+static int do_run(struct ctx *c, struct ap_pm_config *cfg, const char *output,
+		  const char *where)
+{
+	struct ap_pm_result res;
+	struct ap_error e;
+	FILE *out;
+	int rc, ret = AP_EXIT_OK;
+
+	cfg->progress = on_progress;
+	cfg->progress_ctx = c;
+	rc = ap_pm_run(cfg, &res, &e);
+	ap_progress_clear(&c->prog);
+	if (rc == -EINTR) {
+		ret = AP_EXIT_SIGNAL_BASE + res.interrupted;
+		ap_warnx(CMD, NULL, "interrupted by signal %d; %llu files removed", res.interrupted,
+			 (unsigned long long)res.cleanup_removed);
+	} else if (rc && !res.error) {
+		/* configuration refused before anything was created */
+		ap_warnx(CMD, where, "%s", e.msg);
+		return AP_EXIT_USAGE;
+	} else if (rc) {
+		ap_warnx(CMD, NULL, "%s", e.msg);
+		ret = AP_EXIT_FAILURE;
+	}
+	if (res.out_of_files)
+		ap_warnx(CMD, NULL, "out of files after %llu transactions: increase the number of "
+			 "files or decrease the number of transactions",
+			 (unsigned long long)res.transactions_done);
+
+	if (c->json) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "config", ap_pm_config_to_json(cfg));
+		json_object_object_add(o, "result", ap_pm_result_to_json(&res));
+		json_object_array_add(c->runs, o);
+		if (!output)
+			return ret;
+	}
+	out = open_output(output);
+	if (!out)
+		return ret ? ret : AP_EXIT_FAILURE;
+	ap_pm_report_text(out, cfg, &res);
+	if (close_output(out, output) && !ret)
+		ret = AP_EXIT_FAILURE;
+	return ret;
+}
+
+static int do_show(struct ctx *c, const struct ap_pm_config *cfg, const char *output)
+{
+	FILE *out;
+
+	if (c->json && !output)
+		return AP_EXIT_OK;	/* stdout carries the JSON document only */
+	out = open_output(output);
+	if (!out)
+		return AP_EXIT_FAILURE;
+	ap_pm_config_show(out, cfg);
+	return close_output(out, output) ? AP_EXIT_FAILURE : AP_EXIT_OK;
+}
+
+/* Options re-applied to every step, every run's settings checked: an
+ * exit code (AP_EXIT_USAGE with a message naming file:line). */
+static int check_script(struct ctx *c, struct ap_pm_script *s, bool implicit_run)
+{
+	struct ap_error e;
+	size_t i;
+
+	for (i = 0; i < s->nsteps; i++) {
+		struct ap_pm_step *st = &s->steps[i];
+
+		if (pins_apply(&c->pins, &st->cfg, &e) ||
+		    (st->cmd == AP_PM_CMD_RUN && ap_pm_config_validate(&st->cfg, &e))) {
+			ap_warnx(CMD, st->where, "%s", e.msg);
+			return AP_EXIT_USAGE;
+		}
+	}
+	if (pins_apply(&c->pins, &s->final, &e) ||
+	    (implicit_run && ap_pm_config_validate(&s->final, &e))) {
+		ap_warnx(CMD, NULL, "%s", e.msg);
+		return AP_EXIT_USAGE;
+	}
+	return AP_EXIT_OK;
+}
+
+/* Execute the checked steps in order; an exit code. */
+static int exec_script(struct ctx *c, struct ap_pm_script *s, bool implicit_run)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < s->nsteps; i++) {
+		struct ap_pm_step *st = &s->steps[i];
+
+		switch (st->cmd) {
+		case AP_PM_CMD_RUN:
+			ret = do_run(c, &st->cfg, st->output, st->where);
+			break;
+		case AP_PM_CMD_SHOW:
+			ret = do_show(c, &st->cfg, st->output);
+			break;
+		case AP_PM_CMD_HELP:
+			if (!c->json)
+				ap_pm_help(stdout, st->output);
+			ret = AP_EXIT_OK;
+			break;
+		default:
+			ret = AP_EXIT_OK;
+			break;
+		}
+		if (ret)
+			return ret;
+	}
+	if (implicit_run)
+		return do_run(c, &s->final, NULL, NULL);
+	return AP_EXIT_OK;
+}
+
+static bool script_has_run(const struct ap_pm_script *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nsteps; i++) {
+		if (s->steps[i].cmd == AP_PM_CMD_RUN)
+			return true;
+	}
+	return false;
+}
+
+/* -i: PostMark's command loop on stdin. */
+static int interactive(struct ctx *c, struct ap_pm_config *cfg, bool *quit)
+{
+	bool tty = isatty(STDIN_FILENO);
+	struct ap_pm_script s;
+	struct ap_pm_line pl;
+	struct ap_pm_config tmp;
+	struct ap_error e;
+	unsigned lineno = 0;
+	char *line = NULL;
+	size_t cap = 0;
+	int ret = AP_EXIT_OK, rc;
+
+	for (;;) {
+		if (tty) {
+			fputs("pm>", stdout);
+			fflush(stdout);
+		}
+		if (getline(&line, &cap, stdin) < 0)
+			break;
+		lineno++;
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!strcmp(line, "?"))
+			strcpy(line, "help");		/* PostMark's aliases */
+		else if (!strcmp(line, "exit"))
+			strcpy(line, "quit");
+		if (ap_pm_config_line(cfg, line, "<stdin>", lineno, &pl, &e)) {
+			ap_warnx(CMD, NULL, "%s", e.msg);
+			ret = AP_EXIT_USAGE;
+			continue;
+		}
+		rc = AP_EXIT_OK;
+		/* the report's file before the run, as for a file's `run F` */
+		if ((pl.cmd == AP_PM_CMD_RUN || pl.cmd == AP_PM_CMD_SHOW) && pl.arg &&
+		    (rc = ap_cmd_check_output(CMD, pl.arg, false)) != 0)
+			pl.cmd = AP_PM_CMD_NONE;
+		switch (pl.cmd) {
+		case AP_PM_CMD_RUN:
+			ap_pm_config_copy(&tmp, cfg);
+			if (pins_apply(&c->pins, &tmp, &e)) {
+				ap_warnx(CMD, NULL, "%s", e.msg);
+				rc = AP_EXIT_USAGE;
+			} else {
+				rc = do_run(c, &tmp, pl.arg, NULL);
+			}
+			ap_pm_config_free(&tmp);
+			break;
+		case AP_PM_CMD_SHOW:
+			ap_pm_config_copy(&tmp, cfg);
+			pins_apply(&c->pins, &tmp, &e);
+			rc = do_show(c, &tmp, pl.arg);
+			ap_pm_config_free(&tmp);
+			break;
+		case AP_PM_CMD_HELP:
+			ap_pm_help(stdout, pl.arg);
+			break;
+		case AP_PM_CMD_LOAD:
+			if (ap_pm_script_load(&s, cfg, pl.arg, &e)) {
+				ap_warnx(CMD, NULL, "<stdin>:%u: %s", lineno, e.msg);
+				rc = AP_EXIT_USAGE;
+				break;
+			}
+			rc = check_script(c, &s, false);
+			if (!rc)
+				rc = exec_script(c, &s, false);
+			ap_pm_config_free(cfg);
+			ap_pm_config_copy(cfg, &s.final);
+			ap_pm_script_free(&s);
+			break;
+		case AP_PM_CMD_QUIT:
+			*quit = true;
+			break;
+		default:
+			break;
+		}
+		free(pl.arg);
+		if (rc == AP_EXIT_USAGE) {
+			ret = rc;
+			continue;
+		}
+		if (rc || *quit) {
+			ret = rc ? rc : ret;
+			break;
+		}
+	}
+	free(line);
+	return ret;
+}
+
+int ap_cmd_postmark(int argc, char **argv)
+{
+	struct ctx c;
+	struct ap_pm_config base;
+	struct ap_pm_script *scripts = NULL;
+	struct ap_error e;
+	bool interact = false, quit = false, has_run = false, implicit;
+	size_t nscripts = 0, k;
+	int ch, i, ret = AP_EXIT_OK;
+	char *v;
+
+	memset(&c, 0, sizeof(c));
+	while ((ch = getopt_long(argc, argv, "s:N:S:t:l:d:JiqhV", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 's':
+			v = ap_xstrdup(optarg);
+			if (strchr(v, ':'))
+				*strchr(v, ':') = ' ';
+			pin_line(&c.pins, "set size", v);
+			free(v);
+			break;
+		case 'N':
+			pin_line(&c.pins, "set number", optarg);
+			break;
+		case 'S':
+			pin_line(&c.pins, "set seed", optarg);
+			break;
+		case 't':
+			pin_line(&c.pins, "set transactions", optarg);
+			break;
+		case 'l':
+			if (pin_location(&c.pins, optarg)) {
+				pins_free(&c.pins);
+				return AP_EXIT_USAGE;
+			}
+			break;
+		case 'd':
+			pin_line(&c.pins, "set subdirectories", optarg);
+			break;
+		case OPT_READ_BLOCK:
+			pin_line(&c.pins, "set read", optarg);
+			break;
+		case OPT_WRITE_BLOCK:
+			pin_line(&c.pins, "set write", optarg);
+			break;
+		case OPT_BUFFERING:
+			if (!strcmp(optarg, "yes") || !strcmp(optarg, "true"))
+				pin_line(&c.pins, "set buffering", "true");
+			else if (!strcmp(optarg, "no") || !strcmp(optarg, "false"))
+				pin_line(&c.pins, "set buffering", "false");
+			else {
+				ap_usage_error(CMD, "--buffering: 'yes' or 'no', not '%s'", optarg);
+				pins_free(&c.pins);
+				return AP_EXIT_USAGE;
+			}
+			break;
+		case OPT_BIAS_READ:
+			pin_line(&c.pins, "set bias read", optarg);
+			break;
+		case OPT_BIAS_CREATE:
+			pin_line(&c.pins, "set bias create", optarg);
+			break;
+		case OPT_SYNC:
+			pin_line(&c.pins, "set sync", optarg);
+			break;
+		case OPT_DROP_CACHES:
+			pin_line(&c.pins, "set dropcaches", "true");
+			break;
+		case OPT_DATA:
+			pin_line(&c.pins, "set data", optarg);
+			break;
+		case 'J':
+			c.json = true;
+			break;
+		case OPT_TERSE:
+			pin_line(&c.pins, "set report", "terse");
+			break;
+		case 'i':
+			interact = true;
+			break;
+		case 'q':
+			c.quiet = true;
+			break;
+		case 'h':
+			usage();
+			pins_free(&c.pins);
+			return AP_EXIT_OK;
+		case 'V':
+			ap_print_version();
+			pins_free(&c.pins);
+			return AP_EXIT_OK;
+		default:
+			ap_usage_hint(CMD);
+			pins_free(&c.pins);
+			return AP_EXIT_USAGE;
+		}
+	}
+
+	/* the options themselves must be valid before any file is read */
+	ap_pm_config_init(&base);
+	if (pins_apply(&c.pins, &base, &e)) {
+		ap_usage_error(CMD, "%s", e.msg);
+		ret = AP_EXIT_USAGE;
+		goto out;
+	}
+	if (c.json)
+		c.runs = json_object_new_array();
+	ap_sig_install();
+
+	if (optind == argc && !interact) {
+		if (ap_pm_config_validate(&base, &e)) {
+			ap_warnx(CMD, NULL, "%s", e.msg);
+			ret = AP_EXIT_USAGE;
+			goto out;
+		}
+		ret = do_run(&c, &base, NULL, NULL);
+	}
+
+	/* read and check every file before anything runs */
+	nscripts = 0;
+	scripts = ap_xcalloc((size_t)(argc - optind) + 1, sizeof(*scripts));
+	for (i = optind; i < argc && !quit; i++) {
+		if (ap_pm_script_load(&scripts[nscripts], &base, argv[i], &e)) {
+			ret = ap_err_error(CMD, argv[i], &e);	/* missing, a directory, malformed: 2 */
+			goto out;
+		}
+		/* the next file starts from this one's settings, as `load` */
+		ap_pm_config_free(&base);
+		ap_pm_config_copy(&base, &scripts[nscripts].final);
+		quit = scripts[nscripts].quit;
+		has_run |= script_has_run(&scripts[nscripts]);
+		nscripts++;
+	}
+	implicit = nscripts && !has_run && !quit && !interact;
+	for (k = 0; k < nscripts && !ret; k++)
+		ret = check_script(&c, &scripts[k], implicit && k == nscripts - 1);
+	for (k = 0; k < nscripts && !ret; k++)
+		ret = exec_script(&c, &scripts[k], implicit && k == nscripts - 1);
+	if (nscripts) {
+		/* interactive commands go on from the last file's settings */
+		ap_pm_config_free(&base);
+		ap_pm_config_copy(&base, &scripts[nscripts - 1].final);
+	}
+
+	if (interact && !quit && !ret)
+		ret = interactive(&c, &base, &quit);
+
+	if (c.json) {
+		struct json_object *doc = json_object_new_object();
+
+		json_object_object_add(doc, "runs", c.runs);
+		c.runs = NULL;
+		if (ap_out_json_print(stdout, doc) && !ret)
+			ret = AP_EXIT_FAILURE;
+		json_object_put(doc);
+	}
+out:
+	for (k = 0; k < nscripts; k++)
+		ap_pm_script_free(&scripts[k]);
+	free(scripts);
+	if (c.runs)
+		json_object_put(c.runs);
+	ap_pm_config_free(&base);
+	pins_free(&c.pins);
+	return ap_cmd_close_stdout(CMD, ret);
+}

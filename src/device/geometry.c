@@ -1,0 +1,501 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Geometries and the alignment predicate. */
+#include "device/geometry.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <json-c/json.h>
+
+#include "analysis/analysis.h"
+#include "ui/out.h"
+
+#define GEOMETRY_FILE_MAX	(64 * AP_MIB)
+
+typedef unsigned __int128 u128;
+
+/* (lba * logical - lowest * logical) mod unit, in [0, unit) */
+static uint64_t mod_distance(uint64_t lba, unsigned logical, uint64_t unit, uint64_t lowest)
+{
+	u128 pos = (u128)lba * logical, off = (u128)lowest * logical;
+	uint64_t a = (uint64_t)(pos % unit), b = (uint64_t)(off % unit);
+
+	return a >= b ? a - b : unit - (b - a);
+}
+
+bool ap_geometry_is_aligned(uint64_t lba, unsigned logical, uint64_t unit,
+			    uint64_t lowest_aligned_lba)
+{
+	if (!unit || !logical)
+		return false;
+	return mod_distance(lba, logical, unit, lowest_aligned_lba) == 0;
+}
+
+uint64_t ap_geometry_misalignment(uint64_t lba, unsigned logical, uint64_t unit,
+				  uint64_t lowest_aligned_lba)
+{
+	if (!unit || !logical)
+		return 0;
+	return mod_distance(lba, logical, unit, lowest_aligned_lba);
+}
+
+uint64_t ap_geometry_next_aligned(uint64_t lba, unsigned logical, uint64_t unit,
+				  uint64_t lowest_aligned_lba)
+{
+	uint64_t d, step;
+
+	if (!unit || !logical || unit % logical)
+		return UINT64_MAX;
+	d = mod_distance(lba, logical, unit, lowest_aligned_lba);
+	if (d == 0)
+		return lba;
+	step = (unit - d) / logical;	/* d is a multiple of logical here */
+	if (lba > UINT64_MAX - step)
+		return UINT64_MAX;
+	return lba + step;
+}
+
+bool ap_geometry_size_is_aligned(uint64_t nsectors, unsigned logical, uint64_t unit)
+{
+	if (!unit || !logical)
+		return false;
+	return ((u128)nsectors * logical) % unit == 0;
+}
+
+bool ap_geometry_optio_is_sane(uint64_t optimal_io, unsigned logical, uint64_t physical)
+{
+	if (!optimal_io || optimal_io == AP_OPTIO_BOGUS || !logical)
+		return false;
+	if (optimal_io % logical)
+		return false;
+	if (physical && (optimal_io < physical || optimal_io % physical))
+		return false;
+	return optimal_io <= 1024 * AP_MIB;
+}
+
+const char *ap_geometry_source_name(enum ap_geom_source src)
+{
+	switch (src) {
+	case AP_GEOM_REPORTED:
+		return "reported";
+	case AP_GEOM_DRIVE:
+		return "drive";
+	case AP_GEOM_PROBED:
+		return "probed";
+	case AP_GEOM_MANUAL:
+		return "given";
+	case AP_GEOM_MINIMUM:
+		return "minimum_4k";
+	case AP_GEOM_MODEL:
+		return "model";
+	case AP_GEOM_NONE:
+		break;
+	}
+	return "none";
+}
+
+int ap_geometry_set(struct ap_geometry *g, enum ap_geom_source src, unsigned logical,
+		    uint64_t physical, uint64_t lowest_aligned, struct ap_error *e)
+{
+	memset(g, 0, sizeof(*g));
+	g->confidence = NAN;
+	if (!logical || !ap_is_power_of_2(logical) || logical < 512)
+		return ap_error_set(e, EINVAL, "logical sector size %u is not a power of two >= 512",
+				    logical);
+	if (physical < logical || physical % logical || !ap_is_power_of_2(physical))
+		return ap_error_set(e, EINVAL,
+				    "physical sector size %" PRIu64 " is not a power-of-two multiple "
+				    "of the %u-byte logical sector", physical, logical);
+	if (physical > 64 * AP_MIB)
+		return ap_error_set(e, ERANGE, "physical sector size %" PRIu64 " is implausibly large",
+				    physical);
+	g->source = src;
+	g->logical = logical;
+	g->physical = physical;
+	g->lowest_aligned = lowest_aligned % (physical / logical);
+	g->reported_physical = 0;
+	return 0;
+}
+
+enum ap_geom_rule ap_geometry_decide(const struct ap_geometry *basis, uint64_t offset_bytes,
+				     bool trust_reported, struct ap_geometry *out)
+{
+	*out = *basis;
+	switch (basis->source) {
+	case AP_GEOM_PROBED:
+		return AP_RULE_PROBED;
+	case AP_GEOM_MODEL:
+		return AP_RULE_MODEL;
+	case AP_GEOM_MANUAL:
+		return AP_RULE_GIVEN;
+	case AP_GEOM_REPORTED:
+	case AP_GEOM_DRIVE:
+		break;
+	case AP_GEOM_NONE:
+	case AP_GEOM_MINIMUM:
+		return AP_RULE_NONE;
+	}
+	if (!basis->physical || !basis->logical)
+		return AP_RULE_NONE;
+	if (basis->physical >= AP_GEOM_MINIMUM_UNIT)
+		return AP_RULE_AS_REPORTED;
+	if (trust_reported)
+		return AP_RULE_TRUST_REPORTED;
+	/* logical < physical < 4096, both powers of two: this cannot fail */
+	if (ap_geometry_set(out, AP_GEOM_MINIMUM, basis->logical, AP_GEOM_MINIMUM_UNIT,
+			    (offset_bytes % AP_GEOM_MINIMUM_UNIT) / basis->logical, NULL)) {
+		*out = *basis;
+		return AP_RULE_AS_REPORTED;
+	}
+	return AP_RULE_MINIMUM_4K;
+}
+
+const char *ap_geometry_rule_name(enum ap_geom_rule rule)
+{
+	switch (rule) {
+	case AP_RULE_PROBED:
+		return "probed";
+	case AP_RULE_GIVEN:
+		return "given";
+	case AP_RULE_AS_REPORTED:
+		return "as_reported";
+	case AP_RULE_MINIMUM_4K:
+		return "minimum_4k";
+	case AP_RULE_TRUST_REPORTED:
+		return "trust_reported";
+	case AP_RULE_MODEL:
+		return "model_verdict";
+	case AP_RULE_NONE:
+		break;
+	}
+	return "none";
+}
+
+const char *ap_geometry_match_name(enum ap_geom_match m)
+{
+	switch (m) {
+	case AP_MATCH_WWN:
+		return "wwn";
+	case AP_MATCH_SERIAL:
+		return "serial";
+	case AP_MATCH_PATH:
+		return "path";
+	case AP_MATCH_ANY:
+		return "any";
+	case AP_MATCH_NONE:
+		break;
+	}
+	return "none";
+}
+
+/* Past blanks and the prefixes a WWN is written with. */
+static const char *id_skip(const char *s)
+{
+	static const char *const prefixes[] = { "wwn-0x", "0x", "naa.", "eui." };
+	size_t i;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	for (i = 0; i < AP_ARRAY_SIZE(prefixes); i++)
+		if (strncasecmp(s, prefixes[i], strlen(prefixes[i])) == 0)
+			return s + strlen(prefixes[i]);
+	return s;
+}
+
+bool ap_geometry_id_equal(const char *a, const char *b)
+{
+	size_t n = 0;
+
+	if (!a || !b)
+		return false;
+	a = id_skip(a);
+	b = id_skip(b);
+	for (;;) {
+		while (isspace((unsigned char)*a))
+			a++;
+		while (isspace((unsigned char)*b))
+			b++;
+		if (!*a || !*b)
+			break;
+		if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+			return false;
+		a++;
+		b++;
+		n++;
+	}
+	return !*a && !*b && n > 0;
+}
+
+static const char *const verdict_keys[] = {
+	"sensitive", "resolved", "logical_sector", "reported_physical_sector",
+	"physical_sector", "lowest_aligned_lba", "fast_starts", "slowdown",
+	"p_value", "confidence",
+};
+
+static int verdict_geometry(struct json_object *vo, const char *where, struct ap_geometry *g,
+			    struct ap_error *e)
+{
+	struct ap_verdict v;
+	size_t i;
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	if (!json_object_is_type(vo, json_type_object))
+		return ap_error_set(e, EINVAL, "%s is not an object", where);
+	for (i = 0; i < AP_ARRAY_SIZE(verdict_keys); i++)
+		if (!json_object_object_get_ex(vo, verdict_keys[i], NULL))
+			return ap_error_set(e, EINVAL, "%s: missing key \"%s\"", where,
+					    verdict_keys[i]);
+	rc = ap_verdict_from_json(vo, &v);
+	if (rc)
+		return ap_error_set(e, EINVAL, "%s: invalid verdict (wrong types, negative "
+				    "numbers, or a physical sector that is not a power-of-two "
+				    "multiple of the logical sector)", where);
+	if (!v.resolved || !v.physical_sector) {
+		ap_verdict_free(&v);
+		return ap_error_set(e, ENODATA, "%s: unresolved (no physical sector size was "
+				    "found); give --physical instead", where);
+	}
+	rc = ap_geometry_set(g, AP_GEOM_PROBED, v.logical_sector, v.physical_sector,
+			     v.lowest_aligned_lba, e);
+	if (rc == 0) {
+		g->sensitive = v.sensitive;
+		g->confidence = v.confidence;
+		g->reported_physical = v.reported_physical;
+	}
+	ap_verdict_free(&v);
+	return rc;
+}
+
+static const char *jstring(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+/* An entry's "device" is @t: the same path, block device or file. */
+static bool same_device(const char *dev, const struct ap_geometry_target *t)
+{
+	struct stat st;
+
+	if (t->path && strcmp(dev, t->path) == 0)
+		return true;
+	if (stat(dev, &st) != 0)
+		return false;
+	if (t->is_blockdev)
+		return S_ISBLK(st.st_mode) && st.st_rdev == t->rdev;
+	return S_ISREG(st.st_mode) && st.st_dev == t->dev && st.st_ino == t->ino;
+}
+
+static enum ap_geom_match match_entry(struct json_object *ent, const struct ap_geometry_target *t)
+{
+	const char *wwn = jstring(ent, "wwn"), *serial = jstring(ent, "serial");
+	const char *dev = jstring(ent, "device");
+	struct json_object *idn;
+
+	/* a probe result carries them in its "identity" (see identity.h) */
+	if (json_object_object_get_ex(ent, "identity", &idn) &&
+	    json_object_is_type(idn, json_type_object)) {
+		if (!wwn)
+			wwn = jstring(idn, "wwn");
+		if (!serial)
+			serial = jstring(idn, "serial");
+	}
+
+	/* an identity both sides know decides, either way */
+	if (wwn && *wwn && t->wwn && *t->wwn)
+		return ap_geometry_id_equal(wwn, t->wwn) ? AP_MATCH_WWN : AP_MATCH_NONE;
+	if (serial && *serial && t->serial && *t->serial)
+		return ap_geometry_id_equal(serial, t->serial) ? AP_MATCH_SERIAL : AP_MATCH_NONE;
+	if (dev && same_device(dev, t))
+		return AP_MATCH_PATH;
+	return AP_MATCH_NONE;
+}
+
+/* The entries: the document itself, or the elements of "devices". */
+static struct json_object *entry_at(struct json_object *doc, struct json_object *devs, size_t i,
+				    char *where, size_t wsz)
+{
+	if (!devs) {
+		snprintf(where, wsz, "verdict");
+		return i == 0 ? doc : NULL;
+	}
+	snprintf(where, wsz, "devices[%zu].verdict", i);
+	return json_object_array_get_idx(devs, i);
+}
+
+static void pick_fill(struct ap_geometry_pick *pick, struct json_object *ent, const char *where,
+		      enum ap_geom_match m)
+{
+	const char *dev = json_object_is_type(ent, json_type_object) ? jstring(ent, "device") : NULL;
+
+	pick->match = m;
+	snprintf(pick->where, sizeof(pick->where), "%s", where);
+	snprintf(pick->device, sizeof(pick->device), "%s", dev ? dev : "");
+}
+
+/* "/dev/sdz, /dev/sdy" (the entries' devices) for messages */
+static void list_devices(struct json_object *doc, struct json_object *devs, size_t n, char *buf,
+			 size_t sz)
+{
+	char where[48];
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && len + 1 < sz; i++) {
+		struct json_object *ent = entry_at(doc, devs, i, where, sizeof(where));
+		const char *dev = json_object_is_type(ent, json_type_object) ? jstring(ent, "device")
+									     : NULL;
+		int w = snprintf(buf + len, sz - len, "%s%s", i ? ", " : "",
+				 dev ? dev : "(no device named)");
+
+		if (w < 0 || (size_t)w >= sz - len) {
+			snprintf(buf + (sz > 4 ? sz - 4 : 0), sz > 4 ? 4 : sz, "...");
+			return;
+		}
+		len += (size_t)w;
+	}
+}
+
+/* --geometry-any: the first resolved entry, when every resolved one agrees. */
+static int pick_any(struct json_object *doc, struct json_object *devs, size_t n,
+		    struct ap_geometry *g, struct ap_geometry_pick *pick, struct ap_error *e)
+{
+	struct ap_geometry first, other;
+	char where[48], fwhere[48];
+	ssize_t chosen = -1;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct json_object *ent = entry_at(doc, devs, i, where, sizeof(where));
+		struct json_object *vo;
+
+		if (!json_object_is_type(ent, json_type_object) ||
+		    !json_object_object_get_ex(ent, "verdict", &vo) ||
+		    verdict_geometry(vo, where, chosen < 0 ? &first : &other, NULL))
+			continue;
+		if (chosen < 0) {
+			chosen = (ssize_t)i;
+			snprintf(fwhere, sizeof(fwhere), "%s", where);
+			continue;
+		}
+		if (other.logical != first.logical || other.physical != first.physical ||
+		    other.lowest_aligned != first.lowest_aligned)
+			return ap_error_set(e, ENODEV, "the entries disagree (%s: %" PRIu64
+					    "-byte physical sectors, lowest aligned LBA %" PRIu64
+					    "; %s: %" PRIu64 ", %" PRIu64 "): it describes no one "
+					    "model of drive", fwhere, first.physical,
+					    first.lowest_aligned, where, other.physical,
+					    other.lowest_aligned);
+	}
+	if (chosen < 0)
+		return -ENOENT;		/* the caller reports the first entry's own error */
+	*g = first;
+	pick_fill(pick, entry_at(doc, devs, (size_t)chosen, where, sizeof(where)), fwhere,
+		  AP_MATCH_ANY);
+	return 0;
+}
+
+int ap_geometry_from_json(struct json_object *doc, const struct ap_geometry_target *t,
+			  struct ap_geometry *g, struct ap_geometry_pick *pick,
+			  struct ap_error *e)
+{
+	struct json_object *devs = NULL, *ent, *vo;
+	struct ap_geometry_pick dummy;
+	enum ap_geom_match best_m = AP_MATCH_NONE;
+	char where[48];
+	ssize_t best = -1;
+	size_t i, n;
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	if (!pick)
+		pick = &dummy;
+	memset(pick, 0, sizeof(*pick));
+	if (!json_object_is_type(doc, json_type_object) ||
+	    (!json_object_object_get_ex(doc, "verdict", NULL) &&
+	     (!json_object_object_get_ex(doc, "devices", &devs) ||
+	      !json_object_is_type(devs, json_type_array) || json_object_array_length(devs) == 0)))
+		return ap_error_set(e, EINVAL, "no \"verdict\" object (nor devices[].verdict): "
+				    "not a probe or sweep result");
+	if (json_object_object_get_ex(doc, "verdict", NULL))
+		devs = NULL;
+	n = devs ? json_object_array_length(devs) : 1;
+
+	for (i = 0; t && i < n; i++) {
+		enum ap_geom_match m;
+
+		ent = entry_at(doc, devs, i, where, sizeof(where));
+		if (!json_object_is_type(ent, json_type_object))
+			continue;
+		m = match_entry(ent, t);
+		if (m != AP_MATCH_NONE && (best < 0 || m < best_m)) {
+			best = (ssize_t)i;
+			best_m = m;
+		}
+	}
+	if (!t) {
+		best = 0;
+		best_m = AP_MATCH_ANY;
+	}
+	if (best < 0 && t->any) {
+		rc = pick_any(doc, devs, n, g, pick, e);
+		if (rc != -ENOENT)
+			return rc;
+		best = 0;	/* no entry is usable: say what is wrong with the first */
+		best_m = AP_MATCH_ANY;
+	}
+	if (best < 0) {
+		char list[200];
+
+		list_devices(doc, devs, n, list, sizeof(list));
+		return ap_error_set(e, ENODEV, "no entry is for %s (by WWN, serial number or "
+				    "path; the file is for %s): use a probe result of this "
+				    "device, or --geometry-any if the file describes this model "
+				    "of drive", t->path ? t->path : "this device", list);
+	}
+
+	ent = entry_at(doc, devs, (size_t)best, where, sizeof(where));
+	if (devs && !json_object_is_type(ent, json_type_object))
+		return ap_error_set(e, EINVAL, "devices[%zd] is not an object", best);
+	if (!json_object_object_get_ex(ent, "verdict", &vo))
+		return ap_error_set(e, EINVAL, "%s: missing", where);
+	rc = verdict_geometry(vo, where, g, e);
+	if (rc == 0)
+		pick_fill(pick, ent, where, best_m);
+	return rc;
+}
+
+int ap_geometry_load(const char *path, const struct ap_geometry_target *t,
+		     struct ap_geometry *g, struct ap_geometry_pick *pick, struct ap_error *e)
+{
+	struct json_object *doc;
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	rc = ap_json_load(path, GEOMETRY_FILE_MAX, &doc, e);
+	if (rc == -EFBIG)
+		return ap_error_set(e, EFBIG, "%s: larger than %llu MiB: not a verdict", path,
+				    GEOMETRY_FILE_MAX / AP_MIB);
+	if (rc)
+		return rc;
+
+	rc = ap_geometry_from_json(doc, t, g, pick, e);
+	json_object_put(doc);
+	if (rc && e) {
+		char tmp[sizeof(e->msg)];
+
+		memcpy(tmp, e->msg, sizeof(tmp));
+		ap_error_set(e, e->code, "%s: %s", path, tmp);
+	}
+	return rc;
+}

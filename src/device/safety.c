@@ -1,0 +1,832 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The safety gate. Order matters: the checks that need no open (a block
+ * device? a partition? the running system's disk?) come first, so that the
+ * system disk is never even opened read-write; then the device is opened
+ * O_EXCL, and only then are mounts, swap, holders and loop devices looked
+ * at, so that nothing can mount or claim it between the check and the run.
+ */
+#include "device/safety.h"
+#include "lib/util.h"
+
+#include <blkid.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+/* A device and its partitions: what a destructive run would overwrite. */
+struct devset {
+	dev_t *devs;
+	char **names;		/* kernel names */
+	size_t n;
+};
+
+static void devset_add(struct devset *s, dev_t d, const char *name)
+{
+	s->devs = ap_xreallocarray(s->devs, s->n + 1, sizeof(*s->devs));
+	s->names = ap_xreallocarray(s->names, s->n + 1, sizeof(*s->names));
+	s->devs[s->n] = d;
+	s->names[s->n] = ap_xstrdup(name);
+	s->n++;
+}
+
+static void devset_free(struct devset *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->names[i]);
+	free(s->devs);
+	free(s->names);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Index of @d in @s, or -1. */
+static ssize_t devset_find(const struct devset *s, dev_t d)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->devs[i] == d)
+			return (ssize_t)i;
+	return -1;
+}
+
+/*
+ * What a refusal is about, as "DEV: reason": "/dev/sdb:" for the disk
+ * itself, "/dev/sdb: its partition /dev/sdb1" for member @i of @s.
+ */
+static const char *subject(const struct devset *s, ssize_t i, char *buf, size_t len)
+{
+	if (i > 0)
+		snprintf(buf, len, "/dev/%s: its partition /dev/%s", s->names[0], s->names[i]);
+	else
+		snprintf(buf, len, "/dev/%s:", s->names[0]);
+	return buf;
+}
+
+static char *read_line(const char *path)
+{
+	return ap_read_line(path);
+}
+
+static int read_u64(const char *path, uint64_t *v)
+{
+	return ap_read_u64(path, v);
+}
+
+static bool path_exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+/* "/sys/dev/block/M:m" */
+static char *sysfs_dev(dev_t d)
+{
+	char *p;
+
+	ap_xasprintf(&p, "/sys/dev/block/%u:%u", major(d), minor(d));
+	return p;
+}
+
+/* Kernel name of a block device number ("loop3p1"), or NULL. */
+static char *devno_name(dev_t d)
+{
+	char *link = sysfs_dev(d), *name = NULL;
+	char buf[PATH_MAX];
+	ssize_t len = readlink(link, buf, sizeof(buf) - 1);
+
+	if (len > 0) {
+		char *b;
+
+		buf[len] = '\0';
+		b = strrchr(buf, '/');
+		name = ap_xstrdup(b ? b + 1 : buf);
+	}
+	free(link);
+	return name;
+}
+
+static bool devno_is_partition(dev_t d)
+{
+	char *p, *s = sysfs_dev(d);
+	bool r;
+
+	ap_xasprintf(&p, "%s/partition", s);
+	r = path_exists(p);
+	free(p);
+	free(s);
+	return r;
+}
+
+/* A read-only device opens O_RDWR fine; only the writes would fail. */
+static bool dev_is_readonly(dev_t d)
+{
+	char *s = sysfs_dev(d), *p;
+	uint64_t v = 0;
+
+	ap_xasprintf(&p, "%s/ro", s);
+	if (read_u64(p, &v) != 0)
+		v = 0;
+	free(p);
+	free(s);
+	return v != 0;
+}
+
+/* The whole disk a partition belongs to (itself for a whole disk). */
+static dev_t devno_whole(dev_t d)
+{
+	char *s, *p, *v;
+	unsigned ma, mi;
+	dev_t w = d;
+
+	if (!devno_is_partition(d))
+		return d;
+	s = sysfs_dev(d);
+	ap_xasprintf(&p, "%s/../dev", s);
+	v = read_line(p);
+	if (v && sscanf(v, "%u:%u", &ma, &mi) == 2)
+		w = makedev(ma, mi);
+	free(v);
+	free(p);
+	free(s);
+	return w;
+}
+
+static int parse_devno(const char *s, dev_t *d)
+{
+	unsigned ma, mi;
+	char c;
+
+	if (sscanf(s, "%u:%u%c", &ma, &mi, &c) != 2)
+		return -EINVAL;
+	*d = makedev(ma, mi);
+	return 0;
+}
+
+/* @d and every partition of it the kernel knows. */
+static void devset_fill(struct devset *s, dev_t d, const char *name)
+{
+	char *dir, *p;
+	struct dirent *de;
+	DIR *D;
+
+	devset_add(s, d, name);
+	ap_xasprintf(&dir, "/sys/class/block/%s", name);
+	D = opendir(dir);
+	while (D && (de = readdir(D))) {
+		char *v;
+		dev_t pd;
+
+		if (de->d_name[0] == '.' || strncmp(de->d_name, name, strlen(name)) != 0)
+			continue;
+		ap_xasprintf(&p, "%s/%s/partition", dir, de->d_name);
+		if (path_exists(p)) {
+			free(p);
+			ap_xasprintf(&p, "%s/%s/dev", dir, de->d_name);
+			v = read_line(p);
+			if (v && parse_devno(v, &pd) == 0)
+				devset_add(s, pd, de->d_name);
+			free(v);
+		}
+		free(p);
+	}
+	if (D)
+		closedir(D);
+	free(dir);
+}
+
+/* Does @path name a block device in @s? (stat follows /dev/disk/by-* links) */
+static ssize_t devset_find_path(const struct devset *s, const char *path)
+{
+	struct stat st;
+
+	if (path[0] != '/' || stat(path, &st) != 0 || !S_ISBLK(st.st_mode))
+		return -1;
+	return devset_find(s, st.st_rdev);
+}
+
+static int check_mounts(const struct devset *s, struct ap_error *e)
+{
+	char subj[160];
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	int rc = 0;
+
+	if (!f)
+		return ap_error_set(e, errno, "cannot read /proc/self/mountinfo: %s", strerror(errno));
+	while (rc == 0 && getline(&line, &cap, f) > 0) {
+		char mm[32], target[4096], *sep, source[4096];
+		dev_t d;
+		ssize_t i = -1;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (sscanf(line, "%*s %*s %31s %*s %4095s", mm, target) != 2)
+			continue;
+		ap_unescape_octal(target);
+		if (parse_devno(mm, &d) == 0)
+			i = devset_find(s, d);
+		/* the source after " - fstype ": catches sources that show 0:NN (btrfs) */
+		sep = strstr(line, " - ");
+		if (i < 0 && sep && sscanf(sep, " - %*s %4095s", source) == 1) {
+			ap_unescape_octal(source);
+			i = devset_find_path(s, source);
+		}
+		if (i >= 0) {
+			subject(s, i, subj, sizeof(subj));
+			rc = ap_error_set(e, EBUSY, "%s%s mounted on %s", subj, i ? " is" : "",
+					  target);
+		}
+	}
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+static int check_swaps(const struct devset *s, struct ap_error *e)
+{
+	char subj[160];
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f = fopen("/proc/swaps", "re");
+	int rc = 0;
+
+	if (!f)
+		return errno == ENOENT ? 0 :
+			ap_error_set(e, errno, "cannot read /proc/swaps: %s", strerror(errno));
+	while (rc == 0 && getline(&line, &cap, f) > 0) {
+		char name[4096];
+		struct stat st;
+		ssize_t i = -1;
+
+		if (sscanf(line, "%4095s", name) != 1 || name[0] != '/')
+			continue;	/* the header line */
+		ap_unescape_octal(name);
+		if (stat(name, &st) != 0)
+			continue;
+		if (S_ISBLK(st.st_mode))
+			i = devset_find(s, st.st_rdev);
+		else
+			i = devset_find(s, st.st_dev);	/* a swap file on it */
+		if (i >= 0)
+			rc = ap_error_set(e, EBUSY, "%s%s in use as swap (%s)",
+					  subject(s, i, subj, sizeof(subj)), i ? " is" : "", name);
+	}
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+static int check_holders(const struct devset *s, struct ap_error *e)
+{
+	char subj[160];
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && i < s->n; i++) {
+		char *dir;
+		struct dirent *de;
+		DIR *D;
+
+		ap_xasprintf(&dir, "/sys/class/block/%s/holders", s->names[i]);
+		D = opendir(dir);
+		while (D && rc == 0 && (de = readdir(D))) {
+			if (de->d_name[0] == '.')
+				continue;
+			rc = ap_error_set(e, EBUSY, "%s%s held by /dev/%s (device mapper, md, "
+					  "LVM or another stacking driver)",
+					  subject(s, (ssize_t)i, subj, sizeof(subj)), i ? " is" : "",
+					  de->d_name);
+		}
+		if (D)
+			closedir(D);
+		free(dir);
+	}
+	return rc;
+}
+
+/*
+ * Loop devices backed by the device, by one of its partitions, or by a file
+ * on a file system that lives on it.
+ */
+static int check_loops(const struct devset *s, struct ap_error *e)
+{
+	char subj[160];
+	struct dirent *de;
+	DIR *D = opendir("/sys/block");
+	int rc = 0;
+
+	if (!D)
+		return 0;
+	while (rc == 0 && (de = readdir(D))) {
+		char *p, *bf;
+		struct stat st;
+		ssize_t i = -1;
+
+		if (strncmp(de->d_name, "loop", 4) != 0)
+			continue;
+		ap_xasprintf(&p, "/sys/block/%s/loop/backing_file", de->d_name);
+		bf = read_line(p);
+		free(p);
+		if (!bf)
+			continue;
+		/* a deleted backing file shows as "/path (deleted)" */
+		if (stat(bf, &st) == 0) {
+			if (S_ISBLK(st.st_mode))
+				i = devset_find(s, st.st_rdev);
+			else
+				i = devset_find(s, st.st_dev);
+		}
+		if (i >= 0) {
+			subject(s, i, subj, sizeof(subj));
+			if (S_ISBLK(st.st_mode))
+				rc = ap_error_set(e, EBUSY, "%s backs loop device /dev/%s",
+						  subj, de->d_name);
+			else
+				rc = ap_error_set(e, EBUSY, "%s holds %s, the backing file of "
+						  "loop device /dev/%s", subj, bf, de->d_name);
+		}
+		free(bf);
+	}
+	closedir(D);
+	return rc;
+}
+
+/* @d, and recursively the devices it is built from (dm/md "slaves"). */
+static void add_with_slaves(struct devset *s, dev_t d, int depth)
+{
+	char *dir, *name;
+	struct dirent *de;
+	DIR *D;
+
+	if (major(d) == 0 || devset_find(s, d) >= 0 || depth > 16)
+		return;
+	name = devno_name(d);
+	devset_add(s, d, name ? name : "?");
+	free(name);
+	dir = sysfs_dev(d);
+	name = dir;
+	ap_xasprintf(&dir, "%s/slaves", name);
+	free(name);
+	D = opendir(dir);
+	while (D && (de = readdir(D))) {
+		char *p, *v;
+		dev_t sd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		ap_xasprintf(&p, "/sys/class/block/%s/dev", de->d_name);
+		v = read_line(p);
+		if (v && parse_devno(v, &sd) == 0)
+			add_with_slaves(s, sd, depth + 1);
+		free(v);
+		free(p);
+	}
+	if (D)
+		closedir(D);
+	free(dir);
+}
+
+/* Refuse the disk under / or /boot (directly, or as a dm/md component). */
+static int check_system(const struct devset *s, struct ap_error *e)
+{
+	char subj[160];
+	static const char *const paths[] = { "/", "/boot", "/boot/efi", "/usr" };
+	size_t k, i;
+	int rc = 0;
+
+	for (k = 0; rc == 0 && k < AP_ARRAY_SIZE(paths); k++) {
+		struct devset sys = { 0 };
+		struct stat st;
+
+		if (stat(paths[k], &st) != 0)
+			continue;
+		add_with_slaves(&sys, st.st_dev, 0);
+		for (i = 0; rc == 0 && i < sys.n; i++) {
+			ssize_t j = devset_find(s, sys.devs[i]);
+
+			if (j >= 0)
+				rc = ap_error_set(e, EBUSY, "%s backs the running system's %s",
+						  subject(s, j, subj, sizeof(subj)), paths[k]);
+		}
+		devset_free(&sys);
+	}
+	return rc;
+}
+
+int ap_safety_in_use(const char *dev, struct ap_error *e)
+{
+	struct devset s = { 0 };
+	struct stat st;
+	char *name;
+	int rc;
+
+	if (stat(dev, &st) != 0)
+		return ap_error_set(e, errno, "%s: %s", dev, strerror(errno));
+	if (!S_ISBLK(st.st_mode))
+		return ap_error_set(e, ENOTBLK, "%s: not a block device", dev);
+	name = devno_name(st.st_rdev);
+	if (!name)
+		return ap_error_set(e, ENODEV, "%s: no such device in /sys/dev/block", dev);
+	devset_fill(&s, st.st_rdev, name);
+	free(name);
+	rc = check_system(&s, e);
+	if (!rc)
+		rc = check_mounts(&s, e);
+	if (!rc)
+		rc = check_swaps(&s, e);
+	if (!rc)
+		rc = check_holders(&s, e);
+	if (!rc)
+		rc = check_loops(&s, e);
+	devset_free(&s);
+	return rc;
+}
+
+int ap_safety_open_excl(const char *dev, int flags)
+{
+	int fd = open(dev, flags | O_EXCL | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static void strv_add(char ***v, size_t *n, char *s)
+{
+	*v = ap_xreallocarray(*v, *n + 1, sizeof(**v));
+	(*v)[(*n)++] = s;
+}
+
+/* "ext4 UUID=... LABEL=..." from a probe that found a superblock. */
+static char *describe_fs(blkid_probe pr)
+{
+	const char *type = NULL, *uuid = NULL, *label = NULL, *ver = NULL;
+	char *s;
+
+	blkid_probe_lookup_value(pr, "TYPE", &type, NULL);
+	blkid_probe_lookup_value(pr, "UUID", &uuid, NULL);
+	blkid_probe_lookup_value(pr, "LABEL", &label, NULL);
+	blkid_probe_lookup_value(pr, "VERSION", &ver, NULL);
+	ap_xasprintf(&s, "%s%s%s%s%s%s%s", type ? type : "?",
+		     ver ? " " : "", ver ? ver : "",
+		     uuid ? " UUID=" : "", uuid ? uuid : "",
+		     label ? " LABEL=" : "", label ? label : "");
+	return s;
+}
+
+/* Every signature on the device, like wipefs lists them. */
+static void probe_signatures(struct ap_safety_target *t, int fd)
+{
+	blkid_probe pr = blkid_new_probe();
+
+	if (!pr)
+		return;
+	if (blkid_probe_set_device(pr, fd, 0, 0) != 0)
+		goto out;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_UUID |
+					  BLKID_SUBLKS_LABEL | BLKID_SUBLKS_VERSION |
+					  BLKID_SUBLKS_MAGIC | BLKID_SUBLKS_BADCSUM);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
+	while (blkid_do_probe(pr) == 0) {
+		const char *v = NULL, *off = NULL;
+		char *s;
+
+		if (blkid_probe_lookup_value(pr, "PTTYPE", &v, NULL) == 0) {
+			blkid_probe_lookup_value(pr, "PTMAGIC_OFFSET", &off, NULL);
+			ap_xasprintf(&s, "%s partition table%s%s", v, off ? " at offset " : "",
+				     off ? off : "");
+		} else if (blkid_probe_lookup_value(pr, "TYPE", &v, NULL) == 0) {
+			char *d = describe_fs(pr);
+
+			blkid_probe_lookup_value(pr, "SBMAGIC_OFFSET", &off, NULL);
+			ap_xasprintf(&s, "%s%s%s", d, off ? " at offset " : "", off ? off : "");
+			free(d);
+		} else {
+			continue;
+		}
+		strv_add(&t->signatures, &t->nsignatures, s);
+		if (t->nsignatures > 64)
+			break;
+	}
+out:
+	blkid_free_probe(pr);
+}
+
+/* The partition table's entries and the file system found in each. */
+static void probe_partitions(struct ap_safety_target *t, int fd)
+{
+	blkid_probe pr = blkid_new_probe();
+	blkid_partlist ls;
+	int i, n;
+
+	if (!pr)
+		return;
+	if (blkid_probe_set_device(pr, fd, 0, 0) != 0)
+		goto out;
+	blkid_probe_enable_superblocks(pr, 0);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
+	if (blkid_do_safeprobe(pr) != 0)
+		goto out;
+	ls = blkid_probe_get_partitions(pr);
+	n = ls ? blkid_partlist_numof_partitions(ls) : 0;
+	for (i = 0; i < n && i < 256; i++) {
+		blkid_partition par = blkid_partlist_get_partition(ls, i);
+		blkid_loff_t start = blkid_partition_get_start(par);
+		blkid_loff_t size = blkid_partition_get_size(par);
+		int no = blkid_partition_get_partno(par);
+		size_t len = strlen(t->name);
+		bool digit = len && t->name[len - 1] >= '0' && t->name[len - 1] <= '9';
+		blkid_probe fp = blkid_new_probe();
+		char *fs = NULL, *hs = ap_size_to_human((uint64_t)size * 512), *s;
+
+		if (fp && blkid_probe_set_device(fp, fd, start * 512, size * 512) == 0) {
+			blkid_probe_enable_superblocks(fp, 1);
+			blkid_probe_set_superblocks_flags(fp, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_UUID |
+							  BLKID_SUBLKS_LABEL);
+			if (blkid_do_safeprobe(fp) == 0)
+				fs = describe_fs(fp);
+		}
+		if (fp)
+			blkid_free_probe(fp);
+		ap_xasprintf(&s, "%s%s%d start=%lld size=%s %s", t->name, digit ? "p" : "", no,
+			     (long long)start, hs, fs ? fs : "(no file system found)");
+		strv_add(&t->partitions, &t->npartitions, s);
+		free(hs);
+		free(fs);
+	}
+out:
+	blkid_free_probe(pr);
+}
+
+/* Model and serial from sysfs, else from the udev database. */
+static void read_identity(struct ap_safety_target *t, dev_t whole)
+{
+	static const char *const models[] = { "device/model", "device/name" };
+	static const char *const serials[] = { "device/serial", "serial", "device/wwid" };
+	char *s = sysfs_dev(whole), *p;
+	size_t i;
+
+	for (i = 0; !t->model && i < AP_ARRAY_SIZE(models); i++) {
+		ap_xasprintf(&p, "%s/%s", s, models[i]);
+		t->model = read_line(p);
+		free(p);
+	}
+	for (i = 0; !t->serial && i < AP_ARRAY_SIZE(serials); i++) {
+		ap_xasprintf(&p, "%s/%s", s, serials[i]);
+		t->serial = read_line(p);
+		free(p);
+	}
+	free(s);
+	if (!t->model || !t->serial) {
+		char *line = NULL;
+		size_t cap = 0;
+		FILE *f;
+
+		ap_xasprintf(&p, "/run/udev/data/b%u:%u", major(whole), minor(whole));
+		f = fopen(p, "re");
+		free(p);
+		while (f && getline(&line, &cap, f) > 0) {
+			line[strcspn(line, "\n")] = '\0';
+			if (!t->model && strncmp(line, "E:ID_MODEL=", 11) == 0 && line[11])
+				t->model = ap_xstrdup(line + 11);
+			else if (!t->serial && strncmp(line, "E:ID_SERIAL_SHORT=", 18) == 0 && line[18])
+				t->serial = ap_xstrdup(line + 18);
+		}
+		free(line);
+		if (f)
+			fclose(f);
+	}
+	ap_xasprintf(&p, "/sys/block/%s/loop/backing_file", t->name);
+	t->backing = read_line(p);
+	free(p);
+}
+
+static void read_geometry(struct ap_safety_target *t, dev_t whole)
+{
+	char *s = sysfs_dev(t->devno), *w = sysfs_dev(whole), *p;
+	uint64_t v;
+
+	ap_xasprintf(&p, "%s/size", s);
+	if (read_u64(p, &v) == 0)
+		t->size = v * 512;
+	free(p);
+	ap_xasprintf(&p, "%s/queue/logical_block_size", w);
+	if (read_u64(p, &v) == 0)
+		t->logical_sector = (unsigned)v;
+	free(p);
+	ap_xasprintf(&p, "%s/queue/physical_block_size", w);
+	if (read_u64(p, &v) == 0)
+		t->physical_sector = (unsigned)v;
+	free(p);
+	free(s);
+	free(w);
+}
+
+int ap_safety_whole_disk(dev_t d, dev_t *whole, char **name)
+{
+	*whole = d;
+	*name = NULL;
+	if (!devno_is_partition(d))
+		return 0;
+	*whole = devno_whole(d);
+	*name = devno_name(*whole);
+	return 1;
+}
+
+int ap_safety_check(const char *dev, const struct ap_safety_opts *o,
+		    struct ap_safety_target *t, struct ap_error *e)
+{
+	struct ap_safety_target tmp;
+	struct devset s = { 0 };
+	struct stat st;
+	char *canon;
+	dev_t whole;
+	int rc = 0, fd;
+
+	if (!t)
+		t = &tmp;
+	memset(t, 0, sizeof(*t));
+	t->fd = -1;
+	if (stat(dev, &st) != 0)
+		return ap_error_set(e, errno, "%s: %s", dev, strerror(errno));
+	if (!S_ISBLK(st.st_mode))
+		rc = ap_error_set(e, ENOTBLK, "%s: not a block device (%s)", dev,
+				  S_ISREG(st.st_mode) ? "a regular file; attach it with losetup "
+				  "or use the emulated drive" : S_ISDIR(st.st_mode) ? "a directory" :
+				  "not a disk");
+	canon = realpath(dev, NULL);
+	t->dev = canon ? canon : ap_xstrdup(dev);
+	t->devno = st.st_rdev;
+	if (!S_ISBLK(st.st_mode))
+		goto out;
+	t->name = devno_name(st.st_rdev);
+	if (!t->name) {
+		rc = ap_error_set(e, ENODEV, "%s: device %u:%u is not in /sys/dev/block", dev,
+				  major(st.st_rdev), minor(st.st_rdev));
+		goto out;
+	}
+	t->is_partition = devno_is_partition(st.st_rdev);
+	whole = devno_whole(st.st_rdev);
+	read_identity(t, whole);
+	read_geometry(t, whole);
+	if (t->is_partition && !(o && o->allow_partition)) {
+		char *wn = devno_name(whole);
+
+		rc = ap_error_set(e, EPERM, "%s: a partition of /dev/%s; alignprobe works on "
+				  "whole disks (use --allow-partition to test inside a partition)",
+				  t->dev, wn ? wn : "?");
+		free(wn);
+		goto out;
+	}
+	devset_fill(&s, st.st_rdev, t->name);
+
+	/* never open the running system's disk at all */
+	rc = check_system(&s, e);
+	if (rc)
+		goto out;
+
+	/*
+	 * Take the device first, then look at who uses it: from now on nothing
+	 * can mount it or claim it. A failure to take it is explained by the
+	 * checks below when they find the user; otherwise it is reported as is.
+	 */
+	fd = open(t->dev, O_RDWR | O_EXCL | O_CLOEXEC);
+	if (fd < 0)
+		fd = -errno;
+	rc = check_mounts(&s, e);
+	if (!rc)
+		rc = check_swaps(&s, e);
+	if (!rc)
+		rc = check_holders(&s, e);
+	if (!rc)
+		rc = check_loops(&s, e);
+	if (!rc && fd >= 0 && dev_is_readonly(t->devno)) {
+		close(fd);
+		fd = -EROFS;
+	}
+	if (!rc && fd < 0) {
+		if (fd == -EBUSY)
+			rc = ap_error_set(e, EBUSY, "%s: opened exclusively by another process "
+					  "(O_EXCL open failed: device busy)", t->dev);
+		else if (fd == -EROFS)
+			rc = ap_error_set(e, EROFS, "%s: read-only; nothing can be written to it",
+					  t->dev);
+		else
+			rc = ap_error_set(e, -fd, "%s: cannot open for writing: %s", t->dev,
+					  strerror(-fd));
+	}
+	if (rc) {
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	t->fd = fd;
+	probe_signatures(t, fd);
+	probe_partitions(t, fd);
+out:
+	devset_free(&s);
+	if (t == &tmp)
+		ap_safety_target_free(t);
+	return rc;
+}
+
+void ap_safety_target_free(struct ap_safety_target *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	if (t->fd >= 0)
+		close(t->fd);
+	free(t->dev);
+	free(t->name);
+	free(t->backing);
+	free(t->model);
+	free(t->serial);
+	for (i = 0; i < t->npartitions; i++)
+		free(t->partitions[i]);
+	free(t->partitions);
+	for (i = 0; i < t->nsignatures; i++)
+		free(t->signatures[i]);
+	free(t->signatures);
+	memset(t, 0, sizeof(*t));
+	t->fd = -1;
+}
+
+char *ap_safety_describe(const struct ap_safety_target *t)
+{
+	char *hs = ap_size_to_human(t->size), *out, *tmp;
+	size_t i;
+
+	ap_xasprintf(&out, "%s%s: %s (%llu bytes), logical sector %u, physical sector %u\n"
+		     "  model: %s\n  serial: %s\n",
+		     t->dev, t->is_partition ? " (partition)" : "", hs,
+		     (unsigned long long)t->size, t->logical_sector, t->physical_sector,
+		     t->model ? t->model : "unknown", t->serial ? t->serial : "unknown");
+	free(hs);
+	if (t->backing) {
+		ap_xasprintf(&tmp, "%s  loop device backed by: %s\n", out, t->backing);
+		free(out);
+		out = tmp;
+	}
+	ap_xasprintf(&tmp, "%s  partitions: %s\n", out, t->npartitions ? "" : "none");
+	free(out);
+	out = tmp;
+	for (i = 0; i < t->npartitions; i++) {
+		ap_xasprintf(&tmp, "%s    %s\n", out, t->partitions[i]);
+		free(out);
+		out = tmp;
+	}
+	ap_xasprintf(&tmp, "%s  signatures: %s\n", out, t->nsignatures ? "" : "none found");
+	free(out);
+	out = tmp;
+	for (i = 0; i < t->nsignatures; i++) {
+		ap_xasprintf(&tmp, "%s    %s\n", out, t->signatures[i]);
+		free(out);
+		out = tmp;
+	}
+	return out;
+}
+
+int ap_safety_confirm(const struct ap_safety_target *t, const struct ap_safety_opts *o,
+		      struct ap_error *e)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int rc;
+
+	if (o && (o->yes || o->dry_run))
+		return 0;
+	if (!isatty(STDIN_FILENO))
+		return ap_error_set(e, ECANCELED, "%s: standard input is not a terminal, nobody "
+				    "can confirm; use --yes to destroy its contents", t->dev);
+	fprintf(stderr, "ALL DATA ON %s WILL BE DESTROYED.\n"
+		"Type the device name (%s) to continue: ", t->dev, t->dev);
+	fflush(stderr);
+	len = getline(&line, &cap, stdin);
+	if (len < 0) {
+		rc = ap_error_set(e, ECANCELED, "%s: not confirmed (%s)", t->dev,
+				  ferror(stdin) ? strerror(errno) : "end of input");
+		clearerr(stdin);
+	} else {
+		line[strcspn(line, "\n")] = '\0';
+		if (strcmp(line, t->dev) == 0)
+			rc = 0;
+		else
+			rc = ap_error_set(e, ECANCELED, "%s: not confirmed (typed '%s', "
+					  "not the device name)", t->dev, line);
+	}
+	free(line);
+	return rc;
+}

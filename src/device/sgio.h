@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the drive itself claims, asked in its own command set:
+ *
+ *   ATA   IDENTIFY DEVICE through SG_IO ATA PASS-THROUGH(16): words 106
+ *         (logical sectors per physical sector), 209 (logical sector offset),
+ *         117-118 (long logical sectors), 82/85/87 (write cache).
+ *   SCSI  READ CAPACITY(16): LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT and
+ *         LOWEST ALIGNED LOGICAL BLOCK ADDRESS; MODE SENSE(10) caching mode
+ *         page 08h: WCE.
+ *   NVMe  Identify Namespace through NVME_IOCTL_ADMIN_CMD: LBA format, NPWG,
+ *         NOWS, NAWUPF; Get Features Volatile Write Cache.
+ *
+ * The reply parsers and CDB builders are pure functions over buffers (unit
+ * tested on recorded and synthetic replies). The device queries return
+ * -EOPNOTSUPP when the device does not speak the command set at all (loop,
+ * virtio, a regular file, ILLEGAL REQUEST): callers show "not available",
+ * never an error. Nothing here writes to the medium.
+ */
+#ifndef AP_SGIO_H
+#define AP_SGIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/util.h"
+
+#define AP_ATA_IDENTIFY_LEN	512
+#define AP_SCSI_RC16_LEN	32
+#define AP_NVME_ID_LEN		4096
+
+/* ATA IDENTIFY DEVICE, decoded. */
+struct ap_ata_identify {
+	char model[41];			/* words 27-46, trimmed */
+	char serial[21];		/* words 10-19, trimmed */
+	char firmware[9];		/* words 23-26, trimmed */
+	bool wwn_valid;			/* word 87 bit 8 and a non-zero NAA */
+	uint64_t wwn;			/* words 108-111 */
+	bool checksum_valid;		/* word 255 signature 0xA5 present and sum ok */
+	bool sector_info_valid;		/* word 106 bit 14 set, bit 15 clear */
+	unsigned log2_per_phys;		/* word 106 bits 3:0 (only with bit 13) */
+	unsigned logical_sector;	/* bytes: 512, or words 117-118 * 2 */
+	unsigned physical_sector;	/* bytes: logical << log2_per_phys */
+	bool offset_valid;		/* word 209 bit 14 set, bit 15 clear */
+	unsigned sector_offset;		/* word 209 bits 13:0 */
+	unsigned lowest_aligned;	/* LBA of the first aligned logical sector */
+	bool wc_supported;		/* word 82 bit 5 */
+	bool wc_valid;			/* word 87 bits 15:14 == 01 */
+	bool wc_enabled;		/* word 85 bit 5 */
+};
+
+/* SCSI READ CAPACITY(16) parameter data, decoded. */
+struct ap_scsi_capacity {
+	uint64_t nblocks;		/* RETURNED LOGICAL BLOCK ADDRESS + 1 */
+	unsigned logical_sector;	/* LOGICAL BLOCK LENGTH IN BYTES */
+	unsigned exponent;		/* LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT */
+	uint64_t physical_sector;	/* logical << exponent */
+	unsigned lowest_aligned;	/* LOWEST ALIGNED LOGICAL BLOCK ADDRESS */
+	bool lbpme, lbprz;		/* thin provisioning bits */
+};
+
+/* NVMe Identify Namespace (CNS 00h), decoded. */
+struct ap_nvme_ns {
+	uint64_t nsze;			/* namespace size in logical blocks */
+	unsigned nlbaf;			/* number of LBA formats (1-based) */
+	unsigned flbas_index;		/* LBA format in use */
+	unsigned logical_sector;	/* 2^LBADS bytes */
+	unsigned metadata;		/* MS bytes per block */
+	bool atomics_valid;		/* NSFEAT bit 1: NAWUN/NAWUPF/NACWU valid */
+	unsigned nawupf;		/* atomic write unit power fail, blocks (1-based) */
+	bool optperf_valid;		/* NSFEAT bit 4: NPWG/NPWA/NPDG/NPDA/NOWS valid */
+	unsigned npwg, npwa, npdg, npda, nows;	/* blocks, 1-based */
+	uint64_t physical_sector;	/* bytes, as Linux derives it; 0 when not stated */
+	uint64_t optimal_io;		/* bytes, NOWS; 0 when not stated */
+};
+
+/* Sense data (fixed or descriptor format). */
+struct ap_sense {
+	bool valid;
+	unsigned key, asc, ascq;
+};
+
+/* Where a write-cache state came from, for messages. */
+enum ap_wc_source {
+	AP_WC_SRC_NONE = 0,
+	AP_WC_SRC_ATA,		/* ATA IDENTIFY word 85 bit 5 */
+	AP_WC_SRC_SCSI,		/* caching mode page 08h, WCE */
+	AP_WC_SRC_NVME,		/* Get Features 06h, WCE */
+};
+
+struct ap_write_cache {
+	bool enabled;
+	enum ap_wc_source source;
+};
+
+/* ---- pure: CDBs ---- */
+void ap_sgio_cdb_ata_identify(uint8_t cdb[16]);
+void ap_sgio_cdb_read_capacity16(uint8_t cdb[16], unsigned alloc_len);
+/* MODE SENSE(10), current values, block descriptors disabled */
+void ap_sgio_cdb_mode_sense10(uint8_t cdb[10], unsigned page, unsigned alloc_len);
+
+/* ---- pure: replies. 0, or -EINVAL (too short / not plausible), -ENODATA
+ * (well formed but says nothing, e.g. an all-zero IDENTIFY). ---- */
+int ap_sgio_parse_ata_identify(const uint8_t *buf, size_t len, struct ap_ata_identify *id);
+int ap_sgio_parse_read_capacity16(const uint8_t *buf, size_t len, struct ap_scsi_capacity *c);
+int ap_sgio_parse_caching_page(const uint8_t *buf, size_t len, bool *wce);
+int ap_sgio_parse_nvme_id_ns(const uint8_t *buf, size_t len, struct ap_nvme_ns *ns);
+int ap_sgio_parse_sense(const uint8_t *buf, size_t len, struct ap_sense *s);
+/* SCSI VPD page 80h (Unit Serial Number, e.g. sysfs device/vpd_pg80): the
+ * serial, trimmed, into @out (NUL-terminated); -ENODATA when blank. */
+int ap_sgio_parse_vpd_serial(const uint8_t *buf, size_t len, char *out, size_t outsz);
+/* Names for messages: "ATA IDENTIFY word 85", ... */
+const char *ap_sgio_wc_source_name(enum ap_wc_source src);
+
+/* ---- device queries on an open fd (O_RDONLY is enough). 0 on success,
+ * -EOPNOTSUPP when the device does not answer this command set, other
+ * -errno with @e filled on a real failure. ---- */
+int ap_sgio_ata_identify(int fd, struct ap_ata_identify *id, struct ap_error *e);
+int ap_sgio_read_capacity16(int fd, struct ap_scsi_capacity *c, struct ap_error *e);
+int ap_sgio_scsi_write_cache(int fd, bool *wce, struct ap_error *e);
+int ap_sgio_nvme_id_ns(int fd, struct ap_nvme_ns *ns, struct ap_error *e);
+int ap_sgio_nvme_write_cache(int fd, bool *wce, struct ap_error *e);
+
+/*
+ * The drive's volatile write cache state, from whatever the device answers:
+ * NVMe Get Features, else ATA IDENTIFY word 85 (when word 82 says the
+ * drive has one), else the SCSI caching mode page. -EOPNOTSUPP when none
+ * answers (loop, virtio, regular files): the state is unknown.
+ */
+int ap_sgio_write_cache(int fd, struct ap_write_cache *wc, struct ap_error *e);
+
+#endif

@@ -1,0 +1,1356 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The emulated drive's life cycle: build the work directory (sparse backing
+ * file, shared stats page), fork the FUSE server (emu_server.c), attach a
+ * loop device with 512-byte logical and physical sectors to the served file,
+ * and take everything down again -- also after the server was SIGKILLed.
+ * The layout of a work directory is described in emu_priv.h.
+ */
+#include "emu/emu.h"
+#include "emu/model.h"
+#include "emu/priv.h"
+#include "lib/state.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef HAVE_EMULATOR
+#include <blkid.h>
+#include <linux/blkpg.h>
+#include <linux/loop.h>
+#endif
+
+void ap_emu_shm_read(const struct ap_emu_shm *shm, struct ap_emu_counters_raw *out)
+{
+	struct ap_emu_counters_raw live, base;
+	const uint64_t *lp = (const uint64_t *)&shm->live, *bp = (const uint64_t *)&shm->base;
+	uint64_t *l = (uint64_t *)&live, *b = (uint64_t *)&base, *o = (uint64_t *)out;
+	uint64_t s1, s2;
+	size_t i, n = sizeof(live) / sizeof(uint64_t);
+
+	for (;;) {
+		s1 = __atomic_load_n(&shm->seq, __ATOMIC_ACQUIRE);
+		if (s1 & 1)
+			continue;
+		for (i = 0; i < n; i++)
+			l[i] = __atomic_load_n(&lp[i], __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		s2 = __atomic_load_n(&shm->seq, __ATOMIC_RELAXED);
+		if (s1 == s2)
+			break;
+	}
+	for (i = 0; i < n; i++) {
+		b[i] = __atomic_load_n(&bp[i], __ATOMIC_RELAXED);
+		o[i] = l[i] >= b[i] ? l[i] - b[i] : 0;
+	}
+}
+
+#ifdef HAVE_EMULATOR
+
+struct ap_emu {
+	char *dev;		/* /dev/loopN */
+	char *workdir;
+	pid_t pid;		/* the server, our child */
+	int ctl;		/* to the server: its EOF means we died */
+	int st;			/* the server's replies */
+};
+
+/* ---- locating a device's work directory ---- */
+
+/* "loopN" of a loop device or of one of its partitions, in @name. */
+static int disk_name(const char *dev, char *name, size_t sz)
+{
+	char link[PATH_MAX], *real, *base, part[PATH_MAX + 16];
+	struct stat st;
+
+	if (stat(dev, &st) != 0)
+		return -errno;
+	if (!S_ISBLK(st.st_mode))
+		return -ENOTBLK;
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st.st_rdev), minor(st.st_rdev));
+	real = realpath(link, NULL);
+	if (!real)
+		return -errno;
+	snprintf(part, sizeof(part), "%s/partition", real);
+	if (access(part, F_OK) == 0) {
+		char *slash = strrchr(real, '/');
+
+		if (slash)
+			*slash = '\0';
+	}
+	base = strrchr(real, '/');
+	snprintf(name, sz, "%s", base ? base + 1 : real);
+	free(real);
+	return strncmp(name, "loop", 4) == 0 ? 0 : -ENOENT;
+}
+
+/* The loop device's backing file, or NULL when it has none. */
+static char *loop_backing(const char *name)
+{
+	char path[PATH_MAX], buf[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return ap_xstrdup(buf);
+}
+
+static struct ap_emu_shm *shm_map(const char *workdir, bool rw)
+{
+	struct ap_emu_shm *shm;
+	struct stat st;
+	char *path;
+	int fd;
+
+	ap_xasprintf(&path, "%s/stats", workdir);
+	fd = open(path, (rw ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	free(path);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(*shm)) {
+		close(fd);
+		return NULL;
+	}
+	shm = mmap(NULL, sizeof(*shm), PROT_READ | (rw ? PROT_WRITE : 0), MAP_SHARED, fd, 0);
+	close(fd);
+	if (shm == MAP_FAILED)
+		return NULL;
+	if (memcmp(shm->magic, AP_EMU_MAGIC, sizeof(AP_EMU_MAGIC)) != 0 ||
+	    shm->size != sizeof(*shm)) {
+		munmap(shm, sizeof(*shm));
+		return NULL;
+	}
+	return shm;
+}
+
+/* The work directory of the emulated drive behind loop device @name, or NULL. */
+static char *workdir_of_loop(const char *name)
+{
+	char *back = loop_backing(name), *slash;
+	struct ap_emu_shm *shm;
+	size_t n, suffix = strlen("/mnt/" AP_EMU_FILE);
+
+	if (!back)
+		return NULL;
+	n = strlen(back);
+	if (n <= suffix || strcmp(back + n - suffix, "/mnt/" AP_EMU_FILE) != 0) {
+		free(back);
+		return NULL;
+	}
+	back[n - suffix] = '\0';
+	slash = strrchr(back, '/');
+	if (!slash || strncmp(slash + 1, "alignprobe-emu.", 15) != 0) {
+		free(back);
+		return NULL;
+	}
+	shm = shm_map(back, false);
+	if (!shm) {
+		free(back);
+		return NULL;
+	}
+	munmap(shm, sizeof(*shm));
+	return back;
+}
+
+bool ap_emu_is_emulated(const char *dev)
+{
+	char name[64], *wd;
+
+	if (!dev || disk_name(dev, name, sizeof(name)) != 0)
+		return false;
+	wd = workdir_of_loop(name);
+	free(wd);
+	return wd != NULL;
+}
+
+static struct ap_emu_shm *shm_of_dev(const char *dev, bool rw)
+{
+	char name[64], *wd;
+	struct ap_emu_shm *shm;
+
+	if (!dev || disk_name(dev, name, sizeof(name)) != 0)
+		return NULL;
+	wd = workdir_of_loop(name);
+	if (!wd)
+		return NULL;
+	shm = shm_map(wd, rw);
+	free(wd);
+	return shm;
+}
+
+int ap_emu_counters_read(const char *dev, struct ap_emu_counters *c)
+{
+	struct ap_emu_shm *shm = shm_of_dev(dev, false);
+	struct ap_emu_counters_raw r;
+
+	if (!shm)
+		return -ENODEV;
+	ap_emu_shm_read(shm, &r);
+	munmap(shm, sizeof(*shm));
+	c->reads = r.reads;
+	c->writes = r.writes;
+	c->aligned_writes = r.aligned_writes;
+	c->rmw = r.rmw;
+	c->rmw_writes = r.rmw_writes;
+	c->flushes = r.flushes;
+	c->read_bytes = r.read_bytes;
+	c->write_bytes = r.write_bytes;
+	c->errors = r.errors;
+	c->busy_ns = r.busy_ns;
+	return 0;
+}
+
+int ap_emu_counters_reset(const char *dev)
+{
+	struct ap_emu_shm *shm = shm_of_dev(dev, true);
+	struct ap_emu_counters_raw live;
+	const uint64_t *lp;
+	uint64_t *bp, *l = (uint64_t *)&live;
+	uint64_t s1;
+	size_t i, n = sizeof(live) / sizeof(uint64_t);
+
+	if (!shm)
+		return -ENODEV;
+	lp = (const uint64_t *)&shm->live;
+	bp = (uint64_t *)&shm->base;
+	do {
+		s1 = __atomic_load_n(&shm->seq, __ATOMIC_ACQUIRE);
+		for (i = 0; i < n; i++)
+			l[i] = __atomic_load_n(&lp[i], __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	} while ((s1 & 1) || s1 != __atomic_load_n(&shm->seq, __ATOMIC_RELAXED));
+	for (i = 0; i < n; i++)
+		__atomic_store_n(&bp[i], l[i], __ATOMIC_RELEASE);
+	munmap(shm, sizeof(*shm));
+	return 0;
+}
+
+/* Extra information for `emulate --stats`: the parameters in force. */
+int ap_emu_spec_of(const char *dev, struct ap_emu_spec *s)
+{
+	struct ap_emu_shm *shm = shm_of_dev(dev, false);
+
+	if (!shm)
+		return -ENODEV;
+	ap_emu_spec_init(s);
+	s->capacity = shm->capacity;
+	s->capacity_set = true;
+	s->rmw_ns = shm->rmw_ns;
+	s->base_ns = shm->base_ns;
+	s->flush_ns = shm->flush_ns;
+	s->seed = shm->seed;
+	s->jitter = shm->jitter;
+	s->phys_sector = shm->phys_sector;
+	s->lowest_aligned = shm->lowest_aligned;
+	s->write_cache = shm->write_cache;
+	s->fail_lba = shm->fail_lba;
+	s->fail_count = shm->fail_count;
+	s->fail_after = shm->fail_after;
+	s->fail_reads = shm->fail_reads;
+	s->fail_writes = shm->fail_writes;
+	munmap(shm, sizeof(*shm));
+	return 0;
+}
+
+/* ---- taking a drive down ---- */
+
+static int send_line(int fd, const char *s)
+{
+	size_t len = strlen(s);
+
+	/* a socket, so that a dead server means EPIPE, not SIGPIPE */
+	while (send(fd, s, len, MSG_NOSIGNAL) < 0) {
+		if (errno != EINTR)
+			return -errno;
+	}
+	return 0;
+}
+
+
+static bool server_alive(const char *workdir)
+{
+	char *path;
+	int fd, alive;
+
+	ap_xasprintf(&path, "%s/stats", workdir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	if (fd < 0)
+		return false;
+	alive = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+	close(fd);		/* drops the lock if we got it */
+	return alive;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+/* The server's pid as the registry records it (aux), or 0. */
+static pid_t registered_pid(const char *workdir)
+{
+	struct ap_state_entry *v;
+	char *mnt;
+	size_t n, i;
+	pid_t pid = 0;
+
+	if (ap_state_list(&v, &n) != 0)
+		return 0;
+	ap_xasprintf(&mnt, "%s/mnt", workdir);
+	for (i = 0; i < n; i++)
+		if (v[i].kind == AP_STATE_EMU && v[i].path && strcmp(v[i].path, mnt) == 0 &&
+		    v[i].aux)
+			pid = (pid_t)atoi(v[i].aux);
+	free(mnt);
+	ap_state_free(v, n);
+	return pid;
+}
+
+/* Stop the server: SIGTERM, then SIGKILL; true once it is gone. */
+static bool server_stop(const char *workdir, pid_t child)
+{
+	struct ap_emu_shm *shm = shm_map(workdir, false);
+	pid_t pid = shm ? shm->server_pid : child;
+	unsigned i;
+
+	if (shm)
+		munmap(shm, sizeof(*shm));
+	if (pid <= 0)
+		pid = registered_pid(workdir);
+	if (!server_alive(workdir))
+		return true;
+	if (pid <= 0)
+		return false;
+	kill(pid, SIGTERM);
+	for (i = 0; i < 500 && server_alive(workdir); i++)
+		sleep_ms(10);
+	if (server_alive(workdir)) {
+		kill(pid, SIGKILL);
+		for (i = 0; i < 500 && server_alive(workdir); i++)
+			sleep_ms(10);
+	}
+	return !server_alive(workdir);
+}
+
+/* Clear the loop device @name (which must be ours) and wait for it to let go. */
+static int loop_clear(const char *name, struct ap_error *e)
+{
+	char dev[80];
+	char *back;
+	unsigned i;
+	int fd;
+
+	snprintf(dev, sizeof(dev), "/dev/%s", name);
+	/* exclusive: fails while mounted or otherwise claimed */
+	fd = open(dev, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == EBUSY)
+			return ap_error_set(e, EBUSY, "%s: in use (mounted?): unmount it first", dev);
+		return ap_error_set(e, errno, "%s: cannot open: %s", dev, strerror(errno));
+	}
+	if (ioctl(fd, LOOP_CLR_FD, 0) != 0 && errno != ENXIO) {
+		int err = errno;
+
+		close(fd);
+		return ap_error_set(e, err, "%s: cannot detach the loop device: %s", dev, strerror(err));
+	}
+	close(fd);
+	/* the kernel lets go of the backing file when the last opener closes */
+	for (i = 0; i < 1000; i++) {
+		back = loop_backing(name);
+		if (!back)
+			return 0;
+		free(back);
+		sleep_ms(10);
+	}
+	/* the loop device was let go of: a failure half-way, not a refusal */
+	return ap_error_set(e, ETIMEDOUT, "%s: still attached after detaching (held open?)", dev);
+}
+
+/* Abort the FUSE connection behind @mnt, for a server that hangs. */
+static void fuse_abort(const char *mnt)
+{
+	struct stat st;
+	char path[128];
+	int fd;
+
+	if (stat(mnt, &st) != 0 || major(st.st_dev) != 0)
+		return;
+	snprintf(path, sizeof(path), "/sys/fs/fuse/connections/%u/abort", minor(st.st_dev));
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, "1", 1) < 0) {
+		/* nothing more to try */
+	}
+	close(fd);
+}
+
+/* Remove the work directory's files and itself: 0, or -errno when it stays. */
+static int workdir_remove(const char *workdir)
+{
+	static const char *const files[] = { "backing", "stats", "log", "statedir" };
+	char *path;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < AP_ARRAY_SIZE(files); i++) {
+		ap_xasprintf(&path, "%s/%s", workdir, files[i]);
+		unlink(path);
+		free(path);
+	}
+	ap_xasprintf(&path, "%s/mnt", workdir);
+	rmdir(path);
+	free(path);
+	if (rmdir(workdir) != 0 && errno != ENOENT)
+		rc = -errno;
+	return rc;
+}
+
+static void state_release_emu(const char *mnt)
+{
+	struct ap_state_entry *v;
+	size_t n, i;
+
+	if (ap_state_list(&v, &n) != 0)
+		return;
+	for (i = 0; i < n; i++)
+		if (v[i].kind == AP_STATE_EMU && v[i].path && strcmp(v[i].path, mnt) == 0)
+			ap_state_release(v[i].file);
+	ap_state_free(v, n);
+}
+
+/*
+ * Only one teardown of a drive at a time: the server's own (its owner died,
+ * or it was terminated), cleanup's and `emulate --detach` may meet. 0 with
+ * the locked work directory's descriptor in @fd (-1 when the directory is
+ * gone: another teardown finished), or -errno.
+ */
+static int teardown_lock(const char *workdir, int *fd, struct ap_error *e)
+{
+	*fd = open(workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*fd < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return ap_error_set(e, errno, "work directory %s: %s", workdir, strerror(errno));
+	}
+	while (flock(*fd, LOCK_EX) != 0) {
+		if (errno != EINTR) {
+			int err = errno;
+
+			close(*fd);
+			*fd = -1;
+			return ap_error_set(e, err, "cannot lock %s: %s", workdir, strerror(err));
+		}
+	}
+	return 0;
+}
+
+/*
+ * Take down the drive in @workdir; @loop is the loop device name attached to
+ * it (verified again once we hold the lock), or NULL. @child: the server's
+ * pid when it is our child.
+ */
+static int teardown(const char *workdir, const char *loop, pid_t child, struct ap_error *e)
+{
+	char *mnt, *stats, *live = NULL;
+	int rc = 0, lock;
+
+	rc = teardown_lock(workdir, &lock, e);
+	if (rc)
+		return rc;
+	ap_xasprintf(&mnt, "%s/mnt", workdir);
+	ap_xasprintf(&stats, "%s/stats", workdir);
+	if (lock < 0 || access(stats, F_OK) != 0) {
+		/* another teardown took it down while we waited */
+		if (child > 0)
+			while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+				;
+		if (lock < 0 || workdir_remove(workdir) == 0)
+			state_release_emu(mnt);
+		goto out;
+	}
+	if (loop) {
+		live = workdir_of_loop(loop);
+		if (live && strcmp(live, workdir) == 0)
+			rc = loop_clear(loop, e);
+		if (rc)
+			goto out;
+	}
+	if (!server_stop(workdir, child)) {
+		fuse_abort(mnt);
+		if (!server_stop(workdir, child))
+			rc = ap_error_set(e, EBUSY, "the emulator's server (work directory %s) does not stop",
+					  workdir);
+	}
+	/* reap our child; one that would not stop is left (and not waited for) */
+	if (child > 0)
+		while (waitpid(child, NULL, rc ? WNOHANG : 0) < 0 && errno == EINTR)
+			;
+	/* a killed server leaves its mount behind ("Transport endpoint is not connected") */
+	if (umount2(mnt, MNT_DETACH) != 0 && errno != EINVAL && errno != ENOENT && !rc)
+		rc = ap_error_set(e, errno, "cannot unmount %s: %s", mnt, strerror(errno));
+	if (!rc) {
+		int r = workdir_remove(workdir);
+
+		if (r)
+			rc = ap_error_set(e, -r, "cannot remove the work directory %s: %s", workdir,
+					  strerror(-r));
+		else
+			state_release_emu(mnt);
+	}
+out:
+	if (lock >= 0)
+		close(lock);
+	free(live);
+	free(stats);
+	free(mnt);
+	return rc;
+}
+
+/* The state directory as an absolute path, or NULL. */
+static char *state_dir_real(void)
+{
+	return realpath(ap_state_dir(), NULL);
+}
+
+/* The state directory that registered the drive in @workdir, or NULL. */
+static char *workdir_state_dir(const char *workdir)
+{
+	char *path, buf[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	ap_xasprintf(&path, "%s/statedir", workdir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return ap_xstrdup(buf);
+}
+
+int ap_emu_detach_workdir(const char *workdir, const char *dev, struct ap_error *e)
+{
+	char name[64];
+
+	/* the loop number may have been reused: teardown clears it only if it is ours */
+	if (dev && disk_name(dev, name, sizeof(name)) == 0)
+		return teardown(workdir, name, 0, e);
+	return teardown(workdir, NULL, 0, e);
+}
+
+/* The work directory of a registry entry's FUSE mount point "<workdir>/mnt", or NULL. */
+static char *entry_workdir(const char *mnt)
+{
+	char *wd, *slash;
+
+	if (!mnt || mnt[0] != '/')
+		return NULL;
+	wd = ap_xstrdup(mnt);
+	slash = strrchr(wd, '/');
+	if (!slash || strcmp(slash, "/mnt") != 0 || slash == wd ||
+	    !strstr(wd, "/alignprobe-emu.")) {
+		free(wd);
+		return NULL;
+	}
+	*slash = '\0';
+	return wd;
+}
+
+int ap_emu_detach_entry(const char *mnt, const char *dev, struct ap_error *e)
+{
+	char *wd = entry_workdir(mnt);
+	int rc;
+
+	if (!wd)
+		return ap_error_set(e, EINVAL, "%s is not an emulated drive's mount point",
+				    mnt ? mnt : "(none)");
+	if (access(wd, F_OK) != 0) {
+		/* nothing left but the entry */
+		state_release_emu(mnt);
+		free(wd);
+		return 0;
+	}
+	rc = ap_emu_detach_workdir(wd, dev, e);
+	free(wd);
+	return rc;
+}
+
+/*
+ * The drive on @dev as this state directory registered it; only when the
+ * registry here knows nothing of @dev, the drive the loop device is attached
+ * to now. So a stale entry whose loop number was reused since never takes
+ * down somebody else's live drive.
+ */
+int ap_emu_detach_device(const char *dev, struct ap_error *e)
+{
+	struct ap_state_entry *v = NULL;
+	char name[64], *wd, *theirs, *ours;
+	size_t n = 0, i;
+	int rc = 0, found = 0;
+
+	if (!dev || !*dev)
+		return ap_error_set(e, EINVAL, "no device given");
+	if (ap_state_list(&v, &n) != 0)
+		n = 0;
+	for (i = 0; i < n; i++) {
+		int r;
+
+		if (v[i].kind != AP_STATE_EMU || !v[i].dev || strcmp(v[i].dev, dev) != 0 ||
+		    !v[i].path)
+			continue;
+		found++;
+		r = ap_emu_detach_entry(v[i].path, dev, e);
+		if (r && !rc)
+			rc = r;
+	}
+	ap_state_free(v, n);
+	if (found)
+		return rc;
+	if (disk_name(dev, name, sizeof(name)) != 0 || !(wd = workdir_of_loop(name)))
+		return ap_error_set(e, ENODEV, "%s: not an emulated drive", dev);
+	/*
+	 * Not registered here: a drive of another state directory (another
+	 * run, or another test) is not ours to take down -- the loop number
+	 * may have been reused since the caller attached "its" @dev.
+	 */
+	theirs = workdir_state_dir(wd);
+	ours = state_dir_real();
+	if (theirs && (!ours || strcmp(theirs, ours) != 0))
+		rc = ap_error_set(e, EPERM,
+			"%s: belongs to the runs of state directory %s (not %s): use ALIGNPROBE_STATE_DIR=%s",
+			dev, theirs, ours ? ours : ap_state_dir(), theirs);
+	else
+		rc = teardown(wd, name, 0, e);
+	free(theirs);
+	free(ours);
+	free(wd);
+	return rc;
+}
+
+int ap_emu_detach(struct ap_emu *emu, struct ap_error *e)
+{
+	char name[64];
+	char *wd;
+	int rc;
+
+	if (!emu)
+		return 0;
+	wd = NULL;
+	if (disk_name(emu->dev, name, sizeof(name)) == 0)
+		wd = workdir_of_loop(name);
+	if (wd && strcmp(wd, emu->workdir) == 0)
+		rc = teardown(emu->workdir, name, emu->pid, e);
+	else
+		rc = teardown(emu->workdir, NULL, emu->pid, e);
+	free(wd);
+	if (rc)
+		return rc;
+	close(emu->ctl);
+	close(emu->st);
+	free(emu->dev);
+	free(emu->workdir);
+	free(emu);
+	return 0;
+}
+
+const char *ap_emu_device(const struct ap_emu *emu)
+{
+	return emu->dev;
+}
+
+static int server_reply(int st, const char *want, struct ap_error *e);
+
+int ap_emu_forget(struct ap_emu *emu, struct ap_error *e)
+{
+	int rc;
+
+	if (!emu)
+		return 0;
+	/* the server owns the drive once it says so, not before */
+	rc = send_line(emu->ctl, "persist\n");
+	if (rc == 0)
+		rc = server_reply(emu->st, "ok", e);
+	else
+		ap_error_set(e, -rc, "the emulator's server died (see its log)");
+	close(emu->ctl);	/* without "persist", the server takes the drive down */
+	close(emu->st);
+	free(emu->dev);
+	free(emu->workdir);
+	free(emu);
+	return rc;
+}
+
+/* ---- bringing a drive up ---- */
+
+/* Copy @src into @dst keeping holes; @dst is empty. */
+static int copy_sparse(int src, int dst, uint64_t size)
+{
+	off_t data = 0, hole;
+
+	for (;;) {
+		data = lseek(src, data, SEEK_DATA);
+		if (data < 0)
+			return errno == ENXIO ? 0 : -errno;
+		hole = lseek(src, data, SEEK_HOLE);
+		if (hole < 0)
+			return -errno;
+		if ((uint64_t)hole > size)
+			hole = (off_t)size;
+		while (data < hole) {
+			loff_t in = data, out = data;
+			ssize_t n = copy_file_range(src, &in, dst, &out, (size_t)(hole - data), 0);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL)) {
+				char buf[65536];
+				size_t want = (size_t)(hole - data) < sizeof(buf) ?
+					      (size_t)(hole - data) : sizeof(buf);
+				int rc = ap_pread_all(src, buf, want, (uint64_t)data);
+
+				if (rc)
+					return rc;
+				rc = ap_pwrite_all(dst, buf, want, (uint64_t)data);
+				if (rc)
+					return rc;
+				n = (ssize_t)want;
+			} else if (n <= 0) {
+				return n < 0 ? -errno : -EIO;
+			}
+			data += n;
+		}
+	}
+}
+
+/*
+ * s->image opened: a readable regular file that fits the size (which it
+ * sets when none was given), the spec then validated. fd or -errno.
+ */
+static int image_open(struct ap_emu_spec *s, struct ap_error *e)
+{
+	struct stat st;
+	bool spec_size;
+	int img, rc;
+
+	img = open(s->image, O_RDONLY | O_CLOEXEC);
+	if (img < 0)
+		return ap_error_set(e, errno, "image %s: %s", s->image, strerror(errno));
+	if (fstat(img, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(img);
+		return ap_error_set(e, S_ISDIR(st.st_mode) ? EISDIR : EINVAL,
+				    "image %s: not a regular file", s->image);
+	}
+	spec_size = s->capacity_set;
+	if (!s->capacity_set) {
+		s->capacity = ((uint64_t)st.st_size + 511) / 512 * 512;
+		s->capacity_set = true;
+	} else if ((uint64_t)st.st_size > s->capacity) {
+		close(img);
+		return ap_error_set(e, EFBIG, "image %s: %llu bytes do not fit in size %llu",
+				    s->image, (unsigned long long)st.st_size,
+				    (unsigned long long)s->capacity);
+	}
+	rc = ap_emu_spec_validate(s, e);
+	if (rc) {
+		close(img);
+		if (e && !spec_size) {	/* the size is the image's: name it */
+			char why[sizeof(e->msg)];
+
+			snprintf(why, sizeof(why), "%s", e->msg);
+			ap_error_set(e, rc, "image %s: %s", s->image, why);
+		}
+		return rc;
+	}
+	return img;
+}
+
+int ap_emu_spec_check(const struct ap_emu_spec *spec, struct ap_error *e)
+{
+	struct ap_emu_spec s = *spec;
+	int fd;
+
+	if (!s.image)
+		return ap_emu_spec_validate(&s, e);
+	fd = image_open(&s, e);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
+static int make_backing(const char *workdir, struct ap_emu_spec *s, struct ap_error *e)
+{
+	char *path;
+	int fd, img = -1, rc = 0;
+
+	if (s->image) {
+		img = image_open(s, e);
+		if (img < 0)
+			return img;
+	}
+	ap_xasprintf(&path, "%s/backing", workdir);
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	free(path);
+	if (fd < 0) {
+		rc = ap_error_set(e, errno, "cannot create the backing file in %s: %s", workdir,
+				  strerror(errno));
+		goto out;
+	}
+	if (img >= 0) {
+		rc = copy_sparse(img, fd, s->capacity);
+		if (rc) {
+			rc = ap_error_set(e, -rc, "cannot copy image %s: %s", s->image, strerror(-rc));
+			goto out;
+		}
+	}
+	if (ftruncate(fd, (off_t)s->capacity) != 0)
+		rc = ap_error_set(e, errno, "cannot size the backing file: %s", strerror(errno));
+out:
+	if (fd >= 0)
+		close(fd);
+	if (img >= 0)
+		close(img);
+	return rc;
+}
+
+static struct ap_emu_shm *make_shm(const char *workdir, const struct ap_emu_spec *s,
+				   struct ap_error *e)
+{
+	struct ap_emu_shm *shm;
+	char *path;
+	int fd;
+
+	ap_xasprintf(&path, "%s/stats", workdir);
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	free(path);
+	if (fd < 0 || ftruncate(fd, sizeof(*shm)) != 0) {
+		ap_error_set(e, errno, "cannot create the stats file in %s: %s", workdir,
+			     strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	shm = mmap(NULL, sizeof(*shm), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (shm == MAP_FAILED) {
+		ap_error_set(e, errno, "cannot map the stats file: %s", strerror(errno));
+		return NULL;
+	}
+	shm->size = sizeof(*shm);
+	shm->capacity = s->capacity;
+	shm->rmw_ns = s->rmw_ns;
+	shm->base_ns = s->base_ns;
+	shm->flush_ns = s->flush_ns;
+	shm->seed = s->seed;
+	shm->fail_lba = s->fail_lba;
+	shm->fail_count = s->fail_count;
+	shm->fail_after = s->fail_after;
+	shm->jitter = s->jitter;
+	shm->phys_sector = s->phys_sector;
+	shm->lowest_aligned = s->lowest_aligned;
+	shm->write_cache = s->write_cache;
+	shm->fail_reads = s->fail_reads;
+	shm->fail_writes = s->fail_writes;
+	memcpy(shm->magic, AP_EMU_MAGIC, sizeof(AP_EMU_MAGIC));
+	return shm;
+}
+
+/* Which state directory registers this drive (see ap_emu_detach_device). */
+static int write_state_dir(const char *workdir, struct ap_error *e)
+{
+	char *path, *dir = state_dir_real();
+	int fd, rc = 0;
+
+	if (!dir)
+		return ap_error_set(e, errno, "state directory %s: %s", ap_state_dir(),
+				    strerror(errno));
+	ap_xasprintf(&path, "%s/statedir", workdir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 || ap_pwrite_all(fd, dir, strlen(dir), 0) != 0)
+		rc = ap_error_set(e, errno, "cannot write %s: %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	free(dir);
+	return rc;
+}
+
+/* One line from the server, within @ms milliseconds. */
+static int read_line(int fd, char *buf, size_t sz, int ms)
+{
+	size_t n = 0;
+
+	while (n + 1 < sz) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+		int pr = poll(&p, 1, ms);
+
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr <= 0)
+			return pr == 0 ? -ETIMEDOUT : -errno;
+		r = read(fd, buf + n, 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r == 0 ? -EPIPE : -errno;
+		if (buf[n] == '\n')
+			break;
+		n++;
+	}
+	buf[n] = '\0';
+	return 0;
+}
+
+/* A server reply: 0 for @want, else the error it names. */
+static int server_reply(int st, const char *want, struct ap_error *e)
+{
+	char line[600];
+	int rc = read_line(st, line, sizeof(line), 10000), err;
+	char *msg;
+
+	if (rc == -ETIMEDOUT)
+		return ap_error_set(e, ETIMEDOUT, "the emulator's server does not answer");
+	if (rc)
+		return ap_error_set(e, EIO, "the emulator's server died (see its log)");
+	if (strcmp(line, want) == 0)
+		return 0;
+	err = (int)strtol(line + (strncmp(line, "error ", 6) == 0 ? 6 : 0), &msg, 10);
+	if (err <= 0)
+		err = EIO;
+	return ap_error_set(e, err, "%s: %s", *msg ? msg + 1 : line, strerror(err));
+}
+
+static int loop_configure(int lfd, int ffd, const char *file)
+{
+	struct loop_config cfg;
+	struct loop_info64 info;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.fd = (uint32_t)ffd;
+	cfg.block_size = 512;
+	cfg.info.lo_flags = LO_FLAGS_PARTSCAN;
+	snprintf((char *)cfg.info.lo_file_name, LO_NAME_SIZE, "%s", file);
+	if (ioctl(lfd, LOOP_CONFIGURE, &cfg) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOTTY)
+		return -errno;
+	/* kernels before 5.8 */
+	if (ioctl(lfd, LOOP_SET_FD, ffd) != 0)
+		return -errno;
+	memset(&info, 0, sizeof(info));
+	info.lo_flags = LO_FLAGS_PARTSCAN;
+	snprintf((char *)info.lo_file_name, LO_NAME_SIZE, "%s", file);
+	if (ioctl(lfd, LOOP_SET_STATUS64, &info) != 0) {
+		int err = errno;
+
+		ioctl(lfd, LOOP_CLR_FD, 0);
+		return -err;
+	}
+	return 0;
+}
+
+/* Pick a free loop device, have the server register it, attach. */
+static int loop_attach(const char *workdir, int ctl, int st, char **dev, struct ap_error *e)
+{
+	char *file, line[96];
+	int cfd, ffd, rc = -EBUSY;
+	unsigned tries;
+
+	cfd = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+	if (cfd < 0)
+		return ap_error_set(e, errno, "/dev/loop-control: %s", strerror(errno));
+	ap_xasprintf(&file, "%s/mnt/%s", workdir, AP_EMU_FILE);
+	ffd = open(file, O_RDWR | O_CLOEXEC);
+	if (ffd < 0) {
+		rc = ap_error_set(e, errno, "cannot open the served file %s: %s", file, strerror(errno));
+		goto out;
+	}
+	for (tries = 0; tries < 50; tries++) {
+		int n = ioctl(cfd, LOOP_CTL_GET_FREE), lfd = -1, i;
+
+		if (n < 0) {
+			rc = ap_error_set(e, errno, "no free loop device: %s", strerror(errno));
+			break;
+		}
+		snprintf(line, sizeof(line), "dev /dev/loop%d\n", n);
+		rc = send_line(ctl, line);
+		if (rc == 0)
+			rc = server_reply(st, "ok", e);
+		else
+			ap_error_set(e, -rc, "the emulator's server died (see its log)");
+		if (rc)
+			break;
+		line[strlen(line) - 1] = '\0';
+		for (i = 0; i < 100 && lfd < 0; i++) {
+			lfd = open(line + 4, O_RDWR | O_CLOEXEC);
+			if (lfd < 0 && errno == ENOENT)
+				sleep_ms(10);
+			else
+				break;
+		}
+		if (lfd < 0) {
+			rc = ap_error_set(e, errno, "%s: %s", line + 4, strerror(errno));
+			break;
+		}
+		rc = loop_configure(lfd, ffd, file);
+		close(lfd);
+		if (rc == 0) {
+			*dev = ap_xstrdup(line + 4);
+			break;
+		}
+		if (rc != -EBUSY) {
+			ap_error_set(e, -rc, "%s: cannot attach: %s", line + 4, strerror(-rc));
+			break;
+		}
+		/* another process took it between GET_FREE and CONFIGURE */
+		sleep_ms(tries);
+	}
+	if (rc == -EBUSY)
+		ap_error_set(e, EBUSY, "no loop device could be attached (all busy)");
+out:
+	if (ffd >= 0)
+		close(ffd);
+	close(cfd);
+	free(file);
+	return rc;
+}
+
+/*
+ * A drive with its write cache off says "write through", so the kernel sends
+ * it no flushes (a real disk with WCE=0); with the cache on, "write back".
+ */
+static int set_write_cache(const char *dev, bool on, struct ap_error *e)
+{
+	const char *val = on ? "write back" : "write through";
+	const char *name = strrchr(dev, '/');
+	char path[128];
+	int fd, rc = 0;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/write_cache", name ? name + 1 : dev);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		rc = ap_error_set(e, errno, "%s: cannot set \"%s\": %s", path, val, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/*
+ * An image's partitions: the kernel may lack the parsers for its table (this
+ * one does), so add what libblkid finds with BLKPG, as partx -a does. Best
+ * effort: the drive is usable without them (partx -a or partprobe later).
+ */
+static void add_partitions(const char *dev)
+{
+	blkid_probe pr = blkid_new_probe_from_filename(dev);
+	blkid_partlist ls;
+	int fd, i, n;
+
+	if (!pr)
+		return;
+	blkid_probe_enable_superblocks(pr, 0);
+	blkid_probe_enable_partitions(pr, 1);
+	ls = blkid_probe_get_partitions(pr);
+	n = ls ? blkid_partlist_numof_partitions(ls) : 0;
+	fd = n > 0 ? open(dev, O_RDONLY | O_CLOEXEC) : -1;
+	for (i = 0; fd >= 0 && i < n; i++) {
+		blkid_partition par = blkid_partlist_get_partition(ls, i);
+		struct blkpg_partition part = { 0 };
+		struct blkpg_ioctl_arg arg = {
+			.op = BLKPG_ADD_PARTITION,
+			.datalen = sizeof(part),
+			.data = &part,
+		};
+
+		if (!par || blkid_partition_is_extended(par))
+			continue;
+		part.pno = blkid_partition_get_partno(par);
+		part.start = (long long)blkid_partition_get_start(par) * 512;
+		part.length = (long long)blkid_partition_get_size(par) * 512;
+		/* EBUSY: the kernel has it already */
+		if (ioctl(fd, BLKPG, &arg) != 0 && errno != EBUSY)
+			continue;
+	}
+	if (fd >= 0)
+		close(fd);
+	blkid_free_probe(pr);
+}
+
+static void close_other_fds(int a, int b)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a, fd;
+
+	for (fd = 3; fd < lo; fd++)
+		close(fd);
+	for (fd = lo + 1; fd < hi; fd++)
+		close(fd);
+	if (close_range((unsigned)hi + 1, ~0U, 0) != 0) {
+		long max = sysconf(_SC_OPEN_MAX);
+
+		for (fd = hi + 1; fd < max; fd++)
+			close(fd);
+	}
+}
+
+static void child_stdio(const char *workdir)
+{
+	char *log;
+	int fd = open("/dev/null", O_RDWR);
+
+	if (fd >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		if (fd > 2)
+			close(fd);
+	}
+	ap_xasprintf(&log, "%s/log", workdir);
+	fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+	free(log);
+	if (fd >= 0) {
+		dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
+	}
+}
+
+int ap_emu_attach(const struct ap_emu_spec *spec, struct ap_emu **out, struct ap_error *e)
+{
+	struct ap_emu_spec s = *spec;
+	struct ap_emu_shm *shm = NULL;
+	char *tmpl, *workdir, *mnt, *dev = NULL;
+	const char *tmp = getenv("TMPDIR");
+	int ctl[2] = { -1, -1 }, st[2] = { -1, -1 }, rc;
+	pid_t pid = -1, owner = getpid();
+
+	*out = NULL;
+	s.image = spec->image ? ap_xstrdup(spec->image) : NULL;
+	rc = ap_emu_spec_validate(&s, e);
+	if (rc)
+		goto out_spec;
+	if (access("/dev/fuse", R_OK | W_OK) != 0) {
+		rc = ap_error_set(e, errno, "/dev/fuse: %s (FUSE is needed for the emulated drive)",
+				  strerror(errno));
+		goto out_spec;
+	}
+	ap_xasprintf(&tmpl, "%s/alignprobe-emu.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	workdir = mkdtemp(tmpl);
+	if (!workdir) {
+		rc = ap_error_set(e, errno, "cannot create a work directory %s: %s", tmpl,
+				  strerror(errno));
+		free(tmpl);
+		goto out_spec;
+	}
+	ap_xasprintf(&mnt, "%s/mnt", workdir);
+	if (mkdir(mnt, 0700) != 0) {
+		rc = ap_error_set(e, errno, "cannot create %s: %s", mnt, strerror(errno));
+		goto fail;
+	}
+	rc = write_state_dir(workdir, e);
+	if (rc)
+		goto fail;
+	rc = make_backing(workdir, &s, e);
+	if (rc)
+		goto fail;
+	shm = make_shm(workdir, &s, e);
+	if (!shm) {
+		rc = -e->code;
+		goto fail;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) != 0 ||
+	    pipe2(st, O_CLOEXEC) != 0) {
+		rc = ap_error_set(e, errno, "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		rc = ap_error_set(e, errno, "fork: %s", strerror(errno));
+		goto fail;
+	}
+	if (pid == 0) {
+		/* the server: a daemon that holds nothing of its parent's */
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGCHLD, SIG_DFL);
+		close(ctl[1]);
+		close(st[0]);
+		close_other_fds(ctl[0], st[1]);
+		child_stdio(workdir);
+		setsid();
+		if (chdir("/") != 0)
+			_exit(1);
+		_exit(ap_emu_server_run(&s, workdir, shm, owner, ctl[0], st[1]));
+	}
+	close(ctl[0]);
+	close(st[1]);
+	ctl[0] = st[1] = -1;
+	rc = server_reply(st[0], "ready", e);
+	if (rc)
+		goto fail;
+	rc = loop_attach(workdir, ctl[1], st[0], &dev, e);
+	if (rc)
+		goto fail;
+	rc = set_write_cache(dev, s.write_cache, e);
+	if (rc) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "%s", dev + strlen("/dev/"));
+		free(dev);
+		dev = NULL;
+		loop_clear(name, NULL);
+		goto fail;
+	}
+	if (s.image)
+		add_partitions(dev);
+	/* what the attach itself caused (partition scan, ...) does not count */
+	ap_emu_counters_reset(dev);
+	send_line(ctl[1], "done\n");
+	munmap(shm, sizeof(*shm));
+	free(mnt);
+	ap_emu_spec_free(&s);
+	*out = ap_xcalloc(1, sizeof(**out));
+	(*out)->dev = dev;
+	(*out)->workdir = workdir;
+	(*out)->pid = pid;
+	(*out)->ctl = ctl[1];
+	(*out)->st = st[0];
+	return 0;
+
+fail:
+	if (ctl[1] >= 0)
+		close(ctl[1]);	/* EOF before "done": the server exits */
+	if (st[0] >= 0)
+		close(st[0]);
+	if (ctl[0] >= 0)
+		close(ctl[0]);
+	if (st[1] >= 0)
+		close(st[1]);
+	if (pid > 0) {
+		struct ap_error ignore;
+
+		if (teardown(workdir, NULL, pid, &ignore) != 0)
+			workdir_remove(workdir);
+	} else {
+		workdir_remove(workdir);
+	}
+	if (shm)
+		munmap(shm, sizeof(*shm));
+	free(mnt);
+	free(workdir);
+out_spec:
+	ap_emu_spec_free(&s);
+	return rc;
+}
+
+#else /* !HAVE_EMULATOR */
+
+int ap_emu_spec_check(const struct ap_emu_spec *s, struct ap_error *e)
+{
+	return ap_emu_spec_validate(s, e);
+}
+
+int ap_emu_attach(const struct ap_emu_spec *s, struct ap_emu **out, struct ap_error *e)
+{
+	(void)s;
+	*out = NULL;
+	return ap_error_set(e, ENOTSUP, "the emulated drive is not built in (configure --disable-emulator)");
+}
+
+const char *ap_emu_device(const struct ap_emu *emu)
+{
+	(void)emu;
+	return NULL;
+}
+
+int ap_emu_detach(struct ap_emu *emu, struct ap_error *e)
+{
+	(void)emu;
+	return ap_error_set(e, ENOTSUP, "the emulated drive is not built in");
+}
+
+int ap_emu_detach_device(const char *dev, struct ap_error *e)
+{
+	(void)dev;
+	return ap_error_set(e, ENOTSUP, "the emulated drive is not built in");
+}
+
+bool ap_emu_is_emulated(const char *dev)
+{
+	(void)dev;
+	return false;
+}
+
+int ap_emu_counters_read(const char *dev, struct ap_emu_counters *c)
+{
+	(void)dev;
+	(void)c;
+	return -ENOTSUP;
+}
+
+int ap_emu_counters_reset(const char *dev)
+{
+	(void)dev;
+	return -ENOTSUP;
+}
+
+int ap_emu_spec_of(const char *dev, struct ap_emu_spec *s)
+{
+	(void)dev;
+	(void)s;
+	return -ENOTSUP;
+}
+
+int ap_emu_forget(struct ap_emu *emu, struct ap_error *e)
+{
+	(void)emu;
+	return ap_error_set(e, ENOTSUP, "the emulated drive is not built in");
+}
+
+int ap_emu_detach_entry(const char *mnt, const char *dev, struct ap_error *e)
+{
+	(void)mnt;
+	(void)dev;
+	return ap_error_set(e, ENOTSUP, "the emulated drive is not built in");
+}
+
+#endif

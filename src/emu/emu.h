@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The emulated Advanced Format drive: a FUSE file served with direct_io by a
+ * single-threaded server (one request at a time, like one actuator), attached
+ * to a loop device that reports 512-byte logical and physical sectors while
+ * the server charges a read-modify-write for every write that covers a hidden
+ * physical sector only partly.
+ *
+ * The model (src/emu/model.c, unit-tested):
+ * - physical sectors start at byte offsets = lowest_aligned * 512 (mod phys);
+ *   a write costs base + rmw for each partially covered physical sector
+ *   (0, 1 or 2: a 4 KiB write at LBA 34 on a 4096 drive straddles two);
+ * - reads and discards cost base only (a drive reads partial sectors free);
+ * - write cache on: writes cost base only, their partial sectors are owed;
+ *   a flush (fsync of the loop's backing file, which is what the kernel's
+ *   REQ_OP_FLUSH becomes) costs base + flush_ns + owed * rmw. With the cache
+ *   off the loop device says "write through", so the kernel sends no flushes;
+ * - jitter: every cost times (1 + jitter * u), u uniform in [-1, 1] from a
+ *   generator seeded with @seed (reproducible);
+ * - faults: a read/write (as selected) fails with EIO when it touches
+ *   [fail_lba, fail_lba + fail_count), and/or once fail_after successful
+ *   requests of the selected kinds were served since the last counter reset;
+ *   both set: in the range after N. A failed request costs base and counts
+ *   in errors only.
+ * Costs are charged by sleeping to an absolute CLOCK_MONOTONIC deadline
+ * before the reply; counters are updated before the reply too.
+ *
+ * Kernel facts (6.18): requests arrive with their true offset and length up
+ * to 512 KiB (the loop splits larger direct I/O); the device reports 512
+ * logical, 512 physical, alignment offset 0. Partition nodes appear when
+ * libparted (BLKPG) or partx -a adds them.
+ *
+ * Lifetime: `emulate --attach` hands the drive over (ap_emu_forget): it runs
+ * until `emulate --detach`, or until cleanup finds its server dead. A drive
+ * attached in-process belongs to the attaching process (its owner in the
+ * state registry): when that dies without ap_emu_detach(), the server takes
+ * the drive down itself, or, if something still holds the loop device (a
+ * partition the dead run left mounted), `alignprobe cleanup` does.
+ */
+#ifndef AP_EMU_H
+#define AP_EMU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/util.h"
+
+struct ap_emu_spec {
+	uint64_t capacity;		/* bytes (default 1 GiB) */
+	uint32_t phys_sector;		/* hidden physical sector, bytes (default 4096) */
+	uint32_t lowest_aligned;	/* LBA of the first aligned logical sector (default 0) */
+	uint64_t rmw_ns;		/* cost of a partial-sector write (default 8 ms) */
+	uint64_t base_ns;		/* cost of every request (default 0) */
+	double jitter;			/* +- fraction applied to costs (default 0) */
+	uint64_t seed;			/* jitter generator seed */
+	bool write_cache;		/* volatile write cache model (default off) */
+	uint64_t flush_ns;		/* cost of draining the cache per flush (default 0) */
+	/* fault model: EIO for requests touching [fail_lba, fail_lba + fail_count) */
+	uint64_t fail_lba, fail_count;
+	bool fail_reads, fail_writes;
+	uint64_t fail_after;		/* EIO once this many were served since the reset (0 = off) */
+	char *image;			/* start from this image (copied sparse), or NULL */
+	bool capacity_set;		/* size given: else an image's size is the capacity */
+};
+
+struct ap_emu_counters {
+	uint64_t reads, writes;
+	uint64_t aligned_writes;	/* writes covering only whole physical sectors */
+	uint64_t rmw;			/* partial physical sectors written (0, 1 or 2 per write) */
+	uint64_t rmw_writes;		/* writes that needed a read-modify-write (rmw > 0) */
+	uint64_t flushes;
+	uint64_t read_bytes, write_bytes;
+	uint64_t errors;		/* injected EIO */
+	uint64_t busy_ns;		/* time charged */
+};
+
+void ap_emu_spec_init(struct ap_emu_spec *s);
+void ap_emu_spec_free(struct ap_emu_spec *s);
+/*
+ * "phys=4096,lba=7,size=1G,rmw=8ms,base=100us,jitter=30%,seed=1,cache=on,
+ * flush=1ms,fail=LBA+COUNT,fail-rw=r|w|rw,fail-after=N,image=FILE"; the keys
+ * are also the long options of `emulate --attach` (lowest-aligned, rmw-cost,
+ * base-cost, flush-cost, write-cache, fail-lba, fail-count). Applied on top
+ * of @s, then validated: -EINVAL with the reason in @e.
+ */
+int ap_emu_spec_parse(const char *str, struct ap_emu_spec *s, struct ap_error *e);
+
+/*
+ * What ap_emu_attach() checks before it sets anything up, for a command
+ * that validates everything first: the spec, and its image (readable,
+ * a regular file, within the size). 0, or -errno with the reason in @e:
+ * -ENOENT / -EACCES / -EISDIR / -EINVAL / -EFBIG, all bad input.
+ */
+int ap_emu_spec_check(const struct ap_emu_spec *s, struct ap_error *e);
+
+struct ap_emu;
+
+/* Start a server, attach a loop device; registered in the state directory. */
+int ap_emu_attach(const struct ap_emu_spec *s, struct ap_emu **out, struct ap_error *e);
+const char *ap_emu_device(const struct ap_emu *emu);	/* "/dev/loopN" */
+/* Detach, stop the server, remove the backing file and the mount point. */
+int ap_emu_detach(struct ap_emu *emu, struct ap_error *e);
+/*
+ * The same for a device attached by another (possibly dead) process: the
+ * drive(s) registered for @dev in this state directory, else the drive @dev
+ * is attached to now. -EBUSY while a partition is mounted or held open.
+ */
+int ap_emu_detach_device(const char *dev, struct ap_error *e);
+/*
+ * The drive of one registry entry (its FUSE mount point @mnt), clearing
+ * @dev only while it is still attached to that drive. Concurrent teardowns
+ * of one drive (cleanup, the server's own) take turns; 0 also when the
+ * other one took it down.
+ */
+int ap_emu_detach_entry(const char *mnt, const char *dev, struct ap_error *e);
+bool ap_emu_is_emulated(const char *dev);
+/*
+ * Hand the drive over and free the handle (`emulate --attach`): the server
+ * becomes the drive's owner and runs on. On failure (-errno, reason in @e)
+ * the server takes the drive down, as when the owner exits.
+ */
+int ap_emu_forget(struct ap_emu *emu, struct ap_error *e);
+
+int ap_emu_counters_read(const char *dev, struct ap_emu_counters *c);
+int ap_emu_counters_reset(const char *dev);
+
+/*
+ * The counters live in a shared page next to the server (see emu_priv.h),
+ * read without disturbing it: ap_emu_counters_read() never sends a request
+ * to the drive. They start at zero when ap_emu_attach() returns (the attach's
+ * own partition scan is not counted); a reset makes the counters (and
+ * fail-after) count from zero again.
+ * Any process may read them; `alignprobe emulate --stats DEV` prints them.
+ * ap_emu_counters_read/reset and ap_emu_spec_of return -ENODEV for a device
+ * that is not an emulated drive (a partition of one counts as the drive).
+ */
+/* The parameters an emulated drive runs with. */
+int ap_emu_spec_of(const char *dev, struct ap_emu_spec *s);
+
+#endif

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Shared between the emulator's client side (emu.c: attach, detach,
+ * counters) and its FUSE server (emu_server.c). Not an API for other areas.
+ *
+ * An emulated drive lives in a work directory $TMPDIR/alignprobe-emu.XXXXXX:
+ *	mnt/		the private FUSE mount point; mnt/disk is the served file
+ *			that the loop device is attached to
+ *	backing		the sparse file that holds the data
+ *	stats		struct ap_emu_shm, mmap'd shared: parameters and counters;
+ *			the server holds an exclusive flock() on it while alive
+ *	log		the server's stderr
+ * The loop device's sysfs backing_file ("<workdir>/mnt/disk") leads from the
+ * device to its work directory.
+ */
+#ifndef AP_EMU_PRIV_H
+#define AP_EMU_PRIV_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "emu/emu.h"
+
+#define AP_EMU_MAGIC		"APEMU01"
+#define AP_EMU_FILE		"disk"
+#define AP_EMU_MAX_IO		(1U << 20)	/* FUSE max_write and read buffer */
+
+struct ap_emu_counters_raw {
+	uint64_t reads, writes, aligned_writes, rmw, flushes;
+	uint64_t read_bytes, write_bytes, errors, busy_ns;
+	uint64_t rmw_writes;
+};
+
+struct ap_emu_shm {
+	char magic[8];
+	uint32_t size;			/* sizeof(struct ap_emu_shm) */
+	int32_t server_pid;
+	/* the parameters, for --stats */
+	uint64_t capacity, rmw_ns, base_ns, flush_ns, seed;
+	uint64_t fail_lba, fail_count, fail_after;
+	double jitter;
+	uint32_t phys_sector, lowest_aligned;
+	uint32_t write_cache, fail_reads, fail_writes, pad;
+	/*
+	 * Counters: written by the server only, inside a sequence lock (odd
+	 * while updating); readers retry until they see an even, unchanged
+	 * sequence. A reset stores the current values in @base (written by
+	 * resetters only); readers and the fault model see live - base.
+	 */
+	uint64_t seq;
+	struct ap_emu_counters_raw live;
+	struct ap_emu_counters_raw base;
+};
+
+/*
+ * Take down the drive in @workdir, clearing @dev only if it is still
+ * attached to this very drive (for the server's own teardown helper).
+ */
+int ap_emu_detach_workdir(const char *workdir, const char *dev, struct ap_error *e);
+
+/* Consistent snapshot of live - base. */
+void ap_emu_shm_read(const struct ap_emu_shm *shm, struct ap_emu_counters_raw *out);
+
+/*
+ * The server, run in the forked child: mount @workdir/mnt, tell the parent
+ * "ready" (or "error ERRNO MESSAGE") on @status_fd, then serve until
+ * SIGTERM/SIGINT/SIGHUP, unmount and return an exit code. @ctl_fd carries
+ * "dev /dev/loopN" lines (the server registers the emulated drive in the
+ * state registry, owned by @owner, the attaching process, with its own PID
+ * as aux, and answers "ok"), "done", and "persist" (the drive outlives
+ * @owner: the server makes itself the owner and answers "ok"). EOF before
+ * "done" means the attaching process died, and the server exits; EOF after
+ * "done" without "persist", that it died without detaching, and the server
+ * takes the drive down (which fails while something still holds the loop
+ * device: then it serves on, and cleanup takes the drive down later).
+ */
+int ap_emu_server_run(const struct ap_emu_spec *s, const char *workdir,
+		      struct ap_emu_shm *shm, pid_t owner, int ctl_fd, int status_fd);
+
+#endif

@@ -1,0 +1,646 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The emulated drive's FUSE server: one regular file, opened with direct_io
+ * so that the kernel hands over every request with its true offset and
+ * length, served one request at a time (a single-threaded loop, like a
+ * single actuator). Each request is charged the cost ap_emu_model_request()
+ * computes, by sleeping to an absolute CLOCK_MONOTONIC deadline before the
+ * reply; the counters are updated before the reply, so a writer that sees
+ * its write complete also sees it counted.
+ */
+#define FUSE_USE_VERSION 35
+#include <fuse_lowlevel.h>
+
+#include "emu/model.h"
+#include "emu/priv.h"
+#include "lib/sig.h"
+#include "lib/state.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ROOT_INO	FUSE_ROOT_ID
+#define DISK_INO	2
+
+struct server {
+	struct ap_emu_model model;
+	struct ap_emu_shm *shm;
+	int fd;				/* backing file */
+	uint64_t capacity;
+	char *buf;			/* read buffer, AP_EMU_MAX_IO bytes */
+	uint64_t t0;			/* arrival of the request being served */
+};
+
+static struct server srv;
+
+static void fill_attr(fuse_ino_t ino, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = ino;
+	st->st_uid = getuid();
+	st->st_gid = getgid();
+	st->st_blksize = 512;
+	if (ino == ROOT_INO) {
+		st->st_mode = S_IFDIR | 0700;
+		st->st_nlink = 2;
+	} else {
+		st->st_mode = S_IFREG | 0600;
+		st->st_nlink = 1;
+		st->st_size = (off_t)srv.capacity;
+		st->st_blocks = (blkcnt_t)(srv.capacity / 512);
+	}
+}
+
+/* Sleep until t0 + ns on CLOCK_MONOTONIC; a termination signal cuts it short. */
+static void charge(uint64_t ns)
+{
+	uint64_t until = srv.t0 + ns;
+	struct timespec ts = {
+		.tv_sec = (time_t)(until / AP_NSEC_PER_SEC),
+		.tv_nsec = (long)(until % AP_NSEC_PER_SEC),
+	};
+
+	if (!ns)
+		return;
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		if (ap_sig_pending())
+			break;
+}
+
+static void stats_begin(void)
+{
+	__atomic_fetch_add(&srv.shm->seq, 1, __ATOMIC_ACQ_REL);
+}
+
+static void stats_end(void)
+{
+	__atomic_fetch_add(&srv.shm->seq, 1, __ATOMIC_RELEASE);
+}
+
+#define BUMP(field, v) \
+	__atomic_store_n(&srv.shm->live.field, srv.shm->live.field + (v), __ATOMIC_RELAXED)
+
+/* Successful requests of the kinds that the fault model fails, since the reset. */
+static uint64_t served(void)
+{
+	struct ap_emu_counters_raw c;
+	uint64_t n = 0;
+
+	ap_emu_shm_read(srv.shm, &c);
+	if (srv.model.fail_reads)
+		n += c.reads;
+	if (srv.model.fail_writes)
+		n += c.writes;
+	return n;
+}
+
+/* Model one request; true if it must fail with EIO (already accounted). */
+static bool account(enum ap_emu_op op, uint64_t off, uint64_t len, struct ap_emu_cost *c)
+{
+	ap_emu_model_request(&srv.model, op, off, len,
+			     (srv.model.fail_count || srv.model.fail_after) ? served() : 0, c);
+	charge(c->cost_ns);
+	stats_begin();
+	BUMP(busy_ns, c->cost_ns);
+	if (c->fail) {
+		BUMP(errors, 1);
+	} else if (op == AP_EMU_READ) {
+		BUMP(reads, 1);
+		BUMP(read_bytes, len);
+	} else if (op == AP_EMU_WRITE) {
+		BUMP(writes, 1);
+		BUMP(write_bytes, len);
+		BUMP(rmw, c->partial);
+		BUMP(rmw_writes, c->partial ? 1 : 0);
+		BUMP(aligned_writes, c->aligned ? 1 : 0);
+	} else {
+		BUMP(flushes, 1);
+	}
+	stats_end();
+	return c->fail;
+}
+
+static void op_init(void *ud, struct fuse_conn_info *conn)
+{
+	(void)ud;
+	conn->max_write = AP_EMU_MAX_IO;
+	conn->max_readahead = 0;
+	conn->want &= ~(unsigned)(FUSE_CAP_SPLICE_READ | FUSE_CAP_SPLICE_WRITE |
+				  FUSE_CAP_SPLICE_MOVE | FUSE_CAP_ASYNC_READ);
+}
+
+static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fuse_entry_param ep;
+
+	if (parent != ROOT_INO || strcmp(name, AP_EMU_FILE) != 0) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	memset(&ep, 0, sizeof(ep));
+	ep.ino = DISK_INO;
+	ep.generation = 1;
+	ep.attr_timeout = 86400;
+	ep.entry_timeout = 86400;
+	fill_attr(DISK_INO, &ep.attr);
+	fuse_reply_entry(req, &ep);
+}
+
+static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct stat st;
+
+	(void)fi;
+	if (ino != ROOT_INO && ino != DISK_INO) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	fill_attr(ino, &st);
+	fuse_reply_attr(req, &st, 86400);
+}
+
+static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+		       struct fuse_file_info *fi)
+{
+	struct stat st;
+
+	(void)fi;
+	if (ino != DISK_INO && ino != ROOT_INO) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	/* a drive has a fixed capacity and no owner or mode to change */
+	if ((to_set & FUSE_SET_ATTR_SIZE) && (uint64_t)attr->st_size != srv.capacity) {
+		fuse_reply_err(req, EPERM);
+		return;
+	}
+	if (to_set & (FUSE_SET_ATTR_MODE | FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) {
+		fuse_reply_err(req, EPERM);
+		return;
+	}
+	fill_attr(ino, &st);
+	fuse_reply_attr(req, &st, 86400);
+}
+
+static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	if (ino != DISK_INO) {
+		fuse_reply_err(req, ino == ROOT_INO ? EISDIR : ENOENT);
+		return;
+	}
+	if (fi->flags & O_TRUNC) {
+		fuse_reply_err(req, EPERM);
+		return;
+	}
+	fi->direct_io = 1;	/* every request reaches us, with its offset and length */
+	fi->keep_cache = 0;
+	fuse_reply_open(req, fi);
+}
+
+static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	struct ap_emu_cost c;
+	uint64_t o = (uint64_t)off;
+	size_t len;
+	int rc;
+
+	(void)fi;
+	srv.t0 = ap_now_ns();
+	if (ino != DISK_INO) {
+		fuse_reply_err(req, EISDIR);
+		return;
+	}
+	if (o >= srv.capacity) {
+		fuse_reply_buf(req, NULL, 0);
+		return;
+	}
+	len = size;
+	if (len > AP_EMU_MAX_IO)
+		len = AP_EMU_MAX_IO;
+	if (len > srv.capacity - o)
+		len = (size_t)(srv.capacity - o);
+	if (account(AP_EMU_READ, o, len, &c)) {
+		fuse_reply_err(req, EIO);
+		return;
+	}
+	rc = ap_pread_all(srv.fd, srv.buf, len, o);
+	if (rc < 0) {
+		fuse_reply_err(req, -rc);
+		return;
+	}
+	fuse_reply_buf(req, srv.buf, len);
+}
+
+static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
+		     off_t off, struct fuse_file_info *fi)
+{
+	struct ap_emu_cost c;
+	uint64_t o = (uint64_t)off;
+	int rc;
+
+	(void)fi;
+	srv.t0 = ap_now_ns();
+	if (ino != DISK_INO) {
+		fuse_reply_err(req, EISDIR);
+		return;
+	}
+	if (o > srv.capacity || size > srv.capacity - o) {
+		fuse_reply_err(req, ENOSPC);
+		return;
+	}
+	if (account(AP_EMU_WRITE, o, size, &c)) {
+		fuse_reply_err(req, EIO);
+		return;
+	}
+	rc = ap_pwrite_all(srv.fd, buf, size, o);
+	if (rc < 0) {
+		fuse_reply_err(req, -rc);
+		return;
+	}
+	fuse_reply_write(req, size);
+}
+
+static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+{
+	struct ap_emu_cost c;
+
+	(void)ino;
+	(void)datasync;
+	(void)fi;
+	srv.t0 = ap_now_ns();
+	/* the data is in the backing file already: the flush is a cost only */
+	account(AP_EMU_FLUSH, 0, 0, &c);
+	fuse_reply_err(req, 0);
+}
+
+static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
+			 off_t len, struct fuse_file_info *fi)
+{
+	(void)fi;
+	srv.t0 = ap_now_ns();
+	if (ino != DISK_INO) {
+		fuse_reply_err(req, EISDIR);
+		return;
+	}
+	if (off < 0 || len <= 0 || (uint64_t)off > srv.capacity ||
+	    (uint64_t)len > srv.capacity - (uint64_t)off) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	if (!(mode & FALLOC_FL_KEEP_SIZE) && mode != 0) {
+		fuse_reply_err(req, EOPNOTSUPP);
+		return;
+	}
+	/* discard (punch hole) and zero-range keep the backing file sparse */
+	charge(srv.model.base_ns);
+	if (mode != 0 && fallocate(srv.fd, mode, off, len) != 0) {
+		fuse_reply_err(req, errno);
+		return;
+	}
+	fuse_reply_err(req, 0);
+}
+
+static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		       struct fuse_file_info *fi)
+{
+	static const struct {
+		const char *name;
+		fuse_ino_t ino;
+		mode_t mode;
+	} ents[] = {
+		{ ".", ROOT_INO, S_IFDIR },
+		{ "..", ROOT_INO, S_IFDIR },
+		{ AP_EMU_FILE, DISK_INO, S_IFREG },
+	};
+	char buf[512];
+	size_t used = 0, i;
+
+	(void)fi;
+	if (ino != ROOT_INO) {
+		fuse_reply_err(req, ENOTDIR);
+		return;
+	}
+	if (size > sizeof(buf))
+		size = sizeof(buf);
+	for (i = (size_t)off; i < AP_ARRAY_SIZE(ents); i++) {
+		struct stat st = { .st_ino = ents[i].ino, .st_mode = ents[i].mode };
+		size_t n = fuse_add_direntry(req, buf + used, size - used, ents[i].name,
+					     &st, (off_t)(i + 1));
+
+		if (n > size - used)
+			break;
+		used += n;
+	}
+	fuse_reply_buf(req, buf, used);
+}
+
+static const struct fuse_lowlevel_ops ops = {
+	.init = op_init,
+	.lookup = op_lookup,
+	.getattr = op_getattr,
+	.setattr = op_setattr,
+	.open = op_open,
+	.read = op_read,
+	.write = op_write,
+	.fsync = op_fsync,
+	.fallocate = op_fallocate,
+	.readdir = op_readdir,
+};
+
+static void status(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void status(int fd, const char *fmt, ...)
+{
+	char line[600];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	while (write(fd, line, (size_t)n) < 0 && errno == EINTR)
+		;
+}
+
+struct ctl_state {
+	pid_t owner;		/* the attaching process */
+	char *state_id;		/* our registry entry */
+	char *dev;		/* the loop device, once known */
+	bool done;		/* the attach completed */
+	bool persist;		/* run on after the attaching process exits */
+};
+
+static void control_line(const char *line, int st, const char *mnt, struct ctl_state *cs)
+{
+	if (strncmp(line, "dev ", 4) == 0) {
+		char pid[32];
+		int rc;
+
+		if (cs->state_id) {
+			ap_state_release(cs->state_id);
+			free(cs->state_id);
+			cs->state_id = NULL;
+		}
+		free(cs->dev);
+		cs->dev = ap_xstrdup(line + 4);
+		snprintf(pid, sizeof(pid), "%d", (int)getpid());
+		/* the drive is the attaching process's: cleanup's once it is gone */
+		rc = ap_state_register_for(cs->owner, AP_STATE_EMU, mnt, line + 4, pid,
+					   &cs->state_id);
+		if (rc)
+			status(st, "error %d cannot register in %s", -rc, ap_state_dir());
+		else
+			status(st, "ok");
+	} else if (strcmp(line, "done") == 0) {
+		cs->done = true;
+	} else if (strcmp(line, "persist") == 0) {
+		/* handed over (emulate --attach): nobody's but ours now */
+		int rc = cs->state_id ? ap_state_set_owner(cs->state_id, getpid()) : -ENOENT;
+
+		if (rc) {
+			status(st, "error %d cannot hand the drive over in %s", -rc, ap_state_dir());
+		} else {
+			cs->persist = true;
+			status(st, "ok");
+		}
+	}
+}
+
+/* Control messages (lines) from the attaching process; false on EOF. */
+static bool control(int ctl, int st, const char *mnt, struct ctl_state *cs)
+{
+	static char buf[1024];
+	static size_t used;
+	char *nl, *p;
+	ssize_t n;
+
+	do
+		n = read(ctl, buf + used, sizeof(buf) - 1 - used);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return false;
+	used += (size_t)n;
+	buf[used] = '\0';
+	p = buf;
+	while ((nl = strchr(p, '\n'))) {
+		*nl = '\0';
+		control_line(p, st, mnt, cs);
+		p = nl + 1;
+	}
+	used = strlen(p);
+	memmove(buf, p, used + 1);
+	if (used == sizeof(buf) - 1)
+		used = 0;	/* no line is this long: drop it */
+	return true;
+}
+
+/*
+ * The process that attached us in-process (sweep --emulate, ...) is gone
+ * without detaching: a helper takes the drive down while we go on serving
+ * the requests that the teardown itself causes (we cannot detach our own
+ * loop device: its release may wait for requests only we can answer). The
+ * helper holds none of our descriptors -- neither the lock that says we
+ * are alive nor /dev/fuse.
+ */
+static void spawn_teardown(const char *workdir, const char *dev)
+{
+	pid_t pid = fork();
+
+	if (pid != 0)
+		return;
+	if (close_range(3, ~0U, 0) != 0) {
+		long fd, max = sysconf(_SC_OPEN_MAX);
+
+		for (fd = 3; fd < max; fd++)
+			close((int)fd);
+	}
+	/* a second fork: init reaps the helper, not us */
+	if (fork() != 0)
+		_exit(0);
+	_exit(ap_emu_detach_workdir(workdir, dev, NULL) == 0 ? 0 : 1);
+}
+
+static struct fuse_session *mount_session(const char *mnt, int st)
+{
+	char *argv[] = { "alignprobe-emu", "-o",
+			 "fsname=alignprobe-emu,subtype=alignprobe", NULL };
+	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
+	struct fuse_session *se;
+
+	se = fuse_session_new(&args, &ops, sizeof(ops), NULL);
+	fuse_opt_free_args(&args);
+	if (!se) {
+		status(st, "error %d cannot start a FUSE session (see the log)", EIO);
+		return NULL;
+	}
+	if (fuse_session_mount(se, mnt) != 0) {
+		status(st, "error %d cannot mount FUSE on %s (is /dev/fuse usable?)", EIO, mnt);
+		fuse_session_destroy(se);
+		return NULL;
+	}
+	return se;
+}
+
+int ap_emu_server_run(const struct ap_emu_spec *s, const char *workdir,
+		      struct ap_emu_shm *shm, pid_t owner, int ctl_fd, int status_fd)
+{
+	struct fuse_buf fbuf;
+	struct fuse_session *se;
+	struct ctl_state cs = { .owner = owner };
+	bool teardown_started = false;
+	sigset_t term, orig;
+	char *mnt, *path;
+	int lock_fd, rc = 0;
+
+	memset(&srv, 0, sizeof(srv));
+	memset(&fbuf, 0, sizeof(fbuf));
+	ap_sig_reset();
+	ap_sig_install();
+	ap_emu_model_init(&srv.model, s);
+	srv.shm = shm;
+	srv.capacity = s->capacity;
+	srv.buf = ap_xmalloc(AP_EMU_MAX_IO);
+	ap_xasprintf(&mnt, "%s/mnt", workdir);
+
+	/* our own open file description: the lock lives as long as we do */
+	ap_xasprintf(&path, "%s/stats", workdir);
+	lock_fd = open(path, O_RDWR | O_CLOEXEC);
+	free(path);
+	if (lock_fd < 0 || flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+		status(status_fd, "error %d cannot lock the stats file", errno);
+		rc = 1;
+		goto out;
+	}
+	ap_xasprintf(&path, "%s/backing", workdir);
+	srv.fd = open(path, O_RDWR | O_CLOEXEC);
+	free(path);
+	if (srv.fd < 0) {
+		status(status_fd, "error %d cannot open the backing file", errno);
+		rc = 1;
+		goto out;
+	}
+	__atomic_store_n(&shm->server_pid, (int32_t)getpid(), __ATOMIC_RELEASE);
+
+	se = mount_session(mnt, status_fd);
+	if (!se) {
+		rc = 1;
+		goto out;
+	}
+	status(status_fd, "ready");
+
+	sigemptyset(&term);
+	sigaddset(&term, SIGINT);
+	sigaddset(&term, SIGTERM);
+	sigaddset(&term, SIGHUP);
+	sigprocmask(SIG_SETMASK, NULL, &orig);
+
+	for (;;) {
+		struct pollfd p[2] = {
+			{ .fd = fuse_session_fd(se), .events = POLLIN },
+			{ .fd = ctl_fd, .events = POLLIN },
+		};
+		int n;
+
+		/* signals stay blocked from the check to ppoll(): one that
+		 * comes in between interrupts the wait instead of being lost */
+		sigprocmask(SIG_BLOCK, &term, NULL);
+		if (fuse_session_exited(se))
+			break;
+		if (ap_sig_pending()) {
+			/*
+			 * Terminated from outside (kill, a service manager):
+			 * never leave the loop device attached to a file that
+			 * is about to vanish. The first signal starts the same
+			 * teardown as a vanished owner, and we serve on until
+			 * it is done (it stops us when the loop device has let
+			 * go); a second signal ends us regardless.
+			 */
+			if (!cs.done || !cs.dev || teardown_started)
+				break;
+			teardown_started = true;
+			ap_sig_reset();
+			spawn_teardown(workdir, cs.dev);
+			while (waitpid(-1, NULL, WNOHANG) > 0)
+				;
+		}
+		n = ppoll(p, ctl_fd >= 0 ? 2 : 1, NULL, &orig);
+		sigprocmask(SIG_SETMASK, &orig, NULL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = 1;
+			break;
+		}
+		if (ctl_fd >= 0 && p[1].revents) {
+			if (!control(ctl_fd, status_fd, mnt, &cs)) {
+				close(ctl_fd);
+				ctl_fd = -1;
+				if (!cs.done)
+					break;	/* the attaching process died */
+				if (!cs.persist && cs.dev && !teardown_started) {
+					/* its owner exited without detaching */
+					teardown_started = true;
+					spawn_teardown(workdir, cs.dev);
+					while (waitpid(-1, NULL, WNOHANG) > 0)
+						;
+				}
+			}
+		}
+		if (p[0].revents & POLLIN) {
+			int r = fuse_session_receive_buf(se, &fbuf);
+
+			if (r == -EINTR || r == -EAGAIN)
+				continue;
+			if (r <= 0)
+				break;	/* unmounted */
+			fuse_session_process_buf(se, &fbuf);
+		} else if (p[0].revents & (POLLERR | POLLHUP | POLLNVAL)) {
+			break;
+		}
+	}
+	sigprocmask(SIG_SETMASK, &orig, NULL);
+	fuse_session_unmount(se);
+	fuse_session_destroy(se);
+	/*
+	 * A drive that never got its loop device leaves nothing to detach:
+	 * take the work directory down ourselves. Otherwise the registry entry
+	 * stays until `emulate --detach` (or cleanup) removes the rest.
+	 */
+	if (!cs.done && !cs.state_id) {
+		static const char *const files[] = { "backing", "stats", "log", "statedir" };
+		size_t i;
+
+		for (i = 0; i < AP_ARRAY_SIZE(files); i++) {
+			ap_xasprintf(&path, "%s/%s", workdir, files[i]);
+			unlink(path);
+			free(path);
+		}
+		rmdir(mnt);
+		rmdir(workdir);
+	}
+out:
+	if (ctl_fd >= 0)
+		close(ctl_fd);
+	free(fbuf.mem);
+	free(srv.buf);
+	free(mnt);
+	free(cs.state_id);
+	free(cs.dev);
+	return rc;
+}

@@ -1,0 +1,561 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The verdict store (see vstore.h): verdicts per drive model, merged by
+ * geometry, conflicts kept side by side; one locked read-modify-write per
+ * record.
+ */
+#include "fleet/vstore.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "device/geometry.h"
+#include "device/identity.h"
+#include "ui/out.h"
+#include "lib/outfile.h"
+
+#define FORMAT_NAME	"alignprobe-verdicts"
+#define FORMAT_VERSION	1
+
+void ap_vstore_init(struct ap_vstore *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+static void example_free(struct ap_vstore_example *x)
+{
+	free(x->serial);
+	free(x->wwn);
+	free(x->device);
+	free(x->host);
+	free(x->source);
+	free(x->recorded);
+}
+
+static void verdict_free(struct ap_vstore_verdict *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->nexamples; i++)
+		example_free(&v->examples[i]);
+	free(v->examples);
+}
+
+static void model_free(struct ap_vstore_model *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nverdicts; i++)
+		verdict_free(&m->verdicts[i]);
+	free(m->verdicts);
+	free(m->vendor);
+	free(m->model);
+	free(m->revision);
+}
+
+void ap_vstore_free(struct ap_vstore *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nmodels; i++)
+		model_free(&s->models[i]);
+	free(s->models);
+	ap_vstore_init(s);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? ap_xstrdup(s) : NULL;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+const struct ap_vstore_model *ap_vstore_find(const struct ap_vstore *s, const char *vendor,
+					     const char *model, const char *revision)
+{
+	size_t i;
+
+	for (i = 0; model && i < s->nmodels; i++) {
+		const struct ap_vstore_model *m = &s->models[i];
+
+		if (same_str(m->model, model) && same_str(m->vendor, vendor) &&
+		    same_str(m->revision, revision))
+			return m;
+	}
+	return NULL;
+}
+
+const struct ap_vstore_model *ap_vstore_find_disk(const struct ap_vstore *s,
+						  const struct ap_disk_identity *id)
+{
+	return ap_vstore_find(s, id->vendor, id->model, id->revision);
+}
+
+char *ap_vstore_model_name(const struct ap_vstore_model *m)
+{
+	char *s;
+
+	ap_xasprintf(&s, "%s%s%s%s%s", m->vendor ? m->vendor : "", m->vendor ? " " : "",
+		     m->model, m->revision ? " " : "", m->revision ? m->revision : "");
+	return s;
+}
+
+void ap_vstore_record_of(struct ap_vstore_record *r, const struct ap_disk_identity *id)
+{
+	memset(r, 0, sizeof(*r));
+	r->vendor = id->vendor;
+	r->model = id->model;
+	r->revision = id->revision;
+	r->serial = id->serial;
+	r->wwn = id->wwn;
+	r->confidence = NAN;
+}
+
+/* The geometry is valid: -EINVAL with the reason. */
+static int check_geometry(unsigned logical, uint64_t physical, uint64_t lowest,
+			  struct ap_error *e)
+{
+	if (logical < 512 || logical > 65536 || !ap_is_power_of_2(logical))
+		return ap_error_set(e, EINVAL, "logical sector of %u bytes (a power of two, "
+				    "512..65536)", logical);
+	if (physical < logical || physical > (1u << 30) || !ap_is_power_of_2(physical))
+		return ap_error_set(e, EINVAL, "physical sector of %llu bytes (a power of two, "
+				    "at least the logical sector of %u)",
+				    (unsigned long long)physical, logical);
+	if (lowest >= physical / logical)
+		return ap_error_set(e, EINVAL, "lowest aligned LBA %llu out of range (0..%llu)",
+				    (unsigned long long)lowest,
+				    (unsigned long long)(physical / logical - 1));
+	return 0;
+}
+
+/* The same disk: its WWN, else its serial, else its device on the same host. */
+static bool same_disk(const struct ap_vstore_example *x, const struct ap_vstore_record *r)
+{
+	if (x->wwn && r->wwn)
+		return ap_geometry_id_equal(x->wwn, r->wwn);
+	if (x->serial && r->serial)
+		return ap_geometry_id_equal(x->serial, r->serial);
+	if (x->wwn || r->wwn || x->serial || r->serial)
+		return false;
+	return same_str(x->device, r->device) && same_str(x->host, r->host);
+}
+
+static void format_time(time_t t, char *buf, size_t len)
+{
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, len, "1970-01-01T00:00:00Z");
+}
+
+static void example_set(struct ap_vstore_example *x, const struct ap_vstore_record *r)
+{
+	char when[32];
+
+	example_free(x);
+	format_time(r->when, when, sizeof(when));
+	x->serial = dup_or_null(r->serial);
+	x->wwn = dup_or_null(r->wwn);
+	x->device = dup_or_null(r->device);
+	x->host = dup_or_null(r->host);
+	x->source = dup_or_null(r->source);
+	x->recorded = ap_xstrdup(when);
+	x->confidence = r->confidence;
+}
+
+static void add_example(struct ap_vstore_verdict *v, const struct ap_vstore_record *r)
+{
+	struct ap_vstore_example *x;
+
+	v->examples = ap_xreallocarray(v->examples, v->nexamples + 1, sizeof(*v->examples));
+	x = &v->examples[v->nexamples++];
+	memset(x, 0, sizeof(*x));
+	example_set(x, r);
+	x->runs = 1;
+}
+
+int ap_vstore_add(struct ap_vstore *s, const struct ap_vstore_record *r, struct ap_error *e)
+{
+	struct ap_vstore_model *m;
+	struct ap_vstore_verdict *v;
+	size_t i, k;
+	int rc;
+
+	if (!r->model || !*r->model)
+		return ap_error_set(e, EINVAL, "the disk states no model");
+	rc = check_geometry(r->logical_sector, r->physical_sector, r->lowest_aligned_lba, e);
+	if (rc)
+		return rc;
+	m = (struct ap_vstore_model *)ap_vstore_find(s, r->vendor, r->model, r->revision);
+	if (!m) {
+		s->models = ap_xreallocarray(s->models, s->nmodels + 1, sizeof(*s->models));
+		m = &s->models[s->nmodels++];
+		memset(m, 0, sizeof(*m));
+		m->vendor = dup_or_null(r->vendor);
+		m->model = ap_xstrdup(r->model);
+		m->revision = dup_or_null(r->revision);
+	}
+	for (i = 0; i < m->nverdicts; i++) {
+		v = &m->verdicts[i];
+		if (v->logical_sector != r->logical_sector ||
+		    v->physical_sector != r->physical_sector ||
+		    v->lowest_aligned_lba != r->lowest_aligned_lba)
+			continue;
+		v->sensitive = v->sensitive || r->sensitive;
+		for (k = 0; k < v->nexamples; k++) {
+			if (same_disk(&v->examples[k], r)) {
+				uint64_t runs = v->examples[k].runs;
+
+				example_set(&v->examples[k], r);
+				v->examples[k].runs = runs + 1;
+				return AP_VSTORE_SAME_EXAMPLE;
+			}
+		}
+		add_example(v, r);
+		return AP_VSTORE_NEW_EXAMPLE;
+	}
+	m->verdicts = ap_xreallocarray(m->verdicts, m->nverdicts + 1, sizeof(*m->verdicts));
+	v = &m->verdicts[m->nverdicts++];
+	memset(v, 0, sizeof(*v));
+	v->logical_sector = r->logical_sector;
+	v->physical_sector = r->physical_sector;
+	v->lowest_aligned_lba = r->lowest_aligned_lba;
+	v->sensitive = r->sensitive;
+	add_example(v, r);
+	return m->nverdicts == 1 ? AP_VSTORE_NEW_MODEL : AP_VSTORE_CONFLICT;
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON */
+
+struct json_object *ap_vstore_example_to_json(const struct ap_vstore_example *x)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "serial", ap_json_string(x->serial));
+	json_object_object_add(o, "wwn", ap_json_string(x->wwn));
+	json_object_object_add(o, "device", ap_json_string(x->device));
+	json_object_object_add(o, "host", ap_json_string(x->host));
+	json_object_object_add(o, "source", ap_json_string(x->source));
+	json_object_object_add(o, "recorded", ap_json_string(x->recorded));
+	json_object_object_add(o, "confidence", isfinite(x->confidence)
+			       ? json_object_new_double(x->confidence) : NULL);
+	json_object_object_add(o, "runs", ap_json_u64(x->runs));
+	return o;
+}
+
+struct json_object *ap_vstore_to_json(const struct ap_vstore *s)
+{
+	struct json_object *doc = json_object_new_object(), *models = json_object_new_array();
+	size_t i, k, l;
+
+	json_object_object_add(doc, "format", json_object_new_string(FORMAT_NAME));
+	json_object_object_add(doc, "version", json_object_new_int(FORMAT_VERSION));
+	for (i = 0; i < s->nmodels; i++) {
+		const struct ap_vstore_model *m = &s->models[i];
+		struct json_object *mo = json_object_new_object(), *va = json_object_new_array();
+
+		json_object_object_add(mo, "vendor", ap_json_string(m->vendor));
+		json_object_object_add(mo, "model", ap_json_string(m->model));
+		json_object_object_add(mo, "revision", ap_json_string(m->revision));
+		for (k = 0; k < m->nverdicts; k++) {
+			const struct ap_vstore_verdict *v = &m->verdicts[k];
+			struct json_object *vo = json_object_new_object();
+			struct json_object *xa = json_object_new_array();
+
+			json_object_object_add(vo, "logical_sector", ap_json_u64(v->logical_sector));
+			json_object_object_add(vo, "physical_sector", ap_json_u64(v->physical_sector));
+			json_object_object_add(vo, "lowest_aligned_lba",
+					       ap_json_u64(v->lowest_aligned_lba));
+			json_object_object_add(vo, "sensitive", json_object_new_boolean(v->sensitive));
+			for (l = 0; l < v->nexamples; l++)
+				json_object_array_add(xa, ap_vstore_example_to_json(&v->examples[l]));
+			json_object_object_add(vo, "examples", xa);
+			json_object_array_add(va, vo);
+		}
+		json_object_object_add(mo, "verdicts", va);
+		json_object_array_add(models, mo);
+	}
+	json_object_object_add(doc, "models", models);
+	return doc;
+}
+
+/* Member @key of @o, an array (required): or NULL with @e. */
+static struct json_object *get_array(struct json_object *o, const char *key, struct ap_error *e)
+{
+	struct json_object *a = NULL;
+
+	if (!json_object_object_get_ex(o, key, &a) || !json_object_is_type(a, json_type_array)) {
+		ap_error_set(e, EINVAL, "\"%s\" is %s", key, a ? "not an array" : "missing");
+		return NULL;
+	}
+	return a;
+}
+
+static int example_from_json(struct json_object *o, struct ap_vstore_example *x,
+			     struct ap_error *e)
+{
+	struct json_object *c = NULL;
+	int rc;
+
+	memset(x, 0, sizeof(*x));
+	x->confidence = NAN;
+	if (!json_object_is_type(o, json_type_object))
+		return ap_error_set(e, EINVAL, "not an object");
+	if ((rc = ap_json_get_string(o, "serial", false, &x->serial, e)) ||
+	    (rc = ap_json_get_string(o, "wwn", false, &x->wwn, e)) ||
+	    (rc = ap_json_get_string(o, "device", false, &x->device, e)) ||
+	    (rc = ap_json_get_string(o, "host", false, &x->host, e)) ||
+	    (rc = ap_json_get_string(o, "source", false, &x->source, e)) ||
+	    (rc = ap_json_get_string(o, "recorded", false, &x->recorded, e)) ||
+	    (rc = ap_json_get_u64(o, "runs", UINT32_MAX, false, &x->runs, e)))
+		return rc;
+	if (json_object_object_get_ex(o, "confidence", &c) && c) {
+		if (!json_object_is_type(c, json_type_double) && !json_object_is_type(c, json_type_int))
+			return ap_error_set(e, EINVAL, "\"confidence\" is not a number");
+		x->confidence = json_object_get_double(c);
+	}
+	return 0;
+}
+
+static int verdict_from_json(struct json_object *o, struct ap_vstore_verdict *v,
+			     struct ap_error *e)
+{
+	struct json_object *xa;
+	uint64_t logical = 0;
+	size_t i, n;
+	int rc;
+
+	memset(v, 0, sizeof(*v));
+	if (!json_object_is_type(o, json_type_object))
+		return ap_error_set(e, EINVAL, "not an object");
+	if ((rc = ap_json_get_u64(o, "logical_sector", 65536, true, &logical, e)) ||
+	    (rc = ap_json_get_u64(o, "physical_sector", 1u << 30, true, &v->physical_sector, e)) ||
+	    (rc = ap_json_get_u64(o, "lowest_aligned_lba", 1u << 30, true,
+				  &v->lowest_aligned_lba, e)) ||
+	    (rc = ap_json_get_bool(o, "sensitive", false, &v->sensitive, e)))
+		return rc;
+	v->logical_sector = (unsigned)logical;
+	rc = check_geometry(v->logical_sector, v->physical_sector, v->lowest_aligned_lba, e);
+	if (rc)
+		return rc;
+	xa = get_array(o, "examples", e);
+	if (!xa)
+		return -EINVAL;
+	n = json_object_array_length(xa);
+	v->examples = ap_xcalloc(n ? n : 1, sizeof(*v->examples));
+	for (i = 0; i < n; i++) {
+		struct ap_error le = { 0 };
+
+		rc = example_from_json(json_object_array_get_idx(xa, i), &v->examples[i], &le);
+		v->nexamples = i + 1;
+		if (rc)
+			return ap_error_set(e, EINVAL, "examples[%zu]: %s", i, le.msg);
+	}
+	return 0;
+}
+
+static int model_from_json(struct json_object *o, struct ap_vstore_model *m,
+			   struct ap_error *e)
+{
+	struct json_object *va;
+	size_t i, k, n;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	if (!json_object_is_type(o, json_type_object))
+		return ap_error_set(e, EINVAL, "not an object");
+	if ((rc = ap_json_get_string(o, "vendor", false, &m->vendor, e)) ||
+	    (rc = ap_json_get_string(o, "model", true, &m->model, e)) ||
+	    (rc = ap_json_get_string(o, "revision", false, &m->revision, e)))
+		return rc;
+	if (!*m->model)
+		return ap_error_set(e, EINVAL, "\"model\" is empty");
+	va = get_array(o, "verdicts", e);
+	if (!va)
+		return -EINVAL;
+	n = json_object_array_length(va);
+	if (!n)
+		return ap_error_set(e, EINVAL, "\"verdicts\" is empty");
+	m->verdicts = ap_xcalloc(n, sizeof(*m->verdicts));
+	for (i = 0; i < n; i++) {
+		struct ap_error le = { 0 };
+
+		rc = verdict_from_json(json_object_array_get_idx(va, i), &m->verdicts[i], &le);
+		m->nverdicts = i + 1;
+		if (rc)
+			return ap_error_set(e, EINVAL, "verdicts[%zu]: %s", i, le.msg);
+		for (k = 0; k < i; k++)
+			if (m->verdicts[k].logical_sector == m->verdicts[i].logical_sector &&
+			    m->verdicts[k].physical_sector == m->verdicts[i].physical_sector &&
+			    m->verdicts[k].lowest_aligned_lba == m->verdicts[i].lowest_aligned_lba)
+				return ap_error_set(e, EINVAL, "verdicts[%zu] repeats verdicts[%zu]",
+						    i, k);
+	}
+	return 0;
+}
+
+int ap_vstore_from_json(struct json_object *o, struct ap_vstore *s, struct ap_error *e)
+{
+	struct json_object *ma;
+	struct ap_error le = { 0 };
+	uint64_t version = 0;
+	char *format = NULL;
+	size_t i, n;
+	int rc;
+
+	ap_vstore_init(s);
+	if (!o || !json_object_is_type(o, json_type_object))
+		return ap_error_set(e, EINVAL, "not a verdict store (not a JSON object)");
+	rc = ap_json_get_string(o, "format", true, &format, &le);
+	if (!rc && strcmp(format, FORMAT_NAME) != 0)
+		rc = ap_error_set(&le, EINVAL, "\"format\" is '%s', not '%s'", format, FORMAT_NAME);
+	free(format);
+	if (!rc)
+		rc = ap_json_get_u64(o, "version", UINT32_MAX, true, &version, &le);
+	if (!rc && version != FORMAT_VERSION)
+		rc = ap_error_set(&le, EINVAL, "version %llu (this alignprobe reads version %d)",
+				  (unsigned long long)version, FORMAT_VERSION);
+	if (rc)
+		return ap_error_set(e, EINVAL, "not a verdict store: %s", le.msg);
+	ma = get_array(o, "models", &le);
+	if (!ma)
+		return ap_error_set(e, EINVAL, "not a verdict store: %s", le.msg);
+	n = json_object_array_length(ma);
+	s->models = ap_xcalloc(n ? n : 1, sizeof(*s->models));
+	for (i = 0; i < n; i++) {
+		struct ap_vstore_model *m = &s->models[i];
+
+		rc = model_from_json(json_object_array_get_idx(ma, i), m, &le);
+		s->nmodels = i + 1;
+		if (!rc && ap_vstore_find(s, m->vendor, m->model, m->revision) != m)
+			rc = ap_error_set(&le, EINVAL, "the model is listed twice");
+		if (rc) {
+			ap_vstore_free(s);
+			return ap_error_set(e, EINVAL, "models[%zu]: %s", i, le.msg);
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* the file */
+
+const char *ap_vstore_path(const char *opt)
+{
+	const char *env = getenv(AP_VSTORE_ENV);
+
+	if (opt && *opt)
+		return opt;
+	return env && *env ? env : AP_VSTORE_DEFAULT;
+}
+
+int ap_vstore_load(const char *path, struct ap_vstore *s, struct ap_error *e)
+{
+	struct json_object *doc;
+	struct ap_error le = { 0 };
+	int rc;
+
+	ap_vstore_init(s);
+	rc = ap_json_load(path, AP_VSTORE_MAX_BYTES, &doc, e);
+	if (rc)
+		return rc;
+	rc = ap_vstore_from_json(doc, s, &le);
+	json_object_put(doc);
+	if (rc)
+		return ap_error_set(e, -rc, "%s: %s", path, le.msg);
+	return 0;
+}
+
+int ap_vstore_check(const char *path, struct ap_error *e)
+{
+	struct ap_vstore s;
+	int rc = ap_vstore_load(path, &s, e);
+
+	ap_vstore_free(&s);
+	if (rc && rc != -ENOENT)
+		return rc;
+	/* the update writes a new file and a lock beside it */
+	return ap_outfile_check(path, false, e);
+}
+
+/* Hold @path.lock exclusively: the descriptor or -errno with @e. */
+static int lock_store(const char *path, struct ap_error *e)
+{
+	char *lock;
+	int fd, rc;
+
+	ap_xasprintf(&lock, "%s.lock", path);
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		rc = ap_error_set(e, errno, "%s: %s", lock, strerror(errno));
+		free(lock);
+		return rc;
+	}
+	while (flock(fd, LOCK_EX) != 0) {
+		if (errno == EINTR)
+			continue;
+		rc = ap_error_set(e, errno, "%s: cannot lock: %s", lock, strerror(errno));
+		close(fd);
+		free(lock);
+		return rc;
+	}
+	free(lock);
+	return fd;
+}
+
+int ap_vstore_record(const char *path, const struct ap_vstore_record *r,
+		     enum ap_vstore_added *added, struct ap_error *e)
+{
+	struct ap_vstore s;
+	struct ap_outfile of;
+	struct json_object *doc;
+	const char *text;
+	int lock, rc;
+
+	lock = lock_store(path, e);
+	if (lock < 0)
+		return lock;
+	rc = ap_vstore_load(path, &s, e);
+	if (rc == -ENOENT)
+		rc = 0;
+	if (!rc) {
+		rc = ap_vstore_add(&s, r, e);
+		if (rc > 0) {
+			*added = (enum ap_vstore_added)rc;
+			rc = 0;
+		}
+	}
+	if (!rc)
+		rc = ap_outfile_open(&of, path, e);
+	if (!rc) {
+		doc = ap_vstore_to_json(&s);
+		text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+						      JSON_C_TO_STRING_SPACED |
+						      JSON_C_TO_STRING_NOSLASHESCAPE);
+		rc = ap_outfile_write(&of, text, strlen(text));
+		if (!rc)
+			rc = ap_outfile_write(&of, "\n", 1);
+		if (rc) {
+			ap_error_set(e, -rc, "%s: %s", path, strerror(-rc));
+			ap_outfile_discard(&of);
+		} else {
+			rc = ap_outfile_commit(&of, e);
+		}
+		json_object_put(doc);
+	}
+	ap_vstore_free(&s);
+	close(lock);	/* unlocks */
+	return rc;
+}

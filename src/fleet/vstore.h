@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The verdict store: what probes and sweeps found, per drive model, so that
+ * one probe decides for every disk of that model (ZFS keeps a hard-coded
+ * list of models that lie about their sectors; this one is measured and
+ * grows with the fleet).
+ *
+ * A JSON file (default /var/lib/alignprobe/verdicts.json):
+ *   {"format": "alignprobe-verdicts", "version": 1, "models": [
+ *     {"vendor", "model", "revision",          the key (vendor, revision may be null)
+ *      "verdicts": [                           one, or several: a conflict
+ *        {"logical_sector", "physical_sector", "lowest_aligned_lba",
+ *         "sensitive",
+ *         "examples": [                        the disks it was measured on
+ *           {"serial", "wwn", "device", "host", "source" ("probe"|"sweep"),
+ *            "recorded" (RFC 3339, UTC), "confidence", "runs"}]}]}]}
+ *
+ * A model is vendor, model and firmware revision as the identity module
+ * reads them (src/device/identity.h); the serial and WWN say which disk an example
+ * is. A verdict is its geometry (logical, physical sector, lowest aligned
+ * LBA): a second disk (or a second run) with the same geometry adds or
+ * updates an example, one with another geometry adds a second verdict to
+ * the model, and the model is then in conflict: a lookup reports every
+ * verdict and uses none (nothing is averaged or outvoted).
+ *
+ * Writers lock FILE.lock (flock, exclusive) for the whole read-modify-write
+ * and replace FILE atomically (a temporary file in its directory, fsync,
+ * rename, fsync of the directory), so that concurrent --record runs lose
+ * nothing and a reader never sees half a file. A corrupt store is never
+ * overwritten: -EINVAL, and the file stays as it was.
+ *
+ * The parts that take a struct ap_vstore are pure; the file functions do
+ * I/O. Nothing prints.
+ */
+#ifndef AP_VSTORE_H
+#define AP_VSTORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "lib/util.h"
+
+struct json_object;
+struct ap_disk_identity;
+
+#define AP_VSTORE_DEFAULT	"/var/lib/alignprobe/verdicts.json"
+#define AP_VSTORE_ENV		"ALIGNPROBE_VERDICTS"
+#define AP_VSTORE_MAX_BYTES	(64u << 20)
+
+struct ap_vstore_example {
+	char *serial, *wwn;	/* NULL when the disk states none */
+	char *device;		/* the path it was measured at */
+	char *host;		/* the machine, NULL when unknown */
+	char *source;		/* "probe" or "sweep" */
+	char *recorded;		/* RFC 3339 UTC of the last run */
+	double confidence;	/* NAN when unknown */
+	uint64_t runs;		/* runs with this result on this disk */
+};
+
+struct ap_vstore_verdict {
+	unsigned logical_sector;
+	uint64_t physical_sector;	/* bytes */
+	uint64_t lowest_aligned_lba;	/* < physical / logical */
+	bool sensitive;			/* alignment measurably mattered (any example) */
+	struct ap_vstore_example *examples;
+	size_t nexamples;
+};
+
+struct ap_vstore_model {
+	char *vendor, *model, *revision;	/* model never NULL */
+	struct ap_vstore_verdict *verdicts;
+	size_t nverdicts;			/* > 1: a conflict */
+};
+
+struct ap_vstore {
+	struct ap_vstore_model *models;
+	size_t nmodels;
+};
+
+/* One result to add. */
+struct ap_vstore_record {
+	const char *vendor, *model, *revision;	/* model required */
+	const char *serial, *wwn, *device, *host;
+	const char *source;			/* "probe" or "sweep" */
+	unsigned logical_sector;
+	uint64_t physical_sector, lowest_aligned_lba;
+	bool sensitive;
+	double confidence;			/* NAN when unknown */
+	time_t when;
+};
+
+/* What ap_vstore_add() did. */
+enum ap_vstore_added {
+	AP_VSTORE_NEW_MODEL = 1,	/* the first verdict for the model */
+	AP_VSTORE_NEW_EXAMPLE,		/* the model's verdict, on another disk */
+	AP_VSTORE_SAME_EXAMPLE,		/* the same disk, the same verdict again */
+	AP_VSTORE_CONFLICT,		/* another verdict than the model has */
+};
+
+void ap_vstore_init(struct ap_vstore *s);
+void ap_vstore_free(struct ap_vstore *s);
+
+/*
+ * Add @r: -EINVAL with the reason in @e when it has no model, a logical
+ * sector that is not a power of two from 512, a physical sector that is
+ * not a power-of-two multiple of it, or a lowest aligned LBA out of range.
+ * Otherwise the ap_vstore_added (positive).
+ */
+int ap_vstore_add(struct ap_vstore *s, const struct ap_vstore_record *r, struct ap_error *e);
+
+/*
+ * The model @vendor/@model/@revision (NULLs match NULLs; strings compare
+ * exactly), or NULL.
+ */
+const struct ap_vstore_model *ap_vstore_find(const struct ap_vstore *s, const char *vendor,
+					     const char *model, const char *revision);
+
+/* ... of the disk @id; NULL when it states no model. */
+const struct ap_vstore_model *ap_vstore_find_disk(const struct ap_vstore *s,
+						  const struct ap_disk_identity *id);
+
+/* "ATA ST4000DM004-2CV1 0001" (vendor and revision when known), malloc'd. */
+char *ap_vstore_model_name(const struct ap_vstore_model *m);
+
+/* JSON both ways; decoding checks every type and value: -EINVAL with @e. */
+struct json_object *ap_vstore_to_json(const struct ap_vstore *s);
+struct json_object *ap_vstore_example_to_json(const struct ap_vstore_example *x);
+int ap_vstore_from_json(struct json_object *o, struct ap_vstore *s, struct ap_error *e);
+
+/*
+ * Read the store @path: 0, -ENOENT when it does not exist (@s empty), or
+ * -errno with "PATH: reason" in @e (-EINVAL for a corrupt store).
+ */
+int ap_vstore_load(const char *path, struct ap_vstore *s, struct ap_error *e);
+
+/*
+ * Before a run that will record: the store @path is readable (or absent)
+ * and valid, and its directory takes files. 0 or -errno with @e.
+ */
+int ap_vstore_check(const char *path, struct ap_error *e);
+
+/*
+ * The locked update: lock @path.lock, read @path (absent: empty), add @r,
+ * write it back atomically, unlock. 0 with what was done in @added, or
+ * -errno with @e; the store is unchanged on any error.
+ */
+int ap_vstore_record(const char *path, const struct ap_vstore_record *r,
+		     enum ap_vstore_added *added, struct ap_error *e);
+
+/* The store to use: @opt, else $ALIGNPROBE_VERDICTS, else the default. */
+const char *ap_vstore_path(const char *opt);
+
+/* A record of @id's model (pointers into @id; no verdict, no run data). */
+void ap_vstore_record_of(struct ap_vstore_record *r, const struct ap_disk_identity *id);
+
+#endif

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The raw probe: time single synchronous direct writes (or reads) of size S
+ * at logical-sector offsets k = 0 .. 2*S/logical - 1 from places spread over
+ * a region larger than any drive cache, in a randomized interleaved order,
+ * for S = 4 KiB, 8 KiB, ... 64 KiB, and let the analysis decide.
+ *
+ * Why several sizes: a write of S bytes on a drive with a hidden unit of P
+ * bytes costs
+ *   S >= P: nothing extra when aligned, two read-modify-writes (both ends
+ *           partial) otherwise: one fast phase with period P/logical;
+ *   S <  P: one RMW when it fits into one unit, two when it straddles a
+ *           boundary: a run of fast offsets, not a single phase.
+ * So the smallest S with a clean single fast phase gives P (and the phase
+ * the lowest aligned LBA); the next size confirms it. An honest drive shows
+ * no structure at any size; structure without a clean phase at every size
+ * means a unit larger than the largest size.
+ *
+ * The engine does not print. I/O goes through a small vtable so that the
+ * whole schedule and decision can be unit-tested against a simulated drive.
+ */
+#ifndef AP_PROBE_H
+#define AP_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/analysis.h"
+#include "device/identity.h"
+#include "probe/journal.h"
+#include "lib/util.h"
+
+enum ap_probe_mode {
+	AP_PROBE_DESTRUCTIVE,	/* write a pattern into the scratch region */
+	AP_PROBE_PRESERVE,	/* write the original bytes back, with an undo journal */
+	AP_PROBE_READONLY,	/* timing reads only (weak evidence) */
+};
+
+#define AP_PROBE_MAX_SIZES	16
+#define AP_PROBE_ALIGN		(1024 * 1024)	/* region start and slot stride */
+
+struct ap_probe_opts {
+	enum ap_probe_mode mode;
+	uint64_t min_size, max_size;	/* bytes, powers of two (default 4 KiB .. 64 KiB) */
+	uint64_t region_start;		/* bytes (default 1 MiB) */
+	uint64_t region_size;		/* bytes, 0 = min(1 GiB, what the device has) */
+	unsigned slots;			/* places the writes are spread over (default 128) */
+	unsigned min_rounds;		/* per size before an early stop (default 3) */
+	unsigned max_rounds;		/* per size (default 40) */
+	uint64_t deadline_ns;		/* ap_now_ns() time to stop at, 0 = none */
+	uint64_t seed;
+	bool allow_metadata;		/* may touch LBA 0..33 and the last 33 sectors */
+	bool confirm;			/* measure the next size too, as a check (default) */
+	double alpha, min_slowdown;	/* 0 = the analysis defaults */
+	const char *journal;		/* AP_PROBE_PRESERVE: the undo journal to create */
+	/*
+	 * Called once, after every preparation (plan, identity, journal,
+	 * originals) and right before the first timed write. Several devices
+	 * probed at once pass one start gate here, so that their measurements
+	 * run side by side; it returns the ap_now_ns() time the gate opened,
+	 * which becomes start_ns (0: the time it returned). NULL: none.
+	 */
+	uint64_t (*ready)(void *arg);
+	void *ready_arg;
+};
+
+void ap_probe_opts_init(struct ap_probe_opts *o);
+
+/* Where the probe writes: computed by ap_probe_plan(). */
+struct ap_probe_plan {
+	unsigned logical_sector;
+	uint64_t dev_size;
+	uint64_t sizes[AP_PROBE_MAX_SIZES];	/* ascending */
+	size_t nsizes;
+	uint64_t region_start, region_size;	/* bytes */
+	uint64_t stride;			/* between slots, bytes */
+	unsigned slots;
+	uint64_t span;				/* bytes touched per slot (the journal record) */
+	unsigned reported_physical;		/* bytes, for the verdict (default logical) */
+};
+
+/*
+ * Sizes, region and slots for a device of @dev_size bytes with @logical
+ * byte sectors. -EINVAL / -ENOSPC with the reason in @e (e.g. a region that
+ * touches LBA 0..33 or the backup GPT without allow_metadata).
+ */
+int ap_probe_plan(const struct ap_probe_opts *o, uint64_t dev_size, unsigned logical,
+		  struct ap_probe_plan *plan, struct ap_error *e);
+
+/* Number of offsets measured at size @size: 2 * size / logical. */
+unsigned ap_probe_noffsets(const struct ap_probe_plan *plan, uint64_t size);
+
+/*
+ * Byte ranges the plan never writes, for the identity's content check
+ * (at most 1 MiB each): the one before the region (by default the first
+ * MiB: partition table and boot area) and the one at the end of the
+ * device, after the last slot. 0..@max ranges (offset and length set).
+ */
+#define AP_PROBE_UNTOUCHED_MAX	(1024 * 1024)
+size_t ap_probe_untouched(const struct ap_probe_plan *plan, struct ap_identity_content *r,
+			  size_t max);
+
+/* The I/O under test. */
+struct ap_probe_io {
+	/* one timed write or read of @len bytes at byte @off: ns, or -errno */
+	int (*op)(void *arg, bool write, uint64_t slot, uint64_t off, size_t len,
+		  uint64_t *ns);
+	void *arg;
+};
+
+struct ap_probe_sample {
+	uint64_t size;
+	uint32_t offset;	/* logical sectors from the slot's (aligned) start */
+	uint32_t round;
+	uint32_t slot;
+	uint64_t ns;
+};
+
+/* One write size. */
+struct ap_probe_size {
+	uint64_t size;
+	unsigned noffsets;
+	unsigned rounds;		/* complete rounds */
+	size_t first, n;		/* its samples */
+	struct ap_verdict verdict;	/* of this size alone (max period size / logical) */
+	bool analysed, clear;
+	uint64_t t_start_ns, t_end_ns;
+};
+
+struct ap_probe_result {
+	struct ap_probe_plan plan;
+	enum ap_probe_mode mode;
+	struct ap_probe_sample *samples;
+	size_t nsamples, cap;
+	struct ap_probe_size sizes[AP_PROBE_MAX_SIZES];
+	size_t nsizes;
+	int decided;		/* index of the size that gave the verdict, -1 */
+	int confirmed;		/* index of the confirming size, -1 */
+	struct ap_verdict verdict;	/* final; stats = those of the deciding size */
+	bool clear;		/* statistically clear (not a budget stop) */
+	char unclear[192];	/* when not clear, why (for humans); "" when clear */
+	bool budget_out;	/* the deadline ended the measurement */
+	int interrupted;	/* signal number, 0 */
+	uint64_t start_ns, end_ns;
+	/* live, for the progress line of another thread */
+	volatile uint64_t live_ops;
+	volatile uint64_t live_size;
+	volatile unsigned live_round;
+};
+
+/*
+ * Measure and decide. Polls ap_sig_pending() and the deadline between
+ * operations. 0 (also when interrupted: r->interrupted), or -errno from an
+ * I/O operation with @e; r holds what was measured either way.
+ */
+int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o,
+		     const struct ap_probe_plan *plan, struct ap_probe_result *r,
+		     struct ap_error *e);
+
+/* Combine the per-size verdicts into r->verdict (called by ap_probe_measure). */
+void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o);
+
+/* Analyse one size's samples (called by ap_probe_measure). */
+int ap_probe_analyse_size(struct ap_probe_result *r, size_t idx, const struct ap_probe_opts *o);
+
+void ap_probe_result_free(struct ap_probe_result *r);
+
+/* A device to probe. */
+struct ap_probe_dev {
+	const char *dev;
+	unsigned logical_sector, reported_physical;
+	uint64_t size;
+	struct ap_disk_identity id;	/* who it is (preserve: what the journal records) */
+	int fd_hold;		/* the safety gate's O_EXCL descriptor, or -1 */
+	/* preserve mode, filled by ap_probe_device() */
+	char *journal;		/* absolute path while it exists */
+	struct ap_journal_restore_stats restore;
+	bool restored;		/* the device was verified equal to the journal */
+	bool journal_kept;	/* left on disk because the restore failed */
+};
+
+/* Logical and physical sector size, size and identity of a block device. */
+int ap_probe_device_geometry(const char *dev, struct ap_probe_dev *d, struct ap_error *e);
+
+/*
+ * Is @path (a file to be created) on the device @dev itself? 1 yes, 0 no,
+ * -errno when its directory cannot be examined.
+ */
+int ap_probe_path_on_device(const char *path, const char *dev);
+
+/*
+ * The real thing: plan, (preserve: read every slot once, in one ascending
+ * pass over the region, into the undo journal, fsync it and register it),
+ * measure with O_DIRECT | O_DSYNC writes (or O_DIRECT reads), and
+ * (preserve) compare the device with the journal, repair what differs,
+ * verify, delete the journal. The write modes must have passed the safety
+ * gate. 0, or -errno with @e (r holds what was measured).
+ */
+int ap_probe_device(struct ap_probe_dev *d, const struct ap_probe_opts *o,
+		    struct ap_probe_result *r, struct ap_error *e);
+void ap_probe_dev_free(struct ap_probe_dev *d);
+
+/* `probe --undo JOURNAL [DEVICE]` */
+struct ap_probe_undo {
+	char dev[256];		/* the device restored */
+	char named[256];	/* the device's name in the journal */
+	bool found;		/* found by its identity under another name */
+	bool incomplete;	/* the journal was never completed: nothing to restore */
+	struct ap_journal_restore_stats st;
+};
+
+/*
+ * Restore the journal's disk from it, verify every byte, then delete the
+ * journal and its registry entry. The disk is @dev, or without @dev the
+ * device whose identity is the journal's (the name the journal recorded
+ * when it still is that disk, else found among all block devices). The
+ * identity is checked again on the device once it is held O_EXCL, before
+ * the first write. Refusals (nothing written, journal kept) return -EPERM
+ * with the reason in @e: @dev is another disk, no device or several match,
+ * the device is in use (-EBUSY), or the journal cannot tell its disk from
+ * another (an older alignprobe's, or a disk without any identity) and not
+ * both @dev and @allow_unidentified are given.
+ */
+int ap_probe_undo(const char *journal, const char *dev, bool allow_unidentified,
+		  struct ap_probe_undo *u, struct ap_error *e);
+
+#endif

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Making the file system of one sweep step: mkfs.ext4 (e2fsprogs) and
+ * friends, spawned with an argv (posix_spawnp, never a shell), with
+ * 4096-byte blocks and every lazy/background initialisation and discard
+ * turned off, so that nothing but the workload touches the disk afterwards.
+ */
+#ifndef AP_MKFS_H
+#define AP_MKFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "lib/util.h"
+
+/* The file systems the sweep knows: "ext4" (default), "ext2", "xfs". */
+bool ap_mkfs_is_known(const char *fs);
+/* "mkfs.ext4" for "ext4"; NULL for an unknown file system. */
+const char *ap_mkfs_program(const char *fs);
+/* The Debian package that ships it ("e2fsprogs", "xfsprogs"). */
+const char *ap_mkfs_package(const char *fs);
+/* Smallest file system mkfs accepts, bytes (xfs: 300 MiB). */
+unsigned long long ap_mkfs_min_size(const char *fs);
+
+/*
+ * Split a --mkfs-opt value on blanks and append the words to @v (count
+ * @n). No quoting: each blank-separated word is one argument. 0 or -EINVAL
+ * (empty value).
+ */
+int ap_mkfs_split_opts(const char *s, char ***v, size_t *n);
+void ap_mkfs_free_opts(char **v, size_t n);
+
+/*
+ * The argv for making @fs on @dev with @extra options before the device
+ * (NULL-terminated; free with ap_mkfs_free_opts(argv, SIZE_MAX)).
+ * NULL for an unknown @fs.
+ */
+char **ap_mkfs_argv(const char *fs, const char *dev, char *const *extra, size_t nextra);
+
+/* Is the mkfs of @fs in PATH? 0, or -ENOENT with a message naming it. */
+int ap_mkfs_check(const char *fs, struct ap_error *e);
+
+/*
+ * Run mkfs: 0, or -errno with mkfs's own last stderr lines in @e. When a
+ * signal is pending (src/lib/sig.h) the child is terminated and -EINTR returned.
+ */
+int ap_mkfs_run(const char *fs, const char *dev, char *const *extra, size_t nextra,
+		struct ap_error *e);
+
+#endif

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * mount(2) on a private directory. Order matters for `alignprobe cleanup`
+ * after a SIGKILL at any instant:
+ *   register TMPDIR -> mkdir -> register MOUNT -> mount(2)
+ *   umount2 -> release MOUNT -> rmdir -> release TMPDIR
+ * so a registered MOUNT entry may name a directory that is not (or no
+ * longer) mounted, and a TMPDIR entry a directory that is already gone;
+ * cleanup treats both as done.
+ */
+#include "sweep/mnt.h"
+#include "lib/state.h"
+
+#include <errno.h>
+#include <sys/stat.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <time.h>
+#include <unistd.h>
+
+static void mnt_free(struct ap_mnt *m)
+{
+	free(m->dir);
+	free(m->dir_id);
+	free(m->mnt_id);
+	memset(m, 0, sizeof(*m));
+}
+
+const char *ap_mnt_parent(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	return tmp && *tmp ? tmp : "/tmp";
+}
+
+int ap_mnt_mount(const char *dev, const char *fstype, const char *opts,
+		 const char *disk, struct ap_mnt *m, struct ap_error *e)
+{
+	static unsigned seq;
+	const char *tmp = ap_mnt_parent();
+	int rc = 0, tries;
+
+	memset(m, 0, sizeof(*m));
+	/*
+	 * Register first, then create: a SIGKILL between the two leaves an
+	 * entry for a directory that does not exist (cleanup: nothing to do),
+	 * never a directory nobody knows about. mkdir's EEXIST makes the name
+	 * ours alone, as mkdtemp would.
+	 */
+	for (tries = 0; tries < 100; tries++) {
+		ap_xasprintf(&m->dir, "%s/alignprobe-mnt.%d.%x%06llx", tmp, (int)getpid(), seq++,
+			     (unsigned long long)(ap_now_ns() & 0xffffff));
+		rc = ap_state_register(AP_STATE_TMPDIR, m->dir, disk, NULL, &m->dir_id);
+		if (rc) {
+			rc = ap_error_set(e, -rc, "state directory %s: cannot register %s: %s",
+					  ap_state_dir(), m->dir, strerror(-rc));
+			mnt_free(m);
+			return rc;
+		}
+		if (mkdir(m->dir, 0700) == 0)
+			break;
+		rc = -errno;
+		ap_state_release(m->dir_id);
+		free(m->dir_id);
+		m->dir_id = NULL;
+		if (rc != -EEXIST) {
+			rc = ap_error_set(e, -rc, "%s: cannot create a mount point: %s", m->dir,
+					  strerror(-rc));
+			mnt_free(m);
+			return rc;
+		}
+		free(m->dir);
+		m->dir = NULL;
+	}
+	if (!m->dir) {
+		mnt_free(m);
+		return ap_error_set(e, EEXIST, "%s: cannot create a mount point", tmp);
+	}
+	rc = ap_state_register(AP_STATE_MOUNT, m->dir, dev, fstype, &m->mnt_id);
+	if (rc) {
+		rc = ap_error_set(e, -rc, "state directory %s: cannot register a mount: %s",
+				  ap_state_dir(), strerror(-rc));
+		ap_mnt_umount(m, NULL);
+		return rc;
+	}
+	if (mount(dev, m->dir, fstype, MS_NOATIME, opts) != 0) {
+		rc = ap_error_set(e, errno, "mount %s (%s) on %s: %s", dev, fstype,
+				  m->dir, strerror(errno));
+		ap_mnt_umount(m, NULL);
+		return rc;
+	}
+	m->mounted = true;
+	return 0;
+}
+
+int ap_mnt_umount(struct ap_mnt *m, struct ap_error *e)
+{
+	int rc = 0, i;
+
+	if (!m->dir) {
+		mnt_free(m);
+		return 0;
+	}
+	if (m->mounted) {
+		/* EBUSY right after the workload: something (a dying child, a
+		 * late fput) may hold it for a moment */
+		for (i = 0; umount2(m->dir, 0) != 0; i++) {
+			struct timespec ts = { 0, 20 * 1000000L };
+			int err = errno;
+
+			if (err == EINVAL || err == ENOENT)	/* not mounted */
+				break;
+			if ((err == EBUSY || err == EINTR) && i < 100) {
+				nanosleep(&ts, NULL);
+				continue;
+			}
+			/* never leave it reachable: detach lazily */
+			if (umount2(m->dir, MNT_DETACH) == 0) {
+				rc = ap_error_set(e, err, "umount %s: %s (detached lazily)",
+						  m->dir, strerror(err));
+				break;
+			}
+			/* still mounted: keep the registry entries for cleanup */
+			rc = ap_error_set(e, err, "umount %s: %s", m->dir, strerror(err));
+			mnt_free(m);
+			return rc;
+		}
+		m->mounted = false;
+	}
+	if (m->mnt_id)
+		ap_state_release(m->mnt_id);
+	if (rmdir(m->dir) != 0 && errno != ENOENT && !rc)
+		rc = ap_error_set(e, errno, "rmdir %s: %s", m->dir, strerror(errno));
+	else if (m->dir_id)
+		ap_state_release(m->dir_id);
+	mnt_free(m);
+	return rc;
+}

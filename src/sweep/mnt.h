@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Mounting the file system of one sweep step on a private temporary
+ * directory with mount(2), and taking it down again. Both the directory and
+ * the mount are in the state registry (src/lib/state.h) from the moment they
+ * exist until they are gone, so `alignprobe cleanup` can remove them after
+ * a SIGKILL.
+ */
+#ifndef AP_MNT_H
+#define AP_MNT_H
+
+#include <stdbool.h>
+
+#include "lib/util.h"
+
+struct ap_mnt {
+	char *dir;		/* the mount point, a directory we created */
+	char *dir_id;		/* registry entry of the directory (AP_STATE_TMPDIR) */
+	char *mnt_id;		/* registry entry of the mount (AP_STATE_MOUNT) */
+	bool mounted;
+};
+
+/* Where the mount points go: $TMPDIR, or /tmp. */
+const char *ap_mnt_parent(void);
+
+/*
+ * Make a directory "alignprobe-mnt.<pid>.<unique>" (0700) in $TMPDIR (or /tmp), then
+ * mount @dev (file system type @fstype, mount(2) data @opts or NULL) on it.
+ * The registry entries name @disk (the directory) and @dev (the mount), so
+ * `alignprobe cleanup DISK` finds them. On any error nothing
+ * stays mounted or created. 0 or -errno with @e filled.
+ */
+int ap_mnt_mount(const char *dev, const char *fstype, const char *opts,
+		 const char *disk, struct ap_mnt *m, struct ap_error *e);
+
+/*
+ * Unmount (retrying while busy for up to two seconds, then detaching
+ * lazily), remove the directory, release the registry entries. Safe on a
+ * zeroed or half-set-up @m; frees it. 0 or the first -errno.
+ */
+int ap_mnt_umount(struct ap_mnt *m, struct ap_error *e);
+
+#endif

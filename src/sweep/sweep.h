@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The sweep: for every start sector in a range, a fresh GPT with one
+ * partition starting exactly there (src/sweep/part.h), mkfs (src/sweep/mkfs.h), mount
+ * (src/sweep/mnt.h), the PostMark-compatible workload with fsync after every file
+ * write (src/workload/pm.h), unmount; the starts visited in a new random order every
+ * round; stop early when the verdict (src/analysis/analysis.h) is clear. Results are
+ * kept per start and round, can be saved as JSON and replayed.
+ *
+ * Nothing here prints: the command (src/cmd/sweep.c) gets events through a
+ * callback.
+ */
+#ifndef AP_SWEEP_H
+#define AP_SWEEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/analysis.h"
+#include "lib/outfile.h"
+#include "workload/pm.h"
+#include "lib/util.h"
+
+struct json_object;
+struct ap_sweep_run;
+
+/* ---- pure helpers (unit-tested) ---- */
+
+/* A small seeded generator (splitmix64): the order of the starts. */
+struct ap_sweep_rng {
+	uint64_t s;
+};
+void ap_sweep_rng_seed(struct ap_sweep_rng *r, uint64_t seed);
+uint64_t ap_sweep_rng_next(struct ap_sweep_rng *r);
+/* Uniform in [0, n) without modulo bias; n > 0. */
+uint64_t ap_sweep_rng_below(struct ap_sweep_rng *r, uint64_t n);
+
+/*
+ * The order of one round: a fresh random permutation of @starts into @out.
+ * When @prev_last is not NULL (the start measured last in the previous
+ * round) and n > 1, the round never begins with that start, so no start is
+ * ever measured twice in a row.
+ */
+void ap_sweep_order(const uint64_t *starts, size_t n, const uint64_t *prev_last,
+		    struct ap_sweep_rng *r, uint64_t *out);
+
+/*
+ * "34..64", "34..64:2" (step), "35,40,63", "34..40,48": ascending, no
+ * duplicates, at most 4096 starts. 0 or -EINVAL/-ERANGE with a message.
+ */
+int ap_sweep_parse_starts(const char *s, uint64_t **starts, size_t *n, struct ap_error *e);
+
+/* The default starts: 34..64 for 512-byte logical sectors (31 starts,
+ * ~4 periods of 4 KiB), 6..37 for 4096-byte ones (32 starts, two periods
+ * of 64 KiB), else from the GPT's first usable sector, 32 starts. */
+void ap_sweep_default_starts(unsigned logical_sector, uint64_t **starts, size_t *n);
+
+struct ap_sweep_preset {
+	const char *name;
+	const char *help;
+	/* PostMark settings of the workload (the rest: PostMark's defaults) */
+	uint64_t number, transactions, size_lo, size_hi;
+	uint64_t read_block, write_block;
+	uint64_t part_size;		/* bytes, capped by the disk */
+	unsigned min_rounds, max_rounds;
+	uint64_t time_budget_ns;	/* 0 = none */
+};
+
+/* NULL when unknown. ap_sweep_presets[] ends with a NULL name. */
+const struct ap_sweep_preset *ap_sweep_preset_find(const char *name);
+extern const struct ap_sweep_preset ap_sweep_presets[];
+
+/*
+ * --workload FILE: PostMark's configuration file syntax, through the
+ * workload's own parser, with the settings in force at the first `run`
+ * (nested `load` files followed, a `quit` ends the file it is in). `set
+ * location` lines are skipped, not checked: the sweep's mount point replaces
+ * them (so a classic config naming /mnt/test works anywhere). *@nlocations
+ * receives how many were skipped. 0 or -errno with "file:line: ..." in @e.
+ */
+int ap_sweep_workload_load(struct ap_pm_config *cfg, const char *path,
+			   unsigned *nlocations, struct ap_error *e);
+
+/* ---- one measurement ---- */
+
+enum ap_sweep_stage {
+	AP_SWEEP_STAGE_NONE = 0,
+	AP_SWEEP_STAGE_PARTITION,
+	AP_SWEEP_STAGE_MKFS,
+	AP_SWEEP_STAGE_MOUNT,
+	AP_SWEEP_STAGE_WORKLOAD,
+	AP_SWEEP_STAGE_UMOUNT,
+	AP_SWEEP_STAGE_COUNT
+};
+const char *ap_sweep_stage_name(enum ap_sweep_stage s);
+
+struct ap_sweep_result {
+	uint64_t start;			/* logical sectors */
+	unsigned round;			/* 1-based */
+	unsigned seq;			/* 1-based order of execution */
+	bool ok;
+	enum ap_sweep_stage failed_stage;	/* when !ok */
+	int error;			/* positive errno when !ok */
+	char *message;			/* when !ok */
+
+	/* the workload (valid when ok) */
+	double cost;			/* seconds per transaction = 1 / tps */
+	double tps;			/* transactions per transaction second */
+	double creates_per_s;		/* all creates / (create + transaction seconds) */
+	double deletes_per_s;		/* all deletes / (transaction + delete seconds) */
+	double read_kibs;		/* KiB read per transaction second */
+	double write_kibs;		/* KiB written per (create + transaction) second */
+	double fsync_med_ms;		/* median fsync latency */
+	uint64_t transactions;		/* done */
+	uint64_t created, deleted;
+	uint64_t bytes_read, bytes_written;
+	double workload_s;		/* the workload's three phases */
+
+	/* the setup around it */
+	double partition_s, mkfs_s, mount_s, umount_s;
+
+	/* emulated drive only: counters over the workload (has_emu) */
+	bool has_emu;
+	uint64_t emu_writes, emu_rmw, emu_flushes;
+};
+
+/* Observations for the analysis: one per ok result. Caller frees. */
+size_t ap_sweep_obs(const struct ap_sweep_result *r, size_t n, struct ap_obs **obs);
+
+/* JSON of one result, and back (for --replay). */
+struct json_object *ap_sweep_result_to_json(const struct ap_sweep_result *r);
+int ap_sweep_result_from_json(struct json_object *o, struct ap_sweep_result *r,
+			      struct ap_error *e);
+void ap_sweep_result_free(struct ap_sweep_result *r);
+
+/* Per start, over its rounds (the table). */
+struct ap_sweep_start_stat {
+	uint64_t start;
+	size_t runs, failed;
+	bool has_aligned, aligned;	/* aligned under the inferred geometry */
+	bool has_fast, fast;		/* classified fast by the analysis */
+	/* medians over the ok rounds; NAN when there is none */
+	double tps, cost, creates_per_s, deletes_per_s, read_kibs, write_kibs, fsync_med_ms;
+	double rel;			/* tps / the best start's tps */
+	double emu_rmw;			/* mean per run, NAN when not emulated */
+};
+
+/* @starts may be NULL: then the starts found in @r. Caller frees *out. */
+size_t ap_sweep_summarize(const struct ap_sweep_result *r, size_t n,
+			  const uint64_t *starts, size_t nstarts,
+			  const struct ap_verdict *v, struct ap_sweep_start_stat **out);
+
+/* Is @start aligned under @v? false with *known = false when unresolved. */
+bool ap_sweep_is_aligned(const struct ap_verdict *v, uint64_t start, bool *known);
+
+/*
+ * Recommended partition starts under @v: the first aligned start at or
+ * after 2048 (1 MiB with 512-byte sectors: 2048 itself unless the drive is
+ * shifted) and the first aligned start at or after @first_usable.
+ */
+void ap_sweep_recommend(const struct ap_verdict *v, uint64_t first_usable,
+			uint64_t *at_1mib, uint64_t *first);
+
+/* ---- the run ---- */
+
+enum ap_sweep_stop {
+	AP_SWEEP_STOP_NONE = 0,
+	AP_SWEEP_STOP_CLEAR,		/* the verdict became clear */
+	AP_SWEEP_STOP_ROUNDS,		/* max rounds done */
+	AP_SWEEP_STOP_BUDGET,		/* time budget spent */
+	AP_SWEEP_STOP_SIGNAL,		/* SIGINT/TERM/HUP */
+	AP_SWEEP_STOP_FATAL,		/* an error that ends the sweep */
+};
+const char *ap_sweep_stop_name(enum ap_sweep_stop s);
+
+struct ap_sweep_opts {
+	const char *disk;
+	const uint64_t *starts;
+	size_t nstarts;
+	uint64_t part_sectors;		/* partition size, logical sectors */
+	const char *fs;			/* "ext4" */
+	char *const *mkfs_opts;
+	size_t nmkfs_opts;
+	const char *mount_opts;		/* mount(2) data, or NULL */
+	const struct ap_pm_config *workload;	/* location is set per step */
+	unsigned min_rounds, max_rounds;
+	uint64_t time_budget_ns;	/* 0 = none */
+	uint64_t seed;
+	bool emulated;			/* read the emulator's counters */
+	struct ap_analysis_params analysis;
+	/*
+	 * The disk held open O_EXCL between the steps (src/device/safety.h), or -1.
+	 * The run closes it before mkfs and takes it again after umount; the
+	 * final descriptor is returned in ap_sweep_run.excl_fd.
+	 */
+	int excl_fd;
+
+	/* events: before and after every step (may be NULL) */
+	void (*on_step)(void *ctx, const struct ap_sweep_run *run, bool done);
+	void *ctx;
+};
+
+struct ap_sweep_run {
+	struct ap_sweep_result *results;	/* in the order measured */
+	size_t nresults;
+	/* the step running or just done */
+	uint64_t cur_start;
+	unsigned cur_round;
+	size_t cur_index;		/* 1-based within the round */
+	size_t nstarts;
+	unsigned max_rounds;
+	unsigned rounds_done;		/* complete rounds */
+	size_t nfailed;
+	enum ap_sweep_stop stop;
+	int signo;			/* when stopped by a signal */
+	struct ap_error fatal;		/* when stopped by a fatal error */
+	uint64_t t0_ns, elapsed_ns;
+	bool verdict_valid;
+	struct ap_verdict verdict;	/* the last analysis (verdict_valid) */
+	int excl_fd;			/* see ap_sweep_opts.excl_fd */
+	struct ap_error wipe_error;	/* the final empty GPT failed (code != 0) */
+};
+
+/*
+ * Run the sweep on o->disk until the verdict is clear, the rounds or the
+ * time budget are spent, a signal arrives, or a fatal error. Always leaves
+ * nothing mounted and the disk with an empty GPT (or says why not in
+ * run->wipe_error). Returns 0 (see run->stop) or -errno for bad options.
+ */
+int ap_sweep_run(const struct ap_sweep_opts *o, struct ap_sweep_run *run, struct ap_error *e);
+void ap_sweep_run_free(struct ap_sweep_run *run);
+
+/* Run the analysis over the ok results: 0 or -EINVAL (no observations). */
+int ap_sweep_analyse(const struct ap_sweep_result *r, size_t n,
+		     const struct ap_analysis_params *p, struct ap_verdict *v);
+
+/* ---- results documents (--json, --save, --replay) ---- */
+
+struct ap_sweep_doc {
+	char *device;
+	unsigned logical_sector, reported_physical;
+	uint64_t *starts;
+	size_t nstarts;
+	struct ap_sweep_result *results;
+	size_t nresults;
+	struct json_object *parameters;	/* kept as is (owned), may be NULL */
+	char *stopped;			/* why the run stopped, read back; may be NULL */
+};
+
+/*
+ * {"device", "logical_sector", "reported_physical_sector", "parameters",
+ *  "stopped", "verdict" (v or null), "starts": [per start], "results": [...]}
+ */
+struct json_object *ap_sweep_doc_to_json(const struct ap_sweep_doc *d,
+					 const struct ap_verdict *v,
+					 const struct ap_sweep_start_stat *st, size_t nst,
+					 const char *stopped);
+/* Read a document written by --json or --save. 0, or -EINVAL with a message. */
+int ap_sweep_doc_from_json(struct json_object *o, struct ap_sweep_doc *d, struct ap_error *e);
+int ap_sweep_doc_load(const char *path, struct ap_sweep_doc *d, struct ap_error *e);
+void ap_sweep_doc_free(struct ap_sweep_doc *d);
+
+/*
+ * Replace the content of the output @of (opened before the run) with @o,
+ * atomically (ap_outfile_replace): 0 or -errno with the reason in @e.
+ */
+int ap_sweep_json_save(struct ap_outfile *of, struct json_object *o, struct ap_error *e);
+
+#endif

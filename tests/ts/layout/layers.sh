@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The source tree is a map of the program (docs/design.md, "The map"): each
+# folder of src/ is one layer, and a layer includes only the layers below
+# it. This test holds the rules that keep it so:
+#   - every #include of alignprobe's own headers names its folder, and the
+#     folder is one the including layer may use (the table below, the same
+#     as in docs/design.md), so no include cycle between folders can exist;
+#   - nothing outside src/compat defines a symbol libc exports;
+#   - no .c file over 900 lines; no function over 150 lines except option
+#     parsing (functions named *parse_args* / *parse_options*).
+. "$top_srcdir/tests/ts/functions.sh"
+ts_init "layout: layers"
+
+src="$top_srcdir/src"
+
+# layer: the layers it may include (itself always)
+declare -A may=(
+	[lib]=""
+	[ui]="lib"
+	[analysis]="lib"
+	[workload]="lib"
+	[emu]="lib"
+	[device]="analysis ui lib"
+	[fleet]="device analysis ui lib"
+	[sweep]="device workload analysis emu ui lib"
+	[probe]="device analysis ui lib"
+	[seq]="device workload ui lib"
+	[cmd]="sweep probe seq fleet device workload analysis emu ui lib"
+	[compat]=""
+	[.]="cmd lib"
+)
+
+bad=0
+for f in "$src"/*.[ch] "$src"/*/*.[ch]; do
+	rel=${f#"$src"/}
+	case $rel in */*) layer=${rel%%/*} ;; *) layer=. ;; esac
+	[ -n "${may[$layer]+x}" ] || { echo "$rel: folder $layer is not in the layer table"; bad=1; continue; }
+	while IFS= read -r inc; do
+		case $inc in
+		*/*) dep=${inc%%/*} ;;
+		config.h) continue ;;
+		*) echo "$rel: #include \"$inc\" does not name its folder"; bad=1; continue ;;
+		esac
+		[ "$dep" = "$layer" ] && continue
+		case " ${may[$layer]} " in
+		*" $dep "*) ;;
+		*) echo "$rel: layer $layer may not include $inc (layer $dep)"; bad=1 ;;
+		esac
+	done < <(sed -n 's/^[ \t]*#[ \t]*include[ \t]*"\([^"]*\)".*/\1/p' "$f")
+done
+
+# .c files over 900 lines
+for f in "$src"/*.c "$src"/*/*.c; do
+	n=$(wc -l < "$f")
+	[ "$n" -le 900 ] || { echo "${f#"$src"/}: $n lines (at most 900)"; bad=1; }
+done
+
+# functions over 150 lines: a definition starts with a line at column 0
+# ending in ')' followed by a line holding only '{', and ends at the next
+# '}' at column 0 (the kernel style .clang-format enforces)
+for f in "$src"/*.c "$src"/*/*.c; do
+	awk -v file="${f#"$src"/}" '
+		/^[A-Za-z_]/ && /\(/ { decl = $0; dline = NR }
+		prev ~ /\)$/ && $0 == "{" && dline {
+			name = decl; sub(/\(.*/, "", name); sub(/.*[ *]/, "", name); start = dline; next_in = 1
+		}
+		next_in && /^}/ {
+			n = NR - start + 1; next_in = 0
+			if (n > 150 && name !~ /parse_args|parse_options/)
+				printf "%s: %s() is %d lines (at most 150)\n", file, name, n
+		}
+		{ prev = $0 }' "$f"
+done > "$TS_TMP/long"
+if [ -s "$TS_TMP/long" ]; then cat "$TS_TMP/long"; bad=1; fi
+
+# libc symbols defined outside src/compat
+libc=$(ldd "$ALIGNPROBE" 2>/dev/null | sed -n 's/^[ \t]*libc\.so\.6 => \([^ ]*\).*/\1/p')
+[ -n "$libc" ] && [ -r "$libc" ] || ts_skip "no libc.so.6 found through ldd $ALIGNPROBE"
+command -v nm >/dev/null || ts_skip "no nm (binutils)"
+nm -D --defined-only "$libc" | awk '{print $NF}' | sed 's/@.*//' | sort -u > "$TS_TMP/libc"
+lib="$top_builddir/libalignprobe.a"
+[ -r "$lib" ] || ts_fail "no $lib: build first"
+nm --defined-only -g "$lib" 2>/dev/null | awk 'NF == 3 && $2 ~ /[TDBRW]/ {print $3}' | sort -u > "$TS_TMP/ours"
+comm -12 "$TS_TMP/libc" "$TS_TMP/ours" > "$TS_TMP/both"
+if [ -s "$TS_TMP/both" ]; then
+	echo "libalignprobe.a defines libc symbols (only src/compat may, in the binary): $(tr '\n' ' ' < "$TS_TMP/both")"
+	bad=1
+fi
+
+[ "$bad" = 0 ] || ts_fail "the tree breaks its layering rules (above)"
+ts_pass
