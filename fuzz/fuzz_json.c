@@ -20,10 +20,11 @@
 #include <unistd.h>
 
 #include "analysis/analysis.h"
+#include "analysis/verdict_json.h"
 #include "device/geometry.h"
 #include "device/identity.h"
-#include "sweep/sweep.h"
 #include "lib/util.h"
+#include "sweep/sweep.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

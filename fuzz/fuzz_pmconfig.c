@@ -19,8 +19,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "workload/pm.h"
 #include "lib/util.h"
+#include "workload/pm.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -42,8 +42,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <json-c/json.h>
 
+#include "lib/stats.h"
 #include "lib/util.h"
 
 #define AP_FIT_CLEAN	0.90	/* AUC from which one phase explains the data */
@@ -63,350 +63,8 @@
 #define AP_QUIET_P	0.05	/* "no effect" stops early only when the test for an
 				   effect is above this */
 #define AP_BURST_WINDOW	16	/* neighbours on each side for the local level */
-#define AP_EXACT_WORK	5e5	/* steps an exact Mann-Whitney p may take, else normal */
-#define AP_SLOWDOWN_MAX	1e6
 #define AP_HINT "either honest %u-byte sectors or a unit larger than the write size " \
 	"(block size): use alignprobe probe with larger sizes"
-
-/* ------------------------------------------------------------------ */
-/* statistical primitives */
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-double ap_stats_quantile(double *v, size_t n, double q)
-{
-	double h, frac;
-	size_t lo;
-
-	if (!v || n == 0)
-		return NAN;
-	qsort(v, n, sizeof(*v), cmp_double);
-	if (!(q > 0))
-		return v[0];
-	if (q >= 1)
-		return v[n - 1];
-	h = (double)(n - 1) * q;
-	lo = (size_t)floor(h);
-	frac = h - (double)lo;
-	if (lo + 1 >= n)
-		return v[n - 1];
-	return v[lo] + frac * (v[lo + 1] - v[lo]);
-}
-
-double ap_stats_median(double *v, size_t n)
-{
-	return ap_stats_quantile(v, n, 0.5);
-}
-
-struct ranked {
-	double v;
-	size_t grp;
-	double rank;
-};
-
-static int cmp_ranked(const void *a, const void *b)
-{
-	const struct ranked *x = a, *y = b;
-
-	return (x->v > y->v) - (x->v < y->v);
-}
-
-/* Sort @r by value and assign mid-ranks (1-based). Returns sum(t^3 - t). */
-static double assign_ranks(struct ranked *r, size_t n)
-{
-	double ties = 0;
-	size_t i, j, k;
-
-	qsort(r, n, sizeof(*r), cmp_ranked);
-	for (i = 0; i < n; i = j) {
-		double mid, t;
-
-		for (j = i + 1; j < n && r[j].v == r[i].v; j++)
-			;
-		mid = ((double)(i + 1) + (double)j) / 2.0;
-		for (k = i; k < j; k++)
-			r[k].rank = mid;
-		t = (double)(j - i);
-		ties += t * t * t - t;
-	}
-	return ties;
-}
-
-/*
- * How many arrangements of m x-values and n y-values without ties have a
- * Mann-Whitney statistic (pairs x < y) of at most K: c(m, n, u) =
- * c(m - 1, n, u) + c(m, n - 1, u - m) (the largest value is an x, which
- * precedes no y, or a y, which all m x-values precede), for u <= K only.
- */
-static double mw_count_le(size_t m, size_t n, size_t K)
-{
-	size_t w = K + 1, i, j, k;
-	double *prev, *cur, sum = 0;
-
-	/* the distribution is the same with the roles swapped: rows over the larger */
-	if (n > m) {
-		size_t t = m;
-
-		m = n;
-		n = t;
-	}
-	prev = ap_xcalloc((n + 1) * w, sizeof(*prev));
-	cur = ap_xcalloc((n + 1) * w, sizeof(*cur));
-
-	/* row i = 0: c(0, j, 0) = 1 */
-	for (j = 0; j <= n; j++)
-		prev[j * w] = 1;
-	for (i = 1; i <= m; i++) {
-		double *t;
-
-		/*
-		 * No clearing: row i writes every u <= min(i * j, K) of column
-		 * j, and what lies beyond was written by no earlier row of this
-		 * buffer (those wrote less), so it is still zero.
-		 */
-		cur[0] = 1;	/* c(i, 0, 0) */
-		for (j = 1; j <= n; j++) {
-			double *cj = cur + j * w, *cj1 = cur + (j - 1) * w, *pj = prev + j * w;
-			size_t top = i * j < K ? i * j : K;
-
-			for (k = 0; k <= top; k++)
-				cj[k] = pj[k] + (k >= i ? cj1[k - i] : 0);
-		}
-		t = prev;
-		prev = cur;
-		cur = t;
-	}
-	for (k = 0; k < w; k++)
-		sum += prev[n * w + k];
-	free(prev);
-	free(cur);
-	return sum;
-}
-
-/*
- * Exact upper tail P(U >= u) without ties. By symmetry (U and m n - U have
- * one distribution) only the smaller side is counted, up to the observed
- * value: cheap for the small p-values that decide. -1 when that would take
- * more than @budget steps.
- */
-static double mw_exact_upper(size_t m, size_t n, double u, double budget)
-{
-	size_t M = m * n, uk, i;
-	double total = 1;
-
-	if (u <= 0)
-		return 1.0;
-	uk = (size_t)ceil(u - 1e-9);
-	if (uk > M)
-		return 0.0;
-	for (i = 0; i < n; i++)	/* C(m + n, n) */
-		total = total * (double)(m + n - i) / (double)(i + 1);
-	if (M - uk <= uk - 1) {
-		/* #(U >= uk) = #(U <= M - uk) */
-		if ((double)m * (double)n * (double)(M - uk + 1) > budget)
-			return -1;
-		return fmin(1.0, mw_count_le(m, n, M - uk) / total);
-	}
-	/* 1 - #(U <= uk - 1) */
-	if ((double)m * (double)n * (double)uk > budget)
-		return -1;
-	return fmax(0.0, 1.0 - mw_count_le(m, n, uk - 1) / total);
-}
-
-/*
- * Exact P(U >= u) with ties: the permutation distribution of the rank sum
- * of the smaller group given the observed mid-ranks (doubled, so they are
- * integers). Counts the subsets of that size whose rank sum is at least as
- * extreme; only sums up to the observed one matter, which bounds the work.
- * Returns -1 when that work would exceed @budget steps.
- */
-static double mw_exact_tied(const struct ranked *r, size_t n, size_t nf, double budget)
-{
-	size_t ns = n - nf, m = nf <= ns ? nf : ns, i, j;
-	unsigned grp = nf <= ns ? 0 : 1;
-	long long *val = ap_xmalloc(n * sizeof(*val)), obs = 0, s, cap;
-	double *cnt, total = 1, tail = 0;
-
-	/* the smaller group's rank sum, oriented so that small = extreme
-	 * (the fast group's ranks low, or the slow group's ranks high) */
-	for (i = 0; i < n; i++) {
-		long long r2 = (long long)llround(2 * r[i].rank);
-
-		val[i] = grp == 0 ? r2 : 2 * (long long)(n + 1) - r2;
-		if (r[i].grp == grp)
-			obs += val[i];
-	}
-	cap = obs;
-	if ((double)n * (double)m * (double)(cap + 1) > budget) {
-		free(val);
-		return -1;
-	}
-	/* cnt[j * (cap + 1) + s]: subsets of j values seen so far with sum s */
-	cnt = ap_xcalloc((m + 1) * (size_t)(cap + 1), sizeof(*cnt));
-	cnt[0] = 1;
-	for (i = 0; i < n; i++) {
-		for (j = i + 1 < m ? i + 1 : m; j >= 1; j--) {
-			double *cj = cnt + j * (size_t)(cap + 1), *cj1 = cj - (cap + 1);
-
-			for (s = cap; s >= val[i]; s--)
-				cj[s] += cj1[s - val[i]];
-		}
-	}
-	for (s = 0; s <= cap; s++)
-		tail += cnt[m * (size_t)(cap + 1) + s];
-	for (i = 0; i < m; i++)	/* C(n, m) */
-		total = total * (double)(n - i) / (double)(i + 1);
-	free(cnt);
-	free(val);
-	return total > 0 ? fmin(1.0, tail / total) : 1.0;
-}
-
-double ap_stats_mann_whitney_p(const double *fast, size_t nf,
-			       const double *slow, size_t ns)
-{
-	struct ranked *r;
-	double ties, rf = 0, u, mean, var, z, p, nn;
-	size_t i, n = nf + ns;
-
-	if (!fast || !slow || nf == 0 || ns == 0)
-		return 1.0;
-	r = ap_xmalloc(n * sizeof(*r));
-	for (i = 0; i < nf; i++)
-		r[i] = (struct ranked){ .v = fast[i], .grp = 0 };
-	for (i = 0; i < ns; i++)
-		r[nf + i] = (struct ranked){ .v = slow[i], .grp = 1 };
-	ties = assign_ranks(r, n);
-	for (i = 0; i < n; i++)
-		if (r[i].grp == 0)
-			rf += r[i].rank;
-
-	/* U = pairs with fast < slow (ties count one half) */
-	u = (double)nf * (double)ns - (rf - (double)nf * ((double)nf + 1) / 2.0);
-
-	nn = (double)n;
-	/*
-	 * Exact where that is cheap: small samples, and the small p-values
-	 * of large ones (the work grows with how far U is from its extreme).
-	 * A few ties (timings in whole nanoseconds) barely change the
-	 * distribution: use the untied one at U rounded down, which can only
-	 * make the p-value larger. More ties (the drift correction makes
-	 * some; quantized timings) get the exact distribution given the ties.
-	 * Else the normal approximation.
-	 */
-	if (ties <= 0.01 * (nn * nn * nn - nn))
-		p = mw_exact_upper(nf, ns, floor(u), AP_EXACT_WORK);
-	else
-		p = mw_exact_tied(r, n, nf, AP_EXACT_WORK);
-	free(r);
-	if (p >= 0)
-		return p;
-
-	mean = (double)nf * (double)ns / 2.0;
-	var = (double)nf * (double)ns / 12.0 * ((nn + 1) - ties / (nn * (nn - 1)));
-	if (!(var > 0))
-		return 1.0;
-	z = (u - mean - 0.5) / sqrt(var);	/* continuity correction */
-	p = 0.5 * erfc(z / M_SQRT2);
-	if (p > 1)
-		p = 1;
-	return p;
-}
-
-/* Regularized upper incomplete gamma Q(a, x). */
-static double gamma_q(double a, double x)
-{
-	double lg, pre;
-	int sign, i;
-
-	if (!(x > 0))
-		return 1.0;
-	lg = lgamma_r(a, &sign);
-	pre = exp(-x + a * log(x) - lg);
-	if (x < a + 1) {
-		double sum = 1.0 / a, del = sum, ap = a;
-
-		for (i = 0; i < 100000; i++) {
-			ap += 1;
-			del *= x / ap;
-			sum += del;
-			if (fabs(del) < fabs(sum) * 1e-16)
-				break;
-		}
-		return fmax(0.0, fmin(1.0, 1.0 - sum * pre));
-	} else {
-		double b = x + 1 - a, c = 1.0 / DBL_MIN, d = 1.0 / b, h = d;
-
-		for (i = 1; i < 100000; i++) {
-			double an = -(double)i * ((double)i - a), del;
-
-			b += 2;
-			d = an * d + b;
-			if (fabs(d) < DBL_MIN)
-				d = DBL_MIN;
-			c = b + an / c;
-			if (fabs(c) < DBL_MIN)
-				c = DBL_MIN;
-			d = 1.0 / d;
-			del = d * c;
-			h *= del;
-			if (fabs(del - 1) < 1e-16)
-				break;
-		}
-		return fmax(0.0, fmin(1.0, pre * h));
-	}
-}
-
-double ap_stats_chi2_sf(double x, double df)
-{
-	if (!(df > 0))
-		return NAN;
-	return gamma_q(df / 2.0, x / 2.0);
-}
-
-double ap_stats_kruskal_wallis_p(const double *v, const size_t *group, size_t n,
-				 size_t ngroups)
-{
-	struct ranked *r;
-	double *rsum, h = 0, ties, nn = (double)n, corr;
-	size_t *cnt, i, k = 0;
-
-	if (!v || !group || n < 2 || ngroups < 2)
-		return 1.0;
-	r = ap_xmalloc(n * sizeof(*r));
-	rsum = ap_xcalloc(ngroups, sizeof(*rsum));
-	cnt = ap_xcalloc(ngroups, sizeof(*cnt));
-	for (i = 0; i < n; i++) {
-		r[i] = (struct ranked){ .v = v[i], .grp = group[i] < ngroups ? group[i] : 0 };
-		cnt[r[i].grp]++;
-	}
-	ties = assign_ranks(r, n);
-	for (i = 0; i < n; i++)
-		rsum[r[i].grp] += r[i].rank;
-	for (i = 0; i < ngroups; i++) {
-		if (!cnt[i])
-			continue;
-		k++;
-		h += rsum[i] * rsum[i] / (double)cnt[i];
-	}
-	free(r);
-	free(rsum);
-	free(cnt);
-	if (k < 2 || n <= k)
-		return 1.0;
-	h = 12.0 / (nn * (nn + 1)) * h - 3 * (nn + 1);
-	corr = 1 - ties / (nn * nn * nn - nn);
-	if (!(corr > 0))
-		return 1.0;
-	h /= corr;
-	if (h < 0)
-		h = 0;
-	return ap_stats_chi2_sf(h, (double)(k - 1));
-}
 
 /* ------------------------------------------------------------------ */
 /* the analysis */
@@ -800,7 +458,7 @@ static unsigned neighbours_unsettled(const struct ctx *c, const struct cand *all
  */
 static size_t choose_candidate(const struct ctx *c, struct choice *ch, bool *fastoff)
 {
-	struct ranked *r = ap_xmalloc(c->k * sizeof(*r));
+	struct ap_ranked *r = ap_xmalloc(c->k * sizeof(*r));
 	double *mrank = ap_xmalloc(c->k * sizeof(*mrank));
 	double *x = ap_xmalloc(c->k * sizeof(*x));
 	double tsum = 0, tsq = 0, best_ss = INFINITY;
@@ -811,11 +469,11 @@ static size_t choose_candidate(const struct ctx *c, struct choice *ch, bool *fas
 
 	memset(ch, 0, sizeof(*ch));
 	for (i = 0; i < c->k; i++) {
-		r[i] = (struct ranked){ .v = c->med[i], .grp = i };
+		r[i] = (struct ap_ranked){ .v = c->med[i], .grp = i };
 		if (!(c->med[i] > 0))
 			uselog = false;
 	}
-	assign_ranks(r, c->k);
+	ap_stats_assign_ranks(r, c->k);
 	for (i = 0; i < c->k; i++)
 		mrank[r[i].grp] = r[i].rank;
 	free(r);
@@ -900,7 +558,7 @@ static double ratio(double slow, double fast);
 static void two_clusters_of(const struct ctx *c, const double *med, const bool *mask,
 			    bool *fastoff)
 {
-	struct ranked *r = ap_xmalloc(c->k * sizeof(*r));
+	struct ap_ranked *r = ap_xmalloc(c->k * sizeof(*r));
 	bool uselog = true;
 	double total = 0, left = 0, bestv = -1;
 	size_t i, m = 0, split = 1;
@@ -913,10 +571,10 @@ static void two_clusters_of(const struct ctx *c, const double *med, const bool *
 	for (i = 0; i < c->k; i++) {
 		if (mask && !mask[i])
 			continue;
-		r[m] = (struct ranked){ .v = uselog ? log(med[i]) : med[i], .grp = i };
+		r[m] = (struct ap_ranked){ .v = uselog ? log(med[i]) : med[i], .grp = i };
 		total += r[m++].v;
 	}
-	qsort(r, m, sizeof(*r), cmp_ranked);
+	qsort(r, m, sizeof(*r), ap_stats_cmp_ranked);
 	for (i = 1; i < m; i++) {
 		double w0 = (double)i, w1 = (double)(m - i), m0, m1, bv;
 
@@ -1157,13 +815,6 @@ static void set_fast(struct ap_verdict *v, const struct ctx *c, const bool *fast
 	for (i = 0; i < c->k; i++)
 		if (v->stats[i].fast)
 			v->fast_starts[v->nfast++] = c->off[i];
-}
-
-static double clamp01(double x)
-{
-	if (!(x > 0))
-		return 0;
-	return x > 1 ? 1 : x;
 }
 
 static const char *oname(const struct ctx *c)
@@ -1446,7 +1097,7 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 		v->lowest_aligned_lba = best->phase;
 		v->slowdown = slow_c;
 		v->p_value = p_mw;
-		v->confidence = clamp01(1 - p_mw);
+		v->confidence = ap_clamp01(1 - p_mw);
 		set_fast(v, &c, candfast);
 		if (v->drift >= 1.5)
 			ap_verdict_set_note(v, "the drive's speed drifted by a factor of %.1f between rounds "
@@ -1460,7 +1111,7 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 		v->resolved = false;
 		v->slowdown = slow_c;
 		v->p_value = p_mw;
-		v->confidence = clamp01(1 - p_mw);
+		v->confidence = ap_clamp01(1 - p_mw);
 		set_fast(v, &c, NULL);
 		note_unsettled(v, &c, &ch);
 	} else if (phase_effect) {
@@ -1472,7 +1123,7 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 		v->starts_insufficient = true;
 		v->slowdown = slow_c;
 		v->p_value = p_mw;
-		v->confidence = clamp01(1 - p_mw);
+		v->confidence = ap_clamp01(1 - p_mw);
 		set_fast(v, &c, candfast);
 		note_add(&s, "alignment matters: %s ", best->nf == 1 ? oname(&c) : "");
 		if (best->nf > 1)
@@ -1489,7 +1140,7 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 		v->resolved = false;
 		v->slowdown = slow_d;
 		v->p_value = v->p_structure;
-		v->confidence = clamp01(1 - v->p_structure);
+		v->confidence = ap_clamp01(1 - v->p_structure);
 		set_fast(v, &c, clusfast);
 		ap_verdict_set_note(v, "the %ss differ, but the fast ones do not form a single aligned "
 			 "phase: the hidden unit is probably larger than the write size (block "
@@ -1524,7 +1175,7 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 
 		v->slowdown = slow_c;
 		v->p_value = p_mw;
-		v->equivalence_p = clamp01(1 - conf);
+		v->equivalence_p = ap_clamp01(1 - conf);
 		if (missing < 0 && conf >= AP_ABSENCE_CONF && !blocked) {
 			char *s = NULL, pb[32];
 
@@ -1532,7 +1183,7 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 			v->period = 1;
 			v->physical_sector = p->logical_sector;
 			v->lowest_aligned_lba = 0;
-			v->confidence = clamp01(conf);
+			v->confidence = ap_clamp01(conf);
 			set_fast(v, &c, allfast);
 			note_add(&s, "no alignment effect of %.2fx or more", p->min_slowdown);
 			if (conf < 1 - eq_alpha(p))
@@ -1717,251 +1368,4 @@ const char *ap_verdict_confidence_of(const struct ap_verdict *v)
 	if (v->resolved)
 		return "no_effect";
 	return NULL;
-}
-
-const char *ap_stats_format_p(double p, char *buf, size_t len)
-{
-	if (!isfinite(p))
-		snprintf(buf, len, "n/a");
-	else if (p < 1e-300)
-		snprintf(buf, len, "< 1e-300");
-	else if (p < 0.001)
-		snprintf(buf, len, "%.1e", p);
-	else
-		snprintf(buf, len, "%.3f", p);
-	return buf;
-}
-
-const char *ap_stats_format_confidence(double c, char *buf, size_t len)
-{
-	if (!isfinite(c))
-		snprintf(buf, len, "n/a");
-	else if (c > 0.999999)
-		snprintf(buf, len, "> 99.9999%%");
-	else	/* truncated, never rounded up to 100 % */
-		snprintf(buf, len, "%.4f%%", floor(c * 1e6) / 1e4);
-	return buf;
-}
-
-/* ------------------------------------------------------------------ */
-/* JSON */
-
-struct json_object *ap_verdict_to_json(const struct ap_verdict *v)
-{
-	struct json_object *o = json_object_new_object(), *a;
-	const char *conf_of;
-	size_t i;
-
-	json_object_object_add(o, "sensitive", json_object_new_boolean(v->sensitive));
-	json_object_object_add(o, "resolved", json_object_new_boolean(v->resolved));
-	json_object_object_add(o, "logical_sector", json_object_new_int64(v->logical_sector));
-	json_object_object_add(o, "reported_physical_sector",
-			       json_object_new_int64(v->reported_physical));
-	json_object_object_add(o, "physical_sector", v->resolved ?
-			       json_object_new_int64(v->physical_sector) : NULL);
-	json_object_object_add(o, "period", v->resolved ?
-			       json_object_new_int64(v->period) : NULL);
-	json_object_object_add(o, "lowest_aligned_lba", v->resolved ?
-			       json_object_new_int64(v->lowest_aligned_lba) : NULL);
-	a = json_object_new_array();
-	for (i = 0; i < v->nfast; i++)
-		json_object_array_add(a, json_object_new_int64((int64_t)v->fast_starts[i]));
-	json_object_object_add(o, "fast_starts", a);
-	json_object_object_add(o, "slowdown", json_object_new_double(isfinite(v->slowdown) ?
-								     v->slowdown : 0));
-	json_object_object_add(o, "p_value", json_object_new_double(isfinite(v->p_value) ?
-								    v->p_value : 1));
-	json_object_object_add(o, "confidence", json_object_new_double(clamp01(v->confidence)));
-	conf_of = ap_verdict_confidence_of(v);
-	json_object_object_add(o, "confidence_of", conf_of ? json_object_new_string(conf_of) : NULL);
-	json_object_object_add(o, "equivalence_p_value", isfinite(v->equivalence_p) ?
-			       json_object_new_double(v->equivalence_p) : NULL);
-	json_object_object_add(o, "min_slowdown", v->min_slowdown >= 1 && isfinite(v->min_slowdown) ?
-			       json_object_new_double(v->min_slowdown) : NULL);
-	json_object_object_add(o, "small_effect", json_object_new_boolean(v->small));
-	json_object_object_add(o, "starts_insufficient",
-			       json_object_new_boolean(v->starts_insufficient));
-	if (v->note)
-		json_object_object_add(o, "note", json_object_new_string(v->note));
-	return o;
-}
-
-static int get_field(struct json_object *o, const char *key, enum json_type want,
-		     bool nullable, struct json_object **out)
-{
-	struct json_object *x;
-
-	if (!json_object_object_get_ex(o, key, &x))
-		return -EINVAL;
-	if (!x) {
-		*out = NULL;
-		return nullable ? 0 : -EINVAL;
-	}
-	if (want == json_type_double) {
-		if (!json_object_is_type(x, json_type_double) &&
-		    !json_object_is_type(x, json_type_int))
-			return -EINVAL;
-	} else if (!json_object_is_type(x, want)) {
-		return -EINVAL;
-	}
-	*out = x;
-	return 0;
-}
-
-static int get_uint(struct json_object *o, const char *key, bool nullable, unsigned *val,
-		    bool *isnull)
-{
-	struct json_object *x;
-	int64_t i;
-	int rc = get_field(o, key, json_type_int, nullable, &x);
-
-	if (rc)
-		return rc;
-	if (isnull)
-		*isnull = !x;
-	if (!x) {
-		*val = 0;
-		return 0;
-	}
-	i = json_object_get_int64(x);
-	if (i < 0 || i > UINT32_MAX)
-		return -ERANGE;
-	*val = (unsigned)i;
-	return 0;
-}
-
-/* An optional number in [lo, hi]: absent or null gives @dflt. */
-static int get_double_opt(struct json_object *o, const char *key, double lo, double hi,
-			  double dflt, double *val)
-{
-	struct json_object *x;
-
-	*val = dflt;
-	if (!json_object_object_get_ex(o, key, &x) || !x)
-		return 0;
-	if (!json_object_is_type(x, json_type_double) && !json_object_is_type(x, json_type_int))
-		return -EINVAL;
-	*val = json_object_get_double(x);
-	return *val >= lo && *val <= hi ? 0 : -EINVAL;
-}
-
-/* An optional boolean: absent or null leaves false. */
-static int get_bool_opt(struct json_object *o, const char *key, bool *val)
-{
-	struct json_object *x;
-
-	*val = false;
-	if (!json_object_object_get_ex(o, key, &x) || !x)
-		return 0;
-	if (!json_object_is_type(x, json_type_boolean))
-		return -EINVAL;
-	*val = json_object_get_boolean(x);
-	return 0;
-}
-
-int ap_verdict_from_json(struct json_object *o, struct ap_verdict *v)
-{
-	struct json_object *x, *a;
-	bool isnull;
-	size_t i, n;
-	int rc;
-
-	if (!v)
-		return -EINVAL;
-	memset(v, 0, sizeof(*v));
-	if (!o || !json_object_is_type(o, json_type_object))
-		return -EINVAL;
-
-	if ((rc = get_field(o, "sensitive", json_type_boolean, false, &x)))
-		goto fail;
-	v->sensitive = json_object_get_boolean(x);
-	if ((rc = get_field(o, "resolved", json_type_boolean, false, &x)))
-		goto fail;
-	v->resolved = json_object_get_boolean(x);
-	if ((rc = get_uint(o, "logical_sector", false, &v->logical_sector, NULL)))
-		goto fail;
-	if ((rc = get_uint(o, "reported_physical_sector", false, &v->reported_physical, NULL)))
-		goto fail;
-	if ((rc = get_uint(o, "physical_sector", true, &v->physical_sector, &isnull)))
-		goto fail;
-	if (isnull == v->resolved) {
-		rc = -EINVAL;	/* null exactly when unresolved */
-		goto fail;
-	}
-	if ((rc = get_uint(o, "lowest_aligned_lba", true, &v->lowest_aligned_lba, &isnull)))
-		goto fail;
-	if (!isnull && !v->resolved) {
-		rc = -EINVAL;	/* an alignment without a physical sector */
-		goto fail;
-	}
-	if (json_object_object_get_ex(o, "period", &x)) {
-		if ((rc = get_uint(o, "period", true, &v->period, &isnull)))
-			goto fail;
-		if (!isnull && !v->resolved) {
-			rc = -EINVAL;
-			goto fail;
-		}
-	}
-	if (v->resolved && !v->period && v->logical_sector)
-		v->period = v->physical_sector / v->logical_sector;
-	if (v->resolved && (!v->logical_sector || !v->physical_sector ||
-			    v->physical_sector % v->logical_sector ||
-			    !ap_is_power_of_2(v->physical_sector) ||
-			    v->period != v->physical_sector / v->logical_sector ||
-			    (v->period && v->lowest_aligned_lba >= v->period))) {
-		rc = -EINVAL;
-		goto fail;
-	}
-	if ((rc = get_field(o, "fast_starts", json_type_array, false, &a)))
-		goto fail;
-	n = json_object_array_length(a);
-	if (n) {
-		v->fast_starts = ap_xmalloc(n * sizeof(*v->fast_starts));
-		for (i = 0; i < n; i++) {
-			struct json_object *e = json_object_array_get_idx(a, i);
-
-			if (!json_object_is_type(e, json_type_int) ||
-			    json_object_get_int64(e) < 0) {
-				rc = -EINVAL;
-				goto fail;
-			}
-			v->fast_starts[i] = (uint64_t)json_object_get_int64(e);
-		}
-		v->nfast = n;
-	}
-	if ((rc = get_field(o, "slowdown", json_type_double, false, &x)))
-		goto fail;
-	v->slowdown = json_object_get_double(x);
-	if ((rc = get_field(o, "p_value", json_type_double, false, &x)))
-		goto fail;
-	v->p_value = json_object_get_double(x);
-	if ((rc = get_field(o, "confidence", json_type_double, false, &x)))
-		goto fail;
-	v->confidence = json_object_get_double(x);
-	if (!(v->p_value >= 0 && v->p_value <= 1) || !(v->confidence >= 0 && v->confidence <= 1) ||
-	    !(v->slowdown >= 0)) {
-		rc = -EINVAL;
-		goto fail;
-	}
-	if (json_object_object_get_ex(o, "note", &x) && x) {
-		if (!json_object_is_type(x, json_type_string)) {
-			rc = -EINVAL;
-			goto fail;
-		}
-		v->note_buf = ap_xstrdup(json_object_get_string(x));
-		v->note = v->note_buf;
-	}
-	/* newer keys, optional */
-	if ((rc = get_double_opt(o, "equivalence_p_value", 0, 1, NAN, &v->equivalence_p)) ||
-	    (rc = get_double_opt(o, "min_slowdown", 1, AP_SLOWDOWN_MAX, 0, &v->min_slowdown)) ||
-	    (rc = get_bool_opt(o, "small_effect", &v->small)) ||
-	    (rc = get_bool_opt(o, "starts_insufficient", &v->starts_insufficient)))
-		goto fail;
-	v->fit = v->sensitive && v->resolved ? 1 : 0;
-	v->drift = 1;
-	v->p_structure = v->p_value;
-	return 0;
-fail:
-	ap_verdict_free(v);
-	return rc;
 }

@@ -24,7 +24,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct json_object;
 
 /* One trial: lower cost is better. */
 struct ap_obs {
@@ -112,24 +111,16 @@ const char *ap_analysis_unclear_reason(const struct ap_verdict *v,
 /* What the verdict's confidence is about: "effect", "no_effect" or NULL (no claim). */
 const char *ap_verdict_confidence_of(const struct ap_verdict *v);
 
-/* The stable JSON "verdict" object (see README), and back (for --replay, check --geometry). */
-struct json_object *ap_verdict_to_json(const struct ap_verdict *v);
-int ap_verdict_from_json(struct json_object *o, struct ap_verdict *v);
 
-/* Statistical primitives, exported for the tests. */
-double ap_stats_median(double *v, size_t n);		/* sorts @v */
-double ap_stats_quantile(double *v, size_t n, double q);	/* sorts @v */
-double ap_stats_mann_whitney_p(const double *fast, size_t nf,
-			       const double *slow, size_t ns);	/* P(fast not < slow) */
-/* Kruskal-Wallis p-value: @group[i] in [0, @ngroups) names the group of @v[i]. */
-double ap_stats_kruskal_wallis_p(const double *v, const size_t *group, size_t n,
-				 size_t ngroups);
-/* Upper tail of the chi-square distribution with @df degrees of freedom. */
-double ap_stats_chi2_sf(double x, double df);
+/* The largest slowdown a verdict states (a drive with no fast class). */
+#define AP_SLOWDOWN_MAX	1e6
 
-/* For humans: "3.2e-06", "0.217", "< 1e-300"; "99.9500%", "> 99.9999%" (never
- * rounded up to 100 %). Return @buf. */
-const char *ap_stats_format_p(double p, char *buf, size_t len);
-const char *ap_stats_format_confidence(double c, char *buf, size_t len);
+/* @x clamped to [0, 1]; NaN gives 0. */
+static inline double ap_clamp01(double x)
+{
+	if (!(x > 0))
+		return 0;
+	return x > 1 ? 1 : x;
+}
 
 #endif

@@ -35,16 +35,16 @@
 #include <json-c/json.h>
 
 #include "cmd/commands.h"
-#include "lib/exitcodes.h"
 #include "cmd/fleet.h"
 #include "device/geometry.h"
 #include "device/identity.h"
-#include "ui/out.h"
 #include "device/ptable.h"
 #include "device/safety.h"
 #include "device/topology.h"
-#include "lib/util.h"
 #include "fleet/vstore.h"
+#include "lib/exitcodes.h"
+#include "lib/util.h"
+#include "ui/out.h"
 
 #define CMD "check"
 

@@ -34,12 +34,12 @@
 #include <unistd.h>
 
 #include "cmd/commands.h"
+#include "device/safety.h"
 #include "emu/emu.h"
 #include "lib/exitcodes.h"
-#include "ui/out.h"
-#include "device/safety.h"
 #include "lib/state.h"
 #include "lib/util.h"
+#include "ui/out.h"
 
 #define CMD "cleanup"
 

@@ -14,9 +14,9 @@
 
 #include "cmd/commands.h"
 #include "lib/exitcodes.h"
-#include "ui/out.h"
 #include "lib/outfile.h"
 #include "lib/util.h"
+#include "ui/out.h"
 
 void ap_print_version(void)
 {

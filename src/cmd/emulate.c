@@ -24,9 +24,9 @@
 #include "emu/emu.h"
 #include "emu/model.h"
 #include "lib/exitcodes.h"
-#include "ui/out.h"
 #include "lib/sig.h"
 #include "lib/util.h"
+#include "ui/out.h"
 
 #define CMD "emulate"
 

@@ -19,9 +19,9 @@
 
 #include "analysis/analysis.h"
 #include "cmd/commands.h"
-#include "lib/exitcodes.h"
 #include "device/identity.h"
 #include "fleet/vstore.h"
+#include "lib/exitcodes.h"
 
 /* Every family alignprobe writes: one help text each, for every file. */
 static const struct {

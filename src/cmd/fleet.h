@@ -21,8 +21,8 @@
 
 #include <stdbool.h>
 
-#include "lib/outfile.h"
 #include "fleet/prom.h"
+#include "lib/outfile.h"
 
 struct ap_disk_identity;
 struct ap_verdict;

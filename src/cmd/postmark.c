@@ -24,11 +24,11 @@
 
 #include "cmd/commands.h"
 #include "lib/exitcodes.h"
-#include "ui/out.h"
-#include "workload/pm.h"
-#include "ui/progress.h"
 #include "lib/sig.h"
 #include "lib/util.h"
+#include "ui/out.h"
+#include "ui/progress.h"
+#include "workload/pm.h"
 
 #define CMD "postmark"
 

@@ -15,17 +15,17 @@
 #include <json-c/json.h>
 
 #include "cmd/commands.h"
+#include "device/safety.h"
+#include "device/sgio.h"
 #include "emu/emu.h"
 #include "lib/exitcodes.h"
-#include "ui/out.h"
 #include "lib/outfile.h"
-#include "ui/plot.h"
-#include "ui/progress.h"
-#include "device/safety.h"
-#include "seq/seq.h"
-#include "device/sgio.h"
 #include "lib/sig.h"
 #include "lib/util.h"
+#include "seq/seq.h"
+#include "ui/out.h"
+#include "ui/plot.h"
+#include "ui/progress.h"
 
 #define CMD "seq"
 #define SEQ_DEFAULT_SIZE	(256ULL << 20)

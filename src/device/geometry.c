@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "analysis/analysis.h"
+#include "analysis/verdict_json.h"
 #include "ui/out.h"
 
 #define GEOMETRY_FILE_MAX	(64 * AP_MIB)

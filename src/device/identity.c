@@ -20,8 +20,8 @@
 #include <linux/loop.h>
 #include <json-c/json.h>
 
-#include "ui/out.h"
 #include "device/sgio.h"
+#include "ui/out.h"
 
 #define CONTENT_CHUNK	(64 * 1024)
 #define MAX_REJECTED	4

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "lib/util.h"
 #include "lib/exitcodes.h"
+#include "lib/util.h"
 
 #include <ctype.h>
 #include <errno.h>

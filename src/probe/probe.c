@@ -25,6 +25,7 @@
 #include "device/safety.h"
 #include "lib/sig.h"
 #include "lib/state.h"
+#include "lib/rng.h"
 
 #define KiB 1024ULL
 #define MiB (1024ULL * 1024)
@@ -150,28 +151,6 @@ unsigned ap_probe_noffsets(const struct ap_probe_plan *plan, uint64_t size)
 
 /* ------------------------------------------------------------------ */
 /* measurement and decision */
-
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static void shuffle(uint32_t *a, size_t n, uint64_t *rng)
-{
-	size_t i;
-
-	for (i = n; i > 1; i--) {
-		size_t j = (size_t)(rng_next(rng) % i);
-		uint32_t t = a[i - 1];
-
-		a[i - 1] = a[j];
-		a[j] = t;
-	}
-}
 
 static void params_for(const struct ap_probe_result *r, const struct ap_probe_opts *o,
 		       uint64_t size, struct ap_analysis_params *p)
@@ -406,7 +385,8 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 		     const struct ap_probe_plan *plan, struct ap_probe_result *r,
 		     struct ap_error *e)
 {
-	uint64_t rng = o->seed * 0x2545F4914F6CDD1DULL + 1, cursor = 0;
+	struct ap_rng rng = { .s = o->seed * 0x2545F4914F6CDD1DULL + 1 };
+	uint64_t cursor = 0;
 	uint32_t *slots = ap_xmalloc(plan->slots * sizeof(*slots)), *order = NULL;
 	bool write = o->mode != AP_PROBE_READONLY, stop = false;
 	size_t si;
@@ -420,7 +400,7 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 		r->start_ns = ap_now_ns();
 	for (si = 0; si < plan->slots; si++)
 		slots[si] = (uint32_t)si;
-	shuffle(slots, plan->slots, &rng);
+	ap_rng_shuffle(&rng, slots, plan->slots, sizeof(*slots));
 
 	for (si = 0; si < plan->nsizes && !stop; si++) {
 		struct ap_probe_size *sz = &r->sizes[r->nsizes++];
@@ -444,7 +424,7 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 
 		for (round = 0; round < o->max_rounds && !stop; round++) {
 			r->live_round = round;
-			shuffle(order, sz->noffsets, &rng);
+			ap_rng_shuffle(&rng, order, sz->noffsets, sizeof(*order));
 			for (k = 0; k < sz->noffsets; k++) {
 				struct ap_probe_sample s = { .size = sz->size, .offset = order[k],
 							     .round = round };
@@ -463,7 +443,7 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 				}
 				s.slot = slots[cursor++ % plan->slots];
 				if (cursor % plan->slots == 0)
-					shuffle(slots, plan->slots, &rng);
+					ap_rng_shuffle(&rng, slots, plan->slots, sizeof(*slots));
 				off = plan->region_start + (uint64_t)s.slot * plan->stride +
 				      (uint64_t)s.offset * plan->logical_sector;
 				rc = io->op(io->arg, write, s.slot, off, sz->size, &ns);
@@ -727,7 +707,7 @@ static int warm_up(struct devio *io, const struct ap_probe_plan *plan, uint64_t 
 	if (posix_memalign((void **)&buf, 4096, plan->span) != 0)
 		return ap_error_set(e, ENOMEM, "out of memory");
 	for (i = 0; i + 8 <= plan->span; i += 8) {
-		uint64_t x = rng_next(&s);
+		uint64_t x = ap_splitmix64(&s);
 
 		memcpy(buf + i, &x, 8);
 	}
@@ -821,7 +801,7 @@ int ap_probe_device(struct ap_probe_dev *d, const struct ap_probe_opts *o,
 		uint64_t s = o->seed, i;
 
 		for (i = 0; i + 8 <= o->max_size; i += 8) {
-			uint64_t x = rng_next(&s);
+			uint64_t x = ap_splitmix64(&s);
 
 			memcpy(io.buf + i, &x, 8);
 		}

@@ -28,8 +28,8 @@
 
 #include "analysis/analysis.h"
 #include "device/identity.h"
-#include "probe/journal.h"
 #include "lib/util.h"
+#include "probe/journal.h"
 
 enum ap_probe_mode {
 	AP_PROBE_DESTRUCTIVE,	/* write a pattern into the scratch region */

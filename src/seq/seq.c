@@ -17,10 +17,12 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "workload/datagen.h"
-#include "seq/seq.h"
 #include "lib/sig.h"
 #include "lib/util.h"
+#include "seq/seq.h"
+#include "workload/datagen.h"
+#include "lib/rng.h"
+#include "lib/stats.h"
 
 const struct ap_seq_modeinfo ap_seq_modes[AP_SEQ_NMODES] = {
 	[AP_SEQ_NONE] = {
@@ -225,36 +227,6 @@ int ap_seq_knee(const uint64_t *bs, const double *mbps, size_t n, double tol)
 		if (!isnan(mbps[i]) && mbps[i] >= best * (1.0 - tol))
 			return (int)i;
 	return -1;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-double ap_seq_median(double *v, size_t n)
-{
-	if (!n)
-		return NAN;
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-void ap_seq_shuffle(size_t *idx, size_t n, uint64_t seed)
-{
-	uint64_t x = seed;
-	size_t i;
-
-	for (i = n; i > 1; i--) {
-		/* modulo bias is below 2^-40 for any n we shuffle */
-		size_t j = (size_t)(ap_datagen_splitmix64(&x) % i);
-		size_t tmp = idx[i - 1];
-
-		idx[i - 1] = idx[j];
-		idx[j] = tmp;
-	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -787,7 +759,12 @@ int ap_seq_run(struct ap_seq_target *t, const struct ap_seq_opts *o,
 	order = ap_xcalloc(r->runs_total ? r->runs_total : 1, sizeof(*order));
 	for (i = 0; i < r->runs_total; i++)
 		order[i] = i;
-	ap_seq_shuffle(order, r->runs_total, o->seed ^ 0x5e9a11ce0fULL);
+	{
+		struct ap_rng rng;
+
+		ap_rng_seed(&rng, o->seed ^ 0x5e9a11ce0fULL);
+		ap_rng_shuffle(&rng, order, r->runs_total, sizeof(*order));
+	}
 
 	rc = seq_layout(&x);
 	for (i = 0; !rc && i < r->runs_total; i++) {

@@ -21,8 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "workload/datagen.h"
 #include "lib/util.h"
+#include "workload/datagen.h"
 
 enum ap_seq_mode {
 	AP_SEQ_NONE = 0,	/* buffered writes, no sync: dd bs=BS */
@@ -91,12 +91,6 @@ size_t ap_seq_bs_default(uint64_t amount, uint64_t *out, size_t max);
  * -1 when no value is present.
  */
 int ap_seq_knee(const uint64_t *bs, const double *mbps, size_t n, double tol);
-
-/* The median of @n values (sorted in place); NAN when n == 0. */
-double ap_seq_median(double *v, size_t n);
-
-/* Seeded shuffle of @n indexes (Fisher-Yates over SplitMix64). */
-void ap_seq_shuffle(size_t *idx, size_t n, uint64_t seed);
 
 /* --- the target ----------------------------------------------------- */
 

@@ -4,8 +4,8 @@
  * here (never a shell). stdout goes to /dev/null (the runs are quiet
  * anyway), stderr into a pipe whose last lines become the error message.
  */
-#include "sweep/mkfs.h"
 #include "lib/sig.h"
+#include "sweep/mkfs.h"
 
 #include <errno.h>
 #include <fcntl.h>

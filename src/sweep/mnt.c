@@ -8,8 +8,8 @@
  * longer) mounted, and a TMPDIR entry a directory that is already gone;
  * cleanup treats both as done.
  */
-#include "sweep/mnt.h"
 #include "lib/state.h"
+#include "sweep/mnt.h"
 
 #include <errno.h>
 #include <sys/stat.h>

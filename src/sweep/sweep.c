@@ -11,13 +11,15 @@
  * clear. A failed step is recorded as failed (with its stage and message)
  * and never enters the analysis; an interrupted step is not recorded.
  */
-#include "sweep/sweep.h"
+#include "analysis/verdict_json.h"
+#include "device/safety.h"
+#include "emu/emu.h"
+#include "lib/sig.h"
+#include "lib/stats.h"
 #include "sweep/mkfs.h"
 #include "sweep/mnt.h"
 #include "sweep/part.h"
-#include "device/safety.h"
-#include "lib/sig.h"
-#include "emu/emu.h"
+#include "sweep/sweep.h"
 #include "ui/out.h"
 
 #include <errno.h>
@@ -75,52 +77,16 @@ const struct ap_sweep_preset *ap_sweep_preset_find(const char *name)
 /* Order                                                              */
 /* ------------------------------------------------------------------ */
 
-void ap_sweep_rng_seed(struct ap_sweep_rng *r, uint64_t seed)
-{
-	r->s = seed;
-}
-
-uint64_t ap_sweep_rng_next(struct ap_sweep_rng *r)
-{
-	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-uint64_t ap_sweep_rng_below(struct ap_sweep_rng *r, uint64_t n)
-{
-	uint64_t lim, x;
-
-	if (n <= 1)
-		return 0;
-	/* reject the top partial range: no modulo bias */
-	lim = UINT64_MAX - UINT64_MAX % n;
-	do
-		x = ap_sweep_rng_next(r);
-	while (x >= lim);
-	return x % n;
-}
-
 void ap_sweep_order(const uint64_t *starts, size_t n, const uint64_t *prev_last,
-		    struct ap_sweep_rng *r, uint64_t *out)
+		    struct ap_rng *r, uint64_t *out)
 {
-	size_t i;
-
 	if (!n)
 		return;
 	memcpy(out, starts, n * sizeof(*out));
-	for (i = n - 1; i > 0; i--) {	/* Fisher-Yates */
-		size_t j = (size_t)ap_sweep_rng_below(r, i + 1);
-		uint64_t t = out[i];
-
-		out[i] = out[j];
-		out[j] = t;
-	}
+	ap_rng_shuffle(r, out, n, sizeof(*out));
 	if (prev_last && n > 1 && out[0] == *prev_last) {
 		/* swap the head with a random other position */
-		size_t j = 1 + (size_t)ap_sweep_rng_below(r, n - 1);
+		size_t j = 1 + (size_t)ap_rng_below(r, n - 1);
 		uint64_t t = out[0];
 
 		out[0] = out[j];
@@ -435,13 +401,6 @@ void ap_sweep_recommend(const struct ap_verdict *v, uint64_t first_usable,
 	*first = first_aligned_from(v, first_usable);
 }
 
-static double median_of(double *x, size_t n)
-{
-	if (!n)
-		return NAN;
-	return ap_stats_median(x, n);
-}
-
 size_t ap_sweep_summarize(const struct ap_sweep_result *r, size_t n,
 			  const uint64_t *starts, size_t nstarts,
 			  const struct ap_verdict *v, struct ap_sweep_start_stat **out)
@@ -492,13 +451,13 @@ size_t ap_sweep_summarize(const struct ap_sweep_result *r, size_t n,
 			}
 			k++;
 		}
-		s->tps = median_of(buf[0], k);
-		s->cost = median_of(buf[1], k);
-		s->creates_per_s = median_of(buf[2], k);
-		s->deletes_per_s = median_of(buf[3], k);
-		s->read_kibs = median_of(buf[4], k);
-		s->write_kibs = median_of(buf[5], k);
-		s->fsync_med_ms = median_of(buf[6], k);
+		s->tps = ap_stats_median(buf[0], k);
+		s->cost = ap_stats_median(buf[1], k);
+		s->creates_per_s = ap_stats_median(buf[2], k);
+		s->deletes_per_s = ap_stats_median(buf[3], k);
+		s->read_kibs = ap_stats_median(buf[4], k);
+		s->write_kibs = ap_stats_median(buf[5], k);
+		s->fsync_med_ms = ap_stats_median(buf[6], k);
 		s->emu_rmw = nemu ? rmw / (double)nemu : NAN;
 		if (k && s->tps > best)
 			best = s->tps;
@@ -1147,7 +1106,7 @@ static void analyse(const struct ap_sweep_opts *o, struct ap_sweep_run *run)
 int ap_sweep_run(const struct ap_sweep_opts *o, struct ap_sweep_run *run, struct ap_error *e)
 {
 	struct step_ctx c = { .o = o, .run = run };
-	struct ap_sweep_rng rng;
+	struct ap_rng rng;
 	uint64_t *order, prev = 0;
 	bool have_prev = false;
 	unsigned round, consecutive = 0;
@@ -1164,7 +1123,7 @@ int ap_sweep_run(const struct ap_sweep_opts *o, struct ap_sweep_run *run, struct
 	run->nstarts = o->nstarts;
 	run->max_rounds = o->max_rounds;
 	run->t0_ns = ap_now_ns();
-	ap_sweep_rng_seed(&rng, o->seed);
+	ap_rng_seed(&rng, o->seed);
 	order = ap_xcalloc(o->nstarts, sizeof(*order));
 
 	for (round = 1; round <= o->max_rounds && !run->stop; round++) {

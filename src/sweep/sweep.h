@@ -18,23 +18,15 @@
 #include <stdint.h>
 
 #include "analysis/analysis.h"
+#include "lib/rng.h"
 #include "lib/outfile.h"
-#include "workload/pm.h"
 #include "lib/util.h"
+#include "workload/pm.h"
 
 struct json_object;
 struct ap_sweep_run;
 
 /* ---- pure helpers (unit-tested) ---- */
-
-/* A small seeded generator (splitmix64): the order of the starts. */
-struct ap_sweep_rng {
-	uint64_t s;
-};
-void ap_sweep_rng_seed(struct ap_sweep_rng *r, uint64_t seed);
-uint64_t ap_sweep_rng_next(struct ap_sweep_rng *r);
-/* Uniform in [0, n) without modulo bias; n > 0. */
-uint64_t ap_sweep_rng_below(struct ap_sweep_rng *r, uint64_t n);
 
 /*
  * The order of one round: a fresh random permutation of @starts into @out.
@@ -43,7 +35,7 @@ uint64_t ap_sweep_rng_below(struct ap_sweep_rng *r, uint64_t n);
  * ever measured twice in a row.
  */
 void ap_sweep_order(const uint64_t *starts, size_t n, const uint64_t *prev_last,
-		    struct ap_sweep_rng *r, uint64_t *out);
+		    struct ap_rng *r, uint64_t *out);
 
 /*
  * "34..64", "34..64:2" (step), "35,40,63", "34..40,48": ascending, no

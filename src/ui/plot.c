@@ -6,9 +6,9 @@
  * of caller text goes through xml_text() (escaping, control characters,
  * invalid UTF-8).
  */
-#include "ui/plot.h"
 #include "lib/outfile.h"
 #include "lib/util.h"
+#include "ui/plot.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,8 +5,8 @@
  * it never wraps (a wrapped line cannot be rewritten). Disabled when
  * stderr is not a terminal or with --quiet, so pipes and logs never see it.
  */
-#include "ui/progress.h"
 #include "lib/util.h"
+#include "ui/progress.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -11,16 +11,9 @@
 
 #include "workload/datagen.h"
 
+#include "lib/rng.h"
+
 typedef uint64_t ap_v8u64 __attribute__((vector_size(AP_DATAGEN_BLOCK)));
-
-uint64_t ap_datagen_splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 void ap_datagen_init(struct ap_datagen *g, enum ap_datagen_kind kind, uint64_t seed)
 {
@@ -31,7 +24,7 @@ void ap_datagen_init(struct ap_datagen *g, enum ap_datagen_kind kind, uint64_t s
 	g->kind = kind;
 	for (lane = 0; lane < AP_DATAGEN_LANES; lane++)
 		for (i = 0; i < 4; i++)
-			g->s[i][lane] = ap_datagen_splitmix64(&x);
+			g->s[i][lane] = ap_splitmix64(&x);
 	/* splitmix64 never yields four zeros in a row for a lane in practice,
 	 * but an all-zero xoshiro state would stick at zero: guard anyway */
 	for (lane = 0; lane < AP_DATAGEN_LANES; lane++)

@@ -32,9 +32,6 @@ struct ap_datagen {
 	uint64_t produced;	/* bytes handed out so far */
 };
 
-/* SplitMix64 step (public for tests): advances *x, returns the next value. */
-uint64_t ap_datagen_splitmix64(uint64_t *x);
-
 /*
  * Seed: lane k's four state words are SplitMix64 outputs 4k..4k+3 from
  * @seed, the seeding recommended by the xoshiro authors.

@@ -20,13 +20,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/sig.h"
 #include "workload/datagen.h"
 #include "workload/pm.h"
 #include "workload/pm_hist.h"
 #include "workload/pm_rng.h"
 #include "workload/pm_slots.h"
 #include "workload/pm_sync.h"
-#include "lib/sig.h"
 
 #define PM_ALIGN	4096	/* buffers: page-aligned for O_DIRECT */
 

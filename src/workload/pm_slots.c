@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workload/pm_slots.h"
 #include "lib/util.h"
+#include "workload/pm_slots.h"
 
 void ap_pm_slots_init(struct ap_pm_slots *t, uint64_t n)
 {

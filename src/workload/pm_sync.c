@@ -7,8 +7,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "workload/pm_sync.h"
 #include "lib/sig.h"
+#include "workload/pm_sync.h"
 
 int ap_pm_write_plain(struct ap_pm_wfile *w, const char *buf, size_t len)
 {

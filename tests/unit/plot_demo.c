@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ui/plot.h"
 #include "lib/util.h"
+#include "ui/plot.h"
 
 static int bars(const char *out, const char *period, const char *phase, const char *title)
 {

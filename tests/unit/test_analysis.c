@@ -13,6 +13,8 @@
 #include <json-c/json.h>
 
 #include "analysis/analysis.h"
+#include "analysis/verdict_json.h"
+#include "lib/stats.h"
 #include "lib/util.h"
 
 /* ------------------------------------------------------------------ */

@@ -14,8 +14,8 @@
 
 #include "cmd/commands.h"
 #include "lib/exitcodes.h"
-#include "ui/out.h"
 #include "lib/util.h"
+#include "ui/out.h"
 
 static void test_exit_for_errno(void **state)
 {

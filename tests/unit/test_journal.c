@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "probe/journal.h"
 #include "lib/util.h"
+#include "probe/journal.h"
 
 #define REC	8192
 #define NREC	4

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe/probe.h"
 #include "lib/sig.h"
 #include "lib/util.h"
+#include "probe/probe.h"
 
 struct sim {
 	unsigned period;	/* hidden unit in logical sectors; 1 = honest */

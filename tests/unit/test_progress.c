@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ui/progress.h"
 #include "lib/util.h"
+#include "ui/progress.h"
 
 #define S(x) ((uint64_t)(x) * AP_NSEC_PER_SEC)
 

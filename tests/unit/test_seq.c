@@ -179,46 +179,6 @@ static void test_modes_parse(void **state)
 	assert_int_equal(ap_seq_modes_parse(",", &mask, &e), -EINVAL);
 }
 
-static void test_median(void **state)
-{
-	double a[] = { 3, 1, 2 };
-	double b[] = { 4, 1, 3, 2 };
-
-	(void)state;
-	assert_true(ap_seq_median(a, 3) == 2);
-	assert_true(ap_seq_median(b, 4) == 2.5);
-	assert_true(isnan(ap_seq_median(b, 0)));
-}
-
-static void test_shuffle(void **state)
-{
-	enum { N = 60 };
-	size_t a[N], b[N], seen[N];
-	size_t i, moved = 0;
-
-	(void)state;
-	for (i = 0; i < N; i++)
-		a[i] = b[i] = i;
-	ap_seq_shuffle(a, N, 1);
-	ap_seq_shuffle(b, N, 1);
-	assert_memory_equal(a, b, sizeof(a));	/* seeded: reproducible */
-	memset(seen, 0, sizeof(seen));
-	for (i = 0; i < N; i++) {
-		assert_true(a[i] < N);
-		seen[a[i]]++;
-		moved += a[i] != i;
-	}
-	for (i = 0; i < N; i++)
-		assert_int_equal(seen[i], 1);	/* a permutation */
-	assert_true(moved > N / 2);		/* really shuffled */
-	for (i = 0; i < N; i++)
-		b[i] = i;
-	ap_seq_shuffle(b, N, 2);
-	assert_memory_not_equal(a, b, sizeof(a));
-	ap_seq_shuffle(a, 0, 1);
-	ap_seq_shuffle(a, 1, 1);
-}
-
 static void test_plan(void **state)
 {
 	const uint64_t bs[] = { 4096, 65536, 1048576 };
@@ -296,8 +256,6 @@ int main(void)
 		cmocka_unit_test(test_mode_table),
 		cmocka_unit_test(test_dd_line),
 		cmocka_unit_test(test_modes_parse),
-		cmocka_unit_test(test_median),
-		cmocka_unit_test(test_shuffle),
 		cmocka_unit_test(test_plan),
 	};
 

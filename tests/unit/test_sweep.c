@@ -19,8 +19,8 @@
 
 #include "sweep/mkfs.h"
 #include "sweep/part.h"
-#include "workload/pm.h"
 #include "sweep/sweep.h"
+#include "workload/pm.h"
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -32,13 +32,13 @@ static int cmp_u64(const void *a, const void *b)
 static void test_order_is_permutation(void **state)
 {
 	uint64_t starts[31], out[31], sorted[31];
-	struct ap_sweep_rng r;
+	struct ap_rng r;
 	size_t i, round;
 
 	(void)state;
 	for (i = 0; i < 31; i++)
 		starts[i] = 34 + i;
-	ap_sweep_rng_seed(&r, 42);
+	ap_rng_seed(&r, 42);
 	for (round = 0; round < 50; round++) {
 		ap_sweep_order(starts, 31, NULL, &r, out);
 		memcpy(sorted, out, sizeof(out));
@@ -50,15 +50,15 @@ static void test_order_is_permutation(void **state)
 static void test_order_seeded(void **state)
 {
 	uint64_t starts[31], a[31], b[31], c[31];
-	struct ap_sweep_rng r1, r2, r3;
+	struct ap_rng r1, r2, r3;
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < 31; i++)
 		starts[i] = 34 + i;
-	ap_sweep_rng_seed(&r1, 7);
-	ap_sweep_rng_seed(&r2, 7);
-	ap_sweep_rng_seed(&r3, 8);
+	ap_rng_seed(&r1, 7);
+	ap_rng_seed(&r2, 7);
+	ap_rng_seed(&r3, 8);
 	ap_sweep_order(starts, 31, NULL, &r1, a);
 	ap_sweep_order(starts, 31, NULL, &r2, b);
 	ap_sweep_order(starts, 31, NULL, &r3, c);
@@ -76,12 +76,12 @@ static void test_order_no_back_to_back(void **state)
 {
 	uint64_t starts[2] = { 40, 41 }, out[2], prev = 0;
 	uint64_t s3[3] = { 1, 2, 3 }, o3[3];
-	struct ap_sweep_rng r;
+	struct ap_rng r;
 	bool have = false;
 	int round;
 
 	(void)state;
-	ap_sweep_rng_seed(&r, 1);
+	ap_rng_seed(&r, 1);
 	for (round = 0; round < 1000; round++) {
 		ap_sweep_order(starts, 2, have ? &prev : NULL, &r, out);
 		if (have)
@@ -109,7 +109,7 @@ static void test_order_uniform(void **state)
 	enum { N = 8, ROUNDS = 40000 };
 	uint64_t starts[N], out[N];
 	unsigned count[N][N];
-	struct ap_sweep_rng r;
+	struct ap_rng r;
 	size_t i, j;
 	int round;
 
@@ -117,7 +117,7 @@ static void test_order_uniform(void **state)
 	memset(count, 0, sizeof(count));
 	for (i = 0; i < N; i++)
 		starts[i] = i;
-	ap_sweep_rng_seed(&r, 12345);
+	ap_rng_seed(&r, 12345);
 	for (round = 0; round < ROUNDS; round++) {
 		ap_sweep_order(starts, N, NULL, &r, out);
 		for (i = 0; i < N; i++)
@@ -130,16 +130,16 @@ static void test_order_uniform(void **state)
 
 static void test_rng_below(void **state)
 {
-	struct ap_sweep_rng r;
+	struct ap_rng r;
 	unsigned hist[3] = { 0 };
 	int i;
 
 	(void)state;
-	ap_sweep_rng_seed(&r, 99);
-	assert_int_equal(ap_sweep_rng_below(&r, 1), 0);
-	assert_int_equal(ap_sweep_rng_below(&r, 0), 0);
+	ap_rng_seed(&r, 99);
+	assert_int_equal(ap_rng_below(&r, 1), 0);
+	assert_int_equal(ap_rng_below(&r, 0), 0);
 	for (i = 0; i < 30000; i++) {
-		uint64_t x = ap_sweep_rng_below(&r, 3);
+		uint64_t x = ap_rng_below(&r, 3);
 
 		assert_true(x < 3);
 		hist[x]++;

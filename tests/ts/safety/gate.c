@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "cmd/commands.h"
-#include "lib/exitcodes.h"
 #include "device/safety.h"
+#include "lib/exitcodes.h"
 
 int main(int argc, char **argv)
 {

@@ -20,9 +20,9 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "sweep/mnt.h"
 #include "lib/state.h"
 #include "lib/util.h"
+#include "sweep/mnt.h"
 
 static int die(const char *what, int err)
 {
