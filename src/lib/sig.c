@@ -36,3 +36,11 @@ void ap_sig_reset(void)
 {
 	pending = 0;
 }
+
+static int sig_cancel_fn(void *arg)
+{
+	(void)arg;
+	return ap_sig_pending();
+}
+
+const struct ap_cancel ap_sig_cancel = { .fn = sig_cancel_fn, .arg = NULL };
