@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "lib/rng.h"
-#include "lib/sig.h"
 
 #define KiB 1024ULL
 #define MiB (1024ULL * 1024)
@@ -295,7 +294,7 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 				struct ap_probe_sample s = { .size = sz->size, .offset = order[k],
 							     .round = round };
 				uint64_t off, ns = 0;
-				int sig = ap_sig_pending();
+				int sig = ap_cancelled(&o->cancel);
 
 				if (sig) {
 					r->interrupted = sig;

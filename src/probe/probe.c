@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include "device/safety.h"
-#include "lib/sig.h"
 #include "lib/state.h"
 #include "lib/rng.h"
 
@@ -140,7 +139,8 @@ static int dev_op(void *arg, bool write, uint64_t slot, uint64_t off, size_t len
 static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int read_originals(struct devio *io, const struct ap_probe_plan *plan,
-			  struct ap_probe_result *r, struct ap_error *e)
+			  const struct ap_cancel *cancel, struct ap_probe_result *r,
+			  struct ap_error *e)
 {
 	unsigned char *buf;
 	uint64_t i;
@@ -151,7 +151,7 @@ static int read_originals(struct devio *io, const struct ap_probe_plan *plan,
 	/* one ascending pass over the whole region, before any write */
 	for (i = 0; i < plan->slots; i++) {
 		uint64_t off = plan->region_start + i * plan->stride;
-		int sig = ap_sig_pending();
+		int sig = ap_cancelled(cancel);
 
 		if (sig) {
 			r->interrupted = sig;
@@ -179,7 +179,7 @@ static int read_originals(struct devio *io, const struct ap_probe_plan *plan,
  * drive) then shows its steady-state cost from the first round on.
  */
 static int warm_up(struct devio *io, const struct ap_probe_plan *plan, uint64_t seed,
-		   struct ap_probe_result *r, struct ap_error *e)
+		   const struct ap_cancel *cancel, struct ap_probe_result *r, struct ap_error *e)
 {
 	unsigned char *buf;
 	uint64_t i, s = seed;
@@ -194,7 +194,7 @@ static int warm_up(struct devio *io, const struct ap_probe_plan *plan, uint64_t 
 	}
 	for (i = 0; i < plan->slots; i++) {
 		uint64_t off = plan->region_start + i * plan->stride;
-		int sig = ap_sig_pending();
+		int sig = ap_cancelled(cancel);
 
 		if (sig) {
 			r->interrupted = sig;
@@ -314,7 +314,7 @@ int ap_probe_device(struct ap_probe_dev *d, const struct ap_probe_opts *o,
 			io.journal = NULL;
 			goto out;
 		}
-		rc = read_originals(&io, &plan, r, e);
+		rc = read_originals(&io, &plan, &o->cancel, r, e);
 		if (!rc)
 			rc = ap_journal_commit(io.journal, e);
 		if (rc) {
@@ -331,7 +331,7 @@ int ap_probe_device(struct ap_probe_dev *d, const struct ap_probe_opts *o,
 	}
 
 	if (o->mode != AP_PROBE_READONLY)
-		rc = warm_up(&io, &plan, o->seed, r, e);
+		rc = warm_up(&io, &plan, o->seed, &o->cancel, r, e);
 	if (!rc && !r->interrupted) {
 		rc = ap_probe_measure(&vt, o, &plan, r, e);
 		if (rc && io.err.code)
