@@ -36,6 +36,12 @@ void ap_probe_opts_init(struct ap_probe_opts *o)
 /* ------------------------------------------------------------------ */
 /* the plan */
 
+/* @x rounded up to a multiple of @a */
+static uint64_t round_up(uint64_t x, uint64_t a)
+{
+	return (x + a - 1) / a * a;
+}
+
 int ap_probe_plan(const struct ap_probe_opts *o, uint64_t dev_size, unsigned logical,
 		  struct ap_probe_plan *plan, struct ap_error *e)
 {
@@ -67,10 +73,10 @@ int ap_probe_plan(const struct ap_probe_opts *o, uint64_t dev_size, unsigned log
 
 	kmax = 2 * o->max_size / logical;
 	span = (kmax - 1) * logical + o->max_size;
-	span = (span + 4095) / 4096 * 4096;
+	span = round_up(span, 4096);
 	plan->span = span;
 	/* slots start on multiples of the largest size: offset k == LBA mod P */
-	slot_min = (span + o->max_size - 1) / o->max_size * o->max_size;
+	slot_min = round_up(span, o->max_size);
 
 	lo = 34ULL * logical;
 	hi = dev_size > 33ULL * logical ? dev_size - 33ULL * logical : 0;
@@ -112,7 +118,7 @@ int ap_probe_plan(const struct ap_probe_opts *o, uint64_t dev_size, unsigned log
 	 * every slot (they then show as "larger than"), else on multiples of
 	 * the largest size.
 	 */
-	align = (slot_min + AP_PROBE_ALIGN - 1) / AP_PROBE_ALIGN * AP_PROBE_ALIGN;
+	align = round_up(slot_min, AP_PROBE_ALIGN);
 	if (size / align < 8)
 		align = slot_min;
 	n = o->slots;
@@ -150,11 +156,11 @@ size_t ap_probe_untouched(const struct ap_probe_plan *plan, struct ap_identity_c
 	}
 	/* after the last byte the last slot touches */
 	from = plan->region_start + (uint64_t)(plan->slots - 1) * plan->stride + plan->span;
-	from = (from + lss - 1) / lss * lss;
+	from = round_up(from, lss);
 	if (plan->dev_size > AP_PROBE_UNTOUCHED_MAX &&
 	    from < plan->dev_size - AP_PROBE_UNTOUCHED_MAX)
 		from = plan->dev_size - AP_PROBE_UNTOUCHED_MAX;
-	from = (from + lss - 1) / lss * lss;
+	from = round_up(from, lss);
 	if (from < plan->dev_size && n < max) {
 		r[n].offset = from;
 		r[n].length = (plan->dev_size - from) / lss * lss;
