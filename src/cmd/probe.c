@@ -1238,6 +1238,7 @@ int ap_cmd_probe(int argc, char **argv)
 	double d;
 
 	ap_probe_opts_init(&c.o);
+	c.o.cancel = ap_sig_cancel;
 	c.budget_ns = DEFAULT_BUDGET_NS;
 	optind = 0;
 	while ((ch = getopt_long(argc, argv, "PRyqhV" AP_OUT_OPTSTRING, longopts, NULL)) != -1) {

@@ -28,6 +28,7 @@
 
 #include "analysis/analysis.h"
 #include "device/identity.h"
+#include "lib/cancel.h"
 #include "lib/util.h"
 #include "probe/journal.h"
 
@@ -53,6 +54,11 @@ struct ap_probe_opts {
 	bool allow_metadata;		/* may touch LBA 0..33 and the last 33 sectors */
 	bool confirm;			/* measure the next size too, as a check (default) */
 	double alpha, min_slowdown;	/* 0 = the analysis defaults */
+	/*
+	 * Asked between operations: a nonzero answer (a signal number) stops
+	 * the probe with what was measured (r->interrupted). Empty: never.
+	 */
+	struct ap_cancel cancel;
 	const char *journal;		/* AP_PROBE_PRESERVE: the undo journal to create */
 	/*
 	 * Called once, after every preparation (plan, identity, journal,
@@ -150,7 +156,7 @@ struct ap_probe_result {
 };
 
 /*
- * Measure and decide. Polls ap_sig_pending() and the deadline between
+ * Measure and decide. Asks o->cancel and the deadline between
  * operations. 0 (also when interrupted: r->interrupted), or -errno from an
  * I/O operation with @e; r holds what was measured either way.
  */

@@ -398,12 +398,69 @@ static void test_interrupt(void **state)
 	ap_sig_install();
 	raise(SIGINT);
 	ap_probe_opts_init(&o);
+	o.cancel = ap_sig_cancel;
 	run_sim(&s, &o, &r);
 	assert_int_equal(r.interrupted, SIGINT);
 	assert_int_equal(s.ops, 0);
 	assert_false(r.verdict.resolved);
 	ap_probe_result_free(&r);
 	ap_sig_reset();
+}
+
+/* A cancellation that answers SIGTERM once it has been asked @after times. */
+struct countdown {
+	unsigned asked, after;
+};
+
+static int countdown_fn(void *arg)
+{
+	struct countdown *c = arg;
+
+	return ++c->asked > c->after ? SIGTERM : 0;
+}
+
+/*
+ * Cancelled through the options, without any signal: the probe stops at
+ * once with what it measured, the way an interrupted one does.
+ */
+static void test_cancel(void **state)
+{
+	struct sim s = { .period = 8, .phase = 0, .rmw_ns = 8000000, .rng = 17 };
+	struct countdown cd = { .after = 40 };
+	struct ap_probe_opts o;
+	struct ap_probe_result r;
+
+	(void)state;
+	ap_probe_opts_init(&o);
+	o.cancel = (struct ap_cancel){ .fn = countdown_fn, .arg = &cd };
+	run_sim(&s, &o, &r);
+	assert_int_equal(r.interrupted, SIGTERM);
+	assert_int_equal(cd.asked, 41);		/* not asked again once it said stop */
+	assert_int_equal(s.ops, 40);
+	assert_int_equal(r.nsamples, 40);
+	assert_int_equal(r.nsizes, 1);
+	assert_int_equal(r.sizes[0].n, 40);
+	assert_int_equal(r.sizes[0].rounds, 2);	/* 16 offsets per round at 4 KiB */
+	assert_false(r.verdict.resolved);
+	assert_true(r.sizes[0].analysed);	/* the partial report: what was measured */
+	ap_probe_result_free(&r);
+
+	/* asked before the first write: nothing measured */
+	cd = (struct countdown){ .after = 0 };
+	s.ops = 0;
+	run_sim(&s, &o, &r);
+	assert_int_equal(r.interrupted, SIGTERM);
+	assert_int_equal(s.ops, 0);
+	assert_int_equal(r.nsamples, 0);
+	ap_probe_result_free(&r);
+
+	/* an empty one never cancels */
+	ap_probe_opts_init(&o);
+	s.ops = 0;
+	run_sim(&s, &o, &r);
+	assert_int_equal(r.interrupted, 0);
+	assert_true(s.ops > 40);
+	ap_probe_result_free(&r);
 }
 
 static void test_inconsistent(void **state)
@@ -454,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_readonly),
 		cmocka_unit_test(test_no_confirm_and_budget),
 		cmocka_unit_test(test_interrupt),
+		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_inconsistent),
 	};
 

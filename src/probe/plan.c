@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The probe's options and plan (see probe.h): the write sizes, the region
+ * and its slots, and the ranges the plan never writes.
+ */
+#include "probe/probe.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define KiB 1024ULL
+#define MiB (1024ULL * 1024)
+#define GiB (1024ULL * 1024 * 1024)
+
+void ap_probe_opts_init(struct ap_probe_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->mode = AP_PROBE_DESTRUCTIVE;
+	o->min_size = 4 * KiB;
+	o->max_size = 64 * KiB;
+	o->region_start = AP_PROBE_ALIGN;
+	o->slots = 128;
+	o->min_rounds = 3;
+	o->max_rounds = 40;
+	o->seed = 1;
+	o->confirm = true;
+	/*
+	 * A misaligned synchronous write costs at least one extra media
+	 * access (a read-modify-write): effects below 1.5x are the I/O stack's
+	 * noise, not alignment. (The sweep, diluted by a file system, uses the
+	 * analysis default of 1.15.)
+	 */
+	o->min_slowdown = 1.5;
+}
+
+/* ------------------------------------------------------------------ */
+/* the plan */
+
+/* @x rounded up to a multiple of @a */
+static uint64_t round_up(uint64_t x, uint64_t a)
+{
+	return (x + a - 1) / a * a;
+}
+
+int ap_probe_plan(const struct ap_probe_opts *o, uint64_t dev_size, unsigned logical,
+		  struct ap_probe_plan *plan, struct ap_error *e)
+{
+	uint64_t lo, hi, s, kmax, span, slot_min, start, end, size, align;
+	unsigned n;
+
+	memset(plan, 0, sizeof(*plan));
+	if (!logical || !ap_is_power_of_2(logical) || logical < 512)
+		return ap_error_set(e, EINVAL, "unsupported logical sector size %u", logical);
+	if (!ap_is_power_of_2(o->min_size) || !ap_is_power_of_2(o->max_size) ||
+	    o->min_size > o->max_size)
+		return ap_error_set(e, EINVAL, "write sizes must be powers of two with "
+				    "--min-size <= --max-size");
+	if (o->max_size > 16 * MiB)
+		return ap_error_set(e, EINVAL, "--max-size is limited to 16 MiB");
+	if (o->max_size < 2ULL * logical)
+		return ap_error_set(e, EINVAL, "--max-size must be at least two logical sectors "
+				    "(%u bytes)", 2 * logical);
+	if (!o->slots || !o->max_rounds || o->min_rounds > o->max_rounds)
+		return ap_error_set(e, EINVAL, "bad slot or round counts");
+
+	plan->logical_sector = logical;
+	plan->reported_physical = logical;
+	plan->dev_size = dev_size;
+	/* a size must be able to show a period of at least 2 logical sectors */
+	for (s = o->min_size < 2ULL * logical ? 2ULL * logical : o->min_size;
+	     s <= o->max_size && plan->nsizes < AP_PROBE_MAX_SIZES; s *= 2)
+		plan->sizes[plan->nsizes++] = s;
+
+	kmax = 2 * o->max_size / logical;
+	span = (kmax - 1) * logical + o->max_size;
+	span = round_up(span, 4096);
+	plan->span = span;
+	/* slots start on multiples of the largest size: offset k == LBA mod P */
+	slot_min = round_up(span, o->max_size);
+
+	lo = 34ULL * logical;
+	hi = dev_size > 33ULL * logical ? dev_size - 33ULL * logical : 0;
+	start = o->region_start;
+	if (start % o->max_size || start % logical)
+		return ap_error_set(e, EINVAL, "the region start (%llu) must be a multiple of "
+				    "the largest write size (%llu)", (unsigned long long)start,
+				    (unsigned long long)o->max_size);
+	if (!o->allow_metadata && start < lo)
+		return ap_error_set(e, EPERM, "the region start %llu lies in LBA 0..33 (the "
+				    "partition table); use --allow-metadata-area to write there",
+				    (unsigned long long)start);
+	end = o->allow_metadata ? dev_size : hi;
+	if (o->region_size) {
+		if (start + o->region_size > dev_size)
+			return ap_error_set(e, ENOSPC, "the region (%llu bytes from %llu) runs "
+					    "past the end of the device (%llu bytes)",
+					    (unsigned long long)o->region_size,
+					    (unsigned long long)start,
+					    (unsigned long long)dev_size);
+		if (start + o->region_size > end)
+			return ap_error_set(e, EPERM, "the region reaches into the last 33 sectors "
+					    "(the backup GPT); use --allow-metadata-area to write "
+					    "there");
+		size = o->region_size;
+	} else {
+		size = end > start ? end - start : 0;
+		if (size > GiB)
+			size = GiB;
+	}
+	if (size < slot_min)
+		return ap_error_set(e, ENOSPC, "the device is too small for the probe: %llu "
+				    "bytes needed from offset %llu, %llu available",
+				    (unsigned long long)slot_min, (unsigned long long)start,
+				    (unsigned long long)size);
+	/*
+	 * Slots on 1 MiB boundaries when the region allows a few of them, so
+	 * that even units larger than the largest size keep one phase in
+	 * every slot (they then show as "larger than"), else on multiples of
+	 * the largest size.
+	 */
+	align = round_up(slot_min, AP_PROBE_ALIGN);
+	if (size / align < 8)
+		align = slot_min;
+	n = o->slots;
+	if (size / align < n)
+		n = (unsigned)(size / align);
+	plan->slots = n;
+	plan->stride = size / n / align * align;
+	plan->region_start = start;
+	plan->region_size = size;
+	return 0;
+}
+
+unsigned ap_probe_noffsets(const struct ap_probe_plan *plan, uint64_t size)
+{
+	return (unsigned)(2 * size / plan->logical_sector);
+}
+
+size_t ap_probe_untouched(const struct ap_probe_plan *plan, struct ap_identity_content *r,
+			  size_t max)
+{
+	uint64_t lss = plan->logical_sector ? plan->logical_sector : 512, end, from;
+	size_t n = 0;
+
+	memset(r, 0, max * sizeof(*r));
+	if (!plan->slots)
+		return 0;
+	/* before the region */
+	end = plan->region_start < AP_PROBE_UNTOUCHED_MAX ? plan->region_start :
+	      AP_PROBE_UNTOUCHED_MAX;
+	end -= end % lss;
+	if (end && n < max) {
+		r[n].offset = 0;
+		r[n].length = end;
+		n++;
+	}
+	/* after the last byte the last slot touches */
+	from = plan->region_start + (uint64_t)(plan->slots - 1) * plan->stride + plan->span;
+	from = round_up(from, lss);
+	if (plan->dev_size > AP_PROBE_UNTOUCHED_MAX &&
+	    from < plan->dev_size - AP_PROBE_UNTOUCHED_MAX)
+		from = plan->dev_size - AP_PROBE_UNTOUCHED_MAX;
+	from = round_up(from, lss);
+	if (from < plan->dev_size && n < max) {
+		r[n].offset = from;
+		r[n].length = (plan->dev_size - from) / lss * lss;
+		if (r[n].length)
+			n++;
+	}
+	return n;
+}
