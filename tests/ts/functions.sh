@@ -296,3 +296,167 @@ ts_run_rc_ro() {
 	ts_run_rc "$want" "$@"
 	[ "$sum" = "$(ts_checksum "$target")" ] || ts_fail "$* changed $target"
 }
+
+# ---- expected output ------------------------------------------------------
+#
+# What users read, diffed against files committed under
+# tests/expected/<component>/<name> (util-linux's tests/expected): a change
+# of a help text, a table, a JSON document, a message or an exit status
+# shows in review as a change of these files.
+#
+#	ts_expect_run NAME CMD...	run CMD (stdin /dev/null, in the current
+#					directory) and compare its command line,
+#					stdout, stderr and exit status
+#	ts_expect NAME [FILE]		compare FILE, or stdin, as it is (also
+#					at the end of a pipe)
+#	ts_expect_done			fail if any differed, else pass
+#
+# <component> is the test's file name without .sh (TS_EXPECT_COMPONENT
+# overrides it). Normalised, and only that: this test's temporary
+# directory (@TMP@), the source and build trees (@SRCDIR@, @BUILDDIR@) and
+# the package version after "alignprobe " or "version " (@VERSION@); the
+# rest must match byte for byte (ts_init's directory name has a fixed
+# length, so the widths of table columns holding its paths do not vary). A
+# test filters anything else volatile (a timestamp) itself, visibly. With
+# ALIGNPROBE_UPDATE_EXPECTED=1 the files are (re)written instead, and the
+# component's files no subtest wrote any more are removed: review the
+# result with git diff.
+#
+# The outputs and the names of the failed ones are kept in files under
+# $TS_TMP/.expect, so that ts_expect works in the subshell of a pipe.
+
+ts_expect_dir() {
+	printf '%s/tests/expected/%s\n' "$top_srcdir" "${TS_EXPECT_COMPONENT:-$(basename "$0" .sh)}"
+}
+
+# a string as a basic regular expression of sed, '|' the delimiter
+ts_expect_re() {
+	printf '%s' "$1" | sed -e 's/[]\\|.*^$[]/\\&/g'
+}
+
+# ts_expect_normalise < RAW > NORMALISED
+ts_expect_normalise() {
+	local ver args=() p t pairs
+	ver=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$top_builddir/config.h" 2>/dev/null)
+	# the longest path first: one may lie inside another
+	pairs=$(for p in "TMP $TS_TMP" "SRCDIR $top_srcdir" "BUILDDIR $top_builddir"; do
+		t=${p#* }
+		[ -n "$t" ] && [ "$t" != / ] && printf '%d %s\n' "${#t}" "$p"
+	done | sort -rn)
+	while read -r _ t p; do
+		[ -n "$p" ] && args+=(-e "s|$(ts_expect_re "$p")|@$t@|g")
+	done <<< "$pairs"
+	[ -n "$ver" ] &&
+		args+=(-e "s/\\(alignprobe\\|version\\) $(ts_expect_re "$ver")\\([^0-9.]\\|\\.\$\\|\$\\)/\\1 @VERSION@\\2/g")
+	sed "${args[@]}"
+}
+
+# ts_expect_error NAME MESSAGE: a mistake of the test, not of the program;
+# recorded for ts_expect_done too, since a pipe's subshell exits alone
+ts_expect_error() {
+	echo "$1(error)" >> "$TS_TMP/.expect.failed"
+	echo "$TS_NAME: ts_expect $1: $2" >&2
+	exit 99
+}
+
+# ts_expect NAME [FILE]
+ts_expect() {
+	local name=$1 file=${2:--} dir exp act
+	case $name in
+	'' | *[!A-Za-z0-9._-]* | .*) ts_expect_error "$name" "bad name" ;;
+	esac
+	mkdir -p "$TS_TMP/.expect"
+	act=$TS_TMP/.expect/$name
+	[ -e "$act" ] && ts_expect_error "$name" "the name is used twice"
+	if [ "$file" = - ]; then
+		ts_expect_normalise > "$act"
+	else
+		[ -r "$file" ] || ts_expect_error "$name" "cannot read $file"
+		ts_expect_normalise < "$file" > "$act"
+	fi || ts_expect_error "$name" "normalising failed"
+	dir=$(ts_expect_dir)
+	exp=$dir/$name
+	if [ "${ALIGNPROBE_UPDATE_EXPECTED:-0}" = 1 ]; then
+		if ! mkdir -p "$dir" || ! cp "$act" "$exp"; then
+			ts_expect_error "$name" "cannot write $exp"
+		fi
+		[ -s "$act" ] || ts_log "warning: $name is empty"
+		return 0
+	fi
+	if [ ! -f "$exp" ]; then
+		ts_log "$name: no $exp (ALIGNPROBE_UPDATE_EXPECTED=1 writes it)"
+	elif ! diff -u --label "tests/expected/${dir##*/}/$name" --label "actual output" \
+		"$exp" "$act" >&2; then
+		ts_log "$name: the output differs from the expected (above)"
+	else
+		return 0
+	fi
+	echo "$name" >> "$TS_TMP/.expect.failed"
+	return 1
+}
+
+# ts_expect_run NAME CMD...: "$ CMD" (alignprobe for $ALIGNPROBE), stdout,
+# "--- stderr" and stderr when there is any, "exit: N". A stream without a
+# final newline gets one and the line "--- no newline at the end".
+ts_expect_run() {
+	local name=$1 out=$TS_TMP/.expect-out err=$TS_TMP/.expect-err rc a line='' to=''
+	shift
+	for a in "$@"; do
+		[ "$a" = "$ALIGNPROBE" ] && a=alignprobe
+		[ -n "$line" ] && line="$line "
+		case $a in
+		'' | *[!A-Za-z0-9_./:=,+@%-]*) line="$line$(printf '%q' "$a")" ;;
+		*) line="$line$a" ;;
+		esac
+	done
+	# a hang fails this test rather than stopping the whole run
+	command -v timeout >/dev/null 2>&1 && to="timeout -k 10 ${TS_WAIT_LIMIT:-600}"
+	$to env -u COLUMNS -u LINES -u ALIGNPROBE_VERDICTS -u ALIGNPROBE_JOURNAL_DIR \
+		-u ALIGNPROBE_PROGRESS_FD -u LIBFDISK_DEBUG -u LIBBLKID_DEBUG -u LIBSMARTCOLS_DEBUG \
+		"$@" > "$out" 2> "$err" < /dev/null
+	rc=$?
+	{
+		printf '$ %s\n' "$line"
+		cat "$out"
+		[ -s "$out" ] && [ -n "$(tail -c 1 "$out")" ] && printf '\n--- no newline at the end\n'
+		if [ -s "$err" ]; then
+			echo "--- stderr"
+			cat "$err"
+			[ -n "$(tail -c 1 "$err")" ] && printf '\n--- no newline at the end\n'
+		fi
+		echo "exit: $rc"
+	} > "$TS_TMP/.expect-all"
+	ts_expect "$name" "$TS_TMP/.expect-all"
+}
+
+# ts_expect_done: pass when every output was as expected; fail naming the
+# ones that were not, and the expected files no subtest compared
+ts_expect_done() {
+	local dir f n total unused='' failed=''
+	dir=$(ts_expect_dir)
+	total=$(find "$TS_TMP/.expect" -maxdepth 1 -type f 2>/dev/null | wc -l)
+	for f in "$dir"/*; do
+		[ -f "$f" ] || continue
+		n=${f##*/}
+		[ -e "$TS_TMP/.expect/$n" ] && continue
+		if [ "${ALIGNPROBE_UPDATE_EXPECTED:-0}" = 1 ]; then
+			rm -f "$f" && ts_log "removed $f: no subtest writes it any more"
+		else
+			unused="$unused $n"
+		fi
+	done
+	[ -f "$TS_TMP/.expect.failed" ] && failed=$(paste -sd ' ' "$TS_TMP/.expect.failed")
+	if [ "${ALIGNPROBE_UPDATE_EXPECTED:-0}" = 1 ]; then
+		[ -z "$failed" ] || ts_fail "not written: $failed"
+		ts_log "$total expected outputs written to $dir (review them with git diff)"
+		ts_pass
+	fi
+	[ "$total" -gt 0 ] || ts_fail "no output compared"
+	[ -z "$unused" ] ||
+		ts_log "expected outputs that no subtest compared:$unused (ALIGNPROBE_UPDATE_EXPECTED=1 removes them)"
+	[ -z "$failed" ] ||
+		ts_log "not as expected ($total compared with $dir): $failed (if intended: ALIGNPROBE_UPDATE_EXPECTED=1, then review git diff)"
+	[ -z "$unused$failed" ] || ts_fail "output not as expected (see above)"
+	ts_log "$total outputs as expected"
+	ts_pass
+}
