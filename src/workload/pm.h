@@ -21,7 +21,7 @@
  *	struct ap_error err;
  *
  *	ap_pm_config_init(&cfg);
- *	if (workload_file && ap_pm_config_load(&cfg, workload_file, &err))
+ *	if (workload_file && ap_pm_config_load(&cfg, workload_file, NULL, &err))
  *		...;				// err.msg has "file:line: ..."
  *	ap_pm_config_set_location(&cfg, mountpoint, &err);
  *	cfg.sync = AP_PM_SYNC_FSYNC;
@@ -294,11 +294,15 @@ int ap_pm_script_load(struct ap_pm_script *s, const struct ap_pm_config *base,
 void ap_pm_script_free(struct ap_pm_script *s);
 
 /*
- * For the sweep's --workload FILE: apply @path's settings to @cfg. The
- * configuration is the one in force at the file's first `run`, or at its
- * end when it has none; `show`/`quit` are ignored. Errors as above.
+ * For the sweep's --workload FILE: apply @path's settings to @cfg, those in
+ * force at the file's first `run` (nothing after it is read), or at its end
+ * when it has none; nested `load` files followed, a `quit` ends the file it
+ * is in; `show` and `help` ignored. `set location` lines are skipped, not
+ * checked: the caller picks the directory (the sweep its mount point, so a
+ * classic config naming /mnt/test works anywhere); *@nlocations (may be
+ * NULL) receives how many. Errors as above; @cfg is unchanged on error.
  */
-int ap_pm_config_load(struct ap_pm_config *cfg, const char *path,
+int ap_pm_config_load(struct ap_pm_config *cfg, const char *path, unsigned *nlocations,
 		      struct ap_error *e);
 
 /*

@@ -355,6 +355,7 @@ static void test_scripts(void **state)
 	struct ap_pm_script s;
 	struct ap_error e;
 	char p1[200], p2[200], p3[200], text[600];
+	unsigned nloc = 0;
 
 	(void)state;
 	ap_pm_config_init(&base);
@@ -387,7 +388,9 @@ static void test_scripts(void **state)
 
 	/* the sweep's loader: settings at the first run */
 	ap_pm_config_init(&c);
-	assert_int_equal(ap_pm_config_load(&c, p1, &e), 0);
+	assert_int_equal(ap_pm_config_load(&c, p1, &nloc, &e), 0);
+	assert_int_equal(nloc, 1);		/* skipped, not applied */
+	assert_int_equal(c.nlocations, 0);
 	assert_int_equal(c.number, 100);
 	assert_int_equal(c.seed, 7);
 	assert_int_equal(c.transactions, 500);
