@@ -942,7 +942,7 @@ static int prepare_workload(struct sweep_cmd *c)
 		unsigned nloc = 0;
 
 		/* a bad input file: 2 (the message names it) */
-		if (ap_sweep_workload_load(&c->workload, c->workload_file, &nloc, &e) != 0)
+		if (ap_pm_config_load(&c->workload, c->workload_file, &nloc, &e) != 0)
 			return ap_err_error(CMD, c->workload_file, &e);
 		if (nloc && !c->quiet)
 			ap_warnx(CMD, c->workload_file, "'set location' ignored: the workload runs "

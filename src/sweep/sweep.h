@@ -9,6 +9,13 @@
  *
  * Nothing here prints: the command (src/cmd/sweep.c) gets events through a
  * callback.
+ *
+ * One header for the four files of the engine, section by section:
+ * plan.c (presets, starts, order), result.c (names, observations, the
+ * per-start table, recommendations), run.c (the run) and doc.c (the saved
+ * document). They share struct ap_sweep_result and the stage and stop
+ * enums, and every user (the command, the unit test, the JSON fuzzer) needs
+ * all four parts: separate headers would only add include lines.
  */
 #ifndef AP_SWEEP_H
 #define AP_SWEEP_H
@@ -26,7 +33,9 @@
 struct json_object;
 struct ap_sweep_run;
 
-/* ---- pure helpers (unit-tested) ---- */
+/* ---- the plan (plan.c): pure helpers, unit-tested ---- */
+
+#define AP_SWEEP_MAX_STARTS	4096
 
 /*
  * The order of one round: a fresh random permutation of @starts into @out.
@@ -42,6 +51,9 @@ void ap_sweep_order(const uint64_t *starts, size_t n, const uint64_t *prev_last,
  * duplicates, at most 4096 starts. 0 or -EINVAL/-ERANGE with a message.
  */
 int ap_sweep_parse_starts(const char *s, uint64_t **starts, size_t *n, struct ap_error *e);
+
+/* Sort @v ascending; with @unique drop repeated values. Returns the count kept. */
+size_t ap_sweep_sort_starts(uint64_t *v, size_t n, bool unique);
 
 /* The default starts: 34..64 for 512-byte logical sectors (31 starts,
  * ~4 periods of 4 KiB), 6..37 for 4096-byte ones (32 starts, two periods
@@ -64,17 +76,12 @@ const struct ap_sweep_preset *ap_sweep_preset_find(const char *name);
 extern const struct ap_sweep_preset ap_sweep_presets[];
 
 /*
- * --workload FILE: PostMark's configuration file syntax, through the
- * workload's own parser, with the settings in force at the first `run`
- * (nested `load` files followed, a `quit` ends the file it is in). `set
- * location` lines are skipped, not checked: the sweep's mount point replaces
- * them (so a classic config naming /mnt/test works anywhere). *@nlocations
- * receives how many were skipped. 0 or -errno with "file:line: ..." in @e.
+ * --workload FILE is read by the workload's own loader, ap_pm_config_load()
+ * (src/workload/pm.h): the settings in force at the first `run`, `set
+ * location` lines skipped (the sweep's mount point replaces them).
  */
-int ap_sweep_workload_load(struct ap_pm_config *cfg, const char *path,
-			   unsigned *nlocations, struct ap_error *e);
 
-/* ---- one measurement ---- */
+/* ---- one measurement (result.c) ---- */
 
 enum ap_sweep_stage {
 	AP_SWEEP_STAGE_NONE = 0,
@@ -154,7 +161,7 @@ bool ap_sweep_is_aligned(const struct ap_verdict *v, uint64_t start, bool *known
 void ap_sweep_recommend(const struct ap_verdict *v, uint64_t first_usable,
 			uint64_t *at_1mib, uint64_t *first);
 
-/* ---- the run ---- */
+/* ---- the run (run.c) ---- */
 
 enum ap_sweep_stop {
 	AP_SWEEP_STOP_NONE = 0,
@@ -223,11 +230,12 @@ struct ap_sweep_run {
 int ap_sweep_run(const struct ap_sweep_opts *o, struct ap_sweep_run *run, struct ap_error *e);
 void ap_sweep_run_free(struct ap_sweep_run *run);
 
-/* Run the analysis over the ok results: 0 or -EINVAL (no observations). */
+/* Run the analysis over the ok results: 0 or -EINVAL (no observations).
+ * (result.c) */
 int ap_sweep_analyse(const struct ap_sweep_result *r, size_t n,
 		     const struct ap_analysis_params *p, struct ap_verdict *v);
 
-/* ---- results documents (--json, --save, --replay) ---- */
+/* ---- results documents (--json, --save, --replay): doc.c ---- */
 
 struct ap_sweep_doc {
 	char *device;
