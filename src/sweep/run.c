@@ -10,10 +10,13 @@
  * number of rounds is done, so the sweep stops as soon as the verdict is
  * clear. A failed step is recorded as failed (with its stage and message)
  * and never enters the analysis; an interrupted step is not recorded.
+ *
+ * Cancellation comes from o->cancel (lib/cancel.h), asked between the
+ * stages, passed on to mkfs and the workload; anything to measure around
+ * the workload (the emulated drive's counters) from o->hook.
  */
 #include "device/safety.h"
-#include "emu/emu.h"
-#include "lib/sig.h"
+#include "lib/cancel.h"
 #include "sweep/mkfs.h"
 #include "sweep/mnt.h"
 #include "sweep/part.h"
@@ -122,8 +125,7 @@ static void step(struct step_ctx *c, struct ap_sweep_result *r)
 	struct ap_error e = { 0 };
 	uint64_t t;
 	int rc;
-	struct ap_emu_counters c0, c1;
-	bool emu_ok = false;
+	bool hooked = false;
 
 	r->ok = false;
 	t = ap_now_ns();
@@ -135,16 +137,16 @@ static void step(struct step_ctx *c, struct ap_sweep_result *r)
 			c->fatal = true;
 		goto out;
 	}
-	if (ap_sig_pending()) {
+	if (ap_cancelled(&o->cancel)) {
 		c->interrupted = true;
 		goto out;
 	}
 
 	release_excl(c);
 	t = ap_now_ns();
-	rc = ap_mkfs_run(o->fs, part.node, o->mkfs_opts, o->nmkfs_opts, &e);
+	rc = ap_mkfs_run(o->fs, part.node, o->mkfs_opts, o->nmkfs_opts, &o->cancel, &e);
 	r->mkfs_s = secs(ap_now_ns() - t);
-	if (rc == -EINTR || ap_sig_pending()) {
+	if (rc == -EINTR || ap_cancelled(&o->cancel)) {
 		c->interrupted = true;
 		goto out;
 	}
@@ -162,29 +164,26 @@ static void step(struct step_ctx *c, struct ap_sweep_result *r)
 		set_failed(r, AP_SWEEP_STAGE_MOUNT, rc, &e);
 		goto out;
 	}
-	if (ap_sig_pending()) {
+	if (ap_cancelled(&o->cancel)) {
 		c->interrupted = true;
 		goto out;
 	}
 
 	ap_pm_config_copy(&cfg, o->workload);
+	cfg.cancel = o->cancel;
 	rc = ap_pm_config_set_location(&cfg, m.dir, &e);
 	if (rc) {
 		ap_pm_config_free(&cfg);
 		set_failed(r, AP_SWEEP_STAGE_WORKLOAD, rc, &e);
 		goto out;
 	}
-	if (o->emulated)
-		emu_ok = ap_emu_counters_read(o->disk, &c0) == 0;
+	if (o->hook.before && o->hook.after)
+		hooked = o->hook.before(o->hook.arg) == 0;
 	memset(&pm, 0, sizeof(pm));
 	rc = ap_pm_run(&cfg, &pm, &e);
 	ap_pm_config_free(&cfg);
-	if (emu_ok && ap_emu_counters_read(o->disk, &c1) == 0) {
-		r->has_emu = true;
-		r->emu_writes = c1.writes - c0.writes;
-		r->emu_rmw = c1.rmw - c0.rmw;
-		r->emu_flushes = c1.flushes - c0.flushes;
-	}
+	if (hooked)
+		o->hook.after(o->hook.arg, r);
 	if (rc == -EINTR || pm.interrupted) {
 		c->interrupted = true;
 		goto out;
@@ -266,7 +265,7 @@ int ap_sweep_run(const struct ap_sweep_opts *o, struct ap_sweep_run *run, struct
 			struct ap_sweep_result r;
 			uint64_t now = ap_now_ns(), el = now - run->t0_ns;
 
-			if (ap_sig_pending()) {
+			if (ap_cancelled(&o->cancel)) {
 				run->stop = AP_SWEEP_STOP_SIGNAL;
 				break;
 			}
@@ -323,7 +322,7 @@ int ap_sweep_run(const struct ap_sweep_opts *o, struct ap_sweep_run *run, struct
 				    ap_analysis_is_clear(&run->verdict, &o->analysis))
 					run->stop = AP_SWEEP_STOP_CLEAR;
 			}
-			if (c.interrupted || ap_sig_pending())
+			if (c.interrupted || ap_cancelled(&o->cancel))
 				if (!run->stop)
 					run->stop = AP_SWEEP_STOP_SIGNAL;
 			run->elapsed_ns = ap_now_ns() - run->t0_ns;
@@ -336,7 +335,7 @@ int ap_sweep_run(const struct ap_sweep_opts *o, struct ap_sweep_run *run, struct
 	if (!run->stop)
 		run->stop = AP_SWEEP_STOP_ROUNDS;
 	if (run->stop == AP_SWEEP_STOP_SIGNAL)
-		run->signo = ap_sig_pending();
+		run->signo = ap_cancelled(&o->cancel);
 	free(order);
 
 	analyse(o, run);

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "analysis/analysis.h"
+#include "lib/cancel.h"
 #include "lib/rng.h"
 #include "lib/outfile.h"
 #include "lib/util.h"
@@ -119,7 +120,8 @@ struct ap_sweep_result {
 	/* the setup around it */
 	double partition_s, mkfs_s, mount_s, umount_s;
 
-	/* emulated drive only: counters over the workload (has_emu) */
+	/* emulated drive only: counters over the workload (has_emu), from
+	 * the command's ap_sweep_hook */
 	bool has_emu;
 	uint64_t emu_writes, emu_rmw, emu_flushes;
 };
@@ -163,12 +165,25 @@ void ap_sweep_recommend(const struct ap_verdict *v, uint64_t first_usable,
 
 /* ---- the run (run.c) ---- */
 
+/*
+ * Measure something of one's own around the workload of every step (the
+ * command reads the emulated drive's counters into r->has_emu, r->emu_*):
+ * before() right before the workload starts, 0 when it could measure;
+ * then, only in that case, after() right after the workload with the
+ * step's result to complete. Both or neither.
+ */
+struct ap_sweep_hook {
+	int (*before)(void *arg);
+	void (*after)(void *arg, struct ap_sweep_result *r);
+	void *arg;
+};
+
 enum ap_sweep_stop {
 	AP_SWEEP_STOP_NONE = 0,
 	AP_SWEEP_STOP_CLEAR,		/* the verdict became clear */
 	AP_SWEEP_STOP_ROUNDS,		/* max rounds done */
 	AP_SWEEP_STOP_BUDGET,		/* time budget spent */
-	AP_SWEEP_STOP_SIGNAL,		/* SIGINT/TERM/HUP */
+	AP_SWEEP_STOP_SIGNAL,		/* cancelled (SIGINT/TERM/HUP in the command) */
 	AP_SWEEP_STOP_FATAL,		/* an error that ends the sweep */
 };
 const char *ap_sweep_stop_name(enum ap_sweep_stop s);
@@ -186,7 +201,6 @@ struct ap_sweep_opts {
 	unsigned min_rounds, max_rounds;
 	uint64_t time_budget_ns;	/* 0 = none */
 	uint64_t seed;
-	bool emulated;			/* read the emulator's counters */
 	struct ap_analysis_params analysis;
 	/*
 	 * The disk held open O_EXCL between the steps (src/device/safety.h), or -1.
@@ -198,6 +212,15 @@ struct ap_sweep_opts {
 	/* events: before and after every step (may be NULL) */
 	void (*on_step)(void *ctx, const struct ap_sweep_run *run, bool done);
 	void *ctx;
+
+	/*
+	 * Asked between the stages of a step and handed to mkfs and the
+	 * workload: a reason (a signal number) stops the run as
+	 * AP_SWEEP_STOP_SIGNAL with run->signo set to it. Empty: never.
+	 */
+	struct ap_cancel cancel;
+	/* Around every step's workload (may be empty): see ap_sweep_hook. */
+	struct ap_sweep_hook hook;
 };
 
 struct ap_sweep_run {
@@ -212,7 +235,7 @@ struct ap_sweep_run {
 	unsigned rounds_done;		/* complete rounds */
 	size_t nfailed;
 	enum ap_sweep_stop stop;
-	int signo;			/* when stopped by a signal */
+	int signo;			/* when cancelled: the reason (signal) */
 	struct ap_error fatal;		/* when stopped by a fatal error */
 	uint64_t t0_ns, elapsed_ns;
 	bool verdict_valid;
@@ -223,7 +246,7 @@ struct ap_sweep_run {
 
 /*
  * Run the sweep on o->disk until the verdict is clear, the rounds or the
- * time budget are spent, a signal arrives, or a fatal error. Always leaves
+ * time budget are spent, o->cancel cancels it, or a fatal error. Always leaves
  * nothing mounted and the disk with an empty GPT (or says why not in
  * run->wipe_error). Returns 0 (see run->stop) or -errno for bad options.
  */

@@ -578,7 +578,7 @@ static void test_mkfs_missing(void **state)
 	assert_int_equal(ap_mkfs_check("ext4", &e), -ENOENT);
 	assert_non_null(strstr(e.msg, "mkfs.ext4 not found in PATH"));
 	assert_non_null(strstr(e.msg, "e2fsprogs"));
-	assert_int_equal(ap_mkfs_run("ext4", "/dev/null", NULL, 0, &e), -ENOENT);
+	assert_int_equal(ap_mkfs_run("ext4", "/dev/null", NULL, 0, NULL, &e), -ENOENT);
 	assert_int_equal(ap_mkfs_check("btrfs", &e), -EINVAL);
 	if (old) {
 		setenv("PATH", old, 1);
