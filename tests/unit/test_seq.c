@@ -248,28 +248,39 @@ static void test_plan(void **state)
 	}
 }
 
-/* Cancels from its (after + 1)-th question on, with reason 99: no signal. */
-struct countdown {
-	unsigned asked, after;
+/* The cancel callback says what the progress callback decided: stop after run 1. */
+struct stopper {
+	unsigned asked;
+	int reason;
 };
 
-static int countdown(void *arg)
+static int stopper_asked(void *arg)
 {
-	struct countdown *c = arg;
+	struct stopper *st = arg;
 
-	return ++c->asked > c->after ? 99 : 0;
+	st->asked++;
+	return st->reason;
 }
 
-/* The run asks o->cancel before every block and stops there, keeping the runs done. */
+static void stop_after_first_run(void *arg, const struct ap_seq_result *r,
+				 const struct ap_seq_cell *cell)
+{
+	struct stopper *st = arg;
+
+	(void)cell;
+	if (r->runs_done == 1)
+		st->reason = 99;
+}
+
+/* The run asks o->cancel before every block and run, and keeps the runs done. */
 static void test_cancel(void **state)
 {
 	const uint64_t bs[] = { 65536 };
-	/* layout (1), run 1 (1 + 16 blocks), run 2 (1 + 5 blocks), then cancelled */
-	struct countdown cd = { .after = 1 + 17 + 6 };
+	struct stopper st = { 0 };
 	struct ap_seq_opts o = {
 		.size = 1 << 20, .bs = bs, .nbs = 1, .rounds = 3,
 		.modes = 1u << AP_SEQ_NONE, .seed = 1, .data = AP_DATAGEN_RANDOM,
-		.cancel = { .fn = countdown, .arg = &cd },
+		.cancel = { .fn = stopper_asked, .arg = &st },
 	};
 	char path[] = "/tmp/test_seq_cancel.XXXXXX";
 	struct ap_seq_target t;
@@ -284,10 +295,11 @@ static void test_cancel(void **state)
 	unlink(path);		/* the target creates it, and removes it */
 	assert_int_equal(ap_seq_target_open(&t, path, -1, &e), 0);
 	assert_int_equal(ap_seq_plan(&t, &o, &r, &e), 0);
-	assert_int_equal(ap_seq_run(&t, &o, &r, NULL, NULL, &e), -EINTR);
+	assert_int_equal(ap_seq_run(&t, &o, &r, stop_after_first_run, &st, &e), -EINTR);
 	assert_int_equal(r.runs_done, 1);
 	assert_int_equal(r.cells[0].runs, 1);
-	assert_int_equal(cd.asked, cd.after + 1);
+	/* the layout (1), run 1 (1 + 16 blocks), the question before run 2 */
+	assert_int_equal(st.asked, 1 + 17 + 1);
 	ap_seq_result_free(&r);
 
 	/* an empty one never cancels */
