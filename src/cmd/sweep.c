@@ -4,7 +4,7 @@
  *
  * Options, the safety gate, the emulated drive, and everything printed:
  * progress, the table per start, the verdict in words, JSON, the plot and
- * the results file. The work is done by src/sweep/sweep.c.
+ * the results file. The work is done by src/sweep/ (sweep.h).
  */
 #include <ctype.h>
 #include <errno.h>

@@ -130,7 +130,8 @@ static int load_file(struct load *ld, const char *path, unsigned depth,
 					      path, strerror(errno));
 		return ap_error_set(e, errno, "%s: %s", path, strerror(errno));
 	}
-	if (!strcmp(path, "-"))
+	/* the sweep names it as given: its messages start with the name */
+	if (!strcmp(path, "-") && !ld->settings)
 		path = "<stdin>";
 
 	while ((n = getline(&line, &cap, f)) >= 0) {
