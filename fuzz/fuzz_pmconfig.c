@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 
 	ap_pm_config_init(&cfg);
-	if (ap_pm_config_load(&cfg, path, &e) == 0) {
+	if (ap_pm_config_load(&cfg, path, NULL, &e) == 0) {
 		struct json_object *j;
 
 		if (ap_pm_config_validate(&cfg, &e) == 0) {

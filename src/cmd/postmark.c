@@ -251,6 +251,7 @@ static int do_run(struct ctx *c, struct ap_pm_config *cfg, const char *output,
 
 	cfg->progress = on_progress;
 	cfg->progress_ctx = c;
+	cfg->cancel = ap_sig_cancel;
 	rc = ap_pm_run(cfg, &res, &e);
 	ap_progress_clear(&c->prog);
 	if (rc == -EINTR) {

@@ -485,6 +485,7 @@ static int seq_parse(struct seq_cmd *c, int argc, char **argv)
 	c->o.seed = 1;
 	c->o.data = AP_DATAGEN_RANDOM;
 	c->o.max_cell_ns = SEQ_DEFAULT_CELL_NS;
+	c->o.cancel = ap_sig_cancel;
 	while ((ch = getopt_long(argc, argv, "s:B:m:Ryqh" AP_OUT_OPTSTRING "V", longopts,
 				 NULL)) != -1) {
 		if (ap_out_parse_opt(&c->out, ch, optarg))

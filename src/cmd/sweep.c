@@ -4,7 +4,7 @@
  *
  * Options, the safety gate, the emulated drive, and everything printed:
  * progress, the table per start, the verdict in words, JSON, the plot and
- * the results file. The work is done by src/sweep/sweep.c.
+ * the results file. The work is done by src/sweep/ (sweep.h).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -942,7 +942,7 @@ static int prepare_workload(struct sweep_cmd *c)
 		unsigned nloc = 0;
 
 		/* a bad input file: 2 (the message names it) */
-		if (ap_sweep_workload_load(&c->workload, c->workload_file, &nloc, &e) != 0)
+		if (ap_pm_config_load(&c->workload, c->workload_file, &nloc, &e) != 0)
 			return ap_err_error(CMD, c->workload_file, &e);
 		if (nloc && !c->quiet)
 			ap_warnx(CMD, c->workload_file, "'set location' ignored: the workload runs "
@@ -1040,8 +1040,35 @@ static const char *stop_text(const struct ap_sweep_run *run, char *buf, size_t l
 	return buf;
 }
 
+/* The sweep's hook on an emulated drive: its counters over each workload. */
+struct emu_hook {
+	const char *disk;
+	struct ap_emu_counters c0;
+};
+
+static int emu_before(void *arg)
+{
+	struct emu_hook *h = arg;
+
+	return ap_emu_counters_read(h->disk, &h->c0);
+}
+
+static void emu_after(void *arg, struct ap_sweep_result *r)
+{
+	struct emu_hook *h = arg;
+	struct ap_emu_counters c1;
+
+	if (ap_emu_counters_read(h->disk, &c1) != 0)
+		return;
+	r->has_emu = true;
+	r->emu_writes = c1.writes - h->c0.writes;
+	r->emu_rmw = c1.rmw - h->c0.rmw;
+	r->emu_flushes = c1.flushes - h->c0.flushes;
+}
+
 static int do_sweep(struct sweep_cmd *c, int excl_fd)
 {
+	struct emu_hook eh = { .disk = c->disk };
 	struct ap_sweep_opts o = { 0 };
 	struct ap_sweep_run run;
 	struct ap_sweep_doc d;
@@ -1064,7 +1091,12 @@ static int do_sweep(struct sweep_cmd *c, int excl_fd)
 	o.max_rounds = c->max_rounds;
 	o.time_budget_ns = c->budget_ns;
 	o.seed = c->seed;
-	o.emulated = c->emulate;
+	if (c->emulate) {
+		o.hook.before = emu_before;
+		o.hook.after = emu_after;
+		o.hook.arg = &eh;
+	}
+	o.cancel = ap_sig_cancel;
 	sweep_params(&o.analysis, c->info.logical_sector, c->info.physical_sector);
 	o.excl_fd = excl_fd;
 	o.on_step = on_step;

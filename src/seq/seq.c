@@ -17,7 +17,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "lib/sig.h"
+#include "lib/cancel.h"
 #include "lib/util.h"
 #include "seq/seq.h"
 #include "workload/datagen.h"
@@ -572,7 +572,7 @@ static int seq_layout(struct seq_ctx *x)
 		size_t n = x->pool_len;
 		int rc;
 
-		if (ap_sig_pending())
+		if (ap_cancelled(&o->cancel))
 			return -EINTR;
 		if (n > o->size - done)
 			n = (size_t)(o->size - done);
@@ -630,7 +630,7 @@ static int seq_run_one(struct seq_ctx *x, struct ap_seq_cell *c, unsigned k)
 	for (i = 0; i < n; i++) {
 		uint64_t off = o->offset + i * c->bs;
 
-		if (ap_sig_pending()) {
+		if (ap_cancelled(&o->cancel)) {
 			rc = -EINTR;
 			break;
 		}
@@ -770,7 +770,7 @@ int ap_seq_run(struct ap_seq_target *t, const struct ap_seq_opts *o,
 	for (i = 0; !rc && i < r->runs_total; i++) {
 		struct ap_seq_cell *c = &r->cells[order[i] / rounds];
 
-		if (ap_sig_pending()) {
+		if (ap_cancelled(&o->cancel)) {
 			rc = -EINTR;
 			break;
 		}

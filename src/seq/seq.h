@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/cancel.h"
 #include "lib/util.h"
 #include "workload/datagen.h"
 
@@ -142,6 +143,8 @@ struct ap_seq_opts {
 	 */
 	uint64_t pool_max;
 	bool verify;		/* read back and compare after every write run */
+	/* asked before every block: a reason stops the run (-EINTR); empty: never */
+	struct ap_cancel cancel;
 };
 
 struct ap_seq_cell {
@@ -176,7 +179,7 @@ int ap_seq_plan(const struct ap_seq_target *t, const struct ap_seq_opts *o,
 		struct ap_seq_result *r, struct ap_error *e);
 
 /*
- * Run the planned cells. Returns 0, -EINTR when a signal arrived (the runs
+ * Run the planned cells. Returns 0, -EINTR when o->cancel cancelled (the runs
  * done so far are in @r, the interrupted one is discarded), or -errno with
  * the failing cell in @e.
  */

@@ -4,7 +4,6 @@
  * here (never a shell). stdout goes to /dev/null (the runs are quiet
  * anyway), stderr into a pipe whose last lines become the error message.
  */
-#include "lib/sig.h"
 #include "sweep/mkfs.h"
 
 #include <errno.h>
@@ -202,7 +201,7 @@ static const char *tail_text(struct tail *t)
 }
 
 int ap_mkfs_run(const char *fs, const char *dev, char *const *extra, size_t nextra,
-		struct ap_error *e)
+		const struct ap_cancel *cancel, struct ap_error *e)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -253,7 +252,7 @@ int ap_mkfs_run(const char *fs, const char *dev, char *const *extra, size_t next
 		char buf[1024];
 		ssize_t n;
 
-		if (!killed && ap_sig_pending()) {
+		if (!killed && ap_cancelled(cancel)) {
 			kill(pid, SIGTERM);
 			killed = true;
 		}
@@ -277,7 +276,7 @@ int ap_mkfs_run(const char *fs, const char *dev, char *const *extra, size_t next
 			rc = ap_error_set(e, errno, "%s: waitpid: %s", argv[0], strerror(errno));
 			goto out;
 		}
-		if (!killed && ap_sig_pending()) {
+		if (!killed && ap_cancelled(cancel)) {
 			kill(pid, SIGTERM);
 			killed = true;
 		}

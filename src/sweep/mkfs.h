@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "lib/cancel.h"
 #include "lib/util.h"
 
 /* The file systems the sweep knows: "ext4" (default), "ext2", "xfs". */
@@ -41,10 +42,13 @@ char **ap_mkfs_argv(const char *fs, const char *dev, char *const *extra, size_t 
 int ap_mkfs_check(const char *fs, struct ap_error *e);
 
 /*
- * Run mkfs: 0, or -errno with mkfs's own last stderr lines in @e. When a
- * signal is pending (src/lib/sig.h) the child is terminated and -EINTR returned.
+ * Run mkfs: 0, or -errno with mkfs's own last stderr lines in @e. When
+ * @cancel (may be NULL) cancels, asked every 200 ms while mkfs runs, the
+ * child is terminated (SIGTERM), waited for, and -EINTR returned.
+ * posix_spawnp reports a failed exec as its own error: no child of ours
+ * ever returns into this code.
  */
 int ap_mkfs_run(const char *fs, const char *dev, char *const *extra, size_t nextra,
-		struct ap_error *e);
+		const struct ap_cancel *cancel, struct ap_error *e);
 
 #endif

@@ -9,6 +9,13 @@
  *
  * Nothing here prints: the command (src/cmd/sweep.c) gets events through a
  * callback.
+ *
+ * One header for the four files of the engine, section by section:
+ * plan.c (presets, starts, order), result.c (names, observations, the
+ * per-start table, recommendations), run.c (the run) and doc.c (the saved
+ * document). They share struct ap_sweep_result and the stage and stop
+ * enums, and every user (the command, the unit test, the JSON fuzzer) needs
+ * all four parts: separate headers would only add include lines.
  */
 #ifndef AP_SWEEP_H
 #define AP_SWEEP_H
@@ -18,6 +25,7 @@
 #include <stdint.h>
 
 #include "analysis/analysis.h"
+#include "lib/cancel.h"
 #include "lib/rng.h"
 #include "lib/outfile.h"
 #include "lib/util.h"
@@ -26,7 +34,9 @@
 struct json_object;
 struct ap_sweep_run;
 
-/* ---- pure helpers (unit-tested) ---- */
+/* ---- the plan (plan.c): pure helpers, unit-tested ---- */
+
+#define AP_SWEEP_MAX_STARTS	4096
 
 /*
  * The order of one round: a fresh random permutation of @starts into @out.
@@ -42,6 +52,9 @@ void ap_sweep_order(const uint64_t *starts, size_t n, const uint64_t *prev_last,
  * duplicates, at most 4096 starts. 0 or -EINVAL/-ERANGE with a message.
  */
 int ap_sweep_parse_starts(const char *s, uint64_t **starts, size_t *n, struct ap_error *e);
+
+/* Sort @v ascending; with @unique drop repeated values. Returns the count kept. */
+size_t ap_sweep_sort_starts(uint64_t *v, size_t n, bool unique);
 
 /* The default starts: 34..64 for 512-byte logical sectors (31 starts,
  * ~4 periods of 4 KiB), 6..37 for 4096-byte ones (32 starts, two periods
@@ -64,17 +77,12 @@ const struct ap_sweep_preset *ap_sweep_preset_find(const char *name);
 extern const struct ap_sweep_preset ap_sweep_presets[];
 
 /*
- * --workload FILE: PostMark's configuration file syntax, through the
- * workload's own parser, with the settings in force at the first `run`
- * (nested `load` files followed, a `quit` ends the file it is in). `set
- * location` lines are skipped, not checked: the sweep's mount point replaces
- * them (so a classic config naming /mnt/test works anywhere). *@nlocations
- * receives how many were skipped. 0 or -errno with "file:line: ..." in @e.
+ * --workload FILE is read by the workload's own loader, ap_pm_config_load()
+ * (src/workload/pm.h): the settings in force at the first `run`, `set
+ * location` lines skipped (the sweep's mount point replaces them).
  */
-int ap_sweep_workload_load(struct ap_pm_config *cfg, const char *path,
-			   unsigned *nlocations, struct ap_error *e);
 
-/* ---- one measurement ---- */
+/* ---- one measurement (result.c) ---- */
 
 enum ap_sweep_stage {
 	AP_SWEEP_STAGE_NONE = 0,
@@ -112,7 +120,8 @@ struct ap_sweep_result {
 	/* the setup around it */
 	double partition_s, mkfs_s, mount_s, umount_s;
 
-	/* emulated drive only: counters over the workload (has_emu) */
+	/* emulated drive only: counters over the workload (has_emu), from
+	 * the command's ap_sweep_hook */
 	bool has_emu;
 	uint64_t emu_writes, emu_rmw, emu_flushes;
 };
@@ -154,14 +163,27 @@ bool ap_sweep_is_aligned(const struct ap_verdict *v, uint64_t start, bool *known
 void ap_sweep_recommend(const struct ap_verdict *v, uint64_t first_usable,
 			uint64_t *at_1mib, uint64_t *first);
 
-/* ---- the run ---- */
+/* ---- the run (run.c) ---- */
+
+/*
+ * Measure something of one's own around the workload of every step (the
+ * command reads the emulated drive's counters into r->has_emu, r->emu_*):
+ * before() right before the workload starts, 0 when it could measure;
+ * then, only in that case, after() right after the workload with the
+ * step's result to complete. Both or neither.
+ */
+struct ap_sweep_hook {
+	int (*before)(void *arg);
+	void (*after)(void *arg, struct ap_sweep_result *r);
+	void *arg;
+};
 
 enum ap_sweep_stop {
 	AP_SWEEP_STOP_NONE = 0,
 	AP_SWEEP_STOP_CLEAR,		/* the verdict became clear */
 	AP_SWEEP_STOP_ROUNDS,		/* max rounds done */
 	AP_SWEEP_STOP_BUDGET,		/* time budget spent */
-	AP_SWEEP_STOP_SIGNAL,		/* SIGINT/TERM/HUP */
+	AP_SWEEP_STOP_SIGNAL,		/* cancelled (SIGINT/TERM/HUP in the command) */
 	AP_SWEEP_STOP_FATAL,		/* an error that ends the sweep */
 };
 const char *ap_sweep_stop_name(enum ap_sweep_stop s);
@@ -179,7 +201,6 @@ struct ap_sweep_opts {
 	unsigned min_rounds, max_rounds;
 	uint64_t time_budget_ns;	/* 0 = none */
 	uint64_t seed;
-	bool emulated;			/* read the emulator's counters */
 	struct ap_analysis_params analysis;
 	/*
 	 * The disk held open O_EXCL between the steps (src/device/safety.h), or -1.
@@ -191,6 +212,15 @@ struct ap_sweep_opts {
 	/* events: before and after every step (may be NULL) */
 	void (*on_step)(void *ctx, const struct ap_sweep_run *run, bool done);
 	void *ctx;
+
+	/*
+	 * Asked between the stages of a step and handed to mkfs and the
+	 * workload: a reason (a signal number) stops the run as
+	 * AP_SWEEP_STOP_SIGNAL with run->signo set to it. Empty: never.
+	 */
+	struct ap_cancel cancel;
+	/* Around every step's workload (may be empty): see ap_sweep_hook. */
+	struct ap_sweep_hook hook;
 };
 
 struct ap_sweep_run {
@@ -205,7 +235,7 @@ struct ap_sweep_run {
 	unsigned rounds_done;		/* complete rounds */
 	size_t nfailed;
 	enum ap_sweep_stop stop;
-	int signo;			/* when stopped by a signal */
+	int signo;			/* when cancelled: the reason (signal) */
 	struct ap_error fatal;		/* when stopped by a fatal error */
 	uint64_t t0_ns, elapsed_ns;
 	bool verdict_valid;
@@ -216,18 +246,19 @@ struct ap_sweep_run {
 
 /*
  * Run the sweep on o->disk until the verdict is clear, the rounds or the
- * time budget are spent, a signal arrives, or a fatal error. Always leaves
+ * time budget are spent, o->cancel cancels it, or a fatal error. Always leaves
  * nothing mounted and the disk with an empty GPT (or says why not in
  * run->wipe_error). Returns 0 (see run->stop) or -errno for bad options.
  */
 int ap_sweep_run(const struct ap_sweep_opts *o, struct ap_sweep_run *run, struct ap_error *e);
 void ap_sweep_run_free(struct ap_sweep_run *run);
 
-/* Run the analysis over the ok results: 0 or -EINVAL (no observations). */
+/* Run the analysis over the ok results: 0 or -EINVAL (no observations).
+ * (result.c) */
 int ap_sweep_analyse(const struct ap_sweep_result *r, size_t n,
 		     const struct ap_analysis_params *p, struct ap_verdict *v);
 
-/* ---- results documents (--json, --save, --replay) ---- */
+/* ---- results documents (--json, --save, --replay): doc.c ---- */
 
 struct ap_sweep_doc {
 	char *device;

@@ -7,7 +7,8 @@
  * created (alone and mixed with transactions), read, appended, deleted, same
  * bytes read and written (see shared/postmark-spec.md). It times them with
  * CLOCK_MONOTONIC in nanoseconds, counts in 64 bits, aborts cleanly on I/O
- * errors, stops promptly on SIGINT/TERM/HUP (ap_sig_pending()), and always
+ * errors, stops promptly when cfg->cancel cancels (lib/cancel.h; the
+ * commands hand it ap_sig_cancel: SIGINT/TERM/HUP), and always
  * removes the files and subdirectories it created.
  *
  * Extensions, all off by default so that a compatible run stays compatible:
@@ -21,7 +22,7 @@
  *	struct ap_error err;
  *
  *	ap_pm_config_init(&cfg);
- *	if (workload_file && ap_pm_config_load(&cfg, workload_file, &err))
+ *	if (workload_file && ap_pm_config_load(&cfg, workload_file, NULL, &err))
  *		...;				// err.msg has "file:line: ..."
  *	ap_pm_config_set_location(&cfg, mountpoint, &err);
  *	cfg.sync = AP_PM_SYNC_FSYNC;
@@ -40,6 +41,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lib/cancel.h"
 #include "lib/util.h"
 
 /* PostMark's defaults (shared/postmark-spec.md). */
@@ -144,6 +146,14 @@ struct ap_pm_config {
 	 */
 	void (*progress)(void *ctx, int phase, uint64_t done, uint64_t total);
 	void *progress_ctx;
+
+	/*
+	 * Asked before every file operation (and when a system call returns
+	 * EINTR): a reason stops the run with -EINTR and res->interrupted
+	 * set to it. Empty: never. Copied with the rest by
+	 * ap_pm_config_copy(); not part of the file syntax, `show` or JSON.
+	 */
+	struct ap_cancel cancel;
 };
 
 enum ap_pm_phase {
@@ -205,7 +215,7 @@ struct ap_pm_result {
 	struct ap_pm_latency lat[AP_PM_OP_COUNT];
 
 	bool out_of_files;	/* the transactions stopped: no file left */
-	int interrupted;	/* signal number that stopped the run, or 0 */
+	int interrupted;	/* the reason cfg->cancel gave (a signal number), or 0 */
 	int error;		/* -errno of the I/O error that aborted the run, or 0 */
 	uint64_t cleanup_removed; /* files removed after an interruption or error */
 };
@@ -294,15 +304,19 @@ int ap_pm_script_load(struct ap_pm_script *s, const struct ap_pm_config *base,
 void ap_pm_script_free(struct ap_pm_script *s);
 
 /*
- * For the sweep's --workload FILE: apply @path's settings to @cfg. The
- * configuration is the one in force at the file's first `run`, or at its
- * end when it has none; `show`/`quit` are ignored. Errors as above.
+ * For the sweep's --workload FILE: apply @path's settings to @cfg, those in
+ * force at the file's first `run` (nothing after it is read), or at its end
+ * when it has none; nested `load` files followed, a `quit` ends the file it
+ * is in; `show` and `help` ignored. `set location` lines are skipped, not
+ * checked: the caller picks the directory (the sweep its mount point, so a
+ * classic config naming /mnt/test works anywhere); *@nlocations (may be
+ * NULL) receives how many. Errors as above; @cfg is unchanged on error.
  */
-int ap_pm_config_load(struct ap_pm_config *cfg, const char *path,
+int ap_pm_config_load(struct ap_pm_config *cfg, const char *path, unsigned *nlocations,
 		      struct ap_error *e);
 
 /*
- * Run the workload. Returns 0; -EINTR when a signal stopped it
+ * Run the workload. Returns 0; -EINTR when cfg->cancel stopped it
  * (res->interrupted); -errno when an I/O error aborted it (res->error, and
  * @e names the file and the call); -EINVAL etc. when the configuration is
  * invalid (nothing created). In every case @res holds what was measured and

@@ -2,7 +2,8 @@
 /*
  * PostMark's configuration language: the settings, their defaults and
  * ranges, the command table (PostMark's order, then alignprobe's
- * extensions), config files with nested `load`, and `show`.
+ * extensions) and the parser of one line. Files (nested `load`, scripts)
+ * are read in pm_load.c; `show` prints in pm_report.c.
  *
  * Differences from PostMark, all about input PostMark mishandles: lines of
  * any length, "\r\n" and a last line without "\n" are fine; a command must
@@ -23,7 +24,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/outfile.h"
 #include "workload/pm.h"
 #include "workload/pm_int.h"
 
@@ -280,20 +280,42 @@ struct perr {
 	unsigned lineno;
 };
 
+static int __attribute__((format(printf, 5, 0)))
+verror_at(struct ap_error *e, const char *file, unsigned lineno, int code,
+	  const char *fmt, va_list ap)
+{
+	char msg[400];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (file)
+		return ap_error_set(e, code, "%s:%u: %s", file, lineno, msg);
+	if (lineno)
+		return ap_error_set(e, code, "line %u: %s", lineno, msg);
+	return ap_error_set(e, code, "%s", msg);
+}
+
+int ap_pm_error_at(struct ap_error *e, const char *file, unsigned lineno, int code,
+		   const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = verror_at(e, file, lineno, code, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
 static int __attribute__((format(printf, 3, 4)))
 perr(const struct perr *p, int code, const char *fmt, ...)
 {
-	char msg[400];
 	va_list ap;
+	int rc;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rc = verror_at(p->e, p->file, p->lineno, code, fmt, ap);
 	va_end(ap);
-	if (p->file)
-		return ap_error_set(p->e, code, "%s:%u: %s", p->file, p->lineno, msg);
-	if (p->lineno)
-		return ap_error_set(p->e, code, "line %u: %s", p->lineno, msg);
-	return ap_error_set(p->e, code, "%s", msg);
+	return rc;
 }
 
 /* Wrap an ap_error produced by a helper into "file:line: msg". */
@@ -780,231 +802,5 @@ int ap_pm_help(FILE *f, const char *topic)
 	}
 	for (i = 0; !n && i < AP_ARRAY_SIZE(commands); i++)
 		fprintf(f, "%s - %s\n", commands[i].name, commands[i].help);
-	return ferror(f) ? -EIO : 0;
-}
-
-/* ---- files ---- */
-
-/*
- * `run F`/`show F`: F must be appendable (checked before anything runs, by
- * really opening it, or creating a file next to it).
- */
-static int check_output(const struct perr *p, const char *path)
-{
-	int rc = ap_outfile_check(path, false, NULL);
-	struct stat st;
-
-	if (rc && stat(path, &st) == 0 && S_ISBLK(st.st_mode))
-		return perr(p, -rc, "cannot write to '%s': a block device", path);
-	if (rc)
-		return perr(p, -rc, "cannot %s '%s': %s", access(path, F_OK) == 0 ? "write to" :
-			    "create", path, strerror(-rc));
-	return 0;
-}
-
-static void step_push(struct ap_pm_script *s, enum ap_pm_cmd cmd, char *output,
-		      const char *file, unsigned lineno)
-{
-	struct ap_pm_step *st;
-
-	s->steps = ap_xreallocarray(s->steps, s->nsteps + 1, sizeof(*s->steps));
-	st = &s->steps[s->nsteps++];
-	memset(st, 0, sizeof(*st));
-	st->cmd = cmd;
-	st->output = output;
-	ap_pm_config_copy(&st->cfg, &s->final);
-	ap_xasprintf(&st->where, "%s:%u", file, lineno);
-}
-
-/* Returns 1 when a quit ended the file, 0 at its end, or -errno. */
-static int load_file(struct ap_pm_script *s, const char *path, unsigned depth,
-		     const char *from, unsigned from_line, struct ap_error *e)
-{
-	struct perr p = { .e = e, .file = from, .lineno = from_line };
-	struct ap_pm_line pl;
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned lineno = 0;
-	ssize_t n;
-	FILE *f;
-	int rc = 0;
-
-	if (depth > AP_PM_MAX_LOAD_DEPTH)
-		return perr(&p, ELOOP, "'load %s': files nested more than %d deep",
-			    path, AP_PM_MAX_LOAD_DEPTH);
-	if (!strcmp(path, "-"))
-		f = stdin;
-	else
-		f = fopen(path, "re");
-	if (!f) {
-		if (from)
-			return perr(&p, errno, "cannot read configuration file '%s': %s",
-				    path, strerror(errno));
-		return ap_error_set(e, errno, "%s: %s", path, strerror(errno));
-	}
-	if (!strcmp(path, "-"))
-		path = "<stdin>";
-
-	while ((n = getline(&line, &cap, f)) >= 0) {
-		lineno++;
-		if (memchr(line, '\0', (size_t)n)) {
-			p.file = path;
-			p.lineno = lineno;
-			rc = perr(&p, EINVAL, "NUL byte in line (not a text file?)");
-			break;
-		}
-		rc = ap_pm_config_line(&s->final, line, path, lineno, &pl, e);
-		if (rc)
-			break;
-		p.file = path;
-		p.lineno = lineno;
-		switch (pl.cmd) {
-		case AP_PM_CMD_RUN:
-		case AP_PM_CMD_SHOW:
-			if (pl.arg && (rc = check_output(&p, pl.arg))) {
-				free(pl.arg);
-				goto done;
-			}
-			step_push(s, pl.cmd, pl.arg, path, lineno);
-			pl.arg = NULL;
-			break;
-		case AP_PM_CMD_HELP:
-			step_push(s, pl.cmd, pl.arg, path, lineno);
-			pl.arg = NULL;
-			break;
-		case AP_PM_CMD_LOAD:
-			rc = load_file(s, pl.arg, depth + 1, path, lineno, e);
-			if (rc > 0)
-				rc = 0;		/* its quit ends only that file */
-			break;
-		case AP_PM_CMD_QUIT:
-			rc = 1;
-			break;
-		default:
-			break;
-		}
-		free(pl.arg);
-		if (rc)
-			break;
-	}
-	if (rc == 0 && ferror(f)) {
-		/* errno is getline's: EISDIR for a directory */
-		rc = ap_error_set(e, errno ? errno : EIO, "%s: %s", path,
-				  strerror(errno ? errno : EIO));
-	}
-done:
-	free(line);
-	if (f != stdin)
-		fclose(f);
-	return rc;
-}
-
-int ap_pm_script_load(struct ap_pm_script *s, const struct ap_pm_config *base,
-		      const char *path, struct ap_error *e)
-{
-	int rc;
-
-	memset(s, 0, sizeof(*s));
-	ap_pm_config_copy(&s->final, base);
-	rc = load_file(s, path, 0, NULL, 0, e);
-	if (rc > 0) {
-		s->quit = true;
-		rc = 0;
-	}
-	if (rc)
-		ap_pm_script_free(s);
-	return rc;
-}
-
-void ap_pm_script_free(struct ap_pm_script *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->nsteps; i++) {
-		free(s->steps[i].output);
-		free(s->steps[i].where);
-		ap_pm_config_free(&s->steps[i].cfg);
-	}
-	free(s->steps);
-	ap_pm_config_free(&s->final);
-	memset(s, 0, sizeof(*s));
-}
-
-int ap_pm_config_load(struct ap_pm_config *cfg, const char *path, struct ap_error *e)
-{
-	struct ap_pm_script s;
-	const struct ap_pm_config *src;
-	size_t i;
-	int rc;
-
-	rc = ap_pm_script_load(&s, cfg, path, e);
-	if (rc)
-		return rc;
-	src = &s.final;
-	for (i = 0; i < s.nsteps; i++) {
-		if (s.steps[i].cmd == AP_PM_CMD_RUN) {
-			src = &s.steps[i].cfg;
-			break;
-		}
-	}
-	ap_pm_config_free(cfg);
-	ap_pm_config_copy(cfg, src);
-	ap_pm_script_free(&s);
-	return 0;
-}
-
-/* ---- show ---- */
-
-/* PostMark's scale(): integer sizes in bytes/kilobytes/megabytes. */
-void ap_pm_scale(char *buf, size_t len, uint64_t v)
-{
-	if (v / (1024 * 1024))
-		snprintf(buf, len, "%.2f megabytes", (double)(float)v / (1024 * 1024));
-	else if (v / 1024)
-		snprintf(buf, len, "%.2f kilobytes", (double)(float)v / 1024);
-	else
-		snprintf(buf, len, "%" PRIu64 " bytes", v);
-}
-
-int ap_pm_config_show(FILE *f, const struct ap_pm_config *cfg)
-{
-	char a[64], b[64], *cwd;
-	size_t i;
-
-	fprintf(f, "Current configuration is:\n");
-	fprintf(f, "The base number of files is %" PRIu64 "\n", cfg->number);
-	fprintf(f, "Transactions: %" PRIu64 "\n", cfg->transactions);
-	ap_pm_scale(a, sizeof(a), cfg->size_lo);
-	ap_pm_scale(b, sizeof(b), cfg->size_hi);
-	if (cfg->size_lo != cfg->size_hi)
-		fprintf(f, "Files range between %s and %s in size\n", a, b);
-	else
-		fprintf(f, "Files are %s in size\n", a);
-	cwd = cfg->nlocations ? NULL : getcwd(NULL, 0);
-	fprintf(f, "Working director%s: %s\n", cfg->nlocations > 1 ? "ies" : "y",
-		cfg->nlocations ? "" : (cwd ? cwd : "."));
-	free(cwd);
-	for (i = 0; i < cfg->nlocations; i++)
-		fprintf(f, "\t%s (weight=%u)\n", cfg->locations[i].path,
-			cfg->locations[i].weight);
-	if (cfg->subdirectories > 0)
-		fprintf(f, "%" PRIu64 " subdirector%s will be used\n", cfg->subdirectories,
-			cfg->subdirectories == 1 ? "y" : "ies");
-	ap_pm_scale(a, sizeof(a), cfg->read_block);
-	ap_pm_scale(b, sizeof(b), cfg->write_block);
-	fprintf(f, "Block sizes are: read=%s, write=%s\n", a, b);
-	fprintf(f, "Biases are: read/append=%d, create/delete=%d\n",
-		cfg->bias_read, cfg->bias_create);
-	fprintf(f, "%ssing Unix buffered file I/O\n", cfg->buffering ? "U" : "Not u");
-	fprintf(f, "Random number generator seed is %" PRIu64 "\n", cfg->seed);
-	fprintf(f, "Report format is %s.\n",
-		cfg->report == AP_PM_REPORT_TERSE ? "terse" : "verbose");
-	/* alignprobe's extensions, only when not at their defaults */
-	if (cfg->sync != AP_PM_SYNC_NONE)
-		fprintf(f, "Sync policy is %s.\n", ap_pm_sync_name(cfg->sync));
-	if (cfg->data != AP_PM_DATA_PRINTABLE)
-		fprintf(f, "Data source is %s.\n", ap_pm_data_name(cfg->data));
-	if (cfg->drop_caches)
-		fprintf(f, "Caches are dropped before each phase.\n");
 	return ferror(f) ? -EIO : 0;
 }

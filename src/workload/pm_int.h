@@ -19,4 +19,12 @@ void ap_pm_scalef(char *buf, size_t len, float v);
 /* The same rule for an exact value (rates). */
 void ap_pm_scaled(char *buf, size_t len, double v);
 
+/*
+ * A configuration error at @file:@lineno into @e: "file:line: msg", or
+ * "line N: msg" without a file, or "msg" without either (the parser's
+ * messages, also for the file loader in pm_load.c). Returns -@code.
+ */
+int ap_pm_error_at(struct ap_error *e, const char *file, unsigned lineno, int code,
+		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 #endif

@@ -5,7 +5,7 @@
  * exactly as PostMark prints them, so scripts that read PostMark output
  * keep working; times with sub-second precision from the monotonic clock
  * in the "%.4f" of PostMark 1.54), then the per-phase rates and the
- * latency percentiles; the terse line; JSON.
+ * latency percentiles; the terse line; JSON; PostMark's `show`.
  *
  * In the PostMark section the rates keep PostMark's definitions (created,
  * deleted and bytes per total second); the "Phases" section gives every
@@ -14,7 +14,9 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <json-c/json.h>
 
 #include "workload/pm.h"
@@ -302,4 +304,60 @@ struct json_object *ap_pm_result_to_json(const struct ap_pm_result *res)
 			       json_object_new_string(strerror(-res->error)) : NULL);
 	put_u64(o, "cleanup_removed", res->cleanup_removed);
 	return o;
+}
+
+/* ---- show ---- */
+
+/* PostMark's scale(): integer sizes in bytes/kilobytes/megabytes. */
+void ap_pm_scale(char *buf, size_t len, uint64_t v)
+{
+	if (v / (1024 * 1024))
+		snprintf(buf, len, "%.2f megabytes", (double)(float)v / (1024 * 1024));
+	else if (v / 1024)
+		snprintf(buf, len, "%.2f kilobytes", (double)(float)v / 1024);
+	else
+		snprintf(buf, len, "%" PRIu64 " bytes", v);
+}
+
+int ap_pm_config_show(FILE *f, const struct ap_pm_config *cfg)
+{
+	char a[64], b[64], *cwd;
+	size_t i;
+
+	fprintf(f, "Current configuration is:\n");
+	fprintf(f, "The base number of files is %" PRIu64 "\n", cfg->number);
+	fprintf(f, "Transactions: %" PRIu64 "\n", cfg->transactions);
+	ap_pm_scale(a, sizeof(a), cfg->size_lo);
+	ap_pm_scale(b, sizeof(b), cfg->size_hi);
+	if (cfg->size_lo != cfg->size_hi)
+		fprintf(f, "Files range between %s and %s in size\n", a, b);
+	else
+		fprintf(f, "Files are %s in size\n", a);
+	cwd = cfg->nlocations ? NULL : getcwd(NULL, 0);
+	fprintf(f, "Working director%s: %s\n", cfg->nlocations > 1 ? "ies" : "y",
+		cfg->nlocations ? "" : (cwd ? cwd : "."));
+	free(cwd);
+	for (i = 0; i < cfg->nlocations; i++)
+		fprintf(f, "\t%s (weight=%u)\n", cfg->locations[i].path,
+			cfg->locations[i].weight);
+	if (cfg->subdirectories > 0)
+		fprintf(f, "%" PRIu64 " subdirector%s will be used\n", cfg->subdirectories,
+			cfg->subdirectories == 1 ? "y" : "ies");
+	ap_pm_scale(a, sizeof(a), cfg->read_block);
+	ap_pm_scale(b, sizeof(b), cfg->write_block);
+	fprintf(f, "Block sizes are: read=%s, write=%s\n", a, b);
+	fprintf(f, "Biases are: read/append=%d, create/delete=%d\n",
+		cfg->bias_read, cfg->bias_create);
+	fprintf(f, "%ssing Unix buffered file I/O\n", cfg->buffering ? "U" : "Not u");
+	fprintf(f, "Random number generator seed is %" PRIu64 "\n", cfg->seed);
+	fprintf(f, "Report format is %s.\n",
+		cfg->report == AP_PM_REPORT_TERSE ? "terse" : "verbose");
+	/* alignprobe's extensions, only when not at their defaults */
+	if (cfg->sync != AP_PM_SYNC_NONE)
+		fprintf(f, "Sync policy is %s.\n", ap_pm_sync_name(cfg->sync));
+	if (cfg->data != AP_PM_DATA_PRINTABLE)
+		fprintf(f, "Data source is %s.\n", ap_pm_data_name(cfg->data));
+	if (cfg->drop_caches)
+		fprintf(f, "Caches are dropped before each phase.\n");
+	return ferror(f) ? -EIO : 0;
 }

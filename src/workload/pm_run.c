@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/sig.h"
+#include "lib/cancel.h"
 #include "workload/datagen.h"
 #include "workload/pm.h"
 #include "workload/pm_hist.h"
@@ -120,7 +120,7 @@ static int file_error(struct pm_run *r, const struct ap_pm_slot *s, const char *
 	const struct pm_loc *l = slot_loc(r, s);
 	char name[64];
 
-	if (err == EINTR && ap_sig_pending())
+	if (err == EINTR && ap_cancelled(&r->cfg->cancel))
 		return -EINTR;
 	slot_name(r, s, name);
 	if (err == EINVAL && r->cfg->sync == AP_PM_SYNC_DIRECT && !strcmp(call, "open"))
@@ -168,7 +168,7 @@ static int write_file(struct pm_run *r, struct ap_pm_slot *s, const char *op, in
 {
 	const struct ap_pm_config *cfg = r->cfg;
 	struct pm_loc *l = slot_loc(r, s);
-	struct ap_pm_wfile w = { .fd = -1 };
+	struct ap_pm_wfile w = { .fd = -1, .cancel = &cfg->cancel };
 	char name[64];
 	uint64_t off = 0, chunk, t;
 	int rc;
@@ -294,7 +294,8 @@ static int op_append(struct pm_run *r, uint64_t idx)
 	return 0;
 }
 
-static int read_some(int fd, char *buf, size_t req, size_t want, bool direct, size_t *got)
+static int read_some(int fd, char *buf, size_t req, size_t want, bool direct,
+		     const struct ap_cancel *cancel, size_t *got)
 {
 	ssize_t n;
 
@@ -302,7 +303,7 @@ static int read_some(int fd, char *buf, size_t req, size_t want, bool direct, si
 	while (*got < want) {
 		n = read(fd, buf + (direct ? 0 : *got), direct ? req : want - *got);
 		if (n < 0) {
-			if (errno == EINTR && !ap_sig_pending())
+			if (errno == EINTR && !ap_cancelled(cancel))
 				continue;
 			return -errno;
 		}
@@ -340,7 +341,7 @@ static int op_read(struct pm_run *r, uint64_t idx)
 		size_t want = left < chunk ? (size_t)left : chunk;
 		size_t req = direct ? (want + a - 1) & ~(a - 1) : want;
 
-		rc = read_some(fd, r->rbuf, req, want, direct, &got);
+		rc = read_some(fd, r->rbuf, req, want, direct, &cfg->cancel, &got);
 		if (rc) {
 			close(fd);
 			return file_error(r, s, "read", "read", -rc);
@@ -424,9 +425,9 @@ static void phase_end(struct pm_run *r)
 	}
 }
 
-static int check_signal(void)
+static int check_cancel(struct pm_run *r)
 {
-	return ap_sig_pending() ? -EINTR : 0;
+	return ap_cancelled(&r->cfg->cancel) ? -EINTR : 0;
 }
 
 static int run_create(struct pm_run *r)
@@ -435,7 +436,7 @@ static int run_create(struct pm_run *r)
 	int rc;
 
 	for (i = 0; i < r->cfg->number; i++) {
-		if ((rc = check_signal()) || (rc = op_create(r, false)))
+		if ((rc = check_cancel(r)) || (rc = op_create(r, false)))
 			return rc;
 		progress(r, i + 1);
 	}
@@ -449,7 +450,7 @@ static int run_transactions(struct pm_run *r)
 	int rc;
 
 	for (i = 0; i < cfg->transactions; i++) {
-		if ((rc = check_signal()))
+		if ((rc = check_cancel(r)))
 			return rc;
 		if (!r->t.live) {
 			r->res->out_of_files = true;
@@ -485,7 +486,7 @@ static int run_delete(struct pm_run *r)
 	/* deletion alone: every live slot in index order */
 	for (i = ap_pm_slots_next_live(&r->t, 0); i < r->t.n;
 	     i = ap_pm_slots_next_live(&r->t, i + 1)) {
-		if ((rc = check_signal()) || (rc = op_delete(r, i, false)))
+		if ((rc = check_cancel(r)) || (rc = op_delete(r, i, false)))
 			return rc;
 		progress(r, ++done);
 	}
@@ -682,7 +683,7 @@ out:
 	cleanup(&r);
 	finish_result(&r);
 	if (rc == -EINTR) {
-		res->interrupted = ap_sig_pending();
+		res->interrupted = ap_cancelled(&cfg->cancel);
 		ap_error_set(e, EINTR, "interrupted by signal %d", res->interrupted);
 	} else if (rc) {
 		res->error = rc;

@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "lib/sig.h"
 #include "workload/pm_sync.h"
 
 int ap_pm_write_plain(struct ap_pm_wfile *w, const char *buf, size_t len)
@@ -17,7 +16,7 @@ int ap_pm_write_plain(struct ap_pm_wfile *w, const char *buf, size_t len)
 	while (len) {
 		n = write(w->fd, buf, len);
 		if (n < 0) {
-			if (errno == EINTR && !ap_sig_pending())
+			if (errno == EINTR && !ap_cancelled(w->cancel))
 				continue;
 			return -errno;
 		}

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/cancel.h"
 #include "workload/pm.h"
 
 /* A file opened for writing by one create or append operation. */
@@ -19,6 +20,7 @@ struct ap_pm_wfile {
 	uint64_t pos;		/* file offset of the next write */
 	size_t align;		/* direct: offset/length alignment (power of 2) */
 	bool direct_off;	/* direct: O_DIRECT was cleared on fd */
+	const struct ap_cancel *cancel;	/* the run's: an EINTR is retried unless it cancels */
 };
 
 struct ap_pm_sync_ops {
@@ -26,7 +28,7 @@ struct ap_pm_sync_ops {
 	int open_flags;		/* added to open(2) of files that are written */
 	int read_flags;		/* added to open(2) of files that are read */
 	/* Write all @len bytes at w->pos (the descriptor's offset) and
-	 * advance it: 0, -EINTR when a signal is pending, or -errno. */
+	 * advance it: 0, -EINTR when w->cancel cancels, or -errno. */
 	int (*write)(struct ap_pm_wfile *w, const char *buf, size_t len);
 	/* After the operation's writes, before close (timed on its own as
 	 * AP_PM_OP_SYNC); NULL when the policy needs none. */
@@ -35,8 +37,8 @@ struct ap_pm_sync_ops {
 
 const struct ap_pm_sync_ops *ap_pm_sync_ops(enum ap_pm_sync s);
 
-/* write(2) until done, retrying short writes and EINTR unless a signal is
- * pending (the plain policies' write). */
+/* write(2) until done, retrying short writes and EINTR unless w->cancel
+ * cancels (the plain policies' write). */
 int ap_pm_write_plain(struct ap_pm_wfile *w, const char *buf, size_t len);
 
 extern const struct ap_pm_sync_ops ap_pm_sync_direct;

@@ -355,6 +355,7 @@ static void test_scripts(void **state)
 	struct ap_pm_script s;
 	struct ap_error e;
 	char p1[200], p2[200], p3[200], text[600];
+	unsigned nloc = 0;
 
 	(void)state;
 	ap_pm_config_init(&base);
@@ -387,7 +388,9 @@ static void test_scripts(void **state)
 
 	/* the sweep's loader: settings at the first run */
 	ap_pm_config_init(&c);
-	assert_int_equal(ap_pm_config_load(&c, p1, &e), 0);
+	assert_int_equal(ap_pm_config_load(&c, p1, &nloc, &e), 0);
+	assert_int_equal(nloc, 1);		/* skipped, not applied */
+	assert_int_equal(c.nlocations, 0);
 	assert_int_equal(c.number, 100);
 	assert_int_equal(c.seed, 7);
 	assert_int_equal(c.transactions, 500);
@@ -512,6 +515,55 @@ static void test_show(void **state)
 	ap_pm_config_free(&c);
 }
 
+/* Cancels from its (after + 1)-th question on, with reason 99: no signal. */
+struct countdown {
+	unsigned asked, after;
+};
+
+static int countdown(void *arg)
+{
+	struct countdown *c = arg;
+
+	return ++c->asked > c->after ? 99 : 0;
+}
+
+/* The workload asks cfg->cancel before every operation and stops there. */
+static void test_cancel(void **state)
+{
+	struct countdown cd = { .after = 30 };
+	struct ap_pm_config c;
+	struct ap_pm_result res;
+	struct ap_error e;
+	char dir[160];
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/cancel", tmpdir);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	ap_pm_config_init(&c);
+	assert_int_equal(ap_pm_config_set_location(&c, dir, &e), 0);
+	c.number = 20;
+	c.transactions = 100;
+	c.cancel.fn = countdown;
+	c.cancel.arg = &cd;
+	/* 20 creates, then 10 transactions: the 31st question cancels */
+	assert_int_equal(ap_pm_run(&c, &res, &e), -EINTR);
+	assert_int_equal(res.interrupted, 99);
+	assert_int_equal(res.created_alone, 20);
+	assert_int_equal(res.transactions_done, 10);
+	assert_true(res.cleanup_removed > 0);
+	assert_non_null(strstr(e.msg, "interrupted"));
+	assert_int_equal(rmdir(dir), 0);	/* nothing left behind */
+
+	/* an empty one never cancels */
+	assert_int_equal(mkdir(dir, 0755), 0);
+	memset(&c.cancel, 0, sizeof(c.cancel));
+	assert_int_equal(ap_pm_run(&c, &res, &e), 0);
+	assert_int_equal(res.interrupted, 0);
+	assert_int_equal(res.transactions_done, 100);
+	assert_int_equal(rmdir(dir), 0);
+	ap_pm_config_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -523,6 +575,7 @@ int main(void)
 		cmocka_unit_test(test_scripts),
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_show),
+		cmocka_unit_test(test_cancel),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "seq/seq.h"
 
@@ -247,6 +248,70 @@ static void test_plan(void **state)
 	}
 }
 
+/* The cancel callback says what the progress callback decided: stop after run 1. */
+struct stopper {
+	unsigned asked;
+	int reason;
+};
+
+static int stopper_asked(void *arg)
+{
+	struct stopper *st = arg;
+
+	st->asked++;
+	return st->reason;
+}
+
+static void stop_after_first_run(void *arg, const struct ap_seq_result *r,
+				 const struct ap_seq_cell *cell)
+{
+	struct stopper *st = arg;
+
+	(void)cell;
+	if (r->runs_done == 1)
+		st->reason = 99;
+}
+
+/* The run asks o->cancel before every block and run, and keeps the runs done. */
+static void test_cancel(void **state)
+{
+	const uint64_t bs[] = { 65536 };
+	struct stopper st = { 0 };
+	struct ap_seq_opts o = {
+		.size = 1 << 20, .bs = bs, .nbs = 1, .rounds = 3,
+		.modes = 1u << AP_SEQ_NONE, .seed = 1, .data = AP_DATAGEN_RANDOM,
+		.cancel = { .fn = stopper_asked, .arg = &st },
+	};
+	char path[] = "/tmp/test_seq_cancel.XXXXXX";
+	struct ap_seq_target t;
+	struct ap_seq_result r;
+	struct ap_error e = { 0 };
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);		/* the target creates it, and removes it */
+	assert_int_equal(ap_seq_target_open(&t, path, -1, &e), 0);
+	assert_int_equal(ap_seq_plan(&t, &o, &r, &e), 0);
+	assert_int_equal(ap_seq_run(&t, &o, &r, stop_after_first_run, &st, &e), -EINTR);
+	assert_int_equal(r.runs_done, 1);
+	assert_int_equal(r.cells[0].runs, 1);
+	/* the layout (1), run 1 (1 + 16 blocks), the question before run 2 */
+	assert_int_equal(st.asked, 1 + 17 + 1);
+	ap_seq_result_free(&r);
+
+	/* an empty one never cancels */
+	memset(&o.cancel, 0, sizeof(o.cancel));
+	assert_int_equal(ap_seq_plan(&t, &o, &r, &e), 0);
+	assert_int_equal(ap_seq_run(&t, &o, &r, NULL, NULL, &e), 0);
+	assert_int_equal(r.runs_done, 3);
+	ap_seq_result_free(&r);
+	assert_int_equal(ap_seq_target_close(&t, false), 0);
+	assert_int_equal(access(path, F_OK), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -257,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_dd_line),
 		cmocka_unit_test(test_modes_parse),
 		cmocka_unit_test(test_plan),
+		cmocka_unit_test(test_cancel),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

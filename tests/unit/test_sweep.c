@@ -578,7 +578,7 @@ static void test_mkfs_missing(void **state)
 	assert_int_equal(ap_mkfs_check("ext4", &e), -ENOENT);
 	assert_non_null(strstr(e.msg, "mkfs.ext4 not found in PATH"));
 	assert_non_null(strstr(e.msg, "e2fsprogs"));
-	assert_int_equal(ap_mkfs_run("ext4", "/dev/null", NULL, 0, &e), -ENOENT);
+	assert_int_equal(ap_mkfs_run("ext4", "/dev/null", NULL, 0, NULL, &e), -ENOENT);
 	assert_int_equal(ap_mkfs_check("btrfs", &e), -EINVAL);
 	if (old) {
 		setenv("PATH", old, 1);
@@ -623,7 +623,7 @@ static void test_workload_load(void **state)
 	write_file(a, text);
 	write_file(b, "set transactions 4096\nset location +/also/missing 2\nquit\nset seed 1\n");
 	ap_pm_config_init(&cfg);
-	assert_int_equal(ap_sweep_workload_load(&cfg, a, &nloc, &e), 0);
+	assert_int_equal(ap_pm_config_load(&cfg, a, &nloc, &e), 0);
 	assert_int_equal(nloc, 2);
 	assert_int_equal(cfg.number, 262144);		/* the first run's */
 	assert_int_equal(cfg.transactions, 4096);	/* from the loaded file */
@@ -636,15 +636,15 @@ static void test_workload_load(void **state)
 	/* errors name file:line and leave the config unchanged */
 	write_file(c, "set number 7\nbogus\n");
 	ap_pm_config_init(&cfg);
-	assert_true(ap_sweep_workload_load(&cfg, c, &nloc, &e) < 0);
+	assert_true(ap_pm_config_load(&cfg, c, &nloc, &e) < 0);
 	assert_non_null(strstr(e.msg, "c.pm:2"));
 	assert_int_equal(cfg.number, 500);
 	snprintf(text, sizeof(text), "load %s\n", c);
 	write_file(c, text);		/* loads itself */
-	assert_true(ap_sweep_workload_load(&cfg, c, &nloc, &e) < 0);
+	assert_true(ap_pm_config_load(&cfg, c, &nloc, &e) < 0);
 	assert_non_null(strstr(e.msg, "nested"));
 	snprintf(text, sizeof(text), "%s/missing.pm", dir);
-	assert_int_equal(ap_sweep_workload_load(&cfg, text, &nloc, &e), -ENOENT);
+	assert_int_equal(ap_pm_config_load(&cfg, text, &nloc, &e), -ENOENT);
 	ap_pm_config_free(&cfg);
 	unlink(a);
 	unlink(b);

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The sweep's plan, before anything touches a disk: the presets, the list
+ * of starts (parsed or the defaults for a sector size) and the order of a
+ * round. Pure functions (tests/unit/test_sweep.c).
+ */
+#include "lib/rng.h"
+#include "sweep/sweep.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+/* ------------------------------------------------------------------ */
+/* Presets                                                            */
+/* ------------------------------------------------------------------ */
+
+const struct ap_sweep_preset ap_sweep_presets[] = {
+	{
+		.name = "quick",
+		.help = "a verdict in about 3 minutes on the emulated drive (the default)",
+		.number = 8, .transactions = 20, .size_lo = 512, .size_hi = 2048,
+		.read_block = 1024, .write_block = 1024,
+		.part_size = 128ULL << 20,
+		.min_rounds = 3, .max_rounds = 8,
+		.time_budget_ns = 15ULL * 60 * AP_NSEC_PER_SEC,
+	},
+	{
+		.name = "thorough",
+		.help = "more files, transactions and rounds; a bigger partition",
+		.number = 100, .transactions = 300, .size_lo = 512, .size_hi = 16384,
+		.read_block = 4096, .write_block = 4096,
+		.part_size = 512ULL << 20,
+		.min_rounds = 3, .max_rounds = 10,
+		.time_budget_ns = 120ULL * 60 * AP_NSEC_PER_SEC,
+	},
+	{ .name = NULL },
+};
+
+const struct ap_sweep_preset *ap_sweep_preset_find(const char *name)
+{
+	const struct ap_sweep_preset *p;
+
+	for (p = ap_sweep_presets; name && p->name; p++)
+		if (strcmp(p->name, name) == 0)
+			return p;
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Order                                                              */
+/* ------------------------------------------------------------------ */
+
+void ap_sweep_order(const uint64_t *starts, size_t n, const uint64_t *prev_last,
+		    struct ap_rng *r, uint64_t *out)
+{
+	if (!n)
+		return;
+	memcpy(out, starts, n * sizeof(*out));
+	ap_rng_shuffle(r, out, n, sizeof(*out));
+	if (prev_last && n > 1 && out[0] == *prev_last) {
+		/* swap the head with a random other position */
+		size_t j = 1 + (size_t)ap_rng_below(r, n - 1);
+		uint64_t t = out[0];
+
+		out[0] = out[j];
+		out[j] = t;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Starts                                                             */
+/* ------------------------------------------------------------------ */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+size_t ap_sweep_sort_starts(uint64_t *v, size_t n, bool unique)
+{
+	size_t i, k;
+
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	if (!unique)
+		return n;
+	for (i = 1, k = 1; i < n; i++)	/* drop duplicates */
+		if (v[i] != v[k - 1])
+			v[k++] = v[i];
+	return k;
+}
+
+static int parse_num(const char *s, size_t len, uint64_t *v)
+{
+	char buf[32];
+
+	if (len == 0 || len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	return ap_parse_u64(buf, v);
+}
+
+int ap_sweep_parse_starts(const char *s, uint64_t **starts, size_t *n, struct ap_error *e)
+{
+	uint64_t *v = NULL;
+	size_t cnt = 0;
+	const char *p = s;
+
+	*starts = NULL;
+	*n = 0;
+	if (!s || !*s)
+		return ap_error_set(e, EINVAL, "empty list of starts");
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		const char *dots = memmem(p, len, "..", 2);
+		uint64_t a, b, step = 1, x;
+
+		if (!dots) {
+			if (parse_num(p, len, &a) != 0)
+				goto bad;
+			b = a;
+		} else {
+			const char *q = dots + 2, *colon;
+			size_t rest = len - (size_t)(q - p);
+
+			colon = memchr(q, ':', rest);
+			if (parse_num(p, (size_t)(dots - p), &a) != 0)
+				goto bad;
+			if (colon) {
+				if (parse_num(q, (size_t)(colon - q), &b) != 0 ||
+				    parse_num(colon + 1, rest - (size_t)(colon + 1 - q), &step) != 0)
+					goto bad;
+				if (step == 0) {
+					free(v);
+					return ap_error_set(e, EINVAL, "starts '%.*s': step 0",
+							    (int)len, p);
+				}
+			} else if (parse_num(q, rest, &b) != 0) {
+				goto bad;
+			}
+			if (b < a) {
+				free(v);
+				return ap_error_set(e, EINVAL, "starts '%.*s': end before beginning",
+						    (int)len, p);
+			}
+		}
+		for (x = a; ; x += step) {
+			if (cnt >= AP_SWEEP_MAX_STARTS) {
+				free(v);
+				return ap_error_set(e, ERANGE, "more than %d starts", AP_SWEEP_MAX_STARTS);
+			}
+			v = ap_xreallocarray(v, cnt + 1, sizeof(*v));
+			v[cnt++] = x;
+			if (b - x < step)
+				break;
+		}
+		p += len;
+		if (*p == ',') {
+			p++;
+			if (!*p)
+				goto bad_end;
+		}
+	}
+	*starts = v;
+	*n = ap_sweep_sort_starts(v, cnt, true);
+	return 0;
+bad:
+	free(v);
+	return ap_error_set(e, EINVAL,
+			    "bad list of starts '%s' (e.g. 34..64, 34..64:2 or 35,40,63)", s);
+bad_end:
+	free(v);
+	return ap_error_set(e, EINVAL, "bad list of starts '%s': trailing comma", s);
+}
+
+void ap_sweep_default_starts(unsigned logical_sector, uint64_t **starts, size_t *n)
+{
+	uint64_t first, count, i;
+
+	if (logical_sector == 512) {
+		first = 34;
+		count = 31;
+	} else if (logical_sector == 4096) {
+		first = 6;
+		count = 32;
+	} else {
+		first = logical_sector ? 2 + (128 * 128 + logical_sector - 1) / logical_sector : 34;
+		count = 32;
+	}
+	*starts = ap_xcalloc(count, sizeof(**starts));
+	for (i = 0; i < count; i++)
+		(*starts)[i] = first + i;
+	*n = count;
+}
+

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The sweep's orchestration, one stage per module:
+ *
+ *   part (libparted) -> mkfs (spawned) -> mnt (mount(2)) -> pm (workload)
+ *   -> umount -> next start
+ *
+ * in a randomized, interleaved order (every round a fresh permutation of the
+ * starts, seeded), with the analysis run after every step once the minimum
+ * number of rounds is done, so the sweep stops as soon as the verdict is
+ * clear. A failed step is recorded as failed (with its stage and message)
+ * and never enters the analysis; an interrupted step is not recorded.
+ *
+ * Cancellation comes from o->cancel (lib/cancel.h), asked between the
+ * stages, passed on to mkfs and the workload; anything to measure around
+ * the workload (the emulated drive's counters) from o->hook.
+ */
+#include "device/safety.h"
+#include "lib/cancel.h"
+#include "sweep/mkfs.h"
+#include "sweep/mnt.h"
+#include "sweep/part.h"
+#include "sweep/sweep.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_CONSECUTIVE_FAILURES 3
+
+/* ------------------------------------------------------------------ */
+/* The run                                                            */
+/* ------------------------------------------------------------------ */
+
+static double secs(uint64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+static void set_failed(struct ap_sweep_result *r, enum ap_sweep_stage stage, int rc,
+		       const struct ap_error *e)
+{
+	r->ok = false;
+	r->failed_stage = stage;
+	r->error = rc < 0 ? -rc : rc;
+	free(r->message);
+	if (e && e->msg[0])
+		r->message = ap_xstrdup(e->msg);
+	else
+		r->message = ap_xstrdup(strerror(r->error));
+}
+
+static void fill_workload(struct ap_sweep_result *r, const struct ap_pm_result *pm)
+{
+	double create_s = secs(pm->phase_ns[AP_PM_PHASE_CREATE]);
+	double trans_s = secs(pm->phase_ns[AP_PM_PHASE_TRANSACTIONS]);
+	double del_s = secs(pm->phase_ns[AP_PM_PHASE_DELETE]);
+
+	r->transactions = pm->transactions_done;
+	r->created = pm->created_alone + pm->created_mixed;
+	r->deleted = pm->deleted_alone + pm->deleted_mixed;
+	r->bytes_read = pm->bytes_read;
+	r->bytes_written = pm->bytes_written;
+	r->workload_s = secs(pm->total_ns);
+	r->tps = pm->tps;
+	r->cost = pm->tps > 0 ? 1.0 / pm->tps : NAN;
+	r->creates_per_s = create_s + trans_s > 0 ? (double)r->created / (create_s + trans_s) : 0;
+	r->deletes_per_s = trans_s + del_s > 0 ? (double)r->deleted / (trans_s + del_s) : 0;
+	r->read_kibs = pm->read_bytes_per_s / 1024.0;
+	r->write_kibs = pm->write_bytes_per_s / 1024.0;
+	r->fsync_med_ms = (double)pm->lat[AP_PM_OP_SYNC].p50_ns / 1e6;
+}
+
+static bool is_device_gone(int rc)
+{
+	return rc == -ENODEV || rc == -ENXIO || rc == -ENOENT || rc == -ENOMEDIUM ||
+	       rc == -ENOTBLK;
+}
+
+struct step_ctx {
+	const struct ap_sweep_opts *o;
+	struct ap_sweep_run *run;
+	bool hold;		/* keep the disk O_EXCL between steps */
+	bool interrupted;
+	bool fatal;
+};
+
+/* Take the disk again after a step (see src/device/safety.h). */
+static int retake(struct step_ctx *c)
+{
+	int fd;
+
+	if (!c->hold || c->run->excl_fd >= 0)
+		return 0;
+	fd = ap_safety_open_excl(c->o->disk, O_RDWR);
+	if (fd < 0) {
+		c->fatal = true;
+		return ap_error_set(&c->run->fatal, -fd,
+				    "%s: cannot hold the disk exclusively again: %s%s",
+				    c->o->disk, strerror(-fd),
+				    fd == -EBUSY ? " (someone else opened or mounted it)" : "");
+	}
+	c->run->excl_fd = fd;
+	return 0;
+}
+
+static void release_excl(struct step_ctx *c)
+{
+	if (c->run->excl_fd >= 0) {
+		close(c->run->excl_fd);
+		c->run->excl_fd = -1;
+	}
+}
+
+static void step(struct step_ctx *c, struct ap_sweep_result *r)
+{
+	const struct ap_sweep_opts *o = c->o;
+	struct ap_part part = { 0 };
+	struct ap_mnt m = { 0 };
+	struct ap_pm_config cfg;
+	struct ap_pm_result pm;
+	struct ap_error e = { 0 };
+	uint64_t t;
+	int rc;
+	bool hooked = false;
+
+	r->ok = false;
+	t = ap_now_ns();
+	rc = ap_part_create(o->disk, r->start, o->part_sectors, 5000, &part, &e);
+	r->partition_s = secs(ap_now_ns() - t);
+	if (rc) {
+		set_failed(r, AP_SWEEP_STAGE_PARTITION, rc, &e);
+		if (is_device_gone(rc) || rc == -EBUSY || rc == -ERANGE)
+			c->fatal = true;
+		goto out;
+	}
+	if (ap_cancelled(&o->cancel)) {
+		c->interrupted = true;
+		goto out;
+	}
+
+	release_excl(c);
+	t = ap_now_ns();
+	rc = ap_mkfs_run(o->fs, part.node, o->mkfs_opts, o->nmkfs_opts, &o->cancel, &e);
+	r->mkfs_s = secs(ap_now_ns() - t);
+	if (rc == -EINTR || ap_cancelled(&o->cancel)) {
+		c->interrupted = true;
+		goto out;
+	}
+	if (rc) {
+		set_failed(r, AP_SWEEP_STAGE_MKFS, rc, &e);
+		if (rc == -ENOENT || rc == -EINVAL)
+			c->fatal = true;	/* mkfs missing, unknown fs */
+		goto out;
+	}
+
+	t = ap_now_ns();
+	rc = ap_mnt_mount(part.node, o->fs, o->mount_opts, o->disk, &m, &e);
+	r->mount_s = secs(ap_now_ns() - t);
+	if (rc) {
+		set_failed(r, AP_SWEEP_STAGE_MOUNT, rc, &e);
+		goto out;
+	}
+	if (ap_cancelled(&o->cancel)) {
+		c->interrupted = true;
+		goto out;
+	}
+
+	ap_pm_config_copy(&cfg, o->workload);
+	cfg.cancel = o->cancel;
+	rc = ap_pm_config_set_location(&cfg, m.dir, &e);
+	if (rc) {
+		ap_pm_config_free(&cfg);
+		set_failed(r, AP_SWEEP_STAGE_WORKLOAD, rc, &e);
+		goto out;
+	}
+	if (o->hook.before && o->hook.after)
+		hooked = o->hook.before(o->hook.arg) == 0;
+	memset(&pm, 0, sizeof(pm));
+	rc = ap_pm_run(&cfg, &pm, &e);
+	ap_pm_config_free(&cfg);
+	if (hooked)
+		o->hook.after(o->hook.arg, r);
+	if (rc == -EINTR || pm.interrupted) {
+		c->interrupted = true;
+		goto out;
+	}
+	if (rc) {
+		set_failed(r, AP_SWEEP_STAGE_WORKLOAD, rc, &e);
+		goto out;
+	}
+	fill_workload(r, &pm);
+	if (!(r->tps > 0) || !r->transactions) {
+		ap_error_set(&e, EIO, "the workload completed no transaction%s",
+			     pm.out_of_files ? " (out of files)" : "");
+		set_failed(r, AP_SWEEP_STAGE_WORKLOAD, -EIO, &e);
+		goto out;
+	}
+	r->ok = true;
+
+out:
+	if (m.dir) {
+		struct ap_error e2 = { 0 };
+
+		t = ap_now_ns();
+		rc = ap_mnt_umount(&m, &e2);
+		r->umount_s = secs(ap_now_ns() - t);
+		if (rc) {
+			/* something stays mounted: never go on */
+			if (r->ok || !r->message)
+				set_failed(r, AP_SWEEP_STAGE_UMOUNT, rc, &e2);
+			c->fatal = true;
+			if (!c->run->fatal.code)
+				ap_error_set(&c->run->fatal, -rc, "%s", e2.msg);
+		}
+	}
+	ap_part_release(&part);
+	retake(c);
+	if (c->fatal && !c->run->fatal.code)
+		ap_error_set(&c->run->fatal, r->error ? r->error : EIO, "start %llu: %s: %s",
+			     (unsigned long long)r->start, ap_sweep_stage_name(r->failed_stage),
+			     r->message ? r->message : "failed");
+}
+
+static void analyse(const struct ap_sweep_opts *o, struct ap_sweep_run *run)
+{
+	if (run->verdict_valid) {
+		ap_verdict_free(&run->verdict);
+		run->verdict_valid = false;
+	}
+	memset(&run->verdict, 0, sizeof(run->verdict));
+	if (ap_sweep_analyse(run->results, run->nresults, &o->analysis, &run->verdict) == 0)
+		run->verdict_valid = true;
+}
+
+int ap_sweep_run(const struct ap_sweep_opts *o, struct ap_sweep_run *run, struct ap_error *e)
+{
+	struct step_ctx c = { .o = o, .run = run };
+	struct ap_rng rng;
+	uint64_t *order, prev = 0;
+	bool have_prev = false;
+	unsigned round, consecutive = 0;
+	size_t i;
+
+	memset(run, 0, sizeof(*run));
+	run->excl_fd = o->excl_fd;
+	c.hold = o->excl_fd >= 0;
+	if (!o->disk || !o->nstarts || !o->workload || !o->fs || !o->part_sectors)
+		return ap_error_set(e, EINVAL, "nothing to sweep");
+	if (!o->max_rounds || o->min_rounds > o->max_rounds)
+		return ap_error_set(e, EINVAL, "bad number of rounds (%u..%u)",
+				    o->min_rounds, o->max_rounds);
+	run->nstarts = o->nstarts;
+	run->max_rounds = o->max_rounds;
+	run->t0_ns = ap_now_ns();
+	ap_rng_seed(&rng, o->seed);
+	order = ap_xcalloc(o->nstarts, sizeof(*order));
+
+	for (round = 1; round <= o->max_rounds && !run->stop; round++) {
+		ap_sweep_order(o->starts, o->nstarts, have_prev ? &prev : NULL, &rng, order);
+		for (i = 0; i < o->nstarts; i++) {
+			struct ap_sweep_result r;
+			uint64_t now = ap_now_ns(), el = now - run->t0_ns;
+
+			if (ap_cancelled(&o->cancel)) {
+				run->stop = AP_SWEEP_STOP_SIGNAL;
+				break;
+			}
+			/* would the next step end past the budget? */
+			if (o->time_budget_ns && run->nresults &&
+			    el + el / run->nresults > o->time_budget_ns) {
+				run->stop = AP_SWEEP_STOP_BUDGET;
+				break;
+			}
+			run->cur_start = order[i];
+			run->cur_round = round;
+			run->cur_index = i + 1;
+			run->elapsed_ns = el;
+			if (o->on_step)
+				o->on_step(o->ctx, run, false);
+
+			memset(&r, 0, sizeof(r));
+			r.start = order[i];
+			r.round = round;
+			r.seq = (unsigned)run->nresults + 1;
+			c.interrupted = false;
+			step(&c, &r);
+			if (c.interrupted && r.ok == false && !r.message) {
+				run->stop = AP_SWEEP_STOP_SIGNAL;
+				ap_sweep_result_free(&r);
+				break;
+			}
+			run->results = ap_xreallocarray(run->results, run->nresults + 1,
+							sizeof(*run->results));
+			run->results[run->nresults++] = r;
+			prev = order[i];
+			have_prev = true;
+			if (!r.ok) {
+				run->nfailed++;
+				consecutive++;
+			} else {
+				consecutive = 0;
+			}
+			if (c.fatal) {
+				run->stop = AP_SWEEP_STOP_FATAL;
+			} else if (consecutive >= MAX_CONSECUTIVE_FAILURES) {
+				ap_error_set(&run->fatal, r.error ? r.error : EIO,
+					     "%u steps in a row failed; the last: start %llu: %s: %s",
+					     consecutive, (unsigned long long)r.start,
+					     ap_sweep_stage_name(r.failed_stage),
+					     r.message ? r.message : "failed");
+				run->stop = AP_SWEEP_STOP_FATAL;
+			}
+			if (i + 1 == o->nstarts)
+				run->rounds_done = round;
+			if (round > o->min_rounds || (round == o->min_rounds && i + 1 == o->nstarts)) {
+				analyse(o, run);
+				if (!run->stop && run->verdict_valid &&
+				    ap_analysis_is_clear(&run->verdict, &o->analysis))
+					run->stop = AP_SWEEP_STOP_CLEAR;
+			}
+			if (c.interrupted || ap_cancelled(&o->cancel))
+				if (!run->stop)
+					run->stop = AP_SWEEP_STOP_SIGNAL;
+			run->elapsed_ns = ap_now_ns() - run->t0_ns;
+			if (o->on_step)
+				o->on_step(o->ctx, run, true);
+			if (run->stop)
+				break;
+		}
+	}
+	if (!run->stop)
+		run->stop = AP_SWEEP_STOP_ROUNDS;
+	if (run->stop == AP_SWEEP_STOP_SIGNAL)
+		run->signo = ap_cancelled(&o->cancel);
+	free(order);
+
+	analyse(o, run);
+	/* leave an empty GPT: also after a signal or an error */
+	ap_part_wipe(o->disk, &run->wipe_error);
+	run->elapsed_ns = ap_now_ns() - run->t0_ns;
+	return 0;
+}
+
+void ap_sweep_run_free(struct ap_sweep_run *run)
+{
+	size_t i;
+
+	for (i = 0; i < run->nresults; i++)
+		ap_sweep_result_free(&run->results[i]);
+	free(run->results);
+	if (run->verdict_valid)
+		ap_verdict_free(&run->verdict);
+	if (run->excl_fd >= 0)
+		close(run->excl_fd);
+	memset(run, 0, sizeof(*run));
+	run->excl_fd = -1;
+}
