@@ -354,7 +354,7 @@ int ap_cmd_emulate(int argc, char **argv)
 		}
 		if (ap_emu_attach(&spec, &emu, &e) != 0) {
 			ap_warnx(CMD, NULL, "cannot attach the emulated drive: %s", e.msg);
-			rc = e.code == ENOTSUP ? AP_EXIT_NOTBUILT : AP_EXIT_FAILURE;
+			rc = ap_exit_for_failure(e.code);
 			goto out;
 		}
 		if (wait) {

@@ -57,7 +57,6 @@
 #include "ui/progress.h"
 
 #define CMD "probe"
-#define EMU_DEFAULT_SPEC "phys=4096,lba=0,rmw=8ms,jitter=30%"
 #define DEFAULT_BUDGET_NS (120ULL * AP_NSEC_PER_SEC)
 
 enum {
@@ -184,7 +183,7 @@ static void usage(void)
 	fputs("Options:\n"
 	      "     --emulate[=SPEC]       probe an emulated drive (repeatable), e.g.\n"
 	      "                            phys=4096,lba=7,rmw=300us,size=256M; default\n"
-	      "                            " EMU_DEFAULT_SPEC "\n"
+	      "                            " AP_CMD_EMU_DEFAULT_SPEC "\n"
 	      "     --journal FILE         the undo journal (default\n"
 	      "                            /var/tmp/alignprobe-undo-DEV-PID.journal, or in\n"
 	      "                            $ALIGNPROBE_JOURNAL_DIR); several devices: FILE.DEV\n"
@@ -792,10 +791,9 @@ static int prepare_job(struct ctl *c, struct job *j)
 		/* every in-use check first: any refusal is the gate's (exit 3) */
 		struct ap_safety_opts so = { .yes = true, .allow_partition = c->allow_partition };
 
-		if (ap_safety_check(j->dev, &so, &j->t, &e) != 0) {
-			ap_safety_target_free(&j->t);
-			return ap_err_error(CMD, j->dev, &e);
-		}
+		rc = ap_cmd_gate(CMD, j->dev, &so, &j->t);
+		if (rc)
+			return rc;
 		j->have_t = true;
 	}
 	rc = ap_probe_device_geometry(j->dev, &j->d, &e);
@@ -849,23 +847,21 @@ static int gate_job(struct ctl *c, struct job *j)
 {
 	struct ap_safety_opts so = { .yes = c->yes || j->emulated,
 				     .allow_partition = c->allow_partition };
-	struct ap_error e = { 0 };
 
 	if (!j->have_t)
 		return 0;
 	if (c->o.mode == AP_PROBE_DESTRUCTIVE && !so.yes) {
-		char *desc = ap_safety_describe(&j->t), b1[32];
+		char *what, b1[32];
+		int rc;
 
-		fprintf(stderr, "%s", desc);
-		fprintf(stderr, "The probe overwrites up to %s of %s from byte %llu on (the "
-			"scratch region); the rest of the device is not touched.\n",
-			human(j->plan.region_size, b1, sizeof(b1)), j->dev,
-			(unsigned long long)j->plan.region_start);
-		free(desc);
-		if (ap_safety_confirm(&j->t, &so, &e) != 0) {
-			ap_warnx(CMD, j->dev, "%s", e.msg);
-			return AP_EXIT_REFUSED;
-		}
+		ap_xasprintf(&what, "The probe overwrites up to %s of %s from byte %llu on (the "
+			     "scratch region); the rest of the device is not touched.\n",
+			     human(j->plan.region_size, b1, sizeof(b1)), j->dev,
+			     (unsigned long long)j->plan.region_start);
+		rc = ap_cmd_confirm(CMD, j->dev, &j->t, &so, what);
+		free(what);
+		if (rc)
+			return rc;
 	}
 	j->fd_hold = j->t.fd;
 	j->t.fd = -1;
@@ -877,25 +873,14 @@ static int gate_job(struct ctl *c, struct job *j)
 /* The spec of the emulated drive @i: 0 or AP_EXIT_USAGE (printed). */
 static int emu_spec(struct ctl *c, size_t i, struct ap_emu_spec *spec)
 {
-	struct ap_error e = { 0 };
-	char *s;
+	char *s = ap_cmd_emu_spec_text(c->emu_specs[i]);
 	int rc;
 
+	/* one string: a malformed SPEC is quoted with the default before it */
 	ap_emu_spec_init(spec);
-	ap_xasprintf(&s, "%s%s%s", EMU_DEFAULT_SPEC, c->emu_specs[i] ? "," : "",
-		     c->emu_specs[i] ? c->emu_specs[i] : "");
-	rc = ap_emu_spec_parse(s, spec, &e);
+	rc = ap_cmd_emu_spec(CMD, NULL, s, false, spec);
 	free(s);
-	if (rc) {
-		ap_emu_spec_free(spec);
-		ap_warnx(CMD, NULL, "--emulate: %s", e.msg);
-		return AP_EXIT_USAGE;
-	}
-	if (ap_emu_spec_check(spec, &e) != 0) {
-		ap_emu_spec_free(spec);
-		return ap_err_error(CMD, "--emulate", &e);	/* image=FILE missing: 2 */
-	}
-	return 0;
+	return rc;
 }
 
 static int attach_emulated(struct ctl *c, size_t i, struct job *j)
@@ -907,12 +892,10 @@ static int attach_emulated(struct ctl *c, size_t i, struct job *j)
 	rc = emu_spec(c, i, &spec);
 	if (rc)
 		return rc;
-	rc = ap_emu_attach(&spec, &j->emu, &e);
+	rc = ap_cmd_emu_attach(CMD, &spec, &j->emu);
 	ap_emu_spec_free(&spec);
-	if (rc) {
-		ap_warnx(CMD, NULL, "cannot set up the emulated drive: %s", e.msg);
-		return rc == -ENOTSUP ? AP_EXIT_NOTBUILT : AP_EXIT_FAILURE;
-	}
+	if (rc)
+		return rc;
 	j->dev = ap_xstrdup(ap_emu_device(j->emu));
 	j->emulated = true;
 	if (c->plot && c->njobs > 1) {
@@ -1061,17 +1044,16 @@ static int dry_run(struct ctl *c, size_t nnamed)
 			printf("\n");
 		if (i < nnamed) {
 			if (j->have_t) {
-				char *desc = ap_safety_describe(&j->t);
+				struct ap_safety_opts so = { .dry_run = true };
 
-				fputs(desc, stdout);
-				free(desc);
+				ap_cmd_confirm(CMD, j->dev, &j->t, &so, NULL);	/* describes only */
 			}
 			print_plan(c, j->dev, &j->plan, j->journal);
 		} else {
 			struct ap_emu_spec spec;
 			struct ap_probe_plan plan;
 			struct ap_error e = { 0 };
-			char *name = emu_placeholder(i - nnamed), *jp, *jd;
+			char *name = emu_placeholder(i - nnamed), *jp, *jd, *text;
 			struct job tmp = { .dev = name };
 			int rc = emu_spec(c, i - nnamed, &spec);
 
@@ -1087,9 +1069,9 @@ static int dry_run(struct ctl *c, size_t nnamed)
 				return ap_errx(CMD, "--emulate", rc, "%s", e.msg);
 			}
 			plan.reported_physical = 512;
-			printf("dry run: would set up an emulated drive (%s%s%s).\n", EMU_DEFAULT_SPEC,
-			       c->emu_specs[i - nnamed] ? "," : "",
-			       c->emu_specs[i - nnamed] ? c->emu_specs[i - nnamed] : "");
+			text = ap_cmd_emu_spec_text(c->emu_specs[i - nnamed]);
+			printf("dry run: would set up an emulated drive (%s).\n", text);
+			free(text);
 			jp = journal_path(c, &tmp);
 			ap_xasprintf(&jd, "in %s", dirname(jp));
 			print_plan(c, "the emulated drive", &plan, jd);
