@@ -336,17 +336,6 @@ static char *plot_path(const char *plot, const char *dev, bool several)
 	return p;
 }
 
-static const char *human(uint64_t bytes, char *buf, size_t len)
-{
-	if (bytes >= 1048576 && bytes % 1048576 == 0)
-		snprintf(buf, len, "%llu MiB", (unsigned long long)(bytes / 1048576));
-	else if (bytes >= 1024 && bytes % 1024 == 0)
-		snprintf(buf, len, "%llu KiB", (unsigned long long)(bytes / 1024));
-	else
-		snprintf(buf, len, "%llu bytes", (unsigned long long)bytes);
-	return buf;
-}
-
 /* The size whose rows the table shows by default. */
 static int shown_size(const struct ap_probe_result *r)
 {
@@ -477,12 +466,13 @@ static void print_words(struct ctl *c, const struct job *j)
 	if (r->budget_out)
 		printf("  the time budget ran out\n");
 	if (r->decided < 0 && r->nsizes)
-		printf("  measured sizes: %s .. %s\n", human(r->sizes[0].size, b, sizeof(b)),
-		       human(r->sizes[r->nsizes - 1].size, b + 16, sizeof(b) - 16));
+		printf("  measured sizes: %s .. %s\n",
+		       ap_size_exact(r->sizes[0].size, b, sizeof(b)),
+		       ap_size_exact(r->sizes[r->nsizes - 1].size, b + 16, sizeof(b) - 16));
 	if (r->mode == AP_PROBE_PRESERVE && j->d.restored)
 		printf("  data preserved: %" PRIu64 " ranges of %s verified identical (%" PRIu64
 		       " rewritten), undo journal removed\n", j->d.restore.records,
-		       human(r->plan.span, b, sizeof(b)), j->d.restore.restored);
+		       ap_size_exact(r->plan.span, b, sizeof(b)), j->d.restore.restored);
 }
 
 static struct json_object *job_json(const struct job *j)
@@ -596,7 +586,7 @@ static int write_plot(struct job *j)
 	}
 	title = verdict_line(j);
 	snprintf(xl, sizeof(xl), "offset (logical sectors) of %s %s",
-		 human(r->sizes[idx].size, b, sizeof(b)),
+		 ap_size_exact(r->sizes[idx].size, b, sizeof(b)),
 		 r->mode == AP_PROBE_READONLY ? "reads" : "writes");
 	pb.title = title;
 	pb.xlabel = xl;
@@ -812,7 +802,7 @@ static int prepare_job(struct ctl *c, struct job *j)
 		/* the plan fits what the region holds: never fewer than asked, silently */
 		ap_warnx(CMD, j->dev, "--slots %u: the scratch region (%s from byte %llu) holds "
 			 "at most %u slots; use 1..%u", c->o.slots,
-			 human(j->plan.region_size, b1, sizeof(b1)),
+			 ap_size_exact(j->plan.region_size, b1, sizeof(b1)),
 			 (unsigned long long)j->plan.region_start, j->plan.slots, j->plan.slots);
 		return AP_EXIT_USAGE;
 	}
@@ -856,7 +846,7 @@ static int gate_job(struct ctl *c, struct job *j)
 
 		ap_xasprintf(&what, "The probe overwrites up to %s of %s from byte %llu on (the "
 			     "scratch region); the rest of the device is not touched.\n",
-			     human(j->plan.region_size, b1, sizeof(b1)), j->dev,
+			     ap_size_exact(j->plan.region_size, b1, sizeof(b1)), j->dev,
 			     (unsigned long long)j->plan.region_start);
 		rc = ap_cmd_confirm(CMD, j->dev, &j->t, &so, what);
 		free(what);
@@ -986,19 +976,22 @@ static void print_plan(const struct ctl *c, const char *dev, const struct ap_pro
 
 	printf("dry run: nothing written. The probe would:\n");
 	printf("  on %s (%u-byte logical, %u-byte reported physical sectors, %s),\n", dev,
-	       p->logical_sector, p->reported_physical, human(p->dev_size, b1, sizeof(b1)));
+	       p->logical_sector, p->reported_physical,
+	       ap_size_exact(p->dev_size, b1, sizeof(b1)));
 	rs = ap_size_to_human(p->region_size);
 	printf("  use the scratch region of %" PRIu64 " bytes (%s) from byte %" PRIu64 " (%s):\n"
 	       "  %u slots %s apart, %s touched in each;\n", p->region_size, rs, p->region_start,
-	       human(p->region_start, b1, sizeof(b1)), p->slots, human(p->stride, b2, sizeof(b2)),
-	       human(p->span, b3, sizeof(b3)));
+	       ap_size_exact(p->region_start, b1, sizeof(b1)), p->slots,
+	       ap_size_exact(p->stride, b2, sizeof(b2)),
+	       ap_size_exact(p->span, b3, sizeof(b3)));
 	free(rs);
 	if (c->o.mode == AP_PROBE_PRESERVE)
 		printf("  read the %u slots (%s) into the undo journal\n  %s and sync it,\n",
-		       p->slots, human((uint64_t)p->slots * p->span, b1, sizeof(b1)), journal);
+		       p->slots, ap_size_exact((uint64_t)p->slots * p->span, b1, sizeof(b1)),
+		       journal);
 	if (c->o.mode != AP_PROBE_READONLY)
 		printf("  write each slot once (%u writes of %s, untimed, to warm up),\n", p->slots,
-		       human(p->span, b1, sizeof(b1)));
+		       ap_size_exact(p->span, b1, sizeof(b1)));
 	printf("  then time %s at every offset of each size,\n"
 	       "  %u to %u rounds per size:\n",
 	       c->o.mode == AP_PROBE_READONLY ? "O_DIRECT reads" : "single O_DIRECT|O_DSYNC writes",
@@ -1007,7 +1000,7 @@ static void print_plan(const struct ctl *c, const char *dev, const struct ap_pro
 		unsigned n = ap_probe_noffsets(p, p->sizes[i]);
 
 		printf("    %8s: %4u offsets, %" PRIu64 " to %" PRIu64 " %s\n",
-		       human(p->sizes[i], b1, sizeof(b1)), n, (uint64_t)n * c->o.min_rounds,
+		       ap_size_exact(p->sizes[i], b1, sizeof(b1)), n, (uint64_t)n * c->o.min_rounds,
 		       (uint64_t)n * c->o.max_rounds,
 		       c->o.mode == AP_PROBE_READONLY ? "reads" : "writes");
 		if (i < nominal)
@@ -1149,7 +1142,7 @@ static void run_jobs(struct ctl *c)
 			break;
 		if (c->njobs == 1)
 			snprintf(detail, sizeof(detail), "%s, round %u, %llu operations",
-				 size ? human(size, b, sizeof(b)) : "reading", round + 1,
+				 size ? ap_size_exact(size, b, sizeof(b)) : "reading", round + 1,
 				 (unsigned long long)ops);
 		else
 			snprintf(detail, sizeof(detail), "%u of %zu done, %llu operations", ndone,
