@@ -246,7 +246,7 @@ static int parse_rounds(const char *s, unsigned *min, unsigned *max)
 }
 
 /* 0 to go on; AP_EXIT_* to return; -1 when help/version was printed. */
-static int parse(struct sweep_cmd *c, int argc, char **argv)
+static int parse_args(struct sweep_cmd *c, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "preset",      required_argument, NULL, 'p' },
@@ -1280,7 +1280,7 @@ int ap_cmd_sweep(int argc, char **argv)
 	int rc;
 
 	memset(&c, 0, sizeof(c));
-	rc = parse(&c, argc, argv);
+	rc = parse_args(&c, argc, argv);
 	if (rc)
 		goto out;
 	/* the output files first: a path that cannot be written is exit 2, with nothing done */
