@@ -41,8 +41,8 @@ void ap_vwarnx(const char *cmd, const char *thing, const char *fmt, va_list ap)
  * a refusal for safety (EBUSY, EPERM, EROFS, ECANCELED) AP_EXIT_REFUSED,
  * ENOTSUP AP_EXIT_NOTBUILT, anything else AP_EXIT_FAILURE. @err may be
  * positive or negative. A failure once the work has started is
- * AP_EXIT_FAILURE whatever its errno (ap_exit_for_failure()). The table is in
- * common.c.
+ * AP_EXIT_FAILURE whatever its errno, but for ENOTSUP: ap_exit_for_failure().
+ * The table is in common.c.
  */
 int ap_exit_for_errno(int err);
 /*
