@@ -608,7 +608,11 @@ static void finish_stale_tmp_entries(const struct cleanup *c)
 		closedir(d);
 }
 
-int ap_cmd_cleanup(int argc, char **argv)
+/*
+ * Options and the DEVICE: 0 to go on; an exit code after the message; -1
+ * when the version or the columns were printed.
+ */
+static int parse_args(struct cleanup *c, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "dry-run",         no_argument, NULL, OPT_DRY_RUN },
@@ -620,68 +624,77 @@ int ap_cmd_cleanup(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	static const int defaults[] = { COL_ACTION, COL_KIND, COL_PATH, COL_DEV, COL_OWNER, COL_DETAIL };
-	struct cleanup c = { 0 };
-	struct ap_state_entry *v = NULL;
 	struct ap_error e = { 0 };
-	size_t n = 0, i, nsel = 0;
-	bool *sel = NULL, write_error = false;
-	int ch, rc;
+	int ch;
 
 	while ((ch = getopt_long(argc, argv, "qhV" AP_OUT_OPTSTRING, longopts, NULL)) != -1) {
-		if (ap_out_parse_opt(&c.out, ch, optarg))
+		if (ap_out_parse_opt(&c->out, ch, optarg))
 			continue;
 		switch (ch) {
 		case OPT_DRY_RUN:
-			c.dry_run = true;
+			c->dry_run = true;
 			break;
 		case OPT_REMOVE_JOURNALS:
-			c.remove_journals = true;
+			c->remove_journals = true;
 			break;
 		case 'q':
-			c.quiet = true;
+			c->quiet = true;
 			break;
 		case 'h':
 			usage();
 		case 'V':
 			ap_print_version();
-			return AP_EXIT_OK;
+			return -1;
 		default:
 			ap_usage_hint(CMD);
 			return AP_EXIT_USAGE;
 		}
 	}
-	if (ap_out_validate(&c.out, &e) != 0) {
+	if (ap_out_validate(&c->out, &e) != 0) {
 		ap_usage_error(CMD, "%s", e.msg);
 		return AP_EXIT_USAGE;
 	}
-	if (c.out.list_columns) {
-		ap_out_list_columns(&c.out, infos, AP_ARRAY_SIZE(infos));
-		return AP_EXIT_OK;
+	if (c->out.list_columns) {
+		ap_out_list_columns(&c->out, infos, AP_ARRAY_SIZE(infos));
+		return -1;
 	}
 	if (optind + 1 < argc) {
 		ap_usage_error(CMD, "too many arguments (one DEVICE at most)");
 		return AP_EXIT_USAGE;
 	}
-	if (ap_out_columns(&c.out, infos, AP_ARRAY_SIZE(infos), defaults,
-			   AP_ARRAY_SIZE(defaults), c.cols, &c.ncols, &e) != 0) {
+	if (ap_out_columns(&c->out, infos, AP_ARRAY_SIZE(infos), defaults,
+			   AP_ARRAY_SIZE(defaults), c->cols, &c->ncols, &e) != 0) {
 		ap_usage_error(CMD, "%s", e.msg);
 		return AP_EXIT_USAGE;
 	}
 	if (optind < argc) {
 		struct stat st;
 
-		c.device = argv[optind];
+		c->device = argv[optind];
 		/* a vanished device is fine: match the registered names */
-		c.device_canon = realpath(c.device, NULL);
-		if (stat(c.device, &st) == 0) {
+		c->device_canon = realpath(c->device, NULL);
+		if (stat(c->device, &st) == 0) {
 			if (!S_ISBLK(st.st_mode)) {
-				free(c.device_canon);
-				return ap_errx(CMD, c.device, ENOTBLK, "not a block device");
+				free(c->device_canon);
+				return ap_errx(CMD, c->device, ENOTBLK, "not a block device");
 			}
-			c.device_rdev = st.st_rdev;
+			c->device_rdev = st.st_rdev;
 		}
 	}
+	return 0;
+}
 
+int ap_cmd_cleanup(int argc, char **argv)
+{
+	struct cleanup c = { 0 };
+	struct ap_state_entry *v = NULL;
+	size_t n = 0, i, nsel = 0;
+	bool *sel = NULL, write_error = false;
+	int rc;
+
+	rc = parse_args(&c, argc, argv);
+	if (rc)
+		return rc < 0 ? AP_EXIT_OK : rc;
 	finish_stale_tmp_entries(&c);
 	rc = ap_state_list(&v, &n);
 	if (rc) {

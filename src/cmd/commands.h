@@ -41,9 +41,15 @@ void ap_vwarnx(const char *cmd, const char *thing, const char *fmt, va_list ap)
  * a refusal for safety (EBUSY, EPERM, EROFS, ECANCELED) AP_EXIT_REFUSED,
  * ENOTSUP AP_EXIT_NOTBUILT, anything else AP_EXIT_FAILURE. @err may be
  * positive or negative. A failure once the work has started is
- * AP_EXIT_FAILURE whatever its errno. The table is in cmdutil.c.
+ * AP_EXIT_FAILURE whatever its errno, but for ENOTSUP: ap_exit_for_failure().
+ * The table is in common.c.
  */
 int ap_exit_for_errno(int err);
+/*
+ * Once the work has started (an emulated drive set up, a run): ENOTSUP
+ * (not built in) is AP_EXIT_NOTBUILT, anything else AP_EXIT_FAILURE.
+ */
+int ap_exit_for_failure(int err);
 /* ap_warnx(), then return ap_exit_for_errno(@err): `return ap_errx(...)`. */
 int ap_errx(const char *cmd, const char *thing, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -91,5 +97,51 @@ struct ap_cmd_output {
 	const char *opt, *path;
 };
 void ap_cmd_dry_run_outputs(const struct ap_cmd_output *o, size_t n);
+
+/*
+ * The safety gate of a command that writes a device (probe, sweep, seq), in
+ * its two steps; between them the command plans, so that a plan that does
+ * not fit is said before anything is asked.
+ * ap_cmd_gate(): every check of ap_safety_check() on @dev, @t filled and
+ * the device held: 0, or the gate's message and its exit code (2 for no
+ * usable block device, 3 for a refusal), @t freed.
+ * ap_cmd_confirm(): the description of @t (on stdout under --dry-run, where
+ * it heads the plan; else on stderr, before the prompt), then @extra (what
+ * will be overwritten; NULL: nothing) on the same stream, then the
+ * confirmation unless @so says --yes or --dry-run. 0, or AP_EXIT_REFUSED
+ * after "alignprobe CMD: THING: not confirmed ...". @t stays the caller's.
+ */
+struct ap_safety_opts;
+struct ap_safety_target;
+int ap_cmd_gate(const char *cmd, const char *dev, const struct ap_safety_opts *so,
+		struct ap_safety_target *t);
+int ap_cmd_confirm(const char *cmd, const char *thing, const struct ap_safety_target *t,
+		   const struct ap_safety_opts *so, const char *extra);
+
+/*
+ * --emulate[=SPEC] of probe and sweep: the drive they set up when no SPEC
+ * says otherwise; SPEC's parameters apply on top of it.
+ */
+#define AP_CMD_EMU_DEFAULT_SPEC "phys=4096,lba=0,rmw=8ms,jitter=30%"
+/* "DEFAULT" or "DEFAULT,SPEC": the whole spec of @spec's drive (caller frees). */
+char *ap_cmd_emu_spec_text(const char *spec);
+/*
+ * The drive of --emulate[=SPEC], before it is set up: @base (a default
+ * spec, or NULL for the emulator's own defaults), then @spec (NULL: none)
+ * applied on top of @s (ap_emu_spec_init()ed, perhaps with a seed, by the
+ * caller), checked as ap_emu_attach() will check it (image=FILE too).
+ * 0, or the message and an exit code with @s freed: "alignprobe CMD:
+ * --emulate: reason", followed by the "Try ... --help" hint when @hint,
+ * for a bad @spec (2); a missing image is bad input too (2).
+ */
+struct ap_emu_spec;
+int ap_cmd_emu_spec(const char *cmd, const char *base, const char *spec, bool hint,
+		    struct ap_emu_spec *s);
+/*
+ * Set up the drive of @s: 0 with *@emu, or "cannot set up the emulated
+ * drive: reason" and ap_exit_for_failure() (6 when not built in, else 1).
+ */
+struct ap_emu;
+int ap_cmd_emu_attach(const char *cmd, const struct ap_emu_spec *s, struct ap_emu **emu);
 
 #endif

@@ -2,7 +2,8 @@
 /*
  * Helpers shared by the subcommands' front ends: the one form of a message
  * ("alignprobe CMD: THING: reason"), the one mapping of an error to an exit
- * status, usage hints.
+ * status, usage hints, the safety gate's steps (check, describe, confirm)
+ * and the emulated drive of --emulate.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -13,6 +14,8 @@
 #include <sys/stat.h>
 
 #include "cmd/commands.h"
+#include "device/safety.h"
+#include "emu/emu.h"
 #include "lib/exitcodes.h"
 #include "lib/outfile.h"
 #include "lib/util.h"
@@ -68,6 +71,11 @@ int ap_exit_for_errno(int err)
 		if (exit_classes[i].err == err)
 			return exit_classes[i].status;
 	return AP_EXIT_FAILURE;
+}
+
+int ap_exit_for_failure(int err)
+{
+	return err == ENOTSUP || err == -ENOTSUP ? AP_EXIT_NOTBUILT : AP_EXIT_FAILURE;
 }
 
 void ap_vwarnx(const char *cmd, const char *thing, const char *fmt, va_list ap)
@@ -218,4 +226,78 @@ void ap_cmd_dry_run_outputs(const struct ap_cmd_output *o, size_t n)
 	}
 	if (any)
 		printf("\n");
+}
+
+int ap_cmd_gate(const char *cmd, const char *dev, const struct ap_safety_opts *so,
+		struct ap_safety_target *t)
+{
+	struct ap_error e = { 0 };
+
+	if (ap_safety_check(dev, so, t, &e) == 0)
+		return 0;
+	ap_safety_target_free(t);
+	return ap_err_error(cmd, dev, &e);	/* no such device 2, in use 3 */
+}
+
+int ap_cmd_confirm(const char *cmd, const char *thing, const struct ap_safety_target *t,
+		   const struct ap_safety_opts *so, const char *extra)
+{
+	FILE *f = so->dry_run ? stdout : stderr;
+	struct ap_error e = { 0 };
+	char *desc = ap_safety_describe(t);
+
+	fputs(desc, f);
+	free(desc);
+	if (extra)
+		fputs(extra, f);
+	if (ap_safety_confirm(t, so, &e) != 0) {
+		ap_warnx(cmd, thing, "%s", e.msg);
+		return AP_EXIT_REFUSED;
+	}
+	return 0;
+}
+
+char *ap_cmd_emu_spec_text(const char *spec)
+{
+	char *s;
+
+	ap_xasprintf(&s, "%s%s%s", AP_CMD_EMU_DEFAULT_SPEC, spec ? "," : "", spec ? spec : "");
+	return s;
+}
+
+int ap_cmd_emu_spec(const char *cmd, const char *base, const char *spec, bool hint,
+		    struct ap_emu_spec *s)
+{
+	struct ap_error e = { 0 };
+
+	if (base && ap_emu_spec_parse(base, s, &e) != 0) {
+		/* a default of our own that does not parse */
+		ap_warnx(cmd, NULL, "--emulate: %s", e.msg);
+		ap_emu_spec_free(s);
+		return AP_EXIT_FAILURE;
+	}
+	if (spec && ap_emu_spec_parse(spec, s, &e) != 0) {
+		ap_emu_spec_free(s);
+		if (hint)
+			ap_usage_error(cmd, "--emulate: %s", e.msg);
+		else
+			ap_warnx(cmd, NULL, "--emulate: %s", e.msg);
+		return AP_EXIT_USAGE;
+	}
+	if (ap_emu_spec_check(s, &e) != 0) {
+		ap_emu_spec_free(s);
+		return ap_err_error(cmd, "--emulate", &e);	/* image=FILE missing: 2 */
+	}
+	return 0;
+}
+
+int ap_cmd_emu_attach(const char *cmd, const struct ap_emu_spec *s, struct ap_emu **emu)
+{
+	struct ap_error e = { 0 };
+	int rc = ap_emu_attach(s, emu, &e);
+
+	if (rc == 0)
+		return 0;
+	ap_warnx(cmd, NULL, "cannot set up the emulated drive: %s", e.msg);
+	return ap_exit_for_failure(rc);
 }

@@ -204,7 +204,21 @@ static int print_stats(const struct ap_out *o, const char *dev)
 	return rc ? AP_EXIT_FAILURE : AP_EXIT_OK;
 }
 
-int ap_cmd_emulate(int argc, char **argv)
+struct emulate_ctl {
+	int action;			/* OPT_ATTACH, 'd', OPT_STATS, OPT_RESET_STATS */
+	const char *dev;
+	struct ap_emu_spec spec;	/* --attach: the drive */
+	int nspec;			/* drive parameters given */
+	int fail_rw;			/* --fail-reads 1, --fail-writes 2 */
+	bool wait;
+	struct ap_out out;
+};
+
+/*
+ * 0 to go on; AP_EXIT_USAGE after the message; -1 when the help, the
+ * version or the columns were printed.
+ */
+static int parse_args(struct emulate_ctl *c, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "attach",       no_argument,       NULL, OPT_ATTACH },
@@ -239,182 +253,188 @@ int ap_cmd_emulate(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct ap_emu_spec spec;
-	struct ap_out out = { 0 };
+	struct ap_error e = { 0 };
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "d::hV" AP_OUT_OPTSTRING, longopts, NULL)) != -1) {
+		if (ap_out_parse_opt(&c->out, ch, optarg))
+			continue;
+		if (ch >= OPT_SPECKEY && ch < OPT_SPECKEY + (int)AP_ARRAY_SIZE(speckeys)) {
+			c->nspec++;
+			if (ap_emu_spec_set(&c->spec, speckeys[ch - OPT_SPECKEY], optarg, &e) != 0) {
+				ap_usage_error(CMD, "--%s", e.msg);
+				return AP_EXIT_USAGE;
+			}
+			continue;
+		}
+		switch (ch) {
+		case OPT_ATTACH:
+		case 'd':
+		case OPT_STATS:
+		case OPT_RESET_STATS:
+			if (c->action && c->action != ch) {
+				ap_usage_error(CMD, "--attach, --detach, --stats and --reset-stats are mutually exclusive");
+				return AP_EXIT_USAGE;
+			}
+			c->action = ch;
+			c->dev = optarg;
+			break;
+		case OPT_SPEC:
+			c->nspec++;
+			if (ap_emu_spec_parse(optarg, &c->spec, &e) != 0) {
+				ap_usage_error(CMD, "--spec: %s", e.msg);
+				return AP_EXIT_USAGE;
+			}
+			break;
+		case OPT_WAIT:
+			c->nspec++;
+			c->wait = true;
+			break;
+		case OPT_FAIL_READS:
+			c->nspec++;
+			c->fail_rw |= 1;
+			break;
+		case OPT_FAIL_WRITES:
+			c->nspec++;
+			c->fail_rw |= 2;
+			break;
+		case 'h':
+			usage();
+			return -1;
+		case 'V':
+			ap_print_version();
+			return -1;
+		default:
+			ap_usage_hint(CMD);
+			return AP_EXIT_USAGE;
+		}
+	}
+	if (c->action && c->action != OPT_ATTACH && !c->dev && optind < argc)
+		c->dev = argv[optind++];
+	if (optind < argc) {
+		ap_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+		return AP_EXIT_USAGE;
+	}
+	if (c->out.list_columns) {
+		ap_out_list_columns(&c->out, infos, AP_ARRAY_SIZE(infos));
+		return -1;
+	}
+	if (!c->action) {
+		ap_usage_error(CMD, "one of --attach, --detach, --stats or --reset-stats is needed");
+		return AP_EXIT_USAGE;
+	}
+	if (c->action != OPT_ATTACH && c->nspec) {
+		ap_usage_error(CMD, "drive parameters are only accepted with --attach");
+		return AP_EXIT_USAGE;
+	}
+	if (c->action != OPT_ATTACH && !c->dev) {
+		ap_usage_error(CMD, "no device given");
+		return AP_EXIT_USAGE;
+	}
+	if (ap_out_validate(&c->out, &e) != 0) {
+		ap_usage_error(CMD, "%s", e.msg);
+		return AP_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* --attach: print the loop device once the drive is usable. An exit code. */
+static int do_attach(struct emulate_ctl *c)
+{
 	struct ap_error e = { 0 };
 	struct ap_emu *emu;
-	const char *dev = NULL;
 	char devname[64];
-	int action = 0, c, rc = AP_EXIT_USAGE, fail_rw = 0, nspec = 0;
-	bool wait = false;
+
+	if (c->fail_rw)
+		c->spec.fail_reads = c->fail_rw & 1, c->spec.fail_writes = (c->fail_rw & 2) != 0;
+	if (ap_emu_spec_validate(&c->spec, &e) != 0) {
+		ap_usage_error(CMD, "%s", e.msg);
+		return AP_EXIT_USAGE;
+	}
+	if (ap_emu_spec_check(&c->spec, &e) != 0)
+		return ap_err_error(CMD, NULL, &e);	/* --image missing: 2 */
+	if (ap_emu_attach(&c->spec, &emu, &e) != 0) {
+		ap_warnx(CMD, NULL, "cannot attach the emulated drive: %s", e.msg);
+		return ap_exit_for_failure(e.code);
+	}
+	if (c->wait) {
+		/* a session: the drive lives as long as this process */
+		printf("%s\n", ap_emu_device(emu));
+		if (ap_out_flush(stdout) != 0)
+			ap_warnx(CMD, NULL, "write error on standard output");
+		ap_sig_install();
+		while (!ap_sig_pending())
+			pause();
+		if (ap_emu_detach(emu, &e) != 0) {
+			ap_warnx(CMD, ap_emu_device(emu), "%s", e.msg);
+			ap_emu_forget(emu, &e);
+			return AP_EXIT_FAILURE;
+		}
+		return AP_EXIT_OK;
+	}
+	/*
+	 * The server runs on: this process lets go of the drive
+	 * without detaching it (the server owns its registry entry).
+	 */
+	snprintf(devname, sizeof(devname), "%s", ap_emu_device(emu));
+	if (ap_emu_forget(emu, &e) != 0) {
+		ap_warnx(CMD, NULL, "cannot hand the emulated drive over: %s", e.msg);
+		return AP_EXIT_FAILURE;
+	}
+	printf("%s\n", devname);
+	return ap_cmd_close_stdout(CMD, AP_EXIT_OK);
+}
+
+/* --detach DEV: an exit code. */
+static int do_detach(const char *dev)
+{
+	struct ap_error e = { 0 };
+
+	if (ap_emu_detach_device(dev, &e) == 0)
+		return AP_EXIT_OK;
+	/* not ours (2), in use or another state directory's (3), or failed (1) */
+	if (e.code == ENODEV)
+		return not_emulated(dev);
+	if (e.code == EBUSY || e.code == EPERM)
+		return ap_err_error(CMD, dev, &e);
+	ap_warnx(CMD, dev, "%s", e.msg);
+	return AP_EXIT_FAILURE;
+}
+
+int ap_cmd_emulate(int argc, char **argv)
+{
+	struct emulate_ctl c = { 0 };
+	int rc;
 
 #ifndef HAVE_EMULATOR
 	/* even --help: scripts probe `emulate --help` to learn whether it is built */
 	(void)argc;
 	(void)argv;
-	(void)longopts;
 	ap_warnx(CMD, NULL, "the emulated drive is not built in this version "
 		 "(configured with --disable-emulator)");
 	return AP_EXIT_NOTBUILT;
 #endif
-	ap_emu_spec_init(&spec);
-	while ((c = getopt_long(argc, argv, "d::hV" AP_OUT_OPTSTRING, longopts, NULL)) != -1) {
-		if (ap_out_parse_opt(&out, c, optarg))
-			continue;
-		if (c >= OPT_SPECKEY && c < OPT_SPECKEY + (int)AP_ARRAY_SIZE(speckeys)) {
-			nspec++;
-			if (ap_emu_spec_set(&spec, speckeys[c - OPT_SPECKEY], optarg, &e) != 0) {
-				ap_usage_error(CMD, "--%s", e.msg);
-				goto out;
-			}
-			continue;
-		}
-		switch (c) {
+	ap_emu_spec_init(&c.spec);
+	rc = parse_args(&c, argc, argv);
+	if (rc == 0) {
+		switch (c.action) {
 		case OPT_ATTACH:
+			rc = do_attach(&c);
+			break;
 		case 'd':
+			rc = do_detach(c.dev);
+			break;
 		case OPT_STATS:
+			rc = print_stats(&c.out, c.dev);
+			break;
 		case OPT_RESET_STATS:
-			if (action && action != c) {
-				ap_usage_error(CMD, "--attach, --detach, --stats and --reset-stats are mutually exclusive");
-				goto out;
-			}
-			action = c;
-			dev = optarg;
-			break;
-		case OPT_SPEC:
-			nspec++;
-			if (ap_emu_spec_parse(optarg, &spec, &e) != 0) {
-				ap_usage_error(CMD, "--spec: %s", e.msg);
-				goto out;
-			}
-			break;
-		case OPT_WAIT:
-			nspec++;
-			wait = true;
-			break;
-		case OPT_FAIL_READS:
-			nspec++;
-			fail_rw |= 1;
-			break;
-		case OPT_FAIL_WRITES:
-			nspec++;
-			fail_rw |= 2;
-			break;
-		case 'h':
-			usage();
-			rc = AP_EXIT_OK;
-			goto out;
-		case 'V':
-			ap_print_version();
-			rc = AP_EXIT_OK;
-			goto out;
-		default:
-			ap_usage_hint(CMD);
-			goto out;
-		}
-	}
-	if (action && action != OPT_ATTACH && !dev && optind < argc)
-		dev = argv[optind++];
-	if (optind < argc) {
-		ap_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
-		goto out;
-	}
-	if (out.list_columns) {
-		ap_out_list_columns(&out, infos, AP_ARRAY_SIZE(infos));
-		rc = AP_EXIT_OK;
-		goto out;
-	}
-	if (!action) {
-		ap_usage_error(CMD, "one of --attach, --detach, --stats or --reset-stats is needed");
-		goto out;
-	}
-	if (action != OPT_ATTACH && nspec) {
-		ap_usage_error(CMD, "drive parameters are only accepted with --attach");
-		goto out;
-	}
-	if (action != OPT_ATTACH && !dev) {
-		ap_usage_error(CMD, "no device given");
-		goto out;
-	}
-	if (ap_out_validate(&out, &e) != 0) {
-		ap_usage_error(CMD, "%s", e.msg);
-		goto out;
-	}
-	switch (action) {
-	case OPT_ATTACH:
-		if (fail_rw)
-			spec.fail_reads = fail_rw & 1, spec.fail_writes = (fail_rw & 2) != 0;
-		if (ap_emu_spec_validate(&spec, &e) != 0) {
-			ap_usage_error(CMD, "%s", e.msg);
-			goto out;
-		}
-		if (ap_emu_spec_check(&spec, &e) != 0) {
-			rc = ap_err_error(CMD, NULL, &e);	/* --image missing: 2 */
-			goto out;
-		}
-		if (ap_emu_attach(&spec, &emu, &e) != 0) {
-			ap_warnx(CMD, NULL, "cannot attach the emulated drive: %s", e.msg);
-			rc = e.code == ENOTSUP ? AP_EXIT_NOTBUILT : AP_EXIT_FAILURE;
-			goto out;
-		}
-		if (wait) {
-			/* a session: the drive lives as long as this process */
-			printf("%s\n", ap_emu_device(emu));
-			if (ap_out_flush(stdout) != 0)
-				ap_warnx(CMD, NULL, "write error on standard output");
-			ap_sig_install();
-			while (!ap_sig_pending())
-				pause();
-			if (ap_emu_detach(emu, &e) != 0) {
-				ap_warnx(CMD, ap_emu_device(emu), "%s", e.msg);
-				ap_emu_forget(emu, &e);
-				rc = AP_EXIT_FAILURE;
-				goto out;
-			}
-			rc = AP_EXIT_OK;
+			rc = ap_emu_counters_reset(c.dev);
+			if (rc)
+				rc = rc == -ENODEV ? not_emulated(c.dev) :
+				     ap_errx(CMD, c.dev, rc, "%s", strerror(-rc));
 			break;
 		}
-		/*
-		 * The server runs on: this process lets go of the drive
-		 * without detaching it (the server owns its registry entry).
-		 */
-		snprintf(devname, sizeof(devname), "%s", ap_emu_device(emu));
-		if (ap_emu_forget(emu, &e) != 0) {
-			ap_warnx(CMD, NULL, "cannot hand the emulated drive over: %s", e.msg);
-			rc = AP_EXIT_FAILURE;
-			goto out;
-		}
-		printf("%s\n", devname);
-		rc = ap_cmd_close_stdout(CMD, AP_EXIT_OK);
-		break;
-	case 'd':
-		if (ap_emu_detach_device(dev, &e) != 0) {
-			/* not ours (2), in use or another state directory's (3), or failed (1) */
-			if (e.code == ENODEV) {
-				rc = not_emulated(dev);
-			} else if (e.code == EBUSY || e.code == EPERM) {
-				rc = ap_err_error(CMD, dev, &e);
-			} else {
-				ap_warnx(CMD, dev, "%s", e.msg);
-				rc = AP_EXIT_FAILURE;
-			}
-			goto out;
-		}
-		rc = AP_EXIT_OK;
-		break;
-	case OPT_STATS:
-		rc = print_stats(&out, dev);
-		break;
-	case OPT_RESET_STATS:
-		c = ap_emu_counters_reset(dev);
-		if (c) {
-			rc = c == -ENODEV ? not_emulated(dev) : ap_errx(CMD, dev, c, "%s", strerror(-c));
-			goto out;
-		}
-		rc = AP_EXIT_OK;
-		break;
 	}
-out:
-	ap_emu_spec_free(&spec);
-	return rc;
+	ap_emu_spec_free(&c.spec);
+	return rc < 0 ? AP_EXIT_OK : rc;
 }

@@ -459,6 +459,104 @@ static int interactive(struct ctx *c, struct ap_pm_config *cfg, bool *quit)
 	return ret;
 }
 
+/*
+ * The options, pinned as PostMark commands: 0 to go on; AP_EXIT_USAGE after
+ * the message; -1 when the help or the version was printed. The pins are
+ * freed unless 0.
+ */
+static int parse_args(struct ctx *c, int argc, char **argv, bool *interact)
+{
+	int ch;
+	char *v;
+
+	while ((ch = getopt_long(argc, argv, "s:N:S:t:l:d:JiqhV", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 's':
+			v = ap_xstrdup(optarg);
+			if (strchr(v, ':'))
+				*strchr(v, ':') = ' ';
+			pin_line(&c->pins, "set size", v);
+			free(v);
+			break;
+		case 'N':
+			pin_line(&c->pins, "set number", optarg);
+			break;
+		case 'S':
+			pin_line(&c->pins, "set seed", optarg);
+			break;
+		case 't':
+			pin_line(&c->pins, "set transactions", optarg);
+			break;
+		case 'l':
+			if (pin_location(&c->pins, optarg)) {
+				pins_free(&c->pins);
+				return AP_EXIT_USAGE;
+			}
+			break;
+		case 'd':
+			pin_line(&c->pins, "set subdirectories", optarg);
+			break;
+		case OPT_READ_BLOCK:
+			pin_line(&c->pins, "set read", optarg);
+			break;
+		case OPT_WRITE_BLOCK:
+			pin_line(&c->pins, "set write", optarg);
+			break;
+		case OPT_BUFFERING:
+			if (!strcmp(optarg, "yes") || !strcmp(optarg, "true"))
+				pin_line(&c->pins, "set buffering", "true");
+			else if (!strcmp(optarg, "no") || !strcmp(optarg, "false"))
+				pin_line(&c->pins, "set buffering", "false");
+			else {
+				ap_usage_error(CMD, "--buffering: 'yes' or 'no', not '%s'", optarg);
+				pins_free(&c->pins);
+				return AP_EXIT_USAGE;
+			}
+			break;
+		case OPT_BIAS_READ:
+			pin_line(&c->pins, "set bias read", optarg);
+			break;
+		case OPT_BIAS_CREATE:
+			pin_line(&c->pins, "set bias create", optarg);
+			break;
+		case OPT_SYNC:
+			pin_line(&c->pins, "set sync", optarg);
+			break;
+		case OPT_DROP_CACHES:
+			pin_line(&c->pins, "set dropcaches", "true");
+			break;
+		case OPT_DATA:
+			pin_line(&c->pins, "set data", optarg);
+			break;
+		case 'J':
+			c->json = true;
+			break;
+		case OPT_TERSE:
+			pin_line(&c->pins, "set report", "terse");
+			break;
+		case 'i':
+			*interact = true;
+			break;
+		case 'q':
+			c->quiet = true;
+			break;
+		case 'h':
+			usage();
+			pins_free(&c->pins);
+			return -1;
+		case 'V':
+			ap_print_version();
+			pins_free(&c->pins);
+			return -1;
+		default:
+			ap_usage_hint(CMD);
+			pins_free(&c->pins);
+			return AP_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
 int ap_cmd_postmark(int argc, char **argv)
 {
 	struct ctx c;
@@ -467,95 +565,12 @@ int ap_cmd_postmark(int argc, char **argv)
 	struct ap_error e;
 	bool interact = false, quit = false, has_run = false, implicit;
 	size_t nscripts = 0, k;
-	int ch, i, ret = AP_EXIT_OK;
-	char *v;
+	int i, rc, ret = AP_EXIT_OK;
 
 	memset(&c, 0, sizeof(c));
-	while ((ch = getopt_long(argc, argv, "s:N:S:t:l:d:JiqhV", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 's':
-			v = ap_xstrdup(optarg);
-			if (strchr(v, ':'))
-				*strchr(v, ':') = ' ';
-			pin_line(&c.pins, "set size", v);
-			free(v);
-			break;
-		case 'N':
-			pin_line(&c.pins, "set number", optarg);
-			break;
-		case 'S':
-			pin_line(&c.pins, "set seed", optarg);
-			break;
-		case 't':
-			pin_line(&c.pins, "set transactions", optarg);
-			break;
-		case 'l':
-			if (pin_location(&c.pins, optarg)) {
-				pins_free(&c.pins);
-				return AP_EXIT_USAGE;
-			}
-			break;
-		case 'd':
-			pin_line(&c.pins, "set subdirectories", optarg);
-			break;
-		case OPT_READ_BLOCK:
-			pin_line(&c.pins, "set read", optarg);
-			break;
-		case OPT_WRITE_BLOCK:
-			pin_line(&c.pins, "set write", optarg);
-			break;
-		case OPT_BUFFERING:
-			if (!strcmp(optarg, "yes") || !strcmp(optarg, "true"))
-				pin_line(&c.pins, "set buffering", "true");
-			else if (!strcmp(optarg, "no") || !strcmp(optarg, "false"))
-				pin_line(&c.pins, "set buffering", "false");
-			else {
-				ap_usage_error(CMD, "--buffering: 'yes' or 'no', not '%s'", optarg);
-				pins_free(&c.pins);
-				return AP_EXIT_USAGE;
-			}
-			break;
-		case OPT_BIAS_READ:
-			pin_line(&c.pins, "set bias read", optarg);
-			break;
-		case OPT_BIAS_CREATE:
-			pin_line(&c.pins, "set bias create", optarg);
-			break;
-		case OPT_SYNC:
-			pin_line(&c.pins, "set sync", optarg);
-			break;
-		case OPT_DROP_CACHES:
-			pin_line(&c.pins, "set dropcaches", "true");
-			break;
-		case OPT_DATA:
-			pin_line(&c.pins, "set data", optarg);
-			break;
-		case 'J':
-			c.json = true;
-			break;
-		case OPT_TERSE:
-			pin_line(&c.pins, "set report", "terse");
-			break;
-		case 'i':
-			interact = true;
-			break;
-		case 'q':
-			c.quiet = true;
-			break;
-		case 'h':
-			usage();
-			pins_free(&c.pins);
-			return AP_EXIT_OK;
-		case 'V':
-			ap_print_version();
-			pins_free(&c.pins);
-			return AP_EXIT_OK;
-		default:
-			ap_usage_hint(CMD);
-			pins_free(&c.pins);
-			return AP_EXIT_USAGE;
-		}
-	}
+	rc = parse_args(&c, argc, argv, &interact);
+	if (rc)
+		return rc < 0 ? AP_EXIT_OK : rc;
 
 	/* the options themselves must be valid before any file is read */
 	ap_pm_config_init(&base);

@@ -57,7 +57,6 @@
 #include "ui/progress.h"
 
 #define CMD "probe"
-#define EMU_DEFAULT_SPEC "phys=4096,lba=0,rmw=8ms,jitter=30%"
 #define DEFAULT_BUDGET_NS (120ULL * AP_NSEC_PER_SEC)
 
 enum {
@@ -155,7 +154,9 @@ struct ctl {
 	struct ap_outfile prom;		/* opened before anything is written */
 	char **emu_specs;
 	size_t nemu;
-	struct job *jobs;
+	char **names;			/* the devices named */
+	size_t nnamed;
+	struct job *jobs;		/* the named ones first, then the emulated ones */
 	size_t njobs;
 };
 
@@ -184,7 +185,7 @@ static void usage(void)
 	fputs("Options:\n"
 	      "     --emulate[=SPEC]       probe an emulated drive (repeatable), e.g.\n"
 	      "                            phys=4096,lba=7,rmw=300us,size=256M; default\n"
-	      "                            " EMU_DEFAULT_SPEC "\n"
+	      "                            " AP_CMD_EMU_DEFAULT_SPEC "\n"
 	      "     --journal FILE         the undo journal (default\n"
 	      "                            /var/tmp/alignprobe-undo-DEV-PID.journal, or in\n"
 	      "                            $ALIGNPROBE_JOURNAL_DIR); several devices: FILE.DEV\n"
@@ -337,17 +338,6 @@ static char *plot_path(const char *plot, const char *dev, bool several)
 	return p;
 }
 
-static const char *human(uint64_t bytes, char *buf, size_t len)
-{
-	if (bytes >= 1048576 && bytes % 1048576 == 0)
-		snprintf(buf, len, "%llu MiB", (unsigned long long)(bytes / 1048576));
-	else if (bytes >= 1024 && bytes % 1024 == 0)
-		snprintf(buf, len, "%llu KiB", (unsigned long long)(bytes / 1024));
-	else
-		snprintf(buf, len, "%llu bytes", (unsigned long long)bytes);
-	return buf;
-}
-
 /* The size whose rows the table shows by default. */
 static int shown_size(const struct ap_probe_result *r)
 {
@@ -478,12 +468,13 @@ static void print_words(struct ctl *c, const struct job *j)
 	if (r->budget_out)
 		printf("  the time budget ran out\n");
 	if (r->decided < 0 && r->nsizes)
-		printf("  measured sizes: %s .. %s\n", human(r->sizes[0].size, b, sizeof(b)),
-		       human(r->sizes[r->nsizes - 1].size, b + 16, sizeof(b) - 16));
+		printf("  measured sizes: %s .. %s\n",
+		       ap_size_exact(r->sizes[0].size, b, sizeof(b)),
+		       ap_size_exact(r->sizes[r->nsizes - 1].size, b + 16, sizeof(b) - 16));
 	if (r->mode == AP_PROBE_PRESERVE && j->d.restored)
 		printf("  data preserved: %" PRIu64 " ranges of %s verified identical (%" PRIu64
 		       " rewritten), undo journal removed\n", j->d.restore.records,
-		       human(r->plan.span, b, sizeof(b)), j->d.restore.restored);
+		       ap_size_exact(r->plan.span, b, sizeof(b)), j->d.restore.restored);
 }
 
 static struct json_object *job_json(const struct job *j)
@@ -597,7 +588,7 @@ static int write_plot(struct job *j)
 	}
 	title = verdict_line(j);
 	snprintf(xl, sizeof(xl), "offset (logical sectors) of %s %s",
-		 human(r->sizes[idx].size, b, sizeof(b)),
+		 ap_size_exact(r->sizes[idx].size, b, sizeof(b)),
 		 r->mode == AP_PROBE_READONLY ? "reads" : "writes");
 	pb.title = title;
 	pb.xlabel = xl;
@@ -792,10 +783,9 @@ static int prepare_job(struct ctl *c, struct job *j)
 		/* every in-use check first: any refusal is the gate's (exit 3) */
 		struct ap_safety_opts so = { .yes = true, .allow_partition = c->allow_partition };
 
-		if (ap_safety_check(j->dev, &so, &j->t, &e) != 0) {
-			ap_safety_target_free(&j->t);
-			return ap_err_error(CMD, j->dev, &e);
-		}
+		rc = ap_cmd_gate(CMD, j->dev, &so, &j->t);
+		if (rc)
+			return rc;
 		j->have_t = true;
 	}
 	rc = ap_probe_device_geometry(j->dev, &j->d, &e);
@@ -814,7 +804,7 @@ static int prepare_job(struct ctl *c, struct job *j)
 		/* the plan fits what the region holds: never fewer than asked, silently */
 		ap_warnx(CMD, j->dev, "--slots %u: the scratch region (%s from byte %llu) holds "
 			 "at most %u slots; use 1..%u", c->o.slots,
-			 human(j->plan.region_size, b1, sizeof(b1)),
+			 ap_size_exact(j->plan.region_size, b1, sizeof(b1)),
 			 (unsigned long long)j->plan.region_start, j->plan.slots, j->plan.slots);
 		return AP_EXIT_USAGE;
 	}
@@ -849,23 +839,21 @@ static int gate_job(struct ctl *c, struct job *j)
 {
 	struct ap_safety_opts so = { .yes = c->yes || j->emulated,
 				     .allow_partition = c->allow_partition };
-	struct ap_error e = { 0 };
 
 	if (!j->have_t)
 		return 0;
 	if (c->o.mode == AP_PROBE_DESTRUCTIVE && !so.yes) {
-		char *desc = ap_safety_describe(&j->t), b1[32];
+		char *what, b1[32];
+		int rc;
 
-		fprintf(stderr, "%s", desc);
-		fprintf(stderr, "The probe overwrites up to %s of %s from byte %llu on (the "
-			"scratch region); the rest of the device is not touched.\n",
-			human(j->plan.region_size, b1, sizeof(b1)), j->dev,
-			(unsigned long long)j->plan.region_start);
-		free(desc);
-		if (ap_safety_confirm(&j->t, &so, &e) != 0) {
-			ap_warnx(CMD, j->dev, "%s", e.msg);
-			return AP_EXIT_REFUSED;
-		}
+		ap_xasprintf(&what, "The probe overwrites up to %s of %s from byte %llu on (the "
+			     "scratch region); the rest of the device is not touched.\n",
+			     ap_size_exact(j->plan.region_size, b1, sizeof(b1)), j->dev,
+			     (unsigned long long)j->plan.region_start);
+		rc = ap_cmd_confirm(CMD, j->dev, &j->t, &so, what);
+		free(what);
+		if (rc)
+			return rc;
 	}
 	j->fd_hold = j->t.fd;
 	j->t.fd = -1;
@@ -877,25 +865,14 @@ static int gate_job(struct ctl *c, struct job *j)
 /* The spec of the emulated drive @i: 0 or AP_EXIT_USAGE (printed). */
 static int emu_spec(struct ctl *c, size_t i, struct ap_emu_spec *spec)
 {
-	struct ap_error e = { 0 };
-	char *s;
+	char *s = ap_cmd_emu_spec_text(c->emu_specs[i]);
 	int rc;
 
+	/* one string: a malformed SPEC is quoted with the default before it */
 	ap_emu_spec_init(spec);
-	ap_xasprintf(&s, "%s%s%s", EMU_DEFAULT_SPEC, c->emu_specs[i] ? "," : "",
-		     c->emu_specs[i] ? c->emu_specs[i] : "");
-	rc = ap_emu_spec_parse(s, spec, &e);
+	rc = ap_cmd_emu_spec(CMD, NULL, s, false, spec);
 	free(s);
-	if (rc) {
-		ap_emu_spec_free(spec);
-		ap_warnx(CMD, NULL, "--emulate: %s", e.msg);
-		return AP_EXIT_USAGE;
-	}
-	if (ap_emu_spec_check(spec, &e) != 0) {
-		ap_emu_spec_free(spec);
-		return ap_err_error(CMD, "--emulate", &e);	/* image=FILE missing: 2 */
-	}
-	return 0;
+	return rc;
 }
 
 static int attach_emulated(struct ctl *c, size_t i, struct job *j)
@@ -907,12 +884,10 @@ static int attach_emulated(struct ctl *c, size_t i, struct job *j)
 	rc = emu_spec(c, i, &spec);
 	if (rc)
 		return rc;
-	rc = ap_emu_attach(&spec, &j->emu, &e);
+	rc = ap_cmd_emu_attach(CMD, &spec, &j->emu);
 	ap_emu_spec_free(&spec);
-	if (rc) {
-		ap_warnx(CMD, NULL, "cannot set up the emulated drive: %s", e.msg);
-		return rc == -ENOTSUP ? AP_EXIT_NOTBUILT : AP_EXIT_FAILURE;
-	}
+	if (rc)
+		return rc;
 	j->dev = ap_xstrdup(ap_emu_device(j->emu));
 	j->emulated = true;
 	if (c->plot && c->njobs > 1) {
@@ -1003,19 +978,22 @@ static void print_plan(const struct ctl *c, const char *dev, const struct ap_pro
 
 	printf("dry run: nothing written. The probe would:\n");
 	printf("  on %s (%u-byte logical, %u-byte reported physical sectors, %s),\n", dev,
-	       p->logical_sector, p->reported_physical, human(p->dev_size, b1, sizeof(b1)));
+	       p->logical_sector, p->reported_physical,
+	       ap_size_exact(p->dev_size, b1, sizeof(b1)));
 	rs = ap_size_to_human(p->region_size);
 	printf("  use the scratch region of %" PRIu64 " bytes (%s) from byte %" PRIu64 " (%s):\n"
 	       "  %u slots %s apart, %s touched in each;\n", p->region_size, rs, p->region_start,
-	       human(p->region_start, b1, sizeof(b1)), p->slots, human(p->stride, b2, sizeof(b2)),
-	       human(p->span, b3, sizeof(b3)));
+	       ap_size_exact(p->region_start, b1, sizeof(b1)), p->slots,
+	       ap_size_exact(p->stride, b2, sizeof(b2)),
+	       ap_size_exact(p->span, b3, sizeof(b3)));
 	free(rs);
 	if (c->o.mode == AP_PROBE_PRESERVE)
 		printf("  read the %u slots (%s) into the undo journal\n  %s and sync it,\n",
-		       p->slots, human((uint64_t)p->slots * p->span, b1, sizeof(b1)), journal);
+		       p->slots, ap_size_exact((uint64_t)p->slots * p->span, b1, sizeof(b1)),
+		       journal);
 	if (c->o.mode != AP_PROBE_READONLY)
 		printf("  write each slot once (%u writes of %s, untimed, to warm up),\n", p->slots,
-		       human(p->span, b1, sizeof(b1)));
+		       ap_size_exact(p->span, b1, sizeof(b1)));
 	printf("  then time %s at every offset of each size,\n"
 	       "  %u to %u rounds per size:\n",
 	       c->o.mode == AP_PROBE_READONLY ? "O_DIRECT reads" : "single O_DIRECT|O_DSYNC writes",
@@ -1024,7 +1002,7 @@ static void print_plan(const struct ctl *c, const char *dev, const struct ap_pro
 		unsigned n = ap_probe_noffsets(p, p->sizes[i]);
 
 		printf("    %8s: %4u offsets, %" PRIu64 " to %" PRIu64 " %s\n",
-		       human(p->sizes[i], b1, sizeof(b1)), n, (uint64_t)n * c->o.min_rounds,
+		       ap_size_exact(p->sizes[i], b1, sizeof(b1)), n, (uint64_t)n * c->o.min_rounds,
 		       (uint64_t)n * c->o.max_rounds,
 		       c->o.mode == AP_PROBE_READONLY ? "reads" : "writes");
 		if (i < nominal)
@@ -1061,17 +1039,16 @@ static int dry_run(struct ctl *c, size_t nnamed)
 			printf("\n");
 		if (i < nnamed) {
 			if (j->have_t) {
-				char *desc = ap_safety_describe(&j->t);
+				struct ap_safety_opts so = { .dry_run = true };
 
-				fputs(desc, stdout);
-				free(desc);
+				ap_cmd_confirm(CMD, j->dev, &j->t, &so, NULL);	/* describes only */
 			}
 			print_plan(c, j->dev, &j->plan, j->journal);
 		} else {
 			struct ap_emu_spec spec;
 			struct ap_probe_plan plan;
 			struct ap_error e = { 0 };
-			char *name = emu_placeholder(i - nnamed), *jp, *jd;
+			char *name = emu_placeholder(i - nnamed), *jp, *jd, *text;
 			struct job tmp = { .dev = name };
 			int rc = emu_spec(c, i - nnamed, &spec);
 
@@ -1087,9 +1064,9 @@ static int dry_run(struct ctl *c, size_t nnamed)
 				return ap_errx(CMD, "--emulate", rc, "%s", e.msg);
 			}
 			plan.reported_physical = 512;
-			printf("dry run: would set up an emulated drive (%s%s%s).\n", EMU_DEFAULT_SPEC,
-			       c->emu_specs[i - nnamed] ? "," : "",
-			       c->emu_specs[i - nnamed] ? c->emu_specs[i - nnamed] : "");
+			text = ap_cmd_emu_spec_text(c->emu_specs[i - nnamed]);
+			printf("dry run: would set up an emulated drive (%s).\n", text);
+			free(text);
 			jp = journal_path(c, &tmp);
 			ap_xasprintf(&jd, "in %s", dirname(jp));
 			print_plan(c, "the emulated drive", &plan, jd);
@@ -1167,7 +1144,7 @@ static void run_jobs(struct ctl *c)
 			break;
 		if (c->njobs == 1)
 			snprintf(detail, sizeof(detail), "%s, round %u, %llu operations",
-				 size ? human(size, b, sizeof(b)) : "reading", round + 1,
+				 size ? ap_size_exact(size, b, sizeof(b)) : "reading", round + 1,
 				 (unsigned long long)ops);
 		else
 			snprintf(detail, sizeof(detail), "%u of %zu done, %llu operations", ndone,
@@ -1193,7 +1170,12 @@ static int parse_count(const char *arg, const char *what, unsigned *out)
 	return 0;
 }
 
-int ap_cmd_probe(int argc, char **argv)
+/*
+ * The options and their combinations, nothing opened yet: 0 to go on (to
+ * do_undo() when c->undo is set), AP_EXIT_USAGE after the message, -1 when
+ * the help, the version or the columns were printed.
+ */
+static int parse_args(struct ctl *c, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "emulate",             optional_argument, NULL, OPT_EMULATE },
@@ -1229,25 +1211,23 @@ int ap_cmd_probe(int argc, char **argv)
 		{ "version",             no_argument,       NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct ctl c = { 0 };
 	struct ap_error e = { 0 };
 	bool preserve = false, readonly = false;
-	int ch, rc = AP_EXIT_OK, sig;
-	size_t i, nnamed;
 	uint64_t v;
 	double d;
+	int ch;
 
-	ap_probe_opts_init(&c.o);
-	c.o.cancel = ap_sig_cancel;
-	c.budget_ns = DEFAULT_BUDGET_NS;
+	ap_probe_opts_init(&c->o);
+	c->o.cancel = ap_sig_cancel;
+	c->budget_ns = DEFAULT_BUDGET_NS;
 	optind = 0;
 	while ((ch = getopt_long(argc, argv, "PRyqhV" AP_OUT_OPTSTRING, longopts, NULL)) != -1) {
-		if (ap_out_parse_opt(&c.out, ch, optarg))
+		if (ap_out_parse_opt(&c->out, ch, optarg))
 			continue;
 		switch (ch) {
 		case OPT_EMULATE:
-			c.emu_specs = ap_xreallocarray(c.emu_specs, c.nemu + 1, sizeof(char *));
-			c.emu_specs[c.nemu++] = optarg;
+			c->emu_specs = ap_xreallocarray(c->emu_specs, c->nemu + 1, sizeof(char *));
+			c->emu_specs[c->nemu++] = optarg;
 			break;
 		case 'P':
 			preserve = true;
@@ -1256,10 +1236,10 @@ int ap_cmd_probe(int argc, char **argv)
 			readonly = true;
 			break;
 		case OPT_JOURNAL:
-			c.journal = optarg;
+			c->journal = optarg;
 			break;
 		case OPT_UNDO:
-			c.undo = optarg;
+			c->undo = optarg;
 			break;
 		case OPT_MIN_SIZE:
 		case OPT_MAX_SIZE:
@@ -1267,231 +1247,275 @@ int ap_cmd_probe(int argc, char **argv)
 		case OPT_REGION_SIZE:
 			if (ap_parse_size(optarg, &v) != 0) {
 				ap_usage_error(CMD, "invalid size: '%s'", optarg);
-				goto usage_fail;
+				return AP_EXIT_USAGE;
 			}
 			if (ch == OPT_MIN_SIZE)
-				c.o.min_size = v;
+				c->o.min_size = v;
 			else if (ch == OPT_MAX_SIZE)
-				c.o.max_size = v;
+				c->o.max_size = v;
 			else if (ch == OPT_REGION_START)
-				c.o.region_start = v;
+				c->o.region_start = v;
 			else
-				c.o.region_size = v;
+				c->o.region_size = v;
 			break;
 		case OPT_SLOTS:
-			if (parse_count(optarg, "slot count", &c.o.slots))
-				goto usage_fail;
-			c.slots_set = true;
+			if (parse_count(optarg, "slot count", &c->o.slots))
+				return AP_EXIT_USAGE;
+			c->slots_set = true;
 			break;
 		case OPT_MIN_ROUNDS:
-			if (parse_count(optarg, "round count", &c.o.min_rounds))
-				goto usage_fail;
+			if (parse_count(optarg, "round count", &c->o.min_rounds))
+				return AP_EXIT_USAGE;
 			break;
 		case OPT_MAX_ROUNDS:
-			if (parse_count(optarg, "round count", &c.o.max_rounds))
-				goto usage_fail;
+			if (parse_count(optarg, "round count", &c->o.max_rounds))
+				return AP_EXIT_USAGE;
 			break;
 		case OPT_BUDGET:
 			if (ap_parse_duration_ns(optarg, &v) != 0 || v == 0) {
 				ap_usage_error(CMD, "invalid time budget: '%s' (e.g. 30s, 2m)", optarg);
-				goto usage_fail;
+				return AP_EXIT_USAGE;
 			}
-			c.budget_ns = v;
-			c.budget_set = true;
+			c->budget_ns = v;
+			c->budget_set = true;
 			break;
 		case OPT_SEED:
-			if (ap_parse_u64(optarg, &c.o.seed) != 0) {
+			if (ap_parse_u64(optarg, &c->o.seed) != 0) {
 				ap_usage_error(CMD, "invalid seed: '%s'", optarg);
-				goto usage_fail;
+				return AP_EXIT_USAGE;
 			}
 			break;
 		case OPT_NO_CONFIRM:
-			c.o.confirm = false;
+			c->o.confirm = false;
 			break;
 		case OPT_ALPHA:
 			if (ap_parse_double(optarg, &d) != 0 || !(d > 0 && d < 0.5)) {
 				ap_usage_error(CMD, "invalid significance level: '%s' (0 < P < 0.5)",
 					       optarg);
-				goto usage_fail;
+				return AP_EXIT_USAGE;
 			}
-			c.o.alpha = d;
+			c->o.alpha = d;
 			break;
 		case OPT_MIN_SLOWDOWN:
 			if (ap_parse_double(optarg, &d) != 0 || !(d >= 1 && d < 1000)) {
 				ap_usage_error(CMD, "invalid minimal slowdown: '%s' (>= 1)", optarg);
-				goto usage_fail;
+				return AP_EXIT_USAGE;
 			}
-			c.o.min_slowdown = d;
+			c->o.min_slowdown = d;
 			break;
 		case OPT_ALLOW_METADATA:
-			c.o.allow_metadata = true;
+			c->o.allow_metadata = true;
 			break;
 		case OPT_ALLOW_PARTITION:
-			c.allow_partition = true;
+			c->allow_partition = true;
 			break;
 		case OPT_ALLOW_UNIDENTIFIED:
-			c.allow_unidentified = true;
+			c->allow_unidentified = true;
 			break;
 		case 'y':
-			c.yes = true;
+			c->yes = true;
 			break;
 		case OPT_PLOT:
-			c.plot = optarg;
+			c->plot = optarg;
 			break;
 		case OPT_ALL_SIZES:
-			c.all_sizes = true;
+			c->all_sizes = true;
 			break;
 		case OPT_SAMPLES:
-			c.samples = optarg;
+			c->samples = optarg;
 			break;
 		case OPT_RECORD:
-			c.record = optarg;
-			c.record_set = true;
+			c->record = optarg;
+			c->record_set = true;
 			break;
 		case OPT_PROMETHEUS:
-			c.prometheus = optarg;
+			c->prometheus = optarg;
 			break;
 		case OPT_DRY_RUN:
-			c.dry_run = true;
+			c->dry_run = true;
 			break;
 		case 'q':
-			c.quiet = true;
+			c->quiet = true;
 			break;
 		case 'h':
 			usage();
-			free(c.emu_specs);
-			return AP_EXIT_OK;
+			return -1;
 		case 'V':
 			ap_print_version();
-			free(c.emu_specs);
-			return AP_EXIT_OK;
+			return -1;
 		default:
 			ap_usage_hint(CMD);
-			goto usage_fail;
+			return AP_EXIT_USAGE;
 		}
 	}
-	if (c.out.list_columns) {
-		ap_out_list_columns(&c.out, infos, AP_ARRAY_SIZE(infos));
-		free(c.emu_specs);
-		return AP_EXIT_OK;
+	if (c->out.list_columns) {
+		ap_out_list_columns(&c->out, infos, AP_ARRAY_SIZE(infos));
+		return -1;
 	}
-	if (ap_out_validate(&c.out, &e) != 0) {
+	if (ap_out_validate(&c->out, &e) != 0) {
 		ap_usage_error(CMD, "%s", e.msg);
-		goto usage_fail;
+		return AP_EXIT_USAGE;
 	}
 	{
 		/* a bad -o list is a usage error before anything is written */
 		int cols[AP_ARRAY_SIZE(infos) * 2];
 		size_t ncols;
 
-		if (ap_out_columns(&c.out, infos, AP_ARRAY_SIZE(infos), default_cols,
+		if (ap_out_columns(&c->out, infos, AP_ARRAY_SIZE(infos), default_cols,
 				   AP_ARRAY_SIZE(default_cols), cols, &ncols, &e) != 0) {
 			ap_usage_error(CMD, "%s", e.msg);
-			goto usage_fail;
+			return AP_EXIT_USAGE;
 		}
 	}
-	if (c.undo) {
-		if (c.nemu || preserve || readonly || c.dry_run || c.record_set || c.prometheus) {
+	if (c->undo) {
+		if (c->nemu || preserve || readonly || c->dry_run || c->record_set || c->prometheus) {
 			ap_usage_error(CMD, "--undo cannot be combined with a probe%s",
-				       c.dry_run ? " (or --dry-run)" : "");
-			goto usage_fail;
+				       c->dry_run ? " (or --dry-run)" : "");
+			return AP_EXIT_USAGE;
 		}
-		free(c.emu_specs);
-		ap_sig_install();
-		return do_undo(&c, argc, argv);
+		return 0;	/* do_undo() */
 	}
-	if (c.allow_unidentified) {
+	if (c->allow_unidentified) {
 		ap_usage_error(CMD, "--allow-unidentified is only used with --undo");
-		goto usage_fail;
+		return AP_EXIT_USAGE;
 	}
 	if (preserve && readonly) {
 		ap_usage_error(CMD, "--preserve and --read-only are mutually exclusive");
-		goto usage_fail;
+		return AP_EXIT_USAGE;
 	}
-	if (c.journal && !preserve) {
+	if (c->journal && !preserve) {
 		ap_usage_error(CMD, "--journal is only used with --preserve");
-		goto usage_fail;
+		return AP_EXIT_USAGE;
 	}
-	c.o.mode = preserve ? AP_PROBE_PRESERVE : readonly ? AP_PROBE_READONLY :
+	c->o.mode = preserve ? AP_PROBE_PRESERVE : readonly ? AP_PROBE_READONLY :
 		   AP_PROBE_DESTRUCTIVE;
-	if (optind >= argc && !c.nemu) {
+	if (optind >= argc && !c->nemu) {
 		ap_usage_error(CMD, "no device given (or --emulate)");
-		goto usage_fail;
+		return AP_EXIT_USAGE;
 	}
-	if (!ap_is_power_of_2(c.o.min_size) || !ap_is_power_of_2(c.o.max_size) ||
-	    c.o.min_size > c.o.max_size || c.o.min_size < 512) {
+	if (!ap_is_power_of_2(c->o.min_size) || !ap_is_power_of_2(c->o.max_size) ||
+	    c->o.min_size > c->o.max_size || c->o.min_size < 512) {
 		ap_usage_error(CMD, "--min-size and --max-size must be powers of two from 512 "
 			       "bytes, min <= max");
-		goto usage_fail;
+		return AP_EXIT_USAGE;
 	}
-	if (c.o.min_rounds > c.o.max_rounds) {
+	if (c->o.min_rounds > c->o.max_rounds) {
 		ap_usage_error(CMD, "--min-rounds is larger than --max-rounds");
-		goto usage_fail;
+		return AP_EXIT_USAGE;
 	}
 
 	if (ap_check_listed_twice(CMD, argv + optind, (size_t)(argc - optind)))
-		goto usage_fail;
-	if (c.record_set && (rc = ap_fleet_record_prepare(CMD, c.record, &c.record)) != 0)
-		goto usage_fail;
+		return AP_EXIT_USAGE;
+	c->names = argv + optind;
+	c->nnamed = (size_t)(argc - optind);
+	return 0;
+}
 
-	ap_sig_install();
-	nnamed = (size_t)(argc - optind);
-	c.njobs = nnamed + c.nemu;
-	c.jobs = ap_xcalloc(c.njobs, sizeof(*c.jobs));
-	for (i = 0; i < c.njobs; i++) {
-		c.jobs[i].fd_hold = -1;
-		if (i < nnamed)
-			c.jobs[i].dev = ap_xstrdup(argv[optind + (int)i]);
-	}
-	/*
-	 * The output files, then every check on every named device, then the
-	 * gate, then the drives: nothing is written before all of them passed.
-	 */
-	rc = open_outputs(&c, nnamed);
-	if (rc)
-		goto out;
-	for (i = 0; i < nnamed; i++) {
-		rc = prepare_job(&c, &c.jobs[i]);
-		if (rc)
-			goto out;
-	}
-	if (c.dry_run) {
-		rc = dry_run(&c, nnamed);
-		goto out;
-	}
-	for (i = 0; i < nnamed; i++) {
-		rc = gate_job(&c, &c.jobs[i]);
-		if (rc)
-			goto out;
-	}
-	for (i = 0; i < c.nemu; i++) {
-		struct job *j = &c.jobs[(size_t)(argc - optind) + i];
+/* One job per device named, then one per --emulate (its device comes later). */
+static void setup_jobs(struct ctl *c)
+{
+	size_t i;
 
-		if ((sig = ap_sig_pending())) {
-			rc = AP_EXIT_SIGNAL_BASE + sig;
-			goto out;
-		}
-		rc = attach_emulated(&c, i, j);
+	c->njobs = c->nnamed + c->nemu;
+	c->jobs = ap_xcalloc(c->njobs, sizeof(*c->jobs));
+	for (i = 0; i < c->njobs; i++) {
+		c->jobs[i].fd_hold = -1;
+		if (i < c->nnamed)
+			c->jobs[i].dev = ap_xstrdup(c->names[i]);
+	}
+}
+
+/*
+ * The output files, then every check on every named device: 0 or an exit
+ * code, with nothing written.
+ */
+static int plan_jobs(struct ctl *c)
+{
+	size_t i;
+	int rc;
+
+	rc = open_outputs(c, c->nnamed);
+	for (i = 0; !rc && i < c->nnamed; i++)
+		rc = prepare_job(c, &c->jobs[i]);
+	return rc;
+}
+
+static int signal_status(void)
+{
+	int sig = ap_sig_pending();
+
+	return sig ? AP_EXIT_SIGNAL_BASE + sig : 0;
+}
+
+/*
+ * The gate of every named device, then the emulated drives (set up,
+ * checked, held): nothing is written before all of them passed.
+ */
+static int gate_jobs(struct ctl *c)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; !rc && i < c->nnamed; i++)
+		rc = gate_job(c, &c->jobs[i]);
+	for (i = 0; !rc && i < c->nemu; i++) {
+		struct job *j = &c->jobs[c->nnamed + i];
+
+		rc = signal_status();
 		if (!rc)
-			rc = prepare_job(&c, j);
+			rc = attach_emulated(c, i, j);
 		if (!rc)
-			rc = gate_job(&c, j);
-		if (rc)
-			goto out;
+			rc = prepare_job(c, j);
+		if (!rc)
+			rc = gate_job(c, j);
 	}
-	if ((sig = ap_sig_pending())) {
-		rc = AP_EXIT_SIGNAL_BASE + sig;
-		goto out;
+	return rc ? rc : signal_status();
+}
+
+/* Every device at once, within the one time budget of the call. */
+static void start_jobs(struct ctl *c)
+{
+	size_t i;
+
+	c->o.deadline_ns = ap_now_ns() + c->budget_ns;
+	for (i = 0; i < c->njobs; i++)
+		c->jobs[i].o.deadline_ns = c->o.deadline_ns;
+	run_jobs(c);
+}
+
+/* The worst outcome over the devices: signal, failure, no verdict, success. */
+static int jobs_status(const struct ctl *c)
+{
+	int worst = AP_EXIT_OK, sig;
+	size_t i;
+
+	for (i = 0; i < c->njobs; i++) {
+		const struct job *j = &c->jobs[i];
+
+		if (j->r.interrupted)
+			worst = AP_EXIT_SIGNAL_BASE + j->r.interrupted;
+		else if ((j->rc || j->d.journal_kept) && worst < AP_EXIT_SIGNAL_BASE)
+			worst = AP_EXIT_FAILURE;
+		else if (!j->r.verdict.resolved && worst == AP_EXIT_OK)
+			worst = AP_EXIT_INCONCLUSIVE;
 	}
+	if ((sig = ap_sig_pending()) && worst < AP_EXIT_SIGNAL_BASE)
+		worst = AP_EXIT_SIGNAL_BASE + sig;
+	return worst;
+}
 
-	c.o.deadline_ns = ap_now_ns() + c.budget_ns;
-	for (i = 0; i < c.njobs; i++)
-		c.jobs[i].o.deadline_ns = c.o.deadline_ns;
-	run_jobs(&c);
+/*
+ * After the run: the devices go back first (emulated drives detach after
+ * the output), then the results, the samples, the fleet's files and the
+ * plots. The exit status.
+ */
+static int report_jobs(struct ctl *c)
+{
+	int rc = AP_EXIT_OK;
+	size_t i;
 
-	/* the devices go back first: emulated drives detach after the output */
-	for (i = 0; i < c.njobs; i++) {
-		struct job *j = &c.jobs[i];
+	for (i = 0; i < c->njobs; i++) {
+		struct job *j = &c->jobs[i];
 
 		if (j->fd_hold >= 0) {
 			close(j->fd_hold);
@@ -1504,39 +1528,27 @@ int ap_cmd_probe(int argc, char **argv)
 				 "%s was kept: run '%s %s --undo %s'", j->d.journal, AP_PROG, CMD,
 				 j->d.journal);
 	}
-	if (print_results(&c) != 0) {
+	if (print_results(c) != 0) {
 		ap_warnx(CMD, NULL, "write error on standard output");
 		rc = AP_EXIT_FAILURE;
 	}
-	if (c.samples && write_samples(&c) != 0 && !rc)
+	if (c->samples && write_samples(c) != 0 && !rc)
 		rc = AP_EXIT_FAILURE;
-	if ((c.record_set || c.prometheus) && report_fleet(&c) != 0 && !rc)
+	if ((c->record_set || c->prometheus) && report_fleet(c) != 0 && !rc)
 		rc = AP_EXIT_FAILURE;
-	if (c.plot)
-		for (i = 0; i < c.njobs; i++)
-			if (write_plot(&c.jobs[i]) != 0 && !rc)
+	if (c->plot)
+		for (i = 0; i < c->njobs; i++)
+			if (write_plot(&c->jobs[i]) != 0 && !rc)
 				rc = AP_EXIT_FAILURE;
+	return rc ? rc : jobs_status(c);
+}
 
-	if (!rc) {
-		int worst = AP_EXIT_OK;
+static void free_ctl(struct ctl *c)
+{
+	size_t i;
 
-		for (i = 0; i < c.njobs; i++) {
-			const struct job *j = &c.jobs[i];
-
-			if (j->r.interrupted)
-				worst = AP_EXIT_SIGNAL_BASE + j->r.interrupted;
-			else if ((j->rc || j->d.journal_kept) && worst < AP_EXIT_SIGNAL_BASE)
-				worst = AP_EXIT_FAILURE;
-			else if (!j->r.verdict.resolved && worst == AP_EXIT_OK)
-				worst = AP_EXIT_INCONCLUSIVE;
-		}
-		if ((sig = ap_sig_pending()) && worst < AP_EXIT_SIGNAL_BASE)
-			worst = AP_EXIT_SIGNAL_BASE + sig;
-		rc = worst;
-	}
-out:
-	for (i = 0; i < c.njobs; i++) {
-		struct job *j = &c.jobs[i];
+	for (i = 0; i < c->njobs; i++) {
+		struct job *j = &c->jobs[i];
 
 		if (j->fd_hold >= 0)
 			close(j->fd_hold);
@@ -1549,13 +1561,43 @@ out:
 		free(j->journal);
 		free(j->dev);
 	}
-	ap_outfile_discard(&c.samples_out);
-	free(c.jobs);
-	free(c.emu_specs);
-	ap_outfile_discard(&c.prom);	/* not committed: the old file stays */
+	ap_outfile_discard(&c->samples_out);
+	free(c->jobs);
+	free(c->emu_specs);
+	ap_outfile_discard(&c->prom);	/* not committed: the old file stays */
+}
+
+int ap_cmd_probe(int argc, char **argv)
+{
+	struct ctl c = { 0 };
+	int rc;
+
+	rc = parse_args(&c, argc, argv);
+	if (!rc && c.undo) {
+		free(c.emu_specs);
+		ap_sig_install();
+		return do_undo(&c, argc, argv);
+	}
+	if (!rc && c.record_set && ap_fleet_record_prepare(CMD, c.record, &c.record) != 0)
+		rc = AP_EXIT_USAGE;
+	if (rc) {
+		free(c.emu_specs);
+		ap_outfile_discard(&c.prom);
+		return rc < 0 ? AP_EXIT_OK : rc;
+	}
+
+	ap_sig_install();
+	setup_jobs(&c);
+	rc = plan_jobs(&c);
+	if (!rc && c.dry_run) {
+		rc = dry_run(&c, c.nnamed);
+	} else if (!rc) {
+		rc = gate_jobs(&c);
+		if (!rc) {
+			start_jobs(&c);
+			rc = report_jobs(&c);
+		}
+	}
+	free_ctl(&c);
 	return ap_cmd_close_stdout(CMD, rc);
-usage_fail:
-	free(c.emu_specs);
-	ap_outfile_discard(&c.prom);
-	return AP_EXIT_USAGE;
 }

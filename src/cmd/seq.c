@@ -697,18 +697,15 @@ static int seq_main(struct seq_cmd *c)
 	bool exists, is_bdev, interrupted = false;
 	int hold = -1, rc, ret = AP_EXIT_OK, serr;
 	char what[PATH_MAX + 8];
-	char *desc = NULL;
 
 	exists = stat(c->target, &sb) == 0;
 	serr = exists ? 0 : errno;
 	is_bdev = exists && S_ISBLK(sb.st_mode);
 	if (is_bdev) {
 		/* the gate first: it takes the device O_EXCL before its checks */
-		rc = ap_safety_check(c->target, &c->so, &st, &e);
-		if (rc < 0) {
-			ap_safety_target_free(&st);
-			return ap_err_error(CMD, c->target, &e);	/* 3, or 2 */
-		}
+		rc = ap_cmd_gate(CMD, c->target, &c->so, &st);
+		if (rc)
+			return rc;	/* 3, or 2 */
 		hold = st.fd;
 		st.fd = -1;
 	} else if (exists && !S_ISREG(sb.st_mode)) {
@@ -741,15 +738,8 @@ static int seq_main(struct seq_cmd *c)
 		ap_warnx(CMD, c->target, "%s", e.msg);
 		rc = AP_EXIT_USAGE;
 	}
-	if (!rc && is_bdev && !c->emulate) {
-		desc = ap_safety_describe(&st);
-		fputs(desc, c->dry_run ? stdout : stderr);
-		free(desc);
-		if (!c->dry_run && ap_safety_confirm(&st, &c->so, &e) < 0) {
-			ap_warnx(CMD, c->target, "%s", e.msg);
-			rc = AP_EXIT_REFUSED;
-		}
-	}
+	if (!rc && is_bdev && !c->emulate)
+		rc = ap_cmd_confirm(CMD, c->target, &st, &c->so, NULL);
 	ap_safety_target_free(&st);
 	if (!rc && c->dry_run) {
 		seq_print_plan(c, &r);
@@ -841,19 +831,13 @@ int ap_cmd_seq(int argc, char **argv)
 	if (c.emulate) {
 		struct ap_emu_spec spec;
 
+		/* the emulator's own defaults, not probe's and sweep's */
 		ap_emu_spec_init(&spec);
-		if (c.emu_spec && ap_emu_spec_parse(c.emu_spec, &spec, &e) < 0) {
-			ap_emu_spec_free(&spec);
-			free(c.bs);
-			ap_usage_error(CMD, "--emulate: %s", e.msg);
-			ap_outfile_discard(&c.plot_out);
-			return AP_EXIT_USAGE;
-		}
-		if (ap_emu_spec_check(&spec, &e) < 0) {
-			ap_emu_spec_free(&spec);
+		rc = ap_cmd_emu_spec(CMD, NULL, c.emu_spec, true, &spec);
+		if (rc) {
 			free(c.bs);
 			ap_outfile_discard(&c.plot_out);
-			return ap_err_error(CMD, "--emulate", &e);	/* image=FILE missing: 2 */
+			return rc;
 		}
 		if (c.dry_run) {
 			ap_emu_spec_free(&spec);
@@ -864,13 +848,12 @@ int ap_cmd_seq(int argc, char **argv)
 			ap_outfile_discard(&c.plot_out);
 			return AP_EXIT_OK;
 		}
-		rc = ap_emu_attach(&spec, &emu, &e);
+		rc = ap_cmd_emu_attach(CMD, &spec, &emu);
 		ap_emu_spec_free(&spec);
-		if (rc < 0) {
+		if (rc) {
 			free(c.bs);
-			ap_warnx(CMD, NULL, "cannot set up the emulated drive: %s", e.msg);
 			ap_outfile_discard(&c.plot_out);
-			return rc == -ENOTSUP ? AP_EXIT_NOTBUILT : AP_EXIT_FAILURE;
+			return rc;
 		}
 		c.target = ap_emu_device(emu);
 		c.so.yes = true;	/* ours */

@@ -41,8 +41,6 @@
 #include "workload/pm.h"
 
 #define CMD "sweep"
-/* The embedded default drive of `sweep --emulate`, before the user's SPEC. */
-#define EMU_DEFAULT_SPEC "phys=4096,lba=0,rmw=8ms,jitter=30%"
 
 enum {
 	COL_START, COL_ALIGNED, COL_FAST, COL_RUNS, COL_FAILED, COL_TPS, COL_COST,
@@ -178,7 +176,7 @@ static void usage(void)
 	      "     --seed N             order of the starts (and the emulator's jitter);\n"
 	      "                          default: from the clock, saved in the results\n"
 	      "     --emulate[=SPEC]     sweep an emulated drive set up for this run: by\n"
-	      "                          default " EMU_DEFAULT_SPEC ",\n"
+	      "                          default " AP_CMD_EMU_DEFAULT_SPEC ",\n"
 	      "                          SPEC as for 'alignprobe emulate --spec' changes it\n"
 	      "     --replay FILE        re-analyse and print saved results (--save or --json\n"
 	      "                          output); touches no device\n"
@@ -248,7 +246,7 @@ static int parse_rounds(const char *s, unsigned *min, unsigned *max)
 }
 
 /* 0 to go on; AP_EXIT_* to return; -1 when help/version was printed. */
-static int parse(struct sweep_cmd *c, int argc, char **argv)
+static int parse_args(struct sweep_cmd *c, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "preset",      required_argument, NULL, 'p' },
@@ -849,8 +847,7 @@ static struct json_object *make_params(struct sweep_cmd *c, uint64_t part_sector
 	if (c->emulate) {
 		char *s;
 
-		ap_xasprintf(&s, "%s%s%s", EMU_DEFAULT_SPEC, c->emu_spec ? "," : "",
-			     c->emu_spec ? c->emu_spec : "");
+		s = ap_cmd_emu_spec_text(c->emu_spec);
 		json_object_object_add(o, "emulate", json_object_new_string(s));
 		free(s);
 	} else {
@@ -1228,35 +1225,23 @@ static int run_device(struct sweep_cmd *c)
 {
 	struct ap_safety_opts so = { .yes = c->yes, .dry_run = c->dry_run };
 	struct ap_safety_target t;
-	struct ap_error e = { 0 };
 	uint64_t part_sectors;
-	char *desc;
 	int rc, fd;
 
-	if (ap_safety_check(c->device, &so, &t, &e) != 0) {
-		ap_safety_target_free(&t);
-		return ap_err_error(CMD, c->device, &e);	/* no such device 2, in use 3 */
-	}
+	rc = ap_cmd_gate(CMD, c->device, &so, &t);
+	if (rc)
+		return rc;
 	c->disk = t.dev ? t.dev : c->device;
 	rc = plan(c, &part_sectors);
 	if (!rc && c->record_set)
 		rc = record_identity(c);
-	if (rc) {
+	if (!rc)
+		rc = ap_cmd_confirm(CMD, c->device, &t, &so, NULL);
+	if (rc || c->dry_run) {
+		if (!rc)
+			print_plan(c, part_sectors);
 		ap_safety_target_free(&t);
 		return rc;
-	}
-	desc = ap_safety_describe(&t);
-	fputs(desc, c->dry_run ? stdout : stderr);
-	free(desc);
-	if (c->dry_run) {
-		print_plan(c, part_sectors);
-		ap_safety_target_free(&t);
-		return AP_EXIT_OK;
-	}
-	if (ap_safety_confirm(&t, &so, &e) != 0) {
-		ap_warnx(CMD, c->device, "%s", e.msg);
-		ap_safety_target_free(&t);
-		return AP_EXIT_REFUSED;
 	}
 	c->params = make_params(c, part_sectors);
 	fd = t.fd;
@@ -1278,35 +1263,24 @@ static int run_emulated(struct sweep_cmd *c)
 	int rc, fd;
 
 	ap_emu_spec_init(&spec);
-	if (ap_emu_spec_parse(EMU_DEFAULT_SPEC, &spec, &e) != 0) {
-		ap_warnx(CMD, NULL, "--emulate: %s", e.msg);
-		ap_emu_spec_free(&spec);
-		return AP_EXIT_FAILURE;
-	}
-	spec.seed = c->seed;
-	if (c->emu_spec && ap_emu_spec_parse(c->emu_spec, &spec, &e) != 0) {
-		ap_emu_spec_free(&spec);
-		ap_usage_error(CMD, "--emulate: %s", e.msg);
-		return AP_EXIT_USAGE;
-	}
-	if (ap_emu_spec_check(&spec, &e) != 0) {
-		ap_emu_spec_free(&spec);
-		return ap_err_error(CMD, "--emulate", &e);	/* e.g. image=FILE missing: 2 */
-	}
+	spec.seed = c->seed;	/* SPEC's seed= before it */
+	rc = ap_cmd_emu_spec(CMD, AP_CMD_EMU_DEFAULT_SPEC, c->emu_spec, true, &spec);
+	if (rc)
+		return rc;
 	if (c->dry_run) {
+		char *text = ap_cmd_emu_spec_text(c->emu_spec);
+
 		ap_emu_spec_free(&spec);
-		printf("dry run: would set up an emulated drive (%s%s%s) and sweep it;\n"
-		       "nothing is written.\n", EMU_DEFAULT_SPEC, c->emu_spec ? "," : "",
-		       c->emu_spec ? c->emu_spec : "");
+		printf("dry run: would set up an emulated drive (%s) and sweep it;\n"
+		       "nothing is written.\n", text);
+		free(text);
 		dry_run_outputs(c);
 		return AP_EXIT_OK;
 	}
-	rc = ap_emu_attach(&spec, &emu, &e);
+	rc = ap_cmd_emu_attach(CMD, &spec, &emu);
 	ap_emu_spec_free(&spec);
-	if (rc) {
-		ap_warnx(CMD, NULL, "cannot set up the emulated drive: %s", e.msg);
-		return rc == -ENOTSUP ? AP_EXIT_NOTBUILT : AP_EXIT_FAILURE;
-	}
+	if (rc)
+		return rc;
 	c->disk = ap_emu_device(emu);
 	rc = ap_sig_pending() ? AP_EXIT_SIGNAL_BASE + ap_sig_pending() : plan(c, &part_sectors);
 	if (!rc && c->record_set)
@@ -1338,7 +1312,7 @@ int ap_cmd_sweep(int argc, char **argv)
 	int rc;
 
 	memset(&c, 0, sizeof(c));
-	rc = parse(&c, argc, argv);
+	rc = parse_args(&c, argc, argv);
 	if (rc)
 		goto out;
 	/* the output files first: a path that cannot be written is exit 2, with nothing done */

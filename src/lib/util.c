@@ -295,6 +295,17 @@ char *ap_size_to_human(uint64_t bytes)
 	return s;
 }
 
+const char *ap_size_exact(uint64_t bytes, char *buf, size_t len)
+{
+	if (bytes >= 1048576 && bytes % 1048576 == 0)
+		snprintf(buf, len, "%llu MiB", (unsigned long long)(bytes / 1048576));
+	else if (bytes >= 1024 && bytes % 1024 == 0)
+		snprintf(buf, len, "%llu KiB", (unsigned long long)(bytes / 1024));
+	else
+		snprintf(buf, len, "%llu bytes", (unsigned long long)bytes);
+	return buf;
+}
+
 bool ap_is_power_of_2(uint64_t x)
 {
 	return x && !(x & (x - 1));

@@ -59,6 +59,12 @@ int ap_parse_fraction(const char *s, double max, double *out);
 
 /* Human-readable size, "4 KiB"-style as lsblk prints ("4K", "1.5G"). */
 char *ap_size_to_human(uint64_t bytes);
+/*
+ * An exact size in words, for sentences: "64 KiB", "1 MiB", "520 bytes" (the
+ * largest of MiB, KiB and bytes that divides @bytes). Written into @buf,
+ * which is returned.
+ */
+const char *ap_size_exact(uint64_t bytes, char *buf, size_t len);
 
 bool ap_is_power_of_2(uint64_t x);
 

@@ -58,17 +58,6 @@ int ap_probe_analyse_size(struct ap_probe_result *r, size_t idx, const struct ap
 	return 0;
 }
 
-static const char *human(uint64_t bytes, char *buf, size_t len)
-{
-	if (bytes >= MiB && bytes % MiB == 0)
-		snprintf(buf, len, "%llu MiB", (unsigned long long)(bytes / MiB));
-	else if (bytes >= KiB && bytes % KiB == 0)
-		snprintf(buf, len, "%llu KiB", (unsigned long long)(bytes / KiB));
-	else
-		snprintf(buf, len, "%llu bytes", (unsigned long long)bytes);
-	return buf;
-}
-
 static void unresolve(struct ap_verdict *v)
 {
 	v->resolved = false;
@@ -92,7 +81,7 @@ static void size_unclear(struct ap_probe_result *r, int idx, const struct ap_pro
 	why = sz->clear ? NULL : ap_analysis_unclear_reason(&sz->verdict, &p);
 	if (why)
 		snprintf(r->unclear, sizeof(r->unclear), "%s writes: %s",
-			 human(sz->size, b, sizeof(b)), why);
+			 ap_size_exact(sz->size, b, sizeof(b)), why);
 	else
 		r->unclear[0] = '\0';
 }
@@ -137,17 +126,17 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 			if (cv->sensitive && cv->resolved && cv->period == v->period &&
 			    cv->lowest_aligned_lba == v->lowest_aligned_lba) {
 				ap_verdict_set_note(v, "%s writes show %u-byte physical sectors from LBA %u; "
-					 "%s writes confirm it", human(d->size, b1, sizeof(b1)),
+					 "%s writes confirm it", ap_size_exact(d->size, b1, sizeof(b1)),
 					 v->physical_sector, v->lowest_aligned_lba,
-					 human(c->size, b2, sizeof(b2)));
+					 ap_size_exact(c->size, b2, sizeof(b2)));
 				r->clear = d->clear && c->clear;
 				if (d->clear)
 					size_unclear(r, r->confirmed, o);
 			} else if (cv->sensitive && cv->resolved) {
 				ap_verdict_set_note(v, "inconsistent: %s writes show %u-byte physical sectors "
 					 "from LBA %u, %s writes %u-byte ones from LBA %u",
-					 human(d->size, b1, sizeof(b1)), v->physical_sector,
-					 v->lowest_aligned_lba, human(c->size, b2, sizeof(b2)),
+					 ap_size_exact(d->size, b1, sizeof(b1)), v->physical_sector,
+					 v->lowest_aligned_lba, ap_size_exact(c->size, b2, sizeof(b2)),
 					 cv->physical_sector, cv->lowest_aligned_lba);
 				unresolve(v);
 				r->clear = false;
@@ -155,17 +144,17 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 			} else {
 				ap_verdict_set_note(v, "%s writes show %u-byte physical sectors from LBA %u; "
 					 "%s writes did not confirm it (%s)",
-					 human(d->size, b1, sizeof(b1)), v->physical_sector,
-					 v->lowest_aligned_lba, human(c->size, b2, sizeof(b2)),
+					 ap_size_exact(d->size, b1, sizeof(b1)), v->physical_sector,
+					 v->lowest_aligned_lba, ap_size_exact(c->size, b2, sizeof(b2)),
 					 cv->note ? cv->note : "inconclusive");
 				r->clear = false;
 				snprintf(r->unclear, sizeof(r->unclear), "%s writes did not confirm it",
-					 human(c->size, b2, sizeof(b2)));
+					 ap_size_exact(c->size, b2, sizeof(b2)));
 			}
 		} else if (o->confirm && (size_t)r->decided + 1 < r->plan.nsizes) {
 			ap_verdict_set_note(v, "%s writes show %u-byte physical sectors from LBA %u; not "
 				 "confirmed with larger writes (stopped early)",
-				 human(d->size, b1, sizeof(b1)), v->physical_sector,
+				 ap_size_exact(d->size, b1, sizeof(b1)), v->physical_sector,
 				 v->lowest_aligned_lba);
 			r->clear = false;
 			snprintf(r->unclear, sizeof(r->unclear), "not confirmed with larger writes");
@@ -189,8 +178,8 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 			size_unclear(r, structured, o);
 		ap_verdict_set_note(v, "every write size up to %s shows an alignment effect without a "
 			 "single aligned phase: the hidden unit is probably larger than %s "
-			 "(try a larger --max-size)", human(r->sizes[last].size, b1, sizeof(b1)),
-			 human(r->sizes[last].size, b2, sizeof(b2)));
+			 "(try a larger --max-size)", ap_size_exact(r->sizes[last].size, b1, sizeof(b1)),
+			 ap_size_exact(r->sizes[last].size, b2, sizeof(b2)));
 	} else if (structured == SIZE_MAX && last + 1 == r->plan.nsizes &&
 		   r->sizes[last].verdict.resolved && !r->sizes[last].verdict.sensitive) {
 		/*
@@ -211,15 +200,15 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 				 "%s; this is weak evidence: most drives read misaligned data at "
 				 "almost no extra cost, so it does not show honest sectors. Only "
 				 "a writing probe (--preserve keeps the data) can tell",
-				 human(r->sizes[0].size, b1, sizeof(b1)),
-				 human(r->sizes[last].size, b2, sizeof(b2)));
+				 ap_size_exact(r->sizes[0].size, b1, sizeof(b1)),
+				 ap_size_exact(r->sizes[last].size, b2, sizeof(b2)));
 		} else {
 			ap_verdict_set_note(v, "no alignment effect of %.2fx or more for writes from %s "
 				 "to %s: the drive behaves like honest %u-byte sectors (or hides "
 				 "a unit larger than %s)", v->min_slowdown,
-				 human(r->sizes[0].size, b1, sizeof(b1)),
-				 human(r->sizes[last].size, b2, sizeof(b2)),
-				 r->plan.logical_sector, human(r->sizes[last].size, b2, sizeof(b2)));
+				 ap_size_exact(r->sizes[0].size, b1, sizeof(b1)),
+				 ap_size_exact(r->sizes[last].size, b2, sizeof(b2)),
+				 r->plan.logical_sector, ap_size_exact(r->sizes[last].size, b2, sizeof(b2)));
 		}
 	} else {
 		ap_verdict_copy(v, &r->sizes[last].verdict);
@@ -230,7 +219,7 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 		snprintf(r->unclear, sizeof(r->unclear), "no verdict");
 		ap_verdict_set_note(v, "no verdict: %s (measured up to %s writes)",
 			 r->interrupted ? "interrupted" : r->budget_out ? "the time budget ran out" :
-			 "the timings were inconclusive", human(r->sizes[last].size, b1, sizeof(b1)));
+			 "the timings were inconclusive", ap_size_exact(r->sizes[last].size, b1, sizeof(b1)));
 	}
 	if (r->mode == AP_PROBE_READONLY && v->sensitive && v->resolved && !v->note)
 		ap_verdict_set_note(v, "from read timings only");

@@ -118,6 +118,23 @@ static void test_human(void **state)
 	}
 }
 
+static void test_size_exact(void **state)
+{
+	static const struct {
+		uint64_t v;
+		const char *s;
+	} t[] = {
+		{ 0, "0 bytes" }, { 512, "512 bytes" }, { 1536, "1536 bytes" }, { 4096, "4 KiB" },
+		{ 1048576, "1 MiB" }, { 1049600, "1025 KiB" }, { 3ULL << 30, "3072 MiB" },
+	};
+	char buf[32];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		assert_string_equal(ap_size_exact(t[i].v, buf, sizeof(buf)), t[i].s);
+}
+
 static void test_error(void **state)
 {
 	struct ap_error e;
@@ -165,6 +182,7 @@ int main(void)
 		cmocka_unit_test(test_parse_duration),
 		cmocka_unit_test(test_parse_fraction),
 		cmocka_unit_test(test_human),
+		cmocka_unit_test(test_size_exact),
 		cmocka_unit_test(test_error),
 		cmocka_unit_test(test_unescape),
 		cmocka_unit_test(test_clock),
