@@ -45,6 +45,12 @@
 
 #include "util.h"
 
+enum ap_emu_model_kind {
+	AP_EMU_MODEL_SIMPLE,		/* constant base cost + fixed RMW penalty */
+	AP_EMU_MODEL_HDD,		/* seek curve, rotation, RMW revolution, merging cache */
+	AP_EMU_MODEL_FLASH,		/* hidden page, small noisy partial-page penalty */
+};
+
 struct ap_emu_spec {
 	uint64_t capacity;		/* bytes (default 1 GiB) */
 	uint32_t phys_sector;		/* hidden physical sector, bytes (default 4096) */
@@ -61,6 +67,18 @@ struct ap_emu_spec {
 	uint64_t fail_after;		/* EIO once this many were served since the reset (0 = off) */
 	char *image;			/* start from this image (copied sparse), or NULL */
 	bool capacity_set;		/* size given: else an image's size is the capacity */
+	/* drive profiles and the physical models (see emu_model.h) */
+	char profile[24];		/* the last profile applied, "" = none */
+	enum ap_emu_model_kind model;	/* cost model (default AP_EMU_MODEL_SIMPLE) */
+	uint32_t logical_sector;	/* logical sector the loop device reports (512) */
+	uint32_t rpm;			/* hdd: spindle speed (7200) */
+	uint64_t disk_size;		/* hdd: the full virtual disk the seeks cross (2 TB) */
+	uint64_t track;			/* hdd: bytes under the head per revolution (1 MiB) */
+	uint64_t settle_ns;		/* hdd: track-to-track seek (1 ms) */
+	uint64_t seek_ns;		/* hdd: full-stroke seek (16 ms) */
+	double knee;			/* hdd: stroke fraction where sqrt turns linear (30%) */
+	uint64_t cache_size;		/* hdd: write cache capacity, bytes (64 MiB) */
+	uint64_t bus_rate;		/* hdd, flash: interface bytes/s, 0 = free (300 MB) */
 };
 
 struct ap_emu_counters {
