@@ -51,21 +51,21 @@ static const struct {
 	/* today's constant-cost model, with its defaults */
 	{ "simple", "model=simple" },
 	/* a 512e desktop disk hiding 4096-byte sectors, write cache on */
-	{ "hdd-7200", "model=hdd,phys=4096,lba=0,rpm=7200,track=1M,settle=1ms,seek=16ms,"
+	{ "hdd-7200", "model=hdd,phys=4096,lba=0,rpm=7200,track=1250304,settle=1ms,seek=16ms,"
 		      "knee=30%,base=50us,bus=300MB,cache=on,cache-size=64M" },
-	{ "hdd-5400", "model=hdd,phys=4096,lba=0,rpm=5400,track=1M,settle=1500us,seek=20ms,"
+	{ "hdd-5400", "model=hdd,phys=4096,lba=0,rpm=5400,track=1228800,settle=1500us,seek=20ms,"
 		      "knee=30%,base=50us,bus=300MB,cache=on,cache-size=64M" },
 	/* a WD Green (EARS) with the XP jumper: LBA 63 on a physical boundary */
-	{ "wd-ears-jumper", "model=hdd,phys=4096,lba=7,rpm=5400,track=1M,settle=1500us,seek=20ms,"
+	{ "wd-ears-jumper", "model=hdd,phys=4096,lba=7,rpm=5400,track=1228800,settle=1500us,seek=20ms,"
 			    "knee=30%,base=50us,bus=300MB,cache=on,cache-size=64M" },
 	/* flash behind an FTL: a hidden page, a small and noisy penalty */
 	{ "flash-8k", "model=flash,phys=8K,lba=0,base=100us,rmw=25us,bus=400MB,jitter=15%,cache=off" },
 	{ "flash-16k", "model=flash,phys=16K,lba=0,base=100us,rmw=25us,bus=400MB,jitter=15%,cache=off" },
 	/* a USB bridge presenting a 5400 rpm disk with 4096-byte logical sectors */
-	{ "usb-4kn", "model=hdd,logical=4096,phys=4096,lba=0,rpm=5400,track=1M,settle=1500us,"
+	{ "usb-4kn", "model=hdd,logical=4096,phys=4096,lba=0,rpm=5400,track=1228800,settle=1500us,"
 		     "seek=20ms,knee=30%,base=100us,bus=300MB,cache=on,cache-size=64M" },
 	/* a 512n disk: what it reports is what it has */
-	{ "honest-512n", "model=hdd,phys=512,lba=0,rpm=7200,track=1M,settle=1ms,seek=16ms,"
+	{ "honest-512n", "model=hdd,phys=512,lba=0,rpm=7200,track=1250304,settle=1ms,seek=16ms,"
 			 "knee=30%,base=50us,bus=300MB,cache=on,cache-size=64M" },
 };
 

@@ -339,16 +339,16 @@ static void test_hdd_revolution(void **state)
 		/* exactly one more revolution, wherever the platter is */
 		assert_int_equal(cb.cost_ns - ca.cost_ns, REV7200);
 	}
-	/* the aligned write itself: base + seek 0 + rotation + 4 KiB of a 1 MiB track */
+	/* the aligned write itself: base + seek 0 + rotation + 4 KiB of a 2442-sector track */
 	model_for(&a, "hdd-7200,cache=off");
 	ap_emu_model_request(&a, AP_EMU_WRITE, 40 * S, 4096, 0, T0, &ca);
 	assert_int_equal(ca.cost_ns, 50000 + ap_emu_model_rotation_ns(&a, 40 * S, T0 + 50000) +
-			 4096ULL * REV7200 / (1 << 20));
+			 4096ULL * REV7200 / 1250304);
 	/* LBA 34 on the same drive: its own angle, and the revolution */
 	model_for(&b, "hdd-7200,cache=off");
 	ap_emu_model_request(&b, AP_EMU_WRITE, 34 * S, 4096, 0, T0, &cb);
 	assert_int_equal(cb.cost_ns, 50000 + ap_emu_model_rotation_ns(&b, 34 * S, T0 + 50000) +
-			 4096ULL * REV7200 / (1 << 20) + REV7200);
+			 4096ULL * REV7200 / 1250304 + REV7200);
 
 	/* cache on, as shipped: the write is cheap, the flush destages and pays */
 	for (now = T0; now < T0 + 2 * REV7200; now += 1234567) {
@@ -395,9 +395,9 @@ static void test_hdd_seek(void **state)
 		assert_true(t > prev);	/* strictly monotone */
 		prev = t;
 	}
-	/* the profile's disk: 2 TB of 1 MiB tracks, a short seek is short */
+	/* the profile's disk: 2 TB of 2442-sector tracks, a short seek is short */
 	model_for(&m, "hdd-7200");
-	assert_int_equal(m.ntracks, (3907029168ULL * 512 + (1 << 20) - 1) >> 20);
+	assert_int_equal(m.ntracks, (3907029168ULL * 512 + 1250303) / 1250304);
 	assert_true(ap_emu_model_seek_ns(&m, 8) < 1100000);
 	assert_int_equal(ap_emu_model_seek_ns(&m, m.ntracks - 1), 16000000);
 	/* a seek is charged: the head moves from track 0 to track 100 */
