@@ -3,7 +3,7 @@
  * alignprobe emulate: an emulated Advanced Format drive that lies about its
  * physical sector size (see src/emu/emu.h).
  *
- *	alignprobe emulate --attach [--size 1G] [--phys 4096] [--lowest-aligned 0]
+ *	alignprobe emulate --attach [--profile NAME] [--size 1G] [--phys 4096] [--lowest-aligned 0]
  *			   [--rmw-cost 8ms] [--base-cost 0] [--jitter 0] [--seed 1]
  *			   [--write-cache] [--fail-lba LBA --fail-count N]
  *			   [--fail-after N] [--fail-reads|--fail-writes]
@@ -89,6 +89,7 @@ enum {
 static const char *const speckeys[] = {
 	"size", "phys", "lowest-aligned", "lba", "rmw-cost", "base-cost", "jitter", "seed",
 	"write-cache", "fail-lba", "fail-count", "fail-after", "image", "flush-cost",
+	"profile", "logical",
 };
 
 static void usage(void)
@@ -103,7 +104,12 @@ static void usage(void)
 	       "a read-modify-write for every write covering a hidden physical sector only\n"
 	       "partly. --attach prints the loop device once it is usable.\n"
 	       "\nAttach options (defaults in brackets):\n"
+	       "     --profile <name>         a drive profile, given first: the options after\n"
+	       "                              it override it: simple, hdd-7200, hdd-5400,\n"
+	       "                              wd-ears-jumper, flash-8k, flash-16k, usb-4kn,\n"
+	       "                              honest-512n [simple]\n"
 	       "     --size <size>            capacity [1G]\n"
+	       "     --logical <bytes>        logical sector the device reports, 512..4096 [512]\n"
 	       "     --phys <bytes>           hidden physical sector, 512..64K [4096]\n"
 	       "     --lowest-aligned <lba>   first aligned LBA, 0..phys/512-1 [0] (alias --lba)\n"
 	       "     --rmw-cost <time>        cost of a partial-sector write [8ms]\n"
@@ -125,7 +131,10 @@ static void usage(void)
 	       "                              (the drive also goes when this process is killed)\n"
 	       "     --spec <spec>            the same as a string: size=1G,phys=4096,lba=0,\n"
 	       "                              rmw=8ms,base=0,jitter=0,seed=1,cache=off,flush=0,\n"
-	       "                              fail=LBA+COUNT,fail-rw=r|w|rw,fail-after=N,image=FILE\n"
+	       "                              fail=LBA+COUNT,fail-rw=r|w|rw,fail-after=N,image=FILE;\n"
+	       "                              a profile name (hdd-7200,size=2G) or profile=NAME,\n"
+	       "                              and the hdd model's model=hdd,rpm=,disk=,track=,\n"
+	       "                              settle=,seek=,knee=,cache-size=,bus= (see the manual)\n"
 	       "\nOther actions:\n"
 	       " -d, --detach <device>        stop the drive, remove everything it used\n"
 	       "     --stats <device>         print the drive's counters\n"
@@ -248,6 +257,8 @@ static int parse_args(struct emulate_ctl *c, int argc, char **argv)
 		{ "fail-after",     required_argument, NULL, OPT_SPECKEY + 11 },
 		{ "image",          required_argument, NULL, OPT_SPECKEY + 12 },
 		{ "flush-cost",     required_argument, NULL, OPT_SPECKEY + 13 },
+		{ "profile",        required_argument, NULL, OPT_SPECKEY + 14 },
+		{ "logical",        required_argument, NULL, OPT_SPECKEY + 15 },
 		AP_OUT_LONGOPTS,
 		{ "help",    no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },

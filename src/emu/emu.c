@@ -2,7 +2,7 @@
 /*
  * The emulated drive's life cycle: build the work directory (sparse backing
  * file, shared stats page), fork the FUSE server (emu_server.c), attach a
- * loop device with 512-byte logical and physical sectors to the served file,
+ * loop device with 512-byte (or the spec's) logical sectors to the served file,
  * and take everything down again -- also after the server was SIGKILLed.
  * The layout of a work directory is described in emu_priv.h.
  */
@@ -274,6 +274,9 @@ int ap_emu_spec_of(const char *dev, struct ap_emu_spec *s)
 	s->fail_after = shm->fail_after;
 	s->fail_reads = shm->fail_reads;
 	s->fail_writes = shm->fail_writes;
+	/* the rest (profile, model, logical sector) from the full spec string */
+	if (shm->spec[0] && memchr(shm->spec, '\0', sizeof(shm->spec)))
+		ap_emu_spec_parse(shm->spec, s, NULL);
 	munmap(shm, sizeof(*shm));
 	return 0;
 }
@@ -888,6 +891,12 @@ static struct ap_emu_shm *make_shm(const char *workdir, const struct ap_emu_spec
 	shm->write_cache = s->write_cache;
 	shm->fail_reads = s->fail_reads;
 	shm->fail_writes = s->fail_writes;
+	{
+		char *spec = ap_emu_spec_format(s);
+
+		snprintf(shm->spec, sizeof(shm->spec), "%s", spec);
+		free(spec);
+	}
 	memcpy(shm->magic, AP_EMU_MAGIC, sizeof(AP_EMU_MAGIC));
 	return shm;
 }
@@ -958,14 +967,14 @@ static int server_reply(int st, const char *want, struct ap_error *e)
 	return ap_error_set(e, err, "%s: %s", *msg ? msg + 1 : line, strerror(err));
 }
 
-static int loop_configure(int lfd, int ffd, const char *file)
+static int loop_configure(int lfd, int ffd, const char *file, unsigned lbs)
 {
 	struct loop_config cfg;
 	struct loop_info64 info;
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.fd = (uint32_t)ffd;
-	cfg.block_size = 512;
+	cfg.block_size = lbs;
 	cfg.info.lo_flags = LO_FLAGS_PARTSCAN;
 	snprintf((char *)cfg.info.lo_file_name, LO_NAME_SIZE, "%s", file);
 	if (ioctl(lfd, LOOP_CONFIGURE, &cfg) == 0)
@@ -984,11 +993,18 @@ static int loop_configure(int lfd, int ffd, const char *file)
 		ioctl(lfd, LOOP_CLR_FD, 0);
 		return -err;
 	}
+	if (lbs != 512 && ioctl(lfd, LOOP_SET_BLOCK_SIZE, (unsigned long)lbs) != 0) {
+		int err = errno;
+
+		ioctl(lfd, LOOP_CLR_FD, 0);
+		return -err;
+	}
 	return 0;
 }
 
 /* Pick a free loop device, have the server register it, attach. */
-static int loop_attach(const char *workdir, int ctl, int st, char **dev, struct ap_error *e)
+static int loop_attach(const char *workdir, int ctl, int st, unsigned lbs, char **dev,
+		       struct ap_error *e)
 {
 	char *file, line[96];
 	int cfd, ffd, rc = -EBUSY;
@@ -1030,7 +1046,7 @@ static int loop_attach(const char *workdir, int ctl, int st, char **dev, struct 
 			rc = ap_error_set(e, errno, "%s: %s", line + 4, strerror(errno));
 			break;
 		}
-		rc = loop_configure(lfd, ffd, file);
+		rc = loop_configure(lfd, ffd, file, lbs);
 		close(lfd);
 		if (rc == 0) {
 			*dev = ap_xstrdup(line + 4);
@@ -1227,7 +1243,7 @@ int ap_emu_attach(const struct ap_emu_spec *spec, struct ap_emu **out, struct ap
 	rc = server_reply(st[0], "ready", e);
 	if (rc)
 		goto fail;
-	rc = loop_attach(workdir, ctl[1], st[0], &dev, e);
+	rc = loop_attach(workdir, ctl[1], st[0], s.logical_sector, &dev, e);
 	if (rc)
 		goto fail;
 	rc = set_write_cache(dev, s.write_cache, e);

@@ -22,6 +22,13 @@
  *   requests of the selected kinds were served since the last counter reset;
  *   both set: in the range after N. A failed request costs base and counts
  *   in errors only.
+ * That is the simple model (model=simple, the default). The hdd model (a
+ * rotating disk: seek curve, the platter's angle from the clock, one extra
+ * revolution per read-modify-write, a write cache that merges adjacent
+ * writes) and the flash model (a hidden page, a small noisy penalty) are
+ * described in emu_model.h, with the named profiles (hdd-7200, flash-8k,
+ * usb-4kn, ...) that set them up; logical= makes the loop device report
+ * larger logical sectors (usb-4kn: 4096).
  * Costs are charged by sleeping to an absolute CLOCK_MONOTONIC deadline
  * before the reply; counters are updated before the reply too.
  *
@@ -45,6 +52,12 @@
 
 #include "lib/util.h"
 
+enum ap_emu_model_kind {
+	AP_EMU_MODEL_SIMPLE,		/* constant base cost + fixed RMW penalty */
+	AP_EMU_MODEL_HDD,		/* seek curve, rotation, RMW revolution, merging cache */
+	AP_EMU_MODEL_FLASH,		/* hidden page, small noisy partial-page penalty */
+};
+
 struct ap_emu_spec {
 	uint64_t capacity;		/* bytes (default 1 GiB) */
 	uint32_t phys_sector;		/* hidden physical sector, bytes (default 4096) */
@@ -61,13 +74,31 @@ struct ap_emu_spec {
 	uint64_t fail_after;		/* EIO once this many were served since the reset (0 = off) */
 	char *image;			/* start from this image (copied sparse), or NULL */
 	bool capacity_set;		/* size given: else an image's size is the capacity */
+	/* drive profiles and the physical models (see emu_model.h) */
+	char profile[24];		/* the last profile applied, "" = none */
+	enum ap_emu_model_kind model;	/* cost model (default AP_EMU_MODEL_SIMPLE) */
+	uint32_t logical_sector;	/* logical sector the loop device reports (512) */
+	uint32_t rpm;			/* hdd: spindle speed (7200) */
+	uint64_t disk_size;		/* hdd: the full virtual disk the seeks cross (2 TB) */
+	uint64_t track;			/* hdd: bytes under the head per revolution (1 MiB) */
+	uint64_t settle_ns;		/* hdd: track-to-track seek (1 ms) */
+	uint64_t seek_ns;		/* hdd: full-stroke seek (16 ms) */
+	double knee;			/* hdd: stroke fraction where sqrt turns linear (30%) */
+	uint64_t cache_size;		/* hdd: write cache capacity, bytes (64 MiB) */
+	uint64_t bus_rate;		/* hdd, flash: interface bytes/s, 0 = free (300 MB) */
 };
 
 struct ap_emu_counters {
 	uint64_t reads, writes;
 	uint64_t aligned_writes;	/* writes covering only whole physical sectors */
-	uint64_t rmw;			/* partial physical sectors written (0, 1 or 2 per write) */
-	uint64_t rmw_writes;		/* writes that needed a read-modify-write (rmw > 0) */
+	/*
+	 * Partial physical sectors written (0, 1 or 2 per write), counted with
+	 * the write; the hdd model with its cache on counts them when they
+	 * reach the media instead (a flush, a full cache), at the edges of the
+	 * merged extents only (see ap_emu_model_request()).
+	 */
+	uint64_t rmw;
+	uint64_t rmw_writes;		/* writes covering a physical sector partly (needing a RMW) */
 	uint64_t flushes;
 	uint64_t read_bytes, write_bytes;
 	uint64_t errors;		/* injected EIO */
@@ -78,7 +109,9 @@ void ap_emu_spec_init(struct ap_emu_spec *s);
 void ap_emu_spec_free(struct ap_emu_spec *s);
 /*
  * "phys=4096,lba=7,size=1G,rmw=8ms,base=100us,jitter=30%,seed=1,cache=on,
- * flush=1ms,fail=LBA+COUNT,fail-rw=r|w|rw,fail-after=N,image=FILE"; the keys
+ * flush=1ms,fail=LBA+COUNT,fail-rw=r|w|rw,fail-after=N,image=FILE", a
+ * profile's name (a bare word or profile=NAME: "hdd-7200,size=2G") and the
+ * models' keys (emu_model.h: model, logical, rpm, disk, ...); the keys
  * are also the long options of `emulate --attach` (lowest-aligned, rmw-cost,
  * base-cost, flush-cost, write-cache, fail-lba, fail-count). Applied on top
  * of @s, then validated: -EINVAL with the reason in @e.

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The emulated drive's behaviour as pure functions: which writes cover a
- * hidden physical sector only partly, what each request costs (base cost,
- * read-modify-write cost, seeded jitter, volatile write cache), and which
- * requests the fault model fails. No I/O, no clock: unit-tested directly.
- * The spec (struct ap_emu_spec of emu.h) is parsed and validated here too.
+ * hidden physical sector only partly, what each request costs (the simple
+ * model: base cost, read-modify-write cost, seeded jitter, volatile write
+ * cache; the hdd model: seeks, rotation, a merging write cache; the flash
+ * model: a hidden page), and which requests the fault model fails. No I/O
+ * and no clock of its own (the caller passes the time): unit-tested
+ * directly. The spec (struct ap_emu_spec of emu.h), its named profiles
+ * included, is parsed and validated here too.
  */
 #ifndef AP_EMU_MODEL_H
 #define AP_EMU_MODEL_H
@@ -23,23 +26,81 @@ enum ap_emu_op {
 	AP_EMU_FLUSH,
 };
 
+/* Extents the hdd model's write cache holds at most (else it is full). */
+#define AP_EMU_CACHE_EXTENTS	512
+
+struct ap_emu_extent {
+	uint64_t start, end;		/* bytes, [start, end) */
+};
+
+/*
+ * The hdd model (AP_EMU_MODEL_HDD), all integer nanoseconds from the clock
+ * value the caller passes (CLOCK_MONOTONIC in the server):
+ * - the emulated capacity is the first part of a virtual disk of disk_size
+ *   bytes (at least the capacity), track bytes per track, byte offset o on
+ *   track o / track at angle (o % track) / track of a revolution;
+ * - seek over d tracks out of N: 0 for d = 0, else, x = d / N,
+ *	x <  knee: settle + (t_knee - settle) * sqrt(x / knee)
+ *	x >= knee: t_knee + (full - t_knee) * (x - knee) / (1 - knee)
+ *   with t_knee = (settle * (1 - knee) + 2 * knee * full) / (1 + knee), where
+ *   both pieces have the same slope (ap_emu_model_seek_ns);
+ * - the platter's angle at time t is (t % rev) / rev, rev = 60 s / rpm: a
+ *   media access waits from the end of its seek until its first byte comes
+ *   under the head (ap_emu_model_rotation_ns), then transfers len / track
+ *   revolutions (track switches are free);
+ * - a media write whose ends cover a physical sector only partly costs one
+ *   extra revolution (read the sector, write it on the next pass); two when
+ *   both ends are partial and the write is longer than a track;
+ * - every request costs base_ns (command overhead) first, plus len / bus_rate
+ *   for data that only crosses the interface (cache hits, cached writes);
+ * - write cache on: a write is merged into the cache's extents (overlapping
+ *   and adjacent writes become one extent) and costs base + bus; a flush costs
+ *   base + flush_ns + destaging every extent in ascending order from the
+ *   head's position; a write that would overflow the cache (cache_size bytes
+ *   or AP_EMU_CACHE_EXTENTS extents) destages everything first. Only the
+ *   edges of a destaged extent pay the extra revolution: an extent whose
+ *   start and end are physical sector boundaries pays none. A read that lies
+ *   inside one cached extent is a cache hit (base + bus); others go to the
+ *   media (the cache keeps its data);
+ * - write cache off: a write goes to the media at once.
+ * jitter, when set, scales each request's whole cost as in the simple model.
+ *
+ * The flash model (AP_EMU_MODEL_FLASH): the hidden unit is a flash page
+ * (phys); a request costs base + len / bus_rate, a write rmw_ns more for
+ * each page it covers only partly (what the FTL's read-modify-write of a
+ * page shows through its cache: small), the total scaled by the jitter
+ * (the noise of the FTL); write cache as in the simple model.
+ */
 struct ap_emu_model {
+	enum ap_emu_model_kind kind;
 	uint32_t phys;			/* hidden physical sector, bytes */
 	uint32_t align;			/* byte offset of the first physical boundary */
 	uint64_t rmw_ns, base_ns, flush_ns;
 	double jitter;
 	bool write_cache;
 	uint64_t rng[4];		/* xoshiro256** state */
-	uint64_t pending_rmw;		/* partial sectors the cache still owes */
+	uint64_t pending_rmw;		/* partial sectors the cache still owes (simple, flash) */
 	uint64_t fail_lba, fail_count;
 	bool fail_reads, fail_writes;
 	uint64_t fail_after;
+	/* hdd */
+	uint64_t rev_ns;		/* one revolution */
+	uint64_t track, ntracks;	/* bytes per track, tracks of the virtual disk */
+	uint64_t settle_ns, seek_ns;
+	double knee;
+	uint64_t cache_size, bus_rate;
+	uint64_t head;			/* the track the head is on */
+	uint64_t cached;		/* bytes in the cache */
+	size_t nextents;
+	struct ap_emu_extent ext[AP_EMU_CACHE_EXTENTS];	/* sorted, disjoint, not adjacent */
 };
 
 struct ap_emu_cost {
 	bool fail;			/* answer EIO */
-	unsigned partial;		/* partial physical sectors written (writes) */
+	unsigned partial;		/* partial physical sectors this write covers */
 	bool aligned;			/* a write covering whole physical sectors only */
+	uint64_t rmw;			/* partial physical sectors read-modify-written now */
+	uint64_t destaged;		/* cache extents written to the media now (hdd) */
 	uint64_t cost_ns;		/* time to charge */
 };
 
@@ -55,14 +116,44 @@ void ap_emu_model_init(struct ap_emu_model *m, const struct ap_emu_spec *s);
 double ap_emu_model_uniform(struct ap_emu_model *m);
 
 /*
- * Account one request. @served is the number of successful requests of the
- * kinds the fault model fails (reads and/or writes) since the counters were
- * last reset: fail-after=N fails every such request once N were served.
- * A failed request costs the base cost and changes no state.
+ * Account one request arriving at @now_ns (any monotonic clock: the hdd
+ * model's platter angle is derived from it; the other models ignore it).
+ * @served is the number of successful requests of the kinds the fault model
+ * fails (reads and/or writes) since the counters were last reset:
+ * fail-after=N fails every such request once N were served. A failed
+ * request costs the base cost and changes no state.
+ *
+ * When the read-modify-writes are counted (c->rmw): the simple and flash
+ * models count a write's partial sectors when the write arrives, also with
+ * the write cache on (the flush pays for them later). The hdd model counts
+ * them when they happen on the media: at the write with the cache off, at
+ * the destage (a flush, or a write that finds the cache full) with it on,
+ * and then only the partial sectors at the edges of the merged extents. So
+ * on a cached hdd RMW may be smaller than the partial sectors written, while
+ * c->partial and c->aligned (the RMW_WRITES and ALIGNED counters) always
+ * classify each write request as it arrives, in every model.
  */
 void ap_emu_model_request(struct ap_emu_model *m, enum ap_emu_op op,
 			  uint64_t off, uint64_t len, uint64_t served,
-			  struct ap_emu_cost *c);
+			  uint64_t now_ns, struct ap_emu_cost *c);
+
+/* hdd: the seek time over @dtracks tracks (see above). */
+uint64_t ap_emu_model_seek_ns(const struct ap_emu_model *m, uint64_t dtracks);
+/* hdd: the wait at time @t_ns until byte @off comes under the head. */
+uint64_t ap_emu_model_rotation_ns(const struct ap_emu_model *m, uint64_t off, uint64_t t_ns);
+
+/*
+ * Named profiles: shortcuts for a spec. ap_emu_spec_profile() resets the
+ * drive's model parameters (everything but size, seed, image and the fault
+ * model) to their defaults, then applies the profile's spec and records its
+ * name; parameters given after it override it. -EINVAL for an unknown name,
+ * with the known ones in the message. ap_emu_profile_spec() is the spec a
+ * profile stands for, NULL for an unknown name; ap_emu_profile_names() the
+ * names, comma-separated.
+ */
+int ap_emu_spec_profile(struct ap_emu_spec *s, const char *name, struct ap_error *e);
+const char *ap_emu_profile_spec(const char *name);
+const char *ap_emu_profile_names(void);
 
 /*
  * Set one spec parameter by name, as in a spec string or as the long option
@@ -72,7 +163,12 @@ int ap_emu_spec_set(struct ap_emu_spec *s, const char *key, const char *val,
 		    struct ap_error *e);
 /* The constraints between parameters. 0, or -EINVAL with a message. */
 int ap_emu_spec_validate(const struct ap_emu_spec *s, struct ap_error *e);
-/* "phys=4096,lba=0,size=1G,..." for logs and --stats; caller frees. */
+/*
+ * "phys=4096,lba=0,size=1G,..." for logs and --stats; caller frees. Starts
+ * with "profile=NAME," when a profile was applied; the hdd and flash models'
+ * parameters follow "model=..." only for those models, logical= only when
+ * not 512. ap_emu_spec_parse() of the result gives the same drive.
+ */
 char *ap_emu_spec_format(const struct ap_emu_spec *s);
 
 #endif

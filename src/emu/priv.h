@@ -50,6 +50,8 @@ struct ap_emu_shm {
 	uint64_t seq;
 	struct ap_emu_counters_raw live;
 	struct ap_emu_counters_raw base;
+	/* every parameter, as ap_emu_spec_format() gives it (profiles, hdd, ...) */
+	char spec[1024];
 };
 
 /*

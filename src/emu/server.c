@@ -109,10 +109,12 @@ static uint64_t served(void)
 static bool account(enum ap_emu_op op, uint64_t off, uint64_t len, struct ap_emu_cost *c)
 {
 	ap_emu_model_request(&srv.model, op, off, len,
-			     (srv.model.fail_count || srv.model.fail_after) ? served() : 0, c);
+			     (srv.model.fail_count || srv.model.fail_after) ? served() : 0,
+			     srv.t0, c);
 	charge(c->cost_ns);
 	stats_begin();
 	BUMP(busy_ns, c->cost_ns);
+	BUMP(rmw, c->rmw);	/* when the model performs them (see emu_model.h) */
 	if (c->fail) {
 		BUMP(errors, 1);
 	} else if (op == AP_EMU_READ) {
@@ -121,7 +123,6 @@ static bool account(enum ap_emu_op op, uint64_t off, uint64_t len, struct ap_emu
 	} else if (op == AP_EMU_WRITE) {
 		BUMP(writes, 1);
 		BUMP(write_bytes, len);
-		BUMP(rmw, c->partial);
 		BUMP(rmw_writes, c->partial ? 1 : 0);
 		BUMP(aligned_writes, c->aligned ? 1 : 0);
 	} else {

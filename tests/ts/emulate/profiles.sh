@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The drive profiles of the emulated drive: the physical hdd model (seeks,
+# rotation from the clock, one revolution per read-modify-write, a merging
+# write cache), flash, a 4096-byte-logical USB bridge. The probe's verdict
+# (physical sector and lowest aligned LBA) on each, in one call (one thread
+# per drive), from timings alone; then what `emulate --attach --profile`
+# sets up: the loop device's cache mode and logical sector, the spec.
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
+ts_init "drive profiles: probe verdicts on hdd-7200, wd-ears-jumper, honest-512n, flash-8k, usb-4kn"
+ts_need_emulator
+ts_need_cmd python3
+
+# sizes up to 16K: 4096 found at 4K and confirmed at 8K, 8192 at 8K and 16K,
+# the honest drives ruled out up to 16 KiB; the budget only ends a hang
+"$ALIGNPROBE" probe --json --yes --time-budget 1h --max-size 16K \
+	--emulate=hdd-7200,size=256M --emulate=wd-ears-jumper,size=256M,seed=2 \
+	--emulate=honest-512n,size=256M,seed=3 --emulate=flash-8k,size=256M,seed=4 \
+	--emulate=usb-4kn,size=256M,seed=5 > "$TS_TMP/out" 2> "$TS_TMP/err"
+rc=$?
+cat "$TS_TMP/err" >&2
+
+python3 - "$TS_TMP/out" <<'PY' || ts_fail "wrong verdicts (see above)"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+want = [  # profile, logical, sensitive, physical, lowest aligned, slowdown range
+    ("hdd-7200", 512, True, 4096, 0, (1.5, 4.0)),
+    ("wd-ears-jumper", 512, True, 4096, 7, (1.3, 4.0)),
+    ("honest-512n", 512, False, 512, 0, None),
+    ("flash-8k", 512, True, 8192, 0, (1.05, 1.6)),
+    ("usb-4kn", 4096, False, 4096, 0, None),
+]
+devs = doc["devices"]
+assert len(devs) == len(want), "expected %d devices, got %d" % (len(want), len(devs))
+bad = 0
+for d, (name, logical, sens, phys, lba, slow) in zip(devs, want):
+    v = d["verdict"]
+    got = (v["sensitive"], v["physical_sector"], v["lowest_aligned_lba"])
+    ok = v["resolved"] and got == (sens, phys, lba) and v["logical_sector"] == logical
+    if ok and sens:
+        p = phys // logical
+        ok = all(s % p == lba for s in v["fast_starts"]) and len(v["fast_starts"]) > 0 \
+            and slow[0] < v["slowdown"] < slow[1] and v["p_value"] < 0.001
+    if ok and not sens:
+        ok = v["period"] == 1
+    print("%s %s (%s): want %s, got %s, %.2fx, p=%g, %.1fs%s" % (
+          "ok  " if ok else "FAIL", d["device"], name, (sens, phys, lba), got,
+          v.get("slowdown") or 0, v["p_value"], d["seconds"], "" if ok else " " + json.dumps(v)),
+          file=sys.stderr)
+    bad += not ok
+sys.exit(1 if bad else 0)
+PY
+ts_assert_eq 0 "$rc" "probe exit code"
+
+# what a profile sets up: write back (flushes reach the drive), the logical
+# sector, the spec with the profile's name
+dev=$(ts_emu_attach --profile hdd-7200 --size 64M)
+name=${dev#/dev/}
+ts_assert_eq "write back" "$(cat /sys/block/$name/queue/write_cache)" "hdd-7200: cache mode"
+ts_assert_eq 512 "$(cat /sys/block/$name/queue/logical_block_size)" "hdd-7200: logical sector"
+spec=$("$ALIGNPROBE" emulate --stats "$dev" -n -r -o SPEC) || ts_fail "emulate --stats $dev failed"
+case $spec in
+profile=hdd-7200,size=67108864,phys=4096,lba=0,*model=hdd,rpm=7200,*) ;;
+*) ts_fail "hdd-7200: spec '$spec'" ;;
+esac
+# a misaligned O_DSYNC write: counted as partial at once, its RMW at the flush
+"$ALIGNPROBE" emulate --reset-stats "$dev" || ts_fail "reset-stats failed"
+dd if=/dev/zero of="$dev" bs=4096 count=1 seek=$((34 * 512)) oflag=direct,dsync,seek_bytes \
+	status=none || ts_fail "write at LBA 34 failed"
+stats=$("$ALIGNPROBE" emulate --stats "$dev" -n -r -o WRITES,RMW_WRITES,RMW,ALIGNED)
+flushes=$("$ALIGNPROBE" emulate --stats "$dev" -n -r -o FLUSHES)
+ts_assert_eq "1 1 2 0" "$stats" "hdd-7200: writes rmw-writes rmw aligned"
+[ "$flushes" -ge 1 ] || ts_fail "hdd-7200: no flush reached the drive"
+"$ALIGNPROBE" emulate --detach "$dev" || ts_fail "detach $dev failed"
+sed -i "\|^$dev\$|d" "$TS_TMP/.emus"
+
+dev=$(ts_emu_attach --profile usb-4kn --size 64M)
+name=${dev#/dev/}
+ts_assert_eq 4096 "$(cat /sys/block/$name/queue/logical_block_size)" "usb-4kn: logical sector"
+ts_assert_eq "write back" "$(cat /sys/block/$name/queue/write_cache)" "usb-4kn: cache mode"
+"$ALIGNPROBE" emulate --detach "$dev" || ts_fail "detach $dev failed"
+sed -i "\|^$dev\$|d" "$TS_TMP/.emus"
+
+dev=$(ts_emu_attach --profile flash-8k --size 64M)
+name=${dev#/dev/}
+ts_assert_eq "write through" "$(cat /sys/block/$name/queue/write_cache)" "flash-8k: cache mode"
+"$ALIGNPROBE" emulate --detach "$dev" || ts_fail "detach $dev failed"
+sed -i "\|^$dev\$|d" "$TS_TMP/.emus"
+
+# a bad profile name: a usage error that names the known ones
+ts_run_rc 2 "$ALIGNPROBE" emulate --attach --profile hdd-9000
+grep -q "unknown drive profile 'hdd-9000'.*hdd-7200" "$TS_TMP/err" ||
+	ts_fail "bad profile message: $(cat "$TS_TMP/err")"
+ts_run_rc 2 "$ALIGNPROBE" probe --yes --emulate=hdd-9000
+grep -q "hdd-9000.*honest-512n" "$TS_TMP/err" || ts_fail "probe: bad profile message: $(cat "$TS_TMP/err")"
+ts_pass
