@@ -21,7 +21,7 @@
 #include <json-c/json.h>
 
 #include "device/sgio.h"
-#include "ui/out.h"
+#include "lib/json.h"
 
 #define CONTENT_CHUNK	(64 * 1024)
 #define MAX_REJECTED	4
