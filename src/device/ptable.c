@@ -4,6 +4,7 @@
  * does not report structurally (see ptable.h).
  */
 #include "device/ptable.h"
+#include "lib/blkdev.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -944,20 +945,23 @@ static int examine_file(struct ap_ptable *pt, int fd, const struct ap_ptable_opt
 		return ap_error_set(e, errno, "%s: %s", pt->path, strerror(errno));
 	if (S_ISBLK(st.st_mode)) {
 		uint64_t sz;
-		int ss;
+		unsigned ss;
+		int rc;
 
 		pt->is_blockdev = true;
-		if (ioctl(fd, BLKGETSIZE64, &sz) < 0)
-			return ap_error_set(e, errno, "%s: cannot get the size: %s", pt->path,
-					    strerror(errno));
-		if (ioctl(fd, BLKSSZGET, &ss) < 0 || ss < 512)
-			return ap_error_set(e, errno ? errno : EINVAL,
+		rc = ap_blkdev_get_sizes(fd, &sz, NULL, NULL);
+		if (rc)
+			return ap_error_set(e, -rc, "%s: cannot get the size: %s", pt->path,
+					    strerror(-rc));
+		rc = ap_blkdev_get_sizes(fd, NULL, &ss, NULL);
+		if (rc || ss < 512)
+			return ap_error_set(e, rc ? -rc : EINVAL,
 					    "%s: cannot get the sector size", pt->path);
-		if (o && o->sector_size && (unsigned)ss != o->sector_size)
-			return ap_error_set(e, EINVAL, "%s: a block device with %d-byte "
+		if (o && o->sector_size && ss != o->sector_size)
+			return ap_error_set(e, EINVAL, "%s: a block device with %u-byte "
 					    "sectors; --sector-size applies to image files", pt->path, ss);
 		pt->size_bytes = sz;
-		pt->sector_size = (unsigned)ss;
+		pt->sector_size = ss;
 	} else if (S_ISREG(st.st_mode)) {
 		pt->size_bytes = (uint64_t)st.st_size;
 		pt->sector_size = o && o->sector_size ? o->sector_size : 512;
