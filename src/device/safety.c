@@ -683,32 +683,10 @@ char *ap_safety_describe(const struct ap_safety_target *t)
 int ap_safety_confirm(const struct ap_safety_target *t, const struct ap_safety_opts *o,
 		      struct ap_error *e)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int rc;
-
 	if (o && (o->yes || o->dry_run))
 		return 0;
-	if (!isatty(STDIN_FILENO))
-		return ap_error_set(e, ECANCELED, "%s: standard input is not a terminal, nobody "
-				    "can confirm; use --yes to destroy its contents", t->dev);
-	fprintf(stderr, "ALL DATA ON %s WILL BE DESTROYED.\n"
-		"Type the device name (%s) to continue: ", t->dev, t->dev);
-	fflush(stderr);
-	len = getline(&line, &cap, stdin);
-	if (len < 0) {
-		rc = ap_error_set(e, ECANCELED, "%s: not confirmed (%s)", t->dev,
-				  ferror(stdin) ? strerror(errno) : "end of input");
-		clearerr(stdin);
-	} else {
-		line[strcspn(line, "\n")] = '\0';
-		if (strcmp(line, t->dev) == 0)
-			rc = 0;
-		else
-			rc = ap_error_set(e, ECANCELED, "%s: not confirmed (typed '%s', "
-					  "not the device name)", t->dev, line);
-	}
-	free(line);
-	return rc;
+	if (!o || !o->ask)
+		return ap_error_set(e, ECANCELED, "%s: nobody can confirm; use --yes to "
+				    "destroy its contents", t->dev);
+	return o->ask(t->dev, o->ask_data, e);
 }
