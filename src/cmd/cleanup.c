@@ -38,6 +38,7 @@
 #include "emu/emu.h"
 #include "lib/exitcodes.h"
 #include "lib/state.h"
+#include "lib/sysfs.h"
 #include "lib/util.h"
 #include "ui/out.h"
 
@@ -181,43 +182,43 @@ static void release(struct cleanup *c, const struct ap_state_entry *en)
  * The topmost mount on @path (exact), or with @under any mount at or below
  * it: 1 found (source and devno filled when asked), 0 none.
  */
+struct find_mount_arg {
+	const char *path;
+	size_t plen;
+	bool under;
+	char **source;
+	dev_t *devno;
+	int found;
+};
+
+static int find_mount_line(const struct ap_mountinfo *m, void *arg)
+{
+	struct find_mount_arg *a = arg;
+	bool match;
+
+	if (a->under)
+		match = strncmp(m->target, a->path, a->plen) == 0 &&
+			(m->target[a->plen] == '\0' || m->target[a->plen] == '/');
+	else
+		match = strcmp(m->target, a->path) == 0;
+	if (!match)
+		return 0;
+	a->found = 1;	/* later lines are mounted on top: keep the last */
+	if (a->devno && m->has_devno)
+		*a->devno = m->devno;
+	if (a->source && m->source[0]) {
+		free(*a->source);
+		*a->source = ap_xstrdup(m->source);
+	}
+	return 0;
+}
+
 static int find_mount(const char *path, bool under, char **source, dev_t *devno)
 {
-	char *line = NULL;
-	size_t cap = 0, plen = strlen(path);
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	int found = 0;
+	struct find_mount_arg a = { path, strlen(path), under, source, devno, 0 };
 
-	if (!f)
-		return 0;
-	while (getline(&line, &cap, f) > 0) {
-		char mm[32], target[4096], src[4096], *sep;
-		unsigned ma, mi;
-		bool match;
-
-		if (sscanf(line, "%*s %*s %31s %*s %4095s", mm, target) != 2)
-			continue;
-		ap_unescape_octal(target);
-		if (under)
-			match = strncmp(target, path, plen) == 0 &&
-				(target[plen] == '\0' || target[plen] == '/');
-		else
-			match = strcmp(target, path) == 0;
-		if (!match)
-			continue;
-		found = 1;	/* later lines are mounted on top: keep the last */
-		if (devno && sscanf(mm, "%u:%u", &ma, &mi) == 2)
-			*devno = makedev(ma, mi);
-		sep = strstr(line, " - ");
-		if (source && sep && sscanf(sep, " - %*s %4095s", src) == 1) {
-			ap_unescape_octal(src);
-			free(*source);
-			*source = ap_xstrdup(src);
-		}
-	}
-	free(line);
-	fclose(f);
-	return found;
+	ap_mountinfo_foreach(find_mount_line, &a);
+	return a.found;
 }
 
 static void sleep_ms(long ms)
@@ -363,24 +364,8 @@ static void do_tmpdir(struct cleanup *c, const struct ap_state_entry *en)
 static char *loop_backing(const char *dev)
 {
 	const char *b = strrchr(dev, '/');
-	char *p, buf[4096], *r = NULL;
-	FILE *f;
 
-	ap_xasprintf(&p, "/sys/block/%s/loop/backing_file", b ? b + 1 : dev);
-	f = fopen(p, "re");
-	free(p);
-	if (!f)
-		return NULL;
-	if (fgets(buf, sizeof(buf), f)) {
-		size_t len = strcspn(buf, "\n");
-
-		buf[len] = '\0';
-		if (len > 10 && strcmp(buf + len - 10, " (deleted)") == 0)
-			buf[len - 10] = '\0';
-		r = ap_xstrdup(buf);
-	}
-	fclose(f);
-	return r;
+	return ap_sysfs_loop_backing_file(b ? b + 1 : dev, true);
 }
 
 static void do_loop(struct cleanup *c, const struct ap_state_entry *en)
@@ -503,23 +488,10 @@ static bool about_device(const struct cleanup *c, const char *dev)
 	if (strcmp(dev, c->device) == 0 || (c->device_canon && strcmp(dev, c->device_canon) == 0))
 		return true;
 	if (c->device_rdev && stat(dev, &st) == 0 && S_ISBLK(st.st_mode)) {
-		char *p, buf[32];
-		FILE *f;
-		unsigned ma, mi;
-		bool r = false;
-
 		if (st.st_rdev == c->device_rdev)
 			return true;
-		/* a partition: its parent's dev */
-		ap_xasprintf(&p, "/sys/dev/block/%u:%u/../dev", major(st.st_rdev), minor(st.st_rdev));
-		f = access(p, F_OK) == 0 ? fopen(p, "re") : NULL;
-		free(p);
-		if (f) {
-			if (fgets(buf, sizeof(buf), f) && sscanf(buf, "%u:%u", &ma, &mi) == 2)
-				r = makedev(ma, mi) == c->device_rdev;
-			fclose(f);
-		}
-		if (r)
+		/* a partition: its whole disk */
+		if (ap_sysfs_devno_to_wholedisk(st.st_rdev) == c->device_rdev)
 			return true;
 	}
 	/* a partition that no longer exists: /dev/loop3 -> /dev/loop3p1, /dev/sdb -> /dev/sdb1 */

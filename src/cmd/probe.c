@@ -52,6 +52,7 @@
 #include "lib/util.h"
 #include "probe/journal.h"
 #include "probe/probe.h"
+#include "ui/confirm.h"
 #include "ui/out.h"
 #include "ui/plot.h"
 #include "ui/progress.h"
@@ -842,6 +843,7 @@ static int gate_job(struct ctl *c, struct job *j)
 
 	if (!j->have_t)
 		return 0;
+	so.ask = ap_ui_confirm;
 	if (c->o.mode == AP_PROBE_DESTRUCTIVE && !so.yes) {
 		char *what, b1[32];
 		int rc;

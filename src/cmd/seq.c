@@ -23,6 +23,7 @@
 #include "lib/sig.h"
 #include "lib/util.h"
 #include "seq/seq.h"
+#include "ui/confirm.h"
 #include "ui/out.h"
 #include "ui/plot.h"
 #include "ui/progress.h"
@@ -811,6 +812,7 @@ int ap_cmd_seq(int argc, char **argv)
 	int rc;
 
 	memset(&c, 0, sizeof(c));
+	c.so.ask = ap_ui_confirm;	/* the gate asks through it */
 	rc = seq_parse(&c, argc, argv);
 	if (rc) {
 		free(c.bs);

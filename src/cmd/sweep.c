@@ -35,6 +35,7 @@
 #include "sweep/mnt.h"
 #include "sweep/part.h"
 #include "sweep/sweep.h"
+#include "ui/confirm.h"
 #include "ui/out.h"
 #include "ui/plot.h"
 #include "ui/progress.h"
@@ -1223,7 +1224,8 @@ static int record_identity(struct sweep_cmd *c)
 
 static int run_device(struct sweep_cmd *c)
 {
-	struct ap_safety_opts so = { .yes = c->yes, .dry_run = c->dry_run };
+	struct ap_safety_opts so = { .yes = c->yes, .dry_run = c->dry_run,
+				     .ask = ap_ui_confirm };
 	struct ap_safety_target t;
 	uint64_t part_sectors;
 	int rc, fd;

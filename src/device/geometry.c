@@ -15,7 +15,7 @@
 
 #include "analysis/analysis.h"
 #include "analysis/verdict_json.h"
-#include "ui/out.h"
+#include "lib/json.h"
 
 #define GEOMETRY_FILE_MAX	(64 * AP_MIB)
 
@@ -274,15 +274,6 @@ static int verdict_geometry(struct json_object *vo, const char *where, struct ap
 	return rc;
 }
 
-static const char *jstring(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
 /* An entry's "device" is @t: the same path, block device or file. */
 static bool same_device(const char *dev, const struct ap_geometry_target *t)
 {
@@ -299,17 +290,17 @@ static bool same_device(const char *dev, const struct ap_geometry_target *t)
 
 static enum ap_geom_match match_entry(struct json_object *ent, const struct ap_geometry_target *t)
 {
-	const char *wwn = jstring(ent, "wwn"), *serial = jstring(ent, "serial");
-	const char *dev = jstring(ent, "device");
+	const char *wwn = ap_json_peek_string(ent, "wwn"), *serial = ap_json_peek_string(ent, "serial");
+	const char *dev = ap_json_peek_string(ent, "device");
 	struct json_object *idn;
 
 	/* a probe result carries them in its "identity" (see identity.h) */
 	if (json_object_object_get_ex(ent, "identity", &idn) &&
 	    json_object_is_type(idn, json_type_object)) {
 		if (!wwn)
-			wwn = jstring(idn, "wwn");
+			wwn = ap_json_peek_string(idn, "wwn");
 		if (!serial)
-			serial = jstring(idn, "serial");
+			serial = ap_json_peek_string(idn, "serial");
 	}
 
 	/* an identity both sides know decides, either way */
@@ -337,7 +328,7 @@ static struct json_object *entry_at(struct json_object *doc, struct json_object 
 static void pick_fill(struct ap_geometry_pick *pick, struct json_object *ent, const char *where,
 		      enum ap_geom_match m)
 {
-	const char *dev = json_object_is_type(ent, json_type_object) ? jstring(ent, "device") : NULL;
+	const char *dev = json_object_is_type(ent, json_type_object) ? ap_json_peek_string(ent, "device") : NULL;
 
 	pick->match = m;
 	snprintf(pick->where, sizeof(pick->where), "%s", where);
@@ -354,7 +345,7 @@ static void list_devices(struct json_object *doc, struct json_object *devs, size
 	buf[0] = '\0';
 	for (i = 0; i < n && len + 1 < sz; i++) {
 		struct json_object *ent = entry_at(doc, devs, i, where, sizeof(where));
-		const char *dev = json_object_is_type(ent, json_type_object) ? jstring(ent, "device")
+		const char *dev = json_object_is_type(ent, json_type_object) ? ap_json_peek_string(ent, "device")
 									     : NULL;
 		int w = snprintf(buf + len, sz - len, "%s%s", i ? ", " : "",
 				 dev ? dev : "(no device named)");

@@ -21,7 +21,9 @@
 #include <json-c/json.h>
 
 #include "device/sgio.h"
-#include "ui/out.h"
+#include "lib/blkdev.h"
+#include "lib/json.h"
+#include "lib/sysfs.h"
 
 #define CONTENT_CHUNK	(64 * 1024)
 #define MAX_REJECTED	4
@@ -80,15 +82,12 @@ static void decode_kdev(uint64_t d, unsigned *ma, unsigned *mi)
 static void read_loop(int fd, const char *whole, struct ap_disk_identity *id)
 {
 	struct loop_info64 li;
-	char *bf = attr(whole, "loop/backing_file");
-	size_t n;
+	const char *name = strrchr(whole, '/');
+	char *bf = ap_sysfs_loop_backing_file(name ? name + 1 : whole, true);
 
 	if (!bf)
 		return;
 	id->loop = true;
-	n = strlen(bf);
-	if (n > 10 && strcmp(bf + n - 10, " (deleted)") == 0)
-		bf[n - 10] = '\0';
 	id->backing_file = bf;
 	memset(&li, 0, sizeof(li));
 	if (ioctl(fd, LOOP_GET_STATUS64, &li) == 0) {
@@ -172,18 +171,20 @@ int ap_identity_read(int fd, struct ap_disk_identity *id, struct ap_error *e)
 	char link[64], *dir, *whole;
 	struct stat st;
 	uint64_t size = 0, v;
-	int lss = 0;
+	unsigned lss = 0;
+	int rc;
 
 	memset(id, 0, sizeof(*id));
 	if (fstat(fd, &st) != 0)
 		return ap_error_set(e, errno, "cannot examine the device: %s", strerror(errno));
 	if (!S_ISBLK(st.st_mode))
 		return ap_error_set(e, ENOTBLK, "not a block device");
-	if (ioctl(fd, BLKGETSIZE64, &size) != 0 || ioctl(fd, BLKSSZGET, &lss) != 0)
-		return ap_error_set(e, errno, "cannot read the size and sector size: %s",
-				    strerror(errno));
+	rc = ap_blkdev_get_sizes(fd, &size, &lss, NULL);
+	if (rc)
+		return ap_error_set(e, -rc, "cannot read the size and sector size: %s",
+				    strerror(-rc));
 	id->size = size;
-	id->logical_sector = (unsigned)lss;
+	id->logical_sector = lss;
 
 	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st.st_rdev),
 		 minor(st.st_rdev));
@@ -815,8 +816,7 @@ int ap_identity_find(const struct ap_disk_identity *want, const char *hint,
 	while ((de = readdir(D))) {
 		char *p, *v, *dev;
 		uint64_t sectors;
-		unsigned ma, mi;
-		char c;
+		dev_t d;
 
 		if (de->d_name[0] == '.')
 			continue;
@@ -829,15 +829,15 @@ int ap_identity_find(const struct ap_disk_identity *want, const char *hint,
 		ap_xasprintf(&p, "/sys/class/block/%s/dev", de->d_name);
 		v = ap_read_line(p);
 		free(p);
-		if (!v || sscanf(v, "%u:%u%c", &ma, &mi, &c) != 2) {
+		if (!v || ap_sysfs_parse_devno(v, &d) != 0) {
 			free(v);
 			continue;
 		}
 		free(v);
-		if (hint_rdev && makedev(ma, mi) == hint_rdev)
+		if (hint_rdev && d == hint_rdev)
 			continue;	/* examined above */
 		ap_xasprintf(&dev, "/dev/%s", de->d_name);
-		if (stat(dev, &st) != 0 || !S_ISBLK(st.st_mode) || st.st_rdev != makedev(ma, mi))
+		if (stat(dev, &st) != 0 || !S_ISBLK(st.st_mode) || st.st_rdev != d)
 			reject(m, &nrej, dev, "no device node");
 		else if (examine(want, dev, m, &nrej))
 			match_add(&m->paths, &m->npaths, dev);

@@ -7,6 +7,7 @@
  * at, so that nothing can mount or claim it between the check and the run.
  */
 #include "device/safety.h"
+#include "lib/sysfs.h"
 #include "lib/util.h"
 
 #include <blkid.h>
@@ -72,103 +73,9 @@ static const char *subject(const struct devset *s, ssize_t i, char *buf, size_t 
 	return buf;
 }
 
-static char *read_line(const char *path)
-{
-	return ap_read_line(path);
-}
-
-static int read_u64(const char *path, uint64_t *v)
-{
-	return ap_read_u64(path, v);
-}
-
 static bool path_exists(const char *path)
 {
 	return access(path, F_OK) == 0;
-}
-
-/* "/sys/dev/block/M:m" */
-static char *sysfs_dev(dev_t d)
-{
-	char *p;
-
-	ap_xasprintf(&p, "/sys/dev/block/%u:%u", major(d), minor(d));
-	return p;
-}
-
-/* Kernel name of a block device number ("loop3p1"), or NULL. */
-static char *devno_name(dev_t d)
-{
-	char *link = sysfs_dev(d), *name = NULL;
-	char buf[PATH_MAX];
-	ssize_t len = readlink(link, buf, sizeof(buf) - 1);
-
-	if (len > 0) {
-		char *b;
-
-		buf[len] = '\0';
-		b = strrchr(buf, '/');
-		name = ap_xstrdup(b ? b + 1 : buf);
-	}
-	free(link);
-	return name;
-}
-
-static bool devno_is_partition(dev_t d)
-{
-	char *p, *s = sysfs_dev(d);
-	bool r;
-
-	ap_xasprintf(&p, "%s/partition", s);
-	r = path_exists(p);
-	free(p);
-	free(s);
-	return r;
-}
-
-/* A read-only device opens O_RDWR fine; only the writes would fail. */
-static bool dev_is_readonly(dev_t d)
-{
-	char *s = sysfs_dev(d), *p;
-	uint64_t v = 0;
-
-	ap_xasprintf(&p, "%s/ro", s);
-	if (read_u64(p, &v) != 0)
-		v = 0;
-	free(p);
-	free(s);
-	return v != 0;
-}
-
-/* The whole disk a partition belongs to (itself for a whole disk). */
-static dev_t devno_whole(dev_t d)
-{
-	char *s, *p, *v;
-	unsigned ma, mi;
-	dev_t w = d;
-
-	if (!devno_is_partition(d))
-		return d;
-	s = sysfs_dev(d);
-	ap_xasprintf(&p, "%s/../dev", s);
-	v = read_line(p);
-	if (v && sscanf(v, "%u:%u", &ma, &mi) == 2)
-		w = makedev(ma, mi);
-	free(v);
-	free(p);
-	free(s);
-	return w;
-}
-
-static int parse_devno(const char *s, dev_t *d)
-{
-	unsigned ma, mi;
-	char c;
-
-	if (sscanf(s, "%u:%u%c", &ma, &mi, &c) != 2)
-		return -EINVAL;
-	*d = makedev(ma, mi);
-	return 0;
 }
 
 /* @d and every partition of it the kernel knows. */
@@ -191,8 +98,8 @@ static void devset_fill(struct devset *s, dev_t d, const char *name)
 		if (path_exists(p)) {
 			free(p);
 			ap_xasprintf(&p, "%s/%s/dev", dir, de->d_name);
-			v = read_line(p);
-			if (v && parse_devno(v, &pd) == 0)
+			v = ap_read_line(p);
+			if (v && ap_sysfs_parse_devno(v, &pd) == 0)
 				devset_add(s, pd, de->d_name);
 			free(v);
 		}
@@ -213,42 +120,37 @@ static ssize_t devset_find_path(const struct devset *s, const char *path)
 	return devset_find(s, st.st_rdev);
 }
 
+struct mounts_arg {
+	const struct devset *s;
+	struct ap_error *e;
+};
+
+/* 1 (with the reason) when mount @m is of a member of the set. */
+static int mount_uses(const struct ap_mountinfo *m, void *arg)
+{
+	const struct mounts_arg *a = arg;
+	char subj[160];
+	ssize_t i = -1;
+
+	if (m->has_devno)
+		i = devset_find(a->s, m->devno);
+	if (i < 0 && m->source[0])
+		i = devset_find_path(a->s, m->source);
+	if (i < 0)
+		return 0;
+	subject(a->s, i, subj, sizeof(subj));
+	ap_error_set(a->e, EBUSY, "%s%s mounted on %s", subj, i ? " is" : "", m->target);
+	return 1;
+}
+
 static int check_mounts(const struct devset *s, struct ap_error *e)
 {
-	char subj[160];
-	char *line = NULL;
-	size_t cap = 0;
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	int rc = 0;
+	struct mounts_arg a = { s, e };
+	int rc = ap_mountinfo_foreach(mount_uses, &a);
 
-	if (!f)
-		return ap_error_set(e, errno, "cannot read /proc/self/mountinfo: %s", strerror(errno));
-	while (rc == 0 && getline(&line, &cap, f) > 0) {
-		char mm[32], target[4096], *sep, source[4096];
-		dev_t d;
-		ssize_t i = -1;
-
-		line[strcspn(line, "\n")] = '\0';
-		if (sscanf(line, "%*s %*s %31s %*s %4095s", mm, target) != 2)
-			continue;
-		ap_unescape_octal(target);
-		if (parse_devno(mm, &d) == 0)
-			i = devset_find(s, d);
-		/* the source after " - fstype ": catches sources that show 0:NN (btrfs) */
-		sep = strstr(line, " - ");
-		if (i < 0 && sep && sscanf(sep, " - %*s %4095s", source) == 1) {
-			ap_unescape_octal(source);
-			i = devset_find_path(s, source);
-		}
-		if (i >= 0) {
-			subject(s, i, subj, sizeof(subj));
-			rc = ap_error_set(e, EBUSY, "%s%s mounted on %s", subj, i ? " is" : "",
-					  target);
-		}
-	}
-	free(line);
-	fclose(f);
-	return rc;
+	if (rc < 0)
+		return ap_error_set(e, -rc, "cannot read /proc/self/mountinfo: %s", strerror(-rc));
+	return rc ? -EBUSY : 0;
 }
 
 static int check_swaps(const struct devset *s, struct ap_error *e)
@@ -327,15 +229,13 @@ static int check_loops(const struct devset *s, struct ap_error *e)
 	if (!D)
 		return 0;
 	while (rc == 0 && (de = readdir(D))) {
-		char *p, *bf;
+		char *bf;
 		struct stat st;
 		ssize_t i = -1;
 
 		if (strncmp(de->d_name, "loop", 4) != 0)
 			continue;
-		ap_xasprintf(&p, "/sys/block/%s/loop/backing_file", de->d_name);
-		bf = read_line(p);
-		free(p);
+		bf = ap_sysfs_loop_backing_file(de->d_name, false);
 		if (!bf)
 			continue;
 		/* a deleted backing file shows as "/path (deleted)" */
@@ -369,10 +269,10 @@ static void add_with_slaves(struct devset *s, dev_t d, int depth)
 
 	if (major(d) == 0 || devset_find(s, d) >= 0 || depth > 16)
 		return;
-	name = devno_name(d);
+	name = ap_sysfs_devno_to_name(d);
 	devset_add(s, d, name ? name : "?");
 	free(name);
-	dir = sysfs_dev(d);
+	dir = ap_sysfs_devno_path(d);
 	name = dir;
 	ap_xasprintf(&dir, "%s/slaves", name);
 	free(name);
@@ -384,8 +284,8 @@ static void add_with_slaves(struct devset *s, dev_t d, int depth)
 		if (de->d_name[0] == '.')
 			continue;
 		ap_xasprintf(&p, "/sys/class/block/%s/dev", de->d_name);
-		v = read_line(p);
-		if (v && parse_devno(v, &sd) == 0)
+		v = ap_read_line(p);
+		if (v && ap_sysfs_parse_devno(v, &sd) == 0)
 			add_with_slaves(s, sd, depth + 1);
 		free(v);
 		free(p);
@@ -433,7 +333,7 @@ int ap_safety_in_use(const char *dev, struct ap_error *e)
 		return ap_error_set(e, errno, "%s: %s", dev, strerror(errno));
 	if (!S_ISBLK(st.st_mode))
 		return ap_error_set(e, ENOTBLK, "%s: not a block device", dev);
-	name = devno_name(st.st_rdev);
+	name = ap_sysfs_devno_to_name(st.st_rdev);
 	if (!name)
 		return ap_error_set(e, ENODEV, "%s: no such device in /sys/dev/block", dev);
 	devset_fill(&s, st.st_rdev, name);
@@ -573,20 +473,13 @@ static void read_identity(struct ap_safety_target *t, dev_t whole)
 {
 	static const char *const models[] = { "device/model", "device/name" };
 	static const char *const serials[] = { "device/serial", "serial", "device/wwid" };
-	char *s = sysfs_dev(whole), *p;
+	char *p;
 	size_t i;
 
-	for (i = 0; !t->model && i < AP_ARRAY_SIZE(models); i++) {
-		ap_xasprintf(&p, "%s/%s", s, models[i]);
-		t->model = read_line(p);
-		free(p);
-	}
-	for (i = 0; !t->serial && i < AP_ARRAY_SIZE(serials); i++) {
-		ap_xasprintf(&p, "%s/%s", s, serials[i]);
-		t->serial = read_line(p);
-		free(p);
-	}
-	free(s);
+	for (i = 0; !t->model && i < AP_ARRAY_SIZE(models); i++)
+		t->model = ap_sysfs_devno_attr(whole, models[i]);
+	for (i = 0; !t->serial && i < AP_ARRAY_SIZE(serials); i++)
+		t->serial = ap_sysfs_devno_attr(whole, serials[i]);
 	if (!t->model || !t->serial) {
 		char *line = NULL;
 		size_t cap = 0;
@@ -606,40 +499,29 @@ static void read_identity(struct ap_safety_target *t, dev_t whole)
 		if (f)
 			fclose(f);
 	}
-	ap_xasprintf(&p, "/sys/block/%s/loop/backing_file", t->name);
-	t->backing = read_line(p);
-	free(p);
+	t->backing = ap_sysfs_loop_backing_file(t->name, false);
 }
 
 static void read_geometry(struct ap_safety_target *t, dev_t whole)
 {
-	char *s = sysfs_dev(t->devno), *w = sysfs_dev(whole), *p;
 	uint64_t v;
 
-	ap_xasprintf(&p, "%s/size", s);
-	if (read_u64(p, &v) == 0)
+	if (ap_sysfs_devno_attr_u64(t->devno, "size", &v) == 0)
 		t->size = v * 512;
-	free(p);
-	ap_xasprintf(&p, "%s/queue/logical_block_size", w);
-	if (read_u64(p, &v) == 0)
+	if (ap_sysfs_devno_attr_u64(whole, "queue/logical_block_size", &v) == 0)
 		t->logical_sector = (unsigned)v;
-	free(p);
-	ap_xasprintf(&p, "%s/queue/physical_block_size", w);
-	if (read_u64(p, &v) == 0)
+	if (ap_sysfs_devno_attr_u64(whole, "queue/physical_block_size", &v) == 0)
 		t->physical_sector = (unsigned)v;
-	free(p);
-	free(s);
-	free(w);
 }
 
 int ap_safety_whole_disk(dev_t d, dev_t *whole, char **name)
 {
 	*whole = d;
 	*name = NULL;
-	if (!devno_is_partition(d))
+	if (!ap_sysfs_devno_is_partition(d))
 		return 0;
-	*whole = devno_whole(d);
-	*name = devno_name(*whole);
+	*whole = ap_sysfs_devno_to_wholedisk(d);
+	*name = ap_sysfs_devno_to_name(*whole);
 	return 1;
 }
 
@@ -669,18 +551,18 @@ int ap_safety_check(const char *dev, const struct ap_safety_opts *o,
 	t->devno = st.st_rdev;
 	if (!S_ISBLK(st.st_mode))
 		goto out;
-	t->name = devno_name(st.st_rdev);
+	t->name = ap_sysfs_devno_to_name(st.st_rdev);
 	if (!t->name) {
 		rc = ap_error_set(e, ENODEV, "%s: device %u:%u is not in /sys/dev/block", dev,
 				  major(st.st_rdev), minor(st.st_rdev));
 		goto out;
 	}
-	t->is_partition = devno_is_partition(st.st_rdev);
-	whole = devno_whole(st.st_rdev);
+	t->is_partition = ap_sysfs_devno_is_partition(st.st_rdev);
+	whole = ap_sysfs_devno_to_wholedisk(st.st_rdev);
 	read_identity(t, whole);
 	read_geometry(t, whole);
 	if (t->is_partition && !(o && o->allow_partition)) {
-		char *wn = devno_name(whole);
+		char *wn = ap_sysfs_devno_to_name(whole);
 
 		rc = ap_error_set(e, EPERM, "%s: a partition of /dev/%s; alignprobe works on "
 				  "whole disks (use --allow-partition to test inside a partition)",
@@ -710,7 +592,7 @@ int ap_safety_check(const char *dev, const struct ap_safety_opts *o,
 		rc = check_holders(&s, e);
 	if (!rc)
 		rc = check_loops(&s, e);
-	if (!rc && fd >= 0 && dev_is_readonly(t->devno)) {
+	if (!rc && fd >= 0 && ap_sysfs_devno_is_readonly(t->devno)) {
 		close(fd);
 		fd = -EROFS;
 	}
@@ -801,32 +683,10 @@ char *ap_safety_describe(const struct ap_safety_target *t)
 int ap_safety_confirm(const struct ap_safety_target *t, const struct ap_safety_opts *o,
 		      struct ap_error *e)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int rc;
-
 	if (o && (o->yes || o->dry_run))
 		return 0;
-	if (!isatty(STDIN_FILENO))
-		return ap_error_set(e, ECANCELED, "%s: standard input is not a terminal, nobody "
-				    "can confirm; use --yes to destroy its contents", t->dev);
-	fprintf(stderr, "ALL DATA ON %s WILL BE DESTROYED.\n"
-		"Type the device name (%s) to continue: ", t->dev, t->dev);
-	fflush(stderr);
-	len = getline(&line, &cap, stdin);
-	if (len < 0) {
-		rc = ap_error_set(e, ECANCELED, "%s: not confirmed (%s)", t->dev,
-				  ferror(stdin) ? strerror(errno) : "end of input");
-		clearerr(stdin);
-	} else {
-		line[strcspn(line, "\n")] = '\0';
-		if (strcmp(line, t->dev) == 0)
-			rc = 0;
-		else
-			rc = ap_error_set(e, ECANCELED, "%s: not confirmed (typed '%s', "
-					  "not the device name)", t->dev, line);
-	}
-	free(line);
-	return rc;
+	if (!o || !o->ask)
+		return ap_error_set(e, ECANCELED, "%s: nobody can confirm; use --yes to "
+				    "destroy its contents", t->dev);
+	return o->ask(t->dev, o->ask_data, e);
 }

@@ -14,10 +14,20 @@
 
 #include "lib/util.h"
 
+/*
+ * How the command asks the user to confirm destroying @dev (libfdisk's
+ * ask.c model: the gate never prompts itself; commands install
+ * ap_ui_confirm() from ui/confirm.h): 0 when confirmed, else -ECANCELED
+ * with "DEV: reason" in @e.
+ */
+typedef int (*ap_safety_ask_fn)(const char *dev, void *data, struct ap_error *e);
+
 struct ap_safety_opts {
 	bool allow_partition;	/* --allow-partition: a partition instead of a whole disk */
 	bool yes;		/* --yes: no interactive confirmation */
 	bool dry_run;		/* plan only */
+	ap_safety_ask_fn ask;	/* asks the user; NULL: nobody can confirm */
+	void *ask_data;		/* passed to ask */
 };
 
 /* What would be destroyed, for the confirmation and --dry-run. */
@@ -69,10 +79,11 @@ void ap_safety_target_free(struct ap_safety_target *t);
 char *ap_safety_describe(const struct ap_safety_target *t);
 
 /*
- * Confirmation: 0 when o->yes or o->dry_run, or when stdin is a terminal and
- * the user typed the device name (t->dev) exactly at the prompt (written to
- * stderr); -ECANCELED otherwise (with the reason in @e: no terminal → "use
- * --yes"). The command exits AP_EXIT_REFUSED.
+ * Confirmation: 0 when o->yes or o->dry_run, or when o->ask confirmed
+ * t->dev (ap_ui_confirm(): stdin is a terminal and the user typed the
+ * device name exactly at the prompt); -ECANCELED otherwise (with the
+ * reason in @e: no terminal or no o->ask → "use --yes"). The command exits
+ * AP_EXIT_REFUSED.
  */
 int ap_safety_confirm(const struct ap_safety_target *t, const struct ap_safety_opts *o,
 		      struct ap_error *e);

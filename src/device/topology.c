@@ -15,6 +15,7 @@
 #include <blkid.h>
 
 #include "device/geometry.h"
+#include "lib/sysfs.h"
 
 #define MAX_DISAGREEMENTS	16
 
@@ -131,22 +132,15 @@ void ap_topology_compare(struct ap_topology *t)
 /* /sys/dev/block/M:m/queue/write_cache: "write back" or "write through" */
 static int sysfs_write_cache(dev_t rdev)
 {
-	char path[96], buf[32] = "";
-	FILE *f;
+	char *v = ap_sysfs_devno_attr(rdev, "queue/write_cache");
+	int wc = -1;
 
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/write_cache",
-		 major(rdev), minor(rdev));
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
-	if (strncmp(buf, "write back", 10) == 0)
-		return 1;
-	if (strncmp(buf, "write through", 13) == 0)
-		return 0;
-	return -1;
+	if (v && strncmp(v, "write back", 10) == 0)
+		wc = 1;
+	else if (v && strncmp(v, "write through", 13) == 0)
+		wc = 0;
+	free(v);
+	return wc;
 }
 
 static void kernel_topology(int fd, dev_t rdev, struct ap_kernel_topology *k)

@@ -10,6 +10,7 @@
 #include "emu/model.h"
 #include "emu/priv.h"
 #include "lib/state.h"
+#include "lib/sysfs.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -77,48 +78,25 @@ struct ap_emu {
 /* "loopN" of a loop device or of one of its partitions, in @name. */
 static int disk_name(const char *dev, char *name, size_t sz)
 {
-	char link[PATH_MAX], *real, *base, part[PATH_MAX + 16];
 	struct stat st;
+	char *whole;
 
 	if (stat(dev, &st) != 0)
 		return -errno;
 	if (!S_ISBLK(st.st_mode))
 		return -ENOTBLK;
-	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st.st_rdev), minor(st.st_rdev));
-	real = realpath(link, NULL);
-	if (!real)
-		return -errno;
-	snprintf(part, sizeof(part), "%s/partition", real);
-	if (access(part, F_OK) == 0) {
-		char *slash = strrchr(real, '/');
-
-		if (slash)
-			*slash = '\0';
-	}
-	base = strrchr(real, '/');
-	snprintf(name, sz, "%s", base ? base + 1 : real);
-	free(real);
+	whole = ap_sysfs_wholedisk_name(st.st_rdev);
+	if (!whole)
+		return -ENOENT;
+	snprintf(name, sz, "%s", whole);
+	free(whole);
 	return strncmp(name, "loop", 4) == 0 ? 0 : -ENOENT;
 }
 
 /* The loop device's backing file, or NULL when it has none. */
 static char *loop_backing(const char *name)
 {
-	char path[PATH_MAX], buf[PATH_MAX];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return ap_xstrdup(buf);
+	return ap_sysfs_loop_backing_file(name, false);
 }
 
 static struct ap_emu_shm *shm_map(const char *workdir, bool rw)

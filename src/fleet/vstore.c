@@ -18,8 +18,8 @@
 
 #include "device/geometry.h"
 #include "device/identity.h"
+#include "lib/json.h"
 #include "lib/outfile.h"
-#include "ui/out.h"
 
 #define FORMAT_NAME	"alignprobe-verdicts"
 #define FORMAT_VERSION	1

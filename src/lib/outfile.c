@@ -5,17 +5,38 @@
  * rename" for every file alignprobe writes on the user's behalf.
  */
 #include "lib/outfile.h"
-#include "ui/out.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+bool ap_out_reader_gone(FILE *f)
+{
+	struct pollfd p = { .fd = fileno(f), .events = POLLOUT };
+
+	/* a pipe without readers polls POLLERR, a shut-down socket POLLHUP */
+	return p.fd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
+int ap_out_flush(FILE *f)
+{
+	int err = EIO;	/* the error flag alone does not keep the reason */
+
+	if (fflush(f) != 0)
+		err = errno;
+	else if (!ferror(f))
+		return 0;
+	if (err == EPIPE || ap_out_reader_gone(f))
+		return 0;
+	return -err;
+}
 
 static char *dir_of(const char *path)
 {

@@ -101,4 +101,14 @@ int ap_outfile_check(const char *path, bool must_not_exist, struct ap_error *e);
  */
 int ap_outfile_check_dir(const char *dir, struct ap_error *e);
 
+/*
+ * Output to a reader that went away (`alignprobe probe ... | head -1`) is
+ * not an error: SIGPIPE is ignored so that a run can clean up, and what
+ * the reader did not read it did not want (util-linux's close_stdout()
+ * ignores EPIPE the same way). Every function below returns 0 then.
+ */
+bool ap_out_reader_gone(FILE *f);
+/* fflush(@f) and its error flag: 0 or -errno. */
+int ap_out_flush(FILE *f);
+
 #endif

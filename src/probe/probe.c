@@ -23,6 +23,8 @@
 #include "device/safety.h"
 #include "lib/state.h"
 #include "lib/rng.h"
+#include "lib/blkdev.h"
+#include "lib/sysfs.h"
 
 /* ------------------------------------------------------------------ */
 /* block devices */
@@ -43,8 +45,8 @@ int ap_probe_device_geometry(const char *dev, struct ap_probe_dev *d, struct ap_
 		return ap_error_set(e, ENOTBLK, "%s: not a block device", dev);
 	}
 	rc = ap_identity_read(fd, &id, &ie);
-	if (!rc && ioctl(fd, BLKPBSZGET, &pbs) != 0)
-		rc = ap_error_set(&ie, errno, "%s", strerror(errno));
+	if (!rc && (rc = ap_blkdev_get_sizes(fd, NULL, NULL, &pbs)) != 0)
+		rc = ap_error_set(&ie, -rc, "%s", strerror(-rc));
 	close(fd);
 	if (rc) {
 		ap_identity_free(&id);
@@ -61,27 +63,7 @@ int ap_probe_device_geometry(const char *dev, struct ap_probe_dev *d, struct ap_
 
 static dev_t whole_disk(dev_t devno)
 {
-	char path[PATH_MAX], *real, buf[64];
-	unsigned ma, mi;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/partition", major(devno),
-		 minor(devno));
-	if (access(path, F_OK) != 0)
-		return devno;
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(devno), minor(devno));
-	real = realpath(path, NULL);
-	if (!real)
-		return devno;
-	snprintf(path, sizeof(path), "%s/../dev", real);
-	free(real);
-	f = fopen(path, "re");
-	if (!f)
-		return devno;
-	if (fgets(buf, sizeof(buf), f) && sscanf(buf, "%u:%u", &ma, &mi) == 2)
-		devno = makedev(ma, mi);
-	fclose(f);
-	return devno;
+	return ap_sysfs_devno_to_wholedisk(devno);
 }
 
 int ap_probe_path_on_device(const char *path, const char *dev)

@@ -23,6 +23,8 @@
 #include "workload/datagen.h"
 #include "lib/rng.h"
 #include "lib/stats.h"
+#include "lib/blkdev.h"
+#include "lib/sysfs.h"
 
 const struct ap_seq_modeinfo ap_seq_modes[AP_SEQ_NMODES] = {
 	[AP_SEQ_NONE] = {
@@ -231,29 +233,6 @@ int ap_seq_knee(const uint64_t *bs, const double *mbps, size_t n, double tol)
 
 /* ------------------------------------------------------------------ */
 
-/* sysfs name of the whole disk for dev_t @d, or NULL. */
-static char *seq_disk_of(dev_t d)
-{
-	char link[PATH_MAX], *real, *base, *res = NULL;
-	char part[PATH_MAX + 16];
-
-	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(d), minor(d));
-	real = realpath(link, NULL);
-	if (!real)
-		return NULL;
-	snprintf(part, sizeof(part), "%s/partition", real);
-	if (access(part, F_OK) == 0) {
-		base = strrchr(real, '/');
-		if (base && base != real)
-			*base = '\0';	/* the parent directory is the disk */
-	}
-	base = strrchr(real, '/');
-	if (base && base[1])
-		res = ap_xstrdup(base + 1);
-	free(real);
-	return res;
-}
-
 int ap_seq_target_open(struct ap_seq_target *t, const char *path, int hold_fd,
 		       struct ap_error *e)
 {
@@ -279,15 +258,17 @@ int ap_seq_target_open(struct ap_seq_target *t, const char *path, int hold_fd,
 		}
 	} else if (S_ISBLK(st.st_mode)) {
 		uint64_t sz;
-		int lbs;
+		unsigned lbs;
+		int rc;
 
 		fd = hold_fd >= 0 ? hold_fd : open(path, O_RDWR | O_EXCL | O_CLOEXEC);
 		if (fd < 0)
 			return ap_error_set(e, errno, "%s: cannot open: %s", path,
 					    strerror(errno));
 		t->is_bdev = true;
-		if (ioctl(fd, BLKGETSIZE64, &sz) < 0 || ioctl(fd, BLKSSZGET, &lbs) < 0) {
-			int err = errno;
+		rc = ap_blkdev_get_sizes(fd, &sz, &lbs, NULL);
+		if (rc < 0) {
+			int err = -rc;
 
 			if (hold_fd < 0)
 				close(fd);
@@ -295,8 +276,8 @@ int ap_seq_target_open(struct ap_seq_target *t, const char *path, int hold_fd,
 					    path, strerror(err));
 		}
 		t->capacity = sz;
-		t->align = lbs > 0 ? (unsigned)lbs : 512;
-		t->disk = seq_disk_of(st.st_rdev);
+		t->align = lbs > 0 ? lbs : 512;
+		t->disk = ap_sysfs_wholedisk_name(st.st_rdev);
 	} else if (S_ISREG(st.st_mode)) {
 		fd = open(path, O_RDWR | O_CLOEXEC);	/* never O_TRUNC */
 		if (fd < 0)
@@ -317,7 +298,7 @@ int ap_seq_target_open(struct ap_seq_target *t, const char *path, int hold_fd,
 		if (!t->align)
 			t->align = 4096;
 		t->capacity = (uint64_t)st.st_size;	/* 0: unbounded */
-		t->disk = seq_disk_of(st.st_dev);
+		t->disk = ap_sysfs_wholedisk_name(st.st_dev);
 	}
 	t->fd = fd;
 	t->path = ap_xstrdup(path);
@@ -341,21 +322,9 @@ int ap_seq_target_close(struct ap_seq_target *t, bool keep)
 
 char *ap_seq_sysfs_write_cache(const struct ap_seq_target *t)
 {
-	char path[PATH_MAX], buf[64];
-	size_t n;
-	FILE *f;
-
 	if (!t->disk)
 		return NULL;
-	snprintf(path, sizeof(path), "/sys/block/%s/queue/write_cache", t->disk);
-	f = fopen(path, "re");
-	if (!f)
-		return NULL;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return n ? ap_xstrdup(buf) : NULL;
+	return ap_sysfs_name_attr(t->disk, "queue/write_cache");
 }
 
 /* ------------------------------------------------------------------ */

@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <libsmartcols.h>
 
+#include "lib/json.h"
+#include "lib/outfile.h"
 #include "lib/util.h"
 
 /* Column JSON types, mapped to SCOLS_JSON_*. */
@@ -106,16 +108,6 @@ void ap_out_set_bool(struct libscols_line *ln, const int *cols, size_t ncols,
 void ap_out_set_size(const struct ap_out *o, struct libscols_line *ln,
 		     const int *cols, size_t ncols, int id, uint64_t bytes);
 
-/*
- * Output to a reader that went away (`alignprobe probe ... | head -1`) is
- * not an error: SIGPIPE is ignored so that a run can clean up, and what
- * the reader did not read it did not want (util-linux's close_stdout()
- * ignores EPIPE the same way). Every function below returns 0 then.
- */
-bool ap_out_reader_gone(FILE *f);
-/* fflush(@f) and its error flag: 0 or -errno. */
-int ap_out_flush(FILE *f);
-
 /* Print (table, raw, JSON or CSV) to stdout; -EIO if stdout failed. */
 int ap_out_print(const struct ap_out *o, struct libscols_table *tb);
 
@@ -125,36 +117,6 @@ int ap_out_print(const struct ap_out *o, struct libscols_table *tb);
  */
 struct json_object;
 int ap_out_json_print(FILE *f, struct json_object *doc);
-
-/* JSON values for documents: a string, or null for NULL; an unsigned number. */
-struct json_object *ap_json_string(const char *s);
-struct json_object *ap_json_u64(uint64_t v);
-
-/*
- * Member @key of object @o, a string (malloc'd into @out) or a boolean: 0
- * (absent or null give NULL/false unless @required), -EINVAL (missing, of
- * another type) with the member named in @e.
- */
-int ap_json_get_string(struct json_object *o, const char *key, bool required, char **out,
-		       struct ap_error *e);
-int ap_json_get_bool(struct json_object *o, const char *key, bool required, bool *out,
-		     struct ap_error *e);
-
-/*
- * A JSON document from file @path ("-": standard input), at most @max
- * bytes: 0 with *@doc, or -errno with "PATH: reason" in @e: the open's or
- * read's errno, -EFBIG, -EINVAL for binary data, invalid JSON, a truncated
- * document or anything but white space after it.
- */
-int ap_json_load(const char *path, size_t max, struct json_object **doc, struct ap_error *e);
-
-/*
- * Member @key of object @o, an integer 0..@max, into @out: 0 (absent or
- * null leave @out as it is unless @required), -EINVAL (missing, not an
- * integer) or -ERANGE with the member named in @e.
- */
-int ap_json_get_u64(struct json_object *o, const char *key, uint64_t max, bool required,
-		    uint64_t *out, struct ap_error *e);
 
 /* Close stdout, turning a late write error into -errno (util-linux closeout). */
 int ap_out_close_stdout(void);

@@ -169,6 +169,36 @@ static void test_confirm(void **state)
 	assert_int_equal(ap_safety_confirm(&t, NULL, &e), -ECANCELED);
 }
 
+static int ask_calls;
+
+static int ask_answer(const char *dev, void *data, struct ap_error *e)
+{
+	ask_calls++;
+	assert_string_equal(dev, "/dev/sdz");
+	if (data)
+		return 0;
+	return ap_error_set(e, ECANCELED, "%s: not confirmed (test)", dev);
+}
+
+/* The gate asks through the command's callback, and only when it must. */
+static void test_confirm_ask(void **state)
+{
+	struct ap_safety_target t = { .dev = (char *)"/dev/sdz", .fd = -1 };
+	struct ap_safety_opts o = { .ask = ask_answer }, yes = { .yes = true, .ask = ask_answer };
+	struct ap_error e = { 0 };
+	int ok = 1;
+
+	(void)state;
+	ask_calls = 0;
+	assert_int_equal(ap_safety_confirm(&t, &yes, &e), 0);
+	assert_int_equal(ask_calls, 0);
+	assert_int_equal(ap_safety_confirm(&t, &o, &e), -ECANCELED);
+	assert_string_equal(e.msg, "/dev/sdz: not confirmed (test)");
+	o.ask_data = &ok;
+	assert_int_equal(ap_safety_confirm(&t, &o, &e), 0);
+	assert_int_equal(ask_calls, 2);
+}
+
 static void test_free_empty(void **state)
 {
 	struct ap_safety_target t;
@@ -189,6 +219,7 @@ int main(void)
 		cmocka_unit_test(test_root_disk),
 		cmocka_unit_test(test_describe),
 		cmocka_unit_test(test_confirm),
+		cmocka_unit_test(test_confirm_ask),
 		cmocka_unit_test(test_free_empty),
 	};
 

@@ -16,6 +16,7 @@
 #include "cmd/commands.h"
 #include "device/safety.h"
 #include "lib/exitcodes.h"
+#include "ui/confirm.h"
 
 int main(int argc, char **argv)
 {
@@ -28,7 +29,7 @@ int main(int argc, char **argv)
 		{ "in-use",          no_argument,       NULL, 'u' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct ap_safety_opts o = { 0 };
+	struct ap_safety_opts o = { .ask = ap_ui_confirm };
 	struct ap_safety_target t;
 	struct ap_error e = { 0 };
 	bool confirm = false, in_use = false;

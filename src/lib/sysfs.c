@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Reading sysfs and procfs (see sysfs.h). The device-number helpers came
+ * from the safety gate, which was the first to need them all.
+ */
+#include "lib/sysfs.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+static bool path_exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+/* "/sys/dev/block/M:m" */
+char *ap_sysfs_devno_path(dev_t d)
+{
+	char *p;
+
+	ap_xasprintf(&p, "/sys/dev/block/%u:%u", major(d), minor(d));
+	return p;
+}
+
+char *ap_sysfs_devno_attr(dev_t d, const char *attr)
+{
+	char *s = ap_sysfs_devno_path(d), *p, *v;
+
+	ap_xasprintf(&p, "%s/%s", s, attr);
+	v = ap_read_line(p);
+	free(p);
+	free(s);
+	return v;
+}
+
+int ap_sysfs_devno_attr_u64(dev_t d, const char *attr, uint64_t *v)
+{
+	char *s = ap_sysfs_devno_path(d), *p;
+	int rc;
+
+	ap_xasprintf(&p, "%s/%s", s, attr);
+	rc = ap_read_u64(p, v);
+	free(p);
+	free(s);
+	return rc;
+}
+
+char *ap_sysfs_name_attr(const char *name, const char *attr)
+{
+	char *p, *v;
+
+	ap_xasprintf(&p, "/sys/block/%s/%s", name, attr);
+	v = ap_read_line(p);
+	free(p);
+	return v;
+}
+
+/* Kernel name of a block device number ("loop3p1"), or NULL. */
+char *ap_sysfs_devno_to_name(dev_t d)
+{
+	char *link = ap_sysfs_devno_path(d), *name = NULL;
+	char buf[PATH_MAX];
+	ssize_t len = readlink(link, buf, sizeof(buf) - 1);
+
+	if (len > 0) {
+		char *b;
+
+		buf[len] = '\0';
+		b = strrchr(buf, '/');
+		name = ap_xstrdup(b ? b + 1 : buf);
+	}
+	free(link);
+	return name;
+}
+
+bool ap_sysfs_devno_is_partition(dev_t d)
+{
+	char *p, *s = ap_sysfs_devno_path(d);
+	bool r;
+
+	ap_xasprintf(&p, "%s/partition", s);
+	r = path_exists(p);
+	free(p);
+	free(s);
+	return r;
+}
+
+/* A read-only device opens O_RDWR fine; only the writes would fail. */
+bool ap_sysfs_devno_is_readonly(dev_t d)
+{
+	uint64_t v = 0;
+
+	if (ap_sysfs_devno_attr_u64(d, "ro", &v) != 0)
+		v = 0;
+	return v != 0;
+}
+
+/* The whole disk a partition belongs to (itself for a whole disk). */
+dev_t ap_sysfs_devno_to_wholedisk(dev_t d)
+{
+	char *v;
+	dev_t w = d;
+
+	if (!ap_sysfs_devno_is_partition(d))
+		return d;
+	v = ap_sysfs_devno_attr(d, "../dev");
+	if (!v || ap_sysfs_parse_devno(v, &w) != 0)
+		w = d;
+	free(v);
+	return w;
+}
+
+char *ap_sysfs_wholedisk_name(dev_t d)
+{
+	return ap_sysfs_devno_to_name(ap_sysfs_devno_to_wholedisk(d));
+}
+
+int ap_sysfs_parse_devno(const char *s, dev_t *d)
+{
+	unsigned ma, mi;
+	char c;
+
+	if (sscanf(s, "%u:%u%c", &ma, &mi, &c) != 2)
+		return -EINVAL;
+	*d = makedev(ma, mi);
+	return 0;
+}
+
+void ap_sysfs_strip_deleted(char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > 10 && strcmp(s + n - 10, " (deleted)") == 0)
+		s[n - 10] = '\0';
+}
+
+char *ap_sysfs_loop_backing_file(const char *name, bool strip_deleted)
+{
+	char *bf = ap_sysfs_name_attr(name, "loop/backing_file");
+
+	if (bf && strip_deleted)
+		ap_sysfs_strip_deleted(bf);
+	return bf;
+}
+
+int ap_mountinfo_parse_line(const char *line, struct ap_mountinfo *m)
+{
+	char mm[32];
+	const char *sep;
+
+	memset(m, 0, sizeof(*m));
+	if (sscanf(line, "%*s %*s %31s %*s %4095s", mm, m->target) != 2)
+		return -EINVAL;
+	ap_unescape_octal(m->target);
+	m->has_devno = ap_sysfs_parse_devno(mm, &m->devno) == 0;
+	/* the source after " - fstype ": catches sources that show 0:NN (btrfs) */
+	sep = strstr(line, " - ");
+	if (sep && sscanf(sep, " - %*s %4095s", m->source) == 1)
+		ap_unescape_octal(m->source);
+	else
+		m->source[0] = '\0';
+	return 0;
+}
+
+int ap_mountinfo_foreach(int (*fn)(const struct ap_mountinfo *m, void *arg), void *arg)
+{
+	struct ap_mountinfo *m;
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	int rc = 0;
+
+	if (!f)
+		return -errno;
+	m = ap_xmalloc(sizeof(*m));
+	while (rc == 0 && getline(&line, &cap, f) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		if (ap_mountinfo_parse_line(line, m) == 0)
+			rc = fn(m, arg);
+	}
+	free(m);
+	free(line);
+	fclose(f);
+	return rc;
+}
