@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Shared between the emulator's client side (emu.c: attach, detach,
- * counters) and its FUSE server (emu_server.c). Not an API for other areas.
+ * Shared between the emulator's files (not an API for other areas), lowest
+ * first: counters.c (the shared stats page), workdir.c (the work directory),
+ * spec.c (the spec and image checks), server.c (the FUSE server), attach.c
+ * (attach, detach, the public entry points). Each uses only those before it.
  *
  * An emulated drive lives in a work directory $TMPDIR/alignprobe-emu.XXXXXX:
  *	mnt/		the private FUSE mount point; mnt/disk is the served file
@@ -16,6 +18,7 @@
 #ifndef AP_EMU_PRIV_H
 #define AP_EMU_PRIV_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -58,8 +61,32 @@ struct ap_emu_shm {
  */
 int ap_emu_detach_workdir(const char *workdir, const char *dev, struct ap_error *e);
 
-/* Consistent snapshot of live - base. */
+/* counters.c: consistent snapshot of live - base. */
 void ap_emu_shm_read(const struct ap_emu_shm *shm, struct ap_emu_counters_raw *out);
+/* Make the counters (and fail-after) count from zero again. */
+void ap_emu_shm_reset(struct ap_emu_shm *shm);
+/* @workdir's stats page, mapped shared (writable if @rw), checked; or NULL. */
+struct ap_emu_shm *ap_emu_shm_map(const char *workdir, bool rw);
+/* Create @workdir's stats page with the parameters of @s; NULL with a message. */
+struct ap_emu_shm *ap_emu_shm_create(const char *workdir, const struct ap_emu_spec *s,
+				     struct ap_error *e);
+
+/* workdir.c: remove the files and the directory; 0, or -errno when it stays. */
+int ap_emu_workdir_remove(const char *workdir);
+/* The state directory as an absolute path, or NULL. */
+char *ap_emu_state_dir_real(void);
+/* The state directory that registered the drive in @workdir, or NULL. */
+char *ap_emu_workdir_state_dir(const char *workdir);
+/* Record which state directory registers the drive in @workdir. */
+int ap_emu_workdir_write_state_dir(const char *workdir, struct ap_error *e);
+/* The sparse backing file of @s->capacity bytes, filled from @s->image. */
+int ap_emu_workdir_make_backing(const char *workdir, struct ap_emu_spec *s, struct ap_error *e);
+
+/*
+ * spec.c: @s->image opened (setting @s->capacity when none was given), the
+ * spec validated: the fd, or -errno with the reason in @e.
+ */
+int ap_emu_image_open(struct ap_emu_spec *s, struct ap_error *e);
 
 /*
  * The server, run in the forked child: mount @workdir/mnt, tell the parent
