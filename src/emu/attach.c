@@ -4,7 +4,8 @@
  * file, shared stats page), fork the FUSE server (emu_server.c), attach a
  * loop device with 512-byte logical and physical sectors to the served file,
  * and take everything down again -- also after the server was SIGKILLed.
- * The layout of a work directory is described in emu_priv.h.
+ * The layout of a work directory is described in emu/priv.h; the work
+ * directory, the stats page and the server are in their own files.
  */
 #include "emu/emu.h"
 #include "emu/model.h"
@@ -208,19 +209,6 @@ int ap_emu_spec_of(const char *dev, struct ap_emu_spec *s)
 }
 
 /* ---- taking a drive down ---- */
-
-static int send_line(int fd, const char *s)
-{
-	size_t len = strlen(s);
-
-	/* a socket, so that a dead server means EPIPE, not SIGPIPE */
-	while (send(fd, s, len, MSG_NOSIGNAL) < 0) {
-		if (errno != EINTR)
-			return -errno;
-	}
-	return 0;
-}
-
 
 static bool server_alive(const char *workdir)
 {
@@ -446,7 +434,11 @@ out:
 	return rc;
 }
 
-int ap_emu_detach_workdir(const char *workdir, const char *dev, struct ap_error *e)
+/*
+ * Take down the drive in @workdir, clearing @dev only if it is still
+ * attached to this very drive (also the server's own teardown helper's).
+ */
+static int detach_workdir(const char *workdir, const char *dev, struct ap_error *e)
 {
 	char name[64];
 
@@ -488,7 +480,7 @@ int ap_emu_detach_entry(const char *mnt, const char *dev, struct ap_error *e)
 		free(wd);
 		return 0;
 	}
-	rc = ap_emu_detach_workdir(wd, dev, e);
+	rc = detach_workdir(wd, dev, e);
 	free(wd);
 	return rc;
 }
@@ -576,8 +568,6 @@ const char *ap_emu_device(const struct ap_emu *emu)
 	return emu->dev;
 }
 
-static int server_reply(int st, const char *want, struct ap_error *e);
-
 int ap_emu_forget(struct ap_emu *emu, struct ap_error *e)
 {
 	int rc;
@@ -585,9 +575,9 @@ int ap_emu_forget(struct ap_emu *emu, struct ap_error *e)
 	if (!emu)
 		return 0;
 	/* the server owns the drive once it says so, not before */
-	rc = send_line(emu->ctl, "persist\n");
+	rc = ap_emu_server_send(emu->ctl, "persist\n");
 	if (rc == 0)
-		rc = server_reply(emu->st, "ok", e);
+		rc = ap_emu_server_reply(emu->st, "ok", e);
 	else
 		ap_error_set(e, -rc, "the emulator's server died (see its log)");
 	close(emu->ctl);	/* without "persist", the server takes the drive down */
@@ -599,52 +589,6 @@ int ap_emu_forget(struct ap_emu *emu, struct ap_error *e)
 }
 
 /* ---- bringing a drive up ---- */
-
-/* One line from the server, within @ms milliseconds. */
-static int read_line(int fd, char *buf, size_t sz, int ms)
-{
-	size_t n = 0;
-
-	while (n + 1 < sz) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		ssize_t r;
-		int pr = poll(&p, 1, ms);
-
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr <= 0)
-			return pr == 0 ? -ETIMEDOUT : -errno;
-		r = read(fd, buf + n, 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r == 0 ? -EPIPE : -errno;
-		if (buf[n] == '\n')
-			break;
-		n++;
-	}
-	buf[n] = '\0';
-	return 0;
-}
-
-/* A server reply: 0 for @want, else the error it names. */
-static int server_reply(int st, const char *want, struct ap_error *e)
-{
-	char line[600];
-	int rc = read_line(st, line, sizeof(line), 10000), err;
-	char *msg;
-
-	if (rc == -ETIMEDOUT)
-		return ap_error_set(e, ETIMEDOUT, "the emulator's server does not answer");
-	if (rc)
-		return ap_error_set(e, EIO, "the emulator's server died (see its log)");
-	if (strcmp(line, want) == 0)
-		return 0;
-	err = (int)strtol(line + (strncmp(line, "error ", 6) == 0 ? 6 : 0), &msg, 10);
-	if (err <= 0)
-		err = EIO;
-	return ap_error_set(e, err, "%s: %s", *msg ? msg + 1 : line, strerror(err));
-}
 
 static int loop_configure(int lfd, int ffd, const char *file)
 {
@@ -699,9 +643,9 @@ static int loop_attach(const char *workdir, int ctl, int st, char **dev, struct 
 			break;
 		}
 		snprintf(line, sizeof(line), "dev /dev/loop%d\n", n);
-		rc = send_line(ctl, line);
+		rc = ap_emu_server_send(ctl, line);
 		if (rc == 0)
-			rc = server_reply(st, "ok", e);
+			rc = ap_emu_server_reply(st, "ok", e);
 		else
 			ap_error_set(e, -rc, "the emulator's server died (see its log)");
 		if (rc)
@@ -802,49 +746,13 @@ static void add_partitions(const char *dev)
 	blkid_free_probe(pr);
 }
 
-static void close_other_fds(int a, int b)
-{
-	int lo = a < b ? a : b, hi = a < b ? b : a, fd;
-
-	for (fd = 3; fd < lo; fd++)
-		close(fd);
-	for (fd = lo + 1; fd < hi; fd++)
-		close(fd);
-	if (close_range((unsigned)hi + 1, ~0U, 0) != 0) {
-		long max = sysconf(_SC_OPEN_MAX);
-
-		for (fd = hi + 1; fd < max; fd++)
-			close(fd);
-	}
-}
-
-static void child_stdio(const char *workdir)
-{
-	char *log;
-	int fd = open("/dev/null", O_RDWR);
-
-	if (fd >= 0) {
-		dup2(fd, 0);
-		dup2(fd, 1);
-		if (fd > 2)
-			close(fd);
-	}
-	ap_xasprintf(&log, "%s/log", workdir);
-	fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
-	free(log);
-	if (fd >= 0) {
-		dup2(fd, 2);
-		if (fd > 2)
-			close(fd);
-	}
-}
-
 int ap_emu_attach(const struct ap_emu_spec *spec, struct ap_emu **out, struct ap_error *e)
 {
 	struct ap_emu_spec s = *spec;
 	struct ap_emu_shm *shm = NULL;
 	char *tmpl, *workdir, *mnt, *dev = NULL;
 	const char *tmp = getenv("TMPDIR");
+	struct ap_emu_server_opts so = { .spec = &s, .teardown = detach_workdir };
 	int ctl[2] = { -1, -1 }, st[2] = { -1, -1 }, rc;
 	pid_t pid = -1, owner = getpid();
 
@@ -882,37 +790,11 @@ int ap_emu_attach(const struct ap_emu_spec *spec, struct ap_emu **out, struct ap
 		rc = -e->code;
 		goto fail;
 	}
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) != 0 ||
-	    pipe2(st, O_CLOEXEC) != 0) {
-		rc = ap_error_set(e, errno, "pipe: %s", strerror(errno));
-		goto fail;
-	}
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		rc = ap_error_set(e, errno, "fork: %s", strerror(errno));
-		goto fail;
-	}
-	if (pid == 0) {
-		/* the server: a daemon that holds nothing of its parent's */
-		sigset_t none;
-
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGCHLD, SIG_DFL);
-		close(ctl[1]);
-		close(st[0]);
-		close_other_fds(ctl[0], st[1]);
-		child_stdio(workdir);
-		setsid();
-		if (chdir("/") != 0)
-			_exit(1);
-		_exit(ap_emu_server_run(&s, workdir, shm, owner, ctl[0], st[1]));
-	}
-	close(ctl[0]);
-	close(st[1]);
-	ctl[0] = st[1] = -1;
-	rc = server_reply(st[0], "ready", e);
+	so.workdir = workdir;
+	so.shm = shm;
+	so.owner = owner;
+	/* [0] of each pair was the server's end */
+	rc = ap_emu_server_start(&so, &pid, &ctl[1], &st[0], e);
 	if (rc)
 		goto fail;
 	rc = loop_attach(workdir, ctl[1], st[0], &dev, e);
@@ -932,7 +814,7 @@ int ap_emu_attach(const struct ap_emu_spec *spec, struct ap_emu **out, struct ap
 		add_partitions(dev);
 	/* what the attach itself caused (partition scan, ...) does not count */
 	ap_emu_counters_reset(dev);
-	send_line(ctl[1], "done\n");
+	ap_emu_server_send(ctl[1], "done\n");
 	munmap(shm, sizeof(*shm));
 	free(mnt);
 	ap_emu_spec_free(&s);
@@ -949,10 +831,6 @@ fail:
 		close(ctl[1]);	/* EOF before "done": the server exits */
 	if (st[0] >= 0)
 		close(st[0]);
-	if (ctl[0] >= 0)
-		close(ctl[0]);
-	if (st[1] >= 0)
-		close(st[1]);
 	if (pid > 0) {
 		struct ap_error ignore;
 

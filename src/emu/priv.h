@@ -55,12 +55,6 @@ struct ap_emu_shm {
 	struct ap_emu_counters_raw base;
 };
 
-/*
- * Take down the drive in @workdir, clearing @dev only if it is still
- * attached to this very drive (for the server's own teardown helper).
- */
-int ap_emu_detach_workdir(const char *workdir, const char *dev, struct ap_error *e);
-
 /* counters.c: consistent snapshot of live - base. */
 void ap_emu_shm_read(const struct ap_emu_shm *shm, struct ap_emu_counters_raw *out);
 /* Make the counters (and fail-after) count from zero again. */
@@ -89,19 +83,45 @@ int ap_emu_workdir_make_backing(const char *workdir, struct ap_emu_spec *s, stru
 int ap_emu_image_open(struct ap_emu_spec *s, struct ap_error *e);
 
 /*
- * The server, run in the forked child: mount @workdir/mnt, tell the parent
- * "ready" (or "error ERRNO MESSAGE") on @status_fd, then serve until
- * SIGTERM/SIGINT/SIGHUP, unmount and return an exit code. @ctl_fd carries
- * "dev /dev/loopN" lines (the server registers the emulated drive in the
- * state registry, owned by @owner, the attaching process, with its own PID
- * as aux, and answers "ok"), "done", and "persist" (the drive outlives
- * @owner: the server makes itself the owner and answers "ok"). EOF before
- * "done" means the attaching process died, and the server exits; EOF after
- * "done" without "persist", that it died without detaching, and the server
- * takes the drive down (which fails while something still holds the loop
- * device: then it serves on, and cleanup takes the drive down later).
+ * server.c: the FUSE server, a process of its own that gets all it needs
+ * from here and calls nothing of attach.c.
  */
-int ap_emu_server_run(const struct ap_emu_spec *s, const char *workdir,
-		      struct ap_emu_shm *shm, pid_t owner, int ctl_fd, int status_fd);
+struct ap_emu_server_opts {
+	const struct ap_emu_spec *spec;
+	const char *workdir;
+	struct ap_emu_shm *shm;		/* the stats page, mapped shared */
+	pid_t owner;			/* the attaching process */
+	/*
+	 * Take down the drive in @workdir, clearing @dev only if it is still
+	 * attached to this very drive: run by the server's teardown helper
+	 * when the owner is gone without detaching, or on a signal.
+	 */
+	int (*teardown)(const char *workdir, const char *dev, struct ap_error *e);
+};
+
+/*
+ * Fork the server (a daemon holding nothing of the caller's, its stderr in
+ * @workdir/log) and wait until it has mounted @workdir/mnt: 0 with the
+ * control socket in @ctl and its replies in @st; or -errno with the reason
+ * in @e, the descriptors closed and @pid > 0 when a server was forked (then
+ * take the drive down).
+ *
+ * The protocol: @ctl carries "dev /dev/loopN" lines (the server registers
+ * the emulated drive in the state registry, owned by @owner, with its own
+ * PID as aux, and answers "ok"), "done", and "persist" (the drive outlives
+ * @owner: the server makes itself the owner and answers "ok"); an error is
+ * answered "error ERRNO MESSAGE". EOF before "done" means the attaching
+ * process died, and the server exits; EOF after "done" without "persist",
+ * that it died without detaching, and the server takes the drive down
+ * (which fails while something still holds the loop device: then it serves
+ * on, and cleanup takes the drive down later). SIGTERM/SIGINT/SIGHUP start
+ * the same teardown; a second one ends the server.
+ */
+int ap_emu_server_start(const struct ap_emu_server_opts *o, pid_t *pid, int *ctl, int *st,
+			struct ap_error *e);
+/* Send a control line to the server: 0, or -errno (-EPIPE when it died). */
+int ap_emu_server_send(int fd, const char *s);
+/* The server's next reply: 0 for @want, else the error it names, in @e. */
+int ap_emu_server_reply(int st, const char *want, struct ap_error *e);
 
 #endif
