@@ -10,6 +10,7 @@
 #include "emu/emu.h"
 #include "emu/model.h"
 #include "emu/priv.h"
+#include "emu/server.h"
 #include "lib/state.h"
 #include "lib/util.h"
 

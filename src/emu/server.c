@@ -20,6 +20,7 @@
 
 #include "emu/model.h"
 #include "emu/priv.h"
+#include "emu/server.h"
 #include "lib/state.h"
 #include "lib/util.h"
 
