@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Shared between the emulator's client side (emu.c: attach, detach,
- * counters) and its FUSE server (emu_server.c). Not an API for other areas.
+ * Shared between the emulator's files, each using only those before it:
+ * counters.c, workdir.c, spec.c, server.c, attach.c. Not an API for others.
  *
  * An emulated drive lives in a work directory $TMPDIR/alignprobe-emu.XXXXXX:
  *	mnt/		the private FUSE mount point; mnt/disk is the served file
@@ -16,6 +16,7 @@
 #ifndef AP_EMU_PRIV_H
 #define AP_EMU_PRIV_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -54,29 +55,21 @@ struct ap_emu_shm {
 	char spec[1024];
 };
 
-/*
- * Take down the drive in @workdir, clearing @dev only if it is still
- * attached to this very drive (for the server's own teardown helper).
- */
-int ap_emu_detach_workdir(const char *workdir, const char *dev, struct ap_error *e);
-
-/* Consistent snapshot of live - base. */
+/* counters.c: consistent snapshot of live - base. */
 void ap_emu_shm_read(const struct ap_emu_shm *shm, struct ap_emu_counters_raw *out);
+void ap_emu_shm_reset(struct ap_emu_shm *shm);		/* count from zero again */
+struct ap_emu_shm *ap_emu_shm_map(const char *workdir, bool rw);	/* or NULL */
+struct ap_emu_shm *ap_emu_shm_create(const char *workdir, const struct ap_emu_spec *s,
+				     struct ap_error *e);
 
-/*
- * The server, run in the forked child: mount @workdir/mnt, tell the parent
- * "ready" (or "error ERRNO MESSAGE") on @status_fd, then serve until
- * SIGTERM/SIGINT/SIGHUP, unmount and return an exit code. @ctl_fd carries
- * "dev /dev/loopN" lines (the server registers the emulated drive in the
- * state registry, owned by @owner, the attaching process, with its own PID
- * as aux, and answers "ok"), "done", and "persist" (the drive outlives
- * @owner: the server makes itself the owner and answers "ok"). EOF before
- * "done" means the attaching process died, and the server exits; EOF after
- * "done" without "persist", that it died without detaching, and the server
- * takes the drive down (which fails while something still holds the loop
- * device: then it serves on, and cleanup takes the drive down later).
- */
-int ap_emu_server_run(const struct ap_emu_spec *s, const char *workdir,
-		      struct ap_emu_shm *shm, pid_t owner, int ctl_fd, int status_fd);
+/* workdir.c */
+int ap_emu_workdir_remove(const char *workdir);	/* 0, or -errno when it stays */
+char *ap_emu_state_dir_real(void);
+char *ap_emu_workdir_state_dir(const char *workdir);	/* which one registered it */
+int ap_emu_workdir_write_state_dir(const char *workdir, struct ap_error *e);
+int ap_emu_workdir_make_backing(const char *workdir, struct ap_emu_spec *s, struct ap_error *e);
+
+/* spec.c: s->image opened, the spec validated: fd or -errno. */
+int ap_emu_image_open(struct ap_emu_spec *s, struct ap_error *e);
 
 #endif

@@ -7,13 +7,20 @@
  * computes, by sleeping to an absolute CLOCK_MONOTONIC deadline before the
  * reply; the counters are updated before the reply, so a writer that sees
  * its write complete also sees it counted.
+ *
+ * The server is a process of its own (ap_emu_server_start() forks it): it
+ * gets everything from its struct ap_emu_server_opts -- the stats page, the
+ * owner, and the teardown to run when the owner is gone -- and calls nothing
+ * of attach.c. Its state is one struct server on server_run()'s stack that
+ * the FUSE handlers reach through the session's userdata; its termination
+ * signals are its own (a flag its handler sets).
  */
 #define FUSE_USE_VERSION 35
 #include <fuse_lowlevel.h>
 
 #include "emu/model.h"
 #include "emu/priv.h"
-#include "lib/sig.h"
+#include "emu/server.h"
 #include "lib/state.h"
 #include "lib/util.h"
 
@@ -21,10 +28,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -42,9 +51,38 @@ struct server {
 	uint64_t t0;			/* arrival of the request being served */
 };
 
-static struct server srv;
+/*
+ * Every function below reaches the server through @sv (the handlers take it
+ * from fuse_req_userdata()); `srv` names the server itself, as BusyBox's G
+ * does, and charge() and served() act on it.
+ */
+#define srv		(*sv)
+#define charge(ns)	charge_for(sv, (ns))
+#define served()	served_by(sv)
 
-static void fill_attr(fuse_ino_t ino, struct stat *st)
+/* The first SIGINT, SIGTERM or SIGHUP since the last look, or 0. */
+static volatile sig_atomic_t term_signal;
+
+static void on_term(int signo)
+{
+	if (!term_signal)
+		term_signal = signo;
+}
+
+/* No SA_RESTART: a termination signal interrupts ppoll() and the sleeps. */
+static void term_signals_install(void)
+{
+	struct sigaction sa = { .sa_handler = on_term };
+
+	term_signal = 0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void fill_attr(const struct server *sv, fuse_ino_t ino, struct stat *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->st_ino = ino;
@@ -63,7 +101,7 @@ static void fill_attr(fuse_ino_t ino, struct stat *st)
 }
 
 /* Sleep until t0 + ns on CLOCK_MONOTONIC; a termination signal cuts it short. */
-static void charge(uint64_t ns)
+static void charge_for(const struct server *sv, uint64_t ns)
 {
 	uint64_t until = srv.t0 + ns;
 	struct timespec ts = {
@@ -74,16 +112,16 @@ static void charge(uint64_t ns)
 	if (!ns)
 		return;
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		if (ap_sig_pending())
+		if (term_signal)
 			break;
 }
 
-static void stats_begin(void)
+static void stats_begin(struct server *sv)
 {
 	__atomic_fetch_add(&srv.shm->seq, 1, __ATOMIC_ACQ_REL);
 }
 
-static void stats_end(void)
+static void stats_end(struct server *sv)
 {
 	__atomic_fetch_add(&srv.shm->seq, 1, __ATOMIC_RELEASE);
 }
@@ -92,7 +130,7 @@ static void stats_end(void)
 	__atomic_store_n(&srv.shm->live.field, srv.shm->live.field + (v), __ATOMIC_RELAXED)
 
 /* Successful requests of the kinds that the fault model fails, since the reset. */
-static uint64_t served(void)
+static uint64_t served_by(const struct server *sv)
 {
 	struct ap_emu_counters_raw c;
 	uint64_t n = 0;
@@ -106,13 +144,14 @@ static uint64_t served(void)
 }
 
 /* Model one request; true if it must fail with EIO (already accounted). */
-static bool account(enum ap_emu_op op, uint64_t off, uint64_t len, struct ap_emu_cost *c)
+static bool account(struct server *sv, enum ap_emu_op op, uint64_t off, uint64_t len,
+		    struct ap_emu_cost *c)
 {
 	ap_emu_model_request(&srv.model, op, off, len,
 			     (srv.model.fail_count || srv.model.fail_after) ? served() : 0,
 			     srv.t0, c);
 	charge(c->cost_ns);
-	stats_begin();
+	stats_begin(sv);
 	BUMP(busy_ns, c->cost_ns);
 	BUMP(rmw, c->rmw);	/* when the model performs them (see emu_model.h) */
 	if (c->fail) {
@@ -128,7 +167,7 @@ static bool account(enum ap_emu_op op, uint64_t off, uint64_t len, struct ap_emu
 	} else {
 		BUMP(flushes, 1);
 	}
-	stats_end();
+	stats_end(sv);
 	return c->fail;
 }
 
@@ -154,7 +193,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	ep.generation = 1;
 	ep.attr_timeout = 86400;
 	ep.entry_timeout = 86400;
-	fill_attr(DISK_INO, &ep.attr);
+	fill_attr(fuse_req_userdata(req), DISK_INO, &ep.attr);
 	fuse_reply_entry(req, &ep);
 }
 
@@ -167,13 +206,14 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	fill_attr(ino, &st);
+	fill_attr(fuse_req_userdata(req), ino, &st);
 	fuse_reply_attr(req, &st, 86400);
 }
 
 static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 		       struct fuse_file_info *fi)
 {
+	const struct server *sv = fuse_req_userdata(req);
 	struct stat st;
 
 	(void)fi;
@@ -190,7 +230,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		fuse_reply_err(req, EPERM);
 		return;
 	}
-	fill_attr(ino, &st);
+	fill_attr(sv, ino, &st);
 	fuse_reply_attr(req, &st, 86400);
 }
 
@@ -212,6 +252,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
+	struct server *sv = fuse_req_userdata(req);
 	struct ap_emu_cost c;
 	uint64_t o = (uint64_t)off;
 	size_t len;
@@ -232,7 +273,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		len = AP_EMU_MAX_IO;
 	if (len > srv.capacity - o)
 		len = (size_t)(srv.capacity - o);
-	if (account(AP_EMU_READ, o, len, &c)) {
+	if (account(sv, AP_EMU_READ, o, len, &c)) {
 		fuse_reply_err(req, EIO);
 		return;
 	}
@@ -247,6 +288,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 		     off_t off, struct fuse_file_info *fi)
 {
+	struct server *sv = fuse_req_userdata(req);
 	struct ap_emu_cost c;
 	uint64_t o = (uint64_t)off;
 	int rc;
@@ -261,7 +303,7 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 		fuse_reply_err(req, ENOSPC);
 		return;
 	}
-	if (account(AP_EMU_WRITE, o, size, &c)) {
+	if (account(sv, AP_EMU_WRITE, o, size, &c)) {
 		fuse_reply_err(req, EIO);
 		return;
 	}
@@ -275,6 +317,7 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 
 static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
+	struct server *sv = fuse_req_userdata(req);
 	struct ap_emu_cost c;
 
 	(void)ino;
@@ -282,13 +325,15 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_f
 	(void)fi;
 	srv.t0 = ap_now_ns();
 	/* the data is in the backing file already: the flush is a cost only */
-	account(AP_EMU_FLUSH, 0, 0, &c);
+	account(sv, AP_EMU_FLUSH, 0, 0, &c);
 	fuse_reply_err(req, 0);
 }
 
 static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
 			 off_t len, struct fuse_file_info *fi)
 {
+	struct server *sv = fuse_req_userdata(req);
+
 	(void)fi;
 	srv.t0 = ap_now_ns();
 	if (ino != DISK_INO) {
@@ -385,6 +430,8 @@ struct ctl_state {
 	char *dev;		/* the loop device, once known */
 	bool done;		/* the attach completed */
 	bool persist;		/* run on after the attaching process exits */
+	char buf[1024];		/* control lines read so far */
+	size_t used;
 };
 
 static void control_line(const char *line, int st, const char *mnt, struct ctl_state *cs)
@@ -426,28 +473,26 @@ static void control_line(const char *line, int st, const char *mnt, struct ctl_s
 /* Control messages (lines) from the attaching process; false on EOF. */
 static bool control(int ctl, int st, const char *mnt, struct ctl_state *cs)
 {
-	static char buf[1024];
-	static size_t used;
 	char *nl, *p;
 	ssize_t n;
 
 	do
-		n = read(ctl, buf + used, sizeof(buf) - 1 - used);
+		n = read(ctl, cs->buf + cs->used, sizeof(cs->buf) - 1 - cs->used);
 	while (n < 0 && errno == EINTR);
 	if (n <= 0)
 		return false;
-	used += (size_t)n;
-	buf[used] = '\0';
-	p = buf;
+	cs->used += (size_t)n;
+	cs->buf[cs->used] = '\0';
+	p = cs->buf;
 	while ((nl = strchr(p, '\n'))) {
 		*nl = '\0';
 		control_line(p, st, mnt, cs);
 		p = nl + 1;
 	}
-	used = strlen(p);
-	memmove(buf, p, used + 1);
-	if (used == sizeof(buf) - 1)
-		used = 0;	/* no line is this long: drop it */
+	cs->used = strlen(p);
+	memmove(cs->buf, p, cs->used + 1);
+	if (cs->used == sizeof(cs->buf) - 1)
+		cs->used = 0;	/* no line is this long: drop it */
 	return true;
 }
 
@@ -459,7 +504,7 @@ static bool control(int ctl, int st, const char *mnt, struct ctl_state *cs)
  * helper holds none of our descriptors -- neither the lock that says we
  * are alive nor /dev/fuse.
  */
-static void spawn_teardown(const char *workdir, const char *dev)
+static void spawn_teardown(const struct ap_emu_server_opts *o, const char *dev)
 {
 	pid_t pid = fork();
 
@@ -474,17 +519,17 @@ static void spawn_teardown(const char *workdir, const char *dev)
 	/* a second fork: init reaps the helper, not us */
 	if (fork() != 0)
 		_exit(0);
-	_exit(ap_emu_detach_workdir(workdir, dev, NULL) == 0 ? 0 : 1);
+	_exit(o->teardown(o->workdir, dev, NULL) == 0 ? 0 : 1);
 }
 
-static struct fuse_session *mount_session(const char *mnt, int st)
+static struct fuse_session *mount_session(struct server *sv, const char *mnt, int st)
 {
 	char *argv[] = { "alignprobe-emu", "-o",
 			 "fsname=alignprobe-emu,subtype=alignprobe", NULL };
 	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
 	struct fuse_session *se;
 
-	se = fuse_session_new(&args, &ops, sizeof(ops), NULL);
+	se = fuse_session_new(&args, &ops, sizeof(ops), sv);
 	fuse_opt_free_args(&args);
 	if (!se) {
 		status(st, "error %d cannot start a FUSE session (see the log)", EIO);
@@ -498,23 +543,112 @@ static struct fuse_session *mount_session(const char *mnt, int st)
 	return se;
 }
 
-int ap_emu_server_run(const struct ap_emu_spec *s, const char *workdir,
-		      struct ap_emu_shm *shm, pid_t owner, int ctl_fd, int status_fd)
+/* Serve requests and control lines until unmounted or terminated: 0 or 1. */
+static int serve(struct fuse_session *se, const struct ap_emu_server_opts *o, int *ctl,
+		 int status_fd, const char *mnt, struct ctl_state *cs)
 {
 	struct fuse_buf fbuf;
-	struct fuse_session *se;
-	struct ctl_state cs = { .owner = owner };
 	bool teardown_started = false;
 	sigset_t term, orig;
+	int ctl_fd = *ctl, rc = 0;
+
+	memset(&fbuf, 0, sizeof(fbuf));
+	sigemptyset(&term);
+	sigaddset(&term, SIGINT);
+	sigaddset(&term, SIGTERM);
+	sigaddset(&term, SIGHUP);
+	sigprocmask(SIG_SETMASK, NULL, &orig);
+
+	for (;;) {
+		struct pollfd p[2] = {
+			{ .fd = fuse_session_fd(se), .events = POLLIN },
+			{ .fd = ctl_fd, .events = POLLIN },
+		};
+		int n;
+
+		/* signals stay blocked from the check to ppoll(): one that
+		 * comes in between interrupts the wait instead of being lost */
+		sigprocmask(SIG_BLOCK, &term, NULL);
+		if (fuse_session_exited(se))
+			break;
+		if (term_signal) {
+			/*
+			 * Terminated from outside (kill, a service manager):
+			 * never leave the loop device attached to a file that
+			 * is about to vanish. The first signal starts the same
+			 * teardown as a vanished owner, and we serve on until
+			 * it is done (it stops us when the loop device has let
+			 * go); a second signal ends us regardless.
+			 */
+			if (!cs->done || !cs->dev || teardown_started)
+				break;
+			teardown_started = true;
+			term_signal = 0;
+			spawn_teardown(o, cs->dev);
+			while (waitpid(-1, NULL, WNOHANG) > 0)
+				;
+		}
+		n = ppoll(p, ctl_fd >= 0 ? 2 : 1, NULL, &orig);
+		sigprocmask(SIG_SETMASK, &orig, NULL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = 1;
+			break;
+		}
+		if (ctl_fd >= 0 && p[1].revents) {
+			if (!control(ctl_fd, status_fd, mnt, cs)) {
+				close(ctl_fd);
+				ctl_fd = -1;
+				if (!cs->done)
+					break;	/* the attaching process died */
+				if (!cs->persist && cs->dev && !teardown_started) {
+					/* its owner exited without detaching */
+					teardown_started = true;
+					spawn_teardown(o, cs->dev);
+					while (waitpid(-1, NULL, WNOHANG) > 0)
+						;
+				}
+			}
+		}
+		if (p[0].revents & POLLIN) {
+			int r = fuse_session_receive_buf(se, &fbuf);
+
+			if (r == -EINTR || r == -EAGAIN)
+				continue;
+			if (r <= 0)
+				break;	/* unmounted */
+			fuse_session_process_buf(se, &fbuf);
+		} else if (p[0].revents & (POLLERR | POLLHUP | POLLNVAL)) {
+			break;
+		}
+	}
+	sigprocmask(SIG_SETMASK, &orig, NULL);
+	free(fbuf.mem);
+	*ctl = ctl_fd;
+	return rc;
+}
+
+/*
+ * The server, run in the forked child: mount @workdir/mnt, tell the parent
+ * "ready" (or "error ERRNO MESSAGE") on @status_fd, then serve until
+ * SIGTERM/SIGINT/SIGHUP, unmount and return an exit code. The control
+ * protocol on @ctl_fd is described in emu/priv.h.
+ */
+static int server_run(const struct ap_emu_server_opts *o, int ctl_fd, int status_fd)
+{
+	const struct ap_emu_spec *s = o->spec;
+	const char *workdir = o->workdir;
+	struct server server, *sv = &server;
+	struct fuse_session *se;
+	struct ctl_state cs = { .owner = o->owner };
 	char *mnt, *path;
 	int lock_fd, rc = 0;
 
 	memset(&srv, 0, sizeof(srv));
-	memset(&fbuf, 0, sizeof(fbuf));
-	ap_sig_reset();
-	ap_sig_install();
+	term_signals_install();
 	ap_emu_model_init(&srv.model, s);
-	srv.shm = shm;
+	srv.shm = o->shm;
 	srv.capacity = s->capacity;
 	srv.buf = ap_xmalloc(AP_EMU_MAX_IO);
 	ap_xasprintf(&mnt, "%s/mnt", workdir);
@@ -536,86 +670,15 @@ int ap_emu_server_run(const struct ap_emu_spec *s, const char *workdir,
 		rc = 1;
 		goto out;
 	}
-	__atomic_store_n(&shm->server_pid, (int32_t)getpid(), __ATOMIC_RELEASE);
+	__atomic_store_n(&srv.shm->server_pid, (int32_t)getpid(), __ATOMIC_RELEASE);
 
-	se = mount_session(mnt, status_fd);
+	se = mount_session(sv, mnt, status_fd);
 	if (!se) {
 		rc = 1;
 		goto out;
 	}
 	status(status_fd, "ready");
-
-	sigemptyset(&term);
-	sigaddset(&term, SIGINT);
-	sigaddset(&term, SIGTERM);
-	sigaddset(&term, SIGHUP);
-	sigprocmask(SIG_SETMASK, NULL, &orig);
-
-	for (;;) {
-		struct pollfd p[2] = {
-			{ .fd = fuse_session_fd(se), .events = POLLIN },
-			{ .fd = ctl_fd, .events = POLLIN },
-		};
-		int n;
-
-		/* signals stay blocked from the check to ppoll(): one that
-		 * comes in between interrupts the wait instead of being lost */
-		sigprocmask(SIG_BLOCK, &term, NULL);
-		if (fuse_session_exited(se))
-			break;
-		if (ap_sig_pending()) {
-			/*
-			 * Terminated from outside (kill, a service manager):
-			 * never leave the loop device attached to a file that
-			 * is about to vanish. The first signal starts the same
-			 * teardown as a vanished owner, and we serve on until
-			 * it is done (it stops us when the loop device has let
-			 * go); a second signal ends us regardless.
-			 */
-			if (!cs.done || !cs.dev || teardown_started)
-				break;
-			teardown_started = true;
-			ap_sig_reset();
-			spawn_teardown(workdir, cs.dev);
-			while (waitpid(-1, NULL, WNOHANG) > 0)
-				;
-		}
-		n = ppoll(p, ctl_fd >= 0 ? 2 : 1, NULL, &orig);
-		sigprocmask(SIG_SETMASK, &orig, NULL);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = 1;
-			break;
-		}
-		if (ctl_fd >= 0 && p[1].revents) {
-			if (!control(ctl_fd, status_fd, mnt, &cs)) {
-				close(ctl_fd);
-				ctl_fd = -1;
-				if (!cs.done)
-					break;	/* the attaching process died */
-				if (!cs.persist && cs.dev && !teardown_started) {
-					/* its owner exited without detaching */
-					teardown_started = true;
-					spawn_teardown(workdir, cs.dev);
-					while (waitpid(-1, NULL, WNOHANG) > 0)
-						;
-				}
-			}
-		}
-		if (p[0].revents & POLLIN) {
-			int r = fuse_session_receive_buf(se, &fbuf);
-
-			if (r == -EINTR || r == -EAGAIN)
-				continue;
-			if (r <= 0)
-				break;	/* unmounted */
-			fuse_session_process_buf(se, &fbuf);
-		} else if (p[0].revents & (POLLERR | POLLHUP | POLLNVAL)) {
-			break;
-		}
-	}
-	sigprocmask(SIG_SETMASK, &orig, NULL);
+	rc = serve(se, o, &ctl_fd, status_fd, mnt, &cs);
 	fuse_session_unmount(se);
 	fuse_session_destroy(se);
 	/*
@@ -623,25 +686,166 @@ int ap_emu_server_run(const struct ap_emu_spec *s, const char *workdir,
 	 * take the work directory down ourselves. Otherwise the registry entry
 	 * stays until `emulate --detach` (or cleanup) removes the rest.
 	 */
-	if (!cs.done && !cs.state_id) {
-		static const char *const files[] = { "backing", "stats", "log", "statedir" };
-		size_t i;
-
-		for (i = 0; i < AP_ARRAY_SIZE(files); i++) {
-			ap_xasprintf(&path, "%s/%s", workdir, files[i]);
-			unlink(path);
-			free(path);
-		}
-		rmdir(mnt);
-		rmdir(workdir);
-	}
+	if (!cs.done && !cs.state_id)
+		ap_emu_workdir_remove(workdir);
 out:
 	if (ctl_fd >= 0)
 		close(ctl_fd);
-	free(fbuf.mem);
 	free(srv.buf);
 	free(mnt);
 	free(cs.state_id);
 	free(cs.dev);
 	return rc;
+}
+
+/* ---- the attaching process's side ---- */
+
+static void close_other_fds(int a, int b)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a, fd;
+
+	for (fd = 3; fd < lo; fd++)
+		close(fd);
+	for (fd = lo + 1; fd < hi; fd++)
+		close(fd);
+	if (close_range((unsigned)hi + 1, ~0U, 0) != 0) {
+		long max = sysconf(_SC_OPEN_MAX);
+
+		for (fd = hi + 1; fd < max; fd++)
+			close(fd);
+	}
+}
+
+static void child_stdio(const char *workdir)
+{
+	char *log;
+	int fd = open("/dev/null", O_RDWR);
+
+	if (fd >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		if (fd > 2)
+			close(fd);
+	}
+	ap_xasprintf(&log, "%s/log", workdir);
+	fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+	free(log);
+	if (fd >= 0) {
+		dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
+	}
+}
+
+int ap_emu_server_start(const struct ap_emu_server_opts *o, pid_t *pid, int *ctl, int *st,
+			struct ap_error *e)
+{
+	int c[2] = { -1, -1 }, s[2] = { -1, -1 }, rc;
+
+	*pid = -1;
+	*ctl = *st = -1;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, c) != 0 ||
+	    pipe2(s, O_CLOEXEC) != 0) {
+		rc = ap_error_set(e, errno, "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	fflush(NULL);
+	*pid = fork();
+	if (*pid < 0) {
+		rc = ap_error_set(e, errno, "fork: %s", strerror(errno));
+		goto fail;
+	}
+	if (*pid == 0) {
+		/* the server: a daemon that holds nothing of its parent's */
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGCHLD, SIG_DFL);
+		close(c[1]);
+		close(s[0]);
+		close_other_fds(c[0], s[1]);
+		child_stdio(o->workdir);
+		setsid();
+		if (chdir("/") != 0)
+			_exit(1);
+		_exit(server_run(o, c[0], s[1]));
+	}
+	close(c[0]);
+	close(s[1]);
+	c[0] = s[1] = -1;
+	rc = ap_emu_server_reply(s[0], "ready", e);
+	if (rc)
+		goto fail;
+	*ctl = c[1];
+	*st = s[0];
+	return 0;
+
+fail:
+	if (c[1] >= 0)
+		close(c[1]);	/* EOF before "done": the server exits */
+	if (s[0] >= 0)
+		close(s[0]);
+	if (c[0] >= 0)
+		close(c[0]);
+	if (s[1] >= 0)
+		close(s[1]);
+	return rc;
+}
+
+int ap_emu_server_send(int fd, const char *s)
+{
+	size_t len = strlen(s);
+
+	/* a socket, so that a dead server means EPIPE, not SIGPIPE */
+	while (send(fd, s, len, MSG_NOSIGNAL) < 0) {
+		if (errno != EINTR)
+			return -errno;
+	}
+	return 0;
+}
+
+/* One line from the server, within @ms milliseconds. */
+static int read_line(int fd, char *buf, size_t sz, int ms)
+{
+	size_t n = 0;
+
+	while (n + 1 < sz) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+		int pr = poll(&p, 1, ms);
+
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr <= 0)
+			return pr == 0 ? -ETIMEDOUT : -errno;
+		r = read(fd, buf + n, 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r == 0 ? -EPIPE : -errno;
+		if (buf[n] == '\n')
+			break;
+		n++;
+	}
+	buf[n] = '\0';
+	return 0;
+}
+
+int ap_emu_server_reply(int st, const char *want, struct ap_error *e)
+{
+	char line[600];
+	int rc = read_line(st, line, sizeof(line), 10000), err;
+	char *msg;
+
+	if (rc == -ETIMEDOUT)
+		return ap_error_set(e, ETIMEDOUT, "the emulator's server does not answer");
+	if (rc)
+		return ap_error_set(e, EIO, "the emulator's server died (see its log)");
+	if (strcmp(line, want) == 0)
+		return 0;
+	err = (int)strtol(line + (strncmp(line, "error ", 6) == 0 ? 6 : 0), &msg, 10);
+	if (err <= 0)
+		err = EIO;
+	return ap_error_set(e, err, "%s: %s", *msg ? msg + 1 : line, strerror(err));
 }

@@ -4,11 +4,13 @@
  * file, shared stats page), fork the FUSE server (emu_server.c), attach a
  * loop device with 512-byte (or the spec's) logical sectors to the served file,
  * and take everything down again -- also after the server was SIGKILLed.
- * The layout of a work directory is described in emu_priv.h.
+ * The layout of a work directory is described in emu/priv.h; the work
+ * directory, the stats page and the server are in their own files.
  */
 #include "emu/emu.h"
 #include "emu/model.h"
 #include "emu/priv.h"
+#include "emu/server.h"
 #include "lib/state.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
@@ -32,38 +34,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifdef HAVE_EMULATOR
 #include <blkid.h>
 #include <linux/blkpg.h>
 #include <linux/loop.h>
-#endif
-
-void ap_emu_shm_read(const struct ap_emu_shm *shm, struct ap_emu_counters_raw *out)
-{
-	struct ap_emu_counters_raw live, base;
-	const uint64_t *lp = (const uint64_t *)&shm->live, *bp = (const uint64_t *)&shm->base;
-	uint64_t *l = (uint64_t *)&live, *b = (uint64_t *)&base, *o = (uint64_t *)out;
-	uint64_t s1, s2;
-	size_t i, n = sizeof(live) / sizeof(uint64_t);
-
-	for (;;) {
-		s1 = __atomic_load_n(&shm->seq, __ATOMIC_ACQUIRE);
-		if (s1 & 1)
-			continue;
-		for (i = 0; i < n; i++)
-			l[i] = __atomic_load_n(&lp[i], __ATOMIC_RELAXED);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		s2 = __atomic_load_n(&shm->seq, __ATOMIC_RELAXED);
-		if (s1 == s2)
-			break;
-	}
-	for (i = 0; i < n; i++) {
-		b[i] = __atomic_load_n(&bp[i], __ATOMIC_RELAXED);
-		o[i] = l[i] >= b[i] ? l[i] - b[i] : 0;
-	}
-}
-
-#ifdef HAVE_EMULATOR
 
 struct ap_emu {
 	char *dev;		/* /dev/loopN */
@@ -99,34 +72,6 @@ static char *loop_backing(const char *name)
 	return ap_sysfs_loop_backing_file(name, false);
 }
 
-static struct ap_emu_shm *shm_map(const char *workdir, bool rw)
-{
-	struct ap_emu_shm *shm;
-	struct stat st;
-	char *path;
-	int fd;
-
-	ap_xasprintf(&path, "%s/stats", workdir);
-	fd = open(path, (rw ? O_RDWR : O_RDONLY) | O_CLOEXEC);
-	free(path);
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(*shm)) {
-		close(fd);
-		return NULL;
-	}
-	shm = mmap(NULL, sizeof(*shm), PROT_READ | (rw ? PROT_WRITE : 0), MAP_SHARED, fd, 0);
-	close(fd);
-	if (shm == MAP_FAILED)
-		return NULL;
-	if (memcmp(shm->magic, AP_EMU_MAGIC, sizeof(AP_EMU_MAGIC)) != 0 ||
-	    shm->size != sizeof(*shm)) {
-		munmap(shm, sizeof(*shm));
-		return NULL;
-	}
-	return shm;
-}
-
 /* The work directory of the emulated drive behind loop device @name, or NULL. */
 static char *workdir_of_loop(const char *name)
 {
@@ -147,7 +92,7 @@ static char *workdir_of_loop(const char *name)
 		free(back);
 		return NULL;
 	}
-	shm = shm_map(back, false);
+	shm = ap_emu_shm_map(back, false);
 	if (!shm) {
 		free(back);
 		return NULL;
@@ -177,7 +122,7 @@ static struct ap_emu_shm *shm_of_dev(const char *dev, bool rw)
 	wd = workdir_of_loop(name);
 	if (!wd)
 		return NULL;
-	shm = shm_map(wd, rw);
+	shm = ap_emu_shm_map(wd, rw);
 	free(wd);
 	return shm;
 }
@@ -207,24 +152,10 @@ int ap_emu_counters_read(const char *dev, struct ap_emu_counters *c)
 int ap_emu_counters_reset(const char *dev)
 {
 	struct ap_emu_shm *shm = shm_of_dev(dev, true);
-	struct ap_emu_counters_raw live;
-	const uint64_t *lp;
-	uint64_t *bp, *l = (uint64_t *)&live;
-	uint64_t s1;
-	size_t i, n = sizeof(live) / sizeof(uint64_t);
 
 	if (!shm)
 		return -ENODEV;
-	lp = (const uint64_t *)&shm->live;
-	bp = (uint64_t *)&shm->base;
-	do {
-		s1 = __atomic_load_n(&shm->seq, __ATOMIC_ACQUIRE);
-		for (i = 0; i < n; i++)
-			l[i] = __atomic_load_n(&lp[i], __ATOMIC_RELAXED);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	} while ((s1 & 1) || s1 != __atomic_load_n(&shm->seq, __ATOMIC_RELAXED));
-	for (i = 0; i < n; i++)
-		__atomic_store_n(&bp[i], l[i], __ATOMIC_RELEASE);
+	ap_emu_shm_reset(shm);
 	munmap(shm, sizeof(*shm));
 	return 0;
 }
@@ -260,19 +191,6 @@ int ap_emu_spec_of(const char *dev, struct ap_emu_spec *s)
 }
 
 /* ---- taking a drive down ---- */
-
-static int send_line(int fd, const char *s)
-{
-	size_t len = strlen(s);
-
-	/* a socket, so that a dead server means EPIPE, not SIGPIPE */
-	while (send(fd, s, len, MSG_NOSIGNAL) < 0) {
-		if (errno != EINTR)
-			return -errno;
-	}
-	return 0;
-}
-
 
 static bool server_alive(const char *workdir)
 {
@@ -320,7 +238,7 @@ static pid_t registered_pid(const char *workdir)
 /* Stop the server: SIGTERM, then SIGKILL; true once it is gone. */
 static bool server_stop(const char *workdir, pid_t child)
 {
-	struct ap_emu_shm *shm = shm_map(workdir, false);
+	struct ap_emu_shm *shm = ap_emu_shm_map(workdir, false);
 	pid_t pid = shm ? shm->server_pid : child;
 	unsigned i;
 
@@ -397,27 +315,6 @@ static void fuse_abort(const char *mnt)
 	close(fd);
 }
 
-/* Remove the work directory's files and itself: 0, or -errno when it stays. */
-static int workdir_remove(const char *workdir)
-{
-	static const char *const files[] = { "backing", "stats", "log", "statedir" };
-	char *path;
-	size_t i;
-	int rc = 0;
-
-	for (i = 0; i < AP_ARRAY_SIZE(files); i++) {
-		ap_xasprintf(&path, "%s/%s", workdir, files[i]);
-		unlink(path);
-		free(path);
-	}
-	ap_xasprintf(&path, "%s/mnt", workdir);
-	rmdir(path);
-	free(path);
-	if (rmdir(workdir) != 0 && errno != ENOENT)
-		rc = -errno;
-	return rc;
-}
-
 static void state_release_emu(const char *mnt)
 {
 	struct ap_state_entry *v;
@@ -477,7 +374,7 @@ static int teardown(const char *workdir, const char *loop, pid_t child, struct a
 		if (child > 0)
 			while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
 				;
-		if (lock < 0 || workdir_remove(workdir) == 0)
+		if (lock < 0 || ap_emu_workdir_remove(workdir) == 0)
 			state_release_emu(mnt);
 		goto out;
 	}
@@ -502,7 +399,7 @@ static int teardown(const char *workdir, const char *loop, pid_t child, struct a
 	if (umount2(mnt, MNT_DETACH) != 0 && errno != EINVAL && errno != ENOENT && !rc)
 		rc = ap_error_set(e, errno, "cannot unmount %s: %s", mnt, strerror(errno));
 	if (!rc) {
-		int r = workdir_remove(workdir);
+		int r = ap_emu_workdir_remove(workdir);
 
 		if (r)
 			rc = ap_error_set(e, -r, "cannot remove the work directory %s: %s", workdir,
@@ -519,34 +416,11 @@ out:
 	return rc;
 }
 
-/* The state directory as an absolute path, or NULL. */
-static char *state_dir_real(void)
-{
-	return realpath(ap_state_dir(), NULL);
-}
-
-/* The state directory that registered the drive in @workdir, or NULL. */
-static char *workdir_state_dir(const char *workdir)
-{
-	char *path, buf[PATH_MAX];
-	ssize_t n;
-	int fd;
-
-	ap_xasprintf(&path, "%s/statedir", workdir);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	free(path);
-	if (fd < 0)
-		return NULL;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return ap_xstrdup(buf);
-}
-
-int ap_emu_detach_workdir(const char *workdir, const char *dev, struct ap_error *e)
+/*
+ * Take down the drive in @workdir, clearing @dev only if it is still
+ * attached to this very drive (also the server's own teardown helper's).
+ */
+static int detach_workdir(const char *workdir, const char *dev, struct ap_error *e)
 {
 	char name[64];
 
@@ -588,7 +462,7 @@ int ap_emu_detach_entry(const char *mnt, const char *dev, struct ap_error *e)
 		free(wd);
 		return 0;
 	}
-	rc = ap_emu_detach_workdir(wd, dev, e);
+	rc = detach_workdir(wd, dev, e);
 	free(wd);
 	return rc;
 }
@@ -631,8 +505,8 @@ int ap_emu_detach_device(const char *dev, struct ap_error *e)
 	 * run, or another test) is not ours to take down -- the loop number
 	 * may have been reused since the caller attached "its" @dev.
 	 */
-	theirs = workdir_state_dir(wd);
-	ours = state_dir_real();
+	theirs = ap_emu_workdir_state_dir(wd);
+	ours = ap_emu_state_dir_real();
 	if (theirs && (!ours || strcmp(theirs, ours) != 0))
 		rc = ap_error_set(e, EPERM,
 			"%s: belongs to the runs of state directory %s (not %s): use ALIGNPROBE_STATE_DIR=%s",
@@ -676,8 +550,6 @@ const char *ap_emu_device(const struct ap_emu *emu)
 	return emu->dev;
 }
 
-static int server_reply(int st, const char *want, struct ap_error *e);
-
 int ap_emu_forget(struct ap_emu *emu, struct ap_error *e)
 {
 	int rc;
@@ -685,9 +557,9 @@ int ap_emu_forget(struct ap_emu *emu, struct ap_error *e)
 	if (!emu)
 		return 0;
 	/* the server owns the drive once it says so, not before */
-	rc = send_line(emu->ctl, "persist\n");
+	rc = ap_emu_server_send(emu->ctl, "persist\n");
 	if (rc == 0)
-		rc = server_reply(emu->st, "ok", e);
+		rc = ap_emu_server_reply(emu->st, "ok", e);
 	else
 		ap_error_set(e, -rc, "the emulator's server died (see its log)");
 	close(emu->ctl);	/* without "persist", the server takes the drive down */
@@ -699,251 +571,6 @@ int ap_emu_forget(struct ap_emu *emu, struct ap_error *e)
 }
 
 /* ---- bringing a drive up ---- */
-
-/* Copy @src into @dst keeping holes; @dst is empty. */
-static int copy_sparse(int src, int dst, uint64_t size)
-{
-	off_t data = 0, hole;
-
-	for (;;) {
-		data = lseek(src, data, SEEK_DATA);
-		if (data < 0)
-			return errno == ENXIO ? 0 : -errno;
-		hole = lseek(src, data, SEEK_HOLE);
-		if (hole < 0)
-			return -errno;
-		if ((uint64_t)hole > size)
-			hole = (off_t)size;
-		while (data < hole) {
-			loff_t in = data, out = data;
-			ssize_t n = copy_file_range(src, &in, dst, &out, (size_t)(hole - data), 0);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL)) {
-				char buf[65536];
-				size_t want = (size_t)(hole - data) < sizeof(buf) ?
-					      (size_t)(hole - data) : sizeof(buf);
-				int rc = ap_pread_all(src, buf, want, (uint64_t)data);
-
-				if (rc)
-					return rc;
-				rc = ap_pwrite_all(dst, buf, want, (uint64_t)data);
-				if (rc)
-					return rc;
-				n = (ssize_t)want;
-			} else if (n <= 0) {
-				return n < 0 ? -errno : -EIO;
-			}
-			data += n;
-		}
-	}
-}
-
-/*
- * s->image opened: a readable regular file that fits the size (which it
- * sets when none was given), the spec then validated. fd or -errno.
- */
-static int image_open(struct ap_emu_spec *s, struct ap_error *e)
-{
-	struct stat st;
-	bool spec_size;
-	int img, rc;
-
-	img = open(s->image, O_RDONLY | O_CLOEXEC);
-	if (img < 0)
-		return ap_error_set(e, errno, "image %s: %s", s->image, strerror(errno));
-	if (fstat(img, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(img);
-		return ap_error_set(e, S_ISDIR(st.st_mode) ? EISDIR : EINVAL,
-				    "image %s: not a regular file", s->image);
-	}
-	spec_size = s->capacity_set;
-	if (!s->capacity_set) {
-		s->capacity = ((uint64_t)st.st_size + 511) / 512 * 512;
-		s->capacity_set = true;
-	} else if ((uint64_t)st.st_size > s->capacity) {
-		close(img);
-		return ap_error_set(e, EFBIG, "image %s: %llu bytes do not fit in size %llu",
-				    s->image, (unsigned long long)st.st_size,
-				    (unsigned long long)s->capacity);
-	}
-	rc = ap_emu_spec_validate(s, e);
-	if (rc) {
-		close(img);
-		if (e && !spec_size) {	/* the size is the image's: name it */
-			char why[sizeof(e->msg)];
-
-			snprintf(why, sizeof(why), "%s", e->msg);
-			ap_error_set(e, rc, "image %s: %s", s->image, why);
-		}
-		return rc;
-	}
-	return img;
-}
-
-int ap_emu_spec_check(const struct ap_emu_spec *spec, struct ap_error *e)
-{
-	struct ap_emu_spec s = *spec;
-	int fd;
-
-	if (!s.image)
-		return ap_emu_spec_validate(&s, e);
-	fd = image_open(&s, e);
-	if (fd < 0)
-		return fd;
-	close(fd);
-	return 0;
-}
-
-static int make_backing(const char *workdir, struct ap_emu_spec *s, struct ap_error *e)
-{
-	char *path;
-	int fd, img = -1, rc = 0;
-
-	if (s->image) {
-		img = image_open(s, e);
-		if (img < 0)
-			return img;
-	}
-	ap_xasprintf(&path, "%s/backing", workdir);
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	free(path);
-	if (fd < 0) {
-		rc = ap_error_set(e, errno, "cannot create the backing file in %s: %s", workdir,
-				  strerror(errno));
-		goto out;
-	}
-	if (img >= 0) {
-		rc = copy_sparse(img, fd, s->capacity);
-		if (rc) {
-			rc = ap_error_set(e, -rc, "cannot copy image %s: %s", s->image, strerror(-rc));
-			goto out;
-		}
-	}
-	if (ftruncate(fd, (off_t)s->capacity) != 0)
-		rc = ap_error_set(e, errno, "cannot size the backing file: %s", strerror(errno));
-out:
-	if (fd >= 0)
-		close(fd);
-	if (img >= 0)
-		close(img);
-	return rc;
-}
-
-static struct ap_emu_shm *make_shm(const char *workdir, const struct ap_emu_spec *s,
-				   struct ap_error *e)
-{
-	struct ap_emu_shm *shm;
-	char *path;
-	int fd;
-
-	ap_xasprintf(&path, "%s/stats", workdir);
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	free(path);
-	if (fd < 0 || ftruncate(fd, sizeof(*shm)) != 0) {
-		ap_error_set(e, errno, "cannot create the stats file in %s: %s", workdir,
-			     strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	shm = mmap(NULL, sizeof(*shm), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (shm == MAP_FAILED) {
-		ap_error_set(e, errno, "cannot map the stats file: %s", strerror(errno));
-		return NULL;
-	}
-	shm->size = sizeof(*shm);
-	shm->capacity = s->capacity;
-	shm->rmw_ns = s->rmw_ns;
-	shm->base_ns = s->base_ns;
-	shm->flush_ns = s->flush_ns;
-	shm->seed = s->seed;
-	shm->fail_lba = s->fail_lba;
-	shm->fail_count = s->fail_count;
-	shm->fail_after = s->fail_after;
-	shm->jitter = s->jitter;
-	shm->phys_sector = s->phys_sector;
-	shm->lowest_aligned = s->lowest_aligned;
-	shm->write_cache = s->write_cache;
-	shm->fail_reads = s->fail_reads;
-	shm->fail_writes = s->fail_writes;
-	{
-		char *spec = ap_emu_spec_format(s);
-
-		snprintf(shm->spec, sizeof(shm->spec), "%s", spec);
-		free(spec);
-	}
-	memcpy(shm->magic, AP_EMU_MAGIC, sizeof(AP_EMU_MAGIC));
-	return shm;
-}
-
-/* Which state directory registers this drive (see ap_emu_detach_device). */
-static int write_state_dir(const char *workdir, struct ap_error *e)
-{
-	char *path, *dir = state_dir_real();
-	int fd, rc = 0;
-
-	if (!dir)
-		return ap_error_set(e, errno, "state directory %s: %s", ap_state_dir(),
-				    strerror(errno));
-	ap_xasprintf(&path, "%s/statedir", workdir);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0 || ap_pwrite_all(fd, dir, strlen(dir), 0) != 0)
-		rc = ap_error_set(e, errno, "cannot write %s: %s", path, strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	free(path);
-	free(dir);
-	return rc;
-}
-
-/* One line from the server, within @ms milliseconds. */
-static int read_line(int fd, char *buf, size_t sz, int ms)
-{
-	size_t n = 0;
-
-	while (n + 1 < sz) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		ssize_t r;
-		int pr = poll(&p, 1, ms);
-
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr <= 0)
-			return pr == 0 ? -ETIMEDOUT : -errno;
-		r = read(fd, buf + n, 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r == 0 ? -EPIPE : -errno;
-		if (buf[n] == '\n')
-			break;
-		n++;
-	}
-	buf[n] = '\0';
-	return 0;
-}
-
-/* A server reply: 0 for @want, else the error it names. */
-static int server_reply(int st, const char *want, struct ap_error *e)
-{
-	char line[600];
-	int rc = read_line(st, line, sizeof(line), 10000), err;
-	char *msg;
-
-	if (rc == -ETIMEDOUT)
-		return ap_error_set(e, ETIMEDOUT, "the emulator's server does not answer");
-	if (rc)
-		return ap_error_set(e, EIO, "the emulator's server died (see its log)");
-	if (strcmp(line, want) == 0)
-		return 0;
-	err = (int)strtol(line + (strncmp(line, "error ", 6) == 0 ? 6 : 0), &msg, 10);
-	if (err <= 0)
-		err = EIO;
-	return ap_error_set(e, err, "%s: %s", *msg ? msg + 1 : line, strerror(err));
-}
 
 static int loop_configure(int lfd, int ffd, const char *file, unsigned lbs)
 {
@@ -1005,9 +632,9 @@ static int loop_attach(const char *workdir, int ctl, int st, unsigned lbs, char 
 			break;
 		}
 		snprintf(line, sizeof(line), "dev /dev/loop%d\n", n);
-		rc = send_line(ctl, line);
+		rc = ap_emu_server_send(ctl, line);
 		if (rc == 0)
-			rc = server_reply(st, "ok", e);
+			rc = ap_emu_server_reply(st, "ok", e);
 		else
 			ap_error_set(e, -rc, "the emulator's server died (see its log)");
 		if (rc)
@@ -1108,49 +735,13 @@ static void add_partitions(const char *dev)
 	blkid_free_probe(pr);
 }
 
-static void close_other_fds(int a, int b)
-{
-	int lo = a < b ? a : b, hi = a < b ? b : a, fd;
-
-	for (fd = 3; fd < lo; fd++)
-		close(fd);
-	for (fd = lo + 1; fd < hi; fd++)
-		close(fd);
-	if (close_range((unsigned)hi + 1, ~0U, 0) != 0) {
-		long max = sysconf(_SC_OPEN_MAX);
-
-		for (fd = hi + 1; fd < max; fd++)
-			close(fd);
-	}
-}
-
-static void child_stdio(const char *workdir)
-{
-	char *log;
-	int fd = open("/dev/null", O_RDWR);
-
-	if (fd >= 0) {
-		dup2(fd, 0);
-		dup2(fd, 1);
-		if (fd > 2)
-			close(fd);
-	}
-	ap_xasprintf(&log, "%s/log", workdir);
-	fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
-	free(log);
-	if (fd >= 0) {
-		dup2(fd, 2);
-		if (fd > 2)
-			close(fd);
-	}
-}
-
 int ap_emu_attach(const struct ap_emu_spec *spec, struct ap_emu **out, struct ap_error *e)
 {
 	struct ap_emu_spec s = *spec;
 	struct ap_emu_shm *shm = NULL;
 	char *tmpl, *workdir, *mnt, *dev = NULL;
 	const char *tmp = getenv("TMPDIR");
+	struct ap_emu_server_opts so = { .spec = &s, .teardown = detach_workdir };
 	int ctl[2] = { -1, -1 }, st[2] = { -1, -1 }, rc;
 	pid_t pid = -1, owner = getpid();
 
@@ -1177,48 +768,22 @@ int ap_emu_attach(const struct ap_emu_spec *spec, struct ap_emu **out, struct ap
 		rc = ap_error_set(e, errno, "cannot create %s: %s", mnt, strerror(errno));
 		goto fail;
 	}
-	rc = write_state_dir(workdir, e);
+	rc = ap_emu_workdir_write_state_dir(workdir, e);
 	if (rc)
 		goto fail;
-	rc = make_backing(workdir, &s, e);
+	rc = ap_emu_workdir_make_backing(workdir, &s, e);
 	if (rc)
 		goto fail;
-	shm = make_shm(workdir, &s, e);
+	shm = ap_emu_shm_create(workdir, &s, e);
 	if (!shm) {
 		rc = -e->code;
 		goto fail;
 	}
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) != 0 ||
-	    pipe2(st, O_CLOEXEC) != 0) {
-		rc = ap_error_set(e, errno, "pipe: %s", strerror(errno));
-		goto fail;
-	}
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		rc = ap_error_set(e, errno, "fork: %s", strerror(errno));
-		goto fail;
-	}
-	if (pid == 0) {
-		/* the server: a daemon that holds nothing of its parent's */
-		sigset_t none;
-
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGCHLD, SIG_DFL);
-		close(ctl[1]);
-		close(st[0]);
-		close_other_fds(ctl[0], st[1]);
-		child_stdio(workdir);
-		setsid();
-		if (chdir("/") != 0)
-			_exit(1);
-		_exit(ap_emu_server_run(&s, workdir, shm, owner, ctl[0], st[1]));
-	}
-	close(ctl[0]);
-	close(st[1]);
-	ctl[0] = st[1] = -1;
-	rc = server_reply(st[0], "ready", e);
+	so.workdir = workdir;
+	so.shm = shm;
+	so.owner = owner;
+	/* [0] of each pair was the server's end */
+	rc = ap_emu_server_start(&so, &pid, &ctl[1], &st[0], e);
 	if (rc)
 		goto fail;
 	rc = loop_attach(workdir, ctl[1], st[0], s.logical_sector, &dev, e);
@@ -1238,7 +803,7 @@ int ap_emu_attach(const struct ap_emu_spec *spec, struct ap_emu **out, struct ap
 		add_partitions(dev);
 	/* what the attach itself caused (partition scan, ...) does not count */
 	ap_emu_counters_reset(dev);
-	send_line(ctl[1], "done\n");
+	ap_emu_server_send(ctl[1], "done\n");
 	munmap(shm, sizeof(*shm));
 	free(mnt);
 	ap_emu_spec_free(&s);
@@ -1255,17 +820,13 @@ fail:
 		close(ctl[1]);	/* EOF before "done": the server exits */
 	if (st[0] >= 0)
 		close(st[0]);
-	if (ctl[0] >= 0)
-		close(ctl[0]);
-	if (st[1] >= 0)
-		close(st[1]);
 	if (pid > 0) {
 		struct ap_error ignore;
 
 		if (teardown(workdir, NULL, pid, &ignore) != 0)
-			workdir_remove(workdir);
+			ap_emu_workdir_remove(workdir);
 	} else {
-		workdir_remove(workdir);
+		ap_emu_workdir_remove(workdir);
 	}
 	if (shm)
 		munmap(shm, sizeof(*shm));
@@ -1275,76 +836,3 @@ out_spec:
 	ap_emu_spec_free(&s);
 	return rc;
 }
-
-#else /* !HAVE_EMULATOR */
-
-int ap_emu_spec_check(const struct ap_emu_spec *s, struct ap_error *e)
-{
-	return ap_emu_spec_validate(s, e);
-}
-
-int ap_emu_attach(const struct ap_emu_spec *s, struct ap_emu **out, struct ap_error *e)
-{
-	(void)s;
-	*out = NULL;
-	return ap_error_set(e, ENOTSUP, "the emulated drive is not built in (configure --disable-emulator)");
-}
-
-const char *ap_emu_device(const struct ap_emu *emu)
-{
-	(void)emu;
-	return NULL;
-}
-
-int ap_emu_detach(struct ap_emu *emu, struct ap_error *e)
-{
-	(void)emu;
-	return ap_error_set(e, ENOTSUP, "the emulated drive is not built in");
-}
-
-int ap_emu_detach_device(const char *dev, struct ap_error *e)
-{
-	(void)dev;
-	return ap_error_set(e, ENOTSUP, "the emulated drive is not built in");
-}
-
-bool ap_emu_is_emulated(const char *dev)
-{
-	(void)dev;
-	return false;
-}
-
-int ap_emu_counters_read(const char *dev, struct ap_emu_counters *c)
-{
-	(void)dev;
-	(void)c;
-	return -ENOTSUP;
-}
-
-int ap_emu_counters_reset(const char *dev)
-{
-	(void)dev;
-	return -ENOTSUP;
-}
-
-int ap_emu_spec_of(const char *dev, struct ap_emu_spec *s)
-{
-	(void)dev;
-	(void)s;
-	return -ENOTSUP;
-}
-
-int ap_emu_forget(struct ap_emu *emu, struct ap_error *e)
-{
-	(void)emu;
-	return ap_error_set(e, ENOTSUP, "the emulated drive is not built in");
-}
-
-int ap_emu_detach_entry(const char *mnt, const char *dev, struct ap_error *e)
-{
-	(void)mnt;
-	(void)dev;
-	return ap_error_set(e, ENOTSUP, "the emulated drive is not built in");
-}
-
-#endif

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * An emulated drive's work directory (layout in emu/priv.h): the state
+ * directory that registered it, the sparse backing file (copied from an
+ * image, holes kept), and its removal once the drive is down.
+ */
+#include "emu/emu.h"
+#include "emu/priv.h"
+#include "lib/state.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Remove the work directory's files and itself: 0, or -errno when it stays. */
+int ap_emu_workdir_remove(const char *workdir)
+{
+	static const char *const files[] = { "backing", "stats", "log", "statedir" };
+	char *path;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < AP_ARRAY_SIZE(files); i++) {
+		ap_xasprintf(&path, "%s/%s", workdir, files[i]);
+		unlink(path);
+		free(path);
+	}
+	ap_xasprintf(&path, "%s/mnt", workdir);
+	rmdir(path);
+	free(path);
+	if (rmdir(workdir) != 0 && errno != ENOENT)
+		rc = -errno;
+	return rc;
+}
+
+/* The state directory as an absolute path, or NULL. */
+char *ap_emu_state_dir_real(void)
+{
+	return realpath(ap_state_dir(), NULL);
+}
+
+/* The state directory that registered the drive in @workdir, or NULL. */
+char *ap_emu_workdir_state_dir(const char *workdir)
+{
+	char *path, buf[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	ap_xasprintf(&path, "%s/statedir", workdir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return ap_xstrdup(buf);
+}
+
+/* Which state directory registers this drive (see ap_emu_detach_device). */
+int ap_emu_workdir_write_state_dir(const char *workdir, struct ap_error *e)
+{
+	char *path, *dir = ap_emu_state_dir_real();
+	int fd, rc = 0;
+
+	if (!dir)
+		return ap_error_set(e, errno, "state directory %s: %s", ap_state_dir(),
+				    strerror(errno));
+	ap_xasprintf(&path, "%s/statedir", workdir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 || ap_pwrite_all(fd, dir, strlen(dir), 0) != 0)
+		rc = ap_error_set(e, errno, "cannot write %s: %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	free(dir);
+	return rc;
+}
+
+/* Copy @src into @dst keeping holes; @dst is empty. */
+static int copy_sparse(int src, int dst, uint64_t size)
+{
+	off_t data = 0, hole;
+
+	for (;;) {
+		data = lseek(src, data, SEEK_DATA);
+		if (data < 0)
+			return errno == ENXIO ? 0 : -errno;
+		hole = lseek(src, data, SEEK_HOLE);
+		if (hole < 0)
+			return -errno;
+		if ((uint64_t)hole > size)
+			hole = (off_t)size;
+		while (data < hole) {
+			loff_t in = data, out = data;
+			ssize_t n = copy_file_range(src, &in, dst, &out, (size_t)(hole - data), 0);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL)) {
+				char buf[65536];
+				size_t want = (size_t)(hole - data) < sizeof(buf) ?
+					      (size_t)(hole - data) : sizeof(buf);
+				int rc = ap_pread_all(src, buf, want, (uint64_t)data);
+
+				if (rc)
+					return rc;
+				rc = ap_pwrite_all(dst, buf, want, (uint64_t)data);
+				if (rc)
+					return rc;
+				n = (ssize_t)want;
+			} else if (n <= 0) {
+				return n < 0 ? -errno : -EIO;
+			}
+			data += n;
+		}
+	}
+}
+
+int ap_emu_workdir_make_backing(const char *workdir, struct ap_emu_spec *s, struct ap_error *e)
+{
+	char *path;
+	int fd, img = -1, rc = 0;
+
+	if (s->image) {
+		img = ap_emu_image_open(s, e);
+		if (img < 0)
+			return img;
+	}
+	ap_xasprintf(&path, "%s/backing", workdir);
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	free(path);
+	if (fd < 0) {
+		rc = ap_error_set(e, errno, "cannot create the backing file in %s: %s", workdir,
+				  strerror(errno));
+		goto out;
+	}
+	if (img >= 0) {
+		rc = copy_sparse(img, fd, s->capacity);
+		if (rc) {
+			rc = ap_error_set(e, -rc, "cannot copy image %s: %s", s->image, strerror(-rc));
+			goto out;
+		}
+	}
+	if (ftruncate(fd, (off_t)s->capacity) != 0)
+		rc = ap_error_set(e, errno, "cannot size the backing file: %s", strerror(errno));
+out:
+	if (fd >= 0)
+		close(fd);
+	if (img >= 0)
+		close(img);
+	return rc;
+}
