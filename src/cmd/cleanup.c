@@ -82,6 +82,7 @@ struct cleanup {
 	struct libscols_table *tb;
 	int cols[AP_ARRAY_SIZE(infos) * 2];
 	size_t ncols;
+	struct ap_cols cs;	/* of cols */
 };
 
 static void __attribute__((noreturn)) usage(void)
@@ -124,7 +125,6 @@ static void report(struct cleanup *c, const struct ap_state_entry *en, const cha
 		   const char *fmt, ...)
 {
 	char *detail = NULL;
-	struct ap_cols cs;
 	struct ap_row r;
 	va_list ap;
 
@@ -134,8 +134,7 @@ static void report(struct cleanup *c, const struct ap_state_entry *en, const cha
 			detail = NULL;
 		va_end(ap);
 	}
-	ap_cols_init(&cs, &c->out, infos, AP_ARRAY_SIZE(infos), c->cols, c->ncols, NULL, 0);
-	ap_row_init(&r, &cs);
+	ap_row_init(&r, &c->cs);
 	ap_row_str(&r, COL_ACTION, action);
 	ap_row_str(&r, COL_KIND, ap_state_kind_name(en->kind));
 	ap_row_str(&r, COL_PATH, en->path);
@@ -714,7 +713,8 @@ int ap_cmd_cleanup(int argc, char **argv)
 		}
 	}
 
-	c.tb = ap_out_table_new(&c.out, "cleanup", infos, c.cols, c.ncols);
+	ap_cols_init(&c.cs, &c.out, infos, AP_ARRAY_SIZE(infos), c.cols, c.ncols, NULL, 0);
+	c.tb = ap_cols_table_new(&c.cs, "cleanup");
 	for (i = 0; i < n; i++) {
 		struct ap_state_entry *en = &v[i];
 
