@@ -140,9 +140,9 @@ void ap_out_list_columns(const struct ap_out *o, const struct ap_colinfo *infos,
 	}
 }
 
-struct libscols_table *ap_out_table_new(const struct ap_out *o, const char *name,
-					const struct ap_colinfo *infos,
-					const int *cols, size_t ncols)
+static struct libscols_table *table_new(const struct ap_out *o, const char *name,
+				       const struct ap_colinfo *infos,
+				       const int *cols, size_t ncols)
 {
 	struct libscols_table *tb = scols_new_table();
 	size_t i;
@@ -182,58 +182,6 @@ struct libscols_table *ap_out_table_new(const struct ap_out *o, const char *name
 	return tb;
 }
 
-void ap_out_set_str(struct libscols_line *ln, const int *cols, size_t ncols,
-		    int id, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < ncols; i++)	/* -o A,A shows a column twice */
-		if (cols[i] == id)
-			scols_line_set_data(ln, i, s ? s : "");
-}
-
-void ap_out_set_u64(struct libscols_line *ln, const int *cols, size_t ncols,
-		    int id, uint64_t v)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	ap_out_set_str(ln, cols, ncols, id, buf);
-}
-
-void ap_out_set_double(struct libscols_line *ln, const int *cols, size_t ncols,
-		       int id, const char *fmt, double v)
-{
-	char buf[64];
-
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-	snprintf(buf, sizeof(buf), fmt, v);
-#pragma GCC diagnostic pop
-	ap_out_set_str(ln, cols, ncols, id, buf);
-}
-
-void ap_out_set_bool(struct libscols_line *ln, const int *cols, size_t ncols,
-		     int id, bool v)
-{
-	/* libsmartcols prints boolean JSON columns as true/false when the
-	 * cell starts with neither "0" nor "n"; tables show the word. */
-	ap_out_set_str(ln, cols, ncols, id, v ? "yes" : "no");
-}
-
-void ap_out_set_size(const struct ap_out *o, struct libscols_line *ln,
-		     const int *cols, size_t ncols, int id, uint64_t bytes)
-{
-	if (o->bytes || o->json) {
-		ap_out_set_u64(ln, cols, ncols, id, bytes);
-	} else {
-		char *h = ap_size_to_human(bytes);
-
-		ap_out_set_str(ln, cols, ncols, id, h);
-		free(h);
-	}
-}
-
 void ap_cols_init(struct ap_cols *cs, const struct ap_out *o,
 		  const struct ap_colinfo *infos, size_t ninfos,
 		  const int *cols, size_t ncols, const int *json_all, size_t njson_all)
@@ -254,7 +202,9 @@ void ap_cols_init(struct ap_cols *cs, const struct ap_out *o,
 
 struct libscols_table *ap_cols_table_new(const struct ap_cols *cs, const char *name)
 {
-	return ap_out_table_new(cs->out, name, cs->infos, cs->cols, cs->ncols);
+	static const struct ap_out defaults;
+
+	return table_new(cs->out ? cs->out : &defaults, name, cs->infos, cs->cols, cs->ncols);
 }
 
 const char *ap_col_json_key(const struct ap_colinfo *ci, char *buf, size_t len)

@@ -47,7 +47,8 @@ struct ap_colinfo {
 	int flags;		/* SCOLS_FL_* */
 	enum ap_coltype type;
 	const char *help;	/* one line for -H and the man page */
-	const char *json;	/* JSON key; NULL: @name in lower case */
+	const char *json;	/* JSON key of ap_row_json(); NULL: @name in lower case
+				 * (libsmartcols' own -J always uses the latter) */
 	const char *fmt;	/* printf format of a double in tables ("%.1f"); NULL: "%g" */
 	const char *null;	/* table text of a null value (JSON null); NULL: empty */
 };
@@ -98,26 +99,6 @@ int ap_out_columns(const struct ap_out *o, const struct ap_colinfo *infos,
 /* -H: print names and help of the columns, then the caller exits 0. */
 void ap_out_list_columns(const struct ap_out *o, const struct ap_colinfo *infos,
 			 size_t ninfos);
-
-/* A new table with the selected columns; @name names the JSON array. */
-struct libscols_table *ap_out_table_new(const struct ap_out *o, const char *name,
-					const struct ap_colinfo *infos,
-					const int *cols, size_t ncols);
-
-/*
- * Set one cell of @ln for column id @id (index into infos); the table's
- * column number is found from @cols. No-op when @id is not selected.
- */
-void ap_out_set_str(struct libscols_line *ln, const int *cols, size_t ncols,
-		    int id, const char *s);
-void ap_out_set_u64(struct libscols_line *ln, const int *cols, size_t ncols,
-		    int id, uint64_t v);
-void ap_out_set_double(struct libscols_line *ln, const int *cols, size_t ncols,
-		       int id, const char *fmt, double v);
-void ap_out_set_bool(struct libscols_line *ln, const int *cols, size_t ncols,
-		     int id, bool v);
-void ap_out_set_size(const struct ap_out *o, struct libscols_line *ln,
-		     const int *cols, size_t ncols, int id, uint64_t bytes);
 
 /*
  * The columns of one kind of result as selected by the output options:
