@@ -125,7 +125,7 @@ void ap_cols_init(struct ap_cols *cs, const struct ap_out *o,
 /* A table of the selected columns; @name names libsmartcols' JSON array. */
 struct libscols_table *ap_cols_table_new(const struct ap_cols *cs, const char *name);
 
-/* The JSON key of column @id (@buf: at least 64 bytes). */
+/* The JSON key of column @ci: its own, or its name in lower case in @buf. */
 const char *ap_col_json_key(const struct ap_colinfo *ci, char *buf, size_t len);
 
 /*
@@ -164,7 +164,7 @@ void ap_row_null(struct ap_row *r, int id);
 
 /* Add the row to @tb (made by ap_cols_table_new()): 0 or -ENOMEM. */
 int ap_row_add_line(const struct ap_row *r, struct libscols_table *tb);
-/* The row as a JSON object of the selected keys (never NULL). */
+/* The row as a JSON object of the selected keys (NULL: out of memory). */
 struct json_object;
 struct json_object *ap_row_json(const struct ap_row *r);
 
