@@ -78,7 +78,7 @@ static const struct ap_colinfo infos[] = {
 	[COL_SIZE_ALIGNED]  = { "SIZE_ALIGNED", 3, 0, AP_COL_BOOLEAN,
 		"size a whole number of physical sectors (geometry in force)" },
 	[COL_ALIGNED]	    = { "ALIGNED", 3, 0, AP_COL_BOOLEAN,
-		"aligned under the geometry in force (decides the exit status)" },
+		"aligned under the geometry in force (decides the exit status)", .null = "-" },
 	[COL_MISALIGN]	    = { "MISALIGN", 3, SCOLS_FL_RIGHT, AP_COL_NUMBER,
 		"sectors past the last physical sector boundary (geometry in force)" },
 	[COL_NEXT_ALIGNED]  = { "NEXT_ALIGNED", 10, SCOLS_FL_RIGHT, AP_COL_NUMBER,
@@ -586,39 +586,43 @@ static void judge(const struct check *c, const struct ap_part *p, struct verdict
 			     (!c->check_size || v->size_aligned);
 }
 
-static void set_tristate(struct libscols_line *ln, const struct check *c, int id, int v)
+/* The columns of -o (or the defaults); a JSON row without -o: every column. */
+static void check_cols(const struct check *c, struct ap_cols *cs)
 {
-	if (v < 0)
-		ap_out_set_str(ln, c->cols, c->ncols, id, v == -1 && id == COL_ALIGNED ? "-" : "");
-	else
-		ap_out_set_bool(ln, c->cols, c->ncols, id, v);
+	ap_cols_init(cs, &c->out, infos, AP_ARRAY_SIZE(infos), c->cols, c->ncols, NULL, 0);
 }
 
-static void fill_line(const struct check *c, struct libscols_line *ln, const struct ap_part *p,
-		      const struct verdicts *v)
+/* A tristate: unknown (< 0) is null, "-" for ALIGNED (holds no data, or not where meant). */
+static void row_tristate(struct ap_row *r, int id, int v)
 {
-	const int *cols = c->cols;
-	size_t n = c->ncols;
+	if (v >= 0)
+		ap_row_bool(r, id, v);
+}
 
-	ap_out_set_u64(ln, cols, n, COL_NR, p->partno + 1);
-	ap_out_set_u64(ln, cols, n, COL_START, p->start);
-	ap_out_set_u64(ln, cols, n, COL_END, p->size ? p->start + p->size - 1 : p->start);
-	ap_out_set_u64(ln, cols, n, COL_SECTORS, p->size);
-	ap_out_set_size(&c->out, ln, cols, n, COL_SIZE, p->size * c->pt.sector_size);
-	ap_out_set_str(ln, cols, n, COL_TYPE, p->type);
-	ap_out_set_str(ln, cols, n, COL_TYPECODE, p->typecode);
-	ap_out_set_str(ln, cols, n, COL_NAME, p->name);
-	ap_out_set_str(ln, cols, n, COL_UUID, p->uuid);
-	set_tristate(ln, c, COL_ALIGN_REPORTED, v->reported);
-	set_tristate(ln, c, COL_ALIGN_DRIVE, v->drive);
-	set_tristate(ln, c, COL_ALIGN_PROBED, v->probed);
-	set_tristate(ln, c, COL_ALIGN_1M, v->mib);
-	set_tristate(ln, c, COL_ALIGN_OPTIO, v->optio);
-	ap_out_set_bool(ln, cols, n, COL_SIZE_ALIGNED, v->size_aligned);
-	set_tristate(ln, c, COL_ALIGNED, v->aligned);
-	ap_out_set_u64(ln, cols, n, COL_MISALIGN, v->misalign);
+/* One partition, every column: a table line and an object of "partitions". */
+static void fill_row(const struct check *c, struct ap_row *r, const struct ap_part *p,
+		     const struct verdicts *v)
+{
+	ap_row_reset(r);
+	ap_row_u64(r, COL_NR, p->partno + 1);
+	ap_row_u64(r, COL_START, p->start);
+	ap_row_u64(r, COL_END, p->size ? p->start + p->size - 1 : p->start);
+	ap_row_u64(r, COL_SECTORS, p->size);
+	ap_row_u64(r, COL_SIZE, p->size * c->pt.sector_size);
+	ap_row_str(r, COL_TYPE, p->type);
+	ap_row_str(r, COL_TYPECODE, p->typecode);
+	ap_row_str(r, COL_NAME, p->name);
+	ap_row_str(r, COL_UUID, p->uuid);
+	row_tristate(r, COL_ALIGN_REPORTED, v->reported);
+	row_tristate(r, COL_ALIGN_DRIVE, v->drive);
+	row_tristate(r, COL_ALIGN_PROBED, v->probed);
+	row_tristate(r, COL_ALIGN_1M, v->mib);
+	row_tristate(r, COL_ALIGN_OPTIO, v->optio);
+	ap_row_bool(r, COL_SIZE_ALIGNED, v->size_aligned);
+	row_tristate(r, COL_ALIGNED, v->aligned);
+	ap_row_u64(r, COL_MISALIGN, v->misalign);
 	if (v->next != UINT64_MAX)
-		ap_out_set_u64(ln, cols, n, COL_NEXT_ALIGNED, v->next);
+		ap_row_u64(r, COL_NEXT_ALIGNED, v->next);
 }
 
 static struct json_object *ju(uint64_t v)
@@ -626,60 +630,9 @@ static struct json_object *ju(uint64_t v)
 	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
 }
 
-static struct json_object *jbool3(int v)
-{
-	return v < 0 ? NULL : json_object_new_boolean(v);
-}
-
 static struct json_object *jstr(const char *s)
 {
 	return s ? json_object_new_string(s) : NULL;
-}
-
-static struct json_object *part_json(const struct check *c, const struct ap_part *p,
-				     const struct verdicts *v)
-{
-	struct json_object *o = json_object_new_object();
-	size_t i;
-
-	for (i = 0; i < c->ncols; i++) {
-		int id = c->cols[i];
-		struct json_object *x = NULL;
-		char key[32];
-		size_t k;
-
-		switch (id) {
-		case COL_NR: x = json_object_new_int64((int64_t)p->partno + 1); break;
-		case COL_START: x = ju(p->start); break;
-		case COL_END: x = ju(p->size ? p->start + p->size - 1 : p->start); break;
-		case COL_SECTORS: x = ju(p->size); break;
-		case COL_SIZE: x = ju(p->size * c->pt.sector_size); break;
-		case COL_TYPE: x = jstr(p->type); break;
-		case COL_TYPECODE: x = jstr(p->typecode); break;
-		case COL_NAME: x = jstr(p->name); break;
-		case COL_UUID: x = jstr(p->uuid); break;
-		case COL_ALIGN_REPORTED: x = jbool3(v->reported); break;
-		case COL_ALIGN_DRIVE: x = jbool3(v->drive); break;
-		case COL_ALIGN_PROBED: x = jbool3(v->probed); break;
-		case COL_ALIGN_1M: x = jbool3(v->mib); break;
-		case COL_ALIGN_OPTIO: x = jbool3(v->optio); break;
-		case COL_SIZE_ALIGNED: x = json_object_new_boolean(v->size_aligned); break;
-		case COL_ALIGNED: x = jbool3(v->aligned); break;
-		case COL_MISALIGN: x = ju(v->misalign); break;
-		case COL_NEXT_ALIGNED:
-			x = v->next == UINT64_MAX ? NULL : ju(v->next);
-			break;
-		}
-		for (k = 0; infos[id].name[k] && k + 1 < sizeof(key); k++)
-			key[k] = (char)tolower((unsigned char)infos[id].name[k]);
-		key[k] = '\0';
-		if (json_object_object_get_ex(o, key, NULL)) {
-			json_object_put(x);	/* -o A,A */
-			continue;
-		}
-		json_object_object_add(o, key, x);
-	}
-	return o;
 }
 
 /* ---- topology and geometry as JSON ---- */
@@ -914,6 +867,8 @@ static void build_json(struct check *c, bool aligned)
 {
 	struct json_object *doc = json_object_new_object(), *geo, *a;
 	const struct ap_ptable *pt = &c->pt;
+	struct ap_cols cs;
+	struct ap_row r;
 	size_t i;
 
 	json_object_object_add(doc, "device", json_object_new_string(c->device));
@@ -958,12 +913,16 @@ static void build_json(struct check *c, bool aligned)
 	json_object_object_add(doc, "libfdisk_messages", a);
 
 	a = json_object_new_array();
+	check_cols(c, &cs);
+	ap_row_init(&r, &cs);
 	for (i = 0; i < pt->nparts; i++) {
 		struct verdicts v;
 
 		judge(c, &pt->parts[i], &v);
-		json_object_array_add(a, part_json(c, &pt->parts[i], &v));
+		fill_row(c, &r, &pt->parts[i], &v);
+		json_object_array_add(a, ap_row_json(&r));
 	}
+	ap_row_free(&r);
 	json_object_object_add(doc, "partitions", a);
 	json_object_object_add(doc, "misaligned", ju(c->nmisaligned));
 	json_object_object_add(doc, "aligned", json_object_new_boolean(aligned));
@@ -1115,21 +1074,26 @@ static int print_topology(const struct check *c)
 static int print_table(struct check *c)
 {
 	struct libscols_table *tb;
+	struct ap_cols cs;
+	struct ap_row r;
 	size_t i;
 	int rc;
 
-	tb = ap_out_table_new(&c->out, "partitions", infos, c->cols, c->ncols);
+	check_cols(c, &cs);
+	tb = ap_cols_table_new(&cs, "partitions");
+	ap_row_init(&r, &cs);
 	for (i = 0; i < c->pt.nparts; i++) {
-		struct libscols_line *ln = scols_table_new_line(tb, NULL);
 		struct verdicts v;
 
-		if (!ln) {
+		judge(c, &c->pt.parts[i], &v);
+		fill_row(c, &r, &c->pt.parts[i], &v);
+		if (ap_row_add_line(&r, tb) != 0) {
+			ap_row_free(&r);
 			scols_unref_table(tb);
 			return -ENOMEM;
 		}
-		judge(c, &c->pt.parts[i], &v);
-		fill_line(c, ln, &c->pt.parts[i], &v);
 	}
+	ap_row_free(&r);
 	rc = ap_out_print(&c->out, tb);
 	scols_unref_table(tb);
 	return rc;
@@ -1389,8 +1353,6 @@ static int run(struct check *c)
 		return rc;
 
 	default_columns(c, def, &ndef);
-	if (c->out.json && !c->out.columns && !c->out.all)
-		c->out.all = true;	/* the JSON document carries every column */
 	if (ap_out_columns(&c->out, infos, AP_ARRAY_SIZE(infos), def, ndef, c->cols,
 			   &c->ncols, &e)) {
 		ap_usage_error(CMD, "%s", e.msg);

@@ -83,6 +83,7 @@ struct cleanup {
 	struct libscols_table *tb;
 	int cols[AP_ARRAY_SIZE(infos) * 2];
 	size_t ncols;
+	struct ap_cols cs;	/* of cols */
 };
 
 static void __attribute__((noreturn)) usage(void)
@@ -124,27 +125,29 @@ static void report(struct cleanup *c, const struct ap_state_entry *en, const cha
 static void report(struct cleanup *c, const struct ap_state_entry *en, const char *action,
 		   const char *fmt, ...)
 {
-	struct libscols_line *ln = scols_table_new_line(c->tb, NULL);
 	char *detail = NULL;
+	struct ap_row r;
 	va_list ap;
 
-	if (!ln) {
-		ap_warnx(CMD, NULL, "cannot allocate a table line");
-		exit(AP_EXIT_FAILURE);
-	}
 	if (fmt) {
 		va_start(ap, fmt);
 		if (vasprintf(&detail, fmt, ap) < 0)
 			detail = NULL;
 		va_end(ap);
 	}
-	ap_out_set_str(ln, c->cols, c->ncols, COL_ACTION, action);
-	ap_out_set_str(ln, c->cols, c->ncols, COL_KIND, ap_state_kind_name(en->kind));
-	ap_out_set_str(ln, c->cols, c->ncols, COL_PATH, en->path);
-	ap_out_set_str(ln, c->cols, c->ncols, COL_DEV, en->dev);
-	ap_out_set_u64(ln, c->cols, c->ncols, COL_OWNER, (uint64_t)en->owner);
-	ap_out_set_str(ln, c->cols, c->ncols, COL_DETAIL, detail);
+	ap_row_init(&r, &c->cs);
+	ap_row_str(&r, COL_ACTION, action);
+	ap_row_str(&r, COL_KIND, ap_state_kind_name(en->kind));
+	ap_row_str(&r, COL_PATH, en->path);
+	ap_row_str(&r, COL_DEV, en->dev);
+	ap_row_u64(&r, COL_OWNER, (uint64_t)en->owner);
+	ap_row_str(&r, COL_DETAIL, detail);
 	free(detail);
+	if (ap_row_add_line(&r, c->tb) != 0) {
+		ap_warnx(CMD, NULL, "cannot allocate a table line");
+		exit(AP_EXIT_FAILURE);
+	}
+	ap_row_free(&r);
 }
 
 static void failed(struct cleanup *c, const struct ap_state_entry *en, const char *fmt, ...)
@@ -695,7 +698,8 @@ int ap_cmd_cleanup(int argc, char **argv)
 		}
 	}
 
-	c.tb = ap_out_table_new(&c.out, "cleanup", infos, c.cols, c.ncols);
+	ap_cols_init(&c.cs, &c.out, infos, AP_ARRAY_SIZE(infos), c.cols, c.ncols, NULL, 0);
+	c.tb = ap_cols_table_new(&c.cs, "cleanup");
 	for (i = 0; i < n; i++) {
 		struct ap_state_entry *en = &v[i];
 

@@ -168,8 +168,9 @@ static int print_stats(const struct ap_out *o, const char *dev)
 	struct ap_emu_counters c;
 	struct ap_emu_spec s;
 	struct libscols_table *tb;
-	struct libscols_line *ln;
 	struct ap_error e = { 0 };
+	struct ap_cols cs;
+	struct ap_row r;
 	char *spec;
 	int rc;
 
@@ -183,29 +184,33 @@ static int print_stats(const struct ap_out *o, const char *dev)
 		rc = ap_emu_spec_of(dev, &s);
 	if (rc)
 		return rc == -ENODEV ? not_emulated(dev) : ap_errx(CMD, dev, rc, "%s", strerror(-rc));
-	tb = ap_out_table_new(o, "emulators", infos, cols, ncols);
-	ln = scols_table_new_line(tb, NULL);
-	if (!ln) {
+	ap_cols_init(&cs, o, infos, AP_ARRAY_SIZE(infos), cols, ncols, NULL, 0);
+	tb = ap_cols_table_new(&cs, "emulators");
+	spec = ap_emu_spec_format(&s);
+	ap_row_init(&r, &cs);
+	ap_row_str(&r, COL_DEVICE, dev);
+	ap_row_u64(&r, COL_READS, c.reads);
+	ap_row_u64(&r, COL_WRITES, c.writes);
+	ap_row_u64(&r, COL_ALIGNED, c.aligned_writes);
+	ap_row_u64(&r, COL_RMW, c.rmw);
+	ap_row_u64(&r, COL_RMW_WRITES, c.rmw_writes);
+	ap_row_u64(&r, COL_FLUSHES, c.flushes);
+	ap_row_u64(&r, COL_READ_BYTES, c.read_bytes);
+	ap_row_u64(&r, COL_WRITE_BYTES, c.write_bytes);
+	ap_row_u64(&r, COL_ERRORS, c.errors);
+	ap_row_u64(&r, COL_BUSY, c.busy_ns);
+	ap_row_u64(&r, COL_SIZE, s.capacity);
+	ap_row_u64(&r, COL_PHYS, s.phys_sector);
+	ap_row_u64(&r, COL_LBA, s.lowest_aligned);
+	ap_row_str(&r, COL_SPEC, spec);
+	rc = ap_row_add_line(&r, tb);
+	ap_row_free(&r);
+	if (rc) {
 		scols_unref_table(tb);
+		free(spec);
 		ap_emu_spec_free(&s);
 		return AP_EXIT_FAILURE;
 	}
-	spec = ap_emu_spec_format(&s);
-	ap_out_set_str(ln, cols, ncols, COL_DEVICE, dev);
-	ap_out_set_u64(ln, cols, ncols, COL_READS, c.reads);
-	ap_out_set_u64(ln, cols, ncols, COL_WRITES, c.writes);
-	ap_out_set_u64(ln, cols, ncols, COL_ALIGNED, c.aligned_writes);
-	ap_out_set_u64(ln, cols, ncols, COL_RMW, c.rmw);
-	ap_out_set_u64(ln, cols, ncols, COL_RMW_WRITES, c.rmw_writes);
-	ap_out_set_u64(ln, cols, ncols, COL_FLUSHES, c.flushes);
-	ap_out_set_size(o, ln, cols, ncols, COL_READ_BYTES, c.read_bytes);
-	ap_out_set_size(o, ln, cols, ncols, COL_WRITE_BYTES, c.write_bytes);
-	ap_out_set_u64(ln, cols, ncols, COL_ERRORS, c.errors);
-	ap_out_set_u64(ln, cols, ncols, COL_BUSY, c.busy_ns);
-	ap_out_set_size(o, ln, cols, ncols, COL_SIZE, s.capacity);
-	ap_out_set_u64(ln, cols, ncols, COL_PHYS, s.phys_sector);
-	ap_out_set_u64(ln, cols, ncols, COL_LBA, s.lowest_aligned);
-	ap_out_set_str(ln, cols, ncols, COL_SPEC, spec);
 	rc = ap_out_print(o, tb);
 	scols_unref_table(tb);
 	free(spec);

@@ -72,21 +72,26 @@ static const struct ap_colinfo infos[] = {
 			  "offset in logical sectors from a 1 MiB-aligned place (= LBA modulo the unit)" },
 	[COL_N]       = { "N", 4, SCOLS_FL_RIGHT, AP_COL_NUMBER, "measurements at this offset" },
 	[COL_MEDIAN]  = { "MEDIAN_US", 9, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "median latency, microseconds" },
+			  "median latency, microseconds", .fmt = "%.1f" },
 	[COL_Q1]      = { "Q1_US", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "first quartile of the latency, microseconds" },
+			  "first quartile of the latency, microseconds", .fmt = "%.1f" },
 	[COL_Q3]      = { "Q3_US", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "third quartile of the latency, microseconds" },
+			  "third quartile of the latency, microseconds", .fmt = "%.1f" },
 	[COL_FAST]    = { "FAST", 4, 0, AP_COL_BOOLEAN,
 			  "classified fast by the analysis of this size" },
 	[COL_ALIGNED] = { "ALIGNED", 7, 0, AP_COL_BOOLEAN,
 			  "aligned under the final verdict (empty: unresolved)" },
 	[COL_REL]     = { "REL", 6, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "median relative to the fastest offset of this size" },
+			  "median relative to the fastest offset of this size", .fmt = "%.2f" },
 };
 
 static const int default_cols[] = {
 	COL_DEVICE, COL_SIZE, COL_OFFSET, COL_N, COL_MEDIAN, COL_Q1, COL_Q3, COL_FAST, COL_REL,
+};
+
+/* The keys of the "results" objects without -o: the device is the document's. */
+static const int json_cols[] = {
+	COL_SIZE, COL_OFFSET, COL_N, COL_MEDIAN, COL_Q1, COL_Q3, COL_FAST, COL_ALIGNED, COL_REL,
 };
 
 enum {
@@ -363,31 +368,36 @@ static bool offset_aligned(const struct ap_verdict *v, uint64_t off)
 	return v->period ? off % v->period == v->lowest_aligned_lba % v->period : true;
 }
 
-static void add_rows(struct ctl *c, struct libscols_table *tb, const int *cols, size_t ncols,
-		     const struct job *j, const struct ap_probe_size *sz)
+/* Offset @i of size @sz of job @j, every column: a table line and an object of "results". */
+static void fill_row(struct ap_row *r, const struct job *j, const struct ap_probe_size *sz,
+		     size_t i)
 {
 	const struct ap_verdict *v = &sz->verdict, *fv = &j->r.verdict;
+	const struct ap_offset_stat *st = &v->stats[i];
 	double best = min_median(v);
+
+	ap_row_reset(r);
+	ap_row_str(r, COL_DEVICE, j->dev);
+	ap_row_u64(r, COL_SIZE, sz->size);
+	ap_row_u64(r, COL_OFFSET, st->offset);
+	ap_row_u64(r, COL_N, st->n);
+	ap_row_double(r, COL_MEDIAN, st->median / 1e3);
+	ap_row_double(r, COL_Q1, st->q1 / 1e3);
+	ap_row_double(r, COL_Q3, st->q3 / 1e3);
+	ap_row_bool(r, COL_FAST, st->fast);
+	if (fv->resolved)
+		ap_row_bool(r, COL_ALIGNED, offset_aligned(fv, st->offset));
+	ap_row_double(r, COL_REL, best > 0 ? st->median / best : 1.0);
+}
+
+static void add_rows(struct libscols_table *tb, struct ap_row *r, const struct job *j,
+		     const struct ap_probe_size *sz)
+{
 	size_t i;
 
-	for (i = 0; i < v->nstats; i++) {
-		const struct ap_offset_stat *st = &v->stats[i];
-		struct libscols_line *ln = scols_table_new_line(tb, NULL);
-
-		if (!ln)
-			continue;
-		ap_out_set_str(ln, cols, ncols, COL_DEVICE, j->dev);
-		ap_out_set_size(&c->out, ln, cols, ncols, COL_SIZE, sz->size);
-		ap_out_set_u64(ln, cols, ncols, COL_OFFSET, st->offset);
-		ap_out_set_u64(ln, cols, ncols, COL_N, st->n);
-		ap_out_set_double(ln, cols, ncols, COL_MEDIAN, "%.1f", st->median / 1000.0);
-		ap_out_set_double(ln, cols, ncols, COL_Q1, "%.1f", st->q1 / 1000.0);
-		ap_out_set_double(ln, cols, ncols, COL_Q3, "%.1f", st->q3 / 1000.0);
-		ap_out_set_bool(ln, cols, ncols, COL_FAST, st->fast);
-		if (fv->resolved)
-			ap_out_set_bool(ln, cols, ncols, COL_ALIGNED, offset_aligned(fv, st->offset));
-		ap_out_set_double(ln, cols, ncols, COL_REL, "%.2f",
-				  best > 0 ? st->median / best : 1.0);
+	for (i = 0; i < sz->verdict.nstats; i++) {
+		fill_row(r, j, sz, i);
+		(void)ap_row_add_line(r, tb);	/* out of memory: a line less, as before */
 	}
 }
 
@@ -478,15 +488,17 @@ static void print_words(struct ctl *c, const struct job *j)
 		       ap_size_exact(r->plan.span, b, sizeof(b)), j->d.restore.restored);
 }
 
-static struct json_object *job_json(const struct job *j)
+static struct json_object *job_json(const struct ap_cols *cs, const struct job *j)
 {
 	const struct ap_probe_result *r = &j->r;
 	struct json_object *o = json_object_new_object(), *res = json_object_new_array();
 	struct json_object *sizes = json_object_new_array();
 	const char *mode = r->mode == AP_PROBE_PRESERVE ? "preserve" :
 			   r->mode == AP_PROBE_READONLY ? "read-only" : "destructive";
+	struct ap_row row;
 	size_t i, k;
 
+	ap_row_init(&row, cs);
 	json_object_object_add(o, "device", json_object_new_string(j->dev));
 	json_object_object_add(o, "verdict", ap_verdict_to_json(&r->verdict));
 	json_object_object_add(o, "clear", json_object_new_boolean(r->clear));
@@ -499,7 +511,6 @@ static struct json_object *job_json(const struct job *j)
 		const struct ap_probe_size *sz = &r->sizes[i];
 		const struct ap_verdict *v = &sz->verdict;
 		struct json_object *so = json_object_new_object();
-		double best = min_median(v);
 
 		json_object_object_add(so, "size", json_object_new_int64((int64_t)sz->size));
 		json_object_object_add(so, "offsets", json_object_new_int64(sz->noffsets));
@@ -514,23 +525,11 @@ static struct json_object *job_json(const struct job *j)
 		json_object_object_add(so, "verdict", sz->analysed ? ap_verdict_to_json(v) : NULL);
 		json_object_array_add(sizes, so);
 		for (k = 0; k < v->nstats; k++) {
-			const struct ap_offset_stat *st = &v->stats[k];
-			struct json_object *row = json_object_new_object();
-
-			json_object_object_add(row, "size", json_object_new_int64((int64_t)sz->size));
-			json_object_object_add(row, "offset", json_object_new_int64((int64_t)st->offset));
-			json_object_object_add(row, "n", json_object_new_int64((int64_t)st->n));
-			json_object_object_add(row, "median_us", json_object_new_double(st->median / 1e3));
-			json_object_object_add(row, "q1_us", json_object_new_double(st->q1 / 1e3));
-			json_object_object_add(row, "q3_us", json_object_new_double(st->q3 / 1e3));
-			json_object_object_add(row, "fast", json_object_new_boolean(st->fast));
-			json_object_object_add(row, "aligned", r->verdict.resolved ?
-				json_object_new_boolean(offset_aligned(&r->verdict, st->offset)) : NULL);
-			json_object_object_add(row, "rel", json_object_new_double(
-				best > 0 ? st->median / best : 1.0));
-			json_object_array_add(res, row);
+			fill_row(&row, j, sz, k);
+			json_object_array_add(res, ap_row_json(&row));
 		}
 	}
+	ap_row_free(&row);
 	json_object_object_add(o, "results", res);
 	json_object_object_add(o, "sizes", sizes);
 	json_object_object_add(o, "operations", json_object_new_int64((int64_t)r->nsamples));
@@ -619,37 +618,46 @@ static int print_results(struct ctl *c)
 	int cols[AP_ARRAY_SIZE(infos) * 2];
 	size_t ncols = 0, i, k;
 	struct ap_error e = { 0 };
+	struct ap_cols cs;
+	bool have_cols;
 	int rc = 0;
 
+	/* -o was checked before the run */
+	have_cols = ap_out_columns(&c->out, infos, AP_ARRAY_SIZE(infos), default_cols,
+				   AP_ARRAY_SIZE(default_cols), cols, &ncols, &e) == 0;
+	ap_cols_init(&cs, &c->out, infos, AP_ARRAY_SIZE(infos), cols, have_cols ? ncols : 0,
+		     json_cols, AP_ARRAY_SIZE(json_cols));
 	if (c->out.json) {
 		struct json_object *doc;
 
 		if (c->njobs == 1) {
-			doc = job_json(&c->jobs[0]);
+			doc = job_json(&cs, &c->jobs[0]);
 		} else {
 			struct json_object *a = json_object_new_array();
 
 			doc = json_object_new_object();
 			for (i = 0; i < c->njobs; i++)
-				json_object_array_add(a, job_json(&c->jobs[i]));
+				json_object_array_add(a, job_json(&cs, &c->jobs[i]));
 			json_object_object_add(doc, "devices", a);
 		}
 		rc = ap_out_json_print(stdout, doc);
 		json_object_put(doc);
 		return rc;
 	}
-	if (ap_out_columns(&c->out, infos, AP_ARRAY_SIZE(infos), default_cols,
-			   AP_ARRAY_SIZE(default_cols), cols, &ncols, &e) == 0) {
-		struct libscols_table *tb = ap_out_table_new(&c->out, "probe", infos, cols, ncols);
+	if (have_cols) {
+		struct libscols_table *tb = ap_cols_table_new(&cs, "probe");
+		struct ap_row row;
 
+		ap_row_init(&row, &cs);
 		for (i = 0; tb && i < c->njobs; i++) {
 			const struct ap_probe_result *r = &c->jobs[i].r;
 			int idx = shown_size(r);
 
 			for (k = 0; k < r->nsizes; k++)
 				if (r->sizes[k].analysed && (c->all_sizes || (int)k == idx))
-					add_rows(c, tb, cols, ncols, &c->jobs[i], &r->sizes[k]);
+					add_rows(tb, &row, &c->jobs[i], &r->sizes[k]);
 		}
+		ap_row_free(&row);
 		if (tb) {
 			rc = ap_out_print(&c->out, tb);
 			scols_unref_table(tb);

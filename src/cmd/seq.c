@@ -42,9 +42,9 @@ static const struct ap_colinfo infos[] = {
 	[COL_OP]      = { "OP", 5, 0, AP_COL_STRING, "write or read" },
 	[COL_BS]      = { "BS", 6, SCOLS_FL_RIGHT, AP_COL_SIZE, "block size" },
 	[COL_BYTES]   = { "BYTES", 6, SCOLS_FL_RIGHT, AP_COL_SIZE, "bytes moved in the reported run" },
-	[COL_SECONDS] = { "SECONDS", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER, "time of the reported run, including the mode's sync" },
-	[COL_MBPS]    = { "MBPS", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER, "throughput, 10^6 bytes per second (median run)" },
-	[COL_IOPS]    = { "IOPS", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER, "blocks per second" },
+	[COL_SECONDS] = { "SECONDS", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER, "time of the reported run, including the mode's sync", .fmt = "%.6f" },
+	[COL_MBPS]    = { "MBPS", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER, "throughput, 10^6 bytes per second (median run)", .fmt = "%.1f" },
+	[COL_IOPS]    = { "IOPS", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER, "blocks per second", .fmt = "%.0f" },
 	[COL_STABLE]  = { "STABLE", 6, 0, AP_COL_BOOLEAN, "the data was on stable storage when the timer stopped" },
 	[COL_KNEE]    = { "KNEE", 4, 0, AP_COL_BOOLEAN, "smallest block size within 5% of the mode's best" },
 	[COL_RUNS]    = { "RUNS", 4, SCOLS_FL_RIGHT, AP_COL_NUMBER, "completed runs (--rounds)" },
@@ -55,6 +55,12 @@ static const struct ap_colinfo infos[] = {
 
 static const int default_cols[] = {
 	COL_MODE, COL_BS, COL_BYTES, COL_SECONDS, COL_MBPS, COL_IOPS, COL_STABLE, COL_KNEE,
+};
+
+/* The keys of the "cells" objects without -o, in their documented order. */
+static const int json_cols[] = {
+	COL_MODE, COL_OP, COL_BS, COL_BYTES, COL_SECONDS, COL_MBPS, COL_IOPS, COL_IOS,
+	COL_STABLE, COL_KNEE, COL_RUNS, COL_PARTIAL, COL_DD,
 };
 
 enum {
@@ -148,7 +154,7 @@ static void usage(void)
 	      "already written, without holes).\n"
 	      "Between runs the dirty data is synced and the target's page cache dropped\n"
 	      "(untimed); the runs go in a seeded random order.\n\n", f);
-	fputs("-J/--json prints one document, always complete (-o does not apply):\n"
+	fputs("-J/--json prints one document (with -o, the cells hold those columns only):\n"
 	      "{\"target\", \"type\", \"emulated\", \"size\", \"offset\", \"data\", \"seed\", \"pool\",\n"
 	      " \"rounds\", \"write_cache\": {\"disk\", \"sysfs\", \"drive\"}, \"cells\": [{\"mode\", \"op\",\n"
 	      " \"bs\", \"bytes\", \"seconds\", \"mbps\", \"iops\", \"ios\", \"stable\", \"knee\", \"runs\",\n"
@@ -217,41 +223,58 @@ static const struct ap_seq_cell *seq_best(const struct ap_seq_result *r, unsigne
 	return best;
 }
 
+static void seq_cols(const struct seq_cmd *c, struct ap_cols *cs)
+{
+	ap_cols_init(cs, &c->out, infos, AP_ARRAY_SIZE(infos), c->cols, c->ncols,
+		     json_cols, AP_ARRAY_SIZE(json_cols));
+}
+
+/* Cell @i, every column: a table line and an object of "cells". */
+static void seq_fill_row(const struct seq_cmd *c, struct ap_row *row, const struct ap_seq_result *r,
+			 size_t i)
+{
+	const struct ap_seq_cell *cell = &r->cells[i];
+	const struct ap_seq_modeinfo *mi = &ap_seq_modes[cell->mode];
+	char *dd = ap_seq_dd_line(cell->mode, cell->bs);
+
+	ap_row_reset(row);
+	ap_row_str(row, COL_MODE, mi->name);
+	ap_row_str(row, COL_OP, mi->read ? "read" : "write");
+	ap_row_u64(row, COL_BS, cell->bs);
+	ap_row_u64(row, COL_BYTES, cell->bytes);
+	ap_row_double(row, COL_SECONDS, (double)cell->ns / 1e9);
+	ap_row_double(row, COL_MBPS, cell->mbps);
+	ap_row_double(row, COL_IOPS, cell->iops);
+	ap_row_bool(row, COL_STABLE, mi->stable);
+	ap_row_bool(row, COL_KNEE, c->knee[cell->mode] == (int)i);
+	ap_row_u64(row, COL_RUNS, cell->runs);
+	ap_row_bool(row, COL_PARTIAL, cell->partial);
+	ap_row_str(row, COL_DD, dd);
+	ap_row_u64(row, COL_IOS, cell->ios);
+	free(dd);
+}
+
 static int seq_print_table(struct seq_cmd *c, struct ap_seq_result *r)
 {
-	struct libscols_table *tb = ap_out_table_new(&c->out, "cells", infos, c->cols, c->ncols);
+	struct libscols_table *tb;
+	struct ap_cols cs;
+	struct ap_row row;
 	size_t i;
 	int rc;
 
+	seq_cols(c, &cs);
+	tb = ap_cols_table_new(&cs, "cells");
+	ap_row_init(&row, &cs);
 	for (i = 0; i < r->ncells; i++) {
-		const struct ap_seq_cell *cell = &r->cells[i];
-		const struct ap_seq_modeinfo *mi = &ap_seq_modes[cell->mode];
-		struct libscols_line *ln;
-		char *dd;
-
-		if (!cell->runs)
+		if (!r->cells[i].runs)
 			continue;
-		ln = scols_table_new_line(tb, NULL);
-		if (!ln) {
+		seq_fill_row(c, &row, r, i);
+		if (ap_row_add_line(&row, tb) != 0) {
 			ap_warnx(CMD, NULL, "cannot allocate a table line");
 			exit(AP_EXIT_FAILURE);
 		}
-		ap_out_set_str(ln, c->cols, c->ncols, COL_MODE, mi->name);
-		ap_out_set_str(ln, c->cols, c->ncols, COL_OP, mi->read ? "read" : "write");
-		ap_out_set_size(&c->out, ln, c->cols, c->ncols, COL_BS, cell->bs);
-		ap_out_set_size(&c->out, ln, c->cols, c->ncols, COL_BYTES, cell->bytes);
-		ap_out_set_double(ln, c->cols, c->ncols, COL_SECONDS, "%.6f", (double)cell->ns / 1e9);
-		ap_out_set_double(ln, c->cols, c->ncols, COL_MBPS, "%.1f", cell->mbps);
-		ap_out_set_double(ln, c->cols, c->ncols, COL_IOPS, "%.0f", cell->iops);
-		ap_out_set_bool(ln, c->cols, c->ncols, COL_STABLE, mi->stable);
-		ap_out_set_bool(ln, c->cols, c->ncols, COL_KNEE, c->knee[cell->mode] == (int)i);
-		ap_out_set_u64(ln, c->cols, c->ncols, COL_RUNS, cell->runs);
-		ap_out_set_bool(ln, c->cols, c->ncols, COL_PARTIAL, cell->partial);
-		dd = ap_seq_dd_line(cell->mode, cell->bs);
-		ap_out_set_str(ln, c->cols, c->ncols, COL_DD, dd);
-		free(dd);
-		ap_out_set_u64(ln, c->cols, c->ncols, COL_IOS, cell->ios);
 	}
+	ap_row_free(&row);
 	rc = ap_out_print(&c->out, tb);
 	scols_unref_table(tb);
 	return rc;
@@ -322,6 +345,8 @@ static int seq_print_json(struct seq_cmd *c, const struct ap_seq_target *t,
 	struct json_object *wc = json_object_new_object();
 	struct json_object *cells = json_object_new_array();
 	struct json_object *knees = json_object_new_object();
+	struct ap_cols cs;
+	struct ap_row row;
 	size_t i;
 	unsigned m;
 	int rc;
@@ -340,32 +365,15 @@ static int seq_print_json(struct seq_cmd *c, const struct ap_seq_target *t,
 	json_object_object_add(wc, "sysfs", json_str_or_null(c->wc_sysfs));
 	json_object_object_add(wc, "drive", json_object_new_string(c->wc_drive));
 	json_object_object_add(doc, "write_cache", wc);
+	seq_cols(c, &cs);
+	ap_row_init(&row, &cs);
 	for (i = 0; i < r->ncells; i++) {
-		const struct ap_seq_cell *cell = &r->cells[i];
-		const struct ap_seq_modeinfo *mi = &ap_seq_modes[cell->mode];
-		struct json_object *o;
-		char *dd;
-
-		if (!cell->runs)
+		if (!r->cells[i].runs)
 			continue;
-		o = json_object_new_object();
-		json_object_object_add(o, "mode", json_object_new_string(mi->name));
-		json_object_object_add(o, "op", json_object_new_string(mi->read ? "read" : "write"));
-		json_object_object_add(o, "bs", json_object_new_uint64(cell->bs));
-		json_object_object_add(o, "bytes", json_object_new_uint64(cell->bytes));
-		json_object_object_add(o, "seconds", json_object_new_double((double)cell->ns / 1e9));
-		json_object_object_add(o, "mbps", json_object_new_double(cell->mbps));
-		json_object_object_add(o, "iops", json_object_new_double(cell->iops));
-		json_object_object_add(o, "ios", json_object_new_uint64(cell->ios));
-		json_object_object_add(o, "stable", json_object_new_boolean(mi->stable));
-		json_object_object_add(o, "knee", json_object_new_boolean(c->knee[cell->mode] == (int)i));
-		json_object_object_add(o, "runs", json_object_new_uint64(cell->runs));
-		json_object_object_add(o, "partial", json_object_new_boolean(cell->partial));
-		dd = ap_seq_dd_line(cell->mode, cell->bs);
-		json_object_object_add(o, "dd", json_object_new_string(dd));
-		free(dd);
-		json_object_array_add(cells, o);
+		seq_fill_row(c, &row, r, i);
+		json_object_array_add(cells, ap_row_json(&row));
 	}
+	ap_row_free(&row);
 	json_object_object_add(doc, "cells", cells);
 	for (m = 0; m < AP_SEQ_NMODES; m++) {
 		const struct ap_seq_cell *best = seq_best(r, m), *k;

@@ -60,28 +60,43 @@ static const struct ap_colinfo infos[] = {
 	[COL_FAILED]  = { "FAILED", 6, SCOLS_FL_RIGHT, AP_COL_NUMBER,
 			  "measurements that failed at this start (never counted as slow)" },
 	[COL_TPS]     = { "TPS", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "workload transactions per second (median over the rounds)" },
+			  "workload transactions per second (median over the rounds)",
+			  .fmt = "%.1f", .null = "-" },
 	[COL_COST]    = { "COST", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "milliseconds per transaction (median), what the analysis uses" },
+			  "milliseconds per transaction (median), what the analysis uses",
+			  .fmt = "%.2f", .null = "-" },
 	[COL_CREATES] = { "CREATES", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "files created per second of the creation and transaction phases" },
+			  "files created per second of the creation and transaction phases",
+			  .fmt = "%.1f", .null = "-" },
 	[COL_DELETES] = { "DELETES", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "files deleted per second of the transaction and deletion phases" },
+			  "files deleted per second of the transaction and deletion phases",
+			  .fmt = "%.1f", .null = "-" },
 	[COL_READ]    = { "READ_KIBS", 9, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "KiB read per second of the transaction phase" },
+			  "KiB read per second of the transaction phase",
+			  .fmt = "%.1f", .null = "-" },
 	[COL_WRITE]   = { "WRITE_KIBS", 10, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "KiB written per second of the creation and transaction phases" },
+			  "KiB written per second of the creation and transaction phases",
+			  .fmt = "%.1f", .null = "-" },
 	[COL_FSYNC]   = { "FSYNC_MED", 9, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "median fsync latency, milliseconds" },
+			  "median fsync latency, milliseconds",
+			  .fmt = "%.2f", .null = "-" },
 	[COL_REL]     = { "REL", 5, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "TPS relative to the best start (1.00 = best)" },
+			  "TPS relative to the best start (1.00 = best)",
+			  .fmt = "%.2f", .null = "-" },
 	[COL_RMW]     = { "RMW", 6, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "emulated drive only: read-modify-writes per workload run (mean)" },
+			  "emulated drive only: read-modify-writes per workload run (mean)",
+			  .fmt = "%.0f", .null = "-" },
 };
 
 static const int default_cols[] = {
 	COL_START, COL_ALIGNED, COL_TPS, COL_CREATES, COL_DELETES, COL_READ, COL_WRITE,
 	COL_FSYNC, COL_REL, COL_FAILED,
+};
+
+/* The keys of the "starts" objects without -o (and in --save), in their documented order. */
+static const int json_cols[] = {
+	COL_START, COL_RUNS, COL_FAILED, COL_ALIGNED, COL_FAST, COL_TPS, COL_COST, COL_CREATES,
+	COL_DELETES, COL_READ, COL_WRITE, COL_FSYNC, COL_REL, COL_RMW,
 };
 
 enum {
@@ -449,57 +464,87 @@ static int parse_args(struct sweep_cmd *c, int argc, char **argv)
 /* Output                                                             */
 /* ------------------------------------------------------------------ */
 
-static void set_num(struct libscols_line *ln, const int *cols, size_t ncols, int id,
-		    const char *fmt, double v)
+/* The columns of -o (@cols: room for AP_ARRAY_SIZE(infos) * 2): 0 or an exit code. */
+static int select_cols(struct sweep_cmd *c, struct ap_cols *cs, int *cols)
 {
-	if (isnan(v))
-		ap_out_set_str(ln, cols, ncols, id, "-");
-	else
-		ap_out_set_double(ln, cols, ncols, id, fmt, v);
-}
-
-static int print_table(struct sweep_cmd *c, const struct ap_sweep_start_stat *st, size_t n)
-{
-	int cols[AP_ARRAY_SIZE(infos) * 2];
-	struct libscols_table *tb;
 	struct ap_error e = { 0 };
-	size_t ncols, i;
-	int rc;
+	size_t ncols;
 
 	if (ap_out_columns(&c->out, infos, AP_ARRAY_SIZE(infos), default_cols,
 			   AP_ARRAY_SIZE(default_cols), cols, &ncols, &e) != 0) {
 		ap_warnx(CMD, NULL, "%s", e.msg);
 		return AP_EXIT_USAGE;
 	}
-	tb = ap_out_table_new(&c->out, "starts", infos, cols, ncols);
-	for (i = 0; i < n; i++) {
-		struct libscols_line *ln;
+	ap_cols_init(cs, &c->out, infos, AP_ARRAY_SIZE(infos), cols, ncols,
+		     json_cols, AP_ARRAY_SIZE(json_cols));
+	return 0;
+}
 
+/* One start, every column: a table line and an object of "starts". */
+static void fill_row(struct ap_row *r, const struct ap_sweep_start_stat *st)
+{
+	ap_row_reset(r);
+	ap_row_u64(r, COL_START, st->start);
+	if (st->has_aligned)
+		ap_row_bool(r, COL_ALIGNED, st->aligned);
+	if (st->has_fast)
+		ap_row_bool(r, COL_FAST, st->fast);
+	ap_row_u64(r, COL_RUNS, st->runs);
+	ap_row_u64(r, COL_FAILED, st->failed);
+	ap_row_double(r, COL_TPS, st->tps);
+	ap_row_double(r, COL_COST, st->cost * 1e3);	/* ms */
+	ap_row_double(r, COL_CREATES, st->creates_per_s);
+	ap_row_double(r, COL_DELETES, st->deletes_per_s);
+	ap_row_double(r, COL_READ, st->read_kibs);
+	ap_row_double(r, COL_WRITE, st->write_kibs);
+	ap_row_double(r, COL_FSYNC, st->fsync_med_ms);
+	ap_row_double(r, COL_REL, st->rel);
+	ap_row_double(r, COL_RMW, st->emu_rmw);
+}
+
+/* The "starts" array of the JSON document, with the keys of @cs. */
+static struct json_object *starts_json(const struct ap_cols *cs,
+				       const struct ap_sweep_start_stat *st, size_t n)
+{
+	struct json_object *a = json_object_new_array();
+	struct ap_row r;
+	size_t i;
+
+	ap_row_init(&r, cs);
+	for (i = 0; i < n; i++) {
+		fill_row(&r, &st[i]);
+		json_object_array_add(a, ap_row_json(&r));
+	}
+	ap_row_free(&r);
+	return a;
+}
+
+static int print_table(struct sweep_cmd *c, const struct ap_sweep_start_stat *st, size_t n)
+{
+	int cols[AP_ARRAY_SIZE(infos) * 2];
+	struct libscols_table *tb;
+	struct ap_cols cs;
+	struct ap_row r;
+	size_t i;
+	int rc;
+
+	rc = select_cols(c, &cs, cols);
+	if (rc)
+		return rc;
+	tb = ap_cols_table_new(&cs, "starts");
+	ap_row_init(&r, &cs);
+	for (i = 0; i < n; i++) {
 		if (!st[i].runs)	/* not measured yet (interrupted, budget) */
 			continue;
-		ln = scols_table_new_line(tb, NULL);
-		if (!ln) {
+		fill_row(&r, &st[i]);
+		if (ap_row_add_line(&r, tb) != 0) {
+			ap_row_free(&r);
 			scols_unref_table(tb);
 			ap_warnx(CMD, NULL, "cannot allocate a table line");
 			return AP_EXIT_FAILURE;
 		}
-		ap_out_set_u64(ln, cols, ncols, COL_START, st[i].start);
-		if (st[i].has_aligned)
-			ap_out_set_bool(ln, cols, ncols, COL_ALIGNED, st[i].aligned);
-		if (st[i].has_fast)
-			ap_out_set_bool(ln, cols, ncols, COL_FAST, st[i].fast);
-		ap_out_set_u64(ln, cols, ncols, COL_RUNS, st[i].runs);
-		ap_out_set_u64(ln, cols, ncols, COL_FAILED, st[i].failed);
-		set_num(ln, cols, ncols, COL_TPS, "%.1f", st[i].tps);
-		set_num(ln, cols, ncols, COL_COST, "%.2f", st[i].cost * 1e3);
-		set_num(ln, cols, ncols, COL_CREATES, "%.1f", st[i].creates_per_s);
-		set_num(ln, cols, ncols, COL_DELETES, "%.1f", st[i].deletes_per_s);
-		set_num(ln, cols, ncols, COL_READ, "%.1f", st[i].read_kibs);
-		set_num(ln, cols, ncols, COL_WRITE, "%.1f", st[i].write_kibs);
-		set_num(ln, cols, ncols, COL_FSYNC, "%.2f", st[i].fsync_med_ms);
-		set_num(ln, cols, ncols, COL_REL, "%.2f", st[i].rel);
-		set_num(ln, cols, ncols, COL_RMW, "%.0f", st[i].emu_rmw);
 	}
+	ap_row_free(&r);
 	rc = ap_out_print(&c->out, tb);
 	scols_unref_table(tb);
 	if (rc) {
@@ -666,45 +711,6 @@ static int write_plot(struct sweep_cmd *c, const struct ap_sweep_start_stat *st,
 }
 
 /*
- * With -o, the per-start objects of --json hold the selected columns only
- * (lsblk -J -o); without -o (or with --output-all) every column.
- */
-static int filter_json_starts(struct sweep_cmd *c, struct json_object *doc)
-{
-	int cols[AP_ARRAY_SIZE(infos) * 2];
-	bool keep[AP_ARRAY_SIZE(infos)] = { false };
-	struct json_object *a;
-	struct ap_error e = { 0 };
-	size_t ncols, i, j;
-
-	if (ap_out_columns(&c->out, infos, AP_ARRAY_SIZE(infos), default_cols,
-			   AP_ARRAY_SIZE(default_cols), cols, &ncols, &e) != 0) {
-		ap_warnx(CMD, NULL, "%s", e.msg);
-		return -EINVAL;
-	}
-	for (i = 0; i < ncols; i++)
-		keep[cols[i]] = true;
-	if (!json_object_object_get_ex(doc, "starts", &a))
-		return 0;
-	for (i = 0; i < json_object_array_length(a); i++) {
-		struct json_object *o = json_object_array_get_idx(a, i);
-
-		for (j = 0; j < AP_ARRAY_SIZE(infos); j++) {
-			char key[32];
-			size_t k;
-
-			if (keep[j])
-				continue;
-			for (k = 0; infos[j].name[k] && k + 1 < sizeof(key); k++)
-				key[k] = (char)tolower((unsigned char)infos[j].name[k]);
-			key[k] = '\0';
-			json_object_object_del(o, key);
-		}
-	}
-	return 0;
-}
-
-/*
  * Everything printed at the end (and by --replay): JSON, or the table and
  * the verdict; the plot. Returns 0 or an exit code.
  */
@@ -717,14 +723,16 @@ static int report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
 
 	n = ap_sweep_summarize(doc->results, doc->nresults, doc->starts, doc->nstarts, v, &st);
 	if (c->out.json) {
-		struct json_object *o = ap_sweep_doc_to_json(doc, v, st, n, stopped);
+		int cols[AP_ARRAY_SIZE(infos) * 2];
+		struct json_object *o;
+		struct ap_cols cs;
 
-		if (c->out.columns && filter_json_starts(c, o) != 0) {
-			json_object_put(o);
+		rc = select_cols(c, &cs, cols);
+		if (rc) {
 			free(st);
-			return AP_EXIT_USAGE;
+			return rc;
 		}
-
+		o = ap_sweep_doc_to_json(doc, v, starts_json(&cs, st, n), stopped);
 		if (ap_out_json_print(stdout, o) != 0) {
 			ap_warnx(CMD, NULL, "write error on standard output");
 			rc = AP_EXIT_FAILURE;
@@ -877,11 +885,15 @@ static void save_doc(struct sweep_cmd *c, const struct ap_sweep_run *run, const 
 	struct json_object *o;
 	struct ap_sweep_doc d;
 	struct ap_error e = { 0 };
+	struct ap_cols cs;
 	size_t n;
 
 	doc_of_run(c, run, &d);
 	n = ap_sweep_summarize(d.results, d.nresults, d.starts, d.nstarts, v, &st);
-	o = ap_sweep_doc_to_json(&d, v, st, n, stopped);
+	/* a results file holds every column, whatever -o says */
+	ap_cols_init(&cs, NULL, infos, AP_ARRAY_SIZE(infos), NULL, 0,
+		     json_cols, AP_ARRAY_SIZE(json_cols));
+	o = ap_sweep_doc_to_json(&d, v, starts_json(&cs, st, n), stopped);
 	if (ap_sweep_json_save(&c->save_out, o, &e) != 0 && c->save_errors++ == 0) {
 		ap_progress_clear(&c->pg);
 		ap_warnx(CMD, NULL, "--save: %s", e.msg);

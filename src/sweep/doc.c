@@ -182,30 +182,8 @@ fail:
 	return rc;
 }
 
-static struct json_object *start_stat_json(const struct ap_sweep_start_stat *s)
-{
-	struct json_object *o = json_object_new_object();
-
-	jadd(o, "start", json_object_new_uint64(s->start));
-	jadd(o, "runs", json_object_new_uint64(s->runs));
-	jadd(o, "failed", json_object_new_uint64(s->failed));
-	jadd(o, "aligned", s->has_aligned ? json_object_new_boolean(s->aligned) : NULL);
-	jadd(o, "fast", s->has_fast ? json_object_new_boolean(s->fast) : NULL);
-	jadd(o, "tps", jdouble(s->tps));
-	jadd(o, "cost", jdouble(s->cost * 1e3));	/* ms, as the COST column */
-	jadd(o, "creates", jdouble(s->creates_per_s));
-	jadd(o, "deletes", jdouble(s->deletes_per_s));
-	jadd(o, "read_kibs", jdouble(s->read_kibs));
-	jadd(o, "write_kibs", jdouble(s->write_kibs));
-	jadd(o, "fsync_med", jdouble(s->fsync_med_ms));
-	jadd(o, "rel", jdouble(s->rel));
-	jadd(o, "rmw", jdouble(s->emu_rmw));
-	return o;
-}
-
 struct json_object *ap_sweep_doc_to_json(const struct ap_sweep_doc *d,
-					 const struct ap_verdict *v,
-					 const struct ap_sweep_start_stat *st, size_t nst,
+					 const struct ap_verdict *v, struct json_object *starts,
 					 const char *stopped)
 {
 	struct json_object *o = json_object_new_object(), *a;
@@ -219,10 +197,7 @@ struct json_object *ap_sweep_doc_to_json(const struct ap_sweep_doc *d,
 	jadd(o, "verdict", v ? ap_verdict_to_json(v) : NULL);
 	if (d->parameters)
 		jadd(o, "parameters", json_object_get(d->parameters));
-	a = json_object_new_array();
-	for (i = 0; i < nst; i++)
-		json_object_array_add(a, start_stat_json(&st[i]));
-	jadd(o, "starts", a);
+	jadd(o, "starts", starts ? starts : json_object_new_array());
 	a = json_object_new_array();
 	for (i = 0; i < d->nresults; i++)
 		json_object_array_add(a, ap_sweep_result_to_json(&d->results[i]));

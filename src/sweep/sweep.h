@@ -274,10 +274,11 @@ struct ap_sweep_doc {
 /*
  * {"device", "logical_sector", "reported_physical_sector", "parameters",
  *  "stopped", "verdict" (v or null), "starts": [per start], "results": [...]}
+ * @starts: the array of per-start objects, owned (the front end builds
+ * them from its columns); NULL: an empty one.
  */
 struct json_object *ap_sweep_doc_to_json(const struct ap_sweep_doc *d,
-					 const struct ap_verdict *v,
-					 const struct ap_sweep_start_stat *st, size_t nst,
+					 const struct ap_verdict *v, struct json_object *starts,
 					 const char *stopped);
 /* Read a document written by --json or --save. 0, or -EINVAL with a message. */
 int ap_sweep_doc_from_json(struct json_object *o, struct ap_sweep_doc *d, struct ap_error *e);

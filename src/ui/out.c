@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "ui/out.h"
 
+#include <assert.h>
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,9 +140,9 @@ void ap_out_list_columns(const struct ap_out *o, const struct ap_colinfo *infos,
 	}
 }
 
-struct libscols_table *ap_out_table_new(const struct ap_out *o, const char *name,
-					const struct ap_colinfo *infos,
-					const int *cols, size_t ncols)
+static struct libscols_table *table_new(const struct ap_out *o, const char *name,
+				       const struct ap_colinfo *infos,
+				       const int *cols, size_t ncols)
 {
 	struct libscols_table *tb = scols_new_table();
 	size_t i;
@@ -179,56 +182,201 @@ struct libscols_table *ap_out_table_new(const struct ap_out *o, const char *name
 	return tb;
 }
 
-void ap_out_set_str(struct libscols_line *ln, const int *cols, size_t ncols,
-		    int id, const char *s)
+void ap_cols_init(struct ap_cols *cs, const struct ap_out *o,
+		  const struct ap_colinfo *infos, size_t ninfos,
+		  const int *cols, size_t ncols, const int *json_all, size_t njson_all)
+{
+	cs->out = o;
+	cs->infos = infos;
+	cs->ninfos = ninfos;
+	cs->cols = cols;
+	cs->ncols = ncols;
+	if (o && o->columns) {
+		cs->json = cols;
+		cs->njson = ncols;
+	} else {
+		cs->json = json_all;
+		cs->njson = json_all ? njson_all : ninfos;
+	}
+}
+
+struct libscols_table *ap_cols_table_new(const struct ap_cols *cs, const char *name)
+{
+	static const struct ap_out defaults;
+
+	return table_new(cs->out ? cs->out : &defaults, name, cs->infos, cs->cols, cs->ncols);
+}
+
+const char *ap_col_json_key(const struct ap_colinfo *ci, char *buf, size_t len)
+{
+	size_t k;
+
+	if (ci->json)
+		return ci->json;
+	for (k = 0; ci->name[k] && k + 1 < len; k++)
+		buf[k] = (char)tolower((unsigned char)ci->name[k]);
+	buf[k] = '\0';
+	return buf;
+}
+
+void ap_row_init(struct ap_row *r, const struct ap_cols *cs)
+{
+	r->cs = cs;
+	r->cells = ap_xcalloc(cs->ninfos ? cs->ninfos : 1, sizeof(*r->cells));
+}
+
+void ap_row_null(struct ap_row *r, int id)
+{
+	struct ap_cell *c = &r->cells[id];
+
+	assert(id >= 0 && (size_t)id < r->cs->ninfos);
+	if (c->kind == AP_CELL_STR)
+		free(c->v.s);
+	c->kind = AP_CELL_NULL;
+}
+
+void ap_row_reset(struct ap_row *r)
 {
 	size_t i;
 
-	for (i = 0; i < ncols; i++)	/* -o A,A shows a column twice */
-		if (cols[i] == id)
-			scols_line_set_data(ln, i, s ? s : "");
+	for (i = 0; i < r->cs->ninfos; i++)
+		ap_row_null(r, (int)i);
 }
 
-void ap_out_set_u64(struct libscols_line *ln, const int *cols, size_t ncols,
-		    int id, uint64_t v)
+void ap_row_free(struct ap_row *r)
 {
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	ap_out_set_str(ln, cols, ncols, id, buf);
+	if (!r->cells)
+		return;
+	ap_row_reset(r);
+	free(r->cells);
+	r->cells = NULL;
 }
 
-void ap_out_set_double(struct libscols_line *ln, const int *cols, size_t ncols,
-		       int id, const char *fmt, double v)
+void ap_row_str(struct ap_row *r, int id, const char *s)
 {
-	char buf[64];
+	ap_row_null(r, id);
+	if (!s)
+		return;
+	r->cells[id].kind = AP_CELL_STR;
+	r->cells[id].v.s = ap_xstrdup(s);
+}
 
+void ap_row_u64(struct ap_row *r, int id, uint64_t v)
+{
+	ap_row_null(r, id);
+	r->cells[id].kind = AP_CELL_U64;
+	r->cells[id].v.u = v;
+}
+
+void ap_row_double(struct ap_row *r, int id, double v)
+{
+	ap_row_null(r, id);
+	if (!isfinite(v))
+		return;
+	r->cells[id].kind = AP_CELL_DOUBLE;
+	r->cells[id].v.d = v;
+}
+
+void ap_row_bool(struct ap_row *r, int id, bool v)
+{
+	ap_row_null(r, id);
+	r->cells[id].kind = AP_CELL_BOOL;
+	r->cells[id].v.b = v;
+}
+
+/*
+ * The table text of column @id, in @buf or a constant; NULL leaves the
+ * cell unset (a null number or boolean without a null text).
+ */
+static const char *cell_text(const struct ap_row *r, int id, char *buf, size_t len,
+			     char **human)
+{
+	const struct ap_colinfo *ci = &r->cs->infos[id];
+	const struct ap_cell *c = &r->cells[id];
+	const struct ap_out *o = r->cs->out;
+
+	switch (c->kind) {
+	case AP_CELL_STR:
+		return c->v.s;
+	case AP_CELL_U64:
+		if (ci->type == AP_COL_SIZE && o && !o->bytes && !o->json) {
+			*human = ap_size_to_human(c->v.u);
+			return *human;
+		}
+		snprintf(buf, len, "%" PRIu64, c->v.u);
+		return buf;
+	case AP_CELL_DOUBLE:
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-	snprintf(buf, sizeof(buf), fmt, v);
+		snprintf(buf, len, ci->fmt ? ci->fmt : "%g", c->v.d);
 #pragma GCC diagnostic pop
-	ap_out_set_str(ln, cols, ncols, id, buf);
-}
-
-void ap_out_set_bool(struct libscols_line *ln, const int *cols, size_t ncols,
-		     int id, bool v)
-{
-	/* libsmartcols prints boolean JSON columns as true/false when the
-	 * cell starts with neither "0" nor "n"; tables show the word. */
-	ap_out_set_str(ln, cols, ncols, id, v ? "yes" : "no");
-}
-
-void ap_out_set_size(const struct ap_out *o, struct libscols_line *ln,
-		     const int *cols, size_t ncols, int id, uint64_t bytes)
-{
-	if (o->bytes || o->json) {
-		ap_out_set_u64(ln, cols, ncols, id, bytes);
-	} else {
-		char *h = ap_size_to_human(bytes);
-
-		ap_out_set_str(ln, cols, ncols, id, h);
-		free(h);
+		return buf;
+	case AP_CELL_BOOL:
+		/* libsmartcols prints boolean JSON columns as true/false when
+		 * the cell starts with neither "0" nor "n"; tables show the word. */
+		return c->v.b ? "yes" : "no";
+	case AP_CELL_NULL:
+		break;
 	}
+	if (ci->null)
+		return ci->null;
+	return ci->type == AP_COL_STRING ? "" : NULL;
+}
+
+int ap_row_add_line(const struct ap_row *r, struct libscols_table *tb)
+{
+	struct libscols_line *ln = scols_table_new_line(tb, NULL);
+	size_t i;
+
+	if (!ln)
+		return -ENOMEM;
+	for (i = 0; i < r->cs->ncols; i++) {	/* -o A,A shows a column twice */
+		char buf[64], *human = NULL;
+		const char *s = cell_text(r, r->cs->cols[i], buf, sizeof(buf), &human);
+		int rc = s ? scols_line_set_data(ln, i, s) : 0;
+
+		free(human);
+		if (rc)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static struct json_object *cell_json(const struct ap_cell *c)
+{
+	switch (c->kind) {
+	case AP_CELL_STR:
+		return json_object_new_string(c->v.s);
+	case AP_CELL_U64:
+		return ap_json_u64(c->v.u);
+	case AP_CELL_DOUBLE:
+		return json_object_new_double(c->v.d);
+	case AP_CELL_BOOL:
+		return json_object_new_boolean(c->v.b);
+	case AP_CELL_NULL:
+		break;
+	}
+	return NULL;
+}
+
+struct json_object *ap_row_json(const struct ap_row *r)
+{
+	const struct ap_cols *cs = r->cs;
+	struct json_object *o = json_object_new_object();
+	size_t i;
+
+	if (!o)
+		return NULL;
+	for (i = 0; i < cs->njson; i++) {
+		int id = cs->json ? cs->json[i] : (int)i;
+		char buf[64];
+		const char *key = ap_col_json_key(&cs->infos[id], buf, sizeof(buf));
+
+		if (json_object_object_get_ex(o, key, NULL))
+			continue;	/* -o A,A: one key */
+		json_object_object_add(o, key, cell_json(&r->cells[id]));
+	}
+	return o;
 }
 
 /* RFC 4180: quote a field holding , " CR LF or edge blanks; double quotes. */

@@ -4,10 +4,14 @@
  * -o/--output (a leading '+' appends to the defaults), --output-all,
  * -J/--json, -r/--raw, -n/--noheadings, -H/--list-columns, -b/--bytes,
  * --csv (RFC 4180). Every command that prints a table describes its columns
- * with an array of struct ap_colinfo and uses these helpers.
+ * with one array of struct ap_colinfo per kind of result, fills one
+ * struct ap_row per result and renders it as a table line and/or as a JSON
+ * object of its document: one definition of each field, and -o selects
+ * the JSON keys as it selects the table's columns.
  *
  * Conventions (API): column names are upper case with '_' between words
- * (READ_KIBS); JSON keys are the same names in lower case, so they match the
+ * (READ_KIBS); JSON keys are the same names in lower case unless a
+ * column names its key (a documented key that differs), so they match the
  * verdict object's keys (p_value) and need no quoting in jq. Sizes are human
  * in tables unless -b, and always numbers of bytes in JSON. The --help text
  * lists them under "Available output columns:" as lsblk does.
@@ -33,12 +37,22 @@ enum ap_coltype {
 	AP_COL_SIZE,		/* bytes: human in tables unless -b; always a number in JSON */
 };
 
+/*
+ * One column: the one definition of a field, for the table (-o NAME, -H)
+ * and for the JSON row alike. A command keeps one array of these per kind
+ * of result, indexed by its COL_* enum, and fills one struct ap_row per
+ * result (below).
+ */
 struct ap_colinfo {
 	const char *name;	/* upper case, e.g. "START" */
 	double whint;		/* libsmartcols width hint */
 	int flags;		/* SCOLS_FL_* */
 	enum ap_coltype type;
 	const char *help;	/* one line for -H and the man page */
+	const char *json;	/* JSON key of ap_row_json(); NULL: @name in lower case
+				 * (libsmartcols' own -J always uses the latter) */
+	const char *fmt;	/* printf format of a double in tables ("%.1f"); NULL: "%g" */
+	const char *null;	/* table text of a null value (JSON null); NULL: empty */
 };
 
 /* Output options, filled by ap_out_parse_opt() from getopt. */
@@ -88,25 +102,73 @@ int ap_out_columns(const struct ap_out *o, const struct ap_colinfo *infos,
 void ap_out_list_columns(const struct ap_out *o, const struct ap_colinfo *infos,
 			 size_t ninfos);
 
-/* A new table with the selected columns; @name names the JSON array. */
-struct libscols_table *ap_out_table_new(const struct ap_out *o, const char *name,
-					const struct ap_colinfo *infos,
-					const int *cols, size_t ncols);
+/*
+ * The columns of one kind of result as selected by the output options:
+ * the table's columns (from ap_out_columns()) and the keys of a JSON row.
+ * Without -o a JSON row holds @json_all (a document's own order; NULL:
+ * every column in @infos order), with -o exactly the columns of the table,
+ * in their order, each once (lsblk -J -o). @o NULL: every column of
+ * @json_all, sizes in bytes (documents saved for machines).
+ */
+struct ap_cols {
+	const struct ap_out *out;
+	const struct ap_colinfo *infos;
+	size_t ninfos;
+	const int *cols;	/* table columns: indexes into @infos */
+	size_t ncols;
+	const int *json;	/* JSON keys: indexes into @infos; NULL: all */
+	size_t njson;
+};
+
+void ap_cols_init(struct ap_cols *cs, const struct ap_out *o,
+		  const struct ap_colinfo *infos, size_t ninfos,
+		  const int *cols, size_t ncols, const int *json_all, size_t njson_all);
+
+/* A table of the selected columns; @name names libsmartcols' JSON array. */
+struct libscols_table *ap_cols_table_new(const struct ap_cols *cs, const char *name);
+
+/* The JSON key of column @ci: its own, or its name in lower case in @buf. */
+const char *ap_col_json_key(const struct ap_colinfo *ci, char *buf, size_t len);
 
 /*
- * Set one cell of @ln for column id @id (index into infos); the table's
- * column number is found from @cols. No-op when @id is not selected.
+ * One result: a typed value per column, set whether the column is
+ * selected or not, then rendered as a table line and/or a JSON object.
+ * Cells not set are null: JSON null, and in tables the column's @null
+ * text (or empty). Strings are copied.
  */
-void ap_out_set_str(struct libscols_line *ln, const int *cols, size_t ncols,
-		    int id, const char *s);
-void ap_out_set_u64(struct libscols_line *ln, const int *cols, size_t ncols,
-		    int id, uint64_t v);
-void ap_out_set_double(struct libscols_line *ln, const int *cols, size_t ncols,
-		       int id, const char *fmt, double v);
-void ap_out_set_bool(struct libscols_line *ln, const int *cols, size_t ncols,
-		     int id, bool v);
-void ap_out_set_size(const struct ap_out *o, struct libscols_line *ln,
-		     const int *cols, size_t ncols, int id, uint64_t bytes);
+enum ap_cell_kind { AP_CELL_NULL = 0, AP_CELL_STR, AP_CELL_U64, AP_CELL_DOUBLE, AP_CELL_BOOL };
+
+struct ap_cell {
+	enum ap_cell_kind kind;
+	union {
+		char *s;
+		uint64_t u;
+		double d;
+		bool b;
+	} v;
+};
+
+struct ap_row {
+	const struct ap_cols *cs;
+	struct ap_cell *cells;	/* one per column of cs->infos */
+};
+
+void ap_row_init(struct ap_row *r, const struct ap_cols *cs);
+/* Every cell back to null, for the next result. */
+void ap_row_reset(struct ap_row *r);
+void ap_row_free(struct ap_row *r);
+
+void ap_row_str(struct ap_row *r, int id, const char *s);	/* NULL: null */
+void ap_row_u64(struct ap_row *r, int id, uint64_t v);		/* numbers and sizes */
+void ap_row_double(struct ap_row *r, int id, double v);		/* not finite: null */
+void ap_row_bool(struct ap_row *r, int id, bool v);		/* yes/no, true/false */
+void ap_row_null(struct ap_row *r, int id);
+
+/* Add the row to @tb (made by ap_cols_table_new()): 0 or -ENOMEM. */
+int ap_row_add_line(const struct ap_row *r, struct libscols_table *tb);
+/* The row as a JSON object of the selected keys (NULL: out of memory). */
+struct json_object;
+struct json_object *ap_row_json(const struct ap_row *r);
 
 /* Print (table, raw, JSON or CSV) to stdout; -EIO if stdout failed. */
 int ap_out_print(const struct ap_out *o, struct libscols_table *tb);
@@ -115,7 +177,6 @@ int ap_out_print(const struct ap_out *o, struct libscols_table *tb);
  * For commands that print a JSON document of their own (json-c), write it
  * to @f followed by a newline; -EIO on write error.
  */
-struct json_object;
 int ap_out_json_print(FILE *f, struct json_object *doc);
 
 /* Close stdout, turning a late write error into -errno (util-linux closeout). */

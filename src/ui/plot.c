@@ -6,7 +6,6 @@
  * of caller text goes through xml_text() (escaping, control characters,
  * invalid UTF-8).
  */
-#include "lib/outfile.h"
 #include "lib/util.h"
 #include "ui/plot.h"
 
@@ -717,18 +716,13 @@ char *ap_plot_lines_svg(const struct ap_plot_lines *p)
 /* ------------------------------------------------------------------ */
 /* writing */
 
-int ap_plot_write(const char *path, const char *svg)
+int ap_plot_write(FILE *f, const char *svg)
 {
-	struct ap_outfile of;
-	int rc;
+	int err;
 
-	rc = ap_outfile_open(&of, path, NULL);
-	if (rc)
-		return rc;
-	rc = ap_outfile_write(&of, svg, strlen(svg));
-	if (rc) {
-		ap_outfile_discard(&of);
-		return rc;
-	}
-	return ap_outfile_commit(&of, NULL);
+	errno = 0;
+	if (fputs(svg, f) != EOF && fflush(f) == 0 && !ferror(f))
+		return 0;
+	err = errno ? errno : EIO;
+	return -err;
 }

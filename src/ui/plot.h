@@ -2,7 +2,8 @@
 /*
  * Self-contained SVG charts written by the tool itself (no run-time
  * dependency): bars per start/offset for sweep and probe, lines per mode
- * for seq. Pure string building plus one file write.
+ * for seq. Pure string building: the caller writes the document where it
+ * wants (the commands: their --plot output file, atomically).
  */
 #ifndef AP_PLOT_H
 #define AP_PLOT_H
@@ -10,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct ap_plot_bar {
 	uint64_t x;		/* start sector / offset */
@@ -57,7 +59,7 @@ const char *ap_plot_series_color(size_t i);
  */
 char *ap_plot_bars_svg(const struct ap_plot_bars *p);
 char *ap_plot_lines_svg(const struct ap_plot_lines *p);
-/* Write @svg to @path atomically (tmp + rename; "-" is stdout): 0 or -errno. */
-int ap_plot_write(const char *path, const char *svg);
+/* Write @svg to @f and flush it: 0 or -errno (-EIO when errno does not say). */
+int ap_plot_write(FILE *f, const char *svg);
 
 #endif

@@ -17,6 +17,20 @@
 #include "lib/util.h"
 #include "ui/plot.h"
 
+/* @svg to the file @path ("-": standard output): 0 or -errno. */
+static int write_svg(const char *path, const char *svg)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "we");
+	int rc;
+
+	if (!f)
+		return -errno;
+	rc = ap_plot_write(f, svg);
+	if (f != stdout && fclose(f) != 0 && !rc)
+		rc = -errno;
+	return rc;
+}
+
 static int bars(const char *out, const char *period, const char *phase, const char *title)
 {
 	struct ap_plot_bars p = {
@@ -42,7 +56,7 @@ static int bars(const char *out, const char *period, const char *phase, const ch
 	p.bars = b;
 	p.nbars = n;
 	svg = ap_plot_bars_svg(&p);
-	rc = ap_plot_write(out, svg);
+	rc = write_svg(out, svg);
 	free(svg);
 	free(b);
 	return rc;
@@ -87,7 +101,7 @@ static int lines(const char *out, const char *title, bool logy)
 	l.series = s;
 	l.nseries = ns;
 	svg = ap_plot_lines_svg(&l);
-	rc = ap_plot_write(out, svg);
+	rc = write_svg(out, svg);
 	free(svg);
 	for (i = 0; i < ns; i++) {
 		free((void *)s[i].name);

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,12 +13,15 @@
 
 #include "ui/out.h"
 
-enum { COL_START, COL_ALIGNED, COL_TPS, COL_SIZE };
+enum { COL_START, COL_ALIGNED, COL_TPS, COL_SIZE, COL_NAME, COL_MED };
 static const struct ap_colinfo infos[] = {
 	[COL_START] = { "START", 6, SCOLS_FL_RIGHT, AP_COL_NUMBER, "start sector" },
 	[COL_ALIGNED] = { "ALIGNED", 1, 0, AP_COL_BOOLEAN, "aligned" },
-	[COL_TPS] = { "TPS", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER, "transactions/s" },
+	[COL_TPS] = { "TPS", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER, "transactions/s", .fmt = "%.1f",
+		      .null = "-" },
 	[COL_SIZE] = { "SIZE", 6, SCOLS_FL_RIGHT, AP_COL_SIZE, "size" },
+	[COL_NAME] = { "NAME", 0.1, 0, AP_COL_STRING, "name" },
+	[COL_MED] = { "MEDIAN_MS", 6, SCOLS_FL_RIGHT, AP_COL_NUMBER, "median", .json = "median" },
 };
 static const int defaults[] = { COL_START, COL_TPS };
 
@@ -73,26 +77,34 @@ static void test_validate(void **state)
 	assert_int_equal(ap_out_validate(&o, &e), -EINVAL);
 }
 
+/* Two rows of the four first columns, every one selected (the first four infos). */
+static void fill(struct ap_row *r, int row)
+{
+	ap_row_reset(r);
+	ap_row_u64(r, COL_START, row ? 34 : 40);
+	ap_row_bool(r, COL_ALIGNED, !row);
+	ap_row_double(r, COL_TPS, row ? 13 : 119.04);
+	ap_row_u64(r, COL_SIZE, row ? 512 : 300ULL << 20);
+}
+
 static char *render(struct ap_out *o)
 {
 	int cols[8];
 	size_t n;
 	struct libscols_table *tb;
-	struct libscols_line *ln;
+	struct ap_cols cs;
+	struct ap_row r;
 	char *s = NULL;
 
 	assert_int_equal(ap_out_columns(o, infos, 4, defaults, 2, cols, &n, NULL), 0);
-	tb = ap_out_table_new(o, "results", infos, cols, n);
-	ln = scols_table_new_line(tb, NULL);
-	ap_out_set_u64(ln, cols, n, COL_START, 40);
-	ap_out_set_bool(ln, cols, n, COL_ALIGNED, true);
-	ap_out_set_double(ln, cols, n, COL_TPS, "%.1f", 119.04);
-	ap_out_set_size(o, ln, cols, n, COL_SIZE, 300ULL << 20);
-	ln = scols_table_new_line(tb, NULL);
-	ap_out_set_u64(ln, cols, n, COL_START, 34);
-	ap_out_set_bool(ln, cols, n, COL_ALIGNED, false);
-	ap_out_set_double(ln, cols, n, COL_TPS, "%.1f", 13);
-	ap_out_set_size(o, ln, cols, n, COL_SIZE, 512);
+	ap_cols_init(&cs, o, infos, 4, cols, n, NULL, 0);
+	tb = ap_cols_table_new(&cs, "results");
+	ap_row_init(&r, &cs);
+	fill(&r, 0);
+	assert_int_equal(ap_row_add_line(&r, tb), 0);
+	fill(&r, 1);
+	assert_int_equal(ap_row_add_line(&r, tb), 0);
+	ap_row_free(&r);
 	assert_int_equal(scols_print_table_to_string(tb, &s), 0);
 	scols_unref_table(tb);
 	return s;
@@ -109,7 +121,11 @@ static void test_render(void **state)
 	s = render(&o);
 	assert_string_equal(s, "START ALIGNED TPS SIZE\n40 yes 119.0 300M\n34 no 13.0 512B");
 	free(s);
-
+	o.bytes = true;
+	s = render(&o);
+	assert_string_equal(s, "START ALIGNED TPS SIZE\n40 yes 119.0 314572800\n34 no 13.0 512");
+	free(s);
+	o.bytes = false;
 
 	o.raw = false;
 	o.json = true;
@@ -122,22 +138,124 @@ static void test_render(void **state)
 	free(s);
 }
 
+/* The JSON object of one row, as text, under output options @o (NULL: a saved document). */
+static char *row_json(const struct ap_out *o, const int *json_all, size_t njson_all)
+{
+	int cols[16];
+	size_t n = 0;
+	struct ap_cols cs;
+	struct ap_row r;
+	struct json_object *j;
+	char *s;
+
+	if (o)
+		assert_int_equal(ap_out_columns(o, infos, AP_ARRAY_SIZE(infos), defaults, 2, cols,
+						&n, NULL), 0);
+	ap_cols_init(&cs, o, infos, AP_ARRAY_SIZE(infos), cols, n, json_all, njson_all);
+	ap_row_init(&r, &cs);
+	ap_row_u64(&r, COL_START, 2048);
+	ap_row_bool(&r, COL_ALIGNED, true);
+	ap_row_double(&r, COL_TPS, 0.5);
+	ap_row_u64(&r, COL_SIZE, 4096);
+	ap_row_str(&r, COL_NAME, "a \"b\"");
+	ap_row_double(&r, COL_MED, 1.25);
+	j = ap_row_json(&r);
+	ap_row_free(&r);
+	s = strdup(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+	json_object_put(j);
+	return s;
+}
+
+static void test_row_json(void **state)
+{
+	static const int order[] = { COL_SIZE, COL_START, COL_MED };
+	struct ap_out o = { 0 };
+	char *s;
+
+	(void)state;
+	/* without -o: every column in infos order, or the document's own */
+	s = row_json(&o, NULL, 0);
+	assert_string_equal(s, "{\"start\":2048,\"aligned\":true,\"tps\":0.5,\"size\":4096,"
+			    "\"name\":\"a \\\"b\\\"\",\"median\":1.25}");
+	free(s);
+	s = row_json(&o, order, AP_ARRAY_SIZE(order));
+	assert_string_equal(s, "{\"size\":4096,\"start\":2048,\"median\":1.25}");
+	free(s);
+	/* --output-all does not change a document's keys */
+	o.all = true;
+	s = row_json(&o, order, AP_ARRAY_SIZE(order));
+	assert_string_equal(s, "{\"size\":4096,\"start\":2048,\"median\":1.25}");
+	free(s);
+	o.all = false;
+	/* -o: exactly those keys, in that order, once; an explicit key */
+	o.columns = "median_ms,Aligned,median_ms";
+	s = row_json(&o, order, AP_ARRAY_SIZE(order));
+	assert_string_equal(s, "{\"median\":1.25,\"aligned\":true}");
+	free(s);
+	/* +LIST: the defaults and the list */
+	o.columns = "+SIZE";
+	s = row_json(&o, order, AP_ARRAY_SIZE(order));
+	assert_string_equal(s, "{\"start\":2048,\"tps\":0.5,\"size\":4096}");
+	free(s);
+	/* sizes stay bytes with -o and without -b; NULL options: a saved document */
+	s = row_json(NULL, order, AP_ARRAY_SIZE(order));
+	assert_string_equal(s, "{\"size\":4096,\"start\":2048,\"median\":1.25}");
+	free(s);
+}
+
+/* Null cells: JSON null; in tables the column's null text, or empty. */
+static void test_row_null(void **state)
+{
+	static const int cols[] = { COL_START, COL_ALIGNED, COL_TPS, COL_NAME, COL_MED };
+	struct ap_out o = { .raw = true, .columns = "x" };
+	struct libscols_table *tb;
+	struct json_object *j;
+	struct ap_cols cs;
+	struct ap_row r;
+	char *s = NULL;
+
+	(void)state;
+	ap_cols_init(&cs, &o, infos, AP_ARRAY_SIZE(infos), cols, AP_ARRAY_SIZE(cols), NULL, 0);
+	tb = ap_cols_table_new(&cs, "t");
+	ap_row_init(&r, &cs);
+	ap_row_u64(&r, COL_START, 1);
+	ap_row_double(&r, COL_TPS, NAN);	/* not finite: null */
+	ap_row_str(&r, COL_NAME, NULL);
+	ap_row_double(&r, COL_MED, 2);
+	ap_row_null(&r, COL_MED);
+	assert_int_equal(ap_row_add_line(&r, tb), 0);
+	j = ap_row_json(&r);
+	assert_string_equal(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN),
+			    "{\"start\":1,\"aligned\":null,\"tps\":null,\"name\":null,"
+			    "\"median\":null}");
+	json_object_put(j);
+	ap_row_free(&r);
+	assert_int_equal(scols_print_table_to_string(tb, &s), 0);
+	assert_string_equal(s, "START ALIGNED TPS NAME MEDIAN_MS\n1  -  ");
+	free(s);
+	scols_unref_table(tb);
+}
+
 /* CSV is printed by ap_out_print() itself: capture stdout in a file. */
 static char *render_csv(struct ap_out *o, const char *cell)
 {
-	static const int cols[] = { COL_START, COL_ALIGNED };
+	static const int cols[] = { COL_START, COL_NAME };
 	struct libscols_table *tb;
-	struct libscols_line *ln;
+	struct ap_cols cs;
+	struct ap_row r;
 	char tmpl[] = "/tmp/ap-test-out.XXXXXX", *buf;
 	int fd = mkstemp(tmpl), saved = dup(STDOUT_FILENO);
 	long len;
 	FILE *f;
 
 	assert_true(fd >= 0 && saved >= 0);
-	tb = ap_out_table_new(o, "t", infos, cols, 2);
-	ln = scols_table_new_line(tb, NULL);
-	ap_out_set_u64(ln, cols, 2, COL_START, 40);
-	ap_out_set_str(ln, cols, 2, COL_ALIGNED, cell);
+	ap_cols_init(&cs, o, infos, AP_ARRAY_SIZE(infos), cols, 2, NULL, 0);
+	tb = ap_cols_table_new(&cs, "t");
+	ap_row_init(&r, &cs);
+	ap_row_u64(&r, COL_START, 40);
+	ap_row_str(&r, COL_NAME, cell);
+	assert_int_equal(ap_row_add_line(&r, tb), 0);
+	ap_row_free(&r);
 	fflush(stdout);
 	dup2(fd, STDOUT_FILENO);
 	assert_int_equal(ap_out_print(o, tb), 0);
@@ -164,10 +282,10 @@ static void test_csv(void **state)
 	(void)state;
 	o.csv = true;
 	s = render_csv(&o, "plain");
-	assert_string_equal(s, "START,ALIGNED\n40,plain\n");
+	assert_string_equal(s, "START,NAME\n40,plain\n");
 	free(s);
 	s = render_csv(&o, "dd bs=4K, conv=\"x\"");
-	assert_string_equal(s, "START,ALIGNED\n40,\"dd bs=4K, conv=\"\"x\"\"\"\n");
+	assert_string_equal(s, "START,NAME\n40,\"dd bs=4K, conv=\"\"x\"\"\"\n");
 	free(s);
 	o.noheadings = true;
 	s = render_csv(&o, " edge");
@@ -247,6 +365,8 @@ int main(void)
 		cmocka_unit_test(test_columns),
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_render),
+		cmocka_unit_test(test_row_json),
+		cmocka_unit_test(test_row_null),
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_json_load),
 	};

@@ -476,7 +476,7 @@ static void test_doc_roundtrip(void **state)
 
 	(void)state;
 	fill_doc(&d);
-	o = ap_sweep_doc_to_json(&d, NULL, NULL, 0, "clear");
+	o = ap_sweep_doc_to_json(&d, NULL, NULL, "clear");
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	close(fd);

@@ -7,9 +7,10 @@
 # (upper case), the default table shows known columns, --output-all shows
 # all of them in -H order, -o picks (case-insensitive) and +LIST appends,
 # -n drops the header, -r is one line per row, --csv parses as CSV with
-# the same cells, -J is JSON whose row objects carry the selected columns as
-# lower-case keys (or all of them, for seq) and sizes as numbers of bytes, -b prints <size> columns in
-# bytes, and the mutually exclusive or unknown options fail with exit 2.
+# the same cells, -J is JSON whose row objects carry exactly the selected
+# columns, in the order of -o, as lower-case keys and sizes as numbers of
+# bytes, -b prints <size> columns in bytes, and the mutually exclusive or
+# unknown options fail with exit 2. probe -J -o on an emulated drive too.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "lsblk conventions: -H -o --output-all -J -r -n -b --csv"
 ts_need_cmd python3 sfdisk
@@ -68,6 +69,17 @@ if minrows:
             fail('-J %s: row keys %s, expected the columns %s' % (
                 '-o %s,%s' % (first, second) if name == 'json-sel' else '--output-all',
                 ','.join(got), ','.join(sorted(c.lower() for c in want))))
+    # -o: every row holds exactly the selected keys, in the order of -o (lsblk)
+    if sel != cols:
+        for r in rows_of(load('json-sel')):
+            if list(r.keys()) != [c.lower() for c in sel]:
+                fail('-J -o %s,%s: a row with the keys %s' % (first, second, ','.join(r.keys())))
+        rows = rows_of(load('json-rev'))
+        for r in rows:
+            if list(r.keys()) != [second.lower(), first.lower()]:
+                fail('-J -o %s,%s: a row with the keys %s' % (second, first, ','.join(r.keys())))
+        if len(rows) != len(rows_of(load('json-sel'))):
+            fail('-J -o %s,%s and -o %s,%s: not the same rows' % (first, second, second, first))
     # sizes are numbers of bytes in JSON, also without -b
     for c in os.environ.get('SIZECOLS', '').split():
         for r in rows_of(load('json-all')):
@@ -142,6 +154,7 @@ conventions() {
 	"$@" --csv --output-all > "$TS_TMP/csv" 2> "$err" || ts_fail "$label --csv failed: $(cat "$err")"
 	"$@" -J > "$TS_TMP/json" 2> "$err" || ts_fail "$label -J failed: $(cat "$err")"
 	"$@" -J -o "$first,$second" > "$TS_TMP/json-sel" 2> "$err" || ts_fail "$label -J -o failed"
+	"$@" -J -o "$second,$first" > "$TS_TMP/json-rev" 2> "$err" || ts_fail "$label -J -o failed"
 	"$@" -J --output-all > "$TS_TMP/json-all" 2> "$err" || ts_fail "$label -J --output-all failed"
 	SIZECOLS=$sizecols pycheck "$minrows" "$first" "$second" $all || ts_fail "$label: see above"
 
@@ -189,8 +202,8 @@ ts_assert_eq 4 $? "check -r on an image misaligned under the 4 KiB minimum: exit
 # sweep --replay of saved results
 conventions "sweep --replay" 17 "$A" sweep --replay "$top_srcdir/tests/ts/output/sweep-4096-0.json"
 
-# seq on a small file; its -J document keeps every column (seq --help says so)
-JSON_O=all conventions "seq FILE" 2 "$A" seq -q -s 128K -B 64K -m none,fdatasync "$TS_TMP/seq.dat"
+# seq on a small file; -o selects the keys of its cells in -J too
+conventions "seq FILE" 2 "$A" seq -q -s 128K -B 64K -m none,fdatasync "$TS_TMP/seq.dat"
 
 # cleanup with nothing to do: the options work, the JSON list is empty
 conventions "cleanup" 0 "$A" cleanup
@@ -221,6 +234,34 @@ if [ "$(id -u)" = 0 ] && [ -c /dev/fuse ] && [ -c /dev/loop-control ]; then
 	done
 	w=$("$A" emulate --stats "$dev" -r -n -o WRITES)
 	ts_assert_eq 0 "$w" "writes to the device by probe runs with bad output options"
+	# probe -J: its results rows keep their keys without -o (no device: the
+	# document's), and hold exactly the -o columns with -o (two rounds may
+	# decide nothing: exit 5)
+	"$A" probe -q --yes --region-size 8M --max-size 4K --min-rounds 2 --max-rounds 2 -J "$dev" \
+		> "$TS_TMP/json" 2> "$TS_TMP/err"
+	rc=$?
+	[ $rc = 0 ] || [ $rc = 5 ] || ts_fail "probe -J: exit $rc: $(cat "$TS_TMP/err")"
+	"$A" probe -q --yes --region-size 8M --max-size 4K --min-rounds 2 --max-rounds 2 -J \
+		-o MEDIAN_US,DEVICE,OFFSET "$dev" > "$TS_TMP/json-sel" 2> "$TS_TMP/err"
+	rc=$?
+	[ $rc = 0 ] || [ $rc = 5 ] || ts_fail "probe -J -o: exit $rc: $(cat "$TS_TMP/err")"
+	python3 - "$TS_TMP" "$dev" <<'PY' || ts_fail "probe -J: see above"
+import json, os, sys
+tmp, dev = sys.argv[1:]
+full = json.load(open(os.path.join(tmp, 'json')))
+sel = json.load(open(os.path.join(tmp, 'json-sel')))
+want = ['size', 'offset', 'n', 'median_us', 'q1_us', 'q3_us', 'fast', 'aligned', 'rel']
+if not full['results'] or not sel['results']:
+    sys.exit('probe -J: no results rows')
+for r in full['results']:
+    if list(r) != want:
+        sys.exit('probe -J: a results row with the keys %s' % list(r))
+for r in sel['results']:
+    if list(r) != ['median_us', 'device', 'offset'] or r['device'] != dev:
+        sys.exit('probe -J -o MEDIAN_US,DEVICE,OFFSET: a results row %r' % r)
+if set(sel) != set(full):
+    sys.exit('probe -J -o changed the document: %s' % sorted(set(sel) ^ set(full)))
+PY
 elif [ "${ALIGNPROBE_REQUIRE_DEVICES:-0}" = 1 ]; then
 	ts_fail "emulate --stats needs root, /dev/fuse and loop devices (ALIGNPROBE_REQUIRE_DEVICES=1)"
 else
