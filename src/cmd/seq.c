@@ -597,6 +597,11 @@ static int seq_parse(struct seq_cmd *c, int argc, char **argv)
 		ap_usage_error(CMD, "%s", e.msg);
 		return AP_EXIT_USAGE;
 	}
+	if (c->dry_run && c->out.json) {
+		/* the plan is text: no JSON consumer should be handed it */
+		ap_usage_error(CMD, "--dry-run prints its plan as text: -J/--json cannot go with it");
+		return AP_EXIT_USAGE;
+	}
 	if (c->out.list_columns) {
 		ap_out_list_columns(&c->out, infos, AP_ARRAY_SIZE(infos));
 		return -1;
@@ -681,9 +686,9 @@ static void seq_print_plan(struct seq_cmd *c, struct ap_seq_result *r)
 
 	for (i = 0; i < r->ncells; i++)
 		total += (c->o.size / r->cells[i].bs) * r->cells[i].bs * c->o.rounds;
-	printf("dry run: %s: %zu cells x %u round%s, %s per cell, %llu bytes moved in all (at most);"
-	       " nothing was written\n", c->target, r->ncells, c->o.rounds,
-	       c->o.rounds == 1 ? "" : "s", sz, (unsigned long long)total);
+	printf("dry run: %s: %zu cell%s x %u round%s, %s per cell, %llu bytes moved in all (at most);"
+	       " nothing was written\n", c->target, r->ncells, r->ncells == 1 ? "" : "s",
+	       c->o.rounds, c->o.rounds == 1 ? "" : "s", sz, (unsigned long long)total);
 	for (i = 0; i < r->ncells; i++) {
 		char *bs = ap_size_to_human(r->cells[i].bs);
 		char *dd = ap_seq_dd_line(r->cells[i].mode, r->cells[i].bs);
