@@ -90,6 +90,13 @@ foreign "$g4k" 4096 512 gpt "a GPT header at byte 4096, LBA 1 of 4096-byte secto
 dev=$(ts_loop_attach "$g4k")
 foreign "$dev" 4096 512 gpt "the protective MBR covers the disk in 4096-byte sectors (8191 of them after the MBR)"
 ts_run_rc_ro 0 "$g4k" "$ALIGNPROBE" check -q --sector-size 4096 "$g4k"
+# libfdisk says "... will be corrected by write": not for a read-only check
+ts_run_rc_ro 7 "$g4k" "$ALIGNPROBE" check -J "$g4k"
+jq -e '(.libfdisk_messages | length > 0) and
+	(.libfdisk_messages | all(test("corrected by write") | not))' "$TS_TMP/out" >/dev/null ||
+	ts_fail "libfdisk's write-oriented wording passed on: $(jq -c .libfdisk_messages "$TS_TMP/out")"
+ts_run_rc_ro 7 "$g4k" "$ALIGNPROBE" check -v "$g4k"
+grep -q "corrected by write" "$TS_TMP/err" && ts_fail "check -v: $(grep 'corrected by write' "$TS_TMP/err")"
 
 # a file system where 4096-byte sectors put the partition (at 2 MiB), none
 # where 512-byte ones do (at 256 KiB)
