@@ -123,18 +123,20 @@ int ap_cmd_confirm(const char *cmd, const char *thing, const struct ap_safety_ta
  * says otherwise; SPEC's parameters apply on top of it.
  */
 #define AP_CMD_EMU_DEFAULT_SPEC "phys=4096,lba=0,rmw=8ms,jitter=30%"
-/* "DEFAULT" or "DEFAULT,SPEC": the whole spec of @spec's drive (caller frees). */
-char *ap_cmd_emu_spec_text(const char *spec);
+struct ap_emu_spec;
 /*
  * The drive of --emulate[=SPEC], before it is set up: @base (a default
  * spec, or NULL for the emulator's own defaults), then @spec (NULL: none)
  * applied on top of @s (ap_emu_spec_init()ed, perhaps with a seed, by the
  * caller), checked as ap_emu_attach() will check it (image=FILE too).
+ * When @spec names a drive profile (NAME or profile=NAME), @base is not
+ * applied: the user's profile replaces the default entirely. What dry
+ * runs and saved documents show is ap_emu_spec_format() of @s: the whole
+ * drive, each key once.
  * 0, or the message and an exit code with @s freed: "alignprobe CMD:
  * --emulate: reason", followed by the "Try ... --help" hint when @hint,
  * for a bad @spec (2); a missing image is bad input too (2).
  */
-struct ap_emu_spec;
 int ap_cmd_emu_spec(const char *cmd, const char *base, const char *spec, bool hint,
 		    struct ap_emu_spec *s);
 /*

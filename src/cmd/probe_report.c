@@ -22,6 +22,7 @@
 #include "cmd/commands.h"
 #include "cmd/fleet.h"
 #include "cmd/probe.h"
+#include "emu/model.h"
 #include "fleet/vstore.h"
 #include "lib/exitcodes.h"
 #include "lib/outfile.h"
@@ -525,13 +526,14 @@ int dry_run(struct ctl *c, size_t nnamed)
 			}
 			/* the emulated drive reports 512-byte sectors */
 			rc = ap_probe_plan(&c->o, spec.capacity, 512, &plan, &e);
+			text = ap_emu_spec_format(&spec);
 			ap_emu_spec_free(&spec);
 			if (rc) {
+				free(text);
 				free(name);
 				return ap_errx(CMD, "--emulate", rc, "%s", e.msg);
 			}
 			plan.reported_physical = 512;
-			text = ap_cmd_emu_spec_text(c->emu_specs[i - nnamed]);
 			printf("dry run: would set up an emulated drive (%s).\n", text);
 			free(text);
 			jp = journal_path(c, &tmp);

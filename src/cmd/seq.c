@@ -18,6 +18,7 @@
 #include "device/safety.h"
 #include "device/sgio.h"
 #include "emu/emu.h"
+#include "emu/model.h"
 #include "lib/exitcodes.h"
 #include "lib/outfile.h"
 #include "lib/sig.h"
@@ -855,10 +856,13 @@ int ap_cmd_seq(int argc, char **argv)
 			return rc;
 		}
 		if (c.dry_run) {
+			char *text = ap_emu_spec_format(&spec);
+
 			ap_emu_spec_free(&spec);
 			free(c.bs);
 			printf("dry run: would set up an emulated drive (%s) and run on it;\n"
-			       "nothing is written.\n", c.emu_spec ? c.emu_spec : "defaults");
+			       "nothing is written.\n", text);
+			free(text);
 			seq_dry_run_outputs(&c);
 			ap_outfile_discard(&c.plot_out);
 			return AP_EXIT_OK;

@@ -474,6 +474,7 @@ out:
 	ap_outfile_discard(&c.plot_out);
 	if (c.params)
 		json_object_put(c.params);
+	free(c.emu_text);
 	if (c.workload_init)
 		ap_pm_config_free(&c.workload);
 	ap_mkfs_free_opts(c.mkfs_opts, c.nmkfs_opts);

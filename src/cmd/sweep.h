@@ -103,6 +103,7 @@ struct sweep_cmd {
 	bool seed_set;
 	bool emulate;
 	const char *emu_spec;
+	char *emu_text;		/* the drive's whole spec, once parsed (freed at the end) */
 	const char *replay, *save, *plot;
 	struct ap_outfile save_out, plot_out;	/* opened before anything is written */
 	bool yes, dry_run, quiet;
