@@ -383,6 +383,22 @@ void sweep_params(struct ap_analysis_params *p, unsigned logical, unsigned repor
 /* Replay                                                             */
 /* ------------------------------------------------------------------ */
 
+const char *stopped_early(const char *stopped)
+{
+	if (stopped && !strcmp(stopped, "signal"))
+		return "interrupted";
+	if (stopped && !strcmp(stopped, "error"))
+		return "stopped by an error";
+	return NULL;
+}
+
+const struct ap_verdict *shown_verdict(const struct ap_verdict *v, const char *stopped)
+{
+	if (v && stopped_early(stopped) && (v->sensitive || v->resolved))
+		return NULL;
+	return v;
+}
+
 int verdict_exit(const struct ap_verdict *v)
 {
 	return v && v->resolved ? AP_EXIT_OK : AP_EXIT_INCONCLUSIVE;
@@ -411,9 +427,9 @@ static int do_replay(struct sweep_cmd *c)
 	 * A run stopped by a signal or an error gave no verdict (it exited
 	 * 128+N or 1): its partial results do not make one now either.
 	 */
-	if (!rc && stopped && (!strcmp(stopped, "signal") || !strcmp(stopped, "error"))) {
+	if (!rc && stopped_early(stopped)) {
 		ap_warnx(CMD, c->replay, "the run was %s: no verdict from its partial results",
-			 !strcmp(stopped, "signal") ? "interrupted" : "stopped by an error");
+			 stopped_early(stopped));
 		rc = AP_EXIT_INCONCLUSIVE;
 	}
 	if (have_v)

@@ -85,7 +85,8 @@ static void doc_of_run(struct sweep_cmd *c, const struct ap_sweep_run *run, stru
 
 static void save_doc(struct sweep_cmd *c, const struct ap_sweep_run *run, const char *stopped)
 {
-	const struct ap_verdict *v = run->verdict_valid ? &run->verdict : NULL;
+	const struct ap_verdict *v = shown_verdict(run->verdict_valid ? &run->verdict : NULL,
+						   stopped);
 	struct ap_sweep_start_stat *st = NULL;
 	struct json_object *o;
 	struct ap_sweep_doc d;
