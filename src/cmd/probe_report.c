@@ -481,11 +481,16 @@ static void print_plan(const struct ctl *c, const char *dev, const struct ap_pro
 	       "  clear after %u rounds, the most when every size runs %u rounds;\n", lo, hi,
 	       c->o.mode == AP_PROBE_READONLY ? "reads" : "writes",
 	       nominal == 2 ? "two sizes are" : "size is", c->o.min_rounds, c->o.max_rounds);
-	/* 10 ms: a misaligned write on a drive that hides its sectors */
+	/*
+	 * A rough estimate from an assumed 10 ms per write (a misaligned
+	 * write on a drive that hides its sectors), rounded up to a second.
+	 */
 	ap_progress_format_eta(c->budget_ns, t, sizeof(t));
-	ap_progress_format_eta(lo * 10 * 1000 * 1000, b1, sizeof(b1));
-	printf("  duration: at most %s (--time-budget); the fewest take about %s at 10 ms\n"
-	       "  each (a drive that hides its sectors), far less on an honest drive.\n", t, b1);
+	ap_progress_format_eta((lo * 10 + 999) / 1000 * 1000 * 1000 * 1000, b1, sizeof(b1));
+	printf("  duration: at most %s (--time-budget); the fewest, %" PRIu64 " %s, take\n"
+	       "  roughly %s at an assumed 10 ms each (a rough estimate for a drive that\n"
+	       "  hides its sectors, rounded up), far less on an honest drive.\n", t, lo,
+	       c->o.mode == AP_PROBE_READONLY ? "reads" : "writes", b1);
 	if (c->o.mode == AP_PROBE_PRESERVE)
 		printf("  Then write the original bytes back, verify every one and delete the "
 		       "journal.\n");
@@ -524,8 +529,8 @@ int dry_run(struct ctl *c, size_t nnamed)
 				free(name);
 				return rc;
 			}
-			/* the emulated drive reports 512-byte sectors */
-			rc = ap_probe_plan(&c->o, spec.capacity, 512, &plan, &e);
+			/* it reports its logical sector as its physical one */
+			rc = ap_probe_plan(&c->o, spec.capacity, spec.logical_sector, &plan, &e);
 			text = ap_emu_spec_format(&spec);
 			ap_emu_spec_free(&spec);
 			if (rc) {
@@ -533,7 +538,7 @@ int dry_run(struct ctl *c, size_t nnamed)
 				free(name);
 				return ap_errx(CMD, "--emulate", rc, "%s", e.msg);
 			}
-			plan.reported_physical = 512;
+			plan.reported_physical = spec.logical_sector;
 			printf("dry run: would set up an emulated drive (%s).\n", text);
 			free(text);
 			jp = journal_path(c, &tmp);

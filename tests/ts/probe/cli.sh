@@ -45,6 +45,16 @@ for cmd in probe sweep; do
 	esac
 done
 
+# the dry-run plan of an emulated 4Kn drive: its logical sector, an
+# estimate that says what it assumes and never "0s"
+ts_run_rc 0 "$ALIGNPROBE" probe --dry-run --emulate=usb-4kn
+grep -q "4096-byte logical" "$TS_TMP/out" || ts_fail "usb-4kn: not 4096-byte logical: $(cat "$TS_TMP/out")"
+grep -q "512-byte logical" "$TS_TMP/out" && ts_fail "usb-4kn planned with 512-byte sectors"
+grep -q "roughly 0s\|about 0s" "$TS_TMP/out" && ts_fail "usb-4kn: an estimate of 0s: $(grep -A1 about "$TS_TMP/out")"
+ts_run_rc 0 "$ALIGNPROBE" probe --dry-run --emulate --min-rounds 1 --max-size 4K
+grep -q "roughly 0s\|about 0s" "$TS_TMP/out" && ts_fail "16 writes estimated as 0s: $(cat "$TS_TMP/out")"
+grep -q "the fewest, 16 writes, take" "$TS_TMP/out" || ts_fail "the estimate does not say what it counts: $(cat "$TS_TMP/out")"
+
 ts_need_loop
 ts_image "$TS_TMP/disk.img" 64M
 dev=$(ts_loop_attach "$TS_TMP/disk.img")
