@@ -196,12 +196,16 @@ void ap_ptable_validate(struct ap_ptable *pt)
 					    ", %" PRIu64 " sectors)", nr, p->start, p->size);
 			continue;
 		}
-		if (part_end(p) >= pt->nsectors)
-			ap_ptable_add_issue(pt, AP_PT_PAST_END, (long)p->partno,
-					    "partition %zu (sectors %" PRIu64 "-%" PRIu64 ") ends past the "
-					    "end of the disk (%" PRIu64 " sectors): the image is truncated "
-					    "or the disk shrank", nr, p->start, part_end(p), pt->nsectors);
-		else if (gpt && p->start < pt->first_usable)
+		if (part_end(p) >= pt->nsectors) {
+			/* a table for another sector size: its evidence says why,
+			 * and nothing was truncated */
+			if (!pt->foreign_sector_size)
+				ap_ptable_add_issue(pt, AP_PT_PAST_END, (long)p->partno,
+						    "partition %zu (sectors %" PRIu64 "-%" PRIu64 ") ends "
+						    "past the end of the disk (%" PRIu64 " sectors): the image "
+						    "is truncated or the disk shrank", nr, p->start,
+						    part_end(p), pt->nsectors);
+		} else if (gpt && p->start < pt->first_usable)
 			ap_ptable_add_issue(pt, AP_PT_OUTSIDE_USABLE, (long)p->partno,
 					    "partition %zu starts at %" PRIu64 ", before the first usable "
 					    "LBA %" PRIu64 " (inside the GPT)", nr, p->start,

@@ -124,6 +124,12 @@ ts_assert_eq "1 512
 m512=$TS_TMP/m512.img
 written_with 512 "$m512" msdos 1MiB 20MiB
 foreign "$m512" 512 4096 dos "partition 1 (sectors 2048-40959) ends past the end of the disk in 4096-byte sectors, but every partition lies inside it in 512-byte ones" --sector-size 4096
+# the foreign sector size explains the partition past the end: no truncation claimed
+ts_run_rc_ro 7 "$m512" "$ALIGNPROBE" check --sector-size 4096 "$m512"
+grep -q "truncated\|shrank" "$TS_TMP/err" && ts_fail "a truncation claimed besides the foreign sector size: $(grep 'truncated\|shrank' "$TS_TMP/err")"
+ts_run_rc_ro 7 "$m512" "$ALIGNPROBE" check -J --sector-size 4096 "$m512"
+jq -e '[.issues[] | select(.kind == "past_end")] | length == 0' "$TS_TMP/out" >/dev/null ||
+	ts_fail "-J: a past_end issue besides the foreign sector size"
 dev4=$(ts_loop_attach "$m512" -b 4096)
 foreign "$dev4" 512 4096 dos "partition 1 starts at sector 2048: at 1 MiB in 512-byte sectors, where partitioning tools put the first partition (at 8M in 4096-byte ones)"
 grep -q "likely cause: the table was written with the disk attached directly (512-byte logical sectors); here a USB bridge" \
