@@ -103,7 +103,7 @@ static void __attribute__((noreturn)) usage(void)
 	      "     --check-size       also require sizes to be whole physical sectors\n"
 	      " -q, --quiet            print nothing but errors; the exit status tells\n"
 	      " -v, --verbose          also print what libfdisk said\n", out);
-	ap_out_usage(out);
+	ap_out_usage(out, 24);
 	fputs(" -h, --help             display this help\n"
 	      " -V, --version          display version\n"
 	      "\n"

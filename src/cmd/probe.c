@@ -149,7 +149,7 @@ static void usage(void)
 	      "     --prometheus FILE      write the results for node_exporter's textfile\n"
 	      "                            collector (atomically)\n"
 	      " -q, --quiet                no progress line\n", f);
-	ap_out_usage(f);
+	ap_out_usage(f, 28);
 	fputs(" -h, --help                 display this help\n"
 	      " -V, --version              display version\n", f);
 	fputs("\nAvailable output columns:\n", f);
@@ -162,6 +162,7 @@ static void usage(void)
 	fputs("Exit status: 0 verdict, 1 failure, 2 usage, 3 refused for safety, 5 no verdict\n"
 	      "within the budget, 128+N interrupted by signal N (preserving mode restored first).\n",
 	      f);
+	fputs("\nFor more details see alignprobe(8).\n", f);
 }
 
 /* ------------------------------------------------------------------ */

@@ -224,7 +224,7 @@ static int gate_job(struct ctl *c, struct job *j)
 int emu_spec(struct ctl *c, size_t i, struct ap_emu_spec *spec)
 {
 	ap_emu_spec_init(spec);
-	return ap_cmd_emu_spec(CMD, AP_CMD_EMU_DEFAULT_SPEC, c->emu_specs[i], false, spec);
+	return ap_cmd_emu_spec(CMD, AP_CMD_EMU_DEFAULT_SPEC, c->emu_specs[i], true, spec);
 }
 
 static int attach_emulated(struct ctl *c, size_t i, struct job *j)

@@ -136,7 +136,7 @@ static void usage(void)
 	      "     --emulate[=SPEC]     run on an emulated drive set up for this run\n"
 	      "                          (SPEC as for 'alignprobe emulate', e.g. cache=on,base=100us)\n"
 	      " -q, --quiet              no progress line\n", f);
-	ap_out_usage(f);
+	ap_out_usage(f, 26);
 	fputs(" -h, --help               display this help\n"
 	      " -V, --version            display version\n\n", f);
 	fputs("Modes (the time of a cell includes what the mode needs for its data to be\n"

@@ -110,7 +110,7 @@ static void usage(void)
 	      " -y, --yes                no confirmation (typing the device name)\n"
 	      "     --dry-run            check and print the plan, write nothing\n"
 	      " -q, --quiet              no progress line\n", f);
-	ap_out_usage(f);
+	ap_out_usage(f, 26);
 	fputs(" -h, --help               display this help\n"
 	      " -V, --version            display version\n\n", f);
 	fputs("Presets:\n", f);
@@ -330,6 +330,17 @@ static int parse_args(struct sweep_cmd *c, int argc, char **argv)
 	if (c->out.list_columns) {
 		ap_out_list_columns(&c->out, infos, AP_ARRAY_SIZE(infos));
 		return -1;
+	}
+	{
+		int cols[AP_ARRAY_SIZE(infos) * 2];
+		size_t ncols;
+
+		/* -o before anything is measured, not when reporting */
+		if (ap_out_columns(&c->out, infos, AP_ARRAY_SIZE(infos), default_cols,
+				   AP_ARRAY_SIZE(default_cols), cols, &ncols, &e) != 0) {
+			ap_usage_error(CMD, "%s", e.msg);
+			return AP_EXIT_USAGE;
+		}
 	}
 	if (optind < argc)
 		c->device = argv[optind++];

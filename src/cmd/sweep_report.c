@@ -30,7 +30,7 @@ static int select_cols(struct sweep_cmd *c, struct ap_cols *cs, int *cols)
 
 	if (ap_out_columns(&c->out, infos, AP_ARRAY_SIZE(infos), default_cols,
 			   AP_ARRAY_SIZE(default_cols), cols, &ncols, &e) != 0) {
-		ap_warnx(CMD, NULL, "%s", e.msg);
+		ap_usage_error(CMD, "%s", e.msg);	/* parse_args checked it already */
 		return AP_EXIT_USAGE;
 	}
 	ap_cols_init(cs, &c->out, infos, AP_ARRAY_SIZE(infos), cols, ncols,

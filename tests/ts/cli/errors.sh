@@ -127,6 +127,11 @@ cat > "$T/table" <<'EOF'
 2 | err | ^alignprobe seq: --modes: empty mode name in list 'none,,direct'$ | seq --dry-run -s 1M -m none,,direct $T/seq-dry
 2 | err | ^alignprobe seq: --dry-run prints its plan as text: -J/--json cannot go with it$ | seq --dry-run -J -s 1M $T/seq-dry
 0 | out | ^dry run: .*/seq-dry: 1 cell x 1 round, | seq --dry-run -s 1M -B 4K -m none $T/seq-dry
+2 | err | ^Try 'alignprobe sweep --help' for more information\.$ | sweep --replay $T/interrupted.json -o START,NO_SUCH_COLUMN
+2 | err | ^Try 'alignprobe sweep --help' for more information\.$ | sweep --replay $T/interrupted.json -o START,,TPS
+2 | err | ^alignprobe sweep: unknown column: NO_SUCH_COLUMN | sweep --emulate=size=64M --dry-run -o NO_SUCH_COLUMN
+2 | err | ^Try 'alignprobe probe --help' for more information\.$ | probe --dry-run --emulate=bogus=1
+2 | err | ^Try 'alignprobe sweep --help' for more information\.$ | sweep --dry-run --emulate=bogus=1
 0 | out | ^  direct +3K  dd bs=3K conv=notrunc oflag=direct,dsync$ | seq --dry-run -s 1M -B 3K -m direct $BIG
 2 | err | ^alignprobe seq: $L4K: block size 3072 is not a multiple of the logical sector size 4096$ | seq --dry-run -s 1M -B 3K,4K $L4K
 EOF
