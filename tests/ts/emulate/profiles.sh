@@ -72,7 +72,18 @@ stats=$("$ALIGNPROBE" emulate --stats "$dev" -n -r -o WRITES,RMW_WRITES,RMW,ALIG
 flushes=$("$ALIGNPROBE" emulate --stats "$dev" -n -r -o FLUSHES)
 ts_assert_eq "1 1 2 0" "$stats" "hdd-7200: writes rmw-writes rmw aligned"
 [ "$flushes" -ge 1 ] || ts_fail "hdd-7200: no flush reached the drive"
-"$ALIGNPROBE" emulate --detach "$dev" || ts_fail "detach $dev failed"
+# the detach clears the loop device, then stops the server: with nothing
+# left to take down it exits on SIGTERM, no SIGKILL after a time-out
+if command -v strace > /dev/null; then
+	strace -f -qq -e trace=kill -o "$TS_TMP/detach.trace" \
+		"$ALIGNPROBE" emulate --detach "$dev" || ts_fail "detach $dev failed"
+	grep -q SIGTERM "$TS_TMP/detach.trace" || ts_fail "detach: no SIGTERM: $(cat "$TS_TMP/detach.trace")"
+	! grep -q SIGKILL "$TS_TMP/detach.trace" ||
+		ts_fail "detach: the server needed SIGKILL: $(cat "$TS_TMP/detach.trace")"
+else
+	ts_log "no strace: how the server stops is not checked"
+	"$ALIGNPROBE" emulate --detach "$dev" || ts_fail "detach $dev failed"
+fi
 sed -i "\|^$dev\$|d" "$TS_TMP/.emus"
 
 dev=$(ts_emu_attach --profile usb-4kn --size 64M)
