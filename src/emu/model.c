@@ -160,162 +160,321 @@ static bool key_is(const char *key, const char *a, const char *b)
 	return strcmp(key, a) == 0 || (b && strcmp(key, b) == 0);
 }
 
-int ap_emu_spec_set(struct ap_emu_spec *s, const char *key, const char *val,
-		    struct ap_error *e)
+static int bad_size(const char *key, const char *val, struct ap_error *e)
+{
+	return ap_error_set(e, EINVAL, "%s '%s': not a size (e.g. 4096, 4K, 1G)", key, val);
+}
+
+/*
+ * The setters of ap_emu_spec_set(): @key is the name given (an alias
+ * included), @val never NULL; 0, or a negative errno with @e set.
+ */
+static int set_capacity(struct ap_emu_spec *s, const char *key, const char *val,
+			struct ap_error *e)
 {
 	uint64_t u;
 
-	if (!val)
-		val = "";
-	if (key_is(key, "size", "capacity")) {
-		if (ap_parse_size(val, &u) != 0)
-			goto bad_size;
-		s->capacity = u;
-		s->capacity_set = true;
-	} else if (key_is(key, "phys", "physical")) {
-		if (ap_parse_size(val, &u) != 0)
-			goto bad_size;
-		if (u < 512 || u > 65536 || !ap_is_power_of_2(u))
-			return ap_error_set(e, EINVAL,
-				"%s '%s': the physical sector size must be a power of two from 512 to 65536",
-				key, val);
-		s->phys_sector = (uint32_t)u;
-	} else if (key_is(key, "lba", "lowest-aligned")) {
-		uint32_t v;
+	if (ap_parse_size(val, &u) != 0)
+		return bad_size(key, val, e);
+	s->capacity = u;
+	s->capacity_set = true;
+	return 0;
+}
 
-		if (ap_parse_u32(val, &v) != 0)
-			return ap_error_set(e, EINVAL, "%s '%s': not a sector number", key, val);
-		s->lowest_aligned = v;
-	} else if (key_is(key, "rmw", "rmw-cost") || key_is(key, "base", "base-cost") ||
-		   key_is(key, "flush", "flush-cost")) {
-		if (parse_cost(val, &u) != 0)
-			return ap_error_set(e, EINVAL,
-				"%s '%s': not a duration (use a unit: 8ms, 300us, 0)", key, val);
-		if (u > 10 * AP_NSEC_PER_SEC)
-			return ap_error_set(e, EINVAL, "%s '%s': more than 10s per request", key, val);
-		if (key[0] == 'r')
-			s->rmw_ns = u;
-		else if (key[0] == 'f')
-			s->flush_ns = u;
-		else
-			s->base_ns = u;
-	} else if (key_is(key, "jitter", NULL)) {
-		if (ap_parse_fraction(val, 1.0, &s->jitter) != 0)
-			return ap_error_set(e, EINVAL,
-				"jitter '%s': not a fraction between 0 and 100%%", val);
-	} else if (key_is(key, "seed", NULL)) {
-		if (ap_parse_u64(val, &s->seed) != 0)
-			return ap_error_set(e, EINVAL, "seed '%s': not a number", val);
-	} else if (key_is(key, "cache", "write-cache")) {
-		if (parse_bool(*val ? val : "on", &s->write_cache) != 0)
-			return ap_error_set(e, EINVAL, "%s '%s': expected on or off", key, val);
-	} else if (key_is(key, "fail", NULL)) {
-		char *tmp = ap_xstrdup(val), *plus = strchr(tmp, '+');
-		int rc = 0;
+static int set_phys(struct ap_emu_spec *s, const char *key, const char *val, struct ap_error *e)
+{
+	uint64_t u;
 
-		if (plus)
-			*plus++ = '\0';
-		if (ap_parse_u64(tmp, &s->fail_lba) != 0)
-			rc = -EINVAL;
-		if (!plus)
-			s->fail_count = 1;
-		else if (ap_parse_u64(plus, &s->fail_count) != 0 || s->fail_count == 0)
-			rc = -EINVAL;
-		free(tmp);
-		if (rc)
-			return ap_error_set(e, EINVAL,
-				"fail '%s': expected LBA or LBA+COUNT (sectors of 512 bytes)", val);
-	} else if (key_is(key, "fail-lba", NULL)) {
-		if (ap_parse_u64(val, &s->fail_lba) != 0)
-			return ap_error_set(e, EINVAL, "fail-lba '%s': not a sector number", val);
-		if (!s->fail_count)
-			s->fail_count = 1;
-	} else if (key_is(key, "fail-count", NULL)) {
-		if (ap_parse_u64(val, &s->fail_count) != 0 || s->fail_count == 0)
-			return ap_error_set(e, EINVAL, "fail-count '%s': not a positive number", val);
-	} else if (key_is(key, "fail-rw", NULL)) {
-		if (strcmp(val, "r") == 0)
-			s->fail_reads = true, s->fail_writes = false;
-		else if (strcmp(val, "w") == 0)
-			s->fail_reads = false, s->fail_writes = true;
-		else if (strcmp(val, "rw") == 0 || strcmp(val, "wr") == 0)
-			s->fail_reads = s->fail_writes = true;
-		else
-			return ap_error_set(e, EINVAL, "fail-rw '%s': expected r, w or rw", val);
-	} else if (key_is(key, "fail-after", NULL)) {
-		if (ap_parse_u64(val, &s->fail_after) != 0 || s->fail_after == 0)
-			return ap_error_set(e, EINVAL, "fail-after '%s': not a positive number", val);
-	} else if (key_is(key, "profile", NULL)) {
-		return ap_emu_spec_profile(s, val, e);
-	} else if (key_is(key, "model", NULL)) {
-		size_t i;
-
-		for (i = 0; i < AP_ARRAY_SIZE(model_names); i++)
-			if (strcmp(val, model_names[i]) == 0)
-				break;
-		if (i == AP_ARRAY_SIZE(model_names))
-			return ap_error_set(e, EINVAL, "model '%s': expected simple, hdd or flash", val);
-		s->model = (enum ap_emu_model_kind)i;
-	} else if (key_is(key, "logical", "logical-sector")) {
-		if (ap_parse_size(val, &u) != 0 || u < 512 || u > 4096 || !ap_is_power_of_2(u))
-			return ap_error_set(e, EINVAL,
-				"%s '%s': the logical sector size must be 512, 1024, 2048 or 4096",
-				key, val);
-		s->logical_sector = (uint32_t)u;
-	} else if (key_is(key, "rpm", NULL)) {
-		uint32_t v;
-
-		if (ap_parse_u32(val, &v) != 0 || v < 60 || v > 100000)
-			return ap_error_set(e, EINVAL, "rpm '%s': expected 60 to 100000", val);
-		s->rpm = v;
-	} else if (key_is(key, "disk", "disk-size") || key_is(key, "track", NULL) ||
-		   key_is(key, "cache-size", NULL) || key_is(key, "bus", NULL)) {
-		if (ap_parse_size(val, &u) != 0)
-			goto bad_size;
-		if (key[0] == 'd') {
-			if (u < AP_EMU_MIN_CAPACITY || u > AP_EMU_MAX_CAPACITY)
-				return ap_error_set(e, EINVAL,
-					"%s '%s': must lie between 1 MiB and 16 TiB", key, val);
-			s->disk_size = u;
-		} else if (key[0] == 't') {
-			if (u < 512 || u > (1ULL << 30))
-				return ap_error_set(e, EINVAL,
-					"track '%s': must lie between 512 bytes and 1 GiB", val);
-			s->track = u;
-		} else if (key[0] == 'c') {
-			if (u > (16ULL << 30))
-				return ap_error_set(e, EINVAL, "cache-size '%s': more than 16 GiB", val);
-			s->cache_size = u;
-		} else {
-			s->bus_rate = u;
-		}
-	} else if (key_is(key, "settle", NULL) || key_is(key, "seek", NULL)) {
-		if (parse_cost(val, &u) != 0)
-			return ap_error_set(e, EINVAL,
-				"%s '%s': not a duration (use a unit: 1ms, 300us, 0)", key, val);
-		if (u > AP_NSEC_PER_SEC)
-			return ap_error_set(e, EINVAL, "%s '%s': more than 1s", key, val);
-		if (key[1] == 'e' && key[2] == 't')
-			s->settle_ns = u;
-		else
-			s->seek_ns = u;
-	} else if (key_is(key, "knee", NULL)) {
-		if (ap_parse_fraction(val, 1.0, &s->knee) != 0 || s->knee <= 0 || s->knee >= 1)
-			return ap_error_set(e, EINVAL,
-				"knee '%s': a fraction of the full stroke, above 0 and below 100%%", val);
-	} else if (key_is(key, "image", NULL)) {
-		if (!*val)
-			return ap_error_set(e, EINVAL, "image: empty file name");
-		free(s->image);
-		s->image = ap_xstrdup(val);
-	} else {
+	if (ap_parse_size(val, &u) != 0)
+		return bad_size(key, val, e);
+	if (u < 512 || u > 65536 || !ap_is_power_of_2(u))
 		return ap_error_set(e, EINVAL,
-			"unknown emulator parameter '%s' (known: profile, model, size, logical, phys, lba, rmw, base, flush, jitter, seed, cache, rpm, disk, track, settle, seek, knee, cache-size, bus, fail, fail-lba, fail-count, fail-rw, fail-after, image)",
-			key);
+			"%s '%s': the physical sector size must be a power of two from 512 to 65536",
+			key, val);
+	s->phys_sector = (uint32_t)u;
+	return 0;
+}
+
+static int set_lba(struct ap_emu_spec *s, const char *key, const char *val, struct ap_error *e)
+{
+	uint32_t v;
+
+	if (ap_parse_u32(val, &v) != 0)
+		return ap_error_set(e, EINVAL, "%s '%s': not a sector number", key, val);
+	s->lowest_aligned = v;
+	return 0;
+}
+
+/* rmw, base, flush: the cost of a request */
+static int set_request_cost(struct ap_emu_spec *s, const char *key, const char *val,
+			    struct ap_error *e)
+{
+	uint64_t u;
+
+	if (parse_cost(val, &u) != 0)
+		return ap_error_set(e, EINVAL,
+			"%s '%s': not a duration (use a unit: 8ms, 300us, 0)", key, val);
+	if (u > 10 * AP_NSEC_PER_SEC)
+		return ap_error_set(e, EINVAL, "%s '%s': more than 10s per request", key, val);
+	if (key[0] == 'r')
+		s->rmw_ns = u;
+	else if (key[0] == 'f')
+		s->flush_ns = u;
+	else
+		s->base_ns = u;
+	return 0;
+}
+
+static int set_jitter(struct ap_emu_spec *s, const char *key, const char *val,
+		      struct ap_error *e)
+{
+	(void)key;
+	if (ap_parse_fraction(val, 1.0, &s->jitter) != 0)
+		return ap_error_set(e, EINVAL,
+			"jitter '%s': not a fraction between 0 and 100%%", val);
+	return 0;
+}
+
+static int set_seed(struct ap_emu_spec *s, const char *key, const char *val, struct ap_error *e)
+{
+	(void)key;
+	if (ap_parse_u64(val, &s->seed) != 0)
+		return ap_error_set(e, EINVAL, "seed '%s': not a number", val);
+	return 0;
+}
+
+static int set_cache(struct ap_emu_spec *s, const char *key, const char *val, struct ap_error *e)
+{
+	if (parse_bool(*val ? val : "on", &s->write_cache) != 0)
+		return ap_error_set(e, EINVAL, "%s '%s': expected on or off", key, val);
+	return 0;
+}
+
+/* fail=LBA or LBA+COUNT */
+static int set_fail(struct ap_emu_spec *s, const char *key, const char *val, struct ap_error *e)
+{
+	char *tmp = ap_xstrdup(val), *plus = strchr(tmp, '+');
+	int rc = 0;
+
+	(void)key;
+	if (plus)
+		*plus++ = '\0';
+	if (ap_parse_u64(tmp, &s->fail_lba) != 0)
+		rc = -EINVAL;
+	if (!plus)
+		s->fail_count = 1;
+	else if (ap_parse_u64(plus, &s->fail_count) != 0 || s->fail_count == 0)
+		rc = -EINVAL;
+	free(tmp);
+	if (rc)
+		return ap_error_set(e, EINVAL,
+			"fail '%s': expected LBA or LBA+COUNT (sectors of 512 bytes)", val);
+	return 0;
+}
+
+static int set_fail_lba(struct ap_emu_spec *s, const char *key, const char *val,
+			struct ap_error *e)
+{
+	(void)key;
+	if (ap_parse_u64(val, &s->fail_lba) != 0)
+		return ap_error_set(e, EINVAL, "fail-lba '%s': not a sector number", val);
+	if (!s->fail_count)
+		s->fail_count = 1;
+	return 0;
+}
+
+static int set_fail_count(struct ap_emu_spec *s, const char *key, const char *val,
+			  struct ap_error *e)
+{
+	(void)key;
+	if (ap_parse_u64(val, &s->fail_count) != 0 || s->fail_count == 0)
+		return ap_error_set(e, EINVAL, "fail-count '%s': not a positive number", val);
+	return 0;
+}
+
+static int set_fail_rw(struct ap_emu_spec *s, const char *key, const char *val,
+		       struct ap_error *e)
+{
+	(void)key;
+	if (strcmp(val, "r") == 0)
+		s->fail_reads = true, s->fail_writes = false;
+	else if (strcmp(val, "w") == 0)
+		s->fail_reads = false, s->fail_writes = true;
+	else if (strcmp(val, "rw") == 0 || strcmp(val, "wr") == 0)
+		s->fail_reads = s->fail_writes = true;
+	else
+		return ap_error_set(e, EINVAL, "fail-rw '%s': expected r, w or rw", val);
+	return 0;
+}
+
+static int set_fail_after(struct ap_emu_spec *s, const char *key, const char *val,
+			  struct ap_error *e)
+{
+	(void)key;
+	if (ap_parse_u64(val, &s->fail_after) != 0 || s->fail_after == 0)
+		return ap_error_set(e, EINVAL, "fail-after '%s': not a positive number", val);
+	return 0;
+}
+
+static int set_profile(struct ap_emu_spec *s, const char *key, const char *val,
+		       struct ap_error *e)
+{
+	(void)key;
+	return ap_emu_spec_profile(s, val, e);
+}
+
+static int set_model(struct ap_emu_spec *s, const char *key, const char *val, struct ap_error *e)
+{
+	size_t i;
+
+	(void)key;
+	for (i = 0; i < AP_ARRAY_SIZE(model_names); i++)
+		if (strcmp(val, model_names[i]) == 0)
+			break;
+	if (i == AP_ARRAY_SIZE(model_names))
+		return ap_error_set(e, EINVAL, "model '%s': expected simple, hdd or flash", val);
+	s->model = (enum ap_emu_model_kind)i;
+	return 0;
+}
+
+static int set_logical(struct ap_emu_spec *s, const char *key, const char *val,
+		       struct ap_error *e)
+{
+	uint64_t u;
+
+	if (ap_parse_size(val, &u) != 0 || u < 512 || u > 4096 || !ap_is_power_of_2(u))
+		return ap_error_set(e, EINVAL,
+			"%s '%s': the logical sector size must be 512, 1024, 2048 or 4096",
+			key, val);
+	s->logical_sector = (uint32_t)u;
+	return 0;
+}
+
+static int set_rpm(struct ap_emu_spec *s, const char *key, const char *val, struct ap_error *e)
+{
+	uint32_t v;
+
+	(void)key;
+	if (ap_parse_u32(val, &v) != 0 || v < 60 || v > 100000)
+		return ap_error_set(e, EINVAL, "rpm '%s': expected 60 to 100000", val);
+	s->rpm = v;
+	return 0;
+}
+
+/* disk, track, cache-size, bus: the sizes of the hdd and flash models */
+static int set_model_size(struct ap_emu_spec *s, const char *key, const char *val,
+			  struct ap_error *e)
+{
+	uint64_t u;
+
+	if (ap_parse_size(val, &u) != 0)
+		return bad_size(key, val, e);
+	if (key[0] == 'd') {
+		if (u < AP_EMU_MIN_CAPACITY || u > AP_EMU_MAX_CAPACITY)
+			return ap_error_set(e, EINVAL,
+				"%s '%s': must lie between 1 MiB and 16 TiB", key, val);
+		s->disk_size = u;
+	} else if (key[0] == 't') {
+		if (u < 512 || u > (1ULL << 30))
+			return ap_error_set(e, EINVAL,
+				"track '%s': must lie between 512 bytes and 1 GiB", val);
+		s->track = u;
+	} else if (key[0] == 'c') {
+		if (u > (16ULL << 30))
+			return ap_error_set(e, EINVAL, "cache-size '%s': more than 16 GiB", val);
+		s->cache_size = u;
+	} else {
+		s->bus_rate = u;
 	}
 	return 0;
-bad_size:
-	return ap_error_set(e, EINVAL, "%s '%s': not a size (e.g. 4096, 4K, 1G)", key, val);
+}
+
+/* settle, seek: the head's times */
+static int set_head_time(struct ap_emu_spec *s, const char *key, const char *val,
+			 struct ap_error *e)
+{
+	uint64_t u;
+
+	if (parse_cost(val, &u) != 0)
+		return ap_error_set(e, EINVAL,
+			"%s '%s': not a duration (use a unit: 1ms, 300us, 0)", key, val);
+	if (u > AP_NSEC_PER_SEC)
+		return ap_error_set(e, EINVAL, "%s '%s': more than 1s", key, val);
+	if (key[1] == 'e' && key[2] == 't')
+		s->settle_ns = u;
+	else
+		s->seek_ns = u;
+	return 0;
+}
+
+static int set_knee(struct ap_emu_spec *s, const char *key, const char *val, struct ap_error *e)
+{
+	(void)key;
+	if (ap_parse_fraction(val, 1.0, &s->knee) != 0 || s->knee <= 0 || s->knee >= 1)
+		return ap_error_set(e, EINVAL,
+			"knee '%s': a fraction of the full stroke, above 0 and below 100%%", val);
+	return 0;
+}
+
+static int set_image(struct ap_emu_spec *s, const char *key, const char *val, struct ap_error *e)
+{
+	(void)key;
+	if (!*val)
+		return ap_error_set(e, EINVAL, "image: empty file name");
+	free(s->image);
+	s->image = ap_xstrdup(val);
+	return 0;
+}
+
+/* The keys of a spec, in the order the error for an unknown one lists them. */
+static const struct spec_key {
+	const char *name, *alias;
+	int (*set)(struct ap_emu_spec *s, const char *key, const char *val, struct ap_error *e);
+} spec_keys[] = {
+	{ "profile", NULL, set_profile },
+	{ "model", NULL, set_model },
+	{ "size", "capacity", set_capacity },
+	{ "logical", "logical-sector", set_logical },
+	{ "phys", "physical", set_phys },
+	{ "lba", "lowest-aligned", set_lba },
+	{ "rmw", "rmw-cost", set_request_cost },
+	{ "base", "base-cost", set_request_cost },
+	{ "flush", "flush-cost", set_request_cost },
+	{ "jitter", NULL, set_jitter },
+	{ "seed", NULL, set_seed },
+	{ "cache", "write-cache", set_cache },
+	{ "rpm", NULL, set_rpm },
+	{ "disk", "disk-size", set_model_size },
+	{ "track", NULL, set_model_size },
+	{ "settle", NULL, set_head_time },
+	{ "seek", NULL, set_head_time },
+	{ "knee", NULL, set_knee },
+	{ "cache-size", NULL, set_model_size },
+	{ "bus", NULL, set_model_size },
+	{ "fail", NULL, set_fail },
+	{ "fail-lba", NULL, set_fail_lba },
+	{ "fail-count", NULL, set_fail_count },
+	{ "fail-rw", NULL, set_fail_rw },
+	{ "fail-after", NULL, set_fail_after },
+	{ "image", NULL, set_image },
+};
+
+int ap_emu_spec_set(struct ap_emu_spec *s, const char *key, const char *val,
+		    struct ap_error *e)
+{
+	char known[512];
+	size_t i, n = 0;
+
+	if (!val)
+		val = "";
+	for (i = 0; i < AP_ARRAY_SIZE(spec_keys); i++)
+		if (key_is(key, spec_keys[i].name, spec_keys[i].alias))
+			return spec_keys[i].set(s, key, val, e);
+	known[0] = '\0';
+	for (i = 0; i < AP_ARRAY_SIZE(spec_keys) && n < sizeof(known); i++)
+		n += (size_t)snprintf(known + n, sizeof(known) - n, "%s%s", i ? ", " : "",
+				      spec_keys[i].name);
+	return ap_error_set(e, EINVAL, "unknown emulator parameter '%s' (known: %s)", key, known);
 }
 
 int ap_emu_spec_validate(const struct ap_emu_spec *s, struct ap_error *e)
