@@ -163,8 +163,8 @@ char *ap_wcache_record_aux(int model, const char *backing, const char *orig)
 {
 	char *s;
 
-	ap_xasprintf(&s, "model=%s;backing=%s;orig=%s",
-		     model < 0 ? "-" : model ? "on" : "off", backing ? backing : "", orig);
+	ap_xasprintf(&s, "model=%s;orig=%s;backing=%s",
+		     model < 0 ? "-" : model ? "on" : "off", orig, backing ? backing : "");
 	return s;
 }
 
@@ -190,8 +190,8 @@ int ap_wcache_record_parse(const char *aux, int *model, char **backing, char **o
 
 	if (!aux || strchr(aux, '\n'))
 		return -EINVAL;
-	if (!(m = record_field(p, "model", false, &p)) || !(b = record_field(p, "backing", false, &p)) ||
-	    !(o = record_field(p, "orig", true, &p)) || !*o ||
+	if (!(m = record_field(p, "model", false, &p)) || !(o = record_field(p, "orig", false, &p)) ||
+	    !(b = record_field(p, "backing", true, &p)) || !*o ||
 	    (strcmp(m, "on") && strcmp(m, "off") && strcmp(m, "-"))) {
 		free(m);
 		free(b);

@@ -68,12 +68,13 @@ void ap_wcache_free(struct ap_wcache *w);
 
 /*
  * The registry record's aux (lib/state.h, AP_STATE_WCACHE): one line,
- * "model=on|off|-;backing=PATH;orig=VALUE". @model: the emulated drive's
- * cache model when found (1 on, 0 off, -1 not an emulated drive);
- * @backing: the loop device's backing file then (NULL: none), so that a
- * restore never touches the drive that took the number afterwards; @orig:
- * the attribute's value. VALUE comes last: it may hold anything but a
- * newline. Parsing gives malloc'd strings: 0, or -EINVAL.
+ * "model=on|off|-;orig=VALUE;backing=PATH". @model: the emulated drive's
+ * cache model when found (1 on, 0 off, -1 not an emulated drive); @orig:
+ * the attribute's value (one of the kernel's, never a ';'); @backing: the
+ * loop device's backing file then (NULL: none), so that a restore never
+ * touches the drive that took the number afterwards -- last, as it may
+ * hold anything but a newline. Parsing gives malloc'd strings: 0, or
+ * -EINVAL.
  */
 char *ap_wcache_record_aux(int model, const char *backing, const char *orig);
 int ap_wcache_record_parse(const char *aux, int *model, char **backing, char **orig);

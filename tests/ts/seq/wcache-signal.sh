@@ -44,7 +44,7 @@ for sig in INT TERM; do
 	ts_assert_eq "off write through" "$(state "$dev")" "SIG$sig: the drive during the off runs"
 	e=$(entry wcache)
 	[ -n "$e" ] || ts_fail "SIG$sig: the original state is not in the registry"
-	ts_assert_eq "model=on;backing=$(cat "/sys/block/${dev#/dev/}/loop/backing_file");orig=write back" \
+	ts_assert_eq "model=on;orig=write back;backing=$(cat "/sys/block/${dev#/dev/}/loop/backing_file")" \
 		"$(sed -n 's/^aux=//p' "$e")" "SIG$sig: the registry record"
 	kill -$sig $spid
 	ts_wait_for "seq to exit after SIG$sig" seq_gone
