@@ -184,7 +184,7 @@ static char *seq_drive_write_cache(const struct ap_seq_target *t)
 	return s;
 }
 
-static int seq_parse(struct seq_cmd *c, int argc, char **argv)
+static int seq_parse_args(struct seq_cmd *c, int argc, char **argv)
 {
 	struct ap_error e = { 0 };
 	uint64_t v;
@@ -596,7 +596,7 @@ int ap_cmd_seq(int argc, char **argv)
 
 	memset(&c, 0, sizeof(c));
 	c.so.ask = ap_ui_confirm;	/* the gate asks through it */
-	rc = seq_parse(&c, argc, argv);
+	rc = seq_parse_args(&c, argc, argv);
 	if (rc) {
 		free(c.bs);
 		return rc < 0 ? AP_EXIT_OK : rc;

@@ -13,11 +13,7 @@ ts_init "seq --write-cache restores the cache on signals and through cleanup"
 ts_need_emulator
 ts_need_cmd jq
 
-state() {
-	local model
-	model=$("$ALIGNPROBE" emulate --stats "$1" -n -r -o SPEC | grep -oE '(^|,)cache=(on|off)')
-	echo "${model#*=} $(cat "/sys/block/${1#/dev/}/queue/write_cache")"
-}
+state() { ts_emu_write_cache "$1"; }
 seq_gone() { ! ts_running "$spid"; }
 entry() { grep -l "^kind=$1\$" "$ALIGNPROBE_STATE_DIR"/* 2>/dev/null | head -n1; }
 

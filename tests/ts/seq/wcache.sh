@@ -15,12 +15,7 @@ ts_init "seq --write-cache switches the drive's cache, proves it, restores it"
 ts_need_emulator
 ts_need_cmd jq
 
-# state DEV: "MODEL KERNEL", e.g. "on write back"
-state() {
-	local model
-	model=$("$ALIGNPROBE" emulate --stats "$1" -n -r -o SPEC | grep -oE '(^|,)cache=(on|off)')
-	echo "${model#*=} $(cat "/sys/block/${1#/dev/}/queue/write_cache")"
-}
+state() { ts_emu_write_cache "$1"; }
 # assert_restored DEV "MODEL KERNEL" WHAT
 assert_restored() {
 	ts_assert_eq "$2" "$(state "$1")" "$3: the drive's write cache (model, kernel)"
