@@ -856,6 +856,20 @@ static uint64_t hdd_request(struct ap_emu_model *m, enum ap_emu_op op, uint64_t 
 	return ns;
 }
 
+void ap_emu_model_set_write_cache(struct ap_emu_model *m, bool on, uint64_t now_ns,
+				  struct ap_emu_cost *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (m->write_cache && !on) {
+		if (m->kind == AP_EMU_MODEL_HDD)
+			c->cost_ns = destage(m, now_ns, c);
+		else
+			c->cost_ns = m->pending_rmw * m->rmw_ns;	/* counted when written */
+		m->pending_rmw = 0;
+	}
+	m->write_cache = on;
+}
+
 void ap_emu_model_request(struct ap_emu_model *m, enum ap_emu_op op,
 			  uint64_t off, uint64_t len, uint64_t served,
 			  uint64_t now_ns, struct ap_emu_cost *c)

@@ -146,13 +146,34 @@ static uint64_t served_by(const struct server *sv)
 	return n;
 }
 
+/*
+ * The write cache switched through the stats page (seq --write-cache): the
+ * model follows before the request; what switching off destages is charged
+ * with it. The cost of the switch (its RMW in *rmw).
+ */
+static uint64_t follow_write_cache(struct server *sv, uint64_t *rmw)
+{
+	bool on = ap_emu_shm_write_cache(srv.shm);
+	struct ap_emu_cost c;
+
+	if (on == srv.model.write_cache)
+		return 0;
+	ap_emu_model_set_write_cache(&srv.model, on, srv.t0, &c);
+	*rmw = c.rmw;
+	return c.cost_ns;
+}
+
 /* Model one request; true if it must fail with EIO (already accounted). */
 static bool account(struct server *sv, enum ap_emu_op op, uint64_t off, uint64_t len,
 		    struct ap_emu_cost *c)
 {
+	uint64_t sw_rmw = 0, sw_ns = follow_write_cache(sv, &sw_rmw);
+
 	ap_emu_model_request(&srv.model, op, off, len,
 			     (srv.model.fail_count || srv.model.fail_after) ? served() : 0,
-			     srv.t0, c);
+			     srv.t0 + sw_ns, c);
+	c->cost_ns += sw_ns;
+	c->rmw += sw_rmw;
 	charge(c->cost_ns);
 	stats_begin(sv);
 	BUMP(busy_ns, c->cost_ns);
