@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "cmd/commands.h"
-#include "cmd/seq_int.h"
+#include "cmd/seq.h"
 #include "cmd/wcache.h"
 #include "device/safety.h"
 #include "device/sgio.h"
