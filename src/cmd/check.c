@@ -26,11 +26,9 @@
  * the exit status; check_geom.c the geometries and the rule; check_report.c
  * what is printed; check.h what they share.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,7 +137,7 @@ static int tristate(const struct ap_geometry *g, uint64_t lba)
 {
 	if (!g->physical)
 		return -1;
-	return ap_geometry_is_aligned(lba, g->logical, g->physical, g->lowest_aligned);
+	return ap_align_is_aligned(lba, g->logical, g->physical, g->lowest_aligned);
 }
 
 void judge(const struct check *c, const struct ap_part *p, struct verdicts *v)
@@ -150,16 +148,16 @@ void judge(const struct check *c, const struct ap_part *p, struct verdicts *v)
 	v->reported = tristate(&c->g.reported, p->start);
 	v->drive = tristate(&c->g.drive, p->start);
 	v->probed = tristate(&c->g.probed, p->start);
-	v->mib = ap_geometry_is_aligned(p->start, ls, AP_MIB, 0);
-	v->optio = c->g.optio ? ap_geometry_is_aligned(p->start, ls, c->g.optio,
+	v->mib = ap_align_is_aligned(p->start, ls, AP_MIB, 0);
+	v->optio = c->g.optio ? ap_align_is_aligned(p->start, ls, c->g.optio,
 							c->g.optio_lowest) : -1;
-	v->size_aligned = ap_geometry_size_is_aligned(p->size, ls, f->physical);
-	v->misalign = ap_geometry_misalignment(p->start, ls, f->physical, f->lowest_aligned) / ls;
-	v->next = ap_geometry_next_aligned(p->start, ls, f->physical, f->lowest_aligned);
+	v->size_aligned = ap_align_size_is_aligned(p->size, ls, f->physical);
+	v->misalign = ap_align_misalignment(p->start, ls, f->physical, f->lowest_aligned) / ls;
+	v->next = ap_align_next(p->start, ls, f->physical, f->lowest_aligned);
 	if (p->container || c->pt.foreign_sector_size)
 		v->aligned = -1;	/* holds no data itself, or is not where it was meant */
 	else
-		v->aligned = ap_geometry_is_aligned(p->start, ls, f->physical, f->lowest_aligned) &&
+		v->aligned = ap_align_is_aligned(p->start, ls, f->physical, f->lowest_aligned) &&
 			     (!c->check_size || v->size_aligned);
 }
 
@@ -210,7 +208,7 @@ static void report_partitions(struct check *c)
 		c->nmisaligned++;
 		if (c->quiet)
 			continue;
-		if (!ap_geometry_is_aligned(p->start, f->logical, f->physical, f->lowest_aligned)) {
+		if (!ap_align_is_aligned(p->start, f->logical, f->physical, f->lowest_aligned)) {
 			if (v.next != UINT64_MAX)
 				cwarn(c, "partition %zu: start %" PRIu64 " is not aligned to %s: %"
 				      PRIu64 " sector%s past a boundary; next aligned start %" PRIu64,

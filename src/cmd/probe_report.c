@@ -24,6 +24,7 @@
 #include "cmd/probe.h"
 #include "emu/model.h"
 #include "fleet/vstore.h"
+#include "lib/align.h"
 #include "lib/exitcodes.h"
 #include "lib/outfile.h"
 #include "lib/sig.h"
@@ -55,7 +56,7 @@ static double min_median(const struct ap_verdict *v)
 
 static bool offset_aligned(const struct ap_verdict *v, uint64_t off)
 {
-	return v->period ? off % v->period == v->lowest_aligned_lba % v->period : true;
+	return !v->period || ap_align_is_aligned(off, 1, v->period, v->lowest_aligned_lba);
 }
 
 /* Offset @i of size @sz of job @j, every column: a table line and an object of "results". */
@@ -94,10 +95,7 @@ static void add_rows(struct libscols_table *tb, struct ap_row *r, const struct j
 /* The first LBA >= @from that is aligned under @v. */
 static uint64_t first_aligned(const struct ap_verdict *v, uint64_t from)
 {
-	uint64_t p = v->period ? v->period : 1, ph = v->lowest_aligned_lba % p;
-	uint64_t x = from - from % p + ph;
-
-	return x < from ? x + p : x;
+	return ap_align_next(from, 1, v->period ? v->period : 1, v->lowest_aligned_lba);
 }
 
 /* The verdict in one line (also the plot's title). */

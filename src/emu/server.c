@@ -22,6 +22,7 @@
 #include "emu/priv.h"
 #include "emu/server.h"
 #include "lib/state.h"
+#include "lib/sysfs.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -33,6 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -143,13 +146,34 @@ static uint64_t served_by(const struct server *sv)
 	return n;
 }
 
+/*
+ * The write cache switched through the stats page (seq --write-cache): the
+ * model follows before the request; what switching off destages is charged
+ * with it. The cost of the switch (its RMW in *rmw).
+ */
+static uint64_t follow_write_cache(struct server *sv, uint64_t *rmw)
+{
+	bool on = ap_emu_shm_write_cache(srv.shm);
+	struct ap_emu_cost c;
+
+	if (on == srv.model.write_cache)
+		return 0;
+	ap_emu_model_set_write_cache(&srv.model, on, srv.t0, &c);
+	*rmw = c.rmw;
+	return c.cost_ns;
+}
+
 /* Model one request; true if it must fail with EIO (already accounted). */
 static bool account(struct server *sv, enum ap_emu_op op, uint64_t off, uint64_t len,
 		    struct ap_emu_cost *c)
 {
+	uint64_t sw_rmw = 0, sw_ns = follow_write_cache(sv, &sw_rmw);
+
 	ap_emu_model_request(&srv.model, op, off, len,
 			     (srv.model.fail_count || srv.model.fail_after) ? served() : 0,
-			     srv.t0, c);
+			     srv.t0 + sw_ns, c);
+	c->cost_ns += sw_ns;
+	c->rmw += sw_rmw;
 	charge(c->cost_ns);
 	stats_begin(sv);
 	BUMP(busy_ns, c->cost_ns);
@@ -522,6 +546,43 @@ static void spawn_teardown(const struct ap_emu_server_opts *o, const char *dev)
 	_exit(o->teardown(o->workdir, dev, NULL) == 0 ? 0 : 1);
 }
 
+/*
+ * A drive's time is its own: a busy machine must not stretch what the
+ * server charges. Deadlines to the microsecond (the default timer slack of
+ * 50 us is twice a flash page's read-modify-write), and ahead of the
+ * machine's other work (nice -20: best effort, root only), so that the
+ * scheduler wakes us at the deadline instead of a time slice later.
+ * Busy-waiting instead would take a CPU from the writer on a small
+ * machine and make the delays worse.
+ */
+static void hardware_clock(void)
+{
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	if (setpriority(PRIO_PROCESS, 0, -20) != 0) {
+		/* not root: the costs are still right on an idle machine */
+	}
+}
+
+/*
+ * Whether loop device @dev ("/dev/loopN") is still attached to the file we
+ * serve under @mnt. `emulate --detach` clears the loop device before it
+ * terminates us: then a signal has nothing left to take down.
+ */
+static bool loop_is_ours(const char *dev, const char *mnt)
+{
+	const char *name = strrchr(dev, '/');
+	char *back = ap_sysfs_loop_backing_file(name ? name + 1 : dev, true), *want;
+	bool ours;
+
+	if (!back)
+		return false;
+	ap_xasprintf(&want, "%s/%s", mnt, AP_EMU_FILE);
+	ours = strcmp(back, want) == 0;
+	free(want);
+	free(back);
+	return ours;
+}
+
 static struct fuse_session *mount_session(struct server *sv, const char *mnt, int st)
 {
 	char *argv[] = { "alignprobe-emu", "-o",
@@ -578,9 +639,12 @@ static int serve(struct fuse_session *se, const struct ap_emu_server_opts *o, in
 			 * is about to vanish. The first signal starts the same
 			 * teardown as a vanished owner, and we serve on until
 			 * it is done (it stops us when the loop device has let
-			 * go); a second signal ends us regardless.
+			 * go); a second signal ends us regardless. With the
+			 * loop device already let go of (the detaching process
+			 * cleared it and waits for us), we just go.
 			 */
-			if (!cs->done || !cs->dev || teardown_started)
+			if (!cs->done || !cs->dev || teardown_started ||
+			    !loop_is_ours(cs->dev, mnt))
 				break;
 			teardown_started = true;
 			term_signal = 0;
@@ -769,6 +833,7 @@ int ap_emu_server_start(const struct ap_emu_server_opts *o, pid_t *pid, int *ctl
 		setsid();
 		if (chdir("/") != 0)
 			_exit(1);
+		hardware_clock();
 		_exit(server_run(o, c[0], s[1]));
 	}
 	close(c[0]);
@@ -791,61 +856,4 @@ fail:
 	if (s[1] >= 0)
 		close(s[1]);
 	return rc;
-}
-
-int ap_emu_server_send(int fd, const char *s)
-{
-	size_t len = strlen(s);
-
-	/* a socket, so that a dead server means EPIPE, not SIGPIPE */
-	while (send(fd, s, len, MSG_NOSIGNAL) < 0) {
-		if (errno != EINTR)
-			return -errno;
-	}
-	return 0;
-}
-
-/* One line from the server, within @ms milliseconds. */
-static int read_line(int fd, char *buf, size_t sz, int ms)
-{
-	size_t n = 0;
-
-	while (n + 1 < sz) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		ssize_t r;
-		int pr = poll(&p, 1, ms);
-
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr <= 0)
-			return pr == 0 ? -ETIMEDOUT : -errno;
-		r = read(fd, buf + n, 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r == 0 ? -EPIPE : -errno;
-		if (buf[n] == '\n')
-			break;
-		n++;
-	}
-	buf[n] = '\0';
-	return 0;
-}
-
-int ap_emu_server_reply(int st, const char *want, struct ap_error *e)
-{
-	char line[600];
-	int rc = read_line(st, line, sizeof(line), 10000), err;
-	char *msg;
-
-	if (rc == -ETIMEDOUT)
-		return ap_error_set(e, ETIMEDOUT, "the emulator's server does not answer");
-	if (rc)
-		return ap_error_set(e, EIO, "the emulator's server died (see its log)");
-	if (strcmp(line, want) == 0)
-		return 0;
-	err = (int)strtol(line + (strncmp(line, "error ", 6) == 0 ? 6 : 0), &msg, 10);
-	if (err <= 0)
-		err = EIO;
-	return ap_error_set(e, err, "%s: %s", *msg ? msg + 1 : line, strerror(err));
 }
