@@ -119,6 +119,16 @@ int ap_cmd_confirm(const char *cmd, const char *thing, const struct ap_safety_ta
 		   const struct ap_safety_opts *so, const char *extra);
 
 /*
+ * -o checked with the other options, before anything runs: 0, or "alignprobe
+ * CMD: unknown column: X ..." with the --help hint and AP_EXIT_USAGE.
+ */
+struct ap_out;
+struct ap_colinfo;
+int ap_cmd_check_columns(const char *cmd, const struct ap_out *o,
+			 const struct ap_colinfo *infos, size_t ninfos, const int *defaults,
+			 size_t ndefaults);
+
+/*
  * --emulate[=SPEC] of probe and sweep: the drive they set up when no SPEC
  * says otherwise; SPEC's parameters apply on top of it.
  */

@@ -389,17 +389,10 @@ static int parse_args(struct ctl *c, int argc, char **argv)
 		ap_usage_error(CMD, "%s", e.msg);
 		return AP_EXIT_USAGE;
 	}
-	{
-		/* a bad -o list is a usage error before anything is written */
-		int cols[AP_ARRAY_SIZE(infos) * 2];
-		size_t ncols;
-
-		if (ap_out_columns(&c->out, infos, AP_ARRAY_SIZE(infos), default_cols,
-				   AP_ARRAY_SIZE(default_cols), cols, &ncols, &e) != 0) {
-			ap_usage_error(CMD, "%s", e.msg);
-			return AP_EXIT_USAGE;
-		}
-	}
+	/* a bad -o list is a usage error before anything is written */
+	if (ap_cmd_check_columns(CMD, &c->out, infos, AP_ARRAY_SIZE(infos), default_cols,
+				 AP_ARRAY_SIZE(default_cols)) != 0)
+		return AP_EXIT_USAGE;
 	if (c->undo) {
 		if (c->nemu || preserve || readonly || c->dry_run || c->record_set || c->prometheus) {
 			ap_usage_error(CMD, "--undo cannot be combined with a probe%s",

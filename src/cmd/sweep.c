@@ -325,17 +325,10 @@ static int parse_args(struct sweep_cmd *c, int argc, char **argv)
 		ap_out_list_columns(&c->out, infos, AP_ARRAY_SIZE(infos));
 		return -1;
 	}
-	{
-		int cols[AP_ARRAY_SIZE(infos) * 2];
-		size_t ncols;
-
-		/* -o before anything is measured, not when reporting */
-		if (ap_out_columns(&c->out, infos, AP_ARRAY_SIZE(infos), default_cols,
-				   AP_ARRAY_SIZE(default_cols), cols, &ncols, &e) != 0) {
-			ap_usage_error(CMD, "%s", e.msg);
-			return AP_EXIT_USAGE;
-		}
-	}
+	/* -o before anything is measured, not when reporting */
+	if (ap_cmd_check_columns(CMD, &c->out, infos, AP_ARRAY_SIZE(infos), default_cols,
+				 AP_ARRAY_SIZE(default_cols)) != 0)
+		return AP_EXIT_USAGE;
 	if (optind < argc)
 		c->device = argv[optind++];
 	if (optind < argc) {
