@@ -73,41 +73,17 @@ static const char *subject(const struct devset *s, ssize_t i, char *buf, size_t 
 	return buf;
 }
 
-static bool path_exists(const char *path)
+static int devset_add_cb(const char *name, dev_t d, void *arg)
 {
-	return access(path, F_OK) == 0;
+	devset_add(arg, d, name);
+	return 0;
 }
 
 /* @d and every partition of it the kernel knows. */
 static void devset_fill(struct devset *s, dev_t d, const char *name)
 {
-	char *dir, *p;
-	struct dirent *de;
-	DIR *D;
-
 	devset_add(s, d, name);
-	ap_xasprintf(&dir, "/sys/class/block/%s", name);
-	D = opendir(dir);
-	while (D && (de = readdir(D))) {
-		char *v;
-		dev_t pd;
-
-		if (de->d_name[0] == '.' || strncmp(de->d_name, name, strlen(name)) != 0)
-			continue;
-		ap_xasprintf(&p, "%s/%s/partition", dir, de->d_name);
-		if (path_exists(p)) {
-			free(p);
-			ap_xasprintf(&p, "%s/%s/dev", dir, de->d_name);
-			v = ap_read_line(p);
-			if (v && ap_sysfs_parse_devno(v, &pd) == 0)
-				devset_add(s, pd, de->d_name);
-			free(v);
-		}
-		free(p);
-	}
-	if (D)
-		closedir(D);
-	free(dir);
+	ap_sysfs_foreach_partition(name, devset_add_cb, s);
 }
 
 /* Does @path name a block device in @s? (stat follows /dev/disk/by-* links) */
@@ -260,39 +236,34 @@ static int check_loops(const struct devset *s, struct ap_error *e)
 	return rc;
 }
 
+struct slaves_arg {
+	struct devset *s;
+	int depth;
+};
+
+static void add_with_slaves(struct devset *s, dev_t d, int depth);
+
+static int add_slave_cb(const char *name, dev_t d, void *arg)
+{
+	const struct slaves_arg *a = arg;
+
+	(void)name;
+	add_with_slaves(a->s, d, a->depth + 1);
+	return 0;
+}
+
 /* @d, and recursively the devices it is built from (dm/md "slaves"). */
 static void add_with_slaves(struct devset *s, dev_t d, int depth)
 {
-	char *dir, *name;
-	struct dirent *de;
-	DIR *D;
+	struct slaves_arg a = { s, depth };
+	char *name;
 
 	if (major(d) == 0 || devset_find(s, d) >= 0 || depth > 16)
 		return;
 	name = ap_sysfs_devno_to_name(d);
 	devset_add(s, d, name ? name : "?");
 	free(name);
-	dir = ap_sysfs_devno_path(d);
-	name = dir;
-	ap_xasprintf(&dir, "%s/slaves", name);
-	free(name);
-	D = opendir(dir);
-	while (D && (de = readdir(D))) {
-		char *p, *v;
-		dev_t sd;
-
-		if (de->d_name[0] == '.')
-			continue;
-		ap_xasprintf(&p, "/sys/class/block/%s/dev", de->d_name);
-		v = ap_read_line(p);
-		if (v && ap_sysfs_parse_devno(v, &sd) == 0)
-			add_with_slaves(s, sd, depth + 1);
-		free(v);
-		free(p);
-	}
-	if (D)
-		closedir(D);
-	free(dir);
+	ap_sysfs_foreach_slave(d, add_slave_cb, &a);
 }
 
 /* Refuse the disk under / or /boot (directly, or as a dm/md component). */
