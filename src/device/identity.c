@@ -732,15 +732,10 @@ static void match_add(char ***v, size_t *n, const char *s)
 
 static void reject(struct ap_identity_match *m, size_t *nrej, const char *path, const char *why)
 {
-	char *s;
-
 	(*nrej)++;
 	if (*nrej > MAX_REJECTED)
 		return;
-	ap_xasprintf(&s, "%s%s%s (%s)", m->rejected ? m->rejected : "", m->rejected ? ", " : "",
-		     path, why);
-	free(m->rejected);
-	m->rejected = s;
+	ap_strappendf(&m->rejected, ", ", "%s (%s)", path, why);
 }
 
 /* Read @path and compare: 1 the same, 0 not (with a note in @m). */

@@ -618,7 +618,7 @@ void ap_safety_target_free(struct ap_safety_target *t)
 
 char *ap_safety_describe(const struct ap_safety_target *t)
 {
-	char *hs = ap_size_to_human(t->size), *out, *tmp;
+	char *hs = ap_size_to_human(t->size), *out;
 	size_t i;
 
 	ap_xasprintf(&out, "%s%s: %s (%llu bytes), logical sector %u, physical sector %u\n"
@@ -627,27 +627,14 @@ char *ap_safety_describe(const struct ap_safety_target *t)
 		     (unsigned long long)t->size, t->logical_sector, t->physical_sector,
 		     t->model ? t->model : "unknown", t->serial ? t->serial : "unknown");
 	free(hs);
-	if (t->backing) {
-		ap_xasprintf(&tmp, "%s  loop device backed by: %s\n", out, t->backing);
-		free(out);
-		out = tmp;
-	}
-	ap_xasprintf(&tmp, "%s  partitions: %s\n", out, t->npartitions ? "" : "none");
-	free(out);
-	out = tmp;
-	for (i = 0; i < t->npartitions; i++) {
-		ap_xasprintf(&tmp, "%s    %s\n", out, t->partitions[i]);
-		free(out);
-		out = tmp;
-	}
-	ap_xasprintf(&tmp, "%s  signatures: %s\n", out, t->nsignatures ? "" : "none found");
-	free(out);
-	out = tmp;
-	for (i = 0; i < t->nsignatures; i++) {
-		ap_xasprintf(&tmp, "%s    %s\n", out, t->signatures[i]);
-		free(out);
-		out = tmp;
-	}
+	if (t->backing)
+		ap_strappendf(&out, NULL, "  loop device backed by: %s\n", t->backing);
+	ap_strappendf(&out, NULL, "  partitions: %s\n", t->npartitions ? "" : "none");
+	for (i = 0; i < t->npartitions; i++)
+		ap_strappendf(&out, NULL, "    %s\n", t->partitions[i]);
+	ap_strappendf(&out, NULL, "  signatures: %s\n", t->nsignatures ? "" : "none found");
+	for (i = 0; i < t->nsignatures; i++)
+		ap_strappendf(&out, NULL, "    %s\n", t->signatures[i]);
 	return out;
 }
 

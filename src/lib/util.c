@@ -115,10 +115,8 @@ void ap_strappendf(char **s, const char *sep, const char *fmt, ...)
 
 	va_start(ap, fmt);
 	if (vasprintf(&t, fmt, ap) < 0)
-		t = NULL;
+		oom(0);
 	va_end(ap);
-	if (!t)
-		return;
 	if (!*s) {
 		*s = t;
 		return;

@@ -41,7 +41,7 @@ int ap_xasprintf(char **out, const char *fmt, ...) __attribute__((format(printf,
 /*
  * Append the printf-formatted @fmt to the malloc'd string *@s (NULL: none
  * yet, and *@s becomes the piece), with @sep (NULL: nothing) between the
- * two when *@s is not NULL. When the piece cannot be formatted, *@s stays.
+ * two when *@s is not NULL. Exits as ap_xasprintf() does when out of memory.
  */
 void ap_strappendf(char **s, const char *sep, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
