@@ -293,6 +293,20 @@ static int check_system(const struct devset *s, struct ap_error *e)
 	return rc;
 }
 
+/* Who else uses a member of the set: a mount, swap, a holder (dm/md), a loop device. */
+static int check_users(const struct devset *s, struct ap_error *e)
+{
+	int rc = check_mounts(s, e);
+
+	if (!rc)
+		rc = check_swaps(s, e);
+	if (!rc)
+		rc = check_holders(s, e);
+	if (!rc)
+		rc = check_loops(s, e);
+	return rc;
+}
+
 int ap_safety_in_use(const char *dev, struct ap_error *e)
 {
 	struct devset s = { 0 };
@@ -311,13 +325,7 @@ int ap_safety_in_use(const char *dev, struct ap_error *e)
 	free(name);
 	rc = check_system(&s, e);
 	if (!rc)
-		rc = check_mounts(&s, e);
-	if (!rc)
-		rc = check_swaps(&s, e);
-	if (!rc)
-		rc = check_holders(&s, e);
-	if (!rc)
-		rc = check_loops(&s, e);
+		rc = check_users(&s, e);
 	devset_free(&s);
 	return rc;
 }
@@ -556,13 +564,7 @@ int ap_safety_check(const char *dev, const struct ap_safety_opts *o,
 	fd = open(t->dev, O_RDWR | O_EXCL | O_CLOEXEC);
 	if (fd < 0)
 		fd = -errno;
-	rc = check_mounts(&s, e);
-	if (!rc)
-		rc = check_swaps(&s, e);
-	if (!rc)
-		rc = check_holders(&s, e);
-	if (!rc)
-		rc = check_loops(&s, e);
+	rc = check_users(&s, e);
 	if (!rc && fd >= 0 && ap_sysfs_devno_is_readonly(t->devno)) {
 		close(fd);
 		fd = -EROFS;
