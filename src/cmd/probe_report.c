@@ -286,13 +286,7 @@ static int write_plot(struct job *j)
 	pb.period = fv->resolved && fv->sensitive ? fv->period : 0;
 	pb.phase = fv->lowest_aligned_lba;
 	svg = ap_plot_bars_svg(&pb);
-	rc = ap_outfile_write(&j->plot, svg, strlen(svg));
-	if (rc) {
-		ap_error_set(&e, -rc, "%s: %s", j->plot.path, strerror(-rc));
-		ap_outfile_discard(&j->plot);
-	} else {
-		rc = ap_outfile_commit(&j->plot, &e);
-	}
+	rc = ap_outfile_write_commit(&j->plot, j->plot.path, svg, strlen(svg), &e);
 	if (rc)
 		ap_warnx(CMD, NULL, "cannot write plot: %s", e.msg);
 	free(svg);

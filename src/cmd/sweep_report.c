@@ -260,13 +260,7 @@ static int write_plot(struct sweep_cmd *c, const struct ap_sweep_start_stat *st,
 		p.phase = v->lowest_aligned_lba;
 	}
 	svg = ap_plot_bars_svg(&p);
-	rc = ap_outfile_write(&c->plot_out, svg, strlen(svg));
-	if (rc) {
-		ap_error_set(&e, -rc, "%s: %s", c->plot, strerror(-rc));
-		ap_outfile_discard(&c->plot_out);
-	} else {
-		rc = ap_outfile_commit(&c->plot_out, &e);
-	}
+	rc = ap_outfile_write_commit(&c->plot_out, c->plot, svg, strlen(svg), &e);
 	if (rc)
 		ap_warnx(CMD, NULL, "cannot write plot: %s", e.msg);
 	free(svg);
