@@ -59,8 +59,8 @@ static const struct {
 	{ "wd-ears-jumper", "model=hdd,phys=4096,lba=7,rpm=5400,track=1228800,settle=1500us,seek=20ms,"
 			    "knee=30%,base=50us,bus=300MB,cache=on,cache-size=64M" },
 	/* flash behind an FTL: a hidden page, a small and noisy penalty */
-	{ "flash-8k", "model=flash,phys=8K,lba=0,base=100us,rmw=25us,bus=400MB,jitter=15%,cache=off" },
-	{ "flash-16k", "model=flash,phys=16K,lba=0,base=100us,rmw=25us,bus=400MB,jitter=15%,cache=off" },
+	{ "flash-8k", "model=flash,phys=8K,lba=0,base=100us,rmw=30us,bus=400MB,jitter=15%,cache=off" },
+	{ "flash-16k", "model=flash,phys=16K,lba=0,base=100us,rmw=30us,bus=400MB,jitter=15%,cache=off" },
 	/* a USB bridge presenting a 5400 rpm disk with 4096-byte logical sectors */
 	{ "usb-4kn", "model=hdd,logical=4096,phys=4096,lba=0,rpm=5400,track=1228800,settle=1500us,"
 		     "seek=20ms,knee=30%,base=100us,bus=300MB,cache=on,cache-size=64M" },
