@@ -120,9 +120,11 @@ int ap_cmd_confirm(const char *cmd, const char *thing, const struct ap_safety_ta
 
 /*
  * --emulate[=SPEC] of probe and sweep: the drive they set up when no SPEC
- * says otherwise; SPEC's parameters apply on top of it.
+ * says otherwise; SPEC's parameters apply on top of it (a profile name in
+ * SPEC replaces it: "simple,rmw=1ms" is the constant-cost model). A 512e
+ * desktop disk, so that the first command shows what a real one shows.
  */
-#define AP_CMD_EMU_DEFAULT_SPEC "phys=4096,lba=0,rmw=8ms,jitter=30%"
+#define AP_CMD_EMU_DEFAULT_SPEC "hdd-7200"
 /* "DEFAULT" or "DEFAULT,SPEC": the whole spec of @spec's drive (caller frees). */
 char *ap_cmd_emu_spec_text(const char *spec);
 /*
