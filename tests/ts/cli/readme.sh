@@ -166,7 +166,7 @@ nrun=0 nnot=0
 # a time budget ends a hang; it must never end a run that a slow machine
 # would finish (exit 5 instead of a verdict): 1 h where a verdict is asserted
 HOUR=(--time-budget 1h)
-SWEEP_QUICK=(--emulate=rmw=1ms,jitter=30%,size=256M --size 32M -q "${HOUR[@]}")
+SWEEP_QUICK=(--emulate=simple,rmw=1ms,jitter=30%,size=256M --size 32M -q "${HOUR[@]}")
 QUICK_WHY="the default sweep runs for minutes: a quicker emulated drive (rmw=1ms) and 32M partitions"
 
 # ---- one case per command line ---------------------------------------------
@@ -377,7 +377,7 @@ assert v["physical_sector"] == 4096 and v["fast_starts"] == [40, 48, 56, 64], v'
 	"--emulate")	# step 5: cleanup takes down the emulated drive of a killed --emulate run
 		st2=$TS_TMP/state2	# its own registry: the test's own drives stay out of it
 		mkdir -p "$st2"
-		ALIGNPROBE_STATE_DIR=$st2 "$ALIGNPROBE" probe --emulate=phys=512,base=300us,size=64M \
+		ALIGNPROBE_STATE_DIR=$st2 "$ALIGNPROBE" probe --emulate=simple,phys=512,base=300us,size=64M \
 			--min-rounds 40 --max-rounds 40 -q > /dev/null 2>&1 &
 		pid=$!
 		ts_bg_pid $pid
