@@ -8,7 +8,15 @@
 # varies too). Then the same drive once destructive and once preserving,
 # side by side, for the price of keeping the data.
 #
+# First, every drive profile once (issue 16: hdd-7200 and honest-512n in
+# 5 s or less): time to a verdict, the verdict, and where the time went --
+# the drive's set-up (emulate --attach), the probe's own preparation, each
+# write size's measurement, the analysis, the take-down (emulate --detach)
+# -- next to the floor: the writes the verdict needed at the drive's median
+# cost, one after another.
+#
 #	bench/probe.sh [RUNS]	(root; ALIGNPROBE=path/to/alignprobe)
+#	BENCH_PROFILES_ONLY=1 bench/probe.sh
 set -u
 runs=${1:-20}
 : "${ALIGNPROBE:=$(dirname "$0")/../alignprobe}"
@@ -49,6 +57,59 @@ except Exception:
 print("%.2f %d" % (ns / 1e9, ok))
 PY
 }
+
+ns() { date +%s%N; }
+
+# one profile: attach, probe, detach, each timed; one line of the table
+profile() {	# NAME
+	local p=$1 t0 t1 t2 t3 rc d
+	t0=$(ns)
+	d=$("$ALIGNPROBE" emulate --attach --profile "$p") || { echo "$p: attach failed"; return; }
+	dev=$d
+	t1=$(ns)
+	"$ALIGNPROBE" probe --json --quiet --yes --time-budget 5m "$d" > "$tmp/prof.json" 2> "$tmp/prof.err"
+	rc=$?
+	t2=$(ns)
+	"$ALIGNPROBE" emulate --detach "$d" || echo "$p: detach failed"
+	dev=
+	t3=$(ns)
+	python3 - "$tmp/prof.json" "$p" "$rc" "$t0" "$t1" "$t2" "$t3" <<'PY'
+import json, statistics, sys
+p, rc = sys.argv[2], int(sys.argv[3])
+t0, t1, t2, t3 = (int(x) / 1e9 for x in sys.argv[4:8])
+want = {"simple": (True, 4096, 0), "hdd-7200": (True, 4096, 0), "hdd-5400": (True, 4096, 0),
+        "wd-ears-jumper": (True, 4096, 7), "flash-8k": (True, 8192, 0),
+        "flash-16k": (True, 16384, 0), "usb-4kn": (False, 4096, 0),
+        "honest-512n": (False, 512, 0)}[p]
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception:
+    print("%-15s probe exited %d, no JSON" % (p, rc))
+    sys.exit(0)
+v = d["verdict"]
+got = (v["sensitive"], v["physical_sector"], v["lowest_aligned_lba"])
+verdict = ("%s %s/%s %.2fx" % ("effect" if v["sensitive"] else "none", v["physical_sector"],
+           v["lowest_aligned_lba"], v["slowdown"] or 0)) if v["resolved"] else "inconclusive"
+ok = "right" if v["resolved"] and got == want else ("exit5" if rc == 5 else "WRONG")
+meas = (d["end_ns"] - d["start_ns"]) / 1e9
+sizes = " ".join("%dK:%dx%d=%.2fs" % (s["size"] // 1024, s["rounds"], s["offsets"], s["seconds"])
+                 for s in d["sizes"])
+persize = sum(s["seconds"] for s in d["sizes"])
+# the floor: the writes made, at the median cost of a write, back to back
+costs = [r["median_us"] for r in d["results"]]
+floor = d["operations"] * statistics.median(costs) / 1e6 if costs else 0
+print("%-15s %6.2f  %-26s %-5s  attach %.2f  prep %.2f  measure %.2f (%s)  analysis %.2f  detach %.2f  floor %.2f (%d writes)"
+      % (p, t3 - t0, verdict, ok, t1 - t0, (t2 - t1) - meas, persize, sizes,
+         max(0.0, meas - persize), t3 - t2, floor, d["operations"]))
+PY
+}
+
+printf 'every profile, one probe each (load: %s)\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-15s %6s  %-26s %-5s  where the time went\n' profile total verdict ok
+for p in hdd-7200 honest-512n hdd-5400 wd-ears-jumper flash-8k flash-16k usb-4kn simple; do
+	profile "$p"
+done
+[ "${BENCH_PROFILES_ONLY:-0}" = 1 ] && exit 0
 
 printf 'probe on the emulated drive (4096-byte units, rmw 8 ms, jitter 30%%), %d seeded runs\n' "$runs"
 : > "$tmp/times"

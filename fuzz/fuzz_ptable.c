@@ -55,11 +55,11 @@ static void check_one(unsigned sector_size)
 			uint64_t next;
 
 			/* what check computes for every row */
-			(void)ap_geometry_is_aligned(p->start, pt.sector_size, 4096, 7);
-			(void)ap_geometry_is_aligned(p->start, pt.sector_size, AP_MIB, 0);
-			(void)ap_geometry_size_is_aligned(p->size, pt.sector_size, 4096);
-			(void)ap_geometry_misalignment(p->start, pt.sector_size, 4096, 7);
-			next = ap_geometry_next_aligned(p->start, pt.sector_size, 8192, 3);
+			(void)ap_align_is_aligned(p->start, pt.sector_size, 4096, 7);
+			(void)ap_align_is_aligned(p->start, pt.sector_size, AP_MIB, 0);
+			(void)ap_align_size_is_aligned(p->size, pt.sector_size, 4096);
+			(void)ap_align_misalignment(p->start, pt.sector_size, 4096, 7);
+			next = ap_align_next(p->start, pt.sector_size, 8192, 3);
 			if (next != UINT64_MAX && next < p->start)
 				abort();
 		}

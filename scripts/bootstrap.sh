@@ -20,7 +20,7 @@ PACKAGES="
 	e2fsprogs xfsprogs parted fdisk util-linux mount kmod
 	postmark fio librsvg2-bin python3 tmux bash-completion groff man-db mandoc time jq
 	clang llvm libclang-rt-14-dev valgrind strace
-	debhelper lintian dpkg-dev systemd
+	debhelper lintian dpkg-dev systemd git
 	ansible-core ansible-lint python3-apt
 	prometheus
 "

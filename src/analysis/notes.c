@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "analysis/internal.h"
+#include "lib/align.h"
 #include "lib/stats.h"
 #include "lib/util.h"
 
@@ -241,11 +242,8 @@ void ap_note_inconclusive(struct ap_verdict *v, const struct ctx *c, const struc
 		note_add(&s, "inconclusive: no clear alignment effect, but too few "
 			 "samples to rule one out");
 	if (missing >= 0) {
-		unsigned long long ex = c->off[0] - c->off[0] % p->max_period +
-					(unsigned long long)missing;
-
-		if (ex < c->off[0])
-			ex += p->max_period;
+		unsigned long long ex = ap_align_next(c->off[0], 1, p->max_period,
+						      (uint64_t)missing);
 		note_add(&s, "; and no %s at %ld modulo %u (such as %llu) was measured, "
 			 "so %u-byte physical sectors aligned there would leave every "
 			 "measured %s equally slow", oname(c), missing, p->max_period,

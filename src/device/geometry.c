@@ -19,56 +19,6 @@
 
 #define GEOMETRY_FILE_MAX	(64 * AP_MIB)
 
-typedef unsigned __int128 u128;
-
-/* (lba * logical - lowest * logical) mod unit, in [0, unit) */
-static uint64_t mod_distance(uint64_t lba, unsigned logical, uint64_t unit, uint64_t lowest)
-{
-	u128 pos = (u128)lba * logical, off = (u128)lowest * logical;
-	uint64_t a = (uint64_t)(pos % unit), b = (uint64_t)(off % unit);
-
-	return a >= b ? a - b : unit - (b - a);
-}
-
-bool ap_geometry_is_aligned(uint64_t lba, unsigned logical, uint64_t unit,
-			    uint64_t lowest_aligned_lba)
-{
-	if (!unit || !logical)
-		return false;
-	return mod_distance(lba, logical, unit, lowest_aligned_lba) == 0;
-}
-
-uint64_t ap_geometry_misalignment(uint64_t lba, unsigned logical, uint64_t unit,
-				  uint64_t lowest_aligned_lba)
-{
-	if (!unit || !logical)
-		return 0;
-	return mod_distance(lba, logical, unit, lowest_aligned_lba);
-}
-
-uint64_t ap_geometry_next_aligned(uint64_t lba, unsigned logical, uint64_t unit,
-				  uint64_t lowest_aligned_lba)
-{
-	uint64_t d, step;
-
-	if (!unit || !logical || unit % logical)
-		return UINT64_MAX;
-	d = mod_distance(lba, logical, unit, lowest_aligned_lba);
-	if (d == 0)
-		return lba;
-	step = (unit - d) / logical;	/* d is a multiple of logical here */
-	if (lba > UINT64_MAX - step)
-		return UINT64_MAX;
-	return lba + step;
-}
-
-bool ap_geometry_size_is_aligned(uint64_t nsectors, unsigned logical, uint64_t unit)
-{
-	if (!unit || !logical)
-		return false;
-	return ((u128)nsectors * logical) % unit == 0;
-}
-
 bool ap_geometry_optio_is_sane(uint64_t optimal_io, unsigned logical, uint64_t physical)
 {
 	if (!optimal_io || optimal_io == AP_OPTIO_BOGUS || !logical)

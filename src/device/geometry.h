@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "lib/align.h"
 #include "lib/util.h"
 
 struct json_object;
@@ -59,21 +60,6 @@ struct ap_geometry {
 	double confidence;
 	unsigned reported_physical;	/* what the drive reported when it was probed */
 };
-
-/* ---- the predicate (pure) ---- */
-
-/* (lba * logical - lowest * logical) mod unit == 0; false when unit or logical is 0. */
-bool ap_geometry_is_aligned(uint64_t lba, unsigned logical, uint64_t unit,
-			    uint64_t lowest_aligned_lba);
-/* Bytes past the last aligned boundary at or before @lba (0 when aligned). */
-uint64_t ap_geometry_misalignment(uint64_t lba, unsigned logical, uint64_t unit,
-				  uint64_t lowest_aligned_lba);
-/* The first aligned LBA >= @lba; UINT64_MAX when @unit is not a multiple of
- * @logical (no sector boundary is ever aligned) or on overflow. */
-uint64_t ap_geometry_next_aligned(uint64_t lba, unsigned logical, uint64_t unit,
-				  uint64_t lowest_aligned_lba);
-/* A size of @nsectors logical sectors is a whole number of units. */
-bool ap_geometry_size_is_aligned(uint64_t nsectors, unsigned logical, uint64_t unit);
 
 /* Optimal I/O worth checking against: non-zero, not the bridges' bogus
  * value, a multiple of the physical sector, at most 1 GiB (as

@@ -6,6 +6,7 @@
  * sleeps for the cost it returns.
  */
 #include "emu/model.h"
+#include "lib/rng.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -479,46 +480,16 @@ unsigned ap_emu_model_partial(uint64_t off, uint64_t len, uint32_t phys, uint32_
 	return (head ? 1 : 0) + (tail ? 1 : 0);
 }
 
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-static uint64_t xoshiro(uint64_t *s)
-{
-	uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return r;
-}
-
 double ap_emu_model_uniform(struct ap_emu_model *m)
 {
 	/* 53 random bits -> [0, 1], then [-1, 1] */
-	double u = (double)(xoshiro(m->rng) >> 11) / (double)((1ULL << 53) - 1);
+	double u = (double)(ap_xoshiro_next(m->rng) >> 11) / (double)((1ULL << 53) - 1);
 
 	return 2.0 * u - 1.0;
 }
 
 void ap_emu_model_init(struct ap_emu_model *m, const struct ap_emu_spec *s)
 {
-	uint64_t x = s->seed;
-	int i;
-
 	memset(m, 0, sizeof(*m));
 	m->kind = s->model;
 	m->phys = s->phys_sector;
@@ -528,8 +499,7 @@ void ap_emu_model_init(struct ap_emu_model *m, const struct ap_emu_spec *s)
 	m->flush_ns = s->flush_ns;
 	m->jitter = s->jitter;
 	m->write_cache = s->write_cache;
-	for (i = 0; i < 4; i++)
-		m->rng[i] = splitmix64(&x);
+	ap_xoshiro_seed(m->rng, s->seed);
 	m->fail_lba = s->fail_lba;
 	m->fail_count = s->fail_count;
 	m->fail_reads = s->fail_reads;

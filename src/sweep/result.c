@@ -4,6 +4,7 @@
  * reasons, the observations handed to the analysis, the per-start table and
  * the recommended starts. Pure functions (tests/unit/test_sweep.c).
  */
+#include "lib/align.h"
 #include "lib/stats.h"
 #include "sweep/sweep.h"
 
@@ -92,18 +93,14 @@ bool ap_sweep_is_aligned(const struct ap_verdict *v, uint64_t start, bool *known
 	*known = true;
 	if (!v->sensitive || v->period <= 1)
 		return true;
-	return start % v->period == v->lowest_aligned_lba % v->period;
+	return ap_align_is_aligned(start, 1, v->period, v->lowest_aligned_lba);
 }
 
 static uint64_t first_aligned_from(const struct ap_verdict *v, uint64_t from)
 {
-	uint64_t p, want;
-
 	if (!v || !v->resolved || !v->sensitive || v->period <= 1)
 		return from;
-	p = v->period;
-	want = v->lowest_aligned_lba % p;
-	return from + (want + p - from % p) % p;
+	return ap_align_next(from, 1, v->period, v->lowest_aligned_lba);
 }
 
 void ap_sweep_recommend(const struct ap_verdict *v, uint64_t first_usable,

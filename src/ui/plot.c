@@ -6,6 +6,7 @@
  * of caller text goes through xml_text() (escaping, control characters,
  * invalid UTF-8).
  */
+#include "lib/align.h"
 #include "lib/util.h"
 #include "ui/plot.h"
 
@@ -397,7 +398,7 @@ static int bar_cmp(const void *a, const void *b)
 
 static bool bar_marked(const struct ap_plot_bars *p, uint64_t x)
 {
-	return p->period && x % p->period == p->phase % p->period;
+	return p->period && ap_align_is_aligned(x, 1, p->period, p->phase);
 }
 
 char *ap_plot_bars_svg(const struct ap_plot_bars *p)

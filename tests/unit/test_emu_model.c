@@ -153,6 +153,58 @@ static void test_jitter(void **state)
 	}
 }
 
+/*
+ * The jitter's sequence, recorded from the model before it drew from
+ * lib/rng (its own splitmix64 and xoshiro256** copy): the state seeded from
+ * the spec's seed, the first jittered costs and uniform draws. A run's
+ * emulated timings depend on it: it must not change.
+ */
+static void test_jitter_sequence(void **state)
+{
+	static const struct {
+		const char *spec;
+		uint64_t rng[4];
+		uint64_t cost[8];
+		double u[4];
+	} rec[] = {
+		{ "rmw=1ms,base=1ms,jitter=30%,seed=7",
+		  { 0x63cbe1e459320dd7ULL, 0x044c3cd7f43c661cULL, 0xe6984080bab12a02ULL,
+		    0x953aeb70673e29cbULL },
+		  { 1120346, 867251, 1203776, 1288659, 1294516, 1223664, 736451, 762661 },
+		  { -0x1.8a6b06935377cp-3, -0x1.648a517ff9c8p-1, 0x1.52e2245ac3edp-4,
+		    0x1.dad879c48f95p-2 } },
+		{ "rmw=1ms,base=1ms,jitter=30%,seed=0",
+		  { 0xe220a8397b1dcdafULL, 0x6e789e6aa1b965f4ULL, 0x06c45d188009454fULL,
+		    0xf88bb8a8724c81ecULL },
+		  { 1060758, 1148664, 761812, 949953, 1139798, 1299849, 953327, 1021393 },
+		  { 0x1.6c0cb02e9d4e6p-1, 0x1.ace91d68f9d28p-1, -0x1.8af59b016f036p-1,
+		    -0x1.bb27902b657aep-1 } },
+		{ "base=1ms,jitter=50%,seed=18446744073709551615",
+		  { 0xe4d971771b652c20ULL, 0xe99ff867dbf682c9ULL, 0x382ff84cb27281e9ULL,
+		    0x6d1db36ccba982d2ULL },
+		  { 1059893, 1267435, 1007297, 1247643, 1067224, 1231741, 870325, 1267688 },
+		  { 0x1.033a36ddabe28p-2, 0x1.d414196fdf06p-3, -0x1.f1872832f439ep-2,
+		    -0x1.d31315a861df2p-1 } },
+	};
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < sizeof(rec) / sizeof(rec[0]); i++) {
+		struct ap_emu_model m;
+		struct ap_emu_cost c;
+
+		model_for(&m, rec[i].spec);
+		for (k = 0; k < 4; k++)
+			assert_int_equal(m.rng[k], rec[i].rng[k]);
+		for (k = 0; k < 8; k++) {
+			ap_emu_model_request(&m, AP_EMU_READ, 0, 512, 0, 0, &c);
+			assert_int_equal(c.cost_ns, rec[i].cost[k]);
+		}
+		for (k = 0; k < 4; k++)
+			assert_true(ap_emu_model_uniform(&m) == rec[i].u[k]);
+	}
+}
+
 static void test_faults(void **state)
 {
 	struct ap_emu_model m;
@@ -841,6 +893,7 @@ int main(void)
 		cmocka_unit_test(test_partial),
 		cmocka_unit_test(test_costs),
 		cmocka_unit_test(test_jitter),
+		cmocka_unit_test(test_jitter_sequence),
 		cmocka_unit_test(test_faults),
 		cmocka_unit_test(test_spec),
 		cmocka_unit_test(test_hdd_revolution),

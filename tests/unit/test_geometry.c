@@ -35,11 +35,11 @@ static void test_predicate_exhaustive(void **state)
 			for (low = 0; low < 16; low++)
 				for (lba = 0; lba < 3000; lba++) {
 					bool want = ref_aligned(lba, logicals[a], (int64_t)units[b], low);
-					bool got = ap_geometry_is_aligned((uint64_t)lba, logicals[a],
+					bool got = ap_align_is_aligned((uint64_t)lba, logicals[a],
 									  units[b], (uint64_t)low);
-					uint64_t mis = ap_geometry_misalignment((uint64_t)lba, logicals[a],
+					uint64_t mis = ap_align_misalignment((uint64_t)lba, logicals[a],
 										units[b], (uint64_t)low);
-					uint64_t next = ap_geometry_next_aligned((uint64_t)lba, logicals[a],
+					uint64_t next = ap_align_next((uint64_t)lba, logicals[a],
 										 units[b], (uint64_t)low);
 
 					if (got != want)
@@ -67,18 +67,18 @@ static void test_misaligned_by_1_to_7(void **state)
 
 	(void)state;
 	/* 512e drive, unshifted: 2048 aligned, 2048+k for k=1..7 not */
-	assert_true(ap_geometry_is_aligned(2048, 512, 4096, 0));
+	assert_true(ap_align_is_aligned(2048, 512, 4096, 0));
 	for (k = 1; k <= 7; k++) {
-		assert_false(ap_geometry_is_aligned(2048 + k, 512, 4096, 0));
-		assert_int_equal(ap_geometry_misalignment(2048 + k, 512, 4096, 0), k * 512);
-		assert_int_equal(ap_geometry_next_aligned(2048 + k, 512, 4096, 0), 2056);
+		assert_false(ap_align_is_aligned(2048 + k, 512, 4096, 0));
+		assert_int_equal(ap_align_misalignment(2048 + k, 512, 4096, 0), k * 512);
+		assert_int_equal(ap_align_next(2048 + k, 512, 4096, 0), 2056);
 		/* the reported 512-byte geometry calls every one of them aligned */
-		assert_true(ap_geometry_is_aligned(2048 + k, 512, 512, 0));
+		assert_true(ap_align_is_aligned(2048 + k, 512, 512, 0));
 	}
-	assert_int_equal(ap_geometry_misalignment(2056, 512, 4096, 0), 0);
+	assert_int_equal(ap_align_misalignment(2056, 512, 4096, 0), 0);
 	/* the DOS-era start 63 is misaligned by 7 sectors on an unshifted drive */
-	assert_false(ap_geometry_is_aligned(63, 512, 4096, 0));
-	assert_int_equal(ap_geometry_misalignment(63, 512, 4096, 0), 7 * 512);
+	assert_false(ap_align_is_aligned(63, 512, 4096, 0));
+	assert_int_equal(ap_align_misalignment(63, 512, 4096, 0), 7 * 512);
 }
 
 static void test_shifted_geometry(void **state)
@@ -87,48 +87,48 @@ static void test_shifted_geometry(void **state)
 
 	(void)state;
 	/* lowest aligned LBA 7 (WD "jumper 7-8"): 63 is aligned, 64 and 2048 are not */
-	assert_true(ap_geometry_is_aligned(63, 512, 4096, 7));
-	assert_true(ap_geometry_is_aligned(7, 512, 4096, 7));
-	assert_true(ap_geometry_is_aligned(2055, 512, 4096, 7));
-	assert_false(ap_geometry_is_aligned(64, 512, 4096, 7));
-	assert_false(ap_geometry_is_aligned(2048, 512, 4096, 7));
-	assert_int_equal(ap_geometry_misalignment(2048, 512, 4096, 7), 512);
-	assert_int_equal(ap_geometry_next_aligned(2048, 512, 4096, 7), 2055);
+	assert_true(ap_align_is_aligned(63, 512, 4096, 7));
+	assert_true(ap_align_is_aligned(7, 512, 4096, 7));
+	assert_true(ap_align_is_aligned(2055, 512, 4096, 7));
+	assert_false(ap_align_is_aligned(64, 512, 4096, 7));
+	assert_false(ap_align_is_aligned(2048, 512, 4096, 7));
+	assert_int_equal(ap_align_misalignment(2048, 512, 4096, 7), 512);
+	assert_int_equal(ap_align_next(2048, 512, 4096, 7), 2055);
 	/* below the lowest aligned LBA */
-	assert_false(ap_geometry_is_aligned(0, 512, 4096, 7));
-	assert_int_equal(ap_geometry_misalignment(0, 512, 4096, 7), 512);
-	assert_int_equal(ap_geometry_next_aligned(0, 512, 4096, 7), 7);
+	assert_false(ap_align_is_aligned(0, 512, 4096, 7));
+	assert_int_equal(ap_align_misalignment(0, 512, 4096, 7), 512);
+	assert_int_equal(ap_align_next(0, 512, 4096, 7), 7);
 	for (k = 1; k <= 7; k++)
-		assert_false(ap_geometry_is_aligned(63 + k, 512, 4096, 7));
+		assert_false(ap_align_is_aligned(63 + k, 512, 4096, 7));
 	/* a lowest aligned LBA given as any aligned LBA means the same */
-	assert_true(ap_geometry_is_aligned(63, 512, 4096, 63));
-	assert_true(ap_geometry_is_aligned(2055, 512, 4096, 63));
+	assert_true(ap_align_is_aligned(63, 512, 4096, 63));
+	assert_true(ap_align_is_aligned(2055, 512, 4096, 63));
 }
 
 static void test_units_and_edges(void **state)
 {
 	(void)state;
 	/* 4Kn: every sector is aligned to its 4 KiB physical sector */
-	assert_true(ap_geometry_is_aligned(1, 4096, 4096, 0));
-	assert_true(ap_geometry_is_aligned(256, 4096, AP_MIB, 0));
-	assert_false(ap_geometry_is_aligned(255, 4096, AP_MIB, 0));
-	assert_true(ap_geometry_is_aligned(2048, 512, AP_MIB, 0));
-	assert_false(ap_geometry_is_aligned(2049, 512, AP_MIB, 0));
+	assert_true(ap_align_is_aligned(1, 4096, 4096, 0));
+	assert_true(ap_align_is_aligned(256, 4096, AP_MIB, 0));
+	assert_false(ap_align_is_aligned(255, 4096, AP_MIB, 0));
+	assert_true(ap_align_is_aligned(2048, 512, AP_MIB, 0));
+	assert_false(ap_align_is_aligned(2049, 512, AP_MIB, 0));
 	/* zero unit or logical size never aligns */
-	assert_false(ap_geometry_is_aligned(0, 512, 0, 0));
-	assert_false(ap_geometry_is_aligned(0, 0, 4096, 0));
-	assert_int_equal(ap_geometry_next_aligned(5, 512, 0, 0), UINT64_MAX);
+	assert_false(ap_align_is_aligned(0, 512, 0, 0));
+	assert_false(ap_align_is_aligned(0, 0, 4096, 0));
+	assert_int_equal(ap_align_next(5, 512, 0, 0), UINT64_MAX);
 	/* huge LBAs do not overflow */
-	assert_true(ap_geometry_is_aligned(UINT64_MAX - 7, 4096, 4096 * 8, 0));
-	assert_false(ap_geometry_is_aligned(UINT64_MAX, 512, 4096, 0));
-	assert_true(ap_geometry_is_aligned(UINT64_MAX, 512, 4096, 7));
-	assert_int_equal(ap_geometry_next_aligned(UINT64_MAX - 1, 512, 4096, 0), UINT64_MAX);
+	assert_true(ap_align_is_aligned(UINT64_MAX - 7, 4096, 4096 * 8, 0));
+	assert_false(ap_align_is_aligned(UINT64_MAX, 512, 4096, 0));
+	assert_true(ap_align_is_aligned(UINT64_MAX, 512, 4096, 7));
+	assert_int_equal(ap_align_next(UINT64_MAX - 1, 512, 4096, 0), UINT64_MAX);
 	/* sizes */
-	assert_true(ap_geometry_size_is_aligned(8, 512, 4096));
-	assert_false(ap_geometry_size_is_aligned(9, 512, 4096));
-	assert_true(ap_geometry_size_is_aligned(0, 512, 4096));
-	assert_true(ap_geometry_size_is_aligned(2048, 512, AP_MIB));
-	assert_false(ap_geometry_size_is_aligned(2048, 512, 0));
+	assert_true(ap_align_size_is_aligned(8, 512, 4096));
+	assert_false(ap_align_size_is_aligned(9, 512, 4096));
+	assert_true(ap_align_size_is_aligned(0, 512, 4096));
+	assert_true(ap_align_size_is_aligned(2048, 512, AP_MIB));
+	assert_false(ap_align_size_is_aligned(2048, 512, 0));
 }
 
 static void test_optio(void **state)
@@ -265,14 +265,14 @@ static void test_decide(void **state)
 	assert_int_equal(out.source, AP_GEOM_MINIMUM);
 	assert_int_equal(out.physical, 4096);
 	assert_int_equal(out.lowest_aligned, 0);
-	assert_false(ap_geometry_is_aligned(63, out.logical, out.physical, out.lowest_aligned));
-	assert_true(ap_geometry_is_aligned(64, out.logical, out.physical, out.lowest_aligned));
+	assert_false(ap_align_is_aligned(63, out.logical, out.physical, out.lowest_aligned));
+	assert_true(ap_align_is_aligned(64, out.logical, out.physical, out.lowest_aligned));
 	assert_string_equal(ap_geometry_rule_name(AP_RULE_MINIMUM_4K), "minimum_4k");
 	assert_string_equal(ap_geometry_source_name(out.source), "minimum_4k");
 	/* an alignment offset of 3584 bytes: LBA 7 of each 4 KiB */
 	assert_int_equal(ap_geometry_decide(&b, 3584, false, &out), AP_RULE_MINIMUM_4K);
 	assert_int_equal(out.lowest_aligned, 7);
-	assert_true(ap_geometry_is_aligned(63, 512, out.physical, out.lowest_aligned));
+	assert_true(ap_align_is_aligned(63, 512, out.physical, out.lowest_aligned));
 	/* the drive's own claim of 512 is no proof either */
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_DRIVE, 512, 512, 0, NULL), 0);
 	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_MINIMUM_4K);
@@ -303,11 +303,11 @@ static void test_decide(void **state)
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_PROBED, 512, 512, 0, NULL), 0);
 	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_PROBED);
 	assert_int_equal(out.physical, 512);
-	assert_true(ap_geometry_is_aligned(63, 512, out.physical, out.lowest_aligned));
+	assert_true(ap_align_is_aligned(63, 512, out.physical, out.lowest_aligned));
 	/* a probed 4096/7 drive accepts 63; a given geometry decides as given */
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_PROBED, 512, 4096, 7, NULL), 0);
 	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_PROBED);
-	assert_true(ap_geometry_is_aligned(63, 512, out.physical, out.lowest_aligned));
+	assert_true(ap_align_is_aligned(63, 512, out.physical, out.lowest_aligned));
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_MANUAL, 512, 512, 0, NULL), 0);
 	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_GIVEN);
 	assert_int_equal(out.physical, 512);

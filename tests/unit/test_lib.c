@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "lib/align.h"
 #include "lib/rng.h"
 #include "lib/stats.h"
 
@@ -105,6 +106,26 @@ static void test_median(void **state)
 	assert_true(isnan(ap_stats_median(b, 0)));
 }
 
+static void test_align_sectors(void **state)
+{
+	(void)state;
+	/* in sectors (logical = 1): a period of 8 starting at LBA 0 or 7 */
+	assert_true(ap_align_is_aligned(40, 1, 8, 0));
+	assert_false(ap_align_is_aligned(34, 1, 8, 0));
+	assert_true(ap_align_is_aligned(63, 1, 8, 7));
+	assert_int_equal(ap_align_next(34, 1, 8, 0), 40);
+	assert_int_equal(ap_align_next(40, 1, 8, 0), 40);
+	assert_int_equal(ap_align_next(34, 1, 8, 7), 39);
+	assert_int_equal(ap_align_next(2048, 1, 8, 7), 2055);
+	/* in bytes: 4096-byte units over 512-byte sectors, the same answers */
+	assert_true(ap_align_is_aligned(40, 512, 4096, 0));
+	assert_int_equal(ap_align_next(34, 512, 4096, 7), 39);
+	assert_int_equal(ap_align_misalignment(41, 512, 4096, 0), 512);
+	/* no boundary on a sector when the unit is no multiple of it */
+	assert_true(ap_align_next(1, 512, 1000, 0) == UINT64_MAX);
+	assert_false(ap_align_is_aligned(1, 1, 0, 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -113,6 +134,7 @@ int main(void)
 		cmocka_unit_test(test_shuffle),
 		cmocka_unit_test(test_xoshiro),
 		cmocka_unit_test(test_median),
+		cmocka_unit_test(test_align_sectors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,628 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * alignprobe check: what is printed of a device. The table of partitions
+ * (one row fills a table line and a JSON object), the topology, the JSON
+ * document, the advice for a table written for another sector size, and
+ * the --prometheus series.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "cmd/check.h"
+#include "cmd/commands.h"
+#include "cmd/fleet.h"
+#include "device/geometry.h"
+#include "device/identity.h"
+#include "device/ptable.h"
+#include "device/topology.h"
+#include "fleet/vstore.h"
+#include "lib/exitcodes.h"
+#include "lib/util.h"
+#include "ui/out.h"
+
+/* The columns of -o (or the defaults); a JSON row without -o: every column. */
+static void check_cols(const struct check *c, struct ap_cols *cs)
+{
+	ap_cols_init(cs, &c->out, infos, AP_ARRAY_SIZE(infos), c->cols, c->ncols, NULL, 0);
+}
+
+/* A tristate: unknown (< 0) is null, "-" for ALIGNED (holds no data, or not where meant). */
+static void row_tristate(struct ap_row *r, int id, int v)
+{
+	if (v >= 0)
+		ap_row_bool(r, id, v);
+}
+
+/* One partition, every column: a table line and an object of "partitions". */
+static void fill_row(const struct check *c, struct ap_row *r, const struct ap_part *p,
+		     const struct verdicts *v)
+{
+	ap_row_reset(r);
+	ap_row_u64(r, COL_NR, p->partno + 1);
+	ap_row_u64(r, COL_START, p->start);
+	ap_row_u64(r, COL_END, p->size ? p->start + p->size - 1 : p->start);
+	ap_row_u64(r, COL_SECTORS, p->size);
+	ap_row_u64(r, COL_SIZE, p->size * c->pt.sector_size);
+	ap_row_str(r, COL_TYPE, p->type);
+	ap_row_str(r, COL_TYPECODE, p->typecode);
+	ap_row_str(r, COL_NAME, p->name);
+	ap_row_str(r, COL_UUID, p->uuid);
+	row_tristate(r, COL_ALIGN_REPORTED, v->reported);
+	row_tristate(r, COL_ALIGN_DRIVE, v->drive);
+	row_tristate(r, COL_ALIGN_PROBED, v->probed);
+	row_tristate(r, COL_ALIGN_1M, v->mib);
+	row_tristate(r, COL_ALIGN_OPTIO, v->optio);
+	ap_row_bool(r, COL_SIZE_ALIGNED, v->size_aligned);
+	row_tristate(r, COL_ALIGNED, v->aligned);
+	ap_row_u64(r, COL_MISALIGN, v->misalign);
+	if (v->next != UINT64_MAX)
+		ap_row_u64(r, COL_NEXT_ALIGNED, v->next);
+}
+
+static struct json_object *ju(uint64_t v)
+{
+	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
+}
+
+static struct json_object *jstr(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+/* ---- topology and geometry as JSON ---- */
+
+static struct json_object *geometry_json(const struct ap_geometry *g, const char *file)
+{
+	struct json_object *o;
+
+	if (!g || !g->physical)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "source", json_object_new_string(ap_geometry_source_name(g->source)));
+	if (file)
+		json_object_object_add(o, "file", json_object_new_string(file));
+	json_object_object_add(o, "logical_sector", json_object_new_int64(g->logical));
+	json_object_object_add(o, "physical_sector", ju(g->physical));
+	json_object_object_add(o, "lowest_aligned_lba", ju(g->lowest_aligned));
+	if (g->source == AP_GEOM_MODEL)
+		json_object_object_add(o, "sensitive", json_object_new_boolean(g->sensitive));
+	if (g->source == AP_GEOM_PROBED) {
+		json_object_object_add(o, "sensitive", json_object_new_boolean(g->sensitive));
+		json_object_object_add(o, "confidence", isfinite(g->confidence)
+				       ? json_object_new_double(g->confidence) : NULL);
+		json_object_object_add(o, "reported_physical_sector",
+				       json_object_new_int64(g->reported_physical));
+	}
+	return o;
+}
+
+static struct json_object *topology_json(const struct ap_topology *t)
+{
+	const struct ap_kernel_topology *k = &t->kernel;
+	const struct ap_drive_topology *d = &t->drive;
+	struct json_object *o = json_object_new_object(), *ko, *dobj, *a;
+	size_t i;
+
+	ko = json_object_new_object();
+	json_object_object_add(ko, "available", json_object_new_boolean(k->available));
+	if (k->available) {
+		json_object_object_add(ko, "logical_sector", ju(k->logical));
+		json_object_object_add(ko, "physical_sector", ju(k->physical));
+		json_object_object_add(ko, "minimum_io", ju(k->minimum_io));
+		json_object_object_add(ko, "optimal_io", ju(k->optimal_io));
+		json_object_object_add(ko, "optimal_io_sane", json_object_new_boolean(k->optimal_io_sane));
+		json_object_object_add(ko, "alignment_offset", ju(k->alignment_offset));
+	} else {
+		json_object_object_add(ko, "reason", json_object_new_string(k->why));
+	}
+	json_object_object_add(ko, "write_cache", k->write_cache < 0 ? NULL
+			       : json_object_new_string(k->write_cache ? "write back" : "write through"));
+	json_object_object_add(o, "kernel", ko);
+
+	dobj = json_object_new_object();
+	json_object_object_add(dobj, "available", json_object_new_boolean(d->available));
+	if (d->available) {
+		json_object_object_add(dobj, "source", json_object_new_string(d->source));
+		json_object_object_add(dobj, "logical_sector", json_object_new_int64(d->logical));
+		json_object_object_add(dobj, "physical_sector", d->physical
+				       ? ju(d->physical) : NULL);
+		json_object_object_add(dobj, "lowest_aligned_lba", d->lowest_aligned_known
+				       ? json_object_new_int64(d->lowest_aligned) : NULL);
+		if (d->ata_ok)
+			json_object_object_add(dobj, "model", json_object_new_string(d->ata.model));
+		if (d->nvme_ok) {
+			json_object_object_add(dobj, "nvme_npwg", d->nvme.optperf_valid
+					       ? json_object_new_int64(d->nvme.npwg) : NULL);
+			json_object_object_add(dobj, "nvme_nows", d->nvme.optperf_valid
+					       ? json_object_new_int64(d->nvme.nows) : NULL);
+			json_object_object_add(dobj, "nvme_nawupf", d->nvme.atomics_valid
+					       ? json_object_new_int64(d->nvme.nawupf) : NULL);
+		}
+	} else {
+		json_object_object_add(dobj, "reason", json_object_new_string(d->why));
+	}
+	json_object_object_add(dobj, "write_cache", d->wc_known
+			       ? json_object_new_boolean(d->wc.enabled) : NULL);
+	json_object_object_add(o, "drive", dobj);
+
+	a = json_object_new_array();
+	for (i = 0; i < t->ndisagreements; i++)
+		json_object_array_add(a, json_object_new_string(t->disagreements[i]));
+	json_object_object_add(o, "disagreements", a);
+	return o;
+}
+
+static struct json_object *probed_json(const struct check *c)
+{
+	struct json_object *o = geometry_json(&c->g.probed, c->geometry_file);
+
+	if (o && c->geometry_file) {
+		json_object_object_add(o, "entry", json_object_new_string(c->pick.where));
+		json_object_object_add(o, "entry_device", c->pick.device[0]
+				       ? json_object_new_string(c->pick.device) : NULL);
+		json_object_object_add(o, "matched_by", json_object_new_string(
+					       ap_geometry_match_name(c->pick.match)));
+	}
+	return o;
+}
+
+static struct json_object *rule_json(const struct check *c)
+{
+	struct json_object *o = json_object_new_object();
+	const struct ap_geometry *f = c->g.in_force;
+
+	json_object_object_add(o, "name", json_object_new_string(ap_geometry_rule_name(c->g.rule)));
+	json_object_object_add(o, "reason", json_object_new_string(c->g.reason));
+	json_object_object_add(o, "basis", json_object_new_string(
+				       ap_geometry_source_name(c->g.basis->source)));
+	json_object_object_add(o, "unit", ju(f->physical));
+	json_object_object_add(o, "lowest_aligned_lba", ju(f->lowest_aligned));
+	return o;
+}
+
+/* What to tell about a table for another sector size: the likely cause and the way out. */
+static void foreign_advice(const struct check *c, char *cause, size_t csz, char *remedy,
+			   size_t rsz)
+{
+	unsigned w = c->pt.foreign_sector_size, here = c->pt.sector_size;
+
+	if (!c->pt.is_blockdev && w > here)
+		snprintf(cause, csz, "the image was partitioned as a disk with %u-byte logical "
+			 "sectors (a disk behind a USB bridge that presents them, or a loop device "
+			 "with --sector-size %u) and is read here with %u-byte ones", w, w, here);
+	else if (!c->pt.is_blockdev)
+		snprintf(cause, csz, "the image was partitioned as a disk with %u-byte logical "
+			 "sectors and is read here with %u-byte ones (--sector-size %u)", w, here,
+			 here);
+	else if (w > here)
+		snprintf(cause, csz, "the table was written while a USB bridge (an enclosure or "
+			 "dock) presented the disk with %u-byte logical sectors; here the disk "
+			 "has %u-byte ones (attached directly?)", w, here);
+	else
+		snprintf(cause, csz, "the table was written with the disk attached directly "
+			 "(%u-byte logical sectors); here a USB bridge (an enclosure or dock) "
+			 "presents it with %u-byte ones", w, here);
+	if (!c->pt.is_blockdev)
+		snprintf(remedy, rsz, "read it as written with alignprobe check --sector-size %u "
+			 "%s, or losetup --sector-size %u --partscan --find --show %s; or "
+			 "re-create the table for %u-byte sectors", w, c->device, w, c->device,
+			 here);
+	else
+		snprintf(remedy, rsz, "read it as written with losetup --read-only --sector-size "
+			 "%u --partscan --find --show %s (then check that loop device), or attach "
+			 "the disk the way it was partitioned; or re-create the table for %u-byte "
+			 "sectors (back up first: every partition moves)", w, c->device, here);
+}
+
+static struct json_object *foreign_json(const struct check *c)
+{
+	struct json_object *o, *a;
+	char cause[400], remedy[600];
+	size_t i;
+
+	if (!c->pt.foreign_sector_size)
+		return NULL;
+	foreign_advice(c, cause, sizeof(cause), remedy, sizeof(remedy));
+	o = json_object_new_object();
+	json_object_object_add(o, "written_for", json_object_new_int64(c->pt.foreign_sector_size));
+	json_object_object_add(o, "read_with", json_object_new_int64(c->pt.sector_size));
+	json_object_object_add(o, "label", jstr(c->pt.foreign_label));
+	a = json_object_new_array();
+	for (i = 0; i < c->pt.nforeign_evidence; i++)
+		json_object_array_add(a, json_object_new_string(c->pt.foreign_evidence[i]));
+	json_object_object_add(o, "evidence", a);
+	json_object_object_add(o, "likely_cause", json_object_new_string(cause));
+	json_object_object_add(o, "remedy", json_object_new_string(remedy));
+	return o;
+}
+static const char *const mv_names[] = {
+	[MV_OFF] = "off", [MV_NOT_NEEDED] = "not_needed", [MV_NO_MODEL] = "no_model",
+	[MV_NONE] = "none", [MV_OTHER_SECTOR] = "other_sector_size", [MV_USED] = "used",
+	[MV_CONFLICT] = "conflict",
+};
+
+/* "model_verdict": what the verdict store said of the disk's model, null without --verdicts. */
+static struct json_object *model_verdict_json(const struct check *c)
+{
+	const struct ap_vstore_model *m = c->mv.m;
+	struct json_object *o, *mo, *a;
+	size_t i, k;
+
+	if (c->mv.state == MV_OFF)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "store", json_object_new_string(c->verdicts_file));
+	json_object_object_add(o, "state", json_object_new_string(mv_names[c->mv.state]));
+	mo = NULL;
+	if (c->have_id && c->id.model) {
+		mo = json_object_new_object();
+		json_object_object_add(mo, "vendor", jstr(c->id.vendor));
+		json_object_object_add(mo, "model", jstr(c->id.model));
+		json_object_object_add(mo, "revision", jstr(c->id.revision));
+	}
+	json_object_object_add(o, "model", mo);
+	if (c->mv.state == MV_USED) {
+		char where[64];
+
+		snprintf(where, sizeof(where), "models[%zu].verdicts[%zu]", c->mv.model_index,
+			 c->mv.verdict);
+		json_object_object_add(o, "entry", json_object_new_string(where));
+	} else {
+		json_object_object_add(o, "entry", NULL);
+	}
+	a = json_object_new_array();
+	for (i = 0; m && i < m->nverdicts; i++) {
+		const struct ap_vstore_verdict *v = &m->verdicts[i];
+		struct json_object *vo, *xa;
+		char where[64];
+
+		if (v->logical_sector != c->pt.sector_size)
+			continue;
+		vo = json_object_new_object();
+		snprintf(where, sizeof(where), "models[%zu].verdicts[%zu]", c->mv.model_index, i);
+		json_object_object_add(vo, "entry", json_object_new_string(where));
+		json_object_object_add(vo, "logical_sector", ju(v->logical_sector));
+		json_object_object_add(vo, "physical_sector", ju(v->physical_sector));
+		json_object_object_add(vo, "lowest_aligned_lba", ju(v->lowest_aligned_lba));
+		json_object_object_add(vo, "sensitive", json_object_new_boolean(v->sensitive));
+		xa = json_object_new_array();
+		for (k = 0; k < v->nexamples; k++)
+			json_object_array_add(xa, ap_vstore_example_to_json(&v->examples[k]));
+		json_object_object_add(vo, "examples", xa);
+		json_object_array_add(a, vo);
+	}
+	json_object_object_add(o, "verdicts", a);
+	return o;
+}
+
+/* The -J document of the device (c->doc). */
+void build_json(struct check *c, bool aligned)
+{
+	struct json_object *doc = json_object_new_object(), *geo, *a;
+	const struct ap_ptable *pt = &c->pt;
+	struct ap_cols cs;
+	struct ap_row r;
+	size_t i;
+
+	json_object_object_add(doc, "device", json_object_new_string(c->device));
+	json_object_object_add(doc, "type", json_object_new_string(pt->is_blockdev ? "block" : "image"));
+	json_object_object_add(doc, "size", ju(pt->size_bytes));
+	json_object_object_add(doc, "logical_sector", json_object_new_int64(pt->sector_size));
+	json_object_object_add(doc, "sectors", ju(pt->nsectors));
+	json_object_object_add(doc, "label", jstr(pt->label));
+	json_object_object_add(doc, "id", jstr(pt->id));
+	json_object_object_add(doc, "first_usable", pt->label ? ju(pt->first_usable) : NULL);
+	json_object_object_add(doc, "last_usable", pt->label ? ju(pt->last_usable) : NULL);
+	json_object_object_add(doc, "topology", topology_json(&c->topo));
+
+	geo = json_object_new_object();
+	json_object_object_add(geo, "in_force", geometry_json(c->g.in_force,
+			       c->g.rule == AP_RULE_PROBED ? c->geometry_file : NULL));
+	json_object_object_add(geo, "reported", geometry_json(&c->g.reported, NULL));
+	json_object_object_add(geo, "drive", geometry_json(&c->g.drive, NULL));
+	json_object_object_add(geo, "probed", probed_json(c));
+	json_object_object_add(geo, "optimal_io", c->g.optio ? ju(c->g.optio) : NULL);
+	json_object_object_add(doc, "geometry", geo);
+	json_object_object_add(doc, "rule", rule_json(c));
+	json_object_object_add(doc, "model_verdict", model_verdict_json(c));
+	json_object_object_add(doc, "foreign_sector_size", foreign_json(c));
+
+	a = json_object_new_array();
+	for (i = 0; i < pt->nissues; i++) {
+		const struct ap_pt_issue *is = &pt->issues[i];
+		struct json_object *io = json_object_new_object();
+
+		json_object_object_add(io, "kind", json_object_new_string(ap_pt_kind_name(is->kind)));
+		json_object_object_add(io, "severity", json_object_new_string(is->error ? "error" : "warning"));
+		json_object_object_add(io, "partition", is->partno >= 0
+				       ? json_object_new_int64(is->partno + 1) : NULL);
+		json_object_object_add(io, "message", json_object_new_string(is->msg));
+		json_object_array_add(a, io);
+	}
+	json_object_object_add(doc, "issues", a);
+	a = json_object_new_array();
+	for (i = 0; i < pt->nfdisk_msgs; i++)
+		json_object_array_add(a, json_object_new_string(pt->fdisk_msgs[i]));
+	json_object_object_add(doc, "libfdisk_messages", a);
+
+	a = json_object_new_array();
+	check_cols(c, &cs);
+	ap_row_init(&r, &cs);
+	for (i = 0; i < pt->nparts; i++) {
+		struct verdicts v;
+
+		judge(c, &pt->parts[i], &v);
+		fill_row(c, &r, &pt->parts[i], &v);
+		json_object_array_add(a, ap_row_json(&r));
+	}
+	ap_row_free(&r);
+	json_object_object_add(doc, "partitions", a);
+	json_object_object_add(doc, "misaligned", ju(c->nmisaligned));
+	json_object_object_add(doc, "aligned", json_object_new_boolean(aligned));
+	c->doc = doc;
+}
+
+/* ---- human output ---- */
+
+static void cell_ul(struct libscols_line *ln, size_t col, bool have, uint64_t v)
+{
+	char buf[32];
+
+	if (!have) {
+		scols_line_set_data(ln, col, "-");
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	scols_line_set_data(ln, col, buf);
+}
+
+int print_topology(const struct check *c)
+{
+	const struct ap_kernel_topology *k = &c->topo.kernel;
+	const struct ap_drive_topology *d = &c->topo.drive;
+	const struct ap_geometry *r = &c->g.reported;
+	const struct ap_geometry *p = c->g.probed.physical ? &c->g.probed : NULL;
+	bool blk = c->pt.is_blockdev;
+	struct libscols_table *tb = scols_new_table();
+	struct libscols_line *ln;
+	char *human = ap_size_to_human(c->pt.size_bytes), buf[200];
+	size_t i, pc = 3;
+	int rc;
+
+	if (!tb) {
+		free(human);
+		return -ENOMEM;
+	}
+	printf("Disk %s: %s, %" PRIu64 " sectors of %u bytes, %s%s\n", c->device, human,
+	       c->pt.nsectors, c->pt.sector_size, blk ? "block device" : "image file",
+	       c->pt.label ? "" : ", no usable partition table");
+	free(human);
+	if (c->pt.label)
+		printf("Partition table: %s, %zu partition%s, usable sectors %" PRIu64 "-%" PRIu64 "%s%s\n",
+		       c->pt.label, c->pt.nparts, c->pt.nparts == 1 ? "" : "s", c->pt.first_usable,
+		       c->pt.last_usable, c->pt.id ? ", id " : "", c->pt.id ? c->pt.id : "");
+
+	scols_table_new_column(tb, "", 0, 0);
+	scols_table_new_column(tb, blk ? "KERNEL" : "IMAGE", 0, SCOLS_FL_RIGHT);
+	if (blk)
+		scols_table_new_column(tb, "DRIVE", 0, SCOLS_FL_RIGHT);
+	else
+		pc = 2;
+	if (p)
+		scols_table_new_column(tb, p->source == AP_GEOM_PROBED ? "PROBED" :
+				       p->source == AP_GEOM_MODEL ? "MODEL" : "GIVEN", 0,
+				       SCOLS_FL_RIGHT);
+
+	ln = scols_table_new_line(tb, NULL);
+	scols_line_set_data(ln, 0, "logical sector");
+	cell_ul(ln, 1, true, blk && k->available ? k->logical : r->logical);
+	if (blk)
+		cell_ul(ln, 2, d->available && d->logical, d->logical);
+	if (p)
+		cell_ul(ln, pc, true, p->logical);
+
+	ln = scols_table_new_line(tb, NULL);
+	scols_line_set_data(ln, 0, "physical sector");
+	cell_ul(ln, 1, true, blk && k->available ? k->physical : r->physical);
+	if (blk)
+		cell_ul(ln, 2, d->available && d->physical, d->physical);
+	if (p)
+		cell_ul(ln, pc, true, p->physical);
+
+	ln = scols_table_new_line(tb, NULL);
+	scols_line_set_data(ln, 0, "lowest aligned LBA");
+	cell_ul(ln, 1, true, r->lowest_aligned);
+	if (blk)
+		cell_ul(ln, 2, d->available && d->lowest_aligned_known, d->lowest_aligned);
+	if (p)
+		cell_ul(ln, pc, true, p->lowest_aligned);
+
+	if (blk) {
+		ln = scols_table_new_line(tb, NULL);
+		scols_line_set_data(ln, 0, "minimum I/O");
+		cell_ul(ln, 1, k->available, k->minimum_io);
+		cell_ul(ln, 2, false, 0);
+
+		ln = scols_table_new_line(tb, NULL);
+		scols_line_set_data(ln, 0, "optimal I/O");
+		if (k->available && k->optimal_io && !k->optimal_io_sane) {
+			snprintf(buf, sizeof(buf), "%lu (ignored)", k->optimal_io);
+			scols_line_set_data(ln, 1, buf);
+		} else {
+			cell_ul(ln, 1, k->available, k->optimal_io);
+		}
+		cell_ul(ln, 2, d->nvme_ok && d->nvme.optimal_io, d->nvme.optimal_io);
+
+		ln = scols_table_new_line(tb, NULL);
+		scols_line_set_data(ln, 0, "write cache");
+		scols_line_set_data(ln, 1, k->write_cache < 0 ? "-" : k->write_cache
+				    ? "write back" : "write through");
+		scols_line_set_data(ln, 2, !d->wc_known ? "-" : d->wc.enabled ? "on" : "off");
+		if (p)
+			for (i = 3; i < 6; i++) {
+				struct libscols_line *l = scols_table_get_line(tb, i);
+
+				if (l)
+					scols_line_set_data(l, pc, "-");
+			}
+	}
+	rc = scols_print_table(tb);
+	scols_unref_table(tb);
+	if (rc)
+		return -EIO;
+
+	if (!blk)
+		printf("image: %u-byte sectors, no kernel topology and no drive to ask\n",
+		       c->pt.sector_size);
+	else if (!k->available)
+		printf("kernel: not available (%s)\n", k->why);
+	if (blk && !d->available)
+		printf("drive: not available (%s)\n", d->why);
+	else if (blk && d->ata_ok && d->ata.model[0])
+		printf("drive: %s, answered %s%s\n", d->ata.model, d->source,
+		       d->scsi_ok ? " and SCSI READ CAPACITY(16)" : "");
+	else if (blk)
+		printf("drive: answered %s\n", d->source);
+	for (i = 0; i < c->topo.ndisagreements; i++)
+		printf("disagreement: %s\n", c->topo.disagreements[i]);
+	if (p && p->physical != r->physical)
+		printf("disagreement: physical sector: reported %" PRIu64 " bytes, %s %" PRIu64 "\n",
+		       r->physical, p->source == AP_GEOM_PROBED ? "probed" :
+		       p->source == AP_GEOM_MODEL ? "its model's verdict" : "given", p->physical);
+	if (p && p->lowest_aligned != r->lowest_aligned)
+		printf("disagreement: lowest aligned LBA: reported %" PRIu64 ", %s %" PRIu64 "\n",
+		       r->lowest_aligned, p->source == AP_GEOM_PROBED ? "probed" :
+		       p->source == AP_GEOM_MODEL ? "its model's verdict" : "given",
+		       p->lowest_aligned);
+	describe_geometry(c->g.in_force, buf, sizeof(buf));
+	printf("Geometry in force: %s%s%s\n", buf,
+	       c->g.rule == AP_RULE_PROBED || c->g.rule == AP_RULE_MODEL ? ", from " : "",
+	       c->g.rule == AP_RULE_PROBED ? c->geometry_file :
+	       c->g.rule == AP_RULE_MODEL ? c->verdicts_file : "");
+	printf("Rule: %s: %s\n", ap_geometry_rule_name(c->g.rule), c->g.reason);
+	putchar('\n');
+	return 0;
+}
+
+int print_table(struct check *c)
+{
+	struct libscols_table *tb;
+	struct ap_cols cs;
+	struct ap_row r;
+	size_t i;
+	int rc;
+
+	check_cols(c, &cs);
+	tb = ap_cols_table_new(&cs, "partitions");
+	ap_row_init(&r, &cs);
+	for (i = 0; i < c->pt.nparts; i++) {
+		struct verdicts v;
+
+		judge(c, &c->pt.parts[i], &v);
+		fill_row(c, &r, &c->pt.parts[i], &v);
+		if (ap_row_add_line(&r, tb) != 0) {
+			ap_row_free(&r);
+			scols_unref_table(tb);
+			return -ENOMEM;
+		}
+	}
+	ap_row_free(&r);
+	rc = ap_out_print(&c->out, tb);
+	scols_unref_table(tb);
+	return rc;
+}
+
+/* The table was written for another sector size: what shows it, why, and what to do. */
+void report_foreign(const struct check *c)
+{
+	char cause[400], remedy[600];
+	size_t i;
+
+	for (i = 0; i < c->pt.nforeign_evidence; i++)
+		cwarn(c, "found: %s", c->pt.foreign_evidence[i]);
+	foreign_advice(c, cause, sizeof(cause), remedy, sizeof(remedy));
+	cwarn(c, "likely cause: %s", cause);
+	cwarn(c, "what to do: %s", remedy);
+}
+
+/* --prometheus: this device's series (see docs/alignprobe.8, MONITORING). */
+void add_metrics(const struct check *c, struct ap_prom *p, int status)
+{
+	const char *dev = c->device;
+	const struct ap_geometry *geo[] = { &c->g.reported, &c->g.drive, &c->g.probed };
+	bool judged = status == AP_EXIT_OK || status == AP_EXIT_MISALIGNED ||
+		      status == AP_EXIT_SECTOR_SIZE;
+	char num[24];
+	size_t i;
+
+	ap_fleet_prom_add(p, "alignprobe_check_success", judged, "device", dev, NULL);
+	ap_fleet_prom_add(p, "alignprobe_check_exit_status", status, "device", dev, NULL);
+	ap_fleet_prom_disk(p, "check", dev, c->have_id ? &c->id : NULL, c->pt.sector_size);
+	if (!judged)
+		return;
+	ap_fleet_prom_add(p, "alignprobe_disk_aligned", status == AP_EXIT_OK, "device", dev, NULL);
+	for (i = 0; i < AP_ARRAY_SIZE(geo); i++) {
+		const char *src = ap_geometry_source_name(geo[i]->source);
+
+		if (!geo[i]->physical)
+			continue;
+		ap_fleet_prom_add(p, "alignprobe_physical_sector_bytes", (double)geo[i]->physical,
+				  "command", "check", "device", dev, "source", src, NULL);
+		ap_fleet_prom_add(p, "alignprobe_alignment_offset_bytes",
+				  (double)geo[i]->lowest_aligned * geo[i]->logical, "command", "check",
+				  "device", dev, "source", src, NULL);
+	}
+	if (c->g.in_force) {
+		ap_fleet_prom_add(p, "alignprobe_check_rule_info", 1, "device", dev, "rule",
+				  ap_geometry_rule_name(c->g.rule), "basis",
+				  ap_geometry_source_name(c->g.basis->source), NULL);
+		ap_fleet_prom_add(p, "alignprobe_check_required_alignment_bytes",
+				  (double)c->g.in_force->physical, "device", dev, NULL);
+		ap_fleet_prom_add(p, "alignprobe_check_required_offset_bytes",
+				  (double)c->g.in_force->lowest_aligned * c->g.in_force->logical,
+				  "device", dev, NULL);
+	}
+	if (c->pt.foreign_sector_size)
+		ap_fleet_prom_add(p, "alignprobe_check_foreign_sector_bytes",
+				  c->pt.foreign_sector_size, "device", dev, NULL);
+	if (c->mv.state != MV_OFF && c->mv.state != MV_NOT_NEEDED) {
+		ap_fleet_prom_add(p, "alignprobe_check_model_verdicts", (double)c->mv.nmatching,
+				  "device", dev, NULL);
+		if (c->mv.state == MV_USED) {
+			const struct ap_vstore_verdict *v = &c->mv.m->verdicts[c->mv.verdict];
+			char where[64];
+
+			snprintf(where, sizeof(where), "models[%zu].verdicts[%zu]",
+				 c->mv.model_index, c->mv.verdict);
+			ap_fleet_prom_add(p, "alignprobe_check_model_verdict_info", 1, "device", dev,
+					  "store", c->verdicts_file, "entry", where, "example",
+					  v->nexamples ? v->examples[0].serial : NULL, NULL);
+		}
+	}
+	ap_fleet_prom_add(p, "alignprobe_check_partitions", (double)c->nchecked, "device", dev,
+			  NULL);
+	ap_fleet_prom_add(p, "alignprobe_check_misaligned_partitions", (double)c->nmisaligned,
+			  "device", dev, NULL);
+	for (i = 0; i < c->pt.nparts; i++) {
+		const struct ap_part *part = &c->pt.parts[i];
+		unsigned ls = c->pt.sector_size;
+		struct verdicts v;
+
+		judge(c, part, &v);
+		if (v.aligned < 0)
+			continue;	/* an extended partition, or a table for another size */
+		snprintf(num, sizeof(num), "%zu", part->partno + 1);
+		ap_fleet_prom_add(p, "alignprobe_partition_aligned", v.aligned, "device", dev,
+				  "partition", num, NULL);
+		ap_fleet_prom_add(p, "alignprobe_partition_start_bytes", (double)part->start * ls,
+				  "device", dev, "partition", num, NULL);
+		if (v.next != UINT64_MAX)
+			ap_fleet_prom_add(p, "alignprobe_partition_next_aligned_start_bytes",
+					  (double)v.next * ls, "device", dev, "partition", num, NULL);
+	}
+}

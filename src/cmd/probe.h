@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * alignprobe probe: what its files share (private to src/cmd/probe*.c).
+ *   probe.c         ap_cmd_probe(), the options, --undo
+ *   probe_jobs.c    one job per device: the checks, the gate, emulated
+ *                   drives, the output files, the threads and the progress
+ *   probe_report.c  everything printed after the run (table, words, JSON,
+ *                   plot, samples, --record/--prometheus) and --dry-run
+ */
+#ifndef AP_CMD_PROBE_H
+#define AP_CMD_PROBE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "device/safety.h"
+#include "emu/emu.h"
+#include "lib/outfile.h"
+#include "probe/probe.h"
+#include "ui/out.h"
+
+#define CMD "probe"
+
+enum {
+	COL_DEVICE, COL_SIZE, COL_OFFSET, COL_N, COL_MEDIAN, COL_Q1, COL_Q3, COL_FAST,
+	COL_ALIGNED, COL_REL,
+};
+
+static const struct ap_colinfo infos[] = {
+	[COL_DEVICE]  = { "DEVICE", 0.2, 0, AP_COL_STRING, "device probed" },
+	[COL_SIZE]    = { "SIZE", 5, SCOLS_FL_RIGHT, AP_COL_SIZE, "write (or read) size" },
+	[COL_OFFSET]  = { "OFFSET", 6, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "offset in logical sectors from a 1 MiB-aligned place (= LBA modulo the unit)" },
+	[COL_N]       = { "N", 4, SCOLS_FL_RIGHT, AP_COL_NUMBER, "measurements at this offset" },
+	[COL_MEDIAN]  = { "MEDIAN_US", 9, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "median latency, microseconds", .fmt = "%.1f" },
+	[COL_Q1]      = { "Q1_US", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "first quartile of the latency, microseconds", .fmt = "%.1f" },
+	[COL_Q3]      = { "Q3_US", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "third quartile of the latency, microseconds", .fmt = "%.1f" },
+	[COL_FAST]    = { "FAST", 4, 0, AP_COL_BOOLEAN,
+			  "classified fast by the analysis of this size" },
+	[COL_ALIGNED] = { "ALIGNED", 7, 0, AP_COL_BOOLEAN,
+			  "aligned under the final verdict (empty: unresolved)" },
+	[COL_REL]     = { "REL", 6, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "median relative to the fastest offset of this size", .fmt = "%.2f" },
+};
+
+static const int default_cols[] = {
+	COL_DEVICE, COL_SIZE, COL_OFFSET, COL_N, COL_MEDIAN, COL_Q1, COL_Q3, COL_FAST, COL_REL,
+};
+
+/* The keys of the "results" objects without -o: the device is the document's. */
+static const int json_cols[] = {
+	COL_SIZE, COL_OFFSET, COL_N, COL_MEDIAN, COL_Q1, COL_Q3, COL_FAST, COL_ALIGNED, COL_REL,
+};
+
+struct job {
+	char *dev;			/* what the user named, or the emulated loop device */
+	bool emulated;
+	struct ap_emu *emu;
+	struct ap_probe_dev d;
+	struct ap_probe_plan plan;
+	struct ap_probe_opts o;
+	struct ap_probe_result r;
+	struct ap_error e;
+	int rc;
+	int fd_hold;
+	struct ap_safety_target t;	/* from the gate's checks until confirmed */
+	bool have_t;
+	char *journal;
+	struct ap_outfile plot;		/* --plot, opened before anything is written */
+	pthread_t th;
+	bool started, passed_gate;
+	volatile int done;
+};
+
+struct ctl {
+	struct ap_out out;
+	struct ap_probe_opts o;
+	bool yes, quiet, all_sizes, allow_partition, budget_set, slots_set, allow_unidentified;
+	bool dry_run;
+	uint64_t budget_ns;
+	const char *journal;
+	const char *undo;
+	const char *plot;
+	const char *samples;
+	struct ap_outfile samples_out;	/* opened before anything is written */
+	const char *record;		/* --record[=STORE]: the store, once checked */
+	bool record_set;
+	const char *prometheus;		/* --prometheus FILE */
+	struct ap_outfile prom;		/* opened before anything is written */
+	char **emu_specs;
+	size_t nemu;
+	char **names;			/* the devices named */
+	size_t nnamed;
+	struct job *jobs;		/* the named ones first, then the emulated ones */
+	size_t njobs;
+};
+
+/* probe_jobs.c */
+char *journal_path(const struct ctl *c, const struct job *j);
+int emu_spec(struct ctl *c, size_t i, struct ap_emu_spec *spec);
+char *emu_placeholder(size_t i);
+void detach_emulated(struct job *j);
+void setup_jobs(struct ctl *c);
+int plan_jobs(struct ctl *c);
+int gate_jobs(struct ctl *c);
+void start_jobs(struct ctl *c);
+
+/* probe_report.c */
+int dry_run(struct ctl *c, size_t nnamed);
+int report_jobs(struct ctl *c);
+
+#endif /* AP_CMD_PROBE_H */

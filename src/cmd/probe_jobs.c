@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * alignprobe probe: one job per device. The checks before anything is
+ * written (prepare_job), the confirmation (gate_job), the emulated drives,
+ * the output files opened before the run, and the run itself: one thread
+ * per device behind a start gate, with the progress line.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/commands.h"
+#include "cmd/fleet.h"
+#include "cmd/probe.h"
+#include "device/safety.h"
+#include "emu/emu.h"
+#include "lib/exitcodes.h"
+#include "lib/outfile.h"
+#include "lib/sig.h"
+#include "lib/util.h"
+#include "probe/probe.h"
+#include "ui/confirm.h"
+#include "ui/progress.h"
+/*
+ * The start gate: no device's timed writes begin before every device is
+ * ready or has failed, so the disks of a JBOD are measured side by side
+ * whatever each one's preparation (identity, journal, originals) costs.
+ */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	size_t waiting;		/* started devices neither ready nor finished */
+	uint64_t opened_ns;
+} gate = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0 };
+
+/* One device no longer holds the gate closed (locked by the caller). */
+static void gate_leave_locked(void)
+{
+	if (gate.waiting && --gate.waiting == 0) {
+		gate.opened_ns = ap_now_ns();
+		pthread_cond_broadcast(&gate.cond);
+	}
+}
+
+static uint64_t gate_pass(void *arg)
+{
+	struct job *j = arg;
+	uint64_t t;
+
+	pthread_mutex_lock(&gate.lock);
+	j->passed_gate = true;
+	gate_leave_locked();
+	while (gate.waiting && !ap_sig_pending()) {
+		struct timespec ts;
+
+		/* wake up now and then: a signal ends the wait (and the probe) */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 100 * 1000 * 1000;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&gate.cond, &gate.lock, &ts);
+	}
+	t = gate.waiting ? 0 : gate.opened_ns;
+	pthread_mutex_unlock(&gate.lock);
+	return t;
+}
+
+static void *job_thread(void *arg)
+{
+	struct job *j = arg;
+
+	j->o.ready = gate_pass;
+	j->o.ready_arg = j;
+	j->rc = ap_probe_device(&j->d, &j->o, &j->r, &j->e);
+	pthread_mutex_lock(&gate.lock);
+	if (!j->passed_gate)
+		gate_leave_locked();	/* failed before measuring */
+	pthread_mutex_unlock(&gate.lock);
+	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static const char *dev_base(const char *dev)
+{
+	const char *s = strrchr(dev, '/');
+
+	return s ? s + 1 : dev;
+}
+
+char *journal_path(const struct ctl *c, const struct job *j)
+{
+	const char *dir = getenv("ALIGNPROBE_JOURNAL_DIR");
+	char *p;
+
+	if (c->journal) {
+		if (c->njobs == 1)
+			return ap_xstrdup(c->journal);
+		ap_xasprintf(&p, "%s.%s", c->journal, dev_base(j->dev));
+		return p;
+	}
+	ap_xasprintf(&p, "%s/alignprobe-undo-%s-%d.journal", dir && *dir ? dir : "/var/tmp",
+		     dev_base(j->dev), (int)getpid());
+	return p;
+}
+
+static char *plot_path(const char *plot, const char *dev, bool several)
+{
+	const char *dot, *slash;
+	char *p;
+
+	if (!several || strcmp(plot, "-") == 0)
+		return ap_xstrdup(plot);
+	dot = strrchr(plot, '.');
+	slash = strrchr(plot, '/');
+	if (!dot || (slash && dot < slash))
+		ap_xasprintf(&p, "%s-%s", plot, dev_base(dev));
+	else
+		ap_xasprintf(&p, "%.*s-%s%s", (int)(dot - plot), plot, dev_base(dev), dot);
+	return p;
+}
+
+/* Refusals and errors before anything is written: 2 or 3. */
+static int prepare_job(struct ctl *c, struct job *j)
+{
+	struct ap_error e = { 0 };
+	int rc;
+
+	j->fd_hold = -1;
+	j->o = c->o;
+	if (access(j->dev, F_OK) != 0)
+		return ap_errx(CMD, j->dev, errno, "%s", strerror(errno));
+	if (c->o.mode != AP_PROBE_READONLY) {
+		/* every in-use check first: any refusal is the gate's (exit 3) */
+		struct ap_safety_opts so = { .yes = true, .allow_partition = c->allow_partition };
+
+		rc = ap_cmd_gate(CMD, j->dev, &so, &j->t);
+		if (rc)
+			return rc;
+		j->have_t = true;
+	}
+	rc = ap_probe_device_geometry(j->dev, &j->d, &e);
+	if (rc)
+		return ap_err_error(CMD, j->dev, &e);
+	j->d.dev = j->dev;
+	j->d.fd_hold = -1;
+	if (c->record_set && (rc = ap_fleet_record_check_disk(CMD, j->dev, &j->d.id)) != 0)
+		return rc;
+	rc = ap_probe_plan(&j->o, j->d.size, j->d.logical_sector, &j->plan, &e);
+	if (rc)
+		return ap_err_error(CMD, j->dev, &e);	/* too small 2, metadata area 3 */
+	if (c->slots_set && j->plan.slots < c->o.slots) {
+		char b1[32];
+
+		/* the plan fits what the region holds: never fewer than asked, silently */
+		ap_warnx(CMD, j->dev, "--slots %u: the scratch region (%s from byte %llu) holds "
+			 "at most %u slots; use 1..%u", c->o.slots,
+			 ap_size_exact(j->plan.region_size, b1, sizeof(b1)),
+			 (unsigned long long)j->plan.region_start, j->plan.slots, j->plan.slots);
+		return AP_EXIT_USAGE;
+	}
+	if (c->o.mode == AP_PROBE_PRESERVE) {
+		int on;
+
+		j->journal = journal_path(c, j);
+		j->o.journal = j->journal;
+		if (access(j->journal, F_OK) == 0) {
+			ap_warnx(CMD, j->dev, "the undo journal %s already exists (a killed "
+				 "probe's? restore with --undo, or choose another --journal)",
+				 j->journal);
+			return AP_EXIT_USAGE;
+		}
+		on = ap_probe_path_on_device(j->journal, j->dev);
+		if (on < 0) {
+			ap_warnx(CMD, j->dev, "cannot use the journal %s: %s", j->journal,
+				 strerror(-on));
+			return AP_EXIT_USAGE;
+		}
+		if (on) {
+			ap_warnx(CMD, j->dev, "the undo journal %s would live on the device "
+				 "itself; choose another --journal", j->journal);
+			return AP_EXIT_REFUSED;
+		}
+	}
+	return 0;
+}
+
+/* The confirmation (destructive mode on a drive that is not ours), then hold it. */
+static int gate_job(struct ctl *c, struct job *j)
+{
+	struct ap_safety_opts so = { .yes = c->yes || j->emulated,
+				     .allow_partition = c->allow_partition };
+
+	if (!j->have_t)
+		return 0;
+	so.ask = ap_ui_confirm;
+	if (c->o.mode == AP_PROBE_DESTRUCTIVE && !so.yes) {
+		char *what, b1[32];
+		int rc;
+
+		ap_xasprintf(&what, "The probe overwrites up to %s of %s from byte %llu on (the "
+			     "scratch region); the rest of the device is not touched.\n",
+			     ap_size_exact(j->plan.region_size, b1, sizeof(b1)), j->dev,
+			     (unsigned long long)j->plan.region_start);
+		rc = ap_cmd_confirm(CMD, j->dev, &j->t, &so, what);
+		free(what);
+		if (rc)
+			return rc;
+	}
+	j->fd_hold = j->t.fd;
+	j->t.fd = -1;
+	ap_safety_target_free(&j->t);
+	j->have_t = false;
+	return 0;
+}
+
+/* The spec of the emulated drive @i: 0 or AP_EXIT_USAGE (printed). */
+int emu_spec(struct ctl *c, size_t i, struct ap_emu_spec *spec)
+{
+	char *s = ap_cmd_emu_spec_text(c->emu_specs[i]);
+	int rc;
+
+	/* one string: a malformed SPEC is quoted with the default before it */
+	ap_emu_spec_init(spec);
+	rc = ap_cmd_emu_spec(CMD, NULL, s, false, spec);
+	free(s);
+	return rc;
+}
+
+static int attach_emulated(struct ctl *c, size_t i, struct job *j)
+{
+	struct ap_emu_spec spec;
+	struct ap_error e = { 0 };
+	int rc;
+
+	rc = emu_spec(c, i, &spec);
+	if (rc)
+		return rc;
+	rc = ap_cmd_emu_attach(CMD, &spec, &j->emu);
+	ap_emu_spec_free(&spec);
+	if (rc)
+		return rc;
+	j->dev = ap_xstrdup(ap_emu_device(j->emu));
+	j->emulated = true;
+	if (c->plot && c->njobs > 1) {
+		/* the plot's name carries the device, known only now */
+		char *p = plot_path(c->plot, j->dev, true);
+
+		rc = ap_outfile_rename(&j->plot, p, &e);
+		free(p);
+		if (rc) {
+			ap_warnx(CMD, NULL, "%s", e.msg);
+			return AP_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+/* What names an emulated drive's outputs before it exists. */
+char *emu_placeholder(size_t i)
+{
+	char *s;
+
+	ap_xasprintf(&s, "emulated-%zu", i);
+	return s;
+}
+
+/*
+ * Every file the run writes, before anything touches a device and before
+ * an emulated drive is attached: the plots (one per device), the samples,
+ * and (preserving mode) that the undo journals can be created where they
+ * go. 0 or an exit code, with the message printed.
+ */
+static int open_outputs(struct ctl *c, size_t nnamed)
+{
+	size_t i;
+	int rc;
+
+	if (c->samples && (rc = ap_cmd_open_output(CMD, &c->samples_out, c->samples)))
+		return rc;
+	if (c->prometheus && (rc = ap_cmd_open_output(CMD, &c->prom, c->prometheus)))
+		return rc;
+	if (c->samples && c->prometheus && ap_outfile_is(&c->prom, c->samples)) {
+		ap_warnx(CMD, c->samples, "given for both --samples and --prometheus");
+		return AP_EXIT_USAGE;
+	}
+	for (i = 0; i < c->njobs; i++) {
+		struct job *j = &c->jobs[i];
+		char *name = i < nnamed ? ap_xstrdup(j->dev) : emu_placeholder(i - nnamed);
+		char *p;
+
+		rc = 0;
+		if (c->plot) {
+			p = plot_path(c->plot, name, c->njobs > 1);
+			rc = ap_cmd_open_output(CMD, &j->plot, p);
+			free(p);
+		}
+		if (!rc && c->o.mode == AP_PROBE_PRESERVE) {
+			struct job tmp = { .dev = name };
+
+			/* created by the probe itself; an existing one: prepare_job() */
+			p = journal_path(c, &tmp);
+			if (access(p, F_OK) != 0)
+				rc = ap_cmd_check_output(CMD, p, true);
+			free(p);
+		}
+		free(name);
+		if (rc)
+			return rc;
+		if (c->samples && ap_outfile_is(&j->plot, c->samples)) {
+			ap_warnx(CMD, c->samples, "given for both --samples and --plot");
+			return AP_EXIT_USAGE;
+		}
+		if (c->prometheus && ap_outfile_is(&j->plot, c->prometheus)) {
+			ap_warnx(CMD, c->prometheus, "given for both --prometheus and --plot");
+			return AP_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+void detach_emulated(struct job *j)
+{
+	struct ap_error e = { 0 };
+
+	if (!j->emu)
+		return;
+	if (ap_emu_detach(j->emu, &e) != 0)
+		ap_warnx(CMD, j->dev, "cannot detach the emulated drive: %s", e.msg);
+	j->emu = NULL;
+}
+
+static void run_jobs(struct ctl *c)
+{
+	struct ap_progress pg;
+	char what[96];
+	size_t i;
+
+	if (c->njobs == 1)
+		snprintf(what, sizeof(what), "probe %s", c->jobs[0].dev);
+	else
+		snprintf(what, sizeof(what), "probe %zu devices", c->njobs);
+	ap_progress_init(&pg, what, 0, c->quiet || c->out.json);
+
+	gate.waiting = c->njobs;
+	for (i = 0; i < c->njobs; i++) {
+		struct job *j = &c->jobs[i];
+
+		j->d.fd_hold = j->fd_hold;
+		j->o.seed = c->o.seed + i;
+		if (pthread_create(&j->th, NULL, job_thread, j) != 0) {
+			j->rc = ap_error_set(&j->e, EAGAIN, "cannot start a thread");
+			pthread_mutex_lock(&gate.lock);
+			gate_leave_locked();
+			pthread_mutex_unlock(&gate.lock);
+			j->done = 1;
+			continue;
+		}
+		j->started = true;
+	}
+	for (;;) {
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+		uint64_t ops = 0, size = 0;
+		unsigned round = 0, ndone = 0;
+		char detail[96], b[32];
+
+		for (i = 0; i < c->njobs; i++) {
+			ops += c->jobs[i].r.live_ops;
+			if (__atomic_load_n(&c->jobs[i].done, __ATOMIC_ACQUIRE))
+				ndone++;
+			else {
+				size = c->jobs[i].r.live_size;
+				round = c->jobs[i].r.live_round;
+			}
+		}
+		if (ndone == c->njobs)
+			break;
+		if (c->njobs == 1)
+			snprintf(detail, sizeof(detail), "%s, round %u, %llu operations",
+				 size ? ap_size_exact(size, b, sizeof(b)) : "reading", round + 1,
+				 (unsigned long long)ops);
+		else
+			snprintf(detail, sizeof(detail), "%u of %zu done, %llu operations", ndone,
+				 c->njobs, (unsigned long long)ops);
+		ap_progress_update(&pg, ops, detail);
+		nanosleep(&ts, NULL);
+	}
+	for (i = 0; i < c->njobs; i++)
+		if (c->jobs[i].started)
+			pthread_join(c->jobs[i].th, NULL);
+	ap_progress_clear(&pg);
+}
+
+/* One job per device named, then one per --emulate (its device comes later). */
+void setup_jobs(struct ctl *c)
+{
+	size_t i;
+
+	c->njobs = c->nnamed + c->nemu;
+	c->jobs = ap_xcalloc(c->njobs, sizeof(*c->jobs));
+	for (i = 0; i < c->njobs; i++) {
+		c->jobs[i].fd_hold = -1;
+		if (i < c->nnamed)
+			c->jobs[i].dev = ap_xstrdup(c->names[i]);
+	}
+}
+
+/*
+ * The output files, then every check on every named device: 0 or an exit
+ * code, with nothing written.
+ */
+int plan_jobs(struct ctl *c)
+{
+	size_t i;
+	int rc;
+
+	rc = open_outputs(c, c->nnamed);
+	for (i = 0; !rc && i < c->nnamed; i++)
+		rc = prepare_job(c, &c->jobs[i]);
+	return rc;
+}
+
+static int signal_status(void)
+{
+	int sig = ap_sig_pending();
+
+	return sig ? AP_EXIT_SIGNAL_BASE + sig : 0;
+}
+
+/*
+ * The gate of every named device, then the emulated drives (set up,
+ * checked, held): nothing is written before all of them passed.
+ */
+int gate_jobs(struct ctl *c)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; !rc && i < c->nnamed; i++)
+		rc = gate_job(c, &c->jobs[i]);
+	for (i = 0; !rc && i < c->nemu; i++) {
+		struct job *j = &c->jobs[c->nnamed + i];
+
+		rc = signal_status();
+		if (!rc)
+			rc = attach_emulated(c, i, j);
+		if (!rc)
+			rc = prepare_job(c, j);
+		if (!rc)
+			rc = gate_job(c, j);
+	}
+	return rc ? rc : signal_status();
+}
+
+/* Every device at once, within the one time budget of the call. */
+void start_jobs(struct ctl *c)
+{
+	size_t i;
+
+	c->o.deadline_ns = ap_now_ns() + c->budget_ns;
+	for (i = 0; i < c->njobs; i++)
+		c->jobs[i].o.deadline_ns = c->o.deadline_ns;
+	run_jobs(c);
+}

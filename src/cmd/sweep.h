@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * alignprobe sweep: what its files share (private to src/cmd/sweep*.c).
+ *   sweep.c         ap_cmd_sweep(), the options, --replay
+ *   sweep_run.c     the run on a device or an emulated drive: the plan,
+ *                   the gate, the workload, each step saved (--save)
+ *   sweep_report.c  what is printed: the table per start, the verdict in
+ *                   words, JSON, the plot
+ */
+#ifndef AP_CMD_SWEEP_H
+#define AP_CMD_SWEEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <json-c/json.h>
+
+#include "analysis/analysis.h"
+#include "device/identity.h"
+#include "lib/outfile.h"
+#include "sweep/part.h"
+#include "sweep/sweep.h"
+#include "ui/out.h"
+#include "ui/progress.h"
+#include "workload/pm.h"
+
+#define CMD "sweep"
+
+enum {
+	COL_START, COL_ALIGNED, COL_FAST, COL_RUNS, COL_FAILED, COL_TPS, COL_COST,
+	COL_CREATES, COL_DELETES, COL_READ, COL_WRITE, COL_FSYNC, COL_REL, COL_RMW,
+};
+
+static const struct ap_colinfo infos[] = {
+	[COL_START]   = { "START", 6, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "partition start, logical sectors" },
+	[COL_ALIGNED] = { "ALIGNED", 7, 0, AP_COL_BOOLEAN,
+			  "aligned under the inferred physical sector size and offset (empty: unresolved)" },
+	[COL_FAST]    = { "FAST", 4, 0, AP_COL_BOOLEAN,
+			  "classified fast by the analysis (from the timings alone)" },
+	[COL_RUNS]    = { "RUNS", 4, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "measurements at this start (rounds), failed ones included" },
+	[COL_FAILED]  = { "FAILED", 6, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "measurements that failed at this start (never counted as slow)" },
+	[COL_TPS]     = { "TPS", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "workload transactions per second (median over the rounds)",
+			  .fmt = "%.1f", .null = "-" },
+	[COL_COST]    = { "COST", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "milliseconds per transaction (median), what the analysis uses",
+			  .fmt = "%.2f", .null = "-" },
+	[COL_CREATES] = { "CREATES", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "files created per second of the creation and transaction phases",
+			  .fmt = "%.1f", .null = "-" },
+	[COL_DELETES] = { "DELETES", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "files deleted per second of the transaction and deletion phases",
+			  .fmt = "%.1f", .null = "-" },
+	[COL_READ]    = { "READ_KIBS", 9, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "KiB read per second of the transaction phase",
+			  .fmt = "%.1f", .null = "-" },
+	[COL_WRITE]   = { "WRITE_KIBS", 10, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "KiB written per second of the creation and transaction phases",
+			  .fmt = "%.1f", .null = "-" },
+	[COL_FSYNC]   = { "FSYNC_MED", 9, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "median fsync latency, milliseconds",
+			  .fmt = "%.2f", .null = "-" },
+	[COL_REL]     = { "REL", 5, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "TPS relative to the best start (1.00 = best)",
+			  .fmt = "%.2f", .null = "-" },
+	[COL_RMW]     = { "RMW", 6, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "emulated drive only: read-modify-writes per workload run (mean)",
+			  .fmt = "%.0f", .null = "-" },
+};
+
+static const int default_cols[] = {
+	COL_START, COL_ALIGNED, COL_TPS, COL_CREATES, COL_DELETES, COL_READ, COL_WRITE,
+	COL_FSYNC, COL_REL, COL_FAILED,
+};
+
+/* The keys of the "starts" objects without -o (and in --save), in their documented order. */
+static const int json_cols[] = {
+	COL_START, COL_RUNS, COL_FAILED, COL_ALIGNED, COL_FAST, COL_TPS, COL_COST, COL_CREATES,
+	COL_DELETES, COL_READ, COL_WRITE, COL_FSYNC, COL_REL, COL_RMW,
+};
+
+struct sweep_cmd {
+	struct ap_out out;
+	const char *device;
+	const struct ap_sweep_preset *preset;
+	uint64_t *starts;
+	size_t nstarts;
+	unsigned min_rounds, max_rounds;
+	bool rounds_set;
+	uint64_t budget_ns;
+	bool budget_set;
+	uint64_t part_size;
+	bool size_set;
+	const char *fs;
+	char **mkfs_opts;
+	size_t nmkfs_opts;
+	const char *mount_opts;
+	const char *workload_file;
+	enum ap_pm_sync sync;
+	uint64_t seed;
+	bool seed_set;
+	bool emulate;
+	const char *emu_spec;
+	const char *replay, *save, *plot;
+	struct ap_outfile save_out, plot_out;	/* opened before anything is written */
+	bool yes, dry_run, quiet;
+	bool measuring_opts;	/* an option that --replay cannot take */
+	const char *record;	/* --record[=STORE]: the store, once checked */
+	bool record_set;
+	struct ap_disk_identity id;	/* the disk's, for --record */
+
+	/* the run */
+	const char *disk;
+	struct ap_part_disk info;
+	struct ap_pm_config workload;
+	bool workload_init;
+	struct json_object *params;
+	struct ap_progress pg;
+	char *what;
+	int save_errors;
+};
+
+/* sweep.c */
+void sweep_params(struct ap_analysis_params *p, unsigned logical, unsigned reported);
+int verdict_exit(const struct ap_verdict *v);
+
+/* sweep_report.c */
+struct json_object *starts_json(const struct ap_cols *cs,
+				const struct ap_sweep_start_stat *st, size_t n);
+void fmt_starts(char *buf, size_t len, const uint64_t *v, size_t n, size_t max);
+int report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
+	   const struct ap_verdict *v, const char *stopped);
+
+/* sweep_run.c */
+int prepare_workload(struct sweep_cmd *c);
+int run_device(struct sweep_cmd *c);
+int run_emulated(struct sweep_cmd *c);
+
+#endif /* AP_CMD_SWEEP_H */

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * alignprobe sweep: what is printed of a run or its replay. The table per
+ * start (one row fills a table line and an object of "starts"), the verdict
+ * in words, the JSON document and the plot.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "cmd/commands.h"
+#include "cmd/sweep.h"
+#include "lib/exitcodes.h"
+#include "lib/outfile.h"
+#include "lib/stats.h"
+#include "lib/util.h"
+#include "sweep/sweep.h"
+#include "ui/out.h"
+#include "ui/plot.h"
+
+/* The columns of -o (@cols: room for AP_ARRAY_SIZE(infos) * 2): 0 or an exit code. */
+static int select_cols(struct sweep_cmd *c, struct ap_cols *cs, int *cols)
+{
+	struct ap_error e = { 0 };
+	size_t ncols;
+
+	if (ap_out_columns(&c->out, infos, AP_ARRAY_SIZE(infos), default_cols,
+			   AP_ARRAY_SIZE(default_cols), cols, &ncols, &e) != 0) {
+		ap_warnx(CMD, NULL, "%s", e.msg);
+		return AP_EXIT_USAGE;
+	}
+	ap_cols_init(cs, &c->out, infos, AP_ARRAY_SIZE(infos), cols, ncols,
+		     json_cols, AP_ARRAY_SIZE(json_cols));
+	return 0;
+}
+
+/* One start, every column: a table line and an object of "starts". */
+static void fill_row(struct ap_row *r, const struct ap_sweep_start_stat *st)
+{
+	ap_row_reset(r);
+	ap_row_u64(r, COL_START, st->start);
+	if (st->has_aligned)
+		ap_row_bool(r, COL_ALIGNED, st->aligned);
+	if (st->has_fast)
+		ap_row_bool(r, COL_FAST, st->fast);
+	ap_row_u64(r, COL_RUNS, st->runs);
+	ap_row_u64(r, COL_FAILED, st->failed);
+	ap_row_double(r, COL_TPS, st->tps);
+	ap_row_double(r, COL_COST, st->cost * 1e3);	/* ms */
+	ap_row_double(r, COL_CREATES, st->creates_per_s);
+	ap_row_double(r, COL_DELETES, st->deletes_per_s);
+	ap_row_double(r, COL_READ, st->read_kibs);
+	ap_row_double(r, COL_WRITE, st->write_kibs);
+	ap_row_double(r, COL_FSYNC, st->fsync_med_ms);
+	ap_row_double(r, COL_REL, st->rel);
+	ap_row_double(r, COL_RMW, st->emu_rmw);
+}
+
+/* The "starts" array of the JSON document, with the keys of @cs. */
+struct json_object *starts_json(const struct ap_cols *cs,
+				const struct ap_sweep_start_stat *st, size_t n)
+{
+	struct json_object *a = json_object_new_array();
+	struct ap_row r;
+	size_t i;
+
+	ap_row_init(&r, cs);
+	for (i = 0; i < n; i++) {
+		fill_row(&r, &st[i]);
+		json_object_array_add(a, ap_row_json(&r));
+	}
+	ap_row_free(&r);
+	return a;
+}
+
+static int print_table(struct sweep_cmd *c, const struct ap_sweep_start_stat *st, size_t n)
+{
+	int cols[AP_ARRAY_SIZE(infos) * 2];
+	struct libscols_table *tb;
+	struct ap_cols cs;
+	struct ap_row r;
+	size_t i;
+	int rc;
+
+	rc = select_cols(c, &cs, cols);
+	if (rc)
+		return rc;
+	tb = ap_cols_table_new(&cs, "starts");
+	ap_row_init(&r, &cs);
+	for (i = 0; i < n; i++) {
+		if (!st[i].runs)	/* not measured yet (interrupted, budget) */
+			continue;
+		fill_row(&r, &st[i]);
+		if (ap_row_add_line(&r, tb) != 0) {
+			ap_row_free(&r);
+			scols_unref_table(tb);
+			ap_warnx(CMD, NULL, "cannot allocate a table line");
+			return AP_EXIT_FAILURE;
+		}
+	}
+	ap_row_free(&r);
+	rc = ap_out_print(&c->out, tb);
+	scols_unref_table(tb);
+	if (rc) {
+		ap_warnx(CMD, NULL, "write error on standard output");
+		return AP_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+void fmt_starts(char *buf, size_t len, const uint64_t *v, size_t n, size_t max)
+{
+	size_t i, off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && i < max && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%" PRIu64, i ? " " : "", v[i]);
+	if (n > max && off < len)
+		snprintf(buf + off, len - off, " ...");
+}
+
+/* One line for titles (the plot). */
+static char *verdict_line(const struct ap_verdict *v)
+{
+	char *s;
+
+	if (!v)
+		ap_xasprintf(&s, "no verdict: no successful measurement");
+	else if (v->sensitive && v->resolved)
+		ap_xasprintf(&s, "physical sector %u bytes (reported %u), lowest aligned LBA %u, "
+			     "%.*fx slower misaligned", v->physical_sector, v->reported_physical,
+			     v->lowest_aligned_lba, v->small ? 2 : 1, v->slowdown);
+	else if (v->sensitive && v->starts_insufficient)
+		ap_xasprintf(&s, "alignment matters (%.1fx); these starts cannot resolve the sector "
+			     "size", v->slowdown);
+	else if (v->sensitive)
+		ap_xasprintf(&s, "alignment matters (%.1fx) but no sector size explains it",
+			     v->slowdown);
+	else if (v->resolved)
+		ap_xasprintf(&s, "no alignment effect of %.2fx or more", v->min_slowdown);
+	else if (v->starts_insufficient)
+		ap_xasprintf(&s, "no verdict: these starts cannot resolve the sector size (%.2fx, p %.2g)",
+			     v->slowdown, v->p_value);
+	else
+		ap_xasprintf(&s, "no verdict yet (%.2fx, p %.2g)", v->slowdown, v->p_value);
+	return s;
+}
+
+/*
+ * @partial: some planned start has no successful measurement (an
+ * interrupted sweep): what "these starts" cannot resolve may be resolved by
+ * the rest.
+ */
+static void print_verdict(const char *dev, const struct ap_verdict *v, uint64_t first_usable,
+			  bool partial)
+{
+	char buf[512], pb[32], cb[32];
+
+	if (!v) {
+		printf("\nNo verdict for %s: no start was measured successfully.\n", dev);
+		return;
+	}
+	if (v->sensitive && v->resolved) {
+		uint64_t mib, first;
+
+		ap_sweep_recommend(v, first_usable, &mib, &first);
+		fmt_starts(buf, sizeof(buf), v->fast_starts, v->nfast, 24);
+		printf("\nVerdict for %s: partition alignment matters%s.\n", dev,
+		       v->small ? ", a little" : "");
+		printf("  Physical sector: %u bytes, inferred (the drive reports %u%s).\n",
+		       v->physical_sector, v->reported_physical,
+		       v->reported_physical == v->physical_sector ? ", correctly" : ": it hides the truth");
+		printf("  Alignment offset: lowest aligned LBA %u; a start is aligned when\n"
+		       "  start %% %u == %u. Fast starts measured: %s.\n",
+		       v->lowest_aligned_lba, v->period, v->lowest_aligned_lba % v->period, buf);
+		printf("  Slowdown: misaligned starts are %.*fx slower (rank test p = %s;\n"
+		       "  confidence that alignment matters %s).\n", v->small ? 2 : 1, v->slowdown,
+		       ap_stats_format_p(v->p_value, pb, sizeof(pb)),
+		       ap_stats_format_confidence(v->confidence, cb, sizeof(cb)));
+		if (v->small)
+			printf("  That is less than %.2fx: a misaligned start costs little here, but\n"
+			       "  an aligned one costs nothing.\n", v->min_slowdown);
+		printf("  Recommended partition starts: %" PRIu64 " (%s),\n"
+		       "  or %" PRIu64 " (the first aligned start >= %" PRIu64 ").\n", mib,
+		       mib * v->logical_sector == (1ULL << 20) ? "1 MiB" :
+		       "the first aligned start after 1 MiB", first, first_usable);
+	} else if (v->sensitive) {
+		printf("\nVerdict for %s: alignment matters (%.*fx, rank test p = %s), but\n"
+		       "  %s.\n", dev, v->small ? 2 : 1, v->slowdown,
+		       ap_stats_format_p(v->p_value, pb, sizeof(pb)), !v->starts_insufficient ?
+		       "no physical sector size and offset explain which starts are fast" : partial ?
+		       "the starts measured so far cannot resolve the physical sector size\n"
+		       "  (see the note)" :
+		       "these starts cannot resolve the physical sector size, whatever the\n"
+		       "  number of rounds (see the note)");
+		fmt_starts(buf, sizeof(buf), v->fast_starts, v->nfast, 24);
+		if (v->nfast)
+			printf("  Fast starts measured: %s.\n", buf);
+		printf("  Partition starts at multiples of 2048 (1 MiB) are the safe choice; run\n"
+		       "  'alignprobe probe %s' for a direct measurement.\n", dev);
+	} else if (v->resolved) {
+		printf("\nVerdict for %s: no alignment sensitivity: no start is %.2fx or more\n"
+		       "  slower than another (equivalence test, confidence %s; the rank\n"
+		       "  test for an effect: p = %s). The drive reports %u-byte physical\n"
+		       "  sectors. With 4096-byte file-system blocks a sweep cannot tell an\n"
+		       "  honest drive from one that hides a unit larger than the block: every\n"
+		       "  start is equally fast or equally slow. Run 'alignprobe probe %s' to\n"
+		       "  tell. 2048 (1 MiB) is the safe partition start.\n", dev, v->min_slowdown,
+		       ap_stats_format_confidence(v->confidence, cb, sizeof(cb)),
+		       ap_stats_format_p(v->p_value, pb, sizeof(pb)), v->reported_physical, dev);
+	} else if (v->starts_insufficient) {
+		printf("\nNo verdict for %s: slowdown %.2fx, rank test p = %s. %s\n", dev,
+		       v->slowdown, ap_stats_format_p(v->p_value, pb, sizeof(pb)), partial ?
+		       "The starts\n  measured so far cannot resolve the physical sector size "
+		       "(see the note)." :
+		       "These starts\n  cannot resolve the physical sector size, whatever the "
+		       "number of\n  rounds (see the note).");
+	} else {
+		printf("\nNo verdict for %s yet: slowdown %.2fx, rank test p = %s. More rounds\n"
+		       "  (--rounds, --time-budget, --preset thorough) may decide.\n", dev,
+		       v->slowdown, ap_stats_format_p(v->p_value, pb, sizeof(pb)));
+	}
+	if (v->note && *v->note)
+		printf("  Note: %s\n", v->note);
+}
+
+static int write_plot(struct sweep_cmd *c, const struct ap_sweep_start_stat *st, size_t n,
+		      const struct ap_verdict *v)
+{
+	struct ap_plot_bar *bars = ap_xcalloc(n ? n : 1, sizeof(*bars));
+	struct ap_plot_bars p = { 0 };
+	struct ap_error e = { 0 };
+	char *title = verdict_line(v), *svg;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		bars[i].x = st[i].start;
+		bars[i].value = st[i].tps;
+		bars[i].aligned = st[i].has_aligned && st[i].aligned;
+	}
+	p.title = title;
+	p.xlabel = "partition start (logical sectors)";
+	p.ylabel = "transactions per second";
+	p.bars = bars;
+	p.nbars = n;
+	if (v && v->sensitive && v->resolved) {
+		p.period = v->period;
+		p.phase = v->lowest_aligned_lba;
+	}
+	svg = ap_plot_bars_svg(&p);
+	rc = ap_outfile_write(&c->plot_out, svg, strlen(svg));
+	if (rc) {
+		ap_error_set(&e, -rc, "%s: %s", c->plot, strerror(-rc));
+		ap_outfile_discard(&c->plot_out);
+	} else {
+		rc = ap_outfile_commit(&c->plot_out, &e);
+	}
+	if (rc)
+		ap_warnx(CMD, NULL, "cannot write plot: %s", e.msg);
+	free(svg);
+	free(title);
+	free(bars);
+	return rc ? AP_EXIT_FAILURE : 0;
+}
+
+/*
+ * Everything printed at the end (and by --replay): JSON, or the table and
+ * the verdict; the plot. Returns 0 or an exit code.
+ */
+int report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
+	   const struct ap_verdict *v, const char *stopped)
+{
+	struct ap_sweep_start_stat *st = NULL;
+	size_t n;
+	int rc = 0, rc2;
+
+	n = ap_sweep_summarize(doc->results, doc->nresults, doc->starts, doc->nstarts, v, &st);
+	if (c->out.json) {
+		int cols[AP_ARRAY_SIZE(infos) * 2];
+		struct json_object *o;
+		struct ap_cols cs;
+
+		rc = select_cols(c, &cs, cols);
+		if (rc) {
+			free(st);
+			return rc;
+		}
+		o = ap_sweep_doc_to_json(doc, v, starts_json(&cs, st, n), stopped);
+		if (ap_out_json_print(stdout, o) != 0) {
+			ap_warnx(CMD, NULL, "write error on standard output");
+			rc = AP_EXIT_FAILURE;
+		}
+		json_object_put(o);
+	} else {
+		if (n)
+			rc = print_table(c, st, n);
+		if (!rc && !c->out.raw && !c->out.csv) {
+			bool partial = false;
+			size_t i;
+
+			for (i = 0; i < n; i++)
+				if (st[i].runs <= st[i].failed)
+					partial = true;
+			print_verdict(doc->device, v, ap_part_gpt_first_usable(doc->logical_sector),
+				      partial);
+			if (ap_out_flush(stdout) != 0) {	/* a reader gone is no error */
+				ap_warnx(CMD, NULL, "write error on standard output");
+				rc = AP_EXIT_FAILURE;
+			}
+		}
+	}
+	if (c->plot && (rc2 = write_plot(c, st, n, v)) != 0 && !rc)
+		rc = rc2;
+	free(st);
+	return rc;
+}
