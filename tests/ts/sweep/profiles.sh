@@ -59,7 +59,6 @@ v = d["verdict"]
 eq(v["sensitive"], False, "honest-512n: sensitive")
 eq(v["resolved"], True, "honest-512n: resolved")
 eq(v["physical_sector"], 512, "honest-512n: physical sector")
-eq(v["fast_starts"], [], "honest-512n: fast starts")
 eq(sum(r["emulator"]["rmw"] for r in d["results"]), 0, "honest-512n: RMW anywhere")
 EOF
 sw_assert_clean
