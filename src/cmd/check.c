@@ -26,11 +26,9 @@
  * the exit status; check_geom.c the geometries and the rule; check_report.c
  * what is printed; check.h what they share.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,8 +2,9 @@
 /*
  * alignprobe cleanup [DEVICE]: take down what a killed run left behind, as
  * recorded in the state registry (src/lib/state.h): mounts, temporary
- * directories, loop devices, emulated drives. Undo journals are reported,
- * never deleted unless asked.
+ * directories, loop devices, emulated drives; and put back a write cache
+ * that seq --write-cache switched. Undo journals are reported, never
+ * deleted unless asked.
  *
  * Safe at any time: an entry whose owner still runs is left alone, and
  * nothing outside the registry is touched; a registered mount point that
@@ -34,6 +35,7 @@
 #include <unistd.h>
 
 #include "cmd/commands.h"
+#include "cmd/wcache.h"
 #include "device/safety.h"
 #include "emu/emu.h"
 #include "lib/exitcodes.h"
@@ -55,9 +57,9 @@ enum {
 
 static const struct ap_colinfo infos[] = {
 	[COL_ACTION] = { "ACTION", 0.1, 0, AP_COL_STRING,
-			 "what was done: unmounted, removed, detached, gone; what remains: kept, skipped, deferred, failed (or would-...)" },
-	[COL_KIND] = { "KIND", 0.1, 0, AP_COL_STRING, "resource kind: mount, tmpdir, emu, loop, journal, unknown" },
-	[COL_PATH] = { "PATH", 0.3, 0, AP_COL_STRING, "mount point, directory, backing file or journal" },
+			 "what was done: unmounted, removed, detached, restored, gone; what remains: kept, skipped, deferred, failed (or would-...)" },
+	[COL_KIND] = { "KIND", 0.1, 0, AP_COL_STRING, "resource kind: mount, tmpdir, emu, loop, journal, wcache, unknown" },
+	[COL_PATH] = { "PATH", 0.3, 0, AP_COL_STRING, "mount point, directory, backing file, journal or write cache attribute" },
 	[COL_DEV] = { "DEV", 0.1, 0, AP_COL_STRING, "device the resource belongs to" },
 	[COL_OWNER] = { "OWNER", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "PID of the run it belongs to" },
 	[COL_DETAIL] = { "DETAIL", 0.3, SCOLS_FL_WRAP, AP_COL_STRING, "why, or what to do" },
@@ -94,7 +96,8 @@ static void __attribute__((noreturn)) usage(void)
 	     "state directory. Resources of runs that are still alive are never touched.\n"
 	     "An emulated drive belongs to the run that attached it: a dead run's drive\n"
 	     "is taken down, its server included; one attached with 'emulate --attach'\n"
-	     "stays until 'emulate --detach'.\n"
+	     "stays until 'emulate --detach'. A write cache that 'seq --write-cache'\n"
+	     "switched is put back as it was found.\n"
 	     "With DEVICE, only the resources of that device (its partitions, its\n"
 	     "emulated drive) are considered.\n");
 	puts("Options:\n"
@@ -480,6 +483,35 @@ static void do_journal(struct cleanup *c, const struct ap_state_entry *en)
 	release(c, en);
 }
 
+/* A write cache that seq --write-cache switched: put back as it was found. */
+static void do_wcache(struct cleanup *c, const struct ap_state_entry *en)
+{
+	struct ap_error e = { 0 };
+	char *orig = NULL, *backing = NULL;
+	int model = -1, rc;
+
+	if (c->dry_run) {
+		report(c, en, "would-restore", NULL);
+		return;
+	}
+	rc = ap_cmd_wcache_restore_record(en->path, en->dev, en->aux, &e);
+	if (rc < 0) {
+		failed(c, en, "%s", e.msg[0] ? e.msg : strerror(-rc));
+		return;
+	}
+	if (rc == 1) {
+		report(c, en, "gone", "the drive is not there any more: nothing to restore");
+	} else {
+		ap_wcache_record_parse(en->aux, &model, &backing, &orig);
+		report(c, en, "restored", "write cache back to \"%s\"%s", orig ? orig : "?",
+		       model >= 0 ? (model ? " (and the emulated drive's on)" : " (and the emulated drive's off)") : "");
+		c->ndone++;
+	}
+	free(orig);
+	free(backing);
+	release(c, en);
+}
+
 /* Is @dev (from an entry) DEVICE or one of its partitions? */
 static bool about_device(const struct cleanup *c, const char *dev)
 {
@@ -513,6 +545,7 @@ static int kind_order(enum ap_state_kind k)
 {
 	switch (k) {
 	case AP_STATE_MOUNT: return 0;
+	case AP_STATE_WCACHE: return 1;	/* while the emulated drive is there */
 	case AP_STATE_LOOP: return 2;
 	case AP_STATE_EMU: return 3;
 	case AP_STATE_TMPDIR: return 4;
@@ -737,6 +770,9 @@ int ap_cmd_cleanup(int argc, char **argv)
 			break;
 		case AP_STATE_JOURNAL:
 			do_journal(&c, en);
+			break;
+		case AP_STATE_WCACHE:
+			do_wcache(&c, en);
 			break;
 		case AP_STATE_UNKNOWN:
 			break;

@@ -26,18 +26,12 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <libgen.h>
-#include <math.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-#include <json-c/json.h>
 
-#include "analysis/verdict_json.h"
 #include "cmd/commands.h"
 #include "cmd/fleet.h"
 #include "cmd/probe.h"
@@ -48,14 +42,11 @@
 #include "lib/outfile.h"
 #include "lib/sig.h"
 #include "lib/state.h"
-#include "lib/stats.h"
 #include "lib/util.h"
 #include "probe/journal.h"
 #include "probe/probe.h"
 #include "ui/confirm.h"
 #include "ui/out.h"
-#include "ui/plot.h"
-#include "ui/progress.h"
 
 #define DEFAULT_BUDGET_NS (120ULL * AP_NSEC_PER_SEC)
 

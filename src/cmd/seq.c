@@ -12,9 +12,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <json-c/json.h>
 
 #include "cmd/commands.h"
+#include "cmd/seq.h"
+#include "cmd/wcache.h"
 #include "device/safety.h"
 #include "device/sgio.h"
 #include "emu/emu.h"
@@ -25,43 +26,11 @@
 #include "seq/seq.h"
 #include "ui/confirm.h"
 #include "ui/out.h"
-#include "ui/plot.h"
 #include "ui/progress.h"
 
-#define CMD "seq"
+#define CMD SEQ_CMD
 #define SEQ_DEFAULT_SIZE	(256ULL << 20)
 #define SEQ_DEFAULT_CELL_NS	(10ULL * AP_NSEC_PER_SEC)
-
-enum {
-	COL_MODE, COL_OP, COL_BS, COL_BYTES, COL_SECONDS, COL_MBPS, COL_IOPS,
-	COL_STABLE, COL_KNEE, COL_RUNS, COL_PARTIAL, COL_DD, COL_IOS,
-};
-
-static const struct ap_colinfo infos[] = {
-	[COL_MODE]    = { "MODE", 13, 0, AP_COL_STRING, "synchronization mode (none, sync-after, fdatasync, dsync, sync, direct, ...)" },
-	[COL_OP]      = { "OP", 5, 0, AP_COL_STRING, "write or read" },
-	[COL_BS]      = { "BS", 6, SCOLS_FL_RIGHT, AP_COL_SIZE, "block size" },
-	[COL_BYTES]   = { "BYTES", 6, SCOLS_FL_RIGHT, AP_COL_SIZE, "bytes moved in the reported run" },
-	[COL_SECONDS] = { "SECONDS", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER, "time of the reported run, including the mode's sync", .fmt = "%.6f" },
-	[COL_MBPS]    = { "MBPS", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER, "throughput, 10^6 bytes per second (median run)", .fmt = "%.1f" },
-	[COL_IOPS]    = { "IOPS", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER, "blocks per second", .fmt = "%.0f" },
-	[COL_STABLE]  = { "STABLE", 6, 0, AP_COL_BOOLEAN, "the data was on stable storage when the timer stopped" },
-	[COL_KNEE]    = { "KNEE", 4, 0, AP_COL_BOOLEAN, "smallest block size within 5% of the mode's best" },
-	[COL_RUNS]    = { "RUNS", 4, SCOLS_FL_RIGHT, AP_COL_NUMBER, "completed runs (--rounds)" },
-	[COL_PARTIAL] = { "PARTIAL", 7, 0, AP_COL_BOOLEAN, "the run stopped at --cell-time before the full size" },
-	[COL_DD]      = { "DD", 30, SCOLS_FL_TRUNC, AP_COL_STRING, "the dd command line this mode corresponds to" },
-	[COL_IOS]     = { "IOS", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER, "blocks moved in the reported run" },
-};
-
-static const int default_cols[] = {
-	COL_MODE, COL_BS, COL_BYTES, COL_SECONDS, COL_MBPS, COL_IOPS, COL_STABLE, COL_KNEE,
-};
-
-/* The keys of the "cells" objects without -o, in their documented order. */
-static const int json_cols[] = {
-	COL_MODE, COL_OP, COL_BS, COL_BYTES, COL_SECONDS, COL_MBPS, COL_IOPS, COL_IOS,
-	COL_STABLE, COL_KNEE, COL_RUNS, COL_PARTIAL, COL_DD,
-};
 
 enum {
 	OPT_OFFSET = AP_OPT_OUT_LAST,
@@ -76,6 +45,7 @@ enum {
 	OPT_ALLOW_PARTITION,
 	OPT_EMULATE,
 	OPT_POOL,
+	OPT_WRITE_CACHE,
 };
 
 static const struct option longopts[] = {
@@ -96,6 +66,7 @@ static const struct option longopts[] = {
 	{ "allow-partition", no_argument,       NULL, OPT_ALLOW_PARTITION },
 	{ "emulate",         optional_argument, NULL, OPT_EMULATE },
 	{ "pool",            required_argument, NULL, OPT_POOL },
+	{ "write-cache",     required_argument, NULL, OPT_WRITE_CACHE },
 	{ "quiet",           no_argument,       NULL, 'q' },
 	{ "help",            no_argument,       NULL, 'h' },
 	{ "version",         no_argument,       NULL, 'V' },
@@ -129,6 +100,9 @@ static void usage(void)
 	      "     --verify             read back and compare after every write run (untimed)\n"
 	      "     --keep               keep a file this run created\n"
 	      "     --plot FILE.svg      MB/s by block size, one line per mode\n"
+	      "     --write-cache LIST   on, off, or on,off: run the matrix once per state of\n"
+	      "                          the drive's write cache, switched for the run and\n"
+	      "                          restored after it (a SCSI disk or the emulated drive)\n"
 	      " -y, --yes                no confirmation before writing a device\n"
 	      "     --dry-run            check and plan, write nothing\n"
 	      "     --allow-partition    accept a partition as TARGET\n"
@@ -154,309 +128,35 @@ static void usage(void)
 	      "already written, without holes).\n"
 	      "Between runs the dirty data is synced and the target's page cache dropped\n"
 	      "(untimed); the runs go in a seeded random order.\n\n", f);
+	fputs("--write-cache switches the drive's volatile write cache the way the kernel\n"
+	      "offers it: a SCSI disk's cache_type (a MODE SELECT, which the drive may\n"
+	      "save), the emulated drive's cache model and its loop device's write_cache.\n"
+	      "A disk without a way is refused (exit 2) before anything is written. The\n"
+	      "state found is recorded in the state directory first and put back after\n"
+	      "the run, after an error or a signal; after a SIGKILL, 'alignprobe cleanup'\n"
+	      "puts it back.\n\n", f);
 	fputs("-J/--json prints one document (with -o, the cells hold those columns only):\n"
 	      "{\"target\", \"type\", \"emulated\", \"size\", \"offset\", \"data\", \"seed\", \"pool\",\n"
-	      " \"rounds\", \"write_cache\": {\"disk\", \"sysfs\", \"drive\"}, \"cells\": [{\"mode\", \"op\",\n"
-	      " \"bs\", \"bytes\", \"seconds\", \"mbps\", \"iops\", \"ios\", \"stable\", \"knee\", \"runs\",\n"
-	      " \"partial\", \"dd\"}], \"knees\": {MODE: {\"bs\", \"mbps\", \"iops\", \"best_bs\",\n"
-	      " \"best_mbps\", \"stable\"}}, \"interrupted\"}\n\n", f);
+	      " \"rounds\", \"write_cache\": {\"disk\", \"sysfs\", \"drive\", \"found\", \"states\",\n"
+	      " \"restored\"}, \"cells\": [{\"mode\", \"op\", \"bs\", \"bytes\", \"seconds\", \"mbps\",\n"
+	      " \"iops\", \"ios\", \"stable\", \"knee\", \"runs\", \"partial\", \"dd\", \"wcache\"}],\n"
+	      " \"knees\": {MODE: {\"bs\", \"mbps\", \"iops\", \"best_bs\", \"best_mbps\", \"stable\"}}\n"
+	      " (with --write-cache: {\"on\": {MODE: ...}, \"off\": {MODE: ...}}), \"interrupted\"}\n\n", f);
 	fprintf(f, "Available output columns:\n");
-	for (i = 0; i < AP_ARRAY_SIZE(infos); i++)
-		fprintf(f, " %8s  %s\n", infos[i].name, infos[i].help);
+	for (i = 0; i < SEQ_NCOLS; i++)
+		fprintf(f, " %8s  %s\n", ap_seq_out_infos[i].name, ap_seq_out_infos[i].help);
 	fputs("\nExit status: 0 ok, 1 failure, 2 usage, 3 refused for safety, 6 not built,\n"
 	      "128+N interrupted by signal N (the cells done so far are printed).\n", f);
 }
 
-struct seq_cmd {
-	struct ap_out out;
-	int cols[AP_ARRAY_SIZE(infos) * 2];
-	size_t ncols;
-	struct ap_seq_opts o;
-	uint64_t *bs;
-	size_t nbs;
-	bool size_set, read, quiet, keep, dry_run, emulate;
-	struct ap_safety_opts so;
-	const char *plot, *modes_arg, *bs_arg, *emu_spec;
-	struct ap_outfile plot_out;	/* opened before anything is written */
-	const char *target;
-	char *wc_sysfs, *wc_drive;
-	int knee[AP_SEQ_NMODES];
-	struct ap_progress prog;
-};
-
-/* Knees per mode, from the planned cells (ascending block sizes). */
-static void seq_knees(struct seq_cmd *c, struct ap_seq_result *r)
-{
-	unsigned m;
-
-	for (m = 0; m < AP_SEQ_NMODES; m++) {
-		uint64_t bs[64];
-		double v[64];
-		size_t n = 0, i;
-		int k;
-
-		c->knee[m] = -1;
-		for (i = 0; i < r->ncells && n < 64; i++) {
-			if (r->cells[i].mode != m)
-				continue;
-			bs[n] = r->cells[i].bs;
-			v[n++] = r->cells[i].runs ? r->cells[i].mbps : NAN;
-		}
-		k = ap_seq_knee(bs, v, n, AP_SEQ_KNEE_TOLERANCE);
-		if (k >= 0) {
-			struct ap_seq_cell *cell = ap_seq_cell_find(r, (enum ap_seq_mode)m, bs[k]);
-
-			c->knee[m] = (int)(cell - r->cells);
-		}
-	}
-}
-
-static const struct ap_seq_cell *seq_best(const struct ap_seq_result *r, unsigned m)
-{
-	const struct ap_seq_cell *best = NULL;
-	size_t i;
-
-	for (i = 0; i < r->ncells; i++)
-		if (r->cells[i].mode == m && r->cells[i].runs &&
-		    (!best || r->cells[i].mbps > best->mbps))
-			best = &r->cells[i];
-	return best;
-}
-
-static void seq_cols(const struct seq_cmd *c, struct ap_cols *cs)
-{
-	ap_cols_init(cs, &c->out, infos, AP_ARRAY_SIZE(infos), c->cols, c->ncols,
-		     json_cols, AP_ARRAY_SIZE(json_cols));
-}
-
-/* Cell @i, every column: a table line and an object of "cells". */
-static void seq_fill_row(const struct seq_cmd *c, struct ap_row *row, const struct ap_seq_result *r,
-			 size_t i)
-{
-	const struct ap_seq_cell *cell = &r->cells[i];
-	const struct ap_seq_modeinfo *mi = &ap_seq_modes[cell->mode];
-	char *dd = ap_seq_dd_line(cell->mode, cell->bs);
-
-	ap_row_reset(row);
-	ap_row_str(row, COL_MODE, mi->name);
-	ap_row_str(row, COL_OP, mi->read ? "read" : "write");
-	ap_row_u64(row, COL_BS, cell->bs);
-	ap_row_u64(row, COL_BYTES, cell->bytes);
-	ap_row_double(row, COL_SECONDS, (double)cell->ns / 1e9);
-	ap_row_double(row, COL_MBPS, cell->mbps);
-	ap_row_double(row, COL_IOPS, cell->iops);
-	ap_row_bool(row, COL_STABLE, mi->stable);
-	ap_row_bool(row, COL_KNEE, c->knee[cell->mode] == (int)i);
-	ap_row_u64(row, COL_RUNS, cell->runs);
-	ap_row_bool(row, COL_PARTIAL, cell->partial);
-	ap_row_str(row, COL_DD, dd);
-	ap_row_u64(row, COL_IOS, cell->ios);
-	free(dd);
-}
-
-static int seq_print_table(struct seq_cmd *c, struct ap_seq_result *r)
-{
-	struct libscols_table *tb;
-	struct ap_cols cs;
-	struct ap_row row;
-	size_t i;
-	int rc;
-
-	seq_cols(c, &cs);
-	tb = ap_cols_table_new(&cs, "cells");
-	ap_row_init(&row, &cs);
-	for (i = 0; i < r->ncells; i++) {
-		if (!r->cells[i].runs)
-			continue;
-		seq_fill_row(c, &row, r, i);
-		if (ap_row_add_line(&row, tb) != 0) {
-			ap_warnx(CMD, NULL, "cannot allocate a table line");
-			exit(AP_EXIT_FAILURE);
-		}
-	}
-	ap_row_free(&row);
-	rc = ap_out_print(&c->out, tb);
-	scols_unref_table(tb);
-	return rc;
-}
-
-static void seq_print_human_head(struct seq_cmd *c, const struct ap_seq_target *t)
-{
-	char *sz = ap_size_to_human(c->o.size);
-
-	printf("target: %s (%s), %s per cell, data %s, seed %llu, %u round%s, runs in random order\n",
-	       c->target, c->emulate ? "emulated drive" : t->is_bdev ? "block device" : "regular file", sz,
-	       ap_datagen_kind_name(c->o.data), (unsigned long long)c->o.seed,
-	       c->o.rounds, c->o.rounds == 1 ? "" : "s");
-	printf("write cache: kernel (sysfs queue/write_cache%s%s): %s; drive: %s\n",
-	       t->disk ? " of " : "", t->disk ? t->disk : "",
-	       c->wc_sysfs ? c->wc_sysfs : "not available", c->wc_drive);
-	free(sz);
-}
-
-static void seq_print_human_tail(struct seq_cmd *c, struct ap_seq_result *r)
-{
-	bool unstable = false, head = false;
-	unsigned m, np;
-
-	for (m = 0; m < AP_SEQ_NMODES; m++) {
-		const struct ap_seq_cell *best = seq_best(r, m), *k;
-		char *kb, *bb;
-
-		if (c->knee[m] < 0 || !best)
-			continue;
-		if (!head) {
-			printf("\nknee (smallest block size within 5%% of the mode's best):\n");
-			head = true;
-		}
-		k = &r->cells[c->knee[m]];
-		kb = ap_size_to_human(k->bs);
-		bb = ap_size_to_human(best->bs);
-		printf("  %-14s %6s  %9.1f MB/s %8.0f IOPS   (best %.1f MB/s at %s)\n",
-		       ap_seq_modes[m].name, kb, k->mbps, k->iops, best->mbps, bb);
-		free(kb);
-		free(bb);
-		if (!ap_seq_modes[m].stable)
-			unstable = true;
-	}
-	for (m = 0, np = 0; m < r->ncells; m++)
-		np += r->cells[m].runs && r->cells[m].partial;
-	if (np)
-		printf("\n%u cell%s stopped at --cell-time before the full size (BYTES shows what %s moved)\n",
-		       np, np == 1 ? "" : "s", np == 1 ? "it" : "they");
-	if (unstable) {
-		printf("\nNOT on stable storage when the timer stopped (STABLE=no):\n");
-		if (seq_best(r, AP_SEQ_NONE))
-			printf("  none: page cache only, what plain dd reports; compare fdatasync or direct\n");
-		if (seq_best(r, AP_SEQ_DIRECT_NOSYNC))
-			printf("  direct-nosync: may still sit in the drive's volatile write cache; compare direct\n");
-	}
-}
-
-static struct json_object *json_str_or_null(const char *s)
-{
-	return s ? json_object_new_string(s) : NULL;
-}
-
-static int seq_print_json(struct seq_cmd *c, const struct ap_seq_target *t,
-			  struct ap_seq_result *r, bool interrupted)
-{
-	struct json_object *doc = json_object_new_object();
-	struct json_object *wc = json_object_new_object();
-	struct json_object *cells = json_object_new_array();
-	struct json_object *knees = json_object_new_object();
-	struct ap_cols cs;
-	struct ap_row row;
-	size_t i;
-	unsigned m;
-	int rc;
-
-	json_object_object_add(doc, "target", json_object_new_string(c->target));
-	json_object_object_add(doc, "type", json_object_new_string(t->is_bdev ? "device" : "file"));
-	json_object_object_add(doc, "emulated", json_object_new_boolean(c->emulate));
-	json_object_object_add(doc, "size", json_object_new_uint64(c->o.size));
-	json_object_object_add(doc, "offset", json_object_new_uint64(c->o.offset));
-	json_object_object_add(doc, "data", json_object_new_string(ap_datagen_kind_name(c->o.data)));
-	json_object_object_add(doc, "seed", json_object_new_uint64(c->o.seed));
-	json_object_object_add(doc, "pool", json_object_new_uint64(c->o.pool_max ? c->o.pool_max
-									     : AP_SEQ_POOL_DEFAULT));
-	json_object_object_add(doc, "rounds", json_object_new_uint64(c->o.rounds));
-	json_object_object_add(wc, "disk", json_str_or_null(t->disk));
-	json_object_object_add(wc, "sysfs", json_str_or_null(c->wc_sysfs));
-	json_object_object_add(wc, "drive", json_object_new_string(c->wc_drive));
-	json_object_object_add(doc, "write_cache", wc);
-	seq_cols(c, &cs);
-	ap_row_init(&row, &cs);
-	for (i = 0; i < r->ncells; i++) {
-		if (!r->cells[i].runs)
-			continue;
-		seq_fill_row(c, &row, r, i);
-		json_object_array_add(cells, ap_row_json(&row));
-	}
-	ap_row_free(&row);
-	json_object_object_add(doc, "cells", cells);
-	for (m = 0; m < AP_SEQ_NMODES; m++) {
-		const struct ap_seq_cell *best = seq_best(r, m), *k;
-		struct json_object *o;
-
-		if (c->knee[m] < 0 || !best)
-			continue;
-		k = &r->cells[c->knee[m]];
-		o = json_object_new_object();
-		json_object_object_add(o, "bs", json_object_new_uint64(k->bs));
-		json_object_object_add(o, "mbps", json_object_new_double(k->mbps));
-		json_object_object_add(o, "iops", json_object_new_double(k->iops));
-		json_object_object_add(o, "best_bs", json_object_new_uint64(best->bs));
-		json_object_object_add(o, "best_mbps", json_object_new_double(best->mbps));
-		json_object_object_add(o, "stable", json_object_new_boolean(ap_seq_modes[m].stable));
-		json_object_object_add(knees, ap_seq_modes[m].name, o);
-	}
-	json_object_object_add(doc, "knees", knees);
-	json_object_object_add(doc, "interrupted", json_object_new_boolean(interrupted));
-	rc = ap_out_json_print(stdout, doc);
-	json_object_put(doc);
-	return rc;
-}
-
-static int seq_plot(struct seq_cmd *c, struct ap_seq_result *r)
-{
-	struct ap_plot_series series[AP_SEQ_NMODES];
-	double *ys = ap_xcalloc(AP_SEQ_NMODES * (c->nbs ? c->nbs : 1), sizeof(*ys));
-	struct ap_plot_lines pl = {
-		.xlabel = "block size (bytes)", .ylabel = "MB/s", .x = c->bs, .logx = true,
-		.series = series,
-	};
-	char title[PATH_MAX + 64];
-	struct ap_error e = { 0 };
-	size_t ns = 0, i;
-	unsigned m;
-	char *svg;
-	int rc;
-
-	for (i = 0; i < c->nbs && c->bs[i] <= c->o.size; i++)
-		;
-	pl.nx = i;
-	for (m = 0; m < AP_SEQ_NMODES; m++) {
-		double *y = ys + (size_t)m * c->nbs;
-		bool any = false;
-
-		if (!(c->o.modes & (1u << m)))
-			continue;
-		for (i = 0; i < pl.nx; i++) {
-			struct ap_seq_cell *cell = ap_seq_cell_find(r, (enum ap_seq_mode)m, c->bs[i]);
-
-			y[i] = cell && cell->runs ? cell->mbps : NAN;
-			any |= cell && cell->runs;
-		}
-		if (!any)
-			continue;
-		series[ns].name = ap_seq_modes[m].name;
-		series[ns++].y = y;
-	}
-	pl.nseries = ns;
-	snprintf(title, sizeof(title), "alignprobe seq %s: MB/s by block size and mode", c->target);
-	pl.title = title;
-	svg = ap_plot_lines_svg(&pl);
-	rc = ap_outfile_write(&c->plot_out, svg, strlen(svg));
-	if (rc < 0) {
-		ap_error_set(&e, -rc, "%s: %s", c->plot, strerror(-rc));
-		ap_outfile_discard(&c->plot_out);
-	} else {
-		rc = ap_outfile_commit(&c->plot_out, &e);
-	}
-	free(svg);
-	free(ys);
-	if (rc < 0)
-		ap_warnx(CMD, NULL, "cannot write plot: %s", e.msg);
-	return rc;
-}
 
 static void seq_progress(void *arg, const struct ap_seq_result *r, const struct ap_seq_cell *cell)
 {
 	struct seq_cmd *c = arg;
 	char detail[96], *bs = ap_size_to_human(cell->bs);
 
-	snprintf(detail, sizeof(detail), "%s %s: %.1f MB/s", ap_seq_modes[cell->mode].name, bs,
+	snprintf(detail, sizeof(detail), "%s %s%s%s: %.1f MB/s", ap_seq_modes[cell->mode].name, bs,
+		 cell->wc ? " cache " : "", cell->wc ? ap_seq_wc_name(cell->wc) : "",
 		 cell->samples[cell->runs - 1]);
 	free(bs);
 	ap_progress_update(&c->prog, r->runs_done, detail);
@@ -484,7 +184,7 @@ static char *seq_drive_write_cache(const struct ap_seq_target *t)
 	return s;
 }
 
-static int seq_parse(struct seq_cmd *c, int argc, char **argv)
+static int seq_parse_args(struct seq_cmd *c, int argc, char **argv)
 {
 	struct ap_error e = { 0 };
 	uint64_t v;
@@ -495,6 +195,8 @@ static int seq_parse(struct seq_cmd *c, int argc, char **argv)
 	c->o.data = AP_DATAGEN_RANDOM;
 	c->o.max_cell_ns = SEQ_DEFAULT_CELL_NS;
 	c->o.cancel = ap_sig_cancel;
+	c->o.wc_set = ap_cmd_wcache_set;	/* with --write-cache */
+	c->o.wc_arg = &c->wc;
 	while ((ch = getopt_long(argc, argv, "s:B:m:Ryqh" AP_OUT_OPTSTRING "V", longopts,
 				 NULL)) != -1) {
 		if (ap_out_parse_opt(&c->out, ch, optarg))
@@ -563,6 +265,9 @@ static int seq_parse(struct seq_cmd *c, int argc, char **argv)
 		case OPT_KEEP:
 			c->keep = true;
 			break;
+		case OPT_WRITE_CACHE:
+			c->wc_arg = optarg;
+			break;
 		case OPT_PLOT:
 			c->plot = optarg;
 			break;
@@ -598,11 +303,17 @@ static int seq_parse(struct seq_cmd *c, int argc, char **argv)
 		return AP_EXIT_USAGE;
 	}
 	if (c->out.list_columns) {
-		ap_out_list_columns(&c->out, infos, AP_ARRAY_SIZE(infos));
+		ap_out_list_columns(&c->out, ap_seq_out_infos, SEQ_NCOLS);
 		return -1;
 	}
-	if (ap_out_columns(&c->out, infos, AP_ARRAY_SIZE(infos), default_cols,
-			   AP_ARRAY_SIZE(default_cols), c->cols, &c->ncols, &e) < 0) {
+	if (c->wc_arg && ap_seq_wc_parse(c->wc_arg, c->o.wc, &c->o.nwc, &e) < 0) {
+		ap_usage_error(CMD, "--write-cache: %s", e.msg);
+		return AP_EXIT_USAGE;
+	}
+	if (ap_out_columns(&c->out, ap_seq_out_infos, SEQ_NCOLS,
+			   c->o.nwc ? ap_seq_out_default_cols_wc : ap_seq_out_default_cols,
+			   c->o.nwc ? ap_seq_out_ndefault_cols_wc : ap_seq_out_ndefault_cols,
+			   c->cols, &c->ncols, &e) < 0) {
 		ap_usage_error(CMD, "%s", e.msg);
 		return AP_EXIT_USAGE;
 	}
@@ -673,6 +384,52 @@ static void seq_dry_run_outputs(const struct seq_cmd *c)
 	ap_cmd_dry_run_outputs(outs, AP_ARRAY_SIZE(outs));
 }
 
+/*
+ * --write-cache: how the disk under the target switches, before anything
+ * is written or confirmed. 0, or the message and 2 (no way, not a disk).
+ */
+static int seq_wc_find(struct seq_cmd *c, const struct ap_seq_target *t, bool is_bdev)
+{
+	struct ap_error e = { 0 };
+
+	if (!is_bdev)
+		return ap_errx(CMD, c->target, ENOTBLK,
+			       "--write-cache switches a disk's write cache: give a disk (or a "
+			       "partition with --allow-partition), not a regular file");
+	if (ap_cmd_wcache_find(&c->wc, t->disk, &e) < 0)
+		return ap_err_error(CMD, c->target, &e);
+	return 0;
+}
+
+/* The cache before the run: the switch's reading, else the drive's, else the kernel's. */
+static const char *seq_wc_found(const struct seq_cmd *c)
+{
+	bool wce, rcd;
+
+	if (c->o.nwc)
+		return ap_cmd_wcache_orig_on(&c->wc) ? "on" : "off";
+	if (c->wc_drive && !strncmp(c->wc_drive, "enabled", 7))
+		return "on";
+	if (c->wc_drive && !strncmp(c->wc_drive, "disabled", 8))
+		return "off";
+	if (ap_wcache_value_parse(c->wc_sysfs, &wce, &rcd) == 0)
+		return wce ? "on" : "off";
+	return NULL;
+}
+
+/* Put the write cache back as found and drop the record: 0, or -errno after a message. */
+static int seq_wc_restore(struct seq_cmd *c)
+{
+	struct ap_error e = { 0 };
+	int rc = ap_cmd_wcache_restore(&c->wc, &e);
+
+	c->wc_restored = rc == 0;
+	if (rc < 0)
+		ap_warnx(CMD, c->target, "cannot restore the write cache (\"%s\"): %s; "
+			 "'alignprobe cleanup' puts it back", c->wc.w.orig, e.msg);
+	return rc;
+}
+
 static void seq_print_plan(struct seq_cmd *c, struct ap_seq_result *r)
 {
 	char *sz = ap_size_to_human(c->o.size);
@@ -688,11 +445,16 @@ static void seq_print_plan(struct seq_cmd *c, struct ap_seq_result *r)
 		char *bs = ap_size_to_human(r->cells[i].bs);
 		char *dd = ap_seq_dd_line(r->cells[i].mode, r->cells[i].bs);
 
+		if (c->o.nwc)
+			printf("  cache %-4s", ap_seq_wc_name(r->cells[i].wc));
 		printf("  %-14s %6s  %s\n", ap_seq_modes[r->cells[i].mode].name, bs, dd);
 		free(dd);
 		free(bs);
 	}
 	free(sz);
+	if (c->o.nwc)
+		printf("would switch the write cache of /dev/%s (%s, now \"%s\") and restore it\n",
+		       c->wc.w.disk, ap_wcache_how_name(c->wc.w.how), c->wc.w.orig);
 	seq_dry_run_outputs(c);
 }
 
@@ -747,6 +509,8 @@ static int seq_main(struct seq_cmd *c)
 		ap_warnx(CMD, c->target, "%s", e.msg);
 		rc = AP_EXIT_USAGE;
 	}
+	if (!rc && c->o.nwc)
+		rc = seq_wc_find(c, &t, is_bdev);
 	if (!rc && is_bdev && !c->emulate)
 		rc = ap_cmd_confirm(CMD, c->target, &st, &c->so, NULL);
 	ap_safety_target_free(&st);
@@ -769,11 +533,22 @@ static int seq_main(struct seq_cmd *c)
 	}
 	c->wc_sysfs = ap_seq_sysfs_write_cache(&t);
 	c->wc_drive = seq_drive_write_cache(&t);
+	c->wc_found = seq_wc_found(c);
+	/* the state found on record before the first switch: cleanup's after a SIGKILL */
+	if (c->o.nwc && ap_cmd_wcache_record(&c->wc, &e) < 0) {
+		ap_warnx(CMD, c->target, "%s", e.msg);
+		ap_seq_result_free(&r);
+		ap_seq_target_close(&t, c->keep);
+		return AP_EXIT_FAILURE;
+	}
 
 	snprintf(what, sizeof(what), "seq %s", c->target);
 	ap_progress_init(&c->prog, what, r.runs_total, c->quiet);
 	rc = ap_seq_run(&t, &c->o, &r, seq_progress, c, &e);
 	ap_progress_clear(&c->prog);
+	/* put the cache back whatever happened: done, an error, a signal */
+	if (c->o.nwc && seq_wc_restore(c) < 0)
+		ret = AP_EXIT_FAILURE;
 	if (rc == -EINTR || ap_sig_pending()) {
 		interrupted = true;
 		ret = AP_EXIT_SIGNAL_BASE + (ap_sig_pending() ? ap_sig_pending() : 2);
@@ -781,27 +556,27 @@ static int seq_main(struct seq_cmd *c)
 			 r.runs_done, r.runs_total);
 	} else if (rc < 0) {
 		ap_warnx(CMD, c->target, "%s", e.msg);
-		ret = AP_EXIT_FAILURE;
+		ret = AP_EXIT_FAILURE;	/* a failed restore said so already */
 		if (r.runs_done)
 			ap_warnx(CMD, c->target, "printing the %zu runs done before the error",
 				 r.runs_done);
 	}
-	seq_knees(c, &r);
+	ap_seq_out_knees(c, &r);
 	{
 		bool human = !c->out.json && !c->out.raw && !c->out.csv && !c->out.noheadings;
 
 		if (c->out.json) {
-			rc = seq_print_json(c, &t, &r, interrupted);
+			rc = ap_seq_out_json(c, &t, &r, interrupted);
 		} else {
 			if (human)
-				seq_print_human_head(c, &t);
-			rc = seq_print_table(c, &r);
+				ap_seq_out_head(c, &t);
+			rc = ap_seq_out_table(c, &r);
 			if (human)
-				seq_print_human_tail(c, &r);
+				ap_seq_out_tail(c, &r);
 		}
 		if (rc < 0 && ret == AP_EXIT_OK)
 			ret = AP_EXIT_FAILURE;
-		if (c->plot && r.runs_done && seq_plot(c, &r) < 0 && ret == AP_EXIT_OK)
+		if (c->plot && r.runs_done && ap_seq_out_plot(c, &r) < 0 && ret == AP_EXIT_OK)
 			ret = AP_EXIT_FAILURE;
 	}
 	ap_seq_result_free(&r);
@@ -821,7 +596,7 @@ int ap_cmd_seq(int argc, char **argv)
 
 	memset(&c, 0, sizeof(c));
 	c.so.ask = ap_ui_confirm;	/* the gate asks through it */
-	rc = seq_parse(&c, argc, argv);
+	rc = seq_parse_args(&c, argc, argv);
 	if (rc) {
 		free(c.bs);
 		return rc < 0 ? AP_EXIT_OK : rc;
@@ -878,5 +653,6 @@ int ap_cmd_seq(int argc, char **argv)
 	free(c.bs);
 	free(c.wc_sysfs);
 	free(c.wc_drive);
+	ap_cmd_wcache_free(&c.wc);
 	return ap_cmd_close_stdout(CMD, rc);
 }

@@ -8,13 +8,10 @@
  * words, JSON and the plot (sweep_report.c); what they share (sweep.h).
  * The work is done by src/sweep/ (sweep/sweep.h).
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +29,6 @@
 #include "lib/outfile.h"
 #include "lib/sig.h"
 #include "lib/state.h"
-#include "lib/stats.h"
 #include "lib/util.h"
 #include "sweep/mkfs.h"
 #include "sweep/mnt.h"
@@ -40,8 +36,6 @@
 #include "sweep/sweep.h"
 #include "ui/confirm.h"
 #include "ui/out.h"
-#include "ui/plot.h"
-#include "ui/progress.h"
 #include "workload/pm.h"
 
 enum {

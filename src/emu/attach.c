@@ -160,6 +160,28 @@ int ap_emu_counters_reset(const char *dev)
 	return 0;
 }
 
+int ap_emu_write_cache(const char *dev, bool *on)
+{
+	struct ap_emu_shm *shm = shm_of_dev(dev, false);
+
+	if (!shm)
+		return -ENODEV;
+	*on = ap_emu_shm_write_cache(shm);
+	munmap(shm, sizeof(*shm));
+	return 0;
+}
+
+int ap_emu_set_write_cache(const char *dev, bool on)
+{
+	struct ap_emu_shm *shm = shm_of_dev(dev, true);
+
+	if (!shm)
+		return -ENODEV;
+	ap_emu_shm_set_write_cache(shm, on);
+	munmap(shm, sizeof(*shm));
+	return 0;
+}
+
 /* Extra information for `emulate --stats`: the parameters in force. */
 int ap_emu_spec_of(const char *dev, struct ap_emu_spec *s)
 {
@@ -186,6 +208,7 @@ int ap_emu_spec_of(const char *dev, struct ap_emu_spec *s)
 	/* the rest (profile, model, logical sector) from the full spec string */
 	if (shm->spec[0] && memchr(shm->spec, '\0', sizeof(shm->spec)))
 		ap_emu_spec_parse(shm->spec, s, NULL);
+	s->write_cache = ap_emu_shm_write_cache(shm);	/* switched since (seq --write-cache) */
 	munmap(shm, sizeof(*shm));
 	return 0;
 }

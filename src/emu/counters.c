@@ -69,6 +69,17 @@ void ap_emu_shm_reset(struct ap_emu_shm *shm)
 		__atomic_store_n(&bp[i], l[i], __ATOMIC_RELEASE);
 }
 
+bool ap_emu_shm_write_cache(const struct ap_emu_shm *shm)
+{
+	return __atomic_load_n(&shm->write_cache, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* Switch the drive's write cache: the server follows at its next request. */
+void ap_emu_shm_set_write_cache(struct ap_emu_shm *shm, bool on)
+{
+	__atomic_store_n(&shm->write_cache, on ? 1U : 0U, __ATOMIC_RELEASE);
+}
+
 /* The stats page of the drive in @workdir, checked, or NULL. */
 struct ap_emu_shm *ap_emu_shm_map(const char *workdir, bool rw)
 {

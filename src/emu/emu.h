@@ -170,4 +170,16 @@ int ap_emu_counters_reset(const char *dev);
 /* The parameters an emulated drive runs with. */
 int ap_emu_spec_of(const char *dev, struct ap_emu_spec *s);
 
+/*
+ * The drive's volatile write cache model, read and switched at run time
+ * (seq --write-cache) through the stats page: the server follows at its
+ * next request, destaging what the cache holds when switched off (see
+ * ap_emu_model_set_write_cache()). Only the model: the loop device's
+ * queue/write_cache, which decides whether the kernel sends flushes, is
+ * the caller's to switch with it. -ENODEV for a device that is not an
+ * emulated drive.
+ */
+int ap_emu_write_cache(const char *dev, bool *on);
+int ap_emu_set_write_cache(const char *dev, bool on);
+
 #endif

@@ -137,6 +137,17 @@ void ap_emu_model_request(struct ap_emu_model *m, enum ap_emu_op op,
 			  uint64_t off, uint64_t len, uint64_t served,
 			  uint64_t now_ns, struct ap_emu_cost *c);
 
+/*
+ * Switch the write cache at run time (a MODE SELECT of the caching page on
+ * a real drive), at @now_ns. Switched off, the drive first writes what its
+ * cache holds: the hdd model destages every extent (RMW counted in c->rmw
+ * at the edges, c->destaged), the simple and flash models pay the partial
+ * sectors they still owe; c->cost_ns is that time. Switched on, or to the
+ * state it is in: nothing (cost 0).
+ */
+void ap_emu_model_set_write_cache(struct ap_emu_model *m, bool on, uint64_t now_ns,
+				  struct ap_emu_cost *c);
+
 /* hdd: the seek time over @dtracks tracks (see above). */
 uint64_t ap_emu_model_seek_ns(const struct ap_emu_model *m, uint64_t dtracks);
 /* hdd: the wait at time @t_ns until byte @off comes under the head. */

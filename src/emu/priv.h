@@ -41,6 +41,12 @@ struct ap_emu_shm {
 	uint64_t fail_lba, fail_count, fail_after;
 	double jitter;
 	uint32_t phys_sector, lowest_aligned;
+	/*
+	 * write_cache is also the control field of the drive's volatile write
+	 * cache: ap_emu_shm_set_write_cache() switches it at run time (seq
+	 * --write-cache), and the server compares it with its model before
+	 * every request, switching the model when they differ.
+	 */
 	uint32_t write_cache, fail_reads, fail_writes, pad;
 	/*
 	 * Counters: written by the server only, inside a sequence lock (odd
@@ -59,6 +65,9 @@ struct ap_emu_shm {
 void ap_emu_shm_read(const struct ap_emu_shm *shm, struct ap_emu_counters_raw *out);
 void ap_emu_shm_reset(struct ap_emu_shm *shm);		/* count from zero again */
 struct ap_emu_shm *ap_emu_shm_map(const char *workdir, bool rw);	/* or NULL */
+/* counters.c: the write cache control field (see struct ap_emu_shm). */
+bool ap_emu_shm_write_cache(const struct ap_emu_shm *shm);
+void ap_emu_shm_set_write_cache(struct ap_emu_shm *shm, bool on);
 struct ap_emu_shm *ap_emu_shm_create(const char *workdir, const struct ap_emu_spec *s,
 				     struct ap_error *e);
 

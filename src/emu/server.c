@@ -146,13 +146,34 @@ static uint64_t served_by(const struct server *sv)
 	return n;
 }
 
+/*
+ * The write cache switched through the stats page (seq --write-cache): the
+ * model follows before the request; what switching off destages is charged
+ * with it. The cost of the switch (its RMW in *rmw).
+ */
+static uint64_t follow_write_cache(struct server *sv, uint64_t *rmw)
+{
+	bool on = ap_emu_shm_write_cache(srv.shm);
+	struct ap_emu_cost c;
+
+	if (on == srv.model.write_cache)
+		return 0;
+	ap_emu_model_set_write_cache(&srv.model, on, srv.t0, &c);
+	*rmw = c.rmw;
+	return c.cost_ns;
+}
+
 /* Model one request; true if it must fail with EIO (already accounted). */
 static bool account(struct server *sv, enum ap_emu_op op, uint64_t off, uint64_t len,
 		    struct ap_emu_cost *c)
 {
+	uint64_t sw_rmw = 0, sw_ns = follow_write_cache(sv, &sw_rmw);
+
 	ap_emu_model_request(&srv.model, op, off, len,
 			     (srv.model.fail_count || srv.model.fail_after) ? served() : 0,
-			     srv.t0, c);
+			     srv.t0 + sw_ns, c);
+	c->cost_ns += sw_ns;
+	c->rmw += sw_rmw;
 	charge(c->cost_ns);
 	stats_begin(sv);
 	BUMP(busy_ns, c->cost_ns);
@@ -835,61 +856,4 @@ fail:
 	if (s[1] >= 0)
 		close(s[1]);
 	return rc;
-}
-
-int ap_emu_server_send(int fd, const char *s)
-{
-	size_t len = strlen(s);
-
-	/* a socket, so that a dead server means EPIPE, not SIGPIPE */
-	while (send(fd, s, len, MSG_NOSIGNAL) < 0) {
-		if (errno != EINTR)
-			return -errno;
-	}
-	return 0;
-}
-
-/* One line from the server, within @ms milliseconds. */
-static int read_line(int fd, char *buf, size_t sz, int ms)
-{
-	size_t n = 0;
-
-	while (n + 1 < sz) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		ssize_t r;
-		int pr = poll(&p, 1, ms);
-
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr <= 0)
-			return pr == 0 ? -ETIMEDOUT : -errno;
-		r = read(fd, buf + n, 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r == 0 ? -EPIPE : -errno;
-		if (buf[n] == '\n')
-			break;
-		n++;
-	}
-	buf[n] = '\0';
-	return 0;
-}
-
-int ap_emu_server_reply(int st, const char *want, struct ap_error *e)
-{
-	char line[600];
-	int rc = read_line(st, line, sizeof(line), 10000), err;
-	char *msg;
-
-	if (rc == -ETIMEDOUT)
-		return ap_error_set(e, ETIMEDOUT, "the emulator's server does not answer");
-	if (rc)
-		return ap_error_set(e, EIO, "the emulator's server died (see its log)");
-	if (strcmp(line, want) == 0)
-		return 0;
-	err = (int)strtol(line + (strncmp(line, "error ", 6) == 0 ? 6 : 0), &msg, 10);
-	if (err <= 0)
-		err = EIO;
-	return ap_error_set(e, err, "%s: %s", *msg ? msg + 1 : line, strerror(err));
 }

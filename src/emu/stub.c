@@ -82,3 +82,17 @@ int ap_emu_detach_entry(const char *mnt, const char *dev, struct ap_error *e)
 	return ap_error_set(e, ENOTSUP, "the emulated drive is not built in");
 }
 
+
+int ap_emu_write_cache(const char *dev, bool *on)
+{
+	(void)dev;
+	(void)on;
+	return -ENOTSUP;
+}
+
+int ap_emu_set_write_cache(const char *dev, bool on)
+{
+	(void)dev;
+	(void)on;
+	return -ENOTSUP;
+}

@@ -29,6 +29,13 @@ enum ap_state_kind {
 	AP_STATE_EMU,
 	AP_STATE_LOOP,		/* dev = loop device we attached, path = backing file */
 	AP_STATE_JOURNAL,	/* path = probe undo journal, dev = device it restores */
+	/*
+	 * A write cache switched for a run (seq --write-cache): path = the
+	 * sysfs attribute written, dev = the device, aux = the original state
+	 * (device/cache.h: ap_wcache_record_aux()). Registered before the
+	 * switch, released after the restore; cleanup restores it.
+	 */
+	AP_STATE_WCACHE,
 	AP_STATE_UNKNOWN,	/* a registry file that cannot be read: file only */
 };
 

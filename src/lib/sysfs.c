@@ -6,6 +6,7 @@
 #include "lib/sysfs.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,26 @@ char *ap_sysfs_name_attr(const char *name, const char *attr)
 	v = ap_read_line(p);
 	free(p);
 	return v;
+}
+
+int ap_sysfs_write(const char *path, const char *val)
+{
+	size_t len = strlen(val);
+	ssize_t n;
+	int fd = open(path, O_WRONLY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	do
+		n = write(fd, val, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		rc = -errno;
+	else if ((size_t)n != len)
+		rc = -EIO;
+	if (close(fd) != 0 && !rc)
+		rc = -errno;
+	return rc;
 }
 
 /* Kernel name of a block device number ("loop3p1"), or NULL. */

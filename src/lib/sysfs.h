@@ -29,6 +29,13 @@ int ap_sysfs_devno_attr_u64(dev_t d, const char *attr, uint64_t *v);
 /* The same for "/sys/block/NAME/ATTR", by kernel name ("loop3"). */
 char *ap_sysfs_name_attr(const char *name, const char *attr);
 
+/*
+ * Write @val to the attribute file @path in one write(2), as echo does
+ * (without the newline): 0 or -errno (what the kernel's store function
+ * returned: -EINVAL for a value it does not take).
+ */
+int ap_sysfs_write(const char *path, const char *val);
+
 /* "M:m" (the whole string) into @d: 0 or -EINVAL. */
 int ap_sysfs_parse_devno(const char *s, dev_t *d);
 

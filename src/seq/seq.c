@@ -149,6 +149,52 @@ int ap_seq_modes_parse(const char *list, unsigned *mask, struct ap_error *e)
 	return rc;
 }
 
+const char *ap_seq_wc_name(enum ap_seq_wc wc)
+{
+	return wc == AP_SEQ_WC_ON ? "on" : wc == AP_SEQ_WC_OFF ? "off" : "as-is";
+}
+
+int ap_seq_wc_parse(const char *list, enum ap_seq_wc out[AP_SEQ_WC_MAX], size_t *n,
+		    struct ap_error *e)
+{
+	enum ap_seq_wc v[AP_SEQ_WC_MAX];
+	char *dup, *tok, *save = NULL;
+	size_t nv = 0, i;
+	int rc = 0;
+
+	if (!list || !*list)
+		return ap_error_set(e, EINVAL, "empty write cache list (on, off or on,off)");
+	dup = ap_xstrdup(list);
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		enum ap_seq_wc wc;
+
+		if (!strcmp(tok, "on"))
+			wc = AP_SEQ_WC_ON;
+		else if (!strcmp(tok, "off"))
+			wc = AP_SEQ_WC_OFF;
+		else {
+			rc = ap_error_set(e, EINVAL, "unknown write cache state '%s' (on or off)", tok);
+			break;
+		}
+		for (i = 0; i < nv; i++)
+			if (v[i] == wc)
+				break;
+		if (i < nv) {
+			rc = ap_error_set(e, EINVAL, "write cache state '%s' given twice", tok);
+			break;
+		}
+		v[nv++] = wc;	/* at most two distinct: on, off */
+	}
+	if (!rc && !nv)
+		rc = ap_error_set(e, EINVAL, "empty write cache list '%s'", list);
+	free(dup);
+	if (rc)
+		return rc;
+	memcpy(out, v, nv * sizeof(*v));
+	*n = nv;
+	return 0;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -340,6 +386,17 @@ struct ap_seq_cell *ap_seq_cell_find(struct ap_seq_result *r, enum ap_seq_mode m
 	return NULL;
 }
 
+struct ap_seq_cell *ap_seq_cell_find_wc(struct ap_seq_result *r, enum ap_seq_wc wc,
+					enum ap_seq_mode mode, uint64_t bs)
+{
+	size_t i;
+
+	for (i = 0; i < r->ncells; i++)
+		if (r->cells[i].wc == wc && r->cells[i].mode == mode && r->cells[i].bs == bs)
+			return &r->cells[i];
+	return NULL;
+}
+
 void ap_seq_result_free(struct ap_seq_result *r)
 {
 	size_t i;
@@ -365,13 +422,34 @@ static bool seq_mask_has_direct(unsigned modes)
 	return false;
 }
 
+static void seq_plan_cell(struct ap_seq_result *r, enum ap_seq_wc wc, enum ap_seq_mode mode,
+			  uint64_t bs, unsigned rounds)
+{
+	struct ap_seq_cell *c;
+
+	r->cells = ap_xreallocarray(r->cells, r->ncells + 1, sizeof(*r->cells));
+	c = &r->cells[r->ncells++];
+	memset(c, 0, sizeof(*c));
+	c->wc = wc;
+	c->mode = mode;
+	c->bs = bs;
+	c->mbps = c->iops = NAN;
+	c->samples = ap_xcalloc(rounds, sizeof(*c->samples));
+	c->sample_bytes = ap_xcalloc(rounds, sizeof(*c->sample_bytes));
+	c->sample_ns = ap_xcalloc(rounds, sizeof(*c->sample_ns));
+	c->sample_ios = ap_xcalloc(rounds, sizeof(*c->sample_ios));
+	c->sample_partial = ap_xcalloc(rounds, sizeof(*c->sample_partial));
+}
+
 int ap_seq_plan(const struct ap_seq_target *t, const struct ap_seq_opts *o,
 		struct ap_seq_result *r, struct ap_error *e)
 {
 	unsigned rounds = o->rounds ? o->rounds : 1;
-	size_t i, m;
+	size_t i, m, w, nwc = o->nwc ? o->nwc : 1;
 
 	memset(r, 0, sizeof(*r));
+	if (o->nwc > AP_SEQ_WC_MAX || (o->nwc && !o->wc_set))
+		return ap_error_set(e, EINVAL, "write cache states without a way to switch");
 	if (!o->size)
 		return ap_error_set(e, EINVAL, "size is zero");
 	if (!o->nbs)
@@ -408,25 +486,12 @@ int ap_seq_plan(const struct ap_seq_target *t, const struct ap_seq_opts *o,
 			return ap_error_set(e, EINVAL,
 					    "block size %llu is not a multiple of the logical sector size %u",
 					    (unsigned long long)o->bs[i], t->align);
-	for (m = 0; m < AP_SEQ_NMODES; m++) {
-		if (!(o->modes & (1u << m)))
-			continue;
-		for (i = 0; i < o->nbs && o->bs[i] <= o->size; i++) {
-			struct ap_seq_cell *c;
-
-			r->cells = ap_xreallocarray(r->cells, r->ncells + 1, sizeof(*r->cells));
-			c = &r->cells[r->ncells++];
-			memset(c, 0, sizeof(*c));
-			c->mode = (enum ap_seq_mode)m;
-			c->bs = o->bs[i];
-			c->mbps = c->iops = NAN;
-			c->samples = ap_xcalloc(rounds, sizeof(*c->samples));
-			c->sample_bytes = ap_xcalloc(rounds, sizeof(*c->sample_bytes));
-			c->sample_ns = ap_xcalloc(rounds, sizeof(*c->sample_ns));
-			c->sample_ios = ap_xcalloc(rounds, sizeof(*c->sample_ios));
-			c->sample_partial = ap_xcalloc(rounds, sizeof(*c->sample_partial));
-		}
-	}
+	for (w = 0; w < nwc; w++)
+		for (m = 0; m < AP_SEQ_NMODES; m++)
+			for (i = 0; (o->modes & (1u << m)) && i < o->nbs && o->bs[i] <= o->size; i++)
+				seq_plan_cell(r, o->nwc ? o->wc[w] : AP_SEQ_WC_ASIS,
+					      (enum ap_seq_mode)m, o->bs[i], rounds);
+	r->nwc = nwc;
 	r->runs_total = r->ncells * rounds;
 	return 0;
 }
@@ -680,6 +745,24 @@ static void seq_cell_summarize(struct ap_seq_cell *c)
 	c->iops = (double)c->ios * 1e9 / (double)c->ns;
 }
 
+/*
+ * The order of the runs: the write cache states one after the other, the
+ * runs of each in a seeded random order (one state: as before the states).
+ */
+static size_t *seq_order(const struct ap_seq_result *r, uint64_t seed)
+{
+	size_t *order = ap_xcalloc(r->runs_total ? r->runs_total : 1, sizeof(*order));
+	size_t nwc = r->nwc ? r->nwc : 1, per = r->runs_total / nwc, i;
+	struct ap_rng rng;
+
+	for (i = 0; i < r->runs_total; i++)
+		order[i] = i;
+	ap_rng_seed(&rng, seed ^ 0x5e9a11ce0fULL);
+	for (i = 0; i < nwc; i++)
+		ap_rng_shuffle(&rng, order + i * per, per, sizeof(*order));
+	return order;
+}
+
 int ap_seq_run(struct ap_seq_target *t, const struct ap_seq_opts *o,
 	       struct ap_seq_result *r, ap_seq_progress_fn fn, void *arg,
 	       struct ap_error *e)
@@ -689,7 +772,7 @@ int ap_seq_run(struct ap_seq_target *t, const struct ap_seq_opts *o,
 	uint64_t maxbs = 0, maxrbs = 0;
 	struct seq_ctx x = { .t = t, .o = o, .e = e };
 	struct ap_datagen g;
-	size_t *order, i;
+	size_t *order, i, per;
 	void *p;
 	int rc = 0;
 
@@ -725,15 +808,8 @@ int ap_seq_run(struct ap_seq_target *t, const struct ap_seq_opts *o,
 		seq_warm(x.rbuf, x.rbuf_len);
 	}
 
-	order = ap_xcalloc(r->runs_total ? r->runs_total : 1, sizeof(*order));
-	for (i = 0; i < r->runs_total; i++)
-		order[i] = i;
-	{
-		struct ap_rng rng;
-
-		ap_rng_seed(&rng, o->seed ^ 0x5e9a11ce0fULL);
-		ap_rng_shuffle(&rng, order, r->runs_total, sizeof(*order));
-	}
+	order = seq_order(r, o->seed);
+	per = r->runs_total / (r->nwc ? r->nwc : 1);
 
 	rc = seq_layout(&x);
 	for (i = 0; !rc && i < r->runs_total; i++) {
@@ -742,6 +818,14 @@ int ap_seq_run(struct ap_seq_target *t, const struct ap_seq_opts *o,
 		if (ap_cancelled(&o->cancel)) {
 			rc = -EINTR;
 			break;
+		}
+		/* a state's first run: switch the cache (its dirty data settled first) */
+		if (i % per == 0 && c->wc != AP_SEQ_WC_ASIS) {
+			rc = seq_settle(&x);
+			if (!rc)
+				rc = o->wc_set(o->wc_arg, c->wc == AP_SEQ_WC_ON, e);
+			if (rc)
+				break;
 		}
 		rc = seq_settle(&x);
 		if (rc)

@@ -93,6 +93,36 @@ size_t ap_seq_bs_default(uint64_t amount, uint64_t *out, size_t max);
  */
 int ap_seq_knee(const uint64_t *bs, const double *mbps, size_t n, double tol);
 
+/* --- the write cache ------------------------------------------------- */
+
+/*
+ * The drive's volatile write cache during a cell: as found (no
+ * --write-cache), or switched on or off for the cell's block of runs.
+ */
+enum ap_seq_wc {
+	AP_SEQ_WC_ASIS = 0,
+	AP_SEQ_WC_ON,
+	AP_SEQ_WC_OFF,
+};
+#define AP_SEQ_WC_MAX	2	/* states per run: on and off */
+
+/* "on", "off", or "as-is". */
+const char *ap_seq_wc_name(enum ap_seq_wc wc);
+/*
+ * --write-cache: "on", "off", "on,off" or "off,on", the order the matrix
+ * runs in. Unknown or repeated states, an empty list: -EINVAL with the
+ * reason in @e.
+ */
+int ap_seq_wc_parse(const char *list, enum ap_seq_wc out[AP_SEQ_WC_MAX], size_t *n,
+		    struct ap_error *e);
+
+/*
+ * Switch the drive's write cache @on before a block of runs: 0 or -errno
+ * with the reason in @e (the run stops). The command installs it; the
+ * engine neither knows how nor restores.
+ */
+typedef int (*ap_seq_wc_fn)(void *arg, bool on, struct ap_error *e);
+
 /* --- the target ----------------------------------------------------- */
 
 struct ap_seq_target {
@@ -143,11 +173,21 @@ struct ap_seq_opts {
 	 */
 	uint64_t pool_max;
 	bool verify;		/* read back and compare after every write run */
+	/*
+	 * The write cache states, in order (nwc 0: one pass as found): the
+	 * whole matrix runs once per state, its runs in a seeded random order
+	 * within the state, after wc_set(wc_arg, on) switched the cache.
+	 */
+	enum ap_seq_wc wc[AP_SEQ_WC_MAX];
+	size_t nwc;
+	ap_seq_wc_fn wc_set;
+	void *wc_arg;
 	/* asked before every block: a reason stops the run (-EINTR); empty: never */
 	struct ap_cancel cancel;
 };
 
 struct ap_seq_cell {
+	enum ap_seq_wc wc;	/* the write cache during its runs */
 	enum ap_seq_mode mode;
 	uint64_t bs;
 	unsigned runs;		/* completed runs */
@@ -162,8 +202,9 @@ struct ap_seq_cell {
 };
 
 struct ap_seq_result {
-	struct ap_seq_cell *cells;	/* mode-major, then block size ascending */
+	struct ap_seq_cell *cells;	/* write cache state, mode, block size ascending */
 	size_t ncells;
+	size_t nwc;			/* write cache states (1: as found) */
 	size_t runs_total, runs_done;
 };
 
@@ -181,15 +222,18 @@ int ap_seq_plan(const struct ap_seq_target *t, const struct ap_seq_opts *o,
 /*
  * Run the planned cells. Returns 0, -EINTR when o->cancel cancelled (the runs
  * done so far are in @r, the interrupted one is discarded), or -errno with
- * the failing cell in @e.
+ * the failing cell (or o->wc_set's reason) in @e.
  */
 int ap_seq_run(struct ap_seq_target *t, const struct ap_seq_opts *o,
 	       struct ap_seq_result *r, ap_seq_progress_fn fn, void *arg,
 	       struct ap_error *e);
 
-/* The cell for (mode, bs), or NULL. */
+/* The (first) cell for (mode, bs), or NULL. */
 struct ap_seq_cell *ap_seq_cell_find(struct ap_seq_result *r, enum ap_seq_mode mode,
 				     uint64_t bs);
+/* The cell for (write cache state, mode, bs), or NULL. */
+struct ap_seq_cell *ap_seq_cell_find_wc(struct ap_seq_result *r, enum ap_seq_wc wc,
+					enum ap_seq_mode mode, uint64_t bs);
 
 void ap_seq_result_free(struct ap_seq_result *r);
 

@@ -643,12 +643,14 @@ char *ap_plot_lines_svg(const struct ap_plot_lines *p)
 	}
 
 	for (s = 0; s < p->nseries; s++) {
-		const char *col = ap_plot_series_color(s);
+		bool dashed = p->dash_from && s >= p->dash_from;
+		const char *col = ap_plot_series_color(dashed ? s - p->dash_from : s);
+		const char *dash = dashed ? " stroke-dasharray=\"6 4\"" : "";
 		bool pen = false;
 
 		sb_printf(&b, "<g class=\"series\" id=\"series-%zu\">\n", s);
-		sb_printf(&b, "<path class=\"line\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" d=\"",
-			  col);
+		sb_printf(&b, "<path class=\"line\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s d=\"",
+			  col, dash);
 		for (i = 0; i < p->nx; i++) {
 			double v = p->series[s].y[i];
 
@@ -684,9 +686,9 @@ char *ap_plot_lines_svg(const struct ap_plot_lines *p)
 		{
 			double ly = top + 14 + 20 * (double)s;
 
-			char style[64];
+			char style[96];
 
-			snprintf(style, sizeof(style), "stroke=\"%s\" stroke-width=\"2\"", col);
+			snprintf(style, sizeof(style), "stroke=\"%s\" stroke-width=\"2\"%s", col, dash);
 			svg_line(&b, right + 16, ly - 4, right + 40, ly - 4, style);
 			sb_puts(&b, "<circle cx=\"");
 			sb_num(&b, right + 28);

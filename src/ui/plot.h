@@ -41,6 +41,12 @@ struct ap_plot_lines {
 	bool logy;		/* log10 y axis over whole decades; y <= 0 = missing */
 	const struct ap_plot_series *series;
 	size_t nseries;
+	/*
+	 * > 0: series dash_from.. are a second set of the first ones (seq's
+	 * write cache off after on): drawn dashed, in the colour of series
+	 * i - dash_from. 0: every series solid, in its own colour.
+	 */
+	size_t dash_from;
 };
 
 /* Fill colours of the bars (also used by the tests that look at pixels). */

@@ -197,6 +197,15 @@ ts_emu_attach() {
 	echo "$dev"
 }
 
+# ts_emu_write_cache DEV: the emulated drive's write cache, "MODEL KERNEL":
+# its cache model (from --stats) and its loop device's queue/write_cache,
+# e.g. "on write back"
+ts_emu_write_cache() {
+	local model
+	model=$("$ALIGNPROBE" emulate --stats "$1" -n -r -o SPEC | grep -oE '(^|,)cache=(on|off)')
+	echo "${model#*=} $(cat "/sys/block/${1#/dev/}/queue/write_cache")"
+}
+
 # ts_mount DEV DIR [mount options]: mount and record for cleanup
 ts_mount() {
 	local dev=$1 dir=$2

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -312,6 +313,152 @@ static void test_cancel(void **state)
 	assert_int_equal(access(path, F_OK), -1);
 }
 
+
+static void test_wc_parse(void **state)
+{
+	enum ap_seq_wc wc[AP_SEQ_WC_MAX];
+	struct ap_error e;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(ap_seq_wc_parse("on,off", wc, &n, &e), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(wc[0], AP_SEQ_WC_ON);
+	assert_int_equal(wc[1], AP_SEQ_WC_OFF);
+	assert_int_equal(ap_seq_wc_parse("off,on", wc, &n, &e), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(wc[0], AP_SEQ_WC_OFF);
+	assert_int_equal(ap_seq_wc_parse("off", wc, &n, &e), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(wc[0], AP_SEQ_WC_OFF);
+	assert_int_equal(ap_seq_wc_parse("on", wc, &n, &e), 0);
+	assert_int_equal(wc[0], AP_SEQ_WC_ON);
+	assert_int_equal(ap_seq_wc_parse("on,on", wc, &n, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "twice"));
+	assert_int_equal(ap_seq_wc_parse("on,off,on", wc, &n, &e), -EINVAL);
+	assert_int_equal(ap_seq_wc_parse("maybe", wc, &n, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "maybe"));
+	assert_int_equal(ap_seq_wc_parse("", wc, &n, &e), -EINVAL);
+	assert_int_equal(ap_seq_wc_parse(",", wc, &n, &e), -EINVAL);
+	assert_string_equal(ap_seq_wc_name(AP_SEQ_WC_ON), "on");
+	assert_string_equal(ap_seq_wc_name(AP_SEQ_WC_OFF), "off");
+	assert_string_equal(ap_seq_wc_name(AP_SEQ_WC_ASIS), "as-is");
+}
+
+/* The switch the command installs, recorded: which state, before which run. */
+struct wc_log {
+	bool on[8];
+	size_t n;
+	size_t runs_at[8];	/* runs done when switched */
+	size_t runs_done;
+	int fail;
+};
+
+static int wc_record(void *arg, bool on, struct ap_error *e)
+{
+	struct wc_log *l = arg;
+
+	if (l->fail)
+		return ap_error_set(e, l->fail, "cannot switch");
+	l->runs_at[l->n] = l->runs_done;
+	l->on[l->n++] = on;
+	return 0;
+}
+
+static void wc_progress(void *arg, const struct ap_seq_result *r, const struct ap_seq_cell *cell)
+{
+	struct wc_log *l = arg;
+
+	(void)cell;
+	l->runs_done = r->runs_done;
+}
+
+/* The plan: the matrix once per state, state-major; a state without a switch is refused. */
+static void test_wc_plan(void **state)
+{
+	const uint64_t bs[] = { 4096, 65536 };
+	struct ap_seq_target t = { .path = (char *)"/x", .fd = -1, .align = 4096 };
+	struct wc_log l = { 0 };
+	struct ap_seq_opts o = {
+		.size = 1048576, .bs = bs, .nbs = 2, .rounds = 3,
+		.modes = (1u << AP_SEQ_DSYNC) | (1u << AP_SEQ_NONE),
+		.wc = { AP_SEQ_WC_OFF, AP_SEQ_WC_ON }, .nwc = 2,
+	};
+	struct ap_seq_result r;
+	struct ap_error e;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(ap_seq_plan(&t, &o, &r, &e), -EINVAL);	/* no wc_set */
+	o.wc_set = wc_record;
+	o.wc_arg = &l;
+	assert_int_equal(ap_seq_plan(&t, &o, &r, &e), 0);
+	assert_int_equal(r.ncells, 8);
+	assert_int_equal(r.nwc, 2);
+	assert_int_equal(r.runs_total, 24);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(r.cells[i].wc, AP_SEQ_WC_OFF);
+	for (i = 4; i < 8; i++)
+		assert_int_equal(r.cells[i].wc, AP_SEQ_WC_ON);
+	assert_ptr_equal(ap_seq_cell_find_wc(&r, AP_SEQ_WC_ON, AP_SEQ_DSYNC, 65536), &r.cells[7]);
+	assert_ptr_equal(ap_seq_cell_find_wc(&r, AP_SEQ_WC_OFF, AP_SEQ_DSYNC, 65536), &r.cells[3]);
+	assert_null(ap_seq_cell_find_wc(&r, AP_SEQ_WC_ASIS, AP_SEQ_DSYNC, 65536));
+	ap_seq_result_free(&r);
+	/* without states: one pass, as found */
+	o.nwc = 0;
+	assert_int_equal(ap_seq_plan(&t, &o, &r, &e), 0);
+	assert_int_equal(r.ncells, 4);
+	assert_int_equal(r.nwc, 1);
+	assert_int_equal(r.cells[3].wc, AP_SEQ_WC_ASIS);
+	ap_seq_result_free(&r);
+}
+
+/* The run switches once per state, before the state's first run, and stops when it cannot. */
+static void test_wc_run(void **state)
+{
+	const uint64_t bs[] = { 65536, 262144 };
+	struct wc_log l = { 0 };
+	struct ap_seq_opts o = {
+		.size = 1 << 20, .bs = bs, .nbs = 2, .rounds = 2,
+		.modes = 1u << AP_SEQ_NONE, .seed = 1, .data = AP_DATAGEN_RANDOM,
+		.wc = { AP_SEQ_WC_ON, AP_SEQ_WC_OFF }, .nwc = 2,
+		.wc_set = wc_record, .wc_arg = &l,
+	};
+	char path[] = "/tmp/test_seq_wc.XXXXXX";
+	struct ap_seq_target t;
+	struct ap_seq_result r;
+	struct ap_error e = { 0 };
+	size_t i;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);
+	assert_int_equal(ap_seq_target_open(&t, path, -1, &e), 0);
+	assert_int_equal(ap_seq_plan(&t, &o, &r, &e), 0);
+	assert_int_equal(ap_seq_run(&t, &o, &r, wc_progress, &l, &e), 0);
+	assert_int_equal(l.n, 2);
+	assert_true(l.on[0]);
+	assert_int_equal(l.runs_at[0], 0);
+	assert_false(l.on[1]);
+	assert_int_equal(l.runs_at[1], 4);	/* every run of the on cells first */
+	for (i = 0; i < r.ncells; i++)
+		assert_int_equal(r.cells[i].runs, 2);
+	ap_seq_result_free(&r);
+
+	/* a switch that fails stops the run before any of its runs */
+	memset(&l, 0, sizeof(l));
+	l.fail = EIO;
+	assert_int_equal(ap_seq_plan(&t, &o, &r, &e), 0);
+	assert_int_equal(ap_seq_run(&t, &o, &r, wc_progress, &l, &e), -EIO);
+	assert_int_equal(r.runs_done, 0);
+	assert_non_null(strstr(e.msg, "cannot switch"));
+	ap_seq_result_free(&r);
+	assert_int_equal(ap_seq_target_close(&t, false), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +470,9 @@ int main(void)
 		cmocka_unit_test(test_modes_parse),
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_cancel),
+		cmocka_unit_test(test_wc_parse),
+		cmocka_unit_test(test_wc_plan),
+		cmocka_unit_test(test_wc_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

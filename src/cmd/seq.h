@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * alignprobe seq's two files: seq.c (options, the run, the write cache
+ * switched and restored) and seq_out.c (the column table, the table and
+ * JSON, the human head and tail, the plot). Not an API for others.
+ */
+#ifndef AP_CMD_SEQ_INT_H
+#define AP_CMD_SEQ_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cmd/wcache.h"
+#include "device/safety.h"
+#include "lib/outfile.h"
+#include "seq/seq.h"
+#include "ui/out.h"
+#include "ui/progress.h"
+
+#define SEQ_CMD "seq"
+
+/* seq's columns: the one table (ap_seq_out_infos) drives -o, the table and JSON */
+enum {
+	COL_MODE, COL_OP, COL_BS, COL_BYTES, COL_SECONDS, COL_MBPS, COL_IOPS,
+	COL_STABLE, COL_KNEE, COL_RUNS, COL_PARTIAL, COL_DD, COL_IOS, COL_WCACHE,
+	SEQ_NCOLS
+};
+
+extern const struct ap_colinfo ap_seq_out_infos[SEQ_NCOLS];
+/* the default columns, without and with --write-cache (WCACHE after MODE) */
+extern const int ap_seq_out_default_cols[];
+extern const size_t ap_seq_out_ndefault_cols;
+extern const int ap_seq_out_default_cols_wc[];
+extern const size_t ap_seq_out_ndefault_cols_wc;
+
+struct seq_cmd {
+	struct ap_out out;
+	int cols[SEQ_NCOLS * 2];
+	size_t ncols;
+	struct ap_seq_opts o;
+	uint64_t *bs;
+	size_t nbs;
+	bool size_set, read, quiet, keep, dry_run, emulate;
+	struct ap_safety_opts so;
+	const char *plot, *modes_arg, *bs_arg, *emu_spec, *wc_arg;
+	struct ap_outfile plot_out;	/* opened before anything is written */
+	const char *target;
+	char *wc_sysfs, *wc_drive;
+	const char *wc_found;		/* "on", "off" or NULL: the cache before the run */
+	struct ap_cmd_wcache wc;	/* --write-cache: the switch */
+	bool wc_restored;		/* --write-cache: put back as found */
+	int knee[AP_SEQ_WC_MAX][AP_SEQ_NMODES];	/* by state index, mode: cell index */
+	struct ap_progress prog;
+};
+
+/* The state of the run's @k-th block (as found without --write-cache). */
+enum ap_seq_wc ap_seq_out_state(const struct seq_cmd *c, size_t k);
+/* "on"/"off" of a cell: its switched state, or the state found. */
+const char *ap_seq_out_wc_name(const struct seq_cmd *c, enum ap_seq_wc wc);
+
+void ap_seq_out_knees(struct seq_cmd *c, struct ap_seq_result *r);
+int ap_seq_out_table(struct seq_cmd *c, struct ap_seq_result *r);
+void ap_seq_out_head(struct seq_cmd *c, const struct ap_seq_target *t);
+void ap_seq_out_tail(struct seq_cmd *c, struct ap_seq_result *r);
+int ap_seq_out_json(struct seq_cmd *c, const struct ap_seq_target *t, struct ap_seq_result *r,
+		    bool interrupted);
+int ap_seq_out_plot(struct seq_cmd *c, struct ap_seq_result *r);
+
+#endif

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The write cache of a disk under an experiment (see wcache.h): found,
+ * recorded, switched, restored. On the emulated drive both halves switch
+ * together: the drive's cache model (through its stats page) and the loop
+ * device's queue/write_cache (whether the kernel sends flushes), in the
+ * order that never leaves a cache on without flushes reaching it: on, the
+ * model first; off, the loop device first.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/wcache.h"
+#include "device/cache.h"
+#include "emu/emu.h"
+#include "lib/state.h"
+#include "lib/sysfs.h"
+#include "lib/util.h"
+
+int ap_cmd_wcache_find(struct ap_cmd_wcache *c, const char *disk, struct ap_error *e)
+{
+	bool on;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	c->model = -1;
+	if (!disk)
+		return ap_error_set(e, ENODEV, "no disk whose write cache could be switched");
+	ap_xasprintf(&c->dev, "/dev/%s", disk);
+	if (ap_emu_is_emulated(c->dev) && ap_emu_write_cache(c->dev, &on) == 0) {
+		c->model = on;
+		c->backing = ap_sysfs_loop_backing_file(disk, true);
+	}
+	rc = ap_wcache_find(disk, c->model >= 0, &c->w, e);
+	if (rc < 0) {
+		ap_cmd_wcache_free(c);
+		return rc;
+	}
+	return 0;
+}
+
+bool ap_cmd_wcache_orig_on(const struct ap_cmd_wcache *c)
+{
+	return c->model >= 0 ? c->model == 1 : c->w.orig_on;
+}
+
+int ap_cmd_wcache_record(struct ap_cmd_wcache *c, struct ap_error *e)
+{
+	char *aux = ap_wcache_record_aux(c->model, c->backing, c->w.orig);
+	int rc = ap_state_register(AP_STATE_WCACHE, c->w.attr, c->dev, aux, &c->state_id);
+
+	free(aux);
+	if (rc < 0)
+		return ap_error_set(e, -rc, "cannot record the write cache state in %s: %s",
+				    ap_state_dir(), strerror(-rc));
+	return 0;
+}
+
+static int set_model(const char *dev, bool on, struct ap_error *e)
+{
+	int rc = ap_emu_set_write_cache(dev, on);
+
+	if (rc < 0)
+		return ap_error_set(e, -rc, "%s: cannot switch the emulated drive's write cache: %s",
+				    dev, strerror(-rc));
+	return 0;
+}
+
+int ap_cmd_wcache_set(void *arg, bool on, struct ap_error *e)
+{
+	struct ap_cmd_wcache *c = arg;
+	int rc = 0;
+
+	c->touched = true;
+	if (c->model >= 0 && on)
+		rc = set_model(c->dev, true, e);
+	if (!rc)
+		rc = ap_wcache_set(&c->w, on, e);
+	if (!rc && c->model >= 0 && !on)
+		rc = set_model(c->dev, false, e);
+	return rc;
+}
+
+int ap_cmd_wcache_restore(struct ap_cmd_wcache *c, struct ap_error *e)
+{
+	bool on = ap_cmd_wcache_orig_on(c);
+	int rc = 0;
+
+	if (c->touched) {
+		if (c->model >= 0 && on)
+			rc = set_model(c->dev, true, e);
+		if (!rc)
+			rc = ap_wcache_restore(&c->w, e);
+		if (!rc && c->model >= 0 && !on)
+			rc = set_model(c->dev, false, e);
+		if (rc)
+			return rc;	/* the record stays: cleanup tries again */
+	}
+	c->touched = false;
+	if (c->state_id) {
+		ap_state_release(c->state_id);
+		free(c->state_id);
+		c->state_id = NULL;
+	}
+	return 0;
+}
+
+void ap_cmd_wcache_free(struct ap_cmd_wcache *c)
+{
+	ap_wcache_free(&c->w);
+	free(c->dev);
+	free(c->backing);
+	free(c->state_id);
+	memset(c, 0, sizeof(*c));
+	c->model = -1;
+}
+
+/* The emulated drive of the record still on @dev? */
+static bool same_drive(const char *dev, const char *backing)
+{
+	const char *name = strrchr(dev, '/');
+	char *now;
+	bool same;
+
+	if (!backing)
+		return false;
+	now = ap_sysfs_loop_backing_file(name ? name + 1 : dev, true);
+	same = now && strcmp(now, backing) == 0 && ap_emu_is_emulated(dev);
+	free(now);
+	return same;
+}
+
+int ap_cmd_wcache_restore_record(const char *attr, const char *dev, const char *aux,
+				 struct ap_error *e)
+{
+	char *backing = NULL, *orig = NULL;
+	int model, rc;
+
+	if (!attr || !*attr || !dev || ap_wcache_record_parse(aux, &model, &backing, &orig) < 0)
+		return ap_error_set(e, EINVAL, "registry entry without a usable write cache record");
+	if ((model >= 0 && !same_drive(dev, backing)) || access(attr, F_OK) != 0) {
+		rc = 1;		/* the drive (or the disk) is gone: nothing to restore */
+	} else if (model == 1) {
+		rc = set_model(dev, true, e);
+		if (!rc)
+			rc = ap_wcache_write(attr, orig, e);
+	} else {
+		rc = ap_wcache_write(attr, orig, e);
+		if (!rc && model == 0)
+			rc = set_model(dev, false, e);
+	}
+	free(backing);
+	free(orig);
+	return rc;
+}

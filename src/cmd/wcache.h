@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A disk's volatile write cache, switched for an experiment and always
+ * restored (seq --write-cache; cleanup after a SIGKILL): the sysfs switch of
+ * device/cache.h, plus the emulated drive's own cache model (emu.h), plus
+ * the record in the state registry (lib/state.h, AP_STATE_WCACHE) written
+ * before the first switch and removed after the restore. Command-level
+ * code (it reaches the emulator, which engines may not): no printing, the
+ * reasons go into struct ap_error.
+ */
+#ifndef AP_CMD_WCACHE_H
+#define AP_CMD_WCACHE_H
+
+#include <stdbool.h>
+
+#include "device/cache.h"
+#include "lib/util.h"
+
+struct ap_cmd_wcache {
+	char *dev;		/* "/dev/sdb", "/dev/loop3": the whole disk */
+	struct ap_wcache w;	/* the sysfs switch and the value found */
+	int model;		/* the emulated drive's model when found: 1, 0; -1 none */
+	char *backing;		/* the emulated drive's loop backing file */
+	char *state_id;		/* the registry record, from before the first switch */
+	bool touched;		/* something was written: restore */
+};
+
+/*
+ * How the whole disk @disk (sysfs name) switches its write cache, and what
+ * it is now. 0, or -ENODEV with the reason in @e: the disk offers no way.
+ */
+int ap_cmd_wcache_find(struct ap_cmd_wcache *c, const char *disk, struct ap_error *e);
+/* Whether the cache was on when found. */
+bool ap_cmd_wcache_orig_on(const struct ap_cmd_wcache *c);
+/* The registry record of the state found: before the first switch. 0 or -errno. */
+int ap_cmd_wcache_record(struct ap_cmd_wcache *c, struct ap_error *e);
+/* Switch (seq's ap_seq_wc_fn, @arg the struct ap_cmd_wcache): 0 or -errno. */
+int ap_cmd_wcache_set(void *arg, bool on, struct ap_error *e);
+/*
+ * Put back what was found (when anything was written) and remove the
+ * record; a restore that fails keeps the record for `alignprobe cleanup`.
+ * 0 or -errno.
+ */
+int ap_cmd_wcache_restore(struct ap_cmd_wcache *c, struct ap_error *e);
+void ap_cmd_wcache_free(struct ap_cmd_wcache *c);
+
+/*
+ * cleanup: restore the state of a registry record (path = @attr, dev =
+ * @dev, aux = @aux). 0 restored, 1 nothing to restore (the disk, or the
+ * emulated drive the record names, is gone), -errno with the reason in @e.
+ */
+int ap_cmd_wcache_restore_record(const char *attr, const char *dev, const char *aux,
+				 struct ap_error *e);
+
+#endif
