@@ -4,7 +4,6 @@
  * ap_analysis_run(), the claim, its caveats and, when the measured offsets
  * cannot settle it, what to measure instead.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -19,28 +18,7 @@ static const char *oname(const struct ctx *c)
 }
 
 /* Append to a note being built (NULL: empty). */
-static void note_add(char **s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void note_add(char **s, const char *fmt, ...)
-{
-	va_list ap;
-	char *t, *u;
-
-	va_start(ap, fmt);
-	if (vasprintf(&t, fmt, ap) < 0)
-		t = NULL;
-	va_end(ap);
-	if (!t)
-		return;
-	if (!*s) {
-		*s = t;
-		return;
-	}
-	ap_xasprintf(&u, "%s%s", *s, t);
-	free(*s);
-	free(t);
-	*s = u;
-}
+#define note_add(s, ...)	ap_strappendf((s), NULL, __VA_ARGS__)
 
 /* "40", "40 and 48", "40, 48 and 56", "40, 48, 56, ... (9)" */
 static void note_offsets(char **s, const struct ctx *c, const bool *sel)

@@ -101,7 +101,7 @@ static void __attribute__((noreturn)) usage(void)
 	      "     --check-size       also require sizes to be whole physical sectors\n"
 	      " -q, --quiet            print nothing but errors; the exit status tells\n"
 	      " -v, --verbose          also print what libfdisk said\n", out);
-	ap_out_usage(out);
+	ap_out_usage(out, 24);
 	fputs(" -h, --help             display this help\n"
 	      " -V, --version          display version\n"
 	      "\n"
@@ -167,6 +167,8 @@ static void default_columns(const struct check *c, int *def, size_t *n)
 {
 	size_t k = 0;
 
+	if (c->ndevices > 1)
+		def[k++] = COL_DEVICE;	/* whose rows: a raw or CSV table mixes them */
 	def[k++] = COL_NR;
 	def[k++] = COL_START;
 	def[k++] = COL_END;
@@ -508,7 +510,7 @@ static int prepare(struct check *c, struct ap_vstore *store, struct ap_outfile *
 }
 
 /* One device: checked, reported; its exit status. */
-static int check_one(const struct check *base, const char *dev, struct ap_prom *metrics,
+static int check_one(struct check *base, const char *dev, struct ap_prom *metrics,
 		     struct json_object *docs)
 {
 	struct check c = *base;
@@ -535,6 +537,7 @@ static int check_one(const struct check *base, const char *dev, struct ap_prom *
 			json_object_put(doc);
 		}
 	}
+	base->headings_done = c.headings_done;
 	ap_ptable_free(&c.pt);
 	ap_topology_free(&c.topo);
 	ap_identity_free(&c.id);
@@ -563,7 +566,8 @@ int ap_cmd_check(int argc, char **argv)
 	if (c.out.json && c.ndevices > 1)
 		docs = json_object_new_array();
 	for (i = 0; i < c.ndevices; i++) {
-		if (i && !c.quiet && !c.out.json)
+		/* raw and CSV are one table: no line between devices */
+		if (i && !c.quiet && !c.out.json && !c.out.raw && !c.out.csv)
 			putchar('\n');
 		worst = worse(worst, check_one(&c, c.devices[i], metrics, docs));
 	}

@@ -31,7 +31,7 @@ enum {
 	COL_NR, COL_START, COL_END, COL_SECTORS, COL_SIZE, COL_TYPE, COL_TYPECODE,
 	COL_NAME, COL_UUID, COL_ALIGN_REPORTED, COL_ALIGN_DRIVE, COL_ALIGN_PROBED,
 	COL_ALIGN_1M, COL_ALIGN_OPTIO, COL_SIZE_ALIGNED, COL_ALIGNED, COL_MISALIGN,
-	COL_NEXT_ALIGNED,
+	COL_NEXT_ALIGNED, COL_DEVICE,
 };
 
 static const struct ap_colinfo infos[] = {
@@ -62,6 +62,8 @@ static const struct ap_colinfo infos[] = {
 		"sectors past the last physical sector boundary (geometry in force)" },
 	[COL_NEXT_ALIGNED]  = { "NEXT_ALIGNED", 10, SCOLS_FL_RIGHT, AP_COL_NUMBER,
 		"first aligned sector at or after START (geometry in force)" },
+	[COL_DEVICE]	    = { "DEVICE", 0.1, 0, AP_COL_STRING,
+		"the device or image (a default with several)" },
 };
 
 /* The geometries a partition is checked against; unit 0 = not available. */
@@ -118,6 +120,7 @@ struct check {
 	bool verdicts;
 	const struct ap_vstore *store;	/* loaded once, before the first device */
 	const char *prometheus;		/* --prometheus FILE */
+	bool headings_done;		/* -r/--csv: one heading for every device */
 
 	/* per device */
 	struct ap_ptable pt;

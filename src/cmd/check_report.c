@@ -26,9 +26,18 @@
 #include "ui/out.h"
 
 /* The columns of -o (or the defaults); a JSON row without -o: every column. */
+/* The keys of a "partitions" object without -o: DEVICE is the document's. */
+static const int json_cols[] = {
+	COL_NR, COL_START, COL_END, COL_SECTORS, COL_SIZE, COL_TYPE, COL_TYPECODE, COL_NAME,
+	COL_UUID, COL_ALIGN_REPORTED, COL_ALIGN_DRIVE, COL_ALIGN_PROBED, COL_ALIGN_1M,
+	COL_ALIGN_OPTIO, COL_SIZE_ALIGNED, COL_ALIGNED, COL_MISALIGN, COL_NEXT_ALIGNED,
+};
+
 static void check_cols(const struct check *c, struct ap_cols *cs)
 {
-	ap_cols_init(cs, &c->out, infos, AP_ARRAY_SIZE(infos), c->cols, c->ncols, NULL, 0);
+	/* --output-all: every column, DEVICE too */
+	ap_cols_init(cs, &c->out, infos, AP_ARRAY_SIZE(infos), c->cols, c->ncols,
+		     c->out.all ? NULL : json_cols, c->out.all ? 0 : AP_ARRAY_SIZE(json_cols));
 }
 
 /* A tristate: unknown (< 0) is null, "-" for ALIGNED (holds no data, or not where meant). */
@@ -43,6 +52,7 @@ static void fill_row(const struct check *c, struct ap_row *r, const struct ap_pa
 		     const struct verdicts *v)
 {
 	ap_row_reset(r);
+	ap_row_str(r, COL_DEVICE, c->device);
 	ap_row_u64(r, COL_NR, p->partno + 1);
 	ap_row_u64(r, COL_START, p->start);
 	ap_row_u64(r, COL_END, p->size ? p->start + p->size - 1 : p->start);
@@ -512,6 +522,7 @@ int print_topology(const struct check *c)
 int print_table(struct check *c)
 {
 	struct libscols_table *tb;
+	struct ap_out out;
 	struct ap_cols cs;
 	struct ap_row r;
 	size_t i;
@@ -532,8 +543,16 @@ int print_table(struct check *c)
 		}
 	}
 	ap_row_free(&r);
-	rc = ap_out_print(&c->out, tb);
+	/* raw and CSV: the rows of every device under one heading */
+	out = c->out;
+	if ((out.raw || out.csv) && c->headings_done) {
+		out.noheadings = true;
+		scols_table_enable_noheadings(tb, 1);
+	}
+	rc = ap_out_print(&out, tb);
 	scols_unref_table(tb);
+	if (rc == 0 && (c->out.raw || c->out.csv))
+		c->headings_done = true;
 	return rc;
 }
 

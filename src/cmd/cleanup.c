@@ -105,7 +105,7 @@ static void __attribute__((noreturn)) usage(void)
 	     "     --remove-journals  also delete stale undo journals (default: keep them\n"
 	     "                        and tell how to restore with 'probe --undo')\n"
 	     " -q, --quiet            print nothing when there is nothing to do");
-	ap_out_usage(stdout);
+	ap_out_usage(stdout, 24);
 	puts(" -h, --help             display this help\n"
 	     " -V, --version          display version\n");
 	puts("Available output columns:");

@@ -119,24 +119,36 @@ int ap_cmd_confirm(const char *cmd, const char *thing, const struct ap_safety_ta
 		   const struct ap_safety_opts *so, const char *extra);
 
 /*
+ * -o checked with the other options, before anything runs: 0, or "alignprobe
+ * CMD: unknown column: X ..." with the --help hint and AP_EXIT_USAGE.
+ */
+struct ap_out;
+struct ap_colinfo;
+int ap_cmd_check_columns(const char *cmd, const struct ap_out *o,
+			 const struct ap_colinfo *infos, size_t ninfos, const int *defaults,
+			 size_t ndefaults);
+
+/*
  * --emulate[=SPEC] of probe and sweep: the drive they set up when no SPEC
  * says otherwise; SPEC's parameters apply on top of it (a profile name in
  * SPEC replaces it: "simple,rmw=1ms" is the constant-cost model). A 512e
  * desktop disk, so that the first command shows what a real one shows.
  */
 #define AP_CMD_EMU_DEFAULT_SPEC "hdd-7200"
-/* "DEFAULT" or "DEFAULT,SPEC": the whole spec of @spec's drive (caller frees). */
-char *ap_cmd_emu_spec_text(const char *spec);
+struct ap_emu_spec;
 /*
  * The drive of --emulate[=SPEC], before it is set up: @base (a default
  * spec, or NULL for the emulator's own defaults), then @spec (NULL: none)
  * applied on top of @s (ap_emu_spec_init()ed, perhaps with a seed, by the
  * caller), checked as ap_emu_attach() will check it (image=FILE too).
+ * When @spec names a drive profile (NAME or profile=NAME), @base is not
+ * applied: the user's profile replaces the default entirely. What dry
+ * runs and saved documents show is ap_emu_spec_format() of @s: the whole
+ * drive, each key once.
  * 0, or the message and an exit code with @s freed: "alignprobe CMD:
  * --emulate: reason", followed by the "Try ... --help" hint when @hint,
  * for a bad @spec (2); a missing image is bad input too (2).
  */
-struct ap_emu_spec;
 int ap_cmd_emu_spec(const char *cmd, const char *base, const char *spec, bool hint,
 		    struct ap_emu_spec *s);
 /*

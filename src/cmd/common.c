@@ -16,6 +16,7 @@
 #include "cmd/commands.h"
 #include "device/safety.h"
 #include "emu/emu.h"
+#include "emu/model.h"
 #include "lib/exitcodes.h"
 #include "lib/outfile.h"
 #include "lib/util.h"
@@ -257,12 +258,33 @@ int ap_cmd_confirm(const char *cmd, const char *thing, const struct ap_safety_ta
 	return 0;
 }
 
-char *ap_cmd_emu_spec_text(const char *spec)
+int ap_cmd_check_columns(const char *cmd, const struct ap_out *o,
+			 const struct ap_colinfo *infos, size_t ninfos, const int *defaults,
+			 size_t ndefaults)
 {
-	char *s;
+	int *cols = ap_xcalloc(ninfos * 2, sizeof(*cols));
+	struct ap_error e = { 0 };
+	size_t ncols;
+	int rc = ap_out_columns(o, infos, ninfos, defaults, ndefaults, cols, &ncols, &e);
 
-	ap_xasprintf(&s, "%s%s%s", AP_CMD_EMU_DEFAULT_SPEC, spec ? "," : "", spec ? spec : "");
-	return s;
+	free(cols);
+	if (rc != 0) {
+		ap_usage_error(cmd, "%s", e.msg);
+		return AP_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Does @spec name a drive profile, as NAME or profile=NAME? */
+static bool names_profile(const char *spec)
+{
+	char *copy = ap_xstrdup(spec), *tok, *save = copy;
+	bool found = false;
+
+	while (!found && (tok = strsep(&save, ",")))
+		found = ap_emu_profile_spec(strncmp(tok, "profile=", 8) ? tok : tok + 8) != NULL;
+	free(copy);
+	return found;
 }
 
 int ap_cmd_emu_spec(const char *cmd, const char *base, const char *spec, bool hint,
@@ -270,6 +292,9 @@ int ap_cmd_emu_spec(const char *cmd, const char *base, const char *spec, bool hi
 {
 	struct ap_error e = { 0 };
 
+	/* a drive profile of the user's replaces the default entirely */
+	if (spec && names_profile(spec))
+		base = NULL;
 	if (base && ap_emu_spec_parse(base, s, &e) != 0) {
 		/* a default of our own that does not parse */
 		ap_warnx(cmd, NULL, "--emulate: %s", e.msg);

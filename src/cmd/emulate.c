@@ -140,7 +140,7 @@ static void usage(void)
 	       "     --stats <device>         print the drive's counters\n"
 	       "     --reset-stats <device>   count from zero again\n"
 	       "\nOutput options (--stats):\n", AP_PROG, CMD);
-	ap_out_usage(stdout);
+	ap_out_usage(stdout, 30);
 	printf(" -h, --help                   display this help\n"
 	       " -V, --version                display version\n"
 	       "\nAvailable output columns:\n");

@@ -148,14 +148,8 @@ int ap_fleet_prom_commit(const char *cmd, struct ap_outfile *of, const struct ap
 		ap_warnx(cmd, "--prometheus", "out of memory");
 		return AP_EXIT_FAILURE;
 	}
-	rc = ap_outfile_write(of, text, strlen(text));
+	rc = ap_outfile_write_commit(of, of->path, text, strlen(text), &e);
 	free(text);
-	if (rc) {
-		ap_error_set(&e, -rc, "%s: %s", of->path, strerror(-rc));
-		ap_outfile_discard(of);
-	} else {
-		rc = ap_outfile_commit(of, &e);
-	}
 	if (rc) {
 		ap_warnx(cmd, "--prometheus", "%s", e.msg);
 		return AP_EXIT_FAILURE;

@@ -5,9 +5,11 @@
  *
  * - Without CONFIG: one run with PostMark's defaults and the options.
  * - With CONFIG files (PostMark's syntax; "-" is stdin): every file is read
- *   and checked completely (nested `load`s too) before anything runs; then
- *   its `run` and `show` commands are executed in order. Files with neither
- *   `run` nor `quit` get one run at their end.
+ *   and checked completely (nested `load`s too) before anything runs, the
+ *   files after a `quit` too; then the `run` and `show` commands are
+ *   executed in order, up to the first `quit` of a file given here (a
+ *   `quit` in a `load`ed file ends only that file, as in PostMark). Files
+ *   with neither `run` nor `quit` get one run at their end.
  * - -i/--interactive: afterwards (unless a file said `quit`), commands are
  *   read from stdin and executed line by line, PostMark's "pm>" prompt on
  *   a terminal; a bad line is reported and skipped.
@@ -564,7 +566,7 @@ int ap_cmd_postmark(int argc, char **argv)
 	struct ap_pm_script *scripts = NULL;
 	struct ap_error e;
 	bool interact = false, quit = false, has_run = false, implicit;
-	size_t nscripts = 0, k;
+	size_t nscripts = 0, nrun = 0, k;
 	int i, rc, ret = AP_EXIT_OK;
 
 	memset(&c, 0, sizeof(c));
@@ -592,10 +594,13 @@ int ap_cmd_postmark(int argc, char **argv)
 		ret = do_run(&c, &base, NULL, NULL);
 	}
 
-	/* read and check every file before anything runs */
+	/*
+	 * Read and check every file before anything runs, those after a
+	 * `quit` too: the quit ends the execution, not the checking.
+	 */
 	nscripts = 0;
 	scripts = ap_xcalloc((size_t)(argc - optind) + 1, sizeof(*scripts));
-	for (i = optind; i < argc && !quit; i++) {
+	for (i = optind; i < argc; i++) {
 		if (ap_pm_script_load(&scripts[nscripts], &base, argv[i], &e)) {
 			ret = ap_err_error(CMD, argv[i], &e);	/* missing, a directory, malformed: 2 */
 			goto out;
@@ -603,19 +608,22 @@ int ap_cmd_postmark(int argc, char **argv)
 		/* the next file starts from this one's settings, as `load` */
 		ap_pm_config_free(&base);
 		ap_pm_config_copy(&base, &scripts[nscripts].final);
-		quit = scripts[nscripts].quit;
-		has_run |= script_has_run(&scripts[nscripts]);
+		if (!quit) {
+			has_run |= script_has_run(&scripts[nscripts]);
+			nrun = nscripts + 1;	/* executed: up to the first quit */
+		}
+		quit |= scripts[nscripts].quit;
 		nscripts++;
 	}
-	implicit = nscripts && !has_run && !quit && !interact;
+	implicit = nrun && !has_run && !quit && !interact;
 	for (k = 0; k < nscripts && !ret; k++)
-		ret = check_script(&c, &scripts[k], implicit && k == nscripts - 1);
-	for (k = 0; k < nscripts && !ret; k++)
-		ret = exec_script(&c, &scripts[k], implicit && k == nscripts - 1);
-	if (nscripts) {
+		ret = check_script(&c, &scripts[k], implicit && k == nrun - 1);
+	for (k = 0; k < nrun && !ret; k++)
+		ret = exec_script(&c, &scripts[k], implicit && k == nrun - 1);
+	if (nrun) {
 		/* interactive commands go on from the last file's settings */
 		ap_pm_config_free(&base);
-		ap_pm_config_copy(&base, &scripts[nscripts - 1].final);
+		ap_pm_config_copy(&base, &scripts[nrun - 1].final);
 	}
 
 	if (interact && !quit && !ret)

@@ -140,7 +140,7 @@ static void usage(void)
 	      "     --prometheus FILE      write the results for node_exporter's textfile\n"
 	      "                            collector (atomically)\n"
 	      " -q, --quiet                no progress line\n", f);
-	ap_out_usage(f);
+	ap_out_usage(f, 28);
 	fputs(" -h, --help                 display this help\n"
 	      " -V, --version              display version\n", f);
 	fputs("\nAvailable output columns:\n", f);
@@ -153,6 +153,7 @@ static void usage(void)
 	fputs("Exit status: 0 verdict, 1 failure, 2 usage, 3 refused for safety, 5 no verdict\n"
 	      "within the budget, 128+N interrupted by signal N (preserving mode restored first).\n",
 	      f);
+	fputs("\nFor more details see alignprobe(8).\n", f);
 }
 
 /* ------------------------------------------------------------------ */
@@ -388,17 +389,10 @@ static int parse_args(struct ctl *c, int argc, char **argv)
 		ap_usage_error(CMD, "%s", e.msg);
 		return AP_EXIT_USAGE;
 	}
-	{
-		/* a bad -o list is a usage error before anything is written */
-		int cols[AP_ARRAY_SIZE(infos) * 2];
-		size_t ncols;
-
-		if (ap_out_columns(&c->out, infos, AP_ARRAY_SIZE(infos), default_cols,
-				   AP_ARRAY_SIZE(default_cols), cols, &ncols, &e) != 0) {
-			ap_usage_error(CMD, "%s", e.msg);
-			return AP_EXIT_USAGE;
-		}
-	}
+	/* a bad -o list is a usage error before anything is written */
+	if (ap_cmd_check_columns(CMD, &c->out, infos, AP_ARRAY_SIZE(infos), default_cols,
+				 AP_ARRAY_SIZE(default_cols)) != 0)
+		return AP_EXIT_USAGE;
 	if (c->undo) {
 		if (c->nemu || preserve || readonly || c->dry_run || c->record_set || c->prometheus) {
 			ap_usage_error(CMD, "--undo cannot be combined with a probe%s",

@@ -223,14 +223,8 @@ static int gate_job(struct ctl *c, struct job *j)
 /* The spec of the emulated drive @i: 0 or AP_EXIT_USAGE (printed). */
 int emu_spec(struct ctl *c, size_t i, struct ap_emu_spec *spec)
 {
-	char *s = ap_cmd_emu_spec_text(c->emu_specs[i]);
-	int rc;
-
-	/* one string: a malformed SPEC is quoted with the default before it */
 	ap_emu_spec_init(spec);
-	rc = ap_cmd_emu_spec(CMD, NULL, s, false, spec);
-	free(s);
-	return rc;
+	return ap_cmd_emu_spec(CMD, AP_CMD_EMU_DEFAULT_SPEC, c->emu_specs[i], true, spec);
 }
 
 static int attach_emulated(struct ctl *c, size_t i, struct job *j)

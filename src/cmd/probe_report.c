@@ -22,6 +22,7 @@
 #include "cmd/commands.h"
 #include "cmd/fleet.h"
 #include "cmd/probe.h"
+#include "emu/model.h"
 #include "fleet/vstore.h"
 #include "lib/align.h"
 #include "lib/exitcodes.h"
@@ -285,13 +286,7 @@ static int write_plot(struct job *j)
 	pb.period = fv->resolved && fv->sensitive ? fv->period : 0;
 	pb.phase = fv->lowest_aligned_lba;
 	svg = ap_plot_bars_svg(&pb);
-	rc = ap_outfile_write(&j->plot, svg, strlen(svg));
-	if (rc) {
-		ap_error_set(&e, -rc, "%s: %s", j->plot.path, strerror(-rc));
-		ap_outfile_discard(&j->plot);
-	} else {
-		rc = ap_outfile_commit(&j->plot, &e);
-	}
+	rc = ap_outfile_write_commit(&j->plot, j->plot.path, svg, strlen(svg), &e);
 	if (rc)
 		ap_warnx(CMD, NULL, "cannot write plot: %s", e.msg);
 	free(svg);
@@ -478,11 +473,16 @@ static void print_plan(const struct ctl *c, const char *dev, const struct ap_pro
 	       "  clear after %u rounds, the most when every size runs %u rounds;\n", lo, hi,
 	       c->o.mode == AP_PROBE_READONLY ? "reads" : "writes",
 	       nominal == 2 ? "two sizes are" : "size is", c->o.min_rounds, c->o.max_rounds);
-	/* 10 ms: a misaligned write on a drive that hides its sectors */
+	/*
+	 * A rough estimate from an assumed 10 ms per write (a misaligned
+	 * write on a drive that hides its sectors), rounded up to a second.
+	 */
 	ap_progress_format_eta(c->budget_ns, t, sizeof(t));
-	ap_progress_format_eta(lo * 10 * 1000 * 1000, b1, sizeof(b1));
-	printf("  duration: at most %s (--time-budget); the fewest take about %s at 10 ms\n"
-	       "  each (a drive that hides its sectors), far less on an honest drive.\n", t, b1);
+	ap_progress_format_eta((lo * 10 + 999) / 1000 * 1000 * 1000 * 1000, b1, sizeof(b1));
+	printf("  duration: at most %s (--time-budget); the fewest, %" PRIu64 " %s, take\n"
+	       "  roughly %s at an assumed 10 ms each (a rough estimate for a drive that\n"
+	       "  hides its sectors, rounded up), far less on an honest drive.\n", t, lo,
+	       c->o.mode == AP_PROBE_READONLY ? "reads" : "writes", b1);
 	if (c->o.mode == AP_PROBE_PRESERVE)
 		printf("  Then write the original bytes back, verify every one and delete the "
 		       "journal.\n");
@@ -521,15 +521,16 @@ int dry_run(struct ctl *c, size_t nnamed)
 				free(name);
 				return rc;
 			}
-			/* the emulated drive reports 512-byte sectors */
-			rc = ap_probe_plan(&c->o, spec.capacity, 512, &plan, &e);
+			/* it reports its logical sector as its physical one */
+			rc = ap_probe_plan(&c->o, spec.capacity, spec.logical_sector, &plan, &e);
+			text = ap_emu_spec_format(&spec);
 			ap_emu_spec_free(&spec);
 			if (rc) {
+				free(text);
 				free(name);
 				return ap_errx(CMD, "--emulate", rc, "%s", e.msg);
 			}
-			plan.reported_physical = 512;
-			text = ap_cmd_emu_spec_text(c->emu_specs[i - nnamed]);
+			plan.reported_physical = spec.logical_sector;
 			printf("dry run: would set up an emulated drive (%s).\n", text);
 			free(text);
 			jp = journal_path(c, &tmp);

@@ -19,6 +19,7 @@
 #include "device/safety.h"
 #include "device/sgio.h"
 #include "emu/emu.h"
+#include "emu/model.h"
 #include "lib/exitcodes.h"
 #include "lib/outfile.h"
 #include "lib/sig.h"
@@ -109,7 +110,7 @@ static void usage(void)
 	      "     --emulate[=SPEC]     run on an emulated drive set up for this run\n"
 	      "                          (SPEC as for 'alignprobe emulate', e.g. cache=on,base=100us)\n"
 	      " -q, --quiet              no progress line\n", f);
-	ap_out_usage(f);
+	ap_out_usage(f, 26);
 	fputs(" -h, --help               display this help\n"
 	      " -V, --version            display version\n\n", f);
 	fputs("Modes (the time of a cell includes what the mode needs for its data to be\n"
@@ -302,6 +303,11 @@ static int seq_parse_args(struct seq_cmd *c, int argc, char **argv)
 		ap_usage_error(CMD, "%s", e.msg);
 		return AP_EXIT_USAGE;
 	}
+	if (c->dry_run && c->out.json) {
+		/* the plan is text: no JSON consumer should be handed it */
+		ap_usage_error(CMD, "--dry-run prints its plan as text: -J/--json cannot go with it");
+		return AP_EXIT_USAGE;
+	}
 	if (c->out.list_columns) {
 		ap_out_list_columns(&c->out, ap_seq_out_infos, SEQ_NCOLS);
 		return -1;
@@ -438,9 +444,9 @@ static void seq_print_plan(struct seq_cmd *c, struct ap_seq_result *r)
 
 	for (i = 0; i < r->ncells; i++)
 		total += (c->o.size / r->cells[i].bs) * r->cells[i].bs * c->o.rounds;
-	printf("dry run: %s: %zu cells x %u round%s, %s per cell, %llu bytes moved in all (at most);"
-	       " nothing was written\n", c->target, r->ncells, c->o.rounds,
-	       c->o.rounds == 1 ? "" : "s", sz, (unsigned long long)total);
+	printf("dry run: %s: %zu cell%s x %u round%s, %s per cell, %llu bytes moved in all (at most);"
+	       " nothing was written\n", c->target, r->ncells, r->ncells == 1 ? "" : "s",
+	       c->o.rounds, c->o.rounds == 1 ? "" : "s", sz, (unsigned long long)total);
 	for (i = 0; i < r->ncells; i++) {
 		char *bs = ap_size_to_human(r->cells[i].bs);
 		char *dd = ap_seq_dd_line(r->cells[i].mode, r->cells[i].bs);
@@ -625,10 +631,13 @@ int ap_cmd_seq(int argc, char **argv)
 			return rc;
 		}
 		if (c.dry_run) {
+			char *text = ap_emu_spec_format(&spec);
+
 			ap_emu_spec_free(&spec);
 			free(c.bs);
 			printf("dry run: would set up an emulated drive (%s) and run on it;\n"
-			       "nothing is written.\n", c.emu_spec ? c.emu_spec : "defaults");
+			       "nothing is written.\n", text);
+			free(text);
 			seq_dry_run_outputs(&c);
 			ap_outfile_discard(&c.plot_out);
 			return AP_EXIT_OK;

@@ -434,13 +434,7 @@ int ap_seq_out_plot(struct seq_cmd *c, struct ap_seq_result *r)
 			 c->target, ap_seq_wc_name(c->o.wc[0]));
 	pl.title = title;
 	svg = ap_plot_lines_svg(&pl);
-	rc = ap_outfile_write(&c->plot_out, svg, strlen(svg));
-	if (rc < 0) {
-		ap_error_set(&e, -rc, "%s: %s", c->plot, strerror(-rc));
-		ap_outfile_discard(&c->plot_out);
-	} else {
-		rc = ap_outfile_commit(&c->plot_out, &e);
-	}
+	rc = ap_outfile_write_commit(&c->plot_out, c->plot, svg, strlen(svg), &e);
 	free(svg);
 	free(ys);
 	for (i = 0; i < AP_ARRAY_SIZE(names); i++)

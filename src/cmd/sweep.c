@@ -105,7 +105,7 @@ static void usage(void)
 	      " -y, --yes                no confirmation (typing the device name)\n"
 	      "     --dry-run            check and print the plan, write nothing\n"
 	      " -q, --quiet              no progress line\n", f);
-	ap_out_usage(f);
+	ap_out_usage(f, 26);
 	fputs(" -h, --help               display this help\n"
 	      " -V, --version            display version\n\n", f);
 	fputs("Presets:\n", f);
@@ -326,6 +326,10 @@ static int parse_args(struct sweep_cmd *c, int argc, char **argv)
 		ap_out_list_columns(&c->out, infos, AP_ARRAY_SIZE(infos));
 		return -1;
 	}
+	/* -o before anything is measured, not when reporting */
+	if (ap_cmd_check_columns(CMD, &c->out, infos, AP_ARRAY_SIZE(infos), default_cols,
+				 AP_ARRAY_SIZE(default_cols)) != 0)
+		return AP_EXIT_USAGE;
 	if (optind < argc)
 		c->device = argv[optind++];
 	if (optind < argc) {
@@ -378,6 +382,22 @@ void sweep_params(struct ap_analysis_params *p, unsigned logical, unsigned repor
 /* Replay                                                             */
 /* ------------------------------------------------------------------ */
 
+const char *stopped_early(const char *stopped)
+{
+	if (stopped && !strcmp(stopped, "signal"))
+		return "interrupted";
+	if (stopped && !strcmp(stopped, "error"))
+		return "stopped by an error";
+	return NULL;
+}
+
+const struct ap_verdict *shown_verdict(const struct ap_verdict *v, const char *stopped)
+{
+	if (v && stopped_early(stopped) && (v->sensitive || v->resolved))
+		return NULL;
+	return v;
+}
+
 int verdict_exit(const struct ap_verdict *v)
 {
 	return v && v->resolved ? AP_EXIT_OK : AP_EXIT_INCONCLUSIVE;
@@ -406,9 +426,9 @@ static int do_replay(struct sweep_cmd *c)
 	 * A run stopped by a signal or an error gave no verdict (it exited
 	 * 128+N or 1): its partial results do not make one now either.
 	 */
-	if (!rc && stopped && (!strcmp(stopped, "signal") || !strcmp(stopped, "error"))) {
+	if (!rc && stopped_early(stopped)) {
 		ap_warnx(CMD, c->replay, "the run was %s: no verdict from its partial results",
-			 !strcmp(stopped, "signal") ? "interrupted" : "stopped by an error");
+			 stopped_early(stopped));
 		rc = AP_EXIT_INCONCLUSIVE;
 	}
 	if (have_v)
@@ -469,6 +489,7 @@ out:
 	ap_outfile_discard(&c.plot_out);
 	if (c.params)
 		json_object_put(c.params);
+	free(c.emu_text);
 	if (c.workload_init)
 		ap_pm_config_free(&c.workload);
 	ap_mkfs_free_opts(c.mkfs_opts, c.nmkfs_opts);

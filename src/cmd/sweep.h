@@ -103,6 +103,7 @@ struct sweep_cmd {
 	bool seed_set;
 	bool emulate;
 	const char *emu_spec;
+	char *emu_text;		/* the drive's whole spec, once parsed (freed at the end) */
 	const char *replay, *save, *plot;
 	struct ap_outfile save_out, plot_out;	/* opened before anything is written */
 	bool yes, dry_run, quiet;
@@ -125,6 +126,19 @@ struct sweep_cmd {
 /* sweep.c */
 void sweep_params(struct ap_analysis_params *p, unsigned logical, unsigned reported);
 int verdict_exit(const struct ap_verdict *v);
+/*
+ * A run stopped by a signal or an error (@stopped "signal", "error") has
+ * no verdict, whatever its partial results show: "interrupted", "stopped
+ * by an error"; NULL for the other stop reasons.
+ */
+const char *stopped_early(const char *stopped);
+/*
+ * The analysis every output (text, JSON, chart, --save, --replay) shows
+ * of a run that stopped for @stopped: @v, or NULL when the run stopped
+ * early and @v would state a verdict (an effect, or none); an unresolved
+ * analysis, which claims nothing, is shown as it is.
+ */
+const struct ap_verdict *shown_verdict(const struct ap_verdict *v, const char *stopped);
 
 /* sweep_report.c */
 struct json_object *starts_json(const struct ap_cols *cs,

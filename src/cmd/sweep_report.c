@@ -30,7 +30,7 @@ static int select_cols(struct sweep_cmd *c, struct ap_cols *cs, int *cols)
 
 	if (ap_out_columns(&c->out, infos, AP_ARRAY_SIZE(infos), default_cols,
 			   AP_ARRAY_SIZE(default_cols), cols, &ncols, &e) != 0) {
-		ap_warnx(CMD, NULL, "%s", e.msg);
+		ap_usage_error(CMD, "%s", e.msg);	/* parse_args checked it already */
 		return AP_EXIT_USAGE;
 	}
 	ap_cols_init(cs, &c->out, infos, AP_ARRAY_SIZE(infos), cols, ncols,
@@ -123,12 +123,14 @@ void fmt_starts(char *buf, size_t len, const uint64_t *v, size_t n, size_t max)
 		snprintf(buf + off, len - off, " ...");
 }
 
-/* One line for titles (the plot). */
-static char *verdict_line(const struct ap_verdict *v)
+/* One line for titles (the plot); @early: stopped_early()'s reason. */
+static char *verdict_line(const struct ap_verdict *v, const char *early)
 {
 	char *s;
 
-	if (!v)
+	if (!v && early)
+		ap_xasprintf(&s, "no verdict: the run was %s", early);
+	else if (!v)
 		ap_xasprintf(&s, "no verdict: no successful measurement");
 	else if (v->sensitive && v->resolved)
 		ap_xasprintf(&s, "physical sector %u bytes (reported %u), lowest aligned LBA %u, "
@@ -153,13 +155,18 @@ static char *verdict_line(const struct ap_verdict *v)
 /*
  * @partial: some planned start has no successful measurement (an
  * interrupted sweep): what "these starts" cannot resolve may be resolved by
- * the rest.
+ * the rest. @early: the run was stopped early (stopped_early()): no verdict.
  */
 static void print_verdict(const char *dev, const struct ap_verdict *v, uint64_t first_usable,
-			  bool partial)
+			  bool partial, const char *early)
 {
 	char buf[512], pb[32], cb[32];
 
+	if (!v && early) {
+		printf("\nNo verdict for %s: the run was %s before the analysis was clear;\n"
+		       "  its partial results above decide nothing.\n", dev, early);
+		return;
+	}
 	if (!v) {
 		printf("\nNo verdict for %s: no start was measured successfully.\n", dev);
 		return;
@@ -229,12 +236,12 @@ static void print_verdict(const char *dev, const struct ap_verdict *v, uint64_t 
 }
 
 static int write_plot(struct sweep_cmd *c, const struct ap_sweep_start_stat *st, size_t n,
-		      const struct ap_verdict *v)
+		      const struct ap_verdict *v, const char *early)
 {
 	struct ap_plot_bar *bars = ap_xcalloc(n ? n : 1, sizeof(*bars));
 	struct ap_plot_bars p = { 0 };
 	struct ap_error e = { 0 };
-	char *title = verdict_line(v), *svg;
+	char *title = verdict_line(v, early), *svg;
 	size_t i;
 	int rc;
 
@@ -253,13 +260,7 @@ static int write_plot(struct sweep_cmd *c, const struct ap_sweep_start_stat *st,
 		p.phase = v->lowest_aligned_lba;
 	}
 	svg = ap_plot_bars_svg(&p);
-	rc = ap_outfile_write(&c->plot_out, svg, strlen(svg));
-	if (rc) {
-		ap_error_set(&e, -rc, "%s: %s", c->plot, strerror(-rc));
-		ap_outfile_discard(&c->plot_out);
-	} else {
-		rc = ap_outfile_commit(&c->plot_out, &e);
-	}
+	rc = ap_outfile_write_commit(&c->plot_out, c->plot, svg, strlen(svg), &e);
 	if (rc)
 		ap_warnx(CMD, NULL, "cannot write plot: %s", e.msg);
 	free(svg);
@@ -276,9 +277,11 @@ int report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
 	   const struct ap_verdict *v, const char *stopped)
 {
 	struct ap_sweep_start_stat *st = NULL;
+	const char *early = stopped_early(stopped);
 	size_t n;
 	int rc = 0, rc2;
 
+	v = shown_verdict(v, stopped);	/* nor used to mark starts aligned */
 	n = ap_sweep_summarize(doc->results, doc->nresults, doc->starts, doc->nstarts, v, &st);
 	if (c->out.json) {
 		int cols[AP_ARRAY_SIZE(infos) * 2];
@@ -307,14 +310,14 @@ int report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
 				if (st[i].runs <= st[i].failed)
 					partial = true;
 			print_verdict(doc->device, v, ap_part_gpt_first_usable(doc->logical_sector),
-				      partial);
+				      partial, early);
 			if (ap_out_flush(stdout) != 0) {	/* a reader gone is no error */
 				ap_warnx(CMD, NULL, "write error on standard output");
 				rc = AP_EXIT_FAILURE;
 			}
 		}
 	}
-	if (c->plot && (rc2 = write_plot(c, st, n, v)) != 0 && !rc)
+	if (c->plot && (rc2 = write_plot(c, st, n, v, early)) != 0 && !rc)
 		rc = rc2;
 	free(st);
 	return rc;

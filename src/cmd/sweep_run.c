@@ -20,6 +20,7 @@
 #include "device/identity.h"
 #include "device/safety.h"
 #include "emu/emu.h"
+#include "emu/model.h"
 #include "fleet/vstore.h"
 #include "lib/exitcodes.h"
 #include "lib/outfile.h"
@@ -64,15 +65,8 @@ static struct json_object *make_params(struct sweep_cmd *c, uint64_t part_sector
 			       json_object_new_string(c->mount_opts) : NULL);
 	json_object_object_add(o, "seed", json_object_new_uint64(c->seed));
 	json_object_object_add(o, "workload", ap_pm_config_to_json(&c->workload));
-	if (c->emulate) {
-		char *s;
-
-		s = ap_cmd_emu_spec_text(c->emu_spec);
-		json_object_object_add(o, "emulate", json_object_new_string(s));
-		free(s);
-	} else {
-		json_object_object_add(o, "emulate", NULL);
-	}
+	json_object_object_add(o, "emulate", c->emu_text ?
+			       json_object_new_string(c->emu_text) : NULL);
 	return o;
 }
 
@@ -91,7 +85,8 @@ static void doc_of_run(struct sweep_cmd *c, const struct ap_sweep_run *run, stru
 
 static void save_doc(struct sweep_cmd *c, const struct ap_sweep_run *run, const char *stopped)
 {
-	const struct ap_verdict *v = run->verdict_valid ? &run->verdict : NULL;
+	const struct ap_verdict *v = shown_verdict(run->verdict_valid ? &run->verdict : NULL,
+						   stopped);
 	struct ap_sweep_start_stat *st = NULL;
 	struct json_object *o;
 	struct ap_sweep_doc d;
@@ -491,13 +486,12 @@ int run_emulated(struct sweep_cmd *c)
 	rc = ap_cmd_emu_spec(CMD, AP_CMD_EMU_DEFAULT_SPEC, c->emu_spec, true, &spec);
 	if (rc)
 		return rc;
+	/* the drive as set up, each key once: what the dry run and --save say */
+	c->emu_text = ap_emu_spec_format(&spec);
 	if (c->dry_run) {
-		char *text = ap_cmd_emu_spec_text(c->emu_spec);
-
 		ap_emu_spec_free(&spec);
 		printf("dry run: would set up an emulated drive (%s) and sweep it;\n"
-		       "nothing is written.\n", text);
-		free(text);
+		       "nothing is written.\n", c->emu_text);
 		dry_run_outputs(c);
 		return AP_EXIT_OK;
 	}

@@ -537,52 +537,34 @@ bool ap_identity_is_distinctive(const struct ap_disk_identity *id)
 	return false;
 }
 
-static void append(char **s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void append(char **s, const char *fmt, ...)
-{
-	va_list ap;
-	char *part, *n;
-
-	va_start(ap, fmt);
-	if (vasprintf(&part, fmt, ap) < 0)
-		part = NULL;
-	va_end(ap);
-	if (!part)
-		return;
-	ap_xasprintf(&n, "%s%s%s", *s ? *s : "", *s ? ", " : "", part);
-	free(part);
-	free(*s);
-	*s = n;
-}
-
 char *ap_identity_describe(const struct ap_disk_identity *id)
 {
 	char *s = NULL, *hs = ap_size_to_human(id->size);
 
 	if (id->wwn)
-		append(&s, "WWN %s", id->wwn);
+		ap_strappendf(&s, ", ", "WWN %s", id->wwn);
 	if (id->serial)
-		append(&s, "serial '%s'", id->serial);
+		ap_strappendf(&s, ", ", "serial '%s'", id->serial);
 	if (id->model)
-		append(&s, "model '%s'", id->model);
+		ap_strappendf(&s, ", ", "model '%s'", id->model);
 	if (id->vendor)
-		append(&s, "vendor '%s'", id->vendor);
+		ap_strappendf(&s, ", ", "vendor '%s'", id->vendor);
 	if (id->uuid)
-		append(&s, "UUID %s", id->uuid);
+		ap_strappendf(&s, ", ", "UUID %s", id->uuid);
 	if (id->loop) {
 		char *b = describe_backing(id);
 
-		append(&s, "a loop device backed by %s", b);
+		ap_strappendf(&s, ", ", "a loop device backed by %s", b);
 		free(b);
 	}
 	if (id->partition)
-		append(&s, "partition %u at byte %" PRIu64, id->partition, id->partition_start);
-	append(&s, "%s (%" PRIu64 " bytes) with %u-byte sectors", hs, id->size,
-	       id->logical_sector);
+		ap_strappendf(&s, ", ", "partition %u at byte %" PRIu64, id->partition,
+			      id->partition_start);
+	ap_strappendf(&s, ", ", "%s (%" PRIu64 " bytes) with %u-byte sectors", hs, id->size,
+		      id->logical_sector);
 	if (id->ncontent)
-		append(&s, "the CRC-32 of %zu range%s the probe never writes", id->ncontent,
-		       id->ncontent == 1 ? "" : "s");
+		ap_strappendf(&s, ", ", "the CRC-32 of %zu range%s the probe never writes",
+			      id->ncontent, id->ncontent == 1 ? "" : "s");
 	free(hs);
 	return s;
 }
@@ -750,15 +732,10 @@ static void match_add(char ***v, size_t *n, const char *s)
 
 static void reject(struct ap_identity_match *m, size_t *nrej, const char *path, const char *why)
 {
-	char *s;
-
 	(*nrej)++;
 	if (*nrej > MAX_REJECTED)
 		return;
-	ap_xasprintf(&s, "%s%s%s (%s)", m->rejected ? m->rejected : "", m->rejected ? ", " : "",
-		     path, why);
-	free(m->rejected);
-	m->rejected = s;
+	ap_strappendf(&m->rejected, ", ", "%s (%s)", path, why);
 }
 
 /* Read @path and compare: 1 the same, 0 not (with a note in @m). */

@@ -196,12 +196,16 @@ void ap_ptable_validate(struct ap_ptable *pt)
 					    ", %" PRIu64 " sectors)", nr, p->start, p->size);
 			continue;
 		}
-		if (part_end(p) >= pt->nsectors)
-			ap_ptable_add_issue(pt, AP_PT_PAST_END, (long)p->partno,
-					    "partition %zu (sectors %" PRIu64 "-%" PRIu64 ") ends past the "
-					    "end of the disk (%" PRIu64 " sectors): the image is truncated "
-					    "or the disk shrank", nr, p->start, part_end(p), pt->nsectors);
-		else if (gpt && p->start < pt->first_usable)
+		if (part_end(p) >= pt->nsectors) {
+			/* a table for another sector size: its evidence says why,
+			 * and nothing was truncated */
+			if (!pt->foreign_sector_size)
+				ap_ptable_add_issue(pt, AP_PT_PAST_END, (long)p->partno,
+						    "partition %zu (sectors %" PRIu64 "-%" PRIu64 ") ends "
+						    "past the end of the disk (%" PRIu64 " sectors): the image "
+						    "is truncated or the disk shrank", nr, p->start,
+						    part_end(p), pt->nsectors);
+		} else if (gpt && p->start < pt->first_usable)
 			ap_ptable_add_issue(pt, AP_PT_OUTSIDE_USABLE, (long)p->partno,
 					    "partition %zu starts at %" PRIu64 ", before the first usable "
 					    "LBA %" PRIu64 " (inside the GPT)", nr, p->start,
@@ -575,16 +579,38 @@ static void diagnose_pmbr(struct ap_ptable *pt, int fd)
 
 /* ---- libfdisk ---- */
 
+/*
+ * libfdisk words some findings for fdisk, which writes: "GPT PMBR size
+ * mismatch (8191 != 65535) will be corrected by write." Nothing here
+ * writes, so that promise is dropped; the finding stays.
+ */
+static char *fdisk_msg_text(const char *msg)
+{
+	static const char *const promises[] = { " This problem will be corrected by write.",
+						" will be corrected by write." };
+	size_t n = strlen(msg), i, k;
+
+	for (i = 0; i < AP_ARRAY_SIZE(promises); i++) {
+		k = strlen(promises[i]);
+		if (n > k && !strcmp(msg + n - k, promises[i]))
+			return ap_xstrndup(msg, n - k);
+	}
+	return ap_xstrdup(msg);
+}
+
 static void add_fdisk_msg(struct ap_ptable *pt, const char *msg, int err)
 {
 	char *s;
 
 	if (!msg || pt->nfdisk_msgs >= FDISK_MSGS_MAX)
 		return;
-	if (err)
-		ap_xasprintf(&s, "%s: %s", msg, strerror(err));
-	else
-		s = ap_xstrdup(msg);
+	s = fdisk_msg_text(msg);
+	if (err) {
+		char *t = s;
+
+		ap_xasprintf(&s, "%s: %s", t, strerror(err));
+		free(t);
+	}
 	pt->fdisk_msgs = ap_xreallocarray(pt->fdisk_msgs, pt->nfdisk_msgs + 1,
 					  sizeof(*pt->fdisk_msgs));
 	pt->fdisk_msgs[pt->nfdisk_msgs++] = s;

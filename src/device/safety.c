@@ -73,41 +73,17 @@ static const char *subject(const struct devset *s, ssize_t i, char *buf, size_t 
 	return buf;
 }
 
-static bool path_exists(const char *path)
+static int devset_add_cb(const char *name, dev_t d, void *arg)
 {
-	return access(path, F_OK) == 0;
+	devset_add(arg, d, name);
+	return 0;
 }
 
 /* @d and every partition of it the kernel knows. */
 static void devset_fill(struct devset *s, dev_t d, const char *name)
 {
-	char *dir, *p;
-	struct dirent *de;
-	DIR *D;
-
 	devset_add(s, d, name);
-	ap_xasprintf(&dir, "/sys/class/block/%s", name);
-	D = opendir(dir);
-	while (D && (de = readdir(D))) {
-		char *v;
-		dev_t pd;
-
-		if (de->d_name[0] == '.' || strncmp(de->d_name, name, strlen(name)) != 0)
-			continue;
-		ap_xasprintf(&p, "%s/%s/partition", dir, de->d_name);
-		if (path_exists(p)) {
-			free(p);
-			ap_xasprintf(&p, "%s/%s/dev", dir, de->d_name);
-			v = ap_read_line(p);
-			if (v && ap_sysfs_parse_devno(v, &pd) == 0)
-				devset_add(s, pd, de->d_name);
-			free(v);
-		}
-		free(p);
-	}
-	if (D)
-		closedir(D);
-	free(dir);
+	ap_sysfs_foreach_partition(name, devset_add_cb, s);
 }
 
 /* Does @path name a block device in @s? (stat follows /dev/disk/by-* links) */
@@ -260,39 +236,34 @@ static int check_loops(const struct devset *s, struct ap_error *e)
 	return rc;
 }
 
+struct slaves_arg {
+	struct devset *s;
+	int depth;
+};
+
+static void add_with_slaves(struct devset *s, dev_t d, int depth);
+
+static int add_slave_cb(const char *name, dev_t d, void *arg)
+{
+	const struct slaves_arg *a = arg;
+
+	(void)name;
+	add_with_slaves(a->s, d, a->depth + 1);
+	return 0;
+}
+
 /* @d, and recursively the devices it is built from (dm/md "slaves"). */
 static void add_with_slaves(struct devset *s, dev_t d, int depth)
 {
-	char *dir, *name;
-	struct dirent *de;
-	DIR *D;
+	struct slaves_arg a = { s, depth };
+	char *name;
 
 	if (major(d) == 0 || devset_find(s, d) >= 0 || depth > 16)
 		return;
 	name = ap_sysfs_devno_to_name(d);
 	devset_add(s, d, name ? name : "?");
 	free(name);
-	dir = ap_sysfs_devno_path(d);
-	name = dir;
-	ap_xasprintf(&dir, "%s/slaves", name);
-	free(name);
-	D = opendir(dir);
-	while (D && (de = readdir(D))) {
-		char *p, *v;
-		dev_t sd;
-
-		if (de->d_name[0] == '.')
-			continue;
-		ap_xasprintf(&p, "/sys/class/block/%s/dev", de->d_name);
-		v = ap_read_line(p);
-		if (v && ap_sysfs_parse_devno(v, &sd) == 0)
-			add_with_slaves(s, sd, depth + 1);
-		free(v);
-		free(p);
-	}
-	if (D)
-		closedir(D);
-	free(dir);
+	ap_sysfs_foreach_slave(d, add_slave_cb, &a);
 }
 
 /* Refuse the disk under / or /boot (directly, or as a dm/md component). */
@@ -322,6 +293,20 @@ static int check_system(const struct devset *s, struct ap_error *e)
 	return rc;
 }
 
+/* Who else uses a member of the set: a mount, swap, a holder (dm/md), a loop device. */
+static int check_users(const struct devset *s, struct ap_error *e)
+{
+	int rc = check_mounts(s, e);
+
+	if (!rc)
+		rc = check_swaps(s, e);
+	if (!rc)
+		rc = check_holders(s, e);
+	if (!rc)
+		rc = check_loops(s, e);
+	return rc;
+}
+
 int ap_safety_in_use(const char *dev, struct ap_error *e)
 {
 	struct devset s = { 0 };
@@ -340,13 +325,7 @@ int ap_safety_in_use(const char *dev, struct ap_error *e)
 	free(name);
 	rc = check_system(&s, e);
 	if (!rc)
-		rc = check_mounts(&s, e);
-	if (!rc)
-		rc = check_swaps(&s, e);
-	if (!rc)
-		rc = check_holders(&s, e);
-	if (!rc)
-		rc = check_loops(&s, e);
+		rc = check_users(&s, e);
 	devset_free(&s);
 	return rc;
 }
@@ -585,13 +564,7 @@ int ap_safety_check(const char *dev, const struct ap_safety_opts *o,
 	fd = open(t->dev, O_RDWR | O_EXCL | O_CLOEXEC);
 	if (fd < 0)
 		fd = -errno;
-	rc = check_mounts(&s, e);
-	if (!rc)
-		rc = check_swaps(&s, e);
-	if (!rc)
-		rc = check_holders(&s, e);
-	if (!rc)
-		rc = check_loops(&s, e);
+	rc = check_users(&s, e);
 	if (!rc && fd >= 0 && ap_sysfs_devno_is_readonly(t->devno)) {
 		close(fd);
 		fd = -EROFS;
@@ -647,7 +620,7 @@ void ap_safety_target_free(struct ap_safety_target *t)
 
 char *ap_safety_describe(const struct ap_safety_target *t)
 {
-	char *hs = ap_size_to_human(t->size), *out, *tmp;
+	char *hs = ap_size_to_human(t->size), *out;
 	size_t i;
 
 	ap_xasprintf(&out, "%s%s: %s (%llu bytes), logical sector %u, physical sector %u\n"
@@ -656,27 +629,14 @@ char *ap_safety_describe(const struct ap_safety_target *t)
 		     (unsigned long long)t->size, t->logical_sector, t->physical_sector,
 		     t->model ? t->model : "unknown", t->serial ? t->serial : "unknown");
 	free(hs);
-	if (t->backing) {
-		ap_xasprintf(&tmp, "%s  loop device backed by: %s\n", out, t->backing);
-		free(out);
-		out = tmp;
-	}
-	ap_xasprintf(&tmp, "%s  partitions: %s\n", out, t->npartitions ? "" : "none");
-	free(out);
-	out = tmp;
-	for (i = 0; i < t->npartitions; i++) {
-		ap_xasprintf(&tmp, "%s    %s\n", out, t->partitions[i]);
-		free(out);
-		out = tmp;
-	}
-	ap_xasprintf(&tmp, "%s  signatures: %s\n", out, t->nsignatures ? "" : "none found");
-	free(out);
-	out = tmp;
-	for (i = 0; i < t->nsignatures; i++) {
-		ap_xasprintf(&tmp, "%s    %s\n", out, t->signatures[i]);
-		free(out);
-		out = tmp;
-	}
+	if (t->backing)
+		ap_strappendf(&out, NULL, "  loop device backed by: %s\n", t->backing);
+	ap_strappendf(&out, NULL, "  partitions: %s\n", t->npartitions ? "" : "none");
+	for (i = 0; i < t->npartitions; i++)
+		ap_strappendf(&out, NULL, "    %s\n", t->partitions[i]);
+	ap_strappendf(&out, NULL, "  signatures: %s\n", t->nsignatures ? "" : "none found");
+	for (i = 0; i < t->nsignatures; i++)
+		ap_strappendf(&out, NULL, "    %s\n", t->signatures[i]);
 	return out;
 }
 

@@ -478,7 +478,13 @@ static int nvme_admin(int fd, struct nvme_admin_cmd *cmd, const char *what,
 	return 0;
 }
 
-int ap_sgio_nvme_id_ns(int fd, struct ap_nvme_ns *ns, struct ap_error *e)
+/*
+ * NVMe Identify with CNS @cns (00h: the namespace @fd opens, 01h: its
+ * controller) into a zeroed, page-aligned buffer of AP_NVME_ID_LEN bytes,
+ * *@bufp on success (caller frees). -EOPNOTSUPP where @fd is no NVMe device.
+ */
+static int nvme_identify(int fd, uint32_t cns, const char *what, uint8_t **bufp,
+			 struct ap_error *e)
 {
 	struct nvme_admin_cmd cmd;
 	uint8_t *buf;
@@ -493,12 +499,29 @@ int ap_sgio_nvme_id_ns(int fd, struct ap_nvme_ns *ns, struct ap_error *e)
 	memset(buf, 0, AP_NVME_ID_LEN);
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.opcode = NVME_ADMIN_IDENTIFY;
-	cmd.nsid = (uint32_t)nsid;
+	if (cns == 0)
+		cmd.nsid = (uint32_t)nsid;
 	cmd.addr = (uint64_t)(uintptr_t)buf;
 	cmd.data_len = AP_NVME_ID_LEN;
-	cmd.cdw10 = 0;			/* CNS 00h: Identify Namespace */
-	rc = nvme_admin(fd, &cmd, "NVMe Identify Namespace", e);
-	if (!rc && ap_sgio_parse_nvme_id_ns(buf, AP_NVME_ID_LEN, ns))
+	cmd.cdw10 = cns;
+	rc = nvme_admin(fd, &cmd, what, e);
+	if (rc) {
+		free(buf);
+		return rc;
+	}
+	*bufp = buf;
+	return 0;
+}
+
+int ap_sgio_nvme_id_ns(int fd, struct ap_nvme_ns *ns, struct ap_error *e)
+{
+	uint8_t *buf;
+	int rc;
+
+	rc = nvme_identify(fd, 0x00, "NVMe Identify Namespace", &buf, e);
+	if (rc)
+		return rc;
+	if (ap_sgio_parse_nvme_id_ns(buf, AP_NVME_ID_LEN, ns))
 		rc = ap_error_set(e, EINVAL, "NVMe Identify Namespace: implausible reply");
 	free(buf);
 	return rc;
@@ -508,30 +531,19 @@ int ap_sgio_nvme_write_cache(int fd, bool *wce, struct ap_error *e)
 {
 	struct nvme_admin_cmd cmd;
 	uint8_t *buf;
-	int nsid, rc;
+	bool vwc;
+	int rc;
 
-	nsid = ioctl(fd, NVME_IOCTL_ID);
-	if (nsid < 0)
-		return errno_unsupported(errno) ? -EOPNOTSUPP
-			: ap_error_set(e, errno, "NVME_IOCTL_ID: %s", strerror(errno));
-	if (posix_memalign((void **)&buf, 4096, AP_NVME_ID_LEN))
-		return ap_error_set(e, ENOMEM, "out of memory");
-	memset(buf, 0, AP_NVME_ID_LEN);
-	/* Identify Controller, VWC (byte 525) bit 0: a volatile cache exists */
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.opcode = NVME_ADMIN_IDENTIFY;
-	cmd.addr = (uint64_t)(uintptr_t)buf;
-	cmd.data_len = AP_NVME_ID_LEN;
-	cmd.cdw10 = 1;			/* CNS 01h */
-	rc = nvme_admin(fd, &cmd, "NVMe Identify Controller", e);
-	if (!rc && !(buf[525] & 0x01)) {
-		*wce = false;		/* no volatile write cache at all */
-		free(buf);
-		return 0;
-	}
-	free(buf);
+	rc = nvme_identify(fd, 0x01, "NVMe Identify Controller", &buf, e);
 	if (rc)
 		return rc;
+	/* Identify Controller, VWC (byte 525) bit 0: a volatile cache exists */
+	vwc = buf[525] & 0x01;
+	free(buf);
+	if (!vwc) {
+		*wce = false;		/* no volatile write cache at all */
+		return 0;
+	}
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.opcode = NVME_ADMIN_GET_FEATURES;
 	cmd.cdw10 = NVME_FEAT_VWC;	/* SEL 000b: current */

@@ -273,32 +273,53 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fuse_reply_open(req, fi);
 }
 
+/*
+ * What a read and a write do first: stamp the request's start, check the
+ * inode and the capacity (a read is cut to AP_EMU_MAX_IO and to the end of
+ * the disk, a write past the end is refused) and charge the model for
+ * *@len bytes at @o. 0 to go on, -1 for a read at or past the end (an
+ * empty reply), or the errno to reply with.
+ */
+static int io_begin(struct server *sv, fuse_ino_t ino, enum ap_emu_op op, uint64_t o,
+		    size_t *len)
+{
+	struct ap_emu_cost c;
+
+	srv.t0 = ap_now_ns();
+	if (ino != DISK_INO)
+		return EISDIR;
+	if (op == AP_EMU_WRITE) {
+		if (o > srv.capacity || *len > srv.capacity - o)
+			return ENOSPC;
+	} else {
+		if (o >= srv.capacity)
+			return -1;
+		if (*len > AP_EMU_MAX_IO)
+			*len = AP_EMU_MAX_IO;
+		if (*len > srv.capacity - o)
+			*len = (size_t)(srv.capacity - o);
+	}
+	if (account(sv, op, o, *len, &c))
+		return EIO;
+	return 0;
+}
+
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	struct server *sv = fuse_req_userdata(req);
-	struct ap_emu_cost c;
 	uint64_t o = (uint64_t)off;
-	size_t len;
+	size_t len = size;
 	int rc;
 
 	(void)fi;
-	srv.t0 = ap_now_ns();
-	if (ino != DISK_INO) {
-		fuse_reply_err(req, EISDIR);
-		return;
-	}
-	if (o >= srv.capacity) {
+	rc = io_begin(sv, ino, AP_EMU_READ, o, &len);
+	if (rc < 0) {
 		fuse_reply_buf(req, NULL, 0);
 		return;
 	}
-	len = size;
-	if (len > AP_EMU_MAX_IO)
-		len = AP_EMU_MAX_IO;
-	if (len > srv.capacity - o)
-		len = (size_t)(srv.capacity - o);
-	if (account(sv, AP_EMU_READ, o, len, &c)) {
-		fuse_reply_err(req, EIO);
+	if (rc > 0) {
+		fuse_reply_err(req, rc);
 		return;
 	}
 	rc = ap_pread_all(srv.fd, srv.buf, len, o);
@@ -313,22 +334,14 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 		     off_t off, struct fuse_file_info *fi)
 {
 	struct server *sv = fuse_req_userdata(req);
-	struct ap_emu_cost c;
 	uint64_t o = (uint64_t)off;
+	size_t len = size;
 	int rc;
 
 	(void)fi;
-	srv.t0 = ap_now_ns();
-	if (ino != DISK_INO) {
-		fuse_reply_err(req, EISDIR);
-		return;
-	}
-	if (o > srv.capacity || size > srv.capacity - o) {
-		fuse_reply_err(req, ENOSPC);
-		return;
-	}
-	if (account(sv, AP_EMU_WRITE, o, size, &c)) {
-		fuse_reply_err(req, EIO);
+	rc = io_begin(sv, ino, AP_EMU_WRITE, o, &len);
+	if (rc) {
+		fuse_reply_err(req, rc);
 		return;
 	}
 	rc = ap_pwrite_all(srv.fd, buf, size, o);

@@ -358,6 +358,19 @@ int ap_outfile_replace(struct ap_outfile *of, const void *buf, size_t len, struc
 	return rc;
 }
 
+int ap_outfile_write_commit(struct ap_outfile *of, const char *name, const void *buf,
+			    size_t len, struct ap_error *e)
+{
+	int rc = ap_outfile_write(of, buf, len);
+
+	if (rc) {
+		ap_error_set(e, -rc, "%s: %s", name, strerror(-rc));
+		ap_outfile_discard(of);
+		return rc;
+	}
+	return ap_outfile_commit(of, e);
+}
+
 void ap_outfile_discard(struct ap_outfile *of)
 {
 	if (!of->path)

@@ -75,6 +75,16 @@ int ap_outfile_commit(struct ap_outfile *of, struct ap_error *e);
  */
 int ap_outfile_replace(struct ap_outfile *of, const void *buf, size_t len, struct ap_error *e);
 
+/*
+ * The whole content at once (a plot, a report): write @len bytes of @buf
+ * and commit. 0, or -errno with the reason in @e: "@name: reason" when the
+ * write failed (the output discarded then), the commit's message otherwise.
+ * @name is how the command's messages name the output (of->path or the
+ * path as given).
+ */
+int ap_outfile_write_commit(struct ap_outfile *of, const char *name, const void *buf,
+			    size_t len, struct ap_error *e);
+
 /* Close without putting anything in place; the target stays as it was. */
 void ap_outfile_discard(struct ap_outfile *of);
 

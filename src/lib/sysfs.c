@@ -5,6 +5,7 @@
  */
 #include "lib/sysfs.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -150,6 +151,67 @@ int ap_sysfs_parse_devno(const char *s, dev_t *d)
 		return -EINVAL;
 	*d = makedev(ma, mi);
 	return 0;
+}
+
+/*
+ * The entries of @dir that start with @prefix (and not with '.') and hold
+ * the file @need (when not NULL): @fn on each whose "dev" parses.
+ */
+static int foreach_devno(const char *dir, const char *prefix, const char *need,
+			 int (*fn)(const char *name, dev_t d, void *arg), void *arg)
+{
+	struct dirent *de;
+	DIR *D = opendir(dir);
+	int rc = 0;
+
+	while (rc == 0 && D && (de = readdir(D))) {
+		char *p, *v;
+		dev_t d;
+
+		if (de->d_name[0] == '.' || strncmp(de->d_name, prefix, strlen(prefix)) != 0)
+			continue;
+		if (need) {
+			ap_xasprintf(&p, "%s/%s/%s", dir, de->d_name, need);
+			if (!path_exists(p)) {
+				free(p);
+				continue;
+			}
+			free(p);
+		}
+		ap_xasprintf(&p, "%s/%s/dev", dir, de->d_name);
+		v = ap_read_line(p);
+		if (v && ap_sysfs_parse_devno(v, &d) == 0)
+			rc = fn(de->d_name, d, arg);
+		free(v);
+		free(p);
+	}
+	if (D)
+		closedir(D);
+	return rc;
+}
+
+int ap_sysfs_foreach_partition(const char *name,
+			       int (*fn)(const char *name, dev_t d, void *arg), void *arg)
+{
+	char *dir;
+	int rc;
+
+	ap_xasprintf(&dir, "/sys/class/block/%s", name);
+	rc = foreach_devno(dir, name, "partition", fn, arg);
+	free(dir);
+	return rc;
+}
+
+int ap_sysfs_foreach_slave(dev_t d, int (*fn)(const char *name, dev_t d, void *arg), void *arg)
+{
+	char *s = ap_sysfs_devno_path(d), *dir;
+	int rc;
+
+	ap_xasprintf(&dir, "%s/slaves", s);
+	rc = foreach_devno(dir, "", NULL, fn, arg);
+	free(dir);
+	free(s);
+	return rc;
 }
 
 void ap_sysfs_strip_deleted(char *s)

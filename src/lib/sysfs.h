@@ -39,6 +39,18 @@ int ap_sysfs_write(const char *path, const char *val);
 /* "M:m" (the whole string) into @d: 0 or -EINVAL. */
 int ap_sysfs_parse_devno(const char *s, dev_t *d);
 
+/*
+ * Walk the partitions of the disk with kernel name @name ("sda": the
+ * entries of /sys/class/block/sda that start with the name and hold a
+ * "partition" file), or the devices a dm/md device @d is built from (its
+ * "slaves" folder), calling @fn with each one's kernel name and device
+ * number (entries whose "dev" is unreadable are skipped) until it returns
+ * non-zero: that value, or 0 (also when the folder does not exist).
+ */
+int ap_sysfs_foreach_partition(const char *name,
+			       int (*fn)(const char *name, dev_t d, void *arg), void *arg);
+int ap_sysfs_foreach_slave(dev_t d, int (*fn)(const char *name, dev_t d, void *arg), void *arg);
+
 /* Kernel name of a block device number ("loop3p1"), or NULL. */
 char *ap_sysfs_devno_to_name(dev_t d);
 

@@ -108,6 +108,25 @@ int ap_xasprintf(char **out, const char *fmt, ...)
 	return n;
 }
 
+void ap_strappendf(char **s, const char *sep, const char *fmt, ...)
+{
+	va_list ap;
+	char *t, *u;
+
+	va_start(ap, fmt);
+	if (vasprintf(&t, fmt, ap) < 0)
+		oom(0);
+	va_end(ap);
+	if (!*s) {
+		*s = t;
+		return;
+	}
+	ap_xasprintf(&u, "%s%s%s", *s, sep ? sep : "", t);
+	free(*s);
+	free(t);
+	*s = u;
+}
+
 uint64_t ap_now_ns(void)
 {
 	struct timespec ts;

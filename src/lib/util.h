@@ -38,6 +38,14 @@ char *ap_xstrdup(const char *s);
 char *ap_xstrndup(const char *s, size_t n);
 int ap_xasprintf(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * Append the printf-formatted @fmt to the malloc'd string *@s (NULL: none
+ * yet, and *@s becomes the piece), with @sep (NULL: nothing) between the
+ * two when *@s is not NULL. Exits as ap_xasprintf() does when out of memory.
+ */
+void ap_strappendf(char **s, const char *sep, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Monotonic clock in nanoseconds. */
 uint64_t ap_now_ns(void);
 

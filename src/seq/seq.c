@@ -116,11 +116,15 @@ int ap_seq_modes_parse(const char *list, unsigned *mask, struct ap_error *e)
 
 	if (!list || !*list)
 		return ap_error_set(e, EINVAL, "empty mode list");
-	dup = ap_xstrdup(list);
-	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	dup = save = ap_xstrdup(list);
+	while ((tok = strsep(&save, ","))) {
 		enum ap_seq_mode md;
 		unsigned add = 0;
 
+		if (!*tok) {
+			rc = ap_error_set(e, EINVAL, "empty mode name in list '%s'", list);
+			break;
+		}
 		if (!strcmp(tok, "all")) {
 			for (i = 0; i < AP_SEQ_NMODES; i++)
 				if (!ap_seq_modes[i].read)
@@ -211,10 +215,14 @@ int ap_seq_bs_parse(const char *list, uint64_t **out, size_t *n, struct ap_error
 
 	if (!list || !*list)
 		return ap_error_set(e, EINVAL, "empty block size list");
-	dup = ap_xstrdup(list);
-	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	dup = save = ap_xstrdup(list);
+	while ((tok = strsep(&save, ","))) {
 		uint64_t bs;
 
+		if (!*tok) {
+			rc = ap_error_set(e, EINVAL, "empty block size in list '%s'", list);
+			break;
+		}
 		if (ap_parse_size(tok, &bs) < 0) {
 			rc = ap_error_set(e, EINVAL, "block size '%s': not a size", tok);
 			break;
@@ -470,6 +478,12 @@ int ap_seq_plan(const struct ap_seq_target *t, const struct ap_seq_opts *o,
 		return ap_error_set(e, EINVAL,
 				    "offset %llu is not a multiple of the logical sector size %u",
 				    (unsigned long long)o->offset, t->align);
+	/* a device's own reason first: its O_DIRECT alignment is the same */
+	for (i = 0; i < o->nbs; i++)
+		if (t->is_bdev && o->bs[i] % t->align)
+			return ap_error_set(e, EINVAL,
+					    "block size %llu is not a multiple of the logical sector size %u",
+					    (unsigned long long)o->bs[i], t->align);
 	if (seq_mask_has_direct(o->modes)) {
 		if (o->offset % t->align)
 			return ap_error_set(e, EINVAL,
@@ -481,11 +495,6 @@ int ap_seq_plan(const struct ap_seq_target *t, const struct ap_seq_opts *o,
 						    "block size %llu is not a multiple of %u, its O_DIRECT alignment",
 						    (unsigned long long)o->bs[i], t->align);
 	}
-	for (i = 0; i < o->nbs; i++)
-		if (t->is_bdev && o->bs[i] % t->align)
-			return ap_error_set(e, EINVAL,
-					    "block size %llu is not a multiple of the logical sector size %u",
-					    (unsigned long long)o->bs[i], t->align);
 	for (w = 0; w < nwc; w++)
 		for (m = 0; m < AP_SEQ_NMODES; m++)
 			for (i = 0; (o->modes & (1u << m)) && i < o->nbs && o->bs[i] <= o->size; i++)

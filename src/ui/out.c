@@ -13,16 +13,22 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
-void ap_out_usage(FILE *f)
+void ap_out_usage(FILE *f, int width)
 {
-	fputs(" -o, --output <list>      columns to print (+LIST appends to the defaults)\n"
-	      "     --output-all         print all columns\n"
-	      " -J, --json               JSON output\n"
-	      " -r, --raw                raw output\n"
-	      "     --csv                comma-separated values (RFC 4180)\n"
-	      " -n, --noheadings         do not print headings\n"
-	      " -H, --list-columns       list the available columns\n"
-	      " -b, --bytes              print sizes in bytes\n", f);
+	static const char *const opts[][2] = {
+		{ " -o, --output <list>", "columns to print (+LIST appends to the defaults)" },
+		{ "     --output-all", "print all columns" },
+		{ " -J, --json", "JSON output" },
+		{ " -r, --raw", "raw output" },
+		{ "     --csv", "comma-separated values (RFC 4180)" },
+		{ " -n, --noheadings", "do not print headings" },
+		{ " -H, --list-columns", "list the available columns" },
+		{ " -b, --bytes", "print sizes in bytes" },
+	};
+	size_t i;
+
+	for (i = 0; i < AP_ARRAY_SIZE(opts); i++)
+		fprintf(f, "%-*s%s\n", width, opts[i][0], opts[i][1]);
 }
 
 int ap_out_parse_opt(struct ap_out *o, int c, const char *arg)

@@ -80,8 +80,11 @@ enum {
 	{ "csv",          no_argument,       NULL, AP_OPT_CSV }
 #define AP_OUT_OPTSTRING "o:JrnHb"
 
-/* The lines every command's --help prints for these options. */
-void ap_out_usage(FILE *f);
+/*
+ * The lines every command's --help prints for these options, their
+ * descriptions from column @width, as the command's own options.
+ */
+void ap_out_usage(FILE *f, int width);
 
 /* Handle one getopt result: 1 if it was an output option, else 0. */
 int ap_out_parse_opt(struct ap_out *o, int c, const char *arg);

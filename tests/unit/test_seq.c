@@ -57,6 +57,14 @@ static void test_bs_parse(void **state)
 	free(v);
 	assert_int_equal(ap_seq_bs_parse("", &v, &n, &e), -EINVAL);
 	assert_int_equal(ap_seq_bs_parse(",", &v, &n, &e), -EINVAL);
+	/* an empty item is a mistake, as in -o A,,B; not skipped */
+	assert_int_equal(ap_seq_bs_parse("4K,,1M", &v, &n, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "empty block size"));
+	assert_int_equal(ap_seq_bs_parse("4K,", &v, &n, &e), -EINVAL);
+	/* not a power of two, but a multiple of 512: accepted */
+	assert_int_equal(ap_seq_bs_parse("3K", &v, &n, &e), 0);
+	assert_int_equal(v[0], 3072);
+	free(v);
 	assert_int_equal(ap_seq_bs_parse("4K,x", &v, &n, &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "'x'"));
 	assert_int_equal(ap_seq_bs_parse("4K,1000", &v, &n, &e), -EINVAL);
@@ -179,6 +187,8 @@ static void test_modes_parse(void **state)
 	assert_int_equal(ap_seq_modes_parse("default,dsync", &mask, &e), -EINVAL);
 	assert_int_equal(ap_seq_modes_parse("", &mask, &e), -EINVAL);
 	assert_int_equal(ap_seq_modes_parse(",", &mask, &e), -EINVAL);
+	assert_int_equal(ap_seq_modes_parse("none,,direct", &mask, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "empty mode name"));
 }
 
 static void test_plan(void **state)

@@ -135,6 +135,25 @@ static void test_attribute_trim(void **state)
 	assert_int_equal(ap_read_u64(path, &u), -ENOENT);
 }
 
+static int count_dev(const char *name, dev_t d, void *arg)
+{
+	(void)name;
+	(void)d;
+	(*(int *)arg)++;
+	return 0;
+}
+
+/* A disk or a device the kernel does not have: nothing to walk, no error. */
+static void test_foreach_missing(void **state)
+{
+	int n = 0;
+
+	(void)state;
+	assert_int_equal(ap_sysfs_foreach_partition("no-such-disk-ap", count_dev, &n), 0);
+	assert_int_equal(ap_sysfs_foreach_slave(makedev(0, 0), count_dev, &n), 0);
+	assert_int_equal(n, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -143,6 +162,7 @@ int main(void)
 		cmocka_unit_test(test_parse_devno),
 		cmocka_unit_test(test_strip_deleted),
 		cmocka_unit_test(test_attribute_trim),
+		cmocka_unit_test(test_foreach_missing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -174,6 +174,26 @@ static void test_clock(void **state)
 	assert_true(b >= a);
 }
 
+static void test_strappendf(void **state)
+{
+	char *s = NULL;
+
+	(void)state;
+	ap_strappendf(&s, ", ", "WWN %s", "0x5000");
+	assert_string_equal(s, "WWN 0x5000");
+	ap_strappendf(&s, ", ", "%d-byte sectors", 512);
+	assert_string_equal(s, "WWN 0x5000, 512-byte sectors");
+	ap_strappendf(&s, NULL, "%s", " and more");
+	assert_string_equal(s, "WWN 0x5000, 512-byte sectors and more");
+	free(s);
+	s = NULL;
+	ap_strappendf(&s, NULL, "%s", "");
+	assert_string_equal(s, "");
+	ap_strappendf(&s, ", ", "x");
+	assert_string_equal(s, ", x");
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -186,6 +206,7 @@ int main(void)
 		cmocka_unit_test(test_error),
 		cmocka_unit_test(test_unescape),
 		cmocka_unit_test(test_clock),
+		cmocka_unit_test(test_strappendf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -90,6 +90,13 @@ foreign "$g4k" 4096 512 gpt "a GPT header at byte 4096, LBA 1 of 4096-byte secto
 dev=$(ts_loop_attach "$g4k")
 foreign "$dev" 4096 512 gpt "the protective MBR covers the disk in 4096-byte sectors (8191 of them after the MBR)"
 ts_run_rc_ro 0 "$g4k" "$ALIGNPROBE" check -q --sector-size 4096 "$g4k"
+# libfdisk says "... will be corrected by write": not for a read-only check
+ts_run_rc_ro 7 "$g4k" "$ALIGNPROBE" check -J "$g4k"
+jq -e '(.libfdisk_messages | length > 0) and
+	(.libfdisk_messages | all(test("corrected by write") | not))' "$TS_TMP/out" >/dev/null ||
+	ts_fail "libfdisk's write-oriented wording passed on: $(jq -c .libfdisk_messages "$TS_TMP/out")"
+ts_run_rc_ro 7 "$g4k" "$ALIGNPROBE" check -v "$g4k"
+grep -q "corrected by write" "$TS_TMP/err" && ts_fail "check -v: $(grep 'corrected by write' "$TS_TMP/err")"
 
 # a file system where 4096-byte sectors put the partition (at 2 MiB), none
 # where 512-byte ones do (at 256 KiB)
@@ -117,6 +124,12 @@ ts_assert_eq "1 512
 m512=$TS_TMP/m512.img
 written_with 512 "$m512" msdos 1MiB 20MiB
 foreign "$m512" 512 4096 dos "partition 1 (sectors 2048-40959) ends past the end of the disk in 4096-byte sectors, but every partition lies inside it in 512-byte ones" --sector-size 4096
+# the foreign sector size explains the partition past the end: no truncation claimed
+ts_run_rc_ro 7 "$m512" "$ALIGNPROBE" check --sector-size 4096 "$m512"
+grep -q "truncated\|shrank" "$TS_TMP/err" && ts_fail "a truncation claimed besides the foreign sector size: $(grep 'truncated\|shrank' "$TS_TMP/err")"
+ts_run_rc_ro 7 "$m512" "$ALIGNPROBE" check -J --sector-size 4096 "$m512"
+jq -e '[.issues[] | select(.kind == "past_end")] | length == 0' "$TS_TMP/out" >/dev/null ||
+	ts_fail "-J: a past_end issue besides the foreign sector size"
 dev4=$(ts_loop_attach "$m512" -b 4096)
 foreign "$dev4" 512 4096 dos "partition 1 starts at sector 2048: at 1 MiB in 512-byte sectors, where partitioning tools put the first partition (at 8M in 4096-byte ones)"
 grep -q "likely cause: the table was written with the disk attached directly (512-byte logical sectors); here a USB bridge" \

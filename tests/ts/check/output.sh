@@ -55,7 +55,7 @@ ts_assert_eq 'NR,NAME,START
 2,data disk,6145' "$(cat "$TS_TMP/out")" "--csv"
 # every column
 ts_run_rc 4 "$ALIGNPROBE" check -r --output-all "$dos"
-ts_assert_eq "NR START END SECTORS SIZE TYPE TYPECODE NAME UUID ALIGN_REPORTED ALIGN_DRIVE ALIGN_PROBED ALIGN_1M ALIGN_OPTIO SIZE_ALIGNED ALIGNED MISALIGN NEXT_ALIGNED" \
+ts_assert_eq "NR START END SECTORS SIZE TYPE TYPECODE NAME UUID ALIGN_REPORTED ALIGN_DRIVE ALIGN_PROBED ALIGN_1M ALIGN_OPTIO SIZE_ALIGNED ALIGNED MISALIGN NEXT_ALIGNED DEVICE" \
 	"$(sed -n 1p "$TS_TMP/out")" "--output-all"
 [ "$(wc -l < "$TS_TMP/out")" = 5 ] || ts_fail "--output-all: 4 partitions expected"
 # -H lists the columns and exits 0
@@ -102,4 +102,24 @@ ts_run_rc 0 "$ALIGNPROBE" check -J --trust-reported "$gpt"
 jq -e '.rule.name == "trust_reported" and .rule.unit == 512
 	and ([.partitions[].next_aligned] == [2048, 6145])' "$TS_TMP/out" >/dev/null ||
 	ts_fail "JSON rule with --trust-reported"
+# several devices: DEVICE leads the default columns; raw and CSV are one
+# table (one heading, no blank line), a disk without a table adds no line
+: > "$TS_TMP/none.img"; truncate -s 16M "$TS_TMP/none.img"
+ts_run_rc 2 "$ALIGNPROBE" check -r --trust-reported "$gpt" "$TS_TMP/none.img" "$dos"
+ts_assert_eq "DEVICE NR START END SIZE TYPE ALIGN_REPORTED ALIGN_1M ALIGNED" \
+	"$(sed -n 1p "$TS_TMP/out")" "raw heading with several devices"
+ts_assert_eq 0 "$(grep -c '^$' "$TS_TMP/out")" "blank lines in raw output"
+ts_assert_eq 1 "$(grep -c '^DEVICE ' "$TS_TMP/out")" "raw headings"
+awk -v g="$gpt" -v d="$dos" 'NR > 1 && $1 != g && $1 != d { bad = 1 } END { exit bad }' "$TS_TMP/out" ||
+	ts_fail "raw rows without their device: $(cat "$TS_TMP/out")"
+ts_run_rc 2 "$ALIGNPROBE" check --csv --trust-reported "$TS_TMP/none.img" "$gpt" "$dos"
+ts_assert_eq 1 "$(grep -c '^DEVICE,' "$TS_TMP/out")" "CSV headings"
+ts_assert_eq 0 "$(grep -c '^$' "$TS_TMP/out")" "blank lines in CSV output"
+grep -q "^$gpt,1,2048," "$TS_TMP/out" || ts_fail "CSV row of $gpt: $(cat "$TS_TMP/out")"
+# one device: no DEVICE column; JSON partitions keep their keys
+ts_run_rc 0 "$ALIGNPROBE" check -r --trust-reported "$gpt"
+grep -q "^DEVICE" "$TS_TMP/out" && ts_fail "DEVICE with one device"
+ts_run_rc 0 "$ALIGNPROBE" check -J --trust-reported "$gpt"
+jq -e '[.partitions[] | has("device")] | any | not' "$TS_TMP/out" >/dev/null ||
+	ts_fail "-J: device in the partition objects"
 ts_pass

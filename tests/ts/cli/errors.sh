@@ -25,6 +25,8 @@ SMALL=$(ts_loop_attach "$(ts_image "$T/small.img" 1M; echo "$T/small.img")")
 ts_image "$T/big.img" 256M
 BIG=$(ts_loop_attach "$T/big.img")
 RO=$(ts_loop_attach "$T/big.img" -r)
+ts_image "$T/big4k.img" 8M
+L4K=$(ts_loop_attach "$T/big4k.img" -b 4096)	# 4096-byte logical sectors
 ln -s "$BIG" "$T/biglink"
 EMU=$(ts_emu_attach --size 64M --rmw-cost 100us)
 # a saved sweep whose run was interrupted: a verdict in its results, none from the run
@@ -121,6 +123,17 @@ cat > "$T/table" <<'EOF'
 0 | out | ^$EMU [0-9]+$ | emulate --stats=$EMU -rn -o DEVICE,WRITES
 0 | out | ^  none +4K  dd bs=4K conv=notrunc$ | seq --dry-run -s 1M -B 4K,1M $T/seq-dry
 0 | out | "dd": "dd bs=1M conv=notrunc,fdatasync" | seq -q -s 1M -B 4K,1M -m fdatasync --cell-time 0 -J $T/seq-file
+2 | err | ^alignprobe seq: --block-sizes: empty block size in list '4K,,1M'$ | seq --dry-run -s 1M -B 4K,,1M $T/seq-dry
+2 | err | ^alignprobe seq: --modes: empty mode name in list 'none,,direct'$ | seq --dry-run -s 1M -m none,,direct $T/seq-dry
+2 | err | ^alignprobe seq: --dry-run prints its plan as text: -J/--json cannot go with it$ | seq --dry-run -J -s 1M $T/seq-dry
+0 | out | ^dry run: .*/seq-dry: 1 cell x 1 round, | seq --dry-run -s 1M -B 4K -m none $T/seq-dry
+2 | err | ^Try 'alignprobe sweep --help' for more information\.$ | sweep --replay $T/interrupted.json -o START,NO_SUCH_COLUMN
+2 | err | ^Try 'alignprobe sweep --help' for more information\.$ | sweep --replay $T/interrupted.json -o START,,TPS
+2 | err | ^alignprobe sweep: unknown column: NO_SUCH_COLUMN | sweep --emulate=size=64M --dry-run -o NO_SUCH_COLUMN
+2 | err | ^Try 'alignprobe probe --help' for more information\.$ | probe --dry-run --emulate=bogus=1
+2 | err | ^Try 'alignprobe sweep --help' for more information\.$ | sweep --dry-run --emulate=bogus=1
+0 | out | ^  direct +3K  dd bs=3K conv=notrunc oflag=direct,dsync$ | seq --dry-run -s 1M -B 3K -m direct $BIG
+2 | err | ^alignprobe seq: $L4K: block size 3072 is not a multiple of the logical sector size 4096$ | seq --dry-run -s 1M -B 3K,4K $L4K
 EOF
 
 # the whole of a stderr in the one form, each THING named once
@@ -145,7 +158,7 @@ form() {	# form FILE: 0 when every line is a message in the form or the hint
 # $NAME in a row's regular expression: the paths above (longest names first)
 expand() {
 	local s=$1 v
-	for v in NXF NX SMALL BIG RO EMU D E F T; do
+	for v in NXF NX SMALL BIG L4K RO EMU D E F T; do
 		s=${s//\$$v/${!v}}
 	done
 	printf '%s' "$s"

@@ -280,6 +280,13 @@ while IFS=$'\t' read -r kind text; do
 	"--stats DEV")
 		rr 0 "alignprobe emulate --stats $emuD" -o WRITES,RMW
 		;;
+	"--write-cache on,off")	# seq's row: the experiment on an emulated drive, restored
+		emuW=$(ts_emu_attach --size 64M --write-cache=on)	# seq writes over it
+		rr 0 "alignprobe seq --yes --write-cache on,off $emuW" -q -s 1M -B 64K -m dsync
+		out_has "MODE" "seq --write-cache on,off"
+		[ "$(cat "/sys/block/${emuW#/dev/}/queue/write_cache")" = "write back" ] ||
+			ts_fail "seq --write-cache on,off: $emuW's write cache not restored"
+		;;
 	"--detach DEV")
 		backing=$(cat "/sys/block/${emuD#/dev/}/loop/backing_file")
 		rr 0 "alignprobe emulate --detach $emuD"

@@ -37,4 +37,23 @@ for c in sweep probe check postmark seq emulate cleanup; do
 	*) ts_fail "$c --no-such-option exited $rc, expected 2" ;;
 	esac
 done
+# one layout: the shared output options (-o ... -b) and -h/-V start their
+# descriptions in the column of the command's own options
+for c in sweep probe check seq emulate cleanup; do
+	"$ALIGNPROBE" "$c" --help > "$TS_TMP/out" 2> /dev/null || continue
+	cols=$(grep -E '^ (-[a-zA-Z], |    )--[a-z]' "$TS_TMP/out" |
+		sed -E 's/^( (-[a-zA-Z], |    )--[a-z-]+(\[?[= ][^ ]+)? +)[^ ].*/\1/' |
+		awk '{ print length($0) }' | sort | uniq -c | sort -rn)
+	main=$(echo "$cols" | awk 'NR == 1 { print $2 }')
+	for o in '-o, --output' '-J, --json' '-h, --help' '-V, --version'; do
+		n=$(grep -E "^ $o" "$TS_TMP/out" | sed -E 's/^( [^ ]+ [^ ]+( <list>)? +)[^ ].*/\1/' |
+			awk '{ print length($0) }')
+		[ "$n" = "$main" ] || ts_fail "$c --help: '$o' describes from column $n, the other options from $main"
+	done
+done
+# every command's help points to the manual where sweep's does
+for c in sweep probe; do
+	"$ALIGNPROBE" "$c" --help | tail -n 1 | grep -q "^For more details see alignprobe(8)\.$" ||
+		ts_fail "$c --help does not end with the pointer to alignprobe(8)"
+done
 ts_pass

@@ -46,6 +46,10 @@ cfg "run $TS_TMP/nodir/r.txt";		expect_bad "unwritable output" "c.pm:6: cannot c
 printf 'set location %s\nset number 7\nset seed 0\nrun\n' "$loc" > "$TS_TMP/n.pm"
 printf 'load %s/n.pm\nrun\n' "$TS_TMP" > "$TS_TMP/outer.pm"
 expect_bad "bad line in a nested file" "n.pm:3: seed '0' out of range" outer.pm
+# a quit ends the execution, not the checking: the second file is checked too
+printf 'show\nquit\n' > "$TS_TMP/show.pm"
+printf 'set frobnicate 3\n' > "$TS_TMP/bad.pm"
+expect_bad "bad file after a quit" "bad.pm:1: unknown command" show.pm bad.pm
 expect_bad "unreadable config" "^alignprobe postmark: absent.pm: No such file or directory$" absent.pm
 if [ "$(id -u)" != 0 ]; then
 	mkdir -p "$TS_TMP/ro" && chmod 555 "$TS_TMP/ro"
@@ -59,6 +63,12 @@ expect_bad "bad sync policy" "unknown sync policy" --sync sometimes --location "
 expect_bad "missing location option" "nowhere" --location "$TS_TMP/nowhere"
 expect_bad "unknown option" "Try 'alignprobe postmark --help'" --frob
 expect_bad "bad buffering" "--buffering" --buffering maybe
+# as in PostMark, a quit in a loaded file ends that file only: the line
+# after it is not applied, the loading file goes on
+printf 'quit\nset number 7\n' > "$TS_TMP/q.pm"
+printf 'load %s/q.pm\nshow\nquit\n' "$TS_TMP" > "$TS_TMP/lq.pm"
+ts_run_rc 0 "$ALIGNPROBE" postmark lq.pm
+grep -q "The base number of files is 500" "$TS_TMP/out" || ts_fail "quit in a loaded file: $(cat "$TS_TMP/out")"
 # the good config still works and leaves nothing
 printf 'set location %s\nset number 20\nset transactions 20\nset subdirectories 3\nrun\n' "$loc" > "$TS_TMP/good.pm"
 ts_run_rc 0 "$ALIGNPROBE" postmark -q good.pm

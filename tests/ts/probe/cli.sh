@@ -24,6 +24,37 @@ ts_run_rc 2 "$ALIGNPROBE" probe --undo /nonexistent/journal
 ts_run_rc 2 "$ALIGNPROBE" probe "$TS_TMP/no-such-device"
 grep -q "no-such-device" "$TS_TMP/err" || ts_fail "error does not name the device"
 
+# --emulate's spec as planned and saved: each key once (the default and the
+# user's spec in one), a profile of the user's replacing the default
+spec_of() {	# spec_of ARGS...: the spec in "would set up an emulated drive (SPEC)"
+	"$ALIGNPROBE" "$@" > "$TS_TMP/out" 2> "$TS_TMP/err" < /dev/null ||
+		{ cat "$TS_TMP/err" >&2; ts_fail "$*: failed"; }
+	sed -n 's/^dry run: would set up an emulated drive (\(.*\))[. ].*/\1/p' "$TS_TMP/out"
+}
+for cmd in probe sweep; do
+	s=$(spec_of $cmd --dry-run --seed 1 --emulate=lba=7,rmw=300us)
+	[ -n "$s" ] || ts_fail "$cmd: no spec in: $(cat "$TS_TMP/out")"
+	dup=$(echo "$s" | tr ',' '\n' | cut -d= -f1 | sort | uniq -d | tr '\n' ' ')
+	[ -z "$dup" ] || ts_fail "$cmd --emulate=lba=7,rmw=300us: keys given twice ($dup): $s"
+	case ",$s," in *,lba=7,*rmw=300us,*) ;; *) ts_fail "$cmd: the user's keys lost: $s" ;; esac
+	ts_assert_eq "$(spec_of $cmd --dry-run --seed 1 --emulate=profile=simple)" \
+		"$(spec_of $cmd --dry-run --seed 1 --emulate=simple)" "$cmd: simple and profile=simple"
+	case ",$(spec_of $cmd --dry-run --seed 1 --emulate=simple)," in
+	*,jitter=0%,*) ;;
+	*) ts_fail "$cmd --emulate=simple: not the profile alone: $(spec_of $cmd --dry-run --seed 1 --emulate=simple)" ;;
+	esac
+done
+
+# the dry-run plan of an emulated 4Kn drive: its logical sector, an
+# estimate that says what it assumes and never "0s"
+ts_run_rc 0 "$ALIGNPROBE" probe --dry-run --emulate=usb-4kn
+grep -q "4096-byte logical" "$TS_TMP/out" || ts_fail "usb-4kn: not 4096-byte logical: $(cat "$TS_TMP/out")"
+grep -q "512-byte logical" "$TS_TMP/out" && ts_fail "usb-4kn planned with 512-byte sectors"
+grep -q "roughly 0s\|about 0s" "$TS_TMP/out" && ts_fail "usb-4kn: an estimate of 0s: $(grep -A1 about "$TS_TMP/out")"
+ts_run_rc 0 "$ALIGNPROBE" probe --dry-run --emulate --min-rounds 1 --max-size 4K
+grep -q "roughly 0s\|about 0s" "$TS_TMP/out" && ts_fail "16 writes estimated as 0s: $(cat "$TS_TMP/out")"
+grep -q "the fewest, 16 writes, take" "$TS_TMP/out" || ts_fail "the estimate does not say what it counts: $(cat "$TS_TMP/out")"
+
 ts_need_loop
 ts_image "$TS_TMP/disk.img" 64M
 dev=$(ts_loop_attach "$TS_TMP/disk.img")

@@ -73,5 +73,22 @@ grep -q "not valid JSON" "$TS_TMP/err" || ts_fail "truncated file: $(cat "$TS_TM
 ts_run_rc 2 "$ALIGNPROBE" sweep --replay "$TS_TMP/missing.json"
 ts_run_rc 2 "$ALIGNPROBE" sweep --replay "$J" /dev/null
 ts_run_rc 2 "$ALIGNPROBE" sweep --replay "$J" --starts 40
+# a run stopped by a signal or an error has no verdict, whatever its partial
+# results show: not in the text, not in -J, not in the chart; exit 5
+for how in signal error; do
+	python3 - "$top_srcdir/tests/ts/output/sweep-4096-0.json" "$TS_TMP/$how.json" "$how" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["stopped"] = sys.argv[3]
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+	ts_run_rc 5 "$ALIGNPROBE" sweep --replay "$TS_TMP/$how.json" --plot "$TS_TMP/$how.svg"
+	grep -q "^Verdict" "$TS_TMP/out" && ts_fail "stopped by $how: a verdict on stdout: $(grep -A1 '^Verdict' "$TS_TMP/out")"
+	grep -q "^No verdict for .*: the run was " "$TS_TMP/out" || ts_fail "stopped by $how: $(tail -3 "$TS_TMP/out")"
+	grep -q "physical sector 4096" "$TS_TMP/$how.svg" && ts_fail "stopped by $how: a verdict in the chart"
+	ts_run_rc 5 "$ALIGNPROBE" sweep --replay "$TS_TMP/$how.json" -J
+	python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["verdict"] is not None)' \
+		"$TS_TMP/out" || ts_fail "stopped by $how: -J has a verdict: $(grep -A3 '"verdict"' "$TS_TMP/out")"
+done
 sw_assert_clean
 ts_pass
