@@ -384,8 +384,8 @@ assert v["physical_sector"] == 4096 and v["fast_starts"] == [40, 48, 56, 64], v'
 	"--emulate=size=2G"|"--emulate=simple,rmw=1ms")	# what plain --emulate means, and a spec
 		rr 0 "alignprobe sweep --dry-run $text"
 		case $text in
-		*size=2G) out_has "hdd-7200,size=2G" "sweep --dry-run $text" ;;
-		*) out_has "(hdd-7200,simple,rmw=1ms)" "sweep --dry-run $text" ;;
+		*size=2G) out_has "(profile=hdd-7200,size=2147483648," "sweep --dry-run $text" ;;
+		*) out_has "(profile=simple,.*,rmw=1ms,.*model=simple)" "sweep --dry-run $text" ;;
 		esac
 		;;
 	"--emulate")	# step 5: cleanup takes down the emulated drive of a killed --emulate run
