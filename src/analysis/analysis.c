@@ -29,9 +29,12 @@
  *    one half, its slowdown measured on the other), so that a few offsets
  *    hit by bursts of slowness do not count as structure.
  * 6. "No effect" is only claimed with a confidence from an equivalence test:
- *    for every candidate, the slow observations divided by min_slowdown
- *    must be significantly faster than the fast ones (an intersection-union
- *    test, so no multiplicity correction is needed).
+ *    for every candidate, the slow observations divided by the margin must
+ *    be significantly faster than the fast ones (an intersection-union
+ *    test, so no multiplicity correction is needed). The margin is the
+ *    smaller of absence_margin and min_slowdown: min_slowdown words the
+ *    recommendation, it does not decide whether an effect exists. When only
+ *    min_slowdown is ruled out, the verdict says exactly that, unresolved.
  *
  * The steps are in fit.c (3 to 6) and notes.c (what a verdict says); the
  * thresholds in internal.h.
@@ -63,7 +66,15 @@ void ap_analysis_params_init(struct ap_analysis_params *p, unsigned logical_sect
 	p->max_period = maxp < 2 ? 2 : maxp;
 	p->alpha = 0.001;
 	p->min_slowdown = 1.15;
+	p->absence_margin = AP_ABSENCE_MARGIN;
 	p->offset_name = "offset";
+}
+
+double ap_analysis_absence_margin(const struct ap_analysis_params *p)
+{
+	if (p->absence_margin >= 1 && p->absence_margin < p->min_slowdown)
+		return p->absence_margin;
+	return p->min_slowdown;
 }
 
 static int cmp_work_offset(const void *a, const void *b)
@@ -429,12 +440,17 @@ static void set_unit(struct ap_verdict *v, unsigned period, unsigned phase)
 	v->lowest_aligned_lba = phase;
 }
 
-/* No effect established: "no effect" when the equivalence test shows it, else inconclusive. */
+/*
+ * No effect established: "no effect" when the equivalence test at the
+ * absence margin shows it; "none of min_slowdown or more" (unresolved) when
+ * only that larger margin is ruled out; else inconclusive.
+ */
 static void test_absence(struct ap_verdict *v, const struct ctx *c, const struct findings *f)
 {
 	const struct ap_analysis_params *p = c->p;
 	const struct cand *best = &f->ch.best;
-	double conf = ap_fit_absence_confidence(c, f->fast, f->slow);
+	double margin = ap_analysis_absence_margin(p);
+	double conf = ap_fit_absence_confidence(c, margin, f->fast, f->slow), conf_large;
 	/* a visible difference: a clean split that is the medians' own,
 	 * of a size that counts; a hint at a unit only with some evidence */
 	bool seen = best->faster && best->auc >= AP_FIT_CLEAN && f->slow_c >= p->min_slowdown &&
@@ -445,6 +461,8 @@ static void test_absence(struct ap_verdict *v, const struct ctx *c, const struct
 		       f->p_mw <= level_for(p, f->slow_c);
 
 	v->equivalence_p = ap_clamp01(1 - conf);
+	conf_large = margin < p->min_slowdown && conf < AP_ABSENCE_CONF ?
+		     ap_fit_absence_confidence(c, p->min_slowdown, f->fast, f->slow) : conf;
 	if (f->missing < 0 && conf >= AP_ABSENCE_CONF && !blocked) {
 		bool *allfast = ap_xmalloc(c->k * sizeof(*allfast));
 		size_t i;
@@ -455,12 +473,18 @@ static void test_absence(struct ap_verdict *v, const struct ctx *c, const struct
 		set_outcome(v, c, false, f->slow_c, f->p_mw, conf, allfast);
 		free(allfast);
 		ap_note_no_effect(v, c, f, conf);
+	} else if (f->missing < 0 && conf_large >= AP_ABSENCE_CONF && !blocked) {
+		/* true, but not "no effect": a small one may be there */
+		v->absence_partial = true;
+		set_outcome(v, c, false, f->slow_c, f->p_mw, 0, NULL);
+		ap_note_partial(v, c, f);
 	} else {
 		/* neither an effect nor its absence is established */
 		v->starts_insufficient = f->missing >= 0 ||
 					 (seen && !ap_fit_identifiable(c, &f->ch));
 		set_outcome(v, c, false, f->slow_c, f->p_mw, 0, NULL);
-		ap_note_inconclusive(v, c, f, seen, hint);
+		ap_note_inconclusive(v, c, f, seen, hint,
+				     margin < p->min_slowdown && conf_large >= AP_ABSENCE_CONF);
 	}
 }
 
@@ -509,7 +533,8 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 		return -EINVAL;
 	memset(v, 0, sizeof(*v));
 	if (!obs || !n || !p || !p->logical_sector || !p->max_period ||
-	    !(p->alpha > 0 && p->alpha < 1) || !(p->min_slowdown >= 1))
+	    !(p->alpha > 0 && p->alpha < 1) || !(p->min_slowdown >= 1) ||
+	    !(p->absence_margin == 0 || p->absence_margin >= 1))
 		return -EINVAL;
 	for (i = 0; i < n; i++)
 		if (!isfinite(obs[i].cost) || obs[i].cost < 0)
@@ -523,6 +548,7 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 	v->drift = 1;
 	v->nobs = n;
 	v->min_slowdown = p->min_slowdown;
+	v->absence_margin = ap_analysis_absence_margin(p);
 	v->equivalence_p = NAN;
 
 	f.nrounds = ctx_init(&c, obs);
@@ -614,6 +640,9 @@ const char *ap_analysis_unclear_reason(const struct ap_verdict *v,
 			return "a difference smaller than the margin is not yet ruled in or out";
 		return NULL;
 	}
+	if (v->absence_partial)
+		return "no effect of --min-slowdown or more, but a smaller one (down to the "
+		       "margin of \"no effect\") is neither established nor ruled out yet";
 	if (v->starts_insufficient) {
 		if (!(v->equivalence_p <= eq_alpha(p)))
 			return "neither an effect nor its absence among the measured offsets is "

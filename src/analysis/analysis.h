@@ -11,11 +11,15 @@
  * a rank test (Mann-Whitney U) of fast vs slow observations.
  *
  * An effect established by one aligned phase is reported whatever its size
- * (min_slowdown only marks it "small"); "no effect" is the claim of an
- * equivalence test with min_slowdown as its margin, and needs offsets of
- * every residue modulo max_period. A set of offsets that cannot tell the
- * candidate units apart gives an unresolved verdict that says what is
- * missing (starts_insufficient), never a unit or "no effect".
+ * (min_slowdown only marks it "small" and words the recommendation); "no
+ * effect" is the claim of an equivalence test whose margin is the smaller
+ * of absence_margin and min_slowdown, and needs offsets of every residue
+ * modulo max_period. When the data rule out effects of min_slowdown or more
+ * but not down to that margin, the verdict is unresolved and says so
+ * (absence_partial): a small effect (flash: 1.1-1.5x) is not ruled out.
+ * A set of offsets that cannot tell the candidate units apart gives an
+ * unresolved verdict that says what is missing (starts_insufficient),
+ * never a unit or "no effect".
  */
 #ifndef AP_ANALYSIS_H
 #define AP_ANALYSIS_H
@@ -40,8 +44,11 @@ struct ap_analysis_params {
 	unsigned reported_physical;	/* bytes, what the device claims */
 	unsigned max_period;		/* largest P considered, logical sectors (power of 2) */
 	double alpha;			/* significance level, e.g. 0.001 */
-	double min_slowdown;		/* margin of "no effect"; an established effect below it
-				   is reported as small, e.g. 1.15 */
+	double min_slowdown;		/* an established effect below it is reported as small
+					   (the recommendation's wording), e.g. 1.15 */
+	double absence_margin;		/* "no effect" needs effects down to min(this,
+					   min_slowdown) ruled out; 0: min_slowdown. Default
+					   1.15; the probe uses 1.10 (flash costs 1.1x and more) */
 	const char *offset_name;	/* what an offset is in notes: "offset" (default), "start" */
 };
 
@@ -72,9 +79,13 @@ struct ap_verdict {
 	struct ap_offset_stat *stats;	/* per offset, ascending */
 	size_t nstats;
 	const char *note;		/* why unresolved, caveats (valid until ap_verdict_free) */
-	double min_slowdown;		/* the margin used (JSON "min_slowdown") */
-	double equivalence_p;		/* the test for "no effect of min_slowdown or more":
+	double min_slowdown;		/* the wording threshold used (JSON "min_slowdown") */
+	double absence_margin;		/* the margin of "no effect" (JSON "absence_margin"):
+					   min(absence_margin, min_slowdown) of the params */
+	double equivalence_p;		/* the test for "no effect of absence_margin or more":
 					   H0 an effect that large; NAN when not run */
+	bool absence_partial;		/* unresolved: no effect of min_slowdown or more, but
+					   one between absence_margin and it is not ruled out */
 	bool small;			/* sensitive, but slowdown < min_slowdown */
 	bool starts_insufficient;	/* the measured offsets cannot resolve a period or rule
 					   one out, whatever the number of rounds */
@@ -111,6 +122,9 @@ const char *ap_analysis_unclear_reason(const struct ap_verdict *v,
 /* What the verdict's confidence is about: "effect", "no_effect" or NULL (no claim). */
 const char *ap_verdict_confidence_of(const struct ap_verdict *v);
 
+
+/* The margin of "no effect" the params ask for: min(absence_margin, min_slowdown). */
+double ap_analysis_absence_margin(const struct ap_analysis_params *p);
 
 /* The largest slowdown a verdict states (a drive with no fast class). */
 #define AP_SLOWDOWN_MAX	1e6

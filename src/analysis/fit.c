@@ -454,13 +454,14 @@ bool ap_fit_model_misfit(const struct ctx *c, const bool *fastoff, double alpha)
 }
 
 /*
- * Confidence that there is no unit with a slowdown of min_slowdown or more
+ * Confidence that there is no unit with a slowdown of @margin or more
  * among the candidates the measured offsets can test (every phase with a
  * measured member and a measured non-member, single members included): 1 -
  * the largest equivalence-test p-value over them. Phases without a measured
  * member are not covered: see ap_fit_missing_residue().
  */
-double ap_fit_absence_confidence(const struct ctx *c, double *fast, double *slow)
+double ap_fit_absence_confidence(const struct ctx *c, double margin, double *fast,
+				 double *slow)
 {
 	double worst = 0;
 	unsigned P;
@@ -482,9 +483,9 @@ double ap_fit_absence_confidence(const struct ctx *c, double *fast, double *slow
 				if (c->w[i].offset % P == ph)
 					fast[nf++] = c->w[i].cost;
 				else
-					slow[ns++] = c->w[i].cost / c->p->min_slowdown;
+					slow[ns++] = c->w[i].cost / margin;
 			}
-			/* small p: slow / min_slowdown is below fast */
+			/* small p: slow / margin is below fast */
 			pv = ap_stats_mann_whitney_p(slow, ns, fast, nf);
 			if (pv > worst)
 				worst = pv;

@@ -25,6 +25,11 @@
  * Flash, the subtlest real case, costs 1.1x and more.
  */
 #define AP_NEGLIGIBLE	1.05
+/*
+ * The margin of "no effect" by default (the sweep's, whose min_slowdown is
+ * 1.15 too); the probe asks for AP_PROBE_ABSENCE_MARGIN (probe.h).
+ */
+#define AP_ABSENCE_MARGIN	1.15
 #define AP_QUIET_P	0.05	/* "no effect" stops early only when the test for an
 				   effect is above this */
 #define AP_BURST_WINDOW	16	/* neighbours on each side for the local level */
@@ -112,7 +117,8 @@ size_t ap_fit_choose_candidate(const struct ctx *c, struct choice *ch, bool *fas
 void ap_fit_two_clusters(const struct ctx *c, const bool *mask, bool *fastoff);
 double ap_fit_cross_validated_p(const struct ctx *c, double *slowdown);
 bool ap_fit_model_misfit(const struct ctx *c, const bool *fastoff, double alpha);
-double ap_fit_absence_confidence(const struct ctx *c, double *fast, double *slow);
+double ap_fit_absence_confidence(const struct ctx *c, double margin, double *fast,
+				 double *slow);
 long ap_fit_missing_residue(const struct ctx *c);
 bool ap_fit_identifiable(const struct ctx *c, const struct choice *ch);
 
@@ -125,7 +131,8 @@ void ap_note_structure(struct ap_verdict *v, const struct ctx *c);
 void ap_note_no_candidate(struct ap_verdict *v, const struct ctx *c);
 void ap_note_no_effect(struct ap_verdict *v, const struct ctx *c, const struct findings *f,
 		       double conf);
+void ap_note_partial(struct ap_verdict *v, const struct ctx *c, const struct findings *f);
 void ap_note_inconclusive(struct ap_verdict *v, const struct ctx *c, const struct findings *f,
-			  bool seen, bool hint);
+			  bool seen, bool hint, bool large_out);
 
 #endif

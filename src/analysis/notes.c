@@ -150,7 +150,7 @@ void ap_note_no_effect(struct ap_verdict *v, const struct ctx *c, const struct f
 	double p_mw = f->p_mw, slow_c = f->slow_c;
 	char *s = NULL, pb[32];
 
-	note_add(&s, "no alignment effect of %.2fx or more", p->min_slowdown);
+	note_add(&s, "no alignment effect of %.2fx or more", v->absence_margin);
 	if (conf < 1 - eq_alpha(p))
 		note_add(&s, " found, but the evidence is still weak (more samples would "
 			 "help)");
@@ -174,11 +174,36 @@ void ap_note_no_effect(struct ap_verdict *v, const struct ctx *c, const struct f
 }
 
 /*
+ * Effects of min_slowdown or more ruled out, but not down to the absence
+ * margin: exactly that, and what smaller difference was seen.
+ */
+void ap_note_partial(struct ap_verdict *v, const struct ctx *c, const struct findings *f)
+{
+	const struct ap_analysis_params *p = c->p;
+	const struct cand *best = &f->ch.best;
+	char *s = NULL, pb[32];
+
+	note_add(&s, "no alignment effect of %.2fx or more, but a smaller one (flash shows "
+		 "1.1-1.5x) is not ruled out: \"no effect\" needs effects down to %.2fx "
+		 "excluded (equivalence p = %s)", p->min_slowdown, v->absence_margin,
+		 ap_stats_format_p(v->equivalence_p, pb, sizeof(pb)));
+	if (best->faster && f->p_mw <= p->alpha)
+		note_add(&s, ", and a %.2fx difference in one aligned phase (p = %s) has not "
+			 "yet reached the %g an effect below %.2fx needs", f->slow_c,
+			 ap_stats_format_p(f->p_mw, pb, sizeof(pb)), p->alpha / 100,
+			 p->min_slowdown);
+	note_add(&s, "; more samples needed");
+	ap_verdict_set_note(v, "%s", s);
+	free(s);
+}
+
+/*
  * Neither an effect nor its absence: why not, and what is missing. @seen:
- * a visible difference in one phase; @hint: with some evidence.
+ * a visible difference in one phase; @hint: with some evidence; @large_out:
+ * differences of min_slowdown or more are ruled out.
  */
 void ap_note_inconclusive(struct ap_verdict *v, const struct ctx *c, const struct findings *f,
-			  bool seen, bool hint)
+			  bool seen, bool hint, bool large_out)
 {
 	const struct ap_analysis_params *p = c->p;
 	const struct cand *best = &f->ch.best;
@@ -215,7 +240,10 @@ void ap_note_inconclusive(struct ap_verdict *v, const struct ctx *c, const struc
 			 slow_c, ap_stats_format_p(p_mw, pb, sizeof(pb)));
 	} else if (missing >= 0 && v->equivalence_p <= eq_alpha(p))
 		note_add(&s, "inconclusive: the measured %ss do not differ (none by "
-			 "%.2fx or more)", oname(c), p->min_slowdown);
+			 "%.2fx or more)", oname(c), v->absence_margin);
+	else if (missing >= 0 && large_out)
+		note_add(&s, "inconclusive: the measured %ss do not differ by %.2fx or more "
+			 "(a smaller difference is not ruled out)", oname(c), p->min_slowdown);
 	else
 		note_add(&s, "inconclusive: no clear alignment effect, but too few "
 			 "samples to rule one out");

@@ -47,6 +47,9 @@ struct json_object *ap_verdict_to_json(const struct ap_verdict *v)
 			       json_object_new_double(v->equivalence_p) : NULL);
 	json_object_object_add(o, "min_slowdown", v->min_slowdown >= 1 && isfinite(v->min_slowdown) ?
 			       json_object_new_double(v->min_slowdown) : NULL);
+	json_object_object_add(o, "absence_margin", v->absence_margin >= 1 &&
+			       isfinite(v->absence_margin) ?
+			       json_object_new_double(v->absence_margin) : NULL);
 	json_object_object_add(o, "small_effect", json_object_new_boolean(v->small));
 	json_object_object_add(o, "starts_insufficient",
 			       json_object_new_boolean(v->starts_insufficient));
@@ -223,6 +226,8 @@ int ap_verdict_from_json(struct json_object *o, struct ap_verdict *v)
 	/* newer keys, optional */
 	if ((rc = get_double_opt(o, "equivalence_p_value", 0, 1, NAN, &v->equivalence_p)) ||
 	    (rc = get_double_opt(o, "min_slowdown", 1, AP_SLOWDOWN_MAX, 0, &v->min_slowdown)) ||
+	    (rc = get_double_opt(o, "absence_margin", 1, AP_SLOWDOWN_MAX, v->min_slowdown,
+				 &v->absence_margin)) ||
 	    (rc = get_bool_opt(o, "small_effect", &v->small)) ||
 	    (rc = get_bool_opt(o, "starts_insufficient", &v->starts_insufficient)))
 		goto fail;

@@ -112,11 +112,11 @@ static char *verdict_line(const struct job *j)
 			     v->lowest_aligned_lba, v->small ? "; alignment matters a little" : "");
 	else if (v->resolved && v->reported_physical == v->physical_sector)
 		ap_xasprintf(&s, "%s: no alignment effect of %.2fx or more: %u-byte sectors behave as "
-			     "reported (%u logical, %u physical)", j->dev, v->min_slowdown,
+			     "reported (%u logical, %u physical)", j->dev, v->absence_margin,
 			     v->physical_sector, v->logical_sector, v->reported_physical);
 	else if (v->resolved)
 		ap_xasprintf(&s, "%s: no alignment effect of %.2fx or more, although the drive reports "
-			     "%u-byte physical sectors (%u logical)", j->dev, v->min_slowdown,
+			     "%u-byte physical sectors (%u logical)", j->dev, v->absence_margin,
 			     v->reported_physical, v->logical_sector);
 	else if (v->sensitive)
 		ap_xasprintf(&s, "%s: alignment matters, but the physical sector size is not "
@@ -153,7 +153,7 @@ static void print_words(struct ctl *c, const struct job *j)
 		printf("; first aligned start >= 34: %" PRIu64 "\n", first_aligned(v, 34));
 	} else if (v->resolved) {
 		printf("  no effect of %.2fx or more: equivalence test, confidence %s (the rank "
-		       "test for an effect: p = %s)\n", v->min_slowdown,
+		       "test for an effect: p = %s)\n", v->absence_margin,
 		       ap_stats_format_confidence(v->confidence, cb, sizeof(cb)),
 		       ap_stats_format_p(v->p_value, pb, sizeof(pb)));
 	}

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "lib/rng.h"
+#include "lib/stats.h"
 
 #define KiB 1024ULL
 #define MiB (1024ULL * 1024)
@@ -26,6 +27,7 @@ static void params_for(const struct ap_probe_result *r, const struct ap_probe_op
 		p->alpha = o->alpha;
 	if (o->min_slowdown > 0)
 		p->min_slowdown = o->min_slowdown;
+	p->absence_margin = o->absence_margin > 0 ? o->absence_margin : AP_PROBE_ABSENCE_MARGIN;
 }
 
 int ap_probe_analyse_size(struct ap_probe_result *r, size_t idx, const struct ap_probe_opts *o)
@@ -90,7 +92,7 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 {
 	struct ap_verdict *v = &r->verdict;
 	size_t i, last = SIZE_MAX, structured = SIZE_MAX;
-	char b1[32], b2[32];
+	char b1[32], b2[32], pb[32];
 
 	ap_verdict_free(v);
 	r->decided = r->confirmed = -1;
@@ -205,11 +207,29 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 		} else {
 			ap_verdict_set_note(v, "no alignment effect of %.2fx or more for writes from %s "
 				 "to %s: the drive behaves like honest %u-byte sectors (or hides "
-				 "a unit larger than %s)", v->min_slowdown,
+				 "a unit larger than %s)", v->absence_margin,
 				 ap_size_exact(r->sizes[0].size, b1, sizeof(b1)),
 				 ap_size_exact(r->sizes[last].size, b2, sizeof(b2)),
 				 r->plan.logical_sector, ap_size_exact(r->sizes[last].size, b2, sizeof(b2)));
 		}
+	} else if (structured == SIZE_MAX && last + 1 == r->plan.nsizes &&
+		   r->sizes[last].verdict.absence_partial) {
+		/*
+		 * The largest size rules out effects of min_slowdown or more, not
+		 * a smaller one: said exactly, no verdict.
+		 */
+		const struct ap_verdict *lv = &r->sizes[last].verdict;
+
+		ap_verdict_copy(v, lv);
+		size_unclear(r, last, o);
+		ap_verdict_set_note(v, "no alignment effect of %.2fx or more for writes from %s to "
+			 "%s, but a smaller one (flash shows 1.1-1.5x) is not ruled out (%s "
+			 "writes: equivalence p = %s for %.2fx): no verdict, the drive is not "
+			 "shown to be honest", lv->min_slowdown,
+			 ap_size_exact(r->sizes[0].size, b1, sizeof(b1)),
+			 ap_size_exact(r->sizes[last].size, b2, sizeof(b2)),
+			 ap_size_exact(r->sizes[last].size, b2, sizeof(b2)),
+			 ap_stats_format_p(lv->equivalence_p, pb, sizeof(pb)), lv->absence_margin);
 	} else {
 		ap_verdict_copy(v, &r->sizes[last].verdict);
 		unresolve(v);

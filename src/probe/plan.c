@@ -25,12 +25,13 @@ void ap_probe_opts_init(struct ap_probe_opts *o)
 	o->seed = 1;
 	o->confirm = true;
 	/*
-	 * A misaligned synchronous write costs at least one extra media
-	 * access (a read-modify-write): effects below 1.5x are the I/O stack's
-	 * noise, not alignment. (The sweep, diluted by a file system, uses the
-	 * analysis default of 1.15.)
+	 * A misaligned synchronous write on a disk costs at least one extra
+	 * media access (a read-modify-write): below 1.5x alignment "matters a
+	 * little" (the wording). Flash costs only 1.1-1.5x, so it is not the
+	 * margin of "no effect": that is absence_margin.
 	 */
 	o->min_slowdown = 1.5;
+	o->absence_margin = AP_PROBE_ABSENCE_MARGIN;
 }
 
 /* ------------------------------------------------------------------ */

@@ -39,6 +39,12 @@ enum ap_probe_mode {
 };
 
 #define AP_PROBE_MAX_SIZES	16
+/*
+ * The margin of "no effect": flash behind an FTL costs 1.1-1.5x for a
+ * misaligned write, so "honest" needs effects down to 1.10x ruled out;
+ * --min-slowdown only words the recommendation.
+ */
+#define AP_PROBE_ABSENCE_MARGIN	1.10
 #define AP_PROBE_ALIGN		(1024 * 1024)	/* region start and slot stride */
 
 struct ap_probe_opts {
@@ -54,6 +60,8 @@ struct ap_probe_opts {
 	bool allow_metadata;		/* may touch LBA 0..33 and the last 33 sectors */
 	bool confirm;			/* measure the next size too, as a check (default) */
 	double alpha, min_slowdown;	/* 0 = the analysis defaults */
+	double absence_margin;		/* "no effect" rules out effects down to this
+					   (default AP_PROBE_ABSENCE_MARGIN) */
 	/*
 	 * Asked between operations: a nonzero answer (a signal number) stops
 	 * the probe with what was measured (r->interrupted). Empty: never.

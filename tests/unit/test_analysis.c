@@ -807,9 +807,11 @@ static void test_honest_seeds(void **state)
 		unsigned max_period, rounds;
 		double min_slowdown;
 		unsigned seeds, want_noeffect;	/* at least this many claim "no effect" */
-	} lay[] = { { 34, 64, 8, 3, 1.15, 150, 0 }, { 34, 64, 8, 10, 1.5, 150, 145 },
-		    { 0, 15, 8, 10, 1.5, 150, 145 }, { 0, 15, 8, 40, 1.1, 150, 0 },
-		    { 0, 255, 128, 5, 1.5, 20, 16 } };
+	} lay[] = { { 34, 64, 8, 3, 1.15, 150, 0 }, { 34, 64, 8, 10, 1.5, 150, 0 },
+		    { 34, 64, 8, 25, 1.5, 150, 145 },
+		    { 0, 15, 8, 10, 1.5, 150, 0 }, { 0, 15, 8, 40, 1.5, 150, 145 },
+		    { 0, 15, 8, 40, 1.1, 150, 0 },
+		    { 0, 255, 128, 5, 1.5, 20, 0 } };
 	struct gen2 g = { .period = 1, .effect = 1, .sigma = 0.25, .outlier_p = 0.01 };
 	struct ap_verdict v;
 	unsigned i, seed, noeffect;
@@ -872,8 +874,9 @@ static void test_stack_effect(void **state)
 
 /*
  * An early "no effect of 1.5x or more" must not hide a smaller effect on
- * its way to significance: not clear while the test for an effect is not
- * quiet.
+ * its way to significance: a 1.2x effect is never called "no effect" (the
+ * margin of that claim is 1.15x here, the analysis default), and where the
+ * timings rule out only 1.5x the verdict says so, unresolved and not clear.
  */
 static void test_quiet_before_stop(void **state)
 {
@@ -887,8 +890,12 @@ static void test_quiet_before_stop(void **state)
 		g.seed = seed;
 		run2(&g, 8, 1.5, &v);
 		assert_consistent(&v);
-		if (v.resolved && !v.sensitive && v.p_value <= 0.05) {
+		assert_false(v.resolved && !v.sensitive);
+		if (v.absence_partial) {
+			assert_false(v.resolved);
 			assert_false(is_clear_at(&v, 8, 1.5));
+			assert_non_null(strstr(v.note, "no alignment effect of 1.50x or more, but a "
+					       "smaller one"));
 			held++;
 		}
 		if (v.resolved && v.sensitive)
@@ -896,6 +903,115 @@ static void test_quiet_before_stop(void **state)
 		ap_verdict_free(&v);
 	}
 	assert_true(held > 0);	/* the case occurs at these settings */
+}
+
+/*
+ * Issue 16 items 2 and 3: timings like a disk's (every write waits for the
+ * platter: a uniform rotational wait of up to one revolution after a fixed
+ * settle time) and like flash's (15 % jitter), with misaligned writes
+ * 1.15, 1.2 or 1.3x slower, analysed as the probe does (--min-slowdown 1.5,
+ * "no effect" down to 1.10x). Whatever the rounds and seed, never a
+ * resolved "no effect", and a unit only the right one. Honest timings with
+ * enough rounds resolve as honest.
+ */
+enum noise { NOISE_HDD, NOISE_FLASH };
+
+static struct ap_obs *generate3(uint64_t lo, uint64_t hi, unsigned rounds, unsigned period,
+				double effect, enum noise nz, uint64_t seed, size_t *n)
+{
+	size_t k = (size_t)(hi - lo + 1), m = 0, i;
+	struct ap_obs *o = ap_xmalloc(k * rounds * sizeof(*o));
+	unsigned r;
+
+	rng_state = seed;
+	for (r = 0; r < rounds; r++) {
+		for (i = 0; i < k; i++) {
+			uint64_t off = lo + i;
+			double c = nz == NOISE_HDD ? 0.15 + rng_unit() : 1 + 0.15 * rng_unit();
+
+			if (period > 1 && off % period)
+				c *= effect;
+			o[m] = (struct ap_obs){ .offset = off, .round = r, .cost = c, .seq = m + 1 };
+			m++;
+		}
+	}
+	*n = m;
+	return o;
+}
+
+static void run3(uint64_t hi, unsigned rounds, unsigned period, double effect, enum noise nz,
+		 uint64_t seed, unsigned max_period, struct ap_verdict *v)
+{
+	struct ap_analysis_params p;
+	struct ap_obs *o;
+	size_t n;
+
+	ap_analysis_params_init(&p, 512, 512);
+	p.max_period = max_period;
+	p.min_slowdown = 1.5;
+	p.absence_margin = 1.10;
+	o = generate3(0, hi, rounds, period, effect, nz, seed, &n);
+	assert_int_equal(ap_analysis_run(o, n, &p, v), 0);
+	free(o);
+}
+
+static void test_small_never_absent(void **state)
+{
+	static const double effects[] = { 1.15, 1.2, 1.3 };
+	static const unsigned rounds[] = { 3, 6, 12, 25, 50 };
+	static const struct {
+		uint64_t hi;
+		unsigned period, max_period;
+	} lay[] = { { 15, 8, 8 }, { 63, 16, 32 } };
+	struct ap_verdict v;
+	unsigned e, r, l, nz, seed, partial = 0, unit = 0, honest;
+
+	(void)state;
+	for (l = 0; l < AP_ARRAY_SIZE(lay); l++)
+	for (e = 0; e < AP_ARRAY_SIZE(effects); e++)
+	for (nz = NOISE_HDD; nz <= NOISE_FLASH; nz++)
+	for (r = 0; r < AP_ARRAY_SIZE(rounds); r++)
+	for (seed = 1; seed <= 6; seed++) {
+		run3(lay[l].hi, rounds[r], lay[l].period, effects[e], nz,
+		     1000 * l + 100 * e + 10 * r + seed + 7 * nz, lay[l].max_period, &v);
+		assert_consistent(&v);
+		assert_false(v.resolved && !v.sensitive);
+		if (v.resolved) {
+			assert_int_equal(v.period, lay[l].period);
+			assert_int_equal(v.lowest_aligned_lba, 0);
+			unit++;
+		}
+		partial += v.absence_partial;
+		ap_verdict_free(&v);
+	}
+	/* both outcomes occur: the test exercises the rule */
+	assert_true(partial > 0);
+	assert_true(unit > 0);
+
+	/*
+	 * honest: never an effect; resolved as honest given enough rounds
+	 * (disk noise needs many: a 1.10x margin against a rotational wait of
+	 * up to a revolution, for every phase of 8 sectors)
+	 */
+	for (l = 0; l < AP_ARRAY_SIZE(lay); l++)
+	for (nz = NOISE_HDD; nz <= NOISE_FLASH; nz++) {
+		if (l && nz == NOISE_HDD)
+			continue;	/* as above, 4 times the writes: too slow for a unit test */
+		honest = 0;
+		for (seed = 1; seed <= 10; seed++) {
+			run3(lay[l].hi, nz == NOISE_HDD ? 400 : 10, 1, 1, nz, 500 + seed,
+			     lay[l].max_period, &v);
+			assert_consistent(&v);
+			assert_false(v.sensitive);
+			if (v.resolved) {
+				assert_int_equal(v.physical_sector, 512);
+				assert_non_null(strstr(v.note, "no alignment effect of 1.10x or more"));
+				honest++;
+			}
+			ap_verdict_free(&v);
+		}
+		assert_true(honest >= 9);
+	}
 }
 
 /*
@@ -971,9 +1087,11 @@ static void test_start_lists(void **state)
 	assert_false(v.sensitive);
 	assert_false(v.resolved);
 	assert_true(v.starts_insufficient);
-	assert_non_null(strstr(v.note, "the measured starts do not differ"));
+	assert_non_null(strstr(v.note, "the measured starts do not differ by 1.50x or more "
+			       "(a smaller difference is not ruled out)"));
 	assert_non_null(strstr(v.note, "no start at 0 modulo 8 (such as 40)"));
-	assert_true(is_clear_at(&v, 8, 1.5));
+	/* a smaller difference among them may still emerge: not clear */
+	assert_false(is_clear_at(&v, 8, 1.5));
 	ap_verdict_free(&v);
 	g.period = 8;
 	run2(&g, 8, 0, &v);
@@ -1498,363 +1616,369 @@ static const char *const regr_want[] = {
 	"tor\":512,\"physical_sector\":4096,\"period\":8,\"lowest_aligned_lba\":0,\"fast_star"
 	"ts\":[40,48,56,64],\"slowdown\":1.7026991641130718,\"p_value\":1.7228712499152941e-1"
 	"4,\"confidence\":0.99999999999998279,\"confidence_of\":\"effect\",\"equivalence_p_va"
-	"lue\":null,\"min_slowdown\":1.1499999999999999,\"small_effect\":false,\"starts_insuf"
-	"ficient\":false,\"note\":\"the drive reports 512-byte physical sectors but behaves l"
-	"ike 4096-byte ones\"} period=8 phys=4096 lba=0 slowdown=0x1.b3e417a8cacc5p+0 p=0x1.3"
-	"65d699cbc5eap-46 conf=0x1.fffffffffff65p-1 eq=nan fit=0x1p+0 ps=0x1.c26d54e92a857p-1"
-	"1 drift=0x1p+0 nobs=155 min_n=5 misfit=0 stats=6cf7938d43f10cbf",
+	"lue\":null,\"min_slowdown\":1.1499999999999999,\"absence_margin\":1.1499999999999999"
+	",\"small_effect\":false,\"starts_insufficient\":false,\"note\":\"the drive reports 5"
+	"12-byte physical sectors but behaves like 4096-byte ones\"} period=8 phys=4096 lba=0"
+	" slowdown=0x1.b3e417a8cacc5p+0 p=0x1.365d699cbc5eap-46 conf=0x1.fffffffffff65p-1 eq="
+	"nan fit=0x1p+0 ps=0x1.c26d54e92a857p-11 drift=0x1p+0 nobs=155 min_n=5 misfit=0 stats"
+	"=6cf7938d43f10cbf",
 	/* 4096 lba 0, reported 4096 */
 	"{\"sensitive\":true,\"resolved\":true,\"logical_sector\":512,\"reported_physical_sec"
 	"tor\":4096,\"physical_sector\":4096,\"period\":8,\"lowest_aligned_lba\":0,\"fast_sta"
 	"rts\":[40,48,56,64],\"slowdown\":1.7975058167864344,\"p_value\":5.1898137483469524e-"
 	"17,\"confidence\":1.0,\"confidence_of\":\"effect\",\"equivalence_p_value\":null,\"mi"
-	"n_slowdown\":1.1499999999999999,\"small_effect\":false,\"starts_insufficient\":false"
-	"} period=8 phys=4096 lba=0 slowdown=0x1.cc29575977ae5p+0 p=0x1.dead033263fa8p-55 con"
-	"f=0x1p+0 eq=nan fit=0x1p+0 ps=0x1.a9ced3c0d7295p-14 drift=0x1.04e14d232f65ep+0 nobs="
-	"155 min_n=5 misfit=0 stats=40ae069cd2263654",
+	"n_slowdown\":1.1499999999999999,\"absence_margin\":1.1499999999999999,\"small_effect"
+	"\":false,\"starts_insufficient\":false} period=8 phys=4096 lba=0 slowdown=0x1.cc2957"
+	"5977ae5p+0 p=0x1.dead033263fa8p-55 conf=0x1p+0 eq=nan fit=0x1p+0 ps=0x1.a9ced3c0d729"
+	"5p-14 drift=0x1.04e14d232f65ep+0 nobs=155 min_n=5 misfit=0 stats=40ae069cd2263654",
 	/* 4096 lba 7, probe */
 	"{\"sensitive\":true,\"resolved\":true,\"logical_sector\":512,\"reported_physical_sec"
 	"tor\":512,\"physical_sector\":4096,\"period\":8,\"lowest_aligned_lba\":7,\"fast_star"
 	"ts\":[7,15],\"slowdown\":2.6606483911435452,\"p_value\":2.6894258064862423e-13,\"con"
 	"fidence\":0.9999999999997311,\"confidence_of\":\"effect\",\"equivalence_p_value\":nu"
-	"ll,\"min_slowdown\":1.1499999999999999,\"small_effect\":false,\"starts_insufficient\""
-	":false,\"note\":\"the drive reports 512-byte physical sectors but behaves like 4096-"
-	"byte ones\"} period=8 phys=4096 lba=7 slowdown=0x1.549020610eeaep+1 p=0x1.2ecd6bd2af"
-	"a57p-42 conf=0x1.ffffffffff68ap-1 eq=nan fit=0x1p+0 ps=0x1.d984f68f80ce7p-16 drift=0"
-	"x1.17db5a9346c25p+0 nobs=96 min_n=6 misfit=0 stats=9542c651e57da69c",
+	"ll,\"min_slowdown\":1.1499999999999999,\"absence_margin\":1.1499999999999999,\"small"
+	"_effect\":false,\"starts_insufficient\":false,\"note\":\"the drive reports 512-byte "
+	"physical sectors but behaves like 4096-byte ones\"} period=8 phys=4096 lba=7 slowdow"
+	"n=0x1.549020610eeaep+1 p=0x1.2ecd6bd2afa57p-42 conf=0x1.ffffffffff68ap-1 eq=nan fit="
+	"0x1p+0 ps=0x1.d984f68f80ce7p-16 drift=0x1.17db5a9346c25p+0 nobs=96 min_n=6 misfit=0 "
+	"stats=9542c651e57da69c",
 	/* 4096 lba 7, list */
 	"{\"sensitive\":true,\"resolved\":true,\"logical_sector\":512,\"reported_physical_sec"
 	"tor\":512,\"physical_sector\":4096,\"period\":8,\"lowest_aligned_lba\":7,\"fast_star"
 	"ts\":[39,47,55,63],\"slowdown\":2.5499337135443989,\"p_value\":3.1281335600712916e-0"
 	"7,\"confidence\":0.999999687186644,\"confidence_of\":\"effect\",\"equivalence_p_valu"
-	"e\":null,\"min_slowdown\":1.1499999999999999,\"small_effect\":false,\"starts_insuffi"
-	"cient\":false,\"note\":\"the drive reports 512-byte physical sectors but behaves lik"
-	"e 4096-byte ones\"} period=8 phys=4096 lba=7 slowdown=0x1.46643a59520d2p+1 p=0x1.4fe"
-	"17b06336d3p-22 conf=0x1.fffff580f427dp-1 eq=nan fit=0x1p+0 ps=0x1.2fb0bd171daa9p-10 "
-	"drift=0x1.69e7ec87d5455p+0 nobs=35 min_n=5 misfit=0 stats=023eda2deb16558c",
+	"e\":null,\"min_slowdown\":1.1499999999999999,\"absence_margin\":1.1499999999999999,"
+	"\"small_effect\":false,\"starts_insufficient\":false,\"note\":\"the drive reports 51"
+	"2-byte physical sectors but behaves like 4096-byte ones\"} period=8 phys=4096 lba=7 "
+	"slowdown=0x1.46643a59520d2p+1 p=0x1.4fe17b06336d3p-22 conf=0x1.fffff580f427dp-1 eq=n"
+	"an fit=0x1p+0 ps=0x1.2fb0bd171daa9p-10 drift=0x1.69e7ec87d5455p+0 nobs=35 min_n=5 mi"
+	"sfit=0 stats=023eda2deb16558c",
 	/* 8192 lba 3, 64 KiB */
 	"{\"sensitive\":true,\"resolved\":true,\"logical_sector\":512,\"reported_physical_sec"
 	"tor\":512,\"physical_sector\":8192,\"period\":16,\"lowest_aligned_lba\":3,\"fast_sta"
 	"rts\":[3,19,35,51,67,83,99,115,131,147,163,179,195,211,227,243],\"slowdown\":2.03725"
 	"88552821269,\"p_value\":1.4835455928542209e-40,\"confidence\":1.0,\"confidence_of\":"
-	"\"effect\",\"equivalence_p_value\":null,\"min_slowdown\":1.1499999999999999,\"small_"
-	"effect\":false,\"starts_insufficient\":false,\"note\":\"the drive reports 512-byte p"
-	"hysical sectors but behaves like 8192-byte ones\"} period=16 phys=8192 lba=3 slowdow"
-	"n=0x1.04c4e5ee76293p+1 p=0x1.9d8d59e9a303p-133 conf=0x1p+0 eq=nan fit=0x1p+0 ps=0x1."
-	"67365d358e2fep-29 drift=0x1p+0 nobs=1280 min_n=5 misfit=0 stats=c09dd9aa72bf0bad",
+	"\"effect\",\"equivalence_p_value\":null,\"min_slowdown\":1.1499999999999999,\"absenc"
+	"e_margin\":1.1499999999999999,\"small_effect\":false,\"starts_insufficient\":false,"
+	"\"note\":\"the drive reports 512-byte physical sectors but behaves like 8192-byte on"
+	"es\"} period=16 phys=8192 lba=3 slowdown=0x1.04c4e5ee76293p+1 p=0x1.9d8d59e9a303p-13"
+	"3 conf=0x1p+0 eq=nan fit=0x1p+0 ps=0x1.67365d358e2fep-29 drift=0x1p+0 nobs=1280 min_"
+	"n=5 misfit=0 stats=c09dd9aa72bf0bad",
 	/* honest, 10 rounds */
-	"{\"sensitive\":false,\"resolved\":true,\"logical_sector\":512,\"reported_physical_se"
-	"ctor\":512,\"physical_sector\":512,\"period\":1,\"lowest_aligned_lba\":0,\"fast_star"
-	"ts\":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15],\"slowdown\":1.1008110602054275,\"p_val"
-	"ue\":0.52199041973505356,\"confidence\":0.99998186930503774,\"confidence_of\":\"no_e"
-	"ffect\",\"equivalence_p_value\":1.8130694962259497e-05,\"min_slowdown\":1.5,\"small_"
-	"effect\":false,\"starts_insufficient\":false,\"note\":\"no alignment effect of 1.50x"
-	" or more: either honest 512-byte sectors or a unit larger than the write size (block"
-	" size): use alignprobe probe with larger sizes\"} period=1 phys=512 lba=0 slowdown=0"
-	"x1.19cec0eea84b4p+0 p=0x1.0b42540b2cbb8p-1 conf=0x1.fffd9fa284238p-1 eq=0x1.302ebdee"
-	"4p-16 fit=0x1.d555555555555p-1 ps=0x1.aed05f2ee2bcep-2 drift=0x1.2253b7236a608p+0 no"
-	"bs=160 min_n=10 misfit=0 stats=a7838f8b98525391",
+	"{\"sensitive\":false,\"resolved\":false,\"logical_sector\":512,\"reported_physical_s"
+	"ector\":512,\"physical_sector\":null,\"period\":null,\"lowest_aligned_lba\":null,\"f"
+	"ast_starts\":[],\"slowdown\":1.1008110602054275,\"p_value\":0.52199041973505356,\"co"
+	"nfidence\":0.0,\"confidence_of\":null,\"equivalence_p_value\":0.35802710995530895,\""
+	"min_slowdown\":1.5,\"absence_margin\":1.1499999999999999,\"small_effect\":false,\"st"
+	"arts_insufficient\":false,\"note\":\"no alignment effect of 1.50x or more, but a sma"
+	"ller one (flash shows 1.1-1.5x) is not ruled out: \\\"no effect\\\" needs effects do"
+	"wn to 1.15x excluded (equivalence p = 0.358); more samples needed\"} period=0 phys=0"
+	" lba=0 slowdown=0x1.19cec0eea84b4p+0 p=0x1.0b42540b2cbb8p-1 conf=0x0p+0 eq=0x1.6e9ea"
+	"8a15b984p-2 fit=0x1.d555555555555p-1 ps=0x1.aed05f2ee2bcep-2 drift=0x1.2253b7236a608"
+	"p+0 nobs=160 min_n=10 misfit=0 stats=36c3270c0209113b",
 	/* honest, 3 rounds */
 	"{\"sensitive\":false,\"resolved\":false,\"logical_sector\":512,\"reported_physical_s"
 	"ector\":512,\"physical_sector\":null,\"period\":null,\"lowest_aligned_lba\":null,\"f"
-	"ast_starts\":[],\"slowdown\":1.1931041629555559,\"p_value\":1.0,\"confidence\":0.0,\""
-	"confidence_of\":null,\"equivalence_p_value\":0.43484186337438169,\"min_slowdown\":1."
-	"1499999999999999,\"small_effect\":false,\"starts_insufficient\":false,\"note\":\"inc"
-	"onclusive: no clear alignment effect, but too few samples to rule one out\"} period="
-	"0 phys=0 lba=0 slowdown=0x1.316f46409d95dp+0 p=0x1p+0 conf=0x0p+0 eq=0x1.bd472f787fa"
-	"96p-2 fit=0x1.92f684bda12f7p-1 ps=0x1.047dec8ea4202p-2 drift=0x1p+0 nobs=93 min_n=3 "
-	"misfit=0 stats=6d05fb67d6ec90c4",
+	"ast_starts\":[],\"slowdown\":1.1931041629555559,\"p_value\":1.0,\"confidence\":0.0,"
+	"\"confidence_of\":null,\"equivalence_p_value\":0.43484186337438169,\"min_slowdown\":"
+	"1.1499999999999999,\"absence_margin\":1.1499999999999999,\"small_effect\":false,\"st"
+	"arts_insufficient\":false,\"note\":\"inconclusive: no clear alignment effect, but to"
+	"o few samples to rule one out\"} period=0 phys=0 lba=0 slowdown=0x1.316f46409d95dp+0"
+	" p=0x1p+0 conf=0x0p+0 eq=0x1.bd472f787fa96p-2 fit=0x1.92f684bda12f7p-1 ps=0x1.047dec"
+	"8ea4202p-2 drift=0x1p+0 nobs=93 min_n=3 misfit=0 stats=6d05fb67d6ec90c4",
 	/* honest, 64 KiB */
-	"{\"sensitive\":false,\"resolved\":true,\"logical_sector\":512,\"reported_physical_se"
-	"ctor\":512,\"physical_sector\":512,\"period\":1,\"lowest_aligned_lba\":0,\"fast_star"
-	"ts\":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,2"
-	"9,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,5"
-	"7,58,59,60,61,62,63,64,65,66,67,68,69,70,71,72,73,74,75,76,77,78,79,80,81,82,83,84,8"
-	"5,86,87,88,89,90,91,92,93,94,95,96,97,98,99,100,101,102,103,104,105,106,107,108,109,"
-	"110,111,112,113,114,115,116,117,118,119,120,121,122,123,124,125,126,127,128,129,130,"
-	"131,132,133,134,135,136,137,138,139,140,141,142,143,144,145,146,147,148,149,150,151,"
-	"152,153,154,155,156,157,158,159,160,161,162,163,164,165,166,167,168,169,170,171,172,"
-	"173,174,175,176,177,178,179,180,181,182,183,184,185,186,187,188,189,190,191,192,193,"
-	"194,195,196,197,198,199,200,201,202,203,204,205,206,207,208,209,210,211,212,213,214,"
-	"215,216,217,218,219,220,221,222,223,224,225,226,227,228,229,230,231,232,233,234,235,"
-	"236,237,238,239,240,241,242,243,244,245,246,247,248,249,250,251,252,253,254,255],\"s"
-	"lowdown\":1.2014858062545601,\"p_value\":1.0,\"confidence\":0.98256004725126578,\"co"
-	"nfidence_of\":\"no_effect\",\"equivalence_p_value\":0.017439952748734222,\"min_slowd"
-	"own\":1.5,\"small_effect\":false,\"starts_insufficient\":false,\"note\":\"no alignme"
-	"nt effect of 1.50x or more found, but the evidence is still weak (more samples would"
-	" help): either honest 512-byte sectors or a unit larger than the write size (block s"
-	"ize): use alignprobe probe with larger sizes\"} period=1 phys=512 lba=0 slowdown=0x1"
-	".339492e478b61p+0 p=0x1p+0 conf=0x1.f7121c4a99ce3p-1 eq=0x1.1dbc76acc63ap-6 fit=0x1."
-	"d2a54a952a54bp-1 ps=0x1.dd8bcc3be8bf6p-2 drift=0x1p+0 nobs=1280 min_n=5 misfit=0 sta"
-	"ts=9170ed3ab09b5539",
+	"{\"sensitive\":false,\"resolved\":false,\"logical_sector\":512,\"reported_physical_s"
+	"ector\":512,\"physical_sector\":null,\"period\":null,\"lowest_aligned_lba\":null,\"f"
+	"ast_starts\":[],\"slowdown\":1.2014858062545601,\"p_value\":1.0,\"confidence\":0.0,"
+	"\"confidence_of\":null,\"equivalence_p_value\":0.72714354208798038,\"min_slowdown\":"
+	"1.5,\"absence_margin\":1.1499999999999999,\"small_effect\":false,\"starts_insufficie"
+	"nt\":false,\"note\":\"no alignment effect of 1.50x or more, but a smaller one (flash"
+	" shows 1.1-1.5x) is not ruled out: \\\"no effect\\\" needs effects down to 1.15x exc"
+	"luded (equivalence p = 0.727); more samples needed\"} period=0 phys=0 lba=0 slowdown"
+	"=0x1.339492e478b61p+0 p=0x1p+0 conf=0x0p+0 eq=0x1.744c288987ec6p-1 fit=0x1.d2a54a952"
+	"a54bp-1 ps=0x1.dd8bcc3be8bf6p-2 drift=0x1p+0 nobs=1280 min_n=5 misfit=0 stats=7f93bb"
+	"68ef26f9a7",
 	/* honest, weak */
 	"{\"sensitive\":false,\"resolved\":false,\"logical_sector\":512,\"reported_physical_s"
 	"ector\":512,\"physical_sector\":null,\"period\":null,\"lowest_aligned_lba\":null,\"f"
 	"ast_starts\":[],\"slowdown\":1.274199753189829,\"p_value\":0.17630068731546691,\"con"
 	"fidence\":0.0,\"confidence_of\":null,\"equivalence_p_value\":0.87530460794073295,\"m"
-	"in_slowdown\":1.1499999999999999,\"small_effect\":false,\"starts_insufficient\":true"
-	",\"note\":\"inconclusive: start 37 is 1.27x faster than the others, but with so few "
-	"samples that is not yet significant (p = 0.176); and a period must be seen at least "
-	"twice, and only one fast start was measured: measure at least two starts of each cla"
-	"ss, e.g. every start from 34 to 49\"} period=0 phys=0 lba=0 slowdown=0x1.4631f47c858"
-	"6cp+0 p=0x1.691055b2420d9p-3 conf=0x0p+0 eq=0x1.c027ecf2497f6p-1 fit=0x1p+0 ps=0x1.8"
-	"226a67938046p-2 drift=0x1.236ad6fce2a45p+0 nobs=48 min_n=6 misfit=0 stats=e7fb5ba71d"
-	"362530",
+	"in_slowdown\":1.1499999999999999,\"absence_margin\":1.1499999999999999,\"small_effec"
+	"t\":false,\"starts_insufficient\":true,\"note\":\"inconclusive: start 37 is 1.27x fa"
+	"ster than the others, but with so few samples that is not yet significant (p = 0.176"
+	"); and a period must be seen at least twice, and only one fast start was measured: m"
+	"easure at least two starts of each class, e.g. every start from 34 to 49\"} period=0"
+	" phys=0 lba=0 slowdown=0x1.4631f47c8586cp+0 p=0x1.691055b2420d9p-3 conf=0x0p+0 eq=0x"
+	"1.c027ecf2497f6p-1 fit=0x1p+0 ps=0x1.8226a67938046p-2 drift=0x1.236ad6fce2a45p+0 nob"
+	"s=48 min_n=6 misfit=0 stats=e7fb5ba71d362530",
 	/* flash 1.1x */
 	"{\"sensitive\":true,\"resolved\":true,\"logical_sector\":512,\"reported_physical_sec"
 	"tor\":512,\"physical_sector\":4096,\"period\":8,\"lowest_aligned_lba\":3,\"fast_star"
 	"ts\":[3,11],\"slowdown\":1.1075518576493106,\"p_value\":2.4431453891521679e-11,\"con"
 	"fidence\":0.99999999997556854,\"confidence_of\":\"effect\",\"equivalence_p_value\":n"
-	"ull,\"min_slowdown\":1.5,\"small_effect\":true,\"starts_insufficient\":false,\"note\""
-	":\"the drive reports 512-byte physical sectors but behaves like 4096-byte ones\"} pe"
-	"riod=8 phys=4096 lba=3 slowdown=0x1.1b8884bf3a538p+0 p=0x1.adcd7c94918dep-36 conf=0x"
-	"1.ffffffffca465p-1 eq=nan fit=0x1p+0 ps=0x1.55c28a3475db9p-19 drift=0x1.7252c8e218ea"
-	"fp+0 nobs=3200 min_n=200 misfit=0 stats=c2da7e38f3df2500",
+	"ull,\"min_slowdown\":1.5,\"absence_margin\":1.1499999999999999,\"small_effect\":true"
+	",\"starts_insufficient\":false,\"note\":\"the drive reports 512-byte physical sector"
+	"s but behaves like 4096-byte ones\"} period=8 phys=4096 lba=3 slowdown=0x1.1b8884bf3"
+	"a538p+0 p=0x1.adcd7c94918dep-36 conf=0x1.ffffffffca465p-1 eq=nan fit=0x1p+0 ps=0x1.5"
+	"5c28a3475db9p-19 drift=0x1.7252c8e218eafp+0 nobs=3200 min_n=200 misfit=0 stats=c2da7"
+	"e38f3df2500",
 	/* flash 1.2x, few */
 	"{\"sensitive\":true,\"resolved\":true,\"logical_sector\":512,\"reported_physical_sec"
 	"tor\":512,\"physical_sector\":4096,\"period\":8,\"lowest_aligned_lba\":0,\"fast_star"
 	"ts\":[0,8],\"slowdown\":1.2449348204908108,\"p_value\":2.3183802508646909e-06,\"conf"
 	"idence\":0.99999768161974911,\"confidence_of\":\"effect\",\"equivalence_p_value\":nu"
-	"ll,\"min_slowdown\":1.5,\"small_effect\":true,\"starts_insufficient\":false,\"note\""
-	":\"the drive reports 512-byte physical sectors but behaves like 4096-byte ones\"} pe"
-	"riod=8 phys=4096 lba=0 slowdown=0x1.3eb40c63a8dfbp+0 p=0x1.372af058f2dcp-19 conf=0x1"
-	".ffffb23543e9cp-1 eq=nan fit=0x1p+0 ps=0x1.059bc6b6e6a08p-12 drift=0x1.0ceb922136d09"
-	"p+0 nobs=96 min_n=6 misfit=0 stats=de8a05c73fc69c7d",
+	"ll,\"min_slowdown\":1.5,\"absence_margin\":1.1499999999999999,\"small_effect\":true,"
+	"\"starts_insufficient\":false,\"note\":\"the drive reports 512-byte physical sectors"
+	" but behaves like 4096-byte ones\"} period=8 phys=4096 lba=0 slowdown=0x1.3eb40c63a8"
+	"dfbp+0 p=0x1.372af058f2dcp-19 conf=0x1.ffffb23543e9cp-1 eq=nan fit=0x1p+0 ps=0x1.059"
+	"bc6b6e6a08p-12 drift=0x1.0ceb922136d09p+0 nobs=96 min_n=6 misfit=0 stats=de8a05c73fc"
+	"69c7d",
 	/* flash 1.3x, sweep */
 	"{\"sensitive\":true,\"resolved\":true,\"logical_sector\":512,\"reported_physical_sec"
 	"tor\":512,\"physical_sector\":4096,\"period\":8,\"lowest_aligned_lba\":0,\"fast_star"
 	"ts\":[40,48,56,64],\"slowdown\":1.2998033739090795,\"p_value\":1.8400474336846494e-1"
 	"5,\"confidence\":0.99999999999999811,\"confidence_of\":\"effect\",\"equivalence_p_va"
-	"lue\":null,\"min_slowdown\":1.5,\"small_effect\":true,\"starts_insufficient\":false,"
-	"\"note\":\"the drive reports 512-byte physical sectors but behaves like 4096-byte on"
-	"es\"} period=8 phys=4096 lba=0 slowdown=0x1.4cbfe9f62b824p+0 p=0x1.092dc4a7cb44ep-49"
-	" conf=0x1.fffffffffffefp-1 eq=nan fit=0x1p+0 ps=0x1.3764fe3296779p-24 drift=0x1.201f"
-	"5b6dae85dp+0 nobs=620 min_n=20 misfit=0 stats=ab372510ac4a0391",
+	"lue\":null,\"min_slowdown\":1.5,\"absence_margin\":1.1499999999999999,\"small_effect"
+	"\":true,\"starts_insufficient\":false,\"note\":\"the drive reports 512-byte physical"
+	" sectors but behaves like 4096-byte ones\"} period=8 phys=4096 lba=0 slowdown=0x1.4c"
+	"bfe9f62b824p+0 p=0x1.092dc4a7cb44ep-49 conf=0x1.fffffffffffefp-1 eq=nan fit=0x1p+0 p"
+	"s=0x1.3764fe3296779p-24 drift=0x1.201f5b6dae85dp+0 nobs=620 min_n=20 misfit=0 stats="
+	"ab372510ac4a0391",
 	/* flash 1.15x, no seq */
 	"{\"sensitive\":true,\"resolved\":true,\"logical_sector\":512,\"reported_physical_sec"
 	"tor\":512,\"physical_sector\":4096,\"period\":8,\"lowest_aligned_lba\":2,\"fast_star"
 	"ts\":[2,10],\"slowdown\":1.1677549160493688,\"p_value\":2.7330284638344708e-29,\"con"
 	"fidence\":1.0,\"confidence_of\":\"effect\",\"equivalence_p_value\":null,\"min_slowdo"
-	"wn\":1.1499999999999999,\"small_effect\":false,\"starts_insufficient\":false,\"note\""
-	":\"the drive reports 512-byte physical sectors but behaves like 4096-byte ones\"} pe"
-	"riod=8 phys=4096 lba=2 slowdown=0x1.2af1fc762cde2p+0 p=0x1.152979bcadf08p-95 conf=0x"
-	"1p+0 eq=nan fit=0x1p+0 ps=0x1.4cf591465793ep-69 drift=0x1.2177d35eeecd3p+0 nobs=640 "
-	"min_n=40 misfit=0 stats=064c421cf978cc5c",
+	"wn\":1.1499999999999999,\"absence_margin\":1.1499999999999999,\"small_effect\":false"
+	",\"starts_insufficient\":false,\"note\":\"the drive reports 512-byte physical sector"
+	"s but behaves like 4096-byte ones\"} period=8 phys=4096 lba=2 slowdown=0x1.2af1fc762"
+	"cde2p+0 p=0x1.152979bcadf08p-95 conf=0x1p+0 eq=nan fit=0x1p+0 ps=0x1.4cf591465793ep-"
+	"69 drift=0x1.2177d35eeecd3p+0 nobs=640 min_n=40 misfit=0 stats=064c421cf978cc5c",
 	/* stack 1.02x */
 	"{\"sensitive\":false,\"resolved\":true,\"logical_sector\":512,\"reported_physical_se"
 	"ctor\":512,\"physical_sector\":512,\"period\":1,\"lowest_aligned_lba\":0,\"fast_star"
 	"ts\":[34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,"
-	"60,61,62,63,64],\"slowdown\":1.0224083790928884,\"p_value\":1.6242744193576227e-21,\""
-	"confidence\":1.0,\"confidence_of\":\"no_effect\",\"equivalence_p_value\":0.0,\"min_s"
-	"lowdown\":1.1499999999999999,\"small_effect\":false,\"starts_insufficient\":false,\""
-	"note\":\"no alignment effect of 1.15x or more (a 1.02x difference in one aligned pha"
-	"se, p = 1.6e-21, is less than the 1.05x the I\\/O stack itself can show, and not tak"
-	"en for the drive's): either honest 512-byte sectors or a unit larger than the write "
-	"size (block size): use alignprobe probe with larger sizes\"} period=1 phys=512 lba=0"
-	" slowdown=0x1.05bc8e375c3e5p+0 p=0x1.eae8256a89443p-70 conf=0x1p+0 eq=0x0p+0 fit=0x1"
-	"p+0 ps=0x1.0bad95557690ap-41 drift=0x1.05afd1398235dp+0 nobs=930 min_n=30 misfit=0 s"
-	"tats=1055541e2f341943",
+	"60,61,62,63,64],\"slowdown\":1.0224083790928884,\"p_value\":1.6242744193576227e-21,"
+	"\"confidence\":1.0,\"confidence_of\":\"no_effect\",\"equivalence_p_value\":0.0,\"min"
+	"_slowdown\":1.1499999999999999,\"absence_margin\":1.1499999999999999,\"small_effect"
+	"\":false,\"starts_insufficient\":false,\"note\":\"no alignment effect of 1.15x or mo"
+	"re (a 1.02x difference in one aligned phase, p = 1.6e-21, is less than the 1.05x the"
+	" I\\/O stack itself can show, and not taken for the drive's): either honest 512-byte"
+	" sectors or a unit larger than the write size (block size): use alignprobe probe wit"
+	"h larger sizes\"} period=1 phys=512 lba=0 slowdown=0x1.05bc8e375c3e5p+0 p=0x1.eae825"
+	"6a89443p-70 conf=0x1p+0 eq=0x0p+0 fit=0x1p+0 ps=0x1.0bad95557690ap-41 drift=0x1.05af"
+	"d1398235dp+0 nobs=930 min_n=30 misfit=0 stats=1055541e2f341943",
 	/* small 1.08x */
 	"{\"sensitive\":true,\"resolved\":true,\"logical_sector\":512,\"reported_physical_sec"
 	"tor\":512,\"physical_sector\":4096,\"period\":8,\"lowest_aligned_lba\":0,\"fast_star"
 	"ts\":[40,48,56,64],\"slowdown\":1.0791800541083265,\"p_value\":2.1312530110186109e-6"
 	"8,\"confidence\":1.0,\"confidence_of\":\"effect\",\"equivalence_p_value\":null,\"min"
-	"_slowdown\":1.1499999999999999,\"small_effect\":true,\"starts_insufficient\":false,\""
-	"note\":\"the drive reports 512-byte physical sectors but behaves like 4096-byte ones"
-	"\"} period=8 phys=4096 lba=0 slowdown=0x1.144524dee409bp+0 p=0x1.262ff668c8877p-225 "
-	"conf=0x1p+0 eq=nan fit=0x1p+0 ps=0x1.4cb4d6f229cbep-170 drift=0x1.04e7b3515e98bp+0 n"
-	"obs=930 min_n=30 misfit=0 stats=c387c0bf5769dd93",
+	"_slowdown\":1.1499999999999999,\"absence_margin\":1.1499999999999999,\"small_effect"
+	"\":true,\"starts_insufficient\":false,\"note\":\"the drive reports 512-byte physical"
+	" sectors but behaves like 4096-byte ones\"} period=8 phys=4096 lba=0 slowdown=0x1.14"
+	"4524dee409bp+0 p=0x1.262ff668c8877p-225 conf=0x1p+0 eq=nan fit=0x1p+0 ps=0x1.4cb4d6f"
+	"229cbep-170 drift=0x1.04e7b3515e98bp+0 nobs=930 min_n=30 misfit=0 stats=c387c0bf5769"
+	"dd93",
 	/* noisy 2x */
 	"{\"sensitive\":false,\"resolved\":false,\"logical_sector\":512,\"reported_physical_s"
 	"ector\":512,\"physical_sector\":null,\"period\":null,\"lowest_aligned_lba\":null,\"f"
 	"ast_starts\":[],\"slowdown\":2.2970229410364111,\"p_value\":0.0023646785104846132,\""
 	"confidence\":0.0,\"confidence_of\":null,\"equivalence_p_value\":0.99910588409243017,"
-	"\"min_slowdown\":1.1499999999999999,\"small_effect\":false,\"starts_insufficient\":f"
-	"alse,\"note\":\"inconclusive: no clear alignment effect, but too few samples to rule"
-	" one out\"} period=0 phys=0 lba=0 slowdown=0x1.2604d904f4e13p+1 p=0x1.35f171bc75b0cp"
-	"-9 conf=0x0p+0 eq=0x1.ff8ace72d6185p-1 fit=0x1p+0 ps=0x1.638d922acfea9p-4 drift=0x1."
-	"7548ac7d015e1p+0 nobs=128 min_n=8 misfit=0 stats=59fbf089314ae71b",
+	"\"min_slowdown\":1.1499999999999999,\"absence_margin\":1.1499999999999999,\"small_ef"
+	"fect\":false,\"starts_insufficient\":false,\"note\":\"inconclusive: no clear alignme"
+	"nt effect, but too few samples to rule one out\"} period=0 phys=0 lba=0 slowdown=0x1"
+	".2604d904f4e13p+1 p=0x1.35f171bc75b0cp-9 conf=0x0p+0 eq=0x1.ff8ace72d6185p-1 fit=0x1"
+	"p+0 ps=0x1.638d922acfea9p-4 drift=0x1.7548ac7d015e1p+0 nobs=128 min_n=8 misfit=0 sta"
+	"ts=59fbf089314ae71b",
 	/* noisy honest */
 	"{\"sensitive\":false,\"resolved\":false,\"logical_sector\":512,\"reported_physical_s"
 	"ector\":512,\"physical_sector\":null,\"period\":null,\"lowest_aligned_lba\":null,\"f"
 	"ast_starts\":[],\"slowdown\":1.2321524588568034,\"p_value\":0.46413960680786603,\"co"
 	"nfidence\":0.0,\"confidence_of\":null,\"equivalence_p_value\":0.79112841652189148,\""
-	"min_slowdown\":1.1499999999999999,\"small_effect\":false,\"starts_insufficient\":fal"
-	"se,\"note\":\"inconclusive: no clear alignment effect, but too few samples to rule o"
-	"ne out\"} period=0 phys=0 lba=0 slowdown=0x1.3b6e57f279d84p+0 p=0x1.db4769c012848p-2"
-	" conf=0x0p+0 eq=0x1.950ec8a7cbab2p-1 fit=0x1.9249249249249p-1 ps=0x1.3cab932eeccefp-"
-	"2 drift=0x1.29ad3edb5b775p+0 nobs=256 min_n=8 misfit=0 stats=26bca2944e4def46",
+	"min_slowdown\":1.1499999999999999,\"absence_margin\":1.1499999999999999,\"small_effe"
+	"ct\":false,\"starts_insufficient\":false,\"note\":\"inconclusive: no clear alignment"
+	" effect, but too few samples to rule one out\"} period=0 phys=0 lba=0 slowdown=0x1.3"
+	"b6e57f279d84p+0 p=0x1.db4769c012848p-2 conf=0x0p+0 eq=0x1.950ec8a7cbab2p-1 fit=0x1.9"
+	"249249249249p-1 ps=0x1.3cab932eeccefp-2 drift=0x1.29ad3edb5b775p+0 nobs=256 min_n=8 "
+	"misfit=0 stats=26bca2944e4def46",
 	/* one round */
 	"{\"sensitive\":true,\"resolved\":false,\"logical_sector\":512,\"reported_physical_se"
 	"ctor\":512,\"physical_sector\":null,\"period\":null,\"lowest_aligned_lba\":null,\"fa"
 	"st_starts\":[],\"slowdown\":2.0867629045507554,\"p_value\":0.0004449388209121246,\"c"
 	"onfidence\":0.99955506117908788,\"confidence_of\":\"effect\",\"equivalence_p_value\""
-	":null,\"min_slowdown\":1.1499999999999999,\"small_effect\":false,\"starts_insufficie"
-	"nt\":false,\"note\":\"alignment matters, but the timings cannot yet tell 4096-byte f"
-	"rom 2048-byte physical sectors: more samples needed\"} period=0 phys=0 lba=0 slowdow"
-	"n=0x1.0b1b0bfec6966p+1 p=0x1.d28d5af3de832p-12 conf=0x1.ffc5ae54a1843p-1 eq=nan fit="
-	"0x1p+0 ps=0x1p+0 drift=0x1p+0 nobs=31 min_n=1 misfit=0 stats=57241d3c6a2cbfda",
+	":null,\"min_slowdown\":1.1499999999999999,\"absence_margin\":1.1499999999999999,\"sm"
+	"all_effect\":false,\"starts_insufficient\":false,\"note\":\"alignment matters, but t"
+	"he timings cannot yet tell 4096-byte from 2048-byte physical sectors: more samples n"
+	"eeded\"} period=0 phys=0 lba=0 slowdown=0x1.0b1b0bfec6966p+1 p=0x1.d28d5af3de832p-12"
+	" conf=0x1.ffc5ae54a1843p-1 eq=nan fit=0x1p+0 ps=0x1p+0 drift=0x1p+0 nobs=31 min_n=1 "
+	"misfit=0 stats=57241d3c6a2cbfda",
 	/* two rounds */
 	"{\"sensitive\":false,\"resolved\":false,\"logical_sector\":512,\"reported_physical_s"
 	"ector\":512,\"physical_sector\":null,\"period\":null,\"lowest_aligned_lba\":null,\"f"
 	"ast_starts\":[],\"slowdown\":1.3602157177428562,\"p_value\":0.74282536151279199,\"co"
 	"nfidence\":0.0,\"confidence_of\":null,\"equivalence_p_value\":0.75442157953281419,\""
-	"min_slowdown\":1.1499999999999999,\"small_effect\":false,\"starts_insufficient\":fal"
-	"se,\"note\":\"inconclusive: no clear alignment effect, but too few samples to rule o"
-	"ne out\"} period=0 phys=0 lba=0 slowdown=0x1.5c3718e735f2bp+0 p=0x1.7c539b14ac738p-1"
-	" conf=0x0p+0 eq=0x1.82438b96faee6p-1 fit=0x1.8p-1 ps=0x1.bf44e6528bbd2p-2 drift=0x1."
-	"1250ad5944edbp+0 nobs=32 min_n=2 misfit=0 stats=4166a7ad76a1a9d2",
+	"min_slowdown\":1.1499999999999999,\"absence_margin\":1.1499999999999999,\"small_effe"
+	"ct\":false,\"starts_insufficient\":false,\"note\":\"inconclusive: no clear alignment"
+	" effect, but too few samples to rule one out\"} period=0 phys=0 lba=0 slowdown=0x1.5"
+	"c3718e735f2bp+0 p=0x1.7c539b14ac738p-1 conf=0x0p+0 eq=0x1.82438b96faee6p-1 fit=0x1.8"
+	"p-1 ps=0x1.bf44e6528bbd2p-2 drift=0x1.1250ad5944edbp+0 nobs=32 min_n=2 misfit=0 stat"
+	"s=4166a7ad76a1a9d2",
 	/* drift */
 	"{\"sensitive\":true,\"resolved\":true,\"logical_sector\":512,\"reported_physical_sec"
 	"tor\":512,\"physical_sector\":4096,\"period\":8,\"lowest_aligned_lba\":4,\"fast_star"
 	"ts\":[36,44,52,60],\"slowdown\":1.9401789822150619,\"p_value\":1.3930152282258976e-2"
 	"9,\"confidence\":1.0,\"confidence_of\":\"effect\",\"equivalence_p_value\":null,\"min"
-	"_slowdown\":1.1499999999999999,\"small_effect\":false,\"starts_insufficient\":false,"
-	"\"note\":\"the drive's speed drifted by a factor of 3.2 between rounds (corrected)\""
-	"} period=8 phys=4096 lba=4 slowdown=0x1.f0af91dd0010dp+0 p=0x1.1a897c662d1b4p-96 con"
-	"f=0x1p+0 eq=nan fit=0x1p+0 ps=0x1.4928870119936p-22 drift=0x1.95b4f8a254p+1 nobs=186"
-	" min_n=6 misfit=0 stats=1e642cbe961df2b1",
+	"_slowdown\":1.1499999999999999,\"absence_margin\":1.1499999999999999,\"small_effect"
+	"\":false,\"starts_insufficient\":false,\"note\":\"the drive's speed drifted by a fac"
+	"tor of 3.2 between rounds (corrected)\"} period=8 phys=4096 lba=4 slowdown=0x1.f0af9"
+	"1dd0010dp+0 p=0x1.1a897c662d1b4p-96 conf=0x1p+0 eq=nan fit=0x1p+0 ps=0x1.49288701199"
+	"36p-22 drift=0x1.95b4f8a254p+1 nobs=186 min_n=6 misfit=0 stats=1e642cbe961df2b1",
 	/* partial writes */
 	"{\"sensitive\":true,\"resolved\":false,\"logical_sector\":512,\"reported_physical_se"
 	"ctor\":512,\"physical_sector\":null,\"period\":null,\"lowest_aligned_lba\":null,\"fa"
 	"st_starts\":[0,1,2,3,4,5,6,7,8,16,17,18,19,20,21,22,23,24,32,33,34,35,36,37,38,39,40"
 	",48,49,50,51,52,53,54,55,56,64,65,66,67,68,69,70,71,72,80,81,82,83,84,85,86,87,88,96"
 	",97,98,99,100,101,102,103,104,112,113,114,115,116,117,118,119,120],\"slowdown\":1.98"
-	"76062036419357,\"p_value\":5.024480467149779e-46,\"confidence\":1.0,\"confidence_of\""
-	":\"effect\",\"equivalence_p_value\":null,\"min_slowdown\":1.1499999999999999,\"small"
-	"_effect\":false,\"starts_insufficient\":false,\"note\":\"the offsets differ, but the"
-	" fast ones do not form a single aligned phase: the hidden unit is probably larger th"
-	"an the write size (block size); use alignprobe probe with larger sizes\"} period=0 p"
-	"hys=0 lba=0 slowdown=0x1.fcd3c299f8054p+0 p=0x1.6f2a10f8dc1e3p-151 conf=0x1p+0 eq=na"
-	"n fit=0x1.8492492492492p-1 ps=0x1.6f2a10f8dc1e3p-151 drift=0x1p+0 nobs=640 min_n=5 m"
-	"isfit=1 stats=94dfb6462fcad246",
+	"76062036419357,\"p_value\":5.024480467149779e-46,\"confidence\":1.0,\"confidence_of"
+	"\":\"effect\",\"equivalence_p_value\":null,\"min_slowdown\":1.1499999999999999,\"abs"
+	"ence_margin\":1.1499999999999999,\"small_effect\":false,\"starts_insufficient\":fals"
+	"e,\"note\":\"the offsets differ, but the fast ones do not form a single aligned phas"
+	"e: the hidden unit is probably larger than the write size (block size); use alignpro"
+	"be probe with larger sizes\"} period=0 phys=0 lba=0 slowdown=0x1.fcd3c299f8054p+0 p="
+	"0x1.6f2a10f8dc1e3p-151 conf=0x1p+0 eq=nan fit=0x1.8492492492492p-1 ps=0x1.6f2a10f8dc"
+	"1e3p-151 drift=0x1p+0 nobs=640 min_n=5 misfit=1 stats=94dfb6462fcad246",
 	/* partial writes, few */
 	"{\"sensitive\":false,\"resolved\":false,\"logical_sector\":512,\"reported_physical_s"
 	"ector\":512,\"physical_sector\":null,\"period\":null,\"lowest_aligned_lba\":null,\"f"
 	"ast_starts\":[],\"slowdown\":1.2538424042183187,\"p_value\":0.02934993417788035,\"co"
 	"nfidence\":0.0,\"confidence_of\":null,\"equivalence_p_value\":0.87478133961994231,\""
-	"min_slowdown\":1.1499999999999999,\"small_effect\":false,\"starts_insufficient\":fal"
-	"se,\"note\":\"inconclusive: no clear alignment effect, but too few samples to rule o"
-	"ne out\"} period=0 phys=0 lba=0 slowdown=0x1.40fbd0d874a83p+0 p=0x1.e0de8bdbc28a2p-6"
-	" conf=0x0p+0 eq=0x1.bfe356f9a32f7p-1 fit=0x1.9b6db6db6db6ep-1 ps=0x1.e8be76baa58c1p-"
-	"7 drift=0x1.04bb67b6cf8c2p+0 nobs=96 min_n=3 misfit=0 stats=d9d13822d9d8e00b",
+	"min_slowdown\":1.1499999999999999,\"absence_margin\":1.1499999999999999,\"small_effe"
+	"ct\":false,\"starts_insufficient\":false,\"note\":\"inconclusive: no clear alignment"
+	" effect, but too few samples to rule one out\"} period=0 phys=0 lba=0 slowdown=0x1.4"
+	"0fbd0d874a83p+0 p=0x1.e0de8bdbc28a2p-6 conf=0x0p+0 eq=0x1.bfe356f9a32f7p-1 fit=0x1.9"
+	"b6db6db6db6ep-1 ps=0x1.e8be76baa58c1p-7 drift=0x1.04bb67b6cf8c2p+0 nobs=96 min_n=3 m"
+	"isfit=0 stats=d9d13822d9d8e00b",
 	/* 35 40 63, 3 rounds */
 	"{\"sensitive\":false,\"resolved\":false,\"logical_sector\":512,\"reported_physical_s"
 	"ector\":512,\"physical_sector\":null,\"period\":null,\"lowest_aligned_lba\":null,\"f"
 	"ast_starts\":[],\"slowdown\":348.17714566151869,\"p_value\":0.047619047619047616,\"c"
 	"onfidence\":0.0,\"confidence_of\":null,\"equivalence_p_value\":1.0,\"min_slowdown\":"
-	"1.1499999999999999,\"small_effect\":false,\"starts_insufficient\":true,\"note\":\"in"
-	"conclusive: start 40 is 348.18x faster than the others, but with so few samples that"
-	" is not yet significant (p = 0.048); and no start at 1 modulo 8 (such as 41) was mea"
-	"sured, so 4096-byte physical sectors aligned there would leave every measured start "
-	"equally slow: measure at least two starts of each class, e.g. every start from 35 to"
-	" 50\"} period=0 phys=0 lba=0 slowdown=0x1.5c2d596b06d9ep+8 p=0x1.8618618618618p-5 co"
-	"nf=0x0p+0 eq=0x1p+0 fit=0x1p+0 ps=0x1.c44ea57e575f6p-5 drift=0x1.5ac41eb973dd8p+0 no"
-	"bs=9 min_n=3 misfit=0 stats=8eab0182d2ffd192",
+	"1.1499999999999999,\"absence_margin\":1.1499999999999999,\"small_effect\":false,\"st"
+	"arts_insufficient\":true,\"note\":\"inconclusive: start 40 is 348.18x faster than th"
+	"e others, but with so few samples that is not yet significant (p = 0.048); and no st"
+	"art at 1 modulo 8 (such as 41) was measured, so 4096-byte physical sectors aligned t"
+	"here would leave every measured start equally slow: measure at least two starts of e"
+	"ach class, e.g. every start from 35 to 50\"} period=0 phys=0 lba=0 slowdown=0x1.5c2d"
+	"596b06d9ep+8 p=0x1.8618618618618p-5 conf=0x0p+0 eq=0x1p+0 fit=0x1p+0 ps=0x1.c44ea57e"
+	"575f6p-5 drift=0x1.5ac41eb973dd8p+0 nobs=9 min_n=3 misfit=0 stats=8eab0182d2ffd192",
 	/* 35 40 63, 8 rounds */
 	"{\"sensitive\":true,\"resolved\":false,\"logical_sector\":512,\"reported_physical_se"
 	"ctor\":512,\"physical_sector\":null,\"period\":null,\"lowest_aligned_lba\":null,\"fa"
 	"st_starts\":[40],\"slowdown\":239.06636675618492,\"p_value\":5.4386916683322656e-06,"
 	"\"confidence\":0.99999456130833164,\"confidence_of\":\"effect\",\"equivalence_p_valu"
-	"e\":null,\"min_slowdown\":1.1499999999999999,\"small_effect\":false,\"starts_insuffi"
-	"cient\":true,\"note\":\"alignment matters: start 40 is 239.1x faster than the others"
-	", but these starts cannot tell 1024-, 2048- or 4096-byte physical sectors apart: mea"
-	"sure at least two starts of each class, e.g. every start from 35 to 50\"} period=0 p"
-	"hys=0 lba=0 slowdown=0x1.de21fad2ceb63p+7 p=0x1.6cfc02eab896fp-18 conf=0x1.ffff4981f"
-	"e8aap-1 eq=nan fit=0x1p+0 ps=0x1.c7212f73ff49ep-13 drift=0x1.c046f81031c66p+0 nobs=2"
-	"4 min_n=8 misfit=0 stats=58bd7e88440fc156",
+	"e\":null,\"min_slowdown\":1.1499999999999999,\"absence_margin\":1.1499999999999999,"
+	"\"small_effect\":false,\"starts_insufficient\":true,\"note\":\"alignment matters: st"
+	"art 40 is 239.1x faster than the others, but these starts cannot tell 1024-, 2048- o"
+	"r 4096-byte physical sectors apart: measure at least two starts of each class, e.g. "
+	"every start from 35 to 50\"} period=0 phys=0 lba=0 slowdown=0x1.de21fad2ceb63p+7 p=0"
+	"x1.6cfc02eab896fp-18 conf=0x1.ffff4981fe8aap-1 eq=nan fit=0x1p+0 ps=0x1.c7212f73ff49"
+	"ep-13 drift=0x1.c046f81031c66p+0 nobs=24 min_n=8 misfit=0 stats=58bd7e88440fc156",
 	/* 38..42, 3 rounds */
 	"{\"sensitive\":false,\"resolved\":false,\"logical_sector\":512,\"reported_physical_s"
 	"ector\":512,\"physical_sector\":null,\"period\":null,\"lowest_aligned_lba\":null,\"f"
 	"ast_starts\":[],\"slowdown\":264.62540978398363,\"p_value\":0.017582417582417582,\"c"
 	"onfidence\":0.0,\"confidence_of\":null,\"equivalence_p_value\":1.0,\"min_slowdown\":"
-	"1.1499999999999999,\"small_effect\":false,\"starts_insufficient\":true,\"note\":\"in"
-	"conclusive: start 40 is 264.63x faster than the others, but with so few samples that"
-	" is not yet significant (p = 0.018); and no start at 3 modulo 8 (such as 43) was mea"
-	"sured, so 4096-byte physical sectors aligned there would leave every measured start "
-	"equally slow: measure at least two starts of each class, e.g. every start from 38 to"
-	" 53\"} period=0 phys=0 lba=0 slowdown=0x1.08a01adb08ceep+8 p=0x1.2012012012012p-6 co"
-	"nf=0x0p+0 eq=0x1p+0 fit=0x1p+0 ps=0x1.f4c58a4f5fe88p-5 drift=0x1.4637840f4a1ccp+0 no"
-	"bs=15 min_n=3 misfit=0 stats=c6762b9398b6dc63",
+	"1.1499999999999999,\"absence_margin\":1.1499999999999999,\"small_effect\":false,\"st"
+	"arts_insufficient\":true,\"note\":\"inconclusive: start 40 is 264.63x faster than th"
+	"e others, but with so few samples that is not yet significant (p = 0.018); and no st"
+	"art at 3 modulo 8 (such as 43) was measured, so 4096-byte physical sectors aligned t"
+	"here would leave every measured start equally slow: measure at least two starts of e"
+	"ach class, e.g. every start from 38 to 53\"} period=0 phys=0 lba=0 slowdown=0x1.08a0"
+	"1adb08ceep+8 p=0x1.2012012012012p-6 conf=0x0p+0 eq=0x1p+0 fit=0x1p+0 ps=0x1.f4c58a4f"
+	"5fe88p-5 drift=0x1.4637840f4a1ccp+0 nobs=15 min_n=3 misfit=0 stats=c6762b9398b6dc63",
 	/* 38..42, 10 rounds */
 	"{\"sensitive\":true,\"resolved\":false,\"logical_sector\":512,\"reported_physical_se"
 	"ctor\":512,\"physical_sector\":null,\"period\":null,\"lowest_aligned_lba\":null,\"fa"
 	"st_starts\":[40],\"slowdown\":303.44548197663562,\"p_value\":7.7879510928392233e-10,"
 	"\"confidence\":0.99999999922120486,\"confidence_of\":\"effect\",\"equivalence_p_valu"
-	"e\":null,\"min_slowdown\":1.1499999999999999,\"small_effect\":false,\"starts_insuffi"
-	"cient\":true,\"note\":\"alignment matters: start 40 is 303.4x faster than the others"
-	", but these starts cannot tell 2048- or 4096-byte physical sectors apart: measure at"
-	" least two starts of each class, e.g. every start from 38 to 53\"} period=0 phys=0 l"
-	"ba=0 slowdown=0x1.2f720b1b589b8p+8 p=0x1.ac25aae968994p-31 conf=0x1.fffffff94f695p-1"
-	" eq=nan fit=0x1p+0 ps=0x1.38c3a42546316p-16 drift=0x1.722421607937fp+0 nobs=50 min_n"
-	"=10 misfit=0 stats=11633ec08b2bf65a",
+	"e\":null,\"min_slowdown\":1.1499999999999999,\"absence_margin\":1.1499999999999999,"
+	"\"small_effect\":false,\"starts_insufficient\":true,\"note\":\"alignment matters: st"
+	"art 40 is 303.4x faster than the others, but these starts cannot tell 2048- or 4096-"
+	"byte physical sectors apart: measure at least two starts of each class, e.g. every s"
+	"tart from 38 to 53\"} period=0 phys=0 lba=0 slowdown=0x1.2f720b1b589b8p+8 p=0x1.ac25"
+	"aae968994p-31 conf=0x1.fffffff94f695p-1 eq=nan fit=0x1p+0 ps=0x1.38c3a42546316p-16 d"
+	"rift=0x1.722421607937fp+0 nobs=50 min_n=10 misfit=0 stats=11633ec08b2bf65a",
 	/* 35 63 honest */
 	"{\"sensitive\":false,\"resolved\":false,\"logical_sector\":512,\"reported_physical_s"
 	"ector\":512,\"physical_sector\":null,\"period\":null,\"lowest_aligned_lba\":null,\"f"
 	"ast_starts\":[],\"slowdown\":1.1652967796921436,\"p_value\":0.096499552436100297,\"c"
-	"onfidence\":0.0,\"confidence_of\":null,\"equivalence_p_value\":0.0060827903769336,\""
-	"min_slowdown\":1.5,\"small_effect\":false,\"starts_insufficient\":true,\"note\":\"in"
-	"conclusive: the measured starts do not differ (none by 1.50x or more); and no start "
-	"at 0 modulo 8 (such as 40) was measured, so 4096-byte physical sectors aligned there"
-	" would leave every measured start equally slow: measure at least two starts of each "
-	"class, e.g. every start from 35 to 50\"} period=0 phys=0 lba=0 slowdown=0x1.2a50e3c6"
-	"e9709p+0 p=0x1.8b431d5caac0fp-4 conf=0x0p+0 eq=0x1.8ea449bcc33p-8 fit=0x1p+0 ps=0x1."
-	"7f10c45014858p-4 drift=0x1p+0 nobs=40 min_n=20 misfit=0 stats=64fdd872327afbf2",
+	"onfidence\":0.0,\"confidence_of\":null,\"equivalence_p_value\":0.6002964064191515,\""
+	"min_slowdown\":1.5,\"absence_margin\":1.1499999999999999,\"small_effect\":false,\"st"
+	"arts_insufficient\":true,\"note\":\"inconclusive: the measured starts do not differ "
+	"by 1.50x or more (a smaller difference is not ruled out); and no start at 0 modulo 8"
+	" (such as 40) was measured, so 4096-byte physical sectors aligned there would leave "
+	"every measured start equally slow: measure at least two starts of each class, e.g. e"
+	"very start from 35 to 50\"} period=0 phys=0 lba=0 slowdown=0x1.2a50e3c6e9709p+0 p=0x"
+	"1.8b431d5caac0fp-4 conf=0x0p+0 eq=0x1.335a0cf2f4025p-1 fit=0x1p+0 ps=0x1.7f10c450148"
+	"58p-4 drift=0x1p+0 nobs=40 min_n=20 misfit=0 stats=64fdd872327afbf2",
 	/* 40 42 44 48 50 */
 	"{\"sensitive\":true,\"resolved\":true,\"logical_sector\":512,\"reported_physical_sec"
 	"tor\":512,\"physical_sector\":4096,\"period\":8,\"lowest_aligned_lba\":0,\"fast_star"
 	"ts\":[40,48],\"slowdown\":2.5436403463733561,\"p_value\":1.2728293549432964e-10,\"co"
 	"nfidence\":0.99999999987271704,\"confidence_of\":\"effect\",\"equivalence_p_value\":"
-	"null,\"min_slowdown\":1.1499999999999999,\"small_effect\":false,\"starts_insufficien"
-	"t\":false,\"note\":\"the drive reports 512-byte physical sectors but behaves like 40"
-	"96-byte ones\"} period=8 phys=4096 lba=0 slowdown=0x1.459601c23ad6bp+1 p=0x1.17e5ec3"
-	"0075cep-33 conf=0x1.fffffffee81a1p-1 eq=nan fit=0x1p+0 ps=0x1.3225a9648796p-17 drift"
-	"=0x1.625f220e0de9fp+0 nobs=40 min_n=8 misfit=0 stats=5d8deda0dba54169",
+	"null,\"min_slowdown\":1.1499999999999999,\"absence_margin\":1.1499999999999999,\"sma"
+	"ll_effect\":false,\"starts_insufficient\":false,\"note\":\"the drive reports 512-byt"
+	"e physical sectors but behaves like 4096-byte ones\"} period=8 phys=4096 lba=0 slowd"
+	"own=0x1.459601c23ad6bp+1 p=0x1.17e5ec30075cep-33 conf=0x1.fffffffee81a1p-1 eq=nan fi"
+	"t=0x1p+0 ps=0x1.3225a9648796p-17 drift=0x1.625f220e0de9fp+0 nobs=40 min_n=8 misfit=0"
+	" stats=5d8deda0dba54169",
 	/* 40 41 48 49 */
 	"{\"sensitive\":true,\"resolved\":false,\"logical_sector\":512,\"reported_physical_se"
 	"ctor\":512,\"physical_sector\":null,\"period\":null,\"lowest_aligned_lba\":null,\"fa"
 	"st_starts\":[40,48],\"slowdown\":2.5683881458636586,\"p_value\":3.9377125027848054e-"
 	"08,\"confidence\":0.99999996062287499,\"confidence_of\":\"effect\",\"equivalence_p_v"
-	"alue\":null,\"min_slowdown\":1.1499999999999999,\"small_effect\":false,\"starts_insu"
-	"fficient\":true,\"note\":\"alignment matters:  starts 40 and 48 are 2.6x faster than"
-	" the others, but these starts cannot tell 1024-, 2048- or 4096-byte physical sectors"
-	" apart: measure at least two starts of each class, e.g. every start from 40 to 55\"}"
-	" period=0 phys=0 lba=0 slowdown=0x1.48c0f158f5912p+1 p=0x1.523f36b3465a3p-25 conf=0x"
-	"1.fffffeadc0c95p-1 eq=nan fit=0x1p+0 ps=0x1.a78a4d95a516cp-16 drift=0x1.a5fb737c7683"
-	"ap+0 nobs=40 min_n=10 misfit=0 stats=6ba4c6e73ed4a9ae",
+	"alue\":null,\"min_slowdown\":1.1499999999999999,\"absence_margin\":1.149999999999999"
+	"9,\"small_effect\":false,\"starts_insufficient\":true,\"note\":\"alignment matters: "
+	" starts 40 and 48 are 2.6x faster than the others, but these starts cannot tell 1024"
+	"-, 2048- or 4096-byte physical sectors apart: measure at least two starts of each cl"
+	"ass, e.g. every start from 40 to 55\"} period=0 phys=0 lba=0 slowdown=0x1.48c0f158f5"
+	"912p+1 p=0x1.523f36b3465a3p-25 conf=0x1.fffffeadc0c95p-1 eq=nan fit=0x1p+0 ps=0x1.a7"
+	"8a4d95a516cp-16 drift=0x1.a5fb737c7683ap+0 nobs=40 min_n=10 misfit=0 stats=6ba4c6e73"
+	"ed4a9ae",
 	/* interrupted round */
 	"{\"sensitive\":false,\"resolved\":false,\"logical_sector\":512,\"reported_physical_s"
 	"ector\":512,\"physical_sector\":null,\"period\":null,\"lowest_aligned_lba\":null,\"f"
 	"ast_starts\":[],\"slowdown\":3.6786473249594325,\"p_value\":0.80000000000000004,\"co"
 	"nfidence\":0.0,\"confidence_of\":null,\"equivalence_p_value\":1.0,\"min_slowdown\":1"
-	".1499999999999999,\"small_effect\":false,\"starts_insufficient\":true,\"note\":\"inc"
-	"onclusive: start 56 is 3.68x faster than the others, but with so few samples that is"
-	" not yet significant (p = 0.800); and no start at 1 modulo 8 (such as 41) was measur"
-	"ed, so 4096-byte physical sectors aligned there would leave every measured start equ"
-	"ally slow: measure at least two starts of each class, e.g. every start from 37 to 52"
-	"\"} period=0 phys=0 lba=0 slowdown=0x1.d6ddea611bfcap+1 p=0x1.999999999999ap-1 conf="
-	"0x0p+0 eq=0x1p+0 fit=0x1p+0 ps=0x1p+0 drift=0x1p+0 nobs=5 min_n=1 misfit=0 stats=27e"
-	"897a0cfee304d",
+	".1499999999999999,\"absence_margin\":1.1499999999999999,\"small_effect\":false,\"sta"
+	"rts_insufficient\":true,\"note\":\"inconclusive: start 56 is 3.68x faster than the o"
+	"thers, but with so few samples that is not yet significant (p = 0.800); and no start"
+	" at 1 modulo 8 (such as 41) was measured, so 4096-byte physical sectors aligned ther"
+	"e would leave every measured start equally slow: measure at least two starts of each"
+	" class, e.g. every start from 37 to 52\"} period=0 phys=0 lba=0 slowdown=0x1.d6ddea6"
+	"11bfcap+1 p=0x1.999999999999ap-1 conf=0x0p+0 eq=0x1p+0 fit=0x1p+0 ps=0x1p+0 drift=0x"
+	"1p+0 nobs=5 min_n=1 misfit=0 stats=27e897a0cfee304d",
 	/* single start */
 	"{\"sensitive\":false,\"resolved\":false,\"logical_sector\":512,\"reported_physical_s"
 	"ector\":512,\"physical_sector\":null,\"period\":null,\"lowest_aligned_lba\":null,\"f"
-	"ast_starts\":[],\"slowdown\":1.0,\"p_value\":1.0,\"confidence\":0.0,\"confidence_of\""
-	":null,\"equivalence_p_value\":null,\"min_slowdown\":1.1499999999999999,\"small_effec"
-	"t\":false,\"starts_insufficient\":true,\"note\":\"a single start cannot show a perio"
-	"d: measure at least two starts of each class, e.g. every start from 40 to 55\"} peri"
-	"od=0 phys=0 lba=0 slowdown=0x1p+0 p=0x1p+0 conf=0x0p+0 eq=nan fit=0x0p+0 ps=0x1p+0 d"
-	"rift=0x1p+0 nobs=20 min_n=20 misfit=0 stats=1f1ccab87accd8f1",
+	"ast_starts\":[],\"slowdown\":1.0,\"p_value\":1.0,\"confidence\":0.0,\"confidence_of"
+	"\":null,\"equivalence_p_value\":null,\"min_slowdown\":1.1499999999999999,\"absence_m"
+	"argin\":1.1499999999999999,\"small_effect\":false,\"starts_insufficient\":true,\"not"
+	"e\":\"a single start cannot show a period: measure at least two starts of each class"
+	", e.g. every start from 40 to 55\"} period=0 phys=0 lba=0 slowdown=0x1p+0 p=0x1p+0 c"
+	"onf=0x0p+0 eq=nan fit=0x0p+0 ps=0x1p+0 drift=0x1p+0 nobs=20 min_n=20 misfit=0 stats="
+	"1f1ccab87accd8f1",
 	/* same phase */
 	"{\"sensitive\":false,\"resolved\":false,\"logical_sector\":512,\"reported_physical_s"
 	"ector\":512,\"physical_sector\":null,\"period\":null,\"lowest_aligned_lba\":null,\"f"
 	"ast_starts\":[],\"slowdown\":1.0325330456253401,\"p_value\":0.56370286165077377,\"co"
 	"nfidence\":0.0,\"confidence_of\":null,\"equivalence_p_value\":null,\"min_slowdown\":"
-	"1.1499999999999999,\"small_effect\":false,\"starts_insufficient\":true,\"note\":\"ev"
-	"ery measured start is in the same phase of every candidate unit, so no unit can be t"
-	"old from another: measure at least two starts of each class, e.g. every start from 3"
-	"5 to 38\"} period=0 phys=0 lba=0 slowdown=0x1.085415ef00075p+0 p=0x1.209da956e7436p-"
-	"1 conf=0x0p+0 eq=nan fit=0x0p+0 ps=0x1.209da956e7436p-1 drift=0x1p+0 nobs=8 min_n=4 "
-	"misfit=0 stats=4eeca84c03c51c06",
+	"1.1499999999999999,\"absence_margin\":1.1499999999999999,\"small_effect\":false,\"st"
+	"arts_insufficient\":true,\"note\":\"every measured start is in the same phase of eve"
+	"ry candidate unit, so no unit can be told from another: measure at least two starts "
+	"of each class, e.g. every start from 35 to 38\"} period=0 phys=0 lba=0 slowdown=0x1."
+	"085415ef00075p+0 p=0x1.209da956e7436p-1 conf=0x0p+0 eq=nan fit=0x0p+0 ps=0x1.209da95"
+	"6e7436p-1 drift=0x1p+0 nobs=8 min_n=4 misfit=0 stats=4eeca84c03c51c06",
 	/* stack at 128 */
 	"{\"sensitive\":false,\"resolved\":true,\"logical_sector\":512,\"reported_physical_se"
 	"ctor\":512,\"physical_sector\":512,\"period\":1,\"lowest_aligned_lba\":0,\"fast_star"
@@ -1870,26 +1994,27 @@ static const char *const regr_want[] = {
 	"215,216,217,218,219,220,221,222,223,224,225,226,227,228,229,230,231,232,233,234,235,"
 	"236,237,238,239,240,241,242,243,244,245,246,247,248,249,250,251,252,253,254,255],\"s"
 	"lowdown\":1.0396672207529283,\"p_value\":1.0,\"confidence\":1.0,\"confidence_of\":\""
-	"no_effect\",\"equivalence_p_value\":0.0,\"min_slowdown\":1.5,\"small_effect\":false,"
-	"\"starts_insufficient\":false,\"note\":\"no alignment effect of 1.50x or more (the o"
-	"ffsets differ a little, by 1.04x, in no aligned phase): either honest 512-byte secto"
-	"rs or a unit larger than the write size (block size): use alignprobe probe with larg"
-	"er sizes\"} period=1 phys=512 lba=0 slowdown=0x1.0a27a187db66fp+0 p=0x1p+0 conf=0x1p"
-	"+0 eq=0x0p+0 fit=0x1.71e3c78f1e3c8p-1 ps=0x1.5385af1cc995fp-258 drift=0x1.02422ed26f"
-	"51ep+0 nobs=5120 min_n=20 misfit=1 stats=cc2aabbcc47fc684",
+	"no_effect\",\"equivalence_p_value\":0.0,\"min_slowdown\":1.5,\"absence_margin\":1.14"
+	"99999999999999,\"small_effect\":false,\"starts_insufficient\":false,\"note\":\"no al"
+	"ignment effect of 1.15x or more (the offsets differ a little, by 1.04x, in no aligne"
+	"d phase): either honest 512-byte sectors or a unit larger than the write size (block"
+	" size): use alignprobe probe with larger sizes\"} period=1 phys=512 lba=0 slowdown=0"
+	"x1.0a27a187db66fp+0 p=0x1p+0 conf=0x1p+0 eq=0x0p+0 fit=0x1.71e3c78f1e3c8p-1 ps=0x1.5"
+	"385af1cc995fp-258 drift=0x1.02422ed26f51ep+0 nobs=5120 min_n=20 misfit=1 stats=cc2aa"
+	"bbcc47fc684",
 	/* all equal */
 	"{\"sensitive\":false,\"resolved\":true,\"logical_sector\":512,\"reported_physical_se"
 	"ctor\":512,\"physical_sector\":512,\"period\":1,\"lowest_aligned_lba\":0,\"fast_star"
 	"ts\":[34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,"
-	"60,61,62,63,64],\"slowdown\":1.0,\"p_value\":1.0,\"confidence\":1.0,\"confidence_of\""
-	":\"no_effect\",\"equivalence_p_value\":0.0,\"min_slowdown\":1.1499999999999999,\"sma"
-	"ll_effect\":false,\"starts_insufficient\":false,\"note\":\"no alignment effect of 1."
-	"15x or more: either honest 512-byte sectors or a unit larger than the write size (bl"
-	"ock size): use alignprobe probe with larger sizes\"} period=1 phys=512 lba=0 slowdow"
-	"n=0x1p+0 p=0x1p+0 conf=0x1p+0 eq=0x0p+0 fit=0x1p-1 ps=0x1p+0 drift=0x1p+0 nobs=310 m"
-	"in_n=10 misfit=0 stats=f180cf4ea784b47f",
+	"60,61,62,63,64],\"slowdown\":1.0,\"p_value\":1.0,\"confidence\":1.0,\"confidence_of"
+	"\":\"no_effect\",\"equivalence_p_value\":0.0,\"min_slowdown\":1.1499999999999999,\"a"
+	"bsence_margin\":1.1499999999999999,\"small_effect\":false,\"starts_insufficient\":fa"
+	"lse,\"note\":\"no alignment effect of 1.15x or more: either honest 512-byte sectors "
+	"or a unit larger than the write size (block size): use alignprobe probe with larger "
+	"sizes\"} period=1 phys=512 lba=0 slowdown=0x1p+0 p=0x1p+0 conf=0x1p+0 eq=0x0p+0 fit="
+	"0x1p-1 ps=0x1p+0 drift=0x1p+0 nobs=310 min_n=10 misfit=0 stats=f180cf4ea784b47f",
 	/* random layouts: a digest */
-	"788f7673188278a6",
+	"528f075dc81deca7",
 };
 
 /*
@@ -1997,6 +2122,7 @@ int main(void)
 		cmocka_unit_test(test_honest_seeds),
 		cmocka_unit_test(test_stack_effect),
 		cmocka_unit_test(test_quiet_before_stop),
+		cmocka_unit_test(test_small_never_absent),
 		cmocka_unit_test(test_start_lists),
 		cmocka_unit_test(test_random_start_lists),
 		cmocka_unit_test(test_consistency),
