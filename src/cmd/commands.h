@@ -130,9 +130,11 @@ int ap_cmd_check_columns(const char *cmd, const struct ap_out *o,
 
 /*
  * --emulate[=SPEC] of probe and sweep: the drive they set up when no SPEC
- * says otherwise; SPEC's parameters apply on top of it.
+ * says otherwise; SPEC's parameters apply on top of it (a profile name in
+ * SPEC replaces it: "simple,rmw=1ms" is the constant-cost model). A 512e
+ * desktop disk, so that the first command shows what a real one shows.
  */
-#define AP_CMD_EMU_DEFAULT_SPEC "phys=4096,lba=0,rmw=8ms,jitter=30%"
+#define AP_CMD_EMU_DEFAULT_SPEC "hdd-7200"
 struct ap_emu_spec;
 /*
  * The drive of --emulate[=SPEC], before it is set up: @base (a default

@@ -103,7 +103,7 @@ static void usage(void)
 	      "                            backing file, content) and must be DEV if given\n\n", f);
 	fputs("Options:\n"
 	      "     --emulate[=SPEC]       probe an emulated drive (repeatable), e.g.\n"
-	      "                            phys=4096,lba=7,rmw=300us,size=256M; default\n"
+	      "                            wd-ears-jumper,size=256M; default\n"
 	      "                            " AP_CMD_EMU_DEFAULT_SPEC "\n"
 	      "     --journal FILE         the undo journal (default\n"
 	      "                            /var/tmp/alignprobe-undo-DEV-PID.journal, or in\n"

@@ -236,7 +236,7 @@ sys.exit(p.returncode if p.returncode >= 0 else 128 - p.returncode)' "$@"
 for args in "sweep --replay $top_srcdir/tests/ts/output/sweep-4096-0.json" \
 	    "sweep --replay $top_srcdir/tests/ts/output/sweep-4096-0.json -J" \
 	    "emulate --stats $EMU" \
-	    "probe --emulate=size=64M,rmw=1ms --min-rounds 3 --max-rounds 3 --max-size 8K -q"; do
+	    "probe --emulate=simple,size=64M,rmw=1ms --min-rounds 3 --max-rounds 3 --max-size 8K -q"; do
 	# shellcheck disable=SC2086
 	closed_stdout "$ALIGNPROBE" $args 2> "$T/err"
 	got=$?

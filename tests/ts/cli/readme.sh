@@ -166,8 +166,8 @@ nrun=0 nnot=0
 # a time budget ends a hang; it must never end a run that a slow machine
 # would finish (exit 5 instead of a verdict): 1 h where a verdict is asserted
 HOUR=(--time-budget 1h)
-SWEEP_QUICK=(--emulate=rmw=1ms,jitter=30%,size=256M --size 32M -q "${HOUR[@]}")
-QUICK_WHY="the default sweep runs for minutes: a quicker emulated drive (rmw=1ms) and 32M partitions"
+SWEEP_QUICK=(--emulate=simple,rmw=1ms,jitter=30%,size=256M --size 32M -q "${HOUR[@]}")
+QUICK_WHY="the default sweep runs for a minute or more: the constant-cost drive (simple,rmw=1ms) and 32M partitions"
 
 # ---- one case per command line ---------------------------------------------
 
@@ -381,10 +381,17 @@ assert v["physical_sector"] == 4096 and v["fast_starts"] == [40, 48, 56, 64], v'
 		ts_assert_eq "$before" "$(writes "$emuA")" "writes during the dry runs"
 		ts_assert_eq "$sum" "$(ts_checksum "$emuA")" "$emuA after the dry runs"
 		;;
+	"--emulate=size=2G"|"--emulate=simple,rmw=1ms")	# what plain --emulate means, and a spec
+		rr 0 "alignprobe sweep --dry-run $text"
+		case $text in
+		*size=2G) out_has "(profile=hdd-7200,size=2147483648," "sweep --dry-run $text" ;;
+		*) out_has "(profile=simple,.*,rmw=1ms,.*model=simple)" "sweep --dry-run $text" ;;
+		esac
+		;;
 	"--emulate")	# step 5: cleanup takes down the emulated drive of a killed --emulate run
 		st2=$TS_TMP/state2	# its own registry: the test's own drives stay out of it
 		mkdir -p "$st2"
-		ALIGNPROBE_STATE_DIR=$st2 "$ALIGNPROBE" probe --emulate=phys=512,base=300us,size=64M \
+		ALIGNPROBE_STATE_DIR=$st2 "$ALIGNPROBE" probe --emulate=simple,phys=512,base=300us,size=64M \
 			--min-rounds 40 --max-rounds 40 -q > /dev/null 2>&1 &
 		pid=$!
 		ts_bg_pid $pid

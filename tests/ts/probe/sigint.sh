@@ -42,7 +42,7 @@ grep -ls "^kind=journal" "$ALIGNPROBE_STATE_DIR"/* && ts_fail "journal still reg
 cmp "$dev" "$TS_TMP/img" || ts_fail "the device differs from its original"
 
 # an emulated drive of our own is taken down on SIGINT too
-interrupt --emulate=phys=512,rmw=300us,size=64M
+interrupt --emulate=simple,phys=512,rmw=300us,size=64M
 ts_assert_eq 130 "$rc" "exit code of --emulate after SIGINT ($(cat "$TS_TMP/err"))"
 left=$(grep -ls "^kind=emu" "$ALIGNPROBE_STATE_DIR"/* | xargs -r grep -L "^dev=$dev\$")
 [ -z "$left" ] || ts_fail "an emulated drive was left registered: $left"

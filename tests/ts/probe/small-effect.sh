@@ -17,7 +17,7 @@ ts_need_cmd python3
 common="base=4ms,rmw=600us,jitter=20%,size=128M"
 opts="--min-slowdown 1.5 --min-rounds 6 --max-size 8K --time-budget 100s"
 "$ALIGNPROBE" probe --json $opts \
-	--emulate="phys=4096,lba=0,$common" --emulate="phys=512,$common,seed=2" \
+	--emulate="simple,phys=4096,lba=0,$common" --emulate="simple,phys=512,$common,seed=2" \
 	> "$TS_TMP/out.json" 2> "$TS_TMP/err"
 rc=$?
 [ $rc = 0 ] || { cat "$TS_TMP/err" >&2; python3 -c 'import json, sys
@@ -50,7 +50,7 @@ sys.exit(1 if bad else 0)
 PY
 
 # in words
-ts_run_rc 0 "$ALIGNPROBE" probe -q $opts -o OFFSET --emulate="phys=4096,lba=0,$common"
+ts_run_rc 0 "$ALIGNPROBE" probe -q $opts -o OFFSET --emulate="simple,phys=4096,lba=0,$common"
 grep -q "4096-byte physical sectors (reported 512), lowest aligned LBA 0; alignment matters a little" \
 	"$TS_TMP/out" || ts_fail "headline: $(cat "$TS_TMP/out")"
 grep -q "alignment matters a little: 1\.[0-4][0-9]x, less than --min-slowdown 1.50x" "$TS_TMP/out" ||

@@ -15,9 +15,9 @@ common="rmw=1ms,size=128M,jitter=30%"
 # sizes up to 32K: enough for 16384 (found at 16K, confirmed at 32K) and
 # for the honest drive's "no effect from 4 KiB to 32 KiB"
 "$ALIGNPROBE" probe --json --time-budget 1h --max-size 32K \
-	--emulate="phys=4096,lba=0,$common" --emulate="phys=4096,lba=7,$common,seed=2" \
-	--emulate="phys=512,$common,seed=3" --emulate="phys=8192,lba=0,$common,seed=4" \
-	--emulate="phys=16384,lba=0,$common,seed=5" > "$TS_TMP/out" 2> "$TS_TMP/err"
+	--emulate="simple,phys=4096,lba=0,$common" --emulate="simple,phys=4096,lba=7,$common,seed=2" \
+	--emulate="simple,phys=512,$common,seed=3" --emulate="simple,phys=8192,lba=0,$common,seed=4" \
+	--emulate="simple,phys=16384,lba=0,$common,seed=5" > "$TS_TMP/out" 2> "$TS_TMP/err"
 rc=$?
 cat "$TS_TMP/err" >&2
 

@@ -14,7 +14,7 @@ ts_need_emulator
 ts_need_cmd python3
 
 ts_run_rc 0 "$ALIGNPROBE" probe -q --min-rounds 1 --max-rounds 1 -o OFFSET \
-	--emulate=rmw=1ms,jitter=30%,size=128M
+	--emulate=simple,rmw=1ms,jitter=30%,size=128M
 grep -q "100\.0%\|not yet statistically clear" "$TS_TMP/out" && ts_fail "$(cat "$TS_TMP/out")"
 grep -q "4096-byte physical sectors (reported 512), lowest aligned LBA 0" "$TS_TMP/out" ||
 	ts_fail "verdict: $(cat "$TS_TMP/out")"
@@ -24,9 +24,9 @@ grep -q "confidence that alignment matters \(> \)\?[0-9.]*%)" "$TS_TMP/out" ||
 	ts_fail "confidence: $(cat "$TS_TMP/out")"
 
 ts_run_rc 0 "$ALIGNPROBE" probe --json --min-rounds 1 --max-rounds 1 \
-	--emulate=rmw=1ms,jitter=30%,size=128M
+	--emulate=simple,rmw=1ms,jitter=30%,size=128M
 mv "$TS_TMP/out" "$TS_TMP/one.json"
-ts_run_rc 0 "$ALIGNPROBE" probe --json --max-size 8K --emulate=phys=512,rmw=1ms,jitter=30%,size=128M
+ts_run_rc 0 "$ALIGNPROBE" probe --json --max-size 8K --emulate=simple,phys=512,rmw=1ms,jitter=30%,size=128M
 python3 - "$TS_TMP/one.json" "$TS_TMP/out" <<'PY' || ts_fail "numbers disagree (see above)"
 import json, sys
 devs = [json.load(open(f)) for f in sys.argv[1:]]

@@ -103,9 +103,9 @@ grep -q "Time:" "$TS_TMP/stdout" && ts_fail "postmark -i ran the workload: $(cat
 
 # the emulated drive is not even set up: no loop device, no FUSE mount
 if "$ALIGNPROBE" emulate --help >/dev/null 2>&1 && [ -c /dev/fuse ]; then
-	for cmd in "probe --emulate=rmw=100us,size=64M --max-rounds 3 -q --plot $bad.svg" \
-		   "probe --emulate=rmw=100us,size=64M --emulate=size=64M --max-rounds 3 -q --samples $bad.csv" \
-		   "sweep --emulate=rmw=100us,size=256M -q --starts 40 --rounds 1 --save $bad.json" \
+	for cmd in "probe --emulate=simple,rmw=100us,size=64M --max-rounds 3 -q --plot $bad.svg" \
+		   "probe --emulate=simple,rmw=100us,size=64M --emulate=size=64M --max-rounds 3 -q --samples $bad.csv" \
+		   "sweep --emulate=simple,rmw=100us,size=256M -q --starts 40 --rounds 1 --save $bad.json" \
 		   "seq --emulate=size=64M -q -s 1M -B 64K -m none --plot $bad.svg"; do
 		# LeakSanitizer cannot run under ptrace (CI's ASan build)
 		# shellcheck disable=SC2086
@@ -126,7 +126,7 @@ if "$ALIGNPROBE" emulate --help >/dev/null 2>&1 && [ -c /dev/fuse ]; then
 	cat "$out/fifo" > "$TS_TMP/from-fifo" &
 	reader=$!
 	ts_bg_pid $reader
-	ts_run_rc 0 "$ALIGNPROBE" probe --emulate=rmw=300us,size=64M --time-budget 1h -q \
+	ts_run_rc 0 "$ALIGNPROBE" probe --emulate=simple,rmw=300us,size=64M --time-budget 1h -q \
 		--samples "$out/keep.svg" --plot "$out/fifo"
 	head -n 1 "$out/keep.svg" | grep -q "^device,size,offset,round,slot,ns$" ||
 		ts_fail "the old file was not replaced: $(head -c 100 "$out/keep.svg")"

@@ -14,7 +14,7 @@ ts_need_emulator
 ts_need_cmd python3
 sw_private_tmpdir
 
-"$ALIGNPROBE" sweep --emulate=lba=7,rmw=2ms,size=256M --seed 12 --size 32M -q \
+"$ALIGNPROBE" sweep --emulate=simple,lba=7,rmw=2ms,size=256M --seed 12 --size 32M -q \
 	--starts 39..63:4 --json > "$TS_TMP/out.json" 2> "$TS_TMP/err"
 rc=$?
 [ $rc = 0 ] || { cat "$TS_TMP/err" >&2; ts_fail "sweep exited $rc"; }

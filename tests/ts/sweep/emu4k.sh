@@ -13,7 +13,7 @@ ts_need_emulator
 ts_need_cmd python3 parted
 sw_private_tmpdir
 
-"$ALIGNPROBE" sweep --emulate=rmw=1ms,jitter=30%,size=256M --seed 11 --size 32M -q --json \
+"$ALIGNPROBE" sweep --emulate=simple,rmw=1ms,jitter=30%,size=256M --seed 11 --size 32M -q --json \
 	--save "$TS_TMP/saved.json" > "$TS_TMP/out.json" 2> "$TS_TMP/err"
 rc=$?
 [ $rc = 0 ] || { cat "$TS_TMP/err" >&2; ts_fail "sweep exited $rc"; }

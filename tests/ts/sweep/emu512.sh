@@ -12,7 +12,7 @@ ts_need_emulator
 ts_need_cmd python3
 sw_private_tmpdir
 
-"$ALIGNPROBE" sweep --emulate=phys=512,rmw=300us,size=256M --seed 13 --size 32M -q \
+"$ALIGNPROBE" sweep --emulate=simple,phys=512,rmw=300us,size=256M --seed 13 --size 32M -q \
 	--starts 36..44 --rounds 3..4 --save "$TS_TMP/saved.json" > "$TS_TMP/text" 2> "$TS_TMP/err"
 rc=$?
 # 0: "no sensitivity" proven; 5: not proven within 4 rounds on a noisy machine

@@ -14,7 +14,7 @@ ts_need_emulator
 ts_need_cmd python3
 sw_private_tmpdir
 
-"$ALIGNPROBE" sweep --emulate=rmw=300us,size=128M,fail-after=400 --seed 2 --size 24M -q \
+"$ALIGNPROBE" sweep --emulate=simple,rmw=300us,size=128M,fail-after=400 --seed 2 --size 24M -q \
 	--starts 38..42 --rounds 2 --json > "$TS_TMP/out.json" 2> "$TS_TMP/err"
 rc=$?
 [ $rc = 1 ] || { cat "$TS_TMP/err" >&2; ts_fail "sweep exited $rc, expected 1"; }

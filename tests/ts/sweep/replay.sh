@@ -12,7 +12,7 @@ ts_need_emulator
 ts_need_cmd python3
 sw_private_tmpdir
 
-"$ALIGNPROBE" sweep --emulate=rmw=300us,size=128M --seed 5 --size 24M -q --starts 38..42 \
+"$ALIGNPROBE" sweep --emulate=simple,rmw=300us,size=128M --seed 5 --size 24M -q --starts 38..42 \
 	--rounds 2 --json --save "$TS_TMP/saved.json" > "$TS_TMP/out.json" 2> "$TS_TMP/err"
 rc=$?
 [ $rc = 0 ] || [ $rc = 5 ] || { cat "$TS_TMP/err" >&2; ts_fail "sweep exited $rc"; }

@@ -15,7 +15,7 @@ ts_need_cmd python3
 sw_private_tmpdir
 
 # the list: 35,40,63 (on main: "no alignment sensitivity", exit 0)
-"$ALIGNPROBE" sweep --emulate=rmw=1ms,size=128M --seed 1 --size 24M -q --starts 35,40,63 \
+"$ALIGNPROBE" sweep --emulate=simple,rmw=1ms,size=128M --seed 1 --size 24M -q --starts 35,40,63 \
 	--rounds 3 --save "$TS_TMP/a.json" > "$TS_TMP/a.txt" 2> "$TS_TMP/err"
 rc=$?
 [ $rc = 5 ] || { cat "$TS_TMP/a.txt" "$TS_TMP/err" >&2; ts_fail "35,40,63: exit $rc, expected 5"; }
@@ -39,7 +39,7 @@ EOF
 # 38..42 (on main: "slowdown 1.02x, no clear alignment effect"): 40 alone
 # is fast; once that is established, more rounds cannot tell 2048 from
 # 4096, so the sweep stops, possibly in the middle of a round
-"$ALIGNPROBE" sweep --emulate=rmw=1ms,size=128M --seed 1 --size 24M -q --starts 38..42 \
+"$ALIGNPROBE" sweep --emulate=simple,rmw=1ms,size=128M --seed 1 --size 24M -q --starts 38..42 \
 	--rounds 3..8 --save "$TS_TMP/b.json" > "$TS_TMP/b.txt" 2> "$TS_TMP/err"
 rc=$?
 [ $rc = 5 ] || { cat "$TS_TMP/b.txt" "$TS_TMP/err" >&2; ts_fail "38..42: exit $rc, expected 5"; }
