@@ -88,6 +88,58 @@ static void size_unclear(struct ap_probe_result *r, int idx, const struct ap_pro
 		r->unclear[0] = '\0';
 }
 
+/* A size resolved a unit: confirmed, contradicted or not checked by the next size. */
+static void decide_found(struct ap_probe_result *r, const struct ap_probe_opts *o)
+{
+	struct ap_verdict *v = &r->verdict;
+	char b1[32], b2[32];
+	const struct ap_probe_size *d = &r->sizes[r->decided];
+
+	ap_verdict_copy(v, &d->verdict);
+	r->clear = d->clear;
+	size_unclear(r, r->decided, o);
+	if (r->confirmed >= 0) {
+		const struct ap_probe_size *c = &r->sizes[r->confirmed];
+		const struct ap_verdict *cv = &c->verdict;
+
+		if (cv->sensitive && cv->resolved && cv->period == v->period &&
+		    cv->lowest_aligned_lba == v->lowest_aligned_lba) {
+			ap_verdict_set_note(v, "%s writes show %u-byte physical sectors from LBA %u; "
+				 "%s writes confirm it", ap_size_exact(d->size, b1, sizeof(b1)),
+				 v->physical_sector, v->lowest_aligned_lba,
+				 ap_size_exact(c->size, b2, sizeof(b2)));
+			r->clear = d->clear && c->clear;
+			if (d->clear)
+				size_unclear(r, r->confirmed, o);
+		} else if (cv->sensitive && cv->resolved) {
+			ap_verdict_set_note(v, "inconsistent: %s writes show %u-byte physical sectors "
+				 "from LBA %u, %s writes %u-byte ones from LBA %u",
+				 ap_size_exact(d->size, b1, sizeof(b1)), v->physical_sector,
+				 v->lowest_aligned_lba, ap_size_exact(c->size, b2, sizeof(b2)),
+				 cv->physical_sector, cv->lowest_aligned_lba);
+			unresolve(v);
+			r->clear = false;
+			snprintf(r->unclear, sizeof(r->unclear), "the write sizes disagree");
+		} else {
+			ap_verdict_set_note(v, "%s writes show %u-byte physical sectors from LBA %u; "
+				 "%s writes did not confirm it (%s)",
+				 ap_size_exact(d->size, b1, sizeof(b1)), v->physical_sector,
+				 v->lowest_aligned_lba, ap_size_exact(c->size, b2, sizeof(b2)),
+				 cv->note ? cv->note : "inconclusive");
+			r->clear = false;
+			snprintf(r->unclear, sizeof(r->unclear), "%s writes did not confirm it",
+				 ap_size_exact(c->size, b2, sizeof(b2)));
+		}
+	} else if (o->confirm && (size_t)r->decided + 1 < r->plan.nsizes) {
+		ap_verdict_set_note(v, "%s writes show %u-byte physical sectors from LBA %u; not "
+			 "confirmed with larger writes (stopped early)",
+			 ap_size_exact(d->size, b1, sizeof(b1)), v->physical_sector,
+			 v->lowest_aligned_lba);
+		r->clear = false;
+		snprintf(r->unclear, sizeof(r->unclear), "not confirmed with larger writes");
+	}
+}
+
 void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 {
 	struct ap_verdict *v = &r->verdict;
@@ -116,51 +168,7 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 	}
 
 	if (r->decided >= 0) {
-		const struct ap_probe_size *d = &r->sizes[r->decided];
-
-		ap_verdict_copy(v, &d->verdict);
-		r->clear = d->clear;
-		size_unclear(r, r->decided, o);
-		if (r->confirmed >= 0) {
-			const struct ap_probe_size *c = &r->sizes[r->confirmed];
-			const struct ap_verdict *cv = &c->verdict;
-
-			if (cv->sensitive && cv->resolved && cv->period == v->period &&
-			    cv->lowest_aligned_lba == v->lowest_aligned_lba) {
-				ap_verdict_set_note(v, "%s writes show %u-byte physical sectors from LBA %u; "
-					 "%s writes confirm it", ap_size_exact(d->size, b1, sizeof(b1)),
-					 v->physical_sector, v->lowest_aligned_lba,
-					 ap_size_exact(c->size, b2, sizeof(b2)));
-				r->clear = d->clear && c->clear;
-				if (d->clear)
-					size_unclear(r, r->confirmed, o);
-			} else if (cv->sensitive && cv->resolved) {
-				ap_verdict_set_note(v, "inconsistent: %s writes show %u-byte physical sectors "
-					 "from LBA %u, %s writes %u-byte ones from LBA %u",
-					 ap_size_exact(d->size, b1, sizeof(b1)), v->physical_sector,
-					 v->lowest_aligned_lba, ap_size_exact(c->size, b2, sizeof(b2)),
-					 cv->physical_sector, cv->lowest_aligned_lba);
-				unresolve(v);
-				r->clear = false;
-				snprintf(r->unclear, sizeof(r->unclear), "the write sizes disagree");
-			} else {
-				ap_verdict_set_note(v, "%s writes show %u-byte physical sectors from LBA %u; "
-					 "%s writes did not confirm it (%s)",
-					 ap_size_exact(d->size, b1, sizeof(b1)), v->physical_sector,
-					 v->lowest_aligned_lba, ap_size_exact(c->size, b2, sizeof(b2)),
-					 cv->note ? cv->note : "inconclusive");
-				r->clear = false;
-				snprintf(r->unclear, sizeof(r->unclear), "%s writes did not confirm it",
-					 ap_size_exact(c->size, b2, sizeof(b2)));
-			}
-		} else if (o->confirm && (size_t)r->decided + 1 < r->plan.nsizes) {
-			ap_verdict_set_note(v, "%s writes show %u-byte physical sectors from LBA %u; not "
-				 "confirmed with larger writes (stopped early)",
-				 ap_size_exact(d->size, b1, sizeof(b1)), v->physical_sector,
-				 v->lowest_aligned_lba);
-			r->clear = false;
-			snprintf(r->unclear, sizeof(r->unclear), "not confirmed with larger writes");
-		}
+		decide_found(r, o);
 	} else if (last == SIZE_MAX) {
 		v->logical_sector = r->plan.logical_sector;
 		v->reported_physical = r->plan.reported_physical;
