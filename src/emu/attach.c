@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The emulated drive's life cycle: build the work directory (sparse backing
- * file, shared stats page), fork the FUSE server (emu_server.c), attach a
+ * file, shared stats page), fork the FUSE server (server.c), attach a
  * loop device with 512-byte (or the spec's) logical sectors to the served file,
  * and take everything down again -- also after the server was SIGKILLed.
  * The layout of a work directory is described in emu/priv.h; the work
