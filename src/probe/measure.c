@@ -88,55 +88,51 @@ static void size_unclear(struct ap_probe_result *r, int idx, const struct ap_pro
 		r->unclear[0] = '\0';
 }
 
-/* A size resolved a unit: confirmed, contradicted or not checked by the next size. */
-static void decide_found(struct ap_probe_result *r, const struct ap_probe_opts *o)
+/* The deciding size @d against the confirming one: confirmed, inconsistent, or no verdict. */
+static void confirm_unit(struct ap_probe_result *r, const struct ap_probe_opts *o,
+			 const struct ap_probe_size *d)
 {
 	struct ap_verdict *v = &r->verdict;
+	const struct ap_probe_size *c = &r->sizes[r->confirmed];
+	const struct ap_verdict *cv = &c->verdict;
 	char b1[32], b2[32];
-	const struct ap_probe_size *d = &r->sizes[r->decided];
 
-	ap_verdict_copy(v, &d->verdict);
-	r->clear = d->clear;
-	size_unclear(r, r->decided, o);
-	if (r->confirmed >= 0) {
-		const struct ap_probe_size *c = &r->sizes[r->confirmed];
-		const struct ap_verdict *cv = &c->verdict;
-
-		if (cv->sensitive && cv->resolved && cv->period == v->period &&
-		    cv->lowest_aligned_lba == v->lowest_aligned_lba) {
-			ap_verdict_set_note(v, "%s writes show %u-byte physical sectors from LBA %u; "
-				 "%s writes confirm it", ap_size_exact(d->size, b1, sizeof(b1)),
-				 v->physical_sector, v->lowest_aligned_lba,
-				 ap_size_exact(c->size, b2, sizeof(b2)));
-			r->clear = d->clear && c->clear;
-			if (d->clear)
-				size_unclear(r, r->confirmed, o);
-		} else if (cv->sensitive && cv->resolved) {
-			ap_verdict_set_note(v, "inconsistent: %s writes show %u-byte physical sectors "
-				 "from LBA %u, %s writes %u-byte ones from LBA %u",
-				 ap_size_exact(d->size, b1, sizeof(b1)), v->physical_sector,
-				 v->lowest_aligned_lba, ap_size_exact(c->size, b2, sizeof(b2)),
-				 cv->physical_sector, cv->lowest_aligned_lba);
-			unresolve(v);
-			r->clear = false;
-			snprintf(r->unclear, sizeof(r->unclear), "the write sizes disagree");
-		} else {
-			ap_verdict_set_note(v, "%s writes show %u-byte physical sectors from LBA %u; "
-				 "%s writes did not confirm it (%s)",
-				 ap_size_exact(d->size, b1, sizeof(b1)), v->physical_sector,
-				 v->lowest_aligned_lba, ap_size_exact(c->size, b2, sizeof(b2)),
-				 cv->note ? cv->note : "inconclusive");
-			r->clear = false;
-			snprintf(r->unclear, sizeof(r->unclear), "%s writes did not confirm it",
-				 ap_size_exact(c->size, b2, sizeof(b2)));
-		}
-	} else if (o->confirm && (size_t)r->decided + 1 < r->plan.nsizes) {
-		ap_verdict_set_note(v, "%s writes show %u-byte physical sectors from LBA %u; not "
-			 "confirmed with larger writes (stopped early)",
+	if (cv->sensitive && cv->resolved && cv->period == v->period &&
+	    cv->lowest_aligned_lba == v->lowest_aligned_lba) {
+		ap_verdict_set_note(v, "%s writes show %u-byte physical sectors from LBA %u; "
+			 "%s writes confirm it", ap_size_exact(d->size, b1, sizeof(b1)),
+			 v->physical_sector, v->lowest_aligned_lba,
+			 ap_size_exact(c->size, b2, sizeof(b2)));
+		r->clear = d->clear && c->clear;
+		if (d->clear)
+			size_unclear(r, r->confirmed, o);
+	} else if (cv->sensitive && cv->resolved) {
+		ap_verdict_set_note(v, "inconsistent: %s writes show %u-byte physical sectors "
+			 "from LBA %u, %s writes %u-byte ones from LBA %u",
 			 ap_size_exact(d->size, b1, sizeof(b1)), v->physical_sector,
-			 v->lowest_aligned_lba);
+			 v->lowest_aligned_lba, ap_size_exact(c->size, b2, sizeof(b2)),
+			 cv->physical_sector, cv->lowest_aligned_lba);
+		unresolve(v);
 		r->clear = false;
-		snprintf(r->unclear, sizeof(r->unclear), "not confirmed with larger writes");
+		snprintf(r->unclear, sizeof(r->unclear), "the write sizes disagree");
+	} else {
+		/*
+		 * A unit of P sectors shows the same phase at every size of P
+		 * sectors or more: one the next size does not show is no
+		 * property of the drive (load can fake one size), so no verdict.
+		 */
+		ap_verdict_set_note(v, "no verdict: %s writes show %u-byte physical "
+			 "sectors from LBA %u, but %s writes did not confirm it (%s)",
+			 ap_size_exact(d->size, b1, sizeof(b1)), v->physical_sector,
+			 v->lowest_aligned_lba, ap_size_exact(c->size, b2, sizeof(b2)),
+			 cv->note ? cv->note : "inconclusive");
+		unresolve(v);
+		v->sensitive = false;
+		v->small = false;
+		v->confidence = 0;	/* no claim */
+		r->clear = false;
+		snprintf(r->unclear, sizeof(r->unclear), "%s writes did not confirm it",
+			 ap_size_exact(c->size, b2, sizeof(b2)));
 	}
 }
 
@@ -168,7 +164,21 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 	}
 
 	if (r->decided >= 0) {
-		decide_found(r, o);
+		const struct ap_probe_size *d = &r->sizes[r->decided];
+
+		ap_verdict_copy(v, &d->verdict);
+		r->clear = d->clear;
+		size_unclear(r, r->decided, o);
+		if (r->confirmed >= 0) {
+			confirm_unit(r, o, d);
+		} else if (o->confirm && (size_t)r->decided + 1 < r->plan.nsizes) {
+			ap_verdict_set_note(v, "%s writes show %u-byte physical sectors from LBA %u; not "
+				 "confirmed with larger writes (stopped early)",
+				 ap_size_exact(d->size, b1, sizeof(b1)), v->physical_sector,
+				 v->lowest_aligned_lba);
+			r->clear = false;
+			snprintf(r->unclear, sizeof(r->unclear), "not confirmed with larger writes");
+		}
 	} else if (last == SIZE_MAX) {
 		v->logical_sector = r->plan.logical_sector;
 		v->reported_physical = r->plan.reported_physical;

@@ -517,6 +517,48 @@ static void test_inconsistent(void **state)
 	ap_verdict_free(&r.verdict);
 }
 
+/*
+ * A unit the next size does not confirm is no verdict. An honest disk under
+ * load once gave "1024-byte physical sectors, 1.55x, p = 1.65e-06" from
+ * 4 KiB writes alone: a pattern one size shows and the next one does not is
+ * no property of the drive (a unit of P sectors shows the same phase at
+ * every size of P sectors or more), so it must not come out resolved.
+ */
+static void test_unconfirmed(void **state)
+{
+	struct ap_probe_result r;
+	struct ap_probe_opts o;
+
+	(void)state;
+	ap_probe_opts_init(&o);
+	memset(&r, 0, sizeof(r));
+	r.plan.logical_sector = 512;
+	r.plan.reported_physical = 512;
+	r.plan.nsizes = 3;
+	r.nsizes = 2;
+	r.sizes[0].size = 4096;
+	r.sizes[0].analysed = r.sizes[0].clear = true;
+	r.sizes[0].verdict = (struct ap_verdict){ .sensitive = true, .resolved = true,
+		.logical_sector = 512, .physical_sector = 1024, .period = 2,
+		.lowest_aligned_lba = 0, .slowdown = 1.55, .p_value = 1.65e-6,
+		.confidence = 1 - 1.65e-6 };
+	r.sizes[1].size = 8192;
+	r.sizes[1].analysed = true;
+	r.sizes[1].verdict = (struct ap_verdict){ .logical_sector = 512, .slowdown = 1.05,
+		.p_value = 0.4, .absence_partial = true };
+	ap_probe_decide(&r, &o);
+	assert_int_equal(r.decided, 0);
+	assert_int_equal(r.confirmed, 1);
+	assert_false(r.verdict.resolved);
+	assert_false(r.verdict.sensitive);
+	assert_int_equal(r.verdict.physical_sector, 0);
+	assert_float_equal(r.verdict.confidence, 0, 0);
+	assert_false(r.clear);
+	assert_non_null(strstr(r.verdict.note, "no verdict"));
+	assert_non_null(strstr(r.verdict.note, "8 KiB writes did not confirm it"));
+	ap_verdict_free(&r.verdict);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -531,6 +573,7 @@ int main(void)
 		cmocka_unit_test(test_interrupt),
 		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_inconsistent),
+		cmocka_unit_test(test_unconfirmed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
