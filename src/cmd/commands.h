@@ -77,8 +77,6 @@ void ap_usage_error(const char *cmd, const char *fmt, ...)
 /* After getopt's own message: "Try 'alignprobe CMD --help' ..." (@cmd may be NULL). */
 void ap_usage_hint(const char *cmd);
 void ap_print_version(void);
-/* For a subcommand that this build lacks: a message, AP_EXIT_NOTBUILT. */
-int ap_cmd_not_built(const char *cmd);
 
 /*
  * Every file a command writes is opened (src/lib/outfile.h) before its first

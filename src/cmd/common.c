@@ -177,12 +177,6 @@ void ap_usage_hint(const char *cmd)
 		AP_PROG, cmd ? " " : "", cmd ? cmd : "");
 }
 
-int ap_cmd_not_built(const char *cmd)
-{
-	ap_warnx(cmd, NULL, "this command is not built yet in version %s", PACKAGE_VERSION);
-	return AP_EXIT_NOTBUILT;
-}
-
 int ap_cmd_open_output(const char *cmd, struct ap_outfile *of, const char *path)
 {
 	struct ap_error e = { 0 };

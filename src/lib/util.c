@@ -38,10 +38,18 @@ void ap_error_clear(struct ap_error *e)
 	}
 }
 
+void ap_oom(const char *what)
+{
+	fprintf(stderr, "%s: cannot allocate %s\n", program_invocation_short_name, what);
+	exit(AP_EXIT_FAILURE);
+}
+
 static void __attribute__((noreturn)) oom(size_t n)
 {
-	fprintf(stderr, "%s: cannot allocate %zu bytes\n", program_invocation_short_name, n);
-	exit(AP_EXIT_FAILURE);
+	char what[48];
+
+	snprintf(what, sizeof(what), "%zu bytes", n);
+	ap_oom(what);
 }
 
 void *ap_xmalloc(size_t n)

@@ -30,6 +30,8 @@ int ap_error_set(struct ap_error *e, int code, const char *fmt, ...)
 void ap_error_clear(struct ap_error *e);
 
 /* Allocation: exit(AP_EXIT_FAILURE) with a message on failure. */
+/* Out of memory: "PROG: cannot allocate WHAT" and exit 1, as the ap_x* allocators do. */
+void ap_oom(const char *what) __attribute__((noreturn));
 void *ap_xmalloc(size_t n);
 void *ap_xcalloc(size_t nmemb, size_t n);
 void *ap_xrealloc(void *p, size_t n);

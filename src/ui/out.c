@@ -153,10 +153,8 @@ static struct libscols_table *table_new(const struct ap_out *o, const char *name
 	struct libscols_table *tb = scols_new_table();
 	size_t i;
 
-	if (!tb) {
-		fprintf(stderr, "%s: cannot allocate a table\n", program_invocation_short_name);
-		exit(1);
-	}
+	if (!tb)
+		ap_oom("a table");
 	scols_table_set_name(tb, name);
 	scols_table_enable_json(tb, o->json);
 	scols_table_enable_raw(tb, o->raw);
@@ -166,10 +164,8 @@ static struct libscols_table *table_new(const struct ap_out *o, const char *name
 		struct libscols_column *cl;
 
 		cl = scols_table_new_column(tb, ci->name, ci->whint, ci->flags);
-		if (!cl) {
-			fprintf(stderr, "%s: cannot allocate a table column\n", program_invocation_short_name);
-			exit(1);
-		}
+		if (!cl)
+			ap_oom("a table column");
 		switch (ci->type) {
 		case AP_COL_NUMBER:
 			scols_column_set_json_type(cl, SCOLS_JSON_NUMBER);
@@ -413,10 +409,8 @@ static void print_csv(const struct ap_out *o, struct libscols_table *tb)
 	struct libscols_line *ln;
 	size_t i, n = scols_table_get_ncols(tb);
 
-	if (!it) {
-		fprintf(stderr, "%s: cannot allocate a table iterator\n", program_invocation_short_name);
-		exit(1);
-	}
+	if (!it)
+		ap_oom("a table iterator");
 	if (!o->noheadings) {
 		for (i = 0; i < n; i++) {
 			struct libscols_column *cl = scols_table_get_column(tb, i);
