@@ -431,7 +431,8 @@ static int report_fleet(struct ctl *c)
 static void print_plan(const struct ctl *c, const char *dev, const struct ap_probe_plan *p,
 		       const char *journal)
 {
-	uint64_t lo = 0, hi = 0;
+	uint64_t lo = 0, hi = 0, all = 0, lead_at;
+	size_t lead_n;
 	unsigned nominal = c->o.confirm && p->nsizes > 1 ? 2 : 1;
 	char b1[32], b2[32], b3[32], t[32], *rs;
 	size_t i;
@@ -454,10 +455,14 @@ static void print_plan(const struct ctl *c, const char *dev, const struct ap_pro
 	if (c->o.mode != AP_PROBE_READONLY)
 		printf("  write each slot once (%u writes of %s, untimed, to warm up),\n", p->slots,
 		       ap_size_exact(p->span, b1, sizeof(b1)));
-	printf("  then time %s at every offset of each size,\n"
-	       "  %u to %u rounds per size:\n",
-	       c->o.mode == AP_PROBE_READONLY ? "O_DIRECT reads" : "single O_DIRECT|O_DSYNC writes",
-	       c->o.min_rounds, c->o.max_rounds);
+	printf("  then time %s at every offset of each size,\n",
+	       c->o.mode == AP_PROBE_READONLY ? "O_DIRECT reads" : "single O_DIRECT|O_DSYNC writes");
+	ap_probe_lead_in(p, 0, 0, &lead_at, &lead_n);
+	if (c->o.mode != AP_PROBE_READONLY && lead_n)
+		printf("  each after an untimed read of %s from %s past its end (its lead-in),\n"
+		       "  a round's writes in one slot,\n", ap_size_exact(lead_n, b1, sizeof(b1)),
+		       ap_size_exact(lead_at, b2, sizeof(b2)));
+	printf("  %u to %u rounds per size:\n", c->o.min_rounds, c->o.max_rounds);
 	for (i = 0; i < p->nsizes; i++) {
 		unsigned n = ap_probe_noffsets(p, p->sizes[i]);
 
@@ -467,6 +472,7 @@ static void print_plan(const struct ctl *c, const char *dev, const struct ap_pro
 		       c->o.mode == AP_PROBE_READONLY ? "reads" : "writes");
 		if (i < nominal)
 			lo += (uint64_t)n * c->o.min_rounds;
+		all += (uint64_t)n * c->o.min_rounds;
 		hi += (uint64_t)n * c->o.max_rounds;
 	}
 	printf("  in all %" PRIu64 " to %" PRIu64 " timed %s: the fewest when the first %s\n"
@@ -474,15 +480,18 @@ static void print_plan(const struct ctl *c, const char *dev, const struct ap_pro
 	       c->o.mode == AP_PROBE_READONLY ? "reads" : "writes",
 	       nominal == 2 ? "two sizes are" : "size is", c->o.min_rounds, c->o.max_rounds);
 	/*
-	 * A rough estimate from an assumed 10 ms per write (a misaligned
-	 * write on a drive that hides its sectors), rounded up to a second.
+	 * A rough estimate from an assumed 10 ms per write (about a
+	 * revolution of a 7200 rpm disk and the lead-in), rounded up to a
+	 * second. An honest drive needs every size.
 	 */
 	ap_progress_format_eta(c->budget_ns, t, sizeof(t));
 	ap_progress_format_eta((lo * 10 + 999) / 1000 * 1000 * 1000 * 1000, b1, sizeof(b1));
+	ap_progress_format_eta((all * 10 + 999) / 1000 * 1000 * 1000 * 1000, b2, sizeof(b2));
 	printf("  duration: at most %s (--time-budget); the fewest, %" PRIu64 " %s, take\n"
-	       "  roughly %s at an assumed 10 ms each (a rough estimate for a drive that\n"
-	       "  hides its sectors, rounded up), far less on an honest drive.\n", t, lo,
-	       c->o.mode == AP_PROBE_READONLY ? "reads" : "writes", b1);
+	       "  roughly %s at an assumed 10 ms each (a rough estimate for a 7200 rpm\n"
+	       "  disk, rounded up); an honest drive needs every size, at least %" PRIu64 "\n"
+	       "  %s, roughly %s.\n", t, lo, c->o.mode == AP_PROBE_READONLY ? "reads" : "writes",
+	       b1, all, c->o.mode == AP_PROBE_READONLY ? "reads" : "writes", b2);
 	if (c->o.mode == AP_PROBE_PRESERVE)
 		printf("  Then write the original bytes back, verify every one and delete the "
 		       "journal.\n");

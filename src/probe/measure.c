@@ -273,6 +273,24 @@ static int add_sample(struct ap_probe_result *r, const struct ap_probe_sample *s
 	return 0;
 }
 
+/* The untimed lead-in read before a timed write (see ap_probe_lead_in()). */
+static int lead_in(const struct ap_probe_io *io, const struct ap_probe_plan *plan,
+		   uint64_t off, uint64_t len, struct ap_error *e)
+{
+	uint64_t at;
+	size_t n;
+	int rc;
+
+	ap_probe_lead_in(plan, off, len, &at, &n);
+	if (!n)
+		return 0;
+	rc = io->lead_in(io->arg, at, n);
+	if (rc)
+		ap_error_set(e, -rc, "read of %zu bytes at offset %llu failed: %s", n,
+			     (unsigned long long)at, strerror(-rc));
+	return rc;
+}
+
 int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o,
 		     const struct ap_probe_plan *plan, struct ap_probe_result *r,
 		     struct ap_error *e)
@@ -281,6 +299,9 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 	uint64_t cursor = 0;
 	uint32_t *slots = ap_xmalloc(plan->slots * sizeof(*slots)), *order = NULL;
 	bool write = o->mode != AP_PROBE_READONLY, stop = false;
+	/* with lead-ins, a round stays in one slot: each lead-in is near the last write */
+	bool lead = write && io->lead_in;
+	uint32_t round_slot = 0;
 	size_t si;
 	int rc = 0;
 
@@ -317,6 +338,11 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 		for (round = 0; round < o->max_rounds && !stop; round++) {
 			r->live_round = round;
 			ap_rng_shuffle(&rng, order, sz->noffsets, sizeof(*order));
+			if (lead) {
+				round_slot = slots[cursor++ % plan->slots];
+				if (cursor % plan->slots == 0)
+					ap_rng_shuffle(&rng, slots, plan->slots, sizeof(*slots));
+			}
 			for (k = 0; k < sz->noffsets; k++) {
 				struct ap_probe_sample s = { .size = sz->size, .offset = order[k],
 							     .round = round };
@@ -333,11 +359,21 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 					stop = true;
 					break;
 				}
-				s.slot = slots[cursor++ % plan->slots];
-				if (cursor % plan->slots == 0)
-					ap_rng_shuffle(&rng, slots, plan->slots, sizeof(*slots));
+				if (lead) {
+					s.slot = round_slot;
+				} else {
+					s.slot = slots[cursor++ % plan->slots];
+					if (cursor % plan->slots == 0)
+						ap_rng_shuffle(&rng, slots, plan->slots,
+							       sizeof(*slots));
+				}
 				off = plan->region_start + (uint64_t)s.slot * plan->stride +
 				      (uint64_t)s.offset * plan->logical_sector;
+				rc = lead ? lead_in(io, plan, off, sz->size, e) : 0;
+				if (rc) {
+					stop = true;
+					break;
+				}
 				rc = io->op(io->arg, write, s.slot, off, sz->size, &ns);
 				if (rc) {
 					ap_error_set(e, -rc, "%s of %llu bytes at offset %llu failed: %s",

@@ -132,6 +132,19 @@ int ap_probe_plan(const struct ap_probe_opts *o, uint64_t dev_size, unsigned log
 	return 0;
 }
 
+void ap_probe_lead_in(const struct ap_probe_plan *plan, uint64_t off, uint64_t len,
+		      uint64_t *at, size_t *n)
+{
+	uint64_t lss = plan->logical_sector, maxs = plan->nsizes ? plan->sizes[plan->nsizes - 1] : 0;
+
+	*n = lss < 4096 ? 4096 : lss;
+	*at = off + len + 3 * maxs;
+	if (!lss || *at + *n > plan->dev_size) {
+		*at = 0;
+		*n = 0;
+	}
+}
+
 unsigned ap_probe_noffsets(const struct ap_probe_plan *plan, uint64_t size)
 {
 	return (unsigned)(2 * size / plan->logical_sector);

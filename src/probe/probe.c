@@ -89,6 +89,8 @@ struct devio {
 	const struct ap_probe_plan *plan;
 	struct ap_journal *journal;
 	unsigned char *buf;
+	unsigned char *lead;	/* the lead-in reads' buffer */
+	size_t lead_size;
 	struct ap_error err;
 };
 
@@ -116,6 +118,15 @@ static int dev_op(void *arg, bool write, uint64_t slot, uint64_t off, size_t len
 		return -EIO;
 	*ns = t1 - t0;
 	return 0;
+}
+
+static int dev_lead_in(void *arg, uint64_t off, size_t len)
+{
+	struct devio *d = arg;
+
+	if (len > d->lead_size)
+		return -EINVAL;
+	return ap_pread_all(d->fd, d->lead, len, off);
 }
 
 static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -235,7 +246,7 @@ int ap_probe_device(struct ap_probe_dev *d, const struct ap_probe_opts *o,
 {
 	struct ap_probe_plan plan;
 	struct devio io = { .fd = -1, .mode = o->mode };
-	struct ap_probe_io vt = { .op = dev_op, .arg = &io };
+	struct ap_probe_io vt = { .op = dev_op, .lead_in = dev_lead_in, .arg = &io };
 	char *state_id = NULL;
 	int rc, flags;
 
@@ -255,7 +266,10 @@ int ap_probe_device(struct ap_probe_dev *d, const struct ap_probe_opts *o,
 				    o->mode == AP_PROBE_READONLY ? "" : " | O_DSYNC",
 				    strerror(errno));
 	io.plan = &plan;
-	if (posix_memalign((void **)&io.buf, 4096, o->max_size) != 0) {
+	io.lead_size = d->logical_sector < 4096 ? 4096 : d->logical_sector;
+	if (posix_memalign((void **)&io.buf, 4096, o->max_size) != 0 ||
+	    posix_memalign((void **)&io.lead, 4096, io.lead_size) != 0) {
+		free(io.buf);
 		close(io.fd);
 		return ap_error_set(e, ENOMEM, "out of memory");
 	}
@@ -344,6 +358,7 @@ int ap_probe_device(struct ap_probe_dev *d, const struct ap_probe_opts *o,
 out:
 	free(state_id);
 	free(io.buf);
+	free(io.lead);
 	if (io.journal)
 		ap_journal_close(io.journal);
 	close(io.fd);

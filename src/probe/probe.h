@@ -120,8 +120,31 @@ struct ap_probe_io {
 	/* one timed write or read of @len bytes at byte @off: ns, or -errno */
 	int (*op)(void *arg, bool write, uint64_t slot, uint64_t off, size_t len,
 		  uint64_t *ns);
+	/*
+	 * Optional (writing modes): an untimed read of @len bytes at @off, the
+	 * lead-in of the next timed write. 0 or -errno. See ap_probe_lead_in().
+	 */
+	int (*lead_in)(void *arg, uint64_t off, size_t len);
 	void *arg;
 };
+
+/*
+ * Where the lead-in read of a timed write of @len bytes at @off goes:
+ * *at, *n (0 when there is none: no room before the end of the device).
+ *
+ * A synchronous write on a rotating disk waits for its sectors to come
+ * round: from a random place that is up to one revolution (8.3 ms at 7200
+ * rpm, as much as the effect sought), which takes hundreds of rounds to
+ * average out. Read just behind the write first and the wait is always
+ * about one revolution minus the gap, aligned or not, so that a
+ * read-modify-write's extra revolution stands out in a few rounds. The read
+ * starts 3 * the largest size past the write's end: past any unit the probe
+ * can identify (the drive's buffer then holds no sector the write needs),
+ * and ahead of where the previous write of the same slot ended, so that
+ * the drive reaches it in the same revolution. Flash does not care.
+ */
+void ap_probe_lead_in(const struct ap_probe_plan *plan, uint64_t off, uint64_t len,
+		      uint64_t *at, size_t *n);
 
 struct ap_probe_sample {
 	uint64_t size;
