@@ -126,6 +126,21 @@ const char *ap_verdict_confidence_of(const struct ap_verdict *v);
 /* The margin of "no effect" the params ask for: min(absence_margin, min_slowdown). */
 double ap_analysis_absence_margin(const struct ap_analysis_params *p);
 
+/*
+ * The margin of "no effect" by default (the sweep's, whose min_slowdown is
+ * 1.15 too); the probe asks for AP_PROBE_ABSENCE_MARGIN (probe.h). A saved
+ * "no effect" with a wider margin, or none (older alignprobes ruled out
+ * only --min-slowdown, 1.5x), does not show honest sectors: flash shows
+ * 1.1-1.5x.
+ */
+#define AP_ABSENCE_MARGIN	1.15
+
+/* Does a resolved "no effect" verdict rule out effects down to AP_ABSENCE_MARGIN? */
+static inline bool ap_verdict_absence_shown(const struct ap_verdict *v)
+{
+	return v->absence_margin >= 1 && v->absence_margin <= AP_ABSENCE_MARGIN + 1e-9;
+}
+
 /* The largest slowdown a verdict states (a drive with no fast class). */
 #define AP_SLOWDOWN_MAX	1e6
 

@@ -25,11 +25,6 @@
  * Flash, the subtlest real case, costs 1.1x and more.
  */
 #define AP_NEGLIGIBLE	1.05
-/*
- * The margin of "no effect" by default (the sweep's, whose min_slowdown is
- * 1.15 too); the probe asks for AP_PROBE_ABSENCE_MARGIN (probe.h).
- */
-#define AP_ABSENCE_MARGIN	1.15
 #define AP_QUIET_P	0.05	/* "no effect" stops early only when the test for an
 				   effect is above this */
 #define AP_BURST_WINDOW	16	/* neighbours on each side for the local level */

@@ -213,6 +213,19 @@ static int verdict_geometry(struct json_object *vo, const char *where, struct ap
 		return ap_error_set(e, ENODATA, "%s: unresolved (no physical sector size was "
 				    "found); give --physical instead", where);
 	}
+	if (!v.sensitive && !ap_verdict_absence_shown(&v)) {
+		char m[96];
+
+		if (v.absence_margin >= 1)
+			snprintf(m, sizeof(m), "only effects of %.2fx or more", v.absence_margin);
+		else
+			snprintf(m, sizeof(m), "no margin (an older alignprobe, which ruled out only --min-slowdown)");
+		ap_verdict_free(&v);
+		return ap_error_set(e, ENODATA, "%s: \"no effect\" with %s does not show "
+				    "honest sectors: flash costs 1.1-1.5x, and %.2fx is the widest "
+				    "margin accepted; probe again or give --physical instead", where,
+				    m, AP_ABSENCE_MARGIN);
+	}
 	rc = ap_geometry_set(g, AP_GEOM_PROBED, v.logical_sector, v.physical_sector,
 			     v.lowest_aligned_lba, e);
 	if (rc == 0) {

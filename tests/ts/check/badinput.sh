@@ -142,6 +142,32 @@ cat > "$TS_TMP/bad.json" <<JSON
 JSON
 ts_run_rc 2 "$ALIGNPROBE" check --geometry "$TS_TMP/bad.json" "$img"
 grep -q "unresolved" "$TS_TMP/err" || ts_fail "unresolved verdict"
+# "no effect" from an older alignprobe (no margin: it ruled out only 1.5x)
+# or with a margin wider than 1.15x does not show honest sectors (flash
+# costs 1.1-1.5x): check fails safe, it does not accept every start
+honest() {	# honest [EXTRA_KEYS]
+	cat > "$TS_TMP/honest.json" <<JSON
+{"device": "$img", "verdict": {"sensitive": false, "resolved": true, "logical_sector": 512,
+ "reported_physical_sector": 512, "physical_sector": 512, "period": 1, "lowest_aligned_lba": 0,
+ "fast_starts": [], "slowdown": 1.0, "p_value": 1.0, "confidence": 0.99$1}}
+JSON
+}
+honest ""
+ts_run_rc 2 "$ALIGNPROBE" check --geometry "$TS_TMP/honest.json" "$img"
+grep -q "honest.json: verdict: \"no effect\" with no margin (an older alignprobe, which ruled out only --min-slowdown) does not show honest sectors" \
+	"$TS_TMP/err" || ts_fail "no effect without a margin accepted"
+honest ', "min_slowdown": 1.5'
+ts_run_rc 2 "$ALIGNPROBE" check --geometry "$TS_TMP/honest.json" "$img"
+grep -q "with only effects of 1.50x or more does not show honest sectors" "$TS_TMP/err" ||
+	ts_fail "no effect of 1.5x accepted"
+honest ', "min_slowdown": 1.5, "absence_margin": 1.2'
+ts_run_rc 2 "$ALIGNPROBE" check --geometry "$TS_TMP/honest.json" "$img"
+grep -q "only effects of 1.20x or more" "$TS_TMP/err" || ts_fail "no effect of 1.2x accepted"
+# the probe's margin (1.10) and the sweep's (1.15) are honest sectors
+for m in 1.1 1.15; do
+	honest ", \"min_slowdown\": 1.5, \"absence_margin\": $m"
+	ts_run_rc 0 "$ALIGNPROBE" check --geometry "$TS_TMP/honest.json" "$img"
+done
 
 # usage errors
 ts_run_rc 2 "$ALIGNPROBE" check
