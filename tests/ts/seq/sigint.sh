@@ -20,7 +20,8 @@ first_run() { grep -qE ': [1-9][0-9]* of 1000' "$TS_TMP/progress"; }
 ts_wait_for -p $pid "the first completed run" first_run ||
 	ts_fail "seq ended before its first run was reported: $(cat "$TS_TMP/err")"
 kill -INT $pid
-ts_wait_for "seq to exit after SIGINT" eval '! ts_running $pid'
+# (double quotes: ts_wait_for has a local "pid" of its own)
+ts_wait_for "seq to exit after SIGINT" eval "! ts_running $pid"
 wait $pid
 rc=$?
 ts_assert_eq 130 "$rc" "exit status after SIGINT"
