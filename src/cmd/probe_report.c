@@ -453,7 +453,8 @@ static void print_plan(const struct ctl *c, const char *dev, const struct ap_pro
 		       p->slots, ap_size_exact((uint64_t)p->slots * p->span, b1, sizeof(b1)),
 		       journal);
 	if (c->o.mode != AP_PROBE_READONLY)
-		printf("  write each slot once (%u writes of %s, untimed, to warm up),\n", p->slots,
+		printf("  write a slot's %s once before its first timed write (untimed, to\n"
+		       "  warm up; only the slots the rounds use),\n",
 		       ap_size_exact(p->span, b1, sizeof(b1)));
 	printf("  then time %s at every offset of each size,\n",
 	       c->o.mode == AP_PROBE_READONLY ? "O_DIRECT reads" : "single O_DIRECT|O_DSYNC writes");

@@ -291,6 +291,25 @@ static int lead_in(const struct ap_probe_io *io, const struct ap_probe_plan *pla
 	return rc;
 }
 
+/* Warm slot @slot up before its first timed write (see struct ap_probe_io). */
+static int warm(const struct ap_probe_io *io, const struct ap_probe_plan *plan, uint32_t slot,
+		bool *warmed, struct ap_error *e)
+{
+	int rc;
+
+	if (warmed[slot])
+		return 0;
+	rc = io->warm(io->arg, slot);
+	if (rc)
+		return ap_error_set(e, -rc, "write of %llu bytes at offset %llu failed: %s",
+				    (unsigned long long)plan->span,
+				    (unsigned long long)(plan->region_start +
+							 (uint64_t)slot * plan->stride),
+				    strerror(-rc));
+	warmed[slot] = true;
+	return 0;
+}
+
 int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o,
 		     const struct ap_probe_plan *plan, struct ap_probe_result *r,
 		     struct ap_error *e)
@@ -302,6 +321,7 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 	/* with lead-ins, a round stays in one slot: each lead-in is near the last write */
 	bool lead = write && io->lead_in;
 	uint32_t round_slot = 0;
+	bool *warmed = write && io->warm ? ap_xcalloc(plan->slots, sizeof(*warmed)) : NULL;
 	size_t si;
 	int rc = 0;
 
@@ -369,7 +389,9 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 				}
 				off = plan->region_start + (uint64_t)s.slot * plan->stride +
 				      (uint64_t)s.offset * plan->logical_sector;
-				rc = lead ? lead_in(io, plan, off, sz->size, e) : 0;
+				rc = warmed ? warm(io, plan, s.slot, warmed, e) : 0;
+				if (!rc && lead)
+					rc = lead_in(io, plan, off, sz->size, e);
 				if (rc) {
 					stop = true;
 					break;
@@ -418,6 +440,7 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 	}
 	free(slots);
 	free(order);
+	free(warmed);
 	r->end_ns = ap_now_ns();
 	ap_probe_decide(r, o);
 	return rc;

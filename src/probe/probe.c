@@ -90,6 +90,7 @@ struct devio {
 	struct ap_journal *journal;
 	unsigned char *buf;
 	unsigned char *lead;	/* the lead-in reads' buffer */
+	unsigned char *warm_buf;	/* a slot's span (destructive: the pattern) */
 	size_t lead_size;
 	struct ap_error err;
 };
@@ -118,6 +119,18 @@ static int dev_op(void *arg, bool write, uint64_t slot, uint64_t off, size_t len
 		return -EIO;
 	*ns = t1 - t0;
 	return 0;
+}
+
+/* @n bytes of the pseudo-random pattern of @seed (whole 8-byte words) */
+static void fill_pattern(unsigned char *buf, uint64_t n, uint64_t seed)
+{
+	uint64_t i;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		uint64_t x = ap_splitmix64(&seed);
+
+		memcpy(buf + i, &x, 8);
+	}
 }
 
 static int dev_lead_in(void *arg, uint64_t off, size_t len)
@@ -166,48 +179,22 @@ static int read_originals(struct devio *io, const struct ap_probe_plan *plan,
 }
 
 /*
- * Write every slot's span once before measuring (destructive: the pattern,
- * preserve: the original bytes), aligned and in one pass: storage that
- * allocates on first write (thin provisioning, sparse images, the emulated
- * drive) then shows its steady-state cost from the first round on.
+ * struct ap_probe_io's warm: write slot @slot's span once (destructive: the
+ * pattern, preserve: the original bytes), aligned, before its first timed
+ * write. Only the slots the rounds use are written.
  */
-static int warm_up(struct devio *io, const struct ap_probe_plan *plan, uint64_t seed,
-		   const struct ap_cancel *cancel, struct ap_probe_result *r, struct ap_error *e)
+static int dev_warm(void *arg, uint64_t slot)
 {
-	unsigned char *buf;
-	uint64_t i, s = seed;
-	int rc = 0;
+	struct devio *d = arg;
+	uint64_t off = d->plan->region_start + slot * d->plan->stride;
+	int rc;
 
-	if (posix_memalign((void **)&buf, 4096, plan->span) != 0)
-		return ap_error_set(e, ENOMEM, "out of memory");
-	for (i = 0; i + 8 <= plan->span; i += 8) {
-		uint64_t x = ap_splitmix64(&s);
-
-		memcpy(buf + i, &x, 8);
+	if (d->mode == AP_PROBE_PRESERVE) {
+		rc = ap_journal_read(d->journal, slot, 0, d->warm_buf, d->plan->span, &d->err);
+		if (rc)
+			return rc;
 	}
-	for (i = 0; i < plan->slots; i++) {
-		uint64_t off = plan->region_start + i * plan->stride;
-		int sig = ap_cancelled(cancel);
-
-		if (sig) {
-			r->interrupted = sig;
-			break;
-		}
-		if (io->mode == AP_PROBE_PRESERVE) {
-			rc = ap_journal_read(io->journal, i, 0, buf, plan->span, e);
-			if (rc)
-				break;
-		}
-		rc = ap_pwrite_all(io->fd, buf, plan->span, off);
-		if (rc) {
-			ap_error_set(e, -rc, "write of %llu bytes at offset %llu failed: %s",
-				     (unsigned long long)plan->span, (unsigned long long)off,
-				     strerror(-rc));
-			break;
-		}
-	}
-	free(buf);
-	return rc;
+	return ap_pwrite_all(d->fd, d->warm_buf, d->plan->span, off);
 }
 
 /*
@@ -246,7 +233,8 @@ int ap_probe_device(struct ap_probe_dev *d, const struct ap_probe_opts *o,
 {
 	struct ap_probe_plan plan;
 	struct devio io = { .fd = -1, .mode = o->mode };
-	struct ap_probe_io vt = { .op = dev_op, .lead_in = dev_lead_in, .arg = &io };
+	struct ap_probe_io vt = { .op = dev_op, .lead_in = dev_lead_in, .warm = dev_warm,
+				  .arg = &io };
 	char *state_id = NULL;
 	int rc, flags;
 
@@ -268,21 +256,16 @@ int ap_probe_device(struct ap_probe_dev *d, const struct ap_probe_opts *o,
 	io.plan = &plan;
 	io.lead_size = d->logical_sector < 4096 ? 4096 : d->logical_sector;
 	if (posix_memalign((void **)&io.buf, 4096, o->max_size) != 0 ||
-	    posix_memalign((void **)&io.lead, 4096, io.lead_size) != 0) {
+	    posix_memalign((void **)&io.lead, 4096, io.lead_size) != 0 ||
+	    posix_memalign((void **)&io.warm_buf, 4096, plan.span) != 0) {
 		free(io.buf);
+		free(io.lead);
 		close(io.fd);
 		return ap_error_set(e, ENOMEM, "out of memory");
 	}
 	/* destructive: a fixed pseudo-random pattern (no zeros a drive could elide) */
-	{
-		uint64_t s = o->seed, i;
-
-		for (i = 0; i + 8 <= o->max_size; i += 8) {
-			uint64_t x = ap_splitmix64(&s);
-
-			memcpy(io.buf + i, &x, 8);
-		}
-	}
+	fill_pattern(io.buf, o->max_size, o->seed);
+	fill_pattern(io.warm_buf, plan.span, o->seed);
 
 	if (o->mode == AP_PROBE_PRESERVE) {
 		char *real = NULL;
@@ -326,8 +309,6 @@ int ap_probe_device(struct ap_probe_dev *d, const struct ap_probe_opts *o,
 		}
 	}
 
-	if (o->mode != AP_PROBE_READONLY)
-		rc = warm_up(&io, &plan, o->seed, &o->cancel, r, e);
 	if (!rc && !r->interrupted) {
 		rc = ap_probe_measure(&vt, o, &plan, r, e);
 		if (rc && io.err.code)
@@ -359,6 +340,7 @@ out:
 	free(state_id);
 	free(io.buf);
 	free(io.lead);
+	free(io.warm_buf);
 	if (io.journal)
 		ap_journal_close(io.journal);
 	close(io.fd);

@@ -125,6 +125,13 @@ struct ap_probe_io {
 	 * lead-in of the next timed write. 0 or -errno. See ap_probe_lead_in().
 	 */
 	int (*lead_in)(void *arg, uint64_t off, size_t len);
+	/*
+	 * Optional (writing modes): write slot @slot's whole span once,
+	 * untimed, before its first timed write: storage that allocates on
+	 * first write (thin provisioning, sparse images, the emulated drive)
+	 * then shows its steady-state cost from the first write on. 0 or -errno.
+	 */
+	int (*warm)(void *arg, uint64_t slot);
 	void *arg;
 };
 
