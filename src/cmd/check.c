@@ -421,6 +421,8 @@ static int run(struct check *c)
 		report_foreign(c);
 	if (c->mv.state == MV_CONFLICT)
 		report_conflict(c);
+	else if (c->mv.state == MV_UNSHOWN)
+		report_unshown(c);
 	nerr = ap_ptable_nerrors(&c->pt);
 	report_partitions(c);
 	if (c->nmisaligned && !c->quiet && c->g.rule == AP_RULE_MINIMUM_4K)

@@ -90,6 +90,8 @@ enum mv_state {
 	MV_OTHER_SECTOR,	/* only verdicts for another logical sector size */
 	MV_USED,		/* one verdict: it decides */
 	MV_CONFLICT,		/* several: none decides, the disk counts as unproven */
+	MV_UNSHOWN,		/* one "no effect" without its margin (or a wider one than
+				   AP_ABSENCE_MARGIN): it does not decide, unproven */
 };
 
 struct model_verdict {
@@ -151,6 +153,7 @@ void judge(const struct check *c, const struct ap_part *p, struct verdicts *v);
 /* check_geom.c */
 void describe_geometry(const struct ap_geometry *g, char *buf, size_t sz);
 void report_conflict(const struct check *c);
+void report_unshown(const struct check *c);
 int build_geometries(struct check *c);
 
 /* check_report.c */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "analysis/analysis.h"
 #include "cmd/check.h"
 #include "cmd/commands.h"
 #include "device/geometry.h"
@@ -140,6 +141,12 @@ static void explain_rule(struct check *c)
 		snprintf(r + n, sz - n, "; the verdict store %s holds %zu conflicting verdicts "
 			 "for its model, so none decides and --trust-reported does not apply",
 			 c->verdicts_file, c->mv.nmatching);
+	} else if (c->mv.state == MV_UNSHOWN) {
+		size_t n = strlen(r);
+
+		snprintf(r + n, sz - n, "; the verdict store %s says \"no effect\" for its model "
+			 "without showing it down to %.2fx, so it does not decide",
+			 c->verdicts_file, AP_ABSENCE_MARGIN);
 	}
 }
 
@@ -171,6 +178,12 @@ static void model_geometry(struct check *c, unsigned logical)
 	} else {
 		const struct ap_vstore_verdict *v = &m->verdicts[c->mv.verdict];
 
+		/* "no effect" shows honest sectors only down to AP_ABSENCE_MARGIN */
+		if (!v->sensitive && !(v->absence_margin >= 1 &&
+				       v->absence_margin <= AP_ABSENCE_MARGIN + 1e-9)) {
+			c->mv.state = MV_UNSHOWN;
+			return;
+		}
 		c->mv.state = MV_USED;
 		if (ap_geometry_set(&c->g.probed, AP_GEOM_MODEL, logical, v->physical_sector,
 				    v->lowest_aligned_lba, NULL) == 0)
@@ -202,6 +215,24 @@ void report_conflict(const struct check *c)
 		      v->lowest_aligned_lba, ex[0] ? ex : "no disk named",
 		      v->nexamples > 1 ? " and more" : "");
 	}
+	free(name);
+}
+
+/* A "no effect" for the model not shown down to the margin, said (it is not used). */
+void report_unshown(const struct check *c)
+{
+	const struct ap_vstore_verdict *v = &c->mv.m->verdicts[c->mv.verdict];
+	char *name = ap_vstore_model_name(c->mv.m), m[64];
+
+	if (v->absence_margin >= 1)
+		snprintf(m, sizeof(m), "only effects of %.2fx or more", v->absence_margin);
+	else
+		snprintf(m, sizeof(m), "no margin (an older alignprobe)");
+	cwarn(c, "the verdict store %s says the model %s shows no alignment effect "
+	      "(models[%zu].verdicts[%zu]), with %s: that does not show honest sectors (flash "
+	      "costs 1.1-1.5x; %.2fx is the widest margin accepted); it is not used, the disk "
+	      "counts as unproven", c->verdicts_file, name, c->mv.model_index, c->mv.verdict, m,
+	      AP_ABSENCE_MARGIN);
 	free(name);
 }
 

@@ -253,7 +253,7 @@ static struct json_object *foreign_json(const struct check *c)
 static const char *const mv_names[] = {
 	[MV_OFF] = "off", [MV_NOT_NEEDED] = "not_needed", [MV_NO_MODEL] = "no_model",
 	[MV_NONE] = "none", [MV_OTHER_SECTOR] = "other_sector_size", [MV_USED] = "used",
-	[MV_CONFLICT] = "conflict",
+	[MV_CONFLICT] = "conflict", [MV_UNSHOWN] = "no_effect_not_shown",
 };
 
 /* "model_verdict": what the verdict store said of the disk's model, null without --verdicts. */
@@ -300,6 +300,8 @@ static struct json_object *model_verdict_json(const struct check *c)
 		json_object_object_add(vo, "physical_sector", ju(v->physical_sector));
 		json_object_object_add(vo, "lowest_aligned_lba", ju(v->lowest_aligned_lba));
 		json_object_object_add(vo, "sensitive", json_object_new_boolean(v->sensitive));
+		json_object_object_add(vo, "absence_margin", !v->sensitive && v->absence_margin >= 1 ?
+				       json_object_new_double(v->absence_margin) : NULL);
 		xa = json_object_new_array();
 		for (k = 0; k < v->nexamples; k++)
 			json_object_array_add(xa, ap_vstore_example_to_json(&v->examples[k]));

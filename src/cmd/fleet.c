@@ -254,6 +254,7 @@ int ap_fleet_record(const char *cmd, const char *path, const char *source, const
 	r.physical_sector = v->physical_sector;
 	r.lowest_aligned_lba = v->lowest_aligned_lba;
 	r.sensitive = v->sensitive;
+	r.absence_margin = v->sensitive ? 0 : v->absence_margin;
 	r.confidence = v->confidence;
 	r.when = time(NULL);
 	if (ap_vstore_record(path, &r, &how, &e) != 0) {

@@ -213,6 +213,9 @@ int ap_vstore_add(struct ap_vstore *s, const struct ap_vstore_record *r, struct 
 		    v->lowest_aligned_lba != r->lowest_aligned_lba)
 			continue;
 		v->sensitive = v->sensitive || r->sensitive;
+		if (r->absence_margin >= 1 && (v->absence_margin < 1 ||
+					       r->absence_margin < v->absence_margin))
+			v->absence_margin = r->absence_margin;
 		for (k = 0; k < v->nexamples; k++) {
 			if (same_disk(&v->examples[k], r)) {
 				uint64_t runs = v->examples[k].runs;
@@ -232,6 +235,7 @@ int ap_vstore_add(struct ap_vstore *s, const struct ap_vstore_record *r, struct 
 	v->physical_sector = r->physical_sector;
 	v->lowest_aligned_lba = r->lowest_aligned_lba;
 	v->sensitive = r->sensitive;
+	v->absence_margin = r->absence_margin >= 1 ? r->absence_margin : 0;
 	add_example(v, r);
 	return m->nverdicts == 1 ? AP_VSTORE_NEW_MODEL : AP_VSTORE_CONFLICT;
 }
@@ -279,6 +283,9 @@ struct json_object *ap_vstore_to_json(const struct ap_vstore *s)
 			json_object_object_add(vo, "lowest_aligned_lba",
 					       ap_json_u64(v->lowest_aligned_lba));
 			json_object_object_add(vo, "sensitive", json_object_new_boolean(v->sensitive));
+			if (!v->sensitive && v->absence_margin >= 1)
+				json_object_object_add(vo, "absence_margin",
+						       json_object_new_double(v->absence_margin));
 			for (l = 0; l < v->nexamples; l++)
 				json_object_array_add(xa, ap_vstore_example_to_json(&v->examples[l]));
 			json_object_object_add(vo, "examples", xa);
@@ -347,6 +354,15 @@ static int verdict_from_json(struct json_object *o, struct ap_vstore_verdict *v,
 	    (rc = ap_json_get_bool(o, "sensitive", false, &v->sensitive, e)))
 		return rc;
 	v->logical_sector = (unsigned)logical;
+	if (json_object_object_get_ex(o, "absence_margin", &xa) && xa) {
+		if (!json_object_is_type(xa, json_type_double) &&
+		    !json_object_is_type(xa, json_type_int))
+			return ap_error_set(e, EINVAL, "\"absence_margin\" is not a number");
+		v->absence_margin = json_object_get_double(xa);
+		if (!(v->absence_margin >= 1 && v->absence_margin <= 1e6))
+			return ap_error_set(e, EINVAL, "\"absence_margin\" is out of range "
+					    "(1 or more)");
+	}
 	rc = check_geometry(v->logical_sector, v->physical_sector, v->lowest_aligned_lba, e);
 	if (rc)
 		return rc;

@@ -10,7 +10,8 @@
  *     {"vendor", "model", "revision",          the key (vendor, revision may be null)
  *      "verdicts": [                           one, or several: a conflict
  *        {"logical_sector", "physical_sector", "lowest_aligned_lba",
- *         "sensitive",
+ *         "sensitive", "absence_margin" (not sensitive: the smallest margin
+ *         down to which "no effect" was shown; absent in older stores),
  *         "examples": [                        the disks it was measured on
  *           {"serial", "wwn", "device", "host", "source" ("probe"|"sweep"),
  *            "recorded" (RFC 3339, UTC), "confidence", "runs"}]}]}]}
@@ -64,6 +65,12 @@ struct ap_vstore_verdict {
 	uint64_t physical_sector;	/* bytes */
 	uint64_t lowest_aligned_lba;	/* < physical / logical */
 	bool sensitive;			/* alignment measurably mattered (any example) */
+	/*
+	 * Not sensitive: the smallest margin its "no effect" was shown down to
+	 * (a probe's 1.10, a sweep's 1.15); 0 when no record said (stores of
+	 * older alignprobes, which ruled out only 1.5x).
+	 */
+	double absence_margin;
 	struct ap_vstore_example *examples;
 	size_t nexamples;
 };
@@ -87,6 +94,7 @@ struct ap_vstore_record {
 	unsigned logical_sector;
 	uint64_t physical_sector, lowest_aligned_lba;
 	bool sensitive;
+	double absence_margin;			/* not sensitive: the verdict's; 0 unknown */
 	double confidence;			/* NAN when unknown */
 	time_t when;
 };

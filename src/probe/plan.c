@@ -138,7 +138,7 @@ void ap_probe_lead_in(const struct ap_probe_plan *plan, uint64_t off, uint64_t l
 	uint64_t lss = plan->logical_sector, maxs = plan->nsizes ? plan->sizes[plan->nsizes - 1] : 0;
 
 	*n = lss < 4096 ? 4096 : lss;
-	*at = off + len + 3 * maxs;
+	*at = off + len + 2 * maxs + AP_PROBE_LEAD_IN_AHEAD;
 	if (!lss || *at + *n > plan->dev_size) {
 		*at = 0;
 		*n = 0;

@@ -145,11 +145,15 @@ struct ap_probe_io {
  * average out. Read just behind the write first and the wait is always
  * about one revolution minus the gap, aligned or not, so that a
  * read-modify-write's extra revolution stands out in a few rounds. The read
- * starts 3 * the largest size past the write's end: past any unit the probe
- * can identify (the drive's buffer then holds no sector the write needs),
- * and ahead of where the previous write of the same slot ended, so that
- * the drive reaches it in the same revolution. Flash does not care.
+ * starts 2 * the largest size + AP_PROBE_LEAD_IN_AHEAD past the write's
+ * end: past any unit the probe can identify (the drive's buffer then holds
+ * no sector the write needs), and ahead of where the previous write of the
+ * same slot ended (the offsets span 2 * the largest size) by enough for the
+ * host's latency (256 KiB: 0.85-4 ms of a revolution on tracks of 0.5-2.5
+ * MiB), so that the drive reaches it in the same revolution. Flash does not
+ * care.
  */
+#define AP_PROBE_LEAD_IN_AHEAD	(256 * 1024)
 void ap_probe_lead_in(const struct ap_probe_plan *plan, uint64_t off, uint64_t len,
 		      uint64_t *at, size_t *n);
 

@@ -431,7 +431,7 @@ static void test_lead_in_unit(void **state)
 	ap_probe_result_free(&r);
 }
 
-/* Where the lead-in goes: past the write by 3 * the largest size, a round in one slot. */
+/* Where the lead-in goes: past the write by 2 * the largest size + 256 KiB, a round in one slot. */
 struct where {
 	uint64_t writes, lead_ins, next_at, last_slot, round_writes, noffsets;
 	size_t next_n;
@@ -446,7 +446,7 @@ static int where_op(void *arg, bool write, uint64_t slot, uint64_t off, size_t l
 
 	assert_true(write);
 	assert_true(w->pending);	/* its lead-in came first */
-	assert_int_equal(w->next_at, off + len + 3 * 65536);
+	assert_int_equal(w->next_at, off + len + 2 * 65536 + AP_PROBE_LEAD_IN_AHEAD);
 	assert_int_equal(w->next_n, 4096);
 	assert_true(w->next_at >= base + w->plan->span);	/* outside what is written */
 	w->pending = false;
@@ -498,14 +498,14 @@ static void test_lead_in_where(void **state)
 	ap_probe_result_free(&r);
 
 	/* none where it would run past the end of the device; 4Kn: a sector */
-	ap_probe_lead_in(&plan, plan.dev_size - 4096 - 3 * 65536 - 4096, 4096, &at, &n);
+	ap_probe_lead_in(&plan, plan.dev_size - 4096 - 2 * 65536 - AP_PROBE_LEAD_IN_AHEAD - 4096, 4096, &at, &n);
 	assert_int_equal(n, 4096);
-	ap_probe_lead_in(&plan, plan.dev_size - 4096 - 3 * 65536 - 512, 4096, &at, &n);
+	ap_probe_lead_in(&plan, plan.dev_size - 4096 - 2 * 65536 - AP_PROBE_LEAD_IN_AHEAD - 512, 4096, &at, &n);
 	assert_int_equal(n, 0);
 	plan.logical_sector = 8192;
 	ap_probe_lead_in(&plan, 0, 16384, &at, &n);
 	assert_int_equal(n, 8192);
-	assert_int_equal(at, 16384 + 3 * 65536);
+	assert_int_equal(at, 16384 + 2 * 65536 + AP_PROBE_LEAD_IN_AHEAD);
 }
 
 /*

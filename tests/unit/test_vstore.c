@@ -192,6 +192,46 @@ static void test_json_roundtrip(void **state)
 	ap_vstore_free(&t);
 }
 
+/*
+ * "No effect" keeps the smallest margin it was shown down to (a probe's
+ * 1.10, a sweep's 1.15); a record without one (0) changes nothing; JSON
+ * carries it, and an older store without it reads as 0 (unknown).
+ */
+static void test_absence_margin(void **state)
+{
+	struct ap_vstore s, t;
+	struct ap_vstore_record r;
+	struct json_object *o;
+	struct ap_error e = { 0 };
+
+	(void)state;
+	ap_vstore_init(&s);
+	r = rec("H1", "A", 512, 0);
+	assert_false(r.sensitive);
+	r.absence_margin = 1.15;
+	assert_int_equal(ap_vstore_add(&s, &r, &e), AP_VSTORE_NEW_MODEL);
+	assert_float_equal(s.models[0].verdicts[0].absence_margin, 1.15, 1e-12);
+	r = rec("H1", "B", 512, 0);
+	r.absence_margin = 1.1;
+	assert_int_equal(ap_vstore_add(&s, &r, &e), AP_VSTORE_NEW_EXAMPLE);
+	assert_float_equal(s.models[0].verdicts[0].absence_margin, 1.1, 1e-12);
+	r = rec("H1", "C", 512, 0);	/* unknown: keeps 1.10 */
+	assert_int_equal(ap_vstore_add(&s, &r, &e), AP_VSTORE_NEW_EXAMPLE);
+	assert_float_equal(s.models[0].verdicts[0].absence_margin, 1.1, 1e-12);
+	r = rec("H2", "D", 512, 0);	/* none known */
+	assert_int_equal(ap_vstore_add(&s, &r, &e), AP_VSTORE_NEW_MODEL);
+	assert_float_equal(s.models[1].verdicts[0].absence_margin, 0, 0);
+
+	o = ap_vstore_to_json(&s);
+	assert_non_null(strstr(json_object_to_json_string(o), "\"absence_margin\": 1.1"));
+	assert_int_equal(ap_vstore_from_json(o, &t, &e), 0);
+	assert_float_equal(t.models[0].verdicts[0].absence_margin, 1.1, 1e-12);
+	assert_float_equal(t.models[1].verdicts[0].absence_margin, 0, 0);
+	json_object_put(o);
+	ap_vstore_free(&s);
+	ap_vstore_free(&t);
+}
+
 static void bad_json(const char *text, const char *why)
 {
 	struct json_object *o = json_tokener_parse(text);
@@ -233,6 +273,12 @@ static void test_json_refused(void **state)
 		 "\"physical_sector\" out of range");
 	bad_json(HEAD "\"models\": [{\"model\": \"m\", \"verdicts\": [" VERDICT ", " VERDICT
 		 "]}]}", "verdicts[1] repeats verdicts[0]");
+	bad_json(HEAD "\"models\": [{\"model\": \"m\", \"verdicts\": [{\"logical_sector\": 512, "
+		 "\"physical_sector\": 512, \"lowest_aligned_lba\": 0, \"absence_margin\": \"1.1\", "
+		 "\"examples\": []}]}]}", "\"absence_margin\" is not a number");
+	bad_json(HEAD "\"models\": [{\"model\": \"m\", \"verdicts\": [{\"logical_sector\": 512, "
+		 "\"physical_sector\": 512, \"lowest_aligned_lba\": 0, \"absence_margin\": 0.5, "
+		 "\"examples\": []}]}]}", "\"absence_margin\" is out of range");
 	bad_json(HEAD "\"models\": [{\"model\": \"m\", \"verdicts\": [" VERDICT "]}, "
 		 "{\"model\": \"m\", \"verdicts\": [" VERDICT "]}]}", "models[1]: the model is listed twice");
 	bad_json(HEAD "\"models\": [{\"model\": \"m\", \"verdicts\": [{\"logical_sector\": 512, "
@@ -442,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_json_roundtrip),
 		cmocka_unit_test(test_json_refused),
+		cmocka_unit_test(test_absence_margin),
 		cmocka_unit_test(test_file),
 		cmocka_unit_test(test_concurrent),
 		cmocka_unit_test(test_path_and_identity),

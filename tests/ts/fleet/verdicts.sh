@@ -135,7 +135,8 @@ jq -e '.model_verdict.state == "none" and .rule.name == "minimum_4k"
 state "$disk2" "$model:DISK2"
 jq -n --arg d "$disk2" '{device: $d, verdict: {sensitive: false, resolved: true,
 	logical_sector: 512, reported_physical_sector: 512, physical_sector: 512, period: 1,
-	lowest_aligned_lba: 0, slowdown: 1, p_value: 1, confidence: 0, fast_starts: []}}' \
+	lowest_aligned_lba: 0, slowdown: 1, p_value: 1, confidence: 0.99, fast_starts: [],
+	min_slowdown: 1.5, absence_margin: 1.1}}' \
 	> "$TS_TMP/own.json"
 ts_run_rc_ro 0 "$disk2" "$ALIGNPROBE" check -J --verdicts="$store" --geometry "$TS_TMP/own.json" "$disk2"
 jq -e '.model_verdict.state == "not_needed" and .rule.name == "probed"' "$TS_TMP/out" >/dev/null ||
@@ -179,6 +180,35 @@ jq -e '.model_verdict.state == "conflict" and .model_verdict.entry == null
 promcheck "$p"
 expect_line "$p" "alignprobe_check_model_verdicts{device=\"$disk2\"} 2"
 grep -q "^alignprobe_check_model_verdict_info" "$p" && ts_fail "a conflict named an entry that decided"
+
+# "no effect" is recorded with its margin (the probe's 1.10x) ...
+honest=$(ts_emu_attach --profile honest-512n --size 128M)
+state "$honest" "ACME:Honest 512:2.0:HONEST1"
+ts_run_rc 0 "$ALIGNPROBE" probe "${probe_opts[@]}" --record="$store" "$honest"
+jq -e '.models[1].model == "Honest 512" and .models[1].verdicts[0].sensitive == false
+	and .models[1].verdicts[0].physical_sector == 512
+	and .models[1].verdicts[0].absence_margin == 1.1' "$store" >/dev/null ||
+	{ cat "$store" >&2; ts_fail "no effect recorded without its margin"; }
+state "$disk2" "ACME:Honest 512:2.0:DISK2"
+ts_run_rc_ro 0 "$disk2" "$ALIGNPROBE" check -J --verdicts="$store" "$disk2"
+jq -e '.model_verdict.state == "used" and .rule.name == "model_verdict"
+	and .model_verdict.verdicts[0].absence_margin == 1.1' "$TS_TMP/out" >/dev/null ||
+	{ jq '.model_verdict, .rule' "$TS_TMP/out" >&2; ts_fail "the model's honest verdict not used"; }
+# ... and one without it (a store of an older alignprobe, which ruled out only
+# 1.5x: flash costs 1.1-1.5x) does not decide: the disk counts as unproven
+jq 'del(.models[1].verdicts[0].absence_margin)' "$store" > "$TS_TMP/lib/old.json"
+ts_run_rc_ro 4 "$disk2" "$ALIGNPROBE" check --verdicts="$TS_TMP/lib/old.json" "$disk2"
+grep -qF "alignprobe check: $disk2: the verdict store $TS_TMP/lib/old.json says the model ACME Honest 512 2.0 shows no alignment effect (models[1].verdicts[0]), with no margin (an older alignprobe): that does not show honest sectors" \
+	"$TS_TMP/err" || { cat "$TS_TMP/err" >&2; ts_fail "an unshown no effect not reported"; }
+grep -qF "partition 2: start 22535 is not aligned to 4 KiB" "$TS_TMP/err" ||
+	ts_fail "an unshown no effect passed 22535"
+jq '.models[1].verdicts[0].absence_margin = 1.5' "$store" > "$TS_TMP/lib/wide.json"
+ts_run_rc_ro 4 "$disk2" "$ALIGNPROBE" check -J --verdicts="$TS_TMP/lib/wide.json" "$disk2"
+jq -e '.model_verdict.state == "no_effect_not_shown" and .model_verdict.entry == null
+	and .rule.name == "minimum_4k" and (.rule.reason | test("without showing it down to 1.15x"))
+	and [.partitions[].aligned] == [true, false]' "$TS_TMP/out" >/dev/null ||
+	{ jq '.model_verdict, .rule' "$TS_TMP/out" >&2; ts_fail "-J of a no effect of 1.5x"; }
+state "$disk2" "$model:DISK2"
 
 # a corrupt store: a clear error (2) before anything is written, and kept as it was
 head -c 200 "$store" > "$TS_TMP/lib/corrupt.json"
