@@ -59,7 +59,7 @@ enum {
 };
 
 /* "alignprobe check: DEV: message" on stderr */
-void cwarn(const struct check *c, const char *fmt, ...)
+void check_warn(const struct check *c, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -140,7 +140,7 @@ static int tristate(const struct ap_geometry *g, uint64_t lba)
 	return ap_align_is_aligned(lba, g->logical, g->physical, g->lowest_aligned);
 }
 
-void judge(const struct check *c, const struct ap_part *p, struct verdicts *v)
+void check_judge(const struct check *c, const struct ap_part *p, struct verdicts *v)
 {
 	const struct ap_geometry *f = c->g.in_force;
 	unsigned ls = c->pt.sector_size;
@@ -194,12 +194,12 @@ static void report_partitions(struct check *c)
 
 	if (c->pt.foreign_sector_size)
 		return;		/* the partitions as read here are not the table's */
-	describe_geometry(f, desc, sizeof(desc));
+	check_describe_geometry(f, desc, sizeof(desc));
 	for (i = 0; i < c->pt.nparts; i++) {
 		const struct ap_part *p = &c->pt.parts[i];
 		struct verdicts v;
 
-		judge(c, p, &v);
+		check_judge(c, p, &v);
 		if (v.aligned < 0)
 			continue;
 		c->nchecked++;
@@ -210,15 +210,15 @@ static void report_partitions(struct check *c)
 			continue;
 		if (!ap_align_is_aligned(p->start, f->logical, f->physical, f->lowest_aligned)) {
 			if (v.next != UINT64_MAX)
-				cwarn(c, "partition %zu: start %" PRIu64 " is not aligned to %s: %"
+				check_warn(c, "partition %zu: start %" PRIu64 " is not aligned to %s: %"
 				      PRIu64 " sector%s past a boundary; next aligned start %" PRIu64,
 				      p->partno + 1, p->start, desc, v.misalign,
 				      v.misalign == 1 ? "" : "s", v.next);
 			else
-				cwarn(c, "partition %zu: start %" PRIu64 " is not aligned to %s",
+				check_warn(c, "partition %zu: start %" PRIu64 " is not aligned to %s",
 				      p->partno + 1, p->start, desc);
 		} else {
-			cwarn(c, "partition %zu: size %" PRIu64 " sectors is not a whole number of "
+			check_warn(c, "partition %zu: size %" PRIu64 " sectors is not a whole number of "
 			      "%" PRIu64 "-byte physical sectors", p->partno + 1, p->size, f->physical);
 		}
 	}
@@ -362,10 +362,10 @@ static int refuse_partition(const struct check *c)
 	    ap_safety_whole_disk(st.st_rdev, &whole, &name) != 1)
 		return AP_EXIT_OK;
 	if (name)
-		cwarn(c, "a partition of /dev/%s, not a whole disk: the partition table and its "
+		check_warn(c, "a partition of /dev/%s, not a whole disk: the partition table and its "
 		      "alignment belong to the whole disk; check /dev/%s", name, name);
 	else
-		cwarn(c, "a partition, not a whole disk: check the whole disk it belongs to");
+		check_warn(c, "a partition, not a whole disk: check the whole disk it belongs to");
 	free(name);
 	return AP_EXIT_USAGE;
 }
@@ -385,21 +385,21 @@ static int run(struct check *c)
 		return rc;
 	rc = ap_ptable_read(c->device, &po, &c->pt, &e);
 	if (rc) {
-		cwarn(c, "%s", e.msg);
+		check_warn(c, "%s", e.msg);
 		return ap_exit_for_errno(rc);	/* bad input (2) or runtime failure (1) */
 	}
 	rc = ap_topology_read(c->device, &c->topo, &e);
 	if (rc) {
-		cwarn(c, "%s", e.msg);
+		check_warn(c, "%s", e.msg);
 		return ap_exit_for_errno(rc);
 	}
 	if ((c->verdicts || c->prometheus) && c->pt.is_blockdev) {
 		/* who it is: its model for --verdicts, alignprobe_disk_info */
 		c->have_id = ap_identity_read_path(c->device, NULL, &c->id, &e) == 0;
 		if (!c->have_id && c->verbose)
-			cwarn(c, "cannot read its identity: %s", e.msg);
+			check_warn(c, "cannot read its identity: %s", e.msg);
 	}
-	rc = build_geometries(c);
+	rc = check_build_geometries(c);
 	if (rc)
 		return rc;
 
@@ -412,37 +412,37 @@ static int run(struct check *c)
 
 	for (i = 0; i < c->pt.nissues; i++)
 		if (c->pt.issues[i].error || !c->quiet)
-			cwarn(c, "%s%s", c->pt.issues[i].error ? "" : "warning: ",
+			check_warn(c, "%s%s", c->pt.issues[i].error ? "" : "warning: ",
 			      c->pt.issues[i].msg);
 	if (c->verbose)
 		for (i = 0; i < c->pt.nfdisk_msgs; i++)
-			cwarn(c, "libfdisk: %s", c->pt.fdisk_msgs[i]);
+			check_warn(c, "libfdisk: %s", c->pt.fdisk_msgs[i]);
 	if (c->pt.foreign_sector_size)
-		report_foreign(c);
+		check_report_foreign(c);
 	if (c->mv.state == MV_CONFLICT)
-		report_conflict(c);
+		check_report_conflict(c);
 	else if (c->mv.state == MV_UNSHOWN)
-		report_unshown(c);
+		check_report_unshown(c);
 	nerr = ap_ptable_nerrors(&c->pt);
 	report_partitions(c);
 	if (c->nmisaligned && !c->quiet && c->g.rule == AP_RULE_MINIMUM_4K)
-		cwarn(c, "note: %s; a probe verdict (--geometry)%s decides otherwise", c->g.reason,
+		check_warn(c, "note: %s; a probe verdict (--geometry)%s decides otherwise", c->g.reason,
 		      c->mv.state == MV_CONFLICT ? " of this disk" : " or --trust-reported");
 	aligned = nerr == 0 && c->nmisaligned == 0;
 
 	if (c->out.json) {
-		build_json(c, aligned);	/* printed by the caller, with the exit status */
+		check_build_json(c, aligned);	/* printed by the caller, with the exit status */
 	} else if (!c->quiet) {
 		bool human = !c->out.raw && !c->out.csv && !c->out.noheadings;
 
-		if (human && print_topology(c))
+		if (human && check_print_topology(c))
 			goto out_err;
-		if (c->pt.label && print_table(c))
+		if (c->pt.label && check_print_table(c))
 			goto out_err;
 		if (human && c->pt.label && nerr == 0) {
 			char desc[200];
 
-			describe_geometry(c->g.in_force, desc, sizeof(desc));
+			check_describe_geometry(c->g.in_force, desc, sizeof(desc));
 			if (c->nchecked == 0)
 				printf("\nNo partitions to check.\n");
 			else
@@ -459,10 +459,10 @@ static int run(struct check *c)
 	if (nerr)
 		return AP_EXIT_USAGE;
 	if (c->pt.nparts == 0 && !c->quiet)
-		cwarn(c, "warning: the partition table holds no partitions");
+		check_warn(c, "warning: the partition table holds no partitions");
 	return c->nmisaligned ? AP_EXIT_MISALIGNED : AP_EXIT_OK;
 out_err:
-	cwarn(NULL, "write error on standard output");
+	check_warn(NULL, "write error on standard output");
 	return AP_EXIT_FAILURE;
 }
 
@@ -521,7 +521,7 @@ static int check_one(struct check *base, const char *dev, struct ap_prom *metric
 	c.device = dev;
 	rc = run(&c);
 	if (metrics)
-		add_metrics(&c, metrics, rc);
+		check_add_metrics(&c, metrics, rc);
 	if (c.out.json && (c.doc || docs)) {
 		/* one device that could not be checked: nothing on stdout, as before */
 		struct json_object *doc = c.doc ? c.doc : json_object_new_object();
@@ -533,7 +533,7 @@ static int check_one(struct check *base, const char *dev, struct ap_prom *metric
 			json_object_array_add(docs, doc);
 		} else {
 			if (ap_out_json_print(stdout, doc) != 0) {
-				cwarn(NULL, "write error on standard output");
+				check_warn(NULL, "write error on standard output");
 				rc = AP_EXIT_FAILURE;
 			}
 			json_object_put(doc);
@@ -579,7 +579,7 @@ int ap_cmd_check(int argc, char **argv)
 		json_object_object_add(doc, "devices", docs);
 		json_object_object_add(doc, "exit_status", json_object_new_int(worst));
 		if (ap_out_json_print(stdout, doc) != 0) {
-			cwarn(NULL, "write error on standard output");
+			check_warn(NULL, "write error on standard output");
 			worst = AP_EXIT_FAILURE;
 		}
 		json_object_put(doc);

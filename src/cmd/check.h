@@ -135,7 +135,7 @@ struct check {
 	struct json_object *doc;	/* -J: this device's document */
 };
 
-/* The verdicts on one partition (judge()). */
+/* The verdicts on one partition (check_judge()). */
 struct verdicts {
 	int reported, drive, probed, mib, optio;	/* -1 not applicable, 0/1 */
 	bool size_aligned;
@@ -145,22 +145,22 @@ struct verdicts {
 };
 
 /* "alignprobe check: DEV: message" on stderr */
-void cwarn(const struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void check_warn(const struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* check.c */
-void judge(const struct check *c, const struct ap_part *p, struct verdicts *v);
+void check_judge(const struct check *c, const struct ap_part *p, struct verdicts *v);
 
 /* check_geom.c */
-void describe_geometry(const struct ap_geometry *g, char *buf, size_t sz);
-void report_conflict(const struct check *c);
-void report_unshown(const struct check *c);
-int build_geometries(struct check *c);
+void check_describe_geometry(const struct ap_geometry *g, char *buf, size_t sz);
+void check_report_conflict(const struct check *c);
+void check_report_unshown(const struct check *c);
+int check_build_geometries(struct check *c);
 
 /* check_report.c */
-void build_json(struct check *c, bool aligned);
-int print_topology(const struct check *c);
-int print_table(struct check *c);
-void report_foreign(const struct check *c);
-void add_metrics(const struct check *c, struct ap_prom *p, int status);
+void check_build_json(struct check *c, bool aligned);
+int check_print_topology(const struct check *c);
+int check_print_table(struct check *c);
+void check_report_foreign(const struct check *c);
+void check_add_metrics(const struct check *c, struct ap_prom *p, int status);
 
 #endif /* AP_CMD_CHECK_H */

@@ -23,7 +23,7 @@
 #include "lib/exitcodes.h"
 #include "lib/util.h"
 
-void describe_geometry(const struct ap_geometry *g, char *buf, size_t sz)
+void check_describe_geometry(const struct ap_geometry *g, char *buf, size_t sz)
 {
 	if (g->source == AP_GEOM_MINIMUM)
 		snprintf(buf, sz, "4 KiB (the minimum for an unprobed report, lowest aligned LBA %"
@@ -194,13 +194,13 @@ static void model_geometry(struct check *c, unsigned logical)
 }
 
 /* The conflicting verdicts, said (check fails safe: none of them is used). */
-void report_conflict(const struct check *c)
+void check_report_conflict(const struct check *c)
 {
 	const struct ap_vstore_model *m = c->mv.m;
 	char *name = ap_vstore_model_name(m), ex[400];
 	size_t i;
 
-	cwarn(c, "the verdict store %s holds %zu conflicting verdicts for the model %s; none "
+	check_warn(c, "the verdict store %s holds %zu conflicting verdicts for the model %s; none "
 	      "is used, the disk counts as unproven:", c->verdicts_file, c->mv.nmatching, name);
 	for (i = 0; i < m->nverdicts; i++) {
 		const struct ap_vstore_verdict *v = &m->verdicts[i];
@@ -210,7 +210,7 @@ void report_conflict(const struct check *c)
 		ex[0] = '\0';
 		if (v->nexamples)
 			describe_example(&v->examples[0], ex, sizeof(ex));
-		cwarn(c, "  models[%zu].verdicts[%zu]: %" PRIu64 "-byte physical sectors, lowest "
+		check_warn(c, "  models[%zu].verdicts[%zu]: %" PRIu64 "-byte physical sectors, lowest "
 		      "aligned LBA %" PRIu64 ", on %s%s", c->mv.model_index, i, v->physical_sector,
 		      v->lowest_aligned_lba, ex[0] ? ex : "no disk named",
 		      v->nexamples > 1 ? " and more" : "");
@@ -219,7 +219,7 @@ void report_conflict(const struct check *c)
 }
 
 /* A "no effect" for the model not shown down to the margin, said (it is not used). */
-void report_unshown(const struct check *c)
+void check_report_unshown(const struct check *c)
 {
 	const struct ap_vstore_verdict *v = &c->mv.m->verdicts[c->mv.verdict];
 	char *name = ap_vstore_model_name(c->mv.m), m[64];
@@ -228,7 +228,7 @@ void report_unshown(const struct check *c)
 		snprintf(m, sizeof(m), "only effects of %.2fx or more", v->absence_margin);
 	else
 		snprintf(m, sizeof(m), "no margin (an older alignprobe)");
-	cwarn(c, "the verdict store %s says the model %s shows no alignment effect "
+	check_warn(c, "the verdict store %s says the model %s shows no alignment effect "
 	      "(models[%zu].verdicts[%zu]), with %s: that does not show honest sectors (flash "
 	      "costs 1.1-1.5x; %.2fx is the widest margin accepted); it is not used, the disk "
 	      "counts as unproven", c->verdicts_file, name, c->mv.model_index, c->mv.verdict, m,
@@ -269,7 +269,7 @@ static void geometry_target(const struct check *c, struct ap_geometry_target *t,
 	}
 }
 
-int build_geometries(struct check *c)
+int check_build_geometries(struct check *c)
 {
 	const struct ap_kernel_topology *k = &c->topo.kernel;
 	const struct ap_drive_topology *d = &c->topo.drive;
@@ -318,13 +318,13 @@ int build_geometries(struct check *c)
 			memset(g, 0, sizeof(*g));
 			memset(&c->pick, 0, sizeof(c->pick));
 			if (!c->quiet)
-				cwarn(NULL, "%s; trying the verdict store", e.msg);
+				check_warn(NULL, "%s; trying the verdict store", e.msg);
 		} else if (rc) {
-			cwarn(NULL, "%s", e.msg);	/* it names the file */
+			check_warn(NULL, "%s", e.msg);	/* it names the file */
 			return ap_exit_for_errno(e.code);	/* a bad --geometry file: 2 */
 		}
 		if (g->physical && g->logical != logical) {
-			cwarn(c, "%s: the verdict is for %u-byte logical sectors, the disk has %u",
+			check_warn(c, "%s: the verdict is for %u-byte logical sectors, the disk has %u",
 			      c->geometry_file, g->logical, logical);
 			return AP_EXIT_USAGE;
 		}

@@ -313,7 +313,7 @@ static struct json_object *model_verdict_json(const struct check *c)
 }
 
 /* The -J document of the device (c->doc). */
-void build_json(struct check *c, bool aligned)
+void check_build_json(struct check *c, bool aligned)
 {
 	struct json_object *doc = json_object_new_object(), *geo, *a;
 	const struct ap_ptable *pt = &c->pt;
@@ -368,7 +368,7 @@ void build_json(struct check *c, bool aligned)
 	for (i = 0; i < pt->nparts; i++) {
 		struct verdicts v;
 
-		judge(c, &pt->parts[i], &v);
+		check_judge(c, &pt->parts[i], &v);
 		fill_row(c, &r, &pt->parts[i], &v);
 		json_object_array_add(a, ap_row_json(&r));
 	}
@@ -393,7 +393,7 @@ static void cell_ul(struct libscols_line *ln, size_t col, bool have, uint64_t v)
 	scols_line_set_data(ln, col, buf);
 }
 
-int print_topology(const struct check *c)
+int check_print_topology(const struct check *c)
 {
 	const struct ap_kernel_topology *k = &c->topo.kernel;
 	const struct ap_drive_topology *d = &c->topo.drive;
@@ -511,7 +511,7 @@ int print_topology(const struct check *c)
 		       r->lowest_aligned, p->source == AP_GEOM_PROBED ? "probed" :
 		       p->source == AP_GEOM_MODEL ? "its model's verdict" : "given",
 		       p->lowest_aligned);
-	describe_geometry(c->g.in_force, buf, sizeof(buf));
+	check_describe_geometry(c->g.in_force, buf, sizeof(buf));
 	printf("Geometry in force: %s%s%s\n", buf,
 	       c->g.rule == AP_RULE_PROBED || c->g.rule == AP_RULE_MODEL ? ", from " : "",
 	       c->g.rule == AP_RULE_PROBED ? c->geometry_file :
@@ -521,7 +521,7 @@ int print_topology(const struct check *c)
 	return 0;
 }
 
-int print_table(struct check *c)
+int check_print_table(struct check *c)
 {
 	struct libscols_table *tb;
 	struct ap_out out;
@@ -536,7 +536,7 @@ int print_table(struct check *c)
 	for (i = 0; i < c->pt.nparts; i++) {
 		struct verdicts v;
 
-		judge(c, &c->pt.parts[i], &v);
+		check_judge(c, &c->pt.parts[i], &v);
 		fill_row(c, &r, &c->pt.parts[i], &v);
 		if (ap_row_add_line(&r, tb) != 0) {
 			ap_row_free(&r);
@@ -559,20 +559,20 @@ int print_table(struct check *c)
 }
 
 /* The table was written for another sector size: what shows it, why, and what to do. */
-void report_foreign(const struct check *c)
+void check_report_foreign(const struct check *c)
 {
 	char cause[400], remedy[600];
 	size_t i;
 
 	for (i = 0; i < c->pt.nforeign_evidence; i++)
-		cwarn(c, "found: %s", c->pt.foreign_evidence[i]);
+		check_warn(c, "found: %s", c->pt.foreign_evidence[i]);
 	foreign_advice(c, cause, sizeof(cause), remedy, sizeof(remedy));
-	cwarn(c, "likely cause: %s", cause);
-	cwarn(c, "what to do: %s", remedy);
+	check_warn(c, "likely cause: %s", cause);
+	check_warn(c, "what to do: %s", remedy);
 }
 
 /* --prometheus: this device's series (see docs/alignprobe.8, MONITORING). */
-void add_metrics(const struct check *c, struct ap_prom *p, int status)
+void check_add_metrics(const struct check *c, struct ap_prom *p, int status)
 {
 	const char *dev = c->device;
 	const struct ap_geometry *geo[] = { &c->g.reported, &c->g.drive, &c->g.probed };
@@ -634,7 +634,7 @@ void add_metrics(const struct check *c, struct ap_prom *p, int status)
 		unsigned ls = c->pt.sector_size;
 		struct verdicts v;
 
-		judge(c, part, &v);
+		check_judge(c, part, &v);
 		if (v.aligned < 0)
 			continue;	/* an extended partition, or a table for another size */
 		snprintf(num, sizeof(num), "%zu", part->partno + 1);

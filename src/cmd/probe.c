@@ -448,7 +448,7 @@ static void free_ctl(struct ctl *c)
 			close(j->fd_hold);
 		if (j->have_t)
 			ap_safety_target_free(&j->t);
-		detach_emulated(j);
+		probe_detach_emulated(j);
 		ap_outfile_discard(&j->plot);	/* not written: the target is untouched */
 		ap_probe_result_free(&j->r);
 		ap_probe_dev_free(&j->d);
@@ -481,15 +481,15 @@ int ap_cmd_probe(int argc, char **argv)
 	}
 
 	ap_sig_install();
-	setup_jobs(&c);
-	rc = plan_jobs(&c);
+	probe_setup_jobs(&c);
+	rc = probe_plan_jobs(&c);
 	if (!rc && c.dry_run) {
-		rc = dry_run(&c, c.nnamed);
+		rc = probe_dry_run(&c, c.nnamed);
 	} else if (!rc) {
-		rc = gate_jobs(&c);
+		rc = probe_gate_jobs(&c);
 		if (!rc) {
-			start_jobs(&c);
-			rc = report_jobs(&c);
+			probe_start_jobs(&c);
+			rc = probe_report_jobs(&c);
 		}
 	}
 	free_ctl(&c);

@@ -100,17 +100,17 @@ struct ctl {
 };
 
 /* probe_jobs.c */
-char *journal_path(const struct ctl *c, const struct job *j);
-int emu_spec(struct ctl *c, size_t i, struct ap_emu_spec *spec);
-char *emu_placeholder(size_t i);
-void detach_emulated(struct job *j);
-void setup_jobs(struct ctl *c);
-int plan_jobs(struct ctl *c);
-int gate_jobs(struct ctl *c);
-void start_jobs(struct ctl *c);
+char *probe_journal_path(const struct ctl *c, const struct job *j);
+int probe_emu_spec(struct ctl *c, size_t i, struct ap_emu_spec *spec);
+char *probe_emu_placeholder(size_t i);
+void probe_detach_emulated(struct job *j);
+void probe_setup_jobs(struct ctl *c);
+int probe_plan_jobs(struct ctl *c);
+int probe_gate_jobs(struct ctl *c);
+void probe_start_jobs(struct ctl *c);
 
 /* probe_report.c */
-int dry_run(struct ctl *c, size_t nnamed);
-int report_jobs(struct ctl *c);
+int probe_dry_run(struct ctl *c, size_t nnamed);
+int probe_report_jobs(struct ctl *c);
 
 #endif /* AP_CMD_PROBE_H */

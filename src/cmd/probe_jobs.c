@@ -94,7 +94,7 @@ static const char *dev_base(const char *dev)
 	return s ? s + 1 : dev;
 }
 
-char *journal_path(const struct ctl *c, const struct job *j)
+char *probe_journal_path(const struct ctl *c, const struct job *j)
 {
 	const char *dir = getenv("ALIGNPROBE_JOURNAL_DIR");
 	char *p;
@@ -168,7 +168,7 @@ static int prepare_job(struct ctl *c, struct job *j)
 	if (c->o.mode == AP_PROBE_PRESERVE) {
 		int on;
 
-		j->journal = journal_path(c, j);
+		j->journal = probe_journal_path(c, j);
 		j->o.journal = j->journal;
 		if (access(j->journal, F_OK) == 0) {
 			ap_warnx(CMD, j->dev, "the undo journal %s already exists (a killed "
@@ -221,7 +221,7 @@ static int gate_job(struct ctl *c, struct job *j)
 }
 
 /* The spec of the emulated drive @i: 0 or AP_EXIT_USAGE (printed). */
-int emu_spec(struct ctl *c, size_t i, struct ap_emu_spec *spec)
+int probe_emu_spec(struct ctl *c, size_t i, struct ap_emu_spec *spec)
 {
 	ap_emu_spec_init(spec);
 	return ap_cmd_emu_spec(CMD, AP_CMD_EMU_DEFAULT_SPEC, c->emu_specs[i], true, spec);
@@ -233,7 +233,7 @@ static int attach_emulated(struct ctl *c, size_t i, struct job *j)
 	struct ap_error e = { 0 };
 	int rc;
 
-	rc = emu_spec(c, i, &spec);
+	rc = probe_emu_spec(c, i, &spec);
 	if (rc)
 		return rc;
 	rc = ap_cmd_emu_attach(CMD, &spec, &j->emu);
@@ -257,7 +257,7 @@ static int attach_emulated(struct ctl *c, size_t i, struct job *j)
 }
 
 /* What names an emulated drive's outputs before it exists. */
-char *emu_placeholder(size_t i)
+char *probe_emu_placeholder(size_t i)
 {
 	char *s;
 
@@ -286,7 +286,7 @@ static int open_outputs(struct ctl *c, size_t nnamed)
 	}
 	for (i = 0; i < c->njobs; i++) {
 		struct job *j = &c->jobs[i];
-		char *name = i < nnamed ? ap_xstrdup(j->dev) : emu_placeholder(i - nnamed);
+		char *name = i < nnamed ? ap_xstrdup(j->dev) : probe_emu_placeholder(i - nnamed);
 		char *p;
 
 		rc = 0;
@@ -299,7 +299,7 @@ static int open_outputs(struct ctl *c, size_t nnamed)
 			struct job tmp = { .dev = name };
 
 			/* created by the probe itself; an existing one: prepare_job() */
-			p = journal_path(c, &tmp);
+			p = probe_journal_path(c, &tmp);
 			if (access(p, F_OK) != 0)
 				rc = ap_cmd_check_output(CMD, p, true);
 			free(p);
@@ -319,7 +319,7 @@ static int open_outputs(struct ctl *c, size_t nnamed)
 	return 0;
 }
 
-void detach_emulated(struct job *j)
+void probe_detach_emulated(struct job *j)
 {
 	struct ap_error e = { 0 };
 
@@ -392,7 +392,7 @@ static void run_jobs(struct ctl *c)
 }
 
 /* One job per device named, then one per --emulate (its device comes later). */
-void setup_jobs(struct ctl *c)
+void probe_setup_jobs(struct ctl *c)
 {
 	size_t i;
 
@@ -409,7 +409,7 @@ void setup_jobs(struct ctl *c)
  * The output files, then every check on every named device: 0 or an exit
  * code, with nothing written.
  */
-int plan_jobs(struct ctl *c)
+int probe_plan_jobs(struct ctl *c)
 {
 	size_t i;
 	int rc;
@@ -431,7 +431,7 @@ static int signal_status(void)
  * The gate of every named device, then the emulated drives (set up,
  * checked, held): nothing is written before all of them passed.
  */
-int gate_jobs(struct ctl *c)
+int probe_gate_jobs(struct ctl *c)
 {
 	size_t i;
 	int rc = 0;
@@ -453,7 +453,7 @@ int gate_jobs(struct ctl *c)
 }
 
 /* Every device at once, within the one time budget of the call. */
-void start_jobs(struct ctl *c)
+void probe_start_jobs(struct ctl *c)
 {
 	size_t i;
 

@@ -503,7 +503,7 @@ static void print_plan(const struct ctl *c, const char *dev, const struct ap_pro
 }
 
 /* --dry-run after every check: the gate's description and the plan of each device. */
-int dry_run(struct ctl *c, size_t nnamed)
+int probe_dry_run(struct ctl *c, size_t nnamed)
 {
 	size_t i;
 
@@ -523,9 +523,9 @@ int dry_run(struct ctl *c, size_t nnamed)
 			struct ap_emu_spec spec;
 			struct ap_probe_plan plan;
 			struct ap_error e = { 0 };
-			char *name = emu_placeholder(i - nnamed), *jp, *jd, *text;
+			char *name = probe_emu_placeholder(i - nnamed), *jp, *jd, *text;
 			struct job tmp = { .dev = name };
-			int rc = emu_spec(c, i - nnamed, &spec);
+			int rc = probe_emu_spec(c, i - nnamed, &spec);
 
 			if (rc) {
 				free(name);
@@ -543,7 +543,7 @@ int dry_run(struct ctl *c, size_t nnamed)
 			plan.reported_physical = spec.logical_sector;
 			printf("dry run: would set up an emulated drive (%s).\n", text);
 			free(text);
-			jp = journal_path(c, &tmp);
+			jp = probe_journal_path(c, &tmp);
 			ap_xasprintf(&jd, "in %s", dirname(jp));
 			print_plan(c, "the emulated drive", &plan, jd);
 			free(jd);
@@ -588,7 +588,7 @@ static int jobs_status(const struct ctl *c)
  * the output), then the results, the samples, the fleet's files and the
  * plots. The exit status.
  */
-int report_jobs(struct ctl *c)
+int probe_report_jobs(struct ctl *c)
 {
 	int rc = AP_EXIT_OK;
 	size_t i;

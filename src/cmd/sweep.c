@@ -382,7 +382,7 @@ void sweep_params(struct ap_analysis_params *p, unsigned logical, unsigned repor
 /* Replay                                                             */
 /* ------------------------------------------------------------------ */
 
-const char *stopped_early(const char *stopped)
+const char *sweep_stopped_early(const char *stopped)
 {
 	if (stopped && !strcmp(stopped, "signal"))
 		return "interrupted";
@@ -391,14 +391,14 @@ const char *stopped_early(const char *stopped)
 	return NULL;
 }
 
-const struct ap_verdict *shown_verdict(const struct ap_verdict *v, const char *stopped)
+const struct ap_verdict *sweep_shown_verdict(const struct ap_verdict *v, const char *stopped)
 {
-	if (v && stopped_early(stopped) && (v->sensitive || v->resolved))
+	if (v && sweep_stopped_early(stopped) && (v->sensitive || v->resolved))
 		return NULL;
 	return v;
 }
 
-int verdict_exit(const struct ap_verdict *v)
+int sweep_verdict_exit(const struct ap_verdict *v)
 {
 	return v && v->resolved ? AP_EXIT_OK : AP_EXIT_INCONCLUSIVE;
 }
@@ -419,16 +419,16 @@ static int do_replay(struct sweep_cmd *c)
 	sweep_params(&ap, doc.logical_sector, doc.reported_physical);
 	memset(&v, 0, sizeof(v));
 	have_v = ap_sweep_analyse(doc.results, doc.nresults, &ap, &v) == 0;
-	rc = report(c, &doc, have_v ? &v : NULL, stopped);
+	rc = sweep_report(c, &doc, have_v ? &v : NULL, stopped);
 	if (!rc)
-		rc = verdict_exit(have_v ? &v : NULL);
+		rc = sweep_verdict_exit(have_v ? &v : NULL);
 	/*
 	 * A run stopped by a signal or an error gave no verdict (it exited
 	 * 128+N or 1): its partial results do not make one now either.
 	 */
-	if (!rc && stopped_early(stopped)) {
+	if (!rc && sweep_stopped_early(stopped)) {
 		ap_warnx(CMD, c->replay, "the run was %s: no verdict from its partial results",
-			 stopped_early(stopped));
+			 sweep_stopped_early(stopped));
 		rc = AP_EXIT_INCONCLUSIVE;
 	}
 	if (have_v)
@@ -467,7 +467,7 @@ int ap_cmd_sweep(int argc, char **argv)
 		goto out;
 	if (c.record_set && (rc = ap_fleet_record_prepare(CMD, c.record, &c.record)) != 0)
 		goto out;
-	rc = prepare_workload(&c);
+	rc = sweep_prepare_workload(&c);
 	if (rc)
 		goto out;
 	/* every check before anything is written */
@@ -477,7 +477,7 @@ int ap_cmd_sweep(int argc, char **argv)
 		goto out;
 	}
 	ap_sig_install();
-	rc = c.emulate ? run_emulated(&c) : run_device(&c);
+	rc = c.emulate ? sweep_run_emulated(&c) : sweep_run_device(&c);
 out:
 	if (c.save && rc >= 0 && ap_outfile_commit(&c.save_out, &e) != 0) {
 		/* after the last update: closes, or writes a FIFO's content */

@@ -125,31 +125,31 @@ struct sweep_cmd {
 
 /* sweep.c */
 void sweep_params(struct ap_analysis_params *p, unsigned logical, unsigned reported);
-int verdict_exit(const struct ap_verdict *v);
+int sweep_verdict_exit(const struct ap_verdict *v);
 /*
  * A run stopped by a signal or an error (@stopped "signal", "error") has
  * no verdict, whatever its partial results show: "interrupted", "stopped
  * by an error"; NULL for the other stop reasons.
  */
-const char *stopped_early(const char *stopped);
+const char *sweep_stopped_early(const char *stopped);
 /*
  * The analysis every output (text, JSON, chart, --save, --replay) shows
  * of a run that stopped for @stopped: @v, or NULL when the run stopped
  * early and @v would state a verdict (an effect, or none); an unresolved
  * analysis, which claims nothing, is shown as it is.
  */
-const struct ap_verdict *shown_verdict(const struct ap_verdict *v, const char *stopped);
+const struct ap_verdict *sweep_shown_verdict(const struct ap_verdict *v, const char *stopped);
 
 /* sweep_report.c */
-struct json_object *starts_json(const struct ap_cols *cs,
+struct json_object *sweep_starts_json(const struct ap_cols *cs,
 				const struct ap_sweep_start_stat *st, size_t n);
-void fmt_starts(char *buf, size_t len, const uint64_t *v, size_t n, size_t max);
-int report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
+void sweep_fmt_starts(char *buf, size_t len, const uint64_t *v, size_t n, size_t max);
+int sweep_report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
 	   const struct ap_verdict *v, const char *stopped);
 
 /* sweep_run.c */
-int prepare_workload(struct sweep_cmd *c);
-int run_device(struct sweep_cmd *c);
-int run_emulated(struct sweep_cmd *c);
+int sweep_prepare_workload(struct sweep_cmd *c);
+int sweep_run_device(struct sweep_cmd *c);
+int sweep_run_emulated(struct sweep_cmd *c);
 
 #endif /* AP_CMD_SWEEP_H */

@@ -61,7 +61,7 @@ static void fill_row(struct ap_row *r, const struct ap_sweep_start_stat *st)
 }
 
 /* The "starts" array of the JSON document, with the keys of @cs. */
-struct json_object *starts_json(const struct ap_cols *cs,
+struct json_object *sweep_starts_json(const struct ap_cols *cs,
 				const struct ap_sweep_start_stat *st, size_t n)
 {
 	struct json_object *a = json_object_new_array();
@@ -112,7 +112,7 @@ static int print_table(struct sweep_cmd *c, const struct ap_sweep_start_stat *st
 	return 0;
 }
 
-void fmt_starts(char *buf, size_t len, const uint64_t *v, size_t n, size_t max)
+void sweep_fmt_starts(char *buf, size_t len, const uint64_t *v, size_t n, size_t max)
 {
 	size_t i, off = 0;
 
@@ -123,7 +123,7 @@ void fmt_starts(char *buf, size_t len, const uint64_t *v, size_t n, size_t max)
 		snprintf(buf + off, len - off, " ...");
 }
 
-/* One line for titles (the plot); @early: stopped_early()'s reason. */
+/* One line for titles (the plot); @early: sweep_stopped_early()'s reason. */
 static char *verdict_line(const struct ap_verdict *v, const char *early)
 {
 	char *s;
@@ -155,7 +155,7 @@ static char *verdict_line(const struct ap_verdict *v, const char *early)
 /*
  * @partial: some planned start has no successful measurement (an
  * interrupted sweep): what "these starts" cannot resolve may be resolved by
- * the rest. @early: the run was stopped early (stopped_early()): no verdict.
+ * the rest. @early: the run was stopped early (sweep_stopped_early()): no verdict.
  */
 static void print_verdict(const char *dev, const struct ap_verdict *v, uint64_t first_usable,
 			  bool partial, const char *early)
@@ -175,7 +175,7 @@ static void print_verdict(const char *dev, const struct ap_verdict *v, uint64_t 
 		uint64_t mib, first;
 
 		ap_sweep_recommend(v, first_usable, &mib, &first);
-		fmt_starts(buf, sizeof(buf), v->fast_starts, v->nfast, 24);
+		sweep_fmt_starts(buf, sizeof(buf), v->fast_starts, v->nfast, 24);
 		printf("\nVerdict for %s: partition alignment matters%s.\n", dev,
 		       v->small ? ", a little" : "");
 		printf("  Physical sector: %u bytes, inferred (the drive reports %u%s).\n",
@@ -204,7 +204,7 @@ static void print_verdict(const char *dev, const struct ap_verdict *v, uint64_t 
 		       "  (see the note)" :
 		       "these starts cannot resolve the physical sector size, whatever the\n"
 		       "  number of rounds (see the note)");
-		fmt_starts(buf, sizeof(buf), v->fast_starts, v->nfast, 24);
+		sweep_fmt_starts(buf, sizeof(buf), v->fast_starts, v->nfast, 24);
 		if (v->nfast)
 			printf("  Fast starts measured: %s.\n", buf);
 		printf("  Partition starts at multiples of 2048 (1 MiB) are the safe choice; run\n"
@@ -273,15 +273,15 @@ static int write_plot(struct sweep_cmd *c, const struct ap_sweep_start_stat *st,
  * Everything printed at the end (and by --replay): JSON, or the table and
  * the verdict; the plot. Returns 0 or an exit code.
  */
-int report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
+int sweep_report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
 	   const struct ap_verdict *v, const char *stopped)
 {
 	struct ap_sweep_start_stat *st = NULL;
-	const char *early = stopped_early(stopped);
+	const char *early = sweep_stopped_early(stopped);
 	size_t n;
 	int rc = 0, rc2;
 
-	v = shown_verdict(v, stopped);	/* nor used to mark starts aligned */
+	v = sweep_shown_verdict(v, stopped);	/* nor used to mark starts aligned */
 	n = ap_sweep_summarize(doc->results, doc->nresults, doc->starts, doc->nstarts, v, &st);
 	if (c->out.json) {
 		int cols[AP_ARRAY_SIZE(infos) * 2];
@@ -293,7 +293,7 @@ int report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
 			free(st);
 			return rc;
 		}
-		o = ap_sweep_doc_to_json(doc, v, starts_json(&cs, st, n), stopped);
+		o = ap_sweep_doc_to_json(doc, v, sweep_starts_json(&cs, st, n), stopped);
 		if (ap_out_json_print(stdout, o) != 0) {
 			ap_warnx(CMD, NULL, "write error on standard output");
 			rc = AP_EXIT_FAILURE;

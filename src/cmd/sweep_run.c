@@ -85,7 +85,7 @@ static void doc_of_run(struct sweep_cmd *c, const struct ap_sweep_run *run, stru
 
 static void save_doc(struct sweep_cmd *c, const struct ap_sweep_run *run, const char *stopped)
 {
-	const struct ap_verdict *v = shown_verdict(run->verdict_valid ? &run->verdict : NULL,
+	const struct ap_verdict *v = sweep_shown_verdict(run->verdict_valid ? &run->verdict : NULL,
 						   stopped);
 	struct ap_sweep_start_stat *st = NULL;
 	struct json_object *o;
@@ -99,7 +99,7 @@ static void save_doc(struct sweep_cmd *c, const struct ap_sweep_run *run, const 
 	/* a results file holds every column, whatever -o says */
 	ap_cols_init(&cs, NULL, infos, AP_ARRAY_SIZE(infos), NULL, 0,
 		     json_cols, AP_ARRAY_SIZE(json_cols));
-	o = ap_sweep_doc_to_json(&d, v, starts_json(&cs, st, n), stopped);
+	o = ap_sweep_doc_to_json(&d, v, sweep_starts_json(&cs, st, n), stopped);
 	if (ap_sweep_json_save(&c->save_out, o, &e) != 0 && c->save_errors++ == 0) {
 		ap_progress_clear(&c->pg);
 		ap_warnx(CMD, NULL, "--save: %s", e.msg);
@@ -148,7 +148,7 @@ static uint64_t default_part_size(const struct sweep_cmd *c)
 	return need > sz ? need : sz;
 }
 
-int prepare_workload(struct sweep_cmd *c)
+int sweep_prepare_workload(struct sweep_cmd *c)
 {
 	struct ap_error e = { 0 };
 
@@ -188,7 +188,7 @@ static void print_plan(struct sweep_cmd *c, uint64_t part_sectors)
 {
 	char buf[256], *sz = ap_size_to_human(part_sectors * c->info.logical_sector);
 
-	fmt_starts(buf, sizeof(buf), c->starts, c->nstarts, 40);
+	sweep_fmt_starts(buf, sizeof(buf), c->starts, c->nstarts, 40);
 	printf("dry run: nothing written. The sweep would:\n"
 	       "  on %s (%u-byte logical, %u-byte reported physical sectors),\n"
 	       "  for each of %zu starts (%s), %u to %u rounds in a random order\n"
@@ -344,7 +344,7 @@ static int do_sweep(struct sweep_cmd *c, int excl_fd)
 
 	v = run.verdict_valid ? &run.verdict : NULL;
 	doc_of_run(c, &run, &d);
-	rc = report(c, &d, v, ap_sweep_stop_name(run.stop));
+	rc = sweep_report(c, &d, v, ap_sweep_stop_name(run.stop));
 
 	/* a signal after the last step (analysis, wipe, report) still
 	 * ends the run as interrupted: its report is complete, though */
@@ -354,7 +354,7 @@ static int do_sweep(struct sweep_cmd *c, int excl_fd)
 	else if (run.stop == AP_SWEEP_STOP_FATAL || run.nfailed || run.wipe_error.code)
 		rc2 = AP_EXIT_FAILURE;
 	else
-		rc2 = verdict_exit(v);
+		rc2 = sweep_verdict_exit(v);
 	/* --record: a clean run's verdict (an unresolved one is said, not kept) */
 	if (c->record_set && (rc2 == AP_EXIT_OK || rc2 == AP_EXIT_INCONCLUSIVE) &&
 	    ap_fleet_record(CMD, c->record, "sweep", c->disk, &c->id, v, c->quiet) != 0)
@@ -439,7 +439,7 @@ static int record_identity(struct sweep_cmd *c)
 	return ap_fleet_record_check_disk(CMD, c->disk, &c->id);
 }
 
-int run_device(struct sweep_cmd *c)
+int sweep_run_device(struct sweep_cmd *c)
 {
 	struct ap_safety_opts so = { .yes = c->yes, .dry_run = c->dry_run,
 				     .ask = ap_ui_confirm };
@@ -473,7 +473,7 @@ int run_device(struct sweep_cmd *c)
 	return rc;
 }
 
-int run_emulated(struct sweep_cmd *c)
+int sweep_run_emulated(struct sweep_cmd *c)
 {
 	struct ap_emu_spec spec;
 	struct ap_emu *emu = NULL;
