@@ -135,10 +135,14 @@ double ap_analysis_absence_margin(const struct ap_analysis_params *p);
  */
 #define AP_ABSENCE_MARGIN	1.15
 
-/* Does a resolved "no effect" verdict rule out effects down to AP_ABSENCE_MARGIN? */
-static inline bool ap_verdict_absence_shown(const struct ap_verdict *v)
+/*
+ * Does a "no effect" shown down to @margin (0: not said) show honest
+ * sectors, i.e. rule out effects down to AP_ABSENCE_MARGIN? For a saved
+ * verdict and for the verdict store's alike.
+ */
+static inline bool ap_absence_margin_shown(double margin)
 {
-	return v->absence_margin >= 1 && v->absence_margin <= AP_ABSENCE_MARGIN + 1e-9;
+	return margin >= 1 && margin <= AP_ABSENCE_MARGIN + 1e-9;
 }
 
 /* The largest slowdown a verdict states (a drive with no fast class). */

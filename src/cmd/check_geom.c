@@ -178,9 +178,7 @@ static void model_geometry(struct check *c, unsigned logical)
 	} else {
 		const struct ap_vstore_verdict *v = &m->verdicts[c->mv.verdict];
 
-		/* "no effect" shows honest sectors only down to AP_ABSENCE_MARGIN */
-		if (!v->sensitive && !(v->absence_margin >= 1 &&
-				       v->absence_margin <= AP_ABSENCE_MARGIN + 1e-9)) {
+		if (!v->sensitive && !ap_absence_margin_shown(v->absence_margin)) {
 			c->mv.state = MV_UNSHOWN;
 			return;
 		}

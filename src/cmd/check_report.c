@@ -74,16 +74,6 @@ static void fill_row(const struct check *c, struct ap_row *r, const struct ap_pa
 		ap_row_u64(r, COL_NEXT_ALIGNED, v->next);
 }
 
-static struct json_object *ju(uint64_t v)
-{
-	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
-}
-
-static struct json_object *jstr(const char *s)
-{
-	return s ? json_object_new_string(s) : NULL;
-}
-
 /* ---- topology and geometry as JSON ---- */
 
 static struct json_object *geometry_json(const struct ap_geometry *g, const char *file)
@@ -97,8 +87,8 @@ static struct json_object *geometry_json(const struct ap_geometry *g, const char
 	if (file)
 		json_object_object_add(o, "file", json_object_new_string(file));
 	json_object_object_add(o, "logical_sector", json_object_new_int64(g->logical));
-	json_object_object_add(o, "physical_sector", ju(g->physical));
-	json_object_object_add(o, "lowest_aligned_lba", ju(g->lowest_aligned));
+	json_object_object_add(o, "physical_sector", ap_json_u64(g->physical));
+	json_object_object_add(o, "lowest_aligned_lba", ap_json_u64(g->lowest_aligned));
 	if (g->source == AP_GEOM_MODEL)
 		json_object_object_add(o, "sensitive", json_object_new_boolean(g->sensitive));
 	if (g->source == AP_GEOM_PROBED) {
@@ -121,12 +111,12 @@ static struct json_object *topology_json(const struct ap_topology *t)
 	ko = json_object_new_object();
 	json_object_object_add(ko, "available", json_object_new_boolean(k->available));
 	if (k->available) {
-		json_object_object_add(ko, "logical_sector", ju(k->logical));
-		json_object_object_add(ko, "physical_sector", ju(k->physical));
-		json_object_object_add(ko, "minimum_io", ju(k->minimum_io));
-		json_object_object_add(ko, "optimal_io", ju(k->optimal_io));
+		json_object_object_add(ko, "logical_sector", ap_json_u64(k->logical));
+		json_object_object_add(ko, "physical_sector", ap_json_u64(k->physical));
+		json_object_object_add(ko, "minimum_io", ap_json_u64(k->minimum_io));
+		json_object_object_add(ko, "optimal_io", ap_json_u64(k->optimal_io));
 		json_object_object_add(ko, "optimal_io_sane", json_object_new_boolean(k->optimal_io_sane));
-		json_object_object_add(ko, "alignment_offset", ju(k->alignment_offset));
+		json_object_object_add(ko, "alignment_offset", ap_json_u64(k->alignment_offset));
 	} else {
 		json_object_object_add(ko, "reason", json_object_new_string(k->why));
 	}
@@ -140,7 +130,7 @@ static struct json_object *topology_json(const struct ap_topology *t)
 		json_object_object_add(dobj, "source", json_object_new_string(d->source));
 		json_object_object_add(dobj, "logical_sector", json_object_new_int64(d->logical));
 		json_object_object_add(dobj, "physical_sector", d->physical
-				       ? ju(d->physical) : NULL);
+				       ? ap_json_u64(d->physical) : NULL);
 		json_object_object_add(dobj, "lowest_aligned_lba", d->lowest_aligned_known
 				       ? json_object_new_int64(d->lowest_aligned) : NULL);
 		if (d->ata_ok)
@@ -190,8 +180,8 @@ static struct json_object *rule_json(const struct check *c)
 	json_object_object_add(o, "reason", json_object_new_string(c->g.reason));
 	json_object_object_add(o, "basis", json_object_new_string(
 				       ap_geometry_source_name(c->g.basis->source)));
-	json_object_object_add(o, "unit", ju(f->physical));
-	json_object_object_add(o, "lowest_aligned_lba", ju(f->lowest_aligned));
+	json_object_object_add(o, "unit", ap_json_u64(f->physical));
+	json_object_object_add(o, "lowest_aligned_lba", ap_json_u64(f->lowest_aligned));
 	return o;
 }
 
@@ -241,7 +231,7 @@ static struct json_object *foreign_json(const struct check *c)
 	o = json_object_new_object();
 	json_object_object_add(o, "written_for", json_object_new_int64(c->pt.foreign_sector_size));
 	json_object_object_add(o, "read_with", json_object_new_int64(c->pt.sector_size));
-	json_object_object_add(o, "label", jstr(c->pt.foreign_label));
+	json_object_object_add(o, "label", ap_json_string(c->pt.foreign_label));
 	a = json_object_new_array();
 	for (i = 0; i < c->pt.nforeign_evidence; i++)
 		json_object_array_add(a, json_object_new_string(c->pt.foreign_evidence[i]));
@@ -271,9 +261,9 @@ static struct json_object *model_verdict_json(const struct check *c)
 	mo = NULL;
 	if (c->have_id && c->id.model) {
 		mo = json_object_new_object();
-		json_object_object_add(mo, "vendor", jstr(c->id.vendor));
-		json_object_object_add(mo, "model", jstr(c->id.model));
-		json_object_object_add(mo, "revision", jstr(c->id.revision));
+		json_object_object_add(mo, "vendor", ap_json_string(c->id.vendor));
+		json_object_object_add(mo, "model", ap_json_string(c->id.model));
+		json_object_object_add(mo, "revision", ap_json_string(c->id.revision));
 	}
 	json_object_object_add(o, "model", mo);
 	if (c->mv.state == MV_USED) {
@@ -296,9 +286,9 @@ static struct json_object *model_verdict_json(const struct check *c)
 		vo = json_object_new_object();
 		snprintf(where, sizeof(where), "models[%zu].verdicts[%zu]", c->mv.model_index, i);
 		json_object_object_add(vo, "entry", json_object_new_string(where));
-		json_object_object_add(vo, "logical_sector", ju(v->logical_sector));
-		json_object_object_add(vo, "physical_sector", ju(v->physical_sector));
-		json_object_object_add(vo, "lowest_aligned_lba", ju(v->lowest_aligned_lba));
+		json_object_object_add(vo, "logical_sector", ap_json_u64(v->logical_sector));
+		json_object_object_add(vo, "physical_sector", ap_json_u64(v->physical_sector));
+		json_object_object_add(vo, "lowest_aligned_lba", ap_json_u64(v->lowest_aligned_lba));
 		json_object_object_add(vo, "sensitive", json_object_new_boolean(v->sensitive));
 		json_object_object_add(vo, "absence_margin", !v->sensitive && v->absence_margin >= 1 ?
 				       json_object_new_double(v->absence_margin) : NULL);
@@ -323,13 +313,13 @@ void check_build_json(struct check *c, bool aligned)
 
 	json_object_object_add(doc, "device", json_object_new_string(c->device));
 	json_object_object_add(doc, "type", json_object_new_string(pt->is_blockdev ? "block" : "image"));
-	json_object_object_add(doc, "size", ju(pt->size_bytes));
+	json_object_object_add(doc, "size", ap_json_u64(pt->size_bytes));
 	json_object_object_add(doc, "logical_sector", json_object_new_int64(pt->sector_size));
-	json_object_object_add(doc, "sectors", ju(pt->nsectors));
-	json_object_object_add(doc, "label", jstr(pt->label));
-	json_object_object_add(doc, "id", jstr(pt->id));
-	json_object_object_add(doc, "first_usable", pt->label ? ju(pt->first_usable) : NULL);
-	json_object_object_add(doc, "last_usable", pt->label ? ju(pt->last_usable) : NULL);
+	json_object_object_add(doc, "sectors", ap_json_u64(pt->nsectors));
+	json_object_object_add(doc, "label", ap_json_string(pt->label));
+	json_object_object_add(doc, "id", ap_json_string(pt->id));
+	json_object_object_add(doc, "first_usable", pt->label ? ap_json_u64(pt->first_usable) : NULL);
+	json_object_object_add(doc, "last_usable", pt->label ? ap_json_u64(pt->last_usable) : NULL);
 	json_object_object_add(doc, "topology", topology_json(&c->topo));
 
 	geo = json_object_new_object();
@@ -338,7 +328,7 @@ void check_build_json(struct check *c, bool aligned)
 	json_object_object_add(geo, "reported", geometry_json(&c->g.reported, NULL));
 	json_object_object_add(geo, "drive", geometry_json(&c->g.drive, NULL));
 	json_object_object_add(geo, "probed", probed_json(c));
-	json_object_object_add(geo, "optimal_io", c->g.optio ? ju(c->g.optio) : NULL);
+	json_object_object_add(geo, "optimal_io", c->g.optio ? ap_json_u64(c->g.optio) : NULL);
 	json_object_object_add(doc, "geometry", geo);
 	json_object_object_add(doc, "rule", rule_json(c));
 	json_object_object_add(doc, "model_verdict", model_verdict_json(c));
@@ -374,7 +364,7 @@ void check_build_json(struct check *c, bool aligned)
 	}
 	ap_row_free(&r);
 	json_object_object_add(doc, "partitions", a);
-	json_object_object_add(doc, "misaligned", ju(c->nmisaligned));
+	json_object_object_add(doc, "misaligned", ap_json_u64(c->nmisaligned));
 	json_object_object_add(doc, "aligned", json_object_new_boolean(aligned));
 	c->doc = doc;
 }

@@ -59,13 +59,15 @@ static bool offset_aligned(const struct ap_verdict *v, uint64_t off)
 	return !v->period || ap_align_is_aligned(off, 1, v->period, v->lowest_aligned_lba);
 }
 
-/* Offset @i of size @sz of job @j, every column: a table line and an object of "results". */
+/*
+ * Offset @i of size @sz of job @j, every column: a table line and an object
+ * of "results". @best: min_median() of the size.
+ */
 static void fill_row(struct ap_row *r, const struct job *j, const struct ap_probe_size *sz,
-		     size_t i)
+		     size_t i, double best)
 {
 	const struct ap_verdict *v = &sz->verdict, *fv = &j->r.verdict;
 	const struct ap_offset_stat *st = &v->stats[i];
-	double best = min_median(v);
 
 	ap_row_reset(r);
 	ap_row_str(r, COL_DEVICE, j->dev);
@@ -84,10 +86,11 @@ static void fill_row(struct ap_row *r, const struct job *j, const struct ap_prob
 static void add_rows(struct libscols_table *tb, struct ap_row *r, const struct job *j,
 		     const struct ap_probe_size *sz)
 {
+	double best = min_median(&sz->verdict);
 	size_t i;
 
 	for (i = 0; i < sz->verdict.nstats; i++) {
-		fill_row(r, j, sz, i);
+		fill_row(r, j, sz, i, best);
 		(void)ap_row_add_line(r, tb);	/* out of memory: a line less, as before */
 	}
 }
@@ -184,6 +187,7 @@ static struct json_object *job_json(const struct ap_cols *cs, const struct job *
 	const char *mode = r->mode == AP_PROBE_PRESERVE ? "preserve" :
 			   r->mode == AP_PROBE_READONLY ? "read-only" : "destructive";
 	struct ap_row row;
+	double best;
 	size_t i, k;
 
 	ap_row_init(&row, cs);
@@ -212,8 +216,9 @@ static struct json_object *job_json(const struct ap_cols *cs, const struct job *
 			(double)(sz->t_end_ns - sz->t_start_ns) / 1e9));
 		json_object_object_add(so, "verdict", sz->analysed ? ap_verdict_to_json(v) : NULL);
 		json_object_array_add(sizes, so);
+		best = min_median(v);
 		for (k = 0; k < v->nstats; k++) {
-			fill_row(&row, j, sz, k);
+			fill_row(&row, j, sz, k, best);
 			json_object_array_add(res, ap_row_json(&row));
 		}
 	}
@@ -382,10 +387,8 @@ static int write_samples(struct ctl *c)
 	}
 	if (fclose(f) != 0)
 		rc = ap_error_set(&e, ENOMEM, "%s: %s", c->samples, strerror(ENOMEM));
-	if (!rc && (rc = ap_outfile_write(&c->samples_out, buf, len)) != 0)
-		ap_error_set(&e, -rc, "%s: %s", c->samples, strerror(-rc));
 	if (!rc)
-		rc = ap_outfile_commit(&c->samples_out, &e);
+		rc = ap_outfile_write_commit(&c->samples_out, c->samples, buf, len, &e);
 	ap_outfile_discard(&c->samples_out);
 	free(buf);
 	if (rc)

@@ -267,11 +267,6 @@ void ap_seq_out_tail(struct seq_cmd *c, struct ap_seq_result *r)
 	}
 }
 
-static struct json_object *json_str_or_null(const char *s)
-{
-	return s ? json_object_new_string(s) : NULL;
-}
-
 /* The knees of state @k: {MODE: {...}}. */
 static struct json_object *seq_json_knees(const struct seq_cmd *c, const struct ap_seq_result *r,
 					  size_t k)
@@ -306,10 +301,10 @@ static struct json_object *seq_json_write_cache(const struct seq_cmd *c,
 	struct json_object *states = json_object_new_array();
 	size_t k;
 
-	json_object_object_add(wc, "disk", json_str_or_null(t->disk));
-	json_object_object_add(wc, "sysfs", json_str_or_null(c->wc_sysfs));
+	json_object_object_add(wc, "disk", ap_json_string(t->disk));
+	json_object_object_add(wc, "sysfs", ap_json_string(c->wc_sysfs));
 	json_object_object_add(wc, "drive", json_object_new_string(c->wc_drive));
-	json_object_object_add(wc, "found", json_str_or_null(c->wc_found));
+	json_object_object_add(wc, "found", ap_json_string(c->wc_found));
 	for (k = 0; k < c->o.nwc; k++)
 		json_object_array_add(states, json_object_new_string(ap_seq_wc_name(c->o.wc[k])));
 	json_object_object_add(wc, "states", states);

@@ -84,18 +84,29 @@ int ap_cmd_wcache_set(void *arg, bool on, struct ap_error *e)
 	return rc;
 }
 
-int ap_cmd_wcache_restore(struct ap_cmd_wcache *c, struct ap_error *e)
+/*
+ * Write @orig back to @attr; an emulated drive's model (@model 1: was on, 0:
+ * was off, -1: none) is switched on before the loop device and off after.
+ */
+static int restore_value(const char *dev, int model, const char *attr, const char *orig,
+			 struct ap_error *e)
 {
-	bool on = ap_cmd_wcache_orig_on(c);
 	int rc = 0;
 
+	if (model == 1)
+		rc = set_model(dev, true, e);
+	if (!rc)
+		rc = ap_wcache_write(attr, orig, e);
+	if (!rc && model == 0)
+		rc = set_model(dev, false, e);
+	return rc;
+}
+
+int ap_cmd_wcache_restore(struct ap_cmd_wcache *c, struct ap_error *e)
+{
 	if (c->touched) {
-		if (c->model >= 0 && on)
-			rc = set_model(c->dev, true, e);
-		if (!rc)
-			rc = ap_wcache_restore(&c->w, e);
-		if (!rc && c->model >= 0 && !on)
-			rc = set_model(c->dev, false, e);
+		int rc = restore_value(c->dev, c->model, c->w.attr, c->w.orig, e);
+
 		if (rc)
 			return rc;	/* the record stays: cleanup tries again */
 	}
@@ -141,17 +152,10 @@ int ap_cmd_wcache_restore_record(const char *attr, const char *dev, const char *
 
 	if (!attr || !*attr || !dev || ap_wcache_record_parse(aux, &model, &backing, &orig) < 0)
 		return ap_error_set(e, EINVAL, "registry entry without a usable write cache record");
-	if ((model >= 0 && !same_drive(dev, backing)) || access(attr, F_OK) != 0) {
+	if ((model >= 0 && !same_drive(dev, backing)) || access(attr, F_OK) != 0)
 		rc = 1;		/* the drive (or the disk) is gone: nothing to restore */
-	} else if (model == 1) {
-		rc = set_model(dev, true, e);
-		if (!rc)
-			rc = ap_wcache_write(attr, orig, e);
-	} else {
-		rc = ap_wcache_write(attr, orig, e);
-		if (!rc && model == 0)
-			rc = set_model(dev, false, e);
-	}
+	else
+		rc = restore_value(dev, model, attr, orig, e);
 	free(backing);
 	free(orig);
 	return rc;

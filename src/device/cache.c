@@ -146,11 +146,6 @@ int ap_wcache_set(const struct ap_wcache *w, bool on, struct ap_error *e)
 	return rc;
 }
 
-int ap_wcache_restore(const struct ap_wcache *w, struct ap_error *e)
-{
-	return ap_wcache_write(w->attr, w->orig, e);
-}
-
 void ap_wcache_free(struct ap_wcache *w)
 {
 	free(w->disk);

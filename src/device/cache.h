@@ -60,8 +60,6 @@ const char *ap_wcache_how_name(enum ap_wcache_how how);
 int ap_wcache_find(const char *disk, bool queue, struct ap_wcache *w, struct ap_error *e);
 /* Switch: 0, or -errno. SCSI: read back, -EIO when the drive did not take it. */
 int ap_wcache_set(const struct ap_wcache *w, bool on, struct ap_error *e);
-/* Write the value found back. */
-int ap_wcache_restore(const struct ap_wcache *w, struct ap_error *e);
 /* Write @value to @attr (cleanup restoring a record): 0 or -errno. */
 int ap_wcache_write(const char *attr, const char *value, struct ap_error *e);
 void ap_wcache_free(struct ap_wcache *w);

@@ -213,7 +213,7 @@ static int verdict_geometry(struct json_object *vo, const char *where, struct ap
 		return ap_error_set(e, ENODATA, "%s: unresolved (no physical sector size was "
 				    "found); give --physical instead", where);
 	}
-	if (!v.sensitive && !ap_verdict_absence_shown(&v)) {
+	if (!v.sensitive && !ap_absence_margin_shown(v.absence_margin)) {
 		char m[96];
 
 		if (v.absence_margin >= 1)

@@ -706,15 +706,14 @@ static int set_write_cache(const char *dev, bool on, struct ap_error *e)
 	const char *val = on ? "write back" : "write through";
 	const char *name = strrchr(dev, '/');
 	char path[128];
-	int fd, rc = 0;
+	int rc;
 
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/write_cache", name ? name + 1 : dev);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, val, strlen(val)) != (ssize_t)strlen(val))
-		rc = ap_error_set(e, errno, "%s: cannot set \"%s\": %s", path, val, strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	return rc;
+	rc = ap_sysfs_write(path, val);
+	if (rc < 0)
+		return ap_error_set(e, -rc, "%s: cannot set \"%s\": %s", path, val,
+				    strerror(-rc));
+	return 0;
 }
 
 /*

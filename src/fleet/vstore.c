@@ -537,7 +537,7 @@ int ap_vstore_record(const char *path, const struct ap_vstore_record *r,
 	struct ap_vstore s;
 	struct ap_outfile of;
 	struct json_object *doc;
-	const char *text;
+	char *text;
 	int lock, rc;
 
 	lock = lock_store(path, e);
@@ -557,18 +557,12 @@ int ap_vstore_record(const char *path, const struct ap_vstore_record *r,
 		rc = ap_outfile_open(&of, path, e);
 	if (!rc) {
 		doc = ap_vstore_to_json(&s);
-		text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
-						      JSON_C_TO_STRING_SPACED |
-						      JSON_C_TO_STRING_NOSLASHESCAPE);
-		rc = ap_outfile_write(&of, text, strlen(text));
-		if (!rc)
-			rc = ap_outfile_write(&of, "\n", 1);
-		if (rc) {
-			ap_error_set(e, -rc, "%s: %s", path, strerror(-rc));
-			ap_outfile_discard(&of);
-		} else {
-			rc = ap_outfile_commit(&of, e);
-		}
+		ap_xasprintf(&text, "%s\n",
+			     json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+							    JSON_C_TO_STRING_SPACED |
+							    JSON_C_TO_STRING_NOSLASHESCAPE));
+		rc = ap_outfile_write_commit(&of, path, text, strlen(text), e);
+		free(text);
 		json_object_put(doc);
 	}
 	ap_vstore_free(&s);

@@ -15,9 +15,6 @@
 #include "lib/rng.h"
 #include "lib/stats.h"
 
-#define KiB 1024ULL
-#define MiB (1024ULL * 1024)
-
 static void params_for(const struct ap_probe_result *r, const struct ap_probe_opts *o,
 		       uint64_t size, struct ap_analysis_params *p)
 {
@@ -69,6 +66,15 @@ static void unresolve(struct ap_verdict *v)
 	free(v->fast_starts);
 	v->fast_starts = NULL;
 	v->nfast = 0;
+}
+
+/* No verdict at all: neither an effect nor its absence is claimed. */
+static void no_claim(struct ap_verdict *v)
+{
+	unresolve(v);
+	v->sensitive = false;
+	v->small = false;
+	v->confidence = 0;
 }
 
 /* Why size @idx is not clear, into r->unclear ("" when it is). */
@@ -126,10 +132,7 @@ static void confirm_unit(struct ap_probe_result *r, const struct ap_probe_opts *
 			 ap_size_exact(d->size, b1, sizeof(b1)), v->physical_sector,
 			 v->lowest_aligned_lba, ap_size_exact(c->size, b2, sizeof(b2)),
 			 cv->note ? cv->note : "inconclusive");
-		unresolve(v);
-		v->sensitive = false;
-		v->small = false;
-		v->confidence = 0;	/* no claim */
+		no_claim(v);
 		r->clear = false;
 		snprintf(r->unclear, sizeof(r->unclear), "%s writes did not confirm it",
 			 ap_size_exact(c->size, b2, sizeof(b2)));
@@ -250,10 +253,7 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 			 ap_stats_format_p(lv->equivalence_p, pb, sizeof(pb)), lv->absence_margin);
 	} else {
 		ap_verdict_copy(v, &r->sizes[last].verdict);
-		unresolve(v);
-		v->sensitive = false;
-		v->small = false;
-		v->confidence = 0;	/* no claim */
+		no_claim(v);
 		snprintf(r->unclear, sizeof(r->unclear), "no verdict");
 		ap_verdict_set_note(v, "no verdict: %s (measured up to %s writes)",
 			 r->interrupted ? "interrupted" : r->budget_out ? "the time budget ran out" :
@@ -271,6 +271,16 @@ static int add_sample(struct ap_probe_result *r, const struct ap_probe_sample *s
 	}
 	r->samples[r->nsamples++] = *s;
 	return 0;
+}
+
+/* The next of the shuffled @slots, shuffled again after each pass. */
+static uint32_t next_slot(struct ap_rng *rng, uint32_t *slots, unsigned n, uint64_t *cursor)
+{
+	uint32_t slot = slots[(*cursor)++ % n];
+
+	if (*cursor % n == 0)
+		ap_rng_shuffle(rng, slots, n, sizeof(*slots));
+	return slot;
 }
 
 /* The untimed lead-in read before a timed write (see ap_probe_lead_in()). */
@@ -358,11 +368,8 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 		for (round = 0; round < o->max_rounds && !stop; round++) {
 			r->live_round = round;
 			ap_rng_shuffle(&rng, order, sz->noffsets, sizeof(*order));
-			if (lead) {
-				round_slot = slots[cursor++ % plan->slots];
-				if (cursor % plan->slots == 0)
-					ap_rng_shuffle(&rng, slots, plan->slots, sizeof(*slots));
-			}
+			if (lead)
+				round_slot = next_slot(&rng, slots, plan->slots, &cursor);
 			for (k = 0; k < sz->noffsets; k++) {
 				struct ap_probe_sample s = { .size = sz->size, .offset = order[k],
 							     .round = round };
@@ -379,14 +386,8 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 					stop = true;
 					break;
 				}
-				if (lead) {
-					s.slot = round_slot;
-				} else {
-					s.slot = slots[cursor++ % plan->slots];
-					if (cursor % plan->slots == 0)
-						ap_rng_shuffle(&rng, slots, plan->slots,
-							       sizeof(*slots));
-				}
+				s.slot = lead ? round_slot :
+					 next_slot(&rng, slots, plan->slots, &cursor);
 				off = plan->region_start + (uint64_t)s.slot * plan->stride +
 				      (uint64_t)s.offset * plan->logical_sector;
 				rc = warmed ? warm(io, plan, s.slot, warmed, e) : 0;

@@ -132,12 +132,17 @@ int ap_probe_plan(const struct ap_probe_opts *o, uint64_t dev_size, unsigned log
 	return 0;
 }
 
+size_t ap_probe_lead_in_len(const struct ap_probe_plan *plan)
+{
+	return plan->logical_sector < 4096 ? 4096 : plan->logical_sector;
+}
+
 void ap_probe_lead_in(const struct ap_probe_plan *plan, uint64_t off, uint64_t len,
 		      uint64_t *at, size_t *n)
 {
 	uint64_t lss = plan->logical_sector, maxs = plan->nsizes ? plan->sizes[plan->nsizes - 1] : 0;
 
-	*n = lss < 4096 ? 4096 : lss;
+	*n = ap_probe_lead_in_len(plan);
 	*at = off + len + 2 * maxs + AP_PROBE_LEAD_IN_AHEAD;
 	if (!lss || *at + *n > plan->dev_size) {
 		*at = 0;

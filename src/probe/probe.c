@@ -9,15 +9,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
-#include <limits.h>
-#include <linux/fs.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "device/safety.h"
@@ -61,11 +57,6 @@ int ap_probe_device_geometry(const char *dev, struct ap_probe_dev *d, struct ap_
 	return 0;
 }
 
-static dev_t whole_disk(dev_t devno)
-{
-	return ap_sysfs_devno_to_wholedisk(devno);
-}
-
 int ap_probe_path_on_device(const char *path, const char *dev)
 {
 	char *copy = ap_xstrdup(path), *dir = dirname(copy);
@@ -80,7 +71,7 @@ int ap_probe_path_on_device(const char *path, const char *dev)
 	free(copy);
 	if (!S_ISBLK(sv.st_mode))
 		return 0;
-	return whole_disk(sd.st_dev) == whole_disk(sv.st_rdev);
+	return ap_sysfs_devno_to_wholedisk(sd.st_dev) == ap_sysfs_devno_to_wholedisk(sv.st_rdev);
 }
 
 struct devio {
@@ -88,9 +79,8 @@ struct devio {
 	enum ap_probe_mode mode;
 	const struct ap_probe_plan *plan;
 	struct ap_journal *journal;
-	unsigned char *buf;
+	unsigned char *buf;	/* a slot's span: the timed writes use its start */
 	unsigned char *lead;	/* the lead-in reads' buffer */
-	unsigned char *warm_buf;	/* a slot's span (destructive: the pattern) */
 	size_t lead_size;
 	struct ap_error err;
 };
@@ -137,8 +127,6 @@ static int dev_lead_in(void *arg, uint64_t off, size_t len)
 {
 	struct devio *d = arg;
 
-	if (len > d->lead_size)
-		return -EINVAL;
 	return ap_pread_all(d->fd, d->lead, len, off);
 }
 
@@ -190,11 +178,11 @@ static int dev_warm(void *arg, uint64_t slot)
 	int rc;
 
 	if (d->mode == AP_PROBE_PRESERVE) {
-		rc = ap_journal_read(d->journal, slot, 0, d->warm_buf, d->plan->span, &d->err);
+		rc = ap_journal_read(d->journal, slot, 0, d->buf, d->plan->span, &d->err);
 		if (rc)
 			return rc;
 	}
-	return ap_pwrite_all(d->fd, d->warm_buf, d->plan->span, off);
+	return ap_pwrite_all(d->fd, d->buf, d->plan->span, off);
 }
 
 /*
@@ -254,18 +242,16 @@ int ap_probe_device(struct ap_probe_dev *d, const struct ap_probe_opts *o,
 				    o->mode == AP_PROBE_READONLY ? "" : " | O_DSYNC",
 				    strerror(errno));
 	io.plan = &plan;
-	io.lead_size = d->logical_sector < 4096 ? 4096 : d->logical_sector;
-	if (posix_memalign((void **)&io.buf, 4096, o->max_size) != 0 ||
-	    posix_memalign((void **)&io.lead, 4096, io.lead_size) != 0 ||
-	    posix_memalign((void **)&io.warm_buf, 4096, plan.span) != 0) {
+	io.lead_size = ap_probe_lead_in_len(&plan);
+	/* span >= the largest write: one buffer for the warm-up and the timed writes */
+	if (posix_memalign((void **)&io.buf, 4096, plan.span) != 0 ||
+	    posix_memalign((void **)&io.lead, 4096, io.lead_size) != 0) {
 		free(io.buf);
-		free(io.lead);
 		close(io.fd);
 		return ap_error_set(e, ENOMEM, "out of memory");
 	}
 	/* destructive: a fixed pseudo-random pattern (no zeros a drive could elide) */
-	fill_pattern(io.buf, o->max_size, o->seed);
-	fill_pattern(io.warm_buf, plan.span, o->seed);
+	fill_pattern(io.buf, plan.span, o->seed);
 
 	if (o->mode == AP_PROBE_PRESERVE) {
 		char *real = NULL;
@@ -309,14 +295,9 @@ int ap_probe_device(struct ap_probe_dev *d, const struct ap_probe_opts *o,
 		}
 	}
 
-	if (!rc && !r->interrupted) {
-		rc = ap_probe_measure(&vt, o, &plan, r, e);
-		if (rc && io.err.code)
-			*e = io.err;
-	} else {
-		r->start_ns = r->end_ns = ap_now_ns();
-		ap_probe_decide(r, o);
-	}
+	rc = ap_probe_measure(&vt, o, &plan, r, e);
+	if (rc && io.err.code)
+		*e = io.err;
 
 	if (o->mode == AP_PROBE_PRESERVE) {
 		struct ap_error re = { 0 };
@@ -340,7 +321,6 @@ out:
 	free(state_id);
 	free(io.buf);
 	free(io.lead);
-	free(io.warm_buf);
 	if (io.journal)
 		ap_journal_close(io.journal);
 	close(io.fd);

@@ -156,6 +156,8 @@ struct ap_probe_io {
 #define AP_PROBE_LEAD_IN_AHEAD	(256 * 1024)
 void ap_probe_lead_in(const struct ap_probe_plan *plan, uint64_t off, uint64_t len,
 		      uint64_t *at, size_t *n);
+/* The length of a lead-in read: a page, or a logical sector when larger. */
+size_t ap_probe_lead_in_len(const struct ap_probe_plan *plan);
 
 struct ap_probe_sample {
 	uint64_t size;

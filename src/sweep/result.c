@@ -120,7 +120,7 @@ size_t ap_sweep_summarize(const struct ap_sweep_result *r, size_t n,
 {
 	struct ap_sweep_start_stat *st;
 	uint64_t *own = NULL;
-	double *buf[8], best = 0;
+	double *buf[7], best = 0;
 	size_t i, j, k;
 
 	if (!starts) {
