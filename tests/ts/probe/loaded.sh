@@ -44,6 +44,7 @@ import json, sys
 doc = json.load(open(sys.argv[1]))
 want = [("flash-8k", 8192), ("hdd-7200", 4096), ("flash-16k", 16384), ("honest-512n", 512)]
 bad = 0
+assert len(doc["devices"]) == len(want), "expected %d devices, got %d" % (len(want), len(doc["devices"]))
 for d, (name, phys) in zip(doc["devices"], want):
     v = d["verdict"]
     if v["resolved"]:

@@ -22,7 +22,8 @@ assert_restored() {
 	ts_assert_eq "" "$(grep -l '^kind=wcache$' "$ALIGNPROBE_STATE_DIR"/* 2>/dev/null)" \
 		"$3: write cache records left"
 }
-# flushes DEV WC MODE: the drive's flushes during one seq run
+# flushes DEV WC MODE: the drive's flushes during one seq run (run in $(...):
+# callers add || ts_fail, since a ts_fail in there ends only the subshell)
 flushes() {
 	"$ALIGNPROBE" emulate --reset-stats "$1" >/dev/null || ts_fail "reset-stats $1"
 	ts_run_rc 0 "$ALIGNPROBE" seq -q --yes --write-cache "$2" --modes "$3" --block-sizes 64K \
@@ -33,15 +34,16 @@ flushes() {
 # --- a drive with its cache on, switched off: no flush in the off runs -------
 dev=$(ts_emu_attach --size 64M --write-cache=on)
 ts_assert_eq "on write back" "$(state "$dev")" "the drive as attached"
-base=$(flushes "$dev" off none)		# the layout and the settle before the switch
+# the layout and the settle before the switch
+base=$(flushes "$dev" off none) || ts_fail "seq --write-cache (see above)"
 assert_restored "$dev" "on write back" "off, none"
 for m in dsync direct fdatasync; do
-	f=$(flushes "$dev" off "$m")
+	f=$(flushes "$dev" off "$m") || ts_fail "seq --write-cache (see above)"
 	ts_log "cache off, $m: $f flushes (none: $base)"
 	ts_assert_eq "$base" "$f" "flushes of $m with the cache switched off"
 	assert_restored "$dev" "on write back" "off, $m"
 done
-f=$(flushes "$dev" on dsync)
+f=$(flushes "$dev" on dsync) || ts_fail "seq --write-cache (see above)"
 ts_log "cache on, dsync: $f flushes (none: $base)"
 [ "$f" -ge $((base + 16)) ] || ts_fail "cache on, dsync: $f flushes, expected at least $base + 16"
 assert_restored "$dev" "on write back" "on, dsync"
@@ -51,8 +53,8 @@ sed -i "\\|^$dev\$|d" "$TS_TMP/.emus"
 # --- a drive with its cache off, switched on: a flush per O_DSYNC block -------
 dev=$(ts_emu_attach --size 64M --write-cache=off --rmw-cost 20ms)
 ts_assert_eq "off write through" "$(state "$dev")" "the drive as attached"
-base=$(flushes "$dev" on none)
-f=$(flushes "$dev" on dsync)
+base=$(flushes "$dev" on none) || ts_fail "seq --write-cache (see above)"
+f=$(flushes "$dev" on dsync) || ts_fail "seq --write-cache (see above)"
 ts_log "cache on, dsync: $f flushes (none: $base)"
 [ "$f" -ge $((base + 16)) ] || ts_fail "cache switched on, dsync: $f flushes, expected at least $base + 16"
 assert_restored "$dev" "off write through" "on, dsync"
@@ -75,8 +77,8 @@ off=$(j '.cells[] | select(.wcache == "off") | .seconds')
 ts_log "direct-nosync 4K x 16 misaligned: cache on ${on}s, off ${off}s"
 awk -v off="$off" 'BEGIN { exit !(off >= 0.64) }' ||
 	ts_fail "cache off took ${off}s, less than the 16 x 2 x 20ms the drive charges"
-awk -v on="$on" -v off="$off" 'BEGIN { exit !(on * 2 < off) }' ||
-	ts_fail "cache on ${on}s is not clearly faster than off ${off}s"
+# (how fast the cache-on cell was is the machine's overhead, not the drive's:
+# not asserted)
 [ "$(j '.knees.on["direct-nosync"].bs')" = 4096 ] || ts_fail "no knee for the cache on"
 [ "$(j '.knees.off["direct-nosync"].bs')" = 4096 ] || ts_fail "no knee for the cache off"
 # the table: WCACHE among the default columns
