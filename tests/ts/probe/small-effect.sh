@@ -15,7 +15,8 @@ ts_need_emulator
 ts_need_cmd python3
 
 common="base=4ms,rmw=600us,jitter=20%,size=128M"
-opts="--min-slowdown 1.5 --min-rounds 6 --max-size 8K --time-budget 100s"
+# rounds and budget only end a hang (load can make either verdict need more)
+opts="--min-slowdown 1.5 --min-rounds 6 --max-rounds 400 --max-size 8K --time-budget 30m"
 "$ALIGNPROBE" probe --json $opts \
 	--emulate="simple,phys=4096,lba=0,$common" --emulate="simple,phys=512,$common,seed=2" \
 	> "$TS_TMP/out.json" 2> "$TS_TMP/err"
