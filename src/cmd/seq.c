@@ -332,6 +332,9 @@ static int seq_parse_args(struct seq_cmd *c, int argc, char **argv)
 	} else if (optind + 1 != argc) {
 		ap_usage_error(CMD, optind < argc ? "one TARGET only" : "no TARGET given");
 		return AP_EXIT_USAGE;
+	} else if (!argv[optind][0]) {
+		ap_usage_error(CMD, "an empty TARGET: name a file or a device");
+		return AP_EXIT_USAGE;
 	} else {
 		c->target = argv[optind];
 	}
@@ -493,6 +496,14 @@ static int seq_main(struct seq_cmd *c)
 		return ap_errx(CMD, c->target, ENOENT, "no such device (a new regular file "
 			       "is created only outside /dev)");
 	}
+	if (!is_bdev) {
+		/* a file behind a loop device or swap is a disk in use: the gate's refusal */
+		if (ap_safety_check_file(c->target, &e) != 0)
+			return ap_err_error(CMD, c->target, &e);
+		/* what opening it will check, without creating it */
+		if (c->dry_run && ap_seq_target_check(c->target, &e) != 0)
+			return ap_err_error(CMD, c->target, &e);
+	}
 
 	if (c->dry_run && !is_bdev) {
 		/* plan without creating anything */
@@ -536,6 +547,13 @@ static int seq_main(struct seq_cmd *c)
 		else
 			ap_seq_target_close(&t, c->keep);
 		return rc;
+	}
+	/* a killed run's switch first: put back what it found, and keep that as found */
+	if (c->o.nwc && ap_cmd_wcache_adopt(&c->wc, &e) < 0) {
+		ap_warnx(CMD, c->target, "a killed run's write cache record: %s", e.msg);
+		ap_seq_result_free(&r);
+		ap_seq_target_close(&t, c->keep);
+		return AP_EXIT_FAILURE;
 	}
 	c->wc_sysfs = ap_seq_sysfs_write_cache(&t);
 	c->wc_drive = seq_drive_write_cache(&t);

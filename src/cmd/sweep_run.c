@@ -510,6 +510,10 @@ int sweep_run_emulated(struct sweep_cmd *c)
 		if (fd < 0) {
 			ap_warnx(CMD, c->disk, "cannot open exclusively: %s", strerror(-fd));
 			rc = AP_EXIT_FAILURE;
+		} else if (ap_safety_hold(c->disk, CMD, &e) != 0) {
+			ap_warnx(CMD, c->disk, "%s", e.msg);
+			close(fd);
+			rc = AP_EXIT_FAILURE;
 		} else {
 			rc = do_sweep(c, fd);
 		}

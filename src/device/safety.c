@@ -7,6 +7,8 @@
  * at, so that nothing can mount or claim it between the check and the run.
  */
 #include "device/safety.h"
+#include "lib/blkdev.h"
+#include "lib/state.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
 
@@ -15,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,6 +310,172 @@ static int check_users(const struct devset *s, struct ap_error *e)
 	return rc;
 }
 
+/* ---- the registry's holds: which disk a live run works on ---- */
+
+/* "MAJ:MIN CMD" of a hold entry: 0 with the device number and the command's offset. */
+static int parse_hold(const char *aux, dev_t *d, const char **cmd)
+{
+	unsigned ma, mi;
+	int n = 0;
+
+	if (!aux || sscanf(aux, "%u:%u %n", &ma, &mi, &n) != 2 || !n)
+		return -EINVAL;
+	*d = makedev(ma, mi);
+	*cmd = aux + n;
+	return 0;
+}
+
+/*
+ * The first live hold of another process on a member of @s or on @whole
+ * (the disk of a partition): 1 with its owner and command, 0 none.
+ */
+static int find_holder(const struct devset *s, dev_t whole, pid_t *pid, char **cmd)
+{
+	struct ap_state_entry *v = NULL;
+	size_t n = 0, i;
+	int found = 0;
+
+	if (ap_state_list(&v, &n) != 0)
+		return 0;
+	for (i = 0; !found && i < n; i++) {
+		const char *c;
+		dev_t d;
+
+		if (v[i].kind != AP_STATE_HOLD || v[i].owner == getpid() ||
+		    parse_hold(v[i].aux, &d, &c) != 0)
+			continue;
+		if ((devset_find(s, d) < 0 && d != whole) || ap_state_is_stale(&v[i]))
+			continue;
+		*pid = v[i].owner;
+		*cmd = ap_xstrdup(*c ? c : "run");
+		found = 1;
+	}
+	ap_state_free(v, n);
+	return found;
+}
+
+static int check_holders_registry(const struct devset *s, dev_t whole, struct ap_error *e)
+{
+	char *cmd = NULL;
+	pid_t pid = 0;
+	int rc = 0;
+
+	if (find_holder(s, whole, &pid, &cmd))
+		rc = ap_error_set(e, EBUSY, "/dev/%s: in use by a running alignprobe %s (PID %d); "
+				  "wait until it ends", s->names[0], cmd, (int)pid);
+	free(cmd);
+	return rc;
+}
+
+int ap_safety_holder(dev_t d, pid_t *pid, char **cmd)
+{
+	struct devset s = { 0 };
+	char *name = ap_sysfs_devno_to_name(d);
+	int rc;
+
+	*pid = 0;
+	*cmd = NULL;
+	devset_fill(&s, d, name ? name : "?");
+	free(name);
+	rc = find_holder(&s, ap_sysfs_devno_to_wholedisk(d), pid, cmd);
+	devset_free(&s);
+	return rc;
+}
+
+/* This process's holds, released when it exits (a SIGKILL leaves them stale). */
+static struct {
+	pthread_mutex_t lock;
+	char **ids;
+	size_t n;
+	pid_t pid;
+} holds = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0 };
+
+static void release_holds(void)
+{
+	size_t i;
+
+	pthread_mutex_lock(&holds.lock);
+	/* a forked child that exits is not the holder */
+	for (i = 0; holds.pid == getpid() && i < holds.n; i++) {
+		ap_state_release(holds.ids[i]);
+		free(holds.ids[i]);
+	}
+	holds.n = 0;
+	pthread_mutex_unlock(&holds.lock);
+}
+
+int ap_safety_hold(const char *dev, const char *cmd, struct ap_error *e)
+{
+	struct stat st;
+	char *aux, *id = NULL;
+	int rc;
+
+	if (stat(dev, &st) != 0)
+		return ap_error_set(e, errno, "%s: %s", dev, strerror(errno));
+	ap_xasprintf(&aux, "%u:%u %s", major(st.st_rdev), minor(st.st_rdev), cmd ? cmd : "run");
+	rc = ap_state_register(AP_STATE_HOLD, NULL, dev, aux, &id);
+	free(aux);
+	if (rc)
+		return ap_error_set(e, -rc, "state directory %s: cannot record that this run "
+				    "holds %s: %s", ap_state_dir(), dev, strerror(-rc));
+	pthread_mutex_lock(&holds.lock);
+	if (!holds.pid) {
+		holds.pid = getpid();
+		atexit(release_holds);
+	}
+	holds.ids = ap_xreallocarray(holds.ids, holds.n + 1, sizeof(*holds.ids));
+	holds.ids[holds.n++] = id;
+	pthread_mutex_unlock(&holds.lock);
+	return 0;
+}
+
+/* ---- regular files: the loop devices and swap areas they back ---- */
+
+static int swap_file_uses(const struct stat *f)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *sw = fopen("/proc/swaps", "re");
+	int found = 0;
+
+	while (sw && !found && getline(&line, &cap, sw) > 0) {
+		char p[4096];
+		struct stat st;
+
+		if (sscanf(line, "%4095s", p) != 1 || p[0] != '/')
+			continue;
+		ap_unescape_octal(p);
+		if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == f->st_dev &&
+		    st.st_ino == f->st_ino)
+			found = 1;
+	}
+	free(line);
+	if (sw)
+		fclose(sw);
+	return found;
+}
+
+int ap_safety_check_file(const char *path, struct ap_error *e)
+{
+	char loop[64];
+	struct stat st;
+	int rc;
+
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;	/* nothing there yet, or not a file: the caller's case */
+	rc = ap_blkdev_loop_backed_by(st.st_dev, st.st_ino, loop, sizeof(loop));
+	if (rc < 0)
+		return ap_error_set(e, -rc, "%s: cannot tell whether a loop device uses it "
+				    "(/sys/block: %s)", path, strerror(-rc));
+	if (rc > 0)
+		return ap_error_set(e, EBUSY, "%s: the backing file of loop device /dev/%s; "
+				    "writing it would overwrite what /dev/%s holds (detach it "
+				    "first: losetup -d /dev/%s)", path, loop, loop, loop);
+	if (swap_file_uses(&st))
+		return ap_error_set(e, EBUSY, "%s: in use as swap (swapoff it first)", path);
+	return 0;
+}
+
 int ap_safety_in_use(const char *dev, struct ap_error *e)
 {
 	struct devset s = { 0 };
@@ -323,7 +492,9 @@ int ap_safety_in_use(const char *dev, struct ap_error *e)
 		return ap_error_set(e, ENODEV, "%s: no such device in /sys/dev/block", dev);
 	devset_fill(&s, st.st_rdev, name);
 	free(name);
-	rc = check_system(&s, e);
+	rc = check_holders_registry(&s, ap_sysfs_devno_to_wholedisk(st.st_rdev), e);
+	if (!rc)
+		rc = check_system(&s, e);
 	if (!rc)
 		rc = check_users(&s, e);
 	devset_free(&s);
@@ -551,6 +722,14 @@ int ap_safety_check(const char *dev, const struct ap_safety_opts *o,
 	}
 	devset_fill(&s, st.st_rdev, t->name);
 
+	/*
+	 * A live run's disk (the registry's holds) is refused before anything
+	 * is opened: a sweep lets go of its O_EXCL while mkfs and mount run,
+	 * and even a dry run's exclusive open would make its mount fail.
+	 */
+	rc = check_holders_registry(&s, whole, e);
+	if (rc)
+		goto out;
 	/* never open the running system's disk at all */
 	rc = check_system(&s, e);
 	if (rc)

@@ -11,6 +11,7 @@
 #include "emu/model.h"
 #include "emu/priv.h"
 #include "emu/server.h"
+#include "lib/blkdev.h"
 #include "lib/state.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
@@ -284,39 +285,61 @@ static bool server_stop(const char *workdir, pid_t child)
 	return !server_alive(workdir);
 }
 
-/* Clear the loop device @name (which must be ours) and wait for it to let go. */
+static int mount_of_cb(const struct ap_mountinfo *m, void *arg)
+{
+	dev_t d = *(const dev_t *)arg;
+
+	return m->has_devno && major(m->devno) &&
+	       (m->devno == d || ap_sysfs_devno_to_wholedisk(m->devno) == d);
+}
+
+/* Is the loop device @name (or a partition of it) mounted? */
+static bool loop_mounted(const char *name)
+{
+	char *v = ap_sysfs_name_attr(name, "dev");
+	dev_t d;
+	bool mounted;
+
+	if (!v || ap_sysfs_parse_devno(v, &d) != 0) {
+		free(v);
+		return false;
+	}
+	free(v);
+	mounted = ap_mountinfo_foreach(mount_of_cb, &d) > 0;
+	return mounted;
+}
+
+/*
+ * Clear the loop device @name (which must be ours) and wait for it to let
+ * go. Mounted (or a partition mounted): refused, -EBUSY. Held open by
+ * somebody else but not mounted (a program that opened it O_EXCL, a run
+ * that died holding it): cleared all the same, which the kernel completes
+ * (autoclear) when the last opener closes, so that a run that fails never
+ * leaves its drive behind; the opener's requests fail from now on.
+ */
 static int loop_clear(const char *name, struct ap_error *e)
 {
 	char dev[80];
-	char *back;
-	unsigned i;
-	int fd;
+	int rc;
 
 	snprintf(dev, sizeof(dev), "/dev/%s", name);
 	/* exclusive: fails while mounted or otherwise claimed */
-	fd = open(dev, O_RDONLY | O_EXCL | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == EBUSY)
-			return ap_error_set(e, EBUSY, "%s: in use (mounted?): unmount it first", dev);
-		return ap_error_set(e, errno, "%s: cannot open: %s", dev, strerror(errno));
+	rc = ap_blkdev_loop_detach(dev, true, 10000);
+	if (rc == -EBUSY && !loop_mounted(name)) {
+		rc = ap_blkdev_loop_detach(dev, false, 0);
+		if (rc == -ETIMEDOUT)
+			rc = 0;		/* detached when its last opener closes */
 	}
-	if (ioctl(fd, LOOP_CLR_FD, 0) != 0 && errno != ENXIO) {
-		int err = errno;
-
-		close(fd);
-		return ap_error_set(e, err, "%s: cannot detach the loop device: %s", dev, strerror(err));
-	}
-	close(fd);
-	/* the kernel lets go of the backing file when the last opener closes */
-	for (i = 0; i < 1000; i++) {
-		back = loop_backing(name);
-		if (!back)
-			return 0;
-		free(back);
-		sleep_ms(10);
-	}
-	/* the loop device was let go of: a failure half-way, not a refusal */
-	return ap_error_set(e, ETIMEDOUT, "%s: still attached after detaching (held open?)", dev);
+	if (rc == -EBUSY)
+		return ap_error_set(e, EBUSY, "%s: in use (mounted?): unmount it first", dev);
+	if (rc == -ETIMEDOUT)
+		/* the loop device was let go of: a failure half-way, not a refusal */
+		return ap_error_set(e, ETIMEDOUT, "%s: still attached after detaching (held open?)",
+				    dev);
+	if (rc)
+		return ap_error_set(e, -rc, "%s: cannot detach the loop device: %s", dev,
+				    strerror(-rc));
+	return 0;
 }
 
 /* Abort the FUSE connection behind @mnt, for a server that hangs. */

@@ -19,6 +19,7 @@ static const char *const kind_names[] = {
 	[AP_STATE_LOOP] = "loop",
 	[AP_STATE_JOURNAL] = "journal",
 	[AP_STATE_WCACHE] = "wcache",
+	[AP_STATE_HOLD] = "hold",
 };
 
 const char *ap_state_kind_name(enum ap_state_kind kind)

@@ -36,6 +36,13 @@ enum ap_state_kind {
 	 * switch, released after the restore; cleanup restores it.
 	 */
 	AP_STATE_WCACHE,
+	/*
+	 * A disk a live run works on (device/safety.h: ap_safety_hold()):
+	 * dev = the device, aux = "MAJ:MIN COMMAND". The gate refuses the disk
+	 * while the owner runs; it holds no resource, so cleanup only removes
+	 * a dead run's entry.
+	 */
+	AP_STATE_HOLD,
 	AP_STATE_UNKNOWN,	/* a registry file that cannot be read: file only */
 };
 

@@ -94,37 +94,44 @@ int ap_mnt_mount(const char *dev, const char *fstype, const char *opts,
 	return 0;
 }
 
+int ap_mnt_umount_dir(const char *dir, int flags)
+{
+	struct timespec ts = { 0, 20 * 1000000L };
+	int i;
+
+	for (i = 0; umount2(dir, flags) != 0; i++) {
+		int err = errno;
+
+		if (err == EINVAL || err == ENOENT)	/* not mounted */
+			return 0;
+		if ((err != EBUSY && err != EINTR) || i >= 100)
+			return -err;
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
 int ap_mnt_umount(struct ap_mnt *m, struct ap_error *e)
 {
-	int rc = 0, i;
+	int rc = 0;
 
 	if (!m->dir) {
 		mnt_free(m);
 		return 0;
 	}
 	if (m->mounted) {
-		/* EBUSY right after the workload: something (a dying child, a
-		 * late fput) may hold it for a moment */
-		for (i = 0; umount2(m->dir, 0) != 0; i++) {
-			struct timespec ts = { 0, 20 * 1000000L };
-			int err = errno;
+		int err = -ap_mnt_umount_dir(m->dir, 0);
 
-			if (err == EINVAL || err == ENOENT)	/* not mounted */
-				break;
-			if ((err == EBUSY || err == EINTR) && i < 100) {
-				nanosleep(&ts, NULL);
-				continue;
-			}
+		if (err) {
 			/* never leave it reachable: detach lazily */
-			if (umount2(m->dir, MNT_DETACH) == 0) {
-				rc = ap_error_set(e, err, "umount %s: %s (detached lazily)",
-						  m->dir, strerror(err));
-				break;
+			if (umount2(m->dir, MNT_DETACH) != 0) {
+				/* still mounted: keep the registry entries for cleanup */
+				rc = ap_error_set(e, err, "umount %s: %s", m->dir, strerror(err));
+				mnt_free(m);
+				return rc;
 			}
-			/* still mounted: keep the registry entries for cleanup */
-			rc = ap_error_set(e, err, "umount %s: %s", m->dir, strerror(err));
-			mnt_free(m);
-			return rc;
+			rc = ap_error_set(e, err, "umount %s: %s (detached lazily)", m->dir,
+					  strerror(err));
 		}
 		m->mounted = false;
 	}

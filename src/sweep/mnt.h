@@ -40,4 +40,12 @@ int ap_mnt_mount(const char *dev, const char *fstype, const char *opts,
  */
 int ap_mnt_umount(struct ap_mnt *m, struct ap_error *e);
 
+/*
+ * umount2(@dir, @flags), retried while something lets go of it (EBUSY,
+ * EINTR: a dying child, a late fput) for about two seconds. 0 when
+ * unmounted or not mounted (EINVAL, ENOENT), else -errno. The one
+ * umount-with-retry: the sweep's own teardown and cleanup's.
+ */
+int ap_mnt_umount_dir(const char *dir, int flags);
+
 #endif
