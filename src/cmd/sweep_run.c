@@ -366,10 +366,44 @@ static int do_sweep(struct sweep_cmd *c, int excl_fd)
 }
 
 /* Checks and plans shared by a device and the emulated drive. */
+/*
+ * --mkfs-opt: mkfs with the options on a scratch image of the partition's
+ * size, before anything is written to the disk. 0 or 2 (printed).
+ */
+static int check_mkfs_opts(struct sweep_cmd *c, uint64_t size)
+{
+	struct ap_error e = { 0 };
+	int rc;
+
+	if (!c->nmkfs_opts)
+		return 0;
+	rc = ap_mkfs_try(c->fs, size, c->mkfs_opts, c->nmkfs_opts, &e);
+	if (!rc)
+		return 0;
+	if (rc == -EINVAL) {
+		ap_usage_error(CMD, "--mkfs-opt: %s refuses the options (tried on a scratch "
+			       "image): %s", ap_mkfs_program(c->fs), e.msg);
+		return AP_EXIT_USAGE;
+	}
+	ap_warnx(CMD, NULL, "--mkfs-opt: %s", e.msg);
+	return ap_exit_for_errno(rc);
+}
+
+/* The verdict compares starts with each other: one alone never gives one. */
+static int check_starts(const struct sweep_cmd *c)
+{
+	if (!c->starts || c->nstarts >= 2)
+		return 0;
+	ap_usage_error(CMD, "--starts: one start (%" PRIu64 ") can never give a verdict, "
+		       "which compares the starts with each other; give two or more",
+		       c->starts[0]);
+	return AP_EXIT_USAGE;
+}
+
 static int plan(struct sweep_cmd *c, uint64_t *part_sectors)
 {
 	struct ap_error e = { 0 };
-	uint64_t last, avail, min;
+	uint64_t last, avail, min, want;
 	size_t i;
 
 	if (ap_part_disk_info(c->disk, &c->info, &e) != 0) {
@@ -378,6 +412,8 @@ static int plan(struct sweep_cmd *c, uint64_t *part_sectors)
 	}
 	if (!c->starts)
 		ap_sweep_default_starts(c->info.logical_sector, &c->starts, &c->nstarts);
+	if (check_starts(c))
+		return AP_EXIT_USAGE;
 	for (i = 0; i < c->nstarts; i++) {
 		if (c->starts[i] < c->info.first_usable) {
 			ap_usage_error(CMD, "start %" PRIu64 " is before the first sector a GPT "
@@ -412,9 +448,12 @@ static int plan(struct sweep_cmd *c, uint64_t *part_sectors)
 		}
 		c->part_size = avail;
 	}
+	want = c->part_size;
 	c->part_size -= c->part_size % 4096;	/* whole 4 KiB file-system blocks */
 	if (c->part_size < min) {
-		char *a = ap_size_to_human(c->part_size), *b = ap_size_to_human(min);
+		/* the size asked for, not what rounding left of it */
+		char *a = ap_size_to_human(c->size_set ? want : c->part_size);
+		char *b = ap_size_to_human(min);
 
 		if (c->size_set)
 			ap_usage_error(CMD, "--size: %s is too small for %s (at least %s)", a, c->fs, b);
@@ -426,7 +465,7 @@ static int plan(struct sweep_cmd *c, uint64_t *part_sectors)
 		return AP_EXIT_USAGE;	/* a device too small is bad input, as in probe */
 	}
 	*part_sectors = c->part_size / c->info.logical_sector;
-	return 0;
+	return check_mkfs_opts(c, c->part_size);
 }
 
 /* --record: the disk's identity, which must state a model. 0 or an exit code. */
@@ -489,7 +528,15 @@ int sweep_run_emulated(struct sweep_cmd *c)
 	/* the drive as set up, each key once: what the dry run and --save say */
 	c->emu_text = ap_emu_spec_format(&spec);
 	if (c->dry_run) {
+		uint64_t min = ap_mkfs_min_size(c->fs);
+
 		ap_emu_spec_free(&spec);
+		rc = check_starts(c);
+		if (!rc)
+			rc = check_mkfs_opts(c, c->size_set ? c->part_size :
+				     min > (16ULL << 20) ? min : 16ULL << 20);
+		if (rc)
+			return rc;
 		printf("dry run: would set up an emulated drive (%s) and sweep it;\n"
 		       "nothing is written.\n", c->emu_text);
 		dry_run_outputs(c);
