@@ -389,15 +389,19 @@ static int check_mkfs_opts(struct sweep_cmd *c, uint64_t size)
 	return ap_exit_for_errno(rc);
 }
 
-/* The verdict compares starts with each other: one alone never gives one. */
-static int check_starts(const struct sweep_cmd *c)
+/*
+ * The verdict compares starts with each other: one start alone never gives
+ * one, so more rounds than one only cost time. One start is a measurement
+ * of that start (exit 5, no verdict): said, and one round. Always 0.
+ */
+static int check_starts(struct sweep_cmd *c)
 {
 	if (!c->starts || c->nstarts >= 2)
 		return 0;
-	ap_usage_error(CMD, "--starts: one start (%" PRIu64 ") can never give a verdict, "
-		       "which compares the starts with each other; give two or more",
-		       c->starts[0]);
-	return AP_EXIT_USAGE;
+	ap_warnx(CMD, NULL, "--starts: one start (%" PRIu64 ") can never give a verdict, which "
+		 "compares the starts with each other: measuring it for one round", c->starts[0]);
+	c->min_rounds = c->max_rounds = 1;
+	return 0;
 }
 
 static int plan(struct sweep_cmd *c, uint64_t *part_sectors)
@@ -412,8 +416,7 @@ static int plan(struct sweep_cmd *c, uint64_t *part_sectors)
 	}
 	if (!c->starts)
 		ap_sweep_default_starts(c->info.logical_sector, &c->starts, &c->nstarts);
-	if (check_starts(c))
-		return AP_EXIT_USAGE;
+	check_starts(c);
 	for (i = 0; i < c->nstarts; i++) {
 		if (c->starts[i] < c->info.first_usable) {
 			ap_usage_error(CMD, "start %" PRIu64 " is before the first sector a GPT "

@@ -4,7 +4,8 @@
 # Small refusals that must come before anything is written, with the exit
 # status of the errno table and a message that names the cause:
 # a dry run checks what the run checks (seq --dry-run ""; --starts with
-# one start; --mkfs-opt); sweep --mkfs-opt is tried on a scratch image
+# --mkfs-opt); a single --starts is measured for one round, not eight;
+# sweep --mkfs-opt is tried on a scratch image
 # before the first write (exit 2, mkfs's own line, once); outputs on a
 # read-only file system are refused (EROFS: 3, not 2); empty and missing
 # device names are usage errors (emulate --detach "", cleanup "",
@@ -25,8 +26,8 @@ grep -q "^alignprobe cleanup: /dev/nonexist: No such file" "$TS_TMP/err" ||
 ts_run_rc 2 "$ALIGNPROBE" emulate --attach --profile nope
 grep -q "^alignprobe emulate: --profile: unknown drive profile 'nope'" "$TS_TMP/err" ||
 	ts_fail "--profile nope: $(cat "$TS_TMP/err")"
-ts_run_rc 2 "$ALIGNPROBE" sweep --emulate --dry-run --starts 40
-grep -q -- "--starts: one start (40) can never give a verdict" "$TS_TMP/err" ||
+ts_run_rc 0 "$ALIGNPROBE" sweep --emulate --dry-run --starts 40
+grep -q -- "--starts: one start (40) can never give a verdict.*for one round" "$TS_TMP/err" ||
 	ts_fail "--starts 40: $(cat "$TS_TMP/err")"
 
 # --- the emulated drive: the run's own checks --------------------------
@@ -43,7 +44,12 @@ if [ "$(id -u)" = 0 ] && [ -c /dev/fuse ] && "$ALIGNPROBE" emulate --help >/dev/
 	done
 	ts_run_rc 2 "$ALIGNPROBE" sweep --emulate=simple,size=256M --yes -q --size=1K
 	grep -q -- "--size: 1K is too small" "$TS_TMP/err" || ts_fail "--size=1K: $(cat "$TS_TMP/err")"
-	ts_run_rc 2 "$ALIGNPROBE" sweep --emulate=simple,size=256M --yes -q --starts 40
+	# one start: one round, no verdict (5), said once
+	ts_run_rc 5 "$ALIGNPROBE" sweep --emulate=simple,size=256M --yes -q --starts 40 -J
+	ts_assert_eq 1 "$(grep -c "one start (40) can never give a verdict" "$TS_TMP/err")" \
+		"--starts 40: the note"
+	ts_assert_eq 1 "$(grep -o '"max_rounds": *[0-9]*' "$TS_TMP/out" | grep -o '[0-9]*$')" \
+		"--starts 40: rounds"
 	[ -z "$(ls -A "$ALIGNPROBE_STATE_DIR")" ] || ts_fail "registry entries left: $(ls -A "$ALIGNPROBE_STATE_DIR")"
 	[ -z "$(ls -A "$TMPDIR")" ] || ts_fail "left in TMPDIR: $(ls -A "$TMPDIR")"
 	# outputs on a read-only file system: EROFS is 3 in the table
