@@ -497,7 +497,7 @@ out_err:
 	return AP_EXIT_FAILURE;
 }
 
-/* The worse of two exit statuses: 1, 2, 7, 4, 0 (see the top of the file). */
+/* The worse of two exit statuses: 1, 3, 2, 7, 4, 0 (see the top of the file). */
 static int worse(int a, int b)
 {
 	static const int order[] = { AP_EXIT_FAILURE, AP_EXIT_REFUSED, AP_EXIT_USAGE, AP_EXIT_SECTOR_SIZE,

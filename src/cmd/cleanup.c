@@ -117,7 +117,7 @@ static void __attribute__((noreturn)) usage(void)
 	     " 1  something remains: it could not be removed, a running process\n"
 	     "    still uses it, or it is kept (an undo journal, a drive attached with\n"
 	     "    'emulate --attach'); the ACTION and DETAIL columns say which\n"
-	     " 2  usage error");
+	     " 2  usage error (also a DEVICE that does not exist and that no entry names)");
 	exit(AP_EXIT_OK);
 }
 
