@@ -312,19 +312,6 @@ static int check_users(const struct devset *s, struct ap_error *e)
 
 /* ---- the registry's holds: which disk a live run works on ---- */
 
-/* "MAJ:MIN CMD" of a hold entry: 0 with the device number and the command's offset. */
-static int parse_hold(const char *aux, dev_t *d, const char **cmd)
-{
-	unsigned ma, mi;
-	int n = 0;
-
-	if (!aux || sscanf(aux, "%u:%u %n", &ma, &mi, &n) != 2 || !n)
-		return -EINVAL;
-	*d = makedev(ma, mi);
-	*cmd = aux + n;
-	return 0;
-}
-
 /*
  * The first live hold of another process on a member of @s or on @whole
  * (the disk of a partition): 1 with its owner and command, 0 none.
@@ -341,8 +328,7 @@ static int find_holder(const struct devset *s, dev_t whole, pid_t *pid, char **c
 		const char *c;
 		dev_t d;
 
-		if (v[i].kind != AP_STATE_HOLD || v[i].owner == getpid() ||
-		    parse_hold(v[i].aux, &d, &c) != 0)
+		if (v[i].owner == getpid() || ap_state_hold_parse(&v[i], &d, &c) != 0)
 			continue;
 		if ((devset_find(s, d) < 0 && d != whole) || ap_state_is_stale(&v[i]))
 			continue;
@@ -369,17 +355,7 @@ static int check_holders_registry(const struct devset *s, dev_t whole, struct ap
 
 int ap_safety_holder(dev_t d, pid_t *pid, char **cmd)
 {
-	struct devset s = { 0 };
-	char *name = ap_sysfs_devno_to_name(d);
-	int rc;
-
-	*pid = 0;
-	*cmd = NULL;
-	devset_fill(&s, d, name ? name : "?");
-	free(name);
-	rc = find_holder(&s, ap_sysfs_devno_to_wholedisk(d), pid, cmd);
-	devset_free(&s);
-	return rc;
+	return ap_state_live_hold(d, pid, cmd);
 }
 
 /* This process's holds, released when it exits (a SIGKILL leaves them stale). */

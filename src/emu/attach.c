@@ -309,6 +309,24 @@ static bool loop_mounted(const char *name)
 	return mounted;
 }
 
+/* Does a live alignprobe run (another process's hold) work on /dev/@name? */
+static bool loop_held_by_live_run(const char *name, struct ap_error *e)
+{
+	char *v = ap_sysfs_name_attr(name, "dev"), *cmd = NULL;
+	pid_t pid;
+	dev_t d;
+	bool held = false;
+
+	if (v && ap_sysfs_parse_devno(v, &d) == 0 && ap_state_live_hold(d, &pid, &cmd)) {
+		ap_error_set(e, EBUSY, "/dev/%s: in use by a running alignprobe %s (PID %d)",
+			     name, cmd, (int)pid);
+		held = true;
+	}
+	free(cmd);
+	free(v);
+	return held;
+}
+
 /*
  * Clear the loop device @name (which must be ours) and wait for it to let
  * go. Mounted (or a partition mounted): refused, -EBUSY. Held open by
@@ -325,6 +343,8 @@ static int loop_clear(const char *name, struct ap_error *e)
 	snprintf(dev, sizeof(dev), "/dev/%s", name);
 	/* exclusive: fails while mounted or otherwise claimed */
 	rc = ap_blkdev_loop_detach(dev, true, 10000);
+	if (rc == -EBUSY && loop_held_by_live_run(name, e))
+		return -EBUSY;
 	if (rc == -EBUSY && !loop_mounted(name)) {
 		rc = ap_blkdev_loop_detach(dev, false, 0);
 		if (rc == -ETIMEDOUT)
