@@ -48,6 +48,7 @@
 #include "device/topology.h"
 #include "fleet/vstore.h"
 #include "lib/exitcodes.h"
+#include "lib/state.h"
 #include "lib/util.h"
 #include "ui/out.h"
 
@@ -368,7 +369,7 @@ static int refuse_live_run(const struct check *c)
 	int rc = AP_EXIT_OK;
 
 	if (stat(c->device, &st) != 0 || !S_ISBLK(st.st_mode) ||
-	    !ap_safety_holder(st.st_rdev, &pid, &cmd))
+	    !ap_state_live_hold(st.st_rdev, &pid, &cmd))
 		return AP_EXIT_OK;
 	if (strcmp(cmd, "probe") != 0) {
 		check_warn(c, "a live alignprobe %s (PID %d) is rewriting this disk: its partition "

@@ -577,7 +577,7 @@ static int live_run_on(const struct ap_state_entry *en, pid_t *pid, char **cmd)
 	if (en->kind == AP_STATE_HOLD || !en->dev || stat(en->dev, &st) != 0 ||
 	    !S_ISBLK(st.st_mode))
 		return 0;
-	return ap_safety_holder(st.st_rdev, pid, cmd);
+	return ap_state_live_hold(st.st_rdev, pid, cmd);
 }
 
 static int cmp_entries(const void *a, const void *b)

@@ -312,50 +312,18 @@ static int check_users(const struct devset *s, struct ap_error *e)
 
 /* ---- the registry's holds: which disk a live run works on ---- */
 
-/*
- * The first live hold of another process on a member of @s or on @whole
- * (the disk of a partition): 1 with its owner and command, 0 none.
- */
-static int find_holder(const struct devset *s, dev_t whole, pid_t *pid, char **cmd)
-{
-	struct ap_state_entry *v = NULL;
-	size_t n = 0, i;
-	int found = 0;
-
-	if (ap_state_list(&v, &n) != 0)
-		return 0;
-	for (i = 0; !found && i < n; i++) {
-		const char *c;
-		dev_t d;
-
-		if (v[i].owner == getpid() || ap_state_hold_parse(&v[i], &d, &c) != 0)
-			continue;
-		if ((devset_find(s, d) < 0 && d != whole) || ap_state_is_stale(&v[i]))
-			continue;
-		*pid = v[i].owner;
-		*cmd = ap_xstrdup(*c ? c : "run");
-		found = 1;
-	}
-	ap_state_free(v, n);
-	return found;
-}
-
-static int check_holders_registry(const struct devset *s, dev_t whole, struct ap_error *e)
+/* A live run's hold on the device, a partition of it or its whole disk. */
+static int check_holders_registry(const struct devset *s, struct ap_error *e)
 {
 	char *cmd = NULL;
 	pid_t pid = 0;
 	int rc = 0;
 
-	if (find_holder(s, whole, &pid, &cmd))
+	if (ap_state_live_hold(s->devs[0], &pid, &cmd))
 		rc = ap_error_set(e, EBUSY, "/dev/%s: in use by a running alignprobe %s (PID %d); "
 				  "wait until it ends", s->names[0], cmd, (int)pid);
 	free(cmd);
 	return rc;
-}
-
-int ap_safety_holder(dev_t d, pid_t *pid, char **cmd)
-{
-	return ap_state_live_hold(d, pid, cmd);
 }
 
 /* This process's holds, released when it exits (a SIGKILL leaves them stale). */
@@ -468,7 +436,7 @@ int ap_safety_in_use(const char *dev, struct ap_error *e)
 		return ap_error_set(e, ENODEV, "%s: no such device in /sys/dev/block", dev);
 	devset_fill(&s, st.st_rdev, name);
 	free(name);
-	rc = check_holders_registry(&s, ap_sysfs_devno_to_wholedisk(st.st_rdev), e);
+	rc = check_holders_registry(&s, e);
 	if (!rc)
 		rc = check_system(&s, e);
 	if (!rc)
@@ -703,7 +671,7 @@ int ap_safety_check(const char *dev, const struct ap_safety_opts *o,
 	 * is opened: a sweep lets go of its O_EXCL while mkfs and mount run,
 	 * and even a dry run's exclusive open would make its mount fail.
 	 */
-	rc = check_holders_registry(&s, whole, e);
+	rc = check_holders_registry(&s, e);
 	if (rc)
 		goto out;
 	/* never open the running system's disk at all */

@@ -103,16 +103,10 @@ int ap_safety_in_use(const char *dev, struct ap_error *e);
  * the block device @dev for the command @cmd ("sweep"), until it exits;
  * ap_safety_check() of any other process refuses @dev, its partitions and
  * its disk while the hold's owner runs (also in the moments a sweep lets go
- * of its O_EXCL for mkfs and mount). 0 or -errno with the reason in @e.
+ * of its O_EXCL for mkfs and mount; lib/state.h: ap_state_live_hold()
+ * asks without opening anything). 0 or -errno with the reason in @e.
  */
 int ap_safety_hold(const char *dev, const char *cmd, struct ap_error *e);
-
-/*
- * Does a live run (another process) hold the block device @d, a partition of
- * it or its whole disk? 1 with the owner in @pid and its command in @cmd
- * (caller frees), 0 when none. Opens nothing: safe next to a live run.
- */
-int ap_safety_holder(dev_t d, pid_t *pid, char **cmd);
 
 /*
  * The gate for a regular file a command is about to write (seq FILE): -EBUSY
