@@ -285,46 +285,30 @@ static bool server_stop(const char *workdir, pid_t child)
 	return !server_alive(workdir);
 }
 
-static int mount_of_cb(const struct ap_mountinfo *m, void *arg)
-{
-	dev_t d = *(const dev_t *)arg;
-
-	return m->has_devno && major(m->devno) &&
-	       (m->devno == d || ap_sysfs_devno_to_wholedisk(m->devno) == d);
-}
-
-/* Is the loop device @name (or a partition of it) mounted? */
-static bool loop_mounted(const char *name)
-{
-	char *v = ap_sysfs_name_attr(name, "dev");
-	dev_t d;
-	bool mounted;
-
-	if (!v || ap_sysfs_parse_devno(v, &d) != 0) {
-		free(v);
-		return false;
-	}
-	free(v);
-	mounted = ap_mountinfo_foreach(mount_of_cb, &d) > 0;
-	return mounted;
-}
-
-/* Does a live alignprobe run (another process's hold) work on /dev/@name? */
-static bool loop_held_by_live_run(const char *name, struct ap_error *e)
+/*
+ * Who keeps /dev/@name from being detached exclusively: 1 a live alignprobe
+ * run's hold (the reason in @e), 2 a mount of it or a partition, 0 another
+ * opener (a program that opened it, a run that died holding it).
+ */
+static int loop_user(const char *name, struct ap_error *e)
 {
 	char *v = ap_sysfs_name_attr(name, "dev"), *cmd = NULL;
+	int rc = 0;
 	pid_t pid;
 	dev_t d;
-	bool held = false;
 
-	if (v && ap_sysfs_parse_devno(v, &d) == 0 && ap_state_live_hold(d, &pid, &cmd)) {
-		ap_error_set(e, EBUSY, "/dev/%s: in use by a running alignprobe %s (PID %d)",
-			     name, cmd, (int)pid);
-		held = true;
+	if (v && ap_sysfs_parse_devno(v, &d) == 0) {
+		if (ap_state_live_hold(d, &pid, &cmd)) {
+			ap_error_set(e, EBUSY, "/dev/%s: in use by a running alignprobe %s (PID %d)",
+				     name, cmd, (int)pid);
+			rc = 1;
+		} else if (ap_mountinfo_has_disk(d)) {
+			rc = 2;
+		}
 	}
 	free(cmd);
 	free(v);
-	return held;
+	return rc;
 }
 
 /*
@@ -338,14 +322,15 @@ static bool loop_held_by_live_run(const char *name, struct ap_error *e)
 static int loop_clear(const char *name, struct ap_error *e)
 {
 	char dev[80];
-	int rc;
+	int rc, user;
 
 	snprintf(dev, sizeof(dev), "/dev/%s", name);
 	/* exclusive: fails while mounted or otherwise claimed */
 	rc = ap_blkdev_loop_detach(dev, true, 10000);
-	if (rc == -EBUSY && loop_held_by_live_run(name, e))
+	user = rc == -EBUSY ? loop_user(name, e) : 0;
+	if (user == 1)
 		return -EBUSY;
-	if (rc == -EBUSY && !loop_mounted(name)) {
+	if (rc == -EBUSY && !user) {
 		rc = ap_blkdev_loop_detach(dev, false, 0);
 		if (rc == -ETIMEDOUT)
 			rc = 0;		/* detached when its last opener closes */

@@ -271,3 +271,16 @@ int ap_mountinfo_foreach(int (*fn)(const struct ap_mountinfo *m, void *arg), voi
 	fclose(f);
 	return rc;
 }
+
+static int mount_of_disk(const struct ap_mountinfo *m, void *arg)
+{
+	dev_t d = *(const dev_t *)arg;
+
+	return m->has_devno && major(m->devno) &&
+	       (m->devno == d || ap_sysfs_devno_to_wholedisk(m->devno) == d);
+}
+
+bool ap_mountinfo_has_disk(dev_t d)
+{
+	return ap_mountinfo_foreach(mount_of_disk, &d) > 0;
+}

@@ -93,5 +93,7 @@ int ap_mountinfo_parse_line(const char *line, struct ap_mountinfo *m);
  * do not parse are skipped.
  */
 int ap_mountinfo_foreach(int (*fn)(const struct ap_mountinfo *m, void *arg), void *arg);
+/* Is the block device @d, or a partition of it, mounted (by device number)? */
+bool ap_mountinfo_has_disk(dev_t d);
 
 #endif
