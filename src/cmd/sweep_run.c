@@ -404,16 +404,12 @@ static int check_starts(struct sweep_cmd *c)
 	return 0;
 }
 
-static int plan(struct sweep_cmd *c, uint64_t *part_sectors)
+/* The plan on the disk c->info describes: 0, or 2 after the message. */
+static int plan_on(struct sweep_cmd *c, uint64_t *part_sectors)
 {
-	struct ap_error e = { 0 };
 	uint64_t last, avail, min, want;
 	size_t i;
 
-	if (ap_part_disk_info(c->disk, &c->info, &e) != 0) {
-		ap_warnx(CMD, c->disk, "%s", e.msg);
-		return AP_EXIT_FAILURE;
-	}
 	if (!c->starts)
 		ap_sweep_default_starts(c->info.logical_sector, &c->starts, &c->nstarts);
 	check_starts(c);
@@ -469,6 +465,17 @@ static int plan(struct sweep_cmd *c, uint64_t *part_sectors)
 	}
 	*part_sectors = c->part_size / c->info.logical_sector;
 	return check_mkfs_opts(c, c->part_size);
+}
+
+static int plan(struct sweep_cmd *c, uint64_t *part_sectors)
+{
+	struct ap_error e = { 0 };
+
+	if (ap_part_disk_info(c->disk, &c->info, &e) != 0) {
+		ap_warnx(CMD, c->disk, "%s", e.msg);
+		return AP_EXIT_FAILURE;
+	}
+	return plan_on(c, part_sectors);
 }
 
 /* --record: the disk's identity, which must state a model. 0 or an exit code. */
@@ -531,13 +538,14 @@ int sweep_run_emulated(struct sweep_cmd *c)
 	/* the drive as set up, each key once: what the dry run and --save say */
 	c->emu_text = ap_emu_spec_format(&spec);
 	if (c->dry_run) {
-		uint64_t min = ap_mkfs_min_size(c->fs);
+		unsigned lbs = spec.logical_sector ? spec.logical_sector : 512;
 
+		/* every check of the run, on the drive the spec describes */
+		ap_part_disk_geometry(lbs, lbs, spec.capacity / lbs, &c->info);
 		ap_emu_spec_free(&spec);
-		rc = check_starts(c);
-		if (!rc)
-			rc = check_mkfs_opts(c, c->size_set ? c->part_size :
-				     min > (16ULL << 20) ? min : 16ULL << 20);
+		c->disk = "the emulated drive";
+		rc = plan_on(c, &part_sectors);
+		c->disk = NULL;
 		if (rc)
 			return rc;
 		printf("dry run: would set up an emulated drive (%s) and sweep it;\n"
