@@ -386,6 +386,28 @@ static int seq_finish_opts(struct seq_cmd *c, const struct ap_seq_target *t)
 	return 0;
 }
 
+/* --emulate --dry-run: the size and cell checks on the spec's drive; 0 or 2. */
+static int seq_dry_run_emulated(struct seq_cmd *c, const struct ap_emu_spec *spec)
+{
+	struct ap_seq_target t = { .fd = -1, .is_bdev = true };
+	struct ap_seq_result r = { 0 };
+	struct ap_error e = { 0 };
+	int rc;
+
+	t.capacity = spec->capacity;
+	t.align = spec->logical_sector ? spec->logical_sector : 512;
+	t.path = (char *)"the emulated drive";
+	c->target = t.path;
+	rc = seq_finish_opts(c, &t);
+	if (!rc && ap_seq_plan(&t, &c->o, &r, &e) < 0) {
+		ap_warnx(CMD, t.path, "%s", e.msg);
+		rc = AP_EXIT_USAGE;
+	}
+	ap_seq_result_free(&r);
+	c->target = NULL;
+	return rc;
+}
+
 static void seq_dry_run_outputs(const struct seq_cmd *c)
 {
 	const struct ap_cmd_output outs[] = { { "--plot", c->plot } };
@@ -651,6 +673,15 @@ int ap_cmd_seq(int argc, char **argv)
 		if (c.dry_run) {
 			char *text = ap_emu_spec_format(&spec);
 
+			/* every check of the run, on the drive the spec describes */
+			rc = seq_dry_run_emulated(&c, &spec);
+			if (rc) {
+				free(text);
+				ap_emu_spec_free(&spec);
+				free(c.bs);
+				ap_outfile_discard(&c.plot_out);
+				return rc;
+			}
 			ap_emu_spec_free(&spec);
 			free(c.bs);
 			printf("dry run: would set up an emulated drive (%s) and run on it;\n"

@@ -4,7 +4,7 @@
 # Small refusals that must come before anything is written, with the exit
 # status of the errno table and a message that names the cause:
 # a dry run checks what the run checks (seq --dry-run ""; the emulated
-# drive's sweep --dry-run plans --size and --starts on the spec's drive;
+# drive's sweep and seq --dry-run plan on the spec's drive;
 # --mkfs-opt); a single --starts is measured for one round, not eight;
 # sweep --mkfs-opt is tried on a scratch image
 # before the first write (exit 2, mkfs's own line, once); outputs on a
@@ -32,6 +32,8 @@ ts_run_rc 2 "$ALIGNPROBE" sweep --emulate=size=256M --dry-run --size 1T
 grep -q -- "--size: a partition at start 64 can have at most 256M" "$TS_TMP/err" ||
 	ts_fail "sweep --emulate --dry-run --size 1T: $(cat "$TS_TMP/err")"
 ts_run_rc 2 "$ALIGNPROBE" sweep --emulate=size=256M --dry-run --starts 10..20
+ts_run_rc 2 "$ALIGNPROBE" seq --emulate=size=64M --dry-run -s 100G
+grep -q "beyond its end" "$TS_TMP/err" || ts_fail "seq --emulate --dry-run -s 100G: $(cat "$TS_TMP/err")"
 ts_run_rc 0 "$ALIGNPROBE" sweep --emulate --dry-run --starts 40
 grep -q -- "--starts: one start (40) can never give a verdict.*for one round" "$TS_TMP/err" ||
 	ts_fail "--starts 40: $(cat "$TS_TMP/err")"
