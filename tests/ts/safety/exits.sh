@@ -8,7 +8,8 @@
 # --mkfs-opt); a single --starts is measured for one round, not eight;
 # sweep --mkfs-opt is tried on a scratch image
 # before the first write (exit 2, mkfs's own line, once); outputs on a
-# read-only file system are refused (EROFS: 3, not 2); empty and missing
+# read-only file system are refused (EROFS: 3, not 2: --plot, --save,
+# --prometheus, --journal, --record, a postmark location); empty and missing
 # device names are usage errors (emulate --detach "", cleanup "",
 # cleanup /dev/nonexist); option messages name the option.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh" || exit 99
@@ -71,6 +72,9 @@ if [ "$(id -u)" = 0 ] && [ -c /dev/fuse ] && "$ALIGNPROBE" emulate --help >/dev/
 	ts_run_rc 3 "$ALIGNPROBE" probe --dry-run --emulate -P --journal "$TS_TMP/ro/j"
 	ts_run_rc 3 "$ALIGNPROBE" seq --dry-run --plot "$TS_TMP/ro/p.svg" "$TS_TMP/s.img"
 	ts_run_rc 3 "$ALIGNPROBE" seq -s 1M "$TS_TMP/ro/s.img"
+	ts_run_rc 3 "$ALIGNPROBE" probe --dry-run --emulate --record="$TS_TMP/ro/v.json"
+	ts_run_rc 3 "$ALIGNPROBE" sweep --dry-run --emulate --record="$TS_TMP/ro/v.json"
+	ts_run_rc 3 "$ALIGNPROBE" postmark -q -l "$TS_TMP/ro"
 	umount "$TS_TMP/ro"
 else
 	ts_log "no emulated drive or root here: the mkfs, size and read-only cases skipped"
