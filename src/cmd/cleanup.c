@@ -19,14 +19,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -183,101 +181,24 @@ static void release(struct cleanup *c, const struct ap_state_entry *en)
 		ap_state_release(en->file);
 }
 
-/*
- * The topmost mount on @path (exact), or with @under any mount at or below
- * it: 1 found (source and devno filled when asked), 0 none.
- */
-struct find_mount_arg {
-	const char *path;
-	size_t plen;
-	bool under;
-	char **source;
-	dev_t *devno;
-	int found;
-};
-
-static int find_mount_line(const struct ap_mountinfo *m, void *arg)
-{
-	struct find_mount_arg *a = arg;
-	bool match;
-
-	if (a->under)
-		match = strncmp(m->target, a->path, a->plen) == 0 &&
-			(m->target[a->plen] == '\0' || m->target[a->plen] == '/');
-	else
-		match = strcmp(m->target, a->path) == 0;
-	if (!match)
-		return 0;
-	a->found = 1;	/* later lines are mounted on top: keep the last */
-	if (a->devno && m->has_devno)
-		*a->devno = m->devno;
-	if (a->source && m->source[0]) {
-		free(*a->source);
-		*a->source = ap_xstrdup(m->source);
-	}
-	return 0;
-}
-
-static int find_mount(const char *path, bool under, char **source, dev_t *devno)
-{
-	struct find_mount_arg a = { path, strlen(path), under, source, devno, 0 };
-
-	ap_mountinfo_foreach(find_mount_line, &a);
-	return a.found;
-}
-
-/* Is the mount (source, devno) the one the entry registered? */
-static bool mount_is_ours(const struct ap_state_entry *en, const char *source, dev_t devno)
-{
-	struct stat st;
-
-	if (!en->dev)
-		return false;	/* we cannot tell: do not touch it */
-	if (source && strcmp(source, en->dev) == 0)
-		return true;
-	if (stat(en->dev, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == devno)
-		return true;
-	return false;
-}
-
 static void do_mount(struct cleanup *c, const struct ap_state_entry *en)
 {
-	int rc, n = 0;
+	struct ap_error e = { 0 };
+	int n;
 
 	if (!en->path || en->path[0] != '/') {
 		failed(c, en, "registry entry without an absolute mount point: left alone");
 		return;
 	}
-	for (;;) {
-		char *source = NULL;
-		dev_t devno = 0;
-
-		if (!find_mount(en->path, false, &source, &devno))
-			break;
-		if (!mount_is_ours(en, source, devno)) {
-			failed(c, en, "%s is mounted there, not the registered %s: left alone",
-			       source ? source : "something", en->dev ? en->dev : "device");
-			free(source);
-			return;
-		}
-		free(source);
-		if (c->dry_run) {
-			c->unmounted = ap_xreallocarray(c->unmounted, c->nunmounted + 1,
-							sizeof(*c->unmounted));
-			c->unmounted[c->nunmounted++] = ap_xstrdup(en->path);
-			n++;
-			break;
-		}
-		/* a dying child may still hold it for a moment */
-		rc = ap_mnt_umount_dir(en->path, UMOUNT_NOFOLLOW);
-		if (rc) {
-			failed(c, en, "umount: %s", strerror(-rc));
-			return;
-		}
-		if (++n > 16) {
-			failed(c, en, "still mounted after %d unmounts", n - 1);
-			return;
-		}
+	n = ap_mnt_undo(en->path, en->dev, c->dry_run, &e);
+	if (n < 0) {
+		failed(c, en, "%s", e.msg);
+		return;
+	}
+	if (n && c->dry_run) {
+		c->unmounted = ap_xreallocarray(c->unmounted, c->nunmounted + 1,
+						sizeof(*c->unmounted));
+		c->unmounted[c->nunmounted++] = ap_xstrdup(en->path);
 	}
 	if (n) {
 		report(c, en, act(c, "unmounted", "would-unmount"), NULL);
@@ -288,25 +209,11 @@ static void do_mount(struct cleanup *c, const struct ap_state_entry *en)
 	release(c, en);
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP || flag == FTW_D)
-		return rmdir(path) != 0 ? -1 : 0;
-	return unlink(path) != 0 ? -1 : 0;
-}
-
-static bool safe_tmp_name(const char *path)
-{
-	const char *b = strrchr(path, '/');
-
-	return path[0] == '/' && !strstr(path, "/..") && b && strncmp(b + 1, "alignprobe", 10) == 0;
-}
-
 static void do_tmpdir(struct cleanup *c, const struct ap_state_entry *en)
 {
+	struct ap_error e = { 0 };
 	struct stat st;
+	int rc;
 
 	if (!en->path || en->path[0] != '/' || strcmp(en->path, "/") == 0) {
 		failed(c, en, "registry entry without a usable directory: left alone");
@@ -321,7 +228,7 @@ static void do_tmpdir(struct cleanup *c, const struct ap_state_entry *en)
 		failed(c, en, "not a directory any more: left alone");
 		return;
 	}
-	if (find_mount(en->path, true, NULL, NULL)) {
+	if (ap_mnt_find(en->path, true, NULL, NULL)) {
 		size_t i;
 
 		for (i = 0; c->dry_run && i < c->nunmounted; i++)
@@ -336,18 +243,10 @@ static void do_tmpdir(struct cleanup *c, const struct ap_state_entry *en)
 		report(c, en, "would-remove", NULL);
 		return;
 	}
-	if (rmdir(en->path) != 0) {
-		int err = errno;
-
-		if ((err != ENOTEMPTY && err != EEXIST) || !safe_tmp_name(en->path)) {
-			failed(c, en, "rmdir: %s", strerror(err));
-			return;
-		}
-		/* our own scratch directory: its contents are ours; stay on this fs */
-		if (nftw(en->path, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) != 0) {
-			failed(c, en, "cannot remove its contents: %s", strerror(errno));
-			return;
-		}
+	rc = ap_mnt_remove_dir(en->path, &e);
+	if (rc) {
+		failed(c, en, "%s", e.msg);
+		return;
 	}
 	report(c, en, "removed", NULL);
 	c->ndone++;
