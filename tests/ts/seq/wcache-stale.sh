@@ -9,6 +9,7 @@
 # drive (exit 1, "skipped"); after the second run the drive is as it was
 # before the first (on), and no record is left.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/seq/common.sh"
 ts_init "a second seq --write-cache adopts a killed run's record; cleanup leaves it alone"
 ts_need_emulator
 
@@ -19,20 +20,9 @@ owners() { local f; for f in $(entries wcache); do sed -n 's/^owner=//p' "$f"; d
 dev=$(ts_emu_attach --size 64M --write-cache=on)
 ts_assert_eq "on write back" "$(state "$dev")" "the drive as attached"
 
-# start N: seq switching the cache off in the background (pid N), once its
-# first run with the cache off is done
-start() {
-	: > "$TS_TMP/progress$1"
-	ALIGNPROBE_PROGRESS_FD=3 "$ALIGNPROBE" seq -q --yes --json --write-cache off \
-		--modes direct --block-sizes 64K --size 1M --rounds 1000 --cell-time 0 "$dev" \
-		> "$TS_TMP/out$1" 2> "$TS_TMP/err$1" 3> "$TS_TMP/progress$1" &
-	pid=$!
-	ts_bg_pid $pid
-	n=$1
-	first_run() { grep -qE ": [1-9][0-9]* of 1000" "$TS_TMP/progress$n"; }
-	ts_wait_for -p $pid "run $1's first run with the cache off" first_run ||
-		ts_fail "seq $1 ended before its first run: $(cat "$TS_TMP/err$1")"
-}
+# start N: seq switching the cache off in the background (pid, output in
+# out$N), once its first run with the cache off is done
+start() { seq_start "$dev" "$1" --json --write-cache off; pid=$spid; }
 
 start 1
 kill -KILL $pid
@@ -61,13 +51,8 @@ ts_assert_eq "" "$(entries wcache)" "write cache records left"
 start 3
 kill -KILL $pid
 wait $pid 2>/dev/null
-: > "$TS_TMP/progress4"
-ALIGNPROBE_PROGRESS_FD=3 "$ALIGNPROBE" seq -q --yes --modes direct --block-sizes 64K --size 1M \
-	--rounds 1000 --cell-time 0 "$dev" > /dev/null 2> "$TS_TMP/err4" 3> "$TS_TMP/progress4" &
-pid4=$!
-ts_bg_pid $pid4
-ts_wait_for -p $pid4 "the plain seq's first run" grep -qE ': [1-9][0-9]* of 1000' "$TS_TMP/progress4" ||
-	ts_fail "the plain seq ended early: $(cat "$TS_TMP/err4")"
+seq_start "$dev" 4
+pid4=$spid
 ts_run_rc 1 "$ALIGNPROBE" cleanup
 grep -q "^skipped *wcache.*running alignprobe seq (PID $pid4)" "$TS_TMP/out" ||
 	ts_fail "cleanup under a live seq: $(cat "$TS_TMP/out")"
