@@ -112,6 +112,12 @@ void ap_cmd_dry_run_outputs(const struct ap_cmd_output *o, size_t n);
  */
 struct ap_safety_opts;
 struct ap_safety_target;
+/*
+ * For a command without the gate that still must not run next to a live
+ * run on @dev (probe --read-only): 0, or AP_EXIT_REFUSED after "CMD: DEV:
+ * in use by a running alignprobe sweep (PID N)". Opens nothing.
+ */
+int ap_cmd_refuse_held(const char *cmd, const char *dev);
 int ap_cmd_gate(const char *cmd, const char *dev, const struct ap_safety_opts *so,
 		struct ap_safety_target *t);
 int ap_cmd_confirm(const char *cmd, const char *thing, const struct ap_safety_target *t,

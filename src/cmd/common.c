@@ -19,6 +19,7 @@
 #include "emu/model.h"
 #include "lib/exitcodes.h"
 #include "lib/outfile.h"
+#include "lib/state.h"
 #include "lib/util.h"
 #include "ui/out.h"
 
@@ -221,6 +222,20 @@ void ap_cmd_dry_run_outputs(const struct ap_cmd_output *o, size_t n)
 	}
 	if (any)
 		printf("\n");
+}
+
+int ap_cmd_refuse_held(const char *cmd, const char *dev)
+{
+	struct stat st;
+	char *what = NULL;
+	pid_t pid;
+
+	if (stat(dev, &st) != 0 || !S_ISBLK(st.st_mode) || !ap_state_live_hold(st.st_rdev, &pid, &what))
+		return 0;
+	ap_warnx(cmd, dev, "in use by a running alignprobe %s (PID %d); wait until it ends",
+		 what, (int)pid);
+	free(what);
+	return AP_EXIT_REFUSED;
 }
 
 int ap_cmd_gate(const char *cmd, const char *dev, const struct ap_safety_opts *so,

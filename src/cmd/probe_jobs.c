@@ -145,6 +145,8 @@ static int prepare_job(struct ctl *c, struct job *j)
 		if (rc)
 			return rc;
 		j->have_t = true;
+	} else if ((rc = ap_cmd_refuse_held(CMD, j->dev)) != 0) {
+		return rc;	/* reads next to a live run's writes measure neither */
 	}
 	rc = ap_probe_device_geometry(j->dev, &j->d, &e);
 	if (rc)

@@ -5,9 +5,9 @@
 # (the kernel refuses to claim a partition of a disk held exclusively).
 # The state registry says which disk a live run works on, and every gate
 # refuses that disk, dry runs included, without opening it: in that window
-# probe, probe --dry-run, seq, sweep --dry-run are refused (exit 3, naming
-# the sweep's PID), check says a live sweep rewrites the table (exit 3),
-# and the sweep goes on undisturbed. A sweep that fails (here: another
+# probe, probe --dry-run, probe --read-only, seq, sweep --dry-run are
+# refused (exit 3, naming the sweep's PID), check says a live sweep
+# rewrites the table (exit 3), and the sweep goes on undisturbed. A sweep that fails (here: another
 # program takes the disk in the window) takes its emulated drive down.
 # The window is reached through the ALIGNPROBE_TEST_SWEEP_WINDOW seam: the
 # sweep waits there until the test lets it go, never a guessed sleep.
@@ -50,6 +50,7 @@ start_sweep
 before=$("$ALIGNPROBE" emulate --stats "$dev" -n -r -o WRITES)
 refused "probe --dry-run" "$ALIGNPROBE" probe --dry-run --yes "$dev"
 refused "probe" "$ALIGNPROBE" probe --yes --quiet "$dev"
+refused "probe --read-only" "$ALIGNPROBE" probe --read-only --quiet "$dev"
 refused "probe of its partition" "$ALIGNPROBE" probe --yes --quiet --allow-partition "${dev}p1"
 refused "seq --dry-run" "$ALIGNPROBE" seq --dry-run --yes "$dev"
 refused "seq" "$ALIGNPROBE" seq --yes --quiet -s 1M "$dev"
