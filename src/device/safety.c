@@ -340,10 +340,13 @@ static void release_holds(void)
 
 	pthread_mutex_lock(&holds.lock);
 	/* a forked child that exits is not the holder */
-	for (i = 0; holds.pid == getpid() && i < holds.n; i++) {
-		ap_state_release(holds.ids[i]);
+	for (i = 0; i < holds.n; i++) {
+		if (holds.pid == getpid())
+			ap_state_release(holds.ids[i]);
 		free(holds.ids[i]);
 	}
+	free(holds.ids);
+	holds.ids = NULL;
 	holds.n = 0;
 	pthread_mutex_unlock(&holds.lock);
 }
