@@ -287,8 +287,9 @@ static bool server_stop(const char *workdir, pid_t child)
 
 /*
  * Who keeps /dev/@name from being detached exclusively: 1 a live alignprobe
- * run's hold (the reason in @e), 2 a mount of it or a partition, 0 another
- * opener (a program that opened it, a run that died holding it).
+ * run's hold (the reason in @e), 2 a mount or a stacking driver (dm, md) on
+ * it or a partition, 0 another opener (a program that opened it O_EXCL, a
+ * run that died holding it).
  */
 static int loop_user(const char *name, struct ap_error *e)
 {
@@ -302,7 +303,7 @@ static int loop_user(const char *name, struct ap_error *e)
 			ap_error_set(e, EBUSY, "/dev/%s: in use by a running alignprobe %s (PID %d)",
 				     name, cmd, (int)pid);
 			rc = 1;
-		} else if (ap_mountinfo_has_disk(d)) {
+		} else if (ap_mountinfo_has_disk(d) || ap_sysfs_has_holders(name)) {
 			rc = 2;
 		}
 	}
@@ -313,9 +314,9 @@ static int loop_user(const char *name, struct ap_error *e)
 
 /*
  * Clear the loop device @name (which must be ours) and wait for it to let
- * go. Mounted (or a partition mounted): refused, -EBUSY. Held open by
- * somebody else but not mounted (a program that opened it O_EXCL, a run
- * that died holding it): cleared all the same, which the kernel completes
+ * go. Mounted, held by dm/md (it or a partition) or by a live run:
+ * refused, -EBUSY. Held open exclusively by somebody else (a program that
+ * opened it O_EXCL, a run that died holding it): cleared all the same, which the kernel completes
  * (autoclear) when the last opener closes, so that a run that fails never
  * leaves its drive behind; the opener's requests fail from now on.
  */
