@@ -96,3 +96,10 @@ int ap_emu_set_write_cache(const char *dev, bool on)
 	(void)on;
 	return -ENOTSUP;
 }
+
+int ap_emu_power(const char *dev, bool on, struct ap_error *e)
+{
+	(void)dev;
+	(void)on;
+	return ap_error_set(e, ENOTSUP, "the emulated drive is not built in");
+}
