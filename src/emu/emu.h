@@ -136,7 +136,8 @@ int ap_emu_spec_parse(const char *str, struct ap_emu_spec *s, struct ap_error *e
  * What ap_emu_attach() checks before it sets anything up, for a command
  * that validates everything first: the spec, and its image (readable,
  * a regular file, within the size). 0, or -errno with the reason in @e:
- * -ENOENT / -EACCES / -EISDIR / -EINVAL / -EFBIG, all bad input.
+ * -ENOENT / -EACCES / -EISDIR / -EINVAL / -EFBIG, all bad input; and its
+ * cut-peer, an emulated drive (-ENODEV).
  */
 int ap_emu_spec_check(const struct ap_emu_spec *s, struct ap_error *e);
 

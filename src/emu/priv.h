@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Shared between the emulator's files, each using only those before it:
- * counters.c, workdir.c, spec.c, power.c, server.c, attach.c. Not an API for others.
+ * counters.c, workdir.c, power.c, spec.c, server.c, attach.c. Not an API for others.
  *
  * An emulated drive lives in a work directory $TMPDIR/alignprobe-emu.XXXXXX:
  *	mnt/		the private FUSE mount point; mnt/disk is the served file
