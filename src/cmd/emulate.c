@@ -12,6 +12,7 @@
  *	alignprobe emulate --stats DEV [output options]
  *	alignprobe emulate --reset-stats DEV
  *	alignprobe emulate --power-cut DEV | --power-on DEV
+ *	alignprobe emulate --power-cut-after N DEV
  */
 #include <errno.h>
 #include <getopt.h>
@@ -101,6 +102,7 @@ enum {
 	OPT_RESET_STATS,
 	OPT_POWER_CUT,
 	OPT_POWER_ON,
+	OPT_POWER_CUT_AFTER,
 	OPT_SPEC,
 	OPT_FAIL_READS,
 	OPT_FAIL_WRITES,
@@ -123,6 +125,7 @@ static void usage(void)
 	       " %1$s %2$s --stats <device> [output options]\n"
 	       " %1$s %2$s --reset-stats <device>\n"
 	       " %1$s %2$s --power-cut <device> | --power-on <device>\n"
+	       " %1$s %2$s --power-cut-after <n> <device>\n"
 	       "\nAn emulated Advanced Format drive: a loop device that reports 512-byte\n"
 	       "logical and physical sectors, served through FUSE by a process that charges\n"
 	       "a read-modify-write for every write covering a hidden physical sector only\n"
@@ -172,6 +175,9 @@ static void usage(void)
 	       "                              writes are lost, a write in flight is torn, and\n"
 	       "                              every request fails with EIO until --power-on\n"
 	       "     --power-on <device>      restore the power\n"
+	       "     --power-cut-after <n> <device>\n"
+	       "                              cut the power when the write after n more\n"
+	       "                              writes arrives (that write in flight; 0 disarms)\n"
 	       "\nOutput options (--stats):\n", AP_PROG, CMD);
 	ap_out_usage(stdout, 30);
 	printf(" -h, --help                   display this help\n"
@@ -265,6 +271,7 @@ struct emulate_ctl {
 	int nspec;			/* drive parameters given */
 	int fail_rw;			/* --fail-reads 1, --fail-writes 2 */
 	bool wait;
+	uint64_t cut_n;			/* --power-cut-after */
 	struct ap_out out;
 };
 
@@ -286,6 +293,7 @@ static int parse_args(struct emulate_ctl *c, int argc, char **argv)
 		{ "reset-stats",  optional_argument, NULL, OPT_RESET_STATS },
 		{ "power-cut",    optional_argument, NULL, OPT_POWER_CUT },
 		{ "power-on",     optional_argument, NULL, OPT_POWER_ON },
+		{ "power-cut-after", required_argument, NULL, OPT_POWER_CUT_AFTER },
 		{ "spec",         required_argument, NULL, OPT_SPEC },
 		{ "fail-reads",   no_argument,       NULL, OPT_FAIL_READS },
 		{ "fail-writes",  no_argument,       NULL, OPT_FAIL_WRITES },
@@ -338,6 +346,17 @@ static int parse_args(struct emulate_ctl *c, int argc, char **argv)
 			}
 			c->action = ch;
 			c->dev = optarg;
+			break;
+		case OPT_POWER_CUT_AFTER:
+			if (c->action && c->action != ch) {
+				ap_usage_error(CMD, "--power-cut-after goes with no other action");
+				return AP_EXIT_USAGE;
+			}
+			if (ap_parse_u64(optarg, &c->cut_n) != 0) {
+				ap_usage_error(CMD, "--power-cut-after '%s': not a number of writes", optarg);
+				return AP_EXIT_USAGE;
+			}
+			c->action = ch;
 			break;
 		case OPT_SPEC:
 			c->nspec++;
@@ -503,6 +522,12 @@ int ap_cmd_emulate(int argc, char **argv)
 		case OPT_POWER_CUT:
 		case OPT_POWER_ON:
 			rc = do_power(c.dev, c.action == OPT_POWER_ON);
+			break;
+		case OPT_POWER_CUT_AFTER:
+			rc = ap_emu_arm_power_cut(c.dev, c.cut_n);
+			if (rc)
+				rc = rc == -ENODEV ? not_emulated(c.dev) :
+				     ap_errx(CMD, c.dev, rc, "%s", strerror(-rc));
 			break;
 		case OPT_RESET_STATS:
 			rc = ap_emu_counters_reset(c.dev);

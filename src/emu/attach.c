@@ -207,6 +207,17 @@ int ap_emu_power(const char *dev, bool on, struct ap_error *e)
 	return 0;
 }
 
+int ap_emu_arm_power_cut(const char *dev, uint64_t n)
+{
+	struct ap_emu_shm *shm = shm_of_dev(dev, true);
+
+	if (!shm)
+		return -ENODEV;
+	ap_emu_shm_arm_cut(shm, n);
+	munmap(shm, sizeof(*shm));
+	return 0;
+}
+
 int ap_emu_spec_of(const char *dev, struct ap_emu_spec *s)
 {
 	struct ap_emu_shm *shm = shm_of_dev(dev, false);

@@ -110,7 +110,8 @@ int ap_emu_shm_power(struct ap_emu_shm *shm, bool on, int ms)
 	ap_emu_shm_set_power(shm, on);
 	if (pid <= 0 || kill(pid, SIGUSR1) != 0)
 		return -ESRCH;
-	/* the server follows at once, or when the request it serves ends */
+	/* the server follows at once, or when the request it serves ends (also
+	 * when it is off already: a peer that cuts us back finds us so) */
 	while (ap_emu_shm_power_off(shm) == on) {
 		struct timespec ts = { 0, 200000 };
 
@@ -121,6 +122,19 @@ int ap_emu_shm_power(struct ap_emu_shm *shm, bool on, int ms)
 		nanosleep(&ts, NULL);
 	}
 	return 0;
+}
+
+void ap_emu_shm_arm_cut(struct ap_emu_shm *shm, uint64_t n)
+{
+	struct ap_emu_counters_raw c;
+
+	ap_emu_shm_read(shm, &c);
+	__atomic_store_n(&shm->cut_after, n ? c.writes + n : 0, __ATOMIC_RELEASE);
+}
+
+uint64_t ap_emu_shm_cut_after(const struct ap_emu_shm *shm)
+{
+	return __atomic_load_n(&shm->cut_after, __ATOMIC_ACQUIRE);
 }
 
 /* The stats page of the drive in @workdir, checked, or NULL. */
@@ -190,6 +204,7 @@ struct ap_emu_shm *ap_emu_shm_create(const char *workdir, const struct ap_emu_sp
 	shm->write_cache = s->write_cache;
 	shm->fail_reads = s->fail_reads;
 	shm->fail_writes = s->fail_writes;
+	shm->cut_after = s->cut_after;
 	{
 		char *spec = ap_emu_spec_format(s);
 

@@ -210,5 +210,11 @@ int ap_emu_set_write_cache(const char *dev, bool on);
  * 0, or -errno with the reason in @e (-ENODEV: not an emulated drive).
  */
 int ap_emu_power(const char *dev, bool on, struct ap_error *e);
+/*
+ * Arm a power cut at run time: the power goes when the write after @n
+ * more writes arrives (as cut-after= from now on; 0 disarms). 0 or
+ * -ENODEV.
+ */
+int ap_emu_arm_power_cut(const char *dev, uint64_t n);
 
 #endif

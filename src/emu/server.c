@@ -56,7 +56,6 @@ struct server {
 	/* power (emu.h's ap_emu_power()) */
 	struct ap_emu_vlog vlog;	/* the volatile cache's pre-images (power.c) */
 	struct ap_emu_shm *peer;	/* cut-peer's stats page, or NULL */
-	uint64_t cut_after;		/* cut when the write after these arrives */
 	bool off;			/* the power is off */
 };
 
@@ -204,14 +203,15 @@ static void power_cut(struct server *sv, enum ap_emu_op op, uint64_t off, uint64
 	ap_emu_model_power_cut(&srv.model);
 	srv.off = true;
 	ap_emu_shm_set_power(srv.shm, false);	/* off until someone restores it */
-	if (srv.peer && ap_emu_shm_power(srv.peer, false, 10000) != 0)
-		fprintf(stderr, "power cut: the peer drive did not follow\n");
 	stats_begin(sv);
 	BUMP(power_cuts, 1);
 	BUMP(lost_writes, lost);
 	BUMP(torn_sectors, torn);
 	stats_end(sv);
 	ap_emu_shm_set_power_off(srv.shm, true);
+	/* the same moment: before the request in flight is answered */
+	if (srv.peer && ap_emu_shm_power(srv.peer, false, 10000) != 0)
+		fprintf(stderr, "power cut: the peer drive did not follow\n");
 }
 
 /* Follow the power control field between requests: true while the power is off. */
@@ -250,12 +250,12 @@ static int account(struct server *sv, enum ap_emu_op op, uint64_t off, uint64_t 
 	bool cut;
 
 	/* cut-after=N: the write after N writes is in flight when the power goes */
-	if (op == AP_EMU_WRITE && srv.cut_after) {
+	if (op == AP_EMU_WRITE && ap_emu_shm_cut_after(srv.shm)) {
 		struct ap_emu_counters_raw n;
 
 		ap_emu_shm_read(srv.shm, &n);
-		if (n.writes >= srv.cut_after) {
-			srv.cut_after = 0;	/* once */
+		if (n.writes >= ap_emu_shm_cut_after(srv.shm)) {
+			__atomic_store_n(&srv.shm->cut_after, 0, __ATOMIC_RELEASE);	/* once */
 			ap_emu_shm_set_power(srv.shm, false);
 		}
 	}
@@ -791,7 +791,6 @@ int ap_emu_server_run(const struct ap_emu_server_opts *o, int ctl_fd, int status
 		rc = 1;
 		goto out;
 	}
-	srv.cut_after = s->cut_after;
 	if (s->cut_peer) {
 		srv.peer = ap_emu_peer_map(s->cut_peer);
 		if (!srv.peer) {

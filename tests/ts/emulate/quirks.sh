@@ -117,6 +117,19 @@ rd "$dev" 4K 1 | cmp - "$TS_TMP/torn" >&2 || ts_fail "the torn sector is not as 
 wr "$dev" "$TS_TMP/n512" 512 9 || ts_fail "a write after power on failed (cut-after fires once)"
 detach "$dev"
 
+# armed at run time: after one more write, the next one is in flight
+dev=$(ts_emu_attach --profile hdd-7200-nocache --size 16M)
+wr "$dev" "$TS_TMP/o4k" 4096 1 && wr "$dev" "$TS_TMP/o4k" 4096 2 || ts_fail "write failed"
+ts_run_rc 0 "$ALIGNPROBE" emulate --power-cut-after 1 "$dev"
+wr "$dev" "$TS_TMP/o4k" 4096 3 || ts_fail "the write before the armed cut failed"
+ts_assert_eq on "$(counter "$dev" POWER)" "armed: power before the cut"
+wr "$dev" "$TS_TMP/o4k" 4096 4 2>/dev/null && ts_fail "the armed cut's write succeeded"
+ts_assert_eq off "$(counter "$dev" POWER)" "armed: power after the cut"
+ts_assert_eq 3 "$(counter "$dev" WRITES)" "armed: writes served"
+ts_run_rc 0 "$ALIGNPROBE" emulate --power-on "$dev"
+rd "$dev" 4K 4 | cmp -s - <(head -c 4096 /dev/zero) || ts_fail "the aligned write in flight was written"
+detach "$dev"
+
 # the peer loses power at the same moment
 peer=$(ts_emu_attach --profile hdd-7200 --size 16M)
 dev=$(ts_emu_attach --spec "hdd-7200,size=16M,cut-peer=$peer")
@@ -130,5 +143,7 @@ detach "$peer"
 # not an emulated drive: bad input
 ts_run_rc 2 "$ALIGNPROBE" emulate --power-cut /dev/null
 ts_run_rc 2 "$ALIGNPROBE" emulate --power-on /nonexistent
+ts_run_rc 2 "$ALIGNPROBE" emulate --power-cut-after 1 /dev/null
+ts_run_rc 2 "$ALIGNPROBE" emulate --power-cut-after x /dev/null
 ts_run_rc 2 "$ALIGNPROBE" emulate --attach --spec hdd-7200,cut-peer=/dev/null
 ts_pass
