@@ -177,7 +177,7 @@ static void usage(void)
 	       "     --power-on <device>      restore the power\n"
 	       "     --power-cut-after <n> <device>\n"
 	       "                              cut the power when the write after n more\n"
-	       "                              writes arrives (that write in flight; 0 disarms)\n"
+	       "                              writes arrives (that write in flight)\n"
 	       "\nOutput options (--stats):\n", AP_PROG, CMD);
 	ap_out_usage(stdout, 30);
 	printf(" -h, --help                   display this help\n"

@@ -129,12 +129,12 @@ void ap_emu_shm_arm_cut(struct ap_emu_shm *shm, uint64_t n)
 	struct ap_emu_counters_raw c;
 
 	ap_emu_shm_read(shm, &c);
-	__atomic_store_n(&shm->cut_after, n ? c.writes + n : 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&shm->cut_at, c.writes + n + 1, __ATOMIC_RELEASE);
 }
 
-uint64_t ap_emu_shm_cut_after(const struct ap_emu_shm *shm)
+uint64_t ap_emu_shm_cut_at(const struct ap_emu_shm *shm)
 {
-	return __atomic_load_n(&shm->cut_after, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&shm->cut_at, __ATOMIC_ACQUIRE);
 }
 
 /* The stats page of the drive in @workdir, checked, or NULL. */
@@ -204,7 +204,7 @@ struct ap_emu_shm *ap_emu_shm_create(const char *workdir, const struct ap_emu_sp
 	shm->write_cache = s->write_cache;
 	shm->fail_reads = s->fail_reads;
 	shm->fail_writes = s->fail_writes;
-	shm->cut_after = s->cut_after;
+	shm->cut_at = s->cut_at;
 	{
 		char *spec = ap_emu_spec_format(s);
 

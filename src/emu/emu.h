@@ -91,7 +91,7 @@ struct ap_emu_spec {
 	uint32_t ra_segments;		/* hdd: read-ahead segments (1) */
 	uint32_t rmw_buffer;		/* hdd: physical sectors the RMW buffer keeps (0) */
 	bool ignore_flush;		/* flushes acknowledged, nothing written (off) */
-	uint64_t cut_after;		/* power cut when write N+1 arrives (0 = never) */
+	uint64_t cut_at;		/* cut-after=N: write N+1 in flight at the cut (0 = never) */
 	char *cut_peer;			/* an emulated drive losing power with this one */
 };
 
@@ -212,8 +212,8 @@ int ap_emu_set_write_cache(const char *dev, bool on);
 int ap_emu_power(const char *dev, bool on, struct ap_error *e);
 /*
  * Arm a power cut at run time: the power goes when the write after @n
- * more writes arrives (as cut-after= from now on; 0 disarms). 0 or
- * -ENODEV.
+ * more writes arrives (as cut-after= from now on; 0: the next write).
+ * 0 or -ENODEV.
  */
 int ap_emu_arm_power_cut(const char *dev, uint64_t n);
 

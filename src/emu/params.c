@@ -128,7 +128,7 @@ int ap_emu_spec_profile(struct ap_emu_spec *s, const char *name, struct ap_error
 	s->fail_reads = keep.fail_reads;
 	s->fail_writes = keep.fail_writes;
 	s->fail_after = keep.fail_after;
-	s->cut_after = keep.cut_after;
+	s->cut_at = keep.cut_at;
 	s->cut_peer = keep.cut_peer;
 	rc = spec_apply(spec, s, e);
 	snprintf(s->profile, sizeof(s->profile), "%s", name);
@@ -477,8 +477,11 @@ static int set_ignore_flush(struct ap_emu_spec *s, const char *key, const char *
 static int set_cut_after(struct ap_emu_spec *s, const char *key, const char *val,
 			 struct ap_error *e)
 {
-	if (ap_parse_u64(val, &s->cut_after) != 0)
+	uint64_t n;
+
+	if (ap_parse_u64(val, &n) != 0 || n == UINT64_MAX)
 		return ap_error_set(e, EINVAL, "%s '%s': not a number of writes", key, val);
+	s->cut_at = n + 1;	/* 0: the first write is in flight */
 	return 0;
 }
 
@@ -667,9 +670,9 @@ static void format_quirks(const struct ap_emu_spec *s, char *buf, size_t sz)
 		n += snprintf(buf + n, sz - (size_t)n, ",rmw-buffer=%u", s->rmw_buffer);
 	if (s->ignore_flush)
 		n += snprintf(buf + n, sz - (size_t)n, ",ignore-flush=on");
-	if (s->cut_after)
+	if (s->cut_at)
 		n += snprintf(buf + n, sz - (size_t)n, ",cut-after=%llu",
-			      (unsigned long long)s->cut_after);
+			      (unsigned long long)(s->cut_at - 1));
 	if (s->cut_peer && (size_t)n < sz)
 		snprintf(buf + n, sz - (size_t)n, ",cut-peer=%s", s->cut_peer);
 }

@@ -58,11 +58,12 @@ struct ap_emu_shm {
 	 */
 	uint32_t power_want_off, power_off, pad;
 	/*
-	 * Control field too: the power goes when a write arrives while WRITES
-	 * (live - base) is at least this; 0 = never. From the spec's
-	 * cut-after=, or ap_emu_shm_arm_cut(); the server clears it when it fires.
+	 * Control field too: the power goes when write number cut_at (1-based,
+	 * as WRITES, live - base, counts them) arrives, that write in flight;
+	 * 0 = never. From the spec's cut-after=, or ap_emu_shm_arm_cut(); the
+	 * server clears it when it fires.
 	 */
-	uint64_t cut_after;
+	uint64_t cut_at;
 	/*
 	 * Counters: written by the server only, inside a sequence lock (odd
 	 * while updating); readers retry until they see an even, unchanged
@@ -94,9 +95,9 @@ void ap_emu_shm_set_power_off(struct ap_emu_shm *shm, bool off);
  * after @ms milliseconds, -ESRCH when the server is gone.
  */
 int ap_emu_shm_power(struct ap_emu_shm *shm, bool on, int ms);
-/* Cut the power when the write after @n more writes arrives (0: disarm). */
+/* Cut the power when the write after @n more writes arrives (0: the next one). */
 void ap_emu_shm_arm_cut(struct ap_emu_shm *shm, uint64_t n);
-uint64_t ap_emu_shm_cut_after(const struct ap_emu_shm *shm);
+uint64_t ap_emu_shm_cut_at(const struct ap_emu_shm *shm);
 struct ap_emu_shm *ap_emu_shm_create(const char *workdir, const struct ap_emu_spec *s,
 				     struct ap_error *e);
 

@@ -250,12 +250,12 @@ static int account(struct server *sv, enum ap_emu_op op, uint64_t off, uint64_t 
 	bool cut;
 
 	/* cut-after=N: the write after N writes is in flight when the power goes */
-	if (op == AP_EMU_WRITE && ap_emu_shm_cut_after(srv.shm)) {
+	if (op == AP_EMU_WRITE && ap_emu_shm_cut_at(srv.shm)) {
 		struct ap_emu_counters_raw n;
 
 		ap_emu_shm_read(srv.shm, &n);
-		if (n.writes >= ap_emu_shm_cut_after(srv.shm)) {
-			__atomic_store_n(&srv.shm->cut_after, 0, __ATOMIC_RELEASE);	/* once */
+		if (n.writes + 1 >= ap_emu_shm_cut_at(srv.shm)) {
+			__atomic_store_n(&srv.shm->cut_at, 0, __ATOMIC_RELEASE);	/* once */
 			ap_emu_shm_set_power(srv.shm, false);
 		}
 	}

@@ -395,7 +395,7 @@ static void test_quirk_spec(void **state)
 	assert_int_equal(s.ra_segments, 8);
 	assert_int_equal(s.rmw_buffer, 64);
 	assert_true(s.ignore_flush);
-	assert_int_equal(s.cut_after, 7);
+	assert_int_equal(s.cut_at, 8);
 	assert_string_equal(s.cut_peer, "/dev/loop9");
 	str = ap_emu_spec_format(&s);
 	assert_non_null(strstr(str, ",ra=524288,ra-segments=8,rmw-buffer=64,ignore-flush=on,"
@@ -409,9 +409,16 @@ static void test_quirk_spec(void **state)
 	ap_emu_spec_free(&t);
 	/* a profile keeps the power cut, as it keeps the fault model */
 	assert_int_equal(ap_emu_spec_parse("hdd-7200-ra", &s, &e), 0);
-	assert_int_equal(s.cut_after, 7);
+	assert_int_equal(s.cut_at, 8);
 	assert_string_equal(s.cut_peer, "/dev/loop9");
 	ap_emu_spec_free(&s);
+	/* cut-after=0: the first write is in flight */
+	ap_emu_spec_init(&s);
+	assert_int_equal(ap_emu_spec_parse("cut-after=0", &s, &e), 0);
+	assert_int_equal(s.cut_at, 1);
+	str = ap_emu_spec_format(&s);
+	assert_non_null(strstr(str, ",cut-after=0"));
+	free(str);
 	/* none of it in the specs of before */
 	ap_emu_spec_init(&s);
 	assert_int_equal(ap_emu_spec_parse("hdd-7200", &s, &e), 0);
