@@ -20,22 +20,9 @@
 #include "emu/model.h"
 #include "emu/priv.h"
 #include "lib/util.h"
+#include "test_emu.h"
 
-#define S	512ULL
-#define T0	1000000000000ULL	/* an arbitrary clock value */
-#define REV7200	8333333ULL		/* 60 s / 7200, rounded */
 #define MS	1000000ULL
-
-static void model_for(struct ap_emu_model *m, const char *spec)
-{
-	struct ap_emu_spec s;
-	struct ap_error e;
-
-	ap_emu_spec_init(&s);
-	assert_int_equal(ap_emu_spec_parse(spec, &s, &e), 0);
-	ap_emu_model_init(m, &s);
-	ap_emu_spec_free(&s);
-}
 
 /* base + bus for @len bytes on the hdd-7200 family: what a buffer hit costs */
 static uint64_t hit_ns(uint64_t len)
@@ -48,6 +35,21 @@ static uint64_t req(struct ap_emu_model *m, enum ap_emu_op op, uint64_t off, uin
 {
 	ap_emu_model_request(m, op, off, len, 0, now, c);
 	return c->cost_ns;
+}
+
+/* Read @places places on hdd-7200-ra: is the first one's segment still there? */
+static bool first_still_buffered(unsigned places, uint64_t x)
+{
+	struct ap_emu_model m;
+	struct ap_emu_cost c;
+	uint64_t t = T0;
+	unsigned i;
+
+	model_for(&m, "hdd-7200-ra,cache=off");
+	for (i = 0; i < places; i++)
+		t += req(&m, AP_EMU_READ, x * (i + 1), 4096, t, &c) + MS;
+	req(&m, AP_EMU_READ, x, 4096, t, &c);
+	return c.ra_hit;
 }
 
 static void test_read_ahead(void **state)
@@ -111,23 +113,33 @@ static void test_read_ahead(void **state)
 	req(&m, AP_EMU_READ, x, 4096, t + MS, &c);
 	assert_false(c.ra_hit);
 	/* four segments, LRU: five places evict the first */
-	model_for(&m, "hdd-7200-ra,cache=off");
-	t = T0;
-	for (i = 0; i < 4; i++)
-		t += req(&m, AP_EMU_READ, x * (i + 1), 4096, t, &c) + MS;
-	req(&m, AP_EMU_READ, x, 4096, t, &c);
-	assert_true(c.ra_hit);
-	model_for(&m, "hdd-7200-ra,cache=off");
-	t = T0;
-	for (i = 0; i < 5; i++)
-		t += req(&m, AP_EMU_READ, x * (i + 1), 4096, t, &c) + MS;
-	req(&m, AP_EMU_READ, x, 4096, t, &c);
-	assert_false(c.ra_hit);
+	assert_true(first_still_buffered(4, x));
+	assert_false(first_still_buffered(5, x));
 	/* no read-ahead key: the hdd model as before, never a hit */
 	model_for(&n, "hdd-7200");
 	t = T0 + req(&n, AP_EMU_READ, x, 65536, T0, &c);
 	req(&n, AP_EMU_READ, x, 65536, t + MS, &c);
 	assert_false(c.ra_hit);
+}
+
+/*
+ * A read of @rlen bytes at LBA 40, then a 4 KiB write there, on
+ * hdd-lba7-rmwbuf: the write's cost in *c, and how much more it costs
+ * without the RMW buffer.
+ */
+static uint64_t read_then_write(uint64_t rlen, struct ap_emu_cost *c)
+{
+	struct ap_emu_model a, b;
+	struct ap_emu_cost cb;
+	uint64_t t;
+
+	model_for(&a, "hdd-lba7-rmwbuf");
+	model_for(&b, "hdd-lba7-rmwbuf,rmw-buffer=0");
+	t = T0 + req(&a, AP_EMU_READ, 40 * S, rlen, T0, c);
+	req(&b, AP_EMU_READ, 40 * S, rlen, T0, &cb);
+	req(&a, AP_EMU_WRITE, 40 * S, 4096, t, c);
+	req(&b, AP_EMU_WRITE, 40 * S, 4096, t, &cb);
+	return cb.cost_ns - c->cost_ns;
 }
 
 static void test_rmw_buffer(void **state)
@@ -156,22 +168,11 @@ static void test_rmw_buffer(void **state)
 		assert_int_equal(cb.rmw_buffered, 0);
 	}
 	/* a read brings the sectors at its ends in: the write after it pays nothing extra */
-	model_for(&a, "hdd-lba7-rmwbuf");
-	model_for(&b, "hdd-lba7-rmwbuf,rmw-buffer=0");
-	t = T0 + req(&a, AP_EMU_READ, 40 * S, 4096, T0, &ca);
-	req(&b, AP_EMU_READ, 40 * S, 4096, T0, &cb);
-	req(&a, AP_EMU_WRITE, 40 * S, 4096, t, &ca);
-	req(&b, AP_EMU_WRITE, 40 * S, 4096, t, &cb);
-	assert_int_equal(cb.cost_ns - ca.cost_ns, REV7200);
+	assert_int_equal(read_then_write(4096, &ca), REV7200);
+	assert_int_equal(ca.rmw_buffered, 2);
 	/* one of two partial sectors buffered: the other still needs its revolution */
-	model_for(&a, "hdd-lba7-rmwbuf");
-	model_for(&b, "hdd-lba7-rmwbuf,rmw-buffer=0");
-	t = T0 + req(&a, AP_EMU_READ, 40 * S, 512, T0, &ca);
-	req(&b, AP_EMU_READ, 40 * S, 512, T0, &cb);
-	req(&a, AP_EMU_WRITE, 40 * S, 4096, t, &ca);
-	req(&b, AP_EMU_WRITE, 40 * S, 4096, t, &cb);
+	assert_int_equal(read_then_write(512, &ca), 0);
 	assert_int_equal(ca.rmw_buffered, 1);
-	assert_int_equal(ca.cost_ns, cb.cost_ns);
 	/* LRU of 2 entries: a third and fourth sector evict the first two */
 	model_for(&a, "hdd-lba7-rmwbuf,rmw-buffer=2");
 	t = T0 + req(&a, AP_EMU_WRITE, 40 * S, 4096, T0, &ca);
@@ -382,9 +383,9 @@ static void test_quirk_spec(void **state)
 		"hdd-7200-nocache", "hdd-7200-ra", "honest-512n-ra", "hdd-lba7-rmwbuf",
 		"usb-bridge-noflush", "noisy-512n",
 	};
-	struct ap_emu_spec s, t;
+	struct ap_emu_spec s;
 	struct ap_error e;
-	char *str, *str2;
+	char *str;
 	size_t i;
 
 	(void)state;
@@ -400,13 +401,7 @@ static void test_quirk_spec(void **state)
 	str = ap_emu_spec_format(&s);
 	assert_non_null(strstr(str, ",ra=524288,ra-segments=8,rmw-buffer=64,ignore-flush=on,"
 				    "cut-after=7,cut-peer=/dev/loop9"));
-	ap_emu_spec_init(&t);
-	assert_int_equal(ap_emu_spec_parse(str, &t, &e), 0);
-	str2 = ap_emu_spec_format(&t);
-	assert_string_equal(str, str2);
-	free(str);
-	free(str2);
-	ap_emu_spec_free(&t);
+	assert_round_trip(str);
 	/* a profile keeps the power cut, as it keeps the fault model */
 	assert_int_equal(ap_emu_spec_parse("hdd-7200-ra", &s, &e), 0);
 	assert_int_equal(s.cut_at, 8);
@@ -466,22 +461,8 @@ static void test_quirk_spec(void **state)
 	assert_int_equal(s.base_ns, 200000);
 	assert_int_equal(s.rmw_ns, 8000000);
 	assert_true(s.jitter > 0.299 && s.jitter < 0.301);
-	for (i = 0; i < AP_ARRAY_SIZE(names); i++) {
-		char want[48];
-
+	for (i = 0; i < AP_ARRAY_SIZE(names); i++)	/* round trips: test_emu_model's test_profiles */
 		assert_non_null(strstr(ap_emu_profile_names(), names[i]));
-		ap_emu_spec_init(&s);
-		assert_int_equal(ap_emu_spec_parse(names[i], &s, &e), 0);
-		str = ap_emu_spec_format(&s);
-		snprintf(want, sizeof(want), "profile=%s,", names[i]);
-		assert_true(strncmp(str, want, strlen(want)) == 0);
-		ap_emu_spec_init(&t);
-		assert_int_equal(ap_emu_spec_parse(str, &t, &e), 0);
-		str2 = ap_emu_spec_format(&t);
-		assert_string_equal(str, str2);
-		free(str);
-		free(str2);
-	}
 }
 
 int main(void)
