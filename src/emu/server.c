@@ -192,14 +192,17 @@ static void power_cut(struct server *sv, enum ap_emu_op op, uint64_t off, uint64
 {
 	uint64_t lost = 0;
 	unsigned torn = 0;
+	int rc;
 
 	if (srv.off)
 		return;
-	if (ap_emu_vlog_undo(&srv.vlog, srv.fd, &lost) != 0)
-		fprintf(stderr, "power cut: cannot undo the volatile cache: %s\n", strerror(errno));
-	if (op == AP_EMU_WRITE && data && c && c->media_write &&
-	    ap_emu_tear(&srv.model, srv.fd, srv.capacity, off, len, data, &torn) != 0)
-		fprintf(stderr, "power cut: cannot tear the write in flight: %s\n", strerror(errno));
+	rc = ap_emu_vlog_undo(&srv.vlog, srv.fd, &lost);
+	if (rc)
+		fprintf(stderr, "power cut: cannot undo the volatile cache: %s\n", strerror(-rc));
+	rc = op == AP_EMU_WRITE && data && c && c->media_write ?
+	     ap_emu_tear(&srv.model, srv.fd, srv.capacity, off, len, data, &torn) : 0;
+	if (rc)
+		fprintf(stderr, "power cut: cannot tear the write in flight: %s\n", strerror(-rc));
 	ap_emu_model_power_cut(&srv.model);
 	srv.off = true;
 	ap_emu_shm_set_power(srv.shm, false);	/* off until someone restores it */
@@ -792,7 +795,7 @@ int ap_emu_server_run(const struct ap_emu_server_opts *o, int ctl_fd, int status
 		goto out;
 	}
 	if (s->cut_peer) {
-		srv.peer = ap_emu_peer_map(s->cut_peer);
+		srv.peer = ap_emu_shm_of_dev(s->cut_peer, true);
 		if (!srv.peer) {
 			ap_emu_server_status(status_fd, "error %d cut-peer %s: not an emulated drive",
 					     ENODEV, s->cut_peer);
