@@ -154,8 +154,8 @@ void check_judge(const struct check *c, const struct ap_part *p, struct verdicts
 	v->size_aligned = ap_align_size_is_aligned(p->size, ls, f->physical);
 	v->misalign = ap_align_misalignment(p->start, ls, f->physical, f->lowest_aligned) / ls;
 	v->next = ap_align_next(p->start, ls, f->physical, f->lowest_aligned);
-	if (p->container || c->pt.foreign_sector_size)
-		v->aligned = -1;	/* holds no data itself, or is not where it was meant */
+	if (p->container || p->role != AP_PART_DATA || c->pt.foreign_sector_size)
+		v->aligned = -1;	/* holds no data itself, a by-design entry, or not where meant */
 	else
 		v->aligned = ap_align_is_aligned(p->start, ls, f->physical, f->lowest_aligned) &&
 			     (!c->check_size || v->size_aligned);
@@ -383,7 +383,7 @@ static int run(struct check *c)
 	rc = refuse_partition(c);
 	if (rc)
 		return rc;
-	rc = ap_ptable_read(c->device, &po, &c->pt, &e);
+	rc = ap_ptable_read_isolated(c->device, &po, &c->pt, &e);
 	if (rc) {
 		check_warn(c, "%s", e.msg);
 		return ap_exit_for_errno(rc);	/* bad input (2) or runtime failure (1) */
@@ -417,6 +417,7 @@ static int run(struct check *c)
 	if (c->verbose)
 		for (i = 0; i < c->pt.nfdisk_msgs; i++)
 			check_warn(c, "libfdisk: %s", c->pt.fdisk_msgs[i]);
+	check_report_notes(c);
 	if (c->pt.foreign_sector_size)
 		check_report_foreign(c);
 	if (c->mv.state == MV_CONFLICT)
@@ -458,7 +459,7 @@ static int run(struct check *c)
 		return AP_EXIT_SECTOR_SIZE;
 	if (nerr)
 		return AP_EXIT_USAGE;
-	if (c->pt.nparts == 0 && !c->quiet)
+	if (c->pt.nparts == 0 && !c->pt.whole_disk && !c->quiet)
 		check_warn(c, "warning: the partition table holds no partitions");
 	return c->nmisaligned ? AP_EXIT_MISALIGNED : AP_EXIT_OK;
 out_err:
