@@ -417,8 +417,10 @@ int check_print_topology(const struct check *c)
 	}
 	printf("Disk %s: %s, %" PRIu64 " sectors of %u bytes, %s%s\n", c->device, human,
 	       c->pt.nsectors, c->pt.sector_size, blk ? "block device" : "image file",
-	       c->pt.label ? "" : ", no usable partition table");
+	       c->pt.label || c->pt.whole_disk ? "" : ", no usable partition table");
 	free(human);
+	if (c->pt.whole_disk)
+		printf("No partition table: %s on the whole disk, from byte 0\n", c->pt.whole_disk);
 	if (c->pt.label)
 		printf("Partition table: %s, %zu partition%s, usable sectors %" PRIu64 "-%" PRIu64 "%s%s\n",
 		       c->pt.label, c->pt.nparts, c->pt.nparts == 1 ? "" : "s", c->pt.first_usable,
@@ -581,8 +583,8 @@ void check_report_notes(const struct check *c)
 				   ap_part_role_name(p->role), c->pt.label);
 	}
 	if (c->pt.label && c->pt.reader && strcmp(c->pt.reader, "libblkid") == 0)
-		check_warn(c, "note: a %s partition table, read by libblkid (libfdisk does not "
-			   "read this type)", c->pt.label);
+		check_warn(c, "note: the partition table (%s) was read by libblkid: libfdisk "
+			   "does not read this type", c->pt.label);
 	if (c->pt.whole_disk)
 		check_warn(c, "note: no partition table: %s%s%s%s on the whole disk, which starts at "
 			   "byte 0 and is aligned under every geometry", c->pt.whole_disk,

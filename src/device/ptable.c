@@ -46,6 +46,7 @@ static const struct {
 	[AP_PT_PARTLY_READ]	  = { "partly_read", true },
 	[AP_PT_CRASHED]		  = { "reader_crashed", true },
 	[AP_PT_UNREAD_LABEL]	  = { "unread_label", true },
+	[AP_PT_HYBRID_MISMATCH]	  = { "hybrid_mbr_mismatch", true },
 	[AP_PT_VERIFY]		  = { "verify", false },
 	[AP_PT_BACKUP_NOT_AT_END] = { "backup_not_at_end", false },
 	[AP_PT_HYBRID_MBR]	  = { "hybrid_mbr", false },
@@ -593,8 +594,10 @@ static int read_label(struct ap_ptable *pt, int fd, struct fdisk_context *cxt,
 		drop_label(pt);
 		return 0;
 	} else if (fdisk_is_labeltype(cxt, FDISK_DISKLABEL_DOS) && pt->nparts == 0 &&
-		   ap_ptable_unread_label(pt, fd)) {
-		drop_label(pt);		/* a boot signature, and another table's layout */
+		   (ap_ptable_unread_label(pt, fd) || ap_ptable_whole_disk(pt, fd))) {
+		/* a boot signature, and another table's layout or a FAT file
+		 * system's boot sector: no empty DOS table */
+		drop_label(pt);
 		return 0;
 	}
 

@@ -151,7 +151,7 @@ bool ap_ptable_unread_label(struct ap_ptable *pt, int fd)
 }
 
 /* A file system or volume on the whole disk: what libblkid names at byte 0. */
-static bool whole_disk(struct ap_ptable *pt, int fd)
+bool ap_ptable_whole_disk(struct ap_ptable *pt, int fd)
 {
 	blkid_probe pr = blkid_new_probe();
 	const char *type = NULL, *usage = NULL;
@@ -182,5 +182,5 @@ bool ap_ptable_read_other(struct ap_ptable *pt, int fd)
 		ap_ptable_validate(pt);
 		return true;
 	}
-	return whole_disk(pt, fd);
+	return ap_ptable_whole_disk(pt, fd);
 }

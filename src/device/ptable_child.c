@@ -9,7 +9,8 @@
  *
  * The test seam: ALIGNPROBE_TEST_PTABLE_CHILD=crash makes the child die of
  * SIGSEGV before it reads, =hang makes it wait for the timeout, which
- * ALIGNPROBE_TEST_PTABLE_TIMEOUT (seconds) shortens. Nothing else changes.
+ * ALIGNPROBE_TEST_PTABLE_TIMEOUT (seconds) shortens; "crash:PATH" and
+ * "hang:PATH" only for the device given as PATH. Nothing else changes.
  */
 #include "device/ptable.h"
 
@@ -284,6 +285,16 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+/* The seam says @what ("crash"), for every device or for @path ("crash:PATH"). */
+static bool seam_is(const char *seam, const char *what, const char *path)
+{
+	size_t n = strlen(what);
+
+	if (!seam || strncmp(seam, what, n) != 0)
+		return false;
+	return seam[n] == '\0' || (seam[n] == ':' && !strcmp(seam + n + 1, path));
+}
+
 static void __attribute__((noreturn)) child(int wfd, const char *path,
 					     const struct ap_ptable_opts *o)
 {
@@ -294,9 +305,9 @@ static void __attribute__((noreturn)) child(int wfd, const char *path,
 	size_t len;
 	int rc;
 
-	if (seam && !strcmp(seam, "crash"))
+	if (seam_is(seam, "crash", path))
 		raise(SIGSEGV);
-	if (seam && !strcmp(seam, "hang"))
+	if (seam_is(seam, "hang", path))
 		for (;;)
 			pause();
 	ap_error_clear(&e);

@@ -296,6 +296,37 @@ static void check_pmbr_size(struct ap_ptable *pt, int fd)
 	}
 }
 
+/*
+ * A hybrid MBR's entries (other than 0xee) are what a tool reading the MBR
+ * sees: each must be a partition of the GPT, start and size, or the two
+ * tables describe different disks (and the MBR's start is judged nowhere).
+ */
+static void hybrid_check(struct ap_ptable *pt, int fd)
+{
+	uint8_t mbr[512];
+	size_t j;
+	int i;
+
+	if (ap_ptable_read_at(fd, mbr, sizeof(mbr), 0))
+		return;
+	for (i = 0; i < 4; i++) {
+		const uint8_t *e = mbr + 446 + 16 * i;
+		uint64_t start = le32(e + 8), size = le32(e + 12);
+		bool found = false;
+
+		if (!e[4] || e[4] == 0xee || !size)
+			continue;
+		for (j = 0; j < pt->nparts && !found; j++)
+			found = pt->parts[j].start == start && pt->parts[j].size == size;
+		if (!found)
+			ap_ptable_add_issue(pt, AP_PT_HYBRID_MISMATCH, -1,
+					    "the hybrid MBR's partition %d (sectors %" PRIu64 "-%" PRIu64
+					    ", type 0x%02x) is no partition of the GPT: tools that read "
+					    "the MBR see a partition the GPT does not have", i + 1, start,
+					    start + size - 1, e[4]);
+	}
+}
+
 bool ap_ptable_inspect_gpt(struct ap_ptable *pt, int fd, bool hybrid, uint32_t *nentries)
 {
 	struct gpt_copy p, b;
@@ -333,9 +364,11 @@ bool ap_ptable_inspect_gpt(struct ap_ptable *pt, int fd, bool hybrid, uint32_t *
 	*nentries = p.valid ? p.h.nentries : b.h.nentries;
 	gpt_copy_free(&p);
 	gpt_copy_free(&b);
-	if (hybrid)
+	if (hybrid) {
 		ap_ptable_add_issue(pt, AP_PT_HYBRID_MBR, -1,
 				    "the MBR is a hybrid MBR: other tools may see other partitions");
+		hybrid_check(pt, fd);
+	}
 	check_pmbr_size(pt, fd);
 	return usable;
 }

@@ -49,6 +49,8 @@ bool ap_ptable_gpt_at_lba1(const struct ap_ptable *pt, int fd);
  * False when there is none of them.
  */
 bool ap_ptable_read_other(struct ap_ptable *pt, int fd);
+/* A file system or volume at byte 0 (pt->whole_disk): true. */
+bool ap_ptable_whole_disk(struct ap_ptable *pt, int fd);
 /* A table type nothing here reads (Amiga, DASD, PC-98): an issue, true. */
 bool ap_ptable_unread_label(struct ap_ptable *pt, int fd);
 
