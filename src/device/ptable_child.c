@@ -240,6 +240,8 @@ int ap_ptable_unpack(const char *buf, size_t len, struct ap_ptable *pt, int *rc,
 		p->container = flags & 1;
 		p->logical = (flags >> 1) & 1;
 		p->role = (enum ap_part_role)((flags >> 8) & 0xff);
+		if (p->role > AP_PART_MAP)
+			r.bad = true;
 		p->type = get_str(&r, NULL, 0);
 		p->typecode = get_str(&r, NULL, 0);
 		p->name = get_str(&r, NULL, 0);
@@ -305,8 +307,11 @@ static void __attribute__((noreturn)) child(int wfd, const char *path,
 	size_t len;
 	int rc;
 
-	if (seam_is(seam, "crash", path))
+	if (seam_is(seam, "crash", path)) {
+		/* a crash no handler catches (ASan's, a test framework's) */
+		signal(SIGSEGV, SIG_DFL);
 		raise(SIGSEGV);
+	}
 	if (seam_is(seam, "hang", path))
 		for (;;)
 			pause();
@@ -408,6 +413,11 @@ int ap_ptable_read_isolated(const char *path, const struct ap_ptable_opts *o,
 			 WTERMSIG(status), strsignal(WTERMSIG(status)));
 		reader_failed(pt, path, why);
 		rc = 0;
+	} else if (!rc && WIFEXITED(status) && WEXITSTATUS(status) && !b.len) {
+		/* ended before it sent anything: a sanitizer's report, an exit() in a library */
+		snprintf(why, sizeof(why), "the process reading this table ended with exit "
+			 "status %d before it sent the table", WEXITSTATUS(status));
+		reader_failed(pt, path, why);
 	} else if (rc || !WIFEXITED(status) || WEXITSTATUS(status) ||
 		   ap_ptable_unpack(b.p, b.len, pt, &crc, e) != 0) {
 		memset(pt, 0, sizeof(*pt));
