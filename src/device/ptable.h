@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Reading and validating a partition table, read-only, through libfdisk
- * (GPT and MBR/DOS with extended and logical partitions), on a whole-disk
- * device or an image file.
+ * (GPT and MBR/DOS with extended and logical partitions, Sun, SGI, BSD) and,
+ * where libfdisk reads none, libblkid's partition probing (Mac, Atari, ...),
+ * on a whole-disk device or an image file; or what else lies there (a table
+ * type nothing reads, a file system on the whole disk). ap_ptable_read_
+ * isolated() does it in a child process, which a library crash cannot end.
  *
  * libfdisk reads what it can and repairs in memory (it falls back to the
  * backup GPT, moves a misplaced backup, and does not compare the backup's
