@@ -47,6 +47,7 @@ static const struct {
 	[AP_PT_CRASHED]		  = { "reader_crashed", true },
 	[AP_PT_UNREAD_LABEL]	  = { "unread_label", true },
 	[AP_PT_HYBRID_MISMATCH]	  = { "hybrid_mbr_mismatch", true },
+	[AP_PT_LABEL_CORRUPT]	  = { "label_corrupt", true },
 	[AP_PT_VERIFY]		  = { "verify", false },
 	[AP_PT_BACKUP_NOT_AT_END] = { "backup_not_at_end", false },
 	[AP_PT_HYBRID_MBR]	  = { "hybrid_mbr", false },
@@ -320,12 +321,22 @@ static const char *const partly_read[] = {
 	"Ignoring extra data in partition table",	/* a second EBR data entry */
 };
 
-static bool is_partly_read(const char *msg)
+/*
+ * What libfdisk says of a label it reads anyway although it is corrupt
+ * (sun.c, sgi.c: the kernel refuses such a label, so Linux sees none of
+ * its partitions, and what libfdisk lists is what the damage left).
+ */
+static const char *const corrupt_label[] = {
+	"Detected sun disklabel with wrong",	/* checksum, version, sanity, nparts */
+	"Detected an SGI disklabel with wrong checksum",
+};
+
+static bool starts_with_any(const char *msg, const char *const *v, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < AP_ARRAY_SIZE(partly_read); i++)
-		if (strncmp(msg, partly_read[i], strlen(partly_read[i])) == 0)
+	for (i = 0; i < n; i++)
+		if (strncmp(msg, v[i], strlen(v[i])) == 0)
 			return true;
 	return false;
 }
@@ -334,11 +345,19 @@ static void add_fdisk_msg(struct ap_ptable *pt, const char *msg, int err)
 {
 	char *s;
 
-	if (msg && is_partly_read(msg)) {
+	if (msg && starts_with_any(msg, partly_read, AP_ARRAY_SIZE(partly_read))) {
 		char *t = fdisk_msg_text(msg);
 
 		ap_ptable_add_issue(pt, AP_PT_PARTLY_READ, -1, "libfdisk read only part of the "
 				    "table, the partitions listed are not all it holds: %s", t);
+		free(t);
+	} else if (msg && starts_with_any(msg, corrupt_label, AP_ARRAY_SIZE(corrupt_label))) {
+		char *t = fdisk_msg_text(msg), *dot = strstr(t, ". ");
+
+		if (dot)
+			dot[1] = '\0';		/* the finding, not fdisk's advice */
+		ap_ptable_add_issue(pt, AP_PT_LABEL_CORRUPT, -1, "the label is corrupt, the Linux "
+				    "kernel reads none of its partitions: libfdisk: %s", t);
 		free(t);
 	}
 	if (!msg || pt->nfdisk_msgs >= FDISK_MSGS_MAX)

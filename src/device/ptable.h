@@ -54,6 +54,7 @@ enum ap_pt_kind {
 	AP_PT_CRASHED,		/* the library crashed or hung reading the table */
 	AP_PT_UNREAD_LABEL,	/* a table of a type nothing here reads */
 	AP_PT_HYBRID_MISMATCH,	/* a hybrid MBR entry that is no GPT partition */
+	AP_PT_LABEL_CORRUPT,	/* libfdisk read a label it says is corrupt (Sun, SGI checksum) */
 	/* warnings: reported, the check goes on */
 	AP_PT_VERIFY,		/* libfdisk's verification complains of something else */
 	AP_PT_BACKUP_NOT_AT_END,	/* backup GPT not on the last LBA (disk grew) */

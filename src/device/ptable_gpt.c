@@ -362,6 +362,12 @@ bool ap_ptable_inspect_gpt(struct ap_ptable *pt, int fd, bool hybrid, uint32_t *
 		usable = false;
 	}
 	*nentries = p.valid ? p.h.nentries : b.h.nentries;
+	if (usable && (p.valid ? p.h.entry_size : b.h.entry_size) != GPT_ENTRY_MIN)
+		ap_ptable_add_issue(pt, AP_PT_GPT_CORRUPT, -1,
+				    "partition entries of %" PRIu32 " bytes: UEFI allows them, but the "
+				    "Linux kernel reads only entries of %u bytes and sees no partition "
+				    "of this GPT", p.valid ? p.h.entry_size : b.h.entry_size,
+				    GPT_ENTRY_MIN);
 	gpt_copy_free(&p);
 	gpt_copy_free(&b);
 	if (hybrid) {

@@ -60,6 +60,12 @@ for l in msdos gpt dvh sun mac atari bsd amiga pc98; do
 		mkpart "$p" 12289s 20479s
 done
 parted_image parted-loop 16M loop
+# a Sun and an SGI label with a wrong checksum (a byte of the label changed)
+for l in sun dvh; do
+	cp "parted-$l.img" "parted-$l-bad-checksum.img" &&
+		printf '\022' | dd of="parted-$l-bad-checksum.img" bs=1 seek=100 conv=notrunc status=none ||
+		ts_fail "cannot damage parted-$l.img"
+done
 # parted's tests: an extended partition at 64s with a logical at 66s
 # (t2310), a start at 2048 on a 4096-sector disk (t4100-msdos-starting-
 # sector), a Sun label alone (t4001), a DVH partition near its limits
