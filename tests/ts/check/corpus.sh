@@ -104,18 +104,11 @@ start=6145, size=782335, type=83
 start=788480, size=1308672, type=83
 EOT
 # sfdisk/gpt's table-length tests: a short and a long entry array
-sfdisk_image sfdisk-gpt-table-length-4 16M <<EOT
-label: gpt
-label-id: 0A1B2C3D-4E5F-4A6B-8C7D-9E0F1A2B3C4D
-table-length: 4
-start=2048, size=4096, uuid=11111111-2222-4333-8444-555555555555
-EOT
-sfdisk_image sfdisk-gpt-table-length-1024 16M <<EOT
-label: gpt
-label-id: 0A1B2C3D-4E5F-4A6B-8C7D-9E0F1A2B3C4D
-table-length: 1024
-start=2048, size=4096, uuid=11111111-2222-4333-8444-555555555555
-EOT
+for len in 4 1024; do
+	printf '%s\n' "label: gpt" "label-id: 0A1B2C3D-4E5F-4A6B-8C7D-9E0F1A2B3C4D" \
+		"table-length: $len" "start=2048, size=4096, uuid=11111111-2222-4333-8444-555555555555" |
+		sfdisk_image "sfdisk-gpt-table-length-$len" 16M
+done
 # a GPT for 4096-byte sectors (fdisk -b 4096), read as written and as 512
 truncate -s 32M fdisk-gpt-4k.img
 printf '%s\n' g n 1 256 +8M n 2 2305 +4M x i 01234567-89AB-CDEF-0123-456789ABCDEF r w |
