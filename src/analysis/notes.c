@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "analysis/internal.h"
+#include "analysis/analysisP.h"
 #include "lib/align.h"
 #include "lib/stats.h"
 #include "lib/util.h"

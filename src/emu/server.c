@@ -19,7 +19,7 @@
 #include <fuse_lowlevel.h>
 
 #include "emu/model.h"
-#include "emu/priv.h"
+#include "emu/emuP.h"
 #include "emu/server.h"
 #include "lib/state.h"
 #include "lib/sysfs.h"
@@ -755,7 +755,7 @@ static int serve(struct server *sv, struct fuse_session *se, const struct ap_emu
  * The server, run in the forked child: mount @workdir/mnt, tell the parent
  * "ready" (or "error ERRNO MESSAGE") on @status_fd, then serve until
  * SIGTERM/SIGINT/SIGHUP, unmount and return an exit code. The control
- * protocol on @ctl_fd is described in emu/priv.h.
+ * protocol on @ctl_fd is described in emu/emuP.h.
  */
 int ap_emu_server_run(const struct ap_emu_server_opts *o, int ctl_fd, int status_fd)
 {

@@ -7,6 +7,7 @@
 #   - every #include of alignprobe's own headers names its folder, and the
 #     folder is one the including layer may use (the table below, the same
 #     as in docs/design.md), so no include cycle between folders can exist;
+#   - a private header (*P.h) is included only from its own folder;
 #   - nothing outside src/compat defines a symbol libc exports;
 #   - no .c file over 900 lines; no function over 150 lines except option
 #     parsing (functions named *parse_args* / *parse_options*).
@@ -42,6 +43,9 @@ for f in "$src"/*.[ch] "$src"/*/*.[ch]; do
 		*/*) dep=${inc%%/*} ;;
 		config.h) continue ;;
 		*) echo "$rel: #include \"$inc\" does not name its folder"; bad=1; continue ;;
+		esac
+		case $inc in
+		*P.h) [ "$dep" = "$layer" ] || { echo "$rel: #include \"$inc\" is private to $dep/"; bad=1; } ;;
 		esac
 		[ "$dep" = "$layer" ] && continue
 		case " ${may[$layer]} " in
