@@ -144,8 +144,8 @@ static void usage(void)
 	fputs(" -h, --help                 display this help\n"
 	      " -V, --version              display version\n", f);
 	fputs("\nAvailable output columns:\n", f);
-	for (i = 0; i < AP_ARRAY_SIZE(infos); i++)
-		fprintf(f, " %-10s %s\n", infos[i].name, infos[i].help);
+	for (i = 0; i < PROBE_NCOLS; i++)
+		fprintf(f, " %-10s %s\n", probe_infos[i].name, probe_infos[i].help);
 	fputs("\n--json prints {\"device\", \"verdict\", \"results\": [per size and offset],\n"
 	      "\"sizes\": [per size, with its own verdict], ...}; several devices print\n"
 	      "{\"devices\": [ that, ... ]}. The table shows the size that decided\n"
@@ -382,7 +382,7 @@ static int parse_args(struct ctl *c, int argc, char **argv)
 		}
 	}
 	if (c->out.list_columns) {
-		ap_out_list_columns(&c->out, infos, AP_ARRAY_SIZE(infos));
+		ap_out_list_columns(&c->out, probe_infos, PROBE_NCOLS);
 		return -1;
 	}
 	if (ap_out_validate(&c->out, &e) != 0) {
@@ -390,7 +390,7 @@ static int parse_args(struct ctl *c, int argc, char **argv)
 		return AP_EXIT_USAGE;
 	}
 	/* a bad -o list is a usage error before anything is written */
-	if (ap_cmd_check_columns(CMD, &c->out, infos, AP_ARRAY_SIZE(infos), default_cols,
+	if (ap_cmd_check_columns(CMD, &c->out, probe_infos, PROBE_NCOLS, default_cols,
 				 AP_ARRAY_SIZE(default_cols)) != 0)
 		return AP_EXIT_USAGE;
 	if (c->undo) {

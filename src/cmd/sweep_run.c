@@ -97,7 +97,7 @@ static void save_doc(struct sweep_cmd *c, const struct ap_sweep_run *run, const 
 	doc_of_run(c, run, &d);
 	n = ap_sweep_summarize(d.results, d.nresults, d.starts, d.nstarts, v, &st);
 	/* a results file holds every column, whatever -o says */
-	ap_cols_init(&cs, NULL, infos, AP_ARRAY_SIZE(infos), NULL, 0,
+	ap_cols_init(&cs, NULL, sweep_infos, SWEEP_NCOLS, NULL, 0,
 		     json_cols, AP_ARRAY_SIZE(json_cols));
 	o = ap_sweep_doc_to_json(&d, v, sweep_starts_json(&cs, st, n), stopped);
 	if (ap_sweep_json_save(&c->save_out, o, &e) != 0 && c->save_errors++ == 0) {
