@@ -21,7 +21,6 @@
 #include "emu/model.h"
 #include "emu/emuP.h"
 #include "emu/server.h"
-#include "lib/state.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
 
