@@ -93,7 +93,9 @@ static void __attribute__((noreturn)) usage(void)
 	      "     --verdicts[=FILE]  without a probe of the disk, the verdict store's\n"
 	      "                        verdict for its model decides (default\n"
 	      "                        $ALIGNPROBE_VERDICTS or " AP_VSTORE_DEFAULT ");\n"
-	      "                        conflicting verdicts: none, the disk is unproven\n"
+	      "                        conflicting verdicts: none, the disk is unproven;\n"
+	      "                        repeatable: per model the first store that holds\n"
+	      "                        it decides (the host's own first, a fleet's after)\n"
 	      "     --prometheus FILE  also write the results for node_exporter's textfile\n"
 	      "                        collector (atomically), every device in one file\n"
 	      "     --sector-size <size>\n"
@@ -284,8 +286,14 @@ static int parse_args(struct check *c, int argc, char **argv)
 			c->geometry_any = true;
 			break;
 		case OPT_VERDICTS:
+			if (c->nverdict_files == AP_ARRAY_SIZE(c->verdict_files)) {
+				ap_usage_error(CMD, "--verdicts: at most %zu stores",
+					       AP_ARRAY_SIZE(c->verdict_files));
+				return AP_EXIT_USAGE;
+			}
 			c->verdicts = true;
-			c->verdicts_file = optarg;
+			/* resolved in prepare(): no FILE is the default store */
+			c->verdict_files[c->nverdict_files++] = optarg;
 			break;
 		case OPT_PROMETHEUS:
 			c->prometheus = optarg;
@@ -498,8 +506,10 @@ static int prepare(struct check *c, struct ap_vstore *store, struct ap_outfile *
 	if (rc)
 		return rc;
 	if (c->verdicts) {
-		c->verdicts_file = ap_vstore_path(c->verdicts_file);
-		rc = ap_vstore_load(c->verdicts_file, store, &e);
+		for (i = 0; i < c->nverdict_files; i++)
+			c->verdict_files[i] = ap_vstore_path(c->verdict_files[i]);
+		c->verdicts_file = c->verdict_files[0];
+		rc = ap_vstore_load_layers(c->verdict_files, c->nverdict_files, store, &e);
 		if (rc) {
 			ap_warnx(CMD, "--verdicts", "%s", e.msg);
 			return ap_exit_for_errno(rc);	/* missing, unreadable, corrupt: 2 */

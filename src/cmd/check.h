@@ -118,7 +118,9 @@ struct check {
 	size_t ncols;
 	char **devices;			/* every DEVICE|IMAGE given */
 	size_t ndevices;
-	const char *verdicts_file;	/* --verdicts[=FILE], resolved */
+	const char *verdicts_file;	/* the store of the disk's model (else the first) */
+	const char *verdict_files[16];	/* every --verdicts[=FILE], resolved, in order */
+	size_t nverdict_files;
 	bool verdicts;
 	const struct ap_vstore *store;	/* loaded once, before the first device */
 	const char *prometheus;		/* --prometheus FILE */
