@@ -125,12 +125,19 @@ void ap_next_steps_partition(struct ap_next_steps *s, const struct ap_next_geome
 	if (!period || next == UINT64_MAX || next == start)
 		return;
 	snprintf(nr, sizeof(nr), "%u", partno);
+	/*
+	 * Forward where the space after it allows; else back, where the free
+	 * space before it is a whole MiB (libfdisk, which sfdisk moves with,
+	 * does not see free areas smaller than its 1 MiB grain).
+	 */
 	if (next <= upper && size <= upper - next)
 		to = next;
-	else if (next - period >= lower && next >= period)
+	else if (next >= period && next - period >= lower &&
+		 start - lower >= (1024 * 1024) / g->logical)
 		to = next - period;
 	if (to) {
-		snprintf(input, sizeof(input), "%" PRIu64 ",\n", to);
+		/* the size too: sfdisk -N would otherwise take all the room there is */
+		snprintf(input, sizeof(input), "%" PRIu64 ",%" PRIu64 "\n", to, size);
 		add(s, partno, true, input, (const char *const[]){ "sfdisk", "--move-data", g->disk,
 			"-N", nr, NULL }, "move partition %u with its data from sector %" PRIu64 " to "
 			"%" PRIu64 ", %s: sfdisk copies the data (back up first; not while it is "
@@ -140,13 +147,14 @@ void ap_next_steps_partition(struct ap_next_steps *s, const struct ap_next_geome
 	if (!g->is_blockdev)
 		return;		/* an image's partitions have no device to make a volume on */
 	part = ap_next_partition_device(g->disk, partno);
-	snprintf(offset, sizeof(offset), "%" PRIu64 "k", (next - start) * g->logical / 1024);
-	snprintf(align, sizeof(align), "%" PRIu64 "k", g->unit / 1024);
-	if ((next - start) * g->logical % 1024 == 0)
-		add(s, partno, true, NULL, (const char *const[]){ "pvcreate", "--dataalignment",
-			align, "--dataalignmentoffset", offset, part, NULL }, "or, for a new LVM "
-			"physical volume on partition %u where it stands: its extents start %"
-			PRIu64 " sectors in, on a physical sector boundary", partno, next - start);
+	/* in bytes ("b"): the offset is rarely a whole KiB */
+	snprintf(offset, sizeof(offset), "%" PRIu64 "b", (next - start) * g->logical);
+	snprintf(align, sizeof(align), "%" PRIu64 "b", g->unit);
+	add(s, partno, true, NULL, (const char *const[]){ "pvcreate", "--dataalignment", align,
+		"--dataalignmentoffset", offset, part, NULL }, "or, for a new LVM physical volume "
+		"on partition %u where it stands: its extents start on physical sector "
+		"boundaries although the partition does not (offset %" PRIu64 " sectors)", partno,
+		next - start);
 	fs_steps(s, g, partno, part, "on it instead, once it starts aligned (a new one: its data is lost)");
 	free(part);
 }

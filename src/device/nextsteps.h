@@ -6,8 +6,9 @@
  * sentence saying why and whether it rewrites data.
  *
  *   a misaligned partition: move it with its data to an aligned start
- *     (sfdisk --move-data, the start on standard input; forward when the
- *     space after it allows, else back when the space before it does), or,
+ *     (sfdisk --move-data, start and size on standard input; forward when
+ *     the space after it allows, else back when the free space before it
+ *     does and is a whole MiB, which libfdisk needs to see it), or,
  *     for a new LVM physical volume on it where it stands, pvcreate
  *     --dataalignment/--dataalignmentoffset;
  *   a disk (after a verdict): a partition at the first aligned start from
