@@ -486,6 +486,14 @@ static int do_show(struct vcmd *c)
 
 /* ---- merge ---- */
 
+/* Print the document @o and free it. */
+static void print_json(struct json_object *o)
+{
+	if (ap_out_json_print(stdout, o) != 0)
+		ap_warnx(CMD, NULL, "write error on standard output");
+	json_object_put(o);
+}
+
 static struct json_object *name_json(const struct ap_vstore_model *m)
 {
 	char *name = ap_vstore_model_name(m);
@@ -593,9 +601,7 @@ static void merge_report(const struct vcmd *c, const char *store, const struct m
 			json_object_array_add(sa, so);
 		}
 		json_object_object_add(o, "sources", sa);
-		if (ap_out_json_print(stdout, o) != 0)
-			ap_warnx(CMD, NULL, "write error on standard output");
-		json_object_put(o);
+		print_json(o);
 	} else if (!c->quiet && !changed) {
 		printf("%s: unchanged\n", store);
 	} else if (!c->quiet) {
@@ -693,9 +699,7 @@ static int do_forget(struct vcmd *c)
 		json_object_object_add(o, "changed", json_object_new_boolean(changed));
 		json_object_object_add(o, "forgotten", json_object_get(a.forgotten));
 		json_object_object_add(o, "absent", json_object_get(a.absent));
-		if (ap_out_json_print(stdout, o) != 0)
-			ap_warnx(CMD, NULL, "write error on standard output");
-		json_object_put(o);
+		print_json(o);
 	} else if (!rc && !c->quiet) {
 		n = json_object_array_length(a.forgotten);
 		if (!changed)
