@@ -514,6 +514,19 @@ assert m["model"] == "Fleet Drive" and m["verdicts"][0]["physical_sector"] == 40
 	"alignprobe verdicts list|show|merge|forget")
 		: # the synopsis of the command table: the lines below run it
 		;;
+	"--record")	# the verdicts row: "like --record"; probe and sweep --record run below
+		:
+		;;
+	"verdicts merge")	# the fleet block's merge runs it
+		:
+		;;
+	"emulate --attach --drive-model NAME")
+		rr 0 "alignprobe emulate --attach --size 64M --drive-model README-Drive"
+		dev=$(cat "$TS_TMP/out")
+		echo "$dev" >> "$TS_TMP/.emus"
+		rr 0 "alignprobe probe --dry-run --record=$W/dm.json $dev"
+		rr 0 "alignprobe emulate --detach $dev"
+		;;
 	"-J")	# the verdicts row: list -J (the fleet section's store, made by its block)
 		rr 0 "alignprobe verdicts list -J --verdicts=$W/verdicts.json"
 		python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["verdicts"]' \
