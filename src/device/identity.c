@@ -566,6 +566,8 @@ char *ap_identity_describe(const struct ap_disk_identity *id)
 		ap_strappendf(&s, ", ", "model '%s'", id->model);
 	if (id->vendor)
 		ap_strappendf(&s, ", ", "vendor '%s'", id->vendor);
+	if (id->bridge)
+		ap_strappendf(&s, ", ", "behind the bridge '%s'", id->bridge);
 	if (id->uuid)
 		ap_strappendf(&s, ", ", "UUID %s", id->uuid);
 	if (id->loop) {
