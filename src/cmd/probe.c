@@ -390,8 +390,8 @@ static int parse_args(struct ctl *c, int argc, char **argv)
 		return AP_EXIT_USAGE;
 	}
 	/* a bad -o list is a usage error before anything is written */
-	if (ap_cmd_check_columns(CMD, &c->out, probe_infos, PROBE_NCOLS, default_cols,
-				 AP_ARRAY_SIZE(default_cols)) != 0)
+	if (ap_cmd_check_columns(CMD, &c->out, probe_infos, PROBE_NCOLS, probe_default_cols,
+				 probe_ndefault_cols) != 0)
 		return AP_EXIT_USAGE;
 	if (c->undo) {
 		if (c->nemu || preserve || readonly || c->dry_run || c->record_set || c->prometheus) {

@@ -28,17 +28,13 @@ enum {
 	PROBE_NCOLS
 };
 
-/* The columns: the one table (in probe_report.c) drives -o, the table and JSON. */
+/*
+ * The columns (defined in probe_report.c): the one table drives -o, the table
+ * and JSON; the columns shown without -o.
+ */
 extern const struct ap_colinfo probe_infos[PROBE_NCOLS];
-
-static const int default_cols[] = {
-	COL_DEVICE, COL_SIZE, COL_OFFSET, COL_N, COL_MEDIAN, COL_Q1, COL_Q3, COL_FAST, COL_REL,
-};
-
-/* The keys of the "results" objects without -o: the device is the document's. */
-static const int json_cols[] = {
-	COL_SIZE, COL_OFFSET, COL_N, COL_MEDIAN, COL_Q1, COL_Q3, COL_FAST, COL_ALIGNED, COL_REL,
-};
+extern const int probe_default_cols[];
+extern const size_t probe_ndefault_cols;
 
 struct job {
 	char *dev;			/* what the user named, or the emulated loop device */

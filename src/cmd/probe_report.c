@@ -57,6 +57,16 @@ const struct ap_colinfo probe_infos[PROBE_NCOLS] = {
 			  "median relative to the fastest offset of this size", .fmt = "%.2f" },
 };
 
+const int probe_default_cols[] = {
+	COL_DEVICE, COL_SIZE, COL_OFFSET, COL_N, COL_MEDIAN, COL_Q1, COL_Q3, COL_FAST, COL_REL,
+};
+const size_t probe_ndefault_cols = AP_ARRAY_SIZE(probe_default_cols);
+
+/* The keys of the "results" objects without -o: the device is the document's. */
+static const int json_cols[] = {
+	COL_SIZE, COL_OFFSET, COL_N, COL_MEDIAN, COL_Q1, COL_Q3, COL_FAST, COL_ALIGNED, COL_REL,
+};
+
 /* The size whose rows the table shows by default. */
 static int shown_size(const struct ap_probe_result *r)
 {
@@ -344,8 +354,8 @@ static int print_results(struct ctl *c)
 	int rc = 0;
 
 	/* -o was checked before the run */
-	have_cols = ap_out_columns(&c->out, probe_infos, PROBE_NCOLS, default_cols,
-				   AP_ARRAY_SIZE(default_cols), cols, &ncols, &e) == 0;
+	have_cols = ap_out_columns(&c->out, probe_infos, PROBE_NCOLS, probe_default_cols,
+				   probe_ndefault_cols, cols, &ncols, &e) == 0;
 	ap_cols_init(&cs, &c->out, probe_infos, PROBE_NCOLS, cols, have_cols ? ncols : 0,
 		     json_cols, AP_ARRAY_SIZE(json_cols));
 	if (c->out.json) {

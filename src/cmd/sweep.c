@@ -327,8 +327,8 @@ static int parse_args(struct sweep_cmd *c, int argc, char **argv)
 		return -1;
 	}
 	/* -o before anything is measured, not when reporting */
-	if (ap_cmd_check_columns(CMD, &c->out, sweep_infos, SWEEP_NCOLS, default_cols,
-				 AP_ARRAY_SIZE(default_cols)) != 0)
+	if (ap_cmd_check_columns(CMD, &c->out, sweep_infos, SWEEP_NCOLS, sweep_default_cols,
+				 sweep_ndefault_cols) != 0)
 		return AP_EXIT_USAGE;
 	if (optind < argc)
 		c->device = argv[optind++];

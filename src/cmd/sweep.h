@@ -31,19 +31,16 @@ enum {
 	SWEEP_NCOLS
 };
 
-/* The columns: the one table (in sweep_report.c) drives -o, the table and JSON. */
+/*
+ * The columns (defined in sweep_report.c): the one table drives -o, the table
+ * and JSON; the columns shown without -o; the keys of the "starts" objects
+ * without -o (and in --save), in their documented order.
+ */
 extern const struct ap_colinfo sweep_infos[SWEEP_NCOLS];
-
-static const int default_cols[] = {
-	COL_START, COL_ALIGNED, COL_TPS, COL_CREATES, COL_DELETES, COL_READ, COL_WRITE,
-	COL_FSYNC, COL_REL, COL_FAILED,
-};
-
-/* The keys of the "starts" objects without -o (and in --save), in their documented order. */
-static const int json_cols[] = {
-	COL_START, COL_RUNS, COL_FAILED, COL_ALIGNED, COL_FAST, COL_TPS, COL_COST, COL_CREATES,
-	COL_DELETES, COL_READ, COL_WRITE, COL_FSYNC, COL_REL, COL_RMW,
-};
+extern const int sweep_default_cols[];
+extern const size_t sweep_ndefault_cols;
+extern const int sweep_json_cols[];
+extern const size_t sweep_njson_cols;
 
 struct sweep_cmd {
 	struct ap_out out;

@@ -64,19 +64,32 @@ const struct ap_colinfo sweep_infos[SWEEP_NCOLS] = {
 			  .fmt = "%.0f", .null = "-" },
 };
 
+const int sweep_default_cols[] = {
+	COL_START, COL_ALIGNED, COL_TPS, COL_CREATES, COL_DELETES, COL_READ, COL_WRITE,
+	COL_FSYNC, COL_REL, COL_FAILED,
+};
+const size_t sweep_ndefault_cols = AP_ARRAY_SIZE(sweep_default_cols);
+
+/* The keys of the "starts" objects without -o (and in --save), in their documented order. */
+const int sweep_json_cols[] = {
+	COL_START, COL_RUNS, COL_FAILED, COL_ALIGNED, COL_FAST, COL_TPS, COL_COST, COL_CREATES,
+	COL_DELETES, COL_READ, COL_WRITE, COL_FSYNC, COL_REL, COL_RMW,
+};
+const size_t sweep_njson_cols = AP_ARRAY_SIZE(sweep_json_cols);
+
 /* The columns of -o (@cols: room for SWEEP_NCOLS * 2): 0 or an exit code. */
 static int select_cols(struct sweep_cmd *c, struct ap_cols *cs, int *cols)
 {
 	struct ap_error e = { 0 };
 	size_t ncols;
 
-	if (ap_out_columns(&c->out, sweep_infos, SWEEP_NCOLS, default_cols,
-			   AP_ARRAY_SIZE(default_cols), cols, &ncols, &e) != 0) {
+	if (ap_out_columns(&c->out, sweep_infos, SWEEP_NCOLS, sweep_default_cols,
+			   sweep_ndefault_cols, cols, &ncols, &e) != 0) {
 		ap_usage_error(CMD, "%s", e.msg);	/* parse_args checked it already */
 		return AP_EXIT_USAGE;
 	}
 	ap_cols_init(cs, &c->out, sweep_infos, SWEEP_NCOLS, cols, ncols,
-		     json_cols, AP_ARRAY_SIZE(json_cols));
+		     sweep_json_cols, sweep_njson_cols);
 	return 0;
 }
 
