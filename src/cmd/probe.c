@@ -77,6 +77,7 @@ enum {
 	OPT_RECORD,
 	OPT_PROMETHEUS,
 	OPT_DRY_RUN,
+	OPT_FORCE,
 };
 
 static void usage(void)
@@ -100,7 +101,10 @@ static void usage(void)
 	      "     --undo JOURNAL [DEV]   restore a device from the journal of a killed\n"
 	      "                            preserving probe, verify, delete the journal; the\n"
 	      "                            disk is found by its identity (WWN, serial, model,\n"
-	      "                            backing file, content) and must be DEV if given\n\n", f);
+	      "                            backing file, content) and must be DEV if given;\n"
+	      "                            ranges changed since the probe (neither the\n"
+	      "                            bytes it read nor what it wrote) are refused\n"
+	      "                            (exit 3) and named\n\n", f);
 	fputs("Options:\n"
 	      "     --emulate[=SPEC]       probe an emulated drive (repeatable), e.g.\n"
 	      "                            wd-ears-jumper,size=256M; default\n"
@@ -124,7 +128,10 @@ static void usage(void)
 	      "     --allow-metadata-area  allow a region over LBA 0..33 or the last 33 sectors\n"
 	      "     --allow-partition      probe a partition instead of a whole disk\n"
 	      "     --allow-unidentified   --undo JOURNAL DEV: restore although the journal\n"
-	      "                            cannot tell its disk from another (an older one)\n"
+	      "                            cannot tell its disk from another\n"
+	      "     --force                --undo: restore the ranges changed since the\n"
+	      "                            probe too (only when nothing else wrote there,\n"
+	      "                            e.g. a write torn by a power cut)\n"
 	      " -y, --yes                  destructive mode without the confirmation\n"
 	      "     --dry-run              run the safety checks and print the plan (device,\n"
 	      "                            region, sizes, number of writes, duration);\n"
@@ -176,18 +183,27 @@ static int do_undo(struct ctl *c, int argc, char **argv)
 		ap_usage_error(CMD, "--allow-unidentified needs the device: --undo JOURNAL DEVICE");
 		return AP_EXIT_USAGE;
 	}
-	/* not the journal's disk: EPERM, refused (3); a bad journal: 2 */
-	if (ap_probe_undo(c->undo, dev, c->allow_unidentified, &u, &e) != 0)
+	/*
+	 * not the journal's disk, or ranges changed since: EPERM, refused (3);
+	 * a bad journal: 2
+	 */
+	if (ap_probe_undo(c->undo, dev, c->allow_unidentified, c->force, &u, &e) != 0)
 		return ap_err_error(CMD, c->undo, &e);
 	if (u.incomplete)
 		printf("%s: the journal was never completed, so the probe had written nothing to "
-		       "%s; journal removed\n", c->undo, u.dev);
+		       "%s%s\n", c->undo, u.dev, u.removed ? "; journal removed" : "");
 	else
 		printf("%s: restored from %s: %" PRIu64 " ranges checked, %" PRIu64
-		       " rewritten, every byte verified; journal removed\n", u.dev, c->undo,
-		       u.st.records, u.st.restored);
+		       " rewritten, every byte verified%s\n", u.dev, c->undo,
+		       u.st.records, u.st.restored, u.removed ? "; journal removed" : "");
 	if (u.found)
 		printf("%s: found by its identity; the journal named it %s\n", u.dev, u.named);
+	if (!u.removed) {
+		/* the disk is as the journal says; the journal stays: not done */
+		ap_warnx(CMD, c->undo, "cannot remove the journal: %s; it is kept (the disk "
+			 "needs nothing more: remove it by hand)", strerror(u.remove_err));
+		return AP_EXIT_FAILURE;
+	}
 	return AP_EXIT_OK;
 }
 
@@ -238,6 +254,7 @@ static int parse_args(struct ctl *c, int argc, char **argv)
 		{ "record",              optional_argument, NULL, OPT_RECORD },
 		{ "prometheus",          required_argument, NULL, OPT_PROMETHEUS },
 		{ "dry-run",             no_argument,       NULL, OPT_DRY_RUN },
+		{ "force",               no_argument,       NULL, OPT_FORCE },
 		{ "quiet",               no_argument,       NULL, 'q' },
 		AP_OUT_LONGOPTS,
 		{ "help",                no_argument,       NULL, 'h' },
@@ -367,6 +384,9 @@ static int parse_args(struct ctl *c, int argc, char **argv)
 		case OPT_DRY_RUN:
 			c->dry_run = true;
 			break;
+		case OPT_FORCE:
+			c->force = true;
+			break;
 		case 'q':
 			c->quiet = true;
 			break;
@@ -401,8 +421,9 @@ static int parse_args(struct ctl *c, int argc, char **argv)
 		}
 		return 0;	/* do_undo() */
 	}
-	if (c->allow_unidentified) {
-		ap_usage_error(CMD, "--allow-unidentified is only used with --undo");
+	if (c->allow_unidentified || c->force) {
+		ap_usage_error(CMD, "--%s is only used with --undo",
+			       c->force ? "force" : "allow-unidentified");
 		return AP_EXIT_USAGE;
 	}
 	if (preserve && readonly) {

@@ -81,6 +81,7 @@ struct ctl {
 	struct ap_probe_opts o;
 	bool yes, quiet, all_sizes, allow_partition, budget_set, slots_set, allow_unidentified;
 	bool dry_run;
+	bool force;		/* --undo: restore ranges others changed too */
 	uint64_t budget_ns;
 	const char *journal;
 	const char *undo;
