@@ -240,9 +240,10 @@ int ap_fleet_record(const char *cmd, const char *path, const char *source, const
 	struct ap_error e = { 0 };
 	char host[256] = "", *name;
 
-	if (!v || !v->resolved) {
+	if (!v || !v->resolved || v->tentative) {
 		if (!quiet)
-			ap_warnx(cmd, dev, "no verdict: nothing recorded in %s", path);
+			ap_warnx(cmd, dev, "no verdict%s: nothing recorded in %s",
+				 v && v->resolved ? " (only a tentative one)" : "", path);
 		return 0;
 	}
 	ap_vstore_record_of(&r, id);
@@ -255,6 +256,7 @@ int ap_fleet_record(const char *cmd, const char *path, const char *source, const
 	r.lowest_aligned_lba = v->lowest_aligned_lba;
 	r.sensitive = v->sensitive;
 	r.absence_margin = v->sensitive ? 0 : v->absence_margin;
+	r.ruled_out_up_to = v->sensitive ? 0 : v->ruled_out_up_to;
 	r.confidence = v->confidence;
 	r.when = time(NULL);
 	if (ap_vstore_record(path, &r, &how, &e) != 0) {

@@ -578,8 +578,9 @@ static int jobs_status(const struct ctl *c)
 			worst = AP_EXIT_SIGNAL_BASE + j->r.interrupted;
 		else if ((j->rc || j->d.journal_kept) && worst < AP_EXIT_SIGNAL_BASE)
 			worst = AP_EXIT_FAILURE;
-		else if (!j->r.verdict.resolved && worst == AP_EXIT_OK)
-			worst = AP_EXIT_INCONCLUSIVE;
+		else if ((!j->r.verdict.resolved || j->r.verdict.tentative) &&
+			 worst == AP_EXIT_OK)
+			worst = AP_EXIT_INCONCLUSIVE;	/* a tentative verdict is none */
 	}
 	if ((sig = ap_sig_pending()) && worst < AP_EXIT_SIGNAL_BASE)
 		worst = AP_EXIT_SIGNAL_BASE + sig;
