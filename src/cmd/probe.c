@@ -158,8 +158,9 @@ static void usage(void)
 	      "{\"devices\": [ that, ... ]}. The table shows the size that decided\n"
 	      "(--all-sizes: every size).\n\n", f);
 	fputs("Exit status: 0 verdict, 1 failure, 2 usage, 3 refused for safety, 5 no verdict\n"
-	      "within the budget, 128+N interrupted by signal N (preserving mode restored first).\n",
-	      f);
+	      "within the budget (or a tentative one), 128+N interrupted by signal N (preserving\n"
+	      "mode restored first). --undo: 2 a damaged or older journal, 3 the wrong disk or\n"
+	      "ranges changed since the probe.\n", f);
 	fputs("\nFor more details see alignprobe(8).\n", f);
 }
 
@@ -212,7 +213,7 @@ static int parse_count(const char *arg, const char *what, unsigned *out)
 	uint64_t v;
 
 	if (ap_parse_u64(arg, &v) != 0 || v == 0 || v > 1000000) {
-		ap_usage_error(CMD, "invalid %s: '%s'", what, arg);
+		ap_usage_error(CMD, "invalid %s: '%s' (1..1000000)", what, arg);
 		return -1;
 	}
 	*out = (unsigned)v;
@@ -286,17 +287,27 @@ static int parse_args(struct ctl *c, int argc, char **argv)
 			readonly = true;
 			break;
 		case OPT_JOURNAL:
-			c->journal = optarg;
-			break;
 		case OPT_UNDO:
-			c->undo = optarg;
+			if (!*optarg) {
+				ap_usage_error(CMD, "--%s: empty file name",
+					       ch == OPT_JOURNAL ? "journal" : "undo");
+				return AP_EXIT_USAGE;
+			}
+			if (ch == OPT_JOURNAL)
+				c->journal = optarg;
+			else
+				c->undo = optarg;
 			break;
 		case OPT_MIN_SIZE:
 		case OPT_MAX_SIZE:
 		case OPT_REGION_START:
 		case OPT_REGION_SIZE:
 			if (ap_parse_size(optarg, &v) != 0) {
-				ap_usage_error(CMD, "invalid size: '%s'", optarg);
+				ap_usage_error(CMD, "invalid --%s: '%s' (a size, e.g. 64K)",
+					       ch == OPT_MIN_SIZE ? "min-size" :
+					       ch == OPT_MAX_SIZE ? "max-size" :
+					       ch == OPT_REGION_START ? "region-start" : "region-size",
+					       optarg);
 				return AP_EXIT_USAGE;
 			}
 			if (ch == OPT_MIN_SIZE)
@@ -309,21 +320,22 @@ static int parse_args(struct ctl *c, int argc, char **argv)
 				c->o.region_size = v;
 			break;
 		case OPT_SLOTS:
-			if (parse_count(optarg, "slot count", &c->o.slots))
+			if (parse_count(optarg, "--slots", &c->o.slots))
 				return AP_EXIT_USAGE;
 			c->slots_set = true;
 			break;
 		case OPT_MIN_ROUNDS:
-			if (parse_count(optarg, "round count", &c->o.min_rounds))
+			if (parse_count(optarg, "--min-rounds", &c->o.min_rounds))
 				return AP_EXIT_USAGE;
 			break;
 		case OPT_MAX_ROUNDS:
-			if (parse_count(optarg, "round count", &c->o.max_rounds))
+			if (parse_count(optarg, "--max-rounds", &c->o.max_rounds))
 				return AP_EXIT_USAGE;
 			break;
 		case OPT_BUDGET:
 			if (ap_parse_duration_ns(optarg, &v) != 0 || v == 0) {
-				ap_usage_error(CMD, "invalid time budget: '%s' (e.g. 30s, 2m)", optarg);
+				ap_usage_error(CMD, "invalid --time-budget: '%s' (e.g. 30s, 2m)",
+					       optarg);
 				return AP_EXIT_USAGE;
 			}
 			c->budget_ns = v;
@@ -331,7 +343,8 @@ static int parse_args(struct ctl *c, int argc, char **argv)
 			break;
 		case OPT_SEED:
 			if (ap_parse_u64(optarg, &c->o.seed) != 0) {
-				ap_usage_error(CMD, "invalid seed: '%s'", optarg);
+				ap_usage_error(CMD, "invalid --seed: '%s' (0..%" PRIu64 ")", optarg,
+				       UINT64_MAX);
 				return AP_EXIT_USAGE;
 			}
 			break;
@@ -340,15 +353,15 @@ static int parse_args(struct ctl *c, int argc, char **argv)
 			break;
 		case OPT_ALPHA:
 			if (ap_parse_double(optarg, &d) != 0 || !(d > 0 && d < 0.5)) {
-				ap_usage_error(CMD, "invalid significance level: '%s' (0 < P < 0.5)",
-					       optarg);
+				ap_usage_error(CMD, "invalid --alpha: '%s' (0 < P < 0.5)", optarg);
 				return AP_EXIT_USAGE;
 			}
 			c->o.alpha = d;
 			break;
 		case OPT_MIN_SLOWDOWN:
 			if (ap_parse_double(optarg, &d) != 0 || !(d >= 1 && d < 1000)) {
-				ap_usage_error(CMD, "invalid minimal slowdown: '%s' (>= 1)", optarg);
+				ap_usage_error(CMD, "invalid --min-slowdown: '%s' (1 <= X < 1000)",
+					       optarg);
 				return AP_EXIT_USAGE;
 			}
 			c->o.min_slowdown = d;

@@ -544,9 +544,21 @@ int probe_dry_run(struct ctl *c, size_t nnamed)
 				return ap_errx(CMD, "--emulate", rc, "%s", e.msg);
 			}
 			plan.reported_physical = spec.logical_sector;
+			jp = probe_journal_path(c, &tmp);
+			if (c->o.mode == AP_PROBE_PRESERVE) {
+				struct ap_disk_identity id = { .size = spec.capacity,
+							       .logical_sector = spec.logical_sector };
+
+				rc = probe_journal_usable("--emulate", jp, &plan, &id);
+				if (rc) {
+					free(jp);
+					free(text);
+					free(name);
+					return rc;
+				}
+			}
 			printf("dry run: would set up an emulated drive (%s).\n", text);
 			free(text);
-			jp = probe_journal_path(c, &tmp);
 			ap_xasprintf(&jd, "in %s", dirname(jp));
 			print_plan(c, "the emulated drive", &plan, jd);
 			free(jd);

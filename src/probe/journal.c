@@ -132,6 +132,47 @@ static int write_at(int fd, const void *buf, size_t len, uint64_t off)
 	return ap_pwrite_all(fd, buf, len, off);
 }
 
+/* The identity as the header stores it (JSON, to be freed). */
+static char *identity_text(const struct ap_disk_identity *id)
+{
+	struct json_object *o = ap_identity_to_json(id);
+	char *s = ap_xstrdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+
+	json_object_put(o);
+	return s;
+}
+
+static uint32_t header_len(size_t idlen)
+{
+	size_t need = H_IDENT + idlen + 4;
+
+	return (uint32_t)((need + AP_JOURNAL_HDR - 1) / AP_JOURNAL_HDR * AP_JOURNAL_HDR);
+}
+
+uint64_t ap_journal_bytes(const struct ap_journal_plan *plan, const struct ap_disk_identity *id)
+{
+	char *ident = identity_text(id);
+	uint64_t n = header_len(strlen(ident)) +
+		     plan->slots * (AP_JOURNAL_REC_HDR + (uint64_t)plan->span);
+
+	free(ident);
+	return n;
+}
+
+int ap_journal_probe(const char *path)
+{
+	unsigned char m[sizeof(journal_magic)];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return -errno;
+	rc = ap_pread_all(fd, m, sizeof(m), 0);
+	close(fd);
+	if (rc)
+		return rc == -EIO ? -EINVAL : rc;
+	return memcmp(m, journal_magic, sizeof(m)) == 0 ? 0 : -EINVAL;
+}
+
 uint64_t ap_journal_plan_offset(const struct ap_journal_plan *plan, uint64_t idx)
 {
 	return plan->region_start + idx * plan->stride;
@@ -217,7 +258,6 @@ int ap_journal_create(const char *path, const char *dev, const struct ap_disk_id
 		      const struct ap_journal_plan *plan, struct ap_journal **out,
 		      struct ap_error *e)
 {
-	struct json_object *o;
 	struct ap_journal *j;
 	char why[256];
 	size_t need;
@@ -229,9 +269,7 @@ int ap_journal_create(const char *path, const char *dev, const struct ap_disk_id
 	if (plan_check(plan, id->size, id->logical_sector, id, why, sizeof(why)) != 0)
 		return ap_error_set(e, EINVAL, "%s: the plan cannot be journalled: %s", path, why);
 	j = ap_xcalloc(1, sizeof(*j));
-	o = ap_identity_to_json(id);
-	j->ident = ap_xstrdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
-	json_object_put(o);
+	j->ident = identity_text(id);
 	need = H_IDENT + strlen(j->ident) + 4;
 	if (need > HDR_MAX) {
 		free(j->ident);
@@ -239,7 +277,7 @@ int ap_journal_create(const char *path, const char *dev, const struct ap_disk_id
 		return ap_error_set(e, EINVAL, "%s: the disk's identity is too long for the "
 				    "journal header", path);
 	}
-	j->hdr_len = (uint32_t)((need + AP_JOURNAL_HDR - 1) / AP_JOURNAL_HDR * AP_JOURNAL_HDR);
+	j->hdr_len = header_len(strlen(j->ident));
 	j->hdr = ap_xcalloc(1, j->hdr_len);
 	j->path = ap_xstrdup(path);
 	j->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);

@@ -100,6 +100,10 @@ struct ap_journal_restore_stats {
 int ap_journal_create(const char *path, const char *dev, const struct ap_disk_identity *id,
 		      const struct ap_journal_plan *plan, struct ap_journal **out,
 		      struct ap_error *e);
+/* The size of the journal of @plan's slots for the disk @id, in bytes. */
+uint64_t ap_journal_bytes(const struct ap_journal_plan *plan, const struct ap_disk_identity *id);
+/* Does @path start like an undo journal (its magic)? 0 yes, -EINVAL no, -errno. */
+int ap_journal_probe(const char *path);
 /* The device offset of record @idx in the plan. */
 uint64_t ap_journal_plan_offset(const struct ap_journal_plan *plan, uint64_t idx);
 /* Store record @idx: plan.span bytes @data read at its plan offset. */

@@ -614,6 +614,36 @@ static void test_jitter(void **state)
 	ap_verdict_free(&v);
 }
 
+/*
+ * Offsets that cannot settle a period: the sweep is told which starts to
+ * measure (its --starts), the probe (which measures every offset of a size
+ * each round) never an offset range no option of it can give (issue 23).
+ */
+static void test_remedy_followable(void **state)
+{
+	struct gen g = { .lo = 6, .hi = 9, .rounds = 3, .period = 8, .phase = 0,
+			 .fast = 1, .slow = 2, .jitter = 0.05, .seed = 11 };
+	struct ap_analysis_params p;
+	struct ap_verdict v;
+	struct ap_obs *o;
+	size_t n;
+
+	(void)state;
+	o = generate(&g, &n);
+	ap_analysis_params_init(&p, 512, 512);
+	p.max_period = 16;
+	assert_int_equal(ap_analysis_run(o, n, &p, &v), 0);
+	assert_non_null(v.note);
+	assert_null(strstr(v.note, "every offset from"));
+	assert_non_null(strstr(v.note, "run the probe to the end of its rounds"));
+	ap_verdict_free(&v);
+	p.offset_name = "start";
+	assert_int_equal(ap_analysis_run(o, n, &p, &v), 0);
+	assert_non_null(strstr(v.note, "every start from 6 to 37"));
+	ap_verdict_free(&v);
+	free(o);
+}
+
 static void test_small_samples(void **state)
 {
 	struct gen g = { .lo = 34, .hi = 64, .rounds = 1, .period = 8, .phase = 0,
@@ -2138,6 +2168,7 @@ int main(void)
 		cmocka_unit_test(test_drift),
 		cmocka_unit_test(test_jitter),
 		cmocka_unit_test(test_small_samples),
+		cmocka_unit_test(test_remedy_followable),
 		cmocka_unit_test(test_ties),
 		cmocka_unit_test(test_partial_writes),
 		cmocka_unit_test(test_min_slowdown),

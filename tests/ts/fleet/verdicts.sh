@@ -185,8 +185,9 @@ grep -q "^alignprobe_check_model_verdict_info" "$p" && ts_fail "a conflict named
 honest=$(ts_emu_attach --profile honest-512n --size 128M)
 state "$honest" "ACME:Honest 512:2.0:HONEST1"
 # (a budget only ends a hang: an honest disk needs every size)
+# (64 KiB writes: a "no effect" up to 32 KiB would stand for a 64 KiB unit)
 ts_run_rc 0 "$ALIGNPROBE" probe "${probe_opts[@]}" --time-budget 1h --max-rounds 400 \
-	--record="$store" "$honest"
+	--max-size 64K --record="$store" "$honest"
 jq -e '.models[1].model == "Honest 512" and .models[1].verdicts[0].sensitive == false
 	and .models[1].verdicts[0].physical_sector == 512
 	and .models[1].verdicts[0].absence_margin == 1.1

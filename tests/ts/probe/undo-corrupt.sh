@@ -8,7 +8,8 @@
 # data byte, the plan in the header with its CRC made right again -- and
 # `probe --undo` must refuse every one with exit 2, keep the journal and
 # write nothing: the first MiB (the partition table) and the whole device
-# keep their checksums. The intact journal then restores as before.
+# keep their checksums. The intact journal then restores as before; on a
+# read-only file system it restores but says that the journal stays (exit 1).
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "probe --undo refuses a corrupted journal and writes nothing"
 ts_need_loop
@@ -75,6 +76,20 @@ corrupt "plan elsewhere" 'struct.pack_into("<QQ", data, 320, (1 << 20) + 4096,
 # an older version: refused, named
 corrupt "version 2" 'struct.pack_into("<I", data, 8, 2); fix_header()' \
 	"version 2, written by an older alignprobe"
+
+# the intact journal on a read-only file system: restored, but the journal
+# cannot be removed, and undo says so (it once said "journal removed")
+mkdir -p "$TS_TMP/jdir" "$TS_TMP/ro"
+cp "$TS_TMP/intact.journal" "$TS_TMP/jdir/undo.journal"
+ts_mount "$TS_TMP/jdir" "$TS_TMP/ro" --bind
+mount -o remount,ro,bind "$TS_TMP/ro" || ts_fail "cannot make the bind mount read-only"
+ts_run_rc 1 "$ALIGNPROBE" probe --undo "$TS_TMP/ro/undo.journal"
+grep -q "every byte verified$" "$TS_TMP/out" || ts_fail "read-only: $(cat "$TS_TMP/out")"
+grep -q "journal removed" "$TS_TMP/out" && ts_fail "read-only: said the journal was removed"
+grep -q "undo.journal: cannot remove the journal: Read-only file system; it is kept" \
+	"$TS_TMP/err" || ts_fail "read-only: $(cat "$TS_TMP/err")"
+[ -f "$TS_TMP/ro/undo.journal" ] || ts_fail "read-only: the journal is gone"
+umount "$TS_TMP/ro" || ts_fail "cannot unmount the bind mount"
 
 # the intact journal: nothing to put back, journal removed
 cp "$TS_TMP/intact.journal" "$journal"
