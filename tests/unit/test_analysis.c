@@ -2068,7 +2068,7 @@ static const char *const regr_want[] = {
 	"=512 lba=0 slowdown=0x1p+0 p=0x1p+0 conf=0x1p+0 eq=0x0p+0 fit=0x1p-1 ps=0x1p+0 dri"
 	"ft=0x1p+0 nobs=310 min_n=10 misfit=0 stats=f180cf4ea784b47f",
 	/* random layouts: a digest */
-	"eb37471f62920f00",
+	"5648c0fa52df3b24",
 };
 
 /*

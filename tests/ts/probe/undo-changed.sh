@@ -15,7 +15,6 @@ ts_init "probe --undo refuses ranges changed since the probe; --force restores t
 ts_need_loop
 ts_need_cmd head dd od sha256sum parted mkfs.ext4 e2fsck partx
 
-journal_complete() { [ "$(od -An -tu4 -j12 -N4 "$1" 2>/dev/null | tr -d ' ')" = 1 ]; }
 ts_image "$TS_TMP/disk.img" 64M
 parted -s "$TS_TMP/disk.img" mklabel gpt mkpart data ext4 1MiB 63MiB || ts_fail "parted failed"
 dev=$(ts_loop_attach "$TS_TMP/disk.img")
@@ -24,15 +23,7 @@ part=${dev}p1
 mkfs.ext4 -q -F "$part" || ts_fail "mkfs.ext4 failed"
 journal=$TS_TMP/undo.journal
 
-"$ALIGNPROBE" probe --preserve -q --min-rounds 1000 --max-rounds 1000 --time-budget 10m \
-	--journal "$journal" "$dev" > /dev/null 2> "$TS_TMP/probe.err" &
-pid=$!
-ts_bg_pid "$pid"
-ts_wait_for -p "$pid" "the journal to be complete" journal_complete "$journal" ||
-	ts_fail "the journal never became complete: $(cat "$TS_TMP/probe.err")"
-kill -9 "$pid"
-wait "$pid" 2>/dev/null
-[ -f "$journal" ] || ts_fail "no journal after the kill"
+ts_preserve_killed "$dev" "$journal"
 
 # someone else uses the disk after the crash
 ts_mount "$part" "$TS_TMP/mnt"
