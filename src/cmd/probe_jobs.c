@@ -23,6 +23,7 @@
 #include "lib/exitcodes.h"
 #include "lib/outfile.h"
 #include "lib/sig.h"
+#include "lib/state.h"
 #include "lib/util.h"
 #include "probe/journal.h"
 #include "probe/probe.h"
@@ -217,6 +218,10 @@ static int prepare_job(struct ctl *c, struct job *j)
 		rc = probe_journal_usable(j->dev, j->journal, &j->plan, &j->d.id);
 		if (rc)
 			return rc;
+		/* the run registers its journal there before it writes: a dry run too checks */
+		if (access(ap_state_dir(), W_OK | X_OK) != 0)
+			return ap_errx(CMD, ap_state_dir(), errno, "cannot register the undo journal "
+				       "in the run registry: %s", strerror(errno));
 		on = ap_probe_path_on_device(j->journal, j->dev);
 		if (on < 0) {
 			ap_warnx(CMD, j->dev, "cannot use the journal %s: %s", j->journal,

@@ -592,22 +592,21 @@ static void *aligned_buf(size_t len)
 	return p;
 }
 
-/* Record @idx's data into @want, its header and CRC checked: 0 or -errno with @e. */
-static int rec_load(struct ap_journal *j, uint64_t idx, unsigned char *want, struct ap_error *e)
+int ap_journal_read_record(struct ap_journal *j, uint64_t idx, void *want, struct ap_error *e)
 {
 	unsigned char rh[AP_JOURNAL_REC_HDR];
 	char why[160];
 	int r;
 
-	r = ap_pread_all(j->fd, rh, sizeof(rh), rec_pos(j, idx));
+	r = idx < j->info.nrec ? ap_pread_all(j->fd, rh, sizeof(rh), rec_pos(j, idx)) : -EINVAL;
 	if (!r)
 		r = ap_pread_all(j->fd, want, j->info.rec_len, rec_pos(j, idx) + sizeof(rh));
 	if (r)
 		return ap_error_set(e, -r, "%s: cannot read record %llu: %s", j->path,
 				    (unsigned long long)idx, strerror(-r));
 	if (rec_check(j, idx, rh, want, why, sizeof(why)) != 0)
-		return ap_error_set(e, EBADMSG, "%s: record %llu is damaged (%s); nothing was "
-				    "written", j->path, (unsigned long long)idx, why);
+		return ap_error_set(e, EBADMSG, "%s: record %llu is damaged (%s)", j->path,
+				    (unsigned long long)idx, why);
 	return 0;
 }
 
@@ -676,9 +675,14 @@ int ap_journal_restore(struct ap_journal *j, int fd, const char *dev, bool force
 		uint64_t off = ap_journal_plan_offset(&j->info.plan, i);
 		int r;
 
-		rc = rec_load(j, i, want, e);
-		if (rc)
+		rc = ap_journal_read_record(j, i, want, e);
+		if (rc) {
+			char tmp[sizeof(e->msg)];
+
+			memcpy(tmp, e->msg, sizeof(tmp));
+			ap_error_set(e, e->code, "%.480s; nothing was written", tmp);
 			goto out;
+		}
 		r = ap_pread_all(fd, have, len, off);
 		if (r) {
 			rc = ap_error_set(e, -r, "%s: cannot read %zu bytes at offset %llu: %s; "
@@ -707,7 +711,7 @@ int ap_journal_restore(struct ap_journal *j, int fd, const char *dev, bool force
 
 		if (!differs[i])
 			continue;
-		r = rec_load(j, i, want, e);
+		r = ap_journal_read_record(j, i, want, e);
 		if (r) {
 			rc = r;
 			bad++;

@@ -126,6 +126,12 @@ const char *ap_journal_path(const struct ap_journal *j);
 int ap_journal_record_offset(struct ap_journal *j, uint64_t idx, uint64_t *dev_offset);
 int ap_journal_read(struct ap_journal *j, uint64_t idx, uint32_t at, void *buf, size_t len,
 		    struct ap_error *e);
+/*
+ * Record @idx's whole data (rec_len bytes) into @buf, its header checked
+ * against the plan and its CRC over header and data: 0, or -EBADMSG
+ * ("damaged ...; nothing was written") / -errno with @e.
+ */
+int ap_journal_read_record(struct ap_journal *j, uint64_t idx, void *buf, struct ap_error *e);
 
 /*
  * Compare every record with the device @dev (@fd, opened O_DIRECT, O_DSYNC,

@@ -178,7 +178,8 @@ static int dev_warm(void *arg, uint64_t slot)
 	int rc;
 
 	if (d->mode == AP_PROBE_PRESERVE) {
-		rc = ap_journal_read(d->journal, slot, 0, d->buf, d->plan->span, &d->err);
+		/* the whole record, its CRC checked: never write back damaged bytes */
+		rc = ap_journal_read_record(d->journal, slot, d->buf, &d->err);
 		if (rc)
 			return rc;
 	}

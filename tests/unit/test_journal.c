@@ -256,6 +256,21 @@ static void test_damaged_record(void **state)
 	/* a byte of record 1's data: no record is written, not even record 0 */
 	poke(rec_at(1) + AP_JOURNAL_REC_HDR + 10, &x, 1);
 	assert_refused(fd, orig, 0, "record 1 is damaged (CRC mismatch); nothing was written");
+	/* what the probe writes back during its run is checked the same way */
+	{
+		unsigned char *buf = ap_xmalloc(REC);
+		struct ap_journal *j;
+		struct ap_error e = { 0 };
+
+		assert_int_equal(ap_journal_open(jpath, &j, &e), 0);
+		assert_int_equal(ap_journal_read_record(j, 0, buf, &e), 0);
+		assert_memory_equal(buf, orig + START, 10);
+		assert_int_equal(ap_journal_read_record(j, 1, buf, &e), -EBADMSG);
+		assert_non_null(strstr(e.msg, "record 1 is damaged (CRC mismatch)"));
+		assert_int_equal(ap_journal_read_record(j, NREC, buf, &e), -EINVAL);
+		ap_journal_close(j);
+		free(buf);
+	}
 	close(fd);
 	free(orig);
 }

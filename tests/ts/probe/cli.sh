@@ -105,6 +105,17 @@ done
 ts_run_rc 2 "$ALIGNPROBE" probe -P --dry-run --emulate --journal "$TS_TMP/small/j"
 grep -q "its file system has 1 MiB free" "$TS_TMP/err" || ts_fail "--emulate: $(cat "$TS_TMP/err")"
 umount "$TS_TMP/small"
+# ... and a run registry the journal cannot be registered in (the run
+# failed with exit 1 after the gate, its dry run passed)
+mount -t tmpfs -o size=1M,ro tmpfs "$TS_TMP/small" || ts_fail "cannot mount a read-only tmpfs"
+for dry in --dry-run ""; do
+	ALIGNPROBE_STATE_DIR=$TS_TMP/small/state ts_run_rc 2 "$ALIGNPROBE" probe -P $dry \
+		--journal "$TS_TMP/reg.journal" "$dev"
+	grep -q "small/state: cannot register the undo journal in the run registry" "$TS_TMP/err" ||
+		ts_fail "probe -P $dry, registry not writable: $(cat "$TS_TMP/err")"
+done
+[ -e "$TS_TMP/reg.journal" ] && ts_fail "a journal was created although it cannot be registered"
+umount "$TS_TMP/small"
 # what --journal names, said: a directory, a device, another file
 ts_run_rc 2 "$ALIGNPROBE" probe -P --journal "$TS_TMP" "$dev"
 grep -q "^alignprobe probe: $TS_TMP: is a directory: --journal names the undo journal to create" \
