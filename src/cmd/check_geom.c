@@ -165,9 +165,16 @@ static void explain_rule(struct check *c)
 	} else if (c->mv.state == MV_UNSHOWN) {
 		size_t n = strlen(r);
 
-		snprintf(r + n, sz - n, "; the verdict store %s says \"no effect\" for its model "
-			 "without showing it down to %.2fx, so it does not decide",
-			 c->verdicts_file, AP_ABSENCE_MARGIN);
+		const struct ap_vstore_verdict *v = &c->mv.m->verdicts[c->mv.verdict];
+
+		if (ap_absence_margin_shown(v->absence_margin))
+			snprintf(r + n, sz - n, "; the verdict store %s says \"no effect\" for its "
+				 "model without saying up to which size a hidden unit was ruled "
+				 "out, so it does not decide", c->verdicts_file);
+		else
+			snprintf(r + n, sz - n, "; the verdict store %s says \"no effect\" for its "
+				 "model without showing it down to %.2fx, so it does not decide",
+				 c->verdicts_file, AP_ABSENCE_MARGIN);
 	}
 }
 

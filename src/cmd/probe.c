@@ -188,8 +188,14 @@ static int do_undo(struct ctl *c, int argc, char **argv)
 	 * not the journal's disk, or ranges changed since: EPERM, refused (3);
 	 * a bad journal: 2
 	 */
-	if (ap_probe_undo(c->undo, dev, c->allow_unidentified, c->force, &u, &e) != 0)
+	if (ap_probe_undo(c->undo, dev, c->allow_unidentified, c->force, &u, &e) != 0) {
+		/* "--undo --force J" took --force for the journal: say how it is meant */
+		if (e.code == ENOENT && c->undo[0] == '-')
+			return ap_errx(CMD, c->undo, ENOENT, "no such journal (--undo takes the "
+				       "journal as its argument: options go before it, e.g. "
+				       "--force --undo JOURNAL)");
 		return ap_err_error(CMD, c->undo, &e);
+	}
 	if (u.incomplete)
 		printf("%s: the journal was never completed, so the probe had written nothing to "
 		       "%s%s\n", c->undo, u.dev, u.removed ? "; journal removed" : "");

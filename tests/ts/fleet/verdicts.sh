@@ -219,6 +219,8 @@ jq 'del(.models[1].verdicts[0].ruled_out_up_to)' "$store" > "$TS_TMP/lib/nosize.
 ts_run_rc_ro 4 "$disk2" "$ALIGNPROBE" check --verdicts="$TS_TMP/lib/nosize.json" "$disk2"
 grep -qF "but not up to which size a hidden unit was ruled out (an older alignprobe); it is not used" \
 	"$TS_TMP/err" || { cat "$TS_TMP/err" >&2; ts_fail "a no effect without its size was used"; }
+grep -qF "without saying up to which size a hidden unit was ruled out, so it does not decide" \
+	"$TS_TMP/out" || ts_fail "the rule does not say why: $(cat "$TS_TMP/out")"
 jq '.models[1].verdicts[0].absence_margin = 1.5' "$store" > "$TS_TMP/lib/wide.json"
 ts_run_rc_ro 4 "$disk2" "$ALIGNPROBE" check -J --verdicts="$TS_TMP/lib/wide.json" "$disk2"
 jq -e '.model_verdict.state == "no_effect_not_shown" and .model_verdict.entry == null
