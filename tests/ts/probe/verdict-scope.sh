@@ -9,8 +9,9 @@
 #     next unit that could hide (16 KiB): a partition at 2049 is refused
 #     (exit 4), one at 2048 accepted.
 #   - one round per size: the verdict is tentative ("tentative": true, exit
-#     5), check refuses it as a geometry (exit 2, saying so) and --record
-#     records nothing.
+#     5), check refuses it as a geometry (exit 2, saying so); a sweep whose
+#     two rounds resolve a unit, not yet clearly, is tentative too (its
+#     replay exits 5; it exited 0).
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "verdicts state what they ruled out; tentative ones are no verdict"
 ts_need_emulator
@@ -56,4 +57,24 @@ grep -q "tentative.json: verdict: tentative" "$TS_TMP/err" ||
 ts_run_rc 5 "$ALIGNPROBE" probe -q --emulate=wd-ears-jumper --min-rounds 1 --max-rounds 1 \
 	--no-confirm
 grep -q "tentative:" "$TS_TMP/out" || ts_fail "not marked tentative: $(cat "$TS_TMP/out")"
+
+# a sweep of two rounds (starts 34..64, 4 KiB units from 0, 4x): resolved, tentative
+python3 - "${top_srcdir:-.}/tests/ts/sweep/data/starts-38-42.json" "$TS_TMP/sweep2.json" <<'PY' ||
+import json, sys
+d = json.load(open(sys.argv[1]))
+starts = list(range(34, 65))
+d["parameters"].update(starts=starts, min_rounds=2, max_rounds=2)
+d["starts"], tmpl, res = [], d["results"][0], []
+for rnd in (1, 2):
+    for s in starts:
+        r = dict(tmpl, start=s, round=rnd, seq=len(res) + 1)
+        r["cost"] = (1e-4 if s % 8 == 0 else 4e-4) * (1 + 0.001 * ((s * 7 + rnd) % 13))
+        res.append(r)
+d["results"] = res
+json.dump(d, open(sys.argv[2], "w"))
+PY
+	ts_fail "cannot write the sweep document"
+ts_run_rc 5 "$ALIGNPROBE" sweep --replay "$TS_TMP/sweep2.json" -J
+ts_assert_eq true "$(field "$TS_TMP/out" resolved)" "sweep: resolved (2 rounds)"
+ts_assert_eq true "$(field "$TS_TMP/out" tentative)" "sweep: tentative (2 rounds)"
 ts_pass
