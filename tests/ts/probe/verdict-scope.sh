@@ -77,4 +77,7 @@ PY
 ts_run_rc 5 "$ALIGNPROBE" sweep --replay "$TS_TMP/sweep2.json" -J
 ts_assert_eq true "$(field "$TS_TMP/out" resolved)" "sweep: resolved (2 rounds)"
 ts_assert_eq true "$(field "$TS_TMP/out" tentative)" "sweep: tentative (2 rounds)"
+ts_run_rc 5 "$ALIGNPROBE" sweep --replay "$TS_TMP/sweep2.json"
+grep -q "^  Tentative: not yet statistically clear (fewer than 3 measurements" "$TS_TMP/out" ||
+	ts_fail "sweep: not marked tentative: $(cat "$TS_TMP/out")"
 ts_pass
