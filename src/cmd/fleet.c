@@ -217,7 +217,8 @@ int ap_fleet_record_prepare(const char *cmd, const char *opt, const char **path)
 	if (ap_vstore_check(*path, &e) == 0)
 		return 0;
 	ap_warnx(cmd, "--record", "%s", e.msg);
-	return AP_EXIT_USAGE;
+	/* the errno table's: a store on a read-only file system is 3 */
+	return ap_exit_for_errno(e.code) == AP_EXIT_REFUSED ? AP_EXIT_REFUSED : AP_EXIT_USAGE;
 }
 
 int ap_fleet_record_check_disk(const char *cmd, const char *dev,

@@ -271,3 +271,40 @@ int ap_mountinfo_foreach(int (*fn)(const struct ap_mountinfo *m, void *arg), voi
 	fclose(f);
 	return rc;
 }
+
+static int mount_of_disk(const struct ap_mountinfo *m, void *arg)
+{
+	dev_t d = *(const dev_t *)arg;
+
+	return m->has_devno && major(m->devno) &&
+	       (m->devno == d || ap_sysfs_devno_to_wholedisk(m->devno) == d);
+}
+
+bool ap_mountinfo_has_disk(dev_t d)
+{
+	return ap_mountinfo_foreach(mount_of_disk, &d) > 0;
+}
+
+static int holders_of(const char *name, dev_t d, void *arg)
+{
+	char *dir;
+	struct dirent *de;
+	DIR *D;
+	int found = 0;
+
+	(void)d;
+	(void)arg;
+	ap_xasprintf(&dir, "/sys/class/block/%s/holders", name);
+	D = opendir(dir);
+	free(dir);
+	while (D && !found && (de = readdir(D)))
+		found = de->d_name[0] != '.';
+	if (D)
+		closedir(D);
+	return found;
+}
+
+bool ap_sysfs_has_holders(const char *name)
+{
+	return holders_of(name, 0, NULL) || ap_sysfs_foreach_partition(name, holders_of, NULL) > 0;
+}

@@ -93,5 +93,12 @@ int ap_mountinfo_parse_line(const char *line, struct ap_mountinfo *m);
  * do not parse are skipped.
  */
 int ap_mountinfo_foreach(int (*fn)(const struct ap_mountinfo *m, void *arg), void *arg);
+/* Is the block device @d, or a partition of it, mounted (by device number)? */
+bool ap_mountinfo_has_disk(dev_t d);
+/*
+ * Does a stacking driver (device mapper, md, LVM) hold the block device
+ * @name ("loop3") or one of its partitions (sysfs holders/)?
+ */
+bool ap_sysfs_has_holders(const char *name);
 
 #endif
