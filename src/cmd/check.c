@@ -96,7 +96,9 @@ static void __attribute__((noreturn)) usage(void)
 	      "     --verdicts[=FILE]  without a probe of the disk, the verdict store's\n"
 	      "                        verdict for its model decides (default\n"
 	      "                        $ALIGNPROBE_VERDICTS or " AP_VSTORE_DEFAULT ");\n"
-	      "                        conflicting verdicts: none, the disk is unproven\n"
+	      "                        conflicting verdicts: none, the disk is unproven;\n"
+	      "                        repeatable: per model the first store that holds\n"
+	      "                        it decides (the host's own first, a fleet's after)\n"
 	      "     --prometheus FILE  also write the results for node_exporter's textfile\n"
 	      "                        collector (atomically), every device in one file\n"
 	      "     --sector-size <size>\n"
@@ -291,8 +293,14 @@ static int parse_args(struct check *c, int argc, char **argv)
 			c->geometry_any = true;
 			break;
 		case OPT_VERDICTS:
+			if (c->nverdict_files == AP_ARRAY_SIZE(c->verdict_files)) {
+				ap_usage_error(CMD, "--verdicts: at most %zu stores",
+					       AP_ARRAY_SIZE(c->verdict_files));
+				return AP_EXIT_USAGE;
+			}
 			c->verdicts = true;
-			c->verdicts_file = optarg;
+			/* resolved in prepare(): no FILE is the default store */
+			c->verdict_files[c->nverdict_files++] = optarg;
 			break;
 		case OPT_PROMETHEUS:
 			c->prometheus = optarg;
@@ -460,6 +468,7 @@ static int run(struct check *c)
 		check_report_unshown(c);
 	nerr = ap_ptable_nerrors(&c->pt);
 	report_partitions(c);
+	check_next_steps(c);
 	if (c->nmisaligned && !c->quiet && c->g.rule == AP_RULE_MINIMUM_4K)
 		check_warn(c, "note: %s; a probe verdict (--geometry)%s decides otherwise", c->g.reason,
 		      c->mv.state == MV_CONFLICT ? " of this disk" : " or --trust-reported");
@@ -484,6 +493,7 @@ static int run(struct check *c)
 				printf("\n%zu of %zu partition%s aligned to %s.\n",
 				       c->nchecked - c->nmisaligned, c->nchecked,
 				       c->nchecked == 1 ? "" : "s", desc);
+			check_print_next_steps(c);
 		}
 	}
 	if (ap_out_flush(stdout) != 0)	/* a reader gone (| head) is no error */
@@ -533,8 +543,10 @@ static int prepare(struct check *c, struct ap_vstore *store, struct ap_outfile *
 	if (rc)
 		return rc;
 	if (c->verdicts) {
-		c->verdicts_file = ap_vstore_path(c->verdicts_file);
-		rc = ap_vstore_load(c->verdicts_file, store, &e);
+		for (i = 0; i < c->nverdict_files; i++)
+			c->verdict_files[i] = ap_vstore_path(c->verdict_files[i]);
+		c->verdicts_file = c->verdict_files[0];
+		rc = ap_vstore_load_layers(c->verdict_files, c->nverdict_files, store, &e);
 		if (rc) {
 			ap_warnx(CMD, "--verdicts", "%s", e.msg);
 			return ap_exit_for_errno(rc);	/* missing, unreadable, corrupt: 2 */
@@ -578,6 +590,7 @@ static int check_one(struct check *base, const char *dev, struct ap_prom *metric
 	ap_ptable_free(&c.pt);
 	ap_topology_free(&c.topo);
 	ap_identity_free(&c.id);
+	ap_next_steps_free(&c.next);
 	return rc;
 }
 

@@ -260,6 +260,10 @@ static struct json_object *model_verdict_json(const struct check *c)
 		return NULL;
 	o = json_object_new_object();
 	json_object_object_add(o, "store", json_object_new_string(c->verdicts_file));
+	a = json_object_new_array();
+	for (i = 0; i < c->nverdict_files; i++)
+		json_object_array_add(a, json_object_new_string(c->verdict_files[i]));
+	json_object_object_add(o, "stores", a);
 	json_object_object_add(o, "state", json_object_new_string(mv_names[c->mv.state]));
 	mo = NULL;
 	if (c->have_id && c->id.model) {
@@ -385,6 +389,7 @@ void check_build_json(struct check *c, bool aligned)
 	ap_row_free(&r);
 	json_object_object_add(doc, "partitions", a);
 	json_object_object_add(doc, "misaligned", ap_json_u64(c->nmisaligned));
+	json_object_object_add(doc, "next_steps", ap_next_steps_to_json(&c->next));
 	json_object_object_add(doc, "aligned", json_object_new_boolean(aligned));
 	c->doc = doc;
 }

@@ -17,6 +17,7 @@ int ap_cmd_postmark(int argc, char **argv);
 int ap_cmd_seq(int argc, char **argv);
 int ap_cmd_emulate(int argc, char **argv);
 int ap_cmd_cleanup(int argc, char **argv);
+int ap_cmd_verdicts(int argc, char **argv);
 
 #define AP_PROG "alignprobe"
 
@@ -162,5 +163,22 @@ int ap_cmd_emu_spec(const char *cmd, const char *base, const char *spec, bool hi
  */
 struct ap_emu;
 int ap_cmd_emu_attach(const char *cmd, const struct ap_emu_spec *s, struct ap_emu **emu);
+
+/*
+ * What to run next (src/device/nextsteps.h): after a clear verdict of
+ * hidden sectors on @dev, the disk's steps in @s (none otherwise; free
+ * with ap_next_steps_free()); and the one way of printing steps: @heading,
+ * then "# why" and the shell line of each, after @indent.
+ */
+struct ap_verdict;
+struct ap_next_steps;
+void ap_cmd_verdict_next_steps(const char *dev, const struct ap_verdict *v, bool clear,
+			       struct ap_next_steps *s);
+void ap_cmd_print_next_steps(const struct ap_next_steps *s, const char *heading,
+			     const char *indent);
+/* The steps after the verdict as the JSON "next_steps" array. */
+struct json_object;
+struct json_object *ap_cmd_verdict_next_steps_json(const char *dev, const struct ap_verdict *v,
+						   bool clear);
 
 #endif

@@ -11,6 +11,7 @@
  *	stats		struct ap_emu_shm, mmap'd shared: parameters and counters;
  *			the server holds an exclusive flock() on it while alive
  *	log		the server's stderr
+ *	identity	VENDOR:MODEL:REVISION:SERIAL the drive states (identity.c reads it)
  *	volatile	the volatile write cache's pre-images (power.c)
  * The loop device's sysfs backing_file ("<workdir>/mnt/disk") leads from the
  * device to its work directory.
@@ -109,6 +110,8 @@ char *ap_emu_state_dir_real(void);
 char *ap_emu_workdir_state_dir(const char *workdir);	/* which one registered it */
 int ap_emu_workdir_write_state_dir(const char *workdir, struct ap_error *e);
 int ap_emu_workdir_make_backing(const char *workdir, struct ap_emu_spec *s, struct ap_error *e);
+int ap_emu_workdir_write_identity(const char *workdir, const struct ap_emu_spec *s,
+				  struct ap_error *e);
 
 /* power.c: the volatile cache's pre-images, the torn write, the peer drive */
 struct ap_emu_vlog {

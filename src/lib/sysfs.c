@@ -52,12 +52,22 @@ int ap_sysfs_devno_attr_u64(dev_t d, const char *attr, uint64_t *v)
 	return rc;
 }
 
+char *ap_sysfs_dir_attr(const char *dir, const char *attr)
+{
+	char *p, *v;
+
+	ap_xasprintf(&p, "%s/%s", dir, attr);
+	v = ap_read_line(p);
+	free(p);
+	return v;
+}
+
 char *ap_sysfs_name_attr(const char *name, const char *attr)
 {
 	char *p, *v;
 
-	ap_xasprintf(&p, "/sys/block/%s/%s", name, attr);
-	v = ap_read_line(p);
+	ap_xasprintf(&p, "/sys/block/%s", name);
+	v = ap_sysfs_dir_attr(p, attr);
 	free(p);
 	return v;
 }

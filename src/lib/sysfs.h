@@ -28,6 +28,8 @@ int ap_sysfs_devno_attr_u64(dev_t d, const char *attr, uint64_t *v);
 
 /* The same for "/sys/block/NAME/ATTR", by kernel name ("loop3"). */
 char *ap_sysfs_name_attr(const char *name, const char *attr);
+/* The same for "DIR/ATTR", a device's sysfs directory. */
+char *ap_sysfs_dir_attr(const char *dir, const char *attr);
 
 /*
  * Write @val to the attribute file @path in one write(2), as echo does
