@@ -715,6 +715,7 @@ static void verdict_copy_head(struct ap_vstore_verdict *d, const struct ap_vstor
 	d->lowest_aligned_lba = v->lowest_aligned_lba;
 	d->sensitive = v->sensitive;
 	d->absence_margin = v->absence_margin;
+	d->ruled_out_up_to = v->ruled_out_up_to;
 }
 
 /* The same disk, between two examples (as same_disk() between an example and a record). */
@@ -792,6 +793,11 @@ static void merge_verdict(struct ap_vstore_model *m, const struct ap_vstore_verd
 		if (sv->absence_margin >= 1 && (v->absence_margin < 1 ||
 						sv->absence_margin < v->absence_margin)) {
 			v->absence_margin = sv->absence_margin;
+			st->examples_updated++;
+		}
+		/* "no effect": what any example ruled out, the largest */
+		if (sv->ruled_out_up_to > v->ruled_out_up_to) {
+			v->ruled_out_up_to = sv->ruled_out_up_to;
 			st->examples_updated++;
 		}
 	}

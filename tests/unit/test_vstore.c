@@ -762,6 +762,61 @@ static void test_results(void **state)
 	ap_vstore_free(&s);
 }
 
+#define NO_EFFECT_VERDICT(extra) \
+	"\"verdict\": {\"sensitive\": false, \"resolved\": true, \"logical_sector\": 512, " \
+	"\"reported_physical_sector\": 512, \"physical_sector\": 512, \"period\": 1, " \
+	"\"lowest_aligned_lba\": 0, \"slowdown\": 1.0, \"p_value\": 0.5, \"confidence\": 0.99, " \
+	"\"fast_starts\": [], \"absence_margin\": 1.1" extra "}"
+
+/*
+ * What a "no effect" ruled out travels with it: from a result into a
+ * store, and through a merge (the largest of the examples); a tentative
+ * verdict is no verdict (issue 23).
+ */
+static void test_results_scope(void **state)
+{
+	struct ap_vstore s, t;
+	struct ap_vstore_merged st = { 0 };
+	struct ap_error e = { 0 };
+	struct json_object *doc;
+	const char *kind;
+	size_t skipped;
+
+	(void)state;
+	doc = json_tokener_parse("{\"device\": \"/dev/sdb\", "
+				 NO_EFFECT_VERDICT(", \"ruled_out_up_to\": 8192") ", "
+				 RESULT_IDENTITY("\"S1\"") "}");
+	assert_int_equal(ap_vstore_from_document(doc, 0, NULL, &s, &skipped, &kind, &e), 0);
+	json_object_put(doc);
+	assert_int_equal(s.nmodels, 1);
+	assert_int_equal(s.models[0].verdicts[0].ruled_out_up_to, 8192);
+	doc = json_tokener_parse("{\"device\": \"/dev/sdc\", "
+				 NO_EFFECT_VERDICT(", \"ruled_out_up_to\": 65536") ", "
+				 RESULT_IDENTITY("\"S2\"") "}");
+	assert_int_equal(ap_vstore_from_document(doc, 0, NULL, &t, &skipped, &kind, &e), 0);
+	json_object_put(doc);
+	ap_vstore_merge(&s, &t, false, &st);
+	assert_int_equal(s.models[0].nverdicts, 1);
+	assert_int_equal(s.models[0].verdicts[0].ruled_out_up_to, 65536);
+	assert_int_equal(s.models[0].verdicts[0].nexamples, 2);
+	ap_vstore_free(&t);
+	/* into an empty store: the verdict is copied with it */
+	memset(&t, 0, sizeof(t));
+	ap_vstore_merge(&t, &s, false, &st);
+	assert_int_equal(t.models[0].verdicts[0].ruled_out_up_to, 65536);
+	ap_vstore_free(&t);
+	ap_vstore_free(&s);
+	/* tentative: skipped like an unresolved one */
+	doc = json_tokener_parse("{\"device\": \"/dev/sdb\", " RESULT_IDENTITY("\"S1\"") ", "
+				 NO_EFFECT_VERDICT(", \"ruled_out_up_to\": 65536, \"tentative\": true")
+				 "}");
+	assert_int_equal(ap_vstore_from_document(doc, 0, NULL, &s, &skipped, &kind, &e), 0);
+	json_object_put(doc);
+	assert_int_equal(skipped, 1);
+	assert_int_equal(s.nmodels, 0);
+	ap_vstore_free(&s);
+}
+
 static int add_one(struct ap_vstore *s, void *arg)
 {
 	struct ap_error e = { 0 };
@@ -885,6 +940,7 @@ int main(void)
 		cmocka_unit_test(test_match_and_remove),
 		cmocka_unit_test(test_layers),
 		cmocka_unit_test(test_results),
+		cmocka_unit_test(test_results_scope),
 		cmocka_unit_test(test_update),
 		cmocka_unit_test(test_legacy_key),
 	};
