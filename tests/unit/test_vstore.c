@@ -768,6 +768,20 @@ static void test_results(void **state)
 	"\"lowest_aligned_lba\": 0, \"slowdown\": 1.0, \"p_value\": 0.5, \"confidence\": 0.99, " \
 	"\"fast_starts\": [], \"absence_margin\": 1.1" extra "}"
 
+/* @json, a probe or sweep result, as a store in @s: its skipped entries. */
+static size_t doc_store(const char *json, struct ap_vstore *s)
+{
+	struct json_object *doc = json_tokener_parse(json);
+	struct ap_error e = { 0 };
+	const char *kind;
+	size_t skipped;
+
+	assert_non_null(doc);
+	assert_int_equal(ap_vstore_from_document(doc, 0, NULL, s, &skipped, &kind, &e), 0);
+	json_object_put(doc);
+	return skipped;
+}
+
 /*
  * What a "no effect" ruled out travels with it: from a result into a
  * store, and through a merge (the largest of the examples); a tentative
@@ -777,24 +791,14 @@ static void test_results_scope(void **state)
 {
 	struct ap_vstore s, t;
 	struct ap_vstore_merged st = { 0 };
-	struct ap_error e = { 0 };
-	struct json_object *doc;
-	const char *kind;
-	size_t skipped;
 
 	(void)state;
-	doc = json_tokener_parse("{\"device\": \"/dev/sdb\", "
-				 NO_EFFECT_VERDICT(", \"ruled_out_up_to\": 8192") ", "
-				 RESULT_IDENTITY("\"S1\"") "}");
-	assert_int_equal(ap_vstore_from_document(doc, 0, NULL, &s, &skipped, &kind, &e), 0);
-	json_object_put(doc);
+	doc_store("{\"device\": \"/dev/sdb\", " NO_EFFECT_VERDICT(", \"ruled_out_up_to\": 8192")
+		  ", " RESULT_IDENTITY("\"S1\"") "}", &s);
 	assert_int_equal(s.nmodels, 1);
 	assert_int_equal(s.models[0].verdicts[0].ruled_out_up_to, 8192);
-	doc = json_tokener_parse("{\"device\": \"/dev/sdc\", "
-				 NO_EFFECT_VERDICT(", \"ruled_out_up_to\": 65536") ", "
-				 RESULT_IDENTITY("\"S2\"") "}");
-	assert_int_equal(ap_vstore_from_document(doc, 0, NULL, &t, &skipped, &kind, &e), 0);
-	json_object_put(doc);
+	doc_store("{\"device\": \"/dev/sdc\", " NO_EFFECT_VERDICT(", \"ruled_out_up_to\": 65536")
+		  ", " RESULT_IDENTITY("\"S2\"") "}", &t);
 	ap_vstore_merge(&s, &t, false, &st);
 	assert_int_equal(s.models[0].nverdicts, 1);
 	assert_int_equal(s.models[0].verdicts[0].ruled_out_up_to, 65536);
@@ -807,12 +811,9 @@ static void test_results_scope(void **state)
 	ap_vstore_free(&t);
 	ap_vstore_free(&s);
 	/* tentative: skipped like an unresolved one */
-	doc = json_tokener_parse("{\"device\": \"/dev/sdb\", " RESULT_IDENTITY("\"S1\"") ", "
-				 NO_EFFECT_VERDICT(", \"ruled_out_up_to\": 65536, \"tentative\": true")
-				 "}");
-	assert_int_equal(ap_vstore_from_document(doc, 0, NULL, &s, &skipped, &kind, &e), 0);
-	json_object_put(doc);
-	assert_int_equal(skipped, 1);
+	assert_int_equal(doc_store("{\"device\": \"/dev/sdb\", " RESULT_IDENTITY("\"S1\"") ", "
+				   NO_EFFECT_VERDICT(", \"ruled_out_up_to\": 65536, "
+						     "\"tentative\": true") "}", &s), 1);
 	assert_int_equal(s.nmodels, 0);
 	ap_vstore_free(&s);
 }
