@@ -485,7 +485,6 @@ static int prepare(struct check *c, struct ap_vstore *store, struct ap_outfile *
 	struct ap_error e = { 0 };
 	int cols[AP_ARRAY_SIZE(infos) * 2], all[AP_ARRAY_SIZE(infos)];
 	size_t i, ncols;
-	int rc;
 
 	for (i = 0; i < AP_ARRAY_SIZE(infos); i++)
 		all[i] = (int)i;
@@ -494,20 +493,25 @@ static int prepare(struct check *c, struct ap_vstore *store, struct ap_outfile *
 		ap_usage_error(CMD, "%s", e.msg);
 		return AP_EXIT_USAGE;
 	}
-	rc = ap_check_listed_twice(CMD, c->devices, c->ndevices);
-	if (rc)
-		return rc;
+	/* a disk named twice (a link to it, say) is checked once: one series each */
+	c->ndevices = ap_dedupe_devices(CMD, c->devices, c->ndevices, c->quiet);
 	if (c->verdicts) {
 		c->verdicts_file = ap_vstore_path(c->verdicts_file);
-		rc = ap_vstore_load(c->verdicts_file, store, &e);
-		if (rc) {
-			ap_warnx(CMD, "--verdicts", "%s", e.msg);
-			return ap_exit_for_errno(rc);	/* missing, unreadable, corrupt: 2 */
+		c->store_rc = ap_vstore_load(c->verdicts_file, store, &e);
+		if (c->store_rc) {
+			/*
+			 * Missing, unreadable, corrupt, newer: an error (2), but
+			 * the disks are still checked, as without --verdicts, and
+			 * the metrics say what is wrong with the store.
+			 */
+			ap_warnx(CMD, "--verdicts", "%s; the disks are checked without it", e.msg);
+			c->verdicts = false;
+		} else {
+			c->store = store;
 		}
-		c->store = store;
 	}
 	if (c->prometheus)
-		return ap_cmd_open_output(CMD, prom, c->prometheus);
+		return ap_fleet_prom_open(CMD, prom, c->prometheus);
 	return AP_EXIT_OK;
 }
 
@@ -563,8 +567,13 @@ int ap_cmd_check(int argc, char **argv)
 		rc = prepare(&c, &store, &prom);
 	if (rc != AP_EXIT_OK)
 		goto out;
-	if (c.prometheus)
+	if (c.prometheus) {
 		metrics = ap_prom_new();
+		if (c.verdicts_file)
+			ap_fleet_prom_store(metrics, c.verdicts_file, c.store_rc, store.nmodels);
+	}
+	if (c.store_rc)
+		worst = ap_exit_for_errno(c.store_rc);	/* missing, unreadable, corrupt: 2 */
 	if (c.out.json && c.ndevices > 1)
 		docs = json_object_new_array();
 	for (i = 0; i < c.ndevices; i++) {

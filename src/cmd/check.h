@@ -121,6 +121,7 @@ struct check {
 	const char *verdicts_file;	/* --verdicts[=FILE], resolved */
 	bool verdicts;
 	const struct ap_vstore *store;	/* loaded once, before the first device */
+	int store_rc;			/* its ap_vstore_load(): 0 or -errno */
 	const char *prometheus;		/* --prometheus FILE */
 	bool headings_done;		/* -r/--csv: one heading for every device */
 

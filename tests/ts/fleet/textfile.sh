@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# check --prometheus never goes dark: with --verdicts and a store that is
+# missing, corrupt or written by a newer alignprobe, the disks are still
+# checked (as without a store), the file is written and says the store's
+# state and age (alignprobe_verdict_store_state, _mtime_seconds), and the
+# exit status is 2. The file is 0644 whatever the umask (node_exporter reads
+# it as another user). A SIGTERM while the temporary file exists removes it
+# (ALIGNPROBE_TEST_OUTFILE_HOLD stops the run right after creating it, so
+# the signal comes at that moment without a race).
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
+ts_init "check --prometheus: store faults as metrics, 0644, no temporary file after SIGTERM"
+ts_need_loop
+ts_need_cmd promtool sfdisk
+
+dir=$TS_TMP/textfile
+prom=$dir/alignprobe.prom
+mkdir -p "$dir" "$TS_TMP/lib"
+ts_image "$TS_TMP/d.img" 64M
+printf 'label: dos\nstart=63,size=20480\nstart=22528,size=20480\n' |
+	sfdisk -q --no-reread --no-tell-kernel "$TS_TMP/d.img" >/dev/null || ts_fail "sfdisk"
+dev=$(ts_loop_attach "$TS_TMP/d.img")
+
+value() {
+	S="$2" awk 'index($0, ENVIRON["S"] " ") == 1 { print substr($0, length(ENVIRON["S"]) + 2) }' "$1"
+}
+expect() {
+	local got
+	got=$(value "$1" "$2")
+	[ "$got" = "$3" ] || { cat "$1" >&2; ts_fail "$2: expected $3, got '${got:-nothing}'"; }
+}
+promcheck() {
+	promtool check metrics < "$1" > "$TS_TMP/promtool.out" 2>&1 ||
+		{ cat "$TS_TMP/promtool.out" >&2; ts_fail "promtool check metrics $1"; }
+}
+
+echo '{"format": "alignprobe-verdicts", "version": 1, "models": [' > "$TS_TMP/lib/corrupt.json"
+echo '{"format": "alignprobe-verdicts", "version": 9, "models": []}' > "$TS_TMP/lib/newer.json"
+echo '{"format": "alignprobe-verdicts", "version": 1, "models": []}' > "$TS_TMP/lib/ok.json"
+touch -d @1700000000 "$TS_TMP/lib/corrupt.json"
+for state in missing corrupt newer ok; do
+	store=$TS_TMP/lib/$state.json
+	rm -f "$prom"
+	want=2
+	[ "$state" = ok ] && want=4
+	ts_run_rc $want "$ALIGNPROBE" check -q --verdicts="$store" --prometheus "$prom" "$dev"
+	[ -f "$prom" ] || ts_fail "$state store: no metrics file"
+	promcheck "$prom"
+	for s in ok missing unreadable corrupt newer; do
+		v=0
+		[ "$s" = "$state" ] && v=1
+		expect "$prom" "alignprobe_verdict_store_state{store=\"$store\",state=\"$s\"}" $v
+	done
+	# the disk was still checked, by the 4 KiB rule: 63 is misaligned
+	expect "$prom" "alignprobe_check_success{device=\"$dev\"}" 1
+	expect "$prom" "alignprobe_check_exit_status{device=\"$dev\"}" 4
+	expect "$prom" "alignprobe_partition_aligned{device=\"$dev\",partition=\"1\"}" 0
+	expect "$prom" "alignprobe_check_rule_info{device=\"$dev\",rule=\"minimum_4k\",basis=\"reported\"}" 1
+	if [ "$state" != ok ]; then
+		grep -q "^alignprobe check: --verdicts: $store: .*; the disks are checked without it$" \
+			"$TS_TMP/err" || ts_fail "$state store: $(cat "$TS_TMP/err")"
+	fi
+done
+# its age: the file's mtime; the models it holds when it was read
+expect "$prom" "alignprobe_verdict_store_models{store=\"$TS_TMP/lib/ok.json\"}" 0
+ts_run_rc 2 "$ALIGNPROBE" check -q --verdicts="$TS_TMP/lib/corrupt.json" --prometheus "$prom" "$dev"
+expect "$prom" "alignprobe_verdict_store_mtime_seconds{store=\"$TS_TMP/lib/corrupt.json\"}" 1700000000
+grep -q '^alignprobe_verdict_store_models' "$prom" && ts_fail "models of a corrupt store"
+# without --prometheus the same: an error, the disk still judged
+ts_run_rc 2 "$ALIGNPROBE" check --verdicts="$TS_TMP/lib/newer.json" "$dev"
+grep -q "written by a newer alignprobe" "$TS_TMP/err" || ts_fail "newer: $(cat "$TS_TMP/err")"
+grep -q "^ 1 *63 " "$TS_TMP/out" || ts_fail "newer store: the disk was not checked"
+
+# 0644 whatever the umask, new file or old
+rm -f "$prom"
+(umask 077 && "$ALIGNPROBE" check -q --prometheus "$prom" "$dev") > /dev/null 2>&1
+ts_assert_eq 644 "$(stat -c %a "$prom")" "the metrics file's mode under umask 077 (new)"
+chmod 600 "$prom"
+(umask 077 && "$ALIGNPROBE" check -q --prometheus "$prom" "$dev") > /dev/null 2>&1
+ts_assert_eq 644 "$(stat -c %a "$prom")" "the metrics file's mode under umask 077 (replaced)"
+
+# SIGTERM while the temporary file exists: it is removed, the old file kept
+sum=$(ts_checksum "$prom")
+ALIGNPROBE_TEST_OUTFILE_HOLD=1 "$ALIGNPROBE" check -q --prometheus "$prom" "$dev" \
+	> /dev/null 2> "$TS_TMP/hold.err" &
+pid=$!
+ts_bg_pid "$pid"
+tmpfile() { ls -A "$dir" | grep -q '^\.alignprobe\.prom\.'; }
+ts_wait_for -p "$pid" "the temporary file" tmpfile || ts_fail "no temporary file: $(cat "$TS_TMP/hold.err")"
+kill -TERM "$pid"
+rc=0
+wait "$pid" || rc=$?
+ts_assert_eq 143 "$rc" "exit status after SIGTERM"
+ts_assert_eq "alignprobe.prom" "$(ls -A "$dir")" "files after SIGTERM"
+ts_assert_eq "$sum" "$(ts_checksum "$prom")" "the old file after SIGTERM"
+ts_pass
