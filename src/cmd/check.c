@@ -93,7 +93,9 @@ static void __attribute__((noreturn)) usage(void)
 	      "     --verdicts[=FILE]  without a probe of the disk, the verdict store's\n"
 	      "                        verdict for its model decides (default\n"
 	      "                        $ALIGNPROBE_VERDICTS or " AP_VSTORE_DEFAULT ");\n"
-	      "                        conflicting verdicts: none, the disk is unproven\n"
+	      "                        conflicting verdicts: none, the disk is unproven;\n"
+	      "                        repeatable: per model the first store that holds\n"
+	      "                        it decides (the host's own first, a fleet's after)\n"
 	      "     --prometheus FILE  also write the results for node_exporter's textfile\n"
 	      "                        collector (atomically), every device in one file\n"
 	      "     --sector-size <size>\n"
@@ -284,8 +286,14 @@ static int parse_args(struct check *c, int argc, char **argv)
 			c->geometry_any = true;
 			break;
 		case OPT_VERDICTS:
+			if (c->nverdict_files == AP_ARRAY_SIZE(c->verdict_files)) {
+				ap_usage_error(CMD, "--verdicts: at most %zu stores",
+					       AP_ARRAY_SIZE(c->verdict_files));
+				return AP_EXIT_USAGE;
+			}
 			c->verdicts = true;
-			c->verdicts_file = optarg;
+			/* resolved in prepare(): no FILE is the default store */
+			c->verdict_files[c->nverdict_files++] = optarg;
 			break;
 		case OPT_PROMETHEUS:
 			c->prometheus = optarg;
@@ -496,19 +504,36 @@ static int prepare(struct check *c, struct ap_vstore *store, struct ap_outfile *
 	/* a disk named twice (a link to it, say) is checked once: one series each */
 	c->ndevices = ap_dedupe_devices(CMD, c->devices, c->ndevices, c->quiet);
 	if (c->verdicts) {
-		c->verdicts_file = ap_vstore_path(c->verdicts_file);
-		c->store_rc = ap_vstore_load(c->verdicts_file, store, &e);
-		if (c->store_rc) {
-			/*
-			 * Missing, unreadable, corrupt, newer: an error (2), but
-			 * the disks are still checked, as without --verdicts, and
-			 * the metrics say what is wrong with the store.
-			 */
-			ap_warnx(CMD, "--verdicts", "%s; the disks are checked without it", e.msg);
-			c->verdicts = false;
-		} else {
-			c->store = store;
+		for (i = 0; i < c->nverdict_files; i++)
+			c->verdict_files[i] = ap_vstore_path(c->verdict_files[i]);
+		c->verdicts_file = c->verdict_files[0];
+		/* each layer's state for the metrics; one bad layer: none is used */
+		for (i = 0; i < c->nverdict_files; i++) {
+			struct ap_vstore one;
+
+			c->store_rcs[i] = ap_vstore_load(c->verdict_files[i], &one, &e);
+			if (c->store_rcs[i] == 0)
+				c->store_models[i] = one.nmodels;
+			ap_vstore_free(&one);
+			if (c->store_rcs[i] && !c->store_rc) {
+				c->store_rc = c->store_rcs[i];
+				/*
+				 * Missing, unreadable, corrupt, newer: an error
+				 * (2), but the disks are still checked, as
+				 * without --verdicts, and the metrics say what
+				 * is wrong with the store.
+				 */
+				ap_warnx(CMD, "--verdicts", "%s; the disks are checked without it",
+					 e.msg);
+			}
 		}
+		if (!c->store_rc)
+			c->store_rc = ap_vstore_load_layers(c->verdict_files, c->nverdict_files,
+							    store, &e);
+		if (c->store_rc)
+			c->verdicts = false;
+		else
+			c->store = store;
 	}
 	if (c->prometheus)
 		return ap_fleet_prom_open(CMD, prom, c->prometheus);
@@ -569,8 +594,9 @@ int ap_cmd_check(int argc, char **argv)
 		goto out;
 	if (c.prometheus) {
 		metrics = ap_prom_new();
-		if (c.verdicts_file)
-			ap_fleet_prom_store(metrics, c.verdicts_file, c.store_rc, store.nmodels);
+		for (i = 0; i < c.nverdict_files; i++)
+			ap_fleet_prom_store(metrics, c.verdict_files[i], c.store_rcs[i],
+					    c.store_models[i]);
 	}
 	if (c.store_rc)
 		worst = ap_exit_for_errno(c.store_rc);	/* missing, unreadable, corrupt: 2 */

@@ -118,10 +118,14 @@ struct check {
 	size_t ncols;
 	char **devices;			/* every DEVICE|IMAGE given */
 	size_t ndevices;
-	const char *verdicts_file;	/* --verdicts[=FILE], resolved */
+	const char *verdicts_file;	/* the store of the disk's model (else the first) */
+	const char *verdict_files[16];	/* every --verdicts[=FILE], resolved, in order */
+	size_t nverdict_files;
 	bool verdicts;
 	const struct ap_vstore *store;	/* loaded once, before the first device */
-	int store_rc;			/* its ap_vstore_load(): 0 or -errno */
+	int store_rcs[16];		/* each one's ap_vstore_load(): 0 or -errno */
+	size_t store_models[16];	/* and the models it holds */
+	int store_rc;			/* the first of them that failed, or 0 */
 	const char *prometheus;		/* --prometheus FILE */
 	bool headings_done;		/* -r/--csv: one heading for every device */
 

@@ -257,6 +257,10 @@ static struct json_object *model_verdict_json(const struct check *c)
 		return NULL;
 	o = json_object_new_object();
 	json_object_object_add(o, "store", json_object_new_string(c->verdicts_file));
+	a = json_object_new_array();
+	for (i = 0; i < c->nverdict_files; i++)
+		json_object_array_add(a, json_object_new_string(c->verdict_files[i]));
+	json_object_object_add(o, "stores", a);
 	json_object_object_add(o, "state", json_object_new_string(mv_names[c->mv.state]));
 	mo = NULL;
 	if (c->have_id && c->id.model) {

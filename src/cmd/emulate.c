@@ -89,7 +89,7 @@ enum {
 static const char *const speckeys[] = {
 	"size", "phys", "lowest-aligned", "lba", "rmw-cost", "base-cost", "jitter", "seed",
 	"write-cache", "fail-lba", "fail-count", "fail-after", "image", "flush-cost",
-	"profile", "logical",
+	"profile", "logical", "drive-model",
 };
 
 static void usage(void)
@@ -110,6 +110,8 @@ static void usage(void)
 	       "                              honest-512n [simple]\n"
 	       "     --size <size>            capacity [1G]\n"
 	       "     --logical <bytes>        logical sector the device reports, 512..4096 [512]\n"
+	       "     --drive-model <name>     the model the drive states, for the verdict store\n"
+	       "                              [EMU-<PROFILE>, vendor ALIGNPROBE]\n"
 	       "     --phys <bytes>           hidden physical sector, 512..64K [4096]\n"
 	       "     --lowest-aligned <lba>   first aligned LBA, 0..phys/512-1 [0] (alias --lba)\n"
 	       "     --rmw-cost <time>        cost of a partial-sector write [8ms]\n"
@@ -264,6 +266,7 @@ static int parse_args(struct emulate_ctl *c, int argc, char **argv)
 		{ "flush-cost",     required_argument, NULL, OPT_SPECKEY + 13 },
 		{ "profile",        required_argument, NULL, OPT_SPECKEY + 14 },
 		{ "logical",        required_argument, NULL, OPT_SPECKEY + 15 },
+		{ "drive-model",    required_argument, NULL, OPT_SPECKEY + 16 },
 		AP_OUT_LONGOPTS,
 		{ "help",    no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },

@@ -294,6 +294,8 @@ int sweep_report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
 			return rc;
 		}
 		o = ap_sweep_doc_to_json(doc, v, sweep_starts_json(&cs, st, n), stopped);
+		if (c->id.size)	/* the disk measured (verdicts merge reads it) */
+			json_object_object_add(o, "identity", ap_identity_to_json(&c->id));
 		if (ap_out_json_print(stdout, o) != 0) {
 			ap_warnx(CMD, NULL, "write error on standard output");
 			rc = AP_EXIT_FAILURE;

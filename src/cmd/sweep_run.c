@@ -100,6 +100,8 @@ static void save_doc(struct sweep_cmd *c, const struct ap_sweep_run *run, const 
 	ap_cols_init(&cs, NULL, infos, AP_ARRAY_SIZE(infos), NULL, 0,
 		     json_cols, AP_ARRAY_SIZE(json_cols));
 	o = ap_sweep_doc_to_json(&d, v, sweep_starts_json(&cs, st, n), stopped);
+	if (c->id.size)
+		json_object_object_add(o, "identity", ap_identity_to_json(&c->id));
 	if (ap_sweep_json_save(&c->save_out, o, &e) != 0 && c->save_errors++ == 0) {
 		ap_progress_clear(&c->pg);
 		ap_warnx(CMD, NULL, "--save: %s", e.msg);
@@ -429,14 +431,17 @@ static int plan(struct sweep_cmd *c, uint64_t *part_sectors)
 	return 0;
 }
 
-/* --record: the disk's identity, which must state a model. 0 or an exit code. */
+/*
+ * The disk's identity, for the results ("identity", which verdicts merge
+ * reads) and --record, which needs a model. 0 or an exit code.
+ */
 static int record_identity(struct sweep_cmd *c)
 {
 	struct ap_error e = { 0 };
 
 	if (ap_identity_read_path(c->disk, NULL, &c->id, &e) != 0)
-		return ap_err_error(CMD, c->disk, &e);
-	return ap_fleet_record_check_disk(CMD, c->disk, &c->id);
+		return c->record_set ? ap_err_error(CMD, c->disk, &e) : 0;
+	return c->record_set ? ap_fleet_record_check_disk(CMD, c->disk, &c->id) : 0;
 }
 
 int sweep_run_device(struct sweep_cmd *c)
@@ -452,7 +457,7 @@ int sweep_run_device(struct sweep_cmd *c)
 		return rc;
 	c->disk = t.dev ? t.dev : c->device;
 	rc = plan(c, &part_sectors);
-	if (!rc && c->record_set)
+	if (!rc)
 		rc = record_identity(c);
 	if (!rc)
 		rc = ap_cmd_confirm(CMD, c->device, &t, &so, NULL);
@@ -501,7 +506,7 @@ int sweep_run_emulated(struct sweep_cmd *c)
 		return rc;
 	c->disk = ap_emu_device(emu);
 	rc = ap_sig_pending() ? AP_EXIT_SIGNAL_BASE + ap_sig_pending() : plan(c, &part_sectors);
-	if (!rc && c->record_set)
+	if (!rc)
 		rc = record_identity(c);
 	if (!rc) {
 		c->params = make_params(c, part_sectors);

@@ -105,27 +105,15 @@ static void read_loop(int fd, const char *whole, struct ap_disk_identity *id)
 	}
 }
 
-/*
- * The test seam (as e2fsprogs' MKE2FS_DEVICE_SECTSIZE fakes topology): a
- * loop device states no vendor, model or revision, so tests state them in
- * ALIGNPROBE_TEST_IDENTITY_<name>=VENDOR:MODEL:REVISION[:SERIAL], <name>
- * the disk's kernel name ("loop7"; its partitions are the disk's). An
- * empty field states nothing. Only loop devices: a real disk's identity
- * is never taken from the environment.
- */
-static void read_test_seam(const char *whole, struct ap_disk_identity *id)
+/* VENDOR:MODEL:REVISION[:SERIAL] into @id; an empty field states nothing. */
+static void apply_stated(const char *v, struct ap_disk_identity *id)
 {
 	char **fields[] = { &id->vendor, &id->model, &id->revision, &id->serial };
-	const char *name = strrchr(whole, '/'), *v;
-	char *var, *copy, *p;
+	char *copy, *p;
 	size_t i;
 
-	ap_xasprintf(&var, "ALIGNPROBE_TEST_IDENTITY_%s", name ? name + 1 : whole);
-	v = getenv(var);
-	free(var);
-	if (!v || !*v)
-		return;
 	copy = ap_xstrdup(v);
+	copy[strcspn(copy, "\n")] = '\0';
 	p = copy;
 	for (i = 0; p && i < AP_ARRAY_SIZE(fields); i++) {
 		char *next = strchr(p, ':');
@@ -139,6 +127,53 @@ static void read_test_seam(const char *whole, struct ap_disk_identity *id)
 		p = next;
 	}
 	free(copy);
+}
+
+/*
+ * The test seam (as e2fsprogs' MKE2FS_DEVICE_SECTSIZE fakes topology): a
+ * loop device states no vendor, model or revision, so tests state them in
+ * ALIGNPROBE_TEST_IDENTITY_<name>=VENDOR:MODEL:REVISION[:SERIAL], <name>
+ * the disk's kernel name ("loop7"; its partitions are the disk's). An
+ * empty field states nothing. Only loop devices: a real disk's identity
+ * is never taken from the environment.
+ */
+static void read_test_seam(const char *whole, struct ap_disk_identity *id)
+{
+	const char *name = strrchr(whole, '/'), *v;
+	char *var;
+
+	ap_xasprintf(&var, "ALIGNPROBE_TEST_IDENTITY_%s", name ? name + 1 : whole);
+	v = getenv(var);
+	free(var);
+	if (v && *v)
+		apply_stated(v, id);
+}
+
+/*
+ * A loop device over alignprobe's emulated drive ("<workdir>/mnt/disk",
+ * <workdir> an "alignprobe-emu.*" directory): the identity the emulator
+ * wrote beside it, <workdir>/identity (see ap_emu_drive_model()). Nothing
+ * for any other backing file.
+ */
+static void read_emulated(struct ap_disk_identity *id)
+{
+	const char *suffix = "/mnt/disk", *b = id->backing_file, *wd;
+	size_t n = b ? strlen(b) : 0, k = strlen(suffix);
+	char *dir, *path, *line;
+
+	if (n <= k || strcmp(b + n - k, suffix) != 0)
+		return;
+	dir = ap_xstrndup(b, n - k);
+	wd = strrchr(dir, '/');
+	if (wd && strncmp(wd + 1, "alignprobe-emu.", 15) == 0) {
+		ap_xasprintf(&path, "%s/identity", dir);
+		line = ap_read_line(path);
+		if (line && *line)
+			apply_stated(line, id);
+		free(line);
+		free(path);
+	}
+	free(dir);
 }
 
 /* What sysfs did not say, from the drive's own ATA IDENTIFY. */
@@ -219,8 +254,10 @@ int ap_identity_read(int fd, struct ap_disk_identity *id, struct ap_error *e)
 	id->revision = attr_first(whole, revs, AP_ARRAY_SIZE(revs));
 	id->uuid = attr_first(whole, uuids, AP_ARRAY_SIZE(uuids));
 	read_loop(fd, whole, id);
-	if (id->loop)
-		read_test_seam(whole, id);
+	if (id->loop) {
+		read_emulated(id);
+		read_test_seam(whole, id);	/* a test's statement wins */
+	}
 	else
 		read_ata(fd, id);
 	free(whole);

@@ -794,6 +794,8 @@ int ap_emu_attach(const struct ap_emu_spec *spec, struct ap_emu **out, struct ap
 	if (rc)
 		goto fail;
 	rc = ap_emu_workdir_make_backing(workdir, &s, e);
+	if (!rc)
+		rc = ap_emu_workdir_write_identity(workdir, &s, e);
 	if (rc)
 		goto fail;
 	shm = ap_emu_shm_create(workdir, &s, e);

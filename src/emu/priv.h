@@ -10,6 +10,7 @@
  *	stats		struct ap_emu_shm, mmap'd shared: parameters and counters;
  *			the server holds an exclusive flock() on it while alive
  *	log		the server's stderr
+ *	identity	VENDOR:MODEL:REVISION:SERIAL the drive states (identity.c reads it)
  * The loop device's sysfs backing_file ("<workdir>/mnt/disk") leads from the
  * device to its work directory.
  */
@@ -77,6 +78,8 @@ char *ap_emu_state_dir_real(void);
 char *ap_emu_workdir_state_dir(const char *workdir);	/* which one registered it */
 int ap_emu_workdir_write_state_dir(const char *workdir, struct ap_error *e);
 int ap_emu_workdir_make_backing(const char *workdir, struct ap_emu_spec *s, struct ap_error *e);
+int ap_emu_workdir_write_identity(const char *workdir, const struct ap_emu_spec *s,
+				  struct ap_error *e);
 
 /* spec.c: s->image opened, the spec validated: fd or -errno. */
 int ap_emu_image_open(struct ap_emu_spec *s, struct ap_error *e);

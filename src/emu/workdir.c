@@ -21,7 +21,7 @@
 /* Remove the work directory's files and itself: 0, or -errno when it stays. */
 int ap_emu_workdir_remove(const char *workdir)
 {
-	static const char *const files[] = { "backing", "stats", "log", "statedir" };
+	static const char *const files[] = { "backing", "stats", "log", "statedir", "identity" };
 	char *path;
 	size_t i;
 	int rc = 0;
@@ -83,6 +83,26 @@ int ap_emu_workdir_write_state_dir(const char *workdir, struct ap_error *e)
 		close(fd);
 	free(path);
 	free(dir);
+	return rc;
+}
+
+/* Who the drive says it is (see ap_emu_drive_model()), for the identity reader. */
+int ap_emu_workdir_write_identity(const char *workdir, const struct ap_emu_spec *s,
+				  struct ap_error *e)
+{
+	char model[64], *path, *line;
+	int fd, rc = 0;
+
+	ap_emu_drive_model(s, model, sizeof(model));
+	ap_xasprintf(&line, "%s:%s::\n", AP_EMU_VENDOR, model);
+	ap_xasprintf(&path, "%s/identity", workdir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 || ap_pwrite_all(fd, line, strlen(line), 0) != 0)
+		rc = ap_error_set(e, errno, "cannot write %s: %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	free(line);
 	return rc;
 }
 
