@@ -9,8 +9,11 @@
 # (fails naming the cause), all of them with a blank disk and a missing one
 # (a line each), the disks unchanged afterwards; what the role registers
 # (tests/ansible/report.yml); the role's choice of disks on made-up hosts
-# (tests/ansible/select.yml) and on this one (no loop device, not the root
-# disk); --syntax-check and ansible-lint.
+# (tests/ansible/select.yml: refused where the system disks are not known
+# for sure) and on this one (no loop device, not the root disk); a string
+# where a list is wanted; the fleet loop on emulated drives of three
+# "hosts", idempotent (tests/ansible/fleet.sh); --syntax-check and
+# ansible-lint.
 #
 #   tests/ansible/run.sh              the build tree's alignprobe (not installed
 #                                     by the role), the role in contrib/ansible
@@ -164,9 +167,10 @@ play aligned 0 -e "$(disks "$aligned")" "$playbook"
 grep -Eq 'localhost +: ok=[0-9]+ +changed=0 +unreachable=0 +failed=0' "$TS_TMP/aligned.out" ||
 	{ cat "$TS_TMP/aligned.out" >&2; ts_fail "aligned: the recap is not ok, unchanged"; }
 if [ -n "$deb" ]; then
-	# installed already: the .deb and the apt package name both leave it
-	grep -q '^ok: \[localhost\]' <(sed -n '/^TASK \[alignprobe : Install the .deb\]/,/^$/p' "$TS_TMP/aligned.out") ||
-		{ cat "$TS_TMP/aligned.out" >&2; ts_fail "aligned: the installed .deb was not ok"; }
+	# installed already: the .deb is not even copied again (its version is
+	# the installed one), and the apt package name leaves it too
+	grep -q '^skipping: \[localhost\]' <(sed -n '/^TASK \[alignprobe : Copy the .deb to the host\]/,/^$/p' "$TS_TMP/aligned.out") ||
+		{ cat "$TS_TMP/aligned.out" >&2; ts_fail "aligned: the .deb was copied again"; }
 	the_play -e "$(disks "$aligned")" "$playbook" > "$TS_TMP/byname.out" 2>&1 ||
 		{ cat "$TS_TMP/byname.out" >&2; ts_fail "by name: the play failed"; }
 	grep -q '^ok: \[localhost\]' <(sed -n '/^TASK \[alignprobe : Install the alignprobe package from the apt repositories\]/,/^$/p' "$TS_TMP/byname.out") ||
@@ -248,4 +252,10 @@ if jq -e '.discovered == []' "$TS_TMP/discovered.json" >/dev/null; then
 	grep -qF 'alignprobe: no disk to check (system disks: ' "$TS_TMP/none.out" ||
 		{ cat "$TS_TMP/none.out" >&2; ts_fail "none: no message"; }
 fi
+
+# ---- a string where a list is wanted: one disk (argument_specs converts) ----
+play string 0 -e alignprobe_disks="$aligned" "$playbook"
+
+# ---- the fleet loop ----
+. "$top_srcdir/tests/ansible/fleet.sh"
 ts_pass
