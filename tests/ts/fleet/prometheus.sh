@@ -39,26 +39,7 @@ parted -s "$f4k" mklabel gpt mkpart primary 1MiB 16MiB >/dev/null 2>&1 || ts_fai
 blockdev --flushbufs "$f4k" 2>/dev/null
 fgn=$(ts_loop_attach "$TS_TMP/foreign.img")
 
-# promtool's parser and linter; its findings are the test's failure
-promcheck() {
-	promtool check metrics < "$1" > "$TS_TMP/promtool.out" 2>&1 ||
-		{ cat "$TS_TMP/promtool.out" >&2; ts_fail "promtool check metrics $1"; }
-	[ -s "$TS_TMP/promtool.out" ] && { cat "$TS_TMP/promtool.out" >&2; ts_fail "promtool lint: $1"; }
-	return 0
-}
-
-# value FILE 'series{labels}': the sample's value, exactly as written
-value() {
-	# (through the environment: awk -v would undo the escapes)
-	S="$2" awk 'index($0, ENVIRON["S"] " ") == 1 { print substr($0, length(ENVIRON["S"]) + 2) }' "$1"
-}
-
-# expect FILE 'series{labels}' VALUE
-expect() {
-	local got
-	got=$(value "$1" "$2")
-	[ "$got" = "$3" ] || { cat "$1" >&2; ts_fail "$2: expected $3, got '${got:-nothing}'"; }
-}
+. "$top_srcdir/tests/ts/fleet/prom-lib.sh"	# promcheck, value, expect
 
 # the path is refused before any device is read
 ts_run_rc 2 "$ALIGNPROBE" check --prometheus "$TS_TMP/nodir/x.prom" "$al"

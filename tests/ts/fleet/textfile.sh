@@ -22,18 +22,7 @@ printf 'label: dos\nstart=63,size=20480\nstart=22528,size=20480\n' |
 	sfdisk -q --no-reread --no-tell-kernel "$TS_TMP/d.img" >/dev/null || ts_fail "sfdisk"
 dev=$(ts_loop_attach "$TS_TMP/d.img")
 
-value() {
-	S="$2" awk 'index($0, ENVIRON["S"] " ") == 1 { print substr($0, length(ENVIRON["S"]) + 2) }' "$1"
-}
-expect() {
-	local got
-	got=$(value "$1" "$2")
-	[ "$got" = "$3" ] || { cat "$1" >&2; ts_fail "$2: expected $3, got '${got:-nothing}'"; }
-}
-promcheck() {
-	promtool check metrics < "$1" > "$TS_TMP/promtool.out" 2>&1 ||
-		{ cat "$TS_TMP/promtool.out" >&2; ts_fail "promtool check metrics $1"; }
-}
+. "$top_srcdir/tests/ts/fleet/prom-lib.sh"	# promcheck, value, expect
 
 echo '{"format": "alignprobe-verdicts", "version": 1, "models": [' > "$TS_TMP/lib/corrupt.json"
 echo '{"format": "alignprobe-verdicts", "version": 9, "models": []}' > "$TS_TMP/lib/newer.json"
