@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # check --prometheus never goes dark: with --verdicts and a store that is
-# missing, corrupt or written by a newer alignprobe, the disks are still
+# missing, corrupt, unreadable or written by a newer alignprobe (also as
+# one of several layers), the disks are still
 # checked (as without a store), the file is written and says the store's
 # state and age (alignprobe_verdict_store_state, _mtime_seconds), and the
 # exit status is 2. The file is 0644 whatever the umask (node_exporter reads
@@ -27,8 +28,9 @@ dev=$(ts_loop_attach "$TS_TMP/d.img")
 echo '{"format": "alignprobe-verdicts", "version": 1, "models": [' > "$TS_TMP/lib/corrupt.json"
 echo '{"format": "alignprobe-verdicts", "version": 9, "models": []}' > "$TS_TMP/lib/newer.json"
 echo '{"format": "alignprobe-verdicts", "version": 1, "models": []}' > "$TS_TMP/lib/ok.json"
+mkdir "$TS_TMP/lib/unreadable.json"	# a directory: it cannot be read
 touch -d @1700000000 "$TS_TMP/lib/corrupt.json"
-for state in missing corrupt newer ok; do
+for state in missing corrupt newer unreadable ok; do
 	store=$TS_TMP/lib/$state.json
 	rm -f "$prom"
 	want=2
@@ -56,6 +58,24 @@ expect "$prom" "alignprobe_verdict_store_models{store=\"$TS_TMP/lib/ok.json\"}" 
 ts_run_rc 2 "$ALIGNPROBE" check -q --verdicts="$TS_TMP/lib/corrupt.json" --prometheus "$prom" "$dev"
 expect "$prom" "alignprobe_verdict_store_mtime_seconds{store=\"$TS_TMP/lib/corrupt.json\"}" 1700000000
 grep -q '^alignprobe_verdict_store_models' "$prom" && ts_fail "models of a corrupt store"
+# layers: each has its series; one bad layer and none is used (the disk's
+# model has a verdict in the good one: used alone, not beside a bad one)
+export "ALIGNPROBE_TEST_IDENTITY_${dev#/dev/}=ACME:Textfile Disk:1.0:S1"
+cat > "$TS_TMP/lib/model.json" <<'JSON'
+{"format": "alignprobe-verdicts", "version": 1, "models": [
+ {"vendor": "ACME", "model": "Textfile Disk", "revision": "1.0", "verdicts": [
+  {"logical_sector": 512, "physical_sector": 4096, "lowest_aligned_lba": 0, "sensitive": true,
+   "examples": [{"serial": "S0", "wwn": null, "device": "/dev/sdz", "host": "h", "source": "probe",
+                 "recorded": "2026-01-01T00:00:00Z", "confidence": 0.999, "runs": 1}]}]}]}
+JSON
+ts_run_rc 4 "$ALIGNPROBE" check -q --verdicts="$TS_TMP/lib/model.json" --prometheus "$prom" "$dev"
+expect "$prom" "alignprobe_check_rule_info{device=\"$dev\",rule=\"model_verdict\",basis=\"model\"}" 1
+ts_run_rc 2 "$ALIGNPROBE" check -q --verdicts="$TS_TMP/lib/model.json" --verdicts="$TS_TMP/lib/newer.json" \
+	--prometheus "$prom" "$dev"
+expect "$prom" "alignprobe_verdict_store_state{store=\"$TS_TMP/lib/model.json\",state=\"ok\"}" 1
+expect "$prom" "alignprobe_verdict_store_state{store=\"$TS_TMP/lib/newer.json\",state=\"newer\"}" 1
+expect "$prom" "alignprobe_check_rule_info{device=\"$dev\",rule=\"minimum_4k\",basis=\"reported\"}" 1
+unset "ALIGNPROBE_TEST_IDENTITY_${dev#/dev/}"
 # without --prometheus the same: an error, the disk still judged
 ts_run_rc 2 "$ALIGNPROBE" check --verdicts="$TS_TMP/lib/newer.json" "$dev"
 grep -q "written by a newer alignprobe" "$TS_TMP/err" || ts_fail "newer: $(cat "$TS_TMP/err")"
