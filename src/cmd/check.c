@@ -594,9 +594,15 @@ int ap_cmd_check(int argc, char **argv)
 		goto out;
 	if (c.prometheus) {
 		metrics = ap_prom_new();
-		for (i = 0; i < c.nverdict_files; i++)
-			ap_fleet_prom_store(metrics, c.verdict_files[i], c.store_rcs[i],
-					    c.store_models[i]);
+		for (i = 0; i < c.nverdict_files; i++) {
+			size_t j;
+
+			for (j = 0; j < i && strcmp(c.verdict_files[j], c.verdict_files[i]); j++)
+				;
+			if (j == i)	/* a store given twice has its series once */
+				ap_fleet_prom_store(metrics, c.verdict_files[i], c.store_rcs[i],
+						    c.store_models[i]);
+		}
 	}
 	if (c.store_rc)
 		worst = ap_exit_for_errno(c.store_rc);	/* missing, unreadable, corrupt: 2 */

@@ -76,6 +76,11 @@ expect "$prom" "alignprobe_verdict_store_state{store=\"$TS_TMP/lib/model.json\",
 expect "$prom" "alignprobe_verdict_store_state{store=\"$TS_TMP/lib/newer.json\",state=\"newer\"}" 1
 expect "$prom" "alignprobe_check_rule_info{device=\"$dev\",rule=\"minimum_4k\",basis=\"reported\"}" 1
 unset "ALIGNPROBE_TEST_IDENTITY_${dev#/dev/}"
+# a store given twice: its series once (a duplicate series aborted the run)
+ts_run_rc 4 "$ALIGNPROBE" check -q --verdicts="$TS_TMP/lib/ok.json" --verdicts="$TS_TMP/lib/ok.json" \
+	--prometheus "$prom" "$dev"
+promcheck "$prom"
+ts_assert_eq 5 "$(grep -c '^alignprobe_verdict_store_state{' "$prom")" "store series of a store given twice"
 # without --prometheus the same: an error, the disk still judged
 ts_run_rc 2 "$ALIGNPROBE" check --verdicts="$TS_TMP/lib/newer.json" "$dev"
 grep -q "written by a newer alignprobe" "$TS_TMP/err" || ts_fail "newer: $(cat "$TS_TMP/err")"
