@@ -433,6 +433,7 @@ static int run(struct check *c)
 		check_report_unshown(c);
 	nerr = ap_ptable_nerrors(&c->pt);
 	report_partitions(c);
+	check_next_steps(c);
 	if (c->nmisaligned && !c->quiet && c->g.rule == AP_RULE_MINIMUM_4K)
 		check_warn(c, "note: %s; a probe verdict (--geometry)%s decides otherwise", c->g.reason,
 		      c->mv.state == MV_CONFLICT ? " of this disk" : " or --trust-reported");
@@ -457,6 +458,7 @@ static int run(struct check *c)
 				printf("\n%zu of %zu partition%s aligned to %s.\n",
 				       c->nchecked - c->nmisaligned, c->nchecked,
 				       c->nchecked == 1 ? "" : "s", desc);
+			check_print_next_steps(c);
 		}
 	}
 	if (ap_out_flush(stdout) != 0)	/* a reader gone (| head) is no error */
@@ -572,6 +574,7 @@ static int check_one(struct check *base, const char *dev, struct ap_prom *metric
 	ap_ptable_free(&c.pt);
 	ap_topology_free(&c.topo);
 	ap_identity_free(&c.id);
+	ap_next_steps_free(&c.next);
 	return rc;
 }
 

@@ -8,6 +8,7 @@
  *                   verdict store's (--verdicts), and the rule that decides
  *   check_report.c  what is printed: the table, the topology, JSON, the
  *                   advice for a foreign sector size, --prometheus
+ *   check_next.c    what to run next for each misaligned partition
  */
 #ifndef AP_CMD_CHECK_H
 #define AP_CMD_CHECK_H
@@ -18,6 +19,7 @@
 
 #include "device/geometry.h"
 #include "device/identity.h"
+#include "device/nextsteps.h"
 #include "device/ptable.h"
 #include "device/topology.h"
 #include "fleet/prom.h"
@@ -138,6 +140,7 @@ struct check {
 	bool have_id;
 	struct model_verdict mv;
 	struct json_object *doc;	/* -J: this device's document */
+	struct ap_next_steps next;	/* what to run next (check_next.c) */
 };
 
 /* The verdicts on one partition (check_judge()). */
@@ -160,6 +163,10 @@ void check_describe_geometry(const struct ap_geometry *g, char *buf, size_t sz);
 void check_report_conflict(const struct check *c);
 void check_report_unshown(const struct check *c);
 int check_build_geometries(struct check *c);
+
+/* check_next.c */
+void check_next_steps(struct check *c);
+void check_print_next_steps(const struct check *c);
 
 /* check_report.c */
 void check_build_json(struct check *c, bool aligned);

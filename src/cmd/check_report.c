@@ -369,6 +369,7 @@ void check_build_json(struct check *c, bool aligned)
 	ap_row_free(&r);
 	json_object_object_add(doc, "partitions", a);
 	json_object_object_add(doc, "misaligned", ap_json_u64(c->nmisaligned));
+	json_object_object_add(doc, "next_steps", ap_next_steps_to_json(&c->next));
 	json_object_object_add(doc, "aligned", json_object_new_boolean(aligned));
 	c->doc = doc;
 }

@@ -321,6 +321,7 @@ static int do_list(struct vcmd *c)
 {
 	struct ap_vstore s;
 	struct libscols_table *tb;
+	struct json_object *rows;
 	struct ap_error e = { 0 };
 	struct ap_cols cs;
 	struct ap_row r;
@@ -338,26 +339,39 @@ static int do_list(struct vcmd *c)
 	rc = load_layers(c, &s);
 	if (rc)
 		return rc;
+	/* -J: every column's documented key (-o: the columns selected) */
 	ap_cols_init(&cs, &c->out, infos, AP_ARRAY_SIZE(infos), c->cols, c->ncols, NULL, 0);
-	tb = ap_cols_table_new(&cs, "verdicts");
+	tb = c->out.json ? NULL : ap_cols_table_new(&cs, "verdicts");
+	rows = c->out.json ? json_object_new_array() : NULL;
 	ap_row_init(&r, &cs);
-	for (i = 0; tb && i < s.nmodels; i++) {
+	for (i = 0; (tb || rows) && i < s.nmodels; i++) {
 		for (k = 0; k < s.models[i].nverdicts; k++) {
 			fill_row(c, &r, &s.models[i], k, verdict_in_conflict(&s.models[i], k));
-			if (ap_row_add_line(&r, tb) != 0) {
+			if (rows)
+				json_object_array_add(rows, ap_row_json(&r));
+			else if (ap_row_add_line(&r, tb) != 0)
 				rc = AP_EXIT_FAILURE;
-				break;
-			}
 		}
 	}
 	ap_row_free(&r);
-	if (!tb || rc) {
+	if ((!tb && !rows) || rc) {
 		ap_warnx(CMD, NULL, "out of memory");
 		rc = AP_EXIT_FAILURE;
+	} else if (rows) {
+		struct json_object *doc = json_object_new_object();
+
+		json_object_object_add(doc, "verdicts", rows);
+		rows = NULL;
+		if (ap_out_json_print(stdout, doc) != 0) {
+			ap_warnx(CMD, NULL, "write error on standard output");
+			rc = AP_EXIT_FAILURE;
+		}
+		json_object_put(doc);
 	} else if (ap_out_print(&c->out, tb) != 0) {
 		ap_warnx(CMD, NULL, "write error on standard output");
 		rc = AP_EXIT_FAILURE;
 	}
+	json_object_put(rows);
 	scols_unref_table(tb);
 	ap_vstore_free(&s);
 	return rc;

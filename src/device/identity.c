@@ -176,26 +176,6 @@ static void read_emulated(struct ap_disk_identity *id)
 	free(dir);
 }
 
-/* What sysfs did not say, from the drive's own ATA IDENTIFY. */
-static void read_ata(int fd, struct ap_disk_identity *id)
-{
-	struct ap_ata_identify ata;
-	struct ap_error e = { 0 };
-
-	if (id->serial && id->wwn && id->model && id->revision)
-		return;
-	if (ap_sgio_ata_identify(fd, &ata, &e) != 0)
-		return;
-	if (!id->serial && ata.serial[0])
-		id->serial = ap_xstrdup(ata.serial);
-	if (!id->model && ata.model[0])
-		id->model = ap_xstrdup(ata.model);
-	if (!id->revision && ata.firmware[0])
-		id->revision = ap_xstrdup(ata.firmware);
-	if (!id->wwn && ata.wwn_valid)
-		ap_xasprintf(&id->wwn, "0x%016" PRIx64, ata.wwn);
-}
-
 int ap_identity_read(int fd, struct ap_disk_identity *id, struct ap_error *e)
 {
 	static const char *const wwns[] = { "wwid", "device/wwid" };
@@ -259,7 +239,7 @@ int ap_identity_read(int fd, struct ap_disk_identity *id, struct ap_error *e)
 		read_test_seam(whole, id);	/* a test's statement wins */
 	}
 	else
-		read_ata(fd, id);
+		ap_identity_read_drive(fd, whole, id);
 	free(whole);
 	free(dir);
 	return 0;
@@ -360,6 +340,10 @@ void ap_identity_free(struct ap_disk_identity *id)
 	free(id->model);
 	free(id->vendor);
 	free(id->revision);
+	free(id->bridge);
+	free(id->legacy_vendor);
+	free(id->legacy_model);
+	free(id->legacy_revision);
 	free(id->uuid);
 	free(id->backing_file);
 	memset(id, 0, sizeof(*id));
@@ -378,6 +362,10 @@ void ap_identity_copy(struct ap_disk_identity *dst, const struct ap_disk_identit
 	dst->model = dup_or_null(src->model);
 	dst->vendor = dup_or_null(src->vendor);
 	dst->revision = dup_or_null(src->revision);
+	dst->bridge = dup_or_null(src->bridge);
+	dst->legacy_vendor = dup_or_null(src->legacy_vendor);
+	dst->legacy_model = dup_or_null(src->legacy_model);
+	dst->legacy_revision = dup_or_null(src->legacy_revision);
 	dst->uuid = dup_or_null(src->uuid);
 	dst->backing_file = dup_or_null(src->backing_file);
 }
@@ -517,10 +505,12 @@ enum ap_identity_field ap_identity_compare_meta(const struct ap_disk_identity *w
 		free(b);
 		return AP_IDENTITY_BACKING;
 	}
-	if (str_differs(want->model, have->model, false))
+	if (str_differs(want->model, have->model, false) &&
+	    (!have->legacy_model || str_differs(want->model, have->legacy_model, false)))
 		return differs(why, whylen, AP_IDENTITY_MODEL, "the journal's disk is a '%s', "
 			       "this device a '%s'", want->model, q(have->model));
-	if (str_differs(want->vendor, have->vendor, false))
+	if (str_differs(want->vendor, have->vendor, false) &&
+	    (!have->legacy_vendor || str_differs(want->vendor, have->legacy_vendor, false)))
 		return differs(why, whylen, AP_IDENTITY_VENDOR, "the journal's disk is from '%s', "
 			       "this device from '%s'", want->vendor, q(have->vendor));
 	if (want->partition != have->partition || want->partition_start != have->partition_start)
@@ -619,6 +609,7 @@ struct json_object *ap_identity_to_json(const struct ap_disk_identity *id)
 	json_object_object_add(o, "model", ap_json_string(id->model));
 	json_object_object_add(o, "vendor", ap_json_string(id->vendor));
 	json_object_object_add(o, "revision", ap_json_string(id->revision));
+	json_object_object_add(o, "bridge", ap_json_string(id->bridge));
 	json_object_object_add(o, "uuid", ap_json_string(id->uuid));
 	json_object_object_add(o, "size", ap_json_u64(id->size));
 	json_object_object_add(o, "logical_sector", ap_json_u64(id->logical_sector));
@@ -715,6 +706,8 @@ int ap_identity_from_json(struct json_object *o, struct ap_disk_identity *id,
 		rc = ap_json_get_string(o, "vendor", false, &id->vendor, &le);
 	if (!rc)
 		rc = ap_json_get_string(o, "revision", false, &id->revision, &le);
+	if (!rc)
+		rc = ap_json_get_string(o, "bridge", false, &id->bridge, &le);
 	if (!rc)
 		rc = ap_json_get_string(o, "uuid", false, &id->uuid, &le);
 	if (!rc)

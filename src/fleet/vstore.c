@@ -95,10 +95,20 @@ const struct ap_vstore_model *ap_vstore_find(const struct ap_vstore *s, const ch
 	return NULL;
 }
 
+/* The disk's legacy key is its drive's (libata's INQUIRY), not a bridge's. */
+static bool legacy_usable(const struct ap_disk_identity *id)
+{
+	return id->legacy_model && !id->bridge;
+}
+
 const struct ap_vstore_model *ap_vstore_find_disk(const struct ap_vstore *s,
 						  const struct ap_disk_identity *id)
 {
-	return ap_vstore_find(s, id->vendor, id->model, id->revision);
+	const struct ap_vstore_model *m = ap_vstore_find(s, id->vendor, id->model, id->revision);
+
+	if (!m && id->model && legacy_usable(id))
+		m = ap_vstore_find(s, id->legacy_vendor, id->legacy_model, id->legacy_revision);
+	return m;
 }
 
 char *ap_vstore_model_name(const struct ap_vstore_model *m)
@@ -118,6 +128,11 @@ void ap_vstore_record_of(struct ap_vstore_record *r, const struct ap_disk_identi
 	r->revision = id->revision;
 	r->serial = id->serial;
 	r->wwn = id->wwn;
+	if (legacy_usable(id)) {
+		r->legacy_vendor = id->legacy_vendor;
+		r->legacy_model = id->legacy_model;
+		r->legacy_revision = id->legacy_revision;
+	}
 	r->confidence = NAN;
 }
 
@@ -198,6 +213,19 @@ int ap_vstore_add(struct ap_vstore *s, const struct ap_vstore_record *r, struct 
 	if (rc)
 		return rc;
 	m = (struct ap_vstore_model *)ap_vstore_find(s, r->vendor, r->model, r->revision);
+	if (!m && r->legacy_model) {
+		/* an entry under the disk's 0.1 key moves to its own key */
+		m = (struct ap_vstore_model *)ap_vstore_find(s, r->legacy_vendor, r->legacy_model,
+							     r->legacy_revision);
+		if (m) {
+			free(m->vendor);
+			free(m->model);
+			free(m->revision);
+			m->vendor = dup_or_null(r->vendor);
+			m->model = ap_xstrdup(r->model);
+			m->revision = dup_or_null(r->revision);
+		}
+	}
 	if (!m) {
 		s->models = ap_xreallocarray(s->models, s->nmodels + 1, sizeof(*s->models));
 		m = &s->models[s->nmodels++];

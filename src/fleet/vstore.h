@@ -92,6 +92,10 @@ struct ap_vstore {
 /* One result to add. */
 struct ap_vstore_record {
 	const char *vendor, *model, *revision;	/* model required */
+	/* the disk's key as alignprobe 0.1 read it, NULL when the same (a
+	   SATA disk: libata's 16-character model): an entry under it is
+	   moved to the key above when this record is added */
+	const char *legacy_vendor, *legacy_model, *legacy_revision;
 	const char *serial, *wwn, *device, *host;
 	const char *source;			/* "probe" or "sweep" */
 	unsigned logical_sector;
@@ -128,7 +132,12 @@ int ap_vstore_add(struct ap_vstore *s, const struct ap_vstore_record *r, struct 
 const struct ap_vstore_model *ap_vstore_find(const struct ap_vstore *s, const char *vendor,
 					     const char *model, const char *revision);
 
-/* ... of the disk @id; NULL when it states no model. */
+/*
+ * ... of the disk @id; NULL when it states no model. A store written by
+ * alignprobe 0.1 keys a SATA disk by libata's INQUIRY (16 characters of
+ * the model, 4 of the firmware): the disk's legacy key is tried after its
+ * own, unless it was a bridge's (never the drive's).
+ */
 const struct ap_vstore_model *ap_vstore_find_disk(const struct ap_vstore *s,
 						  const struct ap_disk_identity *id);
 

@@ -809,6 +809,43 @@ static void test_update(void **state)
 	free(dir);
 }
 
+
+/* A 0.1 store keyed a SATA disk by libata's INQUIRY: found, then moved to the drive's key. */
+static void test_legacy_key(void **state)
+{
+	struct ap_vstore s;
+	struct ap_vstore_record r;
+	struct ap_disk_identity id = { .vendor = "ATA", .model = "ST4000DM004-2CV104",
+				       .revision = "0001", .serial = "Z2",
+				       .legacy_vendor = "ATA", .legacy_model = "ST4000DM004-2CV1",
+				       .legacy_revision = "0001" };
+	struct ap_error e = { 0 };
+	const struct ap_vstore_model *m;
+
+	(void)state;
+	r = rec("ST4000DM004-2CV1", "Z1", 4096, 0);	/* recorded by 0.1 */
+	store_of(&s, &r, 1);
+	m = ap_vstore_find_disk(&s, &id);
+	assert_non_null(m);
+	assert_string_equal(m->model, "ST4000DM004-2CV1");
+	/* behind a bridge the legacy key was the bridge's: never used */
+	id.bridge = "JMicron Generic";
+	assert_null(ap_vstore_find_disk(&s, &id));
+	id.bridge = NULL;
+	/* a record of the disk moves the entry to its own key */
+	ap_vstore_record_of(&r, &id);
+	r.logical_sector = 512;
+	r.physical_sector = 4096;
+	r.sensitive = true;
+	r.source = "probe";
+	assert_int_equal(ap_vstore_add(&s, &r, &e), AP_VSTORE_NEW_EXAMPLE);
+	assert_int_equal(s.nmodels, 1);
+	assert_string_equal(s.models[0].model, "ST4000DM004-2CV104");
+	assert_int_equal(s.models[0].verdicts[0].nexamples, 2);
+	assert_null(ap_vstore_find(&s, "ATA", "ST4000DM004-2CV1", "0001"));
+	ap_vstore_free(&s);
+}
+
 static void test_path_and_identity(void **state)
 {
 	struct ap_disk_identity id = { 0 };
@@ -866,6 +903,7 @@ int main(void)
 		cmocka_unit_test(test_layers),
 		cmocka_unit_test(test_results),
 		cmocka_unit_test(test_update),
+		cmocka_unit_test(test_legacy_key),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
