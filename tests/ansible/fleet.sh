@@ -83,7 +83,7 @@ store=$F/inventory.yml
 store=${store%/*}/verdicts.json
 "$ALIGNPROBE" verdicts list -J --verdicts="$store" > "$TS_TMP/fleet-store.json" ||
 	ts_fail "verdicts list $store"
-jq -e '[.verdicts[] | {name, physical, lowest_aligned, disks, state}] | sort_by(.name)
+jq -e '[.verdicts[] | {name, physical: .physical_sector, lowest_aligned: .lowest_aligned_lba, disks, state}] | sort_by(.name)
 	== [{"name": "ALIGNPROBE FLEET-A", "physical": 4096, "lowest_aligned": 0, "disks": 1, "state": "ok"},
 	    {"name": "ALIGNPROBE FLEET-B", "physical": 4096, "lowest_aligned": 1, "disks": 1, "state": "ok"}]' \
 	"$TS_TMP/fleet-store.json" >/dev/null ||
