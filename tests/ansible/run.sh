@@ -199,7 +199,8 @@ failed_with all "${at63}p1 (partition 1 of $at63): starts at sector 63"
 failed_with all "$foreign: the partition table was written for 4096-byte"
 failed_with all "$blank: no partition table (neither MBR nor GPT)"
 failed_with all "$missing: alignprobe check exited with 2: alignprobe check: $missing: No such file or directory"
-grep '^fatal:' "$TS_TMP/all.out" | grep -qF "$aligned" && ts_fail "all: the aligned disk is named"
+# (not as a prefix: /dev/loop1 of /dev/loop10)
+grep '^fatal:' "$TS_TMP/all.out" | grep -qE -- "${aligned}([^0-9]|$)" && ts_fail "all: the aligned disk is named"
 
 # ---- what the role registers ----
 play report 0 -e "$(disks "$aligned" "$at63" "$foreign" "$blank" "$missing")" \
