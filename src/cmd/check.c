@@ -117,10 +117,12 @@ static void __attribute__((noreturn)) usage(void)
 	      "Exit status:\n"
 	      " 0  every partition aligned under the rule\n"
 	      " 1  runtime failure (I/O error, output error)\n"
-	      " 2  usage error or bad input: no partition table, a corrupt, truncated or\n"
-	      "    inconsistent table (bad GPT CRC, primary and backup GPT disagreeing,\n"
-	      "    protective MBR without GPT, overlapping partitions, partitions past\n"
-	      "    the end), an image smaller than a sector, a partition instead of a\n"
+	      " 2  usage error or bad input: no partition table (and no file system on\n"
+	      "    the whole disk), a corrupt, truncated, partly read or inconsistent\n"
+	      "    table (bad GPT CRC, primary and backup GPT disagreeing, protective\n"
+	      "    MBR without GPT, overlapping partitions, partitions past the end),\n"
+	      "    a table type nothing reads, a crash of the library reading it,\n"
+	      "    an image smaller than a sector, a partition instead of a\n"
 	      "    whole disk, a bad --geometry file or one with no entry for the device,\n"
 	      "    a missing or corrupt verdict store\n"
 	      " 4  at least one partition misaligned\n"
@@ -156,8 +158,8 @@ void check_judge(const struct check *c, const struct ap_part *p, struct verdicts
 	v->size_aligned = ap_align_size_is_aligned(p->size, ls, f->physical);
 	v->misalign = ap_align_misalignment(p->start, ls, f->physical, f->lowest_aligned) / ls;
 	v->next = ap_align_next(p->start, ls, f->physical, f->lowest_aligned);
-	if (p->container || c->pt.foreign_sector_size)
-		v->aligned = -1;	/* holds no data itself, or is not where it was meant */
+	if (p->container || p->role != AP_PART_DATA || c->pt.foreign_sector_size)
+		v->aligned = -1;	/* holds no data itself, a by-design entry, or not where meant */
 	else
 		v->aligned = ap_align_is_aligned(p->start, ls, f->physical, f->lowest_aligned) &&
 			     (!c->check_size || v->size_aligned);
@@ -391,7 +393,7 @@ static int run(struct check *c)
 	rc = refuse_partition(c);
 	if (rc)
 		return rc;
-	rc = ap_ptable_read(c->device, &po, &c->pt, &e);
+	rc = ap_ptable_read_isolated(c->device, &po, &c->pt, &e);
 	if (rc) {
 		check_warn(c, "%s", e.msg);
 		return ap_exit_for_errno(rc);	/* bad input (2) or runtime failure (1) */
@@ -425,6 +427,7 @@ static int run(struct check *c)
 	if (c->verbose)
 		for (i = 0; i < c->pt.nfdisk_msgs; i++)
 			check_warn(c, "libfdisk: %s", c->pt.fdisk_msgs[i]);
+	check_report_notes(c);
 	if (c->pt.foreign_sector_size)
 		check_report_foreign(c);
 	if (c->mv.state == MV_CONFLICT)
@@ -468,7 +471,7 @@ static int run(struct check *c)
 		return AP_EXIT_SECTOR_SIZE;
 	if (nerr)
 		return AP_EXIT_USAGE;
-	if (c->pt.nparts == 0 && !c->quiet)
+	if (c->pt.nparts == 0 && !c->pt.whole_disk && !c->quiet)
 		check_warn(c, "warning: the partition table holds no partitions");
 	return c->nmisaligned ? AP_EXIT_MISALIGNED : AP_EXIT_OK;
 out_err:

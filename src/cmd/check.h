@@ -173,6 +173,9 @@ void check_build_json(struct check *c, bool aligned);
 int check_print_topology(const struct check *c);
 int check_print_table(struct check *c);
 void check_report_foreign(const struct check *c);
+/* Notes on stderr: the entries the label type defines to overlap (not
+ * judged), a file system on the whole disk instead of a table. */
+void check_report_notes(const struct check *c);
 void check_add_metrics(const struct check *c, struct ap_prom *p, int status);
 
 #endif /* AP_CMD_CHECK_H */
