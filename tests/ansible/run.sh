@@ -197,7 +197,7 @@ missing=/dev/alignprobe-ansible-test-missing
 play all 2 -e "$(disks "$aligned" "$at63" "$foreign" "$blank" "$missing")" "$playbook"
 failed_with all "${at63}p1 (partition 1 of $at63): starts at sector 63"
 failed_with all "$foreign: the partition table was written for 4096-byte"
-failed_with all "$blank: no partition table (neither MBR nor GPT)"
+failed_with all "$blank: no partition table (neither MBR nor GPT"
 failed_with all "$missing: alignprobe check exited with 2: alignprobe check: $missing: No such file or directory"
 # (not as a prefix: /dev/loop1 of /dev/loop10)
 grep '^fatal:' "$TS_TMP/all.out" | grep -qE -- "${aligned}([^0-9]|$)" && ts_fail "all: the aligned disk is named"
@@ -216,7 +216,8 @@ jq -e --arg a "$aligned" --arg m "$at63" --arg f "$foreign" --arg b "$blank" --a
 	and .report[1].check.partitions[0].next_aligned == $n
 	and (.report[2].problems | length == 1)
 	and .report[2].check.foreign_sector_size.written_for == 4096
-	and .report[3].problems == [$b + ": no partition table (neither MBR nor GPT)"]
+	and (.report[3].problems | length == 1)
+	and (.report[3].problems[0] | startswith($b + ": no partition table (neither MBR nor GPT"))
 	and .report[4].check == null
 	and (.problems | length == 4)
 	and .problems == [.report[].problems[]]' "$TS_TMP/report.json" >/dev/null ||
