@@ -20,7 +20,9 @@
  * table, a partition instead of a disk, a bad --geometry file or one for
  * another device, a bad verdict store), 1 runtime failures (I/O errors,
  * output errors). Several devices: each is checked and reported, and the
- * status is the worst of theirs in the order 1, 2, 7, 4, 0.
+ * status is the worst of theirs in the order 1, 3, 2, 7, 4, 0. 3: a live
+ * sweep or seq (the registry's hold) rewrites the disk, so the table read
+ * now is its temporary one: no judgement.
  *
  * This file: the options, each device's run, the verdict per partition and
  * the exit status; check_geom.c the geometries and the rule; check_report.c
@@ -46,6 +48,7 @@
 #include "device/topology.h"
 #include "fleet/vstore.h"
 #include "lib/exitcodes.h"
+#include "lib/state.h"
 #include "lib/util.h"
 #include "ui/out.h"
 
@@ -125,11 +128,13 @@ static void __attribute__((noreturn)) usage(void)
 	      "    an image smaller than a sector, a partition instead of a\n"
 	      "    whole disk, a bad --geometry file or one with no entry for the device,\n"
 	      "    a missing or corrupt verdict store\n"
+	      " 3  a running alignprobe sweep or seq rewrites the disk now: its table is\n"
+	      "    the run's temporary one (check again when the run has ended)\n"
 	      " 4  at least one partition misaligned\n"
 	      " 7  the partition table was written for another logical sector size\n"
 	      "    (a USB bridge presenting 4096-byte sectors, or the reverse)\n"
 	      "Several devices: each is checked and reported; the status is the worst\n"
-	      "of theirs, in the order 1, 2, 7, 4, 0.\n"
+	      "of theirs, in the order 1, 3, 2, 7, 4, 0.\n"
 	      "\nAvailable output columns:\n", out);
 	ap_out_list_columns(NULL, infos, AP_ARRAY_SIZE(infos));
 	exit(AP_EXIT_OK);
@@ -361,6 +366,31 @@ static int parse_args(struct check *c, int argc, char **argv)
 	return AP_EXIT_OK;
 }
 
+/*
+ * A live sweep (or seq) on the disk rewrites its table: what is there now
+ * is the run's temporary partition, not the disk's layout. Read from the
+ * registry only: nothing is opened next to the live run.
+ */
+static int refuse_live_run(const struct check *c)
+{
+	struct stat st;
+	char *cmd = NULL;
+	pid_t pid;
+	int rc = AP_EXIT_OK;
+
+	if (stat(c->device, &st) != 0 || !S_ISBLK(st.st_mode) ||
+	    !ap_state_live_hold(st.st_rdev, &pid, &cmd))
+		return AP_EXIT_OK;
+	if (strcmp(cmd, "probe") != 0) {
+		check_warn(c, "a live alignprobe %s (PID %d) is rewriting this disk: its partition "
+			   "table is the run's temporary one; check again when the run has ended",
+			   cmd, (int)pid);
+		rc = AP_EXIT_REFUSED;
+	}
+	free(cmd);
+	return rc;
+}
+
 /* A partition has no table of its own to check: name the disk that has it. */
 static int refuse_partition(const struct check *c)
 {
@@ -390,7 +420,9 @@ static int run(struct check *c)
 	int rc;
 
 	ap_error_clear(&e);
-	rc = refuse_partition(c);
+	rc = refuse_live_run(c);
+	if (!rc)
+		rc = refuse_partition(c);
 	if (rc)
 		return rc;
 	rc = ap_ptable_read_isolated(c->device, &po, &c->pt, &e);
@@ -479,10 +511,10 @@ out_err:
 	return AP_EXIT_FAILURE;
 }
 
-/* The worse of two exit statuses: 1, 2, 7, 4, 0 (see the top of the file). */
+/* The worse of two exit statuses: 1, 3, 2, 7, 4, 0 (see the top of the file). */
 static int worse(int a, int b)
 {
-	static const int order[] = { AP_EXIT_FAILURE, AP_EXIT_USAGE, AP_EXIT_SECTOR_SIZE,
+	static const int order[] = { AP_EXIT_FAILURE, AP_EXIT_REFUSED, AP_EXIT_USAGE, AP_EXIT_SECTOR_SIZE,
 				     AP_EXIT_MISALIGNED, AP_EXIT_OK };
 	size_t i;
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "cmd/check.h"
+#include "cmd/commands.h"
 #include "device/nextsteps.h"
 #include "lib/align.h"
 
@@ -65,15 +66,6 @@ void check_next_steps(struct check *c)
 
 void check_print_next_steps(const struct check *c)
 {
-	size_t i;
-
-	if (!c->next.n)
-		return;
-	printf("\nWhat to run next (each rewrites data: back up first):\n");
-	for (i = 0; i < c->next.n; i++) {
-		char *line = ap_next_step_shell(&c->next.v[i]);
-
-		printf("  # %s\n  %s\n", c->next.v[i].why, line);
-		free(line);
-	}
+	ap_cmd_print_next_steps(&c->next, "\nWhat to run next (each rewrites data: back up first):",
+				"  ");
 }

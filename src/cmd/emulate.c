@@ -331,7 +331,14 @@ static int parse_args(struct emulate_ctl *c, int argc, char **argv)
 		if (ch >= OPT_SPECKEY && ch < OPT_SPECKEY + (int)AP_ARRAY_SIZE(speckeys)) {
 			c->nspec++;
 			if (ap_emu_spec_set(&c->spec, speckeys[ch - OPT_SPECKEY], optarg, &e) != 0) {
-				ap_usage_error(CMD, "--%s", e.msg);
+				const char *key = speckeys[ch - OPT_SPECKEY];
+				size_t klen = strlen(key);
+
+				/* "KEY 'VALUE': reason" from most keys; name the option for the rest */
+				if (strncmp(e.msg, key, klen) == 0 && e.msg[klen] == ' ')
+					ap_usage_error(CMD, "--%s", e.msg);
+				else
+					ap_usage_error(CMD, "--%s: %s", key, e.msg);
 				return AP_EXIT_USAGE;
 			}
 			continue;
@@ -393,6 +400,10 @@ static int parse_args(struct emulate_ctl *c, int argc, char **argv)
 	}
 	if (c->action && c->action != OPT_ATTACH && !c->dev && optind < argc)
 		c->dev = argv[optind++];
+	if (c->dev && !*c->dev) {
+		ap_usage_error(CMD, "an empty device name");
+		return AP_EXIT_USAGE;
+	}
 	if (optind < argc) {
 		ap_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
 		return AP_EXIT_USAGE;

@@ -130,45 +130,12 @@ static char *verdict_line(const struct job *j)
 	return s;
 }
 
-/* What to run next for a clear verdict of hidden sectors (the disk's geometry). */
-static void verdict_next_steps(const struct job *j, struct ap_next_steps *s)
-{
-	const struct ap_verdict *v = &j->r.verdict;
-	struct ap_next_geometry g = {
-		.disk = j->dev, .is_blockdev = true, .logical = v->logical_sector,
-		.unit = v->physical_sector, .lowest_aligned = v->lowest_aligned_lba,
-	};
-
-	ap_next_steps_init(s);
-	if (j->r.clear && v->resolved && v->sensitive && v->physical_sector > v->logical_sector)
-		ap_next_steps_disk(s, &g);
-}
-
-static struct json_object *next_steps_json(const struct job *j)
-{
-	struct ap_next_steps s;
-	struct json_object *a;
-
-	verdict_next_steps(j, &s);
-	a = ap_next_steps_to_json(&s);
-	ap_next_steps_free(&s);
-	return a;
-}
-
 static void print_next_steps(const struct job *j)
 {
 	struct ap_next_steps s;
-	size_t i;
 
-	verdict_next_steps(j, &s);
-	if (s.n)
-		printf("  what to run next (each writes the disk):\n");
-	for (i = 0; i < s.n; i++) {
-		char *line = ap_next_step_shell(&s.v[i]);
-
-		printf("    # %s\n    %s\n", s.v[i].why, line);
-		free(line);
-	}
+	ap_cmd_verdict_next_steps(j->dev, &j->r.verdict, j->r.clear, &s);
+	ap_cmd_print_next_steps(&s, "  what to run next (each writes the disk):", "    ");
 	ap_next_steps_free(&s);
 }
 
@@ -243,7 +210,8 @@ static struct json_object *job_json(const struct ap_cols *cs, const struct job *
 	json_object_object_add(o, "mode", json_object_new_string(mode));
 	json_object_object_add(o, "emulated", json_object_new_boolean(j->emulated));
 	json_object_object_add(o, "identity", ap_identity_to_json(&j->d.id));
-	json_object_object_add(o, "next_steps", next_steps_json(j));
+	json_object_object_add(o, "next_steps",
+			       ap_cmd_verdict_next_steps_json(j->dev, &j->r.verdict, j->r.clear));
 	for (i = 0; i < r->nsizes; i++) {
 		const struct ap_probe_size *sz = &r->sizes[i];
 		const struct ap_verdict *v = &sz->verdict;

@@ -259,6 +259,28 @@ static int load_layers(struct vcmd *c, struct ap_vstore *s)
 	return AP_EXIT_OK;
 }
 
+/* Print the document @o and free it: 0, or AP_EXIT_FAILURE (said) on a write error. */
+static int print_json(struct json_object *o)
+{
+	int rc = 0;
+
+	if (ap_out_json_print(stdout, o) != 0) {
+		ap_warnx(CMD, NULL, "write error on standard output");
+		rc = AP_EXIT_FAILURE;
+	}
+	json_object_put(o);
+	return rc;
+}
+
+/* {"@key": @a}, printed (see print_json()). */
+static int print_array(const char *key, struct json_object *a)
+{
+	struct json_object *doc = json_object_new_object();
+
+	json_object_object_add(doc, key, a);
+	return print_json(doc);
+}
+
 /* ---- list ---- */
 
 static void verdict_sums(const struct ap_vstore_verdict *v, uint64_t *runs, const char **latest)
@@ -358,15 +380,8 @@ static int do_list(struct vcmd *c)
 		ap_warnx(CMD, NULL, "out of memory");
 		rc = AP_EXIT_FAILURE;
 	} else if (rows) {
-		struct json_object *doc = json_object_new_object();
-
-		json_object_object_add(doc, "verdicts", rows);
+		rc = print_array("verdicts", rows);
 		rows = NULL;
-		if (ap_out_json_print(stdout, doc) != 0) {
-			ap_warnx(CMD, NULL, "write error on standard output");
-			rc = AP_EXIT_FAILURE;
-		}
-		json_object_put(doc);
 	} else if (ap_out_print(&c->out, tb) != 0) {
 		ap_warnx(CMD, NULL, "write error on standard output");
 		rc = AP_EXIT_FAILURE;
@@ -469,15 +484,11 @@ static int do_show(struct vcmd *c)
 		}
 	}
 	if (c->out.json) {
-		struct json_object *doc = json_object_new_object();
+		int prc = print_array("models", arr);
 
-		json_object_object_add(doc, "models", arr);
 		arr = NULL;
-		if (ap_out_json_print(stdout, doc) != 0) {
-			ap_warnx(CMD, NULL, "write error on standard output");
-			rc = AP_EXIT_FAILURE;
-		}
-		json_object_put(doc);
+		if (prc)
+			rc = prc;
 	}
 	json_object_put(arr);
 	ap_vstore_free(&s);
@@ -558,8 +569,9 @@ static int read_sources(const struct vcmd *c, struct source *src)
 	return AP_EXIT_OK;
 }
 
-static void merge_report(const struct vcmd *c, const char *store, const struct merge_arg *a,
-			 bool changed)
+/* What the merge did: 0, or AP_EXIT_FAILURE when standard output failed. */
+static int merge_report(const struct vcmd *c, const char *store, const struct merge_arg *a,
+			bool changed)
 {
 	const struct ap_vstore_merged *st = &a->st;
 	size_t i, n = json_object_array_length(a->conflicts);
@@ -593,9 +605,7 @@ static void merge_report(const struct vcmd *c, const char *store, const struct m
 			json_object_array_add(sa, so);
 		}
 		json_object_object_add(o, "sources", sa);
-		if (ap_out_json_print(stdout, o) != 0)
-			ap_warnx(CMD, NULL, "write error on standard output");
-		json_object_put(o);
+		return print_json(o);
 	} else if (!c->quiet && !changed) {
 		printf("%s: unchanged\n", store);
 	} else if (!c->quiet) {
@@ -607,6 +617,7 @@ static void merge_report(const struct vcmd *c, const char *store, const struct m
 		       st->examples_updated, st->conflicts_added,
 		       st->conflicts_added == 1 ? "" : "s");
 	}
+	return 0;
 }
 
 static int do_merge(struct vcmd *c)
@@ -630,7 +641,7 @@ static int do_merge(struct vcmd *c)
 		rc = e.code == EINVAL ? AP_EXIT_USAGE : AP_EXIT_FAILURE;	/* a corrupt store */
 	}
 	if (!rc)
-		merge_report(c, store, &a, changed);
+		rc = merge_report(c, store, &a, changed);
 	for (i = 0; i < a.n; i++)
 		ap_vstore_free(&a.src[i].s);
 	free(a.src);
@@ -693,9 +704,7 @@ static int do_forget(struct vcmd *c)
 		json_object_object_add(o, "changed", json_object_new_boolean(changed));
 		json_object_object_add(o, "forgotten", json_object_get(a.forgotten));
 		json_object_object_add(o, "absent", json_object_get(a.absent));
-		if (ap_out_json_print(stdout, o) != 0)
-			ap_warnx(CMD, NULL, "write error on standard output");
-		json_object_put(o);
+		rc = print_json(o);
 	} else if (!rc && !c->quiet) {
 		n = json_object_array_length(a.forgotten);
 		if (!changed)

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "device/sgio.h"
+#include "lib/sysfs.h"
 #include "lib/util.h"
 
 static void set(char **field, const char *v)
@@ -88,16 +89,6 @@ static ssize_t read_bin(const char *dir, const char *name, uint8_t *buf, size_t 
 	return n;
 }
 
-static char *attr(const char *dir, const char *name)
-{
-	char *p, *v;
-
-	ap_xasprintf(&p, "%s/%s", dir, name);
-	v = ap_read_line(p);
-	free(p);
-	return v;
-}
-
 /* The drive's IDENTIFY through the SAT layer of SCSI disk @fd: 0 or -errno. */
 static int read_ata(int fd, const char *whole, struct ap_ata_identify *ata)
 {
@@ -138,7 +129,7 @@ void ap_identity_read_drive(int fd, const char *whole, struct ap_disk_identity *
 {
 	struct ap_identity_sources src = { 0 };
 	struct ap_ata_identify ata;
-	char *type = attr(whole, "device/type");
+	char *type = ap_sysfs_dir_attr(whole, "device/type");
 
 	if (type && strcmp(type, "0") == 0) {
 		/* a SCSI disk: INQUIRY in sysfs, the drive behind its SAT layer */

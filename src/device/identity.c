@@ -31,16 +31,6 @@
 /* ------------------------------------------------------------------ */
 /* reading */
 
-static char *attr(const char *dir, const char *name)
-{
-	char *p, *v;
-
-	ap_xasprintf(&p, "%s/%s", dir, name);
-	v = ap_read_line(p);
-	free(p);
-	return v;
-}
-
 /* The first of @names under @dir that has a value. */
 static char *attr_first(const char *dir, const char *const *names, size_t n)
 {
@@ -48,7 +38,7 @@ static char *attr_first(const char *dir, const char *const *names, size_t n)
 	size_t i;
 
 	for (i = 0; !v && i < n; i++)
-		v = attr(dir, names[i]);
+		v = ap_sysfs_dir_attr(dir, names[i]);
 	return v;
 }
 
@@ -230,7 +220,7 @@ int ap_identity_read(int fd, struct ap_disk_identity *id, struct ap_error *e)
 	if (!id->serial)
 		id->serial = vpd_serial(whole);
 	id->model = attr_first(whole, models, AP_ARRAY_SIZE(models));
-	id->vendor = attr(whole, "device/vendor");
+	id->vendor = ap_sysfs_dir_attr(whole, "device/vendor");
 	id->revision = attr_first(whole, revs, AP_ARRAY_SIZE(revs));
 	id->uuid = attr_first(whole, uuids, AP_ARRAY_SIZE(uuids));
 	read_loop(fd, whole, id);
@@ -576,6 +566,8 @@ char *ap_identity_describe(const struct ap_disk_identity *id)
 		ap_strappendf(&s, ", ", "model '%s'", id->model);
 	if (id->vendor)
 		ap_strappendf(&s, ", ", "vendor '%s'", id->vendor);
+	if (id->bridge)
+		ap_strappendf(&s, ", ", "behind the bridge '%s'", id->bridge);
 	if (id->uuid)
 		ap_strappendf(&s, ", ", "UUID %s", id->uuid);
 	if (id->loop) {

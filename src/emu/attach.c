@@ -12,6 +12,7 @@
 #include "emu/model.h"
 #include "emu/priv.h"
 #include "emu/server.h"
+#include "lib/blkdev.h"
 #include "lib/state.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
@@ -213,39 +214,68 @@ static bool server_stop(const char *workdir, pid_t child)
 	return !server_alive(workdir);
 }
 
-/* Clear the loop device @name (which must be ours) and wait for it to let go. */
+/*
+ * Who keeps /dev/@name from being detached exclusively: 1 a live alignprobe
+ * run's hold (the reason in @e), 2 a mount or a stacking driver (dm, md) on
+ * it or a partition, 0 another opener (a program that opened it O_EXCL, a
+ * run that died holding it).
+ */
+static int loop_user(const char *name, struct ap_error *e)
+{
+	char *v = ap_sysfs_name_attr(name, "dev"), *cmd = NULL;
+	int rc = 0;
+	pid_t pid;
+	dev_t d;
+
+	if (v && ap_sysfs_parse_devno(v, &d) == 0) {
+		if (ap_state_live_hold(d, &pid, &cmd)) {
+			ap_error_set(e, EBUSY, "/dev/%s: in use by a running alignprobe %s (PID %d)",
+				     name, cmd, (int)pid);
+			rc = 1;
+		} else if (ap_mountinfo_has_disk(d) || ap_sysfs_has_holders(name)) {
+			rc = 2;
+		}
+	}
+	free(cmd);
+	free(v);
+	return rc;
+}
+
+/*
+ * Clear the loop device @name (which must be ours) and wait for it to let
+ * go. Mounted, held by dm/md (it or a partition) or by a live run:
+ * refused, -EBUSY. Held open exclusively by somebody else (a program that
+ * opened it O_EXCL, a run that died holding it): cleared all the same,
+ * which the kernel completes (autoclear) when the last opener closes, so
+ * that a run that fails never leaves its drive behind; the opener's
+ * requests fail from now on.
+ */
 static int loop_clear(const char *name, struct ap_error *e)
 {
 	char dev[80];
-	char *back;
-	unsigned i;
-	int fd;
+	int rc, user;
 
 	snprintf(dev, sizeof(dev), "/dev/%s", name);
 	/* exclusive: fails while mounted or otherwise claimed */
-	fd = open(dev, O_RDONLY | O_EXCL | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == EBUSY)
-			return ap_error_set(e, EBUSY, "%s: in use (mounted?): unmount it first", dev);
-		return ap_error_set(e, errno, "%s: cannot open: %s", dev, strerror(errno));
+	rc = ap_blkdev_loop_detach(dev, true, 10000);
+	user = rc == -EBUSY ? loop_user(name, e) : 0;
+	if (user == 1)
+		return -EBUSY;
+	if (rc == -EBUSY && !user) {
+		rc = ap_blkdev_loop_detach(dev, false, 0);
+		if (rc == -ETIMEDOUT)
+			rc = 0;		/* detached when its last opener closes */
 	}
-	if (ioctl(fd, LOOP_CLR_FD, 0) != 0 && errno != ENXIO) {
-		int err = errno;
-
-		close(fd);
-		return ap_error_set(e, err, "%s: cannot detach the loop device: %s", dev, strerror(err));
-	}
-	close(fd);
-	/* the kernel lets go of the backing file when the last opener closes */
-	for (i = 0; i < 1000; i++) {
-		back = ap_sysfs_loop_backing_file(name, false);
-		if (!back)
-			return 0;
-		free(back);
-		sleep_ms(10);
-	}
-	/* the loop device was let go of: a failure half-way, not a refusal */
-	return ap_error_set(e, ETIMEDOUT, "%s: still attached after detaching (held open?)", dev);
+	if (rc == -EBUSY)
+		return ap_error_set(e, EBUSY, "%s: in use (mounted?): unmount it first", dev);
+	if (rc == -ETIMEDOUT)
+		/* the loop device was let go of: a failure half-way, not a refusal */
+		return ap_error_set(e, ETIMEDOUT, "%s: still attached after detaching (held open?)",
+				    dev);
+	if (rc)
+		return ap_error_set(e, -rc, "%s: cannot detach the loop device: %s", dev,
+				    strerror(-rc));
+	return 0;
 }
 
 /* Abort the FUSE connection behind @mnt, for a server that hangs. */

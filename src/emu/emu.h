@@ -86,8 +86,6 @@ struct ap_emu_spec {
 	double knee;			/* hdd: stroke fraction where sqrt turns linear (30%) */
 	uint64_t cache_size;		/* hdd: write cache capacity, bytes (64 MiB) */
 	uint64_t bus_rate;		/* hdd, flash: interface bytes/s, 0 = free (300 MB) */
-	/* the model the drive states (drive-model=), "": EMU-<PROFILE> (ap_emu_drive_model()) */
-	char drive_model[41];
 	/* what real drives add (model.h): all off by default */
 	uint64_t ra_size;		/* hdd: read-ahead segment size, bytes (0 = none) */
 	uint32_t ra_segments;		/* hdd: read-ahead segments (1) */
@@ -95,6 +93,8 @@ struct ap_emu_spec {
 	bool ignore_flush;		/* flushes acknowledged, nothing written (off) */
 	uint64_t cut_at;		/* cut-after=N: write N+1 in flight at the cut (0 = never) */
 	char *cut_peer;			/* an emulated drive losing power with this one */
+	/* the model the drive states (drive-model=), "": EMU-<PROFILE> (ap_emu_drive_model()) */
+	char drive_model[41];
 };
 
 struct ap_emu_counters {

@@ -514,6 +514,24 @@ assert m["model"] == "Fleet Drive" and m["verdicts"][0]["physical_sector"] == 40
 	"alignprobe verdicts list|show|merge|forget")
 		: # the synopsis of the command table: the lines below run it
 		;;
+	"--record")	# the verdicts row: "like --record"; probe and sweep --record run below
+		:
+		;;
+	"verdicts merge")	# the fleet block's merge runs it
+		:
+		;;
+	"emulate --attach --drive-model NAME")
+		rr 0 "alignprobe emulate --attach --size 64M --drive-model README-Drive"
+		dev=$(cat "$TS_TMP/out")
+		echo "$dev" >> "$TS_TMP/.emus"
+		rr 0 "alignprobe probe --dry-run --record=$W/dm.json $dev"
+		rr 0 "alignprobe emulate --detach $dev"
+		;;
+	"-J")	# the verdicts row: list -J (the fleet section's store, made by its block)
+		rr 0 "alignprobe verdicts list -J --verdicts=$W/verdicts.json"
+		python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["verdicts"]' \
+			"$TS_TMP/out" || ts_fail "verdicts list -J: not the store's verdicts"
+		;;
 	"alignprobe probe --emulate=wd-ears-jumper --record=verdicts.json")
 		rr 0 "$text" -q "${HOUR[@]}"
 		grep -qF '"model": "EMU-WD-EARS-JUMPER"' "$W/verdicts.json" ||
@@ -524,6 +542,9 @@ assert m["model"] == "Fleet Drive" and m["verdicts"][0]["physical_sector"] == 40
 		out_has "ALIGNPROBE EMU-WD-EARS-JUMPER" "verdicts list"
 		;;
 	"alignprobe verdicts merge --store fleet.json verdicts.json probe.json")
+		# the blocks run before the inline commands: probe.json may not exist yet
+		[ -s "$W/probe.json" ] ||
+			rr 0 "alignprobe probe --preserve --json /dev/sdX > $W/probe.json" "${HOUR[@]}"
 		rr 0 "$text"
 		out_has "fleet.json: " "verdicts merge"
 		rr 0 "$text"
