@@ -553,18 +553,6 @@ assert m["model"] == "Fleet Drive" and m["verdicts"][0]["physical_sector"] == 40
 	"alignprobe check --verdicts=verdicts.json --verdicts=fleet.json /dev/sdX")
 		rr "0|4" "$text"
 		;;
-	"verdicts merge")
-		: # the command's name in prose: the merge line above runs it
-		;;
-	"emulate --attach --drive-model NAME")
-		dev=$("$ALIGNPROBE" emulate --attach --size 64M --drive-model README-FLEET) ||
-			ts_fail "README: '$text' failed"
-		echo "$dev" >> "$TS_TMP/.emus"
-		rr "0|2" "alignprobe check -J --verdicts=$W/verdicts.json $dev"
-		grep -q '"model": "README-FLEET"' "$TS_TMP/out" ||
-			ts_fail "README: '$text': check does not read the model: $(head -c 300 "$TS_TMP/out")"
-		"$ALIGNPROBE" emulate --detach "$dev" >/dev/null 2>&1
-		;;
 	"--prometheus FILE")
 		rr 0 "alignprobe check --prometheus $W/alignprobe.prom $emuA"
 		grep -q "^alignprobe_partition_aligned{device=\"$emuA\",partition=\"1\"} 1$" \
