@@ -327,7 +327,7 @@ static int open_outputs(struct ctl *c, size_t nnamed)
 
 	if (c->samples && (rc = ap_cmd_open_output(CMD, &c->samples_out, c->samples)))
 		return rc;
-	if (c->prometheus && (rc = ap_cmd_open_output(CMD, &c->prom, c->prometheus)))
+	if (c->prometheus && (rc = ap_fleet_prom_open(CMD, &c->prom, c->prometheus)))
 		return rc;
 	if (c->samples && c->prometheus && ap_outfile_is(&c->prom, c->samples)) {
 		ap_warnx(CMD, c->samples, "given for both --samples and --prometheus");

@@ -477,6 +477,11 @@ int ap_vstore_from_json(struct json_object *o, struct ap_vstore *s, struct ap_er
 	free(format);
 	if (!rc)
 		rc = ap_json_get_u64(o, "version", UINT32_MAX, true, &version, &le);
+	if (!rc && version > FORMAT_VERSION)
+		/* a rolling upgrade: a newer alignprobe wrote it (-EPROTO, not corrupt) */
+		return ap_error_set(e, EPROTO, "version %llu, written by a newer alignprobe "
+				    "(this one reads version %d)", (unsigned long long)version,
+				    FORMAT_VERSION);
 	if (!rc && version != FORMAT_VERSION)
 		rc = ap_error_set(&le, EINVAL, "version %llu (this alignprobe reads version %d)",
 				  (unsigned long long)version, FORMAT_VERSION);

@@ -160,7 +160,8 @@ int ap_vstore_from_json(struct json_object *o, struct ap_vstore *s, struct ap_er
 
 /*
  * Read the store @path: 0, -ENOENT when it does not exist (@s empty), or
- * -errno with "PATH: reason" in @e (-EINVAL for a corrupt store).
+ * -errno with "PATH: reason" in @e (-EINVAL for a corrupt store, -EPROTO
+ * for one in a newer format than this alignprobe reads).
  */
 int ap_vstore_load(const char *path, struct ap_vstore *s, struct ap_error *e);
 

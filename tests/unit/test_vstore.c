@@ -250,14 +250,30 @@ static void bad_json(const char *text, const char *why)
 #define VERDICT "{\"logical_sector\": 512, \"physical_sector\": 4096, " \
 		"\"lowest_aligned_lba\": 0, \"examples\": []}"
 
+/* A store a newer alignprobe wrote is not corrupt: -EPROTO, named so. */
+static void test_json_newer(void **state)
+{
+	struct json_object *o = json_tokener_parse(
+		"{\"format\": \"alignprobe-verdicts\", \"version\": 2, \"models\": []}");
+	struct ap_vstore s;
+	struct ap_error e = { 0 };
+
+	(void)state;
+	assert_non_null(o);
+	assert_int_equal(ap_vstore_from_json(o, &s, &e), -EPROTO);
+	assert_non_null(strstr(e.msg, "version 2, written by a newer alignprobe"));
+	assert_int_equal(s.nmodels, 0);
+	json_object_put(o);
+}
+
 static void test_json_refused(void **state)
 {
 	(void)state;
 	bad_json("[]", "not a JSON object");
 	bad_json("{\"models\": []}", "\"format\" is missing");
 	bad_json("{\"format\": \"x\", \"version\": 1, \"models\": []}", "\"format\" is 'x'");
-	bad_json("{\"format\": \"alignprobe-verdicts\", \"version\": 2, \"models\": []}",
-		 "version 2");
+	bad_json("{\"format\": \"alignprobe-verdicts\", \"version\": 0, \"models\": []}",
+		 "version 0");
 	bad_json(HEAD "\"models\": {}}", "\"models\" is not an array");
 	bad_json(HEAD "\"models\": [1]}", "models[0]: not an object");
 	bad_json(HEAD "\"models\": [{\"verdicts\": [" VERDICT "]}]}", "\"model\" is missing");
@@ -932,6 +948,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_json_roundtrip),
 		cmocka_unit_test(test_json_refused),
+		cmocka_unit_test(test_json_newer),
 		cmocka_unit_test(test_absence_margin),
 		cmocka_unit_test(test_file),
 		cmocka_unit_test(test_concurrent),

@@ -183,7 +183,9 @@ grep -q "honest.json: verdict: tentative" "$TS_TMP/err" ||
 # usage errors
 ts_run_rc 2 "$ALIGNPROBE" check
 grep -q "no device or image given" "$TS_TMP/err" || ts_fail "no device"
-ts_run_rc 2 "$ALIGNPROBE" check "$img" "$img"
+# a device named twice is checked once, with a note (not a usage error)
+ts_run_rc 0 "$ALIGNPROBE" check "$img" "$img"
+grep -qxF "alignprobe check: $img: listed twice: checked once" "$TS_TMP/err" || ts_fail "listed twice"
 ts_run_rc 2 "$ALIGNPROBE" check --lowest-aligned 7 "$img"
 grep -q "needs --physical" "$TS_TMP/err" || ts_fail "--lowest-aligned alone"
 ts_run_rc 2 "$ALIGNPROBE" check --physical 4096 --geometry "$TS_TMP/bad.json" "$img"
