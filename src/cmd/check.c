@@ -67,7 +67,7 @@ void check_warn(const struct check *c, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	ap_vwarnx(CMD, c ? c->device : NULL, fmt, ap);
+	ap_vwarnx(CMD, c ? c->ck.device : NULL, fmt, ap);
 	va_end(ap);
 }
 
@@ -142,34 +142,6 @@ static void __attribute__((noreturn)) usage(void)
 
 /* ---- per partition ---- */
 
-static int tristate(const struct ap_geometry *g, uint64_t lba)
-{
-	if (!g->physical)
-		return -1;
-	return ap_align_is_aligned(lba, g->logical, g->physical, g->lowest_aligned);
-}
-
-void check_judge(const struct check *c, const struct ap_part *p, struct verdicts *v)
-{
-	const struct ap_geometry *f = c->g.in_force;
-	unsigned ls = c->pt.sector_size;
-
-	v->reported = tristate(&c->g.reported, p->start);
-	v->drive = tristate(&c->g.drive, p->start);
-	v->probed = tristate(&c->g.probed, p->start);
-	v->mib = ap_align_is_aligned(p->start, ls, AP_MIB, 0);
-	v->optio = c->g.optio ? ap_align_is_aligned(p->start, ls, c->g.optio,
-							c->g.optio_lowest) : -1;
-	v->size_aligned = ap_align_size_is_aligned(p->size, ls, f->physical);
-	v->misalign = ap_align_misalignment(p->start, ls, f->physical, f->lowest_aligned) / ls;
-	v->next = ap_align_next(p->start, ls, f->physical, f->lowest_aligned);
-	if (p->container || p->role != AP_PART_DATA || c->pt.foreign_sector_size)
-		v->aligned = -1;	/* holds no data itself, a by-design entry, or not where meant */
-	else
-		v->aligned = ap_align_is_aligned(p->start, ls, f->physical, f->lowest_aligned) &&
-			     (!c->check_size || v->size_aligned);
-}
-
 /* ---- the command ---- */
 
 static void default_columns(const struct check *c, int *def, size_t *n)
@@ -184,12 +156,12 @@ static void default_columns(const struct check *c, int *def, size_t *n)
 	def[k++] = COL_SIZE;
 	def[k++] = COL_TYPE;
 	def[k++] = COL_ALIGN_REPORTED;
-	if (c->g.drive.physical)
+	if (c->ck.g.drive.physical)
 		def[k++] = COL_ALIGN_DRIVE;
-	if (c->g.probed.physical)
+	if (c->ck.g.probed.physical)
 		def[k++] = COL_ALIGN_PROBED;
 	def[k++] = COL_ALIGN_1M;
-	if (c->g.optio)
+	if (c->ck.g.optio)
 		def[k++] = COL_ALIGN_OPTIO;
 	def[k++] = COL_ALIGNED;
 	*n = k;
@@ -197,25 +169,22 @@ static void default_columns(const struct check *c, int *def, size_t *n)
 
 static void report_partitions(struct check *c)
 {
-	const struct ap_geometry *f = c->g.in_force;
+	const struct ap_geometry *f = c->ck.g.in_force;
 	char desc[200];
 	size_t i;
 
-	if (c->pt.foreign_sector_size)
+	if (c->ck.pt.foreign_sector_size)
 		return;		/* the partitions as read here are not the table's */
-	check_describe_geometry(f, desc, sizeof(desc));
-	for (i = 0; i < c->pt.nparts; i++) {
-		const struct ap_part *p = &c->pt.parts[i];
-		struct verdicts v;
+	ap_check_count(&c->ck);
+	if (c->quiet)
+		return;
+	ap_check_describe_geometry(f, desc, sizeof(desc));
+	for (i = 0; i < c->ck.pt.nparts; i++) {
+		const struct ap_part *p = &c->ck.pt.parts[i];
+		struct ap_check_verdicts v;
 
-		check_judge(c, p, &v);
-		if (v.aligned < 0)
-			continue;
-		c->nchecked++;
-		if (v.aligned)
-			continue;
-		c->nmisaligned++;
-		if (c->quiet)
+		ap_check_judge(&c->ck, p, &v);
+		if (v.aligned != 0)
 			continue;
 		if (!ap_align_is_aligned(p->start, f->logical, f->physical, f->lowest_aligned)) {
 			if (v.next != UINT64_MAX)
@@ -260,47 +229,47 @@ static int parse_args(struct check *c, int argc, char **argv)
 			continue;
 		switch (ch) {
 		case 'g':
-			c->geometry_file = optarg;
+			c->ck.geometry_file = optarg;
 			break;
 		case 'p':
-			if (ap_parse_size(optarg, &c->physical) || !c->physical) {
+			if (ap_parse_size(optarg, &c->ck.physical) || !c->ck.physical) {
 				ap_usage_error(CMD, "invalid --physical size: '%s'", optarg);
 				return AP_EXIT_USAGE;
 			}
 			break;
 		case 'l':
-			if (ap_parse_u64(optarg, &c->lowest)) {
+			if (ap_parse_u64(optarg, &c->ck.lowest)) {
 				ap_usage_error(CMD, "invalid --lowest-aligned LBA: '%s'", optarg);
 				return AP_EXIT_USAGE;
 			}
 			c->have_lowest = true;
 			break;
 		case OPT_SECTOR_SIZE:
-			if (ap_parse_size(optarg, &c->sector_size) || c->sector_size < 512 ||
-			    c->sector_size > 65536 || !ap_is_power_of_2(c->sector_size)) {
+			if (ap_parse_size(optarg, &c->ck.sector_size) || c->ck.sector_size < 512 ||
+			    c->ck.sector_size > 65536 || !ap_is_power_of_2(c->ck.sector_size)) {
 				ap_usage_error(CMD, "invalid --sector-size: '%s' (a power of two, "
 					       "512..65536)", optarg);
 				return AP_EXIT_USAGE;
 			}
 			break;
 		case OPT_CHECK_SIZE:
-			c->check_size = true;
+			c->ck.check_size = true;
 			break;
 		case OPT_TRUST_REPORTED:
-			c->trust_reported = true;
+			c->ck.trust_reported = true;
 			break;
 		case OPT_GEOMETRY_ANY:
-			c->geometry_any = true;
+			c->ck.geometry_any = true;
 			break;
 		case OPT_VERDICTS:
-			if (c->nverdict_files == AP_ARRAY_SIZE(c->verdict_files)) {
+			if (c->ck.nverdict_files == AP_ARRAY_SIZE(c->ck.verdict_files)) {
 				ap_usage_error(CMD, "--verdicts: at most %zu stores",
-					       AP_ARRAY_SIZE(c->verdict_files));
+					       AP_ARRAY_SIZE(c->ck.verdict_files));
 				return AP_EXIT_USAGE;
 			}
-			c->verdicts = true;
+			c->ck.verdicts = true;
 			/* resolved in prepare(): no FILE is the default store */
-			c->verdict_files[c->nverdict_files++] = optarg;
+			c->ck.verdict_files[c->ck.nverdict_files++] = optarg;
 			break;
 		case OPT_PROMETHEUS:
 			c->prometheus = optarg;
@@ -329,25 +298,25 @@ static int parse_args(struct check *c, int argc, char **argv)
 		ap_usage_error(CMD, "%s", e.msg);
 		return AP_EXIT_USAGE;
 	}
-	if (c->geometry_file && c->physical) {
+	if (c->ck.geometry_file && c->ck.physical) {
 		ap_usage_error(CMD, "--geometry and --physical are mutually exclusive");
 		return AP_EXIT_USAGE;
 	}
-	if (c->have_lowest && !c->physical) {
+	if (c->have_lowest && !c->ck.physical) {
 		ap_usage_error(CMD, "--lowest-aligned needs --physical");
 		return AP_EXIT_USAGE;
 	}
-	if (c->trust_reported && (c->geometry_file || c->physical)) {
+	if (c->ck.trust_reported && (c->ck.geometry_file || c->ck.physical)) {
 		ap_usage_error(CMD, "--trust-reported and --%s are mutually exclusive (a probed "
 			       "or given geometry decides as it is)",
-			       c->geometry_file ? "geometry" : "physical");
+			       c->ck.geometry_file ? "geometry" : "physical");
 		return AP_EXIT_USAGE;
 	}
-	if (c->geometry_any && !c->geometry_file) {
+	if (c->ck.geometry_any && !c->ck.geometry_file) {
 		ap_usage_error(CMD, "--geometry-any needs --geometry");
 		return AP_EXIT_USAGE;
 	}
-	if (c->verdicts && c->physical) {
+	if (c->ck.verdicts && c->ck.physical) {
 		ap_usage_error(CMD, "--verdicts and --physical are mutually exclusive (a given "
 			       "geometry decides for every device)");
 		return AP_EXIT_USAGE;
@@ -358,7 +327,7 @@ static int parse_args(struct check *c, int argc, char **argv)
 	}
 	c->devices = argv + optind;
 	c->ndevices = (size_t)(argc - optind);
-	if (c->ndevices > 1 && c->geometry_file && strcmp(c->geometry_file, "-") == 0) {
+	if (c->ndevices > 1 && c->ck.geometry_file && strcmp(c->ck.geometry_file, "-") == 0) {
 		ap_usage_error(CMD, "--geometry -: standard input is read once; give a file "
 			       "for several devices");
 		return AP_EXIT_USAGE;
@@ -378,7 +347,7 @@ static int refuse_live_run(const struct check *c)
 	pid_t pid;
 	int rc = AP_EXIT_OK;
 
-	if (stat(c->device, &st) != 0 || !S_ISBLK(st.st_mode) ||
+	if (stat(c->ck.device, &st) != 0 || !S_ISBLK(st.st_mode) ||
 	    !ap_state_live_hold(st.st_rdev, &pid, &cmd))
 		return AP_EXIT_OK;
 	if (strcmp(cmd, "probe") != 0) {
@@ -398,7 +367,7 @@ static int refuse_partition(const struct check *c)
 	char *name;
 	dev_t whole;
 
-	if (stat(c->device, &st) != 0 || !S_ISBLK(st.st_mode) ||
+	if (stat(c->ck.device, &st) != 0 || !S_ISBLK(st.st_mode) ||
 	    ap_safety_whole_disk(st.st_rdev, &whole, &name) != 1)
 		return AP_EXIT_OK;
 	if (name)
@@ -412,8 +381,7 @@ static int refuse_partition(const struct check *c)
 
 static int run(struct check *c)
 {
-	struct ap_ptable_opts po = { .sector_size = (unsigned)c->sector_size };
-	struct ap_error e;
+	struct ap_error e, id_err;
 	int def[CHECK_NCOLS];
 	size_t ndef, i, nerr;
 	bool aligned;
@@ -425,25 +393,28 @@ static int run(struct check *c)
 		rc = refuse_partition(c);
 	if (rc)
 		return rc;
-	rc = ap_ptable_read_isolated(c->device, &po, &c->pt, &e);
+	ap_error_clear(&id_err);
+	rc = ap_check_read(&c->ck, c->ck.verdicts || c->prometheus, &e, &id_err);
 	if (rc) {
 		check_warn(c, "%s", e.msg);
 		return ap_exit_for_errno(rc);	/* bad input (2) or runtime failure (1) */
 	}
-	rc = ap_topology_read(c->device, &c->topo, &e);
-	if (rc) {
+	if (c->ck.pt.is_blockdev && (c->ck.verdicts || c->prometheus) && !c->ck.have_id &&
+	    c->verbose)
+		check_warn(c, "cannot read its identity: %s", id_err.msg);
+	rc = ap_check_geometries(&c->ck, &e);
+	if (c->ck.note[0] && !c->quiet)
+		check_warn(NULL, "%s; trying the verdict store", c->ck.note);
+	if (rc && c->ck.fault == AP_CHECK_FAULT_FILE) {
+		check_warn(NULL, "%s", e.msg);	/* it names the file */
+		return ap_exit_for_errno(e.code);	/* a bad --geometry file: 2 */
+	} else if (rc && c->ck.fault == AP_CHECK_FAULT_DEVICE) {
 		check_warn(c, "%s", e.msg);
-		return ap_exit_for_errno(rc);
+		return AP_EXIT_USAGE;
+	} else if (rc) {
+		ap_usage_error(CMD, "%s", e.msg);
+		return AP_EXIT_USAGE;
 	}
-	if ((c->verdicts || c->prometheus) && c->pt.is_blockdev) {
-		/* who it is: its model for --verdicts, alignprobe_disk_info */
-		c->have_id = ap_identity_read_path(c->device, NULL, &c->id, &e) == 0;
-		if (!c->have_id && c->verbose)
-			check_warn(c, "cannot read its identity: %s", e.msg);
-	}
-	rc = check_build_geometries(c);
-	if (rc)
-		return rc;
 
 	default_columns(c, def, &ndef);
 	if (ap_out_columns(&c->out, check_infos, CHECK_NCOLS, def, ndef, c->cols,
@@ -452,27 +423,27 @@ static int run(struct check *c)
 		return AP_EXIT_USAGE;
 	}
 
-	for (i = 0; i < c->pt.nissues; i++)
-		if (c->pt.issues[i].error || !c->quiet)
-			check_warn(c, "%s%s", c->pt.issues[i].error ? "" : "warning: ",
-			      c->pt.issues[i].msg);
+	for (i = 0; i < c->ck.pt.nissues; i++)
+		if (c->ck.pt.issues[i].error || !c->quiet)
+			check_warn(c, "%s%s", c->ck.pt.issues[i].error ? "" : "warning: ",
+			      c->ck.pt.issues[i].msg);
 	if (c->verbose)
-		for (i = 0; i < c->pt.nfdisk_msgs; i++)
-			check_warn(c, "libfdisk: %s", c->pt.fdisk_msgs[i]);
+		for (i = 0; i < c->ck.pt.nfdisk_msgs; i++)
+			check_warn(c, "libfdisk: %s", c->ck.pt.fdisk_msgs[i]);
 	check_report_notes(c);
-	if (c->pt.foreign_sector_size)
+	if (c->ck.pt.foreign_sector_size)
 		check_report_foreign(c);
-	if (c->mv.state == MV_CONFLICT)
+	if (c->ck.mv.state == AP_MV_CONFLICT)
 		check_report_conflict(c);
-	else if (c->mv.state == MV_UNSHOWN)
+	else if (c->ck.mv.state == AP_MV_UNSHOWN)
 		check_report_unshown(c);
-	nerr = ap_ptable_nerrors(&c->pt);
+	nerr = ap_ptable_nerrors(&c->ck.pt);
 	report_partitions(c);
-	check_next_steps(c);
-	if (c->nmisaligned && !c->quiet && c->g.rule == AP_RULE_MINIMUM_4K)
-		check_warn(c, "note: %s; a probe verdict (--geometry)%s decides otherwise", c->g.reason,
-		      c->mv.state == MV_CONFLICT ? " of this disk" : " or --trust-reported");
-	aligned = nerr == 0 && c->nmisaligned == 0;
+	ap_check_next_steps(&c->ck);
+	if (c->ck.nmisaligned && !c->quiet && c->ck.g.rule == AP_RULE_MINIMUM_4K)
+		check_warn(c, "note: %s; a probe verdict (--geometry)%s decides otherwise", c->ck.g.reason,
+		      c->ck.mv.state == AP_MV_CONFLICT ? " of this disk" : " or --trust-reported");
+	aligned = nerr == 0 && c->ck.nmisaligned == 0;
 
 	if (c->out.json) {
 		check_build_json(c, aligned);	/* printed by the caller, with the exit status */
@@ -481,31 +452,31 @@ static int run(struct check *c)
 
 		if (human && check_print_topology(c))
 			goto out_err;
-		if (c->pt.label && check_print_table(c))
+		if (c->ck.pt.label && check_print_table(c))
 			goto out_err;
-		if (human && c->pt.label && nerr == 0) {
+		if (human && c->ck.pt.label && nerr == 0) {
 			char desc[200];
 
-			check_describe_geometry(c->g.in_force, desc, sizeof(desc));
-			if (c->nchecked == 0)
+			ap_check_describe_geometry(c->ck.g.in_force, desc, sizeof(desc));
+			if (c->ck.nchecked == 0)
 				printf("\nNo partitions to check.\n");
 			else
 				printf("\n%zu of %zu partition%s aligned to %s.\n",
-				       c->nchecked - c->nmisaligned, c->nchecked,
-				       c->nchecked == 1 ? "" : "s", desc);
+				       c->ck.nchecked - c->ck.nmisaligned, c->ck.nchecked,
+				       c->ck.nchecked == 1 ? "" : "s", desc);
 			check_print_next_steps(c);
 		}
 	}
 	if (ap_out_flush(stdout) != 0)	/* a reader gone (| head) is no error */
 		goto out_err;
 
-	if (c->pt.foreign_sector_size)
+	if (c->ck.pt.foreign_sector_size)
 		return AP_EXIT_SECTOR_SIZE;
 	if (nerr)
 		return AP_EXIT_USAGE;
-	if (c->pt.nparts == 0 && !c->pt.whole_disk && !c->quiet)
+	if (c->ck.pt.nparts == 0 && !c->ck.pt.whole_disk && !c->quiet)
 		check_warn(c, "warning: the partition table holds no partitions");
-	return c->nmisaligned ? AP_EXIT_MISALIGNED : AP_EXIT_OK;
+	return c->ck.nmisaligned ? AP_EXIT_MISALIGNED : AP_EXIT_OK;
 out_err:
 	check_warn(NULL, "write error on standard output");
 	return AP_EXIT_FAILURE;
@@ -540,15 +511,15 @@ static int prepare(struct check *c, struct ap_vstore *store, struct ap_outfile *
 	}
 	/* a disk named twice (a link to it, say) is checked once: one series each */
 	c->ndevices = ap_dedupe_devices(CMD, c->devices, c->ndevices, c->quiet);
-	if (c->verdicts) {
-		for (i = 0; i < c->nverdict_files; i++)
-			c->verdict_files[i] = ap_vstore_path(c->verdict_files[i]);
-		c->verdicts_file = c->verdict_files[0];
+	if (c->ck.verdicts) {
+		for (i = 0; i < c->ck.nverdict_files; i++)
+			c->ck.verdict_files[i] = ap_vstore_path(c->ck.verdict_files[i]);
+		c->ck.verdicts_file = c->ck.verdict_files[0];
 		/* each layer's state for the metrics; one bad layer: none is used */
-		for (i = 0; i < c->nverdict_files; i++) {
+		for (i = 0; i < c->ck.nverdict_files; i++) {
 			struct ap_vstore one;
 
-			c->store_rcs[i] = ap_vstore_load(c->verdict_files[i], &one, &e);
+			c->store_rcs[i] = ap_vstore_load(c->ck.verdict_files[i], &one, &e);
 			if (c->store_rcs[i] == 0)
 				c->store_models[i] = one.nmodels;
 			ap_vstore_free(&one);
@@ -565,12 +536,12 @@ static int prepare(struct check *c, struct ap_vstore *store, struct ap_outfile *
 			}
 		}
 		if (!c->store_rc)
-			c->store_rc = ap_vstore_load_layers(c->verdict_files, c->nverdict_files,
+			c->store_rc = ap_vstore_load_layers(c->ck.verdict_files, c->ck.nverdict_files,
 							    store, &e);
 		if (c->store_rc)
-			c->verdicts = false;
+			c->ck.verdicts = false;
 		else
-			c->store = store;
+			c->ck.store = store;
 	}
 	if (c->prometheus)
 		return ap_fleet_prom_open(CMD, prom, c->prometheus);
@@ -584,7 +555,7 @@ static int check_one(struct check *base, const char *dev, struct ap_prom *metric
 	struct check c = *base;
 	int rc;
 
-	c.device = dev;
+	c.ck.device = dev;
 	rc = run(&c);
 	if (metrics)
 		check_add_metrics(&c, metrics, rc);
@@ -606,10 +577,7 @@ static int check_one(struct check *base, const char *dev, struct ap_prom *metric
 		}
 	}
 	base->headings_done = c.headings_done;
-	ap_ptable_free(&c.pt);
-	ap_topology_free(&c.topo);
-	ap_identity_free(&c.id);
-	ap_next_steps_free(&c.next);
+	ap_check_free_device(&c.ck);
 	return rc;
 }
 
@@ -632,13 +600,13 @@ int ap_cmd_check(int argc, char **argv)
 		goto out;
 	if (c.prometheus) {
 		metrics = ap_prom_new();
-		for (i = 0; i < c.nverdict_files; i++) {
+		for (i = 0; i < c.ck.nverdict_files; i++) {
 			size_t j;
 
-			for (j = 0; j < i && strcmp(c.verdict_files[j], c.verdict_files[i]); j++)
+			for (j = 0; j < i && strcmp(c.ck.verdict_files[j], c.ck.verdict_files[i]); j++)
 				;
 			if (j == i)	/* a store given twice has its series once */
-				ap_fleet_prom_store(metrics, c.verdict_files[i], c.store_rcs[i],
+				ap_fleet_prom_store(metrics, c.ck.verdict_files[i], c.store_rcs[i],
 						    c.store_models[i]);
 		}
 	}

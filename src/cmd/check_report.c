@@ -82,15 +82,15 @@ static void row_tristate(struct ap_row *r, int id, int v)
 
 /* One partition, every column: a table line and an object of "partitions". */
 static void fill_row(const struct check *c, struct ap_row *r, const struct ap_part *p,
-		     const struct verdicts *v)
+		     const struct ap_check_verdicts *v)
 {
 	ap_row_reset(r);
-	ap_row_str(r, COL_DEVICE, c->device);
+	ap_row_str(r, COL_DEVICE, c->ck.device);
 	ap_row_u64(r, COL_NR, p->partno + 1);
 	ap_row_u64(r, COL_START, p->start);
 	ap_row_u64(r, COL_END, p->size ? p->start + p->size - 1 : p->start);
 	ap_row_u64(r, COL_SECTORS, p->size);
-	ap_row_u64(r, COL_SIZE, p->size * c->pt.sector_size);
+	ap_row_u64(r, COL_SIZE, p->size * c->ck.pt.sector_size);
 	ap_row_str(r, COL_TYPE, p->type);
 	ap_row_str(r, COL_TYPECODE, p->typecode);
 	ap_row_str(r, COL_NAME, p->name);
@@ -195,14 +195,14 @@ static struct json_object *topology_json(const struct ap_topology *t)
 
 static struct json_object *probed_json(const struct check *c)
 {
-	struct json_object *o = geometry_json(&c->g.probed, c->geometry_file);
+	struct json_object *o = geometry_json(&c->ck.g.probed, c->ck.geometry_file);
 
-	if (o && c->geometry_file) {
-		json_object_object_add(o, "entry", json_object_new_string(c->pick.where));
-		json_object_object_add(o, "entry_device", c->pick.device[0]
-				       ? json_object_new_string(c->pick.device) : NULL);
+	if (o && c->ck.geometry_file) {
+		json_object_object_add(o, "entry", json_object_new_string(c->ck.pick.where));
+		json_object_object_add(o, "entry_device", c->ck.pick.device[0]
+				       ? json_object_new_string(c->ck.pick.device) : NULL);
 		json_object_object_add(o, "matched_by", json_object_new_string(
-					       ap_geometry_match_name(c->pick.match)));
+					       ap_geometry_match_name(c->ck.pick.match)));
 	}
 	return o;
 }
@@ -210,12 +210,12 @@ static struct json_object *probed_json(const struct check *c)
 static struct json_object *rule_json(const struct check *c)
 {
 	struct json_object *o = json_object_new_object();
-	const struct ap_geometry *f = c->g.in_force;
+	const struct ap_geometry *f = c->ck.g.in_force;
 
-	json_object_object_add(o, "name", json_object_new_string(ap_geometry_rule_name(c->g.rule)));
-	json_object_object_add(o, "reason", json_object_new_string(c->g.reason));
+	json_object_object_add(o, "name", json_object_new_string(ap_geometry_rule_name(c->ck.g.rule)));
+	json_object_object_add(o, "reason", json_object_new_string(c->ck.g.reason));
 	json_object_object_add(o, "basis", json_object_new_string(
-				       ap_geometry_source_name(c->g.basis->source)));
+				       ap_geometry_source_name(c->ck.g.basis->source)));
 	json_object_object_add(o, "unit", ap_json_u64(f->physical));
 	json_object_object_add(o, "lowest_aligned_lba", ap_json_u64(f->lowest_aligned));
 	return o;
@@ -225,13 +225,13 @@ static struct json_object *rule_json(const struct check *c)
 static void foreign_advice(const struct check *c, char *cause, size_t csz, char *remedy,
 			   size_t rsz)
 {
-	unsigned w = c->pt.foreign_sector_size, here = c->pt.sector_size;
+	unsigned w = c->ck.pt.foreign_sector_size, here = c->ck.pt.sector_size;
 
-	if (!c->pt.is_blockdev && w > here)
+	if (!c->ck.pt.is_blockdev && w > here)
 		snprintf(cause, csz, "the image was partitioned as a disk with %u-byte logical "
 			 "sectors (a disk behind a USB bridge that presents them, or a loop device "
 			 "with --sector-size %u) and is read here with %u-byte ones", w, w, here);
-	else if (!c->pt.is_blockdev)
+	else if (!c->ck.pt.is_blockdev)
 		snprintf(cause, csz, "the image was partitioned as a disk with %u-byte logical "
 			 "sectors and is read here with %u-byte ones (--sector-size %u)", w, here,
 			 here);
@@ -243,16 +243,16 @@ static void foreign_advice(const struct check *c, char *cause, size_t csz, char 
 		snprintf(cause, csz, "the table was written with the disk attached directly "
 			 "(%u-byte logical sectors); here a USB bridge (an enclosure or dock) "
 			 "presents it with %u-byte ones", w, here);
-	if (!c->pt.is_blockdev)
+	if (!c->ck.pt.is_blockdev)
 		snprintf(remedy, rsz, "read it as written with alignprobe check --sector-size %u "
 			 "%s, or losetup --sector-size %u --partscan --find --show %s; or "
-			 "re-create the table for %u-byte sectors", w, c->device, w, c->device,
+			 "re-create the table for %u-byte sectors", w, c->ck.device, w, c->ck.device,
 			 here);
 	else
 		snprintf(remedy, rsz, "read it as written with losetup --read-only --sector-size "
 			 "%u --partscan --find --show %s (then check that loop device), or attach "
 			 "the disk the way it was partitioned; or re-create the table for %u-byte "
-			 "sectors (back up first: every partition moves)", w, c->device, here);
+			 "sectors (back up first: every partition moves)", w, c->ck.device, here);
 }
 
 static struct json_object *foreign_json(const struct check *c)
@@ -261,56 +261,56 @@ static struct json_object *foreign_json(const struct check *c)
 	char cause[400], remedy[600];
 	size_t i;
 
-	if (!c->pt.foreign_sector_size)
+	if (!c->ck.pt.foreign_sector_size)
 		return NULL;
 	foreign_advice(c, cause, sizeof(cause), remedy, sizeof(remedy));
 	o = json_object_new_object();
-	json_object_object_add(o, "written_for", json_object_new_int64(c->pt.foreign_sector_size));
-	json_object_object_add(o, "read_with", json_object_new_int64(c->pt.sector_size));
-	json_object_object_add(o, "label", ap_json_string(c->pt.foreign_label));
+	json_object_object_add(o, "written_for", json_object_new_int64(c->ck.pt.foreign_sector_size));
+	json_object_object_add(o, "read_with", json_object_new_int64(c->ck.pt.sector_size));
+	json_object_object_add(o, "label", ap_json_string(c->ck.pt.foreign_label));
 	a = json_object_new_array();
-	for (i = 0; i < c->pt.nforeign_evidence; i++)
-		json_object_array_add(a, json_object_new_string(c->pt.foreign_evidence[i]));
+	for (i = 0; i < c->ck.pt.nforeign_evidence; i++)
+		json_object_array_add(a, json_object_new_string(c->ck.pt.foreign_evidence[i]));
 	json_object_object_add(o, "evidence", a);
 	json_object_object_add(o, "likely_cause", json_object_new_string(cause));
 	json_object_object_add(o, "remedy", json_object_new_string(remedy));
 	return o;
 }
 static const char *const mv_names[] = {
-	[MV_OFF] = "off", [MV_NOT_NEEDED] = "not_needed", [MV_NO_MODEL] = "no_model",
-	[MV_NONE] = "none", [MV_OTHER_SECTOR] = "other_sector_size", [MV_USED] = "used",
-	[MV_CONFLICT] = "conflict", [MV_UNSHOWN] = "no_effect_not_shown",
+	[AP_MV_OFF] = "off", [AP_MV_NOT_NEEDED] = "not_needed", [AP_MV_NO_MODEL] = "no_model",
+	[AP_MV_NONE] = "none", [AP_MV_OTHER_SECTOR] = "other_sector_size", [AP_MV_USED] = "used",
+	[AP_MV_CONFLICT] = "conflict", [AP_MV_UNSHOWN] = "no_effect_not_shown",
 };
 
 /* "model_verdict": what the verdict store said of the disk's model, null without --verdicts. */
 static struct json_object *model_verdict_json(const struct check *c)
 {
-	const struct ap_vstore_model *m = c->mv.m;
+	const struct ap_vstore_model *m = c->ck.mv.m;
 	struct json_object *o, *mo, *a;
 	size_t i, k;
 
-	if (c->mv.state == MV_OFF)
+	if (c->ck.mv.state == AP_MV_OFF)
 		return NULL;
 	o = json_object_new_object();
-	json_object_object_add(o, "store", json_object_new_string(c->verdicts_file));
+	json_object_object_add(o, "store", json_object_new_string(c->ck.verdicts_file));
 	a = json_object_new_array();
-	for (i = 0; i < c->nverdict_files; i++)
-		json_object_array_add(a, json_object_new_string(c->verdict_files[i]));
+	for (i = 0; i < c->ck.nverdict_files; i++)
+		json_object_array_add(a, json_object_new_string(c->ck.verdict_files[i]));
 	json_object_object_add(o, "stores", a);
-	json_object_object_add(o, "state", json_object_new_string(mv_names[c->mv.state]));
+	json_object_object_add(o, "state", json_object_new_string(mv_names[c->ck.mv.state]));
 	mo = NULL;
-	if (c->have_id && c->id.model) {
+	if (c->ck.have_id && c->ck.id.model) {
 		mo = json_object_new_object();
-		json_object_object_add(mo, "vendor", ap_json_string(c->id.vendor));
-		json_object_object_add(mo, "model", ap_json_string(c->id.model));
-		json_object_object_add(mo, "revision", ap_json_string(c->id.revision));
+		json_object_object_add(mo, "vendor", ap_json_string(c->ck.id.vendor));
+		json_object_object_add(mo, "model", ap_json_string(c->ck.id.model));
+		json_object_object_add(mo, "revision", ap_json_string(c->ck.id.revision));
 	}
 	json_object_object_add(o, "model", mo);
-	if (c->mv.state == MV_USED) {
+	if (c->ck.mv.state == AP_MV_USED) {
 		char where[64];
 
-		snprintf(where, sizeof(where), "models[%zu].verdicts[%zu]", c->mv.model_index,
-			 c->mv.verdict);
+		snprintf(where, sizeof(where), "models[%zu].verdicts[%zu]", c->ck.mv.model_index,
+			 c->ck.mv.verdict);
 		json_object_object_add(o, "entry", json_object_new_string(where));
 	} else {
 		json_object_object_add(o, "entry", NULL);
@@ -321,10 +321,10 @@ static struct json_object *model_verdict_json(const struct check *c)
 		struct json_object *vo, *xa;
 		char where[64];
 
-		if (v->logical_sector != c->pt.sector_size)
+		if (v->logical_sector != c->ck.pt.sector_size)
 			continue;
 		vo = json_object_new_object();
-		snprintf(where, sizeof(where), "models[%zu].verdicts[%zu]", c->mv.model_index, i);
+		snprintf(where, sizeof(where), "models[%zu].verdicts[%zu]", c->ck.mv.model_index, i);
 		json_object_object_add(vo, "entry", json_object_new_string(where));
 		json_object_object_add(vo, "logical_sector", ap_json_u64(v->logical_sector));
 		json_object_object_add(vo, "physical_sector", ap_json_u64(v->physical_sector));
@@ -348,12 +348,12 @@ static struct json_object *model_verdict_json(const struct check *c)
 void check_build_json(struct check *c, bool aligned)
 {
 	struct json_object *doc = json_object_new_object(), *geo, *a;
-	const struct ap_ptable *pt = &c->pt;
+	const struct ap_ptable *pt = &c->ck.pt;
 	struct ap_cols cs;
 	struct ap_row r;
 	size_t i;
 
-	json_object_object_add(doc, "device", json_object_new_string(c->device));
+	json_object_object_add(doc, "device", json_object_new_string(c->ck.device));
 	json_object_object_add(doc, "type", json_object_new_string(pt->is_blockdev ? "block" : "image"));
 	json_object_object_add(doc, "size", ap_json_u64(pt->size_bytes));
 	json_object_object_add(doc, "logical_sector", json_object_new_int64(pt->sector_size));
@@ -371,15 +371,15 @@ void check_build_json(struct check *c, bool aligned)
 	}
 	json_object_object_add(doc, "first_usable", pt->label ? ap_json_u64(pt->first_usable) : NULL);
 	json_object_object_add(doc, "last_usable", pt->label ? ap_json_u64(pt->last_usable) : NULL);
-	json_object_object_add(doc, "topology", topology_json(&c->topo));
+	json_object_object_add(doc, "topology", topology_json(&c->ck.topo));
 
 	geo = json_object_new_object();
-	json_object_object_add(geo, "in_force", geometry_json(c->g.in_force,
-			       c->g.rule == AP_RULE_PROBED ? c->geometry_file : NULL));
-	json_object_object_add(geo, "reported", geometry_json(&c->g.reported, NULL));
-	json_object_object_add(geo, "drive", geometry_json(&c->g.drive, NULL));
+	json_object_object_add(geo, "in_force", geometry_json(c->ck.g.in_force,
+			       c->ck.g.rule == AP_RULE_PROBED ? c->ck.geometry_file : NULL));
+	json_object_object_add(geo, "reported", geometry_json(&c->ck.g.reported, NULL));
+	json_object_object_add(geo, "drive", geometry_json(&c->ck.g.drive, NULL));
 	json_object_object_add(geo, "probed", probed_json(c));
-	json_object_object_add(geo, "optimal_io", c->g.optio ? ap_json_u64(c->g.optio) : NULL);
+	json_object_object_add(geo, "optimal_io", c->ck.g.optio ? ap_json_u64(c->ck.g.optio) : NULL);
 	json_object_object_add(doc, "geometry", geo);
 	json_object_object_add(doc, "rule", rule_json(c));
 	json_object_object_add(doc, "model_verdict", model_verdict_json(c));
@@ -407,11 +407,11 @@ void check_build_json(struct check *c, bool aligned)
 	check_cols(c, &cs);
 	ap_row_init(&r, &cs);
 	for (i = 0; i < pt->nparts; i++) {
-		struct verdicts v;
+		struct ap_check_verdicts v;
 
 		struct json_object *po;
 
-		check_judge(c, &pt->parts[i], &v);
+		ap_check_judge(&c->ck, &pt->parts[i], &v);
 		fill_row(c, &r, &pt->parts[i], &v);
 		po = ap_row_json(&r);
 		if (pt->parts[i].role != AP_PART_DATA)	/* named, not judged */
@@ -421,8 +421,8 @@ void check_build_json(struct check *c, bool aligned)
 	}
 	ap_row_free(&r);
 	json_object_object_add(doc, "partitions", a);
-	json_object_object_add(doc, "misaligned", ap_json_u64(c->nmisaligned));
-	json_object_object_add(doc, "next_steps", ap_next_steps_to_json(&c->next));
+	json_object_object_add(doc, "misaligned", ap_json_u64(c->ck.nmisaligned));
+	json_object_object_add(doc, "next_steps", ap_next_steps_to_json(&c->ck.next));
 	json_object_object_add(doc, "aligned", json_object_new_boolean(aligned));
 	c->doc = doc;
 }
@@ -443,14 +443,14 @@ static void cell_ul(struct libscols_line *ln, size_t col, bool have, uint64_t v)
 
 int check_print_topology(const struct check *c)
 {
-	const struct ap_kernel_topology *k = &c->topo.kernel;
-	const struct ap_drive_topology *d = &c->topo.drive;
-	const struct ap_geometry *r = &c->g.reported;
-	const struct ap_geometry *p = c->g.probed.physical ? &c->g.probed : NULL;
-	bool blk = c->pt.is_blockdev;
+	const struct ap_kernel_topology *k = &c->ck.topo.kernel;
+	const struct ap_drive_topology *d = &c->ck.topo.drive;
+	const struct ap_geometry *r = &c->ck.g.reported;
+	const struct ap_geometry *p = c->ck.g.probed.physical ? &c->ck.g.probed : NULL;
+	bool blk = c->ck.pt.is_blockdev;
 	struct libscols_table *tb = scols_new_table();
 	struct libscols_line *ln;
-	char *human = ap_size_to_human(c->pt.size_bytes), buf[200];
+	char *human = ap_size_to_human(c->ck.pt.size_bytes), buf[200];
 	size_t i, pc = 3;
 	int rc;
 
@@ -458,16 +458,16 @@ int check_print_topology(const struct check *c)
 		free(human);
 		return -ENOMEM;
 	}
-	printf("Disk %s: %s, %" PRIu64 " sectors of %u bytes, %s%s\n", c->device, human,
-	       c->pt.nsectors, c->pt.sector_size, blk ? "block device" : "image file",
-	       c->pt.label || c->pt.whole_disk ? "" : ", no usable partition table");
+	printf("Disk %s: %s, %" PRIu64 " sectors of %u bytes, %s%s\n", c->ck.device, human,
+	       c->ck.pt.nsectors, c->ck.pt.sector_size, blk ? "block device" : "image file",
+	       c->ck.pt.label || c->ck.pt.whole_disk ? "" : ", no usable partition table");
 	free(human);
-	if (c->pt.whole_disk)
-		printf("No partition table: %s on the whole disk, from byte 0\n", c->pt.whole_disk);
-	if (c->pt.label)
+	if (c->ck.pt.whole_disk)
+		printf("No partition table: %s on the whole disk, from byte 0\n", c->ck.pt.whole_disk);
+	if (c->ck.pt.label)
 		printf("Partition table: %s, %zu partition%s, usable sectors %" PRIu64 "-%" PRIu64 "%s%s\n",
-		       c->pt.label, c->pt.nparts, c->pt.nparts == 1 ? "" : "s", c->pt.first_usable,
-		       c->pt.last_usable, c->pt.id ? ", id " : "", c->pt.id ? c->pt.id : "");
+		       c->ck.pt.label, c->ck.pt.nparts, c->ck.pt.nparts == 1 ? "" : "s", c->ck.pt.first_usable,
+		       c->ck.pt.last_usable, c->ck.pt.id ? ", id " : "", c->ck.pt.id ? c->ck.pt.id : "");
 
 	scols_table_new_column(tb, "", 0, 0);
 	scols_table_new_column(tb, blk ? "KERNEL" : "IMAGE", 0, SCOLS_FL_RIGHT);
@@ -540,7 +540,7 @@ int check_print_topology(const struct check *c)
 
 	if (!blk)
 		printf("image: %u-byte sectors, no kernel topology and no drive to ask\n",
-		       c->pt.sector_size);
+		       c->ck.pt.sector_size);
 	else if (!k->available)
 		printf("kernel: not available (%s)\n", k->why);
 	if (blk && !d->available)
@@ -550,8 +550,8 @@ int check_print_topology(const struct check *c)
 		       d->scsi_ok ? " and SCSI READ CAPACITY(16)" : "");
 	else if (blk)
 		printf("drive: answered %s\n", d->source);
-	for (i = 0; i < c->topo.ndisagreements; i++)
-		printf("disagreement: %s\n", c->topo.disagreements[i]);
+	for (i = 0; i < c->ck.topo.ndisagreements; i++)
+		printf("disagreement: %s\n", c->ck.topo.disagreements[i]);
 	/* a "no effect" that stands for a larger unit does not disagree: it did not see one */
 	if (p && p->ruled_out_up_to && p->physical != p->logical)
 		p = NULL;
@@ -564,12 +564,12 @@ int check_print_topology(const struct check *c)
 		       r->lowest_aligned, p->source == AP_GEOM_PROBED ? "probed" :
 		       p->source == AP_GEOM_MODEL ? "its model's verdict" : "given",
 		       p->lowest_aligned);
-	check_describe_geometry(c->g.in_force, buf, sizeof(buf));
+	ap_check_describe_geometry(c->ck.g.in_force, buf, sizeof(buf));
 	printf("Geometry in force: %s%s%s\n", buf,
-	       c->g.rule == AP_RULE_PROBED || c->g.rule == AP_RULE_MODEL ? ", from " : "",
-	       c->g.rule == AP_RULE_PROBED ? c->geometry_file :
-	       c->g.rule == AP_RULE_MODEL ? c->verdicts_file : "");
-	printf("Rule: %s: %s\n", ap_geometry_rule_name(c->g.rule), c->g.reason);
+	       c->ck.g.rule == AP_RULE_PROBED || c->ck.g.rule == AP_RULE_MODEL ? ", from " : "",
+	       c->ck.g.rule == AP_RULE_PROBED ? c->ck.geometry_file :
+	       c->ck.g.rule == AP_RULE_MODEL ? c->ck.verdicts_file : "");
+	printf("Rule: %s: %s\n", ap_geometry_rule_name(c->ck.g.rule), c->ck.g.reason);
 	putchar('\n');
 	return 0;
 }
@@ -586,11 +586,11 @@ int check_print_table(struct check *c)
 	check_cols(c, &cs);
 	tb = ap_cols_table_new(&cs, "partitions");
 	ap_row_init(&r, &cs);
-	for (i = 0; i < c->pt.nparts; i++) {
-		struct verdicts v;
+	for (i = 0; i < c->ck.pt.nparts; i++) {
+		struct ap_check_verdicts v;
 
-		check_judge(c, &c->pt.parts[i], &v);
-		fill_row(c, &r, &c->pt.parts[i], &v);
+		ap_check_judge(&c->ck, &c->ck.pt.parts[i], &v);
+		fill_row(c, &r, &c->ck.pt.parts[i], &v);
 		if (ap_row_add_line(&r, tb) != 0) {
 			ap_row_free(&r);
 			scols_unref_table(tb);
@@ -618,25 +618,25 @@ void check_report_notes(const struct check *c)
 
 	if (c->quiet)
 		return;
-	for (i = 0; i < c->pt.nparts; i++) {
-		const struct ap_part *p = &c->pt.parts[i];
+	for (i = 0; i < c->ck.pt.nparts; i++) {
+		const struct ap_part *p = &c->ck.pt.parts[i];
 
 		if (p->role != AP_PART_DATA)
 			check_warn(c, "note: partition %zu (sectors %" PRIu64 "-%" PRIu64 ") is %s of "
 				   "the %s label: it overlaps the others by design and is not "
 				   "judged", p->partno + 1, p->start,
 				   p->size ? p->start + p->size - 1 : p->start,
-				   ap_part_role_name(p->role), c->pt.label);
+				   ap_part_role_name(p->role), c->ck.pt.label);
 	}
-	if (c->pt.label && c->pt.reader && strcmp(c->pt.reader, "libblkid") == 0)
+	if (c->ck.pt.label && c->ck.pt.reader && strcmp(c->ck.pt.reader, "libblkid") == 0)
 		check_warn(c, "note: the partition table (%s) was read by libblkid: libfdisk "
-			   "does not read this type", c->pt.label);
-	if (c->pt.whole_disk)
+			   "does not read this type", c->ck.pt.label);
+	if (c->ck.pt.whole_disk)
 		check_warn(c, "note: no partition table: %s%s%s%s on the whole disk, which starts at "
-			   "byte 0 and is aligned under every geometry", c->pt.whole_disk,
-			   c->pt.whole_disk_usage ? " (" : "",
-			   c->pt.whole_disk_usage ? c->pt.whole_disk_usage : "",
-			   c->pt.whole_disk_usage ? ")" : "");
+			   "byte 0 and is aligned under every geometry", c->ck.pt.whole_disk,
+			   c->ck.pt.whole_disk_usage ? " (" : "",
+			   c->ck.pt.whole_disk_usage ? c->ck.pt.whole_disk_usage : "",
+			   c->ck.pt.whole_disk_usage ? ")" : "");
 }
 
 void check_report_foreign(const struct check *c)
@@ -644,8 +644,8 @@ void check_report_foreign(const struct check *c)
 	char cause[400], remedy[600];
 	size_t i;
 
-	for (i = 0; i < c->pt.nforeign_evidence; i++)
-		check_warn(c, "found: %s", c->pt.foreign_evidence[i]);
+	for (i = 0; i < c->ck.pt.nforeign_evidence; i++)
+		check_warn(c, "found: %s", c->ck.pt.foreign_evidence[i]);
 	foreign_advice(c, cause, sizeof(cause), remedy, sizeof(remedy));
 	check_warn(c, "likely cause: %s", cause);
 	check_warn(c, "what to do: %s", remedy);
@@ -654,8 +654,8 @@ void check_report_foreign(const struct check *c)
 /* --prometheus: this device's series (see docs/alignprobe.8, MONITORING). */
 void check_add_metrics(const struct check *c, struct ap_prom *p, int status)
 {
-	const char *dev = c->device;
-	const struct ap_geometry *geo[] = { &c->g.reported, &c->g.drive, &c->g.probed };
+	const char *dev = c->ck.device;
+	const struct ap_geometry *geo[] = { &c->ck.g.reported, &c->ck.g.drive, &c->ck.g.probed };
 	bool judged = status == AP_EXIT_OK || status == AP_EXIT_MISALIGNED ||
 		      status == AP_EXIT_SECTOR_SIZE;
 	char num[24];
@@ -663,7 +663,7 @@ void check_add_metrics(const struct check *c, struct ap_prom *p, int status)
 
 	ap_fleet_prom_add(p, "alignprobe_check_success", judged, "device", dev, NULL);
 	ap_fleet_prom_add(p, "alignprobe_check_exit_status", status, "device", dev, NULL);
-	ap_fleet_prom_disk(p, "check", dev, c->have_id ? &c->id : NULL, c->pt.sector_size);
+	ap_fleet_prom_disk(p, "check", dev, c->ck.have_id ? &c->ck.id : NULL, c->ck.pt.sector_size);
 	if (!judged)
 		return;
 	ap_fleet_prom_add(p, "alignprobe_disk_aligned", status == AP_EXIT_OK, "device", dev, NULL);
@@ -678,43 +678,43 @@ void check_add_metrics(const struct check *c, struct ap_prom *p, int status)
 				  (double)geo[i]->lowest_aligned * geo[i]->logical, "command", "check",
 				  "device", dev, "source", src, NULL);
 	}
-	if (c->g.in_force) {
+	if (c->ck.g.in_force) {
 		ap_fleet_prom_add(p, "alignprobe_check_rule_info", 1, "device", dev, "rule",
-				  ap_geometry_rule_name(c->g.rule), "basis",
-				  ap_geometry_source_name(c->g.basis->source), NULL);
+				  ap_geometry_rule_name(c->ck.g.rule), "basis",
+				  ap_geometry_source_name(c->ck.g.basis->source), NULL);
 		ap_fleet_prom_add(p, "alignprobe_check_required_alignment_bytes",
-				  (double)c->g.in_force->physical, "device", dev, NULL);
+				  (double)c->ck.g.in_force->physical, "device", dev, NULL);
 		ap_fleet_prom_add(p, "alignprobe_check_required_offset_bytes",
-				  (double)c->g.in_force->lowest_aligned * c->g.in_force->logical,
+				  (double)c->ck.g.in_force->lowest_aligned * c->ck.g.in_force->logical,
 				  "device", dev, NULL);
 	}
-	if (c->pt.foreign_sector_size)
+	if (c->ck.pt.foreign_sector_size)
 		ap_fleet_prom_add(p, "alignprobe_check_foreign_sector_bytes",
-				  c->pt.foreign_sector_size, "device", dev, NULL);
-	if (c->mv.state != MV_OFF && c->mv.state != MV_NOT_NEEDED) {
-		ap_fleet_prom_add(p, "alignprobe_check_model_verdicts", (double)c->mv.nmatching,
+				  c->ck.pt.foreign_sector_size, "device", dev, NULL);
+	if (c->ck.mv.state != AP_MV_OFF && c->ck.mv.state != AP_MV_NOT_NEEDED) {
+		ap_fleet_prom_add(p, "alignprobe_check_model_verdicts", (double)c->ck.mv.nmatching,
 				  "device", dev, NULL);
-		if (c->mv.state == MV_USED) {
-			const struct ap_vstore_verdict *v = &c->mv.m->verdicts[c->mv.verdict];
+		if (c->ck.mv.state == AP_MV_USED) {
+			const struct ap_vstore_verdict *v = &c->ck.mv.m->verdicts[c->ck.mv.verdict];
 			char where[64];
 
 			snprintf(where, sizeof(where), "models[%zu].verdicts[%zu]",
-				 c->mv.model_index, c->mv.verdict);
+				 c->ck.mv.model_index, c->ck.mv.verdict);
 			ap_fleet_prom_add(p, "alignprobe_check_model_verdict_info", 1, "device", dev,
-					  "store", c->verdicts_file, "entry", where, "example",
+					  "store", c->ck.verdicts_file, "entry", where, "example",
 					  v->nexamples ? v->examples[0].serial : NULL, NULL);
 		}
 	}
-	ap_fleet_prom_add(p, "alignprobe_check_partitions", (double)c->nchecked, "device", dev,
+	ap_fleet_prom_add(p, "alignprobe_check_partitions", (double)c->ck.nchecked, "device", dev,
 			  NULL);
-	ap_fleet_prom_add(p, "alignprobe_check_misaligned_partitions", (double)c->nmisaligned,
+	ap_fleet_prom_add(p, "alignprobe_check_misaligned_partitions", (double)c->ck.nmisaligned,
 			  "device", dev, NULL);
-	for (i = 0; i < c->pt.nparts; i++) {
-		const struct ap_part *part = &c->pt.parts[i];
-		unsigned ls = c->pt.sector_size;
-		struct verdicts v;
+	for (i = 0; i < c->ck.pt.nparts; i++) {
+		const struct ap_part *part = &c->ck.pt.parts[i];
+		unsigned ls = c->ck.pt.sector_size;
+		struct ap_check_verdicts v;
 
-		check_judge(c, part, &v);
+		ap_check_judge(&c->ck, part, &v);
 		if (v.aligned < 0)
 			continue;	/* an extended partition, or a table for another size */
 		snprintf(num, sizeof(num), "%zu", part->partno + 1);
@@ -726,4 +726,11 @@ void check_add_metrics(const struct check *c, struct ap_prom *p, int status)
 			ap_fleet_prom_add(p, "alignprobe_partition_next_aligned_start_bytes",
 					  (double)v.next * ls, "device", dev, "partition", num, NULL);
 	}
+}
+
+/* What to run next for each misaligned partition (ap_check_next_steps()), after the table. */
+void check_print_next_steps(const struct check *c)
+{
+	ap_cmd_print_next_steps(&c->ck.next, "\nWhat to run next (each rewrites data: back up first):",
+				"  ");
 }

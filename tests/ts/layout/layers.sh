@@ -31,7 +31,8 @@ declare -A may=(
 	[sweep]="device workload analysis lib"
 	[probe]="device analysis lib"
 	[seq]="workload lib"
-	[cmd]="sweep probe seq fleet device workload analysis emu ui lib"
+	[check]="fleet device analysis lib"
+	[cmd]="check sweep probe seq fleet device workload analysis emu ui lib"
 	[compat]=""
 	[.]="cmd lib"
 )
