@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "cmd/commands.h"
-#include "cmd/wcache.h"
+#include "device/cachectl.h"
 #include "device/safety.h"
 #include "emu/emu.h"
 #include "lib/blkdev.h"
@@ -374,7 +374,7 @@ static void do_wcache(struct cleanup *c, const struct ap_state_entry *en)
 		report(c, en, "would-restore", NULL);
 		return;
 	}
-	rc = ap_cmd_wcache_restore_record(en->path, en->dev, en->aux, &e);
+	rc = ap_cachectl_restore_record(en->path, en->dev, en->aux, &ap_cmd_emu_cache, &e);
 	if (rc < 0) {
 		failed(c, en, "%s", e.msg[0] ? e.msg : strerror(-rc));
 		return;

@@ -188,4 +188,8 @@ struct json_object;
 struct json_object *ap_cmd_verdict_next_steps_json(const char *dev, const struct ap_verdict *v,
 						   bool clear);
 
+/* The emulated drive's write cache model (device/cachectl.h's hook): seq, cleanup. */
+struct ap_cache_model;
+extern const struct ap_cache_model ap_cmd_emu_cache;
+
 #endif

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "cmd/commands.h"
+#include "device/cachectl.h"
 #include "device/safety.h"
 #include "emu/emu.h"
 #include "emu/model.h"
@@ -379,3 +380,10 @@ int ap_cmd_emu_attach(const char *cmd, const struct ap_emu_spec *s, struct ap_em
 	ap_warnx(cmd, NULL, "cannot set up the emulated drive: %s", e.msg);
 	return ap_exit_for_failure(rc);
 }
+
+/* The emulated drive's write cache model, for device/cachectl.c. */
+const struct ap_cache_model ap_cmd_emu_cache = {
+	.is_model = ap_emu_is_emulated,
+	.get = ap_emu_write_cache,
+	.set = ap_emu_set_write_cache,
+};

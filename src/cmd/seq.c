@@ -15,7 +15,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/seq.h"
-#include "cmd/wcache.h"
+#include "device/cachectl.h"
 #include "device/safety.h"
 #include "device/sgio.h"
 #include "emu/emu.h"
@@ -196,7 +196,7 @@ static int seq_parse_args(struct seq_cmd *c, int argc, char **argv)
 	c->o.data = AP_DATAGEN_RANDOM;
 	c->o.max_cell_ns = SEQ_DEFAULT_CELL_NS;
 	c->o.cancel = ap_sig_cancel;
-	c->o.wc_set = ap_cmd_wcache_set;	/* with --write-cache */
+	c->o.wc_set = ap_cachectl_set;	/* with --write-cache */
 	c->o.wc_arg = &c->wc;
 	while ((ch = getopt_long(argc, argv, "s:B:m:Ryqh" AP_OUT_OPTSTRING "V", longopts,
 				 NULL)) != -1) {
@@ -427,7 +427,7 @@ static int seq_wc_find(struct seq_cmd *c, const struct ap_seq_target *t, bool is
 		return ap_errx(CMD, c->target, ENOTBLK,
 			       "--write-cache switches a disk's write cache: give a disk (or a "
 			       "partition with --allow-partition), not a regular file");
-	if (ap_cmd_wcache_find(&c->wc, t->disk, &e) < 0)
+	if (ap_cachectl_find(&c->wc, t->disk, &ap_cmd_emu_cache, &e) < 0)
 		return ap_err_error(CMD, c->target, &e);
 	return 0;
 }
@@ -438,7 +438,7 @@ static const char *seq_wc_found(const struct seq_cmd *c)
 	bool wce, rcd;
 
 	if (c->o.nwc)
-		return ap_cmd_wcache_orig_on(&c->wc) ? "on" : "off";
+		return ap_cachectl_orig_on(&c->wc) ? "on" : "off";
 	if (c->wc_drive && !strncmp(c->wc_drive, "enabled", 7))
 		return "on";
 	if (c->wc_drive && !strncmp(c->wc_drive, "disabled", 8))
@@ -452,7 +452,7 @@ static const char *seq_wc_found(const struct seq_cmd *c)
 static int seq_wc_restore(struct seq_cmd *c)
 {
 	struct ap_error e = { 0 };
-	int rc = ap_cmd_wcache_restore(&c->wc, &e);
+	int rc = ap_cachectl_restore(&c->wc, &e);
 
 	c->wc_restored = rc == 0;
 	if (rc < 0)
@@ -571,7 +571,7 @@ static int seq_main(struct seq_cmd *c)
 		return rc;
 	}
 	/* a killed run's switch first: put back what it found, and keep that as found */
-	if (c->o.nwc && ap_cmd_wcache_adopt(&c->wc, &e) < 0) {
+	if (c->o.nwc && ap_cachectl_adopt(&c->wc, &e) < 0) {
 		ap_warnx(CMD, c->target, "a killed run's write cache record: %s", e.msg);
 		ap_seq_result_free(&r);
 		ap_seq_target_close(&t, c->keep);
@@ -581,7 +581,7 @@ static int seq_main(struct seq_cmd *c)
 	c->wc_drive = seq_drive_write_cache(&t);
 	c->wc_found = seq_wc_found(c);
 	/* the state found on record before the first switch: cleanup's after a SIGKILL */
-	if (c->o.nwc && ap_cmd_wcache_record(&c->wc, &e) < 0) {
+	if (c->o.nwc && ap_cachectl_record(&c->wc, &e) < 0) {
 		ap_warnx(CMD, c->target, "%s", e.msg);
 		ap_seq_result_free(&r);
 		ap_seq_target_close(&t, c->keep);
@@ -711,6 +711,6 @@ int ap_cmd_seq(int argc, char **argv)
 	free(c.bs);
 	free(c.wc_sysfs);
 	free(c.wc_drive);
-	ap_cmd_wcache_free(&c.wc);
+	ap_cachectl_free(&c.wc);
 	return ap_cmd_close_stdout(CMD, rc);
 }

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cmd/wcache.h"
+#include "device/cachectl.h"
 #include "device/safety.h"
 #include "lib/outfile.h"
 #include "seq/seq.h"
@@ -48,7 +48,7 @@ struct seq_cmd {
 	const char *target;
 	char *wc_sysfs, *wc_drive;
 	const char *wc_found;		/* "on", "off" or NULL: the cache before the run */
-	struct ap_cmd_wcache wc;	/* --write-cache: the switch */
+	struct ap_cachectl wc;	/* --write-cache: the switch */
 	bool wc_restored;		/* --write-cache: put back as found */
 	int knee[AP_SEQ_WC_MAX][AP_SEQ_NMODES];	/* by state index, mode: cell index */
 	struct ap_progress prog;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The write cache of a disk under an experiment (see wcache.h): found,
+ * The write cache of a disk under an experiment (see cachectl.h): found,
  * recorded, switched, restored. On the emulated drive both halves switch
  * together: the drive's cache model (through its stats page) and the loop
  * device's queue/write_cache (whether the kernel sends flushes), in the
@@ -13,44 +13,46 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd/wcache.h"
+#include "device/cachectl.h"
 #include "device/cache.h"
-#include "emu/emu.h"
 #include "lib/state.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
 
-int ap_cmd_wcache_find(struct ap_cmd_wcache *c, const char *disk, struct ap_error *e)
+int ap_cachectl_find(struct ap_cachectl *c, const char *disk, const struct ap_cache_model *mops,
+		     struct ap_error *e)
 {
 	bool on;
 	int rc;
 
 	memset(c, 0, sizeof(*c));
 	c->model = -1;
+	c->mops = mops;
 	if (!disk)
 		return ap_error_set(e, ENODEV, "no disk whose write cache could be switched");
 	ap_xasprintf(&c->dev, "/dev/%s", disk);
-	if (ap_emu_is_emulated(c->dev) && ap_emu_write_cache(c->dev, &on) == 0) {
+	if (mops && mops->is_model(c->dev) && mops->get(c->dev, &on) == 0) {
 		c->model = on;
 		c->backing = ap_sysfs_loop_backing_file(disk, true);
 	}
 	rc = ap_wcache_find(disk, c->model >= 0, &c->w, e);
 	if (rc < 0) {
-		ap_cmd_wcache_free(c);
+		ap_cachectl_free(c);
 		return rc;
 	}
 	return 0;
 }
 
-bool ap_cmd_wcache_orig_on(const struct ap_cmd_wcache *c)
+bool ap_cachectl_orig_on(const struct ap_cachectl *c)
 {
 	return c->model >= 0 ? c->model == 1 : c->w.orig_on;
 }
 
-int ap_cmd_wcache_adopt(struct ap_cmd_wcache *c, struct ap_error *e)
+int ap_cachectl_adopt(struct ap_cachectl *c, struct ap_error *e)
 {
 	struct ap_state_entry *v = NULL;
 	size_t n = 0, i;
+	const struct ap_cache_model *mops;
 	int rc = 0, adopted = 0;
 	char *disk;
 
@@ -61,7 +63,7 @@ int ap_cmd_wcache_adopt(struct ap_cmd_wcache *c, struct ap_error *e)
 		    !ap_state_is_stale(&v[i]))
 			continue;
 		/* restored before it is dropped: a SIGKILL in between loses nothing */
-		rc = ap_cmd_wcache_restore_record(v[i].path, v[i].dev, v[i].aux, e);
+		rc = ap_cachectl_restore_record(v[i].path, v[i].dev, v[i].aux, c->mops, e);
 		if (rc >= 0) {
 			ap_state_release(v[i].file);
 			adopted++;
@@ -75,13 +77,14 @@ int ap_cmd_wcache_adopt(struct ap_cmd_wcache *c, struct ap_error *e)
 		return 0;
 	/* what the drive says now is its original state */
 	disk = ap_xstrdup(c->w.disk);
-	ap_cmd_wcache_free(c);
-	rc = ap_cmd_wcache_find(c, disk, e);
+	mops = c->mops;
+	ap_cachectl_free(c);
+	rc = ap_cachectl_find(c, disk, mops, e);
 	free(disk);
 	return rc < 0 ? rc : adopted;
 }
 
-int ap_cmd_wcache_record(struct ap_cmd_wcache *c, struct ap_error *e)
+int ap_cachectl_record(struct ap_cachectl *c, struct ap_error *e)
 {
 	char *aux = ap_wcache_record_aux(c->model, c->backing, c->w.orig);
 	int rc = ap_state_register(AP_STATE_WCACHE, c->w.attr, c->dev, aux, &c->state_id);
@@ -93,9 +96,10 @@ int ap_cmd_wcache_record(struct ap_cmd_wcache *c, struct ap_error *e)
 	return 0;
 }
 
-static int set_model(const char *dev, bool on, struct ap_error *e)
+static int set_model(const struct ap_cache_model *mops, const char *dev, bool on,
+		     struct ap_error *e)
 {
-	int rc = ap_emu_set_write_cache(dev, on);
+	int rc = mops ? mops->set(dev, on) : -ENOTSUP;
 
 	if (rc < 0)
 		return ap_error_set(e, -rc, "%s: cannot switch the emulated drive's write cache: %s",
@@ -103,18 +107,18 @@ static int set_model(const char *dev, bool on, struct ap_error *e)
 	return 0;
 }
 
-int ap_cmd_wcache_set(void *arg, bool on, struct ap_error *e)
+int ap_cachectl_set(void *arg, bool on, struct ap_error *e)
 {
-	struct ap_cmd_wcache *c = arg;
+	struct ap_cachectl *c = arg;
 	int rc = 0;
 
 	c->touched = true;
 	if (c->model >= 0 && on)
-		rc = set_model(c->dev, true, e);
+		rc = set_model(c->mops, c->dev, true, e);
 	if (!rc)
 		rc = ap_wcache_set(&c->w, on, e);
 	if (!rc && c->model >= 0 && !on)
-		rc = set_model(c->dev, false, e);
+		rc = set_model(c->mops, c->dev, false, e);
 	return rc;
 }
 
@@ -122,24 +126,24 @@ int ap_cmd_wcache_set(void *arg, bool on, struct ap_error *e)
  * Write @orig back to @attr; an emulated drive's model (@model 1: was on, 0:
  * was off, -1: none) is switched on before the loop device and off after.
  */
-static int restore_value(const char *dev, int model, const char *attr, const char *orig,
-			 struct ap_error *e)
+static int restore_value(const struct ap_cache_model *mops, const char *dev, int model,
+			 const char *attr, const char *orig, struct ap_error *e)
 {
 	int rc = 0;
 
 	if (model == 1)
-		rc = set_model(dev, true, e);
+		rc = set_model(mops, dev, true, e);
 	if (!rc)
 		rc = ap_wcache_write(attr, orig, e);
 	if (!rc && model == 0)
-		rc = set_model(dev, false, e);
+		rc = set_model(mops, dev, false, e);
 	return rc;
 }
 
-int ap_cmd_wcache_restore(struct ap_cmd_wcache *c, struct ap_error *e)
+int ap_cachectl_restore(struct ap_cachectl *c, struct ap_error *e)
 {
 	if (c->touched) {
-		int rc = restore_value(c->dev, c->model, c->w.attr, c->w.orig, e);
+		int rc = restore_value(c->mops, c->dev, c->model, c->w.attr, c->w.orig, e);
 
 		if (rc)
 			return rc;	/* the record stays: cleanup tries again */
@@ -153,7 +157,7 @@ int ap_cmd_wcache_restore(struct ap_cmd_wcache *c, struct ap_error *e)
 	return 0;
 }
 
-void ap_cmd_wcache_free(struct ap_cmd_wcache *c)
+void ap_cachectl_free(struct ap_cachectl *c)
 {
 	ap_wcache_free(&c->w);
 	free(c->dev);
@@ -164,32 +168,32 @@ void ap_cmd_wcache_free(struct ap_cmd_wcache *c)
 }
 
 /* The emulated drive of the record still on @dev? */
-static bool same_drive(const char *dev, const char *backing)
+static bool same_drive(const struct ap_cache_model *mops, const char *dev, const char *backing)
 {
 	const char *name = strrchr(dev, '/');
 	char *now;
 	bool same;
 
-	if (!backing)
+	if (!backing || !mops)
 		return false;
 	now = ap_sysfs_loop_backing_file(name ? name + 1 : dev, true);
-	same = now && strcmp(now, backing) == 0 && ap_emu_is_emulated(dev);
+	same = now && strcmp(now, backing) == 0 && mops->is_model(dev);
 	free(now);
 	return same;
 }
 
-int ap_cmd_wcache_restore_record(const char *attr, const char *dev, const char *aux,
-				 struct ap_error *e)
+int ap_cachectl_restore_record(const char *attr, const char *dev, const char *aux,
+			       const struct ap_cache_model *mops, struct ap_error *e)
 {
 	char *backing = NULL, *orig = NULL;
 	int model, rc;
 
 	if (!attr || !*attr || !dev || ap_wcache_record_parse(aux, &model, &backing, &orig) < 0)
 		return ap_error_set(e, EINVAL, "registry entry without a usable write cache record");
-	if ((model >= 0 && !same_drive(dev, backing)) || access(attr, F_OK) != 0)
+	if ((model >= 0 && !same_drive(mops, dev, backing)) || access(attr, F_OK) != 0)
 		rc = 1;		/* the drive (or the disk) is gone: nothing to restore */
 	else
-		rc = restore_value(dev, model, attr, orig, e);
+		rc = restore_value(mops, dev, model, attr, orig, e);
 	free(backing);
 	free(orig);
 	return rc;
