@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <json-c/json.h>
 
 #include "cmd/commands.h"
@@ -283,21 +282,6 @@ static int print_array(const char *key, struct json_object *a)
 
 /* ---- list ---- */
 
-static void verdict_sums(const struct ap_vstore_verdict *v, uint64_t *runs, const char **latest)
-{
-	size_t i;
-
-	*runs = 0;
-	*latest = NULL;
-	for (i = 0; i < v->nexamples; i++) {
-		const struct ap_vstore_example *x = &v->examples[i];
-
-		*runs += x->runs;
-		if (x->recorded && (!*latest || strcmp(x->recorded, *latest) > 0))
-			*latest = x->recorded;
-	}
-}
-
 static void fill_row(const struct vcmd *c, struct ap_row *r, const struct ap_vstore_model *m,
 		     size_t k, bool conflict)
 {
@@ -306,7 +290,7 @@ static void fill_row(const struct vcmd *c, struct ap_row *r, const struct ap_vst
 	const char *latest;
 	uint64_t runs;
 
-	verdict_sums(v, &runs, &latest);
+	ap_vstore_verdict_sums(v, &runs, &latest);
 	snprintf(entry, sizeof(entry), "models[%zu].verdicts[%zu]", m->index, k);
 	ap_row_reset(r);
 	ap_row_str(r, COL_NAME, name);
@@ -326,17 +310,6 @@ static void fill_row(const struct vcmd *c, struct ap_row *r, const struct ap_vst
 	ap_row_str(r, COL_ENTRY, entry);
 	ap_row_str(r, COL_STORE, c->layers[m->layer]);
 	free(name);
-}
-
-/* Another verdict of @m for the same logical sector size as verdict @k. */
-static bool verdict_in_conflict(const struct ap_vstore_model *m, size_t k)
-{
-	size_t i;
-
-	for (i = 0; i < m->nverdicts; i++)
-		if (i != k && m->verdicts[i].logical_sector == m->verdicts[k].logical_sector)
-			return true;
-	return false;
 }
 
 static int do_list(struct vcmd *c)
@@ -368,7 +341,7 @@ static int do_list(struct vcmd *c)
 	ap_row_init(&r, &cs);
 	for (i = 0; (tb || rows) && i < s.nmodels; i++) {
 		for (k = 0; k < s.models[i].nverdicts; k++) {
-			fill_row(c, &r, &s.models[i], k, verdict_in_conflict(&s.models[i], k));
+			fill_row(c, &r, &s.models[i], k, ap_vstore_verdict_in_conflict(&s.models[i], k));
 			if (rows)
 				json_object_array_add(rows, ap_row_json(&r));
 			else if (ap_row_add_line(&r, tb) != 0)
@@ -497,73 +470,26 @@ static int do_show(struct vcmd *c)
 
 /* ---- merge ---- */
 
-static struct json_object *name_json(const struct ap_vstore_model *m)
-{
-	char *name = ap_vstore_model_name(m);
-	struct json_object *o = json_object_new_string(name);
-
-	free(name);
-	return o;
-}
-
-struct source {
-	const char *path;
-	const char *kind;
-	struct ap_vstore s;
-	size_t skipped;
-};
-
 struct merge_arg {
-	struct source *src;
+	struct ap_vstore_source *src;
 	size_t n;
 	struct ap_vstore_merged st;
 	struct json_object *conflicts;	/* names of the sources' models now in conflict */
 };
 
-static int merge_fn(struct ap_vstore *s, void *arg)
-{
-	struct merge_arg *a = arg;
-	size_t i, k;
-
-	for (i = 0; i < a->n; i++)
-		ap_vstore_merge(s, &a->src[i].s, strcmp(a->src[i].kind, "store") != 0, &a->st);
-	for (k = 0; k < s->nmodels; k++) {
-		const struct ap_vstore_model *m = &s->models[k];
-		bool named = false;
-
-		for (i = 0; !named && i < a->n; i++)
-			named = ap_vstore_find(&a->src[i].s, m->vendor, m->model, m->revision);
-		if (named && ap_vstore_model_in_conflict(m))
-			json_object_array_add(a->conflicts, name_json(m));
-	}
-	return ap_vstore_merged_any(&a->st) ? 1 : 0;
-}
-
 /* Read and check every SOURCE, before the store is locked. */
-static int read_sources(const struct vcmd *c, struct source *src)
+static int read_sources(const struct vcmd *c, struct ap_vstore_source *src)
 {
 	size_t i;
 
 	for (i = 0; i < c->nargs; i++) {
-		struct json_object *doc = NULL;
 		struct ap_error e = { 0 };
-		struct stat st;
-		int rc;
+		bool bad;
+		int rc = ap_vstore_source_read(&src[i], c->args[i], c->host, &bad, &e);
 
-		src[i].path = c->args[i];
-		rc = ap_json_load(src[i].path, AP_VSTORE_MAX_BYTES, &doc, &e);
 		if (rc) {
-			ap_warnx(CMD, src[i].path, "%s", e.msg);
-			return ap_exit_for_errno(rc);
-		}
-		if (stat(src[i].path, &st) != 0)
-			st.st_mtime = time(NULL);
-		rc = ap_vstore_from_document(doc, st.st_mtime, c->host, &src[i].s, &src[i].skipped,
-					     &src[i].kind, &e);
-		json_object_put(doc);
-		if (rc) {
-			ap_warnx(CMD, src[i].path, "%s", e.msg);
-			return AP_EXIT_USAGE;
+			ap_warnx(CMD, c->args[i], "%s", e.msg);
+			return bad ? AP_EXIT_USAGE : ap_exit_for_errno(rc);
 		}
 	}
 	return AP_EXIT_OK;
@@ -636,7 +562,8 @@ static int do_merge(struct vcmd *c)
 	a.n = c->nargs;
 	a.conflicts = json_object_new_array();
 	rc = read_sources(c, a.src);
-	if (!rc && ap_vstore_update(store, merge_fn, &a, &changed, &e) != 0) {
+	if (!rc && ap_vstore_merge_sources(store, a.src, a.n, &a.st, a.conflicts, &changed,
+					   &e) != 0) {
 		ap_warnx(CMD, NULL, "%s", e.msg);
 		rc = e.code == EINVAL ? AP_EXIT_USAGE : AP_EXIT_FAILURE;	/* a corrupt store */
 	}
@@ -651,34 +578,12 @@ static int do_merge(struct vcmd *c)
 
 /* ---- forget ---- */
 
-struct forget_arg {
-	const struct vcmd *c;
-	struct json_object *forgotten, *absent;
-};
-
-static int forget_fn(struct ap_vstore *s, void *arg)
-{
-	struct forget_arg *a = arg;
-	size_t idx[MAX_MATCHES], i, k, n, removed = 0;
-
-	for (i = 0; i < a->c->nargs; i++) {
-		n = ap_vstore_match(s, a->c->args[i], idx, MAX_MATCHES);
-		if (!n)
-			json_object_array_add(a->absent, json_object_new_string(a->c->args[i]));
-		/* from the last, so that the indexes before it stay */
-		for (k = n; k-- > 0;) {
-			json_object_array_add(a->forgotten, name_json(&s->models[idx[k]]));
-			ap_vstore_remove(s, idx[k]);
-			removed++;
-		}
-	}
-	return removed ? 1 : 0;
-}
-
 static int do_forget(struct vcmd *c)
 {
 	const char *store = ap_vstore_path(c->store);
-	struct forget_arg a = { .c = c };
+	struct {
+		struct json_object *forgotten, *absent;
+	} a;
 	struct ap_error e = { 0 };
 	bool changed = false;
 	size_t i, n;
@@ -689,7 +594,7 @@ static int do_forget(struct vcmd *c)
 		return rc;
 	a.forgotten = json_object_new_array();
 	a.absent = json_object_new_array();
-	if (ap_vstore_update(store, forget_fn, &a, &changed, &e) != 0) {
+	if (ap_vstore_forget(store, c->args, c->nargs, a.forgotten, a.absent, &changed, &e) != 0) {
 		ap_warnx(CMD, NULL, "%s", e.msg);
 		rc = e.code == EINVAL ? AP_EXIT_USAGE : AP_EXIT_FAILURE;
 	}

@@ -278,4 +278,43 @@ const char *ap_vstore_path(const char *opt);
 /* A record of @id's model (pointers into @id; no verdict, no run data). */
 void ap_vstore_record_of(struct ap_vstore_record *r, const struct ap_disk_identity *id);
 
+/* ---- what `alignprobe verdicts` does (vstore_ops.c) ---- */
+
+/* The runs of verdict @v's disks, and the latest one recorded (NULL: none). */
+void ap_vstore_verdict_sums(const struct ap_vstore_verdict *v, uint64_t *runs,
+			    const char **latest);
+/* Another verdict of @m for the same logical sector size as verdict @k. */
+bool ap_vstore_verdict_in_conflict(const struct ap_vstore_model *m, size_t k);
+
+/* A SOURCE of a merge: a store or a probe/sweep result, read and checked. */
+struct ap_vstore_source {
+	const char *path;
+	const char *kind;	/* "store", or the result's kind */
+	struct ap_vstore s;
+	size_t skipped;		/* devices without a verdict */
+};
+
+/*
+ * Read @path as a merge source (@host: the result's host, for a result).
+ * 0, or -errno with @e; *@bad_content when the file was read but is
+ * neither a store nor a result.
+ */
+int ap_vstore_source_read(struct ap_vstore_source *src, const char *path, const char *host,
+			  bool *bad_content, struct ap_error *e);
+/*
+ * Merge @n sources into the store @store under its lock; @st counts what
+ * changed, @conflicts (a JSON array) gets the names of the sources' models
+ * now in conflict. As ap_vstore_update().
+ */
+int ap_vstore_merge_sources(const char *store, struct ap_vstore_source *src, size_t n,
+			    struct ap_vstore_merged *st, struct json_object *conflicts,
+			    bool *changed, struct ap_error *e);
+/*
+ * Remove every model @names match (ap_vstore_match()) from the store
+ * @store under its lock: their names into @forgotten, the names that match
+ * none into @absent (JSON arrays). As ap_vstore_update().
+ */
+int ap_vstore_forget(const char *store, char **names, size_t n, struct json_object *forgotten,
+		     struct json_object *absent, bool *changed, struct ap_error *e);
+
 #endif
