@@ -32,7 +32,8 @@ declare -A may=(
 	[probe]="device analysis lib"
 	[seq]="workload lib"
 	[check]="fleet device analysis lib"
-	[cmd]="check sweep probe seq fleet device workload analysis emu ui lib"
+	[cleanup]="sweep device emu lib"
+	[cmd]="cleanup check sweep probe seq fleet device workload analysis emu ui lib"
 	[compat]=""
 	[.]="cmd lib"
 )
