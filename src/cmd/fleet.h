@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What the commands share to connect alignprobe to a fleet's tools:
- *   --prometheus FILE (check, probe): the metric families with their one
- *     help text each (node_exporter's textfile collector refuses a family
- *     whose HELP or TYPE differs between two files), the labels they carry,
- *     and the file opened before the run and put in place atomically;
+ *   --prometheus FILE (check, probe): the file opened before the run and
+ *     put in place atomically (the metric families: fleet/metrics.h);
  *   --record[=STORE] (probe, sweep): the verdict store checked before the
  *     run, the disk's model required, the verdict added after it.
  * Command-level code: it prints "alignprobe CMD: ..." messages and returns
@@ -21,6 +19,7 @@
 
 #include <stdbool.h>
 
+#include "fleet/metrics.h"
 #include "fleet/prom.h"
 #include "lib/outfile.h"
 
@@ -42,47 +41,6 @@ int ap_fleet_prom_open(const char *cmd, struct ap_outfile *of, const char *path)
  * closed either way.
  */
 int ap_fleet_prom_commit(const char *cmd, struct ap_outfile *of, const struct ap_prom *p);
-
-/*
- * A sample of family @name (declared on first use, with its help text and
- * type from the table in fleet.c): label pairs (name, value, ..., NULL);
- * a NULL value drops its label. Samples the format cannot carry (a label
- * value that is not UTF-8) are dropped.
- */
-void ap_fleet_prom_add(struct ap_prom *p, const char *name, double value, ...)
-	__attribute__((sentinel));
-
-/*
- * alignprobe_disk_info{command,device,vendor,model,revision,serial} 1 when
- * the disk states any of them, alignprobe_logical_sector_bytes and
- * alignprobe_last_run_timestamp_seconds{command,device} (now).
- */
-void ap_fleet_prom_disk(struct ap_prom *p, const char *cmd, const char *dev,
-			const struct ap_disk_identity *id, unsigned logical_sector);
-
-/*
- * --verdicts: the store's state as check's metrics say it, so that a store
- * that is missing, unreadable, corrupt or written by a newer alignprobe is
- * a series an alert fires on, never a missing file:
- * alignprobe_verdict_store_state{store,state} (1 for the state it is in, 0
- * for the others), alignprobe_verdict_store_mtime_seconds{store} when it
- * exists, alignprobe_verdict_store_models{store} when it was read. @load_rc
- * is ap_vstore_load()'s result, @nmodels the models it read.
- */
-const char *ap_fleet_store_state(int load_rc);
-void ap_fleet_prom_store(struct ap_prom *p, const char *path, int load_rc, size_t nmodels);
-
-/* What probe knows of one device, for its metrics. */
-struct ap_fleet_probe {
-	const char *dev;
-	const struct ap_disk_identity *id;
-	const struct ap_verdict *v;	/* NULL when the probe did not run */
-	unsigned logical_sector, reported_physical;
-	double seconds;
-	bool ok;			/* ran to a verdict without error */
-};
-
-void ap_fleet_prom_probe(struct ap_prom *p, const struct ap_fleet_probe *m);
 
 /* ---- --record ---- */
 
