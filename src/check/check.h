@@ -123,6 +123,17 @@ void ap_check_describe_example(const struct ap_vstore_example *x, char *buf, siz
  */
 int ap_check_geometries(struct ap_check *c, struct ap_error *e);
 
+/*
+ * --verdicts: the stores c->verdict_files resolved (ap_vstore_path()) and
+ * loaded: each one's ap_vstore_load() result into @rcs and the models it
+ * holds into @nmodels (for the metrics), then all of them as layers into
+ * @store (c->store). One that fails: none is used (c->verdicts cleared)
+ * and its -errno returned with @e; *@said when @e is the failing store's
+ * own message (the first of them), worth saying. 0 when all are used.
+ */
+int ap_check_load_stores(struct ap_check *c, struct ap_vstore *store, int *rcs, size_t *nmodels,
+			 bool *said, struct ap_error *e);
+
 /* judge.c */
 
 /*

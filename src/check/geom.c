@@ -360,3 +360,38 @@ int ap_check_geometries(struct ap_check *c, struct ap_error *err)
 	explain_rule(c);
 	return 0;
 }
+
+int ap_check_load_stores(struct ap_check *c, struct ap_vstore *store, int *rcs, size_t *nmodels,
+			 bool *said, struct ap_error *e)
+{
+	struct ap_error le;
+	int rc = 0;
+	size_t i;
+
+	*said = false;
+	for (i = 0; i < c->nverdict_files; i++)
+		c->verdict_files[i] = ap_vstore_path(c->verdict_files[i]);
+	c->verdicts_file = c->verdict_files[0];
+	/* each layer's state for the metrics; one bad layer: none is used */
+	for (i = 0; i < c->nverdict_files; i++) {
+		struct ap_vstore one;
+
+		ap_error_clear(&le);
+		rcs[i] = ap_vstore_load(c->verdict_files[i], &one, &le);
+		if (rcs[i] == 0)
+			nmodels[i] = one.nmodels;
+		ap_vstore_free(&one);
+		if (rcs[i] && !rc) {
+			rc = rcs[i];
+			*e = le;
+			*said = true;
+		}
+	}
+	if (!rc)
+		rc = ap_vstore_load_layers(c->verdict_files, c->nverdict_files, store, e);
+	if (rc)
+		c->verdicts = false;
+	else
+		c->store = store;
+	return rc;
+}

@@ -512,36 +512,17 @@ static int prepare(struct check *c, struct ap_vstore *store, struct ap_outfile *
 	/* a disk named twice (a link to it, say) is checked once: one series each */
 	c->ndevices = ap_dedupe_devices(CMD, c->devices, c->ndevices, c->quiet);
 	if (c->ck.verdicts) {
-		for (i = 0; i < c->ck.nverdict_files; i++)
-			c->ck.verdict_files[i] = ap_vstore_path(c->ck.verdict_files[i]);
-		c->ck.verdicts_file = c->ck.verdict_files[0];
-		/* each layer's state for the metrics; one bad layer: none is used */
-		for (i = 0; i < c->ck.nverdict_files; i++) {
-			struct ap_vstore one;
+		bool said;
 
-			c->store_rcs[i] = ap_vstore_load(c->ck.verdict_files[i], &one, &e);
-			if (c->store_rcs[i] == 0)
-				c->store_models[i] = one.nmodels;
-			ap_vstore_free(&one);
-			if (c->store_rcs[i] && !c->store_rc) {
-				c->store_rc = c->store_rcs[i];
-				/*
-				 * Missing, unreadable, corrupt, newer: an error
-				 * (2), but the disks are still checked, as
-				 * without --verdicts, and the metrics say what
-				 * is wrong with the store.
-				 */
-				ap_warnx(CMD, "--verdicts", "%s; the disks are checked without it",
-					 e.msg);
-			}
-		}
-		if (!c->store_rc)
-			c->store_rc = ap_vstore_load_layers(c->ck.verdict_files, c->ck.nverdict_files,
-							    store, &e);
-		if (c->store_rc)
-			c->ck.verdicts = false;
-		else
-			c->ck.store = store;
+		c->store_rc = ap_check_load_stores(&c->ck, store, c->store_rcs, c->store_models,
+						   &said, &e);
+		/*
+		 * Missing, unreadable, corrupt, newer: an error (2), but the
+		 * disks are still checked, as without --verdicts, and the
+		 * metrics say what is wrong with the store.
+		 */
+		if (c->store_rc && said)
+			ap_warnx(CMD, "--verdicts", "%s; the disks are checked without it", e.msg);
 	}
 	if (c->prometheus)
 		return ap_fleet_prom_open(CMD, prom, c->prometheus);
