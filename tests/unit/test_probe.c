@@ -269,8 +269,16 @@ static void test_honest(void **state)
 	assert_true(r.verdict.resolved);
 	assert_int_equal(r.verdict.physical_sector, 512);
 	assert_int_equal(r.decided, -1);
-	assert_int_equal(r.nsizes, 5);		/* every size measured */
+	/* the smallest size, then the largest at each of its phases (issue 26) */
+	assert_int_equal(r.nsizes, 2);
+	assert_false(r.sizes[0].phases);
+	assert_true(r.sizes[1].phases);
+	assert_int_equal(r.sizes[1].size, 65536);
+	assert_int_equal(r.sizes[1].noffsets, 128);
+	assert_float_equal(r.verdict.absence_margin, 1.10, 1e-12);
+	assert_true(r.sizes[1].margin > 1.09 && r.sizes[1].margin <= 1.10);
 	assert_non_null(strstr(r.verdict.note, "honest 512-byte"));
+	assert_non_null(strstr(r.verdict.note, "each of its 128 phases"));
 	assert_non_null(strstr(r.verdict.note, "of 1.10x or more"));
 	assert_float_equal(r.verdict.confidence, 1 - r.verdict.equivalence_p, 1e-12);
 	ap_probe_result_free(&r);
@@ -350,14 +358,16 @@ static int disk_op(void *arg, bool write, uint64_t slot, uint64_t off, size_t le
 	return 0;
 }
 
-static int disk_lead_in(void *arg, uint64_t off, size_t len)
+static int disk_lead_in(void *arg, uint64_t off, size_t len, uint64_t *ns)
 {
 	struct disk *d = arg;
+	uint64_t t0 = d->t;
 
 	d->t += disk_latency(d);
 	d->t += disk_seek(d, (off - d->plan->region_start) / d->plan->stride);
 	d->t += disk_media(d, off, len);
 	d->lead_ins++;
+	*ns = d->t - t0;
 	return 0;
 }
 
@@ -386,13 +396,21 @@ static void test_lead_in_honest(void **state)
 	(void)state;
 	ap_probe_opts_init(&o);
 	run_disk(&d, &o, true, &r);
-	/* every timed write had its lead-in; the verdict: honest, all sizes */
-	assert_int_equal(d.lead_ins, d.writes);
+	/*
+	 * every timed write had its lead-in, after the calibration's reads
+	 * (a rotating disk); the verdict: honest, from 4 KiB writes and 64 KiB
+	 * ones at each phase, in three rounds each: 48 + 384 writes
+	 */
+	assert_int_equal(d.lead_ins, d.writes + 8);
+	assert_true(r.rotating);
+	assert_int_equal(r.lead_in_hits, 0);
 	assert_false(r.verdict.sensitive);
 	assert_true(r.verdict.resolved);
 	assert_true(r.clear);
 	assert_int_equal(r.verdict.physical_sector, 512);
-	assert_int_equal(r.nsizes, 5);
+	assert_int_equal(r.nsizes, 2);
+	assert_true(r.sizes[1].phases);
+	assert_true(d.writes <= 6 * (16 + 128));
 	for (i = 0; i < r.nsizes; i++)
 		assert_true(r.sizes[i].rounds <= 6);
 
@@ -408,7 +426,9 @@ static void test_lead_in_honest(void **state)
 	assert_int_equal(d0.lead_ins, 0);
 	assert_false(r0.verdict.sensitive);
 	assert_false(r0.verdict.resolved);
-	assert_int_equal(r0.sizes[r0.nsizes - 1].rounds, 20);
+	/* the phase screen's rounds are half the size's: twice as many */
+	assert_true(r0.sizes[r0.nsizes - 1].phases);
+	assert_int_equal(r0.sizes[r0.nsizes - 1].rounds, 40);
 	ap_probe_result_free(&r);
 	ap_probe_result_free(&r0);
 }
@@ -433,7 +453,8 @@ static void test_lead_in_unit(void **state)
 
 /* Where the lead-in goes: past the write by 2 * the largest size + 256 KiB, a round in one slot. */
 struct where {
-	uint64_t writes, lead_ins, next_at, last_slot, round_writes, noffsets;
+	uint64_t writes, lead_ins, calibration, next_at, last_slot, round_writes, noffsets;
+	uint64_t last_len;
 	size_t next_n;
 	bool pending;
 	const struct ap_probe_plan *plan;
@@ -450,8 +471,9 @@ static int where_op(void *arg, bool write, uint64_t slot, uint64_t off, size_t l
 	assert_int_equal(w->next_n, 4096);
 	assert_true(w->next_at >= base + w->plan->span);	/* outside what is written */
 	w->pending = false;
-	if (2 * len / 512 != w->noffsets) {	/* the next size */
-		w->noffsets = 2 * len / 512;
+	if (w->last_len != len) {	/* the next size; 64 KiB: the phase screen */
+		w->last_len = len;
+		w->noffsets = len == 65536 ? 128 : 2 * len / 512;
 		w->round_writes = 0;
 	}
 	if (w->round_writes % w->noffsets)
@@ -459,14 +481,21 @@ static int where_op(void *arg, bool write, uint64_t slot, uint64_t off, size_t l
 	w->round_writes++;
 	w->last_slot = slot;
 	w->writes++;
-	*ns = 1000000;
+	*ns = 5000000;
 	return 0;
 }
 
-static int where_lead_in(void *arg, uint64_t off, size_t len)
+static int where_lead_in(void *arg, uint64_t off, size_t len, uint64_t *ns)
 {
 	struct where *w = arg;
 
+	*ns = 3000000;
+	if (off < w->plan->region_start ||
+	    off >= w->plan->region_start + (uint64_t)w->plan->slots * w->plan->stride) {
+		assert_int_equal(w->writes, 0);	/* the calibration, first */
+		w->calibration++;
+		return 0;
+	}
 	assert_false(w->pending);
 	w->pending = true;
 	w->next_at = off;
@@ -477,7 +506,7 @@ static int where_lead_in(void *arg, uint64_t off, size_t len)
 
 static void test_lead_in_where(void **state)
 {
-	struct where w = { .noffsets = 16 };
+	struct where w = { .noffsets = 16, .last_len = 4096 };
 	struct ap_probe_io io = { .op = where_op, .lead_in = where_lead_in, .arg = &w };
 	struct ap_probe_opts o;
 	struct ap_probe_plan plan;
@@ -495,6 +524,7 @@ static void test_lead_in_where(void **state)
 	assert_int_equal(ap_probe_measure(&io, &o, &plan, &r, &e), 0);
 	assert_true(w.writes > 0);
 	assert_int_equal(w.lead_ins, w.writes);
+	assert_int_equal(w.calibration, 8);
 	ap_probe_result_free(&r);
 
 	/* none where it would run past the end of the device; 4Kn: a sector */
