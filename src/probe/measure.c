@@ -378,8 +378,8 @@ static void mixed_levels_check(struct ap_probe_result *r)
 			 "in some rounds and a revolution slower in others: a buffer in the drive "
 			 "serves some read-modify-writes from data it still holds, so a write's "
 			 "cost depends on what was written before it, not on its alignment, and "
-			 "these timings show no unit; a sweep, whose workload is larger than "
-			 "such a buffer, can still tell", nmixed, r->sizes[i].noffsets,
+			 "these timings show no unit; a sweep, whose workload exceeds such a "
+			 "buffer, can still tell", nmixed, r->sizes[i].noffsets,
 			 ap_size_exact(r->sizes[i].size, b1, sizeof(b1)));
 		return;
 	}

@@ -91,6 +91,16 @@ struct sched {
 	bool lead;		/* lead-ins: a round stays in one slot, near the last write */
 	bool rotating;		/* the calibration's reads waited for a rotating disk */
 	bool stop;
+	/*
+	 * Each write in another slot (from the phase screen on): a round in one
+	 * slot rewrites the same few physical sectors, and a drive whose buffer
+	 * still holds them serves their read-modify-writes, which can hide a
+	 * unit entirely. In another slot every write finds sectors last touched
+	 * a whole round of writes ago. Its lead-in follows a seek: about half a
+	 * revolution more per write.
+	 */
+	bool spread;
+	bool screened;		/* the phase screen was measured */
 	uint32_t round_slot;
 	uint64_t forced;	/* writes done after AP_PROBE_LEAD_IN_TRIES buffered lead-ins */
 	int rc;
@@ -218,7 +228,7 @@ static int one_op(struct sched *x, struct ap_probe_sample *s)
 	int rc = 0;
 
 	for (tries = 0; tries < AP_PROBE_LEAD_IN_TRIES; tries++) {
-		s->slot = x->lead ? x->round_slot :
+		s->slot = x->lead && !x->spread ? x->round_slot :
 			  next_slot(&x->rng, x->slots, x->plan->slots, &x->cursor);
 		off = x->plan->region_start + (uint64_t)s->slot * x->plan->stride +
 		      (uint64_t)s->offset * x->plan->logical_sector;
@@ -338,7 +348,7 @@ static size_t measure_size(struct sched *x, uint64_t size, unsigned noffsets, bo
 	for (round = 0; round < max_rounds && !x->stop; round++) {
 		r->live_round = round;
 		ap_rng_shuffle(&x->rng, x->order, sz->noffsets, sizeof(*x->order));
-		if (x->lead)
+		if (x->lead && !x->spread)
 			x->round_slot = next_slot(&x->rng, x->slots, x->plan->slots, &x->cursor);
 		for (k = 0; k < sz->noffsets; k++) {
 			struct ap_probe_sample s = { .size = sz->size, .offset = x->order[k],
@@ -408,6 +418,31 @@ static void drop_last_size(struct ap_probe_result *r)
 }
 
 /*
+ * From now on each write in another slot (struct sched's spread), every
+ * slot warmed up first so that no write follows its slot's warm-up closely.
+ */
+static int spread_out(struct sched *x)
+{
+	uint32_t i;
+	int rc;
+
+	x->spread = true;
+	for (i = 0; i < x->plan->slots && x->warmed; i++) {
+		int sig = ap_cancelled(&x->o->cancel);
+
+		if (sig) {
+			x->r->interrupted = sig;
+			x->stop = true;
+			return 0;
+		}
+		rc = warm(x, x->slots[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/*
  * The phase screen (issue 26): after the smallest size showed no unit,
  * writes of the largest size at each of its phases (one offset per phase).
  * On a rotating disk a partial physical sector costs a revolution whatever
@@ -425,6 +460,15 @@ static size_t phase_screen(struct sched *x)
 	uint64_t maxs = plan->sizes[plan->nsizes - 1];
 	size_t idx, si;
 
+	x->screened = true;
+	if (x->lead) {
+		x->rc = spread_out(x);
+		if (x->rc) {
+			x->stop = true;
+			return plan->nsizes;
+		}
+	}
+
 	idx = measure_size(x, maxs, (unsigned)(maxs / plan->logical_sector), true, false);
 	if (!r->sizes[idx].n) {
 		drop_last_size(r);
@@ -441,10 +485,14 @@ static size_t phase_screen(struct sched *x)
 	}
 	if (!r->sizes[idx].verdict.sensitive && !r->sizes[idx].halves_differ)
 		return plan->nsizes;	/* its verdict, or none */
-	/* an effect: the sizes show the unit (from the one it suggests) */
+	/*
+	 * An effect: the sizes show the unit, from the one it suggests, each
+	 * write in another slot now -- also the smallest size again when the
+	 * unit is its own, which a buffer can have hidden in its rounds.
+	 */
 	si = 1;
 	if (unit_shown(&r->sizes[idx]))
-		for (si = 1; si + 1 < plan->nsizes &&
+		for (si = 0; si + 1 < plan->nsizes &&
 		     plan->sizes[si] < r->sizes[idx].verdict.physical_sector; si++)
 			;
 	drop_last_size(r);
@@ -496,8 +544,9 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 				x.stop = true;
 		} else if (idx >= 1 && unit_shown(&r->sizes[idx - 1])) {
 			x.stop = true;	/* that was the confirmation */
-		} else if (si == 0 && x.write && o->phase_screen && plan->nsizes >= 3 && !x.stop) {
-			si = phase_screen(&x) - 1;	/* the loop's si++ */
+		} else if (si == 0 && x.write && o->phase_screen && plan->nsizes >= 3 &&
+			   !x.screened && !x.stop) {
+			si = phase_screen(&x) - 1;	/* the loop's si++ (size_t wraps) */
 		}
 	}
 	free(x.slots);
