@@ -160,18 +160,15 @@ struct ap_probe_io {
  */
 #define AP_PROBE_LEAD_IN_AHEAD	(256 * 1024)
 /*
- * The measurement's own checks (see ap_probe_measure()). A read a seek away
- * (the calibration: a page at the far end of a few slots) that takes longer
- * than AP_PROBE_ROTATING_NS comes from a rotating disk (a short seek plus
- * half a revolution on average: 3 ms and more; flash answers in well under
- * one). On such a disk a lead-in waits for AP_PROBE_LEAD_IN_AHEAD bytes or
+ * The measurement's own checks (see ap_probe_measure()). Reads a seek away
+ * before the first write say whether the drive rotates (device/rotation.h).
+ * On such a disk a lead-in waits for AP_PROBE_LEAD_IN_AHEAD bytes or
  * more to pass under the head, at least 0.6 ms on any disk made: one
  * answered in less than AP_PROBE_LEAD_IN_HIT_NS came from the drive's
  * read-ahead buffer and placed nothing. And a synchronous write there waits
  * for its sectors to come round: a median below AP_PROBE_WRITE_MIN_NS (a
  * quarter of a 15,000 rpm revolution) never reached the media.
  */
-#define AP_PROBE_ROTATING_NS	1500000ULL
 #define AP_PROBE_LEAD_IN_HIT_NS	400000ULL
 #define AP_PROBE_WRITE_MIN_NS	1000000ULL
 void ap_probe_lead_in(const struct ap_probe_plan *plan, uint64_t off, uint64_t len,
@@ -235,7 +232,7 @@ struct ap_probe_result {
 	char cause[512];
 	/* what the checks measured (ns; 0: not measured) */
 	uint64_t seek_read_ns;		/* median read a seek away (the calibration) */
-	bool rotating;			/* ... slower than AP_PROBE_ROTATING_NS */
+	bool rotating;			/* ... slower than AP_ROTATING_NS */
 	uint64_t write_ns;		/* median timed write of the first size */
 	uint64_t lead_ins, lead_in_hits;	/* lead-ins, and those answered too fast */
 	int interrupted;	/* signal number, 0 */

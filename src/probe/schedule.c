@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/rotation.h"
 #include "lib/rng.h"
 
 /*
@@ -164,34 +165,28 @@ static uint64_t median_u64(uint64_t *v, size_t n)
 }
 
 /*
- * The calibration: pages read alternately near the start of the device and
- * past the last slot, each a seek from the one before and below the last
- * read on its side (read-ahead goes forward, so none is in the buffer). A
- * rotating disk waits for each one (a seek, half a revolution on average):
- * their median says whether the drive rotates (queue/rotational cannot be
- * trusted behind bridges), which decides whether the writes get lead-ins
- * and whether the checks of the lead-ins and the writes apply. Without the
- * room for it, lead-ins as the backend offers them and no checks.
+ * The calibration (device/rotation.h): whether the drive rotates decides
+ * whether the writes get lead-ins and whether the checks of the lead-ins
+ * and the writes apply. The reads stay clear of the slots and their
+ * lead-ins; without the room for them, lead-ins as the backend offers them
+ * and no checks.
  */
-#define AP_PROBE_CALIBRATION_READS	8
 static int calibrate(struct sched *x)
 {
 	const struct ap_probe_plan *plan = x->plan;
-	uint64_t ns[AP_PROBE_CALIBRATION_READS], lss = plan->logical_sector;
-	uint64_t page = ap_probe_lead_in_len(plan), maxs = plan->sizes[plan->nsizes - 1];
+	uint64_t ns[AP_ROTATION_READS], page = ap_probe_lead_in_len(plan);
+	uint64_t maxs = plan->sizes[plan->nsizes - 1];
 	uint64_t zone_end = plan->region_start + (uint64_t)(plan->slots - 1) * plan->stride +
 			    4 * maxs + AP_PROBE_LEAD_IN_AHEAD + page;
-	uint64_t top = plan->dev_size / page * page, step = 2 * AP_PROBE_ALIGN;
-	unsigned i, n = AP_PROBE_CALIBRATION_READS / 2;
+	unsigned i;
 	int rc;
 
-	if (!lss || top < AP_PROBE_ALIGN + n * step ||
-	    top - AP_PROBE_ALIGN - (n - 1) * step < zone_end + step ||
-	    plan->region_start < n * page)
+	if (ap_rotation_read_at(0, plan->region_start / 4, plan->dev_size, zone_end, page) ==
+	    UINT64_MAX)
 		return 0;	/* no room: no checks that need it */
-	for (i = 0; i < 2 * n; i++) {
-		uint64_t at = i % 2 ? top - AP_PROBE_ALIGN - (i / 2) * step :
-			      (plan->region_start / 4 / page) * page - (i / 2) * page;
+	for (i = 0; i < AP_ROTATION_READS; i++) {
+		uint64_t at = ap_rotation_read_at(i, plan->region_start / 4, plan->dev_size,
+						  zone_end, page);
 		int sig = ap_cancelled(&x->o->cancel);
 
 		if (sig) {
@@ -206,8 +201,8 @@ static int calibrate(struct sched *x)
 					    "%s", (unsigned long long)page,
 					    (unsigned long long)at, strerror(-rc));
 	}
-	x->r->seek_read_ns = median_u64(ns, 2 * n);
-	x->rotating = x->r->rotating = x->r->seek_read_ns >= AP_PROBE_ROTATING_NS;
+	x->r->seek_read_ns = median_u64(ns, AP_ROTATION_READS);
+	x->rotating = x->r->rotating = x->r->seek_read_ns >= AP_ROTATING_NS;
 	/* lead-ins place a rotating disk's head; flash they only cost a read */
 	x->lead = x->rotating;
 	return 0;
