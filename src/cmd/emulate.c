@@ -11,6 +11,8 @@
  *	alignprobe emulate --detach DEV
  *	alignprobe emulate --stats DEV [output options]
  *	alignprobe emulate --reset-stats DEV
+ *	alignprobe emulate --power-cut DEV | --power-on DEV
+ *	alignprobe emulate --power-cut-after N DEV
  */
 #include <errno.h>
 #include <getopt.h>
@@ -46,6 +48,13 @@ enum {
 	COL_PHYS,
 	COL_LBA,
 	COL_SPEC,
+	COL_RA_HITS,
+	COL_RMW_BUFFERED,
+	COL_FLUSHES_IGNORED,
+	COL_POWER,
+	COL_POWER_CUTS,
+	COL_LOST_WRITES,
+	COL_TORN,
 };
 
 static const struct ap_colinfo infos[] = {
@@ -61,12 +70,25 @@ static const struct ap_colinfo infos[] = {
 	[COL_FLUSHES] = { "FLUSHES", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "cache flushes (fsync)" },
 	[COL_READ_BYTES] = { "READ_BYTES", 0.05, SCOLS_FL_RIGHT, AP_COL_SIZE, "bytes read" },
 	[COL_WRITE_BYTES] = { "WRITE_BYTES", 0.05, SCOLS_FL_RIGHT, AP_COL_SIZE, "bytes written" },
-	[COL_ERRORS] = { "ERRORS", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "requests failed by fault injection" },
+	[COL_ERRORS] = { "ERRORS", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			 "requests failed by fault injection or while the power is off" },
 	[COL_BUSY] = { "BUSY_NS", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "time charged, nanoseconds" },
 	[COL_SIZE] = { "SIZE", 0.05, SCOLS_FL_RIGHT, AP_COL_SIZE, "capacity" },
 	[COL_PHYS] = { "PHYS", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "hidden physical sector size" },
 	[COL_LBA] = { "LOWEST_ALIGNED", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "lowest aligned LBA" },
 	[COL_SPEC] = { "SPEC", 0.3, 0, AP_COL_STRING, "all parameters, as a --emulate spec" },
+	[COL_RA_HITS] = { "RA_HITS", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "reads answered from a read-ahead segment" },
+	[COL_RMW_BUFFERED] = { "RMW_BUFFERED", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			       "partial sectors whose RMW the buffer served (no extra revolution)" },
+	[COL_FLUSHES_IGNORED] = { "FLUSHES_IGNORED", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+				  "flushes acknowledged without writing the cache" },
+	[COL_POWER] = { "POWER", 0.05, 0, AP_COL_STRING, "on, or off after a power cut" },
+	[COL_POWER_CUTS] = { "POWER_CUTS", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "power cuts" },
+	[COL_LOST_WRITES] = { "LOST_WRITES", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			      "acknowledged writes a power cut undid (volatile cache)" },
+	[COL_TORN] = { "TORN", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+		       "physical sectors a power cut tore (an RMW in flight)" },
 };
 
 static const int default_cols[] = {
@@ -78,6 +100,9 @@ enum {
 	OPT_DETACH,
 	OPT_STATS,
 	OPT_RESET_STATS,
+	OPT_POWER_CUT,
+	OPT_POWER_ON,
+	OPT_POWER_CUT_AFTER,
 	OPT_SPEC,
 	OPT_FAIL_READS,
 	OPT_FAIL_WRITES,
@@ -99,6 +124,8 @@ static void usage(void)
 	       " %1$s %2$s --detach <device>\n"
 	       " %1$s %2$s --stats <device> [output options]\n"
 	       " %1$s %2$s --reset-stats <device>\n"
+	       " %1$s %2$s --power-cut <device> | --power-on <device>\n"
+	       " %1$s %2$s --power-cut-after <n> <device>\n"
 	       "\nAn emulated Advanced Format drive: a loop device that reports 512-byte\n"
 	       "logical and physical sectors, served through FUSE by a process that charges\n"
 	       "a read-modify-write for every write covering a hidden physical sector only\n"
@@ -107,7 +134,9 @@ static void usage(void)
 	       "     --profile <name>         a drive profile, given first: the options after\n"
 	       "                              it override it: simple, hdd-7200, hdd-5400,\n"
 	       "                              wd-ears-jumper, flash-8k, flash-16k, usb-4kn,\n"
-	       "                              honest-512n [simple]\n"
+	       "                              honest-512n, hdd-7200-nocache, hdd-7200-ra,\n"
+	       "                              honest-512n-ra, hdd-lba7-rmwbuf,\n"
+	       "                              usb-bridge-noflush, noisy-512n [simple]\n"
 	       "     --size <size>            capacity [1G]\n"
 	       "     --logical <bytes>        logical sector the device reports, 512..4096 [512]\n"
 	       "     --phys <bytes>           hidden physical sector, 512..64K [4096]\n"
@@ -134,11 +163,21 @@ static void usage(void)
 	       "                              fail=LBA+COUNT,fail-rw=r|w|rw,fail-after=N,image=FILE;\n"
 	       "                              a profile name (hdd-7200,size=2G) or profile=NAME,\n"
 	       "                              and the hdd model's model=hdd,rpm=,disk=,track=,\n"
-	       "                              settle=,seek=,knee=,cache-size=,bus= (see the manual)\n"
+	       "                              settle=,seek=,knee=,cache-size=,bus=; what real\n"
+	       "                              drives add: ra=,ra-segments=,rmw-buffer=,\n"
+	       "                              ignore-flush=on (flush=ignore), cut-after=N,\n"
+	       "                              cut-peer=DEV (see the manual)\n"
 	       "\nOther actions:\n"
 	       " -d, --detach <device>        stop the drive, remove everything it used\n"
 	       "     --stats <device>         print the drive's counters\n"
 	       "     --reset-stats <device>   count from zero again\n"
+	       "     --power-cut <device>     cut the drive's power: the volatile cache's\n"
+	       "                              writes are lost, a write in flight is torn, and\n"
+	       "                              every request fails with EIO until --power-on\n"
+	       "     --power-on <device>      restore the power\n"
+	       "     --power-cut-after <n> <device>\n"
+	       "                              cut the power when the write after n more\n"
+	       "                              writes arrives (that write in flight)\n"
 	       "\nOutput options (--stats):\n", AP_PROG, CMD);
 	ap_out_usage(stdout, 30);
 	printf(" -h, --help                   display this help\n"
@@ -203,6 +242,13 @@ static int print_stats(const struct ap_out *o, const char *dev)
 	ap_row_u64(&r, COL_PHYS, s.phys_sector);
 	ap_row_u64(&r, COL_LBA, s.lowest_aligned);
 	ap_row_str(&r, COL_SPEC, spec);
+	ap_row_u64(&r, COL_RA_HITS, c.ra_hits);
+	ap_row_u64(&r, COL_RMW_BUFFERED, c.rmw_buffer_hits);
+	ap_row_u64(&r, COL_FLUSHES_IGNORED, c.flushes_ignored);
+	ap_row_str(&r, COL_POWER, c.powered ? "on" : "off");
+	ap_row_u64(&r, COL_POWER_CUTS, c.power_cuts);
+	ap_row_u64(&r, COL_LOST_WRITES, c.lost_writes);
+	ap_row_u64(&r, COL_TORN, c.torn_sectors);
 	rc = ap_row_add_line(&r, tb);
 	ap_row_free(&r);
 	if (rc) {
@@ -219,12 +265,13 @@ static int print_stats(const struct ap_out *o, const char *dev)
 }
 
 struct emulate_ctl {
-	int action;			/* OPT_ATTACH, 'd', OPT_STATS, OPT_RESET_STATS */
+	int action;			/* OPT_ATTACH, 'd', OPT_STATS, OPT_RESET_STATS, OPT_POWER_* */
 	const char *dev;
 	struct ap_emu_spec spec;	/* --attach: the drive */
 	int nspec;			/* drive parameters given */
 	int fail_rw;			/* --fail-reads 1, --fail-writes 2 */
 	bool wait;
+	uint64_t cut_n;			/* --power-cut-after */
 	struct ap_out out;
 };
 
@@ -244,6 +291,9 @@ static int parse_args(struct emulate_ctl *c, int argc, char **argv)
 		{ "detach",       optional_argument, NULL, 'd' },
 		{ "stats",        optional_argument, NULL, OPT_STATS },
 		{ "reset-stats",  optional_argument, NULL, OPT_RESET_STATS },
+		{ "power-cut",    optional_argument, NULL, OPT_POWER_CUT },
+		{ "power-on",     optional_argument, NULL, OPT_POWER_ON },
+		{ "power-cut-after", required_argument, NULL, OPT_POWER_CUT_AFTER },
 		{ "spec",         required_argument, NULL, OPT_SPEC },
 		{ "fail-reads",   no_argument,       NULL, OPT_FAIL_READS },
 		{ "fail-writes",  no_argument,       NULL, OPT_FAIL_WRITES },
@@ -288,12 +338,25 @@ static int parse_args(struct emulate_ctl *c, int argc, char **argv)
 		case 'd':
 		case OPT_STATS:
 		case OPT_RESET_STATS:
+		case OPT_POWER_CUT:
+		case OPT_POWER_ON:
 			if (c->action && c->action != ch) {
-				ap_usage_error(CMD, "--attach, --detach, --stats and --reset-stats are mutually exclusive");
+				ap_usage_error(CMD, "--attach, --detach, --stats, --reset-stats, --power-cut and --power-on are mutually exclusive");
 				return AP_EXIT_USAGE;
 			}
 			c->action = ch;
 			c->dev = optarg;
+			break;
+		case OPT_POWER_CUT_AFTER:
+			if (c->action && c->action != ch) {
+				ap_usage_error(CMD, "--power-cut-after goes with no other action");
+				return AP_EXIT_USAGE;
+			}
+			if (ap_parse_u64(optarg, &c->cut_n) != 0) {
+				ap_usage_error(CMD, "--power-cut-after '%s': not a number of writes", optarg);
+				return AP_EXIT_USAGE;
+			}
+			c->action = ch;
 			break;
 		case OPT_SPEC:
 			c->nspec++;
@@ -336,7 +399,7 @@ static int parse_args(struct emulate_ctl *c, int argc, char **argv)
 		return -1;
 	}
 	if (!c->action) {
-		ap_usage_error(CMD, "one of --attach, --detach, --stats or --reset-stats is needed");
+		ap_usage_error(CMD, "one of --attach, --detach, --stats, --reset-stats, --power-cut or --power-on is needed");
 		return AP_EXIT_USAGE;
 	}
 	if (c->action != OPT_ATTACH && c->nspec) {
@@ -417,6 +480,19 @@ static int do_detach(const char *dev)
 	return AP_EXIT_FAILURE;
 }
 
+/* --power-cut DEV, --power-on DEV: an exit code. */
+static int do_power(const char *dev, bool on)
+{
+	struct ap_error e = { 0 };
+
+	if (ap_emu_power(dev, on, &e) == 0)
+		return AP_EXIT_OK;
+	if (e.code == ENODEV)
+		return not_emulated(dev);
+	ap_warnx(CMD, dev, "%s", e.msg);
+	return AP_EXIT_FAILURE;
+}
+
 int ap_cmd_emulate(int argc, char **argv)
 {
 	struct emulate_ctl c = { 0 };
@@ -442,6 +518,16 @@ int ap_cmd_emulate(int argc, char **argv)
 			break;
 		case OPT_STATS:
 			rc = print_stats(&c.out, c.dev);
+			break;
+		case OPT_POWER_CUT:
+		case OPT_POWER_ON:
+			rc = do_power(c.dev, c.action == OPT_POWER_ON);
+			break;
+		case OPT_POWER_CUT_AFTER:
+			rc = ap_emu_arm_power_cut(c.dev, c.cut_n);
+			if (rc)
+				rc = rc == -ENODEV ? not_emulated(c.dev) :
+				     ap_errx(CMD, c.dev, rc, "%s", strerror(-rc));
 			break;
 		case OPT_RESET_STATS:
 			rc = ap_emu_counters_reset(c.dev);

@@ -135,7 +135,6 @@ int ap_emu_counters_read(const char *dev, struct ap_emu_counters *c)
 	if (!shm)
 		return -ENODEV;
 	ap_emu_shm_read(shm, &r);
-	munmap(shm, sizeof(*shm));
 	c->reads = r.reads;
 	c->writes = r.writes;
 	c->aligned_writes = r.aligned_writes;
@@ -146,6 +145,14 @@ int ap_emu_counters_read(const char *dev, struct ap_emu_counters *c)
 	c->write_bytes = r.write_bytes;
 	c->errors = r.errors;
 	c->busy_ns = r.busy_ns;
+	c->ra_hits = r.ra_hits;
+	c->rmw_buffer_hits = r.rmw_buffer_hits;
+	c->flushes_ignored = r.flushes_ignored;
+	c->power_cuts = r.power_cuts;
+	c->lost_writes = r.lost_writes;
+	c->torn_sectors = r.torn_sectors;
+	c->powered = !ap_emu_shm_power_off(shm);
+	munmap(shm, sizeof(*shm));
 	return 0;
 }
 
@@ -183,6 +190,34 @@ int ap_emu_set_write_cache(const char *dev, bool on)
 }
 
 /* Extra information for `emulate --stats`: the parameters in force. */
+int ap_emu_power(const char *dev, bool on, struct ap_error *e)
+{
+	struct ap_emu_shm *shm = shm_of_dev(dev, true);
+	int rc;
+
+	if (!shm)
+		return ap_error_set(e, ENODEV, "not an emulated drive");
+	rc = ap_emu_shm_power(shm, on, 10000);
+	munmap(shm, sizeof(*shm));
+	if (rc == -ESRCH)
+		return ap_error_set(e, ESRCH, "the emulated drive's server is gone");
+	if (rc)
+		return ap_error_set(e, -rc, "the emulated drive's server does not follow: %s",
+				    strerror(-rc));
+	return 0;
+}
+
+int ap_emu_arm_power_cut(const char *dev, uint64_t n)
+{
+	struct ap_emu_shm *shm = shm_of_dev(dev, true);
+
+	if (!shm)
+		return -ENODEV;
+	ap_emu_shm_arm_cut(shm, n);
+	munmap(shm, sizeof(*shm));
+	return 0;
+}
+
 int ap_emu_spec_of(const char *dev, struct ap_emu_spec *s)
 {
 	struct ap_emu_shm *shm = shm_of_dev(dev, false);
@@ -769,6 +804,7 @@ int ap_emu_attach(const struct ap_emu_spec *spec, struct ap_emu **out, struct ap
 
 	*out = NULL;
 	s.image = spec->image ? ap_xstrdup(spec->image) : NULL;
+	s.cut_peer = spec->cut_peer ? ap_xstrdup(spec->cut_peer) : NULL;
 	rc = ap_emu_spec_validate(&s, e);
 	if (rc)
 		goto out_spec;

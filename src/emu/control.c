@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The attaching process's end of the emulator's control protocol (see
- * server.h): a command line sent on the control socket, and the server's
+ * The emulator's control protocol (see server.h), both ends. The attaching
+ * process's: a command line sent on the control socket, and the server's
  * one-line answer ("ok", "ready", or "error ERRNO message") read back
  * within a time limit, so that a dead or hung server is an error, never a
- * hang.
+ * hang. The server's: the lines it reads and the answers it writes.
  */
 #include "emu/server.h"
+#include "lib/state.h"
 #include "lib/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -71,4 +77,182 @@ int ap_emu_server_reply(int st, const char *want, struct ap_error *e)
 	if (err <= 0)
 		err = EIO;
 	return ap_error_set(e, err, "%s: %s", *msg ? msg + 1 : line, strerror(err));
+}
+
+/* ---- the server's end ---- */
+
+void ap_emu_server_status(int fd, const char *fmt, ...)
+{
+	char line[600];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	while (write(fd, line, (size_t)n) < 0 && errno == EINTR)
+		;
+}
+
+
+static void control_line(const char *line, int st, const char *mnt, struct ap_emu_ctl_state *cs)
+{
+	if (strncmp(line, "dev ", 4) == 0) {
+		char pid[32];
+		int rc;
+
+		if (cs->state_id) {
+			ap_state_release(cs->state_id);
+			free(cs->state_id);
+			cs->state_id = NULL;
+		}
+		free(cs->dev);
+		cs->dev = ap_xstrdup(line + 4);
+		snprintf(pid, sizeof(pid), "%d", (int)getpid());
+		/* the drive is the attaching process's: cleanup's once it is gone */
+		rc = ap_state_register_for(cs->owner, AP_STATE_EMU, mnt, line + 4, pid,
+					   &cs->state_id);
+		if (rc)
+			ap_emu_server_status(st, "error %d cannot register in %s", -rc, ap_state_dir());
+		else
+			ap_emu_server_status(st, "ok");
+	} else if (strcmp(line, "done") == 0) {
+		cs->done = true;
+	} else if (strcmp(line, "persist") == 0) {
+		/* handed over (emulate --attach): nobody's but ours now */
+		int rc = cs->state_id ? ap_state_set_owner(cs->state_id, getpid()) : -ENOENT;
+
+		if (rc) {
+			ap_emu_server_status(st, "error %d cannot hand the drive over in %s", -rc, ap_state_dir());
+		} else {
+			cs->persist = true;
+			ap_emu_server_status(st, "ok");
+		}
+	}
+}
+
+/* Control messages (lines) from the attaching process; false on EOF. */
+bool ap_emu_server_control(int ctl, int st, const char *mnt, struct ap_emu_ctl_state *cs)
+{
+	char *nl, *p;
+	ssize_t n;
+
+	do
+		n = read(ctl, cs->buf + cs->used, sizeof(cs->buf) - 1 - cs->used);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return false;
+	cs->used += (size_t)n;
+	cs->buf[cs->used] = '\0';
+	p = cs->buf;
+	while ((nl = strchr(p, '\n'))) {
+		*nl = '\0';
+		control_line(p, st, mnt, cs);
+		p = nl + 1;
+	}
+	cs->used = strlen(p);
+	memmove(cs->buf, p, cs->used + 1);
+	if (cs->used == sizeof(cs->buf) - 1)
+		cs->used = 0;	/* no line is this long: drop it */
+	return true;
+}
+
+/* ---- the attaching process's side ---- */
+
+static void close_other_fds(int a, int b)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a, fd;
+
+	for (fd = 3; fd < lo; fd++)
+		close(fd);
+	for (fd = lo + 1; fd < hi; fd++)
+		close(fd);
+	if (close_range((unsigned)hi + 1, ~0U, 0) != 0) {
+		long max = sysconf(_SC_OPEN_MAX);
+
+		for (fd = hi + 1; fd < max; fd++)
+			close(fd);
+	}
+}
+
+static void child_stdio(const char *workdir)
+{
+	char *log;
+	int fd = open("/dev/null", O_RDWR);
+
+	if (fd >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		if (fd > 2)
+			close(fd);
+	}
+	ap_xasprintf(&log, "%s/log", workdir);
+	fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+	free(log);
+	if (fd >= 0) {
+		dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
+	}
+}
+
+int ap_emu_server_start(const struct ap_emu_server_opts *o, pid_t *pid, int *ctl, int *st,
+			struct ap_error *e)
+{
+	int c[2] = { -1, -1 }, s[2] = { -1, -1 }, rc;
+
+	*pid = -1;
+	*ctl = *st = -1;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, c) != 0 ||
+	    pipe2(s, O_CLOEXEC) != 0) {
+		rc = ap_error_set(e, errno, "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	fflush(NULL);
+	*pid = fork();
+	if (*pid < 0) {
+		rc = ap_error_set(e, errno, "fork: %s", strerror(errno));
+		goto fail;
+	}
+	if (*pid == 0) {
+		/* the server: a daemon that holds nothing of its parent's */
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGCHLD, SIG_DFL);
+		close(c[1]);
+		close(s[0]);
+		close_other_fds(c[0], s[1]);
+		child_stdio(o->workdir);
+		setsid();
+		if (chdir("/") != 0)
+			_exit(1);
+		_exit(ap_emu_server_run(o, c[0], s[1]));
+	}
+	close(c[0]);
+	close(s[1]);
+	c[0] = s[1] = -1;
+	rc = ap_emu_server_reply(s[0], "ready", e);
+	if (rc)
+		goto fail;
+	*ctl = c[1];
+	*st = s[0];
+	return 0;
+
+fail:
+	if (c[1] >= 0)
+		close(c[1]);	/* EOF before "done": the server exits */
+	if (s[0] >= 0)
+		close(s[0]);
+	if (c[0] >= 0)
+		close(c[0]);
+	if (s[1] >= 0)
+		close(s[1]);
+	return rc;
 }

@@ -15,12 +15,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 void ap_emu_shm_read(const struct ap_emu_shm *shm, struct ap_emu_counters_raw *out)
@@ -78,6 +80,61 @@ bool ap_emu_shm_write_cache(const struct ap_emu_shm *shm)
 void ap_emu_shm_set_write_cache(struct ap_emu_shm *shm, bool on)
 {
 	__atomic_store_n(&shm->write_cache, on ? 1U : 0U, __ATOMIC_RELEASE);
+}
+
+bool ap_emu_shm_power_want_off(const struct ap_emu_shm *shm)
+{
+	return __atomic_load_n(&shm->power_want_off, __ATOMIC_ACQUIRE) != 0;
+}
+
+void ap_emu_shm_set_power(struct ap_emu_shm *shm, bool on)
+{
+	__atomic_store_n(&shm->power_want_off, on ? 0U : 1U, __ATOMIC_RELEASE);
+}
+
+bool ap_emu_shm_power_off(const struct ap_emu_shm *shm)
+{
+	return __atomic_load_n(&shm->power_off, __ATOMIC_ACQUIRE) != 0;
+}
+
+void ap_emu_shm_set_power_off(struct ap_emu_shm *shm, bool off)
+{
+	__atomic_store_n(&shm->power_off, off ? 1U : 0U, __ATOMIC_RELEASE);
+}
+
+int ap_emu_shm_power(struct ap_emu_shm *shm, bool on, int ms)
+{
+	pid_t pid = (pid_t)__atomic_load_n(&shm->server_pid, __ATOMIC_ACQUIRE);
+	uint64_t until = ap_now_ns() + (uint64_t)ms * 1000000;
+
+	ap_emu_shm_set_power(shm, on);
+	if (pid <= 0 || kill(pid, SIGUSR1) != 0)
+		return -ESRCH;
+	/* the server follows at once, or when the request it serves ends (also
+	 * when it is off already: a peer that cuts us back finds us so) */
+	while (ap_emu_shm_power_off(shm) == on) {
+		struct timespec ts = { 0, 200000 };
+
+		if (ap_now_ns() > until)
+			return -ETIMEDOUT;
+		if (kill(pid, 0) != 0 && errno == ESRCH)
+			return -ESRCH;
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+void ap_emu_shm_arm_cut(struct ap_emu_shm *shm, uint64_t n)
+{
+	struct ap_emu_counters_raw c;
+
+	ap_emu_shm_read(shm, &c);
+	__atomic_store_n(&shm->cut_at, c.writes + n + 1, __ATOMIC_RELEASE);
+}
+
+uint64_t ap_emu_shm_cut_at(const struct ap_emu_shm *shm)
+{
+	return __atomic_load_n(&shm->cut_at, __ATOMIC_ACQUIRE);
 }
 
 /* The stats page of the drive in @workdir, checked, or NULL. */
@@ -147,6 +204,7 @@ struct ap_emu_shm *ap_emu_shm_create(const char *workdir, const struct ap_emu_sp
 	shm->write_cache = s->write_cache;
 	shm->fail_reads = s->fail_reads;
 	shm->fail_writes = s->fail_writes;
+	shm->cut_at = s->cut_at;
 	{
 		char *spec = ap_emu_spec_format(s);
 

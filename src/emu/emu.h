@@ -86,6 +86,13 @@ struct ap_emu_spec {
 	double knee;			/* hdd: stroke fraction where sqrt turns linear (30%) */
 	uint64_t cache_size;		/* hdd: write cache capacity, bytes (64 MiB) */
 	uint64_t bus_rate;		/* hdd, flash: interface bytes/s, 0 = free (300 MB) */
+	/* what real drives add (model.h): all off by default */
+	uint64_t ra_size;		/* hdd: read-ahead segment size, bytes (0 = none) */
+	uint32_t ra_segments;		/* hdd: read-ahead segments (1) */
+	uint32_t rmw_buffer;		/* hdd: physical sectors the RMW buffer keeps (0) */
+	bool ignore_flush;		/* flushes acknowledged, nothing written (off) */
+	uint64_t cut_at;		/* cut-after=N: write N+1 in flight at the cut (0 = never) */
+	char *cut_peer;			/* an emulated drive losing power with this one */
 };
 
 struct ap_emu_counters {
@@ -103,6 +110,13 @@ struct ap_emu_counters {
 	uint64_t read_bytes, write_bytes;
 	uint64_t errors;		/* injected EIO */
 	uint64_t busy_ns;		/* time charged */
+	uint64_t ra_hits;		/* reads answered from a read-ahead segment */
+	uint64_t rmw_buffer_hits;	/* partial sectors whose RMW the buffer served */
+	uint64_t flushes_ignored;	/* flushes acknowledged without writing */
+	uint64_t power_cuts;		/* power cuts since the attach (never reset) */
+	uint64_t lost_writes;		/* acknowledged writes a power cut undid */
+	uint64_t torn_sectors;		/* physical sectors torn by a power cut */
+	bool powered;			/* false between a power cut and power on */
 };
 
 void ap_emu_spec_init(struct ap_emu_spec *s);
@@ -122,7 +136,8 @@ int ap_emu_spec_parse(const char *str, struct ap_emu_spec *s, struct ap_error *e
  * What ap_emu_attach() checks before it sets anything up, for a command
  * that validates everything first: the spec, and its image (readable,
  * a regular file, within the size). 0, or -errno with the reason in @e:
- * -ENOENT / -EACCES / -EISDIR / -EINVAL / -EFBIG, all bad input.
+ * -ENOENT / -EACCES / -EISDIR / -EINVAL / -EFBIG, all bad input; and its
+ * cut-peer, an emulated drive (-ENODEV).
  */
 int ap_emu_spec_check(const struct ap_emu_spec *s, struct ap_error *e);
 
@@ -181,5 +196,25 @@ int ap_emu_spec_of(const char *dev, struct ap_emu_spec *s);
  */
 int ap_emu_write_cache(const char *dev, bool *on);
 int ap_emu_set_write_cache(const char *dev, bool on);
+
+/*
+ * Cut the drive's power (@on false) or restore it, and wait until its
+ * server followed. A cut loses what the volatile write cache held (the
+ * writes acknowledged since the last destage are undone on the data) and
+ * tears a media write in flight (see ap_emu_model_torn()); until power is
+ * restored every request fails with EIO (counted in errors). Power on
+ * starts with an empty cache and buffers. The spec's cut-after=N cuts the
+ * power when the write after N writes (since the counters' reset) arrives,
+ * that write in flight; cut-peer=DEV cuts another emulated drive's power
+ * at the same moment (before this drive answers the request in flight).
+ * 0, or -errno with the reason in @e (-ENODEV: not an emulated drive).
+ */
+int ap_emu_power(const char *dev, bool on, struct ap_error *e);
+/*
+ * Arm a power cut at run time: the power goes when the write after @n
+ * more writes arrives (as cut-after= from now on; 0: the next write).
+ * 0 or -ENODEV.
+ */
+int ap_emu_arm_power_cut(const char *dev, uint64_t n);
 
 #endif

@@ -69,6 +69,13 @@ void ap_emu_model_init(struct ap_emu_model *m, const struct ap_emu_spec *s)
 	m->knee = s->knee;
 	m->cache_size = s->cache_size;
 	m->bus_rate = s->bus_rate;
+	m->ra_size = s->ra_size;
+	m->ra_segments = s->ra_segments ? s->ra_segments : 1;
+	if (m->ra_segments > AP_EMU_RA_SEGMENTS_MAX)
+		m->ra_segments = AP_EMU_RA_SEGMENTS_MAX;
+	m->rmw_buffer = s->rmw_buffer > AP_EMU_RMW_BUFFER_MAX ? AP_EMU_RMW_BUFFER_MAX :
+			s->rmw_buffer;
+	m->ignore_flush = s->ignore_flush;
 }
 
 static bool should_fail(const struct ap_emu_model *m, enum ap_emu_op op,
@@ -140,13 +147,76 @@ static uint64_t bus_ns(const struct ap_emu_model *m, uint64_t len)
 	return m->bus_rate ? mul_div(len, AP_NSEC_PER_SEC, m->bus_rate) : 0;
 }
 
+/* The index of the physical sector that holds byte @b (sectors shifted to multiples). */
+static uint64_t phys_index(const struct ap_emu_model *m, uint64_t b)
+{
+	return (b + m->phys - m->align % m->phys) / m->phys;
+}
+
+/* Whether physical sector @idx is in the RMW buffer (and now its most recent). */
+static bool rmwbuf_has(struct ap_emu_model *m, uint64_t idx)
+{
+	uint32_t i;
+
+	for (i = 0; i < m->nrmwbuf; i++)
+		if (m->rmwbuf[i] == idx) {
+			m->rmwbuf_used[i] = ++m->stamp;
+			return true;
+		}
+	return false;
+}
+
+/* Keep physical sector @idx in the RMW buffer, evicting the least recent. */
+static void rmwbuf_keep(struct ap_emu_model *m, uint64_t idx)
+{
+	uint32_t i, lru = 0;
+
+	if (!m->rmw_buffer || rmwbuf_has(m, idx))
+		return;
+	if (m->nrmwbuf < m->rmw_buffer) {
+		lru = m->nrmwbuf++;
+	} else {
+		for (i = 1; i < m->nrmwbuf; i++)
+			if (m->rmwbuf_used[i] < m->rmwbuf_used[lru])
+				lru = i;
+	}
+	m->rmwbuf[lru] = idx;
+	m->rmwbuf_used[lru] = ++m->stamp;
+}
+
+/*
+ * The extra revolutions of a media write's read-modify-writes: partial
+ * sectors found in the RMW buffer need no read pass.
+ */
+static uint64_t rmw_revolutions(struct ap_emu_model *m, uint64_t off, uint64_t len,
+				unsigned partial, struct ap_emu_cost *c)
+{
+	uint64_t p = m->phys, sh = p - m->align % p;
+	unsigned unbuffered = partial;
+
+	if (partial && m->rmw_buffer) {
+		uint64_t first = phys_index(m, off), last = phys_index(m, off + len - 1);
+
+		unbuffered = 0;
+		if ((off + sh) % p && !rmwbuf_has(m, first))
+			unbuffered++;
+		if ((off + len + sh) % p && (last != first || !((off + sh) % p)) &&
+		    !rmwbuf_has(m, last))
+			unbuffered++;
+		c->rmw_buffered += partial - unbuffered;
+	}
+	if (!unbuffered)
+		return 0;
+	return unbuffered == 2 && len > m->track ? 2 : 1;
+}
+
 /*
  * One access of the media, [off, off + len), starting at @t: seek, wait for
  * the platter, transfer, and for a write the read-modify-write revolutions.
- * Its duration; the head stays on the last track; partial sectors in *rmw.
+ * Its duration; the head stays on the last track; partial sectors in c->rmw.
  */
 static uint64_t media(struct ap_emu_model *m, bool write, uint64_t off, uint64_t len,
-		      uint64_t t, uint64_t *rmw)
+		      uint64_t t, struct ap_emu_cost *c)
 {
 	uint64_t trk = off / m->track, ns;
 	unsigned partial;
@@ -156,12 +226,86 @@ static uint64_t media(struct ap_emu_model *m, bool write, uint64_t off, uint64_t
 	ns += mul_div(len, m->rev_ns, m->track);
 	if (write) {
 		partial = ap_emu_model_partial(off, len, m->phys, m->align);
-		if (partial)
-			ns += (partial == 2 && len > m->track ? 2 : 1) * m->rev_ns;
-		*rmw += partial;
+		ns += rmw_revolutions(m, off, len, partial, c) * m->rev_ns;
+		c->rmw += partial;
+	}
+	if (m->rmw_buffer && len) {
+		rmwbuf_keep(m, phys_index(m, off));
+		rmwbuf_keep(m, phys_index(m, off + len - 1));
 	}
 	m->head = (off + (len ? len - 1 : 0)) / m->track;
 	return ns;
+}
+
+/* The end of segment @g's data at @now: the read-ahead streams on while active. */
+static uint64_t ra_hi(const struct ap_emu_model *m, const struct ap_emu_segment *g,
+		      uint64_t now)
+{
+	uint64_t more;
+
+	if (!g->active || now <= g->t_end || g->hi >= g->hi_max)
+		return g->hi;
+	more = mul_div(now - g->t_end, m->track, m->rev_ns);
+	return more >= g->hi_max - g->hi ? g->hi_max : g->hi + more;
+}
+
+/*
+ * A command arrives at @now: the read-ahead stops (the head stays where it
+ * got to), unless the command is a read the active segment answers; a
+ * write invalidates the segments it overlaps. True for a read that a
+ * segment answers.
+ */
+static bool ra_arrive(struct ap_emu_model *m, enum ap_emu_op op, uint64_t off, uint64_t len,
+		      uint64_t now)
+{
+	struct ap_emu_segment *hit = NULL;
+	uint32_t i;
+
+	if (!m->ra_size)
+		return false;
+	for (i = 0; i < m->ra_segments; i++) {
+		struct ap_emu_segment *g = &m->seg[i];
+
+		if (g->used && op == AP_EMU_READ && len && g->lo <= off &&
+		    off + len <= ra_hi(m, g, now))
+			hit = g;
+	}
+	for (i = 0; i < m->ra_segments; i++) {
+		struct ap_emu_segment *g = &m->seg[i];
+
+		if (g->used && g->active && g != hit) {
+			uint64_t hi = ra_hi(m, g, now);
+
+			if (hi > g->hi)
+				m->head = (hi - 1) / m->track;
+			g->hi = hi;
+			g->active = false;
+		}
+		if (g->used && op == AP_EMU_WRITE && off < g->hi && g->lo < off + len)
+			g->used = 0;
+	}
+	if (hit)
+		hit->used = ++m->stamp;
+	return hit != NULL;
+}
+
+/* A media read [off, off + len) done at @t_end fills a segment and reads on. */
+static void ra_fill(struct ap_emu_model *m, uint64_t off, uint64_t len, uint64_t t_end)
+{
+	struct ap_emu_segment *g = &m->seg[0];
+	uint32_t i;
+
+	if (!m->ra_size)
+		return;
+	for (i = 1; i < m->ra_segments; i++)
+		if (m->seg[i].used < g->used)
+			g = &m->seg[i];
+	g->lo = off;
+	g->hi = off + len;
+	g->hi_max = off + (len > m->ra_size ? len : m->ra_size);
+	g->t_end = t_end;
+	g->used = ++m->stamp;
+	g->active = true;
 }
 
 /* Write every cached extent to the media, ascending, from @t: the duration. */
@@ -173,8 +317,9 @@ static uint64_t destage(struct ap_emu_model *m, uint64_t t, struct ap_emu_cost *
 	for (i = 0; i < m->nextents; i++) {
 		const struct ap_emu_extent *x = &m->ext[i];
 
-		ns += media(m, true, x->start, x->end - x->start, t + ns, &c->rmw);
+		ns += media(m, true, x->start, x->end - x->start, t + ns, c);
 	}
+	c->drained = true;
 	c->destaged += m->nextents;
 	m->nextents = 0;
 	m->cached = 0;
@@ -221,30 +366,42 @@ static uint64_t hdd_request(struct ap_emu_model *m, enum ap_emu_op op, uint64_t 
 			    uint64_t len, uint64_t now, struct ap_emu_cost *c)
 {
 	uint64_t ns = m->base_ns;
+	bool ra = ra_arrive(m, op, off, len, now);
 
 	switch (op) {
 	case AP_EMU_READ:
-		if (m->write_cache && cache_hit(m, off, len))
+		if (m->write_cache && cache_hit(m, off, len)) {
 			ns += bus_ns(m, len);
-		else if (len)
-			ns += media(m, false, off, len, now + ns, &c->rmw);
+		} else if (ra) {
+			c->ra_hit = true;
+			ns += bus_ns(m, len);
+		} else if (len) {
+			ns += media(m, false, off, len, now + ns, c);
+			ra_fill(m, off, len, now + ns);
+		}
 		break;
 	case AP_EMU_WRITE:
 		if (!m->write_cache) {
-			ns += media(m, true, off, len, now + ns, &c->rmw);
+			c->media_write = len > 0;
+			ns += media(m, true, off, len, now + ns, c);
 			break;
 		}
 		ns += bus_ns(m, len);
 		/* full: destage everything first; a write larger than the cache goes by */
 		if (m->cached + len > m->cache_size || m->nextents == AP_EMU_CACHE_EXTENTS)
 			ns += destage(m, now + ns, c);
-		if (len > m->cache_size)
-			ns += media(m, true, off, len, now + ns, &c->rmw);
-		else if (len)
+		if (len > m->cache_size) {
+			c->media_write = true;
+			ns += media(m, true, off, len, now + ns, c);
+		} else if (len) {
+			c->cached = true;
 			cache_insert(m, off, off + len);
+		}
 		break;
 	case AP_EMU_FLUSH:
-		if (m->write_cache)
+		if (m->write_cache && m->ignore_flush)
+			c->flush_ignored = true;
+		else if (m->write_cache)
 			ns += destage(m, now + ns, c) + m->flush_ns;
 		break;
 	}
@@ -261,8 +418,72 @@ void ap_emu_model_set_write_cache(struct ap_emu_model *m, bool on, uint64_t now_
 		else
 			c->cost_ns = m->pending_rmw * m->rmw_ns;	/* counted when written */
 		m->pending_rmw = 0;
+		m->volatile_bytes = 0;
+		c->drained = true;
 	}
 	m->write_cache = on;
+}
+
+void ap_emu_model_power_cut(struct ap_emu_model *m)
+{
+	m->pending_rmw = 0;
+	m->nextents = 0;
+	m->cached = 0;
+	m->volatile_bytes = 0;
+	memset(m->seg, 0, sizeof(m->seg));
+	m->nrmwbuf = 0;
+}
+
+void ap_emu_model_power_on(struct ap_emu_model *m)
+{
+	ap_emu_model_power_cut(m);
+	m->head = 0;
+}
+
+void ap_emu_model_torn_span(const struct ap_emu_model *m, uint64_t off, uint64_t len,
+			    uint64_t *span_off, uint64_t *span_len)
+{
+	uint64_t p = m->phys, sh = p - m->align % p, lo, hi;
+
+	lo = (off + sh) / p * p;
+	hi = (off + (len ? len : 1) + sh + p - 1) / p * p;
+	lo = lo >= sh ? lo - sh : 0;
+	*span_off = lo;
+	*span_len = hi - sh - lo;
+}
+
+unsigned ap_emu_model_torn(const struct ap_emu_model *m, uint64_t off, uint64_t len,
+			   const void *data, uint64_t span_off, uint64_t span_len, void *span)
+{
+	uint64_t p = m->phys, sh = p - m->align % p, end = off + len;
+	int64_t ss;
+	unsigned char *out = span;
+	const unsigned char *in = data;
+	unsigned torn = 0;
+
+	/* every physical sector [ss, ss + p) that meets the span (the first may start before 0) */
+	for (ss = (int64_t)((span_off + sh) / p * p) - (int64_t)sh;
+	     ss < (int64_t)(span_off + span_len); ss += (int64_t)p) {
+		uint64_t a = ss > 0 ? (uint64_t)ss : 0, b = (uint64_t)(ss + (int64_t)p), x;
+		int64_t half = ss + (int64_t)p / 2;
+
+		if (b > span_off + span_len)
+			b = span_off + span_len;
+		if (a < span_off)
+			a = span_off;
+		if (off <= a && b <= end)
+			continue;	/* covered wholly: not reached, old content */
+		if (end <= a || b <= off)
+			continue;	/* not touched */
+		for (x = a; x < b; x++) {
+			if ((int64_t)x >= half)
+				out[x - span_off] = AP_EMU_TORN_BYTE;
+			else if (x >= off && x < end)
+				out[x - span_off] = in[x - off];
+		}
+		torn++;
+	}
+	return torn;
 }
 
 void ap_emu_model_request(struct ap_emu_model *m, enum ap_emu_op op,
@@ -293,16 +514,31 @@ void ap_emu_model_request(struct ap_emu_model *m, enum ap_emu_op op,
 		break;
 	case AP_EMU_WRITE:
 		c->rmw = c->partial;
-		if (m->write_cache)
+		if (m->write_cache) {
 			m->pending_rmw += c->partial;
-		else
+			/* what the drive writes back on its own (durability only) */
+			if (m->volatile_bytes + len > m->cache_size) {
+				c->drained = true;
+				m->volatile_bytes = 0;
+			}
+			m->volatile_bytes += len;
+			c->cached = len > 0;
+		} else {
 			ns += c->partial * m->rmw_ns;
+			c->media_write = len > 0;
+		}
 		break;
 	case AP_EMU_FLUSH:
+		if (m->write_cache && m->ignore_flush) {
+			c->flush_ignored = true;
+			break;
+		}
 		if (m->write_cache)
 			ns += m->flush_ns;
 		ns += m->pending_rmw * m->rmw_ns;
 		m->pending_rmw = 0;
+		m->volatile_bytes = 0;
+		c->drained = m->write_cache;
 		break;
 	}
 	c->cost_ns = jittered(m, ns);

@@ -33,6 +33,22 @@ struct ap_emu_extent {
 	uint64_t start, end;		/* bytes, [start, end) */
 };
 
+/* The read-ahead segments and the RMW buffer's entries the hdd model holds at most. */
+#define AP_EMU_RA_SEGMENTS_MAX	32
+#define AP_EMU_RMW_BUFFER_MAX	1024
+
+/*
+ * One read-ahead segment: [lo, hi) is in the drive's buffer; while @active
+ * (the last media read, no command since) the drive goes on reading from
+ * hi_read, which it reached at t_end, up to hi_max.
+ */
+struct ap_emu_segment {
+	uint64_t lo, hi, hi_max;
+	uint64_t t_end;			/* when the read's own data was in */
+	uint64_t used;			/* LRU stamp, 0 = free */
+	bool active;
+};
+
 /*
  * The hdd model (AP_EMU_MODEL_HDD), all integer nanoseconds from the clock
  * value the caller passes (CLOCK_MONOTONIC in the server):
@@ -65,6 +81,35 @@ struct ap_emu_extent {
  * - write cache off: a write goes to the media at once.
  * jitter, when set, scales each request's whole cost as in the simple model.
  *
+ * What real drives add to the hdd model (each off by default):
+ * - read-ahead (ra_size bytes per segment, ra_segments segments): a read
+ *   that goes to the media fills a segment (the least recently used one)
+ *   with its own data, and the drive reads on behind it at the media rate
+ *   (track bytes per revolution) while it is idle, up to ra_size bytes from
+ *   the read's start (or the read's own length if longer). The next command
+ *   stops it (HGST: at once), except a read that the segment answers: the
+ *   read-ahead streams on. A read that lies inside a segment's data is a
+ *   hit: base + bus, no seek, no rotation, the head stays where the
+ *   read-ahead stopped. A write invalidates the segments it overlaps.
+ *   Independent of the write cache (Seagate: prefetch even with the cache
+ *   disabled).
+ * - an RMW buffer (rmw_buffer physical sectors, LRU): every media access
+ *   keeps the physical sectors at its two ends in the buffer; a partial
+ *   physical sector of a media write found there needs no read pass, so it
+ *   costs no extra revolution (counted in c->rmw_buffered; c->rmw still
+ *   counts it: the sector is read-modify-written, from the buffer).
+ * - ignore_flush (every model): a flush is acknowledged at the base cost;
+ *   nothing is destaged, flush_ns is not charged, the simple and flash
+ *   models' owed RMWs stay owed (c->flush_ignored).
+ * - durability, for the power cut (every model, no cost of its own): a
+ *   write with the cache on sits in the volatile cache (c->cached) until a
+ *   destage writes the cache out (c->drained: an honoured flush, a full
+ *   cache, the cache switched off). The simple and flash models keep at
+ *   most cache_size bytes volatile: the write that would exceed it finds
+ *   the earlier ones written (c->drained), at no cost. A power cut
+ *   (ap_emu_model_power_cut()) loses what is volatile; a media write in
+ *   flight is torn (ap_emu_model_torn()).
+ *
  * The flash model (AP_EMU_MODEL_FLASH): the hidden unit is a flash page
  * (phys); a request costs base + len / bus_rate, a write rmw_ns more for
  * each page it covers only partly (what the FTL's read-modify-write of a
@@ -93,6 +138,16 @@ struct ap_emu_model {
 	uint64_t cached;		/* bytes in the cache */
 	size_t nextents;
 	struct ap_emu_extent ext[AP_EMU_CACHE_EXTENTS];	/* sorted, disjoint, not adjacent */
+	/* read-ahead, the RMW buffer, flushes */
+	uint64_t ra_size;
+	uint32_t ra_segments;
+	uint64_t stamp;			/* LRU clock of the segments and the RMW buffer */
+	struct ap_emu_segment seg[AP_EMU_RA_SEGMENTS_MAX];
+	uint32_t rmw_buffer, nrmwbuf;
+	uint64_t rmwbuf[AP_EMU_RMW_BUFFER_MAX];		/* physical sector numbers */
+	uint64_t rmwbuf_used[AP_EMU_RMW_BUFFER_MAX];	/* their LRU stamps */
+	bool ignore_flush;
+	uint64_t volatile_bytes;	/* simple, flash: written since the cache was last drained */
 };
 
 struct ap_emu_cost {
@@ -102,6 +157,12 @@ struct ap_emu_cost {
 	uint64_t rmw;			/* partial physical sectors read-modify-written now */
 	uint64_t destaged;		/* cache extents written to the media now (hdd) */
 	uint64_t cost_ns;		/* time to charge */
+	bool ra_hit;			/* a read answered from a read-ahead segment */
+	uint64_t rmw_buffered;		/* partial sectors the RMW buffer served */
+	bool flush_ignored;		/* a flush acknowledged without writing */
+	bool cached;			/* this write's data is in the volatile cache only */
+	bool drained;			/* what the cache held before is on the media now */
+	bool media_write;		/* this write went to the media now (tearable) */
 };
 
 /*
@@ -147,6 +208,36 @@ void ap_emu_model_request(struct ap_emu_model *m, enum ap_emu_op op,
  */
 void ap_emu_model_set_write_cache(struct ap_emu_model *m, bool on, uint64_t now_ns,
 				  struct ap_emu_cost *c);
+
+/*
+ * Power: a cut drops everything volatile (the cache's extents, owed RMWs,
+ * read-ahead segments, the RMW buffer); power on puts the head on track 0.
+ * The data the cache held is the caller's to undo (c->cached, c->drained).
+ */
+void ap_emu_model_power_cut(struct ap_emu_model *m);
+void ap_emu_model_power_on(struct ap_emu_model *m);
+
+/*
+ * A media write of @len bytes @data at @off torn by a power cut, applied
+ * to @span: the physical sectors the write touches, [*span_off, +*span_len),
+ * which the caller fills with the media's content before (span_len at most
+ * @len + 2 * phys; ap_emu_model_torn_span() gives them). The torn result:
+ * - a physical sector the write covers wholly keeps its old content (the
+ *   write had not reached it);
+ * - a physical sector the write covers partly (its read-modify-write was
+ *   in flight) holds, in its first half, what the RMW writes there (the old
+ *   bytes with the write's bytes laid over them), and in its second half
+ *   garbage: the bytes 0xdb (not the old ones, not the new ones; a real
+ *   drive might report a medium error there instead);
+ * so bytes the host never wrote (the rest of the physical sector) are lost
+ * too. A write that covers whole physical sectors only is lost whole.
+ * Returns the number of torn physical sectors (0, 1 or 2).
+ */
+void ap_emu_model_torn_span(const struct ap_emu_model *m, uint64_t off, uint64_t len,
+			    uint64_t *span_off, uint64_t *span_len);
+unsigned ap_emu_model_torn(const struct ap_emu_model *m, uint64_t off, uint64_t len,
+			   const void *data, uint64_t span_off, uint64_t span_len, void *span);
+#define AP_EMU_TORN_BYTE	0xdb
 
 /* hdd: the seek time over @dtracks tracks (see above). */
 uint64_t ap_emu_model_seek_ns(const struct ap_emu_model *m, uint64_t dtracks);

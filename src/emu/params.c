@@ -38,6 +38,7 @@ void ap_emu_spec_init(struct ap_emu_spec *s)
 	s->knee = 0.3;
 	s->cache_size = 64ULL << 20;
 	s->bus_rate = 300000000;
+	s->ra_segments = 1;
 }
 
 /*
@@ -67,6 +68,19 @@ static const struct {
 	/* a 512n disk: what it reports is what it has */
 	{ "honest-512n", "model=hdd,phys=512,lba=0,rpm=7200,track=1250304,settle=1ms,seek=16ms,"
 			 "knee=30%,base=50us,bus=300MB,cache=on,cache-size=64M" },
+	/* what real drives add (issue 26): hdd-7200 without its write cache */
+	{ "hdd-7200-nocache", "hdd-7200,cache=off" },
+	/* hdd-7200 and honest-512n reading ahead 1 MiB into 4 segments */
+	{ "hdd-7200-ra", "hdd-7200,ra=1M,ra-segments=4" },
+	{ "honest-512n-ra", "honest-512n,ra=1M,ra-segments=4" },
+	/* 4096/LBA 7, cache off, a buffer that serves the RMW of 256 recent sectors */
+	{ "hdd-lba7-rmwbuf", "hdd-7200,lba=7,cache=off,rmw-buffer=256" },
+	/* a USB bridge whose write cache acknowledges flushes without writing */
+	{ "usb-bridge-noflush", "model=hdd,phys=4096,lba=0,rpm=5400,track=1228800,settle=1500us,"
+				"seek=20ms,knee=30%,base=100us,bus=300MB,cache=on,cache-size=64M,"
+				"ignore-flush=on" },
+	/* an honest 512n drive under noise: constant costs, 30 % jitter */
+	{ "noisy-512n", "model=simple,phys=512,lba=0,base=200us,rmw=8ms,jitter=30%" },
 };
 
 const char *ap_emu_profile_spec(const char *name)
@@ -81,7 +95,9 @@ const char *ap_emu_profile_spec(const char *name)
 
 const char *ap_emu_profile_names(void)
 {
-	return "simple, hdd-7200, hdd-5400, wd-ears-jumper, flash-8k, flash-16k, usb-4kn, honest-512n";
+	return "simple, hdd-7200, hdd-5400, wd-ears-jumper, flash-8k, flash-16k, usb-4kn, honest-512n, "
+	       "hdd-7200-nocache, hdd-7200-ra, honest-512n-ra, hdd-lba7-rmwbuf, usb-bridge-noflush, "
+	       "noisy-512n";
 }
 
 static const char *const model_names[] = {
@@ -112,6 +128,8 @@ int ap_emu_spec_profile(struct ap_emu_spec *s, const char *name, struct ap_error
 	s->fail_reads = keep.fail_reads;
 	s->fail_writes = keep.fail_writes;
 	s->fail_after = keep.fail_after;
+	s->cut_at = keep.cut_at;
+	s->cut_peer = keep.cut_peer;
 	rc = spec_apply(spec, s, e);
 	snprintf(s->profile, sizeof(s->profile), "%s", name);
 	return rc;
@@ -123,6 +141,8 @@ void ap_emu_spec_free(struct ap_emu_spec *s)
 		return;
 	free(s->image);
 	s->image = NULL;
+	free(s->cut_peer);
+	s->cut_peer = NULL;
 }
 
 static int parse_bool(const char *v, bool *out)
@@ -210,6 +230,10 @@ static int set_request_cost(struct ap_emu_spec *s, const char *key, const char *
 {
 	uint64_t u;
 
+	if (key[0] == 'f' && strcmp(val, "ignore") == 0) {
+		s->ignore_flush = true;		/* flush=ignore: ignore-flush=on */
+		return 0;
+	}
 	if (parse_cost(val, &u) != 0)
 		return ap_error_set(e, EINVAL,
 			"%s '%s': not a duration (use a unit: 8ms, 300us, 0)", key, val);
@@ -415,6 +439,62 @@ static int set_knee(struct ap_emu_spec *s, const char *key, const char *val, str
 	return 0;
 }
 
+static int set_ra(struct ap_emu_spec *s, const char *key, const char *val, struct ap_error *e)
+{
+	uint64_t u;
+
+	if (ap_parse_size(val, &u) != 0)
+		return bad_size(key, val, e);
+	if (u > (1ULL << 30))
+		return ap_error_set(e, EINVAL, "%s '%s': more than 1 GiB", key, val);
+	s->ra_size = u;
+	return 0;
+}
+
+/* ra-segments, rmw-buffer: counts */
+static int set_count(struct ap_emu_spec *s, const char *key, const char *val, struct ap_error *e)
+{
+	uint32_t v, lo = key[1] == 'a' ? 1 : 0;
+	uint32_t hi = key[1] == 'a' ? AP_EMU_RA_SEGMENTS_MAX : AP_EMU_RMW_BUFFER_MAX;
+
+	if (ap_parse_u32(val, &v) != 0 || v < lo || v > hi)
+		return ap_error_set(e, EINVAL, "%s '%s': expected %u to %u", key, val, lo, hi);
+	if (key[1] == 'a')
+		s->ra_segments = v;
+	else
+		s->rmw_buffer = v;
+	return 0;
+}
+
+static int set_ignore_flush(struct ap_emu_spec *s, const char *key, const char *val,
+			    struct ap_error *e)
+{
+	if (parse_bool(*val ? val : "on", &s->ignore_flush) != 0)
+		return ap_error_set(e, EINVAL, "%s '%s': expected on or off", key, val);
+	return 0;
+}
+
+static int set_cut_after(struct ap_emu_spec *s, const char *key, const char *val,
+			 struct ap_error *e)
+{
+	uint64_t n;
+
+	if (ap_parse_u64(val, &n) != 0 || n == UINT64_MAX)
+		return ap_error_set(e, EINVAL, "%s '%s': not a number of writes", key, val);
+	s->cut_at = n + 1;	/* 0: the first write is in flight */
+	return 0;
+}
+
+static int set_cut_peer(struct ap_emu_spec *s, const char *key, const char *val,
+			struct ap_error *e)
+{
+	if (strncmp(val, "/dev/", 5) != 0)
+		return ap_error_set(e, EINVAL, "%s '%s': not a device (/dev/loopN)", key, val);
+	free(s->cut_peer);
+	s->cut_peer = ap_xstrdup(val);
+	return 0;
+}
+
 static int set_image(struct ap_emu_spec *s, const char *key, const char *val, struct ap_error *e)
 {
 	(void)key;
@@ -450,6 +530,12 @@ static const struct spec_key {
 	{ "knee", NULL, set_knee },
 	{ "cache-size", NULL, set_model_size },
 	{ "bus", NULL, set_model_size },
+	{ "ra", "read-ahead", set_ra },
+	{ "ra-segments", "ra_segments", set_count },
+	{ "rmw-buffer", "rmw_buffer", set_count },
+	{ "ignore-flush", NULL, set_ignore_flush },
+	{ "cut-after", "power-cut-after", set_cut_after },
+	{ "cut-peer", NULL, set_cut_peer },
 	{ "fail", NULL, set_fail },
 	{ "fail-lba", NULL, set_fail_lba },
 	{ "fail-count", NULL, set_fail_count },
@@ -571,9 +657,30 @@ static void fmt_ns(char *buf, size_t sz, uint64_t ns)
 		snprintf(buf, sz, "%lluns", (unsigned long long)ns);
 }
 
+/* What real drives add, only where set: the specs of before stay as they were. */
+static void format_quirks(const struct ap_emu_spec *s, char *buf, size_t sz)
+{
+	int n = 0;
+
+	buf[0] = '\0';
+	if (s->ra_size)
+		n += snprintf(buf + n, sz - (size_t)n, ",ra=%llu,ra-segments=%u",
+			      (unsigned long long)s->ra_size, s->ra_segments);
+	if (s->rmw_buffer)
+		n += snprintf(buf + n, sz - (size_t)n, ",rmw-buffer=%u", s->rmw_buffer);
+	if (s->ignore_flush)
+		n += snprintf(buf + n, sz - (size_t)n, ",ignore-flush=on");
+	if (s->cut_at)
+		n += snprintf(buf + n, sz - (size_t)n, ",cut-after=%llu",
+			      (unsigned long long)(s->cut_at - 1));
+	if (s->cut_peer && (size_t)n < sz)
+		snprintf(buf + n, sz - (size_t)n, ",cut-peer=%s", s->cut_peer);
+}
+
 char *ap_emu_spec_format(const struct ap_emu_spec *s)
 {
 	char rmw[32], base[32], flush[32], fail[96] = "", model[320] = "", prof[40] = "";
+	char quirks[400] = "";
 	char *out;
 	int n = 0;
 
@@ -613,9 +720,10 @@ char *ap_emu_spec_format(const struct ap_emu_spec *s)
 		snprintf(fail + n, sizeof(fail) - n, ",fail-rw=%s%s",
 			 s->fail_reads ? "r" : "", s->fail_writes ? "w" : "");
 	}
-	ap_xasprintf(&out, "%ssize=%llu,phys=%u,lba=%u,rmw=%s,base=%s,jitter=%g%%,seed=%llu,cache=%s,flush=%s%s%s",
+	format_quirks(s, quirks, sizeof(quirks));
+	ap_xasprintf(&out, "%ssize=%llu,phys=%u,lba=%u,rmw=%s,base=%s,jitter=%g%%,seed=%llu,cache=%s,flush=%s%s%s%s",
 		     prof, (unsigned long long)s->capacity, s->phys_sector, s->lowest_aligned,
 		     rmw, base, s->jitter * 100, (unsigned long long)s->seed,
-		     s->write_cache ? "on" : "off", flush, model, fail);
+		     s->write_cache ? "on" : "off", flush, model, quirks, fail);
 	return out;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Shared between the emulator's files, each using only those before it:
- * counters.c, workdir.c, spec.c, server.c, attach.c. Not an API for others.
+ * counters.c, workdir.c, power.c, spec.c, server.c, attach.c. Not an API for others.
  *
  * An emulated drive lives in a work directory $TMPDIR/alignprobe-emu.XXXXXX:
  *	mnt/		the private FUSE mount point; mnt/disk is the served file
@@ -10,6 +10,7 @@
  *	stats		struct ap_emu_shm, mmap'd shared: parameters and counters;
  *			the server holds an exclusive flock() on it while alive
  *	log		the server's stderr
+ *	volatile	the volatile write cache's pre-images (power.c)
  * The loop device's sysfs backing_file ("<workdir>/mnt/disk") leads from the
  * device to its work directory.
  */
@@ -30,6 +31,8 @@ struct ap_emu_counters_raw {
 	uint64_t reads, writes, aligned_writes, rmw, flushes;
 	uint64_t read_bytes, write_bytes, errors, busy_ns;
 	uint64_t rmw_writes;
+	uint64_t ra_hits, rmw_buffer_hits, flushes_ignored;
+	uint64_t power_cuts, lost_writes, torn_sectors;
 };
 
 struct ap_emu_shm {
@@ -47,7 +50,20 @@ struct ap_emu_shm {
 	 * --write-cache), and the server compares it with its model before
 	 * every request, switching the model when they differ.
 	 */
-	uint32_t write_cache, fail_reads, fail_writes, pad;
+	uint32_t write_cache, fail_reads, fail_writes;
+	/*
+	 * Power: power_want_off is the control field (ap_emu_shm_set_power(),
+	 * then SIGUSR1 to the server), power_off the server's state once it
+	 * followed (a power cut applied, or power restored).
+	 */
+	uint32_t power_want_off, power_off, pad;
+	/*
+	 * Control field too: the power goes when write number cut_at (1-based,
+	 * as WRITES, live - base, counts them) arrives, that write in flight;
+	 * 0 = never. From the spec's cut-after=, or ap_emu_shm_arm_cut(); the
+	 * server clears it when it fires.
+	 */
+	uint64_t cut_at;
 	/*
 	 * Counters: written by the server only, inside a sequence lock (odd
 	 * while updating); readers retry until they see an even, unchanged
@@ -68,6 +84,20 @@ struct ap_emu_shm *ap_emu_shm_map(const char *workdir, bool rw);	/* or NULL */
 /* counters.c: the write cache control field (see struct ap_emu_shm). */
 bool ap_emu_shm_write_cache(const struct ap_emu_shm *shm);
 void ap_emu_shm_set_write_cache(struct ap_emu_shm *shm, bool on);
+/* counters.c: the power control field and the server's power state. */
+bool ap_emu_shm_power_want_off(const struct ap_emu_shm *shm);
+void ap_emu_shm_set_power(struct ap_emu_shm *shm, bool on);
+bool ap_emu_shm_power_off(const struct ap_emu_shm *shm);
+void ap_emu_shm_set_power_off(struct ap_emu_shm *shm, bool off);
+/*
+ * Cut (@on false) or restore the power of the drive behind @shm and wait
+ * until its server followed (it is woken with SIGUSR1): 0, -ETIMEDOUT
+ * after @ms milliseconds, -ESRCH when the server is gone.
+ */
+int ap_emu_shm_power(struct ap_emu_shm *shm, bool on, int ms);
+/* Cut the power when the write after @n more writes arrives (0: the next one). */
+void ap_emu_shm_arm_cut(struct ap_emu_shm *shm, uint64_t n);
+uint64_t ap_emu_shm_cut_at(const struct ap_emu_shm *shm);
 struct ap_emu_shm *ap_emu_shm_create(const char *workdir, const struct ap_emu_spec *s,
 				     struct ap_error *e);
 
@@ -77,6 +107,30 @@ char *ap_emu_state_dir_real(void);
 char *ap_emu_workdir_state_dir(const char *workdir);	/* which one registered it */
 int ap_emu_workdir_write_state_dir(const char *workdir, struct ap_error *e);
 int ap_emu_workdir_make_backing(const char *workdir, struct ap_emu_spec *s, struct ap_error *e);
+
+/* power.c: the volatile cache's pre-images, the torn write, the peer drive */
+struct ap_emu_vlog {
+	int fd;				/* @workdir/volatile: the pre-images */
+	uint64_t end;			/* bytes in it */
+	struct ap_emu_vrec {
+		uint64_t off, len, pos;	/* device range, its place in the file */
+	} *rec;				/* disjoint, sorted by off */
+	size_t nrec, cap;
+	uint64_t writes;		/* cached writes since the last destage */
+};
+struct ap_emu_model;
+int ap_emu_vlog_open(struct ap_emu_vlog *v, const char *workdir);	/* 0 or -errno */
+void ap_emu_vlog_close(struct ap_emu_vlog *v);
+/* Before a cached write of [off, off + len) to backing @fd: keep what it overwrites. */
+int ap_emu_vlog_keep(struct ap_emu_vlog *v, int fd, uint64_t off, uint64_t len);
+void ap_emu_vlog_clear(struct ap_emu_vlog *v);		/* destaged: durable now */
+/* The power cut: the pre-images back into @fd; *lost the writes undone. */
+int ap_emu_vlog_undo(struct ap_emu_vlog *v, int fd, uint64_t *lost);
+/* A media write in flight torn on backing @fd (ap_emu_model_torn()). */
+int ap_emu_tear(const struct ap_emu_model *m, int fd, uint64_t capacity, uint64_t off,
+		uint64_t len, const void *data, unsigned *torn);
+/* The stats page of emulated drive @dev ("/dev/loopN"), mapped rw, or NULL. */
+struct ap_emu_shm *ap_emu_peer_map(const char *dev);
 
 /* spec.c: s->image opened, the spec validated: fd or -errno. */
 int ap_emu_image_open(struct ap_emu_spec *s, struct ap_error *e);

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -52,6 +53,10 @@ struct server {
 	uint64_t capacity;
 	char *buf;			/* read buffer, AP_EMU_MAX_IO bytes */
 	uint64_t t0;			/* arrival of the request being served */
+	/* power (emu.h's ap_emu_power()) */
+	struct ap_emu_vlog vlog;	/* the volatile cache's pre-images (power.c) */
+	struct ap_emu_shm *peer;	/* cut-peer's stats page, or NULL */
+	bool off;			/* the power is off */
 };
 
 /*
@@ -72,6 +77,15 @@ static void on_term(int signo)
 		term_signal = signo;
 }
 
+/* SIGUSR1: the power control field changed (ap_emu_shm_power()). */
+static volatile sig_atomic_t power_signal;
+
+static void on_power(int signo)
+{
+	(void)signo;
+	power_signal = 1;
+}
+
 /* No SA_RESTART: a termination signal interrupts ppoll() and the sleeps. */
 static void term_signals_install(void)
 {
@@ -82,6 +96,8 @@ static void term_signals_install(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = on_power;
+	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -114,8 +130,9 @@ static void charge_for(const struct server *sv, uint64_t ns)
 
 	if (!ns)
 		return;
+	/* a power cut ends the request in flight where it is */
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		if (term_signal)
+		if (term_signal || ap_emu_shm_power_want_off(srv.shm) != srv.off)
 			break;
 }
 
@@ -159,30 +176,107 @@ static uint64_t follow_write_cache(struct server *sv, uint64_t *rmw)
 	if (on == srv.model.write_cache)
 		return 0;
 	ap_emu_model_set_write_cache(&srv.model, on, srv.t0, &c);
+	if (c.drained)
+		ap_emu_vlog_clear(&srv.vlog);
 	*rmw = c.rmw;
 	return c.cost_ns;
 }
 
-/* Model one request; true if it must fail with EIO (already accounted). */
-static bool account(struct server *sv, enum ap_emu_op op, uint64_t off, uint64_t len,
-		    struct ap_emu_cost *c)
+/*
+ * The power goes: the volatile cache's writes are undone on the data, a
+ * media write in flight (@data, or NULL) is torn, the peer loses power at
+ * the same moment, and every request fails until power is restored.
+ */
+static void power_cut(struct server *sv, enum ap_emu_op op, uint64_t off, uint64_t len,
+		      const void *data, const struct ap_emu_cost *c)
+{
+	uint64_t lost = 0;
+	unsigned torn = 0;
+
+	if (srv.off)
+		return;
+	if (ap_emu_vlog_undo(&srv.vlog, srv.fd, &lost) != 0)
+		fprintf(stderr, "power cut: cannot undo the volatile cache: %s\n", strerror(errno));
+	if (op == AP_EMU_WRITE && data && c && c->media_write &&
+	    ap_emu_tear(&srv.model, srv.fd, srv.capacity, off, len, data, &torn) != 0)
+		fprintf(stderr, "power cut: cannot tear the write in flight: %s\n", strerror(errno));
+	ap_emu_model_power_cut(&srv.model);
+	srv.off = true;
+	ap_emu_shm_set_power(srv.shm, false);	/* off until someone restores it */
+	stats_begin(sv);
+	BUMP(power_cuts, 1);
+	BUMP(lost_writes, lost);
+	BUMP(torn_sectors, torn);
+	stats_end(sv);
+	ap_emu_shm_set_power_off(srv.shm, true);
+	/* the same moment: before the request in flight is answered */
+	if (srv.peer && ap_emu_shm_power(srv.peer, false, 10000) != 0)
+		fprintf(stderr, "power cut: the peer drive did not follow\n");
+}
+
+/* Follow the power control field between requests: true while the power is off. */
+static bool follow_power(struct server *sv)
+{
+	bool want_off = ap_emu_shm_power_want_off(srv.shm);
+
+	power_signal = 0;
+	if (want_off && !srv.off) {
+		power_cut(sv, AP_EMU_READ, 0, 0, NULL, NULL);
+	} else if (!want_off && srv.off) {
+		ap_emu_model_power_on(&srv.model);
+		srv.off = false;
+		ap_emu_shm_set_power_off(srv.shm, false);
+	}
+	return srv.off;
+}
+
+/* A request answered EIO without the model: the power is off. */
+static void count_error(struct server *sv)
+{
+	stats_begin(sv);
+	BUMP(errors, 1);
+	stats_end(sv);
+}
+
+/*
+ * Model one request: 0 when served, EIO when it must fail (already
+ * accounted), or -1 when the power went while it was in flight: the
+ * caller tears it (power_cut()).
+ */
+static int account(struct server *sv, enum ap_emu_op op, uint64_t off, uint64_t len,
+		   struct ap_emu_cost *c)
 {
 	uint64_t sw_rmw = 0, sw_ns = follow_write_cache(sv, &sw_rmw);
+	bool cut;
 
+	/* cut-after=N: the write after N writes is in flight when the power goes */
+	if (op == AP_EMU_WRITE && ap_emu_shm_cut_at(srv.shm)) {
+		struct ap_emu_counters_raw n;
+
+		ap_emu_shm_read(srv.shm, &n);
+		if (n.writes + 1 >= ap_emu_shm_cut_at(srv.shm)) {
+			__atomic_store_n(&srv.shm->cut_at, 0, __ATOMIC_RELEASE);	/* once */
+			ap_emu_shm_set_power(srv.shm, false);
+		}
+	}
 	ap_emu_model_request(&srv.model, op, off, len,
 			     (srv.model.fail_count || srv.model.fail_after) ? served() : 0,
 			     srv.t0 + sw_ns, c);
 	c->cost_ns += sw_ns;
 	c->rmw += sw_rmw;
-	charge(c->cost_ns);
+	if (!ap_emu_shm_power_want_off(srv.shm))
+		charge(c->cost_ns);
+	cut = ap_emu_shm_power_want_off(srv.shm);
 	stats_begin(sv);
 	BUMP(busy_ns, c->cost_ns);
 	BUMP(rmw, c->rmw);	/* when the model performs them (see emu_model.h) */
-	if (c->fail) {
+	BUMP(rmw_buffer_hits, c->rmw_buffered);
+	if (c->fail || cut) {
 		BUMP(errors, 1);
 	} else if (op == AP_EMU_READ) {
 		BUMP(reads, 1);
 		BUMP(read_bytes, len);
+		BUMP(ra_hits, c->ra_hit ? 1 : 0);
 	} else if (op == AP_EMU_WRITE) {
 		BUMP(writes, 1);
 		BUMP(write_bytes, len);
@@ -190,9 +284,14 @@ static bool account(struct server *sv, enum ap_emu_op op, uint64_t off, uint64_t
 		BUMP(aligned_writes, c->aligned ? 1 : 0);
 	} else {
 		BUMP(flushes, 1);
+		BUMP(flushes_ignored, c->flush_ignored ? 1 : 0);
 	}
 	stats_end(sv);
-	return c->fail;
+	if (cut)
+		return -1;
+	if (c->drained)
+		ap_emu_vlog_clear(&srv.vlog);
+	return c->fail ? EIO : 0;
 }
 
 static void op_init(void *ud, struct fuse_conn_info *conn)
@@ -281,9 +380,10 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
  * empty reply), or the errno to reply with.
  */
 static int io_begin(struct server *sv, fuse_ino_t ino, enum ap_emu_op op, uint64_t o,
-		    size_t *len)
+		    size_t *len, const void *data)
 {
 	struct ap_emu_cost c;
+	int rc;
 
 	srv.t0 = ap_now_ns();
 	if (ino != DISK_INO)
@@ -299,9 +399,19 @@ static int io_begin(struct server *sv, fuse_ino_t ino, enum ap_emu_op op, uint64
 		if (*len > srv.capacity - o)
 			*len = (size_t)(srv.capacity - o);
 	}
-	if (account(sv, op, o, *len, &c))
+	if (follow_power(sv)) {
+		count_error(sv);
 		return EIO;
-	return 0;
+	}
+	rc = account(sv, op, o, *len, &c);
+	if (rc < 0) {
+		power_cut(sv, op, o, *len, data, &c);
+		return EIO;
+	}
+	/* a write the volatile cache holds: what it overwrites is kept for a power cut */
+	if (rc == 0 && c.cached && ap_emu_vlog_keep(&srv.vlog, srv.fd, o, *len) != 0)
+		return EIO;
+	return rc;
 }
 
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -313,7 +423,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	int rc;
 
 	(void)fi;
-	rc = io_begin(sv, ino, AP_EMU_READ, o, &len);
+	rc = io_begin(sv, ino, AP_EMU_READ, o, &len, NULL);
 	if (rc < 0) {
 		fuse_reply_buf(req, NULL, 0);
 		return;
@@ -339,7 +449,7 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 	int rc;
 
 	(void)fi;
-	rc = io_begin(sv, ino, AP_EMU_WRITE, o, &len);
+	rc = io_begin(sv, ino, AP_EMU_WRITE, o, &len, buf);
 	if (rc) {
 		fuse_reply_err(req, rc);
 		return;
@@ -361,8 +471,17 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_f
 	(void)datasync;
 	(void)fi;
 	srv.t0 = ap_now_ns();
-	/* the data is in the backing file already: the flush is a cost only */
-	account(sv, AP_EMU_FLUSH, 0, 0, &c);
+	if (follow_power(sv)) {
+		count_error(sv);
+		fuse_reply_err(req, EIO);
+		return;
+	}
+	/* the data is in the backing file already: the flush is a cost (and durability) */
+	if (account(sv, AP_EMU_FLUSH, 0, 0, &c) < 0) {
+		power_cut(sv, AP_EMU_FLUSH, 0, 0, NULL, &c);
+		fuse_reply_err(req, EIO);
+		return;
+	}
 	fuse_reply_err(req, 0);
 }
 
@@ -384,6 +503,11 @@ static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
 	}
 	if (!(mode & FALLOC_FL_KEEP_SIZE) && mode != 0) {
 		fuse_reply_err(req, EOPNOTSUPP);
+		return;
+	}
+	if (follow_power(sv)) {
+		count_error(sv);
+		fuse_reply_err(req, EIO);
 		return;
 	}
 	/* discard (punch hole) and zero-range keep the backing file sparse */
@@ -441,97 +565,6 @@ static const struct fuse_lowlevel_ops ops = {
 	.fallocate = op_fallocate,
 	.readdir = op_readdir,
 };
-
-static void status(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void status(int fd, const char *fmt, ...)
-{
-	char line[600];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n > sizeof(line) - 2)
-		n = (int)sizeof(line) - 2;
-	line[n++] = '\n';
-	while (write(fd, line, (size_t)n) < 0 && errno == EINTR)
-		;
-}
-
-struct ctl_state {
-	pid_t owner;		/* the attaching process */
-	char *state_id;		/* our registry entry */
-	char *dev;		/* the loop device, once known */
-	bool done;		/* the attach completed */
-	bool persist;		/* run on after the attaching process exits */
-	char buf[1024];		/* control lines read so far */
-	size_t used;
-};
-
-static void control_line(const char *line, int st, const char *mnt, struct ctl_state *cs)
-{
-	if (strncmp(line, "dev ", 4) == 0) {
-		char pid[32];
-		int rc;
-
-		if (cs->state_id) {
-			ap_state_release(cs->state_id);
-			free(cs->state_id);
-			cs->state_id = NULL;
-		}
-		free(cs->dev);
-		cs->dev = ap_xstrdup(line + 4);
-		snprintf(pid, sizeof(pid), "%d", (int)getpid());
-		/* the drive is the attaching process's: cleanup's once it is gone */
-		rc = ap_state_register_for(cs->owner, AP_STATE_EMU, mnt, line + 4, pid,
-					   &cs->state_id);
-		if (rc)
-			status(st, "error %d cannot register in %s", -rc, ap_state_dir());
-		else
-			status(st, "ok");
-	} else if (strcmp(line, "done") == 0) {
-		cs->done = true;
-	} else if (strcmp(line, "persist") == 0) {
-		/* handed over (emulate --attach): nobody's but ours now */
-		int rc = cs->state_id ? ap_state_set_owner(cs->state_id, getpid()) : -ENOENT;
-
-		if (rc) {
-			status(st, "error %d cannot hand the drive over in %s", -rc, ap_state_dir());
-		} else {
-			cs->persist = true;
-			status(st, "ok");
-		}
-	}
-}
-
-/* Control messages (lines) from the attaching process; false on EOF. */
-static bool control(int ctl, int st, const char *mnt, struct ctl_state *cs)
-{
-	char *nl, *p;
-	ssize_t n;
-
-	do
-		n = read(ctl, cs->buf + cs->used, sizeof(cs->buf) - 1 - cs->used);
-	while (n < 0 && errno == EINTR);
-	if (n <= 0)
-		return false;
-	cs->used += (size_t)n;
-	cs->buf[cs->used] = '\0';
-	p = cs->buf;
-	while ((nl = strchr(p, '\n'))) {
-		*nl = '\0';
-		control_line(p, st, mnt, cs);
-		p = nl + 1;
-	}
-	cs->used = strlen(p);
-	memmove(cs->buf, p, cs->used + 1);
-	if (cs->used == sizeof(cs->buf) - 1)
-		cs->used = 0;	/* no line is this long: drop it */
-	return true;
-}
 
 /*
  * The process that attached us in-process (sweep --emulate, ...) is gone
@@ -606,11 +639,11 @@ static struct fuse_session *mount_session(struct server *sv, const char *mnt, in
 	se = fuse_session_new(&args, &ops, sizeof(ops), sv);
 	fuse_opt_free_args(&args);
 	if (!se) {
-		status(st, "error %d cannot start a FUSE session (see the log)", EIO);
+		ap_emu_server_status(st, "error %d cannot start a FUSE session (see the log)", EIO);
 		return NULL;
 	}
 	if (fuse_session_mount(se, mnt) != 0) {
-		status(st, "error %d cannot mount FUSE on %s (is /dev/fuse usable?)", EIO, mnt);
+		ap_emu_server_status(st, "error %d cannot mount FUSE on %s (is /dev/fuse usable?)", EIO, mnt);
 		fuse_session_destroy(se);
 		return NULL;
 	}
@@ -618,8 +651,8 @@ static struct fuse_session *mount_session(struct server *sv, const char *mnt, in
 }
 
 /* Serve requests and control lines until unmounted or terminated: 0 or 1. */
-static int serve(struct fuse_session *se, const struct ap_emu_server_opts *o, int *ctl,
-		 int status_fd, const char *mnt, struct ctl_state *cs)
+static int serve(struct server *sv, struct fuse_session *se, const struct ap_emu_server_opts *o,
+		 int *ctl, int status_fd, const char *mnt, struct ap_emu_ctl_state *cs)
 {
 	struct fuse_buf fbuf;
 	bool teardown_started = false;
@@ -631,6 +664,7 @@ static int serve(struct fuse_session *se, const struct ap_emu_server_opts *o, in
 	sigaddset(&term, SIGINT);
 	sigaddset(&term, SIGTERM);
 	sigaddset(&term, SIGHUP);
+	sigaddset(&term, SIGUSR1);
 	sigprocmask(SIG_SETMASK, NULL, &orig);
 
 	for (;;) {
@@ -645,6 +679,8 @@ static int serve(struct fuse_session *se, const struct ap_emu_server_opts *o, in
 		sigprocmask(SIG_BLOCK, &term, NULL);
 		if (fuse_session_exited(se))
 			break;
+		if (power_signal)
+			follow_power(sv);
 		if (term_signal) {
 			/*
 			 * Terminated from outside (kill, a service manager):
@@ -674,7 +710,7 @@ static int serve(struct fuse_session *se, const struct ap_emu_server_opts *o, in
 			break;
 		}
 		if (ctl_fd >= 0 && p[1].revents) {
-			if (!control(ctl_fd, status_fd, mnt, cs)) {
+			if (!ap_emu_server_control(ctl_fd, status_fd, mnt, cs)) {
 				close(ctl_fd);
 				ctl_fd = -1;
 				if (!cs->done)
@@ -712,17 +748,19 @@ static int serve(struct fuse_session *se, const struct ap_emu_server_opts *o, in
  * SIGTERM/SIGINT/SIGHUP, unmount and return an exit code. The control
  * protocol on @ctl_fd is described in emu/priv.h.
  */
-static int server_run(const struct ap_emu_server_opts *o, int ctl_fd, int status_fd)
+int ap_emu_server_run(const struct ap_emu_server_opts *o, int ctl_fd, int status_fd)
 {
 	const struct ap_emu_spec *s = o->spec;
 	const char *workdir = o->workdir;
 	struct server server, *sv = &server;
 	struct fuse_session *se;
-	struct ctl_state cs = { .owner = o->owner };
+	struct ap_emu_ctl_state cs = { .owner = o->owner };
 	char *mnt, *path;
 	int lock_fd, rc = 0;
 
 	memset(&srv, 0, sizeof(srv));
+	srv.vlog.fd = -1;
+	hardware_clock();
 	term_signals_install();
 	ap_emu_model_init(&srv.model, s);
 	srv.shm = o->shm;
@@ -735,7 +773,7 @@ static int server_run(const struct ap_emu_server_opts *o, int ctl_fd, int status
 	lock_fd = open(path, O_RDWR | O_CLOEXEC);
 	free(path);
 	if (lock_fd < 0 || flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
-		status(status_fd, "error %d cannot lock the stats file", errno);
+		ap_emu_server_status(status_fd, "error %d cannot lock the stats file", errno);
 		rc = 1;
 		goto out;
 	}
@@ -743,9 +781,24 @@ static int server_run(const struct ap_emu_server_opts *o, int ctl_fd, int status
 	srv.fd = open(path, O_RDWR | O_CLOEXEC);
 	free(path);
 	if (srv.fd < 0) {
-		status(status_fd, "error %d cannot open the backing file", errno);
+		ap_emu_server_status(status_fd, "error %d cannot open the backing file", errno);
 		rc = 1;
 		goto out;
+	}
+	if (ap_emu_vlog_open(&srv.vlog, workdir) != 0) {
+		ap_emu_server_status(status_fd, "error %d cannot create the volatile cache's log",
+				     errno);
+		rc = 1;
+		goto out;
+	}
+	if (s->cut_peer) {
+		srv.peer = ap_emu_peer_map(s->cut_peer);
+		if (!srv.peer) {
+			ap_emu_server_status(status_fd, "error %d cut-peer %s: not an emulated drive",
+					     ENODEV, s->cut_peer);
+			rc = 1;
+			goto out;
+		}
 	}
 	__atomic_store_n(&srv.shm->server_pid, (int32_t)getpid(), __ATOMIC_RELEASE);
 
@@ -754,8 +807,8 @@ static int server_run(const struct ap_emu_server_opts *o, int ctl_fd, int status
 		rc = 1;
 		goto out;
 	}
-	status(status_fd, "ready");
-	rc = serve(se, o, &ctl_fd, status_fd, mnt, &cs);
+	ap_emu_server_status(status_fd, "ready");
+	rc = serve(sv, se, o, &ctl_fd, status_fd, mnt, &cs);
 	fuse_session_unmount(se);
 	fuse_session_destroy(se);
 	/*
@@ -768,105 +821,12 @@ static int server_run(const struct ap_emu_server_opts *o, int ctl_fd, int status
 out:
 	if (ctl_fd >= 0)
 		close(ctl_fd);
+	ap_emu_vlog_close(&srv.vlog);
+	if (srv.peer)
+		munmap(srv.peer, sizeof(*srv.peer));
 	free(srv.buf);
 	free(mnt);
 	free(cs.state_id);
 	free(cs.dev);
-	return rc;
-}
-
-/* ---- the attaching process's side ---- */
-
-static void close_other_fds(int a, int b)
-{
-	int lo = a < b ? a : b, hi = a < b ? b : a, fd;
-
-	for (fd = 3; fd < lo; fd++)
-		close(fd);
-	for (fd = lo + 1; fd < hi; fd++)
-		close(fd);
-	if (close_range((unsigned)hi + 1, ~0U, 0) != 0) {
-		long max = sysconf(_SC_OPEN_MAX);
-
-		for (fd = hi + 1; fd < max; fd++)
-			close(fd);
-	}
-}
-
-static void child_stdio(const char *workdir)
-{
-	char *log;
-	int fd = open("/dev/null", O_RDWR);
-
-	if (fd >= 0) {
-		dup2(fd, 0);
-		dup2(fd, 1);
-		if (fd > 2)
-			close(fd);
-	}
-	ap_xasprintf(&log, "%s/log", workdir);
-	fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
-	free(log);
-	if (fd >= 0) {
-		dup2(fd, 2);
-		if (fd > 2)
-			close(fd);
-	}
-}
-
-int ap_emu_server_start(const struct ap_emu_server_opts *o, pid_t *pid, int *ctl, int *st,
-			struct ap_error *e)
-{
-	int c[2] = { -1, -1 }, s[2] = { -1, -1 }, rc;
-
-	*pid = -1;
-	*ctl = *st = -1;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, c) != 0 ||
-	    pipe2(s, O_CLOEXEC) != 0) {
-		rc = ap_error_set(e, errno, "pipe: %s", strerror(errno));
-		goto fail;
-	}
-	fflush(NULL);
-	*pid = fork();
-	if (*pid < 0) {
-		rc = ap_error_set(e, errno, "fork: %s", strerror(errno));
-		goto fail;
-	}
-	if (*pid == 0) {
-		/* the server: a daemon that holds nothing of its parent's */
-		sigset_t none;
-
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGCHLD, SIG_DFL);
-		close(c[1]);
-		close(s[0]);
-		close_other_fds(c[0], s[1]);
-		child_stdio(o->workdir);
-		setsid();
-		if (chdir("/") != 0)
-			_exit(1);
-		hardware_clock();
-		_exit(server_run(o, c[0], s[1]));
-	}
-	close(c[0]);
-	close(s[1]);
-	c[0] = s[1] = -1;
-	rc = ap_emu_server_reply(s[0], "ready", e);
-	if (rc)
-		goto fail;
-	*ctl = c[1];
-	*st = s[0];
-	return 0;
-
-fail:
-	if (c[1] >= 0)
-		close(c[1]);	/* EOF before "done": the server exits */
-	if (s[0] >= 0)
-		close(s[0]);
-	if (c[0] >= 0)
-		close(c[0]);
-	if (s[1] >= 0)
-		close(s[1]);
 	return rc;
 }

@@ -6,6 +6,8 @@
 #ifndef AP_EMU_SERVER_H
 #define AP_EMU_SERVER_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "emu/emu.h"
@@ -46,9 +48,29 @@ struct ap_emu_server_opts {
  */
 int ap_emu_server_start(const struct ap_emu_server_opts *o, pid_t *pid, int *ctl, int *st,
 			struct ap_error *e);
+/*
+ * The server itself, in the forked child: mount @workdir/mnt, tell the
+ * parent "ready" (or "error ERRNO MESSAGE") on @status_fd, then serve
+ * until SIGTERM/SIGINT/SIGHUP, unmount and return an exit code.
+ */
+int ap_emu_server_run(const struct ap_emu_server_opts *o, int ctl_fd, int status_fd);
 /* Send a control line to the server: 0, or -errno (-EPIPE when it died). */
 int ap_emu_server_send(int fd, const char *s);
 /* The server's next reply: 0 for @want, else the error it names, in @e. */
 int ap_emu_server_reply(int st, const char *want, struct ap_error *e);
+
+/* The server's end: its state of the protocol, an answer line, the lines read. */
+struct ap_emu_ctl_state {
+	pid_t owner;		/* the attaching process */
+	char *state_id;		/* our registry entry */
+	char *dev;		/* the loop device, once known */
+	bool done;		/* the attach completed */
+	bool persist;		/* run on after the attaching process exits */
+	char buf[1024];		/* control lines read so far */
+	size_t used;
+};
+void ap_emu_server_status(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Control lines from the attaching process on @ctl, answered on @st; false on EOF. */
+bool ap_emu_server_control(int ctl, int st, const char *mnt, struct ap_emu_ctl_state *cs);
 
 #endif

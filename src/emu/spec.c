@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -65,6 +66,14 @@ int ap_emu_spec_check(const struct ap_emu_spec *spec, struct ap_error *e)
 	struct ap_emu_spec s = *spec;
 	int fd;
 
+	if (s.cut_peer) {
+		struct ap_emu_shm *peer = ap_emu_peer_map(s.cut_peer);
+
+		if (!peer)
+			return ap_error_set(e, ENODEV, "cut-peer %s: not an emulated drive",
+					    s.cut_peer);
+		munmap(peer, sizeof(*peer));
+	}
 	if (!s.image)
 		return ap_emu_spec_validate(&s, e);
 	fd = ap_emu_image_open(&s, e);

@@ -96,3 +96,17 @@ int ap_emu_set_write_cache(const char *dev, bool on)
 	(void)on;
 	return -ENOTSUP;
 }
+
+int ap_emu_power(const char *dev, bool on, struct ap_error *e)
+{
+	(void)dev;
+	(void)on;
+	return ap_error_set(e, ENOTSUP, "the emulated drive is not built in");
+}
+
+int ap_emu_arm_power_cut(const char *dev, uint64_t n)
+{
+	(void)dev;
+	(void)n;
+	return -ENOTSUP;
+}

@@ -21,7 +21,7 @@
 /* Remove the work directory's files and itself: 0, or -errno when it stays. */
 int ap_emu_workdir_remove(const char *workdir)
 {
-	static const char *const files[] = { "backing", "stats", "log", "statedir" };
+	static const char *const files[] = { "backing", "stats", "log", "statedir", "volatile" };
 	char *path;
 	size_t i;
 	int rc = 0;

@@ -14,8 +14,7 @@
 #include "emu/model.h"
 #include "emu/priv.h"
 #include "lib/util.h"
-
-#define S 512ULL
+#include "test_emu.h"
 
 static void test_partial(void **state)
 {
@@ -68,16 +67,6 @@ static void test_partial(void **state)
 				}
 }
 
-static void model_for(struct ap_emu_model *m, const char *spec)
-{
-	struct ap_emu_spec s;
-	struct ap_error e;
-
-	ap_emu_spec_init(&s);
-	assert_int_equal(ap_emu_spec_parse(spec, &s, &e), 0);
-	ap_emu_model_init(m, &s);
-	ap_emu_spec_free(&s);
-}
 
 static void test_costs(void **state)
 {
@@ -354,9 +343,6 @@ static void test_spec(void **state)
 }
 
 /* ---- the hdd model ---- */
-
-#define T0	1000000000000ULL	/* an arbitrary clock value */
-#define REV7200	8333333ULL		/* 60 s / 7200, rounded */
 
 /* One 4 KiB O_DSYNC-style write (write, then flush) at @now: the total cost. */
 static uint64_t dsync_write(struct ap_emu_model *m, uint64_t off, uint64_t now,
@@ -726,7 +712,8 @@ static void test_profiles(void **state)
 {
 	static const char *const names[] = {
 		"simple", "hdd-7200", "hdd-5400", "wd-ears-jumper", "flash-8k", "flash-16k",
-		"usb-4kn", "honest-512n",
+		"usb-4kn", "honest-512n", "hdd-7200-nocache", "hdd-7200-ra", "honest-512n-ra",
+		"hdd-lba7-rmwbuf", "usb-bridge-noflush", "noisy-512n",
 	};
 	struct ap_emu_spec s, t;
 	struct ap_error e;
@@ -821,12 +808,7 @@ static void test_profiles(void **state)
 			    "jitter=0%,seed=3,cache=on,flush=0,model=hdd,rpm=5400,disk=2000398934016,"
 			    "track=2097152,settle=800us,seek=18ms,knee=25%,cache-size=8388608,"
 			    "bus=150000000,fail=10+2,fail-rw=rw");
-	ap_emu_spec_init(&t);
-	assert_int_equal(ap_emu_spec_parse(str, &t, &e), 0);
-	str2 = ap_emu_spec_format(&t);
-	assert_string_equal(str, str2);
-	free(str);
-	free(str2);
+	assert_round_trip(str);
 	/* a profile whose model was overridden back to simple keeps saying so */
 	ap_emu_spec_init(&s);
 	assert_int_equal(ap_emu_spec_parse("hdd-7200,model=simple", &s, &e), 0);

@@ -25,6 +25,7 @@ ts_need_cmd python3
 	--emulate=honest-512n,size=256M,seed=3 --emulate=flash-8k,size=256M,seed=4 \
 	--emulate=usb-4kn,size=256M,seed=5 --emulate=hdd-5400,size=256M,seed=6 \
 	--emulate=flash-16k,size=256M,seed=7 --emulate=simple,size=256M,seed=8 \
+	--emulate=hdd-7200-nocache,size=256M,seed=9 --emulate=hdd-7200-ra,size=256M,seed=10 \
 	> "$TS_TMP/out" 2> "$TS_TMP/err"
 rc=$?
 cat "$TS_TMP/err" >&2
@@ -41,6 +42,10 @@ want = [  # profile, logical, sensitive, physical, lowest aligned, slowdown rang
     ("hdd-5400", 512, True, 4096, 0, (1.2, 4.0)),
     ("flash-16k", 512, True, 16384, 0, (1.05, 1.6)),
     ("simple", 512, True, 4096, 0, (1.5, 1e6)),
+    # issue 26: what today's probe already gets right (the other new
+    # profiles are the measurement's to handle: probe-quirks)
+    ("hdd-7200-nocache", 512, True, 4096, 0, (1.2, 4.0)),
+    ("hdd-7200-ra", 512, True, 4096, 0, (1.2, 4.0)),
 ]
 devs = doc["devices"]
 assert len(devs) == len(want), "expected %d devices, got %d" % (len(want), len(devs))

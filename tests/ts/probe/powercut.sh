@@ -1,0 +1,142 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# probe --preserve survives a power cut anywhere, its journal included: the
+# journal lives on an ext4 file system on a second emulated drive (write
+# cache on, flushes honoured) in the same power domain (cut-peer=), so a
+# cut takes both drives at the same moment, losing what either drive's
+# volatile cache held and tearing the probed drive's read-modify-write in
+# flight (garbage in the second half of that physical sector: bytes the
+# probe never wrote). Then, as after a reboot: the file system is unmounted
+# and its buffers dropped, both drives powered on, the file system mounted
+# again (ext4 replays its journal), the `probe --undo` the probe
+# recommended is run, and every byte of the probed drive must equal the
+# original (a checksum of the whole drive, read with O_DIRECT).
+#
+# Cut points are write counts, not times: the probed drive after write N of
+# a run whose writes were counted first (spread over the run, its last
+# writes included), and the journal's drive after write M following the
+# mount (while the journal is written and synced, before the first write
+# to the probed drive). ALIGNPROBE_POWERCUT_POINTS=K adds K more points of
+# each kind (opt-in, for a longer run); ALIGNPROBE_POWERCUT_SPEC names
+# another probed drive. Known to fail (a defect of the journal's ranges,
+# see the emu-quirks note of issue 26): a drive whose physical sectors do
+# not start on the slots' boundaries (lba=7 or lba=1 on 4096, lba=13 on
+# 16K): the read-modify-write torn at a slot's edge loses bytes just
+# outside the journaled span, and --undo says "every byte verified".
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
+ts_init "probe --preserve: power cuts at many points, journal included, then --undo"
+ts_need_emulator
+ts_need_cmd mkfs.ext4 blockdev dd sha256sum head
+
+# a 4096/LBA 0 drive without a write cache: misaligned writes are RMWs on
+# the media, and a cut tears them
+DSPEC=${ALIGNPROBE_POWERCUT_SPEC:-"simple,phys=4096,lba=0,rmw=300us,jitter=30%,cache=off"}
+JSPEC="simple,phys=4096,rmw=0,cache=on,size=128M"
+PROBE=(--preserve --yes --quiet --max-rounds 3 --seed 3)
+head -c 16M /dev/urandom > "$TS_TMP/img" || ts_fail "cannot create the random image"
+orig=$(ts_checksum "$TS_TMP/img")
+jm="$TS_TMP/jm"
+mkdir -p "$jm"
+
+counter() {
+	"$ALIGNPROBE" emulate --stats "$1" -n -r -o "$2" || ts_fail "emulate --stats $1 failed"
+}
+detach() {
+	"$ALIGNPROBE" emulate --detach "$1" || ts_fail "detach $1 failed"
+	sed -i "\|^$1\$|d" "$TS_TMP/.emus"
+}
+# the drive's whole content, past any cache of the loop device
+sum_dev() {
+	dd if="$1" iflag=direct bs=1M status=none | sha256sum | cut -d' ' -f1
+}
+# journal_fs: a fresh ext4 for the journal on drive $J, mounted on $jm
+journal_fs() {
+	mkfs.ext4 -q -F "$J" || ts_fail "mkfs.ext4 $J failed"
+	ts_mount "$J" "$jm"
+}
+
+# run WHAT: the probe on $D, journal on $jm; then the "reboot" and the undo
+run() {
+	local what=$1 undo advice silent_now= journal="$jm/undo.journal"
+	"$ALIGNPROBE" probe "${PROBE[@]}" --journal "$journal" "$D" > /dev/null 2> "$TS_TMP/perr"
+	# one power domain: both drives went, or neither
+	ts_assert_eq "$(counter "$D" POWER)" "$(counter "$J" POWER)" "$what: the two drives' power"
+	cut=$(counter "$D" POWER)
+	umount "$jm" || ts_fail "$what: umount after the cut failed"
+	blockdev --flushbufs "$J" "$D" 2>/dev/null
+	ts_run_rc 0 "$ALIGNPROBE" emulate --power-on "$J"
+	ts_run_rc 0 "$ALIGNPROBE" emulate --power-on "$D"
+	blockdev --flushbufs "$J" "$D" || ts_fail "$what: flushbufs failed"
+	mount "$J" "$jm" || ts_fail "$what: the journal's file system does not mount again"
+	torn=$(counter "$D" TORN)
+	# what a real cut leaves to go by: no word of the probe, but cleanup's
+	# advice from the state registry (the probe's own advice, as a check)
+	"$ALIGNPROBE" cleanup > /dev/null 2> "$TS_TMP/cerr"
+	undo=$(sed -n "s/.*run '\(alignprobe probe --undo [^']*\)'.*/\1/p" "$TS_TMP/cerr" | tail -n 1)
+	advice=$(sed -n "s/.*run '\(alignprobe probe --undo [^']*\)'.*/\1/p" "$TS_TMP/perr" | tail -n 1)
+	[ -z "$advice" ] || [ "$advice" = "$undo" ] ||
+		ts_fail "$what: the probe advised '$advice', cleanup '$undo'"
+	if [ -n "$undo" ]; then
+		ts_run_rc 0 "$ALIGNPROBE" ${undo#alignprobe }
+		[ -e "$journal" ] && ts_fail "$what: --undo left the journal"
+		undone=$((undone + 1))
+	elif [ -e "$journal" ]; then
+		# no advice, but a journal the cut left
+		ts_run_rc 0 "$ALIGNPROBE" probe --undo "$journal"
+		silent_now="a journal without advice: $(head -n 1 "$TS_TMP/out")"
+		[ -e "$journal" ] && ts_fail "$what: --undo left the journal"
+		silent=$((silent + 1))
+	fi
+	grep -ls "^kind=journal" "$ALIGNPROBE_STATE_DIR"/* && ts_fail "$what: journal still registered"
+	got=$(sum_dev "$D")
+	[ "$got" = "$orig" ] || ts_fail "$what (power $cut, $torn torn): the drive differs from its original; $(cat "$TS_TMP/perr" "$TS_TMP/cerr" "$TS_TMP/out" 2>/dev/null | tail -n 4)"
+	ts_log "$what: power $cut, $torn torn sectors, ${undo:-no undo advised}${silent_now:+ ($silent_now)}: every byte restored"
+	umount "$jm" || ts_fail "$what: umount failed"
+	sed -i "\|^$jm\$|d" "$TS_TMP/.mounts"
+	detach "$D"
+	detach "$J"
+}
+
+# the writes of a whole run, counted on the same drive without a cut
+J=$(ts_emu_attach --spec "$JSPEC")
+D=$(ts_emu_attach --image "$TS_TMP/img" --spec "$DSPEC")
+journal_fs
+"$ALIGNPROBE" probe "${PROBE[@]}" --journal "$jm/undo.journal" "$D" > /dev/null 2> "$TS_TMP/perr" ||
+	ts_fail "the uncut run failed: $(cat "$TS_TMP/perr")"
+W=$(counter "$D" WRITES)
+[ "$W" -ge 20 ] || ts_fail "the uncut run wrote only $W times"
+ts_assert_eq "$orig" "$(sum_dev "$D")" "the uncut run"
+umount "$jm" && sed -i "\|^$jm\$|d" "$TS_TMP/.mounts"
+detach "$D"
+detach "$J"
+ts_log "a whole run writes $W times to the probed drive"
+
+undone=0 silent=0
+points="0 1 $((W / 8)) $((W / 4)) $((W / 2)) $((3 * W / 4)) $((W - 2)) $((W - 1)) $W"
+jpoints="1 2 4 8 16"
+RANDOM=26
+for k in $(seq "${ALIGNPROBE_POWERCUT_POINTS:-0}"); do
+	points="$points $((RANDOM % W))"
+	jpoints="$jpoints $((1 + RANDOM % 40))"
+done
+
+# the probed drive's write N is in flight when the power goes
+for n in $points; do
+	J=$(ts_emu_attach --spec "$JSPEC")
+	D=$(ts_emu_attach --image "$TS_TMP/img" --spec "$DSPEC,cut-after=$n,cut-peer=$J")
+	journal_fs
+	run "cut after write $n of $W"
+done
+
+# the journal drive's write M after the mount is in flight (the journal
+# being written): the probed drive goes with it
+for m in $jpoints; do
+	D=$(ts_emu_attach --image "$TS_TMP/img" --spec "$DSPEC")
+	J=$(ts_emu_attach --spec "$JSPEC,cut-peer=$D")
+	journal_fs
+	ts_run_rc 0 "$ALIGNPROBE" emulate --power-cut-after "$m" "$J"
+	run "cut after journal write $m"
+done
+ts_log "$undone undone as advised, $silent journals left without advice"
+ts_pass
