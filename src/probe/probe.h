@@ -231,9 +231,9 @@ struct ap_probe_result {
 	} failed;
 	char cause[512];
 	/* what the checks measured (ns; 0: not measured) */
-	uint64_t seek_read_ns;		/* median read a seek away (the calibration) */
+	uint64_t seek_read_ns;		/* reads a seek away: ap_rotation_value() */
 	bool rotating;			/* ... slower than AP_ROTATING_NS */
-	uint64_t write_ns;		/* median timed write of the first size */
+	uint64_t write_ns;		/* median timed write so far */
 	uint64_t lead_ins, lead_in_hits;	/* lead-ins, and those answered too fast */
 	int interrupted;	/* signal number, 0 */
 	uint64_t start_ns, end_ns;

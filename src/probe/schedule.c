@@ -167,9 +167,9 @@ static uint64_t median_u64(uint64_t *v, size_t n)
 /*
  * The calibration (device/rotation.h): whether the drive rotates decides
  * whether the writes get lead-ins and whether the checks of the lead-ins
- * and the writes apply. The reads stay clear of the slots and their
- * lead-ins; without the room for them, lead-ins as the backend offers them
- * and no checks.
+ * and the writes apply. The reads lie past the slots and their lead-ins;
+ * without the room for them, lead-ins as the backend offers them and no
+ * checks.
  */
 static int calibrate(struct sched *x)
 {
@@ -178,15 +178,16 @@ static int calibrate(struct sched *x)
 	uint64_t maxs = plan->sizes[plan->nsizes - 1];
 	uint64_t zone_end = plan->region_start + (uint64_t)(plan->slots - 1) * plan->stride +
 			    4 * maxs + AP_PROBE_LEAD_IN_AHEAD + page;
+	/* between the slots and the end: what udev and blkid read at attach is elsewhere */
+	uint64_t low = plan->dev_size > zone_end ? zone_end + (plan->dev_size - zone_end) / 2 : 0;
 	unsigned i;
 	int rc;
 
-	if (ap_rotation_read_at(0, plan->region_start / 4, plan->dev_size, zone_end, page) ==
-	    UINT64_MAX)
+	if (low < zone_end + AP_ROTATION_READS * page ||
+	    ap_rotation_read_at(0, low, plan->dev_size, low, page) == UINT64_MAX)
 		return 0;	/* no room: no checks that need it */
 	for (i = 0; i < AP_ROTATION_READS; i++) {
-		uint64_t at = ap_rotation_read_at(i, plan->region_start / 4, plan->dev_size,
-						  zone_end, page);
+		uint64_t at = ap_rotation_read_at(i, low, plan->dev_size, low, page);
 		int sig = ap_cancelled(&x->o->cancel);
 
 		if (sig) {
@@ -201,7 +202,7 @@ static int calibrate(struct sched *x)
 					    "%s", (unsigned long long)page,
 					    (unsigned long long)at, strerror(-rc));
 	}
-	x->r->seek_read_ns = median_u64(ns, AP_ROTATION_READS);
+	x->r->seek_read_ns = ap_rotation_value(ns);
 	x->rotating = x->r->rotating = x->r->seek_read_ns >= AP_ROTATING_NS;
 	/* lead-ins place a rotating disk's head; flash they only cost a read */
 	x->lead = x->rotating;
@@ -257,31 +258,31 @@ static int one_op(struct sched *x, struct ap_probe_sample *s)
  * The checks of the measurement's assumptions after a round (see probe.h):
  * true when one failed (r->failed and r->cause set), which ends the probe.
  */
-static bool assumptions_fail(struct sched *x, const struct ap_probe_size *sz)
+static bool assumptions_fail(struct sched *x)
 {
 	struct ap_probe_result *r = x->r;
 	uint64_t *v;
 	size_t i;
-	char b1[32];
 
 	if (!x->rotating || !x->write || r->failed)
 		return r->failed != AP_PROBE_OK;
-	if (!r->write_ns && sz->n) {
-		v = ap_xmalloc(sz->n * sizeof(*v));
-		for (i = 0; i < sz->n; i++)
-			v[i] = r->samples[sz->first + i].ns;
-		r->write_ns = median_u64(v, sz->n);
+	if (r->nsamples) {
+		/* every write so far: a first round can pay for a cache's warm-up */
+		v = ap_xmalloc(r->nsamples * sizeof(*v));
+		for (i = 0; i < r->nsamples; i++)
+			v[i] = r->samples[i].ns;
+		r->write_ns = median_u64(v, r->nsamples);
 		free(v);
 		if (r->write_ns < AP_PROBE_WRITE_MIN_NS) {
 			r->failed = AP_PROBE_FLUSH_IGNORED;
 			snprintf(r->cause, sizeof(r->cause), "the drive acknowledged synchronous "
-				 "%s writes in %.0f us (median), but it is a rotating disk (a read "
-				 "a seek away took %.1f ms), whose media cannot take a write that "
-				 "fast: its write cache ignores flushes, so no timed write reached "
-				 "the disk; turn the cache off (probe --write-cache off, hdparm -W0 "
-				 "or sdparm --clear WCE) or attach the disk directly instead of "
-				 "through a USB bridge", ap_size_exact(sz->size, b1, sizeof(b1)),
-				 (double)r->write_ns / 1e3, (double)r->seek_read_ns / 1e6);
+				 "writes in %.0f us (the median of %zu), but it is a rotating disk "
+				 "(reads a seek away took %.1f ms and more), whose media cannot take a write "
+				 "that fast: its write cache ignores flushes, so no timed write "
+				 "reached the disk; turn the cache off (probe --write-cache off, "
+				 "hdparm -W0 or sdparm --clear WCE) or attach the disk directly "
+				 "instead of through a USB bridge", (double)r->write_ns / 1e3,
+				 r->nsamples, (double)r->seek_read_ns / 1e6);
 			return true;
 		}
 	}
@@ -289,7 +290,7 @@ static bool assumptions_fail(struct sched *x, const struct ap_probe_size *sz)
 		r->failed = AP_PROBE_LEAD_IN_BUFFERED;
 		snprintf(r->cause, sizeof(r->cause), "the drive answered %llu of %llu lead-in "
 			 "reads from its buffer (faster than %.1f ms, where its media take %.1f "
-			 "ms a seek away), also in other slots: the probe cannot place the "
+			 "ms and more a seek away), also in other slots: the probe cannot place the "
 			 "head before a write, and the rotational wait would hide the effect; "
 			 "disable read-ahead (hdparm -A0, or sdparm --set DRA) and probe again",
 			 (unsigned long long)r->lead_in_hits, (unsigned long long)r->lead_ins,
@@ -314,6 +315,21 @@ static bool analysis_due(unsigned rounds, unsigned min_rounds, unsigned *next)
 }
 
 /*
+ * The phase screen's rounds at most: the writes of the sizes it stands for
+ * (all but the smallest) at --max-rounds, in rounds of one per phase.
+ */
+static unsigned screen_rounds(const struct sched *x)
+{
+	const struct ap_probe_plan *plan = x->plan;
+	uint64_t writes = 0, phases = plan->sizes[plan->nsizes - 1] / plan->logical_sector;
+	size_t i;
+
+	for (i = 1; i < plan->nsizes; i++)
+		writes += (uint64_t)ap_probe_noffsets(plan, plan->sizes[i]) * x->o->max_rounds;
+	return (unsigned)(writes / phases > x->o->max_rounds ? writes / phases : x->o->max_rounds);
+}
+
+/*
  * Measure one size (its rounds, interleaved offsets, analysis and early
  * stop) into a new entry of r->sizes: its index. @noffsets offsets
  * 0..noffsets-1; @confirming: it confirms a unit a smaller size showed.
@@ -325,8 +341,7 @@ static size_t measure_size(struct sched *x, uint64_t size, unsigned noffsets, bo
 	const struct ap_probe_opts *o = x->o;
 	struct ap_probe_size *sz = &r->sizes[r->nsizes++];
 	size_t idx = r->nsizes - 1;
-	/* a round of the phase screen is half one of the full size: twice as many */
-	unsigned k, round, next = o->min_rounds, max_rounds = phases ? 2 * o->max_rounds :
+	unsigned k, round, next = o->min_rounds, max_rounds = phases ? screen_rounds(x) :
 							      o->max_rounds;
 
 	memset(sz, 0, sizeof(*sz));
@@ -373,7 +388,7 @@ static size_t measure_size(struct sched *x, uint64_t size, unsigned noffsets, bo
 		}
 		if (k == sz->noffsets)
 			sz->rounds++;
-		if (!x->stop && assumptions_fail(x, sz))
+		if (!x->stop && assumptions_fail(x))
 			x->stop = true;
 		if (!x->stop && phases && sz->rounds == 1 && !phase_screen_pays(r, idx)) {
 			sz->t_end_ns = ap_now_ns();

@@ -277,7 +277,7 @@ static bool flushes_free(struct ap_sweep_run *run)
 	if (n < AP_SWEEP_FLUSH_STEPS || !(med < AP_SWEEP_FLUSH_MIN_MS))
 		return false;
 	snprintf(run->cause, sizeof(run->cause), "an fsync took %.2f ms (the median over %zu "
-		 "steps) on a rotating disk (a read a seek away took %.1f ms), which cannot "
+		 "steps) on a rotating disk (reads a seek away took %.1f ms and more), which cannot "
 		 "write a file and commit its journal in that time: the drive's write cache "
 		 "ignores flushes, so the timings show that cache, not the disk; turn the "
 		 "cache off (hdparm -W0 or sdparm --clear WCE), attach the disk directly "
