@@ -736,19 +736,35 @@ out:
  * A drive with its write cache off says "write through", so the kernel sends
  * it no flushes (a real disk with WCE=0); with the cache on, "write back".
  */
-static int set_write_cache(const char *dev, bool on, struct ap_error *e)
+/* The loop device's queue attribute @attr (write_cache, rotational) set to @val. */
+static int set_queue_attr(const char *dev, const char *attr, const char *val,
+			  struct ap_error *e)
 {
-	const char *val = on ? "write back" : "write through";
 	const char *name = strrchr(dev, '/');
 	char path[128];
 	int rc;
 
-	snprintf(path, sizeof(path), "/sys/block/%s/queue/write_cache", name ? name + 1 : dev);
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/%s", name ? name + 1 : dev, attr);
 	rc = ap_sysfs_write(path, val);
 	if (rc < 0)
 		return ap_error_set(e, -rc, "%s: cannot set \"%s\": %s", path, val,
 				    strerror(-rc));
 	return 0;
+}
+
+/*
+ * What the kernel is told of the drive: its write cache ("write back"
+ * makes it send flushes) and, for the hdd model, a rotating disk
+ * (queue/rotational 1, as a real disk says; a loop device on FUSE says 0).
+ */
+static int set_queue(const char *dev, const struct ap_emu_spec *s, struct ap_error *e)
+{
+	int rc = set_queue_attr(dev, "write_cache", s->write_cache ? "write back" :
+				"write through", e);
+
+	if (rc == 0)
+		rc = set_queue_attr(dev, "rotational", s->model == AP_EMU_MODEL_HDD ? "1" : "0", e);
+	return rc;
 }
 
 /*
@@ -847,7 +863,7 @@ int ap_emu_attach(const struct ap_emu_spec *spec, struct ap_emu **out, struct ap
 	rc = loop_attach(workdir, ctl[1], st[0], s.logical_sector, &dev, e);
 	if (rc)
 		goto fail;
-	rc = set_write_cache(dev, s.write_cache, e);
+	rc = set_queue(dev, &s, e);
 	if (rc) {
 		char name[64];
 

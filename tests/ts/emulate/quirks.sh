@@ -48,6 +48,8 @@ detach "$dev"
 dev=$(ts_emu_attach --profile hdd-7200 --size 64M)
 rd "$dev" 64K 10 > /dev/null && rd "$dev" 64K 10 > /dev/null || ts_fail "read failed"
 ts_assert_eq 0 "$(counter "$dev" RA_HITS)" "no read-ahead: hits"
+# a rotating disk says so (the measurement's checks of a revolution need it)
+ts_assert_eq 1 "$(cat "/sys/block/${dev#/dev/}/queue/rotational")" "hdd model: rotational"
 detach "$dev"
 
 # the RMW buffer: a misaligned 4 KiB write on 4096/LBA 7 (cache off) a
@@ -131,7 +133,8 @@ rd "$dev" 4K 4 | cmp -s - <(head -c 4096 /dev/zero) || ts_fail "the aligned writ
 detach "$dev"
 
 # the peer loses power at the same moment
-peer=$(ts_emu_attach --profile hdd-7200 --size 16M)
+peer=$(ts_emu_attach --profile flash-8k --size 16M)
+ts_assert_eq 0 "$(cat "/sys/block/${peer#/dev/}/queue/rotational")" "flash model: rotational"
 dev=$(ts_emu_attach --spec "hdd-7200,size=16M,cut-peer=$peer")
 ts_run_rc 0 "$ALIGNPROBE" emulate --power-cut "$dev"
 ts_assert_eq off "$(counter "$peer" POWER)" "the peer's power"
