@@ -527,7 +527,8 @@ static void print_plan(const struct ctl *c, const char *dev, const struct ap_pro
 	printf("  duration: at most %s (--time-budget); the fewest, %" PRIu64 " %s, take\n"
 	       "  roughly %s at an assumed 10 ms each (a rough estimate for a 7200 rpm\n"
 	       "  disk, rounded up); an honest drive needs the smallest size and the\n"
-	       "  largest at each of its phases, at least %" PRIu64 " %s, roughly %s.\n", t, lo, c->o.mode == AP_PROBE_READONLY ? "reads" : "writes",
+	       "  largest at each of its phases, at least %" PRIu64 " %s, roughly %s.\n", t, lo,
+	       c->o.mode == AP_PROBE_READONLY ? "reads" : "writes",
 	       b1, all, c->o.mode == AP_PROBE_READONLY ? "reads" : "writes", b2);
 	if (c->wcache_off && wc)
 		printf("  With the write cache of %s off (%s, now \"%s\"), restored after.\n",

@@ -277,11 +277,11 @@ static bool assumptions_fail(struct sched *x)
 			r->failed = AP_PROBE_FLUSH_IGNORED;
 			snprintf(r->cause, sizeof(r->cause), "the drive acknowledged synchronous "
 				 "writes in %.0f us (the median of %zu), but it is a rotating disk "
-				 "(reads a seek away took %.1f ms and more), whose media cannot take a write "
-				 "that fast: its write cache ignores flushes, so no timed write "
-				 "reached the disk; turn the cache off (probe --write-cache off, "
-				 "hdparm -W0 or sdparm --clear WCE) or attach the disk directly "
-				 "instead of through a USB bridge", (double)r->write_ns / 1e3,
+				 "(reads a seek away took %.1f ms and more), whose media cannot "
+				 "take a write that fast: its write cache ignores flushes, so no "
+				 "timed write reached the disk; turn the cache off (probe "
+				 "--write-cache off, hdparm -W0 or sdparm --clear WCE) or attach "
+				 "the disk directly instead of through a USB bridge", (double)r->write_ns / 1e3,
 				 r->nsamples, (double)r->seek_read_ns / 1e6);
 			return true;
 		}
