@@ -167,7 +167,10 @@ struct ap_probe_io {
  * answered in less than AP_PROBE_LEAD_IN_HIT_NS came from the drive's
  * read-ahead buffer and placed nothing. And a synchronous write there waits
  * for its sectors to come round: a median below AP_PROBE_WRITE_MIN_NS (a
- * quarter of a 15,000 rpm revolution) never reached the media.
+ * quarter of a 15,000 rpm revolution) or a third of the calibration's reads
+ * (which wait for a seek and the platter; a write behind its lead-in waits
+ * most of a revolution, and a busy machine slows cached writes to a
+ * millisecond) never reached the media.
  */
 #define AP_PROBE_LEAD_IN_HIT_NS	400000ULL
 #define AP_PROBE_WRITE_MIN_NS	1000000ULL

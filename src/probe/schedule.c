@@ -273,7 +273,7 @@ static bool assumptions_fail(struct sched *x)
 			v[i] = r->samples[i].ns;
 		r->write_ns = median_u64(v, r->nsamples);
 		free(v);
-		if (r->write_ns < AP_PROBE_WRITE_MIN_NS) {
+		if (r->write_ns < AP_PROBE_WRITE_MIN_NS || r->write_ns < r->seek_read_ns / 3) {
 			r->failed = AP_PROBE_FLUSH_IGNORED;
 			snprintf(r->cause, sizeof(r->cause), "the drive acknowledged synchronous "
 				 "writes in %.0f us (the median of %zu), but it is a rotating disk "

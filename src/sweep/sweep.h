@@ -248,8 +248,10 @@ struct ap_sweep_run {
 	 * The run's check of its own assumptions: whether the disk rotates
 	 * (device/rotation.h, measured before the first step), and on one
 	 * that does, whether its flushes cost anything: an fsync a rotating
-	 * disk answers faster than AP_SWEEP_FLUSH_MIN_MS (a file's data and
-	 * the journal's commit, each waiting for the platter) was answered by
+	 * disk answers faster than AP_SWEEP_FLUSH_MIN_MS or than its reads a
+	 * seek away (a file's data and the journal's commit, each waiting for
+	 * the platter; 17-76 ms on hdd-7200-nocache, 1-1.3 ms on a bridge
+	 * that ignores flushes, on a busy machine) was answered by
 	 * a write cache that ignores flushes, and the timings show that cache,
 	 * not the disk. @cause: the sentence, when it stopped the run.
 	 */
