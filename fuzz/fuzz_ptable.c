@@ -2,8 +2,13 @@
 /*
  * libFuzzer harness over check's table-reading path: the input is a disk
  * image; it is written to a memfd and read back by ap_ptable_read() (libfdisk
- * + the raw GPT checks + validation), and every partition found goes through
- * the alignment predicates as `alignprobe check` would use them.
+ * and libblkid, the raw GPT checks, validation, libfdisk's verification),
+ * and every partition found goes through the alignment predicates as
+ * `alignprobe check` would use them. Each table also goes through the
+ * child's message to the parent and back (ap_ptable_pack/unpack). An input
+ * is read at its own size, and again as the start of a 16 MiB disk (a
+ * sparse memfd): label code such as SGI's depends on the disk's size (the
+ * crash in libfdisk 2.38.1's SGI verification needs 8 MiB or more).
  *
  * Built by fuzz/run.sh with clang -fsanitize=fuzzer,address,undefined; built
  * without libFuzzer against fuzz/replay.c by `make check`, which replays the
@@ -42,6 +47,29 @@ static int image_write(const uint8_t *data, size_t size)
 	return 0;
 }
 
+#define DISK_SIZE	(16 << 20)
+
+/* The table through the child's message and back: the same table. */
+static void roundtrip(const struct ap_ptable *pt, int rc, const struct ap_error *e)
+{
+	struct ap_ptable back;
+	struct ap_error eb;
+	char *buf;
+	size_t len, i;
+	int brc;
+
+	ap_ptable_pack(pt, rc, e, &buf, &len);
+	if (ap_ptable_unpack(buf, len, &back, &brc, &eb) != 0 || brc != rc ||
+	    back.nparts != pt->nparts || back.nissues != pt->nissues)
+		abort();
+	for (i = 0; i < pt->nparts; i++)
+		if (back.parts[i].start != pt->parts[i].start ||
+		    back.parts[i].role != pt->parts[i].role)
+			abort();
+	ap_ptable_free(&back);
+	free(buf);
+}
+
 static void check_one(unsigned sector_size)
 {
 	struct ap_ptable_opts o = { .sector_size = sector_size };
@@ -49,7 +77,12 @@ static void check_one(unsigned sector_size)
 	struct ap_error e;
 	size_t i;
 
-	if (ap_ptable_read(image_path, &o, &pt, &e) == 0) {
+	int rc;
+
+	ap_error_clear(&e);
+	rc = ap_ptable_read(image_path, &o, &pt, &e);
+	roundtrip(&pt, rc, &e);
+	if (rc == 0) {
 		for (i = 0; i < pt.nparts; i++) {
 			const struct ap_part *p = &pt.parts[i];
 			uint64_t next;
@@ -77,5 +110,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* odd-sized inputs are also read as 4Kn images */
 	if (size & 1)
 		check_one(4096);
+	if (size < DISK_SIZE) {
+		if (ftruncate(image_fd, DISK_SIZE) < 0)
+			abort();
+		check_one(0);
+	}
 	return 0;
 }

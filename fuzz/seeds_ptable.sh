@@ -5,8 +5,11 @@
 # small disk images made with sfdisk (GPT and MBR with extended and logical
 # partitions, aligned and misaligned starts) and
 # damaged copies of them (bad CRC, primary/backup disagreeing, truncated,
-# protective MBR without GPT, overlapping partitions, too small, empty).
-# Small images keep the fuzzer fast: 128 KiB (256 sectors of 512 bytes).
+# protective MBR without GPT, overlapping partitions, too small, empty,
+# EBR loops and far links), and the labels of every other type parted and
+# fdisk write (SGI, Sun, BSD, Mac, Atari; Amiga and PC-98, which are only
+# named). Small images keep the fuzzer fast: 128 KiB (256 sectors of 512
+# bytes); the harness also reads each as the start of a 16 MiB disk.
 set -eu
 out=${1:?usage: seeds_ptable.sh OUTDIR}
 command -v sfdisk >/dev/null || { echo "seeds_ptable.sh: needs sfdisk (util-linux)" >&2; exit 77; }
@@ -66,3 +69,30 @@ head -c 32768 "$out/dos-primary.img" > "$out/dos-past-end.img"
 : > "$out/empty.img"
 head -c 100 /dev/zero > "$out/tiny.img"
 head -c 8192 /dev/zero > "$out/no-table.img"
+
+# every other label type libfdisk or libblkid reads, and those it names
+# only (parted writes them on 8 MiB, the first 128 KiB kept: their tables
+# lie there); the entries they define to overlap (Sun's whole disk, SGI's
+# volume header) and libfdisk's verification of each are on this path
+if command -v parted >/dev/null; then
+	for l in dvh sun mac atari bsd amiga pc98; do
+		case $l in sun | bsd | amiga) p=ext2 ;; *) p=primary ;; esac
+		rm -f "$tmp/$l.img"
+		truncate -s 8M "$tmp/$l.img"
+		parted -s "$tmp/$l.img" mklabel "$l" mkpart "$p" 4096s 6143s >/dev/null 2>&1 ||
+			continue
+		head -c 131072 "$tmp/$l.img" > "$out/label-$l.img"
+	done
+fi
+for l in s G; do	# fdisk's default Sun and SGI labels
+	rm -f "$tmp/fd.img"
+	truncate -s 128K "$tmp/fd.img"
+	printf '%s\nw\n' "$l" | fdisk "$tmp/fd.img" >/dev/null 2>&1 && cp "$tmp/fd.img" "$out/fdisk-$l.img"
+done
+# an EBR whose link points to itself, and one whose link lies 10^9 sectors away
+printf 'label: dos\nstart=8,size=40\ntype=5,start=64,size=160\nstart=72,size=16\n' |
+	mk dos-ebr-loop.img 128K
+printf '\x00\x00\x00\x00\x05\x00\x00\x00\x00\x00\x00\x00\x10\x00\x00\x00' |
+	dd of="$out/dos-ebr-loop.img" bs=1 seek=$((64 * 512 + 446 + 16)) conv=notrunc status=none
+cp "$out/dos-ebr-loop.img" "$out/dos-ebr-far.img"
+printf '\x00\xca\x9a\x3b' | dd of="$out/dos-ebr-far.img" bs=1 seek=$((64 * 512 + 446 + 16 + 8)) conv=notrunc status=none

@@ -17,7 +17,7 @@ PACKAGES="
 	build-essential autoconf automake pkgconf
 	libparted-dev libfdisk-dev libblkid-dev libsmartcols-dev libjson-c-dev
 	libfuse3-dev fuse3 libcmocka-dev
-	e2fsprogs xfsprogs parted fdisk util-linux mount kmod
+	e2fsprogs xfsprogs btrfs-progs cryptsetup-bin dosfstools parted fdisk util-linux mount kmod lvm2
 	postmark fio librsvg2-bin python3 tmux bash-completion groff man-db mandoc time jq
 	clang llvm libclang-rt-14-dev valgrind strace
 	debhelper lintian dpkg-dev systemd git

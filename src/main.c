@@ -26,6 +26,7 @@ static const struct command {
 	{ "seq",      ap_cmd_seq,      "sequential throughput matrix: block size x synchronization mode" },
 	{ "emulate",  ap_cmd_emulate,  "attach or detach an emulated Advanced Format drive (FUSE + loop)" },
 	{ "cleanup",  ap_cmd_cleanup,  "remove mounts, directories and emulated drives left by a killed run" },
+	{ "verdicts", ap_cmd_verdicts, "list, show, merge and forget the verdicts of the verdict store" },
 };
 
 static void usage(void)

@@ -20,7 +20,9 @@
  * table, a partition instead of a disk, a bad --geometry file or one for
  * another device, a bad verdict store), 1 runtime failures (I/O errors,
  * output errors). Several devices: each is checked and reported, and the
- * status is the worst of theirs in the order 1, 2, 7, 4, 0.
+ * status is the worst of theirs in the order 1, 3, 2, 7, 4, 0. 3: a live
+ * sweep or seq (the registry's hold) rewrites the disk, so the table read
+ * now is its temporary one: no judgement.
  *
  * This file: the options, each device's run, the verdict per partition and
  * the exit status; check_geom.c the geometries and the rule; check_report.c
@@ -46,6 +48,7 @@
 #include "device/topology.h"
 #include "fleet/vstore.h"
 #include "lib/exitcodes.h"
+#include "lib/state.h"
 #include "lib/util.h"
 #include "ui/out.h"
 
@@ -93,7 +96,9 @@ static void __attribute__((noreturn)) usage(void)
 	      "     --verdicts[=FILE]  without a probe of the disk, the verdict store's\n"
 	      "                        verdict for its model decides (default\n"
 	      "                        $ALIGNPROBE_VERDICTS or " AP_VSTORE_DEFAULT ");\n"
-	      "                        conflicting verdicts: none, the disk is unproven\n"
+	      "                        conflicting verdicts: none, the disk is unproven;\n"
+	      "                        repeatable: per model the first store that holds\n"
+	      "                        it decides (the host's own first, a fleet's after)\n"
 	      "     --prometheus FILE  also write the results for node_exporter's textfile\n"
 	      "                        collector (atomically), every device in one file\n"
 	      "     --sector-size <size>\n"
@@ -115,17 +120,21 @@ static void __attribute__((noreturn)) usage(void)
 	      "Exit status:\n"
 	      " 0  every partition aligned under the rule\n"
 	      " 1  runtime failure (I/O error, output error)\n"
-	      " 2  usage error or bad input: no partition table, a corrupt, truncated or\n"
-	      "    inconsistent table (bad GPT CRC, primary and backup GPT disagreeing,\n"
-	      "    protective MBR without GPT, overlapping partitions, partitions past\n"
-	      "    the end), an image smaller than a sector, a partition instead of a\n"
+	      " 2  usage error or bad input: no partition table (and no file system on\n"
+	      "    the whole disk), a corrupt, truncated, partly read or inconsistent\n"
+	      "    table (bad GPT CRC, primary and backup GPT disagreeing, protective\n"
+	      "    MBR without GPT, overlapping partitions, partitions past the end),\n"
+	      "    a table type nothing reads, a crash of the library reading it,\n"
+	      "    an image smaller than a sector, a partition instead of a\n"
 	      "    whole disk, a bad --geometry file or one with no entry for the device,\n"
 	      "    a missing or corrupt verdict store\n"
+	      " 3  a running alignprobe sweep or seq rewrites the disk now: its table is\n"
+	      "    the run's temporary one (check again when the run has ended)\n"
 	      " 4  at least one partition misaligned\n"
 	      " 7  the partition table was written for another logical sector size\n"
 	      "    (a USB bridge presenting 4096-byte sectors, or the reverse)\n"
 	      "Several devices: each is checked and reported; the status is the worst\n"
-	      "of theirs, in the order 1, 2, 7, 4, 0.\n"
+	      "of theirs, in the order 1, 3, 2, 7, 4, 0.\n"
 	      "\nAvailable output columns:\n", out);
 	ap_out_list_columns(NULL, infos, AP_ARRAY_SIZE(infos));
 	exit(AP_EXIT_OK);
@@ -154,8 +163,8 @@ void check_judge(const struct check *c, const struct ap_part *p, struct verdicts
 	v->size_aligned = ap_align_size_is_aligned(p->size, ls, f->physical);
 	v->misalign = ap_align_misalignment(p->start, ls, f->physical, f->lowest_aligned) / ls;
 	v->next = ap_align_next(p->start, ls, f->physical, f->lowest_aligned);
-	if (p->container || c->pt.foreign_sector_size)
-		v->aligned = -1;	/* holds no data itself, or is not where it was meant */
+	if (p->container || p->role != AP_PART_DATA || c->pt.foreign_sector_size)
+		v->aligned = -1;	/* holds no data itself, a by-design entry, or not where meant */
 	else
 		v->aligned = ap_align_is_aligned(p->start, ls, f->physical, f->lowest_aligned) &&
 			     (!c->check_size || v->size_aligned);
@@ -284,8 +293,14 @@ static int parse_args(struct check *c, int argc, char **argv)
 			c->geometry_any = true;
 			break;
 		case OPT_VERDICTS:
+			if (c->nverdict_files == AP_ARRAY_SIZE(c->verdict_files)) {
+				ap_usage_error(CMD, "--verdicts: at most %zu stores",
+					       AP_ARRAY_SIZE(c->verdict_files));
+				return AP_EXIT_USAGE;
+			}
 			c->verdicts = true;
-			c->verdicts_file = optarg;
+			/* resolved in prepare(): no FILE is the default store */
+			c->verdict_files[c->nverdict_files++] = optarg;
 			break;
 		case OPT_PROMETHEUS:
 			c->prometheus = optarg;
@@ -351,6 +366,31 @@ static int parse_args(struct check *c, int argc, char **argv)
 	return AP_EXIT_OK;
 }
 
+/*
+ * A live sweep (or seq) on the disk rewrites its table: what is there now
+ * is the run's temporary partition, not the disk's layout. Read from the
+ * registry only: nothing is opened next to the live run.
+ */
+static int refuse_live_run(const struct check *c)
+{
+	struct stat st;
+	char *cmd = NULL;
+	pid_t pid;
+	int rc = AP_EXIT_OK;
+
+	if (stat(c->device, &st) != 0 || !S_ISBLK(st.st_mode) ||
+	    !ap_state_live_hold(st.st_rdev, &pid, &cmd))
+		return AP_EXIT_OK;
+	if (strcmp(cmd, "probe") != 0) {
+		check_warn(c, "a live alignprobe %s (PID %d) is rewriting this disk: its partition "
+			   "table is the run's temporary one; check again when the run has ended",
+			   cmd, (int)pid);
+		rc = AP_EXIT_REFUSED;
+	}
+	free(cmd);
+	return rc;
+}
+
 /* A partition has no table of its own to check: name the disk that has it. */
 static int refuse_partition(const struct check *c)
 {
@@ -380,10 +420,12 @@ static int run(struct check *c)
 	int rc;
 
 	ap_error_clear(&e);
-	rc = refuse_partition(c);
+	rc = refuse_live_run(c);
+	if (!rc)
+		rc = refuse_partition(c);
 	if (rc)
 		return rc;
-	rc = ap_ptable_read(c->device, &po, &c->pt, &e);
+	rc = ap_ptable_read_isolated(c->device, &po, &c->pt, &e);
 	if (rc) {
 		check_warn(c, "%s", e.msg);
 		return ap_exit_for_errno(rc);	/* bad input (2) or runtime failure (1) */
@@ -417,6 +459,7 @@ static int run(struct check *c)
 	if (c->verbose)
 		for (i = 0; i < c->pt.nfdisk_msgs; i++)
 			check_warn(c, "libfdisk: %s", c->pt.fdisk_msgs[i]);
+	check_report_notes(c);
 	if (c->pt.foreign_sector_size)
 		check_report_foreign(c);
 	if (c->mv.state == MV_CONFLICT)
@@ -425,6 +468,7 @@ static int run(struct check *c)
 		check_report_unshown(c);
 	nerr = ap_ptable_nerrors(&c->pt);
 	report_partitions(c);
+	check_next_steps(c);
 	if (c->nmisaligned && !c->quiet && c->g.rule == AP_RULE_MINIMUM_4K)
 		check_warn(c, "note: %s; a probe verdict (--geometry)%s decides otherwise", c->g.reason,
 		      c->mv.state == MV_CONFLICT ? " of this disk" : " or --trust-reported");
@@ -449,6 +493,7 @@ static int run(struct check *c)
 				printf("\n%zu of %zu partition%s aligned to %s.\n",
 				       c->nchecked - c->nmisaligned, c->nchecked,
 				       c->nchecked == 1 ? "" : "s", desc);
+			check_print_next_steps(c);
 		}
 	}
 	if (ap_out_flush(stdout) != 0)	/* a reader gone (| head) is no error */
@@ -458,7 +503,7 @@ static int run(struct check *c)
 		return AP_EXIT_SECTOR_SIZE;
 	if (nerr)
 		return AP_EXIT_USAGE;
-	if (c->pt.nparts == 0 && !c->quiet)
+	if (c->pt.nparts == 0 && !c->pt.whole_disk && !c->quiet)
 		check_warn(c, "warning: the partition table holds no partitions");
 	return c->nmisaligned ? AP_EXIT_MISALIGNED : AP_EXIT_OK;
 out_err:
@@ -466,10 +511,10 @@ out_err:
 	return AP_EXIT_FAILURE;
 }
 
-/* The worse of two exit statuses: 1, 2, 7, 4, 0 (see the top of the file). */
+/* The worse of two exit statuses: 1, 3, 2, 7, 4, 0 (see the top of the file). */
 static int worse(int a, int b)
 {
-	static const int order[] = { AP_EXIT_FAILURE, AP_EXIT_USAGE, AP_EXIT_SECTOR_SIZE,
+	static const int order[] = { AP_EXIT_FAILURE, AP_EXIT_REFUSED, AP_EXIT_USAGE, AP_EXIT_SECTOR_SIZE,
 				     AP_EXIT_MISALIGNED, AP_EXIT_OK };
 	size_t i;
 
@@ -498,8 +543,10 @@ static int prepare(struct check *c, struct ap_vstore *store, struct ap_outfile *
 	if (rc)
 		return rc;
 	if (c->verdicts) {
-		c->verdicts_file = ap_vstore_path(c->verdicts_file);
-		rc = ap_vstore_load(c->verdicts_file, store, &e);
+		for (i = 0; i < c->nverdict_files; i++)
+			c->verdict_files[i] = ap_vstore_path(c->verdict_files[i]);
+		c->verdicts_file = c->verdict_files[0];
+		rc = ap_vstore_load_layers(c->verdict_files, c->nverdict_files, store, &e);
 		if (rc) {
 			ap_warnx(CMD, "--verdicts", "%s", e.msg);
 			return ap_exit_for_errno(rc);	/* missing, unreadable, corrupt: 2 */
@@ -543,6 +590,7 @@ static int check_one(struct check *base, const char *dev, struct ap_prom *metric
 	ap_ptable_free(&c.pt);
 	ap_topology_free(&c.topo);
 	ap_identity_free(&c.id);
+	ap_next_steps_free(&c.next);
 	return rc;
 }
 

@@ -8,6 +8,7 @@
  *                   verdict store's (--verdicts), and the rule that decides
  *   check_report.c  what is printed: the table, the topology, JSON, the
  *                   advice for a foreign sector size, --prometheus
+ *   check_next.c    what to run next for each misaligned partition
  */
 #ifndef AP_CMD_CHECK_H
 #define AP_CMD_CHECK_H
@@ -18,6 +19,7 @@
 
 #include "device/geometry.h"
 #include "device/identity.h"
+#include "device/nextsteps.h"
 #include "device/ptable.h"
 #include "device/topology.h"
 #include "fleet/prom.h"
@@ -118,7 +120,9 @@ struct check {
 	size_t ncols;
 	char **devices;			/* every DEVICE|IMAGE given */
 	size_t ndevices;
-	const char *verdicts_file;	/* --verdicts[=FILE], resolved */
+	const char *verdicts_file;	/* the store of the disk's model (else the first) */
+	const char *verdict_files[16];	/* every --verdicts[=FILE], resolved, in order */
+	size_t nverdict_files;
 	bool verdicts;
 	const struct ap_vstore *store;	/* loaded once, before the first device */
 	const char *prometheus;		/* --prometheus FILE */
@@ -133,6 +137,7 @@ struct check {
 	bool have_id;
 	struct model_verdict mv;
 	struct json_object *doc;	/* -J: this device's document */
+	struct ap_next_steps next;	/* what to run next (check_next.c) */
 };
 
 /* The verdicts on one partition (check_judge()). */
@@ -156,11 +161,18 @@ void check_report_conflict(const struct check *c);
 void check_report_unshown(const struct check *c);
 int check_build_geometries(struct check *c);
 
+/* check_next.c */
+void check_next_steps(struct check *c);
+void check_print_next_steps(const struct check *c);
+
 /* check_report.c */
 void check_build_json(struct check *c, bool aligned);
 int check_print_topology(const struct check *c);
 int check_print_table(struct check *c);
 void check_report_foreign(const struct check *c);
+/* Notes on stderr: the entries the label type defines to overlap (not
+ * judged), a file system on the whole disk instead of a table. */
+void check_report_notes(const struct check *c);
 void check_add_metrics(const struct check *c, struct ap_prom *p, int status);
 
 #endif /* AP_CMD_CHECK_H */

@@ -167,7 +167,8 @@ static void model_geometry(struct check *c, unsigned logical)
 	if (!m)
 		return;
 	c->mv.m = m;
-	c->mv.model_index = (size_t)(m - c->store->models);
+	c->mv.model_index = m->index;	/* in its own file */
+	c->verdicts_file = c->verdict_files[m->layer];
 	for (i = 0; i < m->nverdicts; i++)
 		if (m->verdicts[i].logical_sector == logical && c->mv.nmatching++ == 0)
 			c->mv.verdict = i;

@@ -257,6 +257,10 @@ static struct json_object *model_verdict_json(const struct check *c)
 		return NULL;
 	o = json_object_new_object();
 	json_object_object_add(o, "store", json_object_new_string(c->verdicts_file));
+	a = json_object_new_array();
+	for (i = 0; i < c->nverdict_files; i++)
+		json_object_array_add(a, json_object_new_string(c->verdict_files[i]));
+	json_object_object_add(o, "stores", a);
 	json_object_object_add(o, "state", json_object_new_string(mv_names[c->mv.state]));
 	mo = NULL;
 	if (c->have_id && c->id.model) {
@@ -318,6 +322,15 @@ void check_build_json(struct check *c, bool aligned)
 	json_object_object_add(doc, "sectors", ap_json_u64(pt->nsectors));
 	json_object_object_add(doc, "label", ap_json_string(pt->label));
 	json_object_object_add(doc, "id", ap_json_string(pt->id));
+	if (pt->reader && strcmp(pt->reader, "libfdisk") != 0)
+		json_object_object_add(doc, "read_by", json_object_new_string(pt->reader));
+	if (pt->whole_disk) {
+		struct json_object *wo = json_object_new_object();
+
+		json_object_object_add(wo, "type", json_object_new_string(pt->whole_disk));
+		json_object_object_add(wo, "usage", ap_json_string(pt->whole_disk_usage));
+		json_object_object_add(doc, "whole_disk", wo);
+	}
 	json_object_object_add(doc, "first_usable", pt->label ? ap_json_u64(pt->first_usable) : NULL);
 	json_object_object_add(doc, "last_usable", pt->label ? ap_json_u64(pt->last_usable) : NULL);
 	json_object_object_add(doc, "topology", topology_json(&c->topo));
@@ -358,13 +371,20 @@ void check_build_json(struct check *c, bool aligned)
 	for (i = 0; i < pt->nparts; i++) {
 		struct verdicts v;
 
+		struct json_object *po;
+
 		check_judge(c, &pt->parts[i], &v);
 		fill_row(c, &r, &pt->parts[i], &v);
-		json_object_array_add(a, ap_row_json(&r));
+		po = ap_row_json(&r);
+		if (pt->parts[i].role != AP_PART_DATA)	/* named, not judged */
+			json_object_object_add(po, "by_design", json_object_new_string(
+					       ap_part_role_name(pt->parts[i].role)));
+		json_object_array_add(a, po);
 	}
 	ap_row_free(&r);
 	json_object_object_add(doc, "partitions", a);
 	json_object_object_add(doc, "misaligned", ap_json_u64(c->nmisaligned));
+	json_object_object_add(doc, "next_steps", ap_next_steps_to_json(&c->next));
 	json_object_object_add(doc, "aligned", json_object_new_boolean(aligned));
 	c->doc = doc;
 }
@@ -402,8 +422,10 @@ int check_print_topology(const struct check *c)
 	}
 	printf("Disk %s: %s, %" PRIu64 " sectors of %u bytes, %s%s\n", c->device, human,
 	       c->pt.nsectors, c->pt.sector_size, blk ? "block device" : "image file",
-	       c->pt.label ? "" : ", no usable partition table");
+	       c->pt.label || c->pt.whole_disk ? "" : ", no usable partition table");
 	free(human);
+	if (c->pt.whole_disk)
+		printf("No partition table: %s on the whole disk, from byte 0\n", c->pt.whole_disk);
 	if (c->pt.label)
 		printf("Partition table: %s, %zu partition%s, usable sectors %" PRIu64 "-%" PRIu64 "%s%s\n",
 		       c->pt.label, c->pt.nparts, c->pt.nparts == 1 ? "" : "s", c->pt.first_usable,
@@ -549,6 +571,33 @@ int check_print_table(struct check *c)
 }
 
 /* The table was written for another sector size: what shows it, why, and what to do. */
+void check_report_notes(const struct check *c)
+{
+	size_t i;
+
+	if (c->quiet)
+		return;
+	for (i = 0; i < c->pt.nparts; i++) {
+		const struct ap_part *p = &c->pt.parts[i];
+
+		if (p->role != AP_PART_DATA)
+			check_warn(c, "note: partition %zu (sectors %" PRIu64 "-%" PRIu64 ") is %s of "
+				   "the %s label: it overlaps the others by design and is not "
+				   "judged", p->partno + 1, p->start,
+				   p->size ? p->start + p->size - 1 : p->start,
+				   ap_part_role_name(p->role), c->pt.label);
+	}
+	if (c->pt.label && c->pt.reader && strcmp(c->pt.reader, "libblkid") == 0)
+		check_warn(c, "note: the partition table (%s) was read by libblkid: libfdisk "
+			   "does not read this type", c->pt.label);
+	if (c->pt.whole_disk)
+		check_warn(c, "note: no partition table: %s%s%s%s on the whole disk, which starts at "
+			   "byte 0 and is aligned under every geometry", c->pt.whole_disk,
+			   c->pt.whole_disk_usage ? " (" : "",
+			   c->pt.whole_disk_usage ? c->pt.whole_disk_usage : "",
+			   c->pt.whole_disk_usage ? ")" : "");
+}
+
 void check_report_foreign(const struct check *c)
 {
 	char cause[400], remedy[600];

@@ -19,29 +19,26 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <getopt.h>
-#include <linux/loop.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmd/commands.h"
 #include "cmd/wcache.h"
 #include "device/safety.h"
 #include "emu/emu.h"
+#include "lib/blkdev.h"
 #include "lib/exitcodes.h"
 #include "lib/state.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
+#include "sweep/mnt.h"
 #include "ui/out.h"
 
 #define CMD "cleanup"
@@ -118,7 +115,7 @@ static void __attribute__((noreturn)) usage(void)
 	     " 1  something remains: it could not be removed, a running process\n"
 	     "    still uses it, or it is kept (an undo journal, a drive attached with\n"
 	     "    'emulate --attach'); the ACTION and DETAIL columns say which\n"
-	     " 2  usage error");
+	     " 2  usage error (also a DEVICE that does not exist and that no entry names)");
 	exit(AP_EXIT_OK);
 }
 
@@ -184,112 +181,24 @@ static void release(struct cleanup *c, const struct ap_state_entry *en)
 		ap_state_release(en->file);
 }
 
-/*
- * The topmost mount on @path (exact), or with @under any mount at or below
- * it: 1 found (source and devno filled when asked), 0 none.
- */
-struct find_mount_arg {
-	const char *path;
-	size_t plen;
-	bool under;
-	char **source;
-	dev_t *devno;
-	int found;
-};
-
-static int find_mount_line(const struct ap_mountinfo *m, void *arg)
-{
-	struct find_mount_arg *a = arg;
-	bool match;
-
-	if (a->under)
-		match = strncmp(m->target, a->path, a->plen) == 0 &&
-			(m->target[a->plen] == '\0' || m->target[a->plen] == '/');
-	else
-		match = strcmp(m->target, a->path) == 0;
-	if (!match)
-		return 0;
-	a->found = 1;	/* later lines are mounted on top: keep the last */
-	if (a->devno && m->has_devno)
-		*a->devno = m->devno;
-	if (a->source && m->source[0]) {
-		free(*a->source);
-		*a->source = ap_xstrdup(m->source);
-	}
-	return 0;
-}
-
-static int find_mount(const char *path, bool under, char **source, dev_t *devno)
-{
-	struct find_mount_arg a = { path, strlen(path), under, source, devno, 0 };
-
-	ap_mountinfo_foreach(find_mount_line, &a);
-	return a.found;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
-/* Is the mount (source, devno) the one the entry registered? */
-static bool mount_is_ours(const struct ap_state_entry *en, const char *source, dev_t devno)
-{
-	struct stat st;
-
-	if (!en->dev)
-		return false;	/* we cannot tell: do not touch it */
-	if (source && strcmp(source, en->dev) == 0)
-		return true;
-	if (stat(en->dev, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == devno)
-		return true;
-	return false;
-}
-
 static void do_mount(struct cleanup *c, const struct ap_state_entry *en)
 {
-	int i, n = 0;
+	struct ap_error e = { 0 };
+	int n;
 
 	if (!en->path || en->path[0] != '/') {
 		failed(c, en, "registry entry without an absolute mount point: left alone");
 		return;
 	}
-	for (;;) {
-		char *source = NULL;
-		dev_t devno = 0;
-
-		if (!find_mount(en->path, false, &source, &devno))
-			break;
-		if (!mount_is_ours(en, source, devno)) {
-			failed(c, en, "%s is mounted there, not the registered %s: left alone",
-			       source ? source : "something", en->dev ? en->dev : "device");
-			free(source);
-			return;
-		}
-		free(source);
-		if (c->dry_run) {
-			c->unmounted = ap_xreallocarray(c->unmounted, c->nunmounted + 1,
-							sizeof(*c->unmounted));
-			c->unmounted[c->nunmounted++] = ap_xstrdup(en->path);
-			n++;
-			break;
-		}
-		/* a dying child may still hold it for a moment */
-		for (i = 0; umount2(en->path, UMOUNT_NOFOLLOW) != 0; i++) {
-			if (errno == EINVAL && !find_mount(en->path, false, NULL, NULL))
-				break;
-			if ((errno != EBUSY && errno != EINTR) || i >= 50) {
-				failed(c, en, "umount: %s", strerror(errno));
-				return;
-			}
-			sleep_ms(40);
-		}
-		if (++n > 16) {
-			failed(c, en, "still mounted after %d unmounts", n - 1);
-			return;
-		}
+	n = ap_mnt_undo(en->path, en->dev, c->dry_run, &e);
+	if (n < 0) {
+		failed(c, en, "%s", e.msg);
+		return;
+	}
+	if (n && c->dry_run) {
+		c->unmounted = ap_xreallocarray(c->unmounted, c->nunmounted + 1,
+						sizeof(*c->unmounted));
+		c->unmounted[c->nunmounted++] = ap_xstrdup(en->path);
 	}
 	if (n) {
 		report(c, en, act(c, "unmounted", "would-unmount"), NULL);
@@ -300,25 +209,11 @@ static void do_mount(struct cleanup *c, const struct ap_state_entry *en)
 	release(c, en);
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP || flag == FTW_D)
-		return rmdir(path) != 0 ? -1 : 0;
-	return unlink(path) != 0 ? -1 : 0;
-}
-
-static bool safe_tmp_name(const char *path)
-{
-	const char *b = strrchr(path, '/');
-
-	return path[0] == '/' && !strstr(path, "/..") && b && strncmp(b + 1, "alignprobe", 10) == 0;
-}
-
 static void do_tmpdir(struct cleanup *c, const struct ap_state_entry *en)
 {
+	struct ap_error e = { 0 };
 	struct stat st;
+	int rc;
 
 	if (!en->path || en->path[0] != '/' || strcmp(en->path, "/") == 0) {
 		failed(c, en, "registry entry without a usable directory: left alone");
@@ -333,7 +228,7 @@ static void do_tmpdir(struct cleanup *c, const struct ap_state_entry *en)
 		failed(c, en, "not a directory any more: left alone");
 		return;
 	}
-	if (find_mount(en->path, true, NULL, NULL)) {
+	if (ap_mnt_find(en->path, true, NULL, NULL)) {
 		size_t i;
 
 		for (i = 0; c->dry_run && i < c->nunmounted; i++)
@@ -348,18 +243,10 @@ static void do_tmpdir(struct cleanup *c, const struct ap_state_entry *en)
 		report(c, en, "would-remove", NULL);
 		return;
 	}
-	if (rmdir(en->path) != 0) {
-		int err = errno;
-
-		if ((err != ENOTEMPTY && err != EEXIST) || !safe_tmp_name(en->path)) {
-			failed(c, en, "rmdir: %s", strerror(err));
-			return;
-		}
-		/* our own scratch directory: its contents are ours; stay on this fs */
-		if (nftw(en->path, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) != 0) {
-			failed(c, en, "cannot remove its contents: %s", strerror(errno));
-			return;
-		}
+	rc = ap_mnt_remove_dir(en->path, &e);
+	if (rc) {
+		failed(c, en, "%s", e.msg);
+		return;
 	}
 	report(c, en, "removed", NULL);
 	c->ndone++;
@@ -378,7 +265,7 @@ static void do_loop(struct cleanup *c, const struct ap_state_entry *en)
 {
 	struct ap_error e = { 0 };
 	char *bf;
-	int fd, i;
+	int rc;
 
 	if (!en->dev || strncmp(en->dev, "/dev/loop", 9) != 0) {
 		failed(c, en, "registry entry without a loop device: left alone");
@@ -405,24 +292,17 @@ static void do_loop(struct cleanup *c, const struct ap_state_entry *en)
 		report(c, en, "would-detach", NULL);
 		return;
 	}
-	fd = open(en->dev, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || ioctl(fd, LOOP_CLR_FD, 0) != 0) {
-		failed(c, en, "detach: %s", strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	close(fd);
-	/* LOOP_CLR_FD on a device still open somewhere only sets autoclear */
-	for (i = 0; i < 25 && (bf = loop_backing(en->dev)); i++) {
-		free(bf);
-		sleep_ms(40);
-	}
-	if (i == 25) {
+	/* not exclusive: on a device still open somewhere LOOP_CLR_FD only sets autoclear */
+	rc = ap_blkdev_loop_detach(en->dev, false, 1000);
+	if (rc == -ETIMEDOUT) {
 		/* still attached: the entry stays until the kernel has let go */
 		report(c, en, "deferred", "still attached: the kernel detaches it when its last "
 		       "user closes it");
 		c->nremain++;
+		return;
+	}
+	if (rc) {
+		failed(c, en, "detach: %s", strerror(-rc));
 		return;
 	}
 	report(c, en, "detached", NULL);
@@ -541,18 +421,62 @@ static bool about_device(const struct cleanup *c, const char *dev)
 	return false;
 }
 
+/* A dead run's hold names a disk it no longer works on: nothing to undo. */
+static void do_hold(struct cleanup *c, const struct ap_state_entry *en)
+{
+	release(c, en);
+}
+
+/*
+ * Each kind of the registry and its undo, in the order they come down: a
+ * mount before its directory, the write cache while the emulated drive is
+ * still there, loop devices before the drives under them. Holds are not
+ * listed: they name a disk, no resource.
+ */
+static const struct cleanup_kind {
+	enum ap_state_kind kind;
+	void (*undo)(struct cleanup *c, const struct ap_state_entry *en);
+	bool listed;
+} kinds[] = {
+	{ AP_STATE_MOUNT,   do_mount,   true },
+	{ AP_STATE_WCACHE,  do_wcache,  true },
+	{ AP_STATE_LOOP,    do_loop,    true },
+	{ AP_STATE_EMU,     do_emu,     true },
+	{ AP_STATE_TMPDIR,  do_tmpdir,  true },
+	{ AP_STATE_JOURNAL, do_journal, true },
+	{ AP_STATE_HOLD,    do_hold,    false },
+	{ AP_STATE_UNKNOWN, NULL,       true },
+};
+
+static const struct cleanup_kind *kind_of(enum ap_state_kind k)
+{
+	size_t i;
+
+	for (i = 0; i < AP_ARRAY_SIZE(kinds) - 1; i++)
+		if (kinds[i].kind == k)
+			return &kinds[i];
+	return &kinds[AP_ARRAY_SIZE(kinds) - 1];
+}
+
 static int kind_order(enum ap_state_kind k)
 {
-	switch (k) {
-	case AP_STATE_MOUNT: return 0;
-	case AP_STATE_WCACHE: return 1;	/* while the emulated drive is there */
-	case AP_STATE_LOOP: return 2;
-	case AP_STATE_EMU: return 3;
-	case AP_STATE_TMPDIR: return 4;
-	case AP_STATE_JOURNAL: return 5;
-	case AP_STATE_UNKNOWN: return 6;
-	}
-	return 6;
+	return (int)(kind_of(k) - kinds);
+}
+
+/*
+ * A dead run's entry on a disk a live run works on now (its hold): a second
+ * seq --write-cache on the drive, a probe on a dead sweep's emulated drive.
+ * Undoing it would pull the resource from under the live run: 1 with the
+ * live run's PID and command.
+ */
+static int live_run_on(const struct ap_state_entry *en, pid_t *pid, char **cmd)
+{
+	struct stat st;
+
+	if (en->kind == AP_STATE_HOLD || !en->dev || stat(en->dev, &st) != 0 ||
+	    !S_ISBLK(st.st_mode))
+		return 0;
+	return ap_state_live_hold(st.st_rdev, pid, cmd);
 }
 
 static int cmp_entries(const void *a, const void *b)
@@ -614,6 +538,24 @@ static void finish_stale_tmp_entries(const struct cleanup *c)
 	}
 	if (d)
 		closedir(d);
+}
+
+static bool about_device(const struct cleanup *c, const char *dev);
+
+/* Does an entry name c->device (a device that is gone since)? */
+static bool registry_names(const struct cleanup *c)
+{
+	struct ap_state_entry *v = NULL;
+	size_t n = 0, i;
+	bool found = false;
+	int err = errno;
+
+	if (ap_state_list(&v, &n) == 0)
+		for (i = 0; !found && i < n; i++)
+			found = about_device(c, v[i].dev);
+	ap_state_free(v, n);
+	errno = err;
+	return found;
 }
 
 /*
@@ -679,7 +621,11 @@ static int parse_args(struct cleanup *c, int argc, char **argv)
 		struct stat st;
 
 		c->device = argv[optind];
-		/* a vanished device is fine: match the registered names */
+		if (!*c->device) {
+			ap_usage_error(CMD, "an empty DEVICE name");
+			return AP_EXIT_USAGE;
+		}
+		/* a vanished device is fine when the registry names it */
 		c->device_canon = realpath(c->device, NULL);
 		if (stat(c->device, &st) == 0) {
 			if (!S_ISBLK(st.st_mode)) {
@@ -687,6 +633,12 @@ static int parse_args(struct cleanup *c, int argc, char **argv)
 				return ap_errx(CMD, c->device, ENOTBLK, "not a block device");
 			}
 			c->device_rdev = st.st_rdev;
+		} else if (!registry_names(c)) {
+			int err = errno;
+
+			free(c->device_canon);
+			return ap_errx(CMD, c->device, err, "%s (and no entry in %s names it)",
+				       strerror(err), ap_state_dir());
 		}
 	}
 	return 0;
@@ -698,6 +650,8 @@ int ap_cmd_cleanup(int argc, char **argv)
 	struct ap_state_entry *v = NULL;
 	size_t n = 0, i, nsel = 0;
 	bool *sel = NULL, write_error = false;
+	char *livecmd = NULL;
+	pid_t live = 0;
 	int rc;
 
 	rc = parse_args(&c, argc, argv);
@@ -738,6 +692,12 @@ int ap_cmd_cleanup(int argc, char **argv)
 
 		if (!sel[i])
 			continue;
+		if (!kind_of(en->kind)->listed) {
+			/* a hold: a dead run's is dropped, a live run's is no resource */
+			if (ap_state_is_stale(en))
+				kind_of(en->kind)->undo(&c, en);
+			continue;
+		}
 		nsel++;
 		if (en->kind == AP_STATE_UNKNOWN) {
 			report(&c, en, "kept", "cannot read the registry entry %s: remove it once "
@@ -755,28 +715,14 @@ int ap_cmd_cleanup(int argc, char **argv)
 			c.nremain++;
 			continue;
 		}
-		switch (en->kind) {
-		case AP_STATE_MOUNT:
-			do_mount(&c, en);
-			break;
-		case AP_STATE_TMPDIR:
-			do_tmpdir(&c, en);
-			break;
-		case AP_STATE_LOOP:
-			do_loop(&c, en);
-			break;
-		case AP_STATE_EMU:
-			do_emu(&c, en);
-			break;
-		case AP_STATE_JOURNAL:
-			do_journal(&c, en);
-			break;
-		case AP_STATE_WCACHE:
-			do_wcache(&c, en);
-			break;
-		case AP_STATE_UNKNOWN:
-			break;
+		if (live_run_on(en, &live, &livecmd)) {
+			report(&c, en, "skipped", "a running alignprobe %s (PID %d) works on %s now",
+			       livecmd, (int)live, en->dev);
+			free(livecmd);
+			c.nremain++;
+			continue;
 		}
+		kind_of(en->kind)->undo(&c, en);
 	}
 	if (nsel || c.out.json) {
 		if (ap_out_print(&c.out, c.tb) != 0) {

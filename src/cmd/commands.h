@@ -17,6 +17,7 @@ int ap_cmd_postmark(int argc, char **argv);
 int ap_cmd_seq(int argc, char **argv);
 int ap_cmd_emulate(int argc, char **argv);
 int ap_cmd_cleanup(int argc, char **argv);
+int ap_cmd_verdicts(int argc, char **argv);
 
 #define AP_PROG "alignprobe"
 
@@ -101,8 +102,9 @@ void ap_cmd_dry_run_outputs(const struct ap_cmd_output *o, size_t n);
  * its two steps; between them the command plans, so that a plan that does
  * not fit is said before anything is asked.
  * ap_cmd_gate(): every check of ap_safety_check() on @dev, @t filled and
- * the device held: 0, or the gate's message and its exit code (2 for no
- * usable block device, 3 for a refusal), @t freed.
+ * the device held (O_EXCL, and unless @so says dry run, the registry's hold
+ * for @cmd until the process exits): 0, or the gate's message and its exit
+ * code (2 for no usable block device, 3 for a refusal), @t freed.
  * ap_cmd_confirm(): the description of @t (on stdout under --dry-run, where
  * it heads the plan; else on stderr, before the prompt), then @extra (what
  * will be overwritten; NULL: nothing) on the same stream, then the
@@ -111,6 +113,12 @@ void ap_cmd_dry_run_outputs(const struct ap_cmd_output *o, size_t n);
  */
 struct ap_safety_opts;
 struct ap_safety_target;
+/*
+ * For a command without the gate that still must not run next to a live
+ * run on @dev (probe --read-only): 0, or AP_EXIT_REFUSED after "CMD: DEV:
+ * in use by a running alignprobe sweep (PID N)". Opens nothing.
+ */
+int ap_cmd_refuse_held(const char *cmd, const char *dev);
 int ap_cmd_gate(const char *cmd, const char *dev, const struct ap_safety_opts *so,
 		struct ap_safety_target *t);
 int ap_cmd_confirm(const char *cmd, const char *thing, const struct ap_safety_target *t,
@@ -155,5 +163,22 @@ int ap_cmd_emu_spec(const char *cmd, const char *base, const char *spec, bool hi
  */
 struct ap_emu;
 int ap_cmd_emu_attach(const char *cmd, const struct ap_emu_spec *s, struct ap_emu **emu);
+
+/*
+ * What to run next (src/device/nextsteps.h): after a clear verdict of
+ * hidden sectors on @dev, the disk's steps in @s (none otherwise; free
+ * with ap_next_steps_free()); and the one way of printing steps: @heading,
+ * then "# why" and the shell line of each, after @indent.
+ */
+struct ap_verdict;
+struct ap_next_steps;
+void ap_cmd_verdict_next_steps(const char *dev, const struct ap_verdict *v, bool clear,
+			       struct ap_next_steps *s);
+void ap_cmd_print_next_steps(const struct ap_next_steps *s, const char *heading,
+			     const char *indent);
+/* The steps after the verdict as the JSON "next_steps" array. */
+struct json_object;
+struct json_object *ap_cmd_verdict_next_steps_json(const char *dev, const struct ap_verdict *v,
+						   bool clear);
 
 #endif

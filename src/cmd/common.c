@@ -19,6 +19,7 @@
 #include "emu/model.h"
 #include "lib/exitcodes.h"
 #include "lib/outfile.h"
+#include "lib/state.h"
 #include "lib/util.h"
 #include "ui/out.h"
 
@@ -184,7 +185,7 @@ int ap_cmd_open_output(const char *cmd, struct ap_outfile *of, const char *path)
 	if (ap_outfile_open(of, path, &e) == 0)
 		return 0;
 	ap_warnx(cmd, NULL, "%s", e.msg);
-	return AP_EXIT_USAGE;
+	return ap_exit_for_errno(e.code);	/* the table's: EROFS, EPERM, EBUSY are 3 */
 }
 
 int ap_cmd_check_output(const char *cmd, const char *path, bool must_not_exist)
@@ -194,7 +195,7 @@ int ap_cmd_check_output(const char *cmd, const char *path, bool must_not_exist)
 	if (ap_outfile_check(path, must_not_exist, &e) == 0)
 		return 0;
 	ap_warnx(cmd, NULL, "%s", e.msg);
-	return AP_EXIT_USAGE;
+	return ap_exit_for_errno(e.code);
 }
 
 int ap_cmd_check_dir(const char *cmd, const char *dir, const char *what)
@@ -204,7 +205,7 @@ int ap_cmd_check_dir(const char *cmd, const char *dir, const char *what)
 	if (ap_outfile_check_dir(dir, &e) == 0)
 		return 0;
 	ap_warnx(cmd, NULL, "%s (%s)", e.msg, what);
-	return AP_EXIT_USAGE;
+	return ap_exit_for_errno(e.code);
 }
 
 void ap_cmd_dry_run_outputs(const struct ap_cmd_output *o, size_t n)
@@ -223,13 +224,30 @@ void ap_cmd_dry_run_outputs(const struct ap_cmd_output *o, size_t n)
 		printf("\n");
 }
 
+int ap_cmd_refuse_held(const char *cmd, const char *dev)
+{
+	struct stat st;
+	char *what = NULL;
+	pid_t pid;
+
+	if (stat(dev, &st) != 0 || !S_ISBLK(st.st_mode) || !ap_state_live_hold(st.st_rdev, &pid, &what))
+		return 0;
+	ap_warnx(cmd, dev, "in use by a running alignprobe %s (PID %d); wait until it ends",
+		 what, (int)pid);
+	free(what);
+	return AP_EXIT_REFUSED;
+}
+
 int ap_cmd_gate(const char *cmd, const char *dev, const struct ap_safety_opts *so,
 		struct ap_safety_target *t)
 {
 	struct ap_error e = { 0 };
 
-	if (ap_safety_check(dev, so, t, &e) == 0)
-		return 0;
+	if (ap_safety_check(dev, so, t, &e) == 0) {
+		/* a live run's disk from now until it exits: others' gates refuse it */
+		if (so->dry_run || ap_safety_hold(t->dev, cmd, &e) == 0)
+			return 0;
+	}
 	ap_safety_target_free(t);
 	return ap_err_error(cmd, dev, &e);	/* no such device 2, in use 3 */
 }

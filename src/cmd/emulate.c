@@ -114,7 +114,7 @@ enum {
 static const char *const speckeys[] = {
 	"size", "phys", "lowest-aligned", "lba", "rmw-cost", "base-cost", "jitter", "seed",
 	"write-cache", "fail-lba", "fail-count", "fail-after", "image", "flush-cost",
-	"profile", "logical",
+	"profile", "logical", "drive-model",
 };
 
 static void usage(void)
@@ -139,6 +139,8 @@ static void usage(void)
 	       "                              usb-bridge-noflush, noisy-512n [simple]\n"
 	       "     --size <size>            capacity [1G]\n"
 	       "     --logical <bytes>        logical sector the device reports, 512..4096 [512]\n"
+	       "     --drive-model <name>     the model the drive states, for the verdict store\n"
+	       "                              [EMU-<PROFILE>, vendor ALIGNPROBE]\n"
 	       "     --phys <bytes>           hidden physical sector, 512..64K [4096]\n"
 	       "     --lowest-aligned <lba>   first aligned LBA, 0..phys/512-1 [0] (alias --lba)\n"
 	       "     --rmw-cost <time>        cost of a partial-sector write [8ms]\n"
@@ -314,6 +316,7 @@ static int parse_args(struct emulate_ctl *c, int argc, char **argv)
 		{ "flush-cost",     required_argument, NULL, OPT_SPECKEY + 13 },
 		{ "profile",        required_argument, NULL, OPT_SPECKEY + 14 },
 		{ "logical",        required_argument, NULL, OPT_SPECKEY + 15 },
+		{ "drive-model",    required_argument, NULL, OPT_SPECKEY + 16 },
 		AP_OUT_LONGOPTS,
 		{ "help",    no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -328,7 +331,14 @@ static int parse_args(struct emulate_ctl *c, int argc, char **argv)
 		if (ch >= OPT_SPECKEY && ch < OPT_SPECKEY + (int)AP_ARRAY_SIZE(speckeys)) {
 			c->nspec++;
 			if (ap_emu_spec_set(&c->spec, speckeys[ch - OPT_SPECKEY], optarg, &e) != 0) {
-				ap_usage_error(CMD, "--%s", e.msg);
+				const char *key = speckeys[ch - OPT_SPECKEY];
+				size_t klen = strlen(key);
+
+				/* "KEY 'VALUE': reason" from most keys; name the option for the rest */
+				if (strncmp(e.msg, key, klen) == 0 && e.msg[klen] == ' ')
+					ap_usage_error(CMD, "--%s", e.msg);
+				else
+					ap_usage_error(CMD, "--%s: %s", key, e.msg);
 				return AP_EXIT_USAGE;
 			}
 			continue;
@@ -390,6 +400,10 @@ static int parse_args(struct emulate_ctl *c, int argc, char **argv)
 	}
 	if (c->action && c->action != OPT_ATTACH && !c->dev && optind < argc)
 		c->dev = argv[optind++];
+	if (c->dev && !*c->dev) {
+		ap_usage_error(CMD, "an empty device name");
+		return AP_EXIT_USAGE;
+	}
 	if (optind < argc) {
 		ap_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
 		return AP_EXIT_USAGE;

@@ -217,7 +217,8 @@ int ap_fleet_record_prepare(const char *cmd, const char *opt, const char **path)
 	if (ap_vstore_check(*path, &e) == 0)
 		return 0;
 	ap_warnx(cmd, "--record", "%s", e.msg);
-	return AP_EXIT_USAGE;
+	/* the errno table's: a store on a read-only file system is 3 */
+	return ap_exit_for_errno(e.code) == AP_EXIT_REFUSED ? AP_EXIT_REFUSED : AP_EXIT_USAGE;
 }
 
 int ap_fleet_record_check_disk(const char *cmd, const char *dev,
@@ -225,9 +226,16 @@ int ap_fleet_record_check_disk(const char *cmd, const char *dev,
 {
 	if (id->model && *id->model)
 		return 0;
-	ap_warnx(cmd, dev, "--record: the disk states no model (vendor, model, firmware "
-		 "revision), so its verdict cannot stand for a model%s", id->loop ? "; a loop device's is stated with ALIGNPROBE_TEST_IDENTITY_<name> "
-		"(see ENVIRONMENT in alignprobe(8))" : "");
+	if (id->bridge)
+		ap_warnx(cmd, dev, "--record: the disk states no model: it is behind the bridge "
+			 "'%s', which passes no ATA IDENTIFY through (or it was not asked: that "
+			 "needs CAP_SYS_RAWIO), and the bridge's own model is not the drive's; "
+			 "attach the disk directly to record its verdict", id->bridge);
+	else
+		ap_warnx(cmd, dev, "--record: the disk states no model (vendor, model, firmware "
+			 "revision), so its verdict cannot stand for a model%s", id->loop ?
+			 "; a loop device's is stated with ALIGNPROBE_TEST_IDENTITY_<name> (see "
+			 "ENVIRONMENT in alignprobe(8))" : "");
 	return AP_EXIT_USAGE;
 }
 

@@ -70,6 +70,15 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
+/*
+ * A configuration that cannot run: 2, or 3 where the errno table says a
+ * refusal (a location on a read-only file system: EROFS).
+ */
+static int usage_or_refused(int err)
+{
+	return ap_exit_for_errno(err) == AP_EXIT_REFUSED ? AP_EXIT_REFUSED : AP_EXIT_USAGE;
+}
+
 static void usage(void)
 {
 	FILE *f = stdout;
@@ -263,7 +272,7 @@ static int do_run(struct ctx *c, struct ap_pm_config *cfg, const char *output,
 	} else if (rc && !res.error) {
 		/* configuration refused before anything was created */
 		ap_warnx(CMD, where, "%s", e.msg);
-		return AP_EXIT_USAGE;
+		return usage_or_refused(e.code);
 	} else if (rc) {
 		ap_warnx(CMD, NULL, "%s", e.msg);
 		ret = AP_EXIT_FAILURE;
@@ -317,13 +326,13 @@ static int check_script(struct ctx *c, struct ap_pm_script *s, bool implicit_run
 		if (pins_apply(&c->pins, &st->cfg, &e) ||
 		    (st->cmd == AP_PM_CMD_RUN && ap_pm_config_validate(&st->cfg, &e))) {
 			ap_warnx(CMD, st->where, "%s", e.msg);
-			return AP_EXIT_USAGE;
+			return usage_or_refused(e.code);
 		}
 	}
 	if (pins_apply(&c->pins, &s->final, &e) ||
 	    (implicit_run && ap_pm_config_validate(&s->final, &e))) {
 		ap_warnx(CMD, NULL, "%s", e.msg);
-		return AP_EXIT_USAGE;
+		return usage_or_refused(e.code);
 	}
 	return AP_EXIT_OK;
 }
@@ -577,8 +586,14 @@ int ap_cmd_postmark(int argc, char **argv)
 	/* the options themselves must be valid before any file is read */
 	ap_pm_config_init(&base);
 	if (pins_apply(&c.pins, &base, &e)) {
-		ap_usage_error(CMD, "%s", e.msg);
-		ret = AP_EXIT_USAGE;
+		/* a location on a read-only file system is the table's 3, not a usage error */
+		if (usage_or_refused(e.code) == AP_EXIT_REFUSED) {
+			ap_warnx(CMD, NULL, "%s", e.msg);
+			ret = AP_EXIT_REFUSED;
+		} else {
+			ap_usage_error(CMD, "%s", e.msg);
+			ret = AP_EXIT_USAGE;
+		}
 		goto out;
 	}
 	if (c.json)

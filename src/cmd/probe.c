@@ -492,8 +492,8 @@ int ap_cmd_probe(int argc, char **argv)
 		ap_sig_install();
 		return do_undo(&c, argc, argv);
 	}
-	if (!rc && c.record_set && ap_fleet_record_prepare(CMD, c.record, &c.record) != 0)
-		rc = AP_EXIT_USAGE;
+	if (!rc && c.record_set)
+		rc = ap_fleet_record_prepare(CMD, c.record, &c.record);	/* 2, or 3 (EROFS) */
 	if (rc) {
 		free(c.emu_specs);
 		ap_outfile_discard(&c.prom);

@@ -205,12 +205,15 @@ static int prepare_job(struct ctl *c, struct job *j)
 		return ap_errx(CMD, j->dev, errno, "%s", strerror(errno));
 	if (c->o.mode != AP_PROBE_READONLY) {
 		/* every in-use check first: any refusal is the gate's (exit 3) */
-		struct ap_safety_opts so = { .yes = true, .allow_partition = c->allow_partition };
+		struct ap_safety_opts so = { .yes = true, .dry_run = c->dry_run,
+					     .allow_partition = c->allow_partition };
 
 		rc = ap_cmd_gate(CMD, j->dev, &so, &j->t);
 		if (rc)
 			return rc;
 		j->have_t = true;
+	} else if ((rc = ap_cmd_refuse_held(CMD, j->dev)) != 0) {
+		return rc;	/* reads next to a live run's writes measure neither */
 	}
 	rc = ap_probe_device_geometry(j->dev, &j->d, &e);
 	if (rc)

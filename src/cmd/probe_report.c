@@ -23,6 +23,7 @@
 #include "cmd/fleet.h"
 #include "cmd/probe.h"
 #include "emu/model.h"
+#include "device/nextsteps.h"
 #include "fleet/vstore.h"
 #include "lib/align.h"
 #include "lib/exitcodes.h"
@@ -129,6 +130,15 @@ static char *verdict_line(const struct job *j)
 	return s;
 }
 
+static void print_next_steps(const struct job *j)
+{
+	struct ap_next_steps s;
+
+	ap_cmd_verdict_next_steps(j->dev, &j->r.verdict, j->r.clear, &s);
+	ap_cmd_print_next_steps(&s, "  what to run next (each writes the disk):", "    ");
+	ap_next_steps_free(&s);
+}
+
 static void print_words(struct ctl *c, const struct job *j)
 {
 	const struct ap_probe_result *r = &j->r;
@@ -154,6 +164,7 @@ static void print_words(struct ctl *c, const struct job *j)
 			printf("  recommended partition starts: %" PRIu64 " (1 MiB + %" PRIu64
 			       " sectors)", s1, s1 - mib);
 		printf("; first aligned start >= 34: %" PRIu64 "\n", first_aligned(v, 34));
+		print_next_steps(j);
 	} else if (v->resolved) {
 		printf("  no effect of %.2fx or more: equivalence test, confidence %s (the rank "
 		       "test for an effect: p = %s)\n", v->absence_margin,
@@ -224,6 +235,8 @@ static struct json_object *job_json(const struct ap_cols *cs, const struct job *
 	json_object_object_add(o, "mode", json_object_new_string(mode));
 	json_object_object_add(o, "emulated", json_object_new_boolean(j->emulated));
 	json_object_object_add(o, "identity", ap_identity_to_json(&j->d.id));
+	json_object_object_add(o, "next_steps",
+			       ap_cmd_verdict_next_steps_json(j->dev, &j->r.verdict, j->r.clear));
 	for (i = 0; i < r->nsizes; i++) {
 		const struct ap_probe_size *sz = &r->sizes[i];
 		const struct ap_verdict *v = &sz->verdict;

@@ -332,6 +332,9 @@ static int seq_parse_args(struct seq_cmd *c, int argc, char **argv)
 	} else if (optind + 1 != argc) {
 		ap_usage_error(CMD, optind < argc ? "one TARGET only" : "no TARGET given");
 		return AP_EXIT_USAGE;
+	} else if (!argv[optind][0]) {
+		ap_usage_error(CMD, "an empty TARGET: name a file or a device");
+		return AP_EXIT_USAGE;
 	} else {
 		c->target = argv[optind];
 	}
@@ -381,6 +384,28 @@ static int seq_finish_opts(struct seq_cmd *c, const struct ap_seq_target *t)
 	c->o.bs = c->bs;
 	c->o.nbs = c->nbs;
 	return 0;
+}
+
+/* --emulate --dry-run: the size and cell checks on the spec's drive; 0 or 2. */
+static int seq_dry_run_emulated(struct seq_cmd *c, const struct ap_emu_spec *spec)
+{
+	struct ap_seq_target t = { .fd = -1, .is_bdev = true };
+	struct ap_seq_result r = { 0 };
+	struct ap_error e = { 0 };
+	int rc;
+
+	t.capacity = spec->capacity;
+	t.align = spec->logical_sector ? spec->logical_sector : 512;
+	t.path = (char *)"the emulated drive";
+	c->target = t.path;
+	rc = seq_finish_opts(c, &t);
+	if (!rc && ap_seq_plan(&t, &c->o, &r, &e) < 0) {
+		ap_warnx(CMD, t.path, "%s", e.msg);
+		rc = AP_EXIT_USAGE;
+	}
+	ap_seq_result_free(&r);
+	c->target = NULL;
+	return rc;
 }
 
 static void seq_dry_run_outputs(const struct seq_cmd *c)
@@ -493,6 +518,14 @@ static int seq_main(struct seq_cmd *c)
 		return ap_errx(CMD, c->target, ENOENT, "no such device (a new regular file "
 			       "is created only outside /dev)");
 	}
+	if (!is_bdev) {
+		/* a file behind a loop device or swap is a disk in use: the gate's refusal */
+		if (ap_safety_check_file(c->target, &e) != 0)
+			return ap_err_error(CMD, c->target, &e);
+		/* what opening it will check, without creating it */
+		if (c->dry_run && ap_seq_target_check(c->target, &e) != 0)
+			return ap_err_error(CMD, c->target, &e);
+	}
 
 	if (c->dry_run && !is_bdev) {
 		/* plan without creating anything */
@@ -536,6 +569,13 @@ static int seq_main(struct seq_cmd *c)
 		else
 			ap_seq_target_close(&t, c->keep);
 		return rc;
+	}
+	/* a killed run's switch first: put back what it found, and keep that as found */
+	if (c->o.nwc && ap_cmd_wcache_adopt(&c->wc, &e) < 0) {
+		ap_warnx(CMD, c->target, "a killed run's write cache record: %s", e.msg);
+		ap_seq_result_free(&r);
+		ap_seq_target_close(&t, c->keep);
+		return AP_EXIT_FAILURE;
 	}
 	c->wc_sysfs = ap_seq_sysfs_write_cache(&t);
 	c->wc_drive = seq_drive_write_cache(&t);
@@ -633,6 +673,15 @@ int ap_cmd_seq(int argc, char **argv)
 		if (c.dry_run) {
 			char *text = ap_emu_spec_format(&spec);
 
+			/* every check of the run, on the drive the spec describes */
+			rc = seq_dry_run_emulated(&c, &spec);
+			if (rc) {
+				free(text);
+				ap_emu_spec_free(&spec);
+				free(c.bs);
+				ap_outfile_discard(&c.plot_out);
+				return rc;
+			}
 			ap_emu_spec_free(&spec);
 			free(c.bs);
 			printf("dry run: would set up an emulated drive (%s) and run on it;\n"

@@ -14,6 +14,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/sweep.h"
+#include "device/nextsteps.h"
 #include "lib/exitcodes.h"
 #include "lib/outfile.h"
 #include "lib/stats.h"
@@ -152,6 +153,16 @@ static char *verdict_line(const struct ap_verdict *v, const char *early)
 	return s;
 }
 
+/* What to run next after the verdict (a verdict shown is a clear one). */
+static void print_next_steps(const char *dev, const struct ap_verdict *v)
+{
+	struct ap_next_steps s;
+
+	ap_cmd_verdict_next_steps(dev, v, true, &s);
+	ap_cmd_print_next_steps(&s, "  What to run next (each writes the disk):", "    ");
+	ap_next_steps_free(&s);
+}
+
 /*
  * @partial: some planned start has no successful measurement (an
  * interrupted sweep): what "these starts" cannot resolve may be resolved by
@@ -195,6 +206,7 @@ static void print_verdict(const char *dev, const struct ap_verdict *v, uint64_t 
 		       "  or %" PRIu64 " (the first aligned start >= %" PRIu64 ").\n", mib,
 		       mib * v->logical_sector == (1ULL << 20) ? "1 MiB" :
 		       "the first aligned start after 1 MiB", first, first_usable);
+		print_next_steps(dev, v);
 	} else if (v->sensitive) {
 		printf("\nVerdict for %s: alignment matters (%.*fx, rank test p = %s), but\n"
 		       "  %s.\n", dev, v->small ? 2 : 1, v->slowdown,
@@ -294,6 +306,10 @@ int sweep_report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
 			return rc;
 		}
 		o = ap_sweep_doc_to_json(doc, v, sweep_starts_json(&cs, st, n), stopped);
+		if (c->id.size)	/* the disk measured (verdicts merge reads it) */
+			json_object_object_add(o, "identity", ap_identity_to_json(&c->id));
+		json_object_object_add(o, "next_steps",
+				       ap_cmd_verdict_next_steps_json(doc->device, v, true));
 		if (ap_out_json_print(stdout, o) != 0) {
 			ap_warnx(CMD, NULL, "write error on standard output");
 			rc = AP_EXIT_FAILURE;

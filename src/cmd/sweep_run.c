@@ -100,6 +100,9 @@ static void save_doc(struct sweep_cmd *c, const struct ap_sweep_run *run, const 
 	ap_cols_init(&cs, NULL, infos, AP_ARRAY_SIZE(infos), NULL, 0,
 		     json_cols, AP_ARRAY_SIZE(json_cols));
 	o = ap_sweep_doc_to_json(&d, v, sweep_starts_json(&cs, st, n), stopped);
+	if (c->id.size)
+		json_object_object_add(o, "identity", ap_identity_to_json(&c->id));
+	json_object_object_add(o, "next_steps", ap_cmd_verdict_next_steps_json(d.device, v, true));
 	if (ap_sweep_json_save(&c->save_out, o, &e) != 0 && c->save_errors++ == 0) {
 		ap_progress_clear(&c->pg);
 		ap_warnx(CMD, NULL, "--save: %s", e.msg);
@@ -371,18 +374,53 @@ static int do_sweep(struct sweep_cmd *c, int excl_fd)
 }
 
 /* Checks and plans shared by a device and the emulated drive. */
-static int plan(struct sweep_cmd *c, uint64_t *part_sectors)
+/*
+ * --mkfs-opt: mkfs with the options on a scratch image of the partition's
+ * size, before anything is written to the disk. 0 or 2 (printed).
+ */
+static int check_mkfs_opts(struct sweep_cmd *c, uint64_t size)
 {
 	struct ap_error e = { 0 };
-	uint64_t last, avail, min;
+	int rc;
+
+	if (!c->nmkfs_opts)
+		return 0;
+	rc = ap_mkfs_try(c->fs, size, c->mkfs_opts, c->nmkfs_opts, &e);
+	if (!rc)
+		return 0;
+	if (rc == -EINVAL) {
+		ap_usage_error(CMD, "--mkfs-opt: %s refuses the options (tried on a scratch "
+			       "image): %s", ap_mkfs_program(c->fs), e.msg);
+		return AP_EXIT_USAGE;
+	}
+	ap_warnx(CMD, NULL, "--mkfs-opt: %s", e.msg);
+	return ap_exit_for_errno(rc);
+}
+
+/*
+ * The verdict compares starts with each other: one start alone never gives
+ * one, so more rounds than one only cost time. One start is a measurement
+ * of that start (exit 5, no verdict): said, and one round. Always 0.
+ */
+static int check_starts(struct sweep_cmd *c)
+{
+	if (!c->starts || c->nstarts >= 2)
+		return 0;
+	ap_warnx(CMD, NULL, "--starts: one start (%" PRIu64 ") can never give a verdict, which "
+		 "compares the starts with each other: measuring it for one round", c->starts[0]);
+	c->min_rounds = c->max_rounds = 1;
+	return 0;
+}
+
+/* The plan on the disk c->info describes: 0, or 2 after the message. */
+static int plan_on(struct sweep_cmd *c, uint64_t *part_sectors)
+{
+	uint64_t last, avail, min, want;
 	size_t i;
 
-	if (ap_part_disk_info(c->disk, &c->info, &e) != 0) {
-		ap_warnx(CMD, c->disk, "%s", e.msg);
-		return AP_EXIT_FAILURE;
-	}
 	if (!c->starts)
 		ap_sweep_default_starts(c->info.logical_sector, &c->starts, &c->nstarts);
+	check_starts(c);
 	for (i = 0; i < c->nstarts; i++) {
 		if (c->starts[i] < c->info.first_usable) {
 			ap_usage_error(CMD, "start %" PRIu64 " is before the first sector a GPT "
@@ -417,9 +455,12 @@ static int plan(struct sweep_cmd *c, uint64_t *part_sectors)
 		}
 		c->part_size = avail;
 	}
+	want = c->part_size;
 	c->part_size -= c->part_size % 4096;	/* whole 4 KiB file-system blocks */
 	if (c->part_size < min) {
-		char *a = ap_size_to_human(c->part_size), *b = ap_size_to_human(min);
+		/* the size asked for, not what rounding left of it */
+		char *a = ap_size_to_human(c->size_set ? want : c->part_size);
+		char *b = ap_size_to_human(min);
 
 		if (c->size_set)
 			ap_usage_error(CMD, "--size: %s is too small for %s (at least %s)", a, c->fs, b);
@@ -431,17 +472,31 @@ static int plan(struct sweep_cmd *c, uint64_t *part_sectors)
 		return AP_EXIT_USAGE;	/* a device too small is bad input, as in probe */
 	}
 	*part_sectors = c->part_size / c->info.logical_sector;
-	return 0;
+	return check_mkfs_opts(c, c->part_size);
 }
 
-/* --record: the disk's identity, which must state a model. 0 or an exit code. */
+static int plan(struct sweep_cmd *c, uint64_t *part_sectors)
+{
+	struct ap_error e = { 0 };
+
+	if (ap_part_disk_info(c->disk, &c->info, &e) != 0) {
+		ap_warnx(CMD, c->disk, "%s", e.msg);
+		return AP_EXIT_FAILURE;
+	}
+	return plan_on(c, part_sectors);
+}
+
+/*
+ * The disk's identity, for the results ("identity", which verdicts merge
+ * reads) and --record, which needs a model. 0 or an exit code.
+ */
 static int record_identity(struct sweep_cmd *c)
 {
 	struct ap_error e = { 0 };
 
 	if (ap_identity_read_path(c->disk, NULL, &c->id, &e) != 0)
-		return ap_err_error(CMD, c->disk, &e);
-	return ap_fleet_record_check_disk(CMD, c->disk, &c->id);
+		return c->record_set ? ap_err_error(CMD, c->disk, &e) : 0;
+	return c->record_set ? ap_fleet_record_check_disk(CMD, c->disk, &c->id) : 0;
 }
 
 int sweep_run_device(struct sweep_cmd *c)
@@ -457,7 +512,7 @@ int sweep_run_device(struct sweep_cmd *c)
 		return rc;
 	c->disk = t.dev ? t.dev : c->device;
 	rc = plan(c, &part_sectors);
-	if (!rc && c->record_set)
+	if (!rc)
 		rc = record_identity(c);
 	if (!rc)
 		rc = ap_cmd_confirm(CMD, c->device, &t, &so, NULL);
@@ -494,7 +549,16 @@ int sweep_run_emulated(struct sweep_cmd *c)
 	/* the drive as set up, each key once: what the dry run and --save say */
 	c->emu_text = ap_emu_spec_format(&spec);
 	if (c->dry_run) {
+		unsigned lbs = spec.logical_sector ? spec.logical_sector : 512;
+
+		/* every check of the run, on the drive the spec describes */
+		ap_part_disk_geometry(lbs, lbs, spec.capacity / lbs, &c->info);
 		ap_emu_spec_free(&spec);
+		c->disk = "the emulated drive";
+		rc = plan_on(c, &part_sectors);
+		c->disk = NULL;
+		if (rc)
+			return rc;
 		printf("dry run: would set up an emulated drive (%s) and sweep it;\n"
 		       "nothing is written.\n", c->emu_text);
 		dry_run_outputs(c);
@@ -506,7 +570,7 @@ int sweep_run_emulated(struct sweep_cmd *c)
 		return rc;
 	c->disk = ap_emu_device(emu);
 	rc = ap_sig_pending() ? AP_EXIT_SIGNAL_BASE + ap_sig_pending() : plan(c, &part_sectors);
-	if (!rc && c->record_set)
+	if (!rc)
 		rc = record_identity(c);
 	if (!rc) {
 		c->params = make_params(c, part_sectors);
@@ -514,6 +578,10 @@ int sweep_run_emulated(struct sweep_cmd *c)
 		fd = ap_safety_open_excl(c->disk, O_RDWR);
 		if (fd < 0) {
 			ap_warnx(CMD, c->disk, "cannot open exclusively: %s", strerror(-fd));
+			rc = AP_EXIT_FAILURE;
+		} else if (ap_safety_hold(c->disk, CMD, &e) != 0) {
+			ap_warnx(CMD, c->disk, "%s", e.msg);
+			close(fd);
 			rc = AP_EXIT_FAILURE;
 		} else {
 			rc = do_sweep(c, fd);

@@ -47,6 +47,40 @@ bool ap_cmd_wcache_orig_on(const struct ap_cmd_wcache *c)
 	return c->model >= 0 ? c->model == 1 : c->w.orig_on;
 }
 
+int ap_cmd_wcache_adopt(struct ap_cmd_wcache *c, struct ap_error *e)
+{
+	struct ap_state_entry *v = NULL;
+	size_t n = 0, i;
+	int rc = 0, adopted = 0;
+	char *disk;
+
+	if (ap_state_list(&v, &n) != 0)
+		return 0;
+	for (i = 0; !rc && i < n; i++) {
+		if (v[i].kind != AP_STATE_WCACHE || !v[i].dev || strcmp(v[i].dev, c->dev) != 0 ||
+		    !ap_state_is_stale(&v[i]))
+			continue;
+		/* restored before it is dropped: a SIGKILL in between loses nothing */
+		rc = ap_cmd_wcache_restore_record(v[i].path, v[i].dev, v[i].aux, e);
+		if (rc >= 0) {
+			ap_state_release(v[i].file);
+			adopted++;
+			rc = 0;
+		}
+	}
+	ap_state_free(v, n);
+	if (rc < 0)
+		return rc;
+	if (!adopted)
+		return 0;
+	/* what the drive says now is its original state */
+	disk = ap_xstrdup(c->w.disk);
+	ap_cmd_wcache_free(c);
+	rc = ap_cmd_wcache_find(c, disk, e);
+	free(disk);
+	return rc < 0 ? rc : adopted;
+}
+
 int ap_cmd_wcache_record(struct ap_cmd_wcache *c, struct ap_error *e)
 {
 	char *aux = ap_wcache_record_aux(c->model, c->backing, c->w.orig);

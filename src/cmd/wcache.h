@@ -32,6 +32,15 @@ struct ap_cmd_wcache {
 int ap_cmd_wcache_find(struct ap_cmd_wcache *c, const char *disk, struct ap_error *e);
 /* Whether the cache was on when found. */
 bool ap_cmd_wcache_orig_on(const struct ap_cmd_wcache *c);
+/*
+ * A killed run's record for this drive (stale AP_STATE_WCACHE entries of
+ * c->dev): put back the state it recorded, drop the record, and find the
+ * state again, so that this run records the drive's original state and
+ * the drive ends as it was before the first run. Before
+ * ap_cmd_wcache_record(). The number of records adopted, or -errno with the
+ * reason in @e (a record that cannot be restored: the run must not start).
+ */
+int ap_cmd_wcache_adopt(struct ap_cmd_wcache *c, struct ap_error *e);
 /* The registry record of the state found: before the first switch. 0 or -errno. */
 int ap_cmd_wcache_record(struct ap_cmd_wcache *c, struct ap_error *e);
 /* Switch (seq's ap_seq_wc_fn, @arg the struct ap_cmd_wcache): 0 or -errno. */

@@ -31,16 +31,6 @@
 /* ------------------------------------------------------------------ */
 /* reading */
 
-static char *attr(const char *dir, const char *name)
-{
-	char *p, *v;
-
-	ap_xasprintf(&p, "%s/%s", dir, name);
-	v = ap_read_line(p);
-	free(p);
-	return v;
-}
-
 /* The first of @names under @dir that has a value. */
 static char *attr_first(const char *dir, const char *const *names, size_t n)
 {
@@ -48,7 +38,7 @@ static char *attr_first(const char *dir, const char *const *names, size_t n)
 	size_t i;
 
 	for (i = 0; !v && i < n; i++)
-		v = attr(dir, names[i]);
+		v = ap_sysfs_dir_attr(dir, names[i]);
 	return v;
 }
 
@@ -105,27 +95,15 @@ static void read_loop(int fd, const char *whole, struct ap_disk_identity *id)
 	}
 }
 
-/*
- * The test seam (as e2fsprogs' MKE2FS_DEVICE_SECTSIZE fakes topology): a
- * loop device states no vendor, model or revision, so tests state them in
- * ALIGNPROBE_TEST_IDENTITY_<name>=VENDOR:MODEL:REVISION[:SERIAL], <name>
- * the disk's kernel name ("loop7"; its partitions are the disk's). An
- * empty field states nothing. Only loop devices: a real disk's identity
- * is never taken from the environment.
- */
-static void read_test_seam(const char *whole, struct ap_disk_identity *id)
+/* VENDOR:MODEL:REVISION[:SERIAL] into @id; an empty field states nothing. */
+static void apply_stated(const char *v, struct ap_disk_identity *id)
 {
 	char **fields[] = { &id->vendor, &id->model, &id->revision, &id->serial };
-	const char *name = strrchr(whole, '/'), *v;
-	char *var, *copy, *p;
+	char *copy, *p;
 	size_t i;
 
-	ap_xasprintf(&var, "ALIGNPROBE_TEST_IDENTITY_%s", name ? name + 1 : whole);
-	v = getenv(var);
-	free(var);
-	if (!v || !*v)
-		return;
 	copy = ap_xstrdup(v);
+	copy[strcspn(copy, "\n")] = '\0';
 	p = copy;
 	for (i = 0; p && i < AP_ARRAY_SIZE(fields); i++) {
 		char *next = strchr(p, ':');
@@ -141,24 +119,51 @@ static void read_test_seam(const char *whole, struct ap_disk_identity *id)
 	free(copy);
 }
 
-/* What sysfs did not say, from the drive's own ATA IDENTIFY. */
-static void read_ata(int fd, struct ap_disk_identity *id)
+/*
+ * The test seam (as e2fsprogs' MKE2FS_DEVICE_SECTSIZE fakes topology): a
+ * loop device states no vendor, model or revision, so tests state them in
+ * ALIGNPROBE_TEST_IDENTITY_<name>=VENDOR:MODEL:REVISION[:SERIAL], <name>
+ * the disk's kernel name ("loop7"; its partitions are the disk's). An
+ * empty field states nothing. Only loop devices: a real disk's identity
+ * is never taken from the environment.
+ */
+static void read_test_seam(const char *whole, struct ap_disk_identity *id)
 {
-	struct ap_ata_identify ata;
-	struct ap_error e = { 0 };
+	const char *name = strrchr(whole, '/'), *v;
+	char *var;
 
-	if (id->serial && id->wwn && id->model && id->revision)
+	ap_xasprintf(&var, "ALIGNPROBE_TEST_IDENTITY_%s", name ? name + 1 : whole);
+	v = getenv(var);
+	free(var);
+	if (v && *v)
+		apply_stated(v, id);
+}
+
+/*
+ * A loop device over alignprobe's emulated drive ("<workdir>/mnt/disk",
+ * <workdir> an "alignprobe-emu.*" directory): the identity the emulator
+ * wrote beside it, <workdir>/identity (see ap_emu_drive_model()). Nothing
+ * for any other backing file.
+ */
+static void read_emulated(struct ap_disk_identity *id)
+{
+	const char *suffix = "/mnt/disk", *b = id->backing_file, *wd;
+	size_t n = b ? strlen(b) : 0, k = strlen(suffix);
+	char *dir, *path, *line;
+
+	if (n <= k || strcmp(b + n - k, suffix) != 0)
 		return;
-	if (ap_sgio_ata_identify(fd, &ata, &e) != 0)
-		return;
-	if (!id->serial && ata.serial[0])
-		id->serial = ap_xstrdup(ata.serial);
-	if (!id->model && ata.model[0])
-		id->model = ap_xstrdup(ata.model);
-	if (!id->revision && ata.firmware[0])
-		id->revision = ap_xstrdup(ata.firmware);
-	if (!id->wwn && ata.wwn_valid)
-		ap_xasprintf(&id->wwn, "0x%016" PRIx64, ata.wwn);
+	dir = ap_xstrndup(b, n - k);
+	wd = strrchr(dir, '/');
+	if (wd && strncmp(wd + 1, "alignprobe-emu.", 15) == 0) {
+		ap_xasprintf(&path, "%s/identity", dir);
+		line = ap_read_line(path);
+		if (line && *line)
+			apply_stated(line, id);
+		free(line);
+		free(path);
+	}
+	free(dir);
 }
 
 int ap_identity_read(int fd, struct ap_disk_identity *id, struct ap_error *e)
@@ -215,14 +220,16 @@ int ap_identity_read(int fd, struct ap_disk_identity *id, struct ap_error *e)
 	if (!id->serial)
 		id->serial = vpd_serial(whole);
 	id->model = attr_first(whole, models, AP_ARRAY_SIZE(models));
-	id->vendor = attr(whole, "device/vendor");
+	id->vendor = ap_sysfs_dir_attr(whole, "device/vendor");
 	id->revision = attr_first(whole, revs, AP_ARRAY_SIZE(revs));
 	id->uuid = attr_first(whole, uuids, AP_ARRAY_SIZE(uuids));
 	read_loop(fd, whole, id);
-	if (id->loop)
-		read_test_seam(whole, id);
+	if (id->loop) {
+		read_emulated(id);
+		read_test_seam(whole, id);	/* a test's statement wins */
+	}
 	else
-		read_ata(fd, id);
+		ap_identity_read_drive(fd, whole, id);
 	free(whole);
 	free(dir);
 	return 0;
@@ -323,6 +330,10 @@ void ap_identity_free(struct ap_disk_identity *id)
 	free(id->model);
 	free(id->vendor);
 	free(id->revision);
+	free(id->bridge);
+	free(id->legacy_vendor);
+	free(id->legacy_model);
+	free(id->legacy_revision);
 	free(id->uuid);
 	free(id->backing_file);
 	memset(id, 0, sizeof(*id));
@@ -341,6 +352,10 @@ void ap_identity_copy(struct ap_disk_identity *dst, const struct ap_disk_identit
 	dst->model = dup_or_null(src->model);
 	dst->vendor = dup_or_null(src->vendor);
 	dst->revision = dup_or_null(src->revision);
+	dst->bridge = dup_or_null(src->bridge);
+	dst->legacy_vendor = dup_or_null(src->legacy_vendor);
+	dst->legacy_model = dup_or_null(src->legacy_model);
+	dst->legacy_revision = dup_or_null(src->legacy_revision);
 	dst->uuid = dup_or_null(src->uuid);
 	dst->backing_file = dup_or_null(src->backing_file);
 }
@@ -480,10 +495,12 @@ enum ap_identity_field ap_identity_compare_meta(const struct ap_disk_identity *w
 		free(b);
 		return AP_IDENTITY_BACKING;
 	}
-	if (str_differs(want->model, have->model, false))
+	if (str_differs(want->model, have->model, false) &&
+	    (!have->legacy_model || str_differs(want->model, have->legacy_model, false)))
 		return differs(why, whylen, AP_IDENTITY_MODEL, "the journal's disk is a '%s', "
 			       "this device a '%s'", want->model, q(have->model));
-	if (str_differs(want->vendor, have->vendor, false))
+	if (str_differs(want->vendor, have->vendor, false) &&
+	    (!have->legacy_vendor || str_differs(want->vendor, have->legacy_vendor, false)))
 		return differs(why, whylen, AP_IDENTITY_VENDOR, "the journal's disk is from '%s', "
 			       "this device from '%s'", want->vendor, q(have->vendor));
 	if (want->partition != have->partition || want->partition_start != have->partition_start)
@@ -549,6 +566,8 @@ char *ap_identity_describe(const struct ap_disk_identity *id)
 		ap_strappendf(&s, ", ", "model '%s'", id->model);
 	if (id->vendor)
 		ap_strappendf(&s, ", ", "vendor '%s'", id->vendor);
+	if (id->bridge)
+		ap_strappendf(&s, ", ", "behind the bridge '%s'", id->bridge);
 	if (id->uuid)
 		ap_strappendf(&s, ", ", "UUID %s", id->uuid);
 	if (id->loop) {
@@ -582,6 +601,7 @@ struct json_object *ap_identity_to_json(const struct ap_disk_identity *id)
 	json_object_object_add(o, "model", ap_json_string(id->model));
 	json_object_object_add(o, "vendor", ap_json_string(id->vendor));
 	json_object_object_add(o, "revision", ap_json_string(id->revision));
+	json_object_object_add(o, "bridge", ap_json_string(id->bridge));
 	json_object_object_add(o, "uuid", ap_json_string(id->uuid));
 	json_object_object_add(o, "size", ap_json_u64(id->size));
 	json_object_object_add(o, "logical_sector", ap_json_u64(id->logical_sector));
@@ -678,6 +698,8 @@ int ap_identity_from_json(struct json_object *o, struct ap_disk_identity *id,
 		rc = ap_json_get_string(o, "vendor", false, &id->vendor, &le);
 	if (!rc)
 		rc = ap_json_get_string(o, "revision", false, &id->revision, &le);
+	if (!rc)
+		rc = ap_json_get_string(o, "bridge", false, &id->bridge, &le);
 	if (!rc)
 		rc = ap_json_get_string(o, "uuid", false, &id->uuid, &le);
 	if (!rc)

@@ -47,9 +47,15 @@ struct ap_disk_identity {
 	/* NULL where the kernel and the drive do not say */
 	char *wwn;
 	char *serial;
-	char *model;
+	char *model;			/* the drive's own (see drivekey.c) */
 	char *vendor;
 	char *revision;			/* firmware; recorded, never compared */
+	char *bridge;			/* "VENDOR PRODUCT" of a bridge (USB, SAT) that
+					   presents the drive, never taken as the drive */
+	/* the key alignprobe 0.1 read for this disk (SCSI INQUIRY: for a SATA
+	   disk libata's, 16 and 4 characters) where it differs, to match old
+	   records */
+	char *legacy_vendor, *legacy_model, *legacy_revision;
 	char *uuid;			/* dm or md UUID */
 	uint64_t size;			/* bytes */
 	unsigned logical_sector;	/* bytes */
@@ -81,6 +87,36 @@ enum ap_identity_field {
 };
 
 /*
+ * The drive's key (vendor, model, revision) from what its layers say:
+ * the drive's own ATA IDENTIFY (through SAT: SG_IO ATA PASS-THROUGH or
+ * VPD page 89h) when it answers: vendor "ATA" (as libata states every ATA
+ * drive), IDENTIFY's model (40 characters), firmware (8) and serial, and
+ * the INQUIRY vendor and product named as ->bridge when they are not
+ * libata's own ("ATA"); else the INQUIRY strings, unless the disk is
+ * attached through USB, where they describe the bridge: then no model
+ * (so nothing is recorded for the wrong drive) and the bridge named.
+ * ->legacy_* get the key alignprobe 0.1 used, the INQUIRY strings (for
+ * libata's own SAT: "ATA", the model's first 16 characters, 4 of the
+ * firmware's), where it differs. Pure.
+ */
+struct ap_ata_identify;
+struct ap_identity_sources {
+	const char *inq_vendor, *inq_model, *inq_revision;	/* SCSI INQUIRY, or NULL */
+	const struct ap_ata_identify *ata;	/* the drive's IDENTIFY, NULL: none */
+	bool usb;				/* attached through a USB bridge */
+};
+void ap_identity_decide(struct ap_disk_identity *id, const struct ap_identity_sources *src);
+
+/*
+ * The vendor/model/revision/serial/bridge of a SCSI disk (sysfs @whole,
+ * block device @fd) from INQUIRY and the drive (ap_identity_decide()),
+ * reading ATA IDENTIFY from sysfs device/vpd_pg89, else SG_IO VPD 89h,
+ * ATA PASS-THROUGH(16) and (12); an NVMe namespace's from Identify
+ * Controller where sysfs lacks them. Called by ap_identity_read().
+ */
+void ap_identity_read_drive(int fd, const char *whole, struct ap_disk_identity *id);
+
+/*
  * Everything but the content, from block device @fd (any open mode).
  * -ENOTBLK when it is not a block device, -errno when its size cannot be
  * read; a field the device does not state stays NULL/0. @id is always
@@ -107,7 +143,8 @@ void ap_identity_copy(struct ap_disk_identity *dst, const struct ap_disk_identit
 /*
  * Is @have the disk @want describes? Every field @want records must be
  * recorded by @have and equal (a serial that was known and is now unknown
- * differs); the revision is not compared (firmware updates), nor are
+ * differs; a model or vendor equal to @have's legacy one is the same: a
+ * record of alignprobe 0.1); the revision is not compared (firmware updates), nor are
  * fields @want does not record. Content is compared range by range, so
  * @have must have been read over @want's ranges (ap_identity_read_content).
  * ap_identity_compare_meta() skips the content (a cheap first pass).
@@ -132,8 +169,8 @@ bool ap_identity_is_distinctive(const struct ap_disk_identity *id);
 char *ap_identity_describe(const struct ap_disk_identity *id);
 
 /*
- * JSON: {"wwn", "serial", "model", "vendor", "revision", "uuid" (strings or
- * null), "size", "logical_sector", "partition" (0: a whole disk),
+ * JSON: {"wwn", "serial", "model", "vendor", "revision", "bridge", "uuid"
+ * (strings or null; "bridge" may be absent in older records), "size", "logical_sector", "partition" (0: a whole disk),
  * "partition_start", "loop" (boolean), "backing_file", "backing_device"
  * ("major:minor"), "backing_inode", "backing_offset" (null unless a loop
  * device), "content": [{"offset", "length", "crc32", "uniform"}]}.

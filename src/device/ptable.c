@@ -20,10 +20,6 @@
 #include <linux/fs.h>
 #include <libfdisk/libfdisk.h>
 
-#define GPT_SIGNATURE		"EFI PART"
-#define GPT_HEADER_MIN		92
-#define GPT_ENTRIES_MAX		(4u << 20)
-#define GPT_ENTRY_MIN		128
 #define FDISK_MSGS_MAX		64
 
 /* ---- issues ---- */
@@ -47,6 +43,11 @@ static const struct {
 	[AP_PT_OUTSIDE_USABLE]	  = { "outside_usable", true },
 	[AP_PT_LOGICAL_OUTSIDE]	  = { "logical_outside_extended", true },
 	[AP_PT_FOREIGN_SECTOR]	  = { "foreign_sector_size", true },
+	[AP_PT_PARTLY_READ]	  = { "partly_read", true },
+	[AP_PT_CRASHED]		  = { "reader_crashed", true },
+	[AP_PT_UNREAD_LABEL]	  = { "unread_label", true },
+	[AP_PT_HYBRID_MISMATCH]	  = { "hybrid_mbr_mismatch", true },
+	[AP_PT_LABEL_CORRUPT]	  = { "label_corrupt", true },
 	[AP_PT_VERIFY]		  = { "verify", false },
 	[AP_PT_BACKUP_NOT_AT_END] = { "backup_not_at_end", false },
 	[AP_PT_HYBRID_MBR]	  = { "hybrid_mbr", false },
@@ -146,8 +147,25 @@ void ap_ptable_free(struct ap_ptable *pt)
 	free(pt->issues);
 	free(pt->path);
 	free(pt->label);
+	free(pt->reader);
+	free(pt->whole_disk);
+	free(pt->whole_disk_usage);
 	free(pt->id);
 	memset(pt, 0, sizeof(*pt));
+}
+
+const char *ap_part_role_name(enum ap_part_role role)
+{
+	switch (role) {
+	case AP_PART_WHOLE_DISK:
+		return "the whole-disk entry";
+	case AP_PART_VOLUME_HEADER:
+		return "the volume header";
+	case AP_PART_MAP:
+		return "the partition map's own entry";
+	default:
+		return NULL;
+	}
 }
 
 /* ---- validation over the partition list (pure) ---- */
@@ -243,7 +261,7 @@ void ap_ptable_validate(struct ap_ptable *pt)
 		return;
 	v = ap_xcalloc(n, sizeof(*v));
 	for (i = 0, j = 0; i < pt->nparts; i++)
-		if (extent_ok(&pt->parts[i]))
+		if (extent_ok(&pt->parts[i]) && pt->parts[i].role == AP_PART_DATA)
 			v[j++] = &pt->parts[i];
 	n = j;
 	qsort(v, n, sizeof(*v), cmp_start);
@@ -267,316 +285,6 @@ void ap_ptable_validate(struct ap_ptable *pt)
 	free(v);
 }
 
-/* ---- raw GPT (pure parts exported) ---- */
-
-uint32_t ap_ptable_crc32(const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-	uint32_t crc = 0xffffffffu;
-	size_t i;
-	int k;
-
-	for (i = 0; i < len; i++) {
-		crc ^= p[i];
-		for (k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
-	}
-	return ~crc;
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-	return (uint64_t)le32(p) | ((uint64_t)le32(p + 4) << 32);
-}
-
-int ap_gpt_header_parse(const uint8_t *buf, size_t len, struct ap_gpt_header *h)
-{
-	uint8_t tmp[512];
-
-	memset(h, 0, sizeof(*h));
-	if (!buf || len < GPT_HEADER_MIN || memcmp(buf, GPT_SIGNATURE, 8) != 0)
-		return -ENOENT;
-	h->revision = le32(buf + 8);
-	h->header_size = le32(buf + 12);
-	h->header_crc = le32(buf + 16);
-	h->my_lba = le64(buf + 24);
-	h->alternate_lba = le64(buf + 32);
-	h->first_usable = le64(buf + 40);
-	h->last_usable = le64(buf + 48);
-	memcpy(h->disk_guid, buf + 56, 16);
-	h->entries_lba = le64(buf + 72);
-	h->nentries = le32(buf + 80);
-	h->entry_size = le32(buf + 84);
-	h->entries_crc = le32(buf + 88);
-	if (h->header_size < GPT_HEADER_MIN || h->header_size > len ||
-	    h->header_size > sizeof(tmp))
-		return -EBADMSG;
-	memcpy(tmp, buf, h->header_size);
-	memset(tmp + 16, 0, 4);		/* the CRC field counts as zero */
-	if (ap_ptable_crc32(tmp, h->header_size) != h->header_crc)
-		return -EBADMSG;
-	if (!ap_gpt_entries_size(h))
-		return -EBADMSG;
-	return 0;
-}
-
-size_t ap_gpt_entries_size(const struct ap_gpt_header *h)
-{
-	uint64_t sz = (uint64_t)h->nentries * h->entry_size;
-
-	if (!h->nentries || h->entry_size < GPT_ENTRY_MIN || h->entry_size % 8 ||
-	    sz > GPT_ENTRIES_MAX)
-		return 0;
-	return (size_t)sz;
-}
-
-/* One copy of the GPT as found on disk. */
-struct gpt_copy {
-	uint64_t lba;
-	bool present;		/* "EFI PART" signature found */
-	bool header_ok;		/* signature and header CRC */
-	bool valid;		/* everything libfdisk checks, entries CRC included */
-	struct ap_gpt_header h;
-	uint8_t *ents;
-	size_t entsz;
-	char why[128];		/* why not valid */
-};
-
-int ap_ptable_read_at(int fd, void *buf, size_t len, uint64_t off)
-{
-	ssize_t r;
-	size_t done = 0;
-
-	while (done < len) {
-		r = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (r == 0)
-			return -ENODATA;	/* short file */
-		done += (size_t)r;
-	}
-	return 0;
-}
-
-static void gpt_copy_read(int fd, unsigned ss, uint64_t nsectors, uint64_t lba,
-			  struct gpt_copy *c)
-{
-	uint8_t *buf;
-	uint64_t last = nsectors ? nsectors - 1 : 0, ent_sectors;
-	int rc;
-
-	memset(c, 0, sizeof(*c));
-	c->lba = lba;
-	if (lba >= nsectors) {
-		snprintf(c->why, sizeof(c->why), "LBA %" PRIu64 " lies past the end of the disk", lba);
-		return;
-	}
-	buf = ap_xmalloc(ss);
-	rc = ap_ptable_read_at(fd, buf, ss, lba * ss);
-	if (rc) {
-		snprintf(c->why, sizeof(c->why), "unreadable: %s", strerror(-rc));
-		free(buf);
-		return;
-	}
-	rc = ap_gpt_header_parse(buf, ss, &c->h);
-	free(buf);
-	if (rc == -ENOENT) {
-		snprintf(c->why, sizeof(c->why), "no GPT signature");
-		return;
-	}
-	c->present = true;
-	if (rc) {
-		snprintf(c->why, sizeof(c->why), "bad header CRC or header size");
-		return;
-	}
-	c->header_ok = true;
-	if (c->h.my_lba != lba) {
-		snprintf(c->why, sizeof(c->why), "the header says it is at LBA %" PRIu64, c->h.my_lba);
-		return;
-	}
-	if (c->h.last_usable < c->h.first_usable || c->h.first_usable > last ||
-	    c->h.last_usable > last) {
-		snprintf(c->why, sizeof(c->why), "usable LBAs %" PRIu64 "-%" PRIu64
-			 " do not fit the disk's %" PRIu64 " sectors", c->h.first_usable,
-			 c->h.last_usable, nsectors);
-		return;
-	}
-	c->entsz = ap_gpt_entries_size(&c->h);
-	ent_sectors = (c->entsz + ss - 1) / ss;
-	if (c->h.entries_lba >= nsectors || ent_sectors > nsectors - c->h.entries_lba) {
-		snprintf(c->why, sizeof(c->why), "the partition entry array at LBA %" PRIu64
-			 " lies past the end of the disk", c->h.entries_lba);
-		return;
-	}
-	c->ents = ap_xmalloc(c->entsz);
-	rc = ap_ptable_read_at(fd, c->ents, c->entsz, c->h.entries_lba * ss);
-	if (rc) {
-		snprintf(c->why, sizeof(c->why), "partition entries unreadable: %s", strerror(-rc));
-		return;
-	}
-	if (ap_ptable_crc32(c->ents, c->entsz) != c->h.entries_crc) {
-		snprintf(c->why, sizeof(c->why), "bad partition entry array CRC");
-		return;
-	}
-	c->valid = true;
-}
-
-static void gpt_copy_free(struct gpt_copy *c)
-{
-	free(c->ents);
-	c->ents = NULL;
-}
-
-static void describe_entry(const struct gpt_copy *c, uint32_t i, char *out, size_t outsz)
-{
-	static const uint8_t zero[16];
-	const uint8_t *e = c->ents + (size_t)i * c->h.entry_size;
-
-	if (memcmp(e, zero, 16) == 0)
-		snprintf(out, outsz, "unused");
-	else
-		snprintf(out, outsz, "sectors %" PRIu64 "-%" PRIu64, le64(e + 32), le64(e + 40));
-}
-
-/* Both copies valid: do they say the same? */
-static void gpt_compare(struct ap_ptable *pt, const struct gpt_copy *p, const struct gpt_copy *b)
-{
-	const char *what = NULL;
-	uint32_t i;
-
-	if (memcmp(p->h.disk_guid, b->h.disk_guid, 16) != 0)
-		what = "disk GUID";
-	else if (p->h.first_usable != b->h.first_usable)
-		what = "first usable LBA";
-	else if (p->h.last_usable != b->h.last_usable)
-		what = "last usable LBA";
-	else if (p->h.nentries != b->h.nentries || p->h.entry_size != b->h.entry_size)
-		what = "size of the partition entry array";
-	else if (b->h.alternate_lba != p->lba)
-		what = "position of the other header";
-	if (what) {
-		ap_ptable_add_issue(pt, AP_PT_GPT_MISMATCH, -1,
-				    "the primary GPT (LBA %" PRIu64 ") and the backup GPT (LBA %"
-				    PRIu64 ") disagree: %s differs", p->lba, b->lba, what);
-		return;
-	}
-	if (p->entsz == b->entsz && memcmp(p->ents, b->ents, p->entsz) == 0)
-		return;
-	for (i = 0; i < p->h.nentries; i++) {
-		size_t off = (size_t)i * p->h.entry_size;
-
-		if (memcmp(p->ents + off, b->ents + off, p->h.entry_size) != 0) {
-			char a[64], z[64];
-
-			describe_entry(p, i, a, sizeof(a));
-			describe_entry(b, i, z, sizeof(z));
-			ap_ptable_add_issue(pt, AP_PT_GPT_MISMATCH, (long)i,
-					    "the primary GPT (LBA %" PRIu64 ") and the backup GPT (LBA %"
-					    PRIu64 ") disagree: partition entry %u is %s in the primary, "
-					    "%s in the backup", p->lba, b->lba, i + 1, a, z);
-			return;
-		}
-	}
-}
-
-/* The protective MBR's 0xee entry: warn when it does not cover the disk. */
-static void check_pmbr_size(struct ap_ptable *pt, int fd)
-{
-	uint8_t mbr[512];
-	uint64_t want = pt->nsectors - 1;
-	int i;
-
-	if (ap_ptable_read_at(fd, mbr, sizeof(mbr), 0))
-		return;
-	if (want > UINT32_MAX)
-		want = UINT32_MAX;
-	for (i = 0; i < 4; i++) {
-		const uint8_t *e = mbr + 446 + 16 * i;
-
-		if (e[4] == 0xee && le32(e + 12) != want) {
-			ap_ptable_add_issue(pt, AP_PT_PMBR_SIZE, -1,
-					    "the protective MBR covers %" PRIu32 " sectors, the disk "
-					    "has %" PRIu64 " after the MBR", le32(e + 12), want);
-			return;
-		}
-	}
-}
-
-static void inspect_gpt(struct ap_ptable *pt, int fd, struct fdisk_context *cxt)
-{
-	struct gpt_copy p, b;
-	uint64_t blba;
-
-	gpt_copy_read(fd, pt->sector_size, pt->nsectors, 1, &p);
-	blba = p.header_ok ? p.h.alternate_lba : pt->nsectors - 1;
-	gpt_copy_read(fd, pt->sector_size, pt->nsectors, blba, &b);
-	if (!p.valid && b.valid) {
-		pt->backup_used = true;
-		ap_ptable_add_issue(pt, AP_PT_PRIMARY_CORRUPT, -1,
-				    "the primary GPT at LBA 1 is corrupt (%s); the table was read "
-				    "from the backup GPT at LBA %" PRIu64, p.why, b.lba);
-	} else if (p.valid && !b.valid) {
-		ap_ptable_add_issue(pt, AP_PT_BACKUP_CORRUPT, -1,
-				    "the backup GPT at LBA %" PRIu64 " is corrupt or missing (%s); "
-				    "the primary GPT was used", b.lba, b.why);
-	} else if (p.valid && b.valid) {
-		gpt_compare(pt, &p, &b);
-		if (p.h.alternate_lba != pt->nsectors - 1)
-			ap_ptable_add_issue(pt, AP_PT_BACKUP_NOT_AT_END, -1,
-					    "the backup GPT is at LBA %" PRIu64 ", not on the last LBA %"
-					    PRIu64 " (the disk grew since the table was written?)",
-					    p.h.alternate_lba, pt->nsectors - 1);
-	} else {
-		/* libfdisk accepted what the raw checks reject: say both */
-		ap_ptable_add_issue(pt, AP_PT_GPT_CORRUPT, -1,
-				    "the GPT fails the consistency checks: primary at LBA 1: %s; "
-				    "backup at LBA %" PRIu64 ": %s", p.why, b.lba, b.why);
-	}
-	gpt_copy_free(&p);
-	gpt_copy_free(&b);
-	if (fdisk_gpt_is_hybrid(cxt))
-		ap_ptable_add_issue(pt, AP_PT_HYBRID_MBR, -1,
-				    "the MBR is a hybrid MBR: other tools may see other partitions");
-	check_pmbr_size(pt, fd);
-}
-
-/*
- * libfdisk found an MBR holding a GPT-type (0xee) partition but no usable
- * GPT: tell a truncated disk, a corrupt GPT and a missing one apart.
- */
-static void diagnose_pmbr(struct ap_ptable *pt, int fd)
-{
-	struct gpt_copy p, b;
-
-	gpt_copy_read(fd, pt->sector_size, pt->nsectors, 1, &p);
-	gpt_copy_read(fd, pt->sector_size, pt->nsectors, pt->nsectors - 1, &b);
-	if (p.header_ok && (p.h.alternate_lba >= pt->nsectors ||
-			    p.h.last_usable >= pt->nsectors)) {
-		uint64_t need = (p.h.alternate_lba > p.h.last_usable ? p.h.alternate_lba
-				 : p.h.last_usable) + 1;
-
-		ap_ptable_add_issue(pt, AP_PT_GPT_TRUNCATED, -1,
-				    "the GPT at LBA 1 describes a disk of %" PRIu64 " sectors "
-				    "(backup GPT at LBA %" PRIu64 ", last usable LBA %" PRIu64 "), "
-				    "but this one has only %" PRIu64 ": the image is truncated or "
-				    "the disk shrank, and partitions may lie past its end",
-				    need, p.h.alternate_lba, p.h.last_usable, pt->nsectors);
-	} else if (p.present || b.present) {
-		ap_ptable_add_issue(pt, AP_PT_GPT_CORRUPT, -1,
-				    "the GPT is corrupt: primary at LBA 1: %s; backup at the last "
-				    "LBA %" PRIu64 ": %s", p.why, b.lba, b.why);
-	} else if (!ap_ptable_foreign_gpt(pt, fd)) {
-		ap_ptable_add_issue(pt, AP_PT_PMBR_NO_GPT, -1,
-				    "a protective MBR (partition type 0xee) but no GPT header, "
-				    "neither at LBA 1 nor at the last LBA %" PRIu64, b.lba);
-	}
-	gpt_copy_free(&p);
-	gpt_copy_free(&b);
-}
-
 /* ---- libfdisk ---- */
 
 /*
@@ -587,7 +295,8 @@ static void diagnose_pmbr(struct ap_ptable *pt, int fd)
 static char *fdisk_msg_text(const char *msg)
 {
 	static const char *const promises[] = { " This problem will be corrected by write.",
-						" will be corrected by write." };
+						" will be corrected by write.",
+						" They will be deleted if you save this partition table." };
 	size_t n = strlen(msg), i, k;
 
 	for (i = 0; i < AP_ARRAY_SIZE(promises); i++) {
@@ -598,10 +307,59 @@ static char *fdisk_msg_text(const char *msg)
 	return ap_xstrdup(msg);
 }
 
+/*
+ * What libfdisk says when it stopped reading part of a table, or skipped
+ * part of it (libfdisk/src/dos.c: read_extended() and read_pte(), in the C
+ * locale the child reads in): the partitions listed are not all there are.
+ */
+static const char *const partly_read[] = {
+	"Omitting partitions after #",		/* more than 60 partitions */
+	"Failed to read extended partition table",	/* an EBR link off the disk */
+	"Bad offset in primary extended partition",
+	"Ignoring extra extended partition",	/* a second extended partition */
+	"Extra link pointer in partition table",	/* a second EBR link */
+	"Ignoring extra data in partition table",	/* a second EBR data entry */
+};
+
+/*
+ * What libfdisk says of a label it reads anyway although it is corrupt
+ * (sun.c, sgi.c: the kernel refuses such a label, so Linux sees none of
+ * its partitions, and what libfdisk lists is what the damage left).
+ */
+static const char *const corrupt_label[] = {
+	"Detected sun disklabel with wrong",	/* checksum, version, sanity, nparts */
+	"Detected an SGI disklabel with wrong checksum",
+};
+
+static bool starts_with_any(const char *msg, const char *const *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strncmp(msg, v[i], strlen(v[i])) == 0)
+			return true;
+	return false;
+}
+
 static void add_fdisk_msg(struct ap_ptable *pt, const char *msg, int err)
 {
 	char *s;
 
+	if (msg && starts_with_any(msg, partly_read, AP_ARRAY_SIZE(partly_read))) {
+		char *t = fdisk_msg_text(msg);
+
+		ap_ptable_add_issue(pt, AP_PT_PARTLY_READ, -1, "libfdisk read only part of the "
+				    "table, the partitions listed are not all it holds: %s", t);
+		free(t);
+	} else if (msg && starts_with_any(msg, corrupt_label, AP_ARRAY_SIZE(corrupt_label))) {
+		char *t = fdisk_msg_text(msg), *dot = strstr(t, ". ");
+
+		if (dot)
+			dot[1] = '\0';		/* the finding, not fdisk's advice */
+		ap_ptable_add_issue(pt, AP_PT_LABEL_CORRUPT, -1, "the label is corrupt, the Linux "
+				    "kernel reads none of its partitions: libfdisk: %s", t);
+		free(t);
+	}
 	if (!msg || pt->nfdisk_msgs >= FDISK_MSGS_MAX)
 		return;
 	s = fdisk_msg_text(msg);
@@ -644,6 +402,24 @@ static char *xstrdup_or_null(const char *s)
 	return s && *s ? ap_xstrdup(s) : NULL;
 }
 
+/*
+ * Entries that overlap the others by the label type's design: Sun's
+ * whole-disk entry (tag 5, partition 3 by convention), SGI's volume header
+ * (type 0) and volume (type 6, the entire disk), BSD's raw partition 'c'.
+ */
+static enum ap_part_role fdisk_role(const char *label, size_t partno, unsigned code)
+{
+	if (!strcmp(label, "sun") && code == 0x05)
+		return AP_PART_WHOLE_DISK;
+	if (!strcmp(label, "sgi") && code == 0x06)
+		return AP_PART_WHOLE_DISK;
+	if (!strcmp(label, "sgi") && code == 0x00)
+		return AP_PART_VOLUME_HEADER;
+	if (!strcmp(label, "bsd") && partno == 2)
+		return AP_PART_WHOLE_DISK;
+	return AP_PART_DATA;
+}
+
 static int collect_partitions(struct ap_ptable *pt, struct fdisk_context *cxt,
 			      struct ap_error *e)
 {
@@ -674,6 +450,7 @@ static int collect_partitions(struct ap_ptable *pt, struct fdisk_context *cxt,
 		p->size = fdisk_partition_has_size(pa) ? fdisk_partition_get_size(pa) : 0;
 		p->container = fdisk_partition_is_container(pa);
 		p->logical = dos && p->partno >= 4;
+		p->role = fdisk_role(pt->label, p->partno, t ? fdisk_parttype_get_code(t) : ~0u);
 		if (t) {
 			const char *code = fdisk_parttype_get_string(t);
 
@@ -756,14 +533,106 @@ static int examine_file(struct ap_ptable *pt, int fd, const struct ap_ptable_opt
 	return 0;
 }
 
+/*
+ * Label types whose libfdisk verification is not run: SGI's crashes in
+ * util-linux 2.38.1 (sfdisk --verify too) and says nothing ptable_validate
+ * does not; a GPT's compares every pair of entries, quadratic in an entry
+ * array that may hold 2^32 of them (the raw checks cover what it says).
+ */
+#define VERIFY_GPT_MAX_ENTRIES	1024
+
+static bool verify_wanted(struct fdisk_context *cxt, uint32_t gpt_entries)
+{
+	if (fdisk_is_labeltype(cxt, FDISK_DISKLABEL_SGI))
+		return false;
+	if (fdisk_is_labeltype(cxt, FDISK_DISKLABEL_GPT))
+		return gpt_entries <= VERIFY_GPT_MAX_ENTRIES;
+	return true;
+}
+
+static void verify(struct ap_ptable *pt, struct fdisk_context *cxt)
+{
+	size_t nmsgs = pt->nfdisk_msgs;
+	int nverify = fdisk_verify_disklabel(cxt);
+
+	/* what libfdisk finds beyond our checks (CHS consistency in DOS
+	 * compatibility mode, ...) is worth a warning, not a verdict */
+	if (nverify > 0 && pt->nissues == 0) {
+		const char *first = pt->nfdisk_msgs > nmsgs ? pt->fdisk_msgs[nmsgs] : NULL;
+
+		ap_ptable_add_issue(pt, AP_PT_VERIFY, -1, "libfdisk's verification found %d "
+				    "problem%s%s%s", nverify, nverify > 1 ? "s" : "",
+				    first ? ": " : "", first ? first : "");
+	}
+}
+
+static void drop_label(struct ap_ptable *pt)
+{
+	free_parts(pt);
+	free(pt->label);
+	free(pt->id);
+	free(pt->reader);
+	pt->label = pt->id = pt->reader = NULL;
+}
+
+/* The table libfdisk found: its partitions, the raw checks, validation. */
+static int read_label(struct ap_ptable *pt, int fd, struct fdisk_context *cxt,
+		      struct ap_error *e)
+{
+	uint32_t gpt_entries = 0;
+	char *id = NULL;
+	int rc;
+
+	pt->label = ap_xstrdup(fdisk_label_get_name(fdisk_get_label(cxt, NULL)));
+	pt->reader = ap_xstrdup("libfdisk");
+	if (fdisk_get_disklabel_id(cxt, &id) == 0 && id) {
+		pt->id = ap_xstrdup(id);
+		free(id);
+	}
+	if (fdisk_is_labeltype(cxt, FDISK_DISKLABEL_GPT)) {
+		pt->first_usable = label_item(cxt, GPT_LABELITEM_FIRSTLBA, 34);
+		pt->last_usable = label_item(cxt, GPT_LABELITEM_LASTLBA, pt->nsectors - 1);
+	} else {
+		pt->first_usable = 1;
+		pt->last_usable = pt->nsectors - 1;
+	}
+
+	rc = collect_partitions(pt, cxt, e);
+	if (rc)
+		return rc;
+
+	if (fdisk_is_labeltype(cxt, FDISK_DISKLABEL_GPT)) {
+		if (!ap_ptable_inspect_gpt(pt, fd, fdisk_gpt_is_hybrid(cxt), &gpt_entries)) {
+			free_parts(pt);
+			return 0;
+		}
+	} else if (fdisk_is_labeltype(cxt, FDISK_DISKLABEL_DOS) && has_pmbr_entry(pt)) {
+		/* the GPT is unusable: its 0xee placeholder is no partition, and
+		 * the MBR holding it is no partition table of its own */
+		ap_ptable_diagnose_pmbr(pt, fd);
+		drop_label(pt);
+		return 0;
+	} else if (fdisk_is_labeltype(cxt, FDISK_DISKLABEL_DOS) && pt->nparts == 0 &&
+		   (ap_ptable_unread_label(pt, fd) || ap_ptable_whole_disk(pt, fd))) {
+		/* a boot signature, and another table's layout or a FAT file
+		 * system's boot sector: no empty DOS table */
+		drop_label(pt);
+		return 0;
+	}
+
+	if (fdisk_is_labeltype(cxt, FDISK_DISKLABEL_DOS))
+		ap_ptable_foreign_dos(pt, fd);
+	ap_ptable_validate(pt);
+	if (verify_wanted(cxt, gpt_entries))
+		verify(pt, cxt);
+	return 0;
+}
+
 int ap_ptable_read(const char *path, const struct ap_ptable_opts *o,
 		   struct ap_ptable *pt, struct ap_error *e)
 {
 	struct fdisk_context *cxt = NULL;
-	struct fdisk_label *lb;
-	char *id = NULL;
-	size_t nmsgs;
-	int fd, rc, nverify;
+	int fd, rc;
 
 	memset(pt, 0, sizeof(*pt));
 	pt->path = ap_xstrdup(path);
@@ -791,6 +660,10 @@ int ap_ptable_read(const char *path, const struct ap_ptable_opts *o,
 				    "sector; the last %" PRIu64 " bytes are ignored", pt->size_bytes,
 				    pt->sector_size, pt->size_bytes % pt->sector_size);
 
+	pt->nsectors = pt->size_bytes / pt->sector_size;
+	if (ap_ptable_gpt_array_bad(pt, fd))
+		goto out;
+
 	cxt = fdisk_new_context();
 	if (!cxt) {
 		rc = ap_error_set(e, ENOMEM, "out of memory");
@@ -811,68 +684,17 @@ int ap_ptable_read(const char *path, const struct ap_ptable_opts *o,
 		goto out;
 	}
 
-	if (!fdisk_has_label(cxt)) {
-		struct gpt_copy p;
-
-		gpt_copy_read(fd, pt->sector_size, pt->nsectors, 1, &p);
-		if (p.present)
-			ap_ptable_add_issue(pt, AP_PT_GPT_NO_PMBR, -1,
-					    "a GPT header at LBA 1, but no protective MBR in sector 0: "
-					    "the MBR was overwritten or never written");
-		else if (!ap_ptable_foreign_gpt(pt, fd))
-			ap_ptable_add_issue(pt, AP_PT_NO_TABLE, -1,
-					    "no partition table (neither MBR nor GPT)");
-		gpt_copy_free(&p);
-		goto out;
+	if (fdisk_has_label(cxt)) {
+		rc = read_label(pt, fd, cxt, e);
+	} else if (ap_ptable_gpt_at_lba1(pt, fd)) {
+		ap_ptable_add_issue(pt, AP_PT_GPT_NO_PMBR, -1,
+				    "a GPT header at LBA 1, but no protective MBR in sector 0: "
+				    "the MBR was overwritten or never written");
+	} else if (!ap_ptable_foreign_gpt(pt, fd) && !ap_ptable_read_other(pt, fd)) {
+		ap_ptable_add_issue(pt, AP_PT_NO_TABLE, -1,
+				    "no partition table (neither MBR nor GPT, nor any type "
+				    "libblkid reads) and no file system on the whole disk");
 	}
-
-	lb = fdisk_get_label(cxt, NULL);
-	pt->label = ap_xstrdup(fdisk_label_get_name(lb));
-	if (fdisk_get_disklabel_id(cxt, &id) == 0 && id) {
-		pt->id = ap_xstrdup(id);
-		free(id);
-	}
-	if (fdisk_is_labeltype(cxt, FDISK_DISKLABEL_GPT)) {
-		pt->first_usable = label_item(cxt, GPT_LABELITEM_FIRSTLBA, 34);
-		pt->last_usable = label_item(cxt, GPT_LABELITEM_LASTLBA, pt->nsectors - 1);
-	} else {
-		pt->first_usable = 1;
-		pt->last_usable = pt->nsectors - 1;
-	}
-
-	rc = collect_partitions(pt, cxt, e);
-	if (rc)
-		goto out;
-
-	if (fdisk_is_labeltype(cxt, FDISK_DISKLABEL_GPT)) {
-		inspect_gpt(pt, fd, cxt);
-	} else if (fdisk_is_labeltype(cxt, FDISK_DISKLABEL_DOS) && has_pmbr_entry(pt)) {
-		/* the GPT is unusable: its 0xee placeholder is no partition, and
-		 * the MBR holding it is no partition table of its own */
-		diagnose_pmbr(pt, fd);
-		free_parts(pt);
-		free(pt->label);
-		free(pt->id);
-		pt->label = pt->id = NULL;
-		goto out;
-	}
-
-	if (fdisk_is_labeltype(cxt, FDISK_DISKLABEL_DOS))
-		ap_ptable_foreign_dos(pt, fd);
-	ap_ptable_validate(pt);
-
-	nmsgs = pt->nfdisk_msgs;
-	nverify = fdisk_verify_disklabel(cxt);
-	/* what libfdisk finds beyond our checks (CHS consistency in DOS
-	 * compatibility mode, ...) is worth a warning, not a verdict */
-	if (nverify > 0 && pt->nissues == 0) {
-		const char *first = pt->nfdisk_msgs > nmsgs ? pt->fdisk_msgs[nmsgs] : NULL;
-
-		ap_ptable_add_issue(pt, AP_PT_VERIFY, -1, "libfdisk's verification found %d "
-				    "problem%s%s%s", nverify, nverify > 1 ? "s" : "",
-				    first ? ": " : "", first ? first : "");
-	}
-	rc = 0;
 out:
 	if (cxt)
 		fdisk_unref_context(cxt);

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Reading and validating a partition table, read-only, through libfdisk
- * (GPT and MBR/DOS with extended and logical partitions), on a whole-disk
- * device or an image file.
+ * (GPT and MBR/DOS with extended and logical partitions, Sun, SGI, BSD) and,
+ * where libfdisk reads none, libblkid's partition probing (Mac, Atari, ...),
+ * on a whole-disk device or an image file; or what else lies there (a table
+ * type nothing reads, a file system on the whole disk). ap_ptable_read_
+ * isolated() does it in a child process, which a library crash cannot end.
  *
  * libfdisk reads what it can and repairs in memory (it falls back to the
  * backup GPT, moves a misplaced backup, and does not compare the backup's
@@ -47,6 +50,11 @@ enum ap_pt_kind {
 	AP_PT_OUTSIDE_USABLE,	/* GPT: outside first..last usable LBA; DOS: sector 0 */
 	AP_PT_LOGICAL_OUTSIDE,	/* DOS logical partition outside its extended one */
 	AP_PT_FOREIGN_SECTOR,	/* written for another logical sector size (exit 7 in check) */
+	AP_PT_PARTLY_READ,	/* libfdisk read only part of the table (it said so) */
+	AP_PT_CRASHED,		/* the library crashed or hung reading the table */
+	AP_PT_UNREAD_LABEL,	/* a table of a type nothing here reads */
+	AP_PT_HYBRID_MISMATCH,	/* a hybrid MBR entry that is no GPT partition */
+	AP_PT_LABEL_CORRUPT,	/* libfdisk read a label it says is corrupt (Sun, SGI checksum) */
 	/* warnings: reported, the check goes on */
 	AP_PT_VERIFY,		/* libfdisk's verification complains of something else */
 	AP_PT_BACKUP_NOT_AT_END,	/* backup GPT not on the last LBA (disk grew) */
@@ -63,6 +71,14 @@ struct ap_pt_issue {
 	char msg[320];
 };
 
+/* Entries a label type defines to overlap the others: named, never judged. */
+enum ap_part_role {
+	AP_PART_DATA = 0,	/* an ordinary partition */
+	AP_PART_WHOLE_DISK,	/* Sun partition 3, SGI volume (11), BSD 'c' */
+	AP_PART_VOLUME_HEADER,	/* SGI volume header (9) */
+	AP_PART_MAP,		/* the Apple partition map's own entry */
+};
+
 struct ap_part {
 	size_t partno;		/* 0-based, as libfdisk numbers them (DOS logicals from 4) */
 	uint64_t start;		/* logical sectors */
@@ -73,6 +89,7 @@ struct ap_part {
 	char *uuid;		/* GPT partition GUID, or NULL */
 	bool container;		/* DOS extended partition */
 	bool logical;		/* DOS logical partition */
+	enum ap_part_role role;	/* by-design entries: not checked for overlap or alignment */
 };
 
 struct ap_ptable {
@@ -82,6 +99,9 @@ struct ap_ptable {
 	unsigned sector_size;		/* logical, bytes */
 	uint64_t nsectors;		/* whole logical sectors */
 	char *label;			/* "gpt", "dos", ... NULL when there is no table */
+	char *reader;			/* "libfdisk" or "libblkid": who read the table */
+	char *whole_disk;		/* no table: what libblkid finds at byte 0 ("ext4"), or NULL */
+	char *whole_disk_usage;		/* its usage: "filesystem", "raid", "crypto", ... */
 	char *id;			/* disk identifier, or NULL */
 	uint64_t first_usable;		/* first sector a partition may use */
 	uint64_t last_usable;		/* last sector a partition may use */
@@ -103,6 +123,9 @@ struct ap_ptable_opts {
 	unsigned sector_size;		/* image files: logical sector size (0: 512) */
 };
 
+/* A name for a by-design entry ("the whole-disk entry"), NULL for a data partition. */
+const char *ap_part_role_name(enum ap_part_role role);
+
 /*
  * Read and validate the table of @path. Returns 0 when the device could be
  * examined, whatever its table looks like: @pt->label is NULL when there is
@@ -113,6 +136,21 @@ struct ap_ptable_opts {
 int ap_ptable_read(const char *path, const struct ap_ptable_opts *o,
 		   struct ap_ptable *pt, struct ap_error *e);
 void ap_ptable_free(struct ap_ptable *pt);
+
+/*
+ * ap_ptable_read() in a child process: a crash or a hang of libfdisk or
+ * libblkid on this table costs this device an AP_PT_CRASHED issue (an
+ * error), never the caller. Same contract as ap_ptable_read(). A hang is a
+ * child still running after AP_PTABLE_CHILD_TIMEOUT seconds (killed).
+ */
+#define AP_PTABLE_CHILD_TIMEOUT	60
+int ap_ptable_read_isolated(const char *path, const struct ap_ptable_opts *o,
+			    struct ap_ptable *pt, struct ap_error *e);
+/* The serialisation between child and parent, exported for the tests. */
+void ap_ptable_pack(const struct ap_ptable *pt, int rc, const struct ap_error *e,
+		    char **buf, size_t *len);
+int ap_ptable_unpack(const char *buf, size_t len, struct ap_ptable *pt, int *rc,
+		     struct ap_error *e);
 size_t ap_ptable_nerrors(const struct ap_ptable *pt);
 /* A partition by its 0-based number, or NULL. */
 const struct ap_part *ap_ptable_part(const struct ap_ptable *pt, size_t partno);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Private to ptable.c and ptable_foreign.c: the raw reads both need. */
+/* Private to ptable*.c: what the readers of a partition table share. */
 #ifndef AP_PTABLE_PRIV_H
 #define AP_PTABLE_PRIV_H
 
@@ -17,6 +17,44 @@ static inline uint32_t le32(const uint8_t *p)
 
 /* @len bytes at byte @off, retrying EINTR: 0, -ENODATA past the end, or -errno. */
 int ap_ptable_read_at(int fd, void *buf, size_t len, uint64_t off);
+
+/* ---- ptable_gpt.c ---- */
+
+/*
+ * Compare the raw GPT copies with what libfdisk read: issues for a corrupt
+ * copy, copies that disagree, a backup not at the end, a hybrid MBR, a
+ * protective MBR of the wrong size. False when neither copy passes the raw
+ * checks (nothing may be listed from the table then). @nentries: the size
+ * of the entry array in use.
+ */
+bool ap_ptable_inspect_gpt(struct ap_ptable *pt, int fd, bool hybrid, uint32_t *nentries);
+/* libfdisk found a protective MBR but no usable GPT: say why (truncated, corrupt, missing). */
+void ap_ptable_diagnose_pmbr(struct ap_ptable *pt, int fd);
+/*
+ * The primary GPT's header is intact but its entry array is past the
+ * limits (no entries, entries under 128 bytes, over 4 MiB), and there is no
+ * valid backup: an issue, true. libfdisk is not let near such an array (it
+ * lists garbage from 8-byte entries, and takes seconds over 2^19 entries).
+ */
+bool ap_ptable_gpt_array_bad(struct ap_ptable *pt, int fd);
+/* A GPT signature at LBA 1. */
+bool ap_ptable_gpt_at_lba1(const struct ap_ptable *pt, int fd);
+
+/* ---- ptable_blkid.c ---- */
+
+/*
+ * libfdisk reads no table: libblkid's partition table (recorded with
+ * reader "libblkid" and validated), a table type nothing reads (an
+ * AP_PT_UNREAD_LABEL issue), or a whole-disk file system (pt->whole_disk).
+ * False when there is none of them.
+ */
+bool ap_ptable_read_other(struct ap_ptable *pt, int fd);
+/* A file system or volume at byte 0 (pt->whole_disk): true. */
+bool ap_ptable_whole_disk(struct ap_ptable *pt, int fd);
+/* A table type nothing here reads (Amiga, DASD, PC-98): an issue, true. */
+bool ap_ptable_unread_label(struct ap_ptable *pt, int fd);
+
+/* ---- ptable_foreign.c ---- */
 
 /*
  * A GPT header at LBA 1 of another sector size: record it as foreign and

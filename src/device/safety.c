@@ -7,6 +7,8 @@
  * at, so that nothing can mount or claim it between the check and the run.
  */
 #include "device/safety.h"
+#include "lib/blkdev.h"
+#include "lib/state.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
 
@@ -15,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,6 +310,119 @@ static int check_users(const struct devset *s, struct ap_error *e)
 	return rc;
 }
 
+/* ---- the registry's holds: which disk a live run works on ---- */
+
+/* A live run's hold on the device, a partition of it or its whole disk. */
+static int check_holders_registry(const struct devset *s, struct ap_error *e)
+{
+	char *cmd = NULL;
+	pid_t pid = 0;
+	int rc = 0;
+
+	if (ap_state_live_hold(s->devs[0], &pid, &cmd))
+		rc = ap_error_set(e, EBUSY, "/dev/%s: in use by a running alignprobe %s (PID %d); "
+				  "wait until it ends", s->names[0], cmd, (int)pid);
+	free(cmd);
+	return rc;
+}
+
+/* This process's holds, released when it exits (a SIGKILL leaves them stale). */
+static struct {
+	pthread_mutex_t lock;
+	char **ids;
+	size_t n;
+	pid_t pid;
+} holds = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0 };
+
+static void release_holds(void)
+{
+	size_t i;
+
+	pthread_mutex_lock(&holds.lock);
+	/* a forked child that exits is not the holder */
+	for (i = 0; i < holds.n; i++) {
+		if (holds.pid == getpid())
+			ap_state_release(holds.ids[i]);
+		free(holds.ids[i]);
+	}
+	free(holds.ids);
+	holds.ids = NULL;
+	holds.n = 0;
+	pthread_mutex_unlock(&holds.lock);
+}
+
+int ap_safety_hold(const char *dev, const char *cmd, struct ap_error *e)
+{
+	struct stat st;
+	char *aux, *id = NULL;
+	int rc;
+
+	if (stat(dev, &st) != 0)
+		return ap_error_set(e, errno, "%s: %s", dev, strerror(errno));
+	ap_xasprintf(&aux, "%u:%u %s", major(st.st_rdev), minor(st.st_rdev), cmd ? cmd : "run");
+	rc = ap_state_register(AP_STATE_HOLD, NULL, dev, aux, &id);
+	free(aux);
+	if (rc)
+		return ap_error_set(e, -rc, "state directory %s: cannot record that this run "
+				    "holds %s: %s", ap_state_dir(), dev, strerror(-rc));
+	pthread_mutex_lock(&holds.lock);
+	if (!holds.pid) {
+		holds.pid = getpid();
+		atexit(release_holds);
+	}
+	holds.ids = ap_xreallocarray(holds.ids, holds.n + 1, sizeof(*holds.ids));
+	holds.ids[holds.n++] = id;
+	pthread_mutex_unlock(&holds.lock);
+	return 0;
+}
+
+/* ---- regular files: the loop devices and swap areas they back ---- */
+
+static int swap_file_uses(const struct stat *f)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *sw = fopen("/proc/swaps", "re");
+	int found = 0;
+
+	while (sw && !found && getline(&line, &cap, sw) > 0) {
+		char p[4096];
+		struct stat st;
+
+		if (sscanf(line, "%4095s", p) != 1 || p[0] != '/')
+			continue;
+		ap_unescape_octal(p);
+		if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == f->st_dev &&
+		    st.st_ino == f->st_ino)
+			found = 1;
+	}
+	free(line);
+	if (sw)
+		fclose(sw);
+	return found;
+}
+
+int ap_safety_check_file(const char *path, struct ap_error *e)
+{
+	char loop[64];
+	struct stat st;
+	int rc;
+
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;	/* nothing there yet, or not a file: the caller's case */
+	rc = ap_blkdev_loop_backed_by(st.st_dev, st.st_ino, loop, sizeof(loop));
+	if (rc < 0)
+		return ap_error_set(e, -rc, "%s: cannot tell whether a loop device uses it "
+				    "(/sys/block: %s)", path, strerror(-rc));
+	if (rc > 0)
+		return ap_error_set(e, EBUSY, "%s: the backing file of loop device /dev/%s; "
+				    "writing it would overwrite what /dev/%s holds (detach it "
+				    "first: losetup -d /dev/%s)", path, loop, loop, loop);
+	if (swap_file_uses(&st))
+		return ap_error_set(e, EBUSY, "%s: in use as swap (swapoff it first)", path);
+	return 0;
+}
+
 int ap_safety_in_use(const char *dev, struct ap_error *e)
 {
 	struct devset s = { 0 };
@@ -323,7 +439,9 @@ int ap_safety_in_use(const char *dev, struct ap_error *e)
 		return ap_error_set(e, ENODEV, "%s: no such device in /sys/dev/block", dev);
 	devset_fill(&s, st.st_rdev, name);
 	free(name);
-	rc = check_system(&s, e);
+	rc = check_holders_registry(&s, e);
+	if (!rc)
+		rc = check_system(&s, e);
 	if (!rc)
 		rc = check_users(&s, e);
 	devset_free(&s);
@@ -551,6 +669,14 @@ int ap_safety_check(const char *dev, const struct ap_safety_opts *o,
 	}
 	devset_fill(&s, st.st_rdev, t->name);
 
+	/*
+	 * A live run's disk (the registry's holds) is refused before anything
+	 * is opened: a sweep lets go of its O_EXCL while mkfs and mount run,
+	 * and even a dry run's exclusive open would make its mount fail.
+	 */
+	rc = check_holders_registry(&s, e);
+	if (rc)
+		goto out;
 	/* never open the running system's disk at all */
 	rc = check_system(&s, e);
 	if (rc)

@@ -99,6 +99,25 @@ int ap_safety_open_excl(const char *dev, int flags);
 int ap_safety_in_use(const char *dev, struct ap_error *e);
 
 /*
+ * Record in the state registry (AP_STATE_HOLD) that this process works on
+ * the block device @dev for the command @cmd ("sweep"), until it exits;
+ * ap_safety_check() of any other process refuses @dev, its partitions and
+ * its disk while the hold's owner runs (also in the moments a sweep lets go
+ * of its O_EXCL for mkfs and mount; lib/state.h: ap_state_live_hold()
+ * asks without opening anything). 0 or -errno with the reason in @e.
+ */
+int ap_safety_hold(const char *dev, const char *cmd, struct ap_error *e);
+
+/*
+ * The gate for a regular file a command is about to write (seq FILE): -EBUSY
+ * with the reason in @e when a loop device is backed by it (compared by
+ * device and inode, any offset or size limit: the file systems mounted from
+ * images all go through one) or it is an active swap file; 0 otherwise (also
+ * when @path does not exist or is no regular file).
+ */
+int ap_safety_check_file(const char *path, struct ap_error *e);
+
+/*
  * For commands that only read. Is the block device @d a partition? 1 with
  * the whole disk in @whole and its kernel name ("loop7", caller frees, NULL
  * when unknown) in @name; 0 for a whole disk (@whole = @d, @name NULL).

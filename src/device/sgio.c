@@ -67,6 +67,26 @@ void ap_sgio_cdb_ata_identify(uint8_t cdb[16])
 	cdb[14] = 0xec;			/* IDENTIFY DEVICE */
 }
 
+void ap_sgio_cdb_ata_identify12(uint8_t cdb[12])
+{
+	memset(cdb, 0, 12);
+	cdb[0] = 0xa1;			/* ATA PASS-THROUGH(12) */
+	cdb[1] = 4 << 1;		/* PROTOCOL: PIO Data-In */
+	cdb[2] = 0x08 | 0x04 | 0x02;	/* T_DIR in, BYT_BLOK, T_LENGTH in SECTOR COUNT */
+	cdb[4] = 1;			/* one 512-byte block */
+	cdb[9] = 0xec;			/* IDENTIFY DEVICE */
+}
+
+void ap_sgio_cdb_inquiry_vpd(uint8_t cdb[6], unsigned page, unsigned alloc_len)
+{
+	memset(cdb, 0, 6);
+	cdb[0] = 0x12;			/* INQUIRY */
+	cdb[1] = 0x01;			/* EVPD */
+	cdb[2] = (uint8_t)page;
+	cdb[3] = (uint8_t)(alloc_len >> 8);
+	cdb[4] = (uint8_t)alloc_len;
+}
+
 void ap_sgio_cdb_read_capacity16(uint8_t cdb[16], unsigned alloc_len)
 {
 	memset(cdb, 0, 16);
@@ -102,8 +122,9 @@ static void trim_blanks(char *s, size_t n)
 		memmove(s, s + i, n - i + 1);
 }
 
-static void ata_string(const uint8_t *buf, unsigned word, unsigned nwords,
-		       char *out, size_t outsz)
+/* The @nwords words from @word as characters, untrimmed; NUL and unprintable made safe. */
+static size_t ata_string_raw(const uint8_t *buf, unsigned word, unsigned nwords,
+			     char *out, size_t outsz)
 {
 	size_t n = 0, i;
 
@@ -119,7 +140,24 @@ static void ata_string(const uint8_t *buf, unsigned word, unsigned nwords,
 			out[i] = ' ';	/* a field the drive leaves zero says nothing */
 		else if (!isprint((unsigned char)out[i]))
 			out[i] = '?';
-	trim_blanks(out, n);
+	return n;
+}
+
+static void ata_string(const uint8_t *buf, unsigned word, unsigned nwords,
+		       char *out, size_t outsz)
+{
+	trim_blanks(out, ata_string_raw(buf, word, nwords, out, outsz));
+}
+
+/* @n bytes of an ASCII field at @p into @out, unprintable made '?', trimmed. */
+static void ascii_field(const uint8_t *p, size_t n, char *out, size_t outsz)
+{
+	size_t i;
+
+	for (i = 0; i < n && i + 1 < outsz; i++)
+		out[i] = p[i] == 0 ? ' ' : isprint(p[i]) ? (char)p[i] : '?';
+	out[i] = '\0';
+	trim_blanks(out, i);
 }
 
 int ap_sgio_parse_ata_identify(const uint8_t *buf, size_t len, struct ap_ata_identify *id)
@@ -311,6 +349,67 @@ int ap_sgio_parse_vpd_serial(const uint8_t *buf, size_t len, char *out, size_t o
 	return out[0] ? 0 : -ENODATA;
 }
 
+#define VPD_ATA_LEN	572	/* 4 + page length 0238h */
+
+int ap_sgio_parse_vpd_ata(const uint8_t *buf, size_t len, struct ap_vpd_ata *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (!buf || len < VPD_ATA_LEN || buf[1] != 0x89 || get_be16(buf + 2) < VPD_ATA_LEN - 4)
+		return -EINVAL;
+	ascii_field(buf + 8, 8, v->sat_vendor, sizeof(v->sat_vendor));
+	ascii_field(buf + 16, 16, v->sat_product, sizeof(v->sat_product));
+	ascii_field(buf + 32, 4, v->sat_revision, sizeof(v->sat_revision));
+	v->command = buf[56];
+	if (v->command != 0xec)
+		return -ENODATA;	/* ATAPI (A1h) or nothing: no drive identity */
+	return ap_sgio_parse_ata_identify(buf + 60, AP_ATA_IDENTIFY_LEN, &v->ata);
+}
+
+int ap_sgio_parse_vpd_devid(const uint8_t *buf, size_t len, struct ap_vpd_devid *d)
+{
+	size_t end, p;
+	bool any = false;
+
+	memset(d, 0, sizeof(*d));
+	if (!buf || len < 4 || buf[1] != 0x83)
+		return -EINVAL;
+	end = 4 + (size_t)get_be16(buf + 2);
+	if (end > len)
+		return -EINVAL;
+	for (p = 4; p + 4 <= end; p += 4 + (size_t)buf[p + 3]) {
+		unsigned codeset = buf[p] & 0x0f, assoc = (buf[p + 1] >> 4) & 0x3;
+		unsigned type = buf[p + 1] & 0x0f, n = buf[p + 3];
+		const uint8_t *id = buf + p + 4;
+
+		if (p + 4 + n > end)
+			return -EINVAL;
+		if (assoc != 0)
+			continue;	/* a port's or a target's, not the logical unit's */
+		if (type == 3 && codeset == 1 && n >= 8 && !d->naa_valid &&
+		    (id[0] >> 4) >= 2) {	/* NAA, binary */
+			d->naa = get_be64(id);
+			d->naa_valid = true;
+			any = true;
+		} else if (type == 1 && codeset == 2 && !d->t10[0]) {	/* T10 vendor ID, ASCII */
+			ascii_field(id, n, d->t10, sizeof(d->t10));
+			any = any || d->t10[0];
+		}
+	}
+	return any ? 0 : -ENODATA;
+}
+
+int ap_sgio_parse_nvme_id_ctrl(const uint8_t *buf, size_t len, struct ap_nvme_ctrl *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (!buf || len < 72)
+		return -EINVAL;
+	c->vid = get_le16(buf);
+	ascii_field(buf + 4, 20, c->serial, sizeof(c->serial));
+	ascii_field(buf + 24, 40, c->model, sizeof(c->model));
+	ascii_field(buf + 64, 8, c->firmware, sizeof(c->firmware));
+	return c->model[0] ? 0 : -ENODATA;
+}
+
 int ap_sgio_parse_sense(const uint8_t *buf, size_t len, struct ap_sense *s)
 {
 	unsigned rc;
@@ -411,13 +510,18 @@ static int sg_run(int fd, const uint8_t *cdb, unsigned char cdblen,
 			    io.status, io.driver_status);
 }
 
-int ap_sgio_ata_identify(int fd, struct ap_ata_identify *id, struct ap_error *e)
+/* IDENTIFY DEVICE through ATA PASS-THROUGH of @cdblen bytes (16 or 12). */
+static int ata_identify(int fd, unsigned cdblen, struct ap_ata_identify *id, struct ap_error *e)
 {
 	uint8_t cdb[16], buf[AP_ATA_IDENTIFY_LEN];
 	int rc;
 
-	ap_sgio_cdb_ata_identify(cdb);
-	rc = sg_run(fd, cdb, sizeof(cdb), buf, sizeof(buf), "ATA IDENTIFY DEVICE", e);
+	if (cdblen == 12)
+		ap_sgio_cdb_ata_identify12(cdb);
+	else
+		ap_sgio_cdb_ata_identify(cdb);
+	rc = sg_run(fd, cdb, (unsigned char)cdblen, buf, sizeof(buf), cdblen == 12 ?
+		    "ATA IDENTIFY DEVICE (12)" : "ATA IDENTIFY DEVICE", e);
 	if (rc)
 		return rc;
 	rc = ap_sgio_parse_ata_identify(buf, sizeof(buf), id);
@@ -425,6 +529,33 @@ int ap_sgio_ata_identify(int fd, struct ap_ata_identify *id, struct ap_error *e)
 		return -EOPNOTSUPP;	/* a bridge that answered with nothing */
 	if (rc)
 		return ap_error_set(e, EINVAL, "ATA IDENTIFY DEVICE: implausible reply (bad checksum or sector size)");
+	return 0;
+}
+
+int ap_sgio_ata_identify(int fd, struct ap_ata_identify *id, struct ap_error *e)
+{
+	return ata_identify(fd, 16, id, e);
+}
+
+int ap_sgio_ata_identify12(int fd, struct ap_ata_identify *id, struct ap_error *e)
+{
+	return ata_identify(fd, 12, id, e);
+}
+
+int ap_sgio_vpd_ata(int fd, struct ap_vpd_ata *v, struct ap_error *e)
+{
+	uint8_t cdb[6], buf[VPD_ATA_LEN];
+	int rc;
+
+	ap_sgio_cdb_inquiry_vpd(cdb, 0x89, sizeof(buf));
+	rc = sg_run(fd, cdb, sizeof(cdb), buf, sizeof(buf), "INQUIRY VPD 89h", e);
+	if (rc)
+		return rc;
+	rc = ap_sgio_parse_vpd_ata(buf, sizeof(buf), v);
+	if (rc == -ENODATA || rc == -EINVAL)
+		return -EOPNOTSUPP;	/* no ATA drive behind it */
+	if (rc)
+		return ap_error_set(e, EINVAL, "INQUIRY VPD 89h: implausible IDENTIFY data");
 	return 0;
 }
 
@@ -525,6 +656,19 @@ int ap_sgio_nvme_id_ns(int fd, struct ap_nvme_ns *ns, struct ap_error *e)
 		rc = ap_error_set(e, EINVAL, "NVMe Identify Namespace: implausible reply");
 	free(buf);
 	return rc;
+}
+
+int ap_sgio_nvme_id_ctrl(int fd, struct ap_nvme_ctrl *c, struct ap_error *e)
+{
+	uint8_t *buf;
+	int rc;
+
+	rc = nvme_identify(fd, 0x01, "NVMe Identify Controller", &buf, e);
+	if (rc)
+		return rc;
+	rc = ap_sgio_parse_nvme_id_ctrl(buf, AP_NVME_ID_LEN, c);
+	free(buf);
+	return rc ? -EOPNOTSUPP : 0;
 }
 
 int ap_sgio_nvme_write_cache(int fd, bool *wce, struct ap_error *e)

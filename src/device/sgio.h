@@ -75,6 +75,32 @@ struct ap_nvme_ns {
 	uint64_t optimal_io;		/* bytes, NOWS; 0 when not stated */
 };
 
+/*
+ * SCSI VPD page 89h, ATA Information (SAT): who translates (the SAT layer:
+ * "linux   libata" for the kernel's own, a USB or SAS bridge's otherwise)
+ * and the drive's own IDENTIFY DEVICE data behind it.
+ */
+struct ap_vpd_ata {
+	char sat_vendor[9], sat_product[17], sat_revision[5];	/* trimmed */
+	unsigned command;		/* the IDENTIFY command code: ECh (ATA), A1h (ATAPI) */
+	struct ap_ata_identify ata;	/* decoded from bytes 60-571 */
+};
+
+/* SCSI VPD page 83h, Device Identification: the logical unit's designators. */
+struct ap_vpd_devid {
+	bool naa_valid;
+	uint64_t naa;			/* an 8-byte NAA designator (NAA 5, 6: the first 8 bytes) */
+	char t10[97];			/* a T10 vendor ID designator ("ATA     MODEL SERIAL"), trimmed */
+};
+
+/* NVMe Identify Controller (CNS 01h): the drive's own strings. */
+struct ap_nvme_ctrl {
+	unsigned vid;			/* PCI vendor ID */
+	char serial[21];		/* SN, bytes 4-23, trimmed */
+	char model[41];			/* MN, bytes 24-63, trimmed */
+	char firmware[9];		/* FR, bytes 64-71, trimmed */
+};
+
 /* Sense data (fixed or descriptor format). */
 struct ap_sense {
 	bool valid;
@@ -96,6 +122,10 @@ struct ap_write_cache {
 
 /* ---- pure: CDBs ---- */
 void ap_sgio_cdb_ata_identify(uint8_t cdb[16]);
+/* ATA PASS-THROUGH(12): the bridges that know only the 12-byte form */
+void ap_sgio_cdb_ata_identify12(uint8_t cdb[12]);
+/* INQUIRY with EVPD for VPD page @page */
+void ap_sgio_cdb_inquiry_vpd(uint8_t cdb[6], unsigned page, unsigned alloc_len);
 void ap_sgio_cdb_read_capacity16(uint8_t cdb[16], unsigned alloc_len);
 /* MODE SENSE(10), current values, block descriptors disabled */
 void ap_sgio_cdb_mode_sense10(uint8_t cdb[10], unsigned page, unsigned alloc_len);
@@ -110,6 +140,13 @@ int ap_sgio_parse_sense(const uint8_t *buf, size_t len, struct ap_sense *s);
 /* SCSI VPD page 80h (Unit Serial Number, e.g. sysfs device/vpd_pg80): the
  * serial, trimmed, into @out (NUL-terminated); -ENODATA when blank. */
 int ap_sgio_parse_vpd_serial(const uint8_t *buf, size_t len, char *out, size_t outsz);
+/* VPD page 89h (sysfs device/vpd_pg89): -EINVAL when it is not one or too
+ * short, else as ap_sgio_parse_ata_identify() for its IDENTIFY data. */
+int ap_sgio_parse_vpd_ata(const uint8_t *buf, size_t len, struct ap_vpd_ata *v);
+/* VPD page 83h (sysfs device/vpd_pg83): 0, -EINVAL, -ENODATA (no designator used). */
+int ap_sgio_parse_vpd_devid(const uint8_t *buf, size_t len, struct ap_vpd_devid *d);
+/* NVMe Identify Controller: 0, -EINVAL (short), -ENODATA (no model). */
+int ap_sgio_parse_nvme_id_ctrl(const uint8_t *buf, size_t len, struct ap_nvme_ctrl *c);
 /* Names for messages: "ATA IDENTIFY word 85", ... */
 const char *ap_sgio_wc_source_name(enum ap_wc_source src);
 
@@ -117,6 +154,15 @@ const char *ap_sgio_wc_source_name(enum ap_wc_source src);
  * -EOPNOTSUPP when the device does not answer this command set, other
  * -errno with @e filled on a real failure. ---- */
 int ap_sgio_ata_identify(int fd, struct ap_ata_identify *id, struct ap_error *e);
+/*
+ * The same through ATA PASS-THROUGH(12), which some USB bridges know
+ * instead. Only for a disk (SCSI peripheral type 0): A1h is BLANK to an
+ * optical drive.
+ */
+int ap_sgio_ata_identify12(int fd, struct ap_ata_identify *id, struct ap_error *e);
+/* INQUIRY VPD page 89h through SG_IO (where sysfs has no vpd_pg89) */
+int ap_sgio_vpd_ata(int fd, struct ap_vpd_ata *v, struct ap_error *e);
+int ap_sgio_nvme_id_ctrl(int fd, struct ap_nvme_ctrl *c, struct ap_error *e);
 int ap_sgio_read_capacity16(int fd, struct ap_scsi_capacity *c, struct ap_error *e);
 int ap_sgio_scsi_write_cache(int fd, bool *wce, struct ap_error *e);
 int ap_sgio_nvme_id_ns(int fd, struct ap_nvme_ns *ns, struct ap_error *e);

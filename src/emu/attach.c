@@ -5,12 +5,14 @@
  * loop device with 512-byte (or the spec's) logical sectors to the served file,
  * and take everything down again -- also after the server was SIGKILLed.
  * The layout of a work directory is described in emu/priv.h; the work
- * directory, the stats page and the server are in their own files.
+ * directory, the stats page, finding a device's drive (locate.c) and the
+ * server are in their own files.
  */
 #include "emu/emu.h"
 #include "emu/model.h"
 #include "emu/priv.h"
 #include "emu/server.h"
+#include "lib/blkdev.h"
 #include "lib/state.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
@@ -46,206 +48,99 @@ struct ap_emu {
 	int st;			/* the server's replies */
 };
 
-/* ---- locating a device's work directory ---- */
+/* ---- starting the server (server.c) in a process of its own ---- */
 
-/* "loopN" of a loop device or of one of its partitions, in @name. */
-static int disk_name(const char *dev, char *name, size_t sz)
+static void close_other_fds(int a, int b)
 {
-	struct stat st;
-	char *whole;
+	int lo = a < b ? a : b, hi = a < b ? b : a, fd;
 
-	if (stat(dev, &st) != 0)
-		return -errno;
-	if (!S_ISBLK(st.st_mode))
-		return -ENOTBLK;
-	whole = ap_sysfs_wholedisk_name(st.st_rdev);
-	if (!whole)
-		return -ENOENT;
-	snprintf(name, sz, "%s", whole);
-	free(whole);
-	return strncmp(name, "loop", 4) == 0 ? 0 : -ENOENT;
-}
+	for (fd = 3; fd < lo; fd++)
+		close(fd);
+	for (fd = lo + 1; fd < hi; fd++)
+		close(fd);
+	if (close_range((unsigned)hi + 1, ~0U, 0) != 0) {
+		long max = sysconf(_SC_OPEN_MAX);
 
-/* The loop device's backing file, or NULL when it has none. */
-static char *loop_backing(const char *name)
-{
-	return ap_sysfs_loop_backing_file(name, false);
-}
-
-/* The work directory of the emulated drive behind loop device @name, or NULL. */
-static char *workdir_of_loop(const char *name)
-{
-	char *back = loop_backing(name), *slash;
-	struct ap_emu_shm *shm;
-	size_t n, suffix = strlen("/mnt/" AP_EMU_FILE);
-
-	if (!back)
-		return NULL;
-	n = strlen(back);
-	if (n <= suffix || strcmp(back + n - suffix, "/mnt/" AP_EMU_FILE) != 0) {
-		free(back);
-		return NULL;
+		for (fd = hi + 1; fd < max; fd++)
+			close(fd);
 	}
-	back[n - suffix] = '\0';
-	slash = strrchr(back, '/');
-	if (!slash || strncmp(slash + 1, "alignprobe-emu.", 15) != 0) {
-		free(back);
-		return NULL;
+}
+
+static void child_stdio(const char *workdir)
+{
+	char *log;
+	int fd = open("/dev/null", O_RDWR);
+
+	if (fd >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		if (fd > 2)
+			close(fd);
 	}
-	shm = ap_emu_shm_map(back, false);
-	if (!shm) {
-		free(back);
-		return NULL;
+	ap_xasprintf(&log, "%s/log", workdir);
+	fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+	free(log);
+	if (fd >= 0) {
+		dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
 	}
-	munmap(shm, sizeof(*shm));
-	return back;
 }
 
-bool ap_emu_is_emulated(const char *dev)
+int ap_emu_server_start(const struct ap_emu_server_opts *o, pid_t *pid, int *ctl, int *st,
+			struct ap_error *e)
 {
-	char name[64], *wd;
+	int c[2] = { -1, -1 }, s[2] = { -1, -1 }, rc;
 
-	if (!dev || disk_name(dev, name, sizeof(name)) != 0)
-		return false;
-	wd = workdir_of_loop(name);
-	free(wd);
-	return wd != NULL;
-}
+	*pid = -1;
+	*ctl = *st = -1;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, c) != 0 ||
+	    pipe2(s, O_CLOEXEC) != 0) {
+		rc = ap_error_set(e, errno, "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	fflush(NULL);
+	*pid = fork();
+	if (*pid < 0) {
+		rc = ap_error_set(e, errno, "fork: %s", strerror(errno));
+		goto fail;
+	}
+	if (*pid == 0) {
+		/* the server: a daemon that holds nothing of its parent's */
+		sigset_t none;
 
-static struct ap_emu_shm *shm_of_dev(const char *dev, bool rw)
-{
-	char name[64], *wd;
-	struct ap_emu_shm *shm;
-
-	if (!dev || disk_name(dev, name, sizeof(name)) != 0)
-		return NULL;
-	wd = workdir_of_loop(name);
-	if (!wd)
-		return NULL;
-	shm = ap_emu_shm_map(wd, rw);
-	free(wd);
-	return shm;
-}
-
-int ap_emu_counters_read(const char *dev, struct ap_emu_counters *c)
-{
-	struct ap_emu_shm *shm = shm_of_dev(dev, false);
-	struct ap_emu_counters_raw r;
-
-	if (!shm)
-		return -ENODEV;
-	ap_emu_shm_read(shm, &r);
-	c->reads = r.reads;
-	c->writes = r.writes;
-	c->aligned_writes = r.aligned_writes;
-	c->rmw = r.rmw;
-	c->rmw_writes = r.rmw_writes;
-	c->flushes = r.flushes;
-	c->read_bytes = r.read_bytes;
-	c->write_bytes = r.write_bytes;
-	c->errors = r.errors;
-	c->busy_ns = r.busy_ns;
-	c->ra_hits = r.ra_hits;
-	c->rmw_buffer_hits = r.rmw_buffer_hits;
-	c->flushes_ignored = r.flushes_ignored;
-	c->power_cuts = r.power_cuts;
-	c->lost_writes = r.lost_writes;
-	c->torn_sectors = r.torn_sectors;
-	c->powered = !ap_emu_shm_power_off(shm);
-	munmap(shm, sizeof(*shm));
-	return 0;
-}
-
-int ap_emu_counters_reset(const char *dev)
-{
-	struct ap_emu_shm *shm = shm_of_dev(dev, true);
-
-	if (!shm)
-		return -ENODEV;
-	ap_emu_shm_reset(shm);
-	munmap(shm, sizeof(*shm));
-	return 0;
-}
-
-int ap_emu_write_cache(const char *dev, bool *on)
-{
-	struct ap_emu_shm *shm = shm_of_dev(dev, false);
-
-	if (!shm)
-		return -ENODEV;
-	*on = ap_emu_shm_write_cache(shm);
-	munmap(shm, sizeof(*shm));
-	return 0;
-}
-
-int ap_emu_set_write_cache(const char *dev, bool on)
-{
-	struct ap_emu_shm *shm = shm_of_dev(dev, true);
-
-	if (!shm)
-		return -ENODEV;
-	ap_emu_shm_set_write_cache(shm, on);
-	munmap(shm, sizeof(*shm));
-	return 0;
-}
-
-/* Extra information for `emulate --stats`: the parameters in force. */
-int ap_emu_power(const char *dev, bool on, struct ap_error *e)
-{
-	struct ap_emu_shm *shm = shm_of_dev(dev, true);
-	int rc;
-
-	if (!shm)
-		return ap_error_set(e, ENODEV, "not an emulated drive");
-	rc = ap_emu_shm_power(shm, on, 10000);
-	munmap(shm, sizeof(*shm));
-	if (rc == -ESRCH)
-		return ap_error_set(e, ESRCH, "the emulated drive's server is gone");
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGCHLD, SIG_DFL);
+		close(c[1]);
+		close(s[0]);
+		close_other_fds(c[0], s[1]);
+		child_stdio(o->workdir);
+		setsid();
+		if (chdir("/") != 0)
+			_exit(1);
+		_exit(ap_emu_server_run(o, c[0], s[1]));
+	}
+	close(c[0]);
+	close(s[1]);
+	c[0] = s[1] = -1;
+	rc = ap_emu_server_reply(s[0], "ready", e);
 	if (rc)
-		return ap_error_set(e, -rc, "the emulated drive's server does not follow: %s",
-				    strerror(-rc));
+		goto fail;
+	*ctl = c[1];
+	*st = s[0];
 	return 0;
-}
 
-int ap_emu_arm_power_cut(const char *dev, uint64_t n)
-{
-	struct ap_emu_shm *shm = shm_of_dev(dev, true);
-
-	if (!shm)
-		return -ENODEV;
-	ap_emu_shm_arm_cut(shm, n);
-	munmap(shm, sizeof(*shm));
-	return 0;
-}
-
-int ap_emu_spec_of(const char *dev, struct ap_emu_spec *s)
-{
-	struct ap_emu_shm *shm = shm_of_dev(dev, false);
-
-	if (!shm)
-		return -ENODEV;
-	ap_emu_spec_init(s);
-	s->capacity = shm->capacity;
-	s->capacity_set = true;
-	s->rmw_ns = shm->rmw_ns;
-	s->base_ns = shm->base_ns;
-	s->flush_ns = shm->flush_ns;
-	s->seed = shm->seed;
-	s->jitter = shm->jitter;
-	s->phys_sector = shm->phys_sector;
-	s->lowest_aligned = shm->lowest_aligned;
-	s->write_cache = shm->write_cache;
-	s->fail_lba = shm->fail_lba;
-	s->fail_count = shm->fail_count;
-	s->fail_after = shm->fail_after;
-	s->fail_reads = shm->fail_reads;
-	s->fail_writes = shm->fail_writes;
-	/* the rest (profile, model, logical sector) from the full spec string */
-	if (shm->spec[0] && memchr(shm->spec, '\0', sizeof(shm->spec)))
-		ap_emu_spec_parse(shm->spec, s, NULL);
-	s->write_cache = ap_emu_shm_write_cache(shm);	/* switched since (seq --write-cache) */
-	munmap(shm, sizeof(*shm));
-	return 0;
+fail:
+	if (c[1] >= 0)
+		close(c[1]);	/* EOF before "done": the server exits */
+	if (s[0] >= 0)
+		close(s[0]);
+	if (c[0] >= 0)
+		close(c[0]);
+	if (s[1] >= 0)
+		close(s[1]);
+	return rc;
 }
 
 /* ---- taking a drive down ---- */
@@ -319,39 +214,68 @@ static bool server_stop(const char *workdir, pid_t child)
 	return !server_alive(workdir);
 }
 
-/* Clear the loop device @name (which must be ours) and wait for it to let go. */
+/*
+ * Who keeps /dev/@name from being detached exclusively: 1 a live alignprobe
+ * run's hold (the reason in @e), 2 a mount or a stacking driver (dm, md) on
+ * it or a partition, 0 another opener (a program that opened it O_EXCL, a
+ * run that died holding it).
+ */
+static int loop_user(const char *name, struct ap_error *e)
+{
+	char *v = ap_sysfs_name_attr(name, "dev"), *cmd = NULL;
+	int rc = 0;
+	pid_t pid;
+	dev_t d;
+
+	if (v && ap_sysfs_parse_devno(v, &d) == 0) {
+		if (ap_state_live_hold(d, &pid, &cmd)) {
+			ap_error_set(e, EBUSY, "/dev/%s: in use by a running alignprobe %s (PID %d)",
+				     name, cmd, (int)pid);
+			rc = 1;
+		} else if (ap_mountinfo_has_disk(d) || ap_sysfs_has_holders(name)) {
+			rc = 2;
+		}
+	}
+	free(cmd);
+	free(v);
+	return rc;
+}
+
+/*
+ * Clear the loop device @name (which must be ours) and wait for it to let
+ * go. Mounted, held by dm/md (it or a partition) or by a live run:
+ * refused, -EBUSY. Held open exclusively by somebody else (a program that
+ * opened it O_EXCL, a run that died holding it): cleared all the same,
+ * which the kernel completes (autoclear) when the last opener closes, so
+ * that a run that fails never leaves its drive behind; the opener's
+ * requests fail from now on.
+ */
 static int loop_clear(const char *name, struct ap_error *e)
 {
 	char dev[80];
-	char *back;
-	unsigned i;
-	int fd;
+	int rc, user;
 
 	snprintf(dev, sizeof(dev), "/dev/%s", name);
 	/* exclusive: fails while mounted or otherwise claimed */
-	fd = open(dev, O_RDONLY | O_EXCL | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == EBUSY)
-			return ap_error_set(e, EBUSY, "%s: in use (mounted?): unmount it first", dev);
-		return ap_error_set(e, errno, "%s: cannot open: %s", dev, strerror(errno));
+	rc = ap_blkdev_loop_detach(dev, true, 10000);
+	user = rc == -EBUSY ? loop_user(name, e) : 0;
+	if (user == 1)
+		return -EBUSY;
+	if (rc == -EBUSY && !user) {
+		rc = ap_blkdev_loop_detach(dev, false, 0);
+		if (rc == -ETIMEDOUT)
+			rc = 0;		/* detached when its last opener closes */
 	}
-	if (ioctl(fd, LOOP_CLR_FD, 0) != 0 && errno != ENXIO) {
-		int err = errno;
-
-		close(fd);
-		return ap_error_set(e, err, "%s: cannot detach the loop device: %s", dev, strerror(err));
-	}
-	close(fd);
-	/* the kernel lets go of the backing file when the last opener closes */
-	for (i = 0; i < 1000; i++) {
-		back = loop_backing(name);
-		if (!back)
-			return 0;
-		free(back);
-		sleep_ms(10);
-	}
-	/* the loop device was let go of: a failure half-way, not a refusal */
-	return ap_error_set(e, ETIMEDOUT, "%s: still attached after detaching (held open?)", dev);
+	if (rc == -EBUSY)
+		return ap_error_set(e, EBUSY, "%s: in use (mounted?): unmount it first", dev);
+	if (rc == -ETIMEDOUT)
+		/* the loop device was let go of: a failure half-way, not a refusal */
+		return ap_error_set(e, ETIMEDOUT, "%s: still attached after detaching (held open?)",
+				    dev);
+	if (rc)
+		return ap_error_set(e, -rc, "%s: cannot detach the loop device: %s", dev,
+				    strerror(-rc));
+	return 0;
 }
 
 /* Abort the FUSE connection behind @mnt, for a server that hangs. */
@@ -437,7 +361,7 @@ static int teardown(const char *workdir, const char *loop, pid_t child, struct a
 		goto out;
 	}
 	if (loop) {
-		live = workdir_of_loop(loop);
+		live = ap_emu_workdir_of_loop(loop);
 		if (live && strcmp(live, workdir) == 0)
 			rc = loop_clear(loop, e);
 		if (rc)
@@ -483,7 +407,7 @@ static int detach_workdir(const char *workdir, const char *dev, struct ap_error 
 	char name[64];
 
 	/* the loop number may have been reused: teardown clears it only if it is ours */
-	if (dev && disk_name(dev, name, sizeof(name)) == 0)
+	if (dev && ap_emu_disk_name(dev, name, sizeof(name)) == 0)
 		return teardown(workdir, name, 0, e);
 	return teardown(workdir, NULL, 0, e);
 }
@@ -556,7 +480,7 @@ int ap_emu_detach_device(const char *dev, struct ap_error *e)
 	ap_state_free(v, n);
 	if (found)
 		return rc;
-	if (disk_name(dev, name, sizeof(name)) != 0 || !(wd = workdir_of_loop(name)))
+	if (ap_emu_disk_name(dev, name, sizeof(name)) != 0 || !(wd = ap_emu_workdir_of_loop(name)))
 		return ap_error_set(e, ENODEV, "%s: not an emulated drive", dev);
 	/*
 	 * Not registered here: a drive of another state directory (another
@@ -586,8 +510,8 @@ int ap_emu_detach(struct ap_emu *emu, struct ap_error *e)
 	if (!emu)
 		return 0;
 	wd = NULL;
-	if (disk_name(emu->dev, name, sizeof(name)) == 0)
-		wd = workdir_of_loop(name);
+	if (ap_emu_disk_name(emu->dev, name, sizeof(name)) == 0)
+		wd = ap_emu_workdir_of_loop(name);
 	if (wd && strcmp(wd, emu->workdir) == 0)
 		rc = teardown(emu->workdir, name, emu->pid, e);
 	else
@@ -846,6 +770,8 @@ int ap_emu_attach(const struct ap_emu_spec *spec, struct ap_emu **out, struct ap
 	if (rc)
 		goto fail;
 	rc = ap_emu_workdir_make_backing(workdir, &s, e);
+	if (!rc)
+		rc = ap_emu_workdir_write_identity(workdir, &s, e);
 	if (rc)
 		goto fail;
 	shm = ap_emu_shm_create(workdir, &s, e);

@@ -5,15 +5,13 @@
  * one-line answer ("ok", "ready", or "error ERRNO message") read back
  * within a time limit, so that a dead or hung server is an error, never a
  * hang. The server's: the lines it reads and the answers it writes.
+ * (attach.c forks the server; server.c runs it.)
  */
 #include "emu/server.h"
 #include "lib/state.h"
 #include "lib/util.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -160,99 +158,4 @@ bool ap_emu_server_control(int ctl, int st, const char *mnt, struct ap_emu_ctl_s
 	if (cs->used == sizeof(cs->buf) - 1)
 		cs->used = 0;	/* no line is this long: drop it */
 	return true;
-}
-
-/* ---- the attaching process's side ---- */
-
-static void close_other_fds(int a, int b)
-{
-	int lo = a < b ? a : b, hi = a < b ? b : a, fd;
-
-	for (fd = 3; fd < lo; fd++)
-		close(fd);
-	for (fd = lo + 1; fd < hi; fd++)
-		close(fd);
-	if (close_range((unsigned)hi + 1, ~0U, 0) != 0) {
-		long max = sysconf(_SC_OPEN_MAX);
-
-		for (fd = hi + 1; fd < max; fd++)
-			close(fd);
-	}
-}
-
-static void child_stdio(const char *workdir)
-{
-	char *log;
-	int fd = open("/dev/null", O_RDWR);
-
-	if (fd >= 0) {
-		dup2(fd, 0);
-		dup2(fd, 1);
-		if (fd > 2)
-			close(fd);
-	}
-	ap_xasprintf(&log, "%s/log", workdir);
-	fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
-	free(log);
-	if (fd >= 0) {
-		dup2(fd, 2);
-		if (fd > 2)
-			close(fd);
-	}
-}
-
-int ap_emu_server_start(const struct ap_emu_server_opts *o, pid_t *pid, int *ctl, int *st,
-			struct ap_error *e)
-{
-	int c[2] = { -1, -1 }, s[2] = { -1, -1 }, rc;
-
-	*pid = -1;
-	*ctl = *st = -1;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, c) != 0 ||
-	    pipe2(s, O_CLOEXEC) != 0) {
-		rc = ap_error_set(e, errno, "pipe: %s", strerror(errno));
-		goto fail;
-	}
-	fflush(NULL);
-	*pid = fork();
-	if (*pid < 0) {
-		rc = ap_error_set(e, errno, "fork: %s", strerror(errno));
-		goto fail;
-	}
-	if (*pid == 0) {
-		/* the server: a daemon that holds nothing of its parent's */
-		sigset_t none;
-
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGCHLD, SIG_DFL);
-		close(c[1]);
-		close(s[0]);
-		close_other_fds(c[0], s[1]);
-		child_stdio(o->workdir);
-		setsid();
-		if (chdir("/") != 0)
-			_exit(1);
-		_exit(ap_emu_server_run(o, c[0], s[1]));
-	}
-	close(c[0]);
-	close(s[1]);
-	c[0] = s[1] = -1;
-	rc = ap_emu_server_reply(s[0], "ready", e);
-	if (rc)
-		goto fail;
-	*ctl = c[1];
-	*st = s[0];
-	return 0;
-
-fail:
-	if (c[1] >= 0)
-		close(c[1]);	/* EOF before "done": the server exits */
-	if (s[0] >= 0)
-		close(s[0]);
-	if (c[0] >= 0)
-		close(c[0]);
-	if (s[1] >= 0)
-		close(s[1]);
-	return rc;
 }

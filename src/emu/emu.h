@@ -93,6 +93,8 @@ struct ap_emu_spec {
 	bool ignore_flush;		/* flushes acknowledged, nothing written (off) */
 	uint64_t cut_at;		/* cut-after=N: write N+1 in flight at the cut (0 = never) */
 	char *cut_peer;			/* an emulated drive losing power with this one */
+	/* the model the drive states (drive-model=), "": EMU-<PROFILE> (ap_emu_drive_model()) */
+	char drive_model[41];
 };
 
 struct ap_emu_counters {
@@ -168,6 +170,19 @@ bool ap_emu_is_emulated(const char *dev);
  * the server takes the drive down, as when the owner exits.
  */
 int ap_emu_forget(struct ap_emu *emu, struct ap_error *e);
+
+/*
+ * Who the drive says it is, so that the verdict store works on it: vendor
+ * "ALIGNPROBE", model drive-model= or, by default, "EMU-<PROFILE>"
+ * ("EMU-HDD-7200"), with "-<phys>-L<lba>" (and "-LS<logical>") added when
+ * the hidden geometry is not the profile's own or no profile was applied
+ * ("EMU-SIMPLE-4096-L7"): drives that differ are different models. The
+ * emulator writes it to <workdir>/identity as VENDOR:MODEL:REVISION:SERIAL
+ * (revision and serial empty), which the identity reader of a loop device
+ * over an emulated drive takes (src/device/identity.c).
+ */
+void ap_emu_drive_model(const struct ap_emu_spec *s, char *buf, size_t len);
+#define AP_EMU_VENDOR	"ALIGNPROBE"
 
 int ap_emu_counters_read(const char *dev, struct ap_emu_counters *c);
 int ap_emu_counters_reset(const char *dev);

@@ -505,6 +505,53 @@ static int set_image(struct ap_emu_spec *s, const char *key, const char *val, st
 	return 0;
 }
 
+/* The model the drive states: what a drive's IDENTIFY holds (40 printable characters). */
+static int set_drive_model(struct ap_emu_spec *s, const char *key, const char *val,
+			   struct ap_error *e)
+{
+	size_t i, n = strlen(val);
+
+	for (i = 0; i < n; i++)
+		if (val[i] < 0x20 || val[i] > 0x7e || val[i] == ':')
+			break;
+	if (!n || n >= sizeof(s->drive_model) || i < n || val[0] == ' ' || val[n - 1] == ' ')
+		return ap_error_set(e, EINVAL, "%s '%s': 1 to %zu printable ASCII characters, "
+				    "no colon, no leading or trailing blank", key, val,
+				    sizeof(s->drive_model) - 1);
+	snprintf(s->drive_model, sizeof(s->drive_model), "%s", val);
+	return 0;
+}
+
+void ap_emu_drive_model(const struct ap_emu_spec *s, char *buf, size_t len)
+{
+	struct ap_emu_spec own;
+	struct ap_error e = { 0 };
+	bool geometry = true;
+	int n;
+	char *p;
+
+	if (s->drive_model[0]) {
+		snprintf(buf, len, "%s", s->drive_model);
+		return;
+	}
+	if (s->profile[0]) {
+		ap_emu_spec_init(&own);
+		if (ap_emu_spec_profile(&own, s->profile, &e) == 0)
+			geometry = own.phys_sector != s->phys_sector ||
+				   own.lowest_aligned != s->lowest_aligned ||
+				   own.logical_sector != s->logical_sector;
+	}
+	n = snprintf(buf, len, "EMU-%s", s->profile[0] ? s->profile : model_names[s->model]);
+	if (geometry && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, "-%u-L%u", s->phys_sector,
+			      s->lowest_aligned);
+	if (geometry && s->logical_sector != 512 && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "-LS%u", s->logical_sector);
+	for (p = buf; *p; p++)
+		if (*p >= 'a' && *p <= 'z')
+			*p = (char)(*p - 'a' + 'A');
+}
+
 /* The keys of a spec, in the order the error for an unknown one lists them. */
 static const struct spec_key {
 	const char *name, *alias;
@@ -542,6 +589,7 @@ static const struct spec_key {
 	{ "fail-rw", NULL, set_fail_rw },
 	{ "fail-after", NULL, set_fail_after },
 	{ "image", NULL, set_image },
+	{ "drive-model", NULL, set_drive_model },
 };
 
 int ap_emu_spec_set(struct ap_emu_spec *s, const char *key, const char *val,
@@ -721,9 +769,10 @@ char *ap_emu_spec_format(const struct ap_emu_spec *s)
 			 s->fail_reads ? "r" : "", s->fail_writes ? "w" : "");
 	}
 	format_quirks(s, quirks, sizeof(quirks));
-	ap_xasprintf(&out, "%ssize=%llu,phys=%u,lba=%u,rmw=%s,base=%s,jitter=%g%%,seed=%llu,cache=%s,flush=%s%s%s%s",
+	ap_xasprintf(&out, "%ssize=%llu,phys=%u,lba=%u,rmw=%s,base=%s,jitter=%g%%,seed=%llu,cache=%s,flush=%s%s%s%s%s%s",
 		     prof, (unsigned long long)s->capacity, s->phys_sector, s->lowest_aligned,
 		     rmw, base, s->jitter * 100, (unsigned long long)s->seed,
-		     s->write_cache ? "on" : "off", flush, model, quirks, fail);
+		     s->write_cache ? "on" : "off", flush, model, quirks, fail,
+		     s->drive_model[0] ? ",drive-model=" : "", s->drive_model);
 	return out;
 }

@@ -8,12 +8,11 @@
  * log does not hold yet are appended to @workdir/volatile; a destage
  * (c->drained) empties the log, and a power cut writes it back, which
  * leaves the backing file as the media held it at the last destage. A
- * media write in flight is torn as ap_emu_model_torn() says. And the peer
- * drive that loses power at the same moment (cut-peer=DEV) is found here.
+ * media write in flight is torn as ap_emu_model_torn() says. Plain file
+ * I/O: always built (the unit tests use it).
  */
 #include "emu/model.h"
 #include "emu/priv.h"
-#include "lib/sysfs.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -152,22 +151,4 @@ int ap_emu_tear(const struct ap_emu_model *m, int fd, uint64_t capacity, uint64_
 	}
 	free(span);
 	return rc;
-}
-
-struct ap_emu_shm *ap_emu_peer_map(const char *dev)
-{
-	const char *name = strrchr(dev, '/');
-	char *back = ap_sysfs_loop_backing_file(name ? name + 1 : dev, true), *cut;
-	struct ap_emu_shm *shm = NULL;
-	size_t n = strlen("/mnt/" AP_EMU_FILE);
-
-	if (!back)
-		return NULL;
-	cut = back + strlen(back);
-	if ((size_t)(cut - back) > n && strcmp(cut - n, "/mnt/" AP_EMU_FILE) == 0) {
-		cut[-(long)n] = '\0';
-		shm = ap_emu_shm_map(back, true);
-	}
-	free(back);
-	return shm;
 }

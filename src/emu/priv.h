@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Shared between the emulator's files, each using only those before it:
- * counters.c, workdir.c, power.c, spec.c, server.c, attach.c. Not an API for others.
+ * counters.c, workdir.c, power.c, locate.c, spec.c, control.c, server.c,
+ * attach.c. Not an API for others.
  *
  * An emulated drive lives in a work directory $TMPDIR/alignprobe-emu.XXXXXX:
  *	mnt/		the private FUSE mount point; mnt/disk is the served file
@@ -10,6 +11,7 @@
  *	stats		struct ap_emu_shm, mmap'd shared: parameters and counters;
  *			the server holds an exclusive flock() on it while alive
  *	log		the server's stderr
+ *	identity	VENDOR:MODEL:REVISION:SERIAL the drive states (identity.c reads it)
  *	volatile	the volatile write cache's pre-images (power.c)
  * The loop device's sysfs backing_file ("<workdir>/mnt/disk") leads from the
  * device to its work directory.
@@ -18,6 +20,7 @@
 #define AP_EMU_PRIV_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -107,6 +110,8 @@ char *ap_emu_state_dir_real(void);
 char *ap_emu_workdir_state_dir(const char *workdir);	/* which one registered it */
 int ap_emu_workdir_write_state_dir(const char *workdir, struct ap_error *e);
 int ap_emu_workdir_make_backing(const char *workdir, struct ap_emu_spec *s, struct ap_error *e);
+int ap_emu_workdir_write_identity(const char *workdir, const struct ap_emu_spec *s,
+				  struct ap_error *e);
 
 /* power.c: the volatile cache's pre-images, the torn write, the peer drive */
 struct ap_emu_vlog {
@@ -129,8 +134,13 @@ int ap_emu_vlog_undo(struct ap_emu_vlog *v, int fd, uint64_t *lost);
 /* A media write in flight torn on backing @fd (ap_emu_model_torn()). */
 int ap_emu_tear(const struct ap_emu_model *m, int fd, uint64_t capacity, uint64_t off,
 		uint64_t len, const void *data, unsigned *torn);
-/* The stats page of emulated drive @dev ("/dev/loopN"), mapped rw, or NULL. */
-struct ap_emu_shm *ap_emu_peer_map(const char *dev);
+
+/* locate.c (emulator builds only): "loopN" of a loop device or one of its partitions. */
+int ap_emu_disk_name(const char *dev, char *name, size_t sz);
+/* The work directory of the emulated drive behind loop device @name, or NULL. */
+char *ap_emu_workdir_of_loop(const char *name);
+/* The stats page of the emulated drive behind @dev (a cut-peer, ...), or NULL. */
+struct ap_emu_shm *ap_emu_shm_of_dev(const char *dev, bool rw);
 
 /* spec.c: s->image opened, the spec validated: fd or -errno. */
 int ap_emu_image_open(struct ap_emu_spec *s, struct ap_error *e);

@@ -192,14 +192,19 @@ static void power_cut(struct server *sv, enum ap_emu_op op, uint64_t off, uint64
 {
 	uint64_t lost = 0;
 	unsigned torn = 0;
+	int rc;
 
 	if (srv.off)
 		return;
-	if (ap_emu_vlog_undo(&srv.vlog, srv.fd, &lost) != 0)
-		fprintf(stderr, "power cut: cannot undo the volatile cache: %s\n", strerror(errno));
-	if (op == AP_EMU_WRITE && data && c && c->media_write &&
-	    ap_emu_tear(&srv.model, srv.fd, srv.capacity, off, len, data, &torn) != 0)
-		fprintf(stderr, "power cut: cannot tear the write in flight: %s\n", strerror(errno));
+	rc = ap_emu_vlog_undo(&srv.vlog, srv.fd, &lost);
+	if (rc)
+		fprintf(stderr, "power cut: cannot undo the volatile cache: %s\n", strerror(-rc));
+	if (c && c->cached && lost)
+		lost--;		/* the write in flight was never acknowledged */
+	rc = op == AP_EMU_WRITE && data && c && c->media_write ?
+	     ap_emu_tear(&srv.model, srv.fd, srv.capacity, off, len, data, &torn) : 0;
+	if (rc)
+		fprintf(stderr, "power cut: cannot tear the write in flight: %s\n", strerror(-rc));
 	ap_emu_model_power_cut(&srv.model);
 	srv.off = true;
 	ap_emu_shm_set_power(srv.shm, false);	/* off until someone restores it */
@@ -264,6 +269,15 @@ static int account(struct server *sv, enum ap_emu_op op, uint64_t off, uint64_t 
 			     srv.t0 + sw_ns, c);
 	c->cost_ns += sw_ns;
 	c->rmw += sw_rmw;
+	/*
+	 * Durability, inside the charged time (the reply stays on time): a
+	 * destage makes what the cache held durable; a write the cache holds
+	 * has what it overwrites kept for a power cut.
+	 */
+	if (c->drained)
+		ap_emu_vlog_clear(&srv.vlog);
+	if (c->cached && ap_emu_vlog_keep(&srv.vlog, srv.fd, off, len) != 0)
+		c->fail = true;
 	if (!ap_emu_shm_power_want_off(srv.shm))
 		charge(c->cost_ns);
 	cut = ap_emu_shm_power_want_off(srv.shm);
@@ -289,8 +303,6 @@ static int account(struct server *sv, enum ap_emu_op op, uint64_t off, uint64_t 
 	stats_end(sv);
 	if (cut)
 		return -1;
-	if (c->drained)
-		ap_emu_vlog_clear(&srv.vlog);
 	return c->fail ? EIO : 0;
 }
 
@@ -408,9 +420,6 @@ static int io_begin(struct server *sv, fuse_ino_t ino, enum ap_emu_op op, uint64
 		power_cut(sv, op, o, *len, data, &c);
 		return EIO;
 	}
-	/* a write the volatile cache holds: what it overwrites is kept for a power cut */
-	if (rc == 0 && c.cached && ap_emu_vlog_keep(&srv.vlog, srv.fd, o, *len) != 0)
-		return EIO;
 	return rc;
 }
 
@@ -792,7 +801,7 @@ int ap_emu_server_run(const struct ap_emu_server_opts *o, int ctl_fd, int status
 		goto out;
 	}
 	if (s->cut_peer) {
-		srv.peer = ap_emu_peer_map(s->cut_peer);
+		srv.peer = ap_emu_shm_of_dev(s->cut_peer, true);
 		if (!srv.peer) {
 			ap_emu_server_status(status_fd, "error %d cut-peer %s: not an emulated drive",
 					     ENODEV, s->cut_peer);

@@ -67,7 +67,7 @@ int ap_emu_spec_check(const struct ap_emu_spec *spec, struct ap_error *e)
 	int fd;
 
 	if (s.cut_peer) {
-		struct ap_emu_shm *peer = ap_emu_peer_map(s.cut_peer);
+		struct ap_emu_shm *peer = ap_emu_shm_of_dev(s.cut_peer, true);
 
 		if (!peer)
 			return ap_error_set(e, ENODEV, "cut-peer %s: not an emulated drive",

@@ -21,7 +21,8 @@
 /* Remove the work directory's files and itself: 0, or -errno when it stays. */
 int ap_emu_workdir_remove(const char *workdir)
 {
-	static const char *const files[] = { "backing", "stats", "log", "statedir", "volatile" };
+	static const char *const files[] = { "backing", "stats", "log", "statedir", "volatile",
+					     "identity" };
 	char *path;
 	size_t i;
 	int rc = 0;
@@ -66,23 +67,48 @@ char *ap_emu_workdir_state_dir(const char *workdir)
 	return ap_xstrdup(buf);
 }
 
-/* Which state directory registers this drive (see ap_emu_detach_device). */
-int ap_emu_workdir_write_state_dir(const char *workdir, struct ap_error *e)
+/* A new file @name of the work directory holding @text. */
+static int write_new(const char *workdir, const char *name, const char *text, mode_t mode,
+		     struct ap_error *e)
 {
-	char *path, *dir = ap_emu_state_dir_real();
+	char *path;
 	int fd, rc = 0;
 
-	if (!dir)
-		return ap_error_set(e, errno, "state directory %s: %s", ap_state_dir(),
-				    strerror(errno));
-	ap_xasprintf(&path, "%s/statedir", workdir);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0 || ap_pwrite_all(fd, dir, strlen(dir), 0) != 0)
+	ap_xasprintf(&path, "%s/%s", workdir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	if (fd < 0 || ap_pwrite_all(fd, text, strlen(text), 0) != 0)
 		rc = ap_error_set(e, errno, "cannot write %s: %s", path, strerror(errno));
 	if (fd >= 0)
 		close(fd);
 	free(path);
+	return rc;
+}
+
+/* Which state directory registers this drive (see ap_emu_detach_device). */
+int ap_emu_workdir_write_state_dir(const char *workdir, struct ap_error *e)
+{
+	char *dir = ap_emu_state_dir_real();
+	int rc;
+
+	if (!dir)
+		return ap_error_set(e, errno, "state directory %s: %s", ap_state_dir(),
+				    strerror(errno));
+	rc = write_new(workdir, "statedir", dir, 0600, e);
 	free(dir);
+	return rc;
+}
+
+/* Who the drive says it is (see ap_emu_drive_model()), for the identity reader. */
+int ap_emu_workdir_write_identity(const char *workdir, const struct ap_emu_spec *s,
+				  struct ap_error *e)
+{
+	char model[64], *line;
+	int rc;
+
+	ap_emu_drive_model(s, model, sizeof(model));
+	ap_xasprintf(&line, "%s:%s::\n", AP_EMU_VENDOR, model);
+	rc = write_new(workdir, "identity", line, 0644, e);
+	free(line);
 	return rc;
 }
 

@@ -95,10 +95,20 @@ const struct ap_vstore_model *ap_vstore_find(const struct ap_vstore *s, const ch
 	return NULL;
 }
 
+/* The disk's legacy key is its drive's (libata's INQUIRY), not a bridge's. */
+static bool legacy_usable(const struct ap_disk_identity *id)
+{
+	return id->legacy_model && !id->bridge;
+}
+
 const struct ap_vstore_model *ap_vstore_find_disk(const struct ap_vstore *s,
 						  const struct ap_disk_identity *id)
 {
-	return ap_vstore_find(s, id->vendor, id->model, id->revision);
+	const struct ap_vstore_model *m = ap_vstore_find(s, id->vendor, id->model, id->revision);
+
+	if (!m && id->model && legacy_usable(id))
+		m = ap_vstore_find(s, id->legacy_vendor, id->legacy_model, id->legacy_revision);
+	return m;
 }
 
 char *ap_vstore_model_name(const struct ap_vstore_model *m)
@@ -118,6 +128,11 @@ void ap_vstore_record_of(struct ap_vstore_record *r, const struct ap_disk_identi
 	r->revision = id->revision;
 	r->serial = id->serial;
 	r->wwn = id->wwn;
+	if (legacy_usable(id)) {
+		r->legacy_vendor = id->legacy_vendor;
+		r->legacy_model = id->legacy_model;
+		r->legacy_revision = id->legacy_revision;
+	}
 	r->confidence = NAN;
 }
 
@@ -151,7 +166,7 @@ static bool same_disk(const struct ap_vstore_example *x, const struct ap_vstore_
 	return same_str(x->device, r->device) && same_str(x->host, r->host);
 }
 
-static void format_time(time_t t, char *buf, size_t len)
+void ap_vstore_format_time(time_t t, char *buf, size_t len)
 {
 	struct tm tm;
 
@@ -164,7 +179,7 @@ static void example_set(struct ap_vstore_example *x, const struct ap_vstore_reco
 	char when[32];
 
 	example_free(x);
-	format_time(r->when, when, sizeof(when));
+	ap_vstore_format_time(r->when, when, sizeof(when));
 	x->serial = dup_or_null(r->serial);
 	x->wwn = dup_or_null(r->wwn);
 	x->device = dup_or_null(r->device);
@@ -198,6 +213,19 @@ int ap_vstore_add(struct ap_vstore *s, const struct ap_vstore_record *r, struct 
 	if (rc)
 		return rc;
 	m = (struct ap_vstore_model *)ap_vstore_find(s, r->vendor, r->model, r->revision);
+	if (!m && r->legacy_model) {
+		/* an entry under the disk's 0.1 key moves to its own key */
+		m = (struct ap_vstore_model *)ap_vstore_find(s, r->legacy_vendor, r->legacy_model,
+							     r->legacy_revision);
+		if (m) {
+			free(m->vendor);
+			free(m->model);
+			free(m->revision);
+			m->vendor = dup_or_null(r->vendor);
+			m->model = ap_xstrdup(r->model);
+			m->revision = dup_or_null(r->revision);
+		}
+	}
 	if (!m) {
 		s->models = ap_xreallocarray(s->models, s->nmodels + 1, sizeof(*s->models));
 		m = &s->models[s->nmodels++];
@@ -454,6 +482,7 @@ int ap_vstore_from_json(struct json_object *o, struct ap_vstore *s, struct ap_er
 		struct ap_vstore_model *m = &s->models[i];
 
 		rc = model_from_json(json_object_array_get_idx(ma, i), m, &le);
+		m->index = i;
 		s->nmodels = i + 1;
 		if (!rc && ap_vstore_find(s, m->vendor, m->model, m->revision) != m)
 			rc = ap_error_set(&le, EINVAL, "the model is listed twice");
@@ -531,8 +560,8 @@ static int lock_store(const char *path, struct ap_error *e)
 	return fd;
 }
 
-int ap_vstore_record(const char *path, const struct ap_vstore_record *r,
-		     enum ap_vstore_added *added, struct ap_error *e)
+int ap_vstore_update(const char *path, int (*fn)(struct ap_vstore *s, void *arg), void *arg,
+		     bool *changed, struct ap_error *e)
 {
 	struct ap_vstore s;
 	struct ap_outfile of;
@@ -540,6 +569,7 @@ int ap_vstore_record(const char *path, const struct ap_vstore_record *r,
 	char *text;
 	int lock, rc;
 
+	*changed = false;
 	lock = lock_store(path, e);
 	if (lock < 0)
 		return lock;
@@ -547,15 +577,14 @@ int ap_vstore_record(const char *path, const struct ap_vstore_record *r,
 	if (rc == -ENOENT)
 		rc = 0;
 	if (!rc) {
-		rc = ap_vstore_add(&s, r, e);
-		if (rc > 0) {
-			*added = (enum ap_vstore_added)rc;
+		rc = fn(&s, arg);
+		*changed = rc > 0;
+		if (rc > 0)
 			rc = 0;
-		}
 	}
-	if (!rc)
+	if (!rc && *changed)
 		rc = ap_outfile_open(&of, path, e);
-	if (!rc) {
+	if (!rc && *changed) {
 		doc = ap_vstore_to_json(&s);
 		ap_xasprintf(&text, "%s\n",
 			     json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
@@ -564,8 +593,292 @@ int ap_vstore_record(const char *path, const struct ap_vstore_record *r,
 		rc = ap_outfile_write_commit(&of, path, text, strlen(text), e);
 		free(text);
 		json_object_put(doc);
+		if (rc)
+			*changed = false;
 	}
 	ap_vstore_free(&s);
 	close(lock);	/* unlocks */
 	return rc;
+}
+
+struct record_arg {
+	const struct ap_vstore_record *r;
+	enum ap_vstore_added added;
+	struct ap_error *e;
+};
+
+static int record_fn(struct ap_vstore *s, void *arg)
+{
+	struct record_arg *a = arg;
+	int rc = ap_vstore_add(s, a->r, a->e);
+
+	if (rc < 0)
+		return rc;
+	a->added = (enum ap_vstore_added)rc;
+	return 1;
+}
+
+int ap_vstore_record(const char *path, const struct ap_vstore_record *r,
+		     enum ap_vstore_added *added, struct ap_error *e)
+{
+	struct record_arg a = { .r = r, .e = e };
+	bool changed;
+	int rc = ap_vstore_update(path, record_fn, &a, &changed, e);
+
+	if (!rc)
+		*added = a.added;
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* layers, merge, forget */
+
+/* Move model @m into @s (taking what it owns). */
+static struct ap_vstore_model *take_model(struct ap_vstore *s, struct ap_vstore_model *m)
+{
+	s->models = ap_xreallocarray(s->models, s->nmodels + 1, sizeof(*s->models));
+	s->models[s->nmodels] = *m;
+	memset(m, 0, sizeof(*m));
+	return &s->models[s->nmodels++];
+}
+
+int ap_vstore_load_layers(const char *const *paths, size_t n, struct ap_vstore *s,
+			  struct ap_error *e)
+{
+	size_t i, k;
+	int rc;
+
+	ap_vstore_init(s);
+	for (i = 0; i < n; i++) {
+		struct ap_vstore one;
+
+		rc = ap_vstore_load(paths[i], &one, e);
+		if (rc) {
+			ap_vstore_free(s);
+			return rc;
+		}
+		for (k = 0; k < one.nmodels; k++) {
+			struct ap_vstore_model *m = &one.models[k];
+
+			if (ap_vstore_find(s, m->vendor, m->model, m->revision))
+				continue;	/* an earlier layer decides for it */
+			take_model(s, m)->layer = i;
+		}
+		ap_vstore_free(&one);
+	}
+	return 0;
+}
+
+bool ap_vstore_merged_any(const struct ap_vstore_merged *m)
+{
+	return m->models_added || m->verdicts_added || m->examples_added ||
+	       m->examples_updated;
+}
+
+bool ap_vstore_model_in_conflict(const struct ap_vstore_model *m)
+{
+	size_t i, k;
+
+	for (i = 0; i < m->nverdicts; i++)
+		for (k = i + 1; k < m->nverdicts; k++)
+			if (m->verdicts[i].logical_sector == m->verdicts[k].logical_sector)
+				return true;
+	return false;
+}
+
+static void example_copy(struct ap_vstore_example *d, const struct ap_vstore_example *x)
+{
+	d->serial = dup_or_null(x->serial);
+	d->wwn = dup_or_null(x->wwn);
+	d->device = dup_or_null(x->device);
+	d->host = dup_or_null(x->host);
+	d->source = dup_or_null(x->source);
+	d->recorded = dup_or_null(x->recorded);
+	d->confidence = x->confidence;
+	d->runs = x->runs;
+}
+
+static void verdict_copy_head(struct ap_vstore_verdict *d, const struct ap_vstore_verdict *v)
+{
+	memset(d, 0, sizeof(*d));
+	d->logical_sector = v->logical_sector;
+	d->physical_sector = v->physical_sector;
+	d->lowest_aligned_lba = v->lowest_aligned_lba;
+	d->sensitive = v->sensitive;
+	d->absence_margin = v->absence_margin;
+}
+
+/* The same disk, between two examples (as same_disk() between an example and a record). */
+static bool same_example(const struct ap_vstore_example *a, const struct ap_vstore_example *b)
+{
+	struct ap_vstore_record r = { .serial = b->serial, .wwn = b->wwn, .device = b->device,
+				      .host = b->host };
+
+	return same_disk(a, &r);
+}
+
+/* @x into @v: a new disk, a later run of one it has, or nothing. */
+static void merge_example(struct ap_vstore_verdict *v, const struct ap_vstore_example *x,
+			  bool runs, struct ap_vstore_merged *st)
+{
+	struct ap_vstore_example *y;
+	size_t k;
+	int later;
+
+	for (k = 0; k < v->nexamples; k++)
+		if (same_example(&v->examples[k], x))
+			break;
+	if (k == v->nexamples) {
+		v->examples = ap_xreallocarray(v->examples, v->nexamples + 1,
+					       sizeof(*v->examples));
+		y = &v->examples[v->nexamples++];
+		memset(y, 0, sizeof(*y));
+		example_copy(y, x);
+		if (!y->runs)
+			y->runs = 1;
+		st->examples_added++;
+		return;
+	}
+	y = &v->examples[k];
+	later = x->recorded && (!y->recorded || strcmp(x->recorded, y->recorded) > 0);
+	if (later) {
+		uint64_t n = runs ? y->runs + 1 : (x->runs > y->runs ? x->runs : y->runs);
+
+		example_free(y);
+		example_copy(y, x);
+		y->runs = n;
+		st->examples_updated++;
+	} else if (!runs && x->runs > y->runs &&
+		   same_str(x->recorded, y->recorded)) {
+		y->runs = x->runs;
+		st->examples_updated++;
+	}
+}
+
+static void merge_verdict(struct ap_vstore_model *m, const struct ap_vstore_verdict *sv,
+			  bool runs, struct ap_vstore_merged *st)
+{
+	struct ap_vstore_verdict *v = NULL;
+	size_t i;
+
+	for (i = 0; i < m->nverdicts; i++) {
+		struct ap_vstore_verdict *c = &m->verdicts[i];
+
+		if (c->logical_sector == sv->logical_sector &&
+		    c->physical_sector == sv->physical_sector &&
+		    c->lowest_aligned_lba == sv->lowest_aligned_lba)
+			v = c;
+	}
+	if (!v) {
+		m->verdicts = ap_xreallocarray(m->verdicts, m->nverdicts + 1,
+					       sizeof(*m->verdicts));
+		v = &m->verdicts[m->nverdicts++];
+		verdict_copy_head(v, sv);
+		st->verdicts_added++;
+	} else {
+		if (sv->sensitive && !v->sensitive) {
+			v->sensitive = true;
+			st->examples_updated++;
+		}
+		if (sv->absence_margin >= 1 && (v->absence_margin < 1 ||
+						sv->absence_margin < v->absence_margin)) {
+			v->absence_margin = sv->absence_margin;
+			st->examples_updated++;
+		}
+	}
+	for (i = 0; i < sv->nexamples; i++)
+		merge_example(v, &sv->examples[i], runs, st);
+}
+
+void ap_vstore_merge(struct ap_vstore *dst, const struct ap_vstore *src, bool runs,
+		     struct ap_vstore_merged *st)
+{
+	size_t i, k;
+
+	for (i = 0; i < src->nmodels; i++) {
+		const struct ap_vstore_model *sm = &src->models[i];
+		struct ap_vstore_model *m;
+		size_t nv = st->verdicts_added;
+		bool before, added = false;
+
+		m = (struct ap_vstore_model *)ap_vstore_find(dst, sm->vendor, sm->model,
+							     sm->revision);
+		if (!m) {
+			dst->models = ap_xreallocarray(dst->models, dst->nmodels + 1,
+						       sizeof(*dst->models));
+			m = &dst->models[dst->nmodels];
+			memset(m, 0, sizeof(*m));
+			m->vendor = dup_or_null(sm->vendor);
+			m->model = ap_xstrdup(sm->model);
+			m->revision = dup_or_null(sm->revision);
+			m->index = dst->nmodels++;
+			st->models_added++;
+			added = true;
+		}
+		before = ap_vstore_model_in_conflict(m);
+		for (k = 0; k < sm->nverdicts; k++)
+			merge_verdict(m, &sm->verdicts[k], runs, st);
+		if (added)
+			st->verdicts_added = nv;	/* the model's own, not added ones */
+		if (!before && ap_vstore_model_in_conflict(m))
+			st->conflicts_added++;
+	}
+}
+
+size_t ap_vstore_match(const struct ap_vstore *s, const char *name, size_t *idx, size_t max)
+{
+	char *f[3] = { NULL, NULL, NULL }, *copy = NULL;
+	size_t i, n = 0;
+	int how;
+
+	if (strchr(name, ':')) {
+		char *p;
+
+		copy = ap_xstrdup(name);
+		p = copy;
+		for (i = 0; i < 3 && p; i++) {
+			char *next = strchr(p, ':');
+
+			if (next)
+				*next++ = '\0';
+			f[i] = *p ? p : NULL;
+			p = next;
+		}
+		if (p || !f[1]) {	/* more than three fields, or no model */
+			free(copy);
+			copy = NULL;
+		}
+	}
+	for (how = 0; how < 3 && !n; how++) {
+		for (i = 0; i < s->nmodels; i++) {
+			const struct ap_vstore_model *m = &s->models[i];
+			bool hit = false;
+
+			if (how == 0) {
+				char *full = ap_vstore_model_name(m);
+
+				hit = strcmp(full, name) == 0;
+				free(full);
+			} else if (how == 1) {
+				hit = copy && same_str(m->vendor, f[0]) &&
+				      same_str(m->model, f[1]) && same_str(m->revision, f[2]);
+			} else {
+				hit = strcmp(m->model, name) == 0;
+			}
+			if (hit && n < max)
+				idx[n++] = i;
+		}
+	}
+	free(copy);
+	return n;
+}
+
+void ap_vstore_remove(struct ap_vstore *s, size_t index)
+{
+	if (index >= s->nmodels)
+		return;
+	model_free(&s->models[index]);
+	memmove(&s->models[index], &s->models[index + 1],
+		(s->nmodels - index - 1) * sizeof(*s->models));
+	s->nmodels--;
 }

@@ -79,6 +79,9 @@ struct ap_vstore_model {
 	char *vendor, *model, *revision;	/* model never NULL */
 	struct ap_vstore_verdict *verdicts;
 	size_t nverdicts;			/* > 1: a conflict */
+	/* where it was read (not stored): the layer (ap_vstore_load_layers(),
+	 * 0 for one store) and its index in that file's "models" */
+	size_t layer, index;
 };
 
 struct ap_vstore {
@@ -89,6 +92,10 @@ struct ap_vstore {
 /* One result to add. */
 struct ap_vstore_record {
 	const char *vendor, *model, *revision;	/* model required */
+	/* the disk's key as alignprobe 0.1 read it, NULL when the same (a
+	   SATA disk: libata's 16-character model): an entry under it is
+	   moved to the key above when this record is added */
+	const char *legacy_vendor, *legacy_model, *legacy_revision;
 	const char *serial, *wwn, *device, *host;
 	const char *source;			/* "probe" or "sweep" */
 	unsigned logical_sector;
@@ -125,7 +132,12 @@ int ap_vstore_add(struct ap_vstore *s, const struct ap_vstore_record *r, struct 
 const struct ap_vstore_model *ap_vstore_find(const struct ap_vstore *s, const char *vendor,
 					     const char *model, const char *revision);
 
-/* ... of the disk @id; NULL when it states no model. */
+/*
+ * ... of the disk @id; NULL when it states no model. A store written by
+ * alignprobe 0.1 keys a SATA disk by libata's INQUIRY (16 characters of
+ * the model, 4 of the firmware): the disk's legacy key is tried after its
+ * own, unless it was a bridge's (never the drive's).
+ */
 const struct ap_vstore_model *ap_vstore_find_disk(const struct ap_vstore *s,
 						  const struct ap_disk_identity *id);
 
@@ -156,6 +168,93 @@ int ap_vstore_check(const char *path, struct ap_error *e);
  */
 int ap_vstore_record(const char *path, const struct ap_vstore_record *r,
 		     enum ap_vstore_added *added, struct ap_error *e);
+
+/*
+ * Several stores read as one (check --verdicts A --verdicts B, verdicts
+ * list): per model, the first of @paths that holds it decides and the
+ * later ones are not consulted for it (the host's own store first, a
+ * read-only fleet store under it). Each model keeps the index of its file
+ * in ->layer. Every file must exist and be valid: the first failure is
+ * returned as ap_vstore_load() returns it, @s empty.
+ */
+int ap_vstore_load_layers(const char *const *paths, size_t n, struct ap_vstore *s,
+			  struct ap_error *e);
+
+/* ---- merge and forget (verdicts merge / forget) ---- */
+
+/* What ap_vstore_merge() did to the store it merged into. */
+struct ap_vstore_merged {
+	size_t models_added;		/* models the store did not hold */
+	size_t verdicts_added;		/* another geometry for a model it held */
+	size_t examples_added;		/* another disk for a verdict it held */
+	size_t examples_updated;	/* a disk it held, with a later run */
+	size_t conflicts_added;		/* models that were not in conflict and are now */
+};
+
+/* Anything changed. */
+bool ap_vstore_merged_any(const struct ap_vstore_merged *m);
+
+/*
+ * Merge @src into @dst: a model, a verdict (its geometry) or a disk (an
+ * example: the same WWN, else serial, else device on the same host) that
+ * @dst lacks is added; another geometry for a model is a second verdict,
+ * a conflict kept with both sides (nothing is resolved, averaged or
+ * dropped). The same disk again: the later run's fields are kept (by
+ * "recorded"), runs the larger count, or one more when @runs is set
+ * (@src holds single runs: probe or sweep results) and its run is later.
+ * "sensitive" is either's, the absence margin the narrower one. Merging
+ * the same @src twice changes nothing the second time. Counts in @st
+ * (added to).
+ */
+void ap_vstore_merge(struct ap_vstore *dst, const struct ap_vstore *src, bool runs,
+		     struct ap_vstore_merged *st);
+
+/*
+ * A model is in conflict: two or more verdicts for one logical sector
+ * size (verdicts for different logical sector sizes are not: a disk
+ * behind a bridge that presents 4096-byte sectors is another device).
+ */
+bool ap_vstore_model_in_conflict(const struct ap_vstore_model *m);
+
+/*
+ * The models @name names: the name as ap_vstore_model_name() prints it
+ * ("ATA ST4000DM004-2CV104 0001"), VENDOR:MODEL:REVISION (an empty field
+ * is a null one), or the model string alone (every vendor and revision of
+ * it). Their indexes in @idx (at most @max); the number found.
+ */
+size_t ap_vstore_match(const struct ap_vstore *s, const char *name, size_t *idx, size_t max);
+
+/* Remove the model at @index (models after it move down). */
+void ap_vstore_remove(struct ap_vstore *s, size_t index);
+
+/*
+ * A probe or sweep --json result (one device or {"devices": [...]}, the
+ * document probe -J prints, sweep -J prints or --save writes) as a store
+ * of single runs: one model and example per device with a resolved
+ * verdict, its key from the result's "identity" (vendor, model,
+ * revision, serial, WWN), "recorded" @when (the result file's time),
+ * "host" @host (may be NULL). Devices without a resolved verdict are
+ * skipped (counted in @skipped); one without a model is bad input
+ * (-EINVAL with @e): a verdict that cannot stand for a model. A verdict
+ * store document is read as it is (ap_vstore_from_json()), @kind says
+ * which: "store", "probe" or "sweep".
+ */
+int ap_vstore_from_document(struct json_object *doc, time_t when, const char *host,
+			    struct ap_vstore *s, size_t *skipped, const char **kind,
+			    struct ap_error *e);
+
+/* RFC 3339 UTC of @t ("2026-12-01T08:00:00Z") into @buf. */
+void ap_vstore_format_time(time_t t, char *buf, size_t len);
+
+/*
+ * The locked update of the store @path (as ap_vstore_record()): lock,
+ * read (absent: empty), call @fn on it, and write it back atomically when
+ * @fn returns 1 (changed); 0 leaves the file untouched (not even created).
+ * Returns @fn's negative errno (with @e) or the I/O error, else 0 with
+ * *@changed set. A corrupt store is never replaced.
+ */
+int ap_vstore_update(const char *path, int (*fn)(struct ap_vstore *s, void *arg), void *arg,
+		     bool *changed, struct ap_error *e);
 
 /* The store to use: @opt, else $ALIGNPROBE_VERDICTS, else the default. */
 const char *ap_vstore_path(const char *opt);

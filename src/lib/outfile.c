@@ -5,6 +5,7 @@
  * rename" for every file alignprobe writes on the user's behalf.
  */
 #include "lib/outfile.h"
+#include "lib/blkdev.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -123,6 +124,18 @@ static int open_existing(const char *path, int extra)
 	return fd < 0 ? -errno : fd;
 }
 
+/* A disk image a loop device uses: replacing it would take the disk away (-EBUSY). */
+static int refuse_loop_image(const char *path, const struct stat *st, struct ap_error *e)
+{
+	char loop[64];
+
+	if (!S_ISREG(st->st_mode) ||
+	    ap_blkdev_loop_backed_by(st->st_dev, st->st_ino, loop, sizeof(loop)) <= 0)
+		return 0;
+	return ap_error_set(e, EBUSY, "%s: the backing file of loop device /dev/%s: an output "
+			    "never replaces a disk image in use", path, loop);
+}
+
 int ap_outfile_open(struct ap_outfile *of, const char *path, struct ap_error *e)
 {
 	struct stat st;
@@ -166,6 +179,9 @@ int ap_outfile_open(struct ap_outfile *of, const char *path, struct ap_error *e)
 		return 0;
 	}
 	if (exists) {
+		rc = refuse_loop_image(path, &st, e);
+		if (rc)
+			return rc;
 		/* may we write it? (opening does not change it) */
 		fd = open_existing(path, O_NONBLOCK);
 		if (fd < 0)
@@ -447,6 +463,9 @@ int ap_outfile_check(const char *path, bool must_not_exist, struct ap_error *e)
 	if (exists) {
 		if (must_not_exist)
 			return ap_error_set(e, EEXIST, "%s: %s", path, strerror(EEXIST));
+		rc = refuse_loop_image(path, &st, e);
+		if (rc)
+			return rc;
 		fd = open_existing(path, O_NONBLOCK);
 		if (fd < 0 && fd != -ENXIO)	/* ENXIO: a FIFO nobody reads yet */
 			return ap_error_set(e, -fd, "%s: %s", path, strerror(-fd));

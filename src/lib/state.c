@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "lib/state.h"
+#include "lib/sysfs.h"
 #include "lib/util.h"
 
 #include <dirent.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 static const char *const kind_names[] = {
@@ -19,6 +21,7 @@ static const char *const kind_names[] = {
 	[AP_STATE_LOOP] = "loop",
 	[AP_STATE_JOURNAL] = "journal",
 	[AP_STATE_WCACHE] = "wcache",
+	[AP_STATE_HOLD] = "hold",
 };
 
 const char *ap_state_kind_name(enum ap_state_kind kind)
@@ -357,4 +360,46 @@ int ap_state_set_owner(const char *id, pid_t owner)
 	rc = write_entry(id, false, e.kind, owner, e.path, e.dev, e.aux);
 	free_entry(&e);
 	return rc;
+}
+
+int ap_state_hold_parse(const struct ap_state_entry *e, dev_t *d, const char **cmd)
+{
+	unsigned ma, mi;
+	int n = 0;
+
+	if (e->kind != AP_STATE_HOLD || !e->aux ||
+	    sscanf(e->aux, "%u:%u %n", &ma, &mi, &n) != 2 || !n)
+		return -EINVAL;
+	*d = makedev(ma, mi);
+	*cmd = e->aux + n;
+	return 0;
+}
+
+int ap_state_live_hold(dev_t d, pid_t *pid, char **cmd)
+{
+	struct ap_state_entry *v = NULL;
+	size_t n = 0, i;
+	int found = 0;
+
+	*pid = 0;
+	*cmd = NULL;
+	if (ap_state_list(&v, &n) != 0)
+		return 0;
+	for (i = 0; !found && i < n; i++) {
+		const char *c;
+		dev_t h;
+
+		if (v[i].owner == getpid() || ap_state_hold_parse(&v[i], &h, &c) != 0)
+			continue;
+		if (h != d && ap_sysfs_devno_to_wholedisk(h) != d &&
+		    ap_sysfs_devno_to_wholedisk(d) != h)
+			continue;
+		if (ap_state_is_stale(&v[i]))
+			continue;
+		*pid = v[i].owner;
+		*cmd = ap_xstrdup(*c ? c : "run");
+		found = 1;
+	}
+	ap_state_free(v, n);
+	return found;
 }

@@ -36,6 +36,13 @@ enum ap_state_kind {
 	 * switch, released after the restore; cleanup restores it.
 	 */
 	AP_STATE_WCACHE,
+	/*
+	 * A disk a live run works on (device/safety.h: ap_safety_hold()):
+	 * dev = the device, aux = "MAJ:MIN COMMAND". The gate refuses the disk
+	 * while the owner runs; it holds no resource, so cleanup only removes
+	 * a dead run's entry.
+	 */
+	AP_STATE_HOLD,
 	AP_STATE_UNKNOWN,	/* a registry file that cannot be read: file only */
 };
 
@@ -84,5 +91,17 @@ bool ap_state_is_stale(const struct ap_state_entry *e);
 /* True while process @pid runs (exists and is not a zombie). */
 bool ap_state_pid_alive(pid_t pid);
 const char *ap_state_kind_name(enum ap_state_kind kind);
+
+/*
+ * An AP_STATE_HOLD entry's device number and command (a pointer into
+ * e->aux, "sweep"): 0, or -EINVAL for another kind or a malformed aux.
+ */
+int ap_state_hold_parse(const struct ap_state_entry *e, dev_t *d, const char **cmd);
+/*
+ * Is the block device @d held by a live run other than this process: a
+ * hold on @d itself, on its whole disk, or on one of its partitions? 1 with
+ * the owner in @pid and its command in @cmd (caller frees), else 0.
+ */
+int ap_state_live_hold(dev_t d, pid_t *pid, char **cmd);
 
 #endif

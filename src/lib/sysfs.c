@@ -52,12 +52,22 @@ int ap_sysfs_devno_attr_u64(dev_t d, const char *attr, uint64_t *v)
 	return rc;
 }
 
+char *ap_sysfs_dir_attr(const char *dir, const char *attr)
+{
+	char *p, *v;
+
+	ap_xasprintf(&p, "%s/%s", dir, attr);
+	v = ap_read_line(p);
+	free(p);
+	return v;
+}
+
 char *ap_sysfs_name_attr(const char *name, const char *attr)
 {
 	char *p, *v;
 
-	ap_xasprintf(&p, "/sys/block/%s/%s", name, attr);
-	v = ap_read_line(p);
+	ap_xasprintf(&p, "/sys/block/%s", name);
+	v = ap_sysfs_dir_attr(p, attr);
 	free(p);
 	return v;
 }
@@ -270,4 +280,41 @@ int ap_mountinfo_foreach(int (*fn)(const struct ap_mountinfo *m, void *arg), voi
 	free(line);
 	fclose(f);
 	return rc;
+}
+
+static int mount_of_disk(const struct ap_mountinfo *m, void *arg)
+{
+	dev_t d = *(const dev_t *)arg;
+
+	return m->has_devno && major(m->devno) &&
+	       (m->devno == d || ap_sysfs_devno_to_wholedisk(m->devno) == d);
+}
+
+bool ap_mountinfo_has_disk(dev_t d)
+{
+	return ap_mountinfo_foreach(mount_of_disk, &d) > 0;
+}
+
+static int holders_of(const char *name, dev_t d, void *arg)
+{
+	char *dir;
+	struct dirent *de;
+	DIR *D;
+	int found = 0;
+
+	(void)d;
+	(void)arg;
+	ap_xasprintf(&dir, "/sys/class/block/%s/holders", name);
+	D = opendir(dir);
+	free(dir);
+	while (D && !found && (de = readdir(D)))
+		found = de->d_name[0] != '.';
+	if (D)
+		closedir(D);
+	return found;
+}
+
+bool ap_sysfs_has_holders(const char *name)
+{
+	return holders_of(name, 0, NULL) || ap_sysfs_foreach_partition(name, holders_of, NULL) > 0;
 }

@@ -28,6 +28,8 @@ int ap_sysfs_devno_attr_u64(dev_t d, const char *attr, uint64_t *v);
 
 /* The same for "/sys/block/NAME/ATTR", by kernel name ("loop3"). */
 char *ap_sysfs_name_attr(const char *name, const char *attr);
+/* The same for "DIR/ATTR", a device's sysfs directory. */
+char *ap_sysfs_dir_attr(const char *dir, const char *attr);
 
 /*
  * Write @val to the attribute file @path in one write(2), as echo does
@@ -93,5 +95,12 @@ int ap_mountinfo_parse_line(const char *line, struct ap_mountinfo *m);
  * do not parse are skipped.
  */
 int ap_mountinfo_foreach(int (*fn)(const struct ap_mountinfo *m, void *arg), void *arg);
+/* Is the block device @d, or a partition of it, mounted (by device number)? */
+bool ap_mountinfo_has_disk(dev_t d);
+/*
+ * Does a stacking driver (device mapper, md, LVM) hold the block device
+ * @name ("loop3") or one of its partitions (sysfs holders/)?
+ */
+bool ap_sysfs_has_holders(const char *name);
 
 #endif

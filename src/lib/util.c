@@ -488,3 +488,21 @@ size_t ap_utf8_len(const unsigned char *s)
 		return 0;
 	return n;
 }
+
+void ap_test_pause(const char *var)
+{
+	struct timespec ts = { 0, 10 * 1000000L };
+	const char *f = getenv(var);
+	char *reached;
+	int fd, i;
+
+	if (!f || !*f)
+		return;
+	ap_xasprintf(&reached, "%s.reached", f);
+	fd = open(reached, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+	free(reached);
+	for (i = 0; i < 6000 && access(f, F_OK) != 0; i++)
+		nanosleep(&ts, NULL);
+}

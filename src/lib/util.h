@@ -52,6 +52,14 @@ void ap_strappendf(char **s, const char *sep, const char *fmt, ...)
 uint64_t ap_now_ns(void);
 
 /*
+ * A seam for the tests (e2fsprogs' MKE2FS_* model): when the environment
+ * variable @var names a file F, create "F.reached" and wait until F exists
+ * (at most a minute), so that a test acts at this point of a run, and not
+ * after a guessed sleep. Nothing when @var is unset.
+ */
+void ap_test_pause(const char *var);
+
+/*
  * Parsing, all strict: the whole string must be consumed, no sign where
  * none is allowed, range checked. Return 0 or -EINVAL / -ERANGE.
  */

@@ -287,6 +287,30 @@ int ap_seq_knee(const uint64_t *bs, const double *mbps, size_t n, double tol)
 
 /* ------------------------------------------------------------------ */
 
+int ap_seq_target_check(const char *path, struct ap_error *e)
+{
+	struct stat st;
+	char *dir, *slash;
+	int rc = 0;
+
+	if (stat(path, &st) == 0) {
+		if (S_ISREG(st.st_mode) && access(path, R_OK | W_OK) != 0)
+			return ap_error_set(e, errno, "%s: cannot open: %s", path, strerror(errno));
+		return 0;
+	}
+	if (errno != ENOENT || !*path)
+		return ap_error_set(e, errno ? errno : ENOENT, "%s: %s", path,
+				    strerror(errno ? errno : ENOENT));
+	dir = ap_xstrdup(path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir ? 1 : 0] = '\0';
+	if (access(slash ? dir : ".", W_OK | X_OK) != 0)
+		rc = ap_error_set(e, errno, "%s: cannot create: %s", path, strerror(errno));
+	free(dir);
+	return rc;
+}
+
 int ap_seq_target_open(struct ap_seq_target *t, const char *path, int hold_fd,
 		       struct ap_error *e)
 {

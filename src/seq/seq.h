@@ -140,6 +140,13 @@ struct ap_seq_target {
  * never truncated) or take @hold_fd for a block device (already opened with
  * O_EXCL by the caller through the safety gate; -1 for a file).
  */
+/*
+ * What ap_seq_target_open() checks, for a dry run, without creating or
+ * opening anything: an existing regular file readable and writable, or a
+ * new one's directory writable (not on a read-only file system). 0 or
+ * -errno with the reason in @e, worded as the open's.
+ */
+int ap_seq_target_check(const char *path, struct ap_error *e);
 int ap_seq_target_open(struct ap_seq_target *t, const char *path, int hold_fd,
 		       struct ap_error *e);
 /* Close; remove a file this run created unless @keep. */

@@ -184,11 +184,25 @@ static void tail_add(struct tail *t, const char *s, size_t n)
 	t->buf[t->len] = '\0';
 }
 
-/* The last non-empty lines of @t on one line, for a message. */
-static const char *tail_text(struct tail *t)
+/*
+ * The first line that names the cause ("mkfs.ext4: invalid option -- 'Z'",
+ * "mke2fs: ...": the program's name and a colon), so that a usage text or a
+ * banner after or before it does not bury it; else the last non-empty
+ * lines on one line. For a message.
+ */
+static const char *tail_text(struct tail *t, const char *prog)
 {
-	char *s = t->buf, *p;
+	char *s = t->buf, *p, *line;
+	size_t plen = strlen(prog);
 
+	for (line = s; *line; line = p + (*p == '\n')) {
+		p = line + strcspn(line, "\n");
+		if ((strncmp(line, prog, plen) == 0 && line[plen] == ':') ||
+		    (strncmp(line, "mke2fs: ", 8) == 0)) {
+			*p = '\0';
+			return line;
+		}
+	}
 	while (t->len && (s[t->len - 1] == '\n' || s[t->len - 1] == ' '))
 		s[--t->len] = '\0';
 	for (p = s; *p; p++)
@@ -287,11 +301,41 @@ int ap_mkfs_run(const char *fs, const char *dev, char *const *extra, size_t next
 		rc = 0;
 	else if (WIFEXITED(status))
 		rc = ap_error_set(e, EIO, "%s failed (exit status %d)%s%s", argv[0],
-				  WEXITSTATUS(status), tail.len ? ": " : "", tail_text(&tail));
+				  WEXITSTATUS(status), tail.len ? ": " : "", tail_text(&tail, argv[0]));
 	else
 		rc = ap_error_set(e, EIO, "%s killed by signal %d%s%s", argv[0],
-				  WTERMSIG(status), tail.len ? ": " : "", tail_text(&tail));
+				  WTERMSIG(status), tail.len ? ": " : "", tail_text(&tail, argv[0]));
 out:
 	ap_mkfs_free_opts(argv, SIZE_MAX);
+	return rc;
+}
+
+int ap_mkfs_try(const char *fs, unsigned long long size, char *const *extra, size_t nextra,
+		struct ap_error *e)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *path;
+	int fd, rc;
+
+	ap_xasprintf(&path, "%s/alignprobe-mkfs.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	fd = mkstemp(path);
+	if (fd < 0) {
+		rc = ap_error_set(e, errno, "%s: cannot create a scratch image: %s", path,
+				  strerror(errno));
+		free(path);
+		return rc;
+	}
+	/* sparse: only what mkfs writes takes room */
+	if (ftruncate(fd, (off_t)size) != 0) {
+		rc = ap_error_set(e, errno, "%s: cannot size a scratch image: %s", path,
+				  strerror(errno));
+	} else {
+		rc = ap_mkfs_run(fs, path, extra, nextra, NULL, e);
+		if (rc == -EIO)
+			rc = -EINVAL;	/* mkfs refused them: bad input */
+	}
+	close(fd);
+	unlink(path);
+	free(path);
 	return rc;
 }

@@ -51,4 +51,13 @@ int ap_mkfs_check(const char *fs, struct ap_error *e);
 int ap_mkfs_run(const char *fs, const char *dev, char *const *extra, size_t nextra,
 		const struct ap_cancel *cancel, struct ap_error *e);
 
+/*
+ * Try mkfs of @fs with the @extra options on a sparse scratch image of
+ * @size bytes in $TMPDIR (or /tmp), removed afterwards: the options are
+ * checked before anything is written to a disk. 0, or -EINVAL with mkfs's
+ * line naming the cause in @e (-errno for the scratch image itself).
+ */
+int ap_mkfs_try(const char *fs, unsigned long long size, char *const *extra, size_t nextra,
+		struct ap_error *e);
+
 #endif

@@ -9,9 +9,11 @@
  * cleanup treats both as done.
  */
 #include "lib/state.h"
+#include "lib/sysfs.h"
 #include "sweep/mnt.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,37 +96,44 @@ int ap_mnt_mount(const char *dev, const char *fstype, const char *opts,
 	return 0;
 }
 
+int ap_mnt_umount_dir(const char *dir, int flags)
+{
+	struct timespec ts = { 0, 20 * 1000000L };
+	int i;
+
+	for (i = 0; umount2(dir, flags) != 0; i++) {
+		int err = errno;
+
+		if (err == EINVAL || err == ENOENT)	/* not mounted */
+			return 0;
+		if ((err != EBUSY && err != EINTR) || i >= 100)
+			return -err;
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
 int ap_mnt_umount(struct ap_mnt *m, struct ap_error *e)
 {
-	int rc = 0, i;
+	int rc = 0;
 
 	if (!m->dir) {
 		mnt_free(m);
 		return 0;
 	}
 	if (m->mounted) {
-		/* EBUSY right after the workload: something (a dying child, a
-		 * late fput) may hold it for a moment */
-		for (i = 0; umount2(m->dir, 0) != 0; i++) {
-			struct timespec ts = { 0, 20 * 1000000L };
-			int err = errno;
+		int err = -ap_mnt_umount_dir(m->dir, 0);
 
-			if (err == EINVAL || err == ENOENT)	/* not mounted */
-				break;
-			if ((err == EBUSY || err == EINTR) && i < 100) {
-				nanosleep(&ts, NULL);
-				continue;
-			}
+		if (err) {
 			/* never leave it reachable: detach lazily */
-			if (umount2(m->dir, MNT_DETACH) == 0) {
-				rc = ap_error_set(e, err, "umount %s: %s (detached lazily)",
-						  m->dir, strerror(err));
-				break;
+			if (umount2(m->dir, MNT_DETACH) != 0) {
+				/* still mounted: keep the registry entries for cleanup */
+				rc = ap_error_set(e, err, "umount %s: %s", m->dir, strerror(err));
+				mnt_free(m);
+				return rc;
 			}
-			/* still mounted: keep the registry entries for cleanup */
-			rc = ap_error_set(e, err, "umount %s: %s", m->dir, strerror(err));
-			mnt_free(m);
-			return rc;
+			rc = ap_error_set(e, err, "umount %s: %s (detached lazily)", m->dir,
+					  strerror(err));
 		}
 		m->mounted = false;
 	}
@@ -136,4 +145,115 @@ int ap_mnt_umount(struct ap_mnt *m, struct ap_error *e)
 		ap_state_release(m->dir_id);
 	mnt_free(m);
 	return rc;
+}
+
+struct find_mount_arg {
+	const char *path;
+	size_t plen;
+	bool under;
+	char **source;
+	dev_t *devno;
+	int found;
+};
+
+static int find_mount_line(const struct ap_mountinfo *m, void *arg)
+{
+	struct find_mount_arg *a = arg;
+	bool match;
+
+	if (a->under)
+		match = strncmp(m->target, a->path, a->plen) == 0 &&
+			(m->target[a->plen] == '\0' || m->target[a->plen] == '/');
+	else
+		match = strcmp(m->target, a->path) == 0;
+	if (!match)
+		return 0;
+	a->found = 1;	/* later lines are mounted on top: keep the last */
+	if (a->devno && m->has_devno)
+		*a->devno = m->devno;
+	if (a->source && m->source[0]) {
+		free(*a->source);
+		*a->source = ap_xstrdup(m->source);
+	}
+	return 0;
+}
+
+int ap_mnt_find(const char *path, bool under, char **source, dev_t *devno)
+{
+	struct find_mount_arg a = { path, strlen(path), under, source, devno, 0 };
+
+	ap_mountinfo_foreach(find_mount_line, &a);
+	return a.found;
+}
+
+/* Is the mount (source, devno) the registered @dev? */
+static bool mount_is(const char *dev, const char *source, dev_t devno)
+{
+	struct stat st;
+
+	if (!dev)
+		return false;	/* we cannot tell: do not touch it */
+	if (source && strcmp(source, dev) == 0)
+		return true;
+	return stat(dev, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == devno;
+}
+
+int ap_mnt_undo(const char *dir, const char *dev, bool dry_run, struct ap_error *e)
+{
+	int rc, n = 0;
+
+	for (;;) {
+		char *source = NULL;
+		dev_t devno = 0;
+
+		if (!ap_mnt_find(dir, false, &source, &devno))
+			return n;
+		if (!mount_is(dev, source, devno)) {
+			rc = ap_error_set(e, EBUSY, "%s is mounted there, not the registered %s: "
+					  "left alone", source ? source : "something",
+					  dev ? dev : "device");
+			free(source);
+			return rc;
+		}
+		free(source);
+		if (dry_run)
+			return 1;
+		/* a dying child may still hold it for a moment */
+		rc = ap_mnt_umount_dir(dir, UMOUNT_NOFOLLOW);
+		if (rc)
+			return ap_error_set(e, -rc, "umount: %s", strerror(-rc));
+		if (++n > 16)
+			return ap_error_set(e, EBUSY, "still mounted after %d unmounts", n - 1);
+	}
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP || flag == FTW_D)
+		return rmdir(path) != 0 ? -1 : 0;
+	return unlink(path) != 0 ? -1 : 0;
+}
+
+static bool safe_tmp_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return path[0] == '/' && !strstr(path, "/..") && b && strncmp(b + 1, "alignprobe", 10) == 0;
+}
+
+int ap_mnt_remove_dir(const char *dir, struct ap_error *e)
+{
+	int err;
+
+	if (rmdir(dir) == 0)
+		return 0;
+	err = errno;
+	if ((err != ENOTEMPTY && err != EEXIST) || !safe_tmp_name(dir))
+		return ap_error_set(e, err, "rmdir: %s", strerror(err));
+	/* our own scratch directory: its contents are ours; stay on this fs */
+	if (nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) != 0)
+		return ap_error_set(e, errno, "cannot remove its contents: %s", strerror(errno));
+	return 0;
 }

@@ -10,6 +10,7 @@
 #define AP_MNT_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "lib/util.h"
 
@@ -39,5 +40,37 @@ int ap_mnt_mount(const char *dev, const char *fstype, const char *opts,
  * zeroed or half-set-up @m; frees it. 0 or the first -errno.
  */
 int ap_mnt_umount(struct ap_mnt *m, struct ap_error *e);
+
+/*
+ * umount2(@dir, @flags), retried while something lets go of it (EBUSY,
+ * EINTR: a dying child, a late fput) for about two seconds. 0 when
+ * unmounted or not mounted (EINVAL, ENOENT), else -errno. The one
+ * umount-with-retry: the sweep's own teardown and cleanup's.
+ */
+int ap_mnt_umount_dir(const char *dir, int flags);
+
+/*
+ * The topmost mount on @path (exact), or with @under any mount at or below
+ * it: 1 found (its source and device number into @source, caller frees,
+ * and @devno, when not NULL), 0 none.
+ */
+int ap_mnt_find(const char *path, bool under, char **source, dev_t *devno);
+
+/*
+ * cleanup's undo of a registered mount (AP_STATE_MOUNT: @dir, @dev): unmount
+ * @dir while what is mounted there is @dev (by name or device number),
+ * also mounts stacked on it. The number of unmounts done (with @dry_run:
+ * 1 when it would unmount, nothing done), 0 when nothing is mounted there,
+ * or -errno with the reason in @e: -EBUSY when something else is mounted
+ * there (left alone), the umount's error.
+ */
+int ap_mnt_undo(const char *dir, const char *dev, bool dry_run, struct ap_error *e);
+
+/*
+ * cleanup's undo of a registered directory (AP_STATE_TMPDIR): rmdir, and
+ * where it is not empty and is one of ours by name ("alignprobe*"), its
+ * contents, without leaving the file system. 0 or -errno with @e.
+ */
+int ap_mnt_remove_dir(const char *dir, struct ap_error *e);
 
 #endif

@@ -200,18 +200,25 @@ static int get_device(struct ped_ctx *c, const char *disk, struct ap_error *e)
 	return 0;
 }
 
-static void fill_info(const PedDevice *dev, struct ap_part_disk *d)
+void ap_part_disk_geometry(unsigned logical, unsigned physical, uint64_t nsectors,
+			   struct ap_part_disk *d)
 {
-	uint64_t entries = ap_part_gpt_first_usable((unsigned)dev->sector_size) - 2;
+	uint64_t entries = ap_part_gpt_first_usable(logical) - 2;
 
 	memset(d, 0, sizeof(*d));
-	d->logical_sector = (unsigned)dev->sector_size;
-	d->physical_sector = (unsigned)dev->phys_sector_size;
-	d->nsectors = (uint64_t)dev->length;
+	d->logical_sector = logical;
+	d->physical_sector = physical;
+	d->nsectors = nsectors;
 	d->first_usable = ap_part_gpt_first_usable(d->logical_sector);
 	/* backup entries and backup header at the end */
 	d->last_usable = d->nsectors > entries + 1 + d->first_usable ?
 			 d->nsectors - entries - 2 : 0;
+}
+
+static void fill_info(const PedDevice *dev, struct ap_part_disk *d)
+{
+	ap_part_disk_geometry((unsigned)dev->sector_size, (unsigned)dev->phys_sector_size,
+			      (uint64_t)dev->length, d);
 }
 
 int ap_part_disk_info(const char *disk, struct ap_part_disk *d, struct ap_error *e)

@@ -35,6 +35,13 @@ struct ap_part {
 };
 
 int ap_part_disk_info(const char *disk, struct ap_part_disk *d, struct ap_error *e);
+/*
+ * The same for a disk of @nsectors logical sectors of @logical bytes (and
+ * @physical reported) that is not there yet (the emulated drive of a dry
+ * run): what ap_part_disk_info() would find on it.
+ */
+void ap_part_disk_geometry(unsigned logical, unsigned physical, uint64_t nsectors,
+			   struct ap_part_disk *d);
 
 /* GPT's first usable LBA for a logical sector size (34 for 512, 6 for 4096). */
 uint64_t ap_part_gpt_first_usable(unsigned logical_sector);

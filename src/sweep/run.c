@@ -147,6 +147,8 @@ static void step(struct step_ctx *c, struct ap_sweep_result *r)
 	}
 
 	release_excl(c);
+	/* tests: act in the window where the disk is not held O_EXCL */
+	ap_test_pause("ALIGNPROBE_TEST_SWEEP_WINDOW");
 	t = ap_now_ns();
 	rc = ap_mkfs_run(o->fs, part.node, o->mkfs_opts, o->nmkfs_opts, &o->cancel, &e);
 	r->mkfs_s = secs(ap_now_ns() - t);

@@ -14,7 +14,7 @@
 #include "emu/model.h"
 #include "emu/priv.h"
 #include "lib/util.h"
-#include "test_emu.h"
+#include "emu_fixture.h"
 
 static void test_partial(void **state)
 {

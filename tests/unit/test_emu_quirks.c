@@ -20,7 +20,7 @@
 #include "emu/model.h"
 #include "emu/priv.h"
 #include "lib/util.h"
-#include "test_emu.h"
+#include "emu_fixture.h"
 
 #define MS	1000000ULL
 

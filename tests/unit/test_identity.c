@@ -6,11 +6,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
 
 #include "device/identity.h"
+#include "device/sgio.h"
 
 /* A SATA disk as sysfs states it. */
 static void make_disk(struct ap_disk_identity *id)
@@ -398,6 +400,110 @@ static void test_field_names(void **state)
 	assert_string_equal(ap_identity_field_name((enum ap_identity_field)99), "?");
 }
 
+
+/* An ATA IDENTIFY, decoded, with the drive's own strings. */
+static struct ap_ata_identify ata_of(const char *model, const char *serial, const char *fw)
+{
+	struct ap_ata_identify a;
+
+	memset(&a, 0, sizeof(a));
+	snprintf(a.model, sizeof(a.model), "%s", model);
+	snprintf(a.serial, sizeof(a.serial), "%s", serial);
+	snprintf(a.firmware, sizeof(a.firmware), "%s", fw);
+	return a;
+}
+
+static void assert_str_or_null(const char *got, const char *want)
+{
+	if (!want)
+		assert_null(got);
+	else
+		assert_string_equal(got, want);
+}
+
+static void assert_key(const struct ap_disk_identity *id, const char *v, const char *m,
+		       const char *r)
+{
+	assert_str_or_null(id->vendor, v);
+	assert_str_or_null(id->model, m);
+	assert_str_or_null(id->revision, r);
+}
+
+/* The key from the drive itself, the bridge named, the 0.1 key kept. */
+static void test_decide(void **state)
+{
+	struct ap_disk_identity id, id2;
+	struct ap_ata_identify a = ata_of("ST4000DM004-2CV104", "ZFN1A2B3", "0001");
+	struct ap_ata_identify b = ata_of("WDC WD40EFRX-68N32N0", "WD-WCC7K1", "82.00A82");
+	struct ap_identity_sources src;
+
+	(void)state;
+	/* a SATA disk on libata: IDENTIFY's 40 and 8 characters; 0.1's key as legacy */
+	memset(&id, 0, sizeof(id));
+	src = (struct ap_identity_sources){ "ATA", "ST4000DM004-2CV1", "0001", &a, false };
+	ap_identity_decide(&id, &src);
+	assert_key(&id, "ATA", "ST4000DM004-2CV104", "0001");
+	assert_string_equal(id.serial, "ZFN1A2B3");
+	assert_null(id.bridge);
+	assert_key(&(struct ap_disk_identity){ .vendor = id.legacy_vendor,
+		   .model = id.legacy_model, .revision = id.legacy_revision },
+		   "ATA", "ST4000DM004-2CV1", "0001");
+	ap_identity_free(&id);
+	/* a model of 16 characters or less and 4 of firmware: the key does not change */
+	{
+		struct ap_ata_identify c = ata_of("ST2000DM008", "S1", "0001");
+
+		src = (struct ap_identity_sources){ "ATA", "ST2000DM008", "0001", &c, false };
+		ap_identity_decide(&id, &src);
+		assert_key(&id, "ATA", "ST2000DM008", "0001");
+		assert_null(id.legacy_model);
+		ap_identity_free(&id);
+	}
+	/* two drives behind one USB bridge: two keys, the bridge named, not taken */
+	src = (struct ap_identity_sources){ "JMicron", "Generic", "0508", &a, true };
+	ap_identity_decide(&id, &src);
+	src.ata = &b;
+	memset(&id2, 0, sizeof(id2));
+	ap_identity_decide(&id2, &src);
+	assert_key(&id, "ATA", "ST4000DM004-2CV104", "0001");
+	assert_key(&id2, "ATA", "WDC WD40EFRX-68N32N0", "82.00A82");
+	assert_string_equal(id.bridge, "JMicron Generic");
+	assert_string_equal(id2.bridge, "JMicron Generic");
+	assert_string_equal(id.legacy_model, "Generic");	/* what 0.1 took: the bridge */
+	ap_identity_free(&id);
+	ap_identity_free(&id2);
+	/* a USB bridge that passes no IDENTIFY: no model, only the bridge */
+	src = (struct ap_identity_sources){ "JMicron", "Generic", "0508", NULL, true };
+	ap_identity_decide(&id, &src);
+	assert_key(&id, NULL, NULL, NULL);
+	assert_string_equal(id.bridge, "JMicron Generic");
+	ap_identity_free(&id);
+	/* a SAS disk: no ATA behind it, its INQUIRY is its own; nothing changes */
+	src = (struct ap_identity_sources){ "SEAGATE", "ST4000NM0025", "E003", NULL, false };
+	ap_identity_decide(&id, &src);
+	assert_key(&id, "SEAGATE", "ST4000NM0025", "E003");
+	assert_null(id.bridge);
+	assert_null(id.legacy_model);
+	ap_identity_free(&id);
+}
+
+/* A journal of 0.1 (libata's 16-character model) still matches the disk. */
+static void test_legacy_compare(void **state)
+{
+	struct ap_disk_identity want, have;
+
+	(void)state;
+	make_disk(&want);		/* model "ST4000NM0035-1V4", as sysfs says */
+	make_disk(&have);
+	free(have.model);
+	have.model = strdup("ST4000NM0035-1V4168");
+	assert_int_equal(ap_identity_compare_meta(&want, &have, NULL, 0), AP_IDENTITY_MODEL);
+	have.legacy_model = strdup("ST4000NM0035-1V4");
+	assert_int_equal(ap_identity_compare_meta(&want, &have, NULL, 0), AP_IDENTITY_SAME);
+	ap_identity_free(&want);
+	ap_identity_free(&have);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -410,6 +516,8 @@ int main(void)
 		cmocka_unit_test(test_json_minimal),
 		cmocka_unit_test(test_json_bad),
 		cmocka_unit_test(test_field_names),
+		cmocka_unit_test(test_decide),
+		cmocka_unit_test(test_legacy_compare),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -445,6 +445,121 @@ static void test_sense(void **state)
 	assert_int_equal(ap_sgio_parse_sense(desc, 3, &s), -EINVAL);
 }
 
+
+/*
+ * VPD page 89h as a USB-SATA bridge answers it (SAT-2 10.3.4, constructed
+ * per the spec): the SAT vendor and product, the ATA signature, IDENTIFY
+ * DEVICE (ECh) and the drive's 512 bytes of IDENTIFY data from byte 60.
+ */
+static void make_vpd89(uint8_t *b, const char *vendor, const char *product, const char *model,
+		       const char *serial, const char *fw)
+{
+	memset(b, 0, 572);
+	b[1] = 0x89;
+	b[2] = 0x02;
+	b[3] = 0x38;				/* page length 0238h */
+	memset(b + 8, ' ', 28);
+	memcpy(b + 8, vendor, strlen(vendor));
+	memcpy(b + 16, product, strlen(product));
+	memcpy(b + 32, "0100", 4);
+	b[36] = 0x34;				/* the signature: a D2H register FIS */
+	b[56] = 0xec;				/* IDENTIFY DEVICE */
+	make_identify(b + 60, 0x6003, 0x4000);
+	ata_model(b + 60, model);
+	ata_put_string(b + 60, 10, 10, serial, false);
+	ata_put_string(b + 60, 23, 4, fw, true);
+	ata_seal(b + 60);
+}
+
+static void test_vpd_ata(void **state)
+{
+	uint8_t b[600];
+	struct ap_vpd_ata v;
+
+	(void)state;
+	make_vpd89(b, "JMicron", "Generic", "ST4000DM004-2CV104", "ZFN1A2B3", "0001");
+	assert_int_equal(ap_sgio_parse_vpd_ata(b, 572, &v), 0);
+	assert_string_equal(v.sat_vendor, "JMicron");
+	assert_string_equal(v.sat_product, "Generic");
+	assert_string_equal(v.sat_revision, "0100");
+	assert_int_equal(v.command, 0xec);
+	assert_string_equal(v.ata.model, "ST4000DM004-2CV104");
+	assert_string_equal(v.ata.serial, "ZFN1A2B3");
+	assert_string_equal(v.ata.firmware, "0001");
+	assert_int_equal(v.ata.physical_sector, 4096);
+	/* libata's own page: SAT vendor "linux", product "libata" */
+	make_vpd89(b, "linux", "libata", "WDC WD40EFRX-68N32N0", "WD-WCC7K1", "82.00A82");
+	assert_int_equal(ap_sgio_parse_vpd_ata(b, 572, &v), 0);
+	assert_string_equal(v.sat_vendor, "linux");
+	assert_string_equal(v.ata.model, "WDC WD40EFRX-68N32N0");
+	assert_string_equal(v.ata.firmware, "82.00A82");
+	/* short, another page, an ATAPI device, a bad IDENTIFY checksum */
+	assert_int_equal(ap_sgio_parse_vpd_ata(b, 571, &v), -EINVAL);
+	b[1] = 0x80;
+	assert_int_equal(ap_sgio_parse_vpd_ata(b, 572, &v), -EINVAL);
+	b[1] = 0x89;
+	b[56] = 0xa1;
+	assert_int_equal(ap_sgio_parse_vpd_ata(b, 572, &v), -ENODATA);
+	b[56] = 0xec;
+	b[60 + 100] ^= 0xff;
+	assert_int_equal(ap_sgio_parse_vpd_ata(b, 572, &v), -EINVAL);
+}
+
+/* VPD page 83h: a T10 vendor ID designator and an NAA one, the logical unit's. */
+static void test_vpd_devid(void **state)
+{
+	static const uint8_t page[] = {
+		0x00, 0x83, 0x00, 0x40,
+		/* T10 vendor ID, ASCII, logical unit: libata's "ATA     MODEL SERIAL" */
+		0x02, 0x01, 0x00, 0x24,
+		'A', 'T', 'A', ' ', ' ', ' ', ' ', ' ', 'S', 'T', '4', '0', '0', '0', 'D', 'M',
+		'0', '0', '4', '-', '2', 'C', 'V', '1', '0', '4', ' ', ' ', 'Z', 'F', 'N', '1',
+		'A', '2', 'B', '3',
+		/* NAA 5, binary, of a target port (skipped) */
+		0x01, 0x93, 0x00, 0x08, 0x51, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,
+		/* NAA 5, binary, logical unit */
+		0x01, 0x03, 0x00, 0x08, 0x50, 0x00, 0xc5, 0x00, 0xa1, 0xb2, 0xc3, 0xd4,
+	};
+	struct ap_vpd_devid d;
+	uint8_t bad[sizeof(page)];
+
+	(void)state;
+	assert_int_equal(ap_sgio_parse_vpd_devid(page, sizeof(page), &d), 0);
+	assert_true(d.naa_valid);
+	assert_true(d.naa == 0x5000c500a1b2c3d4ULL);
+	assert_string_equal(d.t10, "ATA     ST4000DM004-2CV104  ZFN1A2B3");
+	memcpy(bad, page, sizeof(page));
+	bad[3] = 0x7f;			/* longer than the buffer */
+	assert_int_equal(ap_sgio_parse_vpd_devid(bad, sizeof(bad), &d), -EINVAL);
+	memcpy(bad, page, sizeof(page));
+	bad[3] = 0;			/* no designator */
+	assert_int_equal(ap_sgio_parse_vpd_devid(bad, sizeof(bad), &d), -ENODATA);
+}
+
+/* NVMe Identify Controller: SN, MN, FR (NVMe 1.4 figure 251), blank padded. */
+static void test_nvme_id_ctrl(void **state)
+{
+	uint8_t b[4096];
+	struct ap_nvme_ctrl c;
+
+	(void)state;
+	memset(b, 0, sizeof(b));
+	b[0] = 0x4d;
+	b[1] = 0x14;			/* VID 144Dh */
+	memset(b + 4, ' ', 68);
+	memcpy(b + 4, "S4EWNX0N123456", 14);
+	memcpy(b + 24, "Samsung SSD 970 EVO Plus 1TB", 28);
+	memcpy(b + 64, "2B2QEXM7", 8);
+	assert_int_equal(ap_sgio_parse_nvme_id_ctrl(b, sizeof(b), &c), 0);
+	assert_int_equal(c.vid, 0x144d);
+	assert_string_equal(c.serial, "S4EWNX0N123456");
+	assert_string_equal(c.model, "Samsung SSD 970 EVO Plus 1TB");
+	assert_string_equal(c.firmware, "2B2QEXM7");
+	memset(b + 24, ' ', 40);
+	assert_int_equal(ap_sgio_parse_nvme_id_ctrl(b, sizeof(b), &c), -ENODATA);
+	assert_int_equal(ap_sgio_parse_nvme_id_ctrl(b, 71, &c), -EINVAL);
+}
+
 static void test_cdbs(void **state)
 {
 	uint8_t c16[16], c10[10];
@@ -453,6 +568,9 @@ static void test_cdbs(void **state)
 	static const uint8_t rc16[16] = {
 		0x9e, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0 };
 	static const uint8_t ms10[10] = { 0x5a, 0x08, 0x08, 0, 0, 0, 0, 0, 64, 0 };
+	static const uint8_t identify12[12] = { 0xa1, 0x08, 0x0e, 0, 1, 0, 0, 0, 0, 0xec, 0, 0 };
+	static const uint8_t vpd89[6] = { 0x12, 0x01, 0x89, 0x02, 0x3c, 0 };
+	uint8_t c12[12], c6[6];
 
 	(void)state;
 	ap_sgio_cdb_ata_identify(c16);
@@ -461,6 +579,10 @@ static void test_cdbs(void **state)
 	assert_memory_equal(c16, rc16, 16);
 	ap_sgio_cdb_mode_sense10(c10, 0x08, 64);
 	assert_memory_equal(c10, ms10, 10);
+	ap_sgio_cdb_ata_identify12(c12);
+	assert_memory_equal(c12, identify12, 12);
+	ap_sgio_cdb_inquiry_vpd(c6, 0x89, 572);
+	assert_memory_equal(c6, vpd89, 6);
 	assert_string_equal(ap_sgio_wc_source_name(AP_WC_SRC_ATA), "ATA IDENTIFY word 85");
 }
 
@@ -544,6 +666,9 @@ int main(void)
 		cmocka_unit_test(test_caching_page),
 		cmocka_unit_test(test_nvme_id_ns),
 		cmocka_unit_test(test_sense),
+		cmocka_unit_test(test_vpd_ata),
+		cmocka_unit_test(test_vpd_devid),
+		cmocka_unit_test(test_nvme_id_ctrl),
 		cmocka_unit_test(test_cdbs),
 		cmocka_unit_test(test_topology_compare),
 	};

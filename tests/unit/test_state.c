@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -247,6 +248,60 @@ static void test_rejects_newline(void **state)
 			 -EINVAL);
 }
 
+/* A live run's hold: found for another process, never for the holder itself. */
+static void test_live_hold(void **state)
+{
+	struct ap_state_entry e = { .kind = AP_STATE_HOLD, .aux = (char *)"7:3 sweep" };
+	const char *cmd = NULL;
+	char *c = NULL, *id = NULL;
+	pid_t pid = 0, child;
+	int p[2], st;
+	dev_t d;
+	char b;
+
+	(void)state;
+	assert_int_equal(ap_state_hold_parse(&e, &d, &cmd), 0);
+	assert_int_equal(major(d), 7);
+	assert_int_equal(minor(d), 3);
+	assert_string_equal(cmd, "sweep");
+	e.aux = (char *)"nonsense";
+	assert_int_equal(ap_state_hold_parse(&e, &d, &cmd), -EINVAL);
+	e.kind = AP_STATE_MOUNT;
+	e.aux = (char *)"7:3 sweep";
+	assert_int_equal(ap_state_hold_parse(&e, &d, &cmd), -EINVAL);
+
+	/* our own hold is not somebody else's */
+	assert_int_equal(ap_state_register(AP_STATE_HOLD, NULL, "/dev/loop3", "7:3 seq", &id), 0);
+	assert_int_equal(ap_state_live_hold(makedev(7, 3), &pid, &c), 0);
+	ap_state_release(id);
+	free(id);
+
+	/* another live process's is, until it exits */
+	assert_int_equal(pipe(p), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		close(p[0]);
+		if (ap_state_register(AP_STATE_HOLD, NULL, "/dev/loop3", "7:3 sweep", NULL) != 0)
+			_exit(1);
+		if (write(p[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], &b, 1), 1);
+	close(p[0]);
+	assert_int_equal(ap_state_live_hold(makedev(7, 3), &pid, &c), 1);
+	assert_int_equal(pid, child);
+	assert_string_equal(c, "sweep");
+	free(c);
+	assert_int_equal(ap_state_live_hold(makedev(7, 4), &pid, &c), 0);
+	kill(child, SIGKILL);
+	assert_int_equal(waitpid(child, &st, 0), child);
+	assert_int_equal(ap_state_live_hold(makedev(7, 3), &pid, &c), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_reused_pid_and_reboot),
 		cmocka_unit_test(test_unknown_entry),
 		cmocka_unit_test(test_rejects_newline),
+		cmocka_unit_test(test_live_hold),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

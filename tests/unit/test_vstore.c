@@ -442,6 +442,394 @@ static void test_concurrent(void **state)
 	free(dir);
 }
 
+
+/* A store of the given records. */
+static void store_of(struct ap_vstore *s, const struct ap_vstore_record *r, size_t n)
+{
+	struct ap_error e = { 0 };
+	size_t i;
+
+	ap_vstore_init(s);
+	for (i = 0; i < n; i++)
+		assert_true(ap_vstore_add(s, &r[i], &e) > 0);
+}
+
+static char *to_text(const struct ap_vstore *s)
+{
+	struct json_object *o = ap_vstore_to_json(s);
+	char *t = strdup(json_object_to_json_string(o));
+
+	json_object_put(o);
+	return t;
+}
+
+/* Two hosts' stores merged: union, a conflict kept with both sides, idempotent. */
+static void test_merge_stores(void **state)
+{
+	struct ap_vstore_record a[3], b[3];
+	struct ap_vstore sa, sb;
+	struct ap_vstore_merged st = { 0 };
+	const struct ap_vstore_model *m;
+	char *t1, *t2;
+
+	(void)state;
+	a[0] = rec("X1", "A1", 4096, 0);
+	a[1] = rec("X2", "A2", 4096, 7);
+	a[2] = rec("X3", "A3", 512, 0);
+	a[2].absence_margin = 1.15;
+	b[0] = rec("X1", "B1", 4096, 0);	/* agrees: another disk */
+	b[0].host = "node2";
+	b[1] = rec("X2", "B2", 4096, 0);	/* disagrees: a conflict */
+	b[1].host = "node2";
+	b[2] = rec("X4", "B4", 8192, 0);	/* a model A lacks */
+	store_of(&sa, a, 3);
+	store_of(&sb, b, 3);
+	ap_vstore_merge(&sa, &sb, false, &st);
+	assert_int_equal(st.models_added, 1);
+	assert_int_equal(st.verdicts_added, 1);
+	assert_int_equal(st.examples_added, 3);	/* B1 to X1, B2 under its new verdict, B4 */
+	assert_int_equal(st.examples_updated, 0);
+	assert_int_equal(st.conflicts_added, 1);
+	assert_true(ap_vstore_merged_any(&st));
+	assert_int_equal(sa.nmodels, 4);
+	m = ap_vstore_find(&sa, "ATA", "X1", "0001");
+	assert_int_equal(m->nverdicts, 1);
+	assert_int_equal(m->verdicts[0].nexamples, 2);
+	assert_false(ap_vstore_model_in_conflict(m));
+	m = ap_vstore_find(&sa, "ATA", "X2", "0001");
+	assert_int_equal(m->nverdicts, 2);	/* both sides, nothing resolved */
+	assert_int_equal(m->verdicts[0].lowest_aligned_lba, 7);
+	assert_string_equal(m->verdicts[0].examples[0].serial, "A2");
+	assert_int_equal(m->verdicts[1].lowest_aligned_lba, 0);
+	assert_string_equal(m->verdicts[1].examples[0].serial, "B2");
+	assert_true(ap_vstore_model_in_conflict(m));
+	assert_int_equal(ap_vstore_find(&sa, "ATA", "X4", "0001")->index, 3);
+
+	/* again: nothing changes */
+	t1 = to_text(&sa);
+	memset(&st, 0, sizeof(st));
+	ap_vstore_merge(&sa, &sb, false, &st);
+	assert_false(ap_vstore_merged_any(&st));
+	assert_int_equal(st.conflicts_added, 0);
+	t2 = to_text(&sa);
+	assert_string_equal(t1, t2);
+	free(t2);
+	/* the other way round: the same models, verdicts and disks */
+	memset(&st, 0, sizeof(st));
+	ap_vstore_merge(&sb, &sa, false, &st);
+	assert_int_equal(sb.nmodels, 4);
+	assert_int_equal(ap_vstore_find(&sb, "ATA", "X2", "0001")->nverdicts, 2);
+	/* into itself */
+	memset(&st, 0, sizeof(st));
+	ap_vstore_merge(&sa, &sa, false, &st);
+	assert_false(ap_vstore_merged_any(&st));
+	free(t1);
+	ap_vstore_free(&sa);
+	ap_vstore_free(&sb);
+}
+
+/* The same disk in both: the later run is kept; runs the larger, or one more for a result. */
+static void test_merge_same_disk(void **state)
+{
+	struct ap_vstore_record r;
+	struct ap_vstore sa, sb;
+	struct ap_vstore_merged st = { 0 };
+	struct ap_error e = { 0 };
+	const struct ap_vstore_example *x;
+
+	(void)state;
+	r = rec("X1", "A1", 4096, 0);
+	store_of(&sa, &r, 1);
+	assert_int_equal(ap_vstore_add(&sa, &r, &e), AP_VSTORE_SAME_EXAMPLE);	/* runs 2 */
+	r.when += 3600;
+	r.source = "sweep";
+	store_of(&sb, &r, 1);					/* a later run, runs 1 */
+	ap_vstore_merge(&sa, &sb, false, &st);
+	x = &sa.models[0].verdicts[0].examples[0];
+	assert_int_equal(st.examples_updated, 1);
+	assert_int_equal(sa.models[0].verdicts[0].nexamples, 1);
+	assert_string_equal(x->source, "sweep");
+	assert_string_equal(x->recorded, "2025-12-01T09:00:00Z");
+	assert_int_equal(x->runs, 2);			/* a store: the larger count */
+	/* a result (single runs), later still: one more run, once */
+	r.when += 3600;
+	ap_vstore_free(&sb);
+	store_of(&sb, &r, 1);
+	memset(&st, 0, sizeof(st));
+	ap_vstore_merge(&sa, &sb, true, &st);
+	x = &sa.models[0].verdicts[0].examples[0];
+	assert_int_equal(x->runs, 3);
+	memset(&st, 0, sizeof(st));
+	ap_vstore_merge(&sa, &sb, true, &st);
+	assert_false(ap_vstore_merged_any(&st));
+	assert_int_equal(sa.models[0].verdicts[0].examples[0].runs, 3);
+	/* an older run changes nothing */
+	r.when -= 7200 * 2;
+	ap_vstore_free(&sb);
+	store_of(&sb, &r, 1);
+	memset(&st, 0, sizeof(st));
+	ap_vstore_merge(&sa, &sb, true, &st);
+	assert_false(ap_vstore_merged_any(&st));
+	/* "sensitive" and the margin: either's, the narrower */
+	ap_vstore_free(&sa);
+	ap_vstore_free(&sb);
+	r = rec("X9", "A", 512, 0);
+	r.absence_margin = 1.5;
+	store_of(&sa, &r, 1);
+	r.absence_margin = 1.1;
+	store_of(&sb, &r, 1);
+	memset(&st, 0, sizeof(st));
+	ap_vstore_merge(&sa, &sb, false, &st);
+	assert_true(ap_vstore_merged_any(&st));
+	assert_true(fabs(sa.models[0].verdicts[0].absence_margin - 1.1) < 1e-9);
+	ap_vstore_free(&sa);
+	ap_vstore_free(&sb);
+}
+
+static void test_match_and_remove(void **state)
+{
+	struct ap_vstore_record r[4];
+	struct ap_vstore s;
+	size_t idx[8];
+
+	(void)state;
+	r[0] = rec("ST4000 DM", "A", 4096, 0);
+	r[1] = rec("ST4000 DM", "B", 4096, 0);
+	r[1].revision = "0002";
+	r[2] = rec("X2", "C", 4096, 0);
+	r[2].vendor = NULL;
+	r[2].revision = NULL;
+	r[3] = rec("ATA", "D", 4096, 0);	/* a model named like a vendor */
+	store_of(&s, r, 4);
+	assert_int_equal(ap_vstore_match(&s, "ATA ST4000 DM 0001", idx, 8), 1);
+	assert_int_equal(idx[0], 0);
+	assert_int_equal(ap_vstore_match(&s, "ATA:ST4000 DM:0002", idx, 8), 1);
+	assert_int_equal(idx[0], 1);
+	assert_int_equal(ap_vstore_match(&s, "ST4000 DM", idx, 8), 2);	/* every revision */
+	assert_int_equal(ap_vstore_match(&s, "X2", idx, 8), 1);
+	assert_int_equal(ap_vstore_match(&s, ":X2:", idx, 8), 1);
+	assert_int_equal(ap_vstore_match(&s, "ATA:X2:", idx, 8), 0);
+	assert_int_equal(ap_vstore_match(&s, "ATA", idx, 8), 1);
+	assert_int_equal(idx[0], 3);
+	assert_int_equal(ap_vstore_match(&s, "nothing", idx, 8), 0);
+	assert_int_equal(ap_vstore_match(&s, "a:b:c:d", idx, 8), 0);
+	ap_vstore_remove(&s, 1);
+	assert_int_equal(s.nmodels, 3);
+	assert_string_equal(s.models[1].model, "X2");
+	ap_vstore_remove(&s, 7);	/* out of range: nothing */
+	assert_int_equal(s.nmodels, 3);
+	ap_vstore_free(&s);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* --verdicts A --verdicts B: per model the first file that holds it. */
+static void test_layers(void **state)
+{
+	struct ap_vstore s;
+	struct ap_vstore_record r;
+	enum ap_vstore_added how;
+	struct ap_error e = { 0 };
+	char *dir = tmpdir(), *own, *fleet, *bad;
+	const char *paths[3];
+	const struct ap_vstore_model *m;
+
+	(void)state;
+	assert_true(asprintf(&own, "%s/own.json", dir) > 0);
+	assert_true(asprintf(&fleet, "%s/fleet.json", dir) > 0);
+	assert_true(asprintf(&bad, "%s/bad.json", dir) > 0);
+	r = rec("X1", "OWN", 4096, 7);
+	assert_int_equal(ap_vstore_record(own, &r, &how, &e), 0);
+	r = rec("X1", "FLEET", 4096, 0);
+	assert_int_equal(ap_vstore_record(fleet, &r, &how, &e), 0);
+	r = rec("X2", "FLEET2", 8192, 0);
+	assert_int_equal(ap_vstore_record(fleet, &r, &how, &e), 0);
+	paths[0] = own;
+	paths[1] = fleet;
+	assert_int_equal(ap_vstore_load_layers(paths, 2, &s, &e), 0);
+	assert_int_equal(s.nmodels, 2);
+	m = ap_vstore_find(&s, "ATA", "X1", "0001");
+	assert_int_equal(m->layer, 0);		/* the host's own decides */
+	assert_int_equal(m->nverdicts, 1);
+	assert_int_equal(m->verdicts[0].lowest_aligned_lba, 7);
+	m = ap_vstore_find(&s, "ATA", "X2", "0001");
+	assert_int_equal(m->layer, 1);
+	assert_int_equal(m->index, 1);		/* its index in its own file */
+	ap_vstore_free(&s);
+	/* the other order: the fleet's */
+	paths[0] = fleet;
+	paths[1] = own;
+	assert_int_equal(ap_vstore_load_layers(paths, 2, &s, &e), 0);
+	assert_int_equal(ap_vstore_find(&s, "ATA", "X1", "0001")->verdicts[0].lowest_aligned_lba, 0);
+	ap_vstore_free(&s);
+	/* a missing or corrupt layer: an error naming it, nothing loaded */
+	paths[2] = bad;
+	assert_int_equal(ap_vstore_load_layers(paths, 3, &s, &e), -ENOENT);
+	assert_int_equal(s.nmodels, 0);
+	write_file(bad, "{}");
+	assert_int_equal(ap_vstore_load_layers(paths, 3, &s, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, bad));
+	free(own);
+	free(fleet);
+	free(bad);
+	rmtree(dir);
+	free(dir);
+}
+
+#define RESULT_VERDICT \
+	"\"verdict\": {\"sensitive\": true, \"resolved\": true, \"logical_sector\": 512, " \
+	"\"reported_physical_sector\": 512, \"physical_sector\": 4096, \"period\": 8, " \
+	"\"lowest_aligned_lba\": 7, \"slowdown\": 2.1, \"p_value\": 0.001, \"confidence\": 0.999, " \
+	"\"fast_starts\": [], \"min_slowdown\": 1.5, \"absence_margin\": 1.1}"
+#define RESULT_IDENTITY(serial) \
+	"\"identity\": {\"wwn\": null, \"serial\": " serial ", \"model\": \"Lying 4K\", " \
+	"\"vendor\": \"ACME\", \"revision\": \"1.0\", \"size\": 134217728, \"logical_sector\": 512}"
+
+/* probe/sweep results as single-run stores. */
+static void test_results(void **state)
+{
+	struct ap_vstore s;
+	struct ap_error e = { 0 };
+	struct json_object *doc;
+	const char *kind;
+	size_t skipped;
+
+	(void)state;
+	doc = json_tokener_parse("{\"device\": \"/dev/sdb\", \"mode\": \"preserve\", "
+				 RESULT_VERDICT ", " RESULT_IDENTITY("\"S1\"") "}");
+	assert_int_equal(ap_vstore_from_document(doc, 1764576000, "node7", &s, &skipped, &kind,
+						 &e), 0);
+	json_object_put(doc);
+	assert_string_equal(kind, "probe");
+	assert_int_equal(skipped, 0);
+	assert_int_equal(s.nmodels, 1);
+	assert_string_equal(s.models[0].model, "Lying 4K");
+	assert_string_equal(s.models[0].vendor, "ACME");
+	assert_int_equal(s.models[0].verdicts[0].lowest_aligned_lba, 7);
+	assert_true(s.models[0].verdicts[0].sensitive);
+	assert_string_equal(s.models[0].verdicts[0].examples[0].serial, "S1");
+	assert_string_equal(s.models[0].verdicts[0].examples[0].host, "node7");
+	assert_string_equal(s.models[0].verdicts[0].examples[0].device, "/dev/sdb");
+	assert_string_equal(s.models[0].verdicts[0].examples[0].recorded, "2025-12-01T08:00:00Z");
+	ap_vstore_free(&s);
+
+	/* several devices; one without a verdict is skipped; a sweep document */
+	doc = json_tokener_parse("{\"devices\": [{\"device\": \"/dev/sdb\", \"results\": [], "
+				 "\"starts\": [], " RESULT_VERDICT ", " RESULT_IDENTITY("\"S1\"")
+				 "}, {\"device\": \"/dev/sdc\", \"verdict\": null}]}");
+	assert_int_equal(ap_vstore_from_document(doc, 0, NULL, &s, &skipped, &kind, &e), 0);
+	json_object_put(doc);
+	assert_int_equal(skipped, 1);
+	assert_int_equal(s.nmodels, 1);
+	ap_vstore_free(&s);
+	doc = json_tokener_parse("{\"device\": \"/dev/sdb\", \"results\": [], \"starts\": [], "
+				 RESULT_VERDICT ", " RESULT_IDENTITY("\"S1\"") "}");
+	assert_int_equal(ap_vstore_from_document(doc, 0, NULL, &s, &skipped, &kind, &e), 0);
+	json_object_put(doc);
+	assert_string_equal(kind, "sweep");
+	assert_string_equal(s.models[0].verdicts[0].examples[0].source, "sweep");
+	ap_vstore_free(&s);
+
+	/* no identity, no model, not a verdict, not a result: bad input */
+	doc = json_tokener_parse("{\"device\": \"/dev/sdb\", " RESULT_VERDICT "}");
+	assert_int_equal(ap_vstore_from_document(doc, 0, NULL, &s, &skipped, &kind, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "identity"));
+	json_object_put(doc);
+	doc = json_tokener_parse("{\"device\": \"/dev/sdb\", " RESULT_VERDICT ", \"identity\": "
+				 "{\"size\": 4096, \"logical_sector\": 512}}");
+	assert_int_equal(ap_vstore_from_document(doc, 0, NULL, &s, &skipped, &kind, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "no model"));
+	json_object_put(doc);
+	doc = json_tokener_parse("{\"device\": \"/dev/sdb\", \"verdict\": {\"resolved\": 1}}");
+	assert_int_equal(ap_vstore_from_document(doc, 0, NULL, &s, &skipped, &kind, &e), -EINVAL);
+	json_object_put(doc);
+	doc = json_tokener_parse("{\"something\": 1}");
+	assert_int_equal(ap_vstore_from_document(doc, 0, NULL, &s, &skipped, &kind, &e), -EINVAL);
+	json_object_put(doc);
+	/* a store is a store */
+	doc = json_tokener_parse("{\"format\": \"alignprobe-verdicts\", \"version\": 1, "
+				 "\"models\": []}");
+	assert_int_equal(ap_vstore_from_document(doc, 0, NULL, &s, &skipped, &kind, &e), 0);
+	assert_string_equal(kind, "store");
+	json_object_put(doc);
+	ap_vstore_free(&s);
+}
+
+static int add_one(struct ap_vstore *s, void *arg)
+{
+	struct ap_error e = { 0 };
+
+	if (!arg)
+		return 0;
+	return ap_vstore_add(s, arg, &e) > 0 ? 1 : -EINVAL;
+}
+
+/* The locked update: nothing written when nothing changed. */
+static void test_update(void **state)
+{
+	struct ap_vstore_record r = rec("X1", "A", 4096, 0);
+	struct ap_error e = { 0 };
+	struct stat st;
+	char *dir = tmpdir(), *path;
+	bool changed = true;
+
+	(void)state;
+	assert_true(asprintf(&path, "%s/verdicts.json", dir) > 0);
+	assert_int_equal(ap_vstore_update(path, add_one, NULL, &changed, &e), 0);
+	assert_false(changed);
+	assert_int_equal(stat(path, &st), -1);	/* not even created */
+	assert_int_equal(ap_vstore_update(path, add_one, &r, &changed, &e), 0);
+	assert_true(changed);
+	assert_int_equal(stat(path, &st), 0);
+	free(path);
+	rmtree(dir);
+	free(dir);
+}
+
+
+/* A 0.1 store keyed a SATA disk by libata's INQUIRY: found, then moved to the drive's key. */
+static void test_legacy_key(void **state)
+{
+	struct ap_vstore s;
+	struct ap_vstore_record r;
+	struct ap_disk_identity id = { .vendor = "ATA", .model = "ST4000DM004-2CV104",
+				       .revision = "0001", .serial = "Z2",
+				       .legacy_vendor = "ATA", .legacy_model = "ST4000DM004-2CV1",
+				       .legacy_revision = "0001" };
+	struct ap_error e = { 0 };
+	const struct ap_vstore_model *m;
+
+	(void)state;
+	r = rec("ST4000DM004-2CV1", "Z1", 4096, 0);	/* recorded by 0.1 */
+	store_of(&s, &r, 1);
+	m = ap_vstore_find_disk(&s, &id);
+	assert_non_null(m);
+	assert_string_equal(m->model, "ST4000DM004-2CV1");
+	/* behind a bridge the legacy key was the bridge's: never used */
+	id.bridge = "JMicron Generic";
+	assert_null(ap_vstore_find_disk(&s, &id));
+	id.bridge = NULL;
+	/* a record of the disk moves the entry to its own key */
+	ap_vstore_record_of(&r, &id);
+	r.logical_sector = 512;
+	r.physical_sector = 4096;
+	r.sensitive = true;
+	r.source = "probe";
+	assert_int_equal(ap_vstore_add(&s, &r, &e), AP_VSTORE_NEW_EXAMPLE);
+	assert_int_equal(s.nmodels, 1);
+	assert_string_equal(s.models[0].model, "ST4000DM004-2CV104");
+	assert_int_equal(s.models[0].verdicts[0].nexamples, 2);
+	assert_null(ap_vstore_find(&s, "ATA", "ST4000DM004-2CV1", "0001"));
+	ap_vstore_free(&s);
+}
+
 static void test_path_and_identity(void **state)
 {
 	struct ap_disk_identity id = { 0 };
@@ -492,6 +880,13 @@ int main(void)
 		cmocka_unit_test(test_file),
 		cmocka_unit_test(test_concurrent),
 		cmocka_unit_test(test_path_and_identity),
+		cmocka_unit_test(test_merge_stores),
+		cmocka_unit_test(test_merge_same_disk),
+		cmocka_unit_test(test_match_and_remove),
+		cmocka_unit_test(test_layers),
+		cmocka_unit_test(test_results),
+		cmocka_unit_test(test_update),
+		cmocka_unit_test(test_legacy_key),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,7 +25,7 @@ README=$top_srcdir/README.md
 python3 - "$README" "$top_srcdir" > "$TS_TMP/commands" <<'EOF' || ts_fail "cannot read $README"
 import os, re, shutil, sys
 readme, top = sys.argv[1], sys.argv[2]
-subcommands = {"sweep", "probe", "check", "postmark", "seq", "emulate", "cleanup"}
+subcommands = {"sweep", "probe", "check", "postmark", "seq", "emulate", "cleanup", "verdicts"}
 seen, fence, prose = set(), None, []
 def emit(kind, cmd):
     if cmd not in seen:
@@ -510,6 +510,48 @@ assert m["model"] == "Fleet Drive" and m["verdicts"][0]["physical_sector"] == 40
 			--starts 34..49 "${HOUR[@]}"
 		states "$emuB"
 		grep -q "Sweep Drive" "$W/verdicts.json" || ts_fail "sweep --record: not in the store"
+		;;
+	"alignprobe verdicts list|show|merge|forget")
+		: # the synopsis of the command table: the lines below run it
+		;;
+	"--record")	# the verdicts row: "like --record"; probe and sweep --record run below
+		:
+		;;
+	"verdicts merge")	# the fleet block's merge runs it
+		:
+		;;
+	"emulate --attach --drive-model NAME")
+		rr 0 "alignprobe emulate --attach --size 64M --drive-model README-Drive"
+		dev=$(cat "$TS_TMP/out")
+		echo "$dev" >> "$TS_TMP/.emus"
+		rr 0 "alignprobe probe --dry-run --record=$W/dm.json $dev"
+		rr 0 "alignprobe emulate --detach $dev"
+		;;
+	"-J")	# the verdicts row: list -J (the fleet section's store, made by its block)
+		rr 0 "alignprobe verdicts list -J --verdicts=$W/verdicts.json"
+		python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["verdicts"]' \
+			"$TS_TMP/out" || ts_fail "verdicts list -J: not the store's verdicts"
+		;;
+	"alignprobe probe --emulate=wd-ears-jumper --record=verdicts.json")
+		rr 0 "$text" -q "${HOUR[@]}"
+		grep -qF '"model": "EMU-WD-EARS-JUMPER"' "$W/verdicts.json" ||
+			ts_fail "probe --emulate --record: not the emulated drive's model"
+		;;
+	"alignprobe verdicts list --verdicts=verdicts.json")
+		rr 0 "$text"
+		out_has "ALIGNPROBE EMU-WD-EARS-JUMPER" "verdicts list"
+		;;
+	"alignprobe verdicts merge --store fleet.json verdicts.json probe.json")
+		# the blocks run before the inline commands: probe.json may not exist yet
+		[ -s "$W/probe.json" ] ||
+			rr 0 "alignprobe probe --preserve --json /dev/sdX > $W/probe.json" "${HOUR[@]}"
+		rr 0 "$text"
+		out_has "fleet.json: " "verdicts merge"
+		rr 0 "$text"
+		out_has "fleet.json: unchanged" "verdicts merge, twice"
+		;;
+	"alignprobe check --verdicts=verdicts.json --verdicts=fleet.json /dev/sdX")
+		rr "0|4" "$text"
 		;;
 	"--prometheus FILE")
 		rr 0 "alignprobe check --prometheus $W/alignprobe.prom $emuA"

@@ -90,6 +90,18 @@ rd "$dev" 64K 1 3 | cmp -s - <(head -c $((3 * 65536)) /dev/zero) ||
 	ts_fail "after the power cut the unflushed writes are still there"
 detach "$dev"
 
+# a write in flight into the cache is lost too, and not counted as acknowledged
+dev=$(ts_emu_attach --spec usb-bridge-noflush,size=64M,cut-after=2)
+wr "$dev" "$TS_TMP/r64k" 64K 1 dsync && wr "$dev" "$TS_TMP/r64k" 64K 2 dsync ||
+	ts_fail "dsync write failed"
+wr "$dev" "$TS_TMP/r64k" 64K 3 dsync 2>/dev/null && ts_fail "the write in flight succeeded"
+ts_assert_eq 2 "$(counter "$dev" LOST_WRITES)" "cached writes lost with one in flight"
+ts_assert_eq 0 "$(counter "$dev" TORN)" "a cached write is not torn"
+ts_run_rc 0 "$ALIGNPROBE" emulate --power-on "$dev"
+rd "$dev" 64K 1 3 | cmp -s - <(head -c $((3 * 65536)) /dev/zero) ||
+	ts_fail "writes survived the cut of a cache that ignores flushes"
+detach "$dev"
+
 # honoured flushes make writes durable: nothing is lost
 dev=$(ts_emu_attach --profile hdd-7200 --size 64M)
 wr "$dev" "$TS_TMP/r64k" 64K 2 dsync || ts_fail "dsync write failed"

@@ -19,7 +19,7 @@ ts_expect_run bad-option "$A" --bogus
 ts_expect_run option-after-command-name "$A" --help sweep
 
 # every command of main.c's table
-for c in sweep probe check postmark seq emulate cleanup; do
+for c in sweep probe check postmark seq emulate cleanup verdicts; do
 	ts_expect_run "$c-help" "$A" "$c" --help
 	ts_expect_run "$c-version" "$A" "$c" --version
 	ts_expect_run "$c-bad-option" "$A" "$c" --bogus
@@ -27,10 +27,13 @@ for c in sweep probe check postmark seq emulate cleanup; do
 done
 
 # the column lists of the commands that print tables
-for c in sweep probe check seq cleanup; do
+for c in sweep probe check seq cleanup verdicts; do
 	ts_expect_run "$c-columns" "$A" "$c" -H
 done
 ts_expect_run emulate-columns "$A" emulate --stats -H
 ts_expect_run check-columns-raw "$A" check -H -r
+ts_expect_run verdicts-no-action "$A" verdicts
+ts_expect_run verdicts-bad-action "$A" verdicts frobnicate
+ts_expect_run verdicts-no-model "$A" verdicts show
 
 ts_expect_done

@@ -41,13 +41,16 @@ expect_line() {
 
 dev=$(ts_emu_attach --phys 4096 --lowest-aligned 7 --rmw-cost 1ms --size 128M)
 
-# a disk that states no model: refused before the first write
-w0=$(writes "$dev")
-ts_run_rc 2 "$ALIGNPROBE" probe "${probe_opts[@]}" -q --record="$store" "$dev"
-grep -qF "alignprobe probe: $dev: --record: the disk states no model" "$TS_TMP/err" ||
+# a disk that states no model (a plain loop device; the emulated drive
+# states one of its own): refused before the first write
+truncate -s 64M "$TS_TMP/nomodel.img"
+nomodel=$(ts_loop_attach "$TS_TMP/nomodel.img")
+sum0=$(ts_checksum "$nomodel")
+ts_run_rc 2 "$ALIGNPROBE" probe "${probe_opts[@]}" -q --record="$store" "$nomodel"
+grep -qF "alignprobe probe: $nomodel: --record: the disk states no model" "$TS_TMP/err" ||
 	ts_fail "no model: $(cat "$TS_TMP/err")"
 grep -qF "ALIGNPROBE_TEST_IDENTITY_<name>" "$TS_TMP/err" || ts_fail "the seam is not named"
-ts_assert_eq "$w0" "$(writes "$dev")" "writes to a disk without a model"
+ts_assert_eq "$sum0" "$(ts_checksum "$nomodel")" "a disk without a model"
 [ -e "$store" ] && ts_fail "a store was created"
 
 # the model stated: probed, recorded (the store from the environment)

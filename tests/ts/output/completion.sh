@@ -131,5 +131,8 @@ for cmd in $want; do
 		expect "$cols" "$ALIGNPROBE" "$cmd" -o ""
 	fi
 done
+# verdicts: its actions first, then merge's sources are files
+expect "forget list merge show" "$ALIGNPROBE" verdicts ""
+expect "$TS_TMP/files/b.json" "$ALIGNPROBE" verdicts merge --store x "$TS_TMP/files/b"
 
 ts_pass

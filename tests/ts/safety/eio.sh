@@ -4,7 +4,8 @@
 # Device errors and failing tools during a sweep: EIO (injected by the
 # emulated drive) while partitioning, during mkfs and during the workload,
 # EIO in the middle of a run (the results gathered so far are kept), a
-# failing mkfs, a failing mount, and mkfs missing from PATH. Each: a message
+# mkfs options mkfs refuses (exit 2 before the first write), a failing
+# mount, and mkfs missing from PATH. Each: a message
 # naming the step, the start sector and the cause; a non-zero exit; nothing
 # left mounted, no temporary directory, no registry entry.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh" || exit 99
@@ -82,10 +83,12 @@ ts_log "EIO in the middle: partial results kept"
 
 D=$(ts_emu_attach --size 96M --rmw-cost 300us)
 export TMPDIR=$TS_TMP/tmp
-# a failing mkfs
-ts_run_rc 1 "$ALIGNPROBE" "${SWEEP[@]}" --starts 40 --mkfs-opt "-O no_such_feature" "$D"
-grep -q "$D: start 40: mkfs failed: mkfs.ext4 failed (exit status [0-9]*)" "$TS_TMP/err" ||
+# mkfs options it refuses: found on a scratch image before anything is written
+sum=$(ts_checksum "$D")
+ts_run_rc 2 "$ALIGNPROBE" "${SWEEP[@]}" --starts 40 --mkfs-opt "-O no_such_feature" "$D"
+grep -q "mkfs.ext4 refuses the options (tried on a scratch image): .*no_such_feature" "$TS_TMP/err" ||
 	{ cat "$TS_TMP/err" >&2; ts_fail "failing mkfs: no message"; }
+ts_assert_eq "$sum" "$(ts_checksum "$D")" "failing mkfs options: the device's checksum"
 assert_clean "failing mkfs"
 # a failing mount
 ts_run_rc 1 "$ALIGNPROBE" "${SWEEP[@]}" --starts 40 --mount-opt "no_such_option" "$D"

@@ -9,6 +9,7 @@
 # comes once a run with the cache switched off is done (its progress line
 # on ALIGNPROBE_PROGRESS_FD), never after a fixed time: 999 runs are left.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/seq/common.sh"
 ts_init "seq --write-cache restores the cache on signals and through cleanup"
 ts_need_emulator
 ts_need_cmd jq
@@ -20,19 +21,9 @@ entry() { grep -l "^kind=$1\$" "$ALIGNPROBE_STATE_DIR"/* 2>/dev/null | head -n1;
 dev=$(ts_emu_attach --size 64M --write-cache=on)
 ts_assert_eq "on write back" "$(state "$dev")" "the drive as attached"
 
-# start DEV: seq switching the cache off, in the background (pid); returns
+# start DEV: seq switching the cache off, in the background (spid); returns
 # once a run with the cache off is done
-start() {
-	: > "$TS_TMP/progress"
-	ALIGNPROBE_PROGRESS_FD=3 "$ALIGNPROBE" seq -q --yes --json --write-cache off \
-		--modes direct --block-sizes 64K --size 1M --rounds 1000 --cell-time 0 "$1" \
-		> "$TS_TMP/out" 2> "$TS_TMP/err" 3> "$TS_TMP/progress" &
-	spid=$!
-	ts_bg_pid $spid
-	first_run() { grep -qE ': [1-9][0-9]* of 1000' "$TS_TMP/progress"; }
-	ts_wait_for -p $spid "the first run with the cache off" first_run ||
-		ts_fail "seq ended before its first run: $(cat "$TS_TMP/err")"
-}
+start() { seq_start "$1" "" --json --write-cache off; }
 
 for sig in INT TERM; do
 	start "$dev"

@@ -20,8 +20,11 @@ J=$TS_TMP/out.json
 
 # shape: {"device", "verdict": {...}, "results": [per start and round], ...}
 sw_check "$J" <<'EOF'
-eq(sorted(d), ["device", "logical_sector", "parameters", "reported_physical_sector",
-               "results", "starts", "stopped", "verdict"], "top-level keys")
+eq(sorted(d), ["device", "identity", "logical_sector", "next_steps", "parameters",
+               "reported_physical_sector", "results", "starts", "stopped", "verdict"],
+   "top-level keys")
+eq(d["identity"]["vendor"], "ALIGNPROBE", "the emulated drive's identity")
+eq(type(d["next_steps"]), list, "next_steps is a list")
 for k in ("sensitive", "resolved", "logical_sector", "reported_physical_sector", "physical_sector",
           "lowest_aligned_lba", "fast_starts", "slowdown", "p_value", "confidence"):
     check(k in d["verdict"], "verdict." + k)

@@ -1,0 +1,756 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * alignprobe verdicts: the verdict store (src/fleet/vstore.h) for people
+ * and fleet tools. Thin: parse, call the store, print.
+ *
+ *	alignprobe verdicts list   [--verdicts FILE]... [output options]
+ *	alignprobe verdicts show   [--verdicts FILE]... [-J] MODEL...
+ *	alignprobe verdicts merge  [--store FILE] [--host NAME] [-J] [-q] SOURCE...
+ *	alignprobe verdicts forget [--store FILE] [-J] [-q] MODEL...
+ *
+ * merge and forget take the store's lock for the whole read-modify-write
+ * and replace it atomically, as probe --record does; every SOURCE is read
+ * and checked before the lock is taken, so a bad one changes nothing.
+ * Exit status: 0 done (also "unchanged"), 1 the store could not be
+ * written, 2 usage errors and bad input (a missing or corrupt store to
+ * read, a SOURCE that is neither a store nor a result, a model show does
+ * not find).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <json-c/json.h>
+
+#include "cmd/commands.h"
+#include "fleet/vstore.h"
+#include "lib/exitcodes.h"
+#include "lib/json.h"
+#include "lib/util.h"
+#include "ui/out.h"
+
+#define CMD "verdicts"
+#define MAX_LAYERS	16
+#define MAX_MATCHES	256
+
+enum {
+	COL_NAME, COL_VENDOR, COL_MODEL, COL_REVISION, COL_LOGICAL, COL_PHYSICAL, COL_LOWEST,
+	COL_SENSITIVE, COL_MARGIN, COL_STATE, COL_DISKS, COL_RUNS, COL_RECORDED, COL_ENTRY,
+	COL_STORE,
+};
+
+static const struct ap_colinfo infos[] = {
+	[COL_NAME]	= { "NAME", 0.3, 0, AP_COL_STRING,
+			    "the model as show and forget take it: vendor, model, revision" },
+	[COL_VENDOR]	= { "VENDOR", 0.1, 0, AP_COL_STRING, "vendor (null when the disk states none)" },
+	[COL_MODEL]	= { "MODEL", 0.2, 0, AP_COL_STRING, "model" },
+	[COL_REVISION]	= { "REVISION", 0.05, 0, AP_COL_STRING, "firmware revision" },
+	[COL_LOGICAL]	= { "LOGICAL", 6, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			    "logical sector size, bytes", "logical_sector" },
+	[COL_PHYSICAL]	= { "PHYSICAL", 6, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			    "physical sector size found, bytes", "physical_sector" },
+	[COL_LOWEST]	= { "LOWEST_ALIGNED", 3, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			    "lowest aligned LBA found", "lowest_aligned_lba" },
+	[COL_SENSITIVE]	= { "SENSITIVE", 3, 0, AP_COL_BOOLEAN,
+			    "misaligned writes were measurably slower" },
+	[COL_MARGIN]	= { "MARGIN", 4, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			    "not sensitive: the margin \"no effect\" was shown down to",
+			    "absence_margin", "%.2f" },
+	[COL_STATE]	= { "STATE", 8, 0, AP_COL_STRING,
+			    "ok, or conflict: another verdict for the model and logical sector "
+			    "size (check --verdicts uses none)" },
+	[COL_DISKS]	= { "DISKS", 3, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			    "disks the verdict was measured on" },
+	[COL_RUNS]	= { "RUNS", 3, SCOLS_FL_RIGHT, AP_COL_NUMBER, "runs with this verdict" },
+	[COL_RECORDED]	= { "RECORDED", 20, 0, AP_COL_STRING, "the latest run (UTC)" },
+	[COL_ENTRY]	= { "ENTRY", 0.1, 0, AP_COL_STRING,
+			    "where it is in its store: models[M].verdicts[V]" },
+	[COL_STORE]	= { "STORE", 0.2, 0, AP_COL_STRING, "the store file that holds it" },
+};
+
+static const int default_cols[] = {
+	COL_NAME, COL_LOGICAL, COL_PHYSICAL, COL_LOWEST, COL_SENSITIVE, COL_STATE, COL_DISKS,
+	COL_RECORDED,
+};
+
+enum {
+	OPT_VERDICTS = AP_OPT_OUT_LAST,
+	OPT_STORE,
+	OPT_HOST,
+};
+
+struct vcmd {
+	const char *action;
+	const char *layers[MAX_LAYERS];
+	size_t nlayers;
+	const char *store;
+	const char *host;
+	bool quiet;
+	struct ap_out out;
+	int cols[AP_ARRAY_SIZE(infos) * 2];
+	size_t ncols;
+	char **args;
+	size_t nargs;
+};
+
+static void __attribute__((noreturn)) usage(void)
+{
+	FILE *out = stdout;
+
+	fputs("Usage:\n"
+	      " alignprobe verdicts list [--verdicts FILE]... [output options]\n"
+	      " alignprobe verdicts show [--verdicts FILE]... [-J] MODEL...\n"
+	      " alignprobe verdicts merge [--store FILE] [--host NAME] SOURCE...\n"
+	      " alignprobe verdicts forget [--store FILE] MODEL...\n"
+	      "\n"
+	      "The verdict store: what probes and sweeps found, per drive model.\n"
+	      "\n"
+	      "Actions:\n"
+	      " list                   one line per verdict of every model\n"
+	      " show                   a model's verdicts and the disks they were measured on\n"
+	      " merge                  add other stores and probe/sweep --json results to the\n"
+	      "                        store; a conflict is kept with both sides\n"
+	      " forget                 remove models from the store\n"
+	      "\n"
+	      "Options:\n"
+	      "     --verdicts FILE    the store to read (repeatable: per model the first\n"
+	      "                        file that holds it decides; default\n"
+	      "                        $ALIGNPROBE_VERDICTS or " AP_VSTORE_DEFAULT ")\n"
+	      "     --store FILE       the store merge and forget update (created when\n"
+	      "                        absent; the same default)\n"
+	      "     --host NAME        merge: the host the results were measured on\n"
+	      " -q, --quiet            print nothing but errors\n", out);
+	ap_out_usage(out, 24);
+	fputs(" -h, --help             display this help\n"
+	      " -V, --version          display version\n"
+	      "\n"
+	      "MODEL: the NAME that list prints (\"ATA ST4000DM004-2CV104 0001\"),\n"
+	      "VENDOR:MODEL:REVISION, or the model alone (every vendor and revision).\n"
+	      "SOURCE: a verdict store, or what probe -J or sweep -J printed (or --save\n"
+	      "wrote): each device with a verdict and a model, recorded at the file's time.\n"
+	      "Merging the same SOURCE again changes nothing (\"unchanged\").\n"
+	      "\n"
+	      "Exit status:\n"
+	      " 0  done (also when nothing changed)\n"
+	      " 1  the store could not be locked or written\n"
+	      " 2  usage error or bad input: a missing or corrupt store to read, a SOURCE\n"
+	      "    that is neither a store nor a result or whose result names no model,\n"
+	      "    a MODEL that show does not find\n"
+	      "\nAvailable output columns (list):\n", out);
+	ap_out_list_columns(NULL, infos, AP_ARRAY_SIZE(infos));
+	exit(AP_EXIT_OK);
+}
+
+static int parse_args(struct vcmd *c, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "verdicts", required_argument, NULL, OPT_VERDICTS },
+		{ "store",    required_argument, NULL, OPT_STORE },
+		{ "host",     required_argument, NULL, OPT_HOST },
+		{ "quiet",    no_argument,       NULL, 'q' },
+		{ "help",     no_argument,       NULL, 'h' },
+		{ "version",  no_argument,       NULL, 'V' },
+		AP_OUT_LONGOPTS,
+		{ NULL, 0, NULL, 0 }
+	};
+	struct ap_error e;
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "qhV" AP_OUT_OPTSTRING, longopts, NULL)) != -1) {
+		if (ap_out_parse_opt(&c->out, ch, optarg))
+			continue;
+		switch (ch) {
+		case OPT_VERDICTS:
+			if (!*optarg) {
+				ap_usage_error(CMD, "--verdicts: empty file name");
+				return AP_EXIT_USAGE;
+			}
+			if (c->nlayers == MAX_LAYERS) {
+				ap_usage_error(CMD, "--verdicts: at most %d stores", MAX_LAYERS);
+				return AP_EXIT_USAGE;
+			}
+			c->layers[c->nlayers++] = optarg;
+			break;
+		case OPT_STORE:
+		case OPT_HOST:
+			if (!*optarg) {
+				ap_usage_error(CMD, "--%s: empty %s", ch == OPT_STORE ? "store" : "host",
+					       ch == OPT_STORE ? "file name" : "name");
+				return AP_EXIT_USAGE;
+			}
+			*(ch == OPT_STORE ? &c->store : &c->host) = optarg;
+			break;
+		case 'q':
+			c->quiet = true;
+			break;
+		case 'h':
+			usage();
+		case 'V':
+			ap_print_version();
+			exit(AP_EXIT_OK);
+		default:
+			ap_usage_hint(CMD);
+			return AP_EXIT_USAGE;
+		}
+	}
+	if (c->out.list_columns) {
+		ap_out_list_columns(&c->out, infos, AP_ARRAY_SIZE(infos));
+		exit(AP_EXIT_OK);
+	}
+	if (ap_out_validate(&c->out, &e)) {
+		ap_usage_error(CMD, "%s", e.msg);
+		return AP_EXIT_USAGE;
+	}
+	if (!c->action) {
+		ap_usage_error(CMD, "no action given (list, show, merge or forget)");
+		return AP_EXIT_USAGE;
+	}
+	c->args = argv + optind;
+	c->nargs = (size_t)(argc - optind);
+	return AP_EXIT_OK;
+}
+
+/* An option the action does not take, or arguments it needs. */
+static int check_action_args(const struct vcmd *c, bool reads, bool args)
+{
+	const char *bad = NULL;
+
+	if (reads && c->store)
+		bad = "--store";
+	else if (reads && c->host)
+		bad = "--host";
+	else if (!reads && c->nlayers)
+		bad = "--verdicts";
+	else if (strcmp(c->action, "merge") != 0 && c->host)
+		bad = "--host";
+	if (bad) {
+		ap_usage_error(CMD, "%s: not an option of '%s'", bad, c->action);
+		return AP_EXIT_USAGE;
+	}
+	if (args && !c->nargs) {
+		ap_usage_error(CMD, "%s: no %s given", c->action,
+			       strcmp(c->action, "merge") == 0 ? "SOURCE" : "MODEL");
+		return AP_EXIT_USAGE;
+	}
+	if (!args && c->nargs) {
+		ap_usage_error(CMD, "%s: unexpected argument '%s'", c->action, c->args[0]);
+		return AP_EXIT_USAGE;
+	}
+	return AP_EXIT_OK;
+}
+
+/* The stores to read: --verdicts..., else the default one. */
+static int load_layers(struct vcmd *c, struct ap_vstore *s)
+{
+	struct ap_error e = { 0 };
+	int rc;
+
+	if (!c->nlayers)
+		c->layers[c->nlayers++] = ap_vstore_path(NULL);
+	rc = ap_vstore_load_layers(c->layers, c->nlayers, s, &e);
+	if (rc) {
+		ap_warnx(CMD, "--verdicts", "%s", e.msg);
+		return ap_exit_for_errno(rc);	/* missing, unreadable, corrupt: 2 */
+	}
+	return AP_EXIT_OK;
+}
+
+/* Print the document @o and free it: 0, or AP_EXIT_FAILURE (said) on a write error. */
+static int print_json(struct json_object *o)
+{
+	int rc = 0;
+
+	if (ap_out_json_print(stdout, o) != 0) {
+		ap_warnx(CMD, NULL, "write error on standard output");
+		rc = AP_EXIT_FAILURE;
+	}
+	json_object_put(o);
+	return rc;
+}
+
+/* {"@key": @a}, printed (see print_json()). */
+static int print_array(const char *key, struct json_object *a)
+{
+	struct json_object *doc = json_object_new_object();
+
+	json_object_object_add(doc, key, a);
+	return print_json(doc);
+}
+
+/* ---- list ---- */
+
+static void verdict_sums(const struct ap_vstore_verdict *v, uint64_t *runs, const char **latest)
+{
+	size_t i;
+
+	*runs = 0;
+	*latest = NULL;
+	for (i = 0; i < v->nexamples; i++) {
+		const struct ap_vstore_example *x = &v->examples[i];
+
+		*runs += x->runs;
+		if (x->recorded && (!*latest || strcmp(x->recorded, *latest) > 0))
+			*latest = x->recorded;
+	}
+}
+
+static void fill_row(const struct vcmd *c, struct ap_row *r, const struct ap_vstore_model *m,
+		     size_t k, bool conflict)
+{
+	const struct ap_vstore_verdict *v = &m->verdicts[k];
+	char *name = ap_vstore_model_name(m), entry[64];
+	const char *latest;
+	uint64_t runs;
+
+	verdict_sums(v, &runs, &latest);
+	snprintf(entry, sizeof(entry), "models[%zu].verdicts[%zu]", m->index, k);
+	ap_row_reset(r);
+	ap_row_str(r, COL_NAME, name);
+	ap_row_str(r, COL_VENDOR, m->vendor);
+	ap_row_str(r, COL_MODEL, m->model);
+	ap_row_str(r, COL_REVISION, m->revision);
+	ap_row_u64(r, COL_LOGICAL, v->logical_sector);
+	ap_row_u64(r, COL_PHYSICAL, v->physical_sector);
+	ap_row_u64(r, COL_LOWEST, v->lowest_aligned_lba);
+	ap_row_bool(r, COL_SENSITIVE, v->sensitive);
+	if (!v->sensitive && v->absence_margin >= 1)
+		ap_row_double(r, COL_MARGIN, v->absence_margin);
+	ap_row_str(r, COL_STATE, conflict ? "conflict" : "ok");
+	ap_row_u64(r, COL_DISKS, v->nexamples);
+	ap_row_u64(r, COL_RUNS, runs);
+	ap_row_str(r, COL_RECORDED, latest);
+	ap_row_str(r, COL_ENTRY, entry);
+	ap_row_str(r, COL_STORE, c->layers[m->layer]);
+	free(name);
+}
+
+/* Another verdict of @m for the same logical sector size as verdict @k. */
+static bool verdict_in_conflict(const struct ap_vstore_model *m, size_t k)
+{
+	size_t i;
+
+	for (i = 0; i < m->nverdicts; i++)
+		if (i != k && m->verdicts[i].logical_sector == m->verdicts[k].logical_sector)
+			return true;
+	return false;
+}
+
+static int do_list(struct vcmd *c)
+{
+	struct ap_vstore s;
+	struct libscols_table *tb;
+	struct json_object *rows;
+	struct ap_error e = { 0 };
+	struct ap_cols cs;
+	struct ap_row r;
+	size_t i, k;
+	int rc;
+
+	rc = check_action_args(c, true, false);
+	if (rc)
+		return rc;
+	if (ap_out_columns(&c->out, infos, AP_ARRAY_SIZE(infos), default_cols,
+			   AP_ARRAY_SIZE(default_cols), c->cols, &c->ncols, &e)) {
+		ap_usage_error(CMD, "%s", e.msg);
+		return AP_EXIT_USAGE;
+	}
+	rc = load_layers(c, &s);
+	if (rc)
+		return rc;
+	/* -J: every column's documented key (-o: the columns selected) */
+	ap_cols_init(&cs, &c->out, infos, AP_ARRAY_SIZE(infos), c->cols, c->ncols, NULL, 0);
+	tb = c->out.json ? NULL : ap_cols_table_new(&cs, "verdicts");
+	rows = c->out.json ? json_object_new_array() : NULL;
+	ap_row_init(&r, &cs);
+	for (i = 0; (tb || rows) && i < s.nmodels; i++) {
+		for (k = 0; k < s.models[i].nverdicts; k++) {
+			fill_row(c, &r, &s.models[i], k, verdict_in_conflict(&s.models[i], k));
+			if (rows)
+				json_object_array_add(rows, ap_row_json(&r));
+			else if (ap_row_add_line(&r, tb) != 0)
+				rc = AP_EXIT_FAILURE;
+		}
+	}
+	ap_row_free(&r);
+	if ((!tb && !rows) || rc) {
+		ap_warnx(CMD, NULL, "out of memory");
+		rc = AP_EXIT_FAILURE;
+	} else if (rows) {
+		rc = print_array("verdicts", rows);
+		rows = NULL;
+	} else if (ap_out_print(&c->out, tb) != 0) {
+		ap_warnx(CMD, NULL, "write error on standard output");
+		rc = AP_EXIT_FAILURE;
+	}
+	json_object_put(rows);
+	scols_unref_table(tb);
+	ap_vstore_free(&s);
+	return rc;
+}
+
+/* ---- show ---- */
+
+static void show_text(const struct vcmd *c, const struct ap_vstore_model *m)
+{
+	char *name = ap_vstore_model_name(m);
+	size_t k, i;
+
+	printf("Model: %s (vendor %s, model %s, revision %s)\n", name,
+	       m->vendor ? m->vendor : "none", m->model, m->revision ? m->revision : "none");
+	printf("Store: %s, models[%zu]\n", c->layers[m->layer], m->index);
+	if (ap_vstore_model_in_conflict(m))
+		printf("State: conflict: check --verdicts uses none of the verdicts for one "
+		       "logical sector size\n");
+	for (k = 0; k < m->nverdicts; k++) {
+		const struct ap_vstore_verdict *v = &m->verdicts[k];
+
+		printf("Verdict models[%zu].verdicts[%zu]: %" PRIu64 "-byte physical sectors, "
+		       "lowest aligned LBA %" PRIu64 ", %u-byte logical sectors, ", m->index, k,
+		       v->physical_sector, v->lowest_aligned_lba, v->logical_sector);
+		if (v->sensitive)
+			printf("alignment matters\n");
+		else if (v->absence_margin >= 1)
+			printf("no effect of %.2fx or more\n", v->absence_margin);
+		else
+			printf("no effect (no margin recorded)\n");
+		for (i = 0; i < v->nexamples; i++) {
+			const struct ap_vstore_example *x = &v->examples[i];
+
+			printf("  %s%s%s%s (%s%s%s), %s, %s", x->serial ? "serial " : "",
+			       x->serial ? x->serial : "", x->wwn ? (x->serial ? ", WWN " : "WWN ") : "",
+			       x->wwn ? x->wwn : (x->serial ? "" : "a disk without serial"),
+			       x->device ? x->device : "?", x->host ? " on " : "",
+			       x->host ? x->host : "", x->source ? x->source : "?",
+			       x->recorded ? x->recorded : "?");
+			if (isfinite(x->confidence))
+				printf(", confidence %.2f%%", x->confidence * 100);
+			printf(", %" PRIu64 " run%s\n", x->runs, x->runs == 1 ? "" : "s");
+		}
+	}
+	free(name);
+}
+
+static struct json_object *show_json(const struct vcmd *c, const struct ap_vstore_model *m)
+{
+	struct ap_vstore one = { .models = (struct ap_vstore_model *)m, .nmodels = 1 };
+	struct json_object *doc = ap_vstore_to_json(&one), *models, *o;
+	char *name = ap_vstore_model_name(m), entry[32];
+
+	json_object_object_get_ex(doc, "models", &models);
+	o = json_object_get(json_object_array_get_idx(models, 0));
+	json_object_put(doc);
+	snprintf(entry, sizeof(entry), "models[%zu]", m->index);
+	json_object_object_add(o, "name", json_object_new_string(name));
+	json_object_object_add(o, "store", json_object_new_string(c->layers[m->layer]));
+	json_object_object_add(o, "entry", json_object_new_string(entry));
+	json_object_object_add(o, "conflict", json_object_new_boolean(ap_vstore_model_in_conflict(m)));
+	free(name);
+	return o;
+}
+
+static int do_show(struct vcmd *c)
+{
+	struct json_object *arr = json_object_new_array();
+	struct ap_vstore s;
+	size_t idx[MAX_MATCHES], i, k, n, shown = 0;
+	int rc;
+
+	rc = check_action_args(c, true, true);
+	if (!rc)
+		rc = load_layers(c, &s);
+	if (rc) {
+		json_object_put(arr);
+		return rc;
+	}
+	for (i = 0; i < c->nargs; i++) {
+		n = ap_vstore_match(&s, c->args[i], idx, MAX_MATCHES);
+		if (!n) {
+			ap_warnx(CMD, c->args[i], "no such model in %s%s", c->layers[0],
+				 c->nlayers > 1 ? " and the stores under it" : "");
+			rc = AP_EXIT_USAGE;
+		}
+		for (k = 0; k < n; k++) {
+			if (c->out.json)
+				json_object_array_add(arr, show_json(c, &s.models[idx[k]]));
+			else {
+				if (shown++)
+					putchar('\n');
+				show_text(c, &s.models[idx[k]]);
+			}
+		}
+	}
+	if (c->out.json) {
+		int prc = print_array("models", arr);
+
+		arr = NULL;
+		if (prc)
+			rc = prc;
+	}
+	json_object_put(arr);
+	ap_vstore_free(&s);
+	return rc;
+}
+
+/* ---- merge ---- */
+
+static struct json_object *name_json(const struct ap_vstore_model *m)
+{
+	char *name = ap_vstore_model_name(m);
+	struct json_object *o = json_object_new_string(name);
+
+	free(name);
+	return o;
+}
+
+struct source {
+	const char *path;
+	const char *kind;
+	struct ap_vstore s;
+	size_t skipped;
+};
+
+struct merge_arg {
+	struct source *src;
+	size_t n;
+	struct ap_vstore_merged st;
+	struct json_object *conflicts;	/* names of the sources' models now in conflict */
+};
+
+static int merge_fn(struct ap_vstore *s, void *arg)
+{
+	struct merge_arg *a = arg;
+	size_t i, k;
+
+	for (i = 0; i < a->n; i++)
+		ap_vstore_merge(s, &a->src[i].s, strcmp(a->src[i].kind, "store") != 0, &a->st);
+	for (k = 0; k < s->nmodels; k++) {
+		const struct ap_vstore_model *m = &s->models[k];
+		bool named = false;
+
+		for (i = 0; !named && i < a->n; i++)
+			named = ap_vstore_find(&a->src[i].s, m->vendor, m->model, m->revision);
+		if (named && ap_vstore_model_in_conflict(m))
+			json_object_array_add(a->conflicts, name_json(m));
+	}
+	return ap_vstore_merged_any(&a->st) ? 1 : 0;
+}
+
+/* Read and check every SOURCE, before the store is locked. */
+static int read_sources(const struct vcmd *c, struct source *src)
+{
+	size_t i;
+
+	for (i = 0; i < c->nargs; i++) {
+		struct json_object *doc = NULL;
+		struct ap_error e = { 0 };
+		struct stat st;
+		int rc;
+
+		src[i].path = c->args[i];
+		rc = ap_json_load(src[i].path, AP_VSTORE_MAX_BYTES, &doc, &e);
+		if (rc) {
+			ap_warnx(CMD, src[i].path, "%s", e.msg);
+			return ap_exit_for_errno(rc);
+		}
+		if (stat(src[i].path, &st) != 0)
+			st.st_mtime = time(NULL);
+		rc = ap_vstore_from_document(doc, st.st_mtime, c->host, &src[i].s, &src[i].skipped,
+					     &src[i].kind, &e);
+		json_object_put(doc);
+		if (rc) {
+			ap_warnx(CMD, src[i].path, "%s", e.msg);
+			return AP_EXIT_USAGE;
+		}
+	}
+	return AP_EXIT_OK;
+}
+
+/* What the merge did: 0, or AP_EXIT_FAILURE when standard output failed. */
+static int merge_report(const struct vcmd *c, const char *store, const struct merge_arg *a,
+			bool changed)
+{
+	const struct ap_vstore_merged *st = &a->st;
+	size_t i, n = json_object_array_length(a->conflicts);
+
+	for (i = 0; i < n; i++)
+		ap_warnx(CMD, store, "the model %s has conflicting verdicts; check --verdicts uses "
+			 "none of them (alignprobe verdicts show to see both sides)",
+			 json_object_get_string(json_object_array_get_idx(a->conflicts, i)));
+	for (i = 0; !c->quiet && i < a->n; i++)
+		if (a->src[i].skipped)
+			ap_warnx(CMD, a->src[i].path, "%zu device%s without a verdict: skipped",
+				 a->src[i].skipped, a->src[i].skipped == 1 ? "" : "s");
+	if (c->out.json) {
+		struct json_object *o = json_object_new_object(), *sa = json_object_new_array();
+
+		json_object_object_add(o, "store", json_object_new_string(store));
+		json_object_object_add(o, "changed", json_object_new_boolean(changed));
+		json_object_object_add(o, "models_added", ap_json_u64(st->models_added));
+		json_object_object_add(o, "verdicts_added", ap_json_u64(st->verdicts_added));
+		json_object_object_add(o, "examples_added", ap_json_u64(st->examples_added));
+		json_object_object_add(o, "examples_updated", ap_json_u64(st->examples_updated));
+		json_object_object_add(o, "conflicts_added", ap_json_u64(st->conflicts_added));
+		json_object_object_add(o, "conflicts", json_object_get(a->conflicts));
+		for (i = 0; i < a->n; i++) {
+			struct json_object *so = json_object_new_object();
+
+			json_object_object_add(so, "path", json_object_new_string(a->src[i].path));
+			json_object_object_add(so, "kind", json_object_new_string(a->src[i].kind));
+			json_object_object_add(so, "models", ap_json_u64(a->src[i].s.nmodels));
+			json_object_object_add(so, "skipped", ap_json_u64(a->src[i].skipped));
+			json_object_array_add(sa, so);
+		}
+		json_object_object_add(o, "sources", sa);
+		return print_json(o);
+	} else if (!c->quiet && !changed) {
+		printf("%s: unchanged\n", store);
+	} else if (!c->quiet) {
+		printf("%s: %zu model%s added, %zu verdict%s added to known models, %zu disk%s "
+		       "added, %zu updated; %zu new conflict%s\n", store,
+		       st->models_added, st->models_added == 1 ? "" : "s",
+		       st->verdicts_added, st->verdicts_added == 1 ? "" : "s",
+		       st->examples_added, st->examples_added == 1 ? "" : "s",
+		       st->examples_updated, st->conflicts_added,
+		       st->conflicts_added == 1 ? "" : "s");
+	}
+	return 0;
+}
+
+static int do_merge(struct vcmd *c)
+{
+	const char *store = ap_vstore_path(c->store);
+	struct merge_arg a = { 0 };
+	struct ap_error e = { 0 };
+	bool changed = false;
+	size_t i;
+	int rc;
+
+	rc = check_action_args(c, false, true);
+	if (rc)
+		return rc;
+	a.src = ap_xcalloc(c->nargs, sizeof(*a.src));
+	a.n = c->nargs;
+	a.conflicts = json_object_new_array();
+	rc = read_sources(c, a.src);
+	if (!rc && ap_vstore_update(store, merge_fn, &a, &changed, &e) != 0) {
+		ap_warnx(CMD, NULL, "%s", e.msg);
+		rc = e.code == EINVAL ? AP_EXIT_USAGE : AP_EXIT_FAILURE;	/* a corrupt store */
+	}
+	if (!rc)
+		rc = merge_report(c, store, &a, changed);
+	for (i = 0; i < a.n; i++)
+		ap_vstore_free(&a.src[i].s);
+	free(a.src);
+	json_object_put(a.conflicts);
+	return rc;
+}
+
+/* ---- forget ---- */
+
+struct forget_arg {
+	const struct vcmd *c;
+	struct json_object *forgotten, *absent;
+};
+
+static int forget_fn(struct ap_vstore *s, void *arg)
+{
+	struct forget_arg *a = arg;
+	size_t idx[MAX_MATCHES], i, k, n, removed = 0;
+
+	for (i = 0; i < a->c->nargs; i++) {
+		n = ap_vstore_match(s, a->c->args[i], idx, MAX_MATCHES);
+		if (!n)
+			json_object_array_add(a->absent, json_object_new_string(a->c->args[i]));
+		/* from the last, so that the indexes before it stay */
+		for (k = n; k-- > 0;) {
+			json_object_array_add(a->forgotten, name_json(&s->models[idx[k]]));
+			ap_vstore_remove(s, idx[k]);
+			removed++;
+		}
+	}
+	return removed ? 1 : 0;
+}
+
+static int do_forget(struct vcmd *c)
+{
+	const char *store = ap_vstore_path(c->store);
+	struct forget_arg a = { .c = c };
+	struct ap_error e = { 0 };
+	bool changed = false;
+	size_t i, n;
+	int rc;
+
+	rc = check_action_args(c, false, true);
+	if (rc)
+		return rc;
+	a.forgotten = json_object_new_array();
+	a.absent = json_object_new_array();
+	if (ap_vstore_update(store, forget_fn, &a, &changed, &e) != 0) {
+		ap_warnx(CMD, NULL, "%s", e.msg);
+		rc = e.code == EINVAL ? AP_EXIT_USAGE : AP_EXIT_FAILURE;
+	}
+	n = json_object_array_length(a.absent);
+	for (i = 0; !rc && !c->quiet && i < n; i++)
+		ap_warnx(CMD, json_object_get_string(json_object_array_get_idx(a.absent, i)),
+			 "no such model in %s", store);
+	if (!rc && c->out.json) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "store", json_object_new_string(store));
+		json_object_object_add(o, "changed", json_object_new_boolean(changed));
+		json_object_object_add(o, "forgotten", json_object_get(a.forgotten));
+		json_object_object_add(o, "absent", json_object_get(a.absent));
+		rc = print_json(o);
+	} else if (!rc && !c->quiet) {
+		n = json_object_array_length(a.forgotten);
+		if (!changed)
+			printf("%s: unchanged\n", store);
+		for (i = 0; i < n; i++)
+			printf("%s: forgot %s\n", store,
+			       json_object_get_string(json_object_array_get_idx(a.forgotten, i)));
+	}
+	json_object_put(a.forgotten);
+	json_object_put(a.absent);
+	return rc;
+}
+
+int ap_cmd_verdicts(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*run)(struct vcmd *c);
+	} actions[] = {
+		{ "list", do_list }, { "show", do_show }, { "merge", do_merge },
+		{ "forget", do_forget },
+	};
+	struct vcmd c;
+	size_t i;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	/* the action first, unless it is an option (--help, -H, ...) */
+	if (argc > 1 && argv[1][0] != '-') {
+		for (i = 0; i < AP_ARRAY_SIZE(actions); i++)
+			if (strcmp(argv[1], actions[i].name) == 0)
+				c.action = actions[i].name;
+		if (!c.action) {
+			ap_usage_error(CMD, "unknown action '%s' (list, show, merge or forget)",
+				       argv[1]);
+			return AP_EXIT_USAGE;
+		}
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
+	rc = parse_args(&c, argc, argv);
+	if (rc)
+		return rc;
+	for (i = 0; i < AP_ARRAY_SIZE(actions); i++)
+		if (strcmp(c.action, actions[i].name) == 0)
+			rc = actions[i].run(&c);
+	return ap_cmd_close_stdout(CMD, rc);
+}
