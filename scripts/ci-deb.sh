@@ -5,8 +5,9 @@
 # `dpkg-buildpackage -us -uc -b` from a clean export of the checkout (the
 # tracked files, as .ci/run does for ASan), lintian (fails on errors), install
 # it with apt-get, run the installed alignprobe (--version, probe --emulate),
-# its man page, bash completion and systemd units, --prometheus and the
-# verdict store (tests/ts/fleet), then purge it; then the
+# its man page, bash completion and systemd units, --prometheus, the shipped
+# alerting rules, the unit's hardening and the verdict store (tests/ts/fleet),
+# then purge it (the store and the metrics gone too); then the
 # Ansible role installs it from the .deb and gates loop devices on check
 # (tests/ansible/run.sh --deb), and it is purged again -- also when a step
 # fails. Run by .ci/run; by hand as root: scripts/ci-deb.sh
@@ -29,15 +30,24 @@ if dpkg-query -W -f='${Status}' alignprobe 2>/dev/null | grep -q 'ok installed';
 	die "an alignprobe package is installed already; the purge at the end would remove it (apt-get purge alignprobe first)"
 fi
 
-# one version: configure.ac's is the one --version prints and the tarball's
-version=$(sed -n 's/^AC_INIT(\[alignprobe\], \[\([^]]*\)\].*/\1/p' configure.ac)
-[ -n "$version" ] || die "configure.ac: no version in AC_INIT"
+# one version: debian/changelog's, which configure.ac reads (build-aux/version.sh)
+version=$(build-aux/version.sh)
+[ -n "$version" ] || die "build-aux/version.sh: no version in debian/changelog"
 debversion=$(dpkg-parsechangelog -S Version)
 [ "$debversion" = "$version" ] ||
-	die "debian/changelog is at $debversion, configure.ac at $version: add a changelog entry (dch -v $version)"
+	die "dpkg-parsechangelog says $debversion, build-aux/version.sh $version"
 
 work=$(mktemp -d /tmp/alignprobe-deb.XXXXXX)
 installed=0
+made_dirs=()
+# the directories this script made (the textfile directory), newest first
+rm_made_dirs() {
+	local d
+	for d in "${made_dirs[@]}"; do
+		rmdir "$d" 2>/dev/null || echo "ci-deb: left $d (not empty)" >&2
+	done
+	made_dirs=()
+}
 cleanup() {
 	local rc=$?
 	trap - EXIT INT TERM HUP
@@ -45,6 +55,7 @@ cleanup() {
 		echo "== deb: apt-get purge -y alignprobe"
 		apt-get purge -y -qq alignprobe >/dev/null || { echo "ci-deb: purge failed" >&2; rc=1; }
 	fi
+	rm_made_dirs
 	# never rm through a mount a failed probe may have left
 	if grep -q " $work/" /proc/self/mounts; then
 		echo "ci-deb: left $work (mounts remain)" >&2
@@ -117,15 +128,44 @@ systemd-analyze verify /lib/systemd/system/alignprobe-check.service \
 	die "the package enabled alignprobe-check.timer"
 [ -f /etc/default/alignprobe ] || die "no /etc/default/alignprobe"
 
+step "the verdict store's directory and the alerting rules"
+[ -d /var/lib/alignprobe ] || die "no /var/lib/alignprobe"
+store=/var/lib/alignprobe/verdicts.json
+[ -f "$store" ] || die "no empty verdict store $store"
+rules=/usr/share/alignprobe/prometheus/alignprobe.rules.yml
+promtool check rules "$rules" || die "promtool check rules $rules"
+# a fresh install records: the directory is there, the store valid
+rc=0
+ALIGNPROBE_STATE_DIR=$work/state alignprobe check --verdicts -q "$work/nodisk" > /dev/null 2> "$work/store.err" || rc=$?
+if grep -q -- "--verdicts" "$work/store.err"; then
+	cat "$work/store.err"
+	die "check --verdicts found fault with the installed store"
+fi
+
 # the fleet features with the installed program: node_exporter's textfile
-# format checked by promtool, the verdict store per model (the tests of the
-# source tree, pointed at /usr/sbin/alignprobe)
-for t in prometheus verdicts; do
+# format checked by promtool, store faults and signals, the shipped rules fed
+# with real output, the installed unit's hardening, the verdict store per
+# model (the tests of the source tree, pointed at /usr/sbin/alignprobe)
+for t in prometheus textfile alerts service verdicts; do
 	step "installed: tests/ts/fleet/$t.sh"
 	ALIGNPROBE=/usr/sbin/alignprobe top_srcdir="$work/alignprobe" ALIGNPROBE_REQUIRE_DEVICES=1 \
+		ALIGNPROBE_UNIT=/lib/systemd/system/alignprobe-check.service \
 		bash "$work/alignprobe/tests/ts/fleet/$t.sh" > "$work/$t.log" 2>&1 ||
 		{ cat "$work/$t.log"; die "tests/ts/fleet/$t.sh failed with the installed alignprobe"; }
 done
+
+# what purge must remove besides the package's files: the store (with what
+# a run recorded) and the metrics the service leaves for node_exporter
+step "metrics in the textfile directory, for the purge"
+textdir=/var/lib/prometheus/node-exporter
+for d in /var/lib/prometheus "$textdir"; do
+	[ -d "$d" ] && continue
+	mkdir "$d"
+	made_dirs=("$d" "${made_dirs[@]}")	# removed in reverse, also on failure
+done
+alignprobe check -q --prometheus "$textdir/alignprobe.prom" "$work/nodisk" > /dev/null 2>&1 || true
+[ -f "$textdir/alignprobe.prom" ] || die "check --prometheus wrote no $textdir/alignprobe.prom"
+touch /var/lib/alignprobe/verdicts.json.lock
 
 # purge: remove the package and everything it installed
 purge() {
@@ -134,11 +174,14 @@ purge() {
 	apt-get purge -y -qq alignprobe >/dev/null
 	hash -r
 	for f in /usr/sbin/alignprobe /usr/share/man/man8/alignprobe.8.gz /etc/default/alignprobe \
-		 /lib/systemd/system/alignprobe-check.timer /usr/share/ansible/roles/alignprobe; do
+		 /lib/systemd/system/alignprobe-check.timer /usr/share/ansible/roles/alignprobe \
+		 /usr/share/alignprobe /var/lib/alignprobe \
+		 /var/lib/prometheus/node-exporter/alignprobe.prom; do
 		[ ! -e "$f" ] || die "$f still there after the purge"
 	done
 }
 purge
+rm_made_dirs
 
 # the Ansible role installs the package again, from the .deb, then gates
 # loop devices of its own on check with the installed role and playbook

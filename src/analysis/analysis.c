@@ -471,6 +471,7 @@ static void test_absence(struct ap_verdict *v, const struct ctx *c, const struct
 			allfast[i] = true;
 		set_unit(v, 1, 0);
 		set_outcome(v, c, false, f->slow_c, f->p_mw, conf, allfast);
+		v->ruled_out_up_to = (uint64_t)p->max_period * v->logical_sector;
 		free(allfast);
 		ap_note_no_effect(v, c, f, conf);
 	} else if (f->missing < 0 && conf_large >= AP_ABSENCE_CONF && !blocked) {
@@ -566,6 +567,7 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 	test_held_out(&c, &f, v);
 	decide(v, &c, &f);
 	v->small = v->sensitive && v->slowdown < p->min_slowdown;
+	v->tentative = v->resolved && !ap_analysis_is_clear(v, p);
 
 	free(f.candfast);
 	free(f.clusfast);

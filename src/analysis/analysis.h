@@ -89,6 +89,12 @@ struct ap_verdict {
 	bool small;			/* sensitive, but slowdown < min_slowdown */
 	bool starts_insufficient;	/* the measured offsets cannot resolve a period or rule
 					   one out, whatever the number of rounds */
+	uint64_t ruled_out_up_to;	/* "no effect": every unit up to this many bytes is
+					   ruled out (JSON "ruled_out_up_to"), 0 otherwise or
+					   not stated (an older alignprobe) */
+	bool tentative;			/* resolved, but not statistically clear (an early-stop
+					   condition unmet: too few rounds, the budget): no
+					   verdict to act on (JSON "tentative") */
 
 	/* Added by the analysis (not part of the JSON): */
 	double fit;			/* AUC of the chosen (period, phase) over per-offset
@@ -143,6 +149,30 @@ double ap_analysis_absence_margin(const struct ap_analysis_params *p);
 static inline bool ap_absence_margin_shown(double margin)
 {
 	return margin >= 1 && margin <= AP_ABSENCE_MARGIN + 1e-9;
+}
+
+/*
+ * A "no effect" verdict rules out every unit up to the largest one its
+ * offsets could show (ruled_out_up_to), no more: a larger unit may still
+ * hide. Covering AP_NO_EFFECT_HONEST (the probe's default largest write,
+ * 64 KiB, above every unit a drive has been seen to hide) it shows honest
+ * sectors. Below that, the unit it stands for is the next one that could
+ * hide: the smallest power of two above what was ruled out, at least 4 KiB
+ * (AP_GEOM_MINIMUM_UNIT: as for a drive never probed). 0 when nothing
+ * ruled out is stated (an older alignprobe's verdict).
+ */
+#define AP_NO_EFFECT_HONEST	65536u
+static inline uint64_t ap_no_effect_unit(unsigned logical, uint64_t ruled_out_up_to)
+{
+	uint64_t u = 4096;
+
+	if (!ruled_out_up_to)
+		return 0;
+	if (ruled_out_up_to >= AP_NO_EFFECT_HONEST)
+		return logical;
+	while (u <= ruled_out_up_to)
+		u *= 2;
+	return u < logical ? logical : u;
 }
 
 /* The largest slowdown a verdict states (a drive with no fast class). */

@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis/internal.h"
 #include "lib/align.h"
@@ -40,13 +41,22 @@ static void note_offsets(char **s, const struct ctx *c, const bool *sel)
 	}
 }
 
-/* What to measure instead: two full periods from the first offset. */
+/*
+ * What to measure instead: two full periods from the first start (the
+ * sweep's --starts). The probe measures every offset of a size in each
+ * round, so missing offsets mean a round cut short: the advice is one its
+ * options can follow.
+ */
 static void note_remedy(char **s, const struct ctx *c)
 {
 	unsigned long long a = c->off[0], b = a + 2ULL * c->p->max_period - 1;
 
-	note_add(s, ": measure at least two %ss of each class, e.g. every %s from %llu to %llu",
-		 oname(c), oname(c), a, b);
+	if (strcmp(oname(c), "offset") == 0)
+		note_add(s, ": the round was cut short; run the probe to the end of its rounds "
+			 "(a longer --time-budget, not interrupted)");
+	else
+		note_add(s, ": measure at least two %ss of each class, e.g. every %s from %llu "
+			 "to %llu", oname(c), oname(c), a, b);
 }
 
 /* Why the chosen phase cannot be resolved from these offsets. */

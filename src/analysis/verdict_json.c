@@ -53,6 +53,10 @@ struct json_object *ap_verdict_to_json(const struct ap_verdict *v)
 	json_object_object_add(o, "small_effect", json_object_new_boolean(v->small));
 	json_object_object_add(o, "starts_insufficient",
 			       json_object_new_boolean(v->starts_insufficient));
+	json_object_object_add(o, "ruled_out_up_to", v->resolved && !v->sensitive &&
+			       v->ruled_out_up_to ?
+			       json_object_new_int64((int64_t)v->ruled_out_up_to) : NULL);
+	json_object_object_add(o, "tentative", json_object_new_boolean(v->tentative));
 	if (v->note)
 		json_object_object_add(o, "note", json_object_new_string(v->note));
 	return o;
@@ -229,8 +233,16 @@ int ap_verdict_from_json(struct json_object *o, struct ap_verdict *v)
 	    (rc = get_double_opt(o, "absence_margin", 1, AP_SLOWDOWN_MAX, v->min_slowdown,
 				 &v->absence_margin)) ||
 	    (rc = get_bool_opt(o, "small_effect", &v->small)) ||
-	    (rc = get_bool_opt(o, "starts_insufficient", &v->starts_insufficient)))
+	    (rc = get_bool_opt(o, "starts_insufficient", &v->starts_insufficient)) ||
+	    (rc = get_bool_opt(o, "tentative", &v->tentative)))
 		goto fail;
+	if (json_object_object_get_ex(o, "ruled_out_up_to", &x) && x) {
+		if (!json_object_is_type(x, json_type_int) || json_object_get_int64(x) <= 0) {
+			rc = -EINVAL;
+			goto fail;
+		}
+		v->ruled_out_up_to = (uint64_t)json_object_get_int64(x);
+	}
 	v->fit = v->sensitive && v->resolved ? 1 : 0;
 	v->drift = 1;
 	v->p_structure = v->p_value;

@@ -530,7 +530,6 @@ static int prepare(struct check *c, struct ap_vstore *store, struct ap_outfile *
 	struct ap_error e = { 0 };
 	int cols[AP_ARRAY_SIZE(infos) * 2], all[AP_ARRAY_SIZE(infos)];
 	size_t i, ncols;
-	int rc;
 
 	for (i = 0; i < AP_ARRAY_SIZE(infos); i++)
 		all[i] = (int)i;
@@ -539,22 +538,42 @@ static int prepare(struct check *c, struct ap_vstore *store, struct ap_outfile *
 		ap_usage_error(CMD, "%s", e.msg);
 		return AP_EXIT_USAGE;
 	}
-	rc = ap_check_listed_twice(CMD, c->devices, c->ndevices);
-	if (rc)
-		return rc;
+	/* a disk named twice (a link to it, say) is checked once: one series each */
+	c->ndevices = ap_dedupe_devices(CMD, c->devices, c->ndevices, c->quiet);
 	if (c->verdicts) {
 		for (i = 0; i < c->nverdict_files; i++)
 			c->verdict_files[i] = ap_vstore_path(c->verdict_files[i]);
 		c->verdicts_file = c->verdict_files[0];
-		rc = ap_vstore_load_layers(c->verdict_files, c->nverdict_files, store, &e);
-		if (rc) {
-			ap_warnx(CMD, "--verdicts", "%s", e.msg);
-			return ap_exit_for_errno(rc);	/* missing, unreadable, corrupt: 2 */
+		/* each layer's state for the metrics; one bad layer: none is used */
+		for (i = 0; i < c->nverdict_files; i++) {
+			struct ap_vstore one;
+
+			c->store_rcs[i] = ap_vstore_load(c->verdict_files[i], &one, &e);
+			if (c->store_rcs[i] == 0)
+				c->store_models[i] = one.nmodels;
+			ap_vstore_free(&one);
+			if (c->store_rcs[i] && !c->store_rc) {
+				c->store_rc = c->store_rcs[i];
+				/*
+				 * Missing, unreadable, corrupt, newer: an error
+				 * (2), but the disks are still checked, as
+				 * without --verdicts, and the metrics say what
+				 * is wrong with the store.
+				 */
+				ap_warnx(CMD, "--verdicts", "%s; the disks are checked without it",
+					 e.msg);
+			}
 		}
-		c->store = store;
+		if (!c->store_rc)
+			c->store_rc = ap_vstore_load_layers(c->verdict_files, c->nverdict_files,
+							    store, &e);
+		if (c->store_rc)
+			c->verdicts = false;
+		else
+			c->store = store;
 	}
 	if (c->prometheus)
-		return ap_cmd_open_output(CMD, prom, c->prometheus);
+		return ap_fleet_prom_open(CMD, prom, c->prometheus);
 	return AP_EXIT_OK;
 }
 
@@ -611,8 +630,20 @@ int ap_cmd_check(int argc, char **argv)
 		rc = prepare(&c, &store, &prom);
 	if (rc != AP_EXIT_OK)
 		goto out;
-	if (c.prometheus)
+	if (c.prometheus) {
 		metrics = ap_prom_new();
+		for (i = 0; i < c.nverdict_files; i++) {
+			size_t j;
+
+			for (j = 0; j < i && strcmp(c.verdict_files[j], c.verdict_files[i]); j++)
+				;
+			if (j == i)	/* a store given twice has its series once */
+				ap_fleet_prom_store(metrics, c.verdict_files[i], c.store_rcs[i],
+						    c.store_models[i]);
+		}
+	}
+	if (c.store_rc)
+		worst = ap_exit_for_errno(c.store_rc);	/* missing, unreadable, corrupt: 2 */
 	if (c.out.json && c.ndevices > 1)
 		docs = json_object_new_array();
 	for (i = 0; i < c.ndevices; i++) {

@@ -125,6 +125,9 @@ struct check {
 	size_t nverdict_files;
 	bool verdicts;
 	const struct ap_vstore *store;	/* loaded once, before the first device */
+	int store_rcs[16];		/* each one's ap_vstore_load(): 0 or -errno */
+	size_t store_models[16];	/* and the models it holds */
+	int store_rc;			/* the first of them that failed, or 0 */
 	const char *prometheus;		/* --prometheus FILE */
 	bool headings_done;		/* -r/--csv: one heading for every device */
 

@@ -46,22 +46,38 @@ static void describe_example(const struct ap_vstore_example *x, char *buf, size_
 		 x->source ? x->source : "?", x->recorded ? x->recorded : "?");
 }
 
+/*
+ * What a probed or model geometry @g says beyond its unit: ": an honest
+ * drive ..." or, for a "no effect" that ruled out only smaller units, the
+ * unit it stands for (@what: "drive", "model").
+ */
+static void verdict_scope(const struct ap_geometry *g, const char *what, char *buf, size_t sz)
+{
+	if (g->ruled_out_up_to && g->physical != g->logical)
+		snprintf(buf, sz, ": no alignment effect, but only units up to %" PRIu64 " bytes "
+			 "were ruled out, so a %" PRIu64 "-byte one may hide; starts are judged "
+			 "against it (from LBA 0)", g->ruled_out_up_to, g->physical);
+	else if (g->physical == g->logical)
+		snprintf(buf, sz, ": an honest %s, every sector boundary is aligned", what);
+	else
+		buf[0] = '\0';
+}
+
 /* The verdict store's entry that decided, in words. */
 static void explain_model(const struct check *c, char *r, size_t sz)
 {
 	const struct ap_vstore_verdict *v = &c->mv.m->verdicts[c->mv.verdict];
-	char *name = ap_vstore_model_name(c->mv.m), ex[400] = "";
+	char *name = ap_vstore_model_name(c->mv.m), ex[400] = "", scope[200];
 
 	if (v->nexamples)
 		describe_example(&v->examples[0], ex, sizeof(ex));
+	verdict_scope(c->g.basis, "model", scope, sizeof(scope));
 	snprintf(r, sz, "the verdict store %s holds one verdict for the model %s "
 		 "(models[%zu].verdicts[%zu]): %" PRIu64 "-byte physical sectors, lowest "
 		 "aligned LBA %" PRIu64 ", measured on %s%s%s%s", c->verdicts_file, name,
 		 c->mv.model_index, c->mv.verdict, v->physical_sector, v->lowest_aligned_lba,
 		 ex[0] ? ex : "no disk named", v->nexamples > 1 ? " and " : "",
-		 v->nexamples > 1 ? "more disks" : "",
-		 v->physical_sector == v->logical_sector
-		 ? ": an honest model, every sector boundary is aligned" : "");
+		 v->nexamples > 1 ? "more disks" : "", scope);
 	free(name);
 }
 
@@ -72,7 +88,7 @@ static void explain_rule(struct check *c)
 	const struct ap_drive_topology *d = &c->topo.drive;
 	const char *m = ap_geometry_match_name(c->pick.match);
 	bool image = !c->pt.is_blockdev, drive = b->source == AP_GEOM_DRIVE;
-	char off[64] = "", how[320], *r = c->g.reason;
+	char off[64] = "", how[320], scope[200], *r = c->g.reason;
 	size_t sz = sizeof(c->g.reason);
 
 	if (c->g.in_force->lowest_aligned)
@@ -86,10 +102,15 @@ static void explain_rule(struct check *c)
 		else
 			snprintf(how, sizeof(how), "its entry is this device by %s%s%s", m,
 				 c->pick.device[0] ? ": " : "", c->pick.device);
-		snprintf(r, sz, "a probe verdict (%s, %s; %s) found %" PRIu64 "-byte physical "
-			 "sectors, lowest aligned LBA %" PRIu64 "%s", c->geometry_file, c->pick.where,
-			 how, b->physical, b->lowest_aligned, b->physical == b->logical
-			 ? ": an honest drive, every sector boundary is aligned" : "");
+		verdict_scope(b, "drive", scope, sizeof(scope));
+		if (b->ruled_out_up_to && b->physical != b->logical)
+			snprintf(r, sz, "a probe verdict (%s, %s; %s) found no alignment effect%s",
+				 c->geometry_file, c->pick.where, how, scope);
+		else
+			snprintf(r, sz, "a probe verdict (%s, %s; %s) found %" PRIu64 "-byte "
+				 "physical sectors, lowest aligned LBA %" PRIu64 "%s",
+				 c->geometry_file, c->pick.where, how, b->physical,
+				 b->lowest_aligned, scope);
 		break;
 	case AP_RULE_GIVEN:
 		snprintf(r, sz, "--physical %" PRIu64 " --lowest-aligned %" PRIu64 " given on the "
@@ -144,9 +165,16 @@ static void explain_rule(struct check *c)
 	} else if (c->mv.state == MV_UNSHOWN) {
 		size_t n = strlen(r);
 
-		snprintf(r + n, sz - n, "; the verdict store %s says \"no effect\" for its model "
-			 "without showing it down to %.2fx, so it does not decide",
-			 c->verdicts_file, AP_ABSENCE_MARGIN);
+		const struct ap_vstore_verdict *v = &c->mv.m->verdicts[c->mv.verdict];
+
+		if (ap_absence_margin_shown(v->absence_margin))
+			snprintf(r + n, sz - n, "; the verdict store %s says \"no effect\" for its "
+				 "model without saying up to which size a hidden unit was ruled "
+				 "out, so it does not decide", c->verdicts_file);
+		else
+			snprintf(r + n, sz - n, "; the verdict store %s says \"no effect\" for its "
+				 "model without showing it down to %.2fx, so it does not decide",
+				 c->verdicts_file, AP_ABSENCE_MARGIN);
 	}
 }
 
@@ -179,15 +207,20 @@ static void model_geometry(struct check *c, unsigned logical)
 	} else {
 		const struct ap_vstore_verdict *v = &m->verdicts[c->mv.verdict];
 
-		if (!v->sensitive && !ap_absence_margin_shown(v->absence_margin)) {
+		/* "no effect": the unit it stands for (see ap_no_effect_unit()) */
+		uint64_t unit = v->sensitive ? v->physical_sector :
+				ap_no_effect_unit(logical, v->ruled_out_up_to);
+
+		if (!v->sensitive && (!ap_absence_margin_shown(v->absence_margin) || !unit)) {
 			c->mv.state = MV_UNSHOWN;
 			return;
 		}
 		c->mv.state = MV_USED;
-		if (ap_geometry_set(&c->g.probed, AP_GEOM_MODEL, logical, v->physical_sector,
-				    v->lowest_aligned_lba, NULL) == 0)
+		if (ap_geometry_set(&c->g.probed, AP_GEOM_MODEL, logical, unit,
+				    v->sensitive ? v->lowest_aligned_lba : 0, NULL) == 0) {
 			c->g.probed.sensitive = v->sensitive;
-		else
+			c->g.probed.ruled_out_up_to = v->sensitive ? 0 : v->ruled_out_up_to;
+		} else
 			c->mv.state = MV_NONE;	/* the store validates it: cannot happen */
 	}
 }
@@ -223,6 +256,14 @@ void check_report_unshown(const struct check *c)
 	const struct ap_vstore_verdict *v = &c->mv.m->verdicts[c->mv.verdict];
 	char *name = ap_vstore_model_name(c->mv.m), m[64];
 
+	if (ap_absence_margin_shown(v->absence_margin) && !v->ruled_out_up_to) {
+		check_warn(c, "the verdict store %s says the model %s shows no alignment effect "
+			   "(models[%zu].verdicts[%zu]), but not up to which size a hidden unit was "
+			   "ruled out (an older alignprobe); it is not used, the disk counts as "
+			   "unproven", c->verdicts_file, name, c->mv.model_index, c->mv.verdict);
+		free(name);
+		return;
+	}
 	if (v->absence_margin >= 1)
 		snprintf(m, sizeof(m), "only effects of %.2fx or more", v->absence_margin);
 	else

@@ -91,6 +91,9 @@ static struct json_object *geometry_json(const struct ap_geometry *g, const char
 	json_object_object_add(o, "lowest_aligned_lba", ap_json_u64(g->lowest_aligned));
 	if (g->source == AP_GEOM_MODEL)
 		json_object_object_add(o, "sensitive", json_object_new_boolean(g->sensitive));
+	/* "no effect": up to which unit; physical_sector is then the unit it stands for */
+	if ((g->source == AP_GEOM_MODEL || g->source == AP_GEOM_PROBED) && g->ruled_out_up_to)
+		json_object_object_add(o, "ruled_out_up_to", ap_json_u64(g->ruled_out_up_to));
 	if (g->source == AP_GEOM_PROBED) {
 		json_object_object_add(o, "sensitive", json_object_new_boolean(g->sensitive));
 		json_object_object_add(o, "confidence", isfinite(g->confidence)
@@ -296,6 +299,8 @@ static struct json_object *model_verdict_json(const struct check *c)
 		json_object_object_add(vo, "sensitive", json_object_new_boolean(v->sensitive));
 		json_object_object_add(vo, "absence_margin", !v->sensitive && v->absence_margin >= 1 ?
 				       json_object_new_double(v->absence_margin) : NULL);
+		json_object_object_add(vo, "ruled_out_up_to", !v->sensitive && v->ruled_out_up_to ?
+				       ap_json_u64(v->ruled_out_up_to) : NULL);
 		xa = json_object_new_array();
 		for (k = 0; k < v->nexamples; k++)
 			json_object_array_add(xa, ap_vstore_example_to_json(&v->examples[k]));
@@ -514,6 +519,9 @@ int check_print_topology(const struct check *c)
 		printf("drive: answered %s\n", d->source);
 	for (i = 0; i < c->topo.ndisagreements; i++)
 		printf("disagreement: %s\n", c->topo.disagreements[i]);
+	/* a "no effect" that stands for a larger unit does not disagree: it did not see one */
+	if (p && p->ruled_out_up_to && p->physical != p->logical)
+		p = NULL;
 	if (p && p->physical != r->physical)
 		printf("disagreement: physical sector: reported %" PRIu64 " bytes, %s %" PRIu64 "\n",
 		       r->physical, p->source == AP_GEOM_PROBED ? "probed" :

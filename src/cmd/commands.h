@@ -72,6 +72,13 @@ int ap_cmd_close_stdout(const char *cmd, int status);
  */
 int ap_check_listed_twice(const char *cmd, char *const *devs, size_t n);
 
+/*
+ * For a read-only command (check): the same, but a device named again is
+ * dropped with a note ("listed twice (also as X): checked once", unless
+ * @quiet) and the run goes on. The number of devices left in @devs.
+ */
+size_t ap_dedupe_devices(const char *cmd, char **devs, size_t n, bool quiet);
+
 /* Shared by every command's option parsing. */
 void ap_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));	/* prints "try --help", returns */

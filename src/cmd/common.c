@@ -54,6 +54,7 @@ static const struct {
 	{ EINVAL,	AP_EXIT_USAGE },	/* malformed */
 	{ ERANGE,	AP_EXIT_USAGE },	/* a value out of range */
 	{ EBADMSG,	AP_EXIT_USAGE },	/* corrupt */
+	{ EPROTO,	AP_EXIT_USAGE },	/* a format newer than this program reads */
 	/* refused for safety: nothing was written */
 	{ EBUSY,	AP_EXIT_REFUSED },	/* in use: mounted, swap, held, opened exclusively */
 	{ EPERM,	AP_EXIT_REFUSED },	/* not allowed without an option (--allow-...) */
@@ -138,28 +139,68 @@ static bool same_node(const struct stat *a, const struct stat *b)
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
-int ap_check_listed_twice(const char *cmd, char *const *devs, size_t n)
+/*
+ * The stat of every device (ok[i]: it exists; what does not is said later)
+ * and, in twin[i], the first earlier entry naming the same node, or i.
+ */
+static void find_twins(char *const *devs, size_t n, size_t *twin)
 {
 	struct stat *st = ap_xcalloc(n ? n : 1, sizeof(*st));
 	bool *ok = ap_xcalloc(n ? n : 1, sizeof(*ok));
 	size_t i, j;
-	int rc = 0;
 
-	for (i = 0; i < n && !rc; i++) {
-		ok[i] = stat(devs[i], &st[i]) == 0;	/* what does not exist is said later */
-		for (j = 0; ok[i] && j < i && !rc; j++) {
-			if (!ok[j] || !same_node(&st[i], &st[j]))
-				continue;
-			if (strcmp(devs[i], devs[j]) == 0)
-				ap_warnx(cmd, devs[i], "listed twice");
-			else
-				ap_warnx(cmd, devs[i], "listed twice (also as %s)", devs[j]);
-			rc = AP_EXIT_USAGE;
-		}
+	for (i = 0; i < n; i++) {
+		ok[i] = stat(devs[i], &st[i]) == 0;
+		twin[i] = i;
+		for (j = 0; ok[i] && j < i; j++)
+			if (ok[j] && same_node(&st[i], &st[j])) {
+				twin[i] = j;
+				break;
+			}
 	}
 	free(st);
 	free(ok);
+}
+
+static void say_twice(const char *cmd, const char *dev, const char *first, const char *what)
+{
+	if (strcmp(dev, first) == 0)
+		ap_warnx(cmd, dev, "listed twice%s", what);
+	else
+		ap_warnx(cmd, dev, "listed twice (also as %s)%s", first, what);
+}
+
+int ap_check_listed_twice(const char *cmd, char *const *devs, size_t n)
+{
+	size_t *twin = ap_xcalloc(n ? n : 1, sizeof(*twin));
+	size_t i;
+	int rc = 0;
+
+	find_twins(devs, n, twin);
+	for (i = 0; i < n && !rc; i++) {
+		if (twin[i] == i)
+			continue;
+		say_twice(cmd, devs[i], devs[twin[i]], "");
+		rc = AP_EXIT_USAGE;
+	}
+	free(twin);
 	return rc;
+}
+
+size_t ap_dedupe_devices(const char *cmd, char **devs, size_t n, bool quiet)
+{
+	size_t *twin = ap_xcalloc(n ? n : 1, sizeof(*twin));
+	size_t i, k = 0;
+
+	find_twins(devs, n, twin);
+	for (i = 0; i < n; i++) {
+		if (twin[i] == i)
+			devs[k++] = devs[i];
+		else if (!quiet)
+			say_twice(cmd, devs[i], devs[twin[i]], ": checked once");
+	}
+	free(twin);
+	return k;
 }
 
 void ap_usage_error(const char *cmd, const char *fmt, ...)

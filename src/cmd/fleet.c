@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -81,6 +82,14 @@ static const struct {
 	{ "alignprobe_partition_next_aligned_start_bytes", AP_PROM_GAUGE,
 	  "The first aligned start at or after the partition's start, in bytes (its start "
 	  "when aligned)." },
+	{ "alignprobe_verdict_store_state", AP_PROM_GAUGE,
+	  "The verdict store (--verdicts) by state: 1 for the state it is in (ok, missing, "
+	  "unreadable, corrupt, newer: written in a format newer than this alignprobe reads), "
+	  "0 for the others. When it is not ok, no disk was judged by its model's verdict." },
+	{ "alignprobe_verdict_store_mtime_seconds", AP_PROM_GAUGE,
+	  "When the verdict store was last changed, in seconds since the Unix epoch." },
+	{ "alignprobe_verdict_store_models", AP_PROM_GAUGE,
+	  "Drive models the verdict store holds verdicts for." },
 	/* probe */
 	{ "alignprobe_probe_success", AP_PROM_GAUGE,
 	  "1 when probe reached a verdict on the device without error, else 0." },
@@ -137,6 +146,21 @@ void ap_fleet_prom_add(struct ap_prom *p, const char *name, double value, ...)
 		assert(!"a duplicate series");
 }
 
+int ap_fleet_prom_open(const char *cmd, struct ap_outfile *of, const char *path)
+{
+	int rc = ap_cmd_open_output(cmd, of, path);
+
+	if (rc)
+		return rc;
+	rc = ap_outfile_set_mode(of, 0644);
+	if (rc) {
+		ap_warnx(cmd, "--prometheus", "%s: %s", path, strerror(-rc));
+		ap_outfile_discard(of);
+		return ap_exit_for_errno(rc);
+	}
+	return 0;
+}
+
 int ap_fleet_prom_commit(const char *cmd, struct ap_outfile *of, const struct ap_prom *p)
 {
 	struct ap_error e = { 0 };
@@ -173,6 +197,47 @@ void ap_fleet_prom_disk(struct ap_prom *p, const char *cmd, const char *dev,
 	ap_fleet_prom_add(p, "alignprobe_last_run_timestamp_seconds",
 			  (double)ts.tv_sec + ts.tv_nsec / 1e9, "command", cmd, "device", dev,
 			  NULL);
+}
+
+static const char *const store_states[] = { "ok", "missing", "unreadable", "corrupt", "newer" };
+
+const char *ap_fleet_store_state(int load_rc)
+{
+	switch (load_rc) {
+	case 0:
+		return "ok";
+	case -ENOENT:
+	case -ENOTDIR:
+		return "missing";
+	case -EACCES:
+	case -EPERM:
+	case -EISDIR:
+	case -EIO:
+		return "unreadable";
+	case -EPROTO:
+		return "newer";
+	default:
+		return "corrupt";	/* not JSON, not a store, too large */
+	}
+}
+
+void ap_fleet_prom_store(struct ap_prom *p, const char *path, int load_rc, size_t nmodels)
+{
+	const char *state = ap_fleet_store_state(load_rc);
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < AP_ARRAY_SIZE(store_states); i++)
+		ap_fleet_prom_add(p, "alignprobe_verdict_store_state",
+				  strcmp(store_states[i], state) == 0, "store", path, "state",
+				  store_states[i], NULL);
+	if (stat(path, &st) == 0)
+		ap_fleet_prom_add(p, "alignprobe_verdict_store_mtime_seconds",
+				  (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9, "store", path,
+				  NULL);
+	if (load_rc == 0)
+		ap_fleet_prom_add(p, "alignprobe_verdict_store_models", (double)nmodels, "store",
+				  path, NULL);
 }
 
 void ap_fleet_prom_probe(struct ap_prom *p, const struct ap_fleet_probe *m)
@@ -248,9 +313,10 @@ int ap_fleet_record(const char *cmd, const char *path, const char *source, const
 	struct ap_error e = { 0 };
 	char host[256] = "", *name;
 
-	if (!v || !v->resolved) {
+	if (!v || !v->resolved || v->tentative) {
 		if (!quiet)
-			ap_warnx(cmd, dev, "no verdict: nothing recorded in %s", path);
+			ap_warnx(cmd, dev, "no verdict%s: nothing recorded in %s",
+				 v && v->resolved ? " (only a tentative one)" : "", path);
 		return 0;
 	}
 	ap_vstore_record_of(&r, id);
@@ -263,6 +329,7 @@ int ap_fleet_record(const char *cmd, const char *path, const char *source, const
 	r.lowest_aligned_lba = v->lowest_aligned_lba;
 	r.sensitive = v->sensitive;
 	r.absence_margin = v->sensitive ? 0 : v->absence_margin;
+	r.ruled_out_up_to = v->sensitive ? 0 : v->ruled_out_up_to;
 	r.confidence = v->confidence;
 	r.when = time(NULL);
 	if (ap_vstore_record(path, &r, &how, &e) != 0) {

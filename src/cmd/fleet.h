@@ -30,7 +30,14 @@ struct ap_verdict;
 /* ---- --prometheus ---- */
 
 /*
- * Render @p into @of (opened with ap_cmd_open_output() before the run) and
+ * Open the --prometheus file @path before the run: readable by everyone
+ * (0644 whatever the umask: node_exporter runs as another user). 0 or
+ * AP_EXIT_USAGE with the error printed.
+ */
+int ap_fleet_prom_open(const char *cmd, struct ap_outfile *of, const char *path);
+
+/*
+ * Render @p into @of (opened with ap_fleet_prom_open() before the run) and
  * put it in place: 0, or AP_EXIT_FAILURE with the error printed. @of is
  * closed either way.
  */
@@ -52,6 +59,18 @@ void ap_fleet_prom_add(struct ap_prom *p, const char *name, double value, ...)
  */
 void ap_fleet_prom_disk(struct ap_prom *p, const char *cmd, const char *dev,
 			const struct ap_disk_identity *id, unsigned logical_sector);
+
+/*
+ * --verdicts: the store's state as check's metrics say it, so that a store
+ * that is missing, unreadable, corrupt or written by a newer alignprobe is
+ * a series an alert fires on, never a missing file:
+ * alignprobe_verdict_store_state{store,state} (1 for the state it is in, 0
+ * for the others), alignprobe_verdict_store_mtime_seconds{store} when it
+ * exists, alignprobe_verdict_store_models{store} when it was read. @load_rc
+ * is ap_vstore_load()'s result, @nmodels the models it read.
+ */
+const char *ap_fleet_store_state(int load_rc);
+void ap_fleet_prom_store(struct ap_prom *p, const char *path, int load_rc, size_t nmodels);
 
 /* What probe knows of one device, for its metrics. */
 struct ap_fleet_probe {

@@ -78,6 +78,7 @@ enum {
 	OPT_RECORD,
 	OPT_PROMETHEUS,
 	OPT_DRY_RUN,
+	OPT_FORCE,
 };
 
 static void usage(void)
@@ -101,7 +102,10 @@ static void usage(void)
 	      "     --undo JOURNAL [DEV]   restore a device from the journal of a killed\n"
 	      "                            preserving probe, verify, delete the journal; the\n"
 	      "                            disk is found by its identity (WWN, serial, model,\n"
-	      "                            backing file, content) and must be DEV if given\n\n", f);
+	      "                            backing file, content) and must be DEV if given;\n"
+	      "                            ranges changed since the probe (neither the\n"
+	      "                            bytes it read nor what it wrote) are refused\n"
+	      "                            (exit 3) and named\n\n", f);
 	fputs("Options:\n"
 	      "     --emulate[=SPEC]       probe an emulated drive (repeatable), e.g.\n"
 	      "                            wd-ears-jumper,size=256M; default\n"
@@ -128,7 +132,10 @@ static void usage(void)
 	      "     --allow-metadata-area  allow a region over LBA 0..33 or the last 33 sectors\n"
 	      "     --allow-partition      probe a partition instead of a whole disk\n"
 	      "     --allow-unidentified   --undo JOURNAL DEV: restore although the journal\n"
-	      "                            cannot tell its disk from another (an older one)\n"
+	      "                            cannot tell its disk from another\n"
+	      "     --force                --undo: restore the ranges changed since the\n"
+	      "                            probe too (only when nothing else wrote there,\n"
+	      "                            e.g. a write torn by a power cut)\n"
 	      " -y, --yes                  destructive mode without the confirmation\n"
 	      "     --dry-run              run the safety checks and print the plan (device,\n"
 	      "                            region, sizes, number of writes, duration);\n"
@@ -155,8 +162,9 @@ static void usage(void)
 	      "{\"devices\": [ that, ... ]}. The table shows the size that decided\n"
 	      "(--all-sizes: every size).\n\n", f);
 	fputs("Exit status: 0 verdict, 1 failure, 2 usage, 3 refused for safety, 5 no verdict\n"
-	      "within the budget, 128+N interrupted by signal N (preserving mode restored first).\n",
-	      f);
+	      "within the budget (or a tentative one), 128+N interrupted by signal N (preserving\n"
+	      "mode restored first). --undo: 2 a damaged or older journal, 3 the wrong disk or\n"
+	      "ranges changed since the probe.\n", f);
 	fputs("\nFor more details see alignprobe(8).\n", f);
 }
 
@@ -180,18 +188,33 @@ static int do_undo(struct ctl *c, int argc, char **argv)
 		ap_usage_error(CMD, "--allow-unidentified needs the device: --undo JOURNAL DEVICE");
 		return AP_EXIT_USAGE;
 	}
-	/* not the journal's disk: EPERM, refused (3); a bad journal: 2 */
-	if (ap_probe_undo(c->undo, dev, c->allow_unidentified, &u, &e) != 0)
+	/*
+	 * not the journal's disk, or ranges changed since: EPERM, refused (3);
+	 * a bad journal: 2
+	 */
+	if (ap_probe_undo(c->undo, dev, c->allow_unidentified, c->force, &u, &e) != 0) {
+		/* "--undo --force J" took --force for the journal: say how it is meant */
+		if (e.code == ENOENT && c->undo[0] == '-')
+			return ap_errx(CMD, c->undo, ENOENT, "no such journal (--undo takes the "
+				       "journal as its argument: options go before it, e.g. "
+				       "--force --undo JOURNAL)");
 		return ap_err_error(CMD, c->undo, &e);
+	}
 	if (u.incomplete)
 		printf("%s: the journal was never completed, so the probe had written nothing to "
-		       "%s; journal removed\n", c->undo, u.dev);
+		       "%s%s\n", c->undo, u.dev, u.removed ? "; journal removed" : "");
 	else
 		printf("%s: restored from %s: %" PRIu64 " ranges checked, %" PRIu64
-		       " rewritten, every byte verified; journal removed\n", u.dev, c->undo,
-		       u.st.records, u.st.restored);
+		       " rewritten, every byte verified%s\n", u.dev, c->undo,
+		       u.st.records, u.st.restored, u.removed ? "; journal removed" : "");
 	if (u.found)
 		printf("%s: found by its identity; the journal named it %s\n", u.dev, u.named);
+	if (!u.removed) {
+		/* the disk is as the journal says; the journal stays: not done */
+		ap_warnx(CMD, c->undo, "cannot remove the journal: %s; it is kept (the disk "
+			 "needs nothing more: remove it by hand)", strerror(u.remove_err));
+		return AP_EXIT_FAILURE;
+	}
 	return AP_EXIT_OK;
 }
 
@@ -200,7 +223,7 @@ static int parse_count(const char *arg, const char *what, unsigned *out)
 	uint64_t v;
 
 	if (ap_parse_u64(arg, &v) != 0 || v == 0 || v > 1000000) {
-		ap_usage_error(CMD, "invalid %s: '%s'", what, arg);
+		ap_usage_error(CMD, "invalid %s: '%s' (1..1000000)", what, arg);
 		return -1;
 	}
 	*out = (unsigned)v;
@@ -243,6 +266,7 @@ static int parse_args(struct ctl *c, int argc, char **argv)
 		{ "record",              optional_argument, NULL, OPT_RECORD },
 		{ "prometheus",          required_argument, NULL, OPT_PROMETHEUS },
 		{ "dry-run",             no_argument,       NULL, OPT_DRY_RUN },
+		{ "force",               no_argument,       NULL, OPT_FORCE },
 		{ "quiet",               no_argument,       NULL, 'q' },
 		AP_OUT_LONGOPTS,
 		{ "help",                no_argument,       NULL, 'h' },
@@ -274,17 +298,27 @@ static int parse_args(struct ctl *c, int argc, char **argv)
 			readonly = true;
 			break;
 		case OPT_JOURNAL:
-			c->journal = optarg;
-			break;
 		case OPT_UNDO:
-			c->undo = optarg;
+			if (!*optarg) {
+				ap_usage_error(CMD, "--%s: empty file name",
+					       ch == OPT_JOURNAL ? "journal" : "undo");
+				return AP_EXIT_USAGE;
+			}
+			if (ch == OPT_JOURNAL)
+				c->journal = optarg;
+			else
+				c->undo = optarg;
 			break;
 		case OPT_MIN_SIZE:
 		case OPT_MAX_SIZE:
 		case OPT_REGION_START:
 		case OPT_REGION_SIZE:
 			if (ap_parse_size(optarg, &v) != 0) {
-				ap_usage_error(CMD, "invalid size: '%s'", optarg);
+				ap_usage_error(CMD, "invalid --%s: '%s' (a size, e.g. 64K)",
+					       ch == OPT_MIN_SIZE ? "min-size" :
+					       ch == OPT_MAX_SIZE ? "max-size" :
+					       ch == OPT_REGION_START ? "region-start" : "region-size",
+					       optarg);
 				return AP_EXIT_USAGE;
 			}
 			if (ch == OPT_MIN_SIZE)
@@ -297,21 +331,22 @@ static int parse_args(struct ctl *c, int argc, char **argv)
 				c->o.region_size = v;
 			break;
 		case OPT_SLOTS:
-			if (parse_count(optarg, "slot count", &c->o.slots))
+			if (parse_count(optarg, "--slots", &c->o.slots))
 				return AP_EXIT_USAGE;
 			c->slots_set = true;
 			break;
 		case OPT_MIN_ROUNDS:
-			if (parse_count(optarg, "round count", &c->o.min_rounds))
+			if (parse_count(optarg, "--min-rounds", &c->o.min_rounds))
 				return AP_EXIT_USAGE;
 			break;
 		case OPT_MAX_ROUNDS:
-			if (parse_count(optarg, "round count", &c->o.max_rounds))
+			if (parse_count(optarg, "--max-rounds", &c->o.max_rounds))
 				return AP_EXIT_USAGE;
 			break;
 		case OPT_BUDGET:
 			if (ap_parse_duration_ns(optarg, &v) != 0 || v == 0) {
-				ap_usage_error(CMD, "invalid time budget: '%s' (e.g. 30s, 2m)", optarg);
+				ap_usage_error(CMD, "invalid --time-budget: '%s' (e.g. 30s, 2m)",
+					       optarg);
 				return AP_EXIT_USAGE;
 			}
 			c->budget_ns = v;
@@ -319,7 +354,8 @@ static int parse_args(struct ctl *c, int argc, char **argv)
 			break;
 		case OPT_SEED:
 			if (ap_parse_u64(optarg, &c->o.seed) != 0) {
-				ap_usage_error(CMD, "invalid seed: '%s'", optarg);
+				ap_usage_error(CMD, "invalid --seed: '%s' (0..%" PRIu64 ")", optarg,
+				       UINT64_MAX);
 				return AP_EXIT_USAGE;
 			}
 			break;
@@ -336,15 +372,15 @@ static int parse_args(struct ctl *c, int argc, char **argv)
 			break;
 		case OPT_ALPHA:
 			if (ap_parse_double(optarg, &d) != 0 || !(d > 0 && d < 0.5)) {
-				ap_usage_error(CMD, "invalid significance level: '%s' (0 < P < 0.5)",
-					       optarg);
+				ap_usage_error(CMD, "invalid --alpha: '%s' (0 < P < 0.5)", optarg);
 				return AP_EXIT_USAGE;
 			}
 			c->o.alpha = d;
 			break;
 		case OPT_MIN_SLOWDOWN:
 			if (ap_parse_double(optarg, &d) != 0 || !(d >= 1 && d < 1000)) {
-				ap_usage_error(CMD, "invalid minimal slowdown: '%s' (>= 1)", optarg);
+				ap_usage_error(CMD, "invalid --min-slowdown: '%s' (1 <= X < 1000)",
+					       optarg);
 				return AP_EXIT_USAGE;
 			}
 			c->o.min_slowdown = d;
@@ -380,6 +416,9 @@ static int parse_args(struct ctl *c, int argc, char **argv)
 		case OPT_DRY_RUN:
 			c->dry_run = true;
 			break;
+		case OPT_FORCE:
+			c->force = true;
+			break;
 		case 'q':
 			c->quiet = true;
 			break;
@@ -414,8 +453,9 @@ static int parse_args(struct ctl *c, int argc, char **argv)
 		}
 		return 0;	/* do_undo() */
 	}
-	if (c->allow_unidentified) {
-		ap_usage_error(CMD, "--allow-unidentified is only used with --undo");
+	if (c->allow_unidentified || c->force) {
+		ap_usage_error(CMD, "--%s is only used with --undo",
+			       c->force ? "force" : "allow-unidentified");
 		return AP_EXIT_USAGE;
 	}
 	if (preserve && readonly) {

@@ -85,6 +85,7 @@ struct ctl {
 	bool yes, quiet, all_sizes, allow_partition, budget_set, slots_set, allow_unidentified;
 	bool dry_run;
 	bool wcache_off;		/* --write-cache off */
+	bool force;		/* --undo: restore ranges others changed too */
 	uint64_t budget_ns;
 	const char *journal;
 	const char *undo;
@@ -104,6 +105,14 @@ struct ctl {
 };
 
 /* probe_jobs.c */
+/*
+ * The undo journal @journal of @dev can be created and hold @plan's slots
+ * for the disk @id: it does not exist yet (what is there, said), and its
+ * file system has room for every record (a dry run checks what the run
+ * will). 0 or the exit code, with the message printed.
+ */
+int probe_journal_usable(const char *dev, const char *journal, const struct ap_probe_plan *plan,
+			 const struct ap_disk_identity *id);
 char *probe_journal_path(const struct ctl *c, const struct job *j);
 int probe_emu_spec(struct ctl *c, size_t i, struct ap_emu_spec *spec);
 char *probe_emu_placeholder(size_t i);

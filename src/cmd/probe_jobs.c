@@ -23,8 +23,10 @@
 #include "lib/exitcodes.h"
 #include "lib/outfile.h"
 #include "lib/sig.h"
+#include "lib/state.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
+#include "probe/journal.h"
 #include "probe/probe.h"
 #include "ui/confirm.h"
 #include "ui/progress.h"
@@ -193,6 +195,46 @@ static int wcache_restore(struct ctl *c)
 	return ret;
 }
 
+int probe_journal_usable(const char *dev, const char *journal, const struct ap_probe_plan *plan,
+			 const struct ap_disk_identity *id)
+{
+	struct ap_journal_plan jp = { .slots = plan->slots, .span = (uint32_t)plan->span };
+	uint64_t need = ap_journal_bytes(&jp, id), avail;
+	struct stat st;
+	char b1[32], b2[32], b3[32];
+	int rc;
+
+	if (lstat(journal, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return ap_errx(CMD, journal, EISDIR, "is a directory: --journal names "
+				       "the undo journal to create (e.g. %s/undo.journal)",
+				       journal);
+		if (!S_ISREG(st.st_mode))
+			return ap_errx(CMD, journal, EEXIST, "exists and is not a regular file "
+				       "(a %s): --journal names a new file to create",
+				       S_ISBLK(st.st_mode) ? "block device" :
+				       S_ISCHR(st.st_mode) ? "character device" :
+				       S_ISLNK(st.st_mode) ? "symbolic link" : "special file");
+		if (ap_journal_probe(journal) == 0)
+			return ap_errx(CMD, dev, EEXIST, "the undo journal %s already exists "
+				       "(a killed probe's? restore with --undo, or choose another "
+				       "--journal)", journal);
+		return ap_errx(CMD, journal, EEXIST, "exists and is not an undo journal: "
+			       "--journal names a new file to create");
+	}
+	rc = ap_free_bytes_of_dir(journal, &avail);
+	if (rc)
+		return ap_errx(CMD, journal, -rc, "cannot examine its file system: %s",
+			       strerror(-rc));
+	if (avail < need)
+		return ap_errx(CMD, journal, ENOSPC, "the undo journal needs %s (%u records "
+			       "of %s), its file system has %s free; choose another --journal",
+			       ap_size_exact(need, b1, sizeof(b1)), plan->slots,
+			       ap_size_exact(plan->span, b2, sizeof(b2)),
+			       ap_size_exact(avail, b3, sizeof(b3)));
+	return 0;
+}
+
 /* Refusals and errors before anything is written: 2 or 3. */
 static int prepare_job(struct ctl *c, struct job *j)
 {
@@ -201,6 +243,8 @@ static int prepare_job(struct ctl *c, struct job *j)
 
 	j->fd_hold = -1;
 	j->o = c->o;
+	if (!*j->dev)
+		return ap_errx(CMD, NULL, ENOENT, "empty device name");
 	if (access(j->dev, F_OK) != 0)
 		return ap_errx(CMD, j->dev, errno, "%s", strerror(errno));
 	if (c->o.mode != AP_PROBE_READONLY) {
@@ -242,12 +286,13 @@ static int prepare_job(struct ctl *c, struct job *j)
 
 		j->journal = probe_journal_path(c, j);
 		j->o.journal = j->journal;
-		if (access(j->journal, F_OK) == 0) {
-			ap_warnx(CMD, j->dev, "the undo journal %s already exists (a killed "
-				 "probe's? restore with --undo, or choose another --journal)",
-				 j->journal);
-			return AP_EXIT_USAGE;
-		}
+		rc = probe_journal_usable(j->dev, j->journal, &j->plan, &j->d.id);
+		if (rc)
+			return rc;
+		/* the run registers its journal there before it writes: a dry run too checks */
+		if (access(ap_state_dir(), W_OK | X_OK) != 0)
+			return ap_errx(CMD, ap_state_dir(), errno, "cannot register the undo journal "
+				       "in the run registry: %s", strerror(errno));
 		on = ap_probe_path_on_device(j->journal, j->dev);
 		if (on < 0) {
 			ap_warnx(CMD, j->dev, "cannot use the journal %s: %s", j->journal,
@@ -350,7 +395,7 @@ static int open_outputs(struct ctl *c, size_t nnamed)
 
 	if (c->samples && (rc = ap_cmd_open_output(CMD, &c->samples_out, c->samples)))
 		return rc;
-	if (c->prometheus && (rc = ap_cmd_open_output(CMD, &c->prom, c->prometheus)))
+	if (c->prometheus && (rc = ap_fleet_prom_open(CMD, &c->prom, c->prometheus)))
 		return rc;
 	if (c->samples && c->prometheus && ap_outfile_is(&c->prom, c->samples)) {
 		ap_warnx(CMD, c->samples, "given for both --samples and --prometheus");

@@ -596,9 +596,21 @@ int probe_dry_run(struct ctl *c, size_t nnamed)
 				return ap_errx(CMD, "--emulate", rc, "%s", e.msg);
 			}
 			plan.reported_physical = spec.logical_sector;
+			jp = probe_journal_path(c, &tmp);
+			if (c->o.mode == AP_PROBE_PRESERVE) {
+				struct ap_disk_identity id = { .size = spec.capacity,
+							       .logical_sector = spec.logical_sector };
+
+				rc = probe_journal_usable("--emulate", jp, &plan, &id);
+				if (rc) {
+					free(jp);
+					free(text);
+					free(name);
+					return rc;
+				}
+			}
 			printf("dry run: would set up an emulated drive (%s).\n", text);
 			free(text);
-			jp = probe_journal_path(c, &tmp);
 			ap_xasprintf(&jd, "in %s", dirname(jp));
 			print_plan(c, "the emulated drive", &plan, jd, NULL);
 			free(jd);
@@ -630,8 +642,9 @@ static int jobs_status(const struct ctl *c)
 			worst = AP_EXIT_SIGNAL_BASE + j->r.interrupted;
 		else if ((j->rc || j->d.journal_kept) && worst < AP_EXIT_SIGNAL_BASE)
 			worst = AP_EXIT_FAILURE;
-		else if (!j->r.verdict.resolved && worst == AP_EXIT_OK)
-			worst = AP_EXIT_INCONCLUSIVE;
+		else if ((!j->r.verdict.resolved || j->r.verdict.tentative) &&
+			 worst == AP_EXIT_OK)
+			worst = AP_EXIT_INCONCLUSIVE;	/* a tentative verdict is none */
 	}
 	if ((sig = ap_sig_pending()) && worst < AP_EXIT_SIGNAL_BASE)
 		worst = AP_EXIT_SIGNAL_BASE + sig;

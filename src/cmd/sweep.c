@@ -402,7 +402,8 @@ const struct ap_verdict *sweep_shown_verdict(const struct ap_verdict *v, const c
 
 int sweep_verdict_exit(const struct ap_verdict *v)
 {
-	return v && v->resolved ? AP_EXIT_OK : AP_EXIT_INCONCLUSIVE;
+	/* a tentative verdict (not statistically clear) is none */
+	return v && v->resolved && !v->tentative ? AP_EXIT_OK : AP_EXIT_INCONCLUSIVE;
 }
 
 static int do_replay(struct sweep_cmd *c)

@@ -150,6 +150,8 @@ static char *verdict_line(const struct ap_verdict *v, const char *early)
 			     v->slowdown, v->p_value);
 	else
 		ap_xasprintf(&s, "no verdict yet (%.2fx, p %.2g)", v->slowdown, v->p_value);
+	if (v && v->resolved && v->tentative)
+		ap_strappendf(&s, NULL, " (tentative)");
 	return s;
 }
 
@@ -245,6 +247,17 @@ static void print_verdict(const char *dev, const struct ap_verdict *v, uint64_t 
 	}
 	if (v->note && *v->note)
 		printf("  Note: %s\n", v->note);
+	if (v->resolved && v->tentative) {
+		struct ap_analysis_params p;
+		const char *why;
+
+		sweep_params(&p, v->logical_sector, v->reported_physical);
+		why = ap_analysis_unclear_reason(v, &p);
+		printf("  Tentative: not yet statistically clear (%s):\n"
+		       "  no verdict to act on (exit 5); more rounds (--rounds, --time-budget)\n"
+		       "  decide.\n",
+		       why ? why : "an early-stop condition is not met");
+	}
 }
 
 static int write_plot(struct sweep_cmd *c, const struct ap_sweep_start_stat *st, size_t n,

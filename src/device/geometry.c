@@ -226,12 +226,33 @@ static int verdict_geometry(struct json_object *vo, const char *where, struct ap
 				    "margin accepted; probe again or give --physical instead", where,
 				    m, AP_ABSENCE_MARGIN);
 	}
-	rc = ap_geometry_set(g, AP_GEOM_PROBED, v.logical_sector, v.physical_sector,
-			     v.lowest_aligned_lba, e);
+	if (v.tentative) {
+		ap_verdict_free(&v);
+		return ap_error_set(e, ENODATA, "%s: tentative (not statistically clear: too few "
+				    "rounds or the budget ran out; the probe exited 5): no verdict to "
+				    "judge a table by; probe again or give --physical instead", where);
+	}
+	if (v.sensitive) {
+		rc = ap_geometry_set(g, AP_GEOM_PROBED, v.logical_sector, v.physical_sector,
+				     v.lowest_aligned_lba, e);
+	} else {
+		/* "no effect" rules out units up to a size, no more: the next one may hide */
+		uint64_t unit = ap_no_effect_unit(v.logical_sector, v.ruled_out_up_to);
+
+		if (!unit) {
+			ap_verdict_free(&v);
+			return ap_error_set(e, ENODATA, "%s: \"no effect\" without the size up to "
+					    "which it ruled out a hidden unit (\"ruled_out_up_to\", "
+					    "an older alignprobe): probe again or give --physical "
+					    "instead", where);
+		}
+		rc = ap_geometry_set(g, AP_GEOM_PROBED, v.logical_sector, unit, 0, e);
+	}
 	if (rc == 0) {
 		g->sensitive = v.sensitive;
 		g->confidence = v.confidence;
 		g->reported_physical = v.reported_physical;
+		g->ruled_out_up_to = v.sensitive ? 0 : v.ruled_out_up_to;
 	}
 	ap_verdict_free(&v);
 	return rc;

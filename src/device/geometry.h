@@ -59,6 +59,13 @@ struct ap_geometry {
 	bool sensitive;			/* alignment measurably matters on the drive */
 	double confidence;
 	unsigned reported_physical;	/* what the drive reported when it was probed */
+	/*
+	 * "no effect": units up to this many bytes ruled out, 0 otherwise;
+	 * physical is then the unit that verdict stands for
+	 * (ap_no_effect_unit(): the logical sector from 64 KiB on, else the
+	 * next power of two, at least 4 KiB, from LBA 0).
+	 */
+	uint64_t ruled_out_up_to;
 };
 
 /* Optimal I/O worth checking against: non-zero, not the bridges' bogus

@@ -38,7 +38,8 @@ static int entry_add(struct json_object *o, const char *where, time_t when, cons
 	memset(&v, 0, sizeof(v));
 	if (ap_verdict_from_json(vo, &v) != 0)
 		return ap_error_set(e, EINVAL, "%s: \"verdict\" is not a verdict", where);
-	if (!v.resolved) {
+	if (!v.resolved || v.tentative) {
+		/* no verdict, or only a tentative one (the run exited 5): nothing to record */
 		ap_verdict_free(&v);
 		(*skipped)++;
 		return 0;
@@ -62,6 +63,7 @@ static int entry_add(struct json_object *o, const char *where, time_t when, cons
 	r.lowest_aligned_lba = v.lowest_aligned_lba;
 	r.sensitive = v.sensitive;
 	r.absence_margin = v.sensitive ? 0 : v.absence_margin;
+	r.ruled_out_up_to = v.sensitive ? 0 : v.ruled_out_up_to;
 	r.confidence = v.confidence;
 	r.when = when;
 	rc = ap_vstore_add(s, &r, &le);

@@ -244,6 +244,8 @@ int ap_vstore_add(struct ap_vstore *s, const struct ap_vstore_record *r, struct 
 		if (r->absence_margin >= 1 && (v->absence_margin < 1 ||
 					       r->absence_margin < v->absence_margin))
 			v->absence_margin = r->absence_margin;
+		if (r->ruled_out_up_to > v->ruled_out_up_to)
+			v->ruled_out_up_to = r->ruled_out_up_to;
 		for (k = 0; k < v->nexamples; k++) {
 			if (same_disk(&v->examples[k], r)) {
 				uint64_t runs = v->examples[k].runs;
@@ -264,6 +266,7 @@ int ap_vstore_add(struct ap_vstore *s, const struct ap_vstore_record *r, struct 
 	v->lowest_aligned_lba = r->lowest_aligned_lba;
 	v->sensitive = r->sensitive;
 	v->absence_margin = r->absence_margin >= 1 ? r->absence_margin : 0;
+	v->ruled_out_up_to = r->sensitive ? 0 : r->ruled_out_up_to;
 	add_example(v, r);
 	return m->nverdicts == 1 ? AP_VSTORE_NEW_MODEL : AP_VSTORE_CONFLICT;
 }
@@ -314,6 +317,9 @@ struct json_object *ap_vstore_to_json(const struct ap_vstore *s)
 			if (!v->sensitive && v->absence_margin >= 1)
 				json_object_object_add(vo, "absence_margin",
 						       json_object_new_double(v->absence_margin));
+			if (!v->sensitive && v->ruled_out_up_to)
+				json_object_object_add(vo, "ruled_out_up_to",
+						       ap_json_u64(v->ruled_out_up_to));
 			for (l = 0; l < v->nexamples; l++)
 				json_object_array_add(xa, ap_vstore_example_to_json(&v->examples[l]));
 			json_object_object_add(vo, "examples", xa);
@@ -391,6 +397,9 @@ static int verdict_from_json(struct json_object *o, struct ap_vstore_verdict *v,
 			return ap_error_set(e, EINVAL, "\"absence_margin\" is out of range "
 					    "(1 or more)");
 	}
+	if (json_object_object_get_ex(o, "ruled_out_up_to", NULL) &&
+	    (rc = ap_json_get_u64(o, "ruled_out_up_to", UINT64_MAX, true, &v->ruled_out_up_to, e)))
+		return rc;
 	rc = check_geometry(v->logical_sector, v->physical_sector, v->lowest_aligned_lba, e);
 	if (rc)
 		return rc;
@@ -468,6 +477,11 @@ int ap_vstore_from_json(struct json_object *o, struct ap_vstore *s, struct ap_er
 	free(format);
 	if (!rc)
 		rc = ap_json_get_u64(o, "version", UINT32_MAX, true, &version, &le);
+	if (!rc && version > FORMAT_VERSION)
+		/* a rolling upgrade: a newer alignprobe wrote it (-EPROTO, not corrupt) */
+		return ap_error_set(e, EPROTO, "version %llu, written by a newer alignprobe "
+				    "(this one reads version %d)", (unsigned long long)version,
+				    FORMAT_VERSION);
 	if (!rc && version != FORMAT_VERSION)
 		rc = ap_error_set(&le, EINVAL, "version %llu (this alignprobe reads version %d)",
 				  (unsigned long long)version, FORMAT_VERSION);
@@ -706,6 +720,7 @@ static void verdict_copy_head(struct ap_vstore_verdict *d, const struct ap_vstor
 	d->lowest_aligned_lba = v->lowest_aligned_lba;
 	d->sensitive = v->sensitive;
 	d->absence_margin = v->absence_margin;
+	d->ruled_out_up_to = v->ruled_out_up_to;
 }
 
 /* The same disk, between two examples (as same_disk() between an example and a record). */
@@ -783,6 +798,11 @@ static void merge_verdict(struct ap_vstore_model *m, const struct ap_vstore_verd
 		if (sv->absence_margin >= 1 && (v->absence_margin < 1 ||
 						sv->absence_margin < v->absence_margin)) {
 			v->absence_margin = sv->absence_margin;
+			st->examples_updated++;
+		}
+		/* "no effect": what any example ruled out, the largest */
+		if (sv->ruled_out_up_to > v->ruled_out_up_to) {
+			v->ruled_out_up_to = sv->ruled_out_up_to;
 			st->examples_updated++;
 		}
 	}

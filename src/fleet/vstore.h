@@ -12,6 +12,9 @@
  *        {"logical_sector", "physical_sector", "lowest_aligned_lba",
  *         "sensitive", "absence_margin" (not sensitive: the smallest margin
  *         down to which "no effect" was shown; absent in older stores),
+ *         "ruled_out_up_to" (not sensitive: the largest size up to which a
+ *         "no effect" ruled out every hidden unit, bytes; absent in older
+ *         stores: such a verdict is not used, see ap_no_effect_unit()),
  *         "examples": [                        the disks it was measured on
  *           {"serial", "wwn", "device", "host", "source" ("probe"|"sweep"),
  *            "recorded" (RFC 3339, UTC), "confidence", "runs"}]}]}]}
@@ -71,6 +74,11 @@ struct ap_vstore_verdict {
 	 * older alignprobes, which ruled out only 1.5x).
 	 */
 	double absence_margin;
+	/*
+	 * Not sensitive: the largest size up to which an example's "no
+	 * effect" ruled out every hidden unit (bytes); 0 when no record said.
+	 */
+	uint64_t ruled_out_up_to;
 	struct ap_vstore_example *examples;
 	size_t nexamples;
 };
@@ -102,6 +110,7 @@ struct ap_vstore_record {
 	uint64_t physical_sector, lowest_aligned_lba;
 	bool sensitive;
 	double absence_margin;			/* not sensitive: the verdict's; 0 unknown */
+	uint64_t ruled_out_up_to;		/* not sensitive: the verdict's; 0 unknown */
 	double confidence;			/* NAN when unknown */
 	time_t when;
 };
@@ -151,7 +160,8 @@ int ap_vstore_from_json(struct json_object *o, struct ap_vstore *s, struct ap_er
 
 /*
  * Read the store @path: 0, -ENOENT when it does not exist (@s empty), or
- * -errno with "PATH: reason" in @e (-EINVAL for a corrupt store).
+ * -errno with "PATH: reason" in @e (-EINVAL for a corrupt store, -EPROTO
+ * for one in a newer format than this alignprobe reads).
  */
 int ap_vstore_load(const char *path, struct ap_vstore *s, struct ap_error *e);
 

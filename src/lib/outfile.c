@@ -12,6 +12,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,8 +57,91 @@ static char *base_of(const char *path)
 }
 
 /*
+ * Temporary files that exist now, removed when a signal ends the process: a
+ * command that handles SIGINT, SIGTERM and SIGHUP itself (src/lib/sig.c)
+ * discards its outputs on the way out; one that does not (check) would be
+ * ended by the signal with ".NAME.XXXXXX" left beside the target, and
+ * node_exporter's textfile directory is read by a collector. So while a
+ * temporary file exists, a signal whose action is still the default removes
+ * every one of them (unlink is async-signal-safe) and then ends the
+ * process as the default action would.
+ */
+#define MAX_LIVE	32
+
+static char *volatile live[MAX_LIVE];
+static const int fatal_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+static void remove_live(int signo)
+{
+	size_t i;
+
+	for (i = 0; i < MAX_LIVE; i++)
+		if (live[i])
+			unlink(live[i]);
+	/* SA_RESETHAND made the action the default: it ends us on return */
+	raise(signo);
+}
+
+static void guard_signals(void)
+{
+	static bool done;
+	struct sigaction sa, old;
+	size_t i;
+
+	if (done)
+		return;
+	done = true;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = remove_live;
+	sigfillset(&sa.sa_mask);
+	sa.sa_flags = SA_RESETHAND;
+	for (i = 0; i < AP_ARRAY_SIZE(fatal_sigs); i++)
+		if (sigaction(fatal_sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+			sigaction(fatal_sigs[i], &sa, NULL);
+}
+
+/* Add @tmp to the list (or, with @add false, take it off), signals held. */
+static void track(char *tmp, bool add)
+{
+	sigset_t all, old;
+	size_t i;
+
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	for (i = 0; i < MAX_LIVE; i++) {
+		if (add ? live[i] == NULL : live[i] == tmp) {
+			live[i] = add ? tmp : NULL;
+			break;
+		}
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/* The temporary file's name freed, after it is off the list. */
+static void free_tmp(char **tmp)
+{
+	if (*tmp)
+		track(*tmp, false);
+	free(*tmp);
+	*tmp = NULL;
+}
+
+/*
+ * Tests: ALIGNPROBE_TEST_OUTFILE_HOLD set makes the process wait for a
+ * signal once a temporary file exists, so that a test can signal a run at
+ * that moment without a race (tests/ts/fleet/textfile.sh).
+ */
+static void test_hold(void)
+{
+	const char *v = getenv("ALIGNPROBE_TEST_OUTFILE_HOLD");
+
+	if (v && *v)
+		pause();
+}
+
+/*
  * A new empty file in @target's directory, hidden, named after it: the fd,
- * its name in *@tmp, or -errno.
+ * its name in *@tmp (on the list of files a signal removes), or -errno.
  */
 static int make_tmp(const char *target, char **tmp)
 {
@@ -70,11 +154,12 @@ static int make_tmp(const char *target, char **tmp)
 		ap_xasprintf(tmp, "%s/.%s.XXXXXX", dir, base);
 	free(dir);
 	free(base);
+	guard_signals();
+	track(*tmp, true);
 	fd = mkostemp(*tmp, O_CLOEXEC);
 	if (fd < 0) {
 		err = errno;
-		free(*tmp);
-		*tmp = NULL;
+		free_tmp(tmp);
 		return -err;
 	}
 	return fd;
@@ -204,8 +289,7 @@ int ap_outfile_open(struct ap_outfile *of, const char *path, struct ap_error *e)
 		rc = -errno;
 		close(fd);
 		unlink(of->tmp);
-		free(of->tmp);
-		of->tmp = NULL;
+		free_tmp(&of->tmp);
 		free(target);
 		return ap_error_set(e, -rc, "%s: cannot create: %s", path, strerror(-rc));
 	}
@@ -214,6 +298,15 @@ int ap_outfile_open(struct ap_outfile *of, const char *path, struct ap_error *e)
 	}
 	of->path = target;
 	of->fd = fd;
+	test_hold();
+	return 0;
+}
+
+int ap_outfile_set_mode(struct ap_outfile *of, mode_t mode)
+{
+	of->mode = mode & 07777;
+	if (of->fd >= 0 && of->tmp && fchmod(of->fd, of->mode) != 0)
+		return -errno;
 	return 0;
 }
 
@@ -274,8 +367,7 @@ static void close_tmp(struct ap_outfile *of, bool remove)
 	of->fd = -1;
 	if (of->tmp && remove)
 		unlink(of->tmp);
-	free(of->tmp);
-	of->tmp = NULL;
+	free_tmp(&of->tmp);
 }
 
 /* fsync, close and rename the temporary file over the target: 0 or -errno. */
@@ -354,8 +446,7 @@ int ap_outfile_replace(struct ap_outfile *of, const void *buf, size_t len, struc
 		close_tmp(of, true);
 		ap_error_set(e, -rc, "%s: %s", of->path, strerror(-rc));
 	} else {
-		free(of->tmp);
-		of->tmp = NULL;
+		free_tmp(&of->tmp);
 	}
 	/* a fresh temporary file for the next update */
 	fd = make_tmp(of->path, &tmp);

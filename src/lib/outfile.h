@@ -56,6 +56,13 @@ int ap_outfile_open(struct ap_outfile *of, const char *path, struct ap_error *e)
  */
 int ap_outfile_rename(struct ap_outfile *of, const char *path, struct ap_error *e);
 
+/*
+ * The permissions the file gets, whatever the umask and an existing file's
+ * (files another user reads: node_exporter's textfile collector): 0 or
+ * -errno. Outputs written directly (standard output, a FIFO) keep theirs.
+ */
+int ap_outfile_set_mode(struct ap_outfile *of, mode_t mode);
+
 /* Append @len bytes: 0 or -errno. */
 int ap_outfile_write(struct ap_outfile *of, const void *buf, size_t len);
 

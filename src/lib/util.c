@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -454,6 +455,20 @@ int ap_fsync_dir_of(const char *path)
 		rc = -errno;
 	if (fd >= 0)
 		close(fd);
+	free(copy);
+	return rc;
+}
+
+int ap_free_bytes_of_dir(const char *path, uint64_t *avail)
+{
+	char *copy = ap_xstrdup(path), *dir = dirname(copy);
+	struct statvfs sv;
+	int rc = 0;
+
+	if (statvfs(dir, &sv) != 0)
+		rc = -errno;
+	else
+		*avail = (uint64_t)sv.f_bavail * (sv.f_frsize ? sv.f_frsize : sv.f_bsize);
 	free(copy);
 	return rc;
 }

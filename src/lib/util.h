@@ -106,6 +106,8 @@ int ap_pread_all(int fd, void *buf, size_t len, uint64_t off);
 
 /* fsync the directory that holds @path (a rename or an unlink in it): 0 or -errno. */
 int ap_fsync_dir_of(const char *path);
+/* Bytes an unprivileged writer may still use on the file system of @path's directory. */
+int ap_free_bytes_of_dir(const char *path, uint64_t *avail);
 
 /*
  * The length of the valid UTF-8 sequence at @s (1..4), or 0 when it is not

@@ -5,17 +5,31 @@
  * the first overwrite, so that after a crash, a SIGKILL or a power cut
  * `alignprobe probe --undo JOURNAL` puts every byte back.
  *
- * File layout (host byte order; the magic rejects a foreign one):
- *   header, a multiple of 4096 bytes: magic "APUNDO\0\1", version (2),
- *     flags (bit 0: complete), device size, logical sector, record length,
- *     number of records, creation time, creator PID, header length,
- *     identity length, device path (as it was named then: a hint only),
- *     the disk's identity as JSON (src/device/identity.h), and in its last 4
- *     bytes the CRC-32 of everything before;
- *   records, each AP_JOURNAL_REC_HDR bytes (device offset, length, CRC-32
- *     of the data) followed by the data.
- * Version 1 (alignprobe 0.1) had a fixed 4096-byte header and no identity;
- * it is still read, with an identity that holds only size and sector size.
+ * File layout (host byte order; the magic rejects a foreign one), version 3:
+ *   header, a multiple of 4096 bytes: magic "APUNDO\0\1", version (3),
+ *     flags (bit 0: complete, bit 1: the plan may touch the metadata
+ *     areas), device size, logical sector, record length, number of
+ *     records, creation time, creator PID, header length, identity length,
+ *     device path (as it was named then: a hint only), the plan (region
+ *     start, region size, slot stride), a random nonce, the disk's
+ *     identity as JSON (src/device/identity.h), and in its last 4 bytes the
+ *     CRC-32 of everything before;
+ *   records, each AP_JOURNAL_REC_HDR bytes (device offset, length, index,
+ *     the header's nonce, magic, and in its last 4 bytes the CRC-32 of the
+ *     record header before it and of the data) followed by the data.
+ * Every byte undo acts on is under a CRC, and every record must be the
+ * plan's: record i covers exactly [region start + i * stride, + record
+ * length), inside the region, inside the device, outside the ranges the
+ * identity fingerprints (which the probe never writes) and, without the
+ * metadata flag, outside LBA 0..33 and the last 33 sectors. The plan itself
+ * is checked for the same when the journal is opened. Anything else is
+ * refused (-EBADMSG) before a byte is written.
+ *
+ * Versions 1 (alignprobe 0.1) and 2 had no CRC over the record headers and
+ * no plan: a damaged device offset sent their bytes anywhere. They are
+ * refused (-EBADMSG, "written by an older alignprobe"), deliberately: a
+ * preserving probe writes back only the bytes it read, so after a SIGKILL
+ * the disk already holds them; only a write torn by a power cut differs.
  * A journal without the complete flag was interrupted while it was being
  * written, before the probe wrote anything to the device.
  */
@@ -34,11 +48,20 @@
 
 struct ap_journal;
 
+/* What the probe plans to write: the records are exactly its slots. */
+struct ap_journal_plan {
+	uint64_t region_start, region_size;	/* bytes */
+	uint64_t stride;			/* between records' device offsets */
+	uint64_t slots;				/* records */
+	uint32_t span;				/* bytes per record */
+	bool allow_metadata;			/* may touch LBA 0..33 / the last 33 sectors */
+};
+
 struct ap_journal_info {
 	unsigned version;
 	char dev[256];		/* the device's name when the journal was written */
-	struct ap_disk_identity id;	/* who it is (version 1: size and sector only) */
-	bool has_identity;	/* version 2 */
+	struct ap_disk_identity id;	/* who it is */
+	struct ap_journal_plan plan;
 	uint64_t dev_size;	/* its size when the journal was written */
 	unsigned logical_sector;
 	uint32_t rec_len;	/* bytes per record */
@@ -48,44 +71,81 @@ struct ap_journal_info {
 	int pid;		/* the probe that wrote it */
 };
 
+/* A byte range of the device. */
+struct ap_journal_range {
+	uint64_t offset, length;
+};
+
+#define AP_JOURNAL_CHANGED_MAX	16
+
 struct ap_journal_restore_stats {
 	uint64_t records;	/* records checked */
 	uint64_t restored;	/* records that differed and were written back */
 	uint64_t bytes;		/* bytes written back */
+	/*
+	 * Records whose range on the device holds neither the original bytes
+	 * nor what the probe writes there: the first and last differing
+	 * logical sector of each (the first AP_JOURNAL_CHANGED_MAX).
+	 */
+	uint64_t changed;
+	struct ap_journal_range changed_at[AP_JOURNAL_CHANGED_MAX];
 };
 
 /*
- * Create @path (it must not exist, mode 0600) for @nrec records of
- * @rec_len bytes each of device @dev, the disk @id (its size and sector
- * size are the journal's). The file is incomplete until ap_journal_commit().
+ * Create @path (it must not exist, mode 0600) for the @plan's slots of
+ * device @dev, the disk @id (its size and sector size are the journal's).
+ * -EINVAL when the plan breaks a rule of the format (see above). The file
+ * is incomplete until ap_journal_commit().
  */
 int ap_journal_create(const char *path, const char *dev, const struct ap_disk_identity *id,
-		      uint32_t rec_len, uint64_t nrec, struct ap_journal **out,
+		      const struct ap_journal_plan *plan, struct ap_journal **out,
 		      struct ap_error *e);
-/* Store record @idx: @rec_len bytes @data that were read at @dev_offset. */
-int ap_journal_put(struct ap_journal *j, uint64_t idx, uint64_t dev_offset, const void *data,
-		   struct ap_error *e);
+/* The size of the journal of @plan's slots for the disk @id, in bytes. */
+uint64_t ap_journal_bytes(const struct ap_journal_plan *plan, const struct ap_disk_identity *id);
+/* Does @path start like an undo journal (its magic)? 0 yes, -EINVAL no, -errno. */
+int ap_journal_probe(const char *path);
+/* The device offset of record @idx in the plan. */
+uint64_t ap_journal_plan_offset(const struct ap_journal_plan *plan, uint64_t idx);
+/* Store record @idx: plan.span bytes @data read at its plan offset. */
+int ap_journal_put(struct ap_journal *j, uint64_t idx, const void *data, struct ap_error *e);
 /* fsync the records, set the complete flag, fsync the file and its directory. */
 int ap_journal_commit(struct ap_journal *j, struct ap_error *e);
 
-/* Open an existing journal and check its header (-EINVAL: not a journal). */
+/*
+ * Open an existing journal and check its header and plan (-EINVAL: not a
+ * journal; -EBADMSG: damaged, inconsistent, or an older version).
+ */
 int ap_journal_open(const char *path, struct ap_journal **out, struct ap_error *e);
 const struct ap_journal_info *ap_journal_info(const struct ap_journal *j);
 const char *ap_journal_path(const struct ap_journal *j);
 
-/* Record @idx: its device offset, and @len bytes of its data from @at. */
+/*
+ * Record @idx: its device offset (its header checked against the plan:
+ * -EBADMSG), and @len bytes of its data from @at.
+ */
 int ap_journal_record_offset(struct ap_journal *j, uint64_t idx, uint64_t *dev_offset);
 int ap_journal_read(struct ap_journal *j, uint64_t idx, uint32_t at, void *buf, size_t len,
 		    struct ap_error *e);
+/*
+ * Record @idx's whole data (rec_len bytes) into @buf, its header checked
+ * against the plan and its CRC over header and data: 0, or -EBADMSG
+ * ("damaged ...; nothing was written") / -errno with @e.
+ */
+int ap_journal_read_record(struct ap_journal *j, uint64_t idx, void *buf, struct ap_error *e);
 
 /*
  * Compare every record with the device @dev (@fd, opened O_DIRECT, O_DSYNC,
- * and already proven to be the journal's disk): write back what differs
- * and read it again to verify. Every record's CRC is checked first; a
- * damaged record is never written. 0 when every byte on the device equals
- * the journal; -EIO etc. with @e otherwise.
+ * and already proven to be the journal's disk), then write back what
+ * differs and read it again to verify. Two passes: first every record is
+ * checked (its CRC, the plan) and compared with the device, and only when
+ * all of them pass is anything written. A preserving probe writes back the
+ * bytes it read, so a range that differs from them was written by someone
+ * else since (or torn by a power cut): without @force such ranges are
+ * refused (-EPERM, named in @st->changed_at), nothing is written. A
+ * damaged or out-of-plan record: -EBADMSG, nothing written. 0 when every
+ * byte on the device equals the journal; -EIO etc. with @e otherwise.
  */
-int ap_journal_restore(struct ap_journal *j, int fd, const char *dev,
+int ap_journal_restore(struct ap_journal *j, int fd, const char *dev, bool force,
 		       struct ap_journal_restore_stats *st, struct ap_error *e);
 
 /* Close (keeping the file) / close and delete the file. */

@@ -444,6 +444,10 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 	}
 	if (r->mode == AP_PROBE_READONLY && v->sensitive && v->resolved && !v->note)
 		ap_verdict_set_note(v, "from read timings only");
+	/* what the verdict claims, no more: not clear is tentative */
+	v->tentative = v->resolved && !r->clear;
+	if (!v->resolved || v->sensitive)
+		v->ruled_out_up_to = 0;
 }
 
 void ap_probe_result_free(struct ap_probe_result *r)

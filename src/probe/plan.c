@@ -93,13 +93,14 @@ int ap_probe_plan(const struct ap_probe_opts *o, uint64_t dev_size, unsigned log
 				    (unsigned long long)start);
 	end = o->allow_metadata ? dev_size : hi;
 	if (o->region_size) {
-		if (start + o->region_size > dev_size)
+		/* without overflow: a size near 2^64 must not wrap past the check */
+		if (o->region_size > dev_size || start > dev_size - o->region_size)
 			return ap_error_set(e, ENOSPC, "the region (%llu bytes from %llu) runs "
 					    "past the end of the device (%llu bytes)",
 					    (unsigned long long)o->region_size,
 					    (unsigned long long)start,
 					    (unsigned long long)dev_size);
-		if (start + o->region_size > end)
+		if (o->region_size > end || start > end - o->region_size)
 			return ap_error_set(e, EPERM, "the region reaches into the last 33 sectors "
 					    "(the backup GPT); use --allow-metadata-area to write "
 					    "there");

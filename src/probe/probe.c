@@ -163,7 +163,7 @@ static int read_originals(struct devio *io, const struct ap_probe_plan *plan,
 				     (unsigned long long)off, strerror(-rc));
 			break;
 		}
-		rc = ap_journal_put(io->journal, i, off, buf, e);
+		rc = ap_journal_put(io->journal, i, buf, e);
 		if (rc)
 			break;
 	}
@@ -183,7 +183,8 @@ static int dev_warm(void *arg, uint64_t slot)
 	int rc;
 
 	if (d->mode == AP_PROBE_PRESERVE) {
-		rc = ap_journal_read(d->journal, slot, 0, d->buf, d->plan->span, &d->err);
+		/* the whole record, its CRC checked: never write back damaged bytes */
+		rc = ap_journal_read_record(d->journal, slot, d->buf, &d->err);
 		if (rc)
 			return rc;
 	}
@@ -297,8 +298,13 @@ int ap_probe_device(struct ap_probe_dev *d, const struct ap_probe_opts *o,
 		rc = read_identity(&io, &plan, d, e);
 		if (rc)
 			goto out;
-		rc = ap_journal_create(o->journal, d->dev, &d->id, (uint32_t)plan.span, plan.slots,
-				       &io.journal, e);
+		struct ap_journal_plan jp = {
+			.region_start = plan.region_start, .region_size = plan.region_size,
+			.stride = plan.stride, .slots = plan.slots, .span = (uint32_t)plan.span,
+			.allow_metadata = o->allow_metadata,
+		};
+
+		rc = ap_journal_create(o->journal, d->dev, &d->id, &jp, &io.journal, e);
 		if (rc)
 			goto out;
 		real = realpath(o->journal, NULL);
@@ -335,7 +341,11 @@ int ap_probe_device(struct ap_probe_dev *d, const struct ap_probe_opts *o,
 
 	if (o->mode == AP_PROBE_PRESERVE) {
 		struct ap_error re = { 0 };
-		int rrc = ap_journal_restore(io.journal, io.fd, d->dev, &d->restore, &re);
+		/*
+		 * Held O_EXCL throughout: what differs is the probe's own writes
+		 * gone wrong (a drive's read-modify-write), so it is put back.
+		 */
+		int rrc = ap_journal_restore(io.journal, io.fd, d->dev, true, &d->restore, &re);
 
 		if (rrc) {
 			d->journal_kept = true;
@@ -401,11 +411,8 @@ static int undo_target(const struct ap_journal_info *info, const char *dev,
 	int rc;
 
 	if (!ap_identity_is_distinctive(&info->id)) {
-		const char *what = info->has_identity ?
-			"records no identity that tells its disk from another of the same size "
-			"(no WWN, serial or backing file, and blank content)" :
-			"was written by an older alignprobe and records no identity of its disk, "
-			"only its size";
+		const char *what = "records no identity that tells its disk from another of the "
+				   "same size (no WWN, serial or backing file, and blank content)";
 
 		if (!dev || !allow_unidentified)
 			return ap_error_set(e, EPERM, "the journal %s; name the disk (the journal "
@@ -445,7 +452,21 @@ static int undo_target(const struct ap_journal_info *info, const char *dev,
 	return rc;
 }
 
-int ap_probe_undo(const char *journal, const char *dev, bool allow_unidentified,
+/* Delete the journal @j (@real: its real path) and its entries; u->removed or u->remove_err. */
+static void undo_remove(struct ap_journal *j, const char *journal, const char *real,
+			struct ap_probe_undo *u)
+{
+	int rc = ap_journal_remove(j);
+
+	if (rc) {
+		u->remove_err = -rc;
+		return;
+	}
+	u->removed = true;
+	release_journal_entries(real ? real : journal);
+}
+
+int ap_probe_undo(const char *journal, const char *dev, bool allow_unidentified, bool force,
 		  struct ap_probe_undo *u, struct ap_error *e)
 {
 	struct ap_journal *j = NULL;
@@ -466,8 +487,7 @@ int ap_probe_undo(const char *journal, const char *dev, bool allow_unidentified,
 	if (!info->complete) {
 		/* interrupted while it was being written: the probe had not written yet */
 		u->incomplete = true;
-		ap_journal_remove(j);
-		release_journal_entries(real ? real : journal);
+		undo_remove(j, journal, real, u);
 		free(real);
 		return 0;
 	}
@@ -496,26 +516,15 @@ int ap_probe_undo(const char *journal, const char *dev, bool allow_unidentified,
 					  ie.msg);
 		goto out;
 	}
-	if (!info->has_identity) {
-		/* an older journal, the disk named and --allow-unidentified: its size */
-		if (have.size != info->dev_size || have.logical_sector != info->logical_sector) {
-			rc = ap_error_set(e, EPERM, "%s does not match the journal: %llu bytes "
-					  "with %u-byte sectors, the journal was written for %llu "
-					  "bytes with %u-byte sectors; nothing was written", u->dev,
-					  (unsigned long long)have.size, have.logical_sector,
-					  (unsigned long long)info->dev_size, info->logical_sector);
-			goto out;
-		}
-	} else if (ap_identity_compare(&info->id, &have, why, sizeof(why)) != AP_IDENTITY_SAME) {
+	if (ap_identity_compare(&info->id, &have, why, sizeof(why)) != AP_IDENTITY_SAME) {
 		rc = ap_error_set(e, EPERM, "%s is not the disk this journal was written for "
 				  "(%s): %s; nothing was written", u->dev, info->dev, why);
 		goto out;
 	}
-	rc = ap_journal_restore(j, fd, u->dev, &u->st, e);
+	rc = ap_journal_restore(j, fd, u->dev, force, &u->st, e);
 	if (!rc) {
-		ap_journal_remove(j);
+		undo_remove(j, journal, real, u);
 		j = NULL;
-		release_journal_entries(real ? real : journal);
 	}
 out:
 	if (fd >= 0)

@@ -310,12 +310,17 @@ struct ap_probe_undo {
 	char named[256];	/* the device's name in the journal */
 	bool found;		/* found by its identity under another name */
 	bool incomplete;	/* the journal was never completed: nothing to restore */
+	bool removed;		/* the journal was deleted (after a restore) */
+	int remove_err;		/* else why not (positive errno), 0 */
 	struct ap_journal_restore_stats st;
 };
 
 /*
  * Restore the journal's disk from it, verify every byte, then delete the
- * journal and its registry entry. The disk is @dev, or without @dev the
+ * journal and its registry entry (u->removed; a journal that cannot be
+ * deleted, on a read-only file system say, is u->remove_err and the call
+ * still returns 0: the disk is restored). Ranges someone else changed since
+ * the probe are refused (-EPERM, ap_journal_restore()) unless @force. The disk is @dev, or without @dev the
  * device whose identity is the journal's (the name the journal recorded
  * when it still is that disk, else found among all block devices). The
  * identity is checked again on the device once it is held O_EXCL, before
@@ -325,7 +330,7 @@ struct ap_probe_undo {
  * another (an older alignprobe's, or a disk without any identity) and not
  * both @dev and @allow_unidentified are given.
  */
-int ap_probe_undo(const char *journal, const char *dev, bool allow_unidentified,
+int ap_probe_undo(const char *journal, const char *dev, bool allow_unidentified, bool force,
 		  struct ap_probe_undo *u, struct ap_error *e);
 
 #endif

@@ -215,6 +215,25 @@ ts_mount() {
 	mount "$@" "$dev" "$dir" || ts_fail "mount $dev $dir failed"
 }
 
+# ts_journal_complete J: the undo journal J's "complete" flag (byte 12) is set
+ts_journal_complete() { [ "$(od -An -tu4 -j12 -N4 "$1" 2>/dev/null | tr -d ' ')" = 1 ]; }
+
+# ts_preserve_killed DEV JOURNAL: a preserving probe of DEV, SIGKILLed (by
+# its PID) once its undo journal JOURNAL is complete -- in the middle of
+# the measurement, whatever the machine's speed -- leaving the journal
+ts_preserve_killed() {
+	local pid
+	"$ALIGNPROBE" probe --preserve -q --min-rounds 1000 --max-rounds 1000 --time-budget 10m \
+		--journal "$2" "$1" > /dev/null 2> "$TS_TMP/probe.err" &
+	pid=$!
+	ts_bg_pid "$pid"
+	ts_wait_for -p "$pid" "the journal to be complete" ts_journal_complete "$2" ||
+		ts_fail "the journal never became complete: $(cat "$TS_TMP/probe.err")"
+	kill -9 "$pid"
+	wait "$pid" 2>/dev/null
+	[ -f "$2" ] || ts_fail "no journal after the kill"
+}
+
 # ts_bg_pid PID: a background process of this test, killed on exit
 ts_bg_pid() {
 	echo "$1" >> "$TS_TMP/.pids"

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <json-c/json.h>
 
+#include "analysis/analysis.h"
 #include "device/geometry.h"
 
 /* Reference: exists integer m with lba*logical == lowest*logical + m*unit. */
@@ -179,6 +180,60 @@ static struct json_object *verdict(const char *resolved, const char *phys, const
 
 	snprintf(buf, sizeof(buf), VERDICT_FMT, resolved, phys, period, lowest);
 	return json_tokener_parse(buf);
+}
+
+/* A "no effect" verdict: @extra adds keys (", \"ruled_out_up_to\": 8192"). */
+static int no_effect(const char *extra, struct ap_geometry *g, struct ap_error *e)
+{
+	char buf[1024];
+	struct json_object *doc;
+	int rc;
+
+	snprintf(buf, sizeof(buf), "{\"verdict\": {\"sensitive\": false, \"resolved\": true, "
+		 "\"logical_sector\": 512, \"reported_physical_sector\": 512, "
+		 "\"physical_sector\": 512, \"period\": 1, \"lowest_aligned_lba\": 0, "
+		 "\"fast_starts\": [0], \"slowdown\": 1.0, \"p_value\": 0.5, "
+		 "\"confidence\": 0.999, \"absence_margin\": 1.1%s}}", extra);
+	doc = json_tokener_parse(buf);
+	assert_non_null(doc);
+	rc = ap_geometry_from_json(doc, NULL, g, NULL, e);
+	json_object_put(doc);
+	return rc;
+}
+
+/* What a verdict covers, no more (issue 23, items 6 and 7). */
+static void test_verdict_scope(void **state)
+{
+	struct ap_geometry g;
+	struct ap_error e;
+
+	(void)state;
+	/* the unit a "no effect" stands for */
+	assert_int_equal(ap_no_effect_unit(512, 0), 0);
+	assert_int_equal(ap_no_effect_unit(512, 1024), 4096);
+	assert_int_equal(ap_no_effect_unit(512, 4096), 8192);
+	assert_int_equal(ap_no_effect_unit(512, 8192), 16384);
+	assert_int_equal(ap_no_effect_unit(512, 32768), 65536);
+	assert_int_equal(ap_no_effect_unit(512, 65536), 512);
+	assert_int_equal(ap_no_effect_unit(4096, 1 << 20), 4096);
+	/* up to 8 KiB ruled out: a 16 KiB unit may hide; 2049 is not aligned to it */
+	assert_int_equal(no_effect(", \"ruled_out_up_to\": 8192", &g, &e), 0);
+	assert_int_equal(g.physical, 16384);
+	assert_int_equal(g.lowest_aligned, 0);
+	assert_int_equal(g.ruled_out_up_to, 8192);
+	assert_false(ap_align_is_aligned(2049, 512, g.physical, g.lowest_aligned));
+	assert_true(ap_align_is_aligned(2048, 512, g.physical, g.lowest_aligned));
+	/* up to 64 KiB: honest */
+	assert_int_equal(no_effect(", \"ruled_out_up_to\": 65536", &g, &e), 0);
+	assert_int_equal(g.physical, 512);
+	assert_true(ap_align_is_aligned(2049, 512, g.physical, g.lowest_aligned));
+	/* not said (an older alignprobe): not used */
+	assert_int_equal(no_effect("", &g, &e), -ENODATA);
+	assert_non_null(strstr(e.msg, "ruled_out_up_to"));
+	/* tentative: never a geometry */
+	assert_int_equal(no_effect(", \"ruled_out_up_to\": 65536, \"tentative\": true", &g, &e),
+			 -ENODATA);
+	assert_non_null(strstr(e.msg, "tentative"));
 }
 
 static void test_from_json(void **state)
@@ -555,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_optio),
 		cmocka_unit_test(test_geometry_set),
 		cmocka_unit_test(test_from_json),
+		cmocka_unit_test(test_verdict_scope),
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_id_equal),
 		cmocka_unit_test(test_match),

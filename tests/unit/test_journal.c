@@ -18,13 +18,20 @@
 
 #define REC	8192
 #define NREC	4
+#define DEVSZ	262144
+#define START	32768
+#define STRIDE	16384
 
 static char dir[] = "/tmp/ap-test-journal-XXXXXX";
 static char devpath[256], jpath[256];
 static char test_serial[] = "TEST-SERIAL";
 static struct ap_disk_identity test_id = {
-	.serial = test_serial, .size = 65536, .logical_sector = 512,
+	.serial = test_serial, .size = DEVSZ, .logical_sector = 512,
 	.content = { { .offset = 0, .length = 4096, .crc32 = 0x12345678 } }, .ncontent = 1,
+};
+static const struct ap_journal_plan test_plan = {
+	.region_start = START, .region_size = NREC * STRIDE, .stride = STRIDE, .slots = NREC,
+	.span = REC,
 };
 
 static int setup(void **state)
@@ -46,16 +53,16 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* A "device" of 64 KiB with a known pattern; fd open read-write. */
+/* A "device" of DEVSZ bytes with a known pattern; fd open read-write. */
 static int make_dev(unsigned char *orig)
 {
 	int fd, i;
 
-	for (i = 0; i < 65536; i++)
+	for (i = 0; i < DEVSZ; i++)
 		orig[i] = (unsigned char)(i * 7 + 3);
 	fd = open(devpath, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	assert_true(fd >= 0);
-	assert_int_equal(ap_pwrite_all(fd, orig, 65536, 0), 0);
+	assert_int_equal(ap_pwrite_all(fd, orig, DEVSZ, 0), 0);
 	return fd;
 }
 
@@ -67,13 +74,58 @@ static void write_journal(int fd)
 	int i;
 
 	unlink(jpath);
-	assert_int_equal(ap_journal_create(jpath, "/dev/test", &test_id, REC, NREC, &j, &e), 0);
+	assert_int_equal(ap_journal_create(jpath, "/dev/test", &test_id, &test_plan, &j, &e), 0);
 	for (i = 0; i < NREC; i++) {
-		assert_int_equal(ap_pread_all(fd, buf, REC, (uint64_t)i * 16384), 0);
-		assert_int_equal(ap_journal_put(j, (uint64_t)i, (uint64_t)i * 16384, buf, &e), 0);
+		assert_int_equal(ap_pread_all(fd, buf, REC, START + (uint64_t)i * STRIDE), 0);
+		assert_int_equal(ap_journal_put(j, (uint64_t)i, buf, &e), 0);
 	}
 	assert_int_equal(ap_journal_commit(j, &e), 0);
 	ap_journal_close(j);
+}
+
+/* Overwrite @len bytes at @off of the journal. */
+static void poke(uint64_t off, const void *b, size_t len)
+{
+	int jfd = open(jpath, O_RDWR);
+
+	assert_true(jfd >= 0);
+	assert_int_equal(ap_pwrite_all(jfd, b, len, off), 0);
+	close(jfd);
+}
+
+/* Overwrite a header field and make the header's CRC right again: a lie, not damage. */
+static void poke_header_fixed(uint64_t off, const void *b, size_t len)
+{
+	unsigned char *h;
+	uint32_t hl, crc;
+	int jfd = open(jpath, O_RDWR);
+
+	assert_true(jfd >= 0);
+	assert_int_equal(ap_pread_all(jfd, &hl, 4, 52), 0);
+	h = ap_xmalloc(hl);
+	assert_int_equal(ap_pread_all(jfd, h, hl, 0), 0);
+	memcpy(h + off, b, len);
+	crc = ap_crc32(0, h, hl - 4);
+	memcpy(h + hl - 4, &crc, 4);
+	assert_int_equal(ap_pwrite_all(jfd, h, hl, 0), 0);
+	free(h);
+	close(jfd);
+}
+
+/* The journal's first record's position (the header is 4096 bytes here). */
+static uint64_t rec_at(uint64_t idx)
+{
+	return AP_JOURNAL_HDR + idx * (AP_JOURNAL_REC_HDR + REC);
+}
+
+/* The device still holds @want everywhere. */
+static void assert_dev(int fd, const unsigned char *want)
+{
+	unsigned char *now = ap_xmalloc(DEVSZ);
+
+	assert_int_equal(ap_pread_all(fd, now, DEVSZ, 0), 0);
+	assert_memory_equal(now, want, DEVSZ);
+	free(now);
 }
 
 static void test_crc(void **state)
@@ -86,7 +138,7 @@ static void test_crc(void **state)
 
 static void test_roundtrip(void **state)
 {
-	unsigned char *orig = ap_xmalloc(65536), *now = ap_xmalloc(65536);
+	unsigned char *orig = ap_xmalloc(DEVSZ), *now = ap_xmalloc(DEVSZ);
 	struct ap_journal_restore_stats st;
 	struct ap_journal *j;
 	struct ap_error e = { 0 };
@@ -104,41 +156,62 @@ static void test_roundtrip(void **state)
 	assert_string_equal(info->dev, "/dev/test");
 	assert_int_equal(info->nrec, NREC);
 	assert_int_equal(info->rec_len, REC);
-	assert_int_equal(info->dev_size, 65536);
+	assert_int_equal(info->dev_size, DEVSZ);
 	assert_int_equal(info->pid, (int)getpid());
-	/* the identity comes back as it was written */
-	assert_int_equal(info->version, 2);
-	assert_true(info->has_identity);
+	assert_int_equal(info->version, 3);
+	/* the plan and the identity come back as they were written */
+	assert_int_equal(info->plan.region_start, START);
+	assert_int_equal(info->plan.region_size, NREC * STRIDE);
+	assert_int_equal(info->plan.stride, STRIDE);
+	assert_false(info->plan.allow_metadata);
 	assert_string_equal(info->id.serial, "TEST-SERIAL");
 	assert_null(info->id.wwn);
-	assert_int_equal(info->id.size, 65536);
+	assert_int_equal(info->id.size, DEVSZ);
 	assert_int_equal(info->id.ncontent, 1);
 	assert_int_equal(info->id.content[0].crc32, 0x12345678);
 	assert_int_equal(ap_identity_compare(&test_id, &info->id, NULL, 0), AP_IDENTITY_SAME);
 	assert_int_equal(ap_journal_record_offset(j, 2, &off), 0);
-	assert_int_equal(off, 32768);
+	assert_int_equal(off, START + 2 * STRIDE);
 
 	/* nothing changed: nothing to write back */
-	assert_int_equal(ap_journal_restore(j, fd, devpath, &st, &e), 0);
+	assert_int_equal(ap_journal_restore(j, fd, devpath, false, &st, &e), 0);
 	assert_int_equal(st.records, NREC);
 	assert_int_equal(st.restored, 0);
 
-	/* damage two recorded ranges and one outside them */
+	/* change two recorded ranges and one outside them */
 	memset(now, 0xAA, 100);
-	assert_int_equal(ap_pwrite_all(fd, now, 100, 16384 + 50), 0);
-	assert_int_equal(ap_pwrite_all(fd, now, 100, 3 * 16384 + REC - 100), 0);
-	assert_int_equal(ap_pwrite_all(fd, now, 100, 16384 + REC), 0);	/* not journalled */
-	assert_int_equal(ap_journal_restore(j, fd, devpath, &st, &e), 0);
+	assert_int_equal(ap_pwrite_all(fd, now, 100, START + STRIDE + 50), 0);
+	assert_int_equal(ap_pwrite_all(fd, now, 100, START + 3 * STRIDE + REC - 100), 0);
+	assert_int_equal(ap_pwrite_all(fd, now, 100, START + STRIDE + REC), 0);	/* not journalled */
+	memcpy(orig + START + STRIDE + 50, now, 100);
+	memcpy(orig + START + 3 * STRIDE + REC - 100, now, 100);
+	memcpy(orig + START + STRIDE + REC, now, 100);
+
+	/* someone else wrote there: refused, named to the sector, nothing written */
+	assert_int_equal(ap_journal_restore(j, fd, devpath, false, &st, &e), -EPERM);
+	assert_int_equal(st.changed, 2);
+	assert_int_equal(st.changed_at[0].offset, START + STRIDE);
+	assert_int_equal(st.changed_at[0].length, 512);
+	assert_int_equal(st.changed_at[1].offset, START + 3 * STRIDE + REC - 512);
+	assert_int_equal(st.changed_at[1].length, 512);
+	assert_int_equal(st.restored, 0);
+	assert_non_null(strstr(e.msg, "bytes 49152+512, 89600+512"));
+	assert_non_null(strstr(e.msg, "--force"));
+	assert_dev(fd, orig);
+
+	/* --force: put back */
+	assert_int_equal(ap_journal_restore(j, fd, devpath, true, &st, &e), 0);
 	assert_int_equal(st.restored, 2);
 	assert_int_equal(st.bytes, 2 * REC);
-	assert_int_equal(ap_pread_all(fd, now, 65536, 0), 0);
-	assert_memory_equal(now, orig, 16384 + REC);
-	assert_memory_equal(now + 2 * 16384, orig + 2 * 16384, 16384 + REC);
-	assert_memory_not_equal(now + 16384 + REC, orig + 16384 + REC, 100);
+	assert_int_equal(ap_pread_all(fd, now, DEVSZ, 0), 0);
+	assert_memory_equal(now, orig, START + STRIDE + 50);
+	assert_memory_not_equal(now + START + STRIDE + 50, orig + START + STRIDE + 50, 100);
+	assert_memory_equal(now + START + STRIDE + REC, orig + START + STRIDE + REC, 100);
 
 	/* ap_journal_read gives the original bytes of a record */
 	assert_int_equal(ap_journal_read(j, 1, 512, now, 1024, &e), 0);
-	assert_memory_equal(now, orig + 16384 + 512, 1024);
+	assert_int_equal(ap_pread_all(fd, orig, 1024, START + STRIDE + 512), 0);
+	assert_memory_equal(now, orig, 1024);
 	assert_int_equal(ap_journal_read(j, 1, REC - 10, now, 100, &e), -EINVAL);
 
 	assert_int_equal(ap_journal_remove(j), 0);
@@ -148,41 +221,210 @@ static void test_roundtrip(void **state)
 	free(now);
 }
 
+/*
+ * Restore @jpath onto fd with --force: refused with -EBADMSG and @what in
+ * the message, and the device (with a difference in record 0 that a
+ * restore would put back) unchanged.
+ */
+static void assert_refused(int fd, unsigned char *orig, int open_rc, const char *what)
+{
+	struct ap_journal_restore_stats st;
+	struct ap_journal *j = NULL;
+	struct ap_error e = { 0 };
+
+	assert_int_equal(ap_pwrite_all(fd, "zz", 2, START + 10), 0);
+	memcpy(orig + START + 10, "zz", 2);
+	assert_int_equal(ap_journal_open(jpath, &j, &e), open_rc);
+	if (!open_rc) {
+		assert_int_equal(ap_journal_restore(j, fd, devpath, true, &st, &e), -EBADMSG);
+		assert_int_equal(st.restored, 0);
+		ap_journal_close(j);
+	}
+	if (!strstr(e.msg, what))
+		fail_msg("'%s' not in '%s'", what, e.msg);
+	assert_dev(fd, orig);
+}
+
 static void test_damaged_record(void **state)
 {
-	unsigned char *orig = ap_xmalloc(65536), x = 0x55;
-	struct ap_journal_restore_stats st;
-	struct ap_journal *j;
-	struct ap_error e = { 0 };
-	int fd, jfd;
+	unsigned char *orig = ap_xmalloc(DEVSZ), x = 0x55;
+	int fd;
 
 	(void)state;
 	fd = make_dev(orig);
 	write_journal(fd);
-	/* flip a byte in record 1's data: that record must never be written */
-	jfd = open(jpath, O_RDWR);
-	assert_true(jfd >= 0);
-	assert_int_equal(ap_pwrite_all(jfd, &x, 1, AP_JOURNAL_HDR + (AP_JOURNAL_REC_HDR + REC) +
-				       AP_JOURNAL_REC_HDR + 10), 0);
-	close(jfd);
-	assert_int_equal(ap_pwrite_all(fd, "zz", 2, 16384 + 10), 0);
-	assert_int_equal(ap_journal_open(jpath, &j, &e), 0);
-	assert_int_equal(ap_journal_restore(j, fd, devpath, &st, &e), -EIO);
-	assert_non_null(strstr(e.msg, "damaged"));
-	assert_int_equal(st.records, NREC - 1);
-	ap_journal_close(j);
+	/* a byte of record 1's data: no record is written, not even record 0 */
+	poke(rec_at(1) + AP_JOURNAL_REC_HDR + 10, &x, 1);
+	assert_refused(fd, orig, 0, "record 1 is damaged (CRC mismatch); nothing was written");
+	/* what the probe writes back during its run is checked the same way */
+	{
+		unsigned char *buf = ap_xmalloc(REC);
+		struct ap_journal *j;
+		struct ap_error e = { 0 };
+
+		assert_int_equal(ap_journal_open(jpath, &j, &e), 0);
+		assert_int_equal(ap_journal_read_record(j, 0, buf, &e), 0);
+		assert_memory_equal(buf, orig + START, 10);
+		assert_int_equal(ap_journal_read_record(j, 1, buf, &e), -EBADMSG);
+		assert_non_null(strstr(e.msg, "record 1 is damaged (CRC mismatch)"));
+		assert_int_equal(ap_journal_read_record(j, NREC, buf, &e), -EINVAL);
+		ap_journal_close(j);
+		free(buf);
+	}
 	close(fd);
 	free(orig);
 }
 
+/* Every field of a record header is under the record's CRC or checked against the plan. */
+static void test_record_headers(void **state)
+{
+	static const struct { unsigned at; const char *what; } f[] = {
+		{ 0, "device offset 0 is not the plan's 49152" },	/* offset */
+		{ 8, "not this journal's record 1" },			/* length */
+		{ 12, "CRC mismatch" },					/* reserved */
+		{ 16, "not this journal's record 1" },			/* index */
+		{ 24, "not this journal's record 1" },			/* nonce */
+		{ 32, "not this journal's record 1" },			/* magic */
+		{ 48, "CRC mismatch" },					/* reserved */
+		{ AP_JOURNAL_REC_HDR - 4, "CRC mismatch" },		/* the CRC */
+	};
+	unsigned char *orig = ap_xmalloc(DEVSZ), zero[8] = { 0 }, ff = 0xff;
+	size_t i;
+	int fd;
+
+	(void)state;
+	fd = make_dev(orig);
+	for (i = 0; i < AP_ARRAY_SIZE(f); i++) {
+		write_journal(fd);
+		if (f[i].at == 0)
+			poke(rec_at(1), zero, 8);	/* the example: offset 0 */
+		else
+			poke(rec_at(1) + f[i].at, &ff, 1);
+		assert_refused(fd, orig, 0, f[i].what);
+	}
+	/* a record copied from another place of the same journal */
+	write_journal(fd);
+	{
+		unsigned char *r = ap_xmalloc(AP_JOURNAL_REC_HDR + REC);
+		int jfd = open(jpath, O_RDWR);
+
+		assert_int_equal(ap_pread_all(jfd, r, AP_JOURNAL_REC_HDR + REC, rec_at(2)), 0);
+		assert_int_equal(ap_pwrite_all(jfd, r, AP_JOURNAL_REC_HDR + REC, rec_at(1)), 0);
+		close(jfd);
+		free(r);
+	}
+	assert_refused(fd, orig, 0, "not this journal's record 1");
+	close(fd);
+	free(orig);
+}
+
+/* Every header field is under the header's CRC. */
+static void test_header_fields(void **state)
+{
+	unsigned char *orig = ap_xmalloc(DEVSZ), ff = 0xff;
+	unsigned at;
+	int fd;
+
+	(void)state;
+	fd = make_dev(orig);
+	for (at = 8; at < 400; at += 4) {
+		write_journal(fd);
+		poke(at, &ff, 1);
+		assert_refused(fd, orig, -EBADMSG, at == 8 ? "of version 255" : "damaged");
+	}
+	write_journal(fd);
+	poke(AP_JOURNAL_HDR - 1, &ff, 1);	/* the CRC itself */
+	assert_refused(fd, orig, -EBADMSG, "damaged (CRC mismatch)");
+	close(fd);
+	free(orig);
+}
+
+/* A header that lies consistently (its CRC made right): the plan and the records disagree. */
+static void test_header_lies(void **state)
+{
+	unsigned char *orig = ap_xmalloc(DEVSZ);
+	uint64_t v;
+	uint32_t f;
+	int fd;
+
+	(void)state;
+	fd = make_dev(orig);
+	/* the region moved to byte 0: the partition table */
+	write_journal(fd);
+	v = 0;
+	poke_header_fixed(320, &v, 8);
+	assert_refused(fd, orig, -EBADMSG, "reaches into LBA 0..33");
+	/* ... and the metadata flag set: it overlaps the fingerprinted range */
+	write_journal(fd);
+	poke_header_fixed(320, &v, 8);
+	f = 3;
+	poke_header_fixed(12, &f, 4);
+	assert_refused(fd, orig, -EBADMSG, "overlap the range the probe never writes");
+	/* moved elsewhere inside the device: the records are not the plan's */
+	write_journal(fd);
+	v = START + 512;
+	poke_header_fixed(320, &v, 8);
+	assert_refused(fd, orig, 0, "device offset 32768 is not the plan's 33280");
+	/* overlapping records */
+	write_journal(fd);
+	v = REC / 2;
+	poke_header_fixed(336, &v, 8);
+	assert_refused(fd, orig, -EBADMSG, "overlapping");
+	/* a region past the end of the device, and one that wraps around 2^64 */
+	write_journal(fd);
+	v = DEVSZ;
+	poke_header_fixed(328, &v, 8);
+	assert_refused(fd, orig, -EBADMSG, "device 262144 bytes");
+	write_journal(fd);
+	v = UINT64_MAX - 4095;
+	poke_header_fixed(336, &v, 8);
+	assert_refused(fd, orig, -EBADMSG, "2^64");
+	/* more records than the region holds */
+	write_journal(fd);
+	v = NREC + 1;
+	poke_header_fixed(32, &v, 8);
+	assert_refused(fd, orig, -EBADMSG, "region");
+	close(fd);
+	free(orig);
+}
+
+/* A plan that breaks the rules is never journalled. */
+static void test_create_refuses_plans(void **state)
+{
+	struct ap_journal_plan p;
+	struct ap_journal *j;
+	struct ap_error e = { 0 };
+
+	(void)state;
+	unlink(jpath);
+	p = test_plan;
+	p.stride = REC - 512;		/* overlapping */
+	assert_int_equal(ap_journal_create(jpath, "/dev/test", &test_id, &p, &j, &e), -EINVAL);
+	p = test_plan;
+	p.region_start = 0;		/* the partition table */
+	assert_int_equal(ap_journal_create(jpath, "/dev/test", &test_id, &p, &j, &e), -EINVAL);
+	p.allow_metadata = true;	/* allowed, but the fingerprint is at 0..4095 */
+	assert_int_equal(ap_journal_create(jpath, "/dev/test", &test_id, &p, &j, &e), -EINVAL);
+	p = test_plan;
+	p.region_size = DEVSZ;		/* past the end */
+	assert_int_equal(ap_journal_create(jpath, "/dev/test", &test_id, &p, &j, &e), -EINVAL);
+	p = test_plan;
+	p.region_start = DEVSZ - 33 * 512 - NREC * STRIDE + 512;	/* the backup GPT */
+	assert_int_equal(ap_journal_create(jpath, "/dev/test", &test_id, &p, &j, &e), -EINVAL);
+	p.allow_metadata = true;
+	assert_int_equal(ap_journal_create(jpath, "/dev/test", &test_id, &p, &j, &e), 0);
+	ap_journal_remove(j);
+	assert_int_equal(access(jpath, F_OK), -1);
+}
+
 static void test_refusals(void **state)
 {
-	unsigned char *orig = ap_xmalloc(65536), *buf = ap_xcalloc(1, REC);
+	unsigned char *orig = ap_xmalloc(DEVSZ), *buf = ap_xcalloc(1, REC);
 	struct ap_journal_restore_stats st;
 	struct ap_journal *j;
 	struct ap_error e = { 0 };
 	FILE *f;
-	int fd, jfd;
+	int fd;
 
 	(void)state;
 	/* not a journal */
@@ -199,29 +441,22 @@ static void test_refusals(void **state)
 	/* exists already: create refuses */
 	fd = make_dev(orig);
 	write_journal(fd);
-	assert_int_equal(ap_journal_create(jpath, "/dev/test", &test_id, REC, 1, &j, &e),
+	assert_int_equal(ap_journal_create(jpath, "/dev/test", &test_id, &test_plan, &j, &e),
 			 -EEXIST);
-
-	/* a damaged header */
-	jfd = open(jpath, O_RDWR);
-	assert_int_equal(ap_pwrite_all(jfd, "X", 1, 100), 0);
-	close(jfd);
-	assert_int_equal(ap_journal_open(jpath, &j, &e), -EINVAL);
-	assert_non_null(strstr(e.msg, "damaged"));
 
 	/* incomplete (never committed): opens, but restore refuses */
 	unlink(jpath);
-	assert_int_equal(ap_journal_create(jpath, "/dev/test", &test_id, REC, 1, &j, &e), 0);
-	assert_int_equal(ap_journal_put(j, 0, 0, buf, &e), 0);
+	assert_int_equal(ap_journal_create(jpath, "/dev/test", &test_id, &test_plan, &j, &e), 0);
+	assert_int_equal(ap_journal_put(j, 0, buf, &e), 0);
 	ap_journal_close(j);
 	assert_int_equal(ap_journal_open(jpath, &j, &e), 0);
 	assert_false(ap_journal_info(j)->complete);
-	assert_int_equal(ap_journal_restore(j, fd, devpath, &st, &e), -EINVAL);
+	assert_int_equal(ap_journal_restore(j, fd, devpath, true, &st, &e), -EINVAL);
 	ap_journal_close(j);
 
 	/* truncated */
 	assert_int_equal(truncate(jpath, AP_JOURNAL_HDR + 10), 0);
-	assert_int_equal(ap_journal_open(jpath, &j, &e), -EINVAL);
+	assert_int_equal(ap_journal_open(jpath, &j, &e), -EBADMSG);
 	assert_non_null(strstr(e.msg, "truncated"));
 	unlink(jpath);
 	close(fd);
@@ -232,8 +467,9 @@ static void test_refusals(void **state)
 /* An identity too long for 4096 bytes: the header grows, the records follow it. */
 static void test_long_identity(void **state)
 {
-	unsigned char *orig = ap_xmalloc(65536), buf[REC];
+	unsigned char *orig = ap_xmalloc(DEVSZ), buf[REC];
 	struct ap_disk_identity id = test_id;
+	struct ap_journal_plan p = test_plan;
 	struct ap_journal_restore_stats st;
 	const struct ap_journal_info *info;
 	struct ap_journal *j;
@@ -249,11 +485,12 @@ static void test_long_identity(void **state)
 	id.loop = true;
 	id.backing_file = path;
 	id.backing_inode = 42;
+	p.slots = 1;
 	fd = make_dev(orig);
 	unlink(jpath);
-	assert_int_equal(ap_journal_create(jpath, "/dev/test", &id, REC, 1, &j, &e), 0);
-	assert_int_equal(ap_pread_all(fd, buf, REC, 16384), 0);
-	assert_int_equal(ap_journal_put(j, 0, 16384, buf, &e), 0);
+	assert_int_equal(ap_journal_create(jpath, "/dev/test", &id, &p, &j, &e), 0);
+	assert_int_equal(ap_pread_all(fd, buf, REC, START), 0);
+	assert_int_equal(ap_journal_put(j, 0, buf, &e), 0);
 	assert_int_equal(ap_journal_commit(j, &e), 0);
 	ap_journal_close(j);
 	assert_int_equal(ap_journal_open(jpath, &j, &e), 0);
@@ -261,9 +498,10 @@ static void test_long_identity(void **state)
 	assert_string_equal(info->id.backing_file, path);
 	assert_int_equal(ap_identity_compare(&id, &info->id, NULL, 0), AP_IDENTITY_SAME);
 	assert_int_equal(ap_journal_record_offset(j, 0, &off), 0);
-	assert_int_equal(off, 16384);
-	assert_int_equal(ap_pwrite_all(fd, "zz", 2, 16384 + 10), 0);
-	assert_int_equal(ap_journal_restore(j, fd, devpath, &st, &e), 0);
+	assert_int_equal(off, START);
+	assert_int_equal(ap_pwrite_all(fd, "zz", 2, START + 10), 0);
+	assert_int_equal(ap_journal_restore(j, fd, devpath, false, &st, &e), -EPERM);
+	assert_int_equal(ap_journal_restore(j, fd, devpath, true, &st, &e), 0);
 	assert_int_equal(st.restored, 1);
 	ap_journal_close(j);
 	close(fd);
@@ -271,67 +509,48 @@ static void test_long_identity(void **state)
 	free(orig);
 }
 
-/* A journal of alignprobe 0.1 (version 1, no identity) is still read. */
-static void test_version1(void **state)
+/* Journals of versions 1 and 2 (no CRC over record headers, no plan): refused. */
+static void test_old_versions(void **state)
 {
-	unsigned char *orig = ap_xmalloc(65536), hdr[AP_JOURNAL_HDR], rh[AP_JOURNAL_REC_HDR];
+	unsigned char *orig = ap_xmalloc(DEVSZ), hdr[AP_JOURNAL_HDR];
 	static const char magic[8] = { 'A', 'P', 'U', 'N', 'D', 'O', 0, 1 };
-	unsigned char data[REC];
-	struct ap_journal_restore_stats st;
-	const struct ap_journal_info *info;
 	struct ap_journal *j;
 	struct ap_error e = { 0 };
-	uint32_t v32;
+	uint32_t v32, version;
 	uint64_t v64;
 	int fd, jfd;
 
 	(void)state;
 	fd = make_dev(orig);
-	memset(hdr, 0, sizeof(hdr));
-	memcpy(hdr, magic, 8);
-	v32 = 1;			/* version */
-	memcpy(hdr + 8, &v32, 4);
-	memcpy(hdr + 12, &v32, 4);	/* complete */
-	v64 = 65536;
-	memcpy(hdr + 16, &v64, 8);
-	v32 = 512;
-	memcpy(hdr + 24, &v32, 4);
-	v32 = REC;
-	memcpy(hdr + 28, &v32, 4);
-	v64 = 1;
-	memcpy(hdr + 32, &v64, 8);
-	strcpy((char *)hdr + 64, "/dev/old");
-	v32 = ap_crc32(0, hdr, AP_JOURNAL_HDR - 4);
-	memcpy(hdr + AP_JOURNAL_HDR - 4, &v32, 4);
-	memset(rh, 0, sizeof(rh));
-	v64 = 8192;
-	memcpy(rh, &v64, 8);
-	v32 = REC;
-	memcpy(rh + 8, &v32, 4);
-	memcpy(data, orig + 8192, REC);
-	v32 = ap_crc32(0, data, REC);
-	memcpy(rh + 12, &v32, 4);
-	memcpy(rh + 16, magic, 8);
+	for (version = 1; version <= 2; version++) {
+		memset(hdr, 0, sizeof(hdr));
+		memcpy(hdr, magic, 8);
+		memcpy(hdr + 8, &version, 4);
+		v32 = 1;
+		memcpy(hdr + 12, &v32, 4);	/* complete */
+		v64 = DEVSZ;
+		memcpy(hdr + 16, &v64, 8);
+		v32 = 512;
+		memcpy(hdr + 24, &v32, 4);
+		v32 = REC;
+		memcpy(hdr + 28, &v32, 4);
+		v64 = 1;
+		memcpy(hdr + 32, &v64, 8);
+		v32 = AP_JOURNAL_HDR;
+		memcpy(hdr + 52, &v32, 4);
+		strcpy((char *)hdr + 64, "/dev/old");
+		v32 = ap_crc32(0, hdr, AP_JOURNAL_HDR - 4);
+		memcpy(hdr + AP_JOURNAL_HDR - 4, &v32, 4);
+		unlink(jpath);
+		jfd = open(jpath, O_RDWR | O_CREAT | O_TRUNC, 0600);
+		assert_true(jfd >= 0);
+		assert_int_equal(ap_pwrite_all(jfd, hdr, sizeof(hdr), 0), 0);
+		assert_int_equal(ftruncate(jfd, AP_JOURNAL_HDR + AP_JOURNAL_REC_HDR + REC), 0);
+		close(jfd);
+		assert_int_equal(ap_journal_open(jpath, &j, &e), -EBADMSG);
+		assert_non_null(strstr(e.msg, "written by an older alignprobe"));
+	}
 	unlink(jpath);
-	jfd = open(jpath, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	assert_true(jfd >= 0);
-	assert_int_equal(ap_pwrite_all(jfd, hdr, sizeof(hdr), 0), 0);
-	assert_int_equal(ap_pwrite_all(jfd, rh, sizeof(rh), sizeof(hdr)), 0);
-	assert_int_equal(ap_pwrite_all(jfd, data, REC, sizeof(hdr) + sizeof(rh)), 0);
-	close(jfd);
-
-	assert_int_equal(ap_journal_open(jpath, &j, &e), 0);
-	info = ap_journal_info(j);
-	assert_int_equal(info->version, 1);
-	assert_false(info->has_identity);
-	assert_string_equal(info->dev, "/dev/old");
-	assert_int_equal(info->id.size, 65536);
-	assert_int_equal(info->id.logical_sector, 512);
-	assert_false(ap_identity_is_distinctive(&info->id));
-	assert_int_equal(ap_pwrite_all(fd, "zz", 2, 8192 + 10), 0);
-	assert_int_equal(ap_journal_restore(j, fd, devpath, &st, &e), 0);
-	assert_int_equal(st.restored, 1);
-	ap_journal_close(j);
 	close(fd);
 	free(orig);
 }
@@ -339,18 +558,16 @@ static void test_version1(void **state)
 /* Damage in the identity is damage in the header: refused. */
 static void test_damaged_identity(void **state)
 {
-	unsigned char *orig = ap_xmalloc(65536);
+	unsigned char *orig = ap_xmalloc(DEVSZ);
 	struct ap_journal *j;
 	struct ap_error e = { 0 };
-	int fd, jfd;
+	int fd;
 
 	(void)state;
 	fd = make_dev(orig);
 	write_journal(fd);
-	jfd = open(jpath, O_RDWR);
-	assert_int_equal(ap_pwrite_all(jfd, "X", 1, 330), 0);
-	close(jfd);
-	assert_int_equal(ap_journal_open(jpath, &j, &e), -EINVAL);
+	poke(390, "X", 1);
+	assert_int_equal(ap_journal_open(jpath, &j, &e), -EBADMSG);
 	assert_non_null(strstr(e.msg, "damaged"));
 	close(fd);
 	free(orig);
@@ -362,9 +579,13 @@ int main(void)
 		cmocka_unit_test(test_crc),
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_damaged_record),
+		cmocka_unit_test(test_record_headers),
+		cmocka_unit_test(test_header_fields),
+		cmocka_unit_test(test_header_lies),
+		cmocka_unit_test(test_create_refuses_plans),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_long_identity),
-		cmocka_unit_test(test_version1),
+		cmocka_unit_test(test_old_versions),
 		cmocka_unit_test(test_damaged_identity),
 	};
 

@@ -250,14 +250,30 @@ static void bad_json(const char *text, const char *why)
 #define VERDICT "{\"logical_sector\": 512, \"physical_sector\": 4096, " \
 		"\"lowest_aligned_lba\": 0, \"examples\": []}"
 
+/* A store a newer alignprobe wrote is not corrupt: -EPROTO, named so. */
+static void test_json_newer(void **state)
+{
+	struct json_object *o = json_tokener_parse(
+		"{\"format\": \"alignprobe-verdicts\", \"version\": 2, \"models\": []}");
+	struct ap_vstore s;
+	struct ap_error e = { 0 };
+
+	(void)state;
+	assert_non_null(o);
+	assert_int_equal(ap_vstore_from_json(o, &s, &e), -EPROTO);
+	assert_non_null(strstr(e.msg, "version 2, written by a newer alignprobe"));
+	assert_int_equal(s.nmodels, 0);
+	json_object_put(o);
+}
+
 static void test_json_refused(void **state)
 {
 	(void)state;
 	bad_json("[]", "not a JSON object");
 	bad_json("{\"models\": []}", "\"format\" is missing");
 	bad_json("{\"format\": \"x\", \"version\": 1, \"models\": []}", "\"format\" is 'x'");
-	bad_json("{\"format\": \"alignprobe-verdicts\", \"version\": 2, \"models\": []}",
-		 "version 2");
+	bad_json("{\"format\": \"alignprobe-verdicts\", \"version\": 0, \"models\": []}",
+		 "version 0");
 	bad_json(HEAD "\"models\": {}}", "\"models\" is not an array");
 	bad_json(HEAD "\"models\": [1]}", "models[0]: not an object");
 	bad_json(HEAD "\"models\": [{\"verdicts\": [" VERDICT "]}]}", "\"model\" is missing");
@@ -762,6 +778,62 @@ static void test_results(void **state)
 	ap_vstore_free(&s);
 }
 
+#define NO_EFFECT_VERDICT(extra) \
+	"\"verdict\": {\"sensitive\": false, \"resolved\": true, \"logical_sector\": 512, " \
+	"\"reported_physical_sector\": 512, \"physical_sector\": 512, \"period\": 1, " \
+	"\"lowest_aligned_lba\": 0, \"slowdown\": 1.0, \"p_value\": 0.5, \"confidence\": 0.99, " \
+	"\"fast_starts\": [], \"absence_margin\": 1.1" extra "}"
+
+/* @json, a probe or sweep result, as a store in @s: its skipped entries. */
+static size_t doc_store(const char *json, struct ap_vstore *s)
+{
+	struct json_object *doc = json_tokener_parse(json);
+	struct ap_error e = { 0 };
+	const char *kind;
+	size_t skipped;
+
+	assert_non_null(doc);
+	assert_int_equal(ap_vstore_from_document(doc, 0, NULL, s, &skipped, &kind, &e), 0);
+	json_object_put(doc);
+	return skipped;
+}
+
+/*
+ * What a "no effect" ruled out travels with it: from a result into a
+ * store, and through a merge (the largest of the examples); a tentative
+ * verdict is no verdict (issue 23).
+ */
+static void test_results_scope(void **state)
+{
+	struct ap_vstore s, t;
+	struct ap_vstore_merged st = { 0 };
+
+	(void)state;
+	doc_store("{\"device\": \"/dev/sdb\", " NO_EFFECT_VERDICT(", \"ruled_out_up_to\": 8192")
+		  ", " RESULT_IDENTITY("\"S1\"") "}", &s);
+	assert_int_equal(s.nmodels, 1);
+	assert_int_equal(s.models[0].verdicts[0].ruled_out_up_to, 8192);
+	doc_store("{\"device\": \"/dev/sdc\", " NO_EFFECT_VERDICT(", \"ruled_out_up_to\": 65536")
+		  ", " RESULT_IDENTITY("\"S2\"") "}", &t);
+	ap_vstore_merge(&s, &t, false, &st);
+	assert_int_equal(s.models[0].nverdicts, 1);
+	assert_int_equal(s.models[0].verdicts[0].ruled_out_up_to, 65536);
+	assert_int_equal(s.models[0].verdicts[0].nexamples, 2);
+	ap_vstore_free(&t);
+	/* into an empty store: the verdict is copied with it */
+	memset(&t, 0, sizeof(t));
+	ap_vstore_merge(&t, &s, false, &st);
+	assert_int_equal(t.models[0].verdicts[0].ruled_out_up_to, 65536);
+	ap_vstore_free(&t);
+	ap_vstore_free(&s);
+	/* tentative: skipped like an unresolved one */
+	assert_int_equal(doc_store("{\"device\": \"/dev/sdb\", " RESULT_IDENTITY("\"S1\"") ", "
+				   NO_EFFECT_VERDICT(", \"ruled_out_up_to\": 65536, "
+						     "\"tentative\": true") "}", &s), 1);
+	assert_int_equal(s.nmodels, 0);
+	ap_vstore_free(&s);
+}
+
 static int add_one(struct ap_vstore *s, void *arg)
 {
 	struct ap_error e = { 0 };
@@ -876,6 +948,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_json_roundtrip),
 		cmocka_unit_test(test_json_refused),
+		cmocka_unit_test(test_json_newer),
 		cmocka_unit_test(test_absence_margin),
 		cmocka_unit_test(test_file),
 		cmocka_unit_test(test_concurrent),
@@ -885,6 +958,7 @@ int main(void)
 		cmocka_unit_test(test_match_and_remove),
 		cmocka_unit_test(test_layers),
 		cmocka_unit_test(test_results),
+		cmocka_unit_test(test_results_scope),
 		cmocka_unit_test(test_update),
 		cmocka_unit_test(test_legacy_key),
 	};

@@ -163,16 +163,29 @@ grep -q "with only effects of 1.50x or more does not show honest sectors" "$TS_T
 honest ', "min_slowdown": 1.5, "absence_margin": 1.2'
 ts_run_rc 2 "$ALIGNPROBE" check --geometry "$TS_TMP/honest.json" "$img"
 grep -q "only effects of 1.20x or more" "$TS_TMP/err" || ts_fail "no effect of 1.2x accepted"
-# the probe's margin (1.10) and the sweep's (1.15) are honest sectors
+# the probe's margin (1.10) and the sweep's (1.15) are honest sectors, when
+# units up to 64 KiB were ruled out
 for m in 1.1 1.15; do
-	honest ", \"min_slowdown\": 1.5, \"absence_margin\": $m"
+	honest ", \"min_slowdown\": 1.5, \"absence_margin\": $m, \"ruled_out_up_to\": 65536"
 	ts_run_rc 0 "$ALIGNPROBE" check --geometry "$TS_TMP/honest.json" "$img"
 done
+# not said up to which size (an older alignprobe): not used
+honest ', "absence_margin": 1.1'
+ts_run_rc 2 "$ALIGNPROBE" check --geometry "$TS_TMP/honest.json" "$img"
+grep -q "without the size up to which it ruled out a hidden unit" "$TS_TMP/err" ||
+	ts_fail "no effect without ruled_out_up_to: $(cat "$TS_TMP/err")"
+# tentative: never a geometry
+honest ', "absence_margin": 1.1, "ruled_out_up_to": 65536, "tentative": true'
+ts_run_rc 2 "$ALIGNPROBE" check --geometry "$TS_TMP/honest.json" "$img"
+grep -q "honest.json: verdict: tentative" "$TS_TMP/err" ||
+	ts_fail "a tentative verdict: $(cat "$TS_TMP/err")"
 
 # usage errors
 ts_run_rc 2 "$ALIGNPROBE" check
 grep -q "no device or image given" "$TS_TMP/err" || ts_fail "no device"
-ts_run_rc 2 "$ALIGNPROBE" check "$img" "$img"
+# a device named twice is checked once, with a note (not a usage error)
+ts_run_rc 0 "$ALIGNPROBE" check "$img" "$img"
+grep -qxF "alignprobe check: $img: listed twice: checked once" "$TS_TMP/err" || ts_fail "listed twice"
 ts_run_rc 2 "$ALIGNPROBE" check --lowest-aligned 7 "$img"
 grep -q "needs --physical" "$TS_TMP/err" || ts_fail "--lowest-aligned alone"
 ts_run_rc 2 "$ALIGNPROBE" check --physical 4096 --geometry "$TS_TMP/bad.json" "$img"

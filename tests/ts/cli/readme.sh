@@ -352,8 +352,16 @@ assert v["physical_sector"] == 4096 and v["fast_starts"] == [40, 48, 56, 64], v'
 		dd if=/dev/urandom of="$emuC" bs=64K count=1 seek=16 oflag=direct conv=notrunc status=none ||
 			ts_fail "cannot damage $emuC"
 		cmp -s "$emuC" "$TS_TMP/c.img" && ts_fail "the damage had no effect"
+		# the torn range holds neither the bytes read nor those written: refused
+		rr 3 "$text"
+		grep -q "changed since the probe.*bytes 1048576+65536" "$TS_TMP/err" ||
+			ts_fail "probe --undo: the changed range not named: $(cat "$TS_TMP/err")"
+		[ -e "$journal" ] || ts_fail "probe --undo removed the journal it refused"
+		;;
+	"alignprobe probe --force --undo JOURNAL")	# the journal the refusal above kept
+		[ -e "$journal" ] || ts_fail "no journal left for --force --undo"
 		rr 0 "$text"
-		out_has "every byte verified" "probe --undo"
+		out_has "every byte verified" "probe --force --undo"
 		cmp "$emuC" "$TS_TMP/c.img" >&2 || ts_fail "probe --undo: $emuC differs from its original"
 		[ -e "$journal" ] && ts_fail "probe --undo kept the journal"
 		;;

@@ -11,7 +11,9 @@
 # path with a quote and a backslash is escaped. The file is replaced
 # atomically (a new inode, no temporary file left, an existing file kept
 # when the run fails before its end) and its path is checked before any
-# device is read. (probe --prometheus: tests/ts/fleet/verdicts.sh.)
+# device is read; a device named twice is checked once. (Store faults,
+# umask and signals: tests/ts/fleet/textfile.sh; the alerts:
+# tests/ts/fleet/alerts.sh.) (probe --prometheus: tests/ts/fleet/verdicts.sh.)
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "check --prometheus: aligned, misaligned, mixed, foreign; promtool"
 ts_need_loop
@@ -37,26 +39,7 @@ parted -s "$f4k" mklabel gpt mkpart primary 1MiB 16MiB >/dev/null 2>&1 || ts_fai
 blockdev --flushbufs "$f4k" 2>/dev/null
 fgn=$(ts_loop_attach "$TS_TMP/foreign.img")
 
-# promtool's parser and linter; its findings are the test's failure
-promcheck() {
-	promtool check metrics < "$1" > "$TS_TMP/promtool.out" 2>&1 ||
-		{ cat "$TS_TMP/promtool.out" >&2; ts_fail "promtool check metrics $1"; }
-	[ -s "$TS_TMP/promtool.out" ] && { cat "$TS_TMP/promtool.out" >&2; ts_fail "promtool lint: $1"; }
-	return 0
-}
-
-# value FILE 'series{labels}': the sample's value, exactly as written
-value() {
-	# (through the environment: awk -v would undo the escapes)
-	S="$2" awk 'index($0, ENVIRON["S"] " ") == 1 { print substr($0, length(ENVIRON["S"]) + 2) }' "$1"
-}
-
-# expect FILE 'series{labels}' VALUE
-expect() {
-	local got
-	got=$(value "$1" "$2")
-	[ "$got" = "$3" ] || { cat "$1" >&2; ts_fail "$2: expected $3, got '${got:-nothing}'"; }
-}
+. "$top_srcdir/tests/ts/fleet/prom-lib.sh"	# promcheck, value, expect
 
 # the path is refused before any device is read
 ts_run_rc 2 "$ALIGNPROBE" check --prometheus "$TS_TMP/nodir/x.prom" "$al"
@@ -155,13 +138,18 @@ assert [x["device"] for x in d["devices"]] == sys.argv[2:4]
 assert [x["exit_status"] for x in d["devices"]] == [0, 4] and d["exit_status"] == 4
 assert d["devices"][1]["partitions"][0]["next_aligned"] == 64
 PY
-# a device named twice is refused before any is read
-ts_run_rc 2 "$ALIGNPROBE" check --prometheus "$prom" "$al" "$al"
+# a device named twice (also through a link) is checked once, with a note
+ln -s "$al" "$TS_TMP/al-link" || ts_fail "symlink"
+ts_run_rc 0 "$ALIGNPROBE" check --prometheus "$prom" "$al" "$TS_TMP/al-link" "$al"
+grep -qxF "alignprobe check: $TS_TMP/al-link: listed twice (also as $al): checked once" \
+	"$TS_TMP/err" || ts_fail "listed twice: $(cat "$TS_TMP/err")"
+promcheck "$prom"
+[ "$(grep -c '^alignprobe_check_success{' "$prom")" = 1 ] || ts_fail "a device twice in the file"
 
-# a run that fails before its end leaves the old file as it was
+# a run that fails before its end leaves the old file as it was (a bad column:
+# a usage error before anything is read; a bad verdict store is a metric)
 sum=$(ts_checksum "$prom")
-echo '{"format": "alignprobe-verdicts", "version": 1, "models": [' > "$TS_TMP/bad.json"
-ts_run_rc 2 "$ALIGNPROBE" check -q --verdicts="$TS_TMP/bad.json" --prometheus "$prom" "$al"
+ts_run_rc 2 "$ALIGNPROBE" check -q -o NOPE --prometheus "$prom" "$al"
 ts_assert_eq "$sum" "$(ts_checksum "$prom")" "the old metrics after a failed run"
 ls -A "$TS_TMP/textfile" > "$TS_TMP/ls"
 ts_assert_eq "alignprobe.prom" "$(cat "$TS_TMP/ls")" "a temporary file after a failed run"

@@ -139,7 +139,7 @@ state "$disk2" "$model:DISK2"
 jq -n --arg d "$disk2" '{device: $d, verdict: {sensitive: false, resolved: true,
 	logical_sector: 512, reported_physical_sector: 512, physical_sector: 512, period: 1,
 	lowest_aligned_lba: 0, slowdown: 1, p_value: 1, confidence: 0.99, fast_starts: [],
-	min_slowdown: 1.5, absence_margin: 1.1}}' \
+	min_slowdown: 1.5, absence_margin: 1.1, ruled_out_up_to: 65536}}' \
 	> "$TS_TMP/own.json"
 ts_run_rc_ro 0 "$disk2" "$ALIGNPROBE" check -J --verdicts="$store" --geometry "$TS_TMP/own.json" "$disk2"
 jq -e '.model_verdict.state == "not_needed" and .rule.name == "probed"' "$TS_TMP/out" >/dev/null ||
@@ -188,12 +188,14 @@ grep -q "^alignprobe_check_model_verdict_info" "$p" && ts_fail "a conflict named
 honest=$(ts_emu_attach --profile honest-512n --size 128M)
 state "$honest" "ACME:Honest 512:2.0:HONEST1"
 # (a budget only ends a hang: an honest disk needs every size)
+# (64 KiB writes: a "no effect" up to 32 KiB would stand for a 64 KiB unit)
 ts_run_rc 0 "$ALIGNPROBE" probe "${probe_opts[@]}" --time-budget 1h --max-rounds 400 \
-	--record="$store" "$honest"
+	--max-size 64K --record="$store" "$honest"
 jq -e '.models[1].model == "Honest 512" and .models[1].verdicts[0].sensitive == false
 	and .models[1].verdicts[0].physical_sector == 512
-	and .models[1].verdicts[0].absence_margin == 1.1' "$store" >/dev/null ||
-	{ cat "$store" >&2; ts_fail "no effect recorded without its margin"; }
+	and .models[1].verdicts[0].absence_margin == 1.1
+	and .models[1].verdicts[0].ruled_out_up_to == 65536' "$store" >/dev/null ||
+	{ cat "$store" >&2; ts_fail "no effect recorded without its margin or size"; }
 state "$disk2" "ACME:Honest 512:2.0:DISK2"
 ts_run_rc_ro 0 "$disk2" "$ALIGNPROBE" check -J --verdicts="$store" "$disk2"
 jq -e '.model_verdict.state == "used" and .rule.name == "model_verdict"
@@ -207,6 +209,21 @@ grep -qF "alignprobe check: $disk2: the verdict store $TS_TMP/lib/old.json says 
 	"$TS_TMP/err" || { cat "$TS_TMP/err" >&2; ts_fail "an unshown no effect not reported"; }
 grep -qF "partition 2: start 22535 is not aligned to 4 KiB" "$TS_TMP/err" ||
 	ts_fail "an unshown no effect passed 22535"
+# ... one that ruled out units only up to 8 KiB stands for a 16 KiB unit
+# (issue 23: 22535 is not aligned to it), and one that does not say up to
+# which size (an older alignprobe) is not used
+jq '.models[1].verdicts[0].ruled_out_up_to = 8192' "$store" > "$TS_TMP/lib/small.json"
+ts_run_rc_ro 4 "$disk2" "$ALIGNPROBE" check -J --verdicts="$TS_TMP/lib/small.json" "$disk2"
+jq -e '.model_verdict.state == "used" and .geometry.probed.physical_sector == 16384
+	and .geometry.probed.ruled_out_up_to == 8192 and [.partitions[].aligned] == [true, false]' \
+	"$TS_TMP/out" >/dev/null || { jq '.model_verdict, .geometry' "$TS_TMP/out" >&2;
+	ts_fail "a no effect up to 8 KiB accepted 22535"; }
+jq 'del(.models[1].verdicts[0].ruled_out_up_to)' "$store" > "$TS_TMP/lib/nosize.json"
+ts_run_rc_ro 4 "$disk2" "$ALIGNPROBE" check --verdicts="$TS_TMP/lib/nosize.json" "$disk2"
+grep -qF "but not up to which size a hidden unit was ruled out (an older alignprobe); it is not used" \
+	"$TS_TMP/err" || { cat "$TS_TMP/err" >&2; ts_fail "a no effect without its size was used"; }
+grep -qF "without saying up to which size a hidden unit was ruled out, so it does not decide" \
+	"$TS_TMP/out" || ts_fail "the rule does not say why: $(cat "$TS_TMP/out")"
 jq '.models[1].verdicts[0].absence_margin = 1.5' "$store" > "$TS_TMP/lib/wide.json"
 ts_run_rc_ro 4 "$disk2" "$ALIGNPROBE" check -J --verdicts="$TS_TMP/lib/wide.json" "$disk2"
 jq -e '.model_verdict.state == "no_effect_not_shown" and .model_verdict.entry == null

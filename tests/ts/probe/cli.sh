@@ -88,6 +88,65 @@ ts_run_rc 0 "$ALIGNPROBE" probe --dry-run --emulate=size=256M
 grep -q "would set up an emulated drive" "$TS_TMP/out" || ts_fail "--dry-run --emulate: $(cat "$TS_TMP/out")"
 [ -z "$(ls -A "$ALIGNPROBE_STATE_DIR")" ] || ts_fail "--dry-run --emulate set up a drive"
 ts_assert_eq "$sum" "$(ts_checksum "$dev")" "device after the dry runs"
+# a dry run checks what the run will (issue 23): a journal that does not fit
+# its file system (a 1 MiB tmpfs; it needs about 12 MB here), a region size
+# that overflowed the end-of-device check ("16E" planned, then an I/O error)
+mkdir -p "$TS_TMP/small"
+echo "$TS_TMP/small" >> "$TS_TMP/.mounts"
+mount -t tmpfs -o size=1M tmpfs "$TS_TMP/small" || ts_fail "cannot mount a small tmpfs"
+for dry in --dry-run ""; do
+	ts_run_rc 2 "$ALIGNPROBE" probe -P $dry --journal "$TS_TMP/small/j" "$dev"
+	grep -q "small/j: the undo journal needs .* its file system has 1 MiB free" "$TS_TMP/err" ||
+		ts_fail "probe -P $dry: a journal too large: $(cat "$TS_TMP/err")"
+	ts_run_rc 2 "$ALIGNPROBE" probe --yes $dry --region-size=18446744073709551615 "$dev"
+	grep -q "runs past the end of the device" "$TS_TMP/err" ||
+		ts_fail "probe $dry --region-size 2^64-1: $(cat "$TS_TMP/err")"
+done
+ts_run_rc 2 "$ALIGNPROBE" probe -P --dry-run --emulate --journal "$TS_TMP/small/j"
+grep -q "its file system has 1 MiB free" "$TS_TMP/err" || ts_fail "--emulate: $(cat "$TS_TMP/err")"
+umount "$TS_TMP/small"
+# ... and a run registry the journal cannot be registered in (the run
+# failed with exit 1 after the gate, its dry run passed)
+mount -t tmpfs -o size=1M,ro tmpfs "$TS_TMP/small" || ts_fail "cannot mount a read-only tmpfs"
+for dry in --dry-run ""; do
+	ALIGNPROBE_STATE_DIR=$TS_TMP/small/state ts_run_rc 2 "$ALIGNPROBE" probe -P $dry \
+		--journal "$TS_TMP/reg.journal" "$dev"
+	# (the gate's record of the run's hold, or the journal's registration)
+	grep -q "small/state: cannot register the undo journal in the run registry\|state directory $TS_TMP/small/state: cannot record that this run holds" \
+		"$TS_TMP/err" || ts_fail "probe -P $dry, registry not writable: $(cat "$TS_TMP/err")"
+done
+[ -e "$TS_TMP/reg.journal" ] && ts_fail "a journal was created although it cannot be registered"
+umount "$TS_TMP/small"
+# what --journal names, said: a directory, a device, another file
+ts_run_rc 2 "$ALIGNPROBE" probe -P --journal "$TS_TMP" "$dev"
+grep -q "^alignprobe probe: $TS_TMP: is a directory: --journal names the undo journal to create" \
+	"$TS_TMP/err" || ts_fail "--journal DIR: $(cat "$TS_TMP/err")"
+ts_run_rc 2 "$ALIGNPROBE" probe -P --journal "$dev" "$dev"
+grep -q "^alignprobe probe: $dev: exists and is not a regular file (a block device)" \
+	"$TS_TMP/err" || ts_fail "--journal DEV: $(cat "$TS_TMP/err")"
+grep -q "a killed probe" "$TS_TMP/err" && ts_fail "--journal DEV called a journal"
+echo hello > "$TS_TMP/text"
+ts_run_rc 2 "$ALIGNPROBE" probe -P --journal "$TS_TMP/text" "$dev"
+grep -q "text: exists and is not an undo journal" "$TS_TMP/err" ||
+	ts_fail "--journal FILE: $(cat "$TS_TMP/err")"
+# empty names and bad numbers name what is wrong, in the real ranges
+ts_run_rc 2 "$ALIGNPROBE" probe ""
+grep -qx "alignprobe probe: empty device name" "$TS_TMP/err" || ts_fail "'': $(cat "$TS_TMP/err")"
+ts_run_rc 2 "$ALIGNPROBE" probe -P --journal "" "$dev"
+grep -q "^alignprobe probe: --journal: empty file name" "$TS_TMP/err" || ts_fail "--journal ''"
+ts_run_rc 2 "$ALIGNPROBE" probe --undo ""
+grep -q "^alignprobe probe: --undo: empty file name" "$TS_TMP/err" || ts_fail "--undo ''"
+ts_run_rc 2 "$ALIGNPROBE" probe --undo --force "$TS_TMP/none.journal"
+grep -q "^alignprobe probe: --force: no such journal (--undo takes the journal as its argument" \
+	"$TS_TMP/err" || ts_fail "--undo --force J: $(cat "$TS_TMP/err")"
+ts_run_rc 2 "$ALIGNPROBE" probe --min-size=-1 "$dev"
+grep -q "invalid --min-size: '-1'" "$TS_TMP/err" || ts_fail "--min-size=-1: $(cat "$TS_TMP/err")"
+ts_run_rc 2 "$ALIGNPROBE" probe --min-slowdown=1000 "$dev"
+grep -q "invalid --min-slowdown: '1000' (1 <= X < 1000)" "$TS_TMP/err" ||
+	ts_fail "--min-slowdown=1000: $(cat "$TS_TMP/err")"
+ts_run_rc 2 "$ALIGNPROBE" probe --slots 0 "$dev"
+grep -q "invalid --slots: '0' (1..1000000)" "$TS_TMP/err" || ts_fail "--slots 0: $(cat "$TS_TMP/err")"
+ts_assert_eq "$sum" "$(ts_checksum "$dev")" "device after the refused runs"
 # a journal on the device itself: the gate already refuses the mounted device
 mkfs.ext4 -q -F "$TS_TMP/disk2.img" 16M >/dev/null 2>&1 && {
 	dev2=$(ts_loop_attach "$TS_TMP/disk2.img")

@@ -10,8 +10,9 @@
 # probe never wrote). Then, as after a reboot: the file system is unmounted
 # and its buffers dropped, both drives powered on, the file system mounted
 # again (ext4 replays its journal), the `probe --undo` the probe
-# recommended is run, and every byte of the probed drive must equal the
-# original (a checksum of the whole drive, read with O_DIRECT).
+# recommended is run (a torn range it refuses as changed since the probe,
+# exit 3; then with --force), and every byte of the probed drive must equal
+# the original (a checksum of the whole drive, read with O_DIRECT).
 #
 # Cut points are write counts, not times: the probed drive after write N of
 # a run whose writes were counted first (spread over the run, its last
@@ -56,6 +57,28 @@ journal_fs() {
 	ts_mount "$J" "$jm"
 }
 
+# undo_as_advised WHAT probe --undo J: a range torn by the cut holds
+# neither the bytes the probe read nor those it wrote, which to undo is the
+# same as another writer's data (issue 23): it refuses (exit 3, the range
+# named) and --force restores it. Without a torn sector it restores at once.
+undo_as_advised() {
+	local what=$1 cmd=$2 rc
+	shift 2
+	"$ALIGNPROBE" "$cmd" "$@" > "$TS_TMP/out" 2> "$TS_TMP/err"
+	rc=$?
+	case $rc in
+	0) ;;
+	3)	[ "$torn" -gt 0 ] || ts_fail "$what: --undo refused without a torn sector: $(cat "$TS_TMP/err")"
+		grep -q "changed since the probe.*bytes [0-9]*+[0-9]*" "$TS_TMP/err" ||
+			ts_fail "$what: the torn range is not named: $(cat "$TS_TMP/err")"
+		[ -e "$journal" ] || ts_fail "$what: the refused --undo removed the journal"
+		ts_run_rc 0 "$ALIGNPROBE" "$cmd" --force "$@"
+		;;
+	*)	cat "$TS_TMP/err" >&2
+		ts_fail "$what: $cmd $* exited $rc" ;;
+	esac
+}
+
 # run WHAT: the probe on $D, journal on $jm; then the "reboot" and the undo
 run() {
 	local what=$1 undo advice silent_now= journal="$jm/undo.journal"
@@ -78,12 +101,12 @@ run() {
 	[ -z "$advice" ] || [ "$advice" = "$undo" ] ||
 		ts_fail "$what: the probe advised '$advice', cleanup '$undo'"
 	if [ -n "$undo" ]; then
-		ts_run_rc 0 "$ALIGNPROBE" ${undo#alignprobe }
+		undo_as_advised "$what" ${undo#alignprobe }
 		[ -e "$journal" ] && ts_fail "$what: --undo left the journal"
 		undone=$((undone + 1))
 	elif [ -e "$journal" ]; then
 		# no advice, but a journal the cut left
-		ts_run_rc 0 "$ALIGNPROBE" probe --undo "$journal"
+		undo_as_advised "$what" probe --undo "$journal"
 		silent_now="a journal without advice: $(head -n 1 "$TS_TMP/out")"
 		[ -e "$journal" ] && ts_fail "$what: --undo left the journal"
 		silent=$((silent + 1))

@@ -7,7 +7,10 @@
 # the journal really restores (a SIGKILL alone cannot tear a write of the
 # original bytes, a power cut can), the range of the first slot is
 # overwritten with garbage after each kill that left a complete journal,
-# before --undo. The moments are states, not times: the kill comes once the
+# before --undo: the range then holds neither the bytes the probe read nor
+# what it wrote, so --undo refuses it (exit 3, naming it) and --force puts it
+# back (issue 23: a power cut's torn write and another writer's data look
+# the same to undo; only the user knows which). The moments are states, not times: the kill comes once the
 # progress lines (ALIGNPROBE_PROGRESS_FD) have counted a random number of
 # measured writes, in a run that would go on for a million rounds -- so
 # every kill lands in the measurement, on a fast machine as on a slow one,
@@ -51,7 +54,11 @@ undo() {
 			dd if=/dev/urandom of="$dev" bs=64K count=1 seek=16 oflag=direct \
 				conv=notrunc status=none || ts_fail "run $1: cannot damage the range"
 			cmp -s "$dev" "$TS_TMP/img" && ts_fail "run $1: the damage had no effect"
-			ts_run_rc 0 "$ALIGNPROBE" probe --undo "$journal"
+			ts_run_rc 3 "$ALIGNPROBE" probe --undo "$journal"
+			grep -q "changed since the probe.*bytes 1048576+65536;" "$TS_TMP/err" ||
+				ts_fail "run $1: the changed range is not named: $(cat "$TS_TMP/err")"
+			[ -e "$journal" ] || ts_fail "run $1: the refusal removed the journal"
+			ts_run_rc 0 "$ALIGNPROBE" probe --force --undo "$journal"
 			grep -q "every byte verified" "$TS_TMP/out" || ts_fail "run $1: $(cat "$TS_TMP/out")"
 			undone=$((undone + 1))
 		else

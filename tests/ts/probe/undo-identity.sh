@@ -12,8 +12,8 @@
 #   - with no device of that identity attached, --undo refuses (exit 3) and
 #     says what it looked for; with the right device named it restores,
 #     verifies and removes the journal;
-#   - a journal of the older format (no identity) is refused unless the
-#     device is named and --allow-unidentified given;
+#   - a journal of an older format (no CRC over its record headers) is
+#     refused (exit 2) and kept;
 #   - probe --json reports the identity of each device.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "probe --undo checks the disk's identity"
@@ -33,7 +33,8 @@ journal=$TS_TMP/j.journal
 # preserve_killed DEV: a preserving probe of DEV, SIGKILLed once its undo
 # journal is complete (header flags at byte 12, bit 0), i.e. in the middle
 # of the measurement; then the first probed range is damaged as a torn
-# write would leave it, so that the restore has something to write.
+# write would leave it, so that the restore has something to write (with
+# --force: without it, undo refuses a range changed since the probe).
 preserve_killed() {
 	local dev=$1 pid flags=
 	rm -f "$journal"
@@ -81,7 +82,7 @@ if losetup "$LA" "$TS_TMP/filler.img" 2>/dev/null; then
 fi
 ts_log "A's image is now $LC; ${filler:+$filler holds another image of the same size}"
 [ "$LC" != "$LA" ] || ts_fail "the image got its old name back"
-ts_run_rc 0 "$ALIGNPROBE" probe --undo "$journal"
+ts_run_rc 0 "$ALIGNPROBE" probe --force --undo "$journal"
 grep -q "^$LC: restored from $journal: .* every byte verified; journal removed" "$TS_TMP/out" ||
 	ts_fail "not restored to $LC: $(cat "$TS_TMP/out")"
 grep -q "found by its identity; the journal named it $LA" "$TS_TMP/out" ||
@@ -106,37 +107,34 @@ ts_assert_eq "$damaged" "$(ts_checksum "$TS_TMP/da.img")" "A's image while it wa
 
 # --- the right disk, named: restored, verified, journal removed ---
 LD=$(ts_loop_attach "$TS_TMP/da.img")
-ts_run_rc 0 "$ALIGNPROBE" probe --undo "$journal" "$LD"
+ts_run_rc 3 "$ALIGNPROBE" probe --undo "$journal" "$LD"
+grep -q "changed since the probe" "$TS_TMP/err" || ts_fail "no refusal: $(cat "$TS_TMP/err")"
+ts_run_rc 0 "$ALIGNPROBE" probe --force --undo "$journal" "$LD"
 grep -q "^$LD: restored from $journal: .* [1-9][0-9]* rewritten, every byte verified; journal removed" \
 	"$TS_TMP/out" || ts_fail "not restored: $(cat "$TS_TMP/out")"
 [ -e "$journal" ] && ts_fail "the journal was not removed"
 ts_assert_eq "$da_sum" "$(ts_checksum "$LD")" "A's bytes after --undo to the named device"
 
-# --- a journal of the older format, without identity ---
+# --- a journal of an older format: refused, kept, nothing written ---
 preserve_killed "$LD"
-python3 - "$journal" <<'PY' || ts_fail "cannot make a version 1 journal"
+damaged=$(ts_checksum "$LD")
+python3 - "$journal" <<'PY' || ts_fail "cannot make a version 2 journal"
 import struct, sys, zlib
 p = sys.argv[1]
 with open(p, "r+b") as f:
     h = bytearray(f.read(4096))
-    assert struct.unpack_from("<I", h, 8)[0] == 2
-    assert struct.unpack_from("<I", h, 52)[0] == 4096, "header longer than version 1's"
-    struct.pack_into("<I", h, 8, 1)
-    h[52:64] = bytes(12)
-    h[320:4092] = bytes(4092 - 320)
+    assert struct.unpack_from("<I", h, 8)[0] == 3
+    assert struct.unpack_from("<I", h, 52)[0] == 4096, "header longer than 4096 bytes"
+    struct.pack_into("<I", h, 8, 2)
     struct.pack_into("<I", h, 4092, zlib.crc32(bytes(h[:4092])))
     f.seek(0)
     f.write(h)
 PY
-ts_run_rc 3 "$ALIGNPROBE" probe --undo "$journal"
-grep -q "older alignprobe" "$TS_TMP/err" || ts_fail "old journal: $(cat "$TS_TMP/err")"
-ts_run_rc 3 "$ALIGNPROBE" probe --undo "$journal" "$LD"
-grep -q "allow-unidentified" "$TS_TMP/err" || ts_fail "no hint at the override: $(cat "$TS_TMP/err")"
+ts_run_rc 2 "$ALIGNPROBE" probe --undo "$journal" --force
+grep -q "written by an older alignprobe" "$TS_TMP/err" || ts_fail "old journal: $(cat "$TS_TMP/err")"
 [ -f "$journal" ] || ts_fail "the old journal was removed after a refusal"
-ts_run_rc 2 "$ALIGNPROBE" probe --undo "$journal" --allow-unidentified
-ts_run_rc 0 "$ALIGNPROBE" probe --undo "$journal" --allow-unidentified "$LD"
-[ -e "$journal" ] && ts_fail "the old journal was not removed"
-ts_assert_eq "$da_sum" "$(ts_checksum "$LD")" "A's bytes after --undo of the old journal"
+ts_assert_eq "$damaged" "$(ts_checksum "$LD")" "A's bytes after the refused old journal"
+rm -f "$journal"
 ts_run_rc 2 "$ALIGNPROBE" probe --allow-unidentified "$LD"
 
 # --- the identity in probe's JSON ---
