@@ -507,7 +507,7 @@ static void free_ctl(struct ctl *c)
 		if (j->have_t)
 			ap_safety_target_free(&j->t);
 		if (j->wc_found)
-			ap_cmd_wcache_free(&j->wc);
+			ap_cachectl_free(&j->wc);
 		probe_detach_emulated(j);
 		ap_outfile_discard(&j->plot);	/* not written: the target is untouched */
 		ap_probe_result_free(&j->r);

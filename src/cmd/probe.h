@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cmd/wcache.h"
+#include "device/cachectl.h"
 #include "device/safety.h"
 #include "emu/emu.h"
 #include "lib/outfile.h"
@@ -52,7 +52,7 @@ struct job {
 	bool have_t;
 	char *journal;
 	struct ap_outfile plot;		/* --plot, opened before anything is written */
-	struct ap_cmd_wcache wc;	/* --write-cache off: the disk's switch */
+	struct ap_cachectl wc;	/* --write-cache off: the disk's switch */
 	bool wc_found;
 	pthread_t th;
 	bool started, passed_gate;

@@ -145,7 +145,7 @@ static int wcache_find_job(struct job *j)
 		return ap_errx(CMD, j->dev, ENOTBLK, "--write-cache switches a disk's write "
 			       "cache: give a disk, not a regular file");
 	disk = ap_sysfs_wholedisk_name(st.st_rdev);
-	rc = ap_cmd_wcache_find(&j->wc, disk, &e);
+	rc = ap_cachectl_find(&j->wc, disk, &ap_cmd_emu_cache, &e);
 	free(disk);
 	if (rc < 0)
 		return ap_err_error(CMD, j->dev, &e);
@@ -168,7 +168,7 @@ static int wcache_off(struct ctl *c)
 
 		if (!j->wc_found)
 			continue;
-		if (ap_cmd_wcache_record(&j->wc, &e) < 0 || ap_cmd_wcache_set(&j->wc, false, &e) < 0) {
+		if (ap_cachectl_record(&j->wc, &e) < 0 || ap_cachectl_set(&j->wc, false, &e) < 0) {
 			ap_warnx(CMD, j->dev, "cannot switch the write cache off: %s", e.msg);
 			return AP_EXIT_FAILURE;
 		}
@@ -186,7 +186,7 @@ static int wcache_restore(struct ctl *c)
 		struct job *j = &c->jobs[i];
 		struct ap_error e = { 0 };
 
-		if (j->wc_found && ap_cmd_wcache_restore(&j->wc, &e) < 0) {
+		if (j->wc_found && ap_cachectl_restore(&j->wc, &e) < 0) {
 			ap_warnx(CMD, j->dev, "cannot restore the write cache (\"%s\"): %s; "
 				 "'alignprobe cleanup' puts it back", j->wc.w.orig, e.msg);
 			ret = AP_EXIT_FAILURE;

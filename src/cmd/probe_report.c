@@ -502,7 +502,7 @@ static int report_fleet(struct ctl *c)
 
 /* --dry-run: what the probe of @dev would do, from its plan. */
 static void print_plan(const struct ctl *c, const char *dev, const struct ap_probe_plan *p,
-		       const char *journal, const struct ap_cmd_wcache *wc)
+		       const char *journal, const struct ap_cachectl *wc)
 {
 	uint64_t lo = 0, hi = 0, all = 0, lead_at;
 	size_t lead_n;
