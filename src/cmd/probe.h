@@ -19,6 +19,7 @@
 #include "emu/emu.h"
 #include "lib/outfile.h"
 #include "probe/probe.h"
+#include "probe/threads.h"
 #include "ui/out.h"
 
 #define CMD "probe"
@@ -46,7 +47,7 @@ struct job {
 	struct ap_probe_opts o;
 	struct ap_probe_result r;
 	struct ap_error e;
-	int rc;
+	struct ap_probe_thread run;	/* the probe on its thread: run.rc, run.started */
 	int fd_hold;
 	struct ap_safety_target t;	/* from the gate's checks until confirmed */
 	bool have_t;
@@ -54,9 +55,6 @@ struct job {
 	struct ap_outfile plot;		/* --plot, opened before anything is written */
 	struct ap_cachectl wc;	/* --write-cache off: the disk's switch */
 	bool wc_found;
-	pthread_t th;
-	bool started, passed_gate;
-	volatile int done;
 };
 
 struct ctl {

@@ -3,7 +3,7 @@
  * alignprobe probe: one job per device. The checks before anything is
  * written (prepare_job), the confirmation (gate_job), the emulated drives,
  * the output files opened before the run, and the run itself: one thread
- * per device behind a start gate, with the progress line.
+ * per device behind a start gate (probe/threads.c), with the progress line.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -28,69 +28,9 @@
 #include "lib/util.h"
 #include "probe/journal.h"
 #include "probe/probe.h"
+#include "probe/threads.h"
 #include "ui/confirm.h"
 #include "ui/progress.h"
-/*
- * The start gate: no device's timed writes begin before every device is
- * ready or has failed, so the disks of a JBOD are measured side by side
- * whatever each one's preparation (identity, journal, originals) costs.
- */
-static struct {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	size_t waiting;		/* started devices neither ready nor finished */
-	uint64_t opened_ns;
-} gate = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0 };
-
-/* One device no longer holds the gate closed (locked by the caller). */
-static void gate_leave_locked(void)
-{
-	if (gate.waiting && --gate.waiting == 0) {
-		gate.opened_ns = ap_now_ns();
-		pthread_cond_broadcast(&gate.cond);
-	}
-}
-
-static uint64_t gate_pass(void *arg)
-{
-	struct job *j = arg;
-	uint64_t t;
-
-	pthread_mutex_lock(&gate.lock);
-	j->passed_gate = true;
-	gate_leave_locked();
-	while (gate.waiting && !ap_sig_pending()) {
-		struct timespec ts;
-
-		/* wake up now and then: a signal ends the wait (and the probe) */
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 100 * 1000 * 1000;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&gate.cond, &gate.lock, &ts);
-	}
-	t = gate.waiting ? 0 : gate.opened_ns;
-	pthread_mutex_unlock(&gate.lock);
-	return t;
-}
-
-static void *job_thread(void *arg)
-{
-	struct job *j = arg;
-
-	j->o.ready = gate_pass;
-	j->o.ready_arg = j;
-	j->rc = ap_probe_device(&j->d, &j->o, &j->r, &j->e);
-	pthread_mutex_lock(&gate.lock);
-	if (!j->passed_gate)
-		gate_leave_locked();	/* failed before measuring */
-	pthread_mutex_unlock(&gate.lock);
-	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
-
 static const char *dev_base(const char *dev)
 {
 	const char *s = strrchr(dev, '/');
@@ -459,21 +399,17 @@ static void run_jobs(struct ctl *c)
 		snprintf(what, sizeof(what), "probe %zu devices", c->njobs);
 	ap_progress_init(&pg, what, 0, c->quiet || c->out.json);
 
-	gate.waiting = c->njobs;
+	ap_probe_threads_expect(c->njobs);
 	for (i = 0; i < c->njobs; i++) {
 		struct job *j = &c->jobs[i];
 
 		j->d.fd_hold = j->fd_hold;
 		j->o.seed = c->o.seed + i;
-		if (pthread_create(&j->th, NULL, job_thread, j) != 0) {
-			j->rc = ap_error_set(&j->e, EAGAIN, "cannot start a thread");
-			pthread_mutex_lock(&gate.lock);
-			gate_leave_locked();
-			pthread_mutex_unlock(&gate.lock);
-			j->done = 1;
-			continue;
-		}
-		j->started = true;
+		j->run.d = &j->d;
+		j->run.o = &j->o;
+		j->run.r = &j->r;
+		j->run.e = &j->e;
+		ap_probe_thread_start(&j->run);
 	}
 	for (;;) {
 		struct timespec ts = { 0, 100 * 1000 * 1000 };
@@ -483,7 +419,7 @@ static void run_jobs(struct ctl *c)
 
 		for (i = 0; i < c->njobs; i++) {
 			ops += c->jobs[i].r.live_ops;
-			if (__atomic_load_n(&c->jobs[i].done, __ATOMIC_ACQUIRE))
+			if (ap_probe_thread_done(&c->jobs[i].run))
 				ndone++;
 			else {
 				size = c->jobs[i].r.live_size;
@@ -503,8 +439,7 @@ static void run_jobs(struct ctl *c)
 		nanosleep(&ts, NULL);
 	}
 	for (i = 0; i < c->njobs; i++)
-		if (c->jobs[i].started)
-			pthread_join(c->jobs[i].th, NULL);
+		ap_probe_thread_join(&c->jobs[i].run);
 	ap_progress_clear(&pg);
 }
 

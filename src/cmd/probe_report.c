@@ -319,7 +319,7 @@ static struct json_object *job_json(const struct ap_cols *cs, const struct job *
 		json_object_object_add(p, "journal_kept", json_object_new_boolean(j->d.journal_kept));
 		json_object_object_add(o, "preserve", p);
 	}
-	if (j->rc)
+	if (j->run.rc)
 		json_object_object_add(o, "error", json_object_new_string(j->e.msg));
 	return o;
 }
@@ -422,7 +422,7 @@ static int print_results(struct ctl *c)
 	}
 	if (!c->out.raw && !c->out.csv) {
 		for (i = 0; i < c->njobs; i++) {
-			if (!c->jobs[i].started)
+			if (!c->jobs[i].run.started)
 				continue;
 			printf("\n");
 			print_words(c, &c->jobs[i]);
@@ -477,18 +477,18 @@ static int report_fleet(struct ctl *c)
 		const struct job *j = &c->jobs[i];
 		const struct ap_probe_result *r = &j->r;
 
-		if (c->record_set && j->started && !j->rc && !r->interrupted &&
+		if (c->record_set && j->run.started && !j->run.rc && !r->interrupted &&
 		    ap_fleet_record(CMD, c->record, "probe", j->dev, &j->d.id, &r->verdict,
 				    c->quiet) != 0)
 			rc = -1;
 		if (p) {
 			struct ap_fleet_probe m = {
-				.dev = j->dev, .id = &j->d.id, .v = j->started ? &r->verdict : NULL,
+				.dev = j->dev, .id = &j->d.id, .v = j->run.started ? &r->verdict : NULL,
 				.logical_sector = j->d.logical_sector,
 				.reported_physical = j->d.reported_physical,
 				.seconds = r->end_ns > r->start_ns ?
 					   (double)(r->end_ns - r->start_ns) / 1e9 : 0,
-				.ok = j->started && !j->rc && !r->interrupted,
+				.ok = j->run.started && !j->run.rc && !r->interrupted,
 			};
 
 			ap_fleet_prom_probe(p, &m);
@@ -671,7 +671,7 @@ static int jobs_status(const struct ctl *c)
 
 		if (j->r.interrupted)
 			worst = AP_EXIT_SIGNAL_BASE + j->r.interrupted;
-		else if ((j->rc || j->d.journal_kept) && worst < AP_EXIT_SIGNAL_BASE)
+		else if ((j->run.rc || j->d.journal_kept) && worst < AP_EXIT_SIGNAL_BASE)
 			worst = AP_EXIT_FAILURE;
 		else if ((!j->r.verdict.resolved || j->r.verdict.tentative) &&
 			 worst == AP_EXIT_OK)
@@ -699,7 +699,7 @@ int probe_report_jobs(struct ctl *c)
 			close(j->fd_hold);
 			j->fd_hold = -1;
 		}
-		if (j->rc)
+		if (j->run.rc)
 			ap_warnx(CMD, j->dev, "%s", j->e.msg);
 		if (j->d.journal_kept)
 			ap_warnx(CMD, j->dev, "the data could not be verified; the undo journal "
