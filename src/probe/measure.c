@@ -317,8 +317,7 @@ static int warm(const struct ap_probe_io *io, const struct ap_probe_plan *plan, 
 	if (rc)
 		return ap_error_set(e, -rc, "write of %llu bytes at offset %llu failed: %s",
 				    (unsigned long long)plan->span,
-				    (unsigned long long)(plan->region_start +
-							 (uint64_t)slot * plan->stride),
+				    (unsigned long long)ap_probe_slot_offset(plan, slot),
 				    strerror(-rc));
 	warmed[slot] = true;
 	return 0;
@@ -392,7 +391,7 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 				}
 				s.slot = lead ? round_slot :
 					 next_slot(&rng, slots, plan->slots, &cursor);
-				off = plan->region_start + (uint64_t)s.slot * plan->stride +
+				off = ap_probe_slot_offset(plan, s.slot) +
 				      (uint64_t)s.offset * plan->logical_sector;
 				rc = warmed ? warm(io, plan, s.slot, warmed, e) : 0;
 				if (!rc && lead)

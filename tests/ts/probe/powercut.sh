@@ -20,11 +20,16 @@
 # mount (while the journal is written and synced, before the first write
 # to the probed drive). ALIGNPROBE_POWERCUT_POINTS=K adds K more points of
 # each kind (opt-in, for a longer run); ALIGNPROBE_POWERCUT_SPEC names
-# another probed drive. Known to fail (a defect of the journal's ranges,
-# see the emu-quirks note of issue 26): a drive whose physical sectors do
-# not start on the slots' boundaries (lba=7 or lba=1 on 4096, lba=13 on
-# 16K): the read-modify-write torn at a slot's edge loses bytes just
-# outside the journaled span, and --undo says "every byte verified".
+# another probed drive.
+#
+# Then the drives whose physical sectors do not start on the slots'
+# boundaries (4096 bytes from LBA 7, the wd-ears jumper, and from LBA 1),
+# one slot, cut in its warm-up write (the first write: both its ends are
+# read-modify-writes) and in the next: the torn sector reaches past what
+# the probe writes, up to 3.5 KiB, which only the journal's margins hold.
+# Without them undo left 2,043 bytes past the slot damaged and said "every
+# byte verified" (LBA 7), or refused the disk as another one (exit 3: the
+# tear reached into the first MiB, which identifies the disk; LBA 1).
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "probe --preserve: power cuts at many points, journal included, then --undo"
 ts_need_emulator
@@ -35,6 +40,7 @@ ts_need_cmd mkfs.ext4 blockdev dd sha256sum head
 DSPEC=${ALIGNPROBE_POWERCUT_SPEC:-"simple,phys=4096,lba=0,rmw=300us,jitter=30%,cache=off"}
 JSPEC="simple,phys=4096,rmw=0,cache=on,size=128M"
 PROBE=(--preserve --yes --quiet --max-rounds 3 --seed 3)
+EXTRA=()
 head -c 16M /dev/urandom > "$TS_TMP/img" || ts_fail "cannot create the random image"
 orig=$(ts_checksum "$TS_TMP/img")
 jm="$TS_TMP/jm"
@@ -82,7 +88,8 @@ undo_as_advised() {
 # run WHAT: the probe on $D, journal on $jm; then the "reboot" and the undo
 run() {
 	local what=$1 undo advice silent_now= journal="$jm/undo.journal"
-	"$ALIGNPROBE" probe "${PROBE[@]}" --journal "$journal" "$D" > /dev/null 2> "$TS_TMP/perr"
+	"$ALIGNPROBE" probe "${PROBE[@]}" "${EXTRA[@]}" --journal "$journal" "$D" > /dev/null \
+		2> "$TS_TMP/perr"
 	# one power domain: both drives went, or neither
 	ts_assert_eq "$(counter "$D" POWER)" "$(counter "$J" POWER)" "$what: the two drives' power"
 	cut=$(counter "$D" POWER)
@@ -160,6 +167,20 @@ for m in $jpoints; do
 	journal_fs
 	ts_run_rc 0 "$ALIGNPROBE" emulate --power-cut-after "$m" "$J"
 	run "cut after journal write $m"
+done
+
+# physical sectors off the slots' boundaries: slot 0's warm-up (write 0)
+# and its first timed write (write 1) torn
+EXTRA=(--slots 1)
+for g in "phys=4096,lba=7" "phys=4096,lba=1"; do
+	for n in 0 1; do
+		J=$(ts_emu_attach --spec "$JSPEC")
+		D=$(ts_emu_attach --image "$TS_TMP/img" \
+			--spec "simple,$g,rmw=300us,cache=off,cut-after=$n,cut-peer=$J")
+		journal_fs
+		run "$g: cut after write $n"
+		[ "$n" -gt 0 ] || [ "$torn" -gt 0 ] || ts_fail "$g: the warm-up write tore nothing"
+	done
 done
 ts_log "$undone undone as advised, $silent journals left without advice"
 ts_pass
