@@ -37,7 +37,7 @@
  *    min_slowdown is ruled out, the verdict says exactly that, unresolved.
  *
  * The steps are in fit.c (3 to 6) and notes.c (what a verdict says); the
- * thresholds in internal.h.
+ * thresholds in analysisP.h.
  */
 #include "analysis/analysis.h"
 
@@ -48,7 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/internal.h"
+#include "analysis/analysisP.h"
 #include "lib/stats.h"
 #include "lib/util.h"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/internal.h"
+#include "analysis/analysisP.h"
 #include "lib/stats.h"
 #include "lib/util.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/internal.h"
+#include "analysis/analysisP.h"
 #include "lib/align.h"
 #include "lib/stats.h"
 #include "lib/util.h"

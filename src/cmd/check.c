@@ -136,7 +136,7 @@ static void __attribute__((noreturn)) usage(void)
 	      "Several devices: each is checked and reported; the status is the worst\n"
 	      "of theirs, in the order 1, 3, 2, 7, 4, 0.\n"
 	      "\nAvailable output columns:\n", out);
-	ap_out_list_columns(NULL, infos, AP_ARRAY_SIZE(infos));
+	ap_out_list_columns(NULL, check_infos, CHECK_NCOLS);
 	exit(AP_EXIT_OK);
 }
 
@@ -322,7 +322,7 @@ static int parse_args(struct check *c, int argc, char **argv)
 		}
 	}
 	if (c->out.list_columns) {
-		ap_out_list_columns(&c->out, infos, AP_ARRAY_SIZE(infos));
+		ap_out_list_columns(&c->out, check_infos, CHECK_NCOLS);
 		exit(AP_EXIT_OK);
 	}
 	if (ap_out_validate(&c->out, &e)) {
@@ -414,7 +414,7 @@ static int run(struct check *c)
 {
 	struct ap_ptable_opts po = { .sector_size = (unsigned)c->sector_size };
 	struct ap_error e;
-	int def[AP_ARRAY_SIZE(infos)];
+	int def[CHECK_NCOLS];
 	size_t ndef, i, nerr;
 	bool aligned;
 	int rc;
@@ -446,7 +446,7 @@ static int run(struct check *c)
 		return rc;
 
 	default_columns(c, def, &ndef);
-	if (ap_out_columns(&c->out, infos, AP_ARRAY_SIZE(infos), def, ndef, c->cols,
+	if (ap_out_columns(&c->out, check_infos, CHECK_NCOLS, def, ndef, c->cols,
 			   &c->ncols, &e)) {
 		ap_usage_error(CMD, "%s", e.msg);
 		return AP_EXIT_USAGE;
@@ -528,12 +528,12 @@ static int worse(int a, int b)
 static int prepare(struct check *c, struct ap_vstore *store, struct ap_outfile *prom)
 {
 	struct ap_error e = { 0 };
-	int cols[AP_ARRAY_SIZE(infos) * 2], all[AP_ARRAY_SIZE(infos)];
+	int cols[CHECK_NCOLS * 2], all[CHECK_NCOLS];
 	size_t i, ncols;
 
-	for (i = 0; i < AP_ARRAY_SIZE(infos); i++)
+	for (i = 0; i < CHECK_NCOLS; i++)
 		all[i] = (int)i;
-	if (ap_out_columns(&c->out, infos, AP_ARRAY_SIZE(infos), all, AP_ARRAY_SIZE(all), cols,
+	if (ap_out_columns(&c->out, check_infos, CHECK_NCOLS, all, AP_ARRAY_SIZE(all), cols,
 			   &ncols, &e)) {
 		ap_usage_error(CMD, "%s", e.msg);
 		return AP_EXIT_USAGE;

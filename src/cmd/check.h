@@ -34,39 +34,11 @@ enum {
 	COL_NAME, COL_UUID, COL_ALIGN_REPORTED, COL_ALIGN_DRIVE, COL_ALIGN_PROBED,
 	COL_ALIGN_1M, COL_ALIGN_OPTIO, COL_SIZE_ALIGNED, COL_ALIGNED, COL_MISALIGN,
 	COL_NEXT_ALIGNED, COL_DEVICE,
+	CHECK_NCOLS
 };
 
-static const struct ap_colinfo infos[] = {
-	[COL_NR]	    = { "NR", 2, SCOLS_FL_RIGHT, AP_COL_NUMBER, "partition number" },
-	[COL_START]	    = { "START", 10, SCOLS_FL_RIGHT, AP_COL_NUMBER, "first sector" },
-	[COL_END]	    = { "END", 10, SCOLS_FL_RIGHT, AP_COL_NUMBER, "last sector" },
-	[COL_SECTORS]	    = { "SECTORS", 10, SCOLS_FL_RIGHT, AP_COL_NUMBER, "size in sectors" },
-	[COL_SIZE]	    = { "SIZE", 6, SCOLS_FL_RIGHT, AP_COL_SIZE, "size" },
-	[COL_TYPE]	    = { "TYPE", 0.1, SCOLS_FL_TRUNC, AP_COL_STRING, "partition type name" },
-	[COL_TYPECODE]	    = { "TYPECODE", 0.1, 0, AP_COL_STRING, "partition type code or GUID" },
-	[COL_NAME]	    = { "NAME", 0.1, SCOLS_FL_TRUNC, AP_COL_STRING, "partition name (GPT)" },
-	[COL_UUID]	    = { "UUID", 36, 0, AP_COL_STRING, "partition UUID (GPT)" },
-	[COL_ALIGN_REPORTED] = { "ALIGN_REPORTED", 3, 0, AP_COL_BOOLEAN,
-		"start aligned to the reported physical sector and alignment offset" },
-	[COL_ALIGN_DRIVE]   = { "ALIGN_DRIVE", 3, 0, AP_COL_BOOLEAN,
-		"start aligned to the drive's claimed physical sector (ATA/SCSI/NVMe)" },
-	[COL_ALIGN_PROBED]  = { "ALIGN_PROBED", 3, 0, AP_COL_BOOLEAN,
-		"start aligned to the probed (or given, or the model's) physical sector and "
-		"lowest aligned LBA" },
-	[COL_ALIGN_1M]	    = { "ALIGN_1M", 3, 0, AP_COL_BOOLEAN, "start on a 1 MiB boundary" },
-	[COL_ALIGN_OPTIO]   = { "ALIGN_OPTIO", 3, 0, AP_COL_BOOLEAN,
-		"start aligned to the reported optimal I/O size (when sane)" },
-	[COL_SIZE_ALIGNED]  = { "SIZE_ALIGNED", 3, 0, AP_COL_BOOLEAN,
-		"size a whole number of physical sectors (geometry in force)" },
-	[COL_ALIGNED]	    = { "ALIGNED", 3, 0, AP_COL_BOOLEAN,
-		"aligned under the geometry in force (decides the exit status)", .null = "-" },
-	[COL_MISALIGN]	    = { "MISALIGN", 3, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-		"sectors past the last physical sector boundary (geometry in force)" },
-	[COL_NEXT_ALIGNED]  = { "NEXT_ALIGNED", 10, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-		"first aligned sector at or after START (geometry in force)" },
-	[COL_DEVICE]	    = { "DEVICE", 0.1, 0, AP_COL_STRING,
-		"the device or image (a default with several)" },
-};
+/* The columns: the one table (in check_report.c) drives -o, the table and JSON. */
+extern const struct ap_colinfo check_infos[CHECK_NCOLS];
 
 /* The geometries a partition is checked against; unit 0 = not available. */
 struct geoms {
@@ -116,7 +88,7 @@ struct check {
 	bool geometry_any;		/* --geometry-any */
 	struct ap_geometry_pick pick;	/* the entry of the --geometry file used */
 	struct ap_out out;
-	int cols[AP_ARRAY_SIZE(infos) * 2];
+	int cols[CHECK_NCOLS * 2];
 	size_t ncols;
 	char **devices;			/* every DEVICE|IMAGE given */
 	size_t ndevices;

@@ -25,6 +25,39 @@
 #include "lib/util.h"
 #include "ui/out.h"
 
+/* check's columns (declared in cmd/check.h); their names are API. */
+const struct ap_colinfo check_infos[CHECK_NCOLS] = {
+	[COL_NR]	    = { "NR", 2, SCOLS_FL_RIGHT, AP_COL_NUMBER, "partition number" },
+	[COL_START]	    = { "START", 10, SCOLS_FL_RIGHT, AP_COL_NUMBER, "first sector" },
+	[COL_END]	    = { "END", 10, SCOLS_FL_RIGHT, AP_COL_NUMBER, "last sector" },
+	[COL_SECTORS]	    = { "SECTORS", 10, SCOLS_FL_RIGHT, AP_COL_NUMBER, "size in sectors" },
+	[COL_SIZE]	    = { "SIZE", 6, SCOLS_FL_RIGHT, AP_COL_SIZE, "size" },
+	[COL_TYPE]	    = { "TYPE", 0.1, SCOLS_FL_TRUNC, AP_COL_STRING, "partition type name" },
+	[COL_TYPECODE]	    = { "TYPECODE", 0.1, 0, AP_COL_STRING, "partition type code or GUID" },
+	[COL_NAME]	    = { "NAME", 0.1, SCOLS_FL_TRUNC, AP_COL_STRING, "partition name (GPT)" },
+	[COL_UUID]	    = { "UUID", 36, 0, AP_COL_STRING, "partition UUID (GPT)" },
+	[COL_ALIGN_REPORTED] = { "ALIGN_REPORTED", 3, 0, AP_COL_BOOLEAN,
+		"start aligned to the reported physical sector and alignment offset" },
+	[COL_ALIGN_DRIVE]   = { "ALIGN_DRIVE", 3, 0, AP_COL_BOOLEAN,
+		"start aligned to the drive's claimed physical sector (ATA/SCSI/NVMe)" },
+	[COL_ALIGN_PROBED]  = { "ALIGN_PROBED", 3, 0, AP_COL_BOOLEAN,
+		"start aligned to the probed (or given, or the model's) physical sector and "
+		"lowest aligned LBA" },
+	[COL_ALIGN_1M]	    = { "ALIGN_1M", 3, 0, AP_COL_BOOLEAN, "start on a 1 MiB boundary" },
+	[COL_ALIGN_OPTIO]   = { "ALIGN_OPTIO", 3, 0, AP_COL_BOOLEAN,
+		"start aligned to the reported optimal I/O size (when sane)" },
+	[COL_SIZE_ALIGNED]  = { "SIZE_ALIGNED", 3, 0, AP_COL_BOOLEAN,
+		"size a whole number of physical sectors (geometry in force)" },
+	[COL_ALIGNED]	    = { "ALIGNED", 3, 0, AP_COL_BOOLEAN,
+		"aligned under the geometry in force (decides the exit status)", .null = "-" },
+	[COL_MISALIGN]	    = { "MISALIGN", 3, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+		"sectors past the last physical sector boundary (geometry in force)" },
+	[COL_NEXT_ALIGNED]  = { "NEXT_ALIGNED", 10, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+		"first aligned sector at or after START (geometry in force)" },
+	[COL_DEVICE]	    = { "DEVICE", 0.1, 0, AP_COL_STRING,
+		"the device or image (a default with several)" },
+};
+
 /* The columns of -o (or the defaults); a JSON row without -o: every column. */
 /* The keys of a "partitions" object without -o: DEVICE is the document's. */
 static const int json_cols[] = {
@@ -36,7 +69,7 @@ static const int json_cols[] = {
 static void check_cols(const struct check *c, struct ap_cols *cs)
 {
 	/* --output-all: every column, DEVICE too */
-	ap_cols_init(cs, &c->out, infos, AP_ARRAY_SIZE(infos), c->cols, c->ncols,
+	ap_cols_init(cs, &c->out, check_infos, CHECK_NCOLS, c->cols, c->ncols,
 		     c->out.all ? NULL : json_cols, c->out.all ? 0 : AP_ARRAY_SIZE(json_cols));
 }
 

@@ -129,7 +129,7 @@ struct pins {
 	size_t nlocs;
 };
 
-struct ctx {
+struct postmark_cmd {
 	struct pins pins;
 	bool json, quiet;
 	struct json_object *runs;	/* --json: the runs so far */
@@ -217,7 +217,7 @@ static int pins_apply(const struct pins *p, struct ap_pm_config *cfg, struct ap_
 
 static void on_progress(void *arg, int phase, uint64_t done, uint64_t total)
 {
-	struct ctx *c = arg;
+	struct postmark_cmd *c = arg;
 
 	if (done == 0) {
 		ap_progress_clear(&c->prog);
@@ -252,7 +252,7 @@ static int close_output(FILE *f, const char *path)
 }
 
 /* One `run`: returns an exit code. */
-static int do_run(struct ctx *c, struct ap_pm_config *cfg, const char *output,
+static int do_run(struct postmark_cmd *c, struct ap_pm_config *cfg, const char *output,
 		  const char *where)
 {
 	struct ap_pm_result res;
@@ -300,7 +300,7 @@ static int do_run(struct ctx *c, struct ap_pm_config *cfg, const char *output,
 	return ret;
 }
 
-static int do_show(struct ctx *c, const struct ap_pm_config *cfg, const char *output)
+static int do_show(struct postmark_cmd *c, const struct ap_pm_config *cfg, const char *output)
 {
 	FILE *out;
 
@@ -315,7 +315,7 @@ static int do_show(struct ctx *c, const struct ap_pm_config *cfg, const char *ou
 
 /* Options re-applied to every step, every run's settings checked: an
  * exit code (AP_EXIT_USAGE with a message naming file:line). */
-static int check_script(struct ctx *c, struct ap_pm_script *s, bool implicit_run)
+static int check_script(struct postmark_cmd *c, struct ap_pm_script *s, bool implicit_run)
 {
 	struct ap_error e;
 	size_t i;
@@ -338,7 +338,7 @@ static int check_script(struct ctx *c, struct ap_pm_script *s, bool implicit_run
 }
 
 /* Execute the checked steps in order; an exit code. */
-static int exec_script(struct ctx *c, struct ap_pm_script *s, bool implicit_run)
+static int exec_script(struct postmark_cmd *c, struct ap_pm_script *s, bool implicit_run)
 {
 	size_t i;
 	int ret;
@@ -382,7 +382,7 @@ static bool script_has_run(const struct ap_pm_script *s)
 }
 
 /* -i: PostMark's command loop on stdin. */
-static int interactive(struct ctx *c, struct ap_pm_config *cfg, bool *quit)
+static int interactive(struct postmark_cmd *c, struct ap_pm_config *cfg, bool *quit)
 {
 	bool tty = isatty(STDIN_FILENO);
 	struct ap_pm_script s;
@@ -475,7 +475,7 @@ static int interactive(struct ctx *c, struct ap_pm_config *cfg, bool *quit)
  * the message; -1 when the help or the version was printed. The pins are
  * freed unless 0.
  */
-static int parse_args(struct ctx *c, int argc, char **argv, bool *interact)
+static int parse_args(struct postmark_cmd *c, int argc, char **argv, bool *interact)
 {
 	int ch;
 	char *v;
@@ -570,7 +570,7 @@ static int parse_args(struct ctx *c, int argc, char **argv, bool *interact)
 
 int ap_cmd_postmark(int argc, char **argv)
 {
-	struct ctx c;
+	struct postmark_cmd c;
 	struct ap_pm_config base;
 	struct ap_pm_script *scripts = NULL;
 	struct ap_error e;

@@ -151,8 +151,8 @@ static void usage(void)
 	fputs(" -h, --help                 display this help\n"
 	      " -V, --version              display version\n", f);
 	fputs("\nAvailable output columns:\n", f);
-	for (i = 0; i < AP_ARRAY_SIZE(infos); i++)
-		fprintf(f, " %-10s %s\n", infos[i].name, infos[i].help);
+	for (i = 0; i < PROBE_NCOLS; i++)
+		fprintf(f, " %-10s %s\n", probe_infos[i].name, probe_infos[i].help);
 	fputs("\n--json prints {\"device\", \"verdict\", \"results\": [per size and offset],\n"
 	      "\"sizes\": [per size, with its own verdict], ...}; several devices print\n"
 	      "{\"devices\": [ that, ... ]}. The table shows the size that decided\n"
@@ -421,7 +421,7 @@ static int parse_args(struct ctl *c, int argc, char **argv)
 		}
 	}
 	if (c->out.list_columns) {
-		ap_out_list_columns(&c->out, infos, AP_ARRAY_SIZE(infos));
+		ap_out_list_columns(&c->out, probe_infos, PROBE_NCOLS);
 		return -1;
 	}
 	if (ap_out_validate(&c->out, &e) != 0) {
@@ -429,8 +429,8 @@ static int parse_args(struct ctl *c, int argc, char **argv)
 		return AP_EXIT_USAGE;
 	}
 	/* a bad -o list is a usage error before anything is written */
-	if (ap_cmd_check_columns(CMD, &c->out, infos, AP_ARRAY_SIZE(infos), default_cols,
-				 AP_ARRAY_SIZE(default_cols)) != 0)
+	if (ap_cmd_check_columns(CMD, &c->out, probe_infos, PROBE_NCOLS, probe_default_cols,
+				 probe_ndefault_cols) != 0)
 		return AP_EXIT_USAGE;
 	if (c->undo) {
 		if (c->nemu || preserve || readonly || c->dry_run || c->record_set || c->prometheus) {

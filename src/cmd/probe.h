@@ -25,36 +25,16 @@
 enum {
 	COL_DEVICE, COL_SIZE, COL_OFFSET, COL_N, COL_MEDIAN, COL_Q1, COL_Q3, COL_FAST,
 	COL_ALIGNED, COL_REL,
+	PROBE_NCOLS
 };
 
-static const struct ap_colinfo infos[] = {
-	[COL_DEVICE]  = { "DEVICE", 0.2, 0, AP_COL_STRING, "device probed" },
-	[COL_SIZE]    = { "SIZE", 5, SCOLS_FL_RIGHT, AP_COL_SIZE, "write (or read) size" },
-	[COL_OFFSET]  = { "OFFSET", 6, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "offset in logical sectors from a 1 MiB-aligned place (= LBA modulo the unit)" },
-	[COL_N]       = { "N", 4, SCOLS_FL_RIGHT, AP_COL_NUMBER, "measurements at this offset" },
-	[COL_MEDIAN]  = { "MEDIAN_US", 9, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "median latency, microseconds", .fmt = "%.1f" },
-	[COL_Q1]      = { "Q1_US", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "first quartile of the latency, microseconds", .fmt = "%.1f" },
-	[COL_Q3]      = { "Q3_US", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "third quartile of the latency, microseconds", .fmt = "%.1f" },
-	[COL_FAST]    = { "FAST", 4, 0, AP_COL_BOOLEAN,
-			  "classified fast by the analysis of this size" },
-	[COL_ALIGNED] = { "ALIGNED", 7, 0, AP_COL_BOOLEAN,
-			  "aligned under the final verdict (empty: unresolved)" },
-	[COL_REL]     = { "REL", 6, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "median relative to the fastest offset of this size", .fmt = "%.2f" },
-};
-
-static const int default_cols[] = {
-	COL_DEVICE, COL_SIZE, COL_OFFSET, COL_N, COL_MEDIAN, COL_Q1, COL_Q3, COL_FAST, COL_REL,
-};
-
-/* The keys of the "results" objects without -o: the device is the document's. */
-static const int json_cols[] = {
-	COL_SIZE, COL_OFFSET, COL_N, COL_MEDIAN, COL_Q1, COL_Q3, COL_FAST, COL_ALIGNED, COL_REL,
-};
+/*
+ * The columns (defined in probe_report.c): the one table drives -o, the table
+ * and JSON; the columns shown without -o.
+ */
+extern const struct ap_colinfo probe_infos[PROBE_NCOLS];
+extern const int probe_default_cols[];
+extern const size_t probe_ndefault_cols;
 
 struct job {
 	char *dev;			/* what the user named, or the emulated loop device */

@@ -36,6 +36,37 @@
 #include "ui/plot.h"
 #include "ui/progress.h"
 
+/* probe's columns (declared in cmd/probe.h); their names are API. */
+const struct ap_colinfo probe_infos[PROBE_NCOLS] = {
+	[COL_DEVICE]  = { "DEVICE", 0.2, 0, AP_COL_STRING, "device probed" },
+	[COL_SIZE]    = { "SIZE", 5, SCOLS_FL_RIGHT, AP_COL_SIZE, "write (or read) size" },
+	[COL_OFFSET]  = { "OFFSET", 6, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "offset in logical sectors from a 1 MiB-aligned place (= LBA modulo the unit)" },
+	[COL_N]       = { "N", 4, SCOLS_FL_RIGHT, AP_COL_NUMBER, "measurements at this offset" },
+	[COL_MEDIAN]  = { "MEDIAN_US", 9, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "median latency, microseconds", .fmt = "%.1f" },
+	[COL_Q1]      = { "Q1_US", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "first quartile of the latency, microseconds", .fmt = "%.1f" },
+	[COL_Q3]      = { "Q3_US", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "third quartile of the latency, microseconds", .fmt = "%.1f" },
+	[COL_FAST]    = { "FAST", 4, 0, AP_COL_BOOLEAN,
+			  "classified fast by the analysis of this size" },
+	[COL_ALIGNED] = { "ALIGNED", 7, 0, AP_COL_BOOLEAN,
+			  "aligned under the final verdict (empty: unresolved)" },
+	[COL_REL]     = { "REL", 6, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "median relative to the fastest offset of this size", .fmt = "%.2f" },
+};
+
+const int probe_default_cols[] = {
+	COL_DEVICE, COL_SIZE, COL_OFFSET, COL_N, COL_MEDIAN, COL_Q1, COL_Q3, COL_FAST, COL_REL,
+};
+const size_t probe_ndefault_cols = AP_ARRAY_SIZE(probe_default_cols);
+
+/* The keys of the "results" objects without -o: the device is the document's. */
+static const int json_cols[] = {
+	COL_SIZE, COL_OFFSET, COL_N, COL_MEDIAN, COL_Q1, COL_Q3, COL_FAST, COL_ALIGNED, COL_REL,
+};
+
 /* The size whose rows the table shows by default. */
 static int shown_size(const struct ap_probe_result *r)
 {
@@ -316,7 +347,7 @@ static int write_plot(struct job *j)
 
 static int print_results(struct ctl *c)
 {
-	int cols[AP_ARRAY_SIZE(infos) * 2];
+	int cols[PROBE_NCOLS * 2];
 	size_t ncols = 0, i, k;
 	struct ap_error e = { 0 };
 	struct ap_cols cs;
@@ -324,9 +355,9 @@ static int print_results(struct ctl *c)
 	int rc = 0;
 
 	/* -o was checked before the run */
-	have_cols = ap_out_columns(&c->out, infos, AP_ARRAY_SIZE(infos), default_cols,
-				   AP_ARRAY_SIZE(default_cols), cols, &ncols, &e) == 0;
-	ap_cols_init(&cs, &c->out, infos, AP_ARRAY_SIZE(infos), cols, have_cols ? ncols : 0,
+	have_cols = ap_out_columns(&c->out, probe_infos, PROBE_NCOLS, probe_default_cols,
+				   probe_ndefault_cols, cols, &ncols, &e) == 0;
+	ap_cols_init(&cs, &c->out, probe_infos, PROBE_NCOLS, cols, have_cols ? ncols : 0,
 		     json_cols, AP_ARRAY_SIZE(json_cols));
 	if (c->out.json) {
 		struct json_object *doc;

@@ -121,8 +121,8 @@ static void usage(void)
 		free(sz);
 	}
 	fputs("\nAvailable output columns:\n", f);
-	for (i = 0; i < AP_ARRAY_SIZE(infos); i++)
-		fprintf(f, " %-11s %s\n", infos[i].name, infos[i].help);
+	for (i = 0; i < SWEEP_NCOLS; i++)
+		fprintf(f, " %-11s %s\n", sweep_infos[i].name, sweep_infos[i].help);
 	fputs("\n--json prints {\"device\", \"logical_sector\", \"reported_physical_sector\",\n"
 	      "\"parameters\", \"stopped\", \"verdict\", \"starts\": [per start, every column in\n"
 	      "lower case, or those of -o], \"results\": [per start and round]}; --replay\n"
@@ -323,12 +323,12 @@ static int parse_args(struct sweep_cmd *c, int argc, char **argv)
 		return AP_EXIT_USAGE;
 	}
 	if (c->out.list_columns) {
-		ap_out_list_columns(&c->out, infos, AP_ARRAY_SIZE(infos));
+		ap_out_list_columns(&c->out, sweep_infos, SWEEP_NCOLS);
 		return -1;
 	}
 	/* -o before anything is measured, not when reporting */
-	if (ap_cmd_check_columns(CMD, &c->out, infos, AP_ARRAY_SIZE(infos), default_cols,
-				 AP_ARRAY_SIZE(default_cols)) != 0)
+	if (ap_cmd_check_columns(CMD, &c->out, sweep_infos, SWEEP_NCOLS, sweep_default_cols,
+				 sweep_ndefault_cols) != 0)
 		return AP_EXIT_USAGE;
 	if (optind < argc)
 		c->device = argv[optind++];

@@ -28,58 +28,19 @@
 enum {
 	COL_START, COL_ALIGNED, COL_FAST, COL_RUNS, COL_FAILED, COL_TPS, COL_COST,
 	COL_CREATES, COL_DELETES, COL_READ, COL_WRITE, COL_FSYNC, COL_REL, COL_RMW,
+	SWEEP_NCOLS
 };
 
-static const struct ap_colinfo infos[] = {
-	[COL_START]   = { "START", 6, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "partition start, logical sectors" },
-	[COL_ALIGNED] = { "ALIGNED", 7, 0, AP_COL_BOOLEAN,
-			  "aligned under the inferred physical sector size and offset (empty: unresolved)" },
-	[COL_FAST]    = { "FAST", 4, 0, AP_COL_BOOLEAN,
-			  "classified fast by the analysis (from the timings alone)" },
-	[COL_RUNS]    = { "RUNS", 4, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "measurements at this start (rounds), failed ones included" },
-	[COL_FAILED]  = { "FAILED", 6, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "measurements that failed at this start (never counted as slow)" },
-	[COL_TPS]     = { "TPS", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "workload transactions per second (median over the rounds)",
-			  .fmt = "%.1f", .null = "-" },
-	[COL_COST]    = { "COST", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "milliseconds per transaction (median), what the analysis uses",
-			  .fmt = "%.2f", .null = "-" },
-	[COL_CREATES] = { "CREATES", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "files created per second of the creation and transaction phases",
-			  .fmt = "%.1f", .null = "-" },
-	[COL_DELETES] = { "DELETES", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "files deleted per second of the transaction and deletion phases",
-			  .fmt = "%.1f", .null = "-" },
-	[COL_READ]    = { "READ_KIBS", 9, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "KiB read per second of the transaction phase",
-			  .fmt = "%.1f", .null = "-" },
-	[COL_WRITE]   = { "WRITE_KIBS", 10, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "KiB written per second of the creation and transaction phases",
-			  .fmt = "%.1f", .null = "-" },
-	[COL_FSYNC]   = { "FSYNC_MED", 9, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "median fsync latency, milliseconds",
-			  .fmt = "%.2f", .null = "-" },
-	[COL_REL]     = { "REL", 5, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "TPS relative to the best start (1.00 = best)",
-			  .fmt = "%.2f", .null = "-" },
-	[COL_RMW]     = { "RMW", 6, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "emulated drive only: read-modify-writes per workload run (mean)",
-			  .fmt = "%.0f", .null = "-" },
-};
-
-static const int default_cols[] = {
-	COL_START, COL_ALIGNED, COL_TPS, COL_CREATES, COL_DELETES, COL_READ, COL_WRITE,
-	COL_FSYNC, COL_REL, COL_FAILED,
-};
-
-/* The keys of the "starts" objects without -o (and in --save), in their documented order. */
-static const int json_cols[] = {
-	COL_START, COL_RUNS, COL_FAILED, COL_ALIGNED, COL_FAST, COL_TPS, COL_COST, COL_CREATES,
-	COL_DELETES, COL_READ, COL_WRITE, COL_FSYNC, COL_REL, COL_RMW,
-};
+/*
+ * The columns (defined in sweep_report.c): the one table drives -o, the table
+ * and JSON; the columns shown without -o; the keys of the "starts" objects
+ * without -o (and in --save), in their documented order.
+ */
+extern const struct ap_colinfo sweep_infos[SWEEP_NCOLS];
+extern const int sweep_default_cols[];
+extern const size_t sweep_ndefault_cols;
+extern const int sweep_json_cols[];
+extern const size_t sweep_njson_cols;
 
 struct sweep_cmd {
 	struct ap_out out;

@@ -23,19 +23,73 @@
 #include "ui/out.h"
 #include "ui/plot.h"
 
-/* The columns of -o (@cols: room for AP_ARRAY_SIZE(infos) * 2): 0 or an exit code. */
+/* sweep's columns (declared in cmd/sweep.h); their names are API. */
+const struct ap_colinfo sweep_infos[SWEEP_NCOLS] = {
+	[COL_START]   = { "START", 6, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "partition start, logical sectors" },
+	[COL_ALIGNED] = { "ALIGNED", 7, 0, AP_COL_BOOLEAN,
+			  "aligned under the inferred physical sector size and offset (empty: unresolved)" },
+	[COL_FAST]    = { "FAST", 4, 0, AP_COL_BOOLEAN,
+			  "classified fast by the analysis (from the timings alone)" },
+	[COL_RUNS]    = { "RUNS", 4, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "measurements at this start (rounds), failed ones included" },
+	[COL_FAILED]  = { "FAILED", 6, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "measurements that failed at this start (never counted as slow)" },
+	[COL_TPS]     = { "TPS", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "workload transactions per second (median over the rounds)",
+			  .fmt = "%.1f", .null = "-" },
+	[COL_COST]    = { "COST", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "milliseconds per transaction (median), what the analysis uses",
+			  .fmt = "%.2f", .null = "-" },
+	[COL_CREATES] = { "CREATES", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "files created per second of the creation and transaction phases",
+			  .fmt = "%.1f", .null = "-" },
+	[COL_DELETES] = { "DELETES", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "files deleted per second of the transaction and deletion phases",
+			  .fmt = "%.1f", .null = "-" },
+	[COL_READ]    = { "READ_KIBS", 9, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "KiB read per second of the transaction phase",
+			  .fmt = "%.1f", .null = "-" },
+	[COL_WRITE]   = { "WRITE_KIBS", 10, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "KiB written per second of the creation and transaction phases",
+			  .fmt = "%.1f", .null = "-" },
+	[COL_FSYNC]   = { "FSYNC_MED", 9, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "median fsync latency, milliseconds",
+			  .fmt = "%.2f", .null = "-" },
+	[COL_REL]     = { "REL", 5, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "TPS relative to the best start (1.00 = best)",
+			  .fmt = "%.2f", .null = "-" },
+	[COL_RMW]     = { "RMW", 6, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			  "emulated drive only: read-modify-writes per workload run (mean)",
+			  .fmt = "%.0f", .null = "-" },
+};
+
+const int sweep_default_cols[] = {
+	COL_START, COL_ALIGNED, COL_TPS, COL_CREATES, COL_DELETES, COL_READ, COL_WRITE,
+	COL_FSYNC, COL_REL, COL_FAILED,
+};
+const size_t sweep_ndefault_cols = AP_ARRAY_SIZE(sweep_default_cols);
+
+/* The keys of the "starts" objects without -o (and in --save), in their documented order. */
+const int sweep_json_cols[] = {
+	COL_START, COL_RUNS, COL_FAILED, COL_ALIGNED, COL_FAST, COL_TPS, COL_COST, COL_CREATES,
+	COL_DELETES, COL_READ, COL_WRITE, COL_FSYNC, COL_REL, COL_RMW,
+};
+const size_t sweep_njson_cols = AP_ARRAY_SIZE(sweep_json_cols);
+
+/* The columns of -o (@cols: room for SWEEP_NCOLS * 2): 0 or an exit code. */
 static int select_cols(struct sweep_cmd *c, struct ap_cols *cs, int *cols)
 {
 	struct ap_error e = { 0 };
 	size_t ncols;
 
-	if (ap_out_columns(&c->out, infos, AP_ARRAY_SIZE(infos), default_cols,
-			   AP_ARRAY_SIZE(default_cols), cols, &ncols, &e) != 0) {
+	if (ap_out_columns(&c->out, sweep_infos, SWEEP_NCOLS, sweep_default_cols,
+			   sweep_ndefault_cols, cols, &ncols, &e) != 0) {
 		ap_usage_error(CMD, "%s", e.msg);	/* parse_args checked it already */
 		return AP_EXIT_USAGE;
 	}
-	ap_cols_init(cs, &c->out, infos, AP_ARRAY_SIZE(infos), cols, ncols,
-		     json_cols, AP_ARRAY_SIZE(json_cols));
+	ap_cols_init(cs, &c->out, sweep_infos, SWEEP_NCOLS, cols, ncols,
+		     sweep_json_cols, sweep_njson_cols);
 	return 0;
 }
 
@@ -80,7 +134,7 @@ struct json_object *sweep_starts_json(const struct ap_cols *cs,
 
 static int print_table(struct sweep_cmd *c, const struct ap_sweep_start_stat *st, size_t n)
 {
-	int cols[AP_ARRAY_SIZE(infos) * 2];
+	int cols[SWEEP_NCOLS * 2];
 	struct libscols_table *tb;
 	struct ap_cols cs;
 	struct ap_row r;
@@ -309,7 +363,7 @@ int sweep_report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
 	v = sweep_shown_verdict(v, stopped);	/* nor used to mark starts aligned */
 	n = ap_sweep_summarize(doc->results, doc->nresults, doc->starts, doc->nstarts, v, &st);
 	if (c->out.json) {
-		int cols[AP_ARRAY_SIZE(infos) * 2];
+		int cols[SWEEP_NCOLS * 2];
 		struct json_object *o;
 		struct ap_cols cs;
 

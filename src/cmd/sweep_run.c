@@ -97,8 +97,8 @@ static void save_doc(struct sweep_cmd *c, const struct ap_sweep_run *run, const 
 	doc_of_run(c, run, &d);
 	n = ap_sweep_summarize(d.results, d.nresults, d.starts, d.nstarts, v, &st);
 	/* a results file holds every column, whatever -o says */
-	ap_cols_init(&cs, NULL, infos, AP_ARRAY_SIZE(infos), NULL, 0,
-		     json_cols, AP_ARRAY_SIZE(json_cols));
+	ap_cols_init(&cs, NULL, sweep_infos, SWEEP_NCOLS, NULL, 0,
+		     sweep_json_cols, sweep_njson_cols);
 	o = ap_sweep_doc_to_json(&d, v, sweep_starts_json(&cs, st, n), stopped);
 	if (c->id.size)
 		json_object_object_add(o, "identity", ap_identity_to_json(&c->id));

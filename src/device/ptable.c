@@ -4,7 +4,7 @@
  * does not report structurally (see ptable.h).
  */
 #include "device/ptable.h"
-#include "device/ptable_priv.h"
+#include "device/ptableP.h"
 #include "lib/blkdev.h"
 
 #include <errno.h>

@@ -12,7 +12,7 @@
  * Read-only, like every probe here.
  */
 #include "device/ptable.h"
-#include "device/ptable_priv.h"
+#include "device/ptableP.h"
 
 #include <errno.h>
 #include <inttypes.h>

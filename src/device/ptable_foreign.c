@@ -5,7 +5,7 @@
  * AP_PT_FOREIGN_SECTOR (see ptable.h), split from the libfdisk reading.
  */
 #include "device/ptable.h"
-#include "device/ptable_priv.h"
+#include "device/ptableP.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -6,7 +6,7 @@
  * finding is named by its real cause.
  */
 #include "device/ptable.h"
-#include "device/ptable_priv.h"
+#include "device/ptableP.h"
 
 #include <errno.h>
 #include <inttypes.h>

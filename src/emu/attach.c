@@ -4,13 +4,13 @@
  * file, shared stats page), fork the FUSE server (server.c), attach a
  * loop device with 512-byte (or the spec's) logical sectors to the served file,
  * and take everything down again -- also after the server was SIGKILLed.
- * The layout of a work directory is described in emu/priv.h; the work
+ * The layout of a work directory is described in emu/emuP.h; the work
  * directory, the stats page, finding a device's drive (locate.c) and the
  * server are in their own files.
  */
 #include "emu/emu.h"
 #include "emu/model.h"
-#include "emu/priv.h"
+#include "emu/emuP.h"
 #include "emu/server.h"
 #include "lib/blkdev.h"
 #include "lib/state.h"

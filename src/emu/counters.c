@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The emulated drive's shared stats page (struct ap_emu_shm, emu/priv.h):
+ * The emulated drive's shared stats page (struct ap_emu_shm, emu/emuP.h):
  * created in the work directory before the server starts, mapped by the
  * server (which writes the counters), by ap_emu_counters_read/reset and by
  * teardown (which reads the server's pid). Readers and resetters take
@@ -10,7 +10,7 @@
  */
 #include "emu/emu.h"
 #include "emu/model.h"
-#include "emu/priv.h"
+#include "emu/emuP.h"
 #include "lib/util.h"
 
 #include <errno.h>

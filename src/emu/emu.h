@@ -188,7 +188,7 @@ int ap_emu_counters_read(const char *dev, struct ap_emu_counters *c);
 int ap_emu_counters_reset(const char *dev);
 
 /*
- * The counters live in a shared page next to the server (see emu/priv.h),
+ * The counters live in a shared page next to the server (see emu/emuP.h),
  * read without disturbing it: ap_emu_counters_read() never sends a request
  * to the drive. They start at zero when ap_emu_attach() returns (the attach's
  * own partition scan is not counted); a reset makes the counters (and

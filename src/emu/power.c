@@ -12,7 +12,7 @@
  * I/O: always built (the unit tests use it).
  */
 #include "emu/model.h"
-#include "emu/priv.h"
+#include "emu/emuP.h"
 #include "lib/util.h"
 
 #include <errno.h>

@@ -19,9 +19,8 @@
 #include <fuse_lowlevel.h>
 
 #include "emu/model.h"
-#include "emu/priv.h"
+#include "emu/emuP.h"
 #include "emu/server.h"
-#include "lib/state.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
 
@@ -60,13 +59,9 @@ struct server {
 };
 
 /*
- * Every function below reaches the server through @sv (the handlers take it
- * from fuse_req_userdata()); `srv` names the server itself, as BusyBox's G
- * does, and charge() and served() act on it.
+ * Every function below takes the server as @sv (the FUSE handlers get it
+ * from fuse_req_userdata()); no global holds it.
  */
-#define srv		(*sv)
-#define charge(ns)	charge_for(sv, (ns))
-#define served()	served_by(sv)
 
 /* The first SIGINT, SIGTERM or SIGHUP since the last look, or 0. */
 static volatile sig_atomic_t term_signal;
@@ -114,15 +109,15 @@ static void fill_attr(const struct server *sv, fuse_ino_t ino, struct stat *st)
 	} else {
 		st->st_mode = S_IFREG | 0600;
 		st->st_nlink = 1;
-		st->st_size = (off_t)srv.capacity;
-		st->st_blocks = (blkcnt_t)(srv.capacity / 512);
+		st->st_size = (off_t)sv->capacity;
+		st->st_blocks = (blkcnt_t)(sv->capacity / 512);
 	}
 }
 
 /* Sleep until t0 + ns on CLOCK_MONOTONIC; a termination signal cuts it short. */
-static void charge_for(const struct server *sv, uint64_t ns)
+static void charge(const struct server *sv, uint64_t ns)
 {
-	uint64_t until = srv.t0 + ns;
+	uint64_t until = sv->t0 + ns;
 	struct timespec ts = {
 		.tv_sec = (time_t)(until / AP_NSEC_PER_SEC),
 		.tv_nsec = (long)(until % AP_NSEC_PER_SEC),
@@ -132,33 +127,36 @@ static void charge_for(const struct server *sv, uint64_t ns)
 		return;
 	/* a power cut ends the request in flight where it is */
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		if (term_signal || ap_emu_shm_power_want_off(srv.shm) != srv.off)
+		if (term_signal || ap_emu_shm_power_want_off(sv->shm) != sv->off)
 			break;
 }
 
 static void stats_begin(struct server *sv)
 {
-	__atomic_fetch_add(&srv.shm->seq, 1, __ATOMIC_ACQ_REL);
+	__atomic_fetch_add(&sv->shm->seq, 1, __ATOMIC_ACQ_REL);
 }
 
 static void stats_end(struct server *sv)
 {
-	__atomic_fetch_add(&srv.shm->seq, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&sv->shm->seq, 1, __ATOMIC_RELEASE);
 }
 
-#define BUMP(field, v) \
-	__atomic_store_n(&srv.shm->live.field, srv.shm->live.field + (v), __ATOMIC_RELAXED)
+/* Add @v to a counter of the stats page, which only the server writes. */
+static void bump(uint64_t *counter, uint64_t v)
+{
+	__atomic_store_n(counter, *counter + v, __ATOMIC_RELAXED);
+}
 
 /* Successful requests of the kinds that the fault model fails, since the reset. */
-static uint64_t served_by(const struct server *sv)
+static uint64_t served(const struct server *sv)
 {
 	struct ap_emu_counters_raw c;
 	uint64_t n = 0;
 
-	ap_emu_shm_read(srv.shm, &c);
-	if (srv.model.fail_reads)
+	ap_emu_shm_read(sv->shm, &c);
+	if (sv->model.fail_reads)
 		n += c.reads;
-	if (srv.model.fail_writes)
+	if (sv->model.fail_writes)
 		n += c.writes;
 	return n;
 }
@@ -170,14 +168,14 @@ static uint64_t served_by(const struct server *sv)
  */
 static uint64_t follow_write_cache(struct server *sv, uint64_t *rmw)
 {
-	bool on = ap_emu_shm_write_cache(srv.shm);
+	bool on = ap_emu_shm_write_cache(sv->shm);
 	struct ap_emu_cost c;
 
-	if (on == srv.model.write_cache)
+	if (on == sv->model.write_cache)
 		return 0;
-	ap_emu_model_set_write_cache(&srv.model, on, srv.t0, &c);
+	ap_emu_model_set_write_cache(&sv->model, on, sv->t0, &c);
 	if (c.drained)
-		ap_emu_vlog_clear(&srv.vlog);
+		ap_emu_vlog_clear(&sv->vlog);
 	*rmw = c.rmw;
 	return c.cost_ns;
 }
@@ -194,52 +192,52 @@ static void power_cut(struct server *sv, enum ap_emu_op op, uint64_t off, uint64
 	unsigned torn = 0;
 	int rc;
 
-	if (srv.off)
+	if (sv->off)
 		return;
-	rc = ap_emu_vlog_undo(&srv.vlog, srv.fd, &lost);
+	rc = ap_emu_vlog_undo(&sv->vlog, sv->fd, &lost);
 	if (rc)
 		fprintf(stderr, "power cut: cannot undo the volatile cache: %s\n", strerror(-rc));
 	if (c && c->cached && lost)
 		lost--;		/* the write in flight was never acknowledged */
 	rc = op == AP_EMU_WRITE && data && c && c->media_write ?
-	     ap_emu_tear(&srv.model, srv.fd, srv.capacity, off, len, data, &torn) : 0;
+	     ap_emu_tear(&sv->model, sv->fd, sv->capacity, off, len, data, &torn) : 0;
 	if (rc)
 		fprintf(stderr, "power cut: cannot tear the write in flight: %s\n", strerror(-rc));
-	ap_emu_model_power_cut(&srv.model);
-	srv.off = true;
-	ap_emu_shm_set_power(srv.shm, false);	/* off until someone restores it */
+	ap_emu_model_power_cut(&sv->model);
+	sv->off = true;
+	ap_emu_shm_set_power(sv->shm, false);	/* off until someone restores it */
 	stats_begin(sv);
-	BUMP(power_cuts, 1);
-	BUMP(lost_writes, lost);
-	BUMP(torn_sectors, torn);
+	bump(&sv->shm->live.power_cuts, 1);
+	bump(&sv->shm->live.lost_writes, lost);
+	bump(&sv->shm->live.torn_sectors, torn);
 	stats_end(sv);
-	ap_emu_shm_set_power_off(srv.shm, true);
+	ap_emu_shm_set_power_off(sv->shm, true);
 	/* the same moment: before the request in flight is answered */
-	if (srv.peer && ap_emu_shm_power(srv.peer, false, 10000) != 0)
+	if (sv->peer && ap_emu_shm_power(sv->peer, false, 10000) != 0)
 		fprintf(stderr, "power cut: the peer drive did not follow\n");
 }
 
 /* Follow the power control field between requests: true while the power is off. */
 static bool follow_power(struct server *sv)
 {
-	bool want_off = ap_emu_shm_power_want_off(srv.shm);
+	bool want_off = ap_emu_shm_power_want_off(sv->shm);
 
 	power_signal = 0;
-	if (want_off && !srv.off) {
+	if (want_off && !sv->off) {
 		power_cut(sv, AP_EMU_READ, 0, 0, NULL, NULL);
-	} else if (!want_off && srv.off) {
-		ap_emu_model_power_on(&srv.model);
-		srv.off = false;
-		ap_emu_shm_set_power_off(srv.shm, false);
+	} else if (!want_off && sv->off) {
+		ap_emu_model_power_on(&sv->model);
+		sv->off = false;
+		ap_emu_shm_set_power_off(sv->shm, false);
 	}
-	return srv.off;
+	return sv->off;
 }
 
 /* A request answered EIO without the model: the power is off. */
 static void count_error(struct server *sv)
 {
 	stats_begin(sv);
-	BUMP(errors, 1);
+	bump(&sv->shm->live.errors, 1);
 	stats_end(sv);
 }
 
@@ -255,18 +253,18 @@ static int account(struct server *sv, enum ap_emu_op op, uint64_t off, uint64_t 
 	bool cut;
 
 	/* cut-after=N: the write after N writes is in flight when the power goes */
-	if (op == AP_EMU_WRITE && ap_emu_shm_cut_at(srv.shm)) {
+	if (op == AP_EMU_WRITE && ap_emu_shm_cut_at(sv->shm)) {
 		struct ap_emu_counters_raw n;
 
-		ap_emu_shm_read(srv.shm, &n);
-		if (n.writes + 1 >= ap_emu_shm_cut_at(srv.shm)) {
-			__atomic_store_n(&srv.shm->cut_at, 0, __ATOMIC_RELEASE);	/* once */
-			ap_emu_shm_set_power(srv.shm, false);
+		ap_emu_shm_read(sv->shm, &n);
+		if (n.writes + 1 >= ap_emu_shm_cut_at(sv->shm)) {
+			__atomic_store_n(&sv->shm->cut_at, 0, __ATOMIC_RELEASE);	/* once */
+			ap_emu_shm_set_power(sv->shm, false);
 		}
 	}
-	ap_emu_model_request(&srv.model, op, off, len,
-			     (srv.model.fail_count || srv.model.fail_after) ? served() : 0,
-			     srv.t0 + sw_ns, c);
+	ap_emu_model_request(&sv->model, op, off, len,
+			     (sv->model.fail_count || sv->model.fail_after) ? served(sv) : 0,
+			     sv->t0 + sw_ns, c);
 	c->cost_ns += sw_ns;
 	c->rmw += sw_rmw;
 	/*
@@ -275,30 +273,30 @@ static int account(struct server *sv, enum ap_emu_op op, uint64_t off, uint64_t 
 	 * has what it overwrites kept for a power cut.
 	 */
 	if (c->drained)
-		ap_emu_vlog_clear(&srv.vlog);
-	if (c->cached && ap_emu_vlog_keep(&srv.vlog, srv.fd, off, len) != 0)
+		ap_emu_vlog_clear(&sv->vlog);
+	if (c->cached && ap_emu_vlog_keep(&sv->vlog, sv->fd, off, len) != 0)
 		c->fail = true;
-	if (!ap_emu_shm_power_want_off(srv.shm))
-		charge(c->cost_ns);
-	cut = ap_emu_shm_power_want_off(srv.shm);
+	if (!ap_emu_shm_power_want_off(sv->shm))
+		charge(sv, c->cost_ns);
+	cut = ap_emu_shm_power_want_off(sv->shm);
 	stats_begin(sv);
-	BUMP(busy_ns, c->cost_ns);
-	BUMP(rmw, c->rmw);	/* when the model performs them (see emu_model.h) */
-	BUMP(rmw_buffer_hits, c->rmw_buffered);
+	bump(&sv->shm->live.busy_ns, c->cost_ns);
+	bump(&sv->shm->live.rmw, c->rmw);	/* when the model performs them (see emu_model.h) */
+	bump(&sv->shm->live.rmw_buffer_hits, c->rmw_buffered);
 	if (c->fail || cut) {
-		BUMP(errors, 1);
+		bump(&sv->shm->live.errors, 1);
 	} else if (op == AP_EMU_READ) {
-		BUMP(reads, 1);
-		BUMP(read_bytes, len);
-		BUMP(ra_hits, c->ra_hit ? 1 : 0);
+		bump(&sv->shm->live.reads, 1);
+		bump(&sv->shm->live.read_bytes, len);
+		bump(&sv->shm->live.ra_hits, c->ra_hit ? 1 : 0);
 	} else if (op == AP_EMU_WRITE) {
-		BUMP(writes, 1);
-		BUMP(write_bytes, len);
-		BUMP(rmw_writes, c->partial ? 1 : 0);
-		BUMP(aligned_writes, c->aligned ? 1 : 0);
+		bump(&sv->shm->live.writes, 1);
+		bump(&sv->shm->live.write_bytes, len);
+		bump(&sv->shm->live.rmw_writes, c->partial ? 1 : 0);
+		bump(&sv->shm->live.aligned_writes, c->aligned ? 1 : 0);
 	} else {
-		BUMP(flushes, 1);
-		BUMP(flushes_ignored, c->flush_ignored ? 1 : 0);
+		bump(&sv->shm->live.flushes, 1);
+		bump(&sv->shm->live.flushes_ignored, c->flush_ignored ? 1 : 0);
 	}
 	stats_end(sv);
 	if (cut)
@@ -357,7 +355,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		return;
 	}
 	/* a drive has a fixed capacity and no owner or mode to change */
-	if ((to_set & FUSE_SET_ATTR_SIZE) && (uint64_t)attr->st_size != srv.capacity) {
+	if ((to_set & FUSE_SET_ATTR_SIZE) && (uint64_t)attr->st_size != sv->capacity) {
 		fuse_reply_err(req, EPERM);
 		return;
 	}
@@ -397,19 +395,19 @@ static int io_begin(struct server *sv, fuse_ino_t ino, enum ap_emu_op op, uint64
 	struct ap_emu_cost c;
 	int rc;
 
-	srv.t0 = ap_now_ns();
+	sv->t0 = ap_now_ns();
 	if (ino != DISK_INO)
 		return EISDIR;
 	if (op == AP_EMU_WRITE) {
-		if (o > srv.capacity || *len > srv.capacity - o)
+		if (o > sv->capacity || *len > sv->capacity - o)
 			return ENOSPC;
 	} else {
-		if (o >= srv.capacity)
+		if (o >= sv->capacity)
 			return -1;
 		if (*len > AP_EMU_MAX_IO)
 			*len = AP_EMU_MAX_IO;
-		if (*len > srv.capacity - o)
-			*len = (size_t)(srv.capacity - o);
+		if (*len > sv->capacity - o)
+			*len = (size_t)(sv->capacity - o);
 	}
 	if (follow_power(sv)) {
 		count_error(sv);
@@ -441,12 +439,12 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_err(req, rc);
 		return;
 	}
-	rc = ap_pread_all(srv.fd, srv.buf, len, o);
+	rc = ap_pread_all(sv->fd, sv->buf, len, o);
 	if (rc < 0) {
 		fuse_reply_err(req, -rc);
 		return;
 	}
-	fuse_reply_buf(req, srv.buf, len);
+	fuse_reply_buf(req, sv->buf, len);
 }
 
 static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
@@ -463,7 +461,7 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 		fuse_reply_err(req, rc);
 		return;
 	}
-	rc = ap_pwrite_all(srv.fd, buf, size, o);
+	rc = ap_pwrite_all(sv->fd, buf, size, o);
 	if (rc < 0) {
 		fuse_reply_err(req, -rc);
 		return;
@@ -479,7 +477,7 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_f
 	(void)ino;
 	(void)datasync;
 	(void)fi;
-	srv.t0 = ap_now_ns();
+	sv->t0 = ap_now_ns();
 	if (follow_power(sv)) {
 		count_error(sv);
 		fuse_reply_err(req, EIO);
@@ -500,13 +498,13 @@ static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
 	struct server *sv = fuse_req_userdata(req);
 
 	(void)fi;
-	srv.t0 = ap_now_ns();
+	sv->t0 = ap_now_ns();
 	if (ino != DISK_INO) {
 		fuse_reply_err(req, EISDIR);
 		return;
 	}
-	if (off < 0 || len <= 0 || (uint64_t)off > srv.capacity ||
-	    (uint64_t)len > srv.capacity - (uint64_t)off) {
+	if (off < 0 || len <= 0 || (uint64_t)off > sv->capacity ||
+	    (uint64_t)len > sv->capacity - (uint64_t)off) {
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
@@ -520,8 +518,8 @@ static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
 		return;
 	}
 	/* discard (punch hole) and zero-range keep the backing file sparse */
-	charge(srv.model.base_ns);
-	if (mode != 0 && fallocate(srv.fd, mode, off, len) != 0) {
+	charge(sv, sv->model.base_ns);
+	if (mode != 0 && fallocate(sv->fd, mode, off, len) != 0) {
 		fuse_reply_err(req, errno);
 		return;
 	}
@@ -755,7 +753,7 @@ static int serve(struct server *sv, struct fuse_session *se, const struct ap_emu
  * The server, run in the forked child: mount @workdir/mnt, tell the parent
  * "ready" (or "error ERRNO MESSAGE") on @status_fd, then serve until
  * SIGTERM/SIGINT/SIGHUP, unmount and return an exit code. The control
- * protocol on @ctl_fd is described in emu/priv.h.
+ * protocol on @ctl_fd is described in emu/emuP.h.
  */
 int ap_emu_server_run(const struct ap_emu_server_opts *o, int ctl_fd, int status_fd)
 {
@@ -767,14 +765,14 @@ int ap_emu_server_run(const struct ap_emu_server_opts *o, int ctl_fd, int status
 	char *mnt, *path;
 	int lock_fd, rc = 0;
 
-	memset(&srv, 0, sizeof(srv));
-	srv.vlog.fd = -1;
+	memset(sv, 0, sizeof(*sv));
+	sv->vlog.fd = -1;
 	hardware_clock();
 	term_signals_install();
-	ap_emu_model_init(&srv.model, s);
-	srv.shm = o->shm;
-	srv.capacity = s->capacity;
-	srv.buf = ap_xmalloc(AP_EMU_MAX_IO);
+	ap_emu_model_init(&sv->model, s);
+	sv->shm = o->shm;
+	sv->capacity = s->capacity;
+	sv->buf = ap_xmalloc(AP_EMU_MAX_IO);
 	ap_xasprintf(&mnt, "%s/mnt", workdir);
 
 	/* our own open file description: the lock lives as long as we do */
@@ -787,29 +785,29 @@ int ap_emu_server_run(const struct ap_emu_server_opts *o, int ctl_fd, int status
 		goto out;
 	}
 	ap_xasprintf(&path, "%s/backing", workdir);
-	srv.fd = open(path, O_RDWR | O_CLOEXEC);
+	sv->fd = open(path, O_RDWR | O_CLOEXEC);
 	free(path);
-	if (srv.fd < 0) {
+	if (sv->fd < 0) {
 		ap_emu_server_status(status_fd, "error %d cannot open the backing file", errno);
 		rc = 1;
 		goto out;
 	}
-	if (ap_emu_vlog_open(&srv.vlog, workdir) != 0) {
+	if (ap_emu_vlog_open(&sv->vlog, workdir) != 0) {
 		ap_emu_server_status(status_fd, "error %d cannot create the volatile cache's log",
 				     errno);
 		rc = 1;
 		goto out;
 	}
 	if (s->cut_peer) {
-		srv.peer = ap_emu_shm_of_dev(s->cut_peer, true);
-		if (!srv.peer) {
+		sv->peer = ap_emu_shm_of_dev(s->cut_peer, true);
+		if (!sv->peer) {
 			ap_emu_server_status(status_fd, "error %d cut-peer %s: not an emulated drive",
 					     ENODEV, s->cut_peer);
 			rc = 1;
 			goto out;
 		}
 	}
-	__atomic_store_n(&srv.shm->server_pid, (int32_t)getpid(), __ATOMIC_RELEASE);
+	__atomic_store_n(&sv->shm->server_pid, (int32_t)getpid(), __ATOMIC_RELEASE);
 
 	se = mount_session(sv, mnt, status_fd);
 	if (!se) {
@@ -830,10 +828,10 @@ int ap_emu_server_run(const struct ap_emu_server_opts *o, int ctl_fd, int status
 out:
 	if (ctl_fd >= 0)
 		close(ctl_fd);
-	ap_emu_vlog_close(&srv.vlog);
-	if (srv.peer)
-		munmap(srv.peer, sizeof(*srv.peer));
-	free(srv.buf);
+	ap_emu_vlog_close(&sv->vlog);
+	if (sv->peer)
+		munmap(sv->peer, sizeof(*sv->peer));
+	free(sv->buf);
 	free(mnt);
 	free(cs.state_id);
 	free(cs.dev);

@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 #include "emu/emu.h"
-#include "emu/priv.h"
+#include "emu/emuP.h"
 #include "lib/util.h"
 
 /* The server is a process of its own that gets all it needs from here. */

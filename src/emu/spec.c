@@ -7,7 +7,7 @@
  */
 #include "emu/emu.h"
 #include "emu/model.h"
-#include "emu/priv.h"
+#include "emu/emuP.h"
 #include "lib/util.h"
 
 #include <errno.h>

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * An emulated drive's work directory (layout in emu/priv.h): the state
+ * An emulated drive's work directory (layout in emu/emuP.h): the state
  * directory that registered it, the sparse backing file (copied from an
  * image, holes kept), and its removal once the drive is down.
  */
 #include "emu/emu.h"
-#include "emu/priv.h"
+#include "emu/emuP.h"
 #include "lib/state.h"
 #include "lib/util.h"
 

@@ -21,8 +21,6 @@
 #include "lib/json.h"
 #include "lib/outfile.h"
 
-#define FORMAT_NAME	"alignprobe-verdicts"
-#define FORMAT_VERSION	1
 
 void ap_vstore_init(struct ap_vstore *s)
 {
@@ -137,8 +135,8 @@ void ap_vstore_record_of(struct ap_vstore_record *r, const struct ap_disk_identi
 }
 
 /* The geometry is valid: -EINVAL with the reason. */
-static int check_geometry(unsigned logical, uint64_t physical, uint64_t lowest,
-			  struct ap_error *e)
+int ap_vstore_check_geometry(unsigned logical, uint64_t physical, uint64_t lowest,
+			     struct ap_error *e)
 {
 	if (logical < 512 || logical > 65536 || !ap_is_power_of_2(logical))
 		return ap_error_set(e, EINVAL, "logical sector of %u bytes (a power of two, "
@@ -209,7 +207,8 @@ int ap_vstore_add(struct ap_vstore *s, const struct ap_vstore_record *r, struct 
 
 	if (!r->model || !*r->model)
 		return ap_error_set(e, EINVAL, "the disk states no model");
-	rc = check_geometry(r->logical_sector, r->physical_sector, r->lowest_aligned_lba, e);
+	rc = ap_vstore_check_geometry(r->logical_sector, r->physical_sector,
+				      r->lowest_aligned_lba, e);
 	if (rc)
 		return rc;
 	m = (struct ap_vstore_model *)ap_vstore_find(s, r->vendor, r->model, r->revision);
@@ -269,243 +268,6 @@ int ap_vstore_add(struct ap_vstore *s, const struct ap_vstore_record *r, struct 
 	v->ruled_out_up_to = r->sensitive ? 0 : r->ruled_out_up_to;
 	add_example(v, r);
 	return m->nverdicts == 1 ? AP_VSTORE_NEW_MODEL : AP_VSTORE_CONFLICT;
-}
-
-/* ------------------------------------------------------------------ */
-/* JSON */
-
-struct json_object *ap_vstore_example_to_json(const struct ap_vstore_example *x)
-{
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "serial", ap_json_string(x->serial));
-	json_object_object_add(o, "wwn", ap_json_string(x->wwn));
-	json_object_object_add(o, "device", ap_json_string(x->device));
-	json_object_object_add(o, "host", ap_json_string(x->host));
-	json_object_object_add(o, "source", ap_json_string(x->source));
-	json_object_object_add(o, "recorded", ap_json_string(x->recorded));
-	json_object_object_add(o, "confidence", isfinite(x->confidence)
-			       ? json_object_new_double(x->confidence) : NULL);
-	json_object_object_add(o, "runs", ap_json_u64(x->runs));
-	return o;
-}
-
-struct json_object *ap_vstore_to_json(const struct ap_vstore *s)
-{
-	struct json_object *doc = json_object_new_object(), *models = json_object_new_array();
-	size_t i, k, l;
-
-	json_object_object_add(doc, "format", json_object_new_string(FORMAT_NAME));
-	json_object_object_add(doc, "version", json_object_new_int(FORMAT_VERSION));
-	for (i = 0; i < s->nmodels; i++) {
-		const struct ap_vstore_model *m = &s->models[i];
-		struct json_object *mo = json_object_new_object(), *va = json_object_new_array();
-
-		json_object_object_add(mo, "vendor", ap_json_string(m->vendor));
-		json_object_object_add(mo, "model", ap_json_string(m->model));
-		json_object_object_add(mo, "revision", ap_json_string(m->revision));
-		for (k = 0; k < m->nverdicts; k++) {
-			const struct ap_vstore_verdict *v = &m->verdicts[k];
-			struct json_object *vo = json_object_new_object();
-			struct json_object *xa = json_object_new_array();
-
-			json_object_object_add(vo, "logical_sector", ap_json_u64(v->logical_sector));
-			json_object_object_add(vo, "physical_sector", ap_json_u64(v->physical_sector));
-			json_object_object_add(vo, "lowest_aligned_lba",
-					       ap_json_u64(v->lowest_aligned_lba));
-			json_object_object_add(vo, "sensitive", json_object_new_boolean(v->sensitive));
-			if (!v->sensitive && v->absence_margin >= 1)
-				json_object_object_add(vo, "absence_margin",
-						       json_object_new_double(v->absence_margin));
-			if (!v->sensitive && v->ruled_out_up_to)
-				json_object_object_add(vo, "ruled_out_up_to",
-						       ap_json_u64(v->ruled_out_up_to));
-			for (l = 0; l < v->nexamples; l++)
-				json_object_array_add(xa, ap_vstore_example_to_json(&v->examples[l]));
-			json_object_object_add(vo, "examples", xa);
-			json_object_array_add(va, vo);
-		}
-		json_object_object_add(mo, "verdicts", va);
-		json_object_array_add(models, mo);
-	}
-	json_object_object_add(doc, "models", models);
-	return doc;
-}
-
-/* Member @key of @o, an array (required): or NULL with @e. */
-static struct json_object *get_array(struct json_object *o, const char *key, struct ap_error *e)
-{
-	struct json_object *a = NULL;
-
-	if (!json_object_object_get_ex(o, key, &a) || !json_object_is_type(a, json_type_array)) {
-		ap_error_set(e, EINVAL, "\"%s\" is %s", key, a ? "not an array" : "missing");
-		return NULL;
-	}
-	return a;
-}
-
-static int example_from_json(struct json_object *o, struct ap_vstore_example *x,
-			     struct ap_error *e)
-{
-	struct json_object *c = NULL;
-	int rc;
-
-	memset(x, 0, sizeof(*x));
-	x->confidence = NAN;
-	if (!json_object_is_type(o, json_type_object))
-		return ap_error_set(e, EINVAL, "not an object");
-	if ((rc = ap_json_get_string(o, "serial", false, &x->serial, e)) ||
-	    (rc = ap_json_get_string(o, "wwn", false, &x->wwn, e)) ||
-	    (rc = ap_json_get_string(o, "device", false, &x->device, e)) ||
-	    (rc = ap_json_get_string(o, "host", false, &x->host, e)) ||
-	    (rc = ap_json_get_string(o, "source", false, &x->source, e)) ||
-	    (rc = ap_json_get_string(o, "recorded", false, &x->recorded, e)) ||
-	    (rc = ap_json_get_u64(o, "runs", UINT32_MAX, false, &x->runs, e)))
-		return rc;
-	if (json_object_object_get_ex(o, "confidence", &c) && c) {
-		if (!json_object_is_type(c, json_type_double) && !json_object_is_type(c, json_type_int))
-			return ap_error_set(e, EINVAL, "\"confidence\" is not a number");
-		x->confidence = json_object_get_double(c);
-	}
-	return 0;
-}
-
-static int verdict_from_json(struct json_object *o, struct ap_vstore_verdict *v,
-			     struct ap_error *e)
-{
-	struct json_object *xa;
-	uint64_t logical = 0;
-	size_t i, n;
-	int rc;
-
-	memset(v, 0, sizeof(*v));
-	if (!json_object_is_type(o, json_type_object))
-		return ap_error_set(e, EINVAL, "not an object");
-	if ((rc = ap_json_get_u64(o, "logical_sector", 65536, true, &logical, e)) ||
-	    (rc = ap_json_get_u64(o, "physical_sector", 1u << 30, true, &v->physical_sector, e)) ||
-	    (rc = ap_json_get_u64(o, "lowest_aligned_lba", 1u << 30, true,
-				  &v->lowest_aligned_lba, e)) ||
-	    (rc = ap_json_get_bool(o, "sensitive", false, &v->sensitive, e)))
-		return rc;
-	v->logical_sector = (unsigned)logical;
-	if (json_object_object_get_ex(o, "absence_margin", &xa) && xa) {
-		if (!json_object_is_type(xa, json_type_double) &&
-		    !json_object_is_type(xa, json_type_int))
-			return ap_error_set(e, EINVAL, "\"absence_margin\" is not a number");
-		v->absence_margin = json_object_get_double(xa);
-		if (!(v->absence_margin >= 1 && v->absence_margin <= 1e6))
-			return ap_error_set(e, EINVAL, "\"absence_margin\" is out of range "
-					    "(1 or more)");
-	}
-	if (json_object_object_get_ex(o, "ruled_out_up_to", NULL) &&
-	    (rc = ap_json_get_u64(o, "ruled_out_up_to", UINT64_MAX, true, &v->ruled_out_up_to, e)))
-		return rc;
-	rc = check_geometry(v->logical_sector, v->physical_sector, v->lowest_aligned_lba, e);
-	if (rc)
-		return rc;
-	xa = get_array(o, "examples", e);
-	if (!xa)
-		return -EINVAL;
-	n = json_object_array_length(xa);
-	v->examples = ap_xcalloc(n ? n : 1, sizeof(*v->examples));
-	for (i = 0; i < n; i++) {
-		struct ap_error le = { 0 };
-
-		rc = example_from_json(json_object_array_get_idx(xa, i), &v->examples[i], &le);
-		v->nexamples = i + 1;
-		if (rc)
-			return ap_error_set(e, EINVAL, "examples[%zu]: %s", i, le.msg);
-	}
-	return 0;
-}
-
-static int model_from_json(struct json_object *o, struct ap_vstore_model *m,
-			   struct ap_error *e)
-{
-	struct json_object *va;
-	size_t i, k, n;
-	int rc;
-
-	memset(m, 0, sizeof(*m));
-	if (!json_object_is_type(o, json_type_object))
-		return ap_error_set(e, EINVAL, "not an object");
-	if ((rc = ap_json_get_string(o, "vendor", false, &m->vendor, e)) ||
-	    (rc = ap_json_get_string(o, "model", true, &m->model, e)) ||
-	    (rc = ap_json_get_string(o, "revision", false, &m->revision, e)))
-		return rc;
-	if (!*m->model)
-		return ap_error_set(e, EINVAL, "\"model\" is empty");
-	va = get_array(o, "verdicts", e);
-	if (!va)
-		return -EINVAL;
-	n = json_object_array_length(va);
-	if (!n)
-		return ap_error_set(e, EINVAL, "\"verdicts\" is empty");
-	m->verdicts = ap_xcalloc(n, sizeof(*m->verdicts));
-	for (i = 0; i < n; i++) {
-		struct ap_error le = { 0 };
-
-		rc = verdict_from_json(json_object_array_get_idx(va, i), &m->verdicts[i], &le);
-		m->nverdicts = i + 1;
-		if (rc)
-			return ap_error_set(e, EINVAL, "verdicts[%zu]: %s", i, le.msg);
-		for (k = 0; k < i; k++)
-			if (m->verdicts[k].logical_sector == m->verdicts[i].logical_sector &&
-			    m->verdicts[k].physical_sector == m->verdicts[i].physical_sector &&
-			    m->verdicts[k].lowest_aligned_lba == m->verdicts[i].lowest_aligned_lba)
-				return ap_error_set(e, EINVAL, "verdicts[%zu] repeats verdicts[%zu]",
-						    i, k);
-	}
-	return 0;
-}
-
-int ap_vstore_from_json(struct json_object *o, struct ap_vstore *s, struct ap_error *e)
-{
-	struct json_object *ma;
-	struct ap_error le = { 0 };
-	uint64_t version = 0;
-	char *format = NULL;
-	size_t i, n;
-	int rc;
-
-	ap_vstore_init(s);
-	if (!o || !json_object_is_type(o, json_type_object))
-		return ap_error_set(e, EINVAL, "not a verdict store (not a JSON object)");
-	rc = ap_json_get_string(o, "format", true, &format, &le);
-	if (!rc && strcmp(format, FORMAT_NAME) != 0)
-		rc = ap_error_set(&le, EINVAL, "\"format\" is '%s', not '%s'", format, FORMAT_NAME);
-	free(format);
-	if (!rc)
-		rc = ap_json_get_u64(o, "version", UINT32_MAX, true, &version, &le);
-	if (!rc && version > FORMAT_VERSION)
-		/* a rolling upgrade: a newer alignprobe wrote it (-EPROTO, not corrupt) */
-		return ap_error_set(e, EPROTO, "version %llu, written by a newer alignprobe "
-				    "(this one reads version %d)", (unsigned long long)version,
-				    FORMAT_VERSION);
-	if (!rc && version != FORMAT_VERSION)
-		rc = ap_error_set(&le, EINVAL, "version %llu (this alignprobe reads version %d)",
-				  (unsigned long long)version, FORMAT_VERSION);
-	if (rc)
-		return ap_error_set(e, EINVAL, "not a verdict store: %s", le.msg);
-	ma = get_array(o, "models", &le);
-	if (!ma)
-		return ap_error_set(e, EINVAL, "not a verdict store: %s", le.msg);
-	n = json_object_array_length(ma);
-	s->models = ap_xcalloc(n ? n : 1, sizeof(*s->models));
-	for (i = 0; i < n; i++) {
-		struct ap_vstore_model *m = &s->models[i];
-
-		rc = model_from_json(json_object_array_get_idx(ma, i), m, &le);
-		m->index = i;
-		s->nmodels = i + 1;
-		if (!rc && ap_vstore_find(s, m->vendor, m->model, m->revision) != m)
-			rc = ap_error_set(&le, EINVAL, "the model is listed twice");
-		if (rc) {
-			ap_vstore_free(s);
-			return ap_error_set(e, EINVAL, "models[%zu]: %s", i, le.msg);
-		}
-	}
-	return 0;
 }
 
 /* ------------------------------------------------------------------ */

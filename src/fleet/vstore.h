@@ -126,6 +126,12 @@ enum ap_vstore_added {
 void ap_vstore_init(struct ap_vstore *s);
 void ap_vstore_free(struct ap_vstore *s);
 
+/* 0 when a geometry can be a verdict (power-of-two sectors, logical
+ * 512..65536, physical at least the logical and at most 1 GiB, the lowest
+ * aligned LBA inside one physical sector); else -EINVAL with @e. */
+int ap_vstore_check_geometry(unsigned logical, uint64_t physical, uint64_t lowest,
+			     struct ap_error *e);
+
 /*
  * Add @r: -EINVAL with the reason in @e when it has no model, a logical
  * sector that is not a power of two from 512, a physical sector that is

@@ -22,7 +22,6 @@
 #include "seq/seq.h"
 #include "workload/datagen.h"
 #include "lib/rng.h"
-#include "lib/stats.h"
 #include "lib/blkdev.h"
 #include "lib/sysfs.h"
 

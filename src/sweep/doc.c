@@ -5,8 +5,8 @@
  * Everything read is checked (ranges, types): a replayed file is input.
  */
 #include "analysis/verdict_json.h"
+#include "lib/json.h"
 #include "sweep/sweep.h"
-#include "ui/out.h"
 
 #include <errno.h>
 #include <math.h>

@@ -336,7 +336,7 @@ static void sleep_ms(unsigned ms)
  * (in @lss-byte sectors), then make sure its node exists.
  */
 static int wait_node(const char *disk, unsigned lss, uint64_t start, uint64_t nsectors,
-		     unsigned timeout_ms, struct ap_part *p, struct ap_error *e)
+		     unsigned timeout_ms, struct ap_sweep_part *p, struct ap_error *e)
 {
 	uint64_t deadline = ap_now_ns() + (uint64_t)timeout_ms * 1000000ULL;
 	uint64_t st = 0, sz = 0, want_st = start * (lss / 512), want_sz = nsectors * (lss / 512);
@@ -408,7 +408,7 @@ static int wait_node(const char *disk, unsigned lss, uint64_t start, uint64_t ns
 }
 
 int ap_part_create(const char *disk, uint64_t start, uint64_t nsectors,
-		   unsigned timeout_ms, struct ap_part *p, struct ap_error *e)
+		   unsigned timeout_ms, struct ap_sweep_part *p, struct ap_error *e)
 {
 	struct ap_part_disk info;
 	PedGeometry *geom = NULL;
@@ -512,7 +512,7 @@ out:
 	return rc;
 }
 
-void ap_part_release(struct ap_part *p)
+void ap_part_release(struct ap_sweep_part *p)
 {
 	if (!p)
 		return;

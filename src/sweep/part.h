@@ -9,8 +9,8 @@
  * libparted's exceptions are recorded into the struct ap_error instead of
  * being printed or asked about.
  */
-#ifndef AP_PART_H
-#define AP_PART_H
+#ifndef AP_SWEEP_PART_H
+#define AP_SWEEP_PART_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -27,7 +27,7 @@ struct ap_part_disk {
 };
 
 /* The partition that ap_part_create() made. */
-struct ap_part {
+struct ap_sweep_part {
 	char *node;		/* "/dev/loop3p1" */
 	uint64_t start;		/* logical sectors, as verified in sysfs */
 	uint64_t nsectors;
@@ -53,10 +53,10 @@ uint64_t ap_part_gpt_first_usable(unsigned logical_sector);
  * Fills @p (free with ap_part_release()). 0 or -errno with @e filled.
  */
 int ap_part_create(const char *disk, uint64_t start, uint64_t nsectors,
-		   unsigned timeout_ms, struct ap_part *p, struct ap_error *e);
+		   unsigned timeout_ms, struct ap_sweep_part *p, struct ap_error *e);
 
 /* Remove a node we created and free @p. Safe on a zeroed @p. */
-void ap_part_release(struct ap_part *p);
+void ap_part_release(struct ap_sweep_part *p);
 
 /* Leave @disk with an empty GPT, committed to the device and the kernel. */
 int ap_part_wipe(const char *disk, struct ap_error *e);

@@ -118,7 +118,7 @@ static void release_excl(struct step_ctx *c)
 static void step(struct step_ctx *c, struct ap_sweep_result *r)
 {
 	const struct ap_sweep_opts *o = c->o;
-	struct ap_part part = { 0 };
+	struct ap_sweep_part part = { 0 };
 	struct ap_mnt m = { 0 };
 	struct ap_pm_config cfg;
 	struct ap_pm_result pm;

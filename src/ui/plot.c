@@ -558,6 +558,19 @@ static double xval(const struct ap_plot_lines *p, size_t i)
 	return p->logx ? log2((double)p->x[i]) : (double)p->x[i];
 }
 
+/* The x position of @v in [@xmin, @xmax]: a margin of half a slot at both ends. */
+static double xpos(double v, double xmin, double xmax, double left, double right)
+{
+	return xmax > xmin ? left + 20 + (right - left - 40) * (v - xmin) / (xmax - xmin)
+			   : (left + right) / 2;
+}
+
+/* A value that has a point (else a gap in the line). */
+static bool y_shown(const struct ap_plot_lines *p, double v)
+{
+	return isfinite(v) && (!p->logy || v > 0);
+}
+
 static void size_label(char *buf, size_t len, uint64_t v)
 {
 	static const char letters[] = "KMGTPE";
@@ -622,18 +635,12 @@ char *ap_plot_lines_svg(const struct ap_plot_lines *p)
 		svg_yaxis(&b, &ys, left, right, top, bottom, p->ylabel);
 	}
 
-	/* x position: a margin of half a slot at both ends */
-#define XPOS(v) (xmax > xmin ? left + 20 + (right - left - 40) * ((v) - xmin) / (xmax - xmin) \
-			     : (left + right) / 2)
-#define YPOS(v) ypos(&ys, (v), top, bottom)
-#define YOK(v) (isfinite(v) && (!p->logy || (v) > 0))	/* else a gap */
-
 	for (i = 0; i < p->nx; i++) {
 		double cx;
 
 		if (!xpos_ok(p, i))
 			continue;
-		cx = XPOS(xval(p, i));
+		cx = xpos(xval(p, i), xmin, xmax, left, right);
 		svg_line(&b, cx, bottom, cx, bottom + 5, "stroke=\"#333333\" stroke-width=\"1\"");
 		if (cx - lastlx < 34)
 			continue;
@@ -654,26 +661,26 @@ char *ap_plot_lines_svg(const struct ap_plot_lines *p)
 		for (i = 0; i < p->nx; i++) {
 			double v = p->series[s].y[i];
 
-			if (!xpos_ok(p, i) || !YOK(v)) {
+			if (!xpos_ok(p, i) || !y_shown(p, v)) {
 				pen = false;	/* a gap */
 				continue;
 			}
 			sb_puts(&b, pen ? " L" : " M");
-			sb_num(&b, XPOS(xval(p, i)));
+			sb_num(&b, xpos(xval(p, i), xmin, xmax, left, right));
 			sb_puts(&b, " ");
-			sb_num(&b, YPOS(v));
+			sb_num(&b, ypos(&ys, v, top, bottom));
 			pen = true;
 		}
 		sb_puts(&b, "\"/>\n");
 		for (i = 0; i < p->nx; i++) {
 			double v = p->series[s].y[i];
 
-			if (!xpos_ok(p, i) || !YOK(v))
+			if (!xpos_ok(p, i) || !y_shown(p, v))
 				continue;
 			sb_puts(&b, "<circle class=\"point\" cx=\"");
-			sb_num(&b, XPOS(xval(p, i)));
+			sb_num(&b, xpos(xval(p, i), xmin, xmax, left, right));
 			sb_puts(&b, "\" cy=\"");
-			sb_num(&b, YPOS(v));
+			sb_num(&b, ypos(&ys, v, top, bottom));
 			sb_printf(&b, "\" r=\"3.5\" fill=\"%s\"><title>", col);
 			sb_xml(&b, p->series[s].name);
 			size_label(buf, sizeof(buf), p->x[i]);
@@ -698,9 +705,6 @@ char *ap_plot_lines_svg(const struct ap_plot_lines *p)
 			svg_text(&b, right + 46, ly, "start", 12, NULL, p->series[s].name);
 		}
 	}
-#undef XPOS
-#undef YPOS
-#undef YOK
 	svg_axes(&b, left, right, top, bottom);
 	if (!have_x || p->nseries == 0)
 		svg_text(&b, (left + right) / 2, (top + bottom) / 2, "middle", 14, NULL, "no data");

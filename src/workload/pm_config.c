@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "workload/pm.h"
-#include "workload/pm_int.h"
+#include "workload/pmP.h"
 
 /* ---- names ---- */
 

@@ -14,7 +14,7 @@
 
 #include "lib/outfile.h"
 #include "workload/pm.h"
-#include "workload/pm_int.h"
+#include "workload/pmP.h"
 
 /*
  * How a file is read: as a script (`postmark FILE`: every run, show and

@@ -20,7 +20,7 @@
 #include <json-c/json.h>
 
 #include "workload/pm.h"
-#include "workload/pm_int.h"
+#include "workload/pmP.h"
 
 #define KB	1024.0
 #define MB	(1024.0 * 1024.0)

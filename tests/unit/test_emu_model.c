@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "emu/model.h"
-#include "emu/priv.h"
+#include "emu/emuP.h"
 #include "lib/util.h"
 #include "emu_fixture.h"
 

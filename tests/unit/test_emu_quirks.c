@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "emu/model.h"
-#include "emu/priv.h"
+#include "emu/emuP.h"
 #include "lib/util.h"
 #include "emu_fixture.h"
 

@@ -16,7 +16,7 @@
 
 #include "workload/pm.h"
 #include "workload/pm_hist.h"
-#include "workload/pm_int.h"
+#include "workload/pmP.h"
 
 static void test_scalef(void **state)
 {

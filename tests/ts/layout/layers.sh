@@ -5,8 +5,11 @@
 # folder of src/ is one layer, and a layer includes only the layers below
 # it. This test holds the rules that keep it so:
 #   - every #include of alignprobe's own headers names its folder, and the
-#     folder is one the including layer may use (the table below, the same
-#     as in docs/design.md), so no include cycle between folders can exist;
+#     folder is one the including layer may use (the table below), so no
+#     include cycle between folders can exist;
+#   - the table is exact: each edge it allows is used by an include, and
+#     docs/design.md's map ("may use") says the same edges;
+#   - a private header (*P.h) is included only from its own folder;
 #   - nothing outside src/compat defines a symbol libc exports;
 #   - no .c file over 900 lines; no function over 150 lines except option
 #     parsing (functions named *parse_args* / *parse_options*).
@@ -15,24 +18,26 @@ ts_init "layout: layers"
 
 src="$top_srcdir/src"
 
-# layer: the layers it may include (itself always)
+# layer: the layers it includes (itself always); exactly the edges in use,
+# so a new edge is a line here and in design.md's map, seen in review
 declare -A may=(
 	[lib]=""
 	[ui]="lib"
 	[analysis]="lib"
 	[workload]="lib"
 	[emu]="lib"
-	[device]="analysis ui lib"
-	[fleet]="device analysis ui lib"
-	[sweep]="device workload analysis ui lib"
-	[probe]="device analysis ui lib"
-	[seq]="device workload ui lib"
+	[device]="analysis lib"
+	[fleet]="device analysis lib"
+	[sweep]="device workload analysis lib"
+	[probe]="device analysis lib"
+	[seq]="workload lib"
 	[cmd]="sweep probe seq fleet device workload analysis emu ui lib"
 	[compat]=""
 	[.]="cmd lib"
 )
 
 bad=0
+declare -A used=()
 for f in "$src"/*.[ch] "$src"/*/*.[ch]; do
 	rel=${f#"$src"/}
 	case $rel in */*) layer=${rel%%/*} ;; *) layer=. ;; esac
@@ -43,12 +48,38 @@ for f in "$src"/*.[ch] "$src"/*/*.[ch]; do
 		config.h) continue ;;
 		*) echo "$rel: #include \"$inc\" does not name its folder"; bad=1; continue ;;
 		esac
+		case $inc in
+		*P.h) [ "$dep" = "$layer" ] || { echo "$rel: #include \"$inc\" is private to $dep/"; bad=1; } ;;
+		esac
 		[ "$dep" = "$layer" ] && continue
+		used[$layer $dep]=1
 		case " ${may[$layer]} " in
 		*" $dep "*) ;;
 		*) echo "$rel: layer $layer may not include $inc (layer $dep)"; bad=1 ;;
 		esac
 	done < <(sed -n 's/^[ \t]*#[ \t]*include[ \t]*"\([^"]*\)".*/\1/p' "$f")
+done
+
+# the table allows no edge that nothing uses, and design.md's map agrees
+for layer in $(printf '%s\n' "${!may[@]}" | sort); do
+	for dep in ${may[$layer]}; do
+		[ -n "${used[$layer $dep]+x}" ] ||
+			{ echo "layer table: $layer may include $dep, but no file does: drop the edge (here and in docs/design.md)"; bad=1; }
+	done
+done
+design="$top_srcdir/docs/design.md"
+declare -A doc=()
+while IFS='|' read -r folder edges; do
+	doc[$folder]=$edges
+done < <(sed -n 's/^| `src\/\([a-z]*\)\/` |.*| \([a-z, ]*\) |$/\1|\2/p; s/^| `src\/main\.c` |.*| \([a-z, ]*\) |$/.|\1/p' "$design")
+for layer in $(printf '%s\n' "${!may[@]}" | sort); do
+	want=$(printf '%s\n' ${may[$layer]} | sort | tr '\n' ' ')
+	[ -n "${doc[$layer]+x}" ] || { echo "docs/design.md: the map has no row for src/$layer"; bad=1; continue; }
+	have=${doc[$layer]//,/ }
+	[ "$have" = nothing ] && have=
+	have=$(printf '%s\n' $have | sort | tr '\n' ' ')
+	[ "$have" = "$want" ] ||
+		{ echo "docs/design.md: the map says $layer may use \"${doc[$layer]}\", the table here \"${may[$layer]}\""; bad=1; }
 done
 
 # .c files over 900 lines

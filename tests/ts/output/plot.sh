@@ -10,8 +10,8 @@
 ts_init "SVG charts rendered to pixels"
 ts_need_cmd rsvg-convert python3
 
-DEMO=$top_builddir/tests/unit/plot_demo
-PNGSTAT=$top_srcdir/tests/ts/output/pngstat.py
+DEMO=$top_builddir/tests/helpers/plot_demo
+PNGSTAT=$top_srcdir/tests/helpers/pngstat.py
 [ -x "$DEMO" ] || { echo "plot/plot: $DEMO not built (make check builds it)" >&2; exit 99; }
 
 ALIGNED='#1f77b4'	# AP_PLOT_COLOR_ALIGNED

@@ -15,7 +15,7 @@
 ts_init "progress line on a terminal"
 ts_need_cmd tmux script
 
-DEMO=$top_builddir/tests/unit/progress_demo
+DEMO=$top_builddir/tests/helpers/progress_demo
 [ -x "$DEMO" ] || { echo "output/progress: $DEMO not built (make check builds it)" >&2; exit 99; }
 
 SOCK=$TS_TMP/tmux.sock

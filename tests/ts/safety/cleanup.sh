@@ -18,7 +18,7 @@ for c in sfdisk partprobe mkfs.ext4; do
 	PATH=$PATH:$SBIN command -v $c >/dev/null || ts_skip "needs $c"
 done
 export PATH=$PATH:$SBIN
-LEAK=${top_builddir}/tests/ts/safety/leak
+LEAK=${top_builddir}/tests/helpers/leak
 [ -x "$LEAK" ] || ts_fail "$LEAK not built (make check builds it)"
 export TMPDIR=$TS_TMP
 

@@ -15,7 +15,7 @@ ts_need_emulator
 SBIN=/usr/sbin:/sbin
 PATH=$PATH:$SBIN command -v mkfs.ext4 >/dev/null || ts_skip "needs mkfs.ext4"
 export PATH=$PATH:$SBIN
-GATE=${top_builddir}/tests/ts/safety/gate
+GATE=${top_builddir}/tests/helpers/gate
 
 printf 'set number 8\nset transactions 16\nset size 512 2048\nrun\n' > "$TS_TMP/tiny.pm"
 SWEEP=(sweep --yes --quiet --rounds 1 --size 16M -w "$TS_TMP/tiny.pm")

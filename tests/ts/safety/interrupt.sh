@@ -17,7 +17,7 @@
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh" || exit 99
 ts_init "sweep interrupted by SIGINT and SIGKILL"
 ts_need_loop
-GATE=${top_builddir}/tests/ts/safety/gate
+GATE=${top_builddir}/tests/helpers/gate
 [ -x "$GATE" ] || ts_fail "$GATE not built (make check builds it)"
 "$ALIGNPROBE" sweep --help >/dev/null 2>&1 || ts_skip "alignprobe sweep is not built"
 RUNS=${ALIGNPROBE_INTERRUPT_RUNS:-20}

@@ -3,7 +3,7 @@
 #
 # The safety gate refuses every in-use device with exit 3 and a reason, and
 # nothing is written: the backing files' checksums are the same before and
-# after. Each case runs the gate alone (tests/ts/safety/gate) and every
+# after. Each case runs the gate alone (tests/helpers/gate) and every
 # destructive command that is built (sweep; probe --destructive; seq on a
 # device) with --yes.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh" || exit 99
@@ -15,7 +15,7 @@ for c in sfdisk partprobe mkfs.ext4 mkswap swapon swapoff; do
 	PATH=$PATH:$SBIN command -v $c >/dev/null || ts_skip "needs $c"
 done
 export PATH=$PATH:$SBIN
-GATE=${top_builddir}/tests/ts/safety/gate
+GATE=${top_builddir}/tests/helpers/gate
 [ -x "$GATE" ] || ts_fail "$GATE not built (make check builds it)"
 
 SWAP=

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Private to ptable*.c: what the readers of a partition table share. */
-#ifndef AP_PTABLE_PRIV_H
-#define AP_PTABLE_PRIV_H
+#ifndef AP_PTABLE_P_H
+#define AP_PTABLE_P_H
 
 #include <stdbool.h>
 #include <stddef.h>

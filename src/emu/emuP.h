@@ -16,8 +16,8 @@
  * The loop device's sysfs backing_file ("<workdir>/mnt/disk") leads from the
  * device to its work directory.
  */
-#ifndef AP_EMU_PRIV_H
-#define AP_EMU_PRIV_H
+#ifndef AP_EMU_P_H
+#define AP_EMU_P_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,8 +3,8 @@
  * Private to the postmark modules (pm_*.c): helpers shared between the
  * parser, the engine and the report, exposed for the unit tests.
  */
-#ifndef AP_PM_INT_H
-#define AP_PM_INT_H
+#ifndef AP_PM_P_H
+#define AP_PM_P_H
 
 #include <stddef.h>
 #include <stdint.h>

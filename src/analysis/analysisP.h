@@ -6,8 +6,8 @@
  * tests; notes.c: what a verdict says to a human). See analysis.c for the
  * method.
  */
-#ifndef AP_ANALYSIS_INTERNAL_H
-#define AP_ANALYSIS_INTERNAL_H
+#ifndef AP_ANALYSIS_P_H
+#define AP_ANALYSIS_P_H
 
 #include "analysis/analysis.h"
 
