@@ -438,7 +438,6 @@ static void test_lead_in_unit(void **state)
 	ap_probe_result_free(&r);
 }
 
-/* Where the lead-in goes: past the write by 2 * the largest size + 256 KiB, a round in one slot. */
 /*
  * Every byte a torn write can damage is in its slot's record: for each
  * physical sector size P up to the largest write and each alignment
@@ -522,6 +521,7 @@ static void test_margins(void **state)
 	check_margins(&p);
 }
 
+/* Where the lead-in goes: past the write by 2 * the largest size + 256 KiB, a round in one slot. */
 struct where {
 	uint64_t writes, lead_ins, next_at, last_slot, round_writes, noffsets;
 	size_t next_n;

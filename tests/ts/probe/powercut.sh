@@ -183,4 +183,26 @@ for g in "phys=4096,lba=7" "phys=4096,lba=1"; do
 	done
 done
 ts_log "$undone undone as advised, $silent journals left without advice"
+
+# destructive: the region is the probe's to destroy, nothing outside it is:
+# slot 0's warm-up torn on a 4096/LBA 1 drive once garbled 1.5 KiB before
+# the region (the first MiB); the bytes before and after the region must
+# still be the image's
+D=$(ts_emu_attach --image "$TS_TMP/img" --spec "simple,phys=4096,lba=1,rmw=300us,cache=off,cut-after=0")
+"$ALIGNPROBE" probe --yes --quiet --slots 1 --max-rounds 3 "$D" > /dev/null 2> "$TS_TMP/perr" &&
+	ts_fail "destructive: the probe did not notice the power cut"
+ts_assert_eq off "$(counter "$D" POWER)" "destructive: the power"
+torn=$(counter "$D" TORN)
+[ "$torn" -gt 0 ] || ts_fail "destructive: the warm-up write tore nothing"
+ts_run_rc 0 "$ALIGNPROBE" emulate --power-on "$D"
+blockdev --flushbufs "$D" || ts_fail "destructive: flushbufs failed"
+outside() {	# the first MiB and the last 33 sectors of $1, read with O_DIRECT
+	{ dd if="$1" iflag=direct bs=1M count=1 status=none
+	  dd if="$1" iflag=direct,skip_bytes bs=16896 skip=$((16 * 1048576 - 16896)) count=1 status=none
+	} | sha256sum | cut -d' ' -f1
+}
+ts_assert_eq "$(outside "$TS_TMP/img")" "$(outside "$D")" \
+	"destructive ($torn torn): the bytes outside the region"
+ts_log "destructive: $torn torn sectors, every byte outside the region kept"
+detach "$D"
 ts_pass
