@@ -132,8 +132,11 @@ run() {
 J=$(ts_emu_attach --spec "$JSPEC")
 D=$(ts_emu_attach --image "$TS_TMP/img" --spec "$DSPEC")
 journal_fs
-"$ALIGNPROBE" probe "${PROBE[@]}" --journal "$jm/undo.journal" "$D" > /dev/null 2> "$TS_TMP/perr" ||
-	ts_fail "the uncut run failed: $(cat "$TS_TMP/perr")"
+# (exit 5, no verdict in 3 rounds on a loaded machine, is a whole run too:
+# the verdict is not under test here, the data is)
+"$ALIGNPROBE" probe "${PROBE[@]}" --journal "$jm/undo.journal" "$D" > /dev/null 2> "$TS_TMP/perr"
+rc=$?
+[ "$rc" = 0 ] || [ "$rc" = 5 ] || ts_fail "the uncut run failed (exit $rc): $(cat "$TS_TMP/perr")"
 W=$(counter "$D" WRITES)
 [ "$W" -ge 20 ] || ts_fail "the uncut run wrote only $W times"
 ts_assert_eq "$orig" "$(sum_dev "$D")" "the uncut run"
