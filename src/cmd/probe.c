@@ -66,6 +66,7 @@ enum {
 	OPT_BUDGET,
 	OPT_SEED,
 	OPT_NO_CONFIRM,
+	OPT_WRITE_CACHE,
 	OPT_ALPHA,
 	OPT_MIN_SLOWDOWN,
 	OPT_ALLOW_METADATA,
@@ -122,6 +123,9 @@ static void usage(void)
 	      "     --time-budget DUR      for the whole call (default 2m), e.g. 30s\n"
 	      "     --seed N               of the randomized order (default 1)\n"
 	      "     --no-confirm           stop at the first size that shows the unit\n"
+	      "     --write-cache off      the drive's volatile write cache off while it is\n"
+	      "                            probed (a cache that ignores flushes), restored\n"
+	      "                            after; 'alignprobe cleanup' after a SIGKILL\n"
 	      "     --alpha P              significance level (default 0.001)\n"
 	      "     --min-slowdown X       margin of \"no effect\": none of X or more; an\n"
 	      "                            effect below it is reported as small (default 1.5)\n"
@@ -249,6 +253,7 @@ static int parse_args(struct ctl *c, int argc, char **argv)
 		{ "time-budget",         required_argument, NULL, OPT_BUDGET },
 		{ "seed",                required_argument, NULL, OPT_SEED },
 		{ "no-confirm",          no_argument,       NULL, OPT_NO_CONFIRM },
+		{ "write-cache",         required_argument, NULL, OPT_WRITE_CACHE },
 		{ "alpha",               required_argument, NULL, OPT_ALPHA },
 		{ "min-slowdown",        required_argument, NULL, OPT_MIN_SLOWDOWN },
 		{ "allow-metadata-area", no_argument,       NULL, OPT_ALLOW_METADATA },
@@ -357,6 +362,14 @@ static int parse_args(struct ctl *c, int argc, char **argv)
 		case OPT_NO_CONFIRM:
 			c->o.confirm = false;
 			break;
+		case OPT_WRITE_CACHE:
+			if (strcmp(optarg, "off") != 0) {
+				ap_usage_error(CMD, "--write-cache: '%s': only 'off' (the drive's "
+					       "volatile cache off while it is probed)", optarg);
+				return AP_EXIT_USAGE;
+			}
+			c->wcache_off = true;
+			break;
 		case OPT_ALPHA:
 			if (ap_parse_double(optarg, &d) != 0 || !(d > 0 && d < 0.5)) {
 				ap_usage_error(CMD, "invalid --alpha: '%s' (0 < P < 0.5)", optarg);
@@ -453,6 +466,11 @@ static int parse_args(struct ctl *c, int argc, char **argv)
 		ap_usage_error(CMD, "--journal is only used with --preserve");
 		return AP_EXIT_USAGE;
 	}
+	if (c->wcache_off && readonly) {
+		ap_usage_error(CMD, "--write-cache is for writing probes: --read-only writes "
+			       "nothing");
+		return AP_EXIT_USAGE;
+	}
 	c->o.mode = preserve ? AP_PROBE_PRESERVE : readonly ? AP_PROBE_READONLY :
 		   AP_PROBE_DESTRUCTIVE;
 	if (optind >= argc && !c->nemu) {
@@ -488,6 +506,8 @@ static void free_ctl(struct ctl *c)
 			close(j->fd_hold);
 		if (j->have_t)
 			ap_safety_target_free(&j->t);
+		if (j->wc_found)
+			ap_cmd_wcache_free(&j->wc);
 		probe_detach_emulated(j);
 		ap_outfile_discard(&j->plot);	/* not written: the target is untouched */
 		ap_probe_result_free(&j->r);
@@ -528,8 +548,11 @@ int ap_cmd_probe(int argc, char **argv)
 	} else if (!rc) {
 		rc = probe_gate_jobs(&c);
 		if (!rc) {
-			probe_start_jobs(&c);
+			int wrc = probe_start_jobs(&c);
+
 			rc = probe_report_jobs(&c);
+			if (wrc && (!rc || rc == AP_EXIT_INCONCLUSIVE))
+				rc = wrc;
 		}
 	}
 	free_ctl(&c);
