@@ -54,6 +54,7 @@ struct ap_opt {
 
 #define AP_OPT_YES(v)		{ AP_OPTK_FLAG, "yes", 'y', (v), NULL, NULL }
 #define AP_OPT_DRY_RUN(v)	{ AP_OPTK_FLAG, "dry-run", AP_OPTV_DRY_RUN, (v), NULL, NULL }
+#define AP_OPT_JSON(v)		{ AP_OPTK_FLAG, "json", 'J', (v), NULL, NULL }	/* -J alone, no table */
 #define AP_OPT_QUIET(v)		{ AP_OPTK_FLAG, "quiet", 'q', (v), NULL, NULL }
 #define AP_OPT_PLOT(v)		{ AP_OPTK_STR, "plot", AP_OPTV_PLOT, (v), NULL, NULL }
 #define AP_OPT_RECORD(v, set)	{ AP_OPTK_STR_OPT, "record", AP_OPTV_RECORD, (v), (set), NULL }
