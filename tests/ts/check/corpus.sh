@@ -2,12 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # `check` on the partition tables other tools write and on broken ones:
-#   ul-*       util-linux's tests/ts/blkid/images-pt images (data files, in
-#              tests/ts/check/images-pt/, decompressed here)
 #   parted-*   every label type GNU parted writes, aligned and misaligned,
 #              and layouts of parted's own tests (written here with parted)
 #   fdisk-*, sfdisk-*   fdisk's default Sun and SGI labels, and layouts of
 #              util-linux's fdisk/sfdisk tests (written here with the tools)
+#   the layouts of util-linux's tests/ts/blkid/images-pt, written here (no
+#   image is shipped): with the tools where they write them (parted-atari-
+#   primary, parted-atari-xgm, parted-gpt-start-34, fdisk-sun-truncated),
+#   else with mkbroken.py (gen-*: a BSD disklabel with absolute offsets,
+#   alone and copied into a DOS partition sfdisk writes; an SGI label with
+#   a partition inside its volume header; IBM DASD CDL and LDL volume
+#   labels)
 #   broken-*   tables no tool writes (tests/ts/check/mkbroken.py)
 #   whole-*    file systems and volumes on a whole disk, no table
 #   crash-*, hang-*   the read of one table dying or hanging (the test seam
@@ -18,7 +23,7 @@
 # afterwards (check is read-only: mkbroken.py -s, which skips holes).
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "check on a corpus of partition tables"
-ts_need_cmd sfdisk fdisk parted python3 xz mkfs.ext4 mkfs.xfs mkfs.btrfs \
+ts_need_cmd sfdisk fdisk parted python3 mkfs.ext4 mkfs.xfs mkfs.btrfs \
 	mkfs.vfat mkswap cryptsetup
 export TS_EXPECT_COMPONENT=check-corpus
 mkdir "$TS_TMP/work" && cd "$TS_TMP/work" || exit 99
@@ -27,13 +32,6 @@ A=$ALIGNPROBE
 COLS=NR,START,END,SECTORS,TYPE,ALIGNED
 
 # ---- the images ----
-
-# util-linux's images, as data
-for f in "$top_srcdir"/tests/ts/check/images-pt/*.img.xz; do
-	n=${f##*/}
-	n=${n%.xz}
-	xz -dc "$f" > "ul-${n//+/-}" || ts_fail "cannot decompress $f"
-done
 
 # parted_image NAME SIZE LABEL [COMMAND...]: one parted run (-s, -a none)
 parted_image() {
@@ -82,6 +80,26 @@ args=(mkpart extended 2046s 100%)
 for i in $(seq 0 55); do args+=(mkpart logical "$((2048 + i * 64))s" "$((2048 + i * 64 + 61))s"); done
 parted_image parted-dos-56-logicals 8M msdos "${args[@]}"
 
+# the layouts of util-linux's images-pt that the tools write: an Atari
+# root sector with one primary partition at 2 and one with an XGM chain
+# (a primary at 2, an XGM at 13 whose logical starts at 14), a GPT from
+# sector 34 on, and a Sun label for a bigger disk, truncated to 10 MiB
+# (its partitions end past the end); mkbroken.py writes the SGI one
+# (gen-sgi: fdisk, sfdisk and parted keep partitions out of the volume
+# header)
+parted_image parted-atari-primary 5M atari mkpart primary 2s 100%
+parted_image parted-atari-xgm 5M atari mkpart primary 2s 10s \
+	mkpart extended 13s 100% mkpart logical 14s 100%
+parted_image parted-gpt-start-34 10M gpt mkpart ThisIsName fat32 34s 2047s \
+	mkpart ThisIsOtherName fat32 2048s 4095s mkpart primary fat32 4096s 6143s \
+	mkpart primary fat32 6144s 8191s mkpart primary fat32 8192s 10239s
+# fdisk's default Sun label (Linux, swap, whole disk) on 65535 cylinders
+# of 2 sectors
+truncate -s $((131070 * 512)) fdisk-sun-truncated.img &&
+	printf '%s\n' s w | fdisk -H 1 -S 2 fdisk-sun-truncated.img > "$TS_TMP/fdisk.out" 2>&1 &&
+	truncate -s 10M fdisk-sun-truncated.img ||
+	{ cat "$TS_TMP/fdisk.out" >&2; ts_fail "fdisk sun"; }
+
 # fdisk's default Sun and SGI labels (fdisk's sunlabel tests start there)
 for l in sun:s sgi:G; do
 	truncate -s 1G "fdisk-default-${l%:*}.img"
@@ -119,10 +137,20 @@ printf '%s\n' g n 1 256 +8M n 2 2305 +4M x i 01234567-89AB-CDEF-0123-456789ABCDE
 python3 "$top_srcdir/tests/ts/check/mkbroken.py" . || ts_fail "mkbroken.py"
 for f in $(python3 "$top_srcdir/tests/ts/check/mkbroken.py" -l); do
 	case $f in
-	whole-*) ;;
+	whole-* | gen-*) ;;
 	*) mv "$f.img" "broken-$f.img" ;;
 	esac
 done
+# a DOS table (Linux at 32, FreeBSD at 7680) with gen-bsd's label (its
+# offsets absolute, as in util-linux's dos+bsd) in the FreeBSD partition
+sfdisk_image gen-dos-bsd 8M <<EOT
+label: dos
+label-id: 0x8f8378c0
+start=32, size=7648, type=83
+start=7680, size=8704, type=a5
+EOT
+dd if=gen-bsd.img of=gen-dos-bsd.img bs=512 seek=7680 conv=notrunc,sparse status=none ||
+	ts_fail "cannot copy the BSD label into gen-dos-bsd.img"
 
 # file systems and volumes on the whole disk
 mkimg() { truncate -s "$2" "$1.img" || ts_fail "cannot create $1.img"; }

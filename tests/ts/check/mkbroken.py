@@ -3,7 +3,11 @@
 """Write partition tables no partitioning tool writes: broken EBR chains,
 more logical partitions than libfdisk reads, overlapping and out-of-range
 entries, GPT headers past the usual limits, hybrid MBRs, tables for the
-other sector size, truncated images. Every image is a sparse file.
+other sector size, truncated images; and the layouts of util-linux's
+tests/ts/blkid/images-pt that no tool here writes (gen-*: a BSD disklabel
+with absolute offsets, alone and in a DOS partition; an SGI label with a
+partition inside its volume header; IBM DASD CDL and LDL volume labels).
+Every image is a sparse file.
 
     mkbroken.py DIR          write every scenario into DIR as NAME.img
     mkbroken.py -l           list the scenarios
@@ -12,7 +16,8 @@ other sector size, truncated images. Every image is a sparse file.
                              without reading its holes
 
 Written for alignprobe's tests from the on-disk formats (the MBR/EBR
-layout, UEFI's GPT header and entry array), not from any tool's code.
+layout, UEFI's GPT header and entry array, the 4.4BSD disklabel, the SGI
+disk label, IBM's DASD volume label records), not from any tool's code.
 """
 import hashlib
 import os
@@ -320,6 +325,95 @@ def s_whole_lvm2_pv(p):
     struct.pack_into("<QQQQ", lab, 104, 4096, MIB - 4096, 0, 0)  # metadata area
     struct.pack_into("<I", lab, 16, lvm_crc(bytes(lab[20:])))
     put(p, 512, bytes(lab))
+
+
+# ---- layouts of util-linux's tests/ts/blkid/images-pt that no tool here
+# writes: a BSD disklabel with absolute offsets (alone, as a partition's
+# image, and nested in a DOS partition), an SGI label with a partition in
+# its volume header, IBM DASD volume labels ----
+
+BSD_MAGIC = 0x82564557
+
+
+def bsd_label(parts, nsec, secpercyl=256):
+    """A 4.4BSD disklabel (sector 1 of its slice, little-endian): the
+    header, d_magic again, the XOR checksum of the label's 16-bit words
+    and 8 partition entries. parts: {index: (offset, size, fstype)}."""
+    lab = bytearray(148 + 16 * 8)
+    struct.pack_into("<I", lab, 0, BSD_MAGIC)
+    struct.pack_into("<IIIIII", lab, 40, 512, 32, secpercyl // 32,
+                     (nsec + secpercyl - 1) // secpercyl, secpercyl, nsec)
+    struct.pack_into("<HH", lab, 72, 3600, 1)            # rpm, interleave
+    struct.pack_into("<I", lab, 132, BSD_MAGIC)
+    npart = max(parts) + 1
+    struct.pack_into("<HII", lab, 138, npart, 8192, 8192)  # bbsize, sbsize
+    for i, (off, size, fstype) in parts.items():
+        struct.pack_into("<IIIBBH", lab, 148 + 16 * i, size, off,
+                         2048 if fstype else 0, fstype, 8 if fstype else 0, 0)
+    end = 148 + 16 * npart
+    csum = 0
+    for (w,) in struct.iter_unpack("<H", bytes(lab[:end])):
+        csum ^= w
+    struct.pack_into("<H", lab, 136, csum)
+    return bytes(lab)
+
+
+# the slice 7680-16383 of a 16384-sector disk: c the whole slice (unused),
+# e and f 4.2BSD file systems overlapping by 256 sectors; offsets absolute
+BSD_SLICE = (7680, 8704)
+BSD_PARTS = {2: (7680, 8704, 0), 4: (7936, 4864, 7), 5: (12544, 3584, 7)}
+
+
+def s_gen_bsd(p):
+    """The slice alone (an image of the DOS partition): its absolute
+    offsets end past this smaller disk. corpus.sh copies it into the
+    FreeBSD partition of a DOS table sfdisk writes (gen-dos-bsd)."""
+    sparse(p, BSD_SLICE[1] * 512)
+    put(p, 512, bsd_label(BSD_PARTS, 16384))
+
+
+def s_gen_sgi(p):
+    """An SGI disk label (big-endian: magic, boot file, 16 partition
+    entries of blocks, first block and type at 312, a checksum that makes
+    its 32-bit words sum to 0) for a 32130000-sector disk, truncated to
+    10 MiB: Linux partitions at 63 (inside the volume header, which no
+    tool here writes any more) and 1606500, the volume header (9) and the
+    volume (11)."""
+    nsec = 32130000
+    lab = bytearray(512)
+    struct.pack_into(">IHH16s", lab, 0, 0x0BE5A941, 0, 1, b"/unix")
+    for i, (first, nblks, ptype) in {0: (63, 1606437, 0x83), 1: (1606500, nsec - 1606500, 0x83),
+                                     8: (0, 4096, 0), 10: (0, nsec, 6)}.items():
+        struct.pack_into(">III", lab, 312 + 12 * i, nblks, first, ptype)
+    total = sum(w for (w,) in struct.iter_unpack(">I", bytes(lab)))
+    struct.pack_into(">I", lab, 504, -total & 0xffffffff)
+    sparse(p, 10 * MIB)
+    put(p, 0, bytes(lab))
+
+
+def ebcdic(text, n):
+    return text.ljust(n).encode("cp500")
+
+
+def s_gen_dasd_cdl(p):
+    """An IBM DASD of 4096-byte blocks in the compatible disk layout: the
+    volume label in block 2, its key "VOL1" then the 80-byte VOL1 record
+    (volser, security byte, the VTOC's CCHHR: cylinder 0, head 1, record
+    1), the IPL records before it."""
+    sparse(p, 20 * MIB)
+    put(p, 0, b"\xe5" * 8192)
+    vol1 = bytearray(ebcdic("VOL1" + "GEN001", 80))
+    vol1[10] = 0x40
+    vol1[11:16] = struct.pack(">HHB", 0, 1, 1)
+    put(p, 2 * 4096, ebcdic("VOL1", 4) + bytes(vol1))
+
+
+def s_gen_dasd_ldl(p):
+    """The Linux disk layout: an LNX1 label in block 2 (volser, the LDL
+    version "2" in column 80, then the count of formatted blocks)."""
+    sparse(p, 20 * MIB)
+    lnx1 = bytearray(ebcdic("LNX1" + "GEN002", 79) + ebcdic("2", 1))
+    put(p, 2 * 4096, bytes(lnx1) + struct.pack(">Q", 20 * MIB // 4096))
 
 
 SCENARIOS = {k[2:].replace("_", "-"): v for k, v in sorted(globals().items())
