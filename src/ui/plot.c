@@ -401,6 +401,72 @@ static bool bar_marked(const struct ap_plot_bars *p, uint64_t x)
 	return p->period && ap_align_is_aligned(x, 1, p->period, p->phase);
 }
 
+/* The legend of a bar chart: aligned, misaligned, and the period if marked. */
+static void bars_legend(struct sbuf *b, const struct ap_plot_bars *p, double lx, double ly)
+{
+	char buf[96];
+
+	svg_rect(b, "legend-aligned", lx, ly - 10, 12, 12, AP_PLOT_COLOR_ALIGNED);
+	svg_text(b, lx + 16, ly, "start", 12, NULL, "aligned");
+	lx += 90;
+	svg_rect(b, "legend-misaligned", lx, ly - 10, 12, 12, AP_PLOT_COLOR_MISALIGNED);
+	svg_text(b, lx + 16, ly, "start", 12, NULL, "misaligned");
+	lx += 110;
+	if (p->period) {
+		svg_line(b, lx, ly - 10, lx, ly + 2, "stroke=\"" AP_PLOT_COLOR_PERIOD
+			 "\" stroke-width=\"1.5\" stroke-dasharray=\"3,2\"");
+		snprintf(buf, sizeof(buf), "x \xe2\x89\xa1 %u (mod %u)",
+			 p->phase % p->period, p->period);
+		svg_text(b, lx + 6, ly, "start", 12, NULL, buf);
+	}
+}
+
+/* A period guide at @cx: a dashed line and a marker under the axis. */
+static void bar_guide(struct sbuf *b, double cx, double top, double bottom)
+{
+	svg_line(b, cx, top, cx, bottom, "class=\"period\" stroke=\"" AP_PLOT_COLOR_PERIOD
+		 "\" stroke-width=\"1\" stroke-dasharray=\"4,3\"");
+	sb_puts(b, "<path class=\"period-marker\" d=\"M");
+	sb_num(b, cx);
+	sb_puts(b, " ");
+	sb_num(b, bottom + 2);
+	sb_puts(b, " l-4 7 h8 z\" fill=\"" AP_PLOT_COLOR_PERIOD "\"/>\n");
+}
+
+/* One bar at @x, @bw wide; a missing value is a grey cross on the axis. */
+static void bar_draw(struct sbuf *b, const struct ap_plot_bar *bar, double x, double bw,
+		     const struct yscale *ys, double top, double bottom)
+{
+	double v = bar->value, bh;
+
+	if (!isfinite(v)) {
+		double cx = x + bw / 2;
+
+		sb_puts(b, "<path class=\"missing\" d=\"M");
+		sb_num(b, cx - 3);
+		sb_puts(b, " ");
+		sb_num(b, bottom - 9);
+		sb_puts(b, " l6 6 m0 -6 l-6 6\" stroke=\"#888888\" stroke-width=\"1.5\"/>\n");
+		return;
+	}
+	if (v < 0)
+		v = 0;
+	bh = bottom - ypos(ys, v, top, bottom);
+	if (bh > bottom - top)
+		bh = bottom - top;
+	sb_printf(b, "<rect class=\"%s\" x=\"", bar->aligned ? "bar-aligned" : "bar-misaligned");
+	sb_num(b, x);
+	sb_puts(b, "\" y=\"");
+	sb_num(b, bottom - bh);
+	sb_puts(b, "\" width=\"");
+	sb_num(b, bw);
+	sb_puts(b, "\" height=\"");
+	sb_num(b, bh);
+	sb_printf(b, "\" fill=\"%s\"><title>%llu: %.6g</title></rect>\n",
+		  bar->aligned ? AP_PLOT_COLOR_ALIGNED : AP_PLOT_COLOR_MISALIGNED,
+		  (unsigned long long)bar->x, bar->value);
+}
+
 char *ap_plot_bars_svg(const struct ap_plot_bars *p)
 {
 	struct ap_plot_bar *bars = NULL;
@@ -442,73 +508,20 @@ char *ap_plot_bars_svg(const struct ap_plot_bars *p)
 	top = 22 + tl * 19 + 28;	/* room for the legend */
 	bottom = h - 58;
 
-	/* legend, one row under the title */
-	{
-		double lx = left, ly = top - 22;
-
-		svg_rect(&b, "legend-aligned", lx, ly - 10, 12, 12, AP_PLOT_COLOR_ALIGNED);
-		svg_text(&b, lx + 16, ly, "start", 12, NULL, "aligned");
-		lx += 90;
-		svg_rect(&b, "legend-misaligned", lx, ly - 10, 12, 12, AP_PLOT_COLOR_MISALIGNED);
-		svg_text(&b, lx + 16, ly, "start", 12, NULL, "misaligned");
-		lx += 110;
-		if (p->period) {
-			svg_line(&b, lx, ly - 10, lx, ly + 2, "stroke=\"" AP_PLOT_COLOR_PERIOD
-				 "\" stroke-width=\"1.5\" stroke-dasharray=\"3,2\"");
-			snprintf(buf, sizeof(buf), "x \xe2\x89\xa1 %u (mod %u)",
-				 p->phase % p->period, p->period);
-			svg_text(&b, lx + 6, ly, "start", 12, NULL, buf);
-		}
-	}
+	bars_legend(&b, p, left, top - 22);	/* one row under the title */
 
 	svg_yaxis(&b, &ys, left, right, top, bottom, p->ylabel);
 	slot = n ? (right - left) / (double)n : right - left;
 
 	/* period guides behind the bars */
+	for (i = 0; i < n; i++)
+		if (bar_marked(p, bars[i].x))
+			bar_guide(&b, left + slot * ((double)i + 0.5), top, bottom);
 	for (i = 0; i < n; i++) {
-		double cx = left + slot * ((double)i + 0.5);
+		double bw = slot * 0.72;
 
-		if (!bar_marked(p, bars[i].x))
-			continue;
-		svg_line(&b, cx, top, cx, bottom, "class=\"period\" stroke=\"" AP_PLOT_COLOR_PERIOD
-			 "\" stroke-width=\"1\" stroke-dasharray=\"4,3\"");
-		sb_puts(&b, "<path class=\"period-marker\" d=\"M");
-		sb_num(&b, cx);
-		sb_puts(&b, " ");
-		sb_num(&b, bottom + 2);
-		sb_puts(&b, " l-4 7 h8 z\" fill=\"" AP_PLOT_COLOR_PERIOD "\"/>\n");
-	}
-
-	for (i = 0; i < n; i++) {
-		double v = bars[i].value, bw = slot * 0.72, bh;
-		double x = left + slot * (double)i + (slot - bw) / 2;
-
-		if (!isfinite(v)) {	/* missing: a grey cross on the axis */
-			double cx = x + bw / 2;
-
-			sb_puts(&b, "<path class=\"missing\" d=\"M");
-			sb_num(&b, cx - 3);
-			sb_puts(&b, " ");
-			sb_num(&b, bottom - 9);
-			sb_puts(&b, " l6 6 m0 -6 l-6 6\" stroke=\"#888888\" stroke-width=\"1.5\"/>\n");
-			continue;
-		}
-		if (v < 0)
-			v = 0;
-		bh = bottom - ypos(&ys, v, top, bottom);
-		if (bh > bottom - top)
-			bh = bottom - top;
-		sb_printf(&b, "<rect class=\"%s\" x=\"", bars[i].aligned ? "bar-aligned" : "bar-misaligned");
-		sb_num(&b, x);
-		sb_puts(&b, "\" y=\"");
-		sb_num(&b, bottom - bh);
-		sb_puts(&b, "\" width=\"");
-		sb_num(&b, bw);
-		sb_puts(&b, "\" height=\"");
-		sb_num(&b, bh);
-		sb_printf(&b, "\" fill=\"%s\"><title>%llu: %.6g</title></rect>\n",
-			  bars[i].aligned ? AP_PLOT_COLOR_ALIGNED : AP_PLOT_COLOR_MISALIGNED,
-			  (unsigned long long)bars[i].x, bars[i].value);
+		bar_draw(&b, &bars[i], left + slot * (double)i + (slot - bw) / 2, bw, &ys, top,
+			 bottom);
 	}
 	svg_axes(&b, left, right, top, bottom);
 
