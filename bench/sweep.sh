@@ -12,7 +12,9 @@
 #                                   SEED=n)
 #
 # Goals (issue 16, on the project's 2-core machine): a correct verdict in
-# 60 s or less on simple, 90 s or less on hdd-7200 (the default drive).
+# 60 s or less on simple, 90 s or less on hdd-7200 (the default drive);
+# issue 26: 60 s on hdd-7200, 90 s on hdd-7200-nocache (no write cache),
+# and on usb-bridge-noflush (flushes ignored) the named exit 5, early.
 # The floor: the analysis needs 3 measurements of every start before it may
 # stop early (src/analysis), so 3 x 31 steps; each step keeps the mission's
 # experiment (a GPT partition, mkfs, mount, umount: as measured, their
@@ -49,9 +51,10 @@ tmp, profiles = sys.argv[1], sys.argv[2:]
 want = {
     "simple": (4096, 0, [40, 48, 56, 64]), "hdd-7200": (4096, 0, [40, 48, 56, 64]),
     "hdd-5400": (4096, 0, [40, 48, 56, 64]), "wd-ears-jumper": (4096, 7, [39, 47, 55, 63]),
-    "honest-512n": None,
+    "honest-512n": None, "hdd-7200-nocache": (4096, 0, [40, 48, 56, 64]),
+    "usb-bridge-noflush": "unmeasurable",
 }
-goal = {"simple": 60.0, "hdd-7200": 90.0}
+goal = {"simple": 60.0, "hdd-7200": 60.0, "hdd-7200-nocache": 90.0}
 stages = ["partition_s", "mkfs_s", "mount_s", "workload_s", "umount_s"]
 rows, notes, bad = [], [], 0
 for p in profiles:
@@ -64,7 +67,11 @@ for p in profiles:
         bad += 1
         continue
     v, res = d["verdict"], d["results"]
-    if v is None:
+    if isinstance(want.get(p), str):	# a cause named, no verdict
+        text = "named: %s" % d.get("stopped")
+        right = rc == 5 and d.get("stopped") == want[p] and (v is None or not v["resolved"])
+        rc = 0 if right else rc
+    elif v is None:
         text, right = "none", False
     elif v["sensitive"]:
         text = "%s/LBA %s %.1fx" % (v["physical_sector"], v["lowest_aligned_lba"], v["slowdown"])

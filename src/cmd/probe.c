@@ -68,6 +68,7 @@ enum {
 	OPT_BUDGET,
 	OPT_SEED,
 	OPT_NO_CONFIRM,
+	OPT_WRITE_CACHE,
 	OPT_ALPHA,
 	OPT_MIN_SLOWDOWN,
 	OPT_ALLOW_METADATA,
@@ -120,6 +121,9 @@ static void usage(void)
 	      "     --time-budget DUR      for the whole call (default 2m), e.g. 30s\n"
 	      "     --seed N               of the randomized order (default 1)\n"
 	      "     --no-confirm           stop at the first size that shows the unit\n"
+	      "     --write-cache off      the drive's volatile write cache off while it is\n"
+	      "                            probed (a cache that ignores flushes), restored\n"
+	      "                            after; 'alignprobe cleanup' after a SIGKILL\n"
 	      "     --alpha P              significance level (default 0.001)\n"
 	      "     --min-slowdown X       margin of \"no effect\": none of X or more; an\n"
 	      "                            effect below it is reported as small (default 1.5)\n"
@@ -240,6 +244,7 @@ static const struct option longopts[] = {
 	{ "time-budget",         required_argument, NULL, OPT_BUDGET },
 	{ "seed",                required_argument, NULL, OPT_SEED },
 	{ "no-confirm",          no_argument,       NULL, OPT_NO_CONFIRM },
+	{ "write-cache",         required_argument, NULL, OPT_WRITE_CACHE },
 	{ "alpha",               required_argument, NULL, OPT_ALPHA },
 	{ "min-slowdown",        required_argument, NULL, OPT_MIN_SLOWDOWN },
 	{ "allow-metadata-area", no_argument,       NULL, OPT_ALLOW_METADATA },
@@ -321,6 +326,14 @@ static int decision_opt(struct ctl *c, int ch, const char *arg)
 		return 0;
 	case OPT_NO_CONFIRM:
 		c->o.confirm = false;
+		return 0;
+	case OPT_WRITE_CACHE:
+		if (strcmp(arg, "off") != 0) {
+			ap_usage_error(CMD, "--write-cache: '%s': only 'off' (the drive's "
+				       "volatile cache off while it is probed)", arg);
+			return AP_EXIT_USAGE;
+		}
+		c->wcache_off = true;
 		return 0;
 	case OPT_ALPHA:
 		if (ap_parse_double(arg, &d) != 0 || !(d > 0 && d < 0.5)) {
@@ -435,6 +448,11 @@ static int check_probe_args(const struct probe_parse *pp, int argc, char **argv)
 		ap_usage_error(CMD, "--journal is only used with --preserve");
 		return AP_EXIT_USAGE;
 	}
+	if (c->wcache_off && pp->readonly) {
+		ap_usage_error(CMD, "--write-cache is for writing probes: --read-only writes "
+			       "nothing");
+		return AP_EXIT_USAGE;
+	}
 	c->o.mode = pp->preserve ? AP_PROBE_PRESERVE : pp->readonly ? AP_PROBE_READONLY :
 		    AP_PROBE_DESTRUCTIVE;
 	if (optind >= argc && !c->nemu) {
@@ -508,6 +526,8 @@ static void free_ctl(struct ctl *c)
 			close(j->fd_hold);
 		if (j->have_t)
 			ap_safety_target_free(&j->t);
+		if (j->wc_found)
+			ap_cmd_wcache_free(&j->wc);
 		probe_detach_emulated(j);
 		ap_outfile_discard(&j->plot);	/* not written: the target is untouched */
 		ap_probe_result_free(&j->r);
@@ -548,8 +568,11 @@ int ap_cmd_probe(int argc, char **argv)
 	} else if (!rc) {
 		rc = probe_gate_jobs(&c);
 		if (!rc) {
-			probe_start_jobs(&c);
+			int wrc = probe_start_jobs(&c);
+
 			rc = probe_report_jobs(&c);
+			if (wrc && (!rc || rc == AP_EXIT_INCONCLUSIVE))
+				rc = wrc;
 		}
 	}
 	free_ctl(&c);

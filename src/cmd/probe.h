@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cmd/wcache.h"
 #include "device/safety.h"
 #include "emu/emu.h"
 #include "lib/outfile.h"
@@ -51,6 +52,8 @@ struct job {
 	bool have_t;
 	char *journal;
 	struct ap_outfile plot;		/* --plot, opened before anything is written */
+	struct ap_cmd_wcache wc;	/* --write-cache off: the disk's switch */
+	bool wc_found;
 	pthread_t th;
 	bool started, passed_gate;
 	volatile int done;
@@ -61,6 +64,7 @@ struct ctl {
 	struct ap_probe_opts o;
 	bool yes, quiet, all_sizes, allow_partition, budget_set, slots_set, allow_unidentified;
 	bool dry_run;
+	bool wcache_off;		/* --write-cache off */
 	bool force;		/* --undo: restore ranges others changed too */
 	uint64_t budget_ns;
 	const char *journal;
@@ -96,7 +100,7 @@ void probe_detach_emulated(struct job *j);
 void probe_setup_jobs(struct ctl *c);
 int probe_plan_jobs(struct ctl *c);
 int probe_gate_jobs(struct ctl *c);
-void probe_start_jobs(struct ctl *c);
+int probe_start_jobs(struct ctl *c);
 
 /* probe_report.c */
 int probe_dry_run(struct ctl *c, size_t nnamed);

@@ -24,6 +24,7 @@
 #include "lib/outfile.h"
 #include "lib/sig.h"
 #include "lib/state.h"
+#include "lib/sysfs.h"
 #include "lib/util.h"
 #include "probe/journal.h"
 #include "probe/probe.h"
@@ -129,6 +130,71 @@ static char *plot_path(const char *plot, const char *dev, bool several)
 	return p;
 }
 
+/*
+ * --write-cache off: how the disk under @j switches its cache (before
+ * anything is written): 0, or the message and 2 (no way, not a disk).
+ */
+static int wcache_find_job(struct job *j)
+{
+	struct ap_error e = { 0 };
+	struct stat st;
+	char *disk;
+	int rc;
+
+	if (stat(j->dev, &st) != 0 || !S_ISBLK(st.st_mode))
+		return ap_errx(CMD, j->dev, ENOTBLK, "--write-cache switches a disk's write "
+			       "cache: give a disk, not a regular file");
+	disk = ap_sysfs_wholedisk_name(st.st_rdev);
+	rc = ap_cmd_wcache_find(&j->wc, disk, &e);
+	free(disk);
+	if (rc < 0)
+		return ap_err_error(CMD, j->dev, &e);
+	j->wc_found = true;
+	return 0;
+}
+
+/*
+ * The caches off for the measurement: each state found on record first
+ * (cleanup's after a SIGKILL), then switched. 0, or 1 after a message
+ * (what was switched is restored by probe_wcache_restore()).
+ */
+static int wcache_off(struct ctl *c)
+{
+	struct ap_error e = { 0 };
+	size_t i;
+
+	for (i = 0; i < c->njobs; i++) {
+		struct job *j = &c->jobs[i];
+
+		if (!j->wc_found)
+			continue;
+		if (ap_cmd_wcache_record(&j->wc, &e) < 0 || ap_cmd_wcache_set(&j->wc, false, &e) < 0) {
+			ap_warnx(CMD, j->dev, "cannot switch the write cache off: %s", e.msg);
+			return AP_EXIT_FAILURE;
+		}
+	}
+	return 0;
+}
+
+/* Put every cache back as found: 0, or 1 after a message (cleanup puts it back). */
+static int wcache_restore(struct ctl *c)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < c->njobs; i++) {
+		struct job *j = &c->jobs[i];
+		struct ap_error e = { 0 };
+
+		if (j->wc_found && ap_cmd_wcache_restore(&j->wc, &e) < 0) {
+			ap_warnx(CMD, j->dev, "cannot restore the write cache (\"%s\"): %s; "
+				 "'alignprobe cleanup' puts it back", j->wc.w.orig, e.msg);
+			ret = AP_EXIT_FAILURE;
+		}
+	}
+	return ret;
+}
+
 int probe_journal_usable(const char *dev, const char *journal, const struct ap_probe_plan *plan,
 			 const struct ap_disk_identity *id)
 {
@@ -203,6 +269,8 @@ static int prepare_job(struct ctl *c, struct job *j)
 	rc = ap_probe_plan(&j->o, j->d.size, j->d.logical_sector, &j->plan, &e);
 	if (rc)
 		return ap_err_error(CMD, j->dev, &e);	/* too small 2, metadata area 3 */
+	if (c->wcache_off && (rc = wcache_find_job(j)) != 0)
+		return rc;
 	if (c->slots_set && j->plan.slots < c->o.slots) {
 		char b1[32];
 
@@ -501,13 +569,22 @@ int probe_gate_jobs(struct ctl *c)
 	return rc ? rc : signal_status();
 }
 
-/* Every device at once, within the one time budget of the call. */
-void probe_start_jobs(struct ctl *c)
+/*
+ * Every device at once, within the one time budget of the call; with
+ * --write-cache off the caches off for it and back as found after, whatever
+ * happened. 0, or 1 when a cache could not be switched or restored.
+ */
+int probe_start_jobs(struct ctl *c)
 {
 	size_t i;
+	int rc = c->wcache_off ? wcache_off(c) : 0;
 
 	c->o.deadline_ns = ap_now_ns() + c->budget_ns;
 	for (i = 0; i < c->njobs; i++)
 		c->jobs[i].o.deadline_ns = c->o.deadline_ns;
-	run_jobs(c);
+	if (!rc)
+		run_jobs(c);
+	if (c->wcache_off && wcache_restore(c) && !rc)
+		rc = AP_EXIT_FAILURE;
+	return rc;
 }

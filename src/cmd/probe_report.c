@@ -221,6 +221,31 @@ static void print_words(struct ctl *c, const struct job *j)
 		       ap_size_exact(r->plan.span, b, sizeof(b)), j->d.restore.restored);
 }
 
+/* What the measurement's checks of its own assumptions measured, and the one that failed. */
+static struct json_object *checks_json(const struct ap_probe_result *r)
+{
+	static const char *const failed[] = {
+		[AP_PROBE_OK] = NULL,
+		[AP_PROBE_FLUSH_IGNORED] = "flush_ignored",
+		[AP_PROBE_LEAD_IN_BUFFERED] = "lead_in_buffered",
+		[AP_PROBE_RMW_BUFFERED] = "rmw_buffered",
+	};
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "rotating", json_object_new_boolean(r->rotating));
+	json_object_object_add(o, "seek_read_us", r->seek_read_ns ?
+			       json_object_new_double((double)r->seek_read_ns / 1e3) : NULL);
+	json_object_object_add(o, "write_us", r->write_ns ?
+			       json_object_new_double((double)r->write_ns / 1e3) : NULL);
+	json_object_object_add(o, "lead_ins", json_object_new_int64((int64_t)r->lead_ins));
+	json_object_object_add(o, "lead_ins_buffered",
+			       json_object_new_int64((int64_t)r->lead_in_hits));
+	json_object_object_add(o, "failed", failed[r->failed] ?
+			       json_object_new_string(failed[r->failed]) : NULL);
+	json_object_object_add(o, "cause", r->failed ? json_object_new_string(r->cause) : NULL);
+	return o;
+}
+
 static struct json_object *job_json(const struct ap_cols *cs, const struct job *j)
 {
 	const struct ap_probe_result *r = &j->r;
@@ -280,6 +305,7 @@ static struct json_object *job_json(const struct ap_cols *cs, const struct job *
 	json_object_object_add(o, "region_start", json_object_new_int64((int64_t)r->plan.region_start));
 	json_object_object_add(o, "region_size", json_object_new_int64((int64_t)r->plan.region_size));
 	json_object_object_add(o, "slots", json_object_new_int64(r->plan.slots));
+	json_object_object_add(o, "checks", checks_json(r));
 	if (r->mode == AP_PROBE_PRESERVE) {
 		struct json_object *p = json_object_new_object();
 
@@ -476,7 +502,7 @@ static int report_fleet(struct ctl *c)
 
 /* --dry-run: what the probe of @dev would do, from its plan. */
 static void print_plan(const struct ctl *c, const char *dev, const struct ap_probe_plan *p,
-		       const char *journal)
+		       const char *journal, const struct ap_cmd_wcache *wc)
 {
 	uint64_t lo = 0, hi = 0, all = 0, lead_at;
 	size_t lead_n;
@@ -507,8 +533,9 @@ static void print_plan(const struct ctl *c, const char *dev, const struct ap_pro
 	       c->o.mode == AP_PROBE_READONLY ? "O_DIRECT reads" : "single O_DIRECT|O_DSYNC writes");
 	ap_probe_lead_in(p, 0, 0, &lead_at, &lead_n);
 	if (c->o.mode != AP_PROBE_READONLY && lead_n)
-		printf("  each after an untimed read of %s from %s past its end (its lead-in),\n"
-		       "  a round's writes in one slot,\n", ap_size_exact(lead_n, b1, sizeof(b1)),
+		printf("  on a rotating disk each after an untimed read of %s from %s past its\n"
+		       "  end (its lead-in), a round's writes in one slot (the phase screen's\n"
+		       "  each in another),\n", ap_size_exact(lead_n, b1, sizeof(b1)),
 		       ap_size_exact(lead_at, b2, sizeof(b2)));
 	printf("  %u to %u rounds per size:\n", c->o.min_rounds, c->o.max_rounds);
 	for (i = 0; i < p->nsizes; i++) {
@@ -520,9 +547,15 @@ static void print_plan(const struct ctl *c, const char *dev, const struct ap_pro
 		       c->o.mode == AP_PROBE_READONLY ? "reads" : "writes");
 		if (i < nominal)
 			lo += (uint64_t)n * c->o.min_rounds;
-		all += (uint64_t)n * c->o.min_rounds;
 		hi += (uint64_t)n * c->o.max_rounds;
 	}
+	/* an honest drive: the smallest size, then the phase screen (or every size) */
+	all = (uint64_t)ap_probe_noffsets(p, p->sizes[0]) * c->o.min_rounds;
+	if (p->nsizes >= 3 && c->o.mode != AP_PROBE_READONLY)
+		all += p->sizes[p->nsizes - 1] / p->logical_sector * c->o.min_rounds;
+	else
+		for (i = 1; i < p->nsizes; i++)
+			all += (uint64_t)ap_probe_noffsets(p, p->sizes[i]) * c->o.min_rounds;
 	printf("  in all %" PRIu64 " to %" PRIu64 " timed %s: the fewest when the first %s\n"
 	       "  clear after %u rounds, the most when every size runs %u rounds;\n", lo, hi,
 	       c->o.mode == AP_PROBE_READONLY ? "reads" : "writes",
@@ -537,9 +570,15 @@ static void print_plan(const struct ctl *c, const char *dev, const struct ap_pro
 	ap_progress_format_eta((all * 10 + 999) / 1000 * 1000 * 1000 * 1000, b2, sizeof(b2));
 	printf("  duration: at most %s (--time-budget); the fewest, %" PRIu64 " %s, take\n"
 	       "  roughly %s at an assumed 10 ms each (a rough estimate for a 7200 rpm\n"
-	       "  disk, rounded up); an honest drive needs every size, at least %" PRIu64 "\n"
-	       "  %s, roughly %s.\n", t, lo, c->o.mode == AP_PROBE_READONLY ? "reads" : "writes",
+	       "  disk, rounded up); an honest drive needs the smallest size and the\n"
+	       "  largest at each of its phases, at least %" PRIu64 " %s, roughly %s.\n", t, lo,
+	       c->o.mode == AP_PROBE_READONLY ? "reads" : "writes",
 	       b1, all, c->o.mode == AP_PROBE_READONLY ? "reads" : "writes", b2);
+	if (c->wcache_off && wc)
+		printf("  With the write cache of %s off (%s, now \"%s\"), restored after.\n",
+		       wc->dev, ap_wcache_how_name(wc->w.how), wc->w.orig);
+	else if (c->wcache_off)
+		printf("  With the drive's write cache off, restored after.\n");
 	if (c->o.mode == AP_PROBE_PRESERVE)
 		printf("  Then write the original bytes back, verify every one and delete the "
 		       "journal.\n");
@@ -565,7 +604,7 @@ int probe_dry_run(struct ctl *c, size_t nnamed)
 
 				ap_cmd_confirm(CMD, j->dev, &j->t, &so, NULL);	/* describes only */
 			}
-			print_plan(c, j->dev, &j->plan, j->journal);
+			print_plan(c, j->dev, &j->plan, j->journal, j->wc_found ? &j->wc : NULL);
 		} else {
 			struct ap_emu_spec spec;
 			struct ap_probe_plan plan;
@@ -604,7 +643,7 @@ int probe_dry_run(struct ctl *c, size_t nnamed)
 			printf("dry run: would set up an emulated drive (%s).\n", text);
 			free(text);
 			ap_xasprintf(&jd, "in %s", dirname(jp));
-			print_plan(c, "the emulated drive", &plan, jd);
+			print_plan(c, "the emulated drive", &plan, jd, NULL);
 			free(jd);
 			free(jp);
 			free(name);

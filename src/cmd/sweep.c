@@ -382,6 +382,8 @@ const char *sweep_stopped_early(const char *stopped)
 		return "interrupted";
 	if (stopped && !strcmp(stopped, "error"))
 		return "stopped by an error";
+	if (stopped && !strcmp(stopped, "unmeasurable"))
+		return "stopped: the flushes cost nothing";
 	return NULL;
 }
 

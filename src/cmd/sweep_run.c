@@ -252,6 +252,9 @@ static const char *stop_text(const struct ap_sweep_run *run, char *buf, size_t l
 	case AP_SWEEP_STOP_SIGNAL:
 		snprintf(buf, len, "interrupted by signal %d after %s in %s", run->signo, cnt, t);
 		break;
+	case AP_SWEEP_STOP_UNMEASURABLE:
+		snprintf(buf, len, "stopped after %s in %s: no verdict: %s", cnt, t, run->cause);
+		break;
 	default:
 		snprintf(buf, len, "stopped by an error after %s in %s", cnt, t);
 		break;
@@ -293,7 +296,7 @@ static int do_sweep(struct sweep_cmd *c, int excl_fd)
 	struct ap_error e = { 0 };
 	const struct ap_verdict *v;
 	uint64_t part_sectors = c->part_size / c->info.logical_sector;
-	char stopbuf[256];
+	char stopbuf[768];
 	int rc, rc2, sig;
 
 	o.disk = c->disk;
@@ -345,7 +348,8 @@ static int do_sweep(struct sweep_cmd *c, int excl_fd)
 	else if (!c->quiet && run.stop != AP_SWEEP_STOP_CLEAR)
 		ap_warnx(CMD, c->disk, "%s", stopbuf);
 
-	v = run.verdict_valid ? &run.verdict : NULL;
+	/* a failed assumption makes the timings' verdict wrong: none */
+	v = run.verdict_valid && run.stop != AP_SWEEP_STOP_UNMEASURABLE ? &run.verdict : NULL;
 	doc_of_run(c, &run, &d);
 	rc = sweep_report(c, &d, v, ap_sweep_stop_name(run.stop));
 
@@ -359,7 +363,8 @@ static int do_sweep(struct sweep_cmd *c, int excl_fd)
 	else
 		rc2 = sweep_verdict_exit(v);
 	/* --record: a clean run's verdict (an unresolved one is said, not kept) */
-	if (c->record_set && (rc2 == AP_EXIT_OK || rc2 == AP_EXIT_INCONCLUSIVE) &&
+	if (c->record_set && run.stop != AP_SWEEP_STOP_UNMEASURABLE &&
+	    (rc2 == AP_EXIT_OK || rc2 == AP_EXIT_INCONCLUSIVE) &&
 	    ap_fleet_record(CMD, c->record, "sweep", c->disk, &c->id, v, c->quiet) != 0)
 		rc2 = AP_EXIT_FAILURE;
 	if (rc2 != AP_EXIT_OK)

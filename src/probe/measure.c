@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The probe's measurement (see probe.h): the timed writes (or reads) in a
- * randomized interleaved schedule over the write sizes, the analysis of
- * each size, and the decision over them.
+ * The probe's decision (see probe.h): the analysis of each size, and the
+ * verdict over them. The schedule that measures them is in schedule.c.
  */
 #include "probe/probe.h"
 
@@ -12,19 +11,76 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/rng.h"
 #include "lib/stats.h"
 
-static void params_for(const struct ap_probe_result *r, const struct ap_probe_opts *o,
-		       uint64_t size, struct ap_analysis_params *p)
+void ap_probe_size_params(const struct ap_probe_result *r, const struct ap_probe_opts *o,
+			  const struct ap_probe_size *sz, struct ap_analysis_params *p)
 {
 	ap_analysis_params_init(p, r->plan.logical_sector, r->plan.reported_physical);
-	p->max_period = (unsigned)(size / r->plan.logical_sector);
+	p->max_period = (unsigned)(sz->size / r->plan.logical_sector);
 	if (o->alpha > 0)
 		p->alpha = o->alpha;
 	if (o->min_slowdown > 0)
 		p->min_slowdown = o->min_slowdown;
 	p->absence_margin = o->absence_margin > 0 ? o->absence_margin : AP_PROBE_ABSENCE_MARGIN;
+	if (sz->margin > 0)
+		p->absence_margin = sz->margin;
+}
+
+/*
+ * The phase screen measures each phase k at offset k or k + noffsets (the
+ * half alternates with the round): a unit larger than the size makes the
+ * writes of one half straddle its boundary, and slower -- as the full size
+ * would show (every offset up to twice the size). Do the halves differ, by
+ * min(absence margin) or more, at alpha / 2 either way?
+ */
+static bool halves_differ(const struct ap_probe_result *r, size_t idx,
+			  const struct ap_analysis_params *p)
+{
+	const struct ap_probe_size *sz = &r->sizes[idx];
+	double *a = ap_xmalloc(sz->n * sizeof(*a)), *b = ap_xmalloc(sz->n * sizeof(*b));
+	double ma, mb, lo, hi;
+	size_t i, na = 0, nb = 0;
+	bool differ = false;
+
+	for (i = 0; i < sz->n; i++) {
+		const struct ap_probe_sample *s = &r->samples[sz->first + i];
+
+		if (s->offset < sz->noffsets)
+			a[na++] = (double)s->ns;
+		else
+			b[nb++] = (double)s->ns;
+	}
+	if (na >= 3 && nb >= 3) {
+		double pa = ap_stats_mann_whitney_p(a, na, b, nb);
+		double pb = ap_stats_mann_whitney_p(b, nb, a, na);
+
+		ma = ap_stats_median(a, na);
+		mb = ap_stats_median(b, nb);
+		lo = ma < mb ? ma : mb;
+		hi = ma < mb ? mb : ma;
+		differ = (pa < p->alpha / 2 || pb < p->alpha / 2) &&
+			 hi >= ap_analysis_absence_margin(p) * lo;
+	}
+	free(a);
+	free(b);
+	return differ;
+}
+
+double ap_probe_size_quantile(const struct ap_probe_result *r, size_t idx, double q)
+{
+	const struct ap_probe_size *sz = &r->sizes[idx];
+	double *v, x;
+	size_t i;
+
+	if (!sz->n)
+		return 0;
+	v = ap_xmalloc(sz->n * sizeof(*v));
+	for (i = 0; i < sz->n; i++)
+		v[i] = (double)r->samples[sz->first + i].ns;
+	x = ap_stats_quantile(v, sz->n, q);
+	free(v);
+	return x;
 }
 
 int ap_probe_analyse_size(struct ap_probe_result *r, size_t idx, const struct ap_probe_opts *o)
@@ -40,12 +96,14 @@ int ap_probe_analyse_size(struct ap_probe_result *r, size_t idx, const struct ap
 	sz->clear = false;
 	if (!sz->n)
 		return -EINVAL;
-	params_for(r, o, sz->size, &p);
+	ap_probe_size_params(r, o, sz, &p);
 	obs = ap_xmalloc(sz->n * sizeof(*obs));
 	for (i = 0; i < sz->n; i++) {
 		const struct ap_probe_sample *s = &r->samples[sz->first + i];
 
-		obs[i] = (struct ap_obs){ .offset = s->offset, .round = s->round,
+		/* the phase screen: its phase (it measured it in either half) */
+		obs[i] = (struct ap_obs){ .offset = sz->phases ? s->offset % sz->noffsets :
+					  s->offset, .round = s->round,
 					  .cost = (double)s->ns, .seq = sz->first + i + 1 };
 	}
 	rc = ap_analysis_run(obs, sz->n, &p, &sz->verdict);
@@ -53,6 +111,8 @@ int ap_probe_analyse_size(struct ap_probe_result *r, size_t idx, const struct ap
 	if (rc)
 		return rc;
 	sz->analysed = true;
+	if (sz->phases)
+		sz->halves_differ = halves_differ(r, idx, &p);
 	sz->clear = ap_analysis_is_clear(&sz->verdict, &p);
 	return 0;
 }
@@ -85,7 +145,7 @@ static void size_unclear(struct ap_probe_result *r, int idx, const struct ap_pro
 	const char *why;
 	char b[32];
 
-	params_for(r, o, sz->size, &p);
+	ap_probe_size_params(r, o, sz, &p);
 	why = sz->clear ? NULL : ap_analysis_unclear_reason(&sz->verdict, &p);
 	if (why)
 		snprintf(r->unclear, sizeof(r->unclear), "%s writes: %s",
@@ -139,11 +199,197 @@ static void confirm_unit(struct ap_probe_result *r, const struct ap_probe_opts *
 	}
 }
 
+/* Is size @i the largest the plan has (whose "no effect" covers every unit up to it)? */
+static bool covers_largest(const struct ap_probe_result *r, size_t i)
+{
+	return r->plan.nsizes && r->sizes[i].size == r->plan.sizes[r->plan.nsizes - 1];
+}
+
+/* The margin a phase screen's "no effect" claims for every size (see phase_screen_margin()). */
+static double claimed_margin(const struct ap_probe_result *r, const struct ap_probe_opts *o)
+{
+	struct ap_analysis_params p;
+
+	ap_probe_size_params(r, o, &r->sizes[0], &p);
+	return ap_analysis_absence_margin(&p);
+}
+
+/* What a phase screen's "no effect" rests on, for the note. */
+static const char *screen_words(const struct ap_probe_result *r, size_t i)
+{
+	static __thread char b[192];
+	char b1[32];
+
+	snprintf(b, sizeof(b), "; %s writes at each of its %u phases show none, with a margin "
+		 "of %.3fx: their cost does not grow with the size, so a partial sector would "
+		 "cost smaller writes at least as much", ap_size_exact(r->sizes[i].size, b1,
+		 sizeof(b1)), r->sizes[i].noffsets, r->sizes[i].verdict.absence_margin);
+	return b;
+}
+
+/* The verdict when no size showed a unit: honest, too large a unit, or none. */
+static void decide_without_unit(struct ap_probe_result *r, const struct ap_probe_opts *o,
+				size_t last, size_t structured)
+{
+	struct ap_verdict *v = &r->verdict;
+	char b1[32], b2[32], pb[32];
+
+	if (last == SIZE_MAX) {
+		v->logical_sector = r->plan.logical_sector;
+		v->reported_physical = r->plan.reported_physical;
+		v->p_value = 1;
+		v->slowdown = 1;
+		v->equivalence_p = NAN;
+		ap_verdict_set_note(v, "nothing was measured");
+		snprintf(r->unclear, sizeof(r->unclear), "nothing was measured");
+	} else if (structured != SIZE_MAX && structured == last) {
+		/* the largest size measured still shows structure without a clean phase */
+		ap_verdict_copy(v, &r->sizes[structured].verdict);
+		unresolve(v);
+		r->clear = r->sizes[structured].clear && covers_largest(r, last);
+		if (!covers_largest(r, last))
+			snprintf(r->unclear, sizeof(r->unclear), "larger writes were not measured");
+		else
+			size_unclear(r, structured, o);
+		ap_verdict_set_note(v, "every write size up to %s shows an alignment effect without a "
+			 "single aligned phase: the hidden unit is probably larger than %s "
+			 "(try a larger --max-size)", ap_size_exact(r->sizes[last].size, b1, sizeof(b1)),
+			 ap_size_exact(r->sizes[last].size, b2, sizeof(b2)));
+	} else if (structured == SIZE_MAX && covers_largest(r, last) &&
+		   r->sizes[last].verdict.resolved && !r->sizes[last].verdict.sensitive) {
+		/*
+		 * No size shows an effect, and the largest one, which would show
+		 * any unit up to its own size as a clean phase, rules one out
+		 * (smaller sizes that stayed inconclusive do not change that).
+		 */
+		ap_verdict_copy(v, &r->sizes[last].verdict);
+		r->clear = r->sizes[last].clear;
+		size_unclear(r, last, o);
+		if (r->mode == AP_PROBE_READONLY) {
+			unresolve(v);
+			r->clear = false;
+			v->confidence = 0;
+			v->equivalence_p = NAN;
+			snprintf(r->unclear, sizeof(r->unclear), "read timings only");
+			ap_verdict_set_note(v, "read timings show no alignment effect at any size from %s to "
+				 "%s; this is weak evidence: most drives read misaligned data at "
+				 "almost no extra cost, so it does not show honest sectors. Only "
+				 "a writing probe (--preserve keeps the data) can tell",
+				 ap_size_exact(r->sizes[0].size, b1, sizeof(b1)),
+				 ap_size_exact(r->sizes[last].size, b2, sizeof(b2)));
+		} else {
+			if (r->sizes[last].phases)
+				v->absence_margin = claimed_margin(r, o);
+			ap_verdict_set_note(v, "no alignment effect of %.2fx or more for writes from %s "
+				 "to %s: the drive behaves like honest %u-byte sectors (or hides "
+				 "a unit larger than %s)%s", v->absence_margin,
+				 ap_size_exact(r->sizes[0].size, b1, sizeof(b1)),
+				 ap_size_exact(r->sizes[last].size, b2, sizeof(b2)),
+				 r->plan.logical_sector, ap_size_exact(r->sizes[last].size, b2, sizeof(b2)),
+				 r->sizes[last].phases ? screen_words(r, last) : "");
+		}
+	} else if (structured == SIZE_MAX && covers_largest(r, last) &&
+		   r->sizes[last].verdict.absence_partial) {
+		/*
+		 * The largest size rules out effects of min_slowdown or more, not
+		 * a smaller one: said exactly, no verdict.
+		 */
+		const struct ap_verdict *lv = &r->sizes[last].verdict;
+
+		ap_verdict_copy(v, lv);
+		size_unclear(r, last, o);
+		ap_verdict_set_note(v, "no alignment effect of %.2fx or more for writes from %s to "
+			 "%s, but a smaller one (flash shows 1.1-1.5x) is not ruled out (%s "
+			 "writes: equivalence p = %s for %.2fx): no verdict, the drive is not "
+			 "shown to be honest", lv->min_slowdown,
+			 ap_size_exact(r->sizes[0].size, b1, sizeof(b1)),
+			 ap_size_exact(r->sizes[last].size, b2, sizeof(b2)),
+			 ap_size_exact(r->sizes[last].size, b2, sizeof(b2)),
+			 ap_stats_format_p(lv->equivalence_p, pb, sizeof(pb)), lv->absence_margin);
+	} else {
+		ap_verdict_copy(v, &r->sizes[last].verdict);
+		no_claim(v);
+		snprintf(r->unclear, sizeof(r->unclear), "no verdict");
+		ap_verdict_set_note(v, "no verdict: %s (measured up to %s writes)",
+			 r->interrupted ? "interrupted" : r->budget_out ? "the time budget ran out" :
+			 "the timings were inconclusive", ap_size_exact(r->sizes[last].size, b1, sizeof(b1)));
+}
+}
+
+/*
+ * A buffer that serves read-modify-writes (issue 26) makes one offset fast in
+ * one round and slow in the next, as what the writes before it touched
+ * decides: no property of the offset. A hidden unit's effect, whatever its
+ * size, is one: the slots are aligned, so an offset has the same partial
+ * sectors in every round. On a rotating disk (two levels a revolution apart)
+ * an effect without a unit whose offsets are mixed -- a third of them with
+ * observations on both sides of the levels' midpoint, the minority a
+ * quarter of their own or more -- has that cause, not a larger unit.
+ */
+static bool size_mixed(const struct ap_probe_result *r, size_t idx, unsigned *nmixed)
+{
+	const struct ap_probe_size *sz = &r->sizes[idx];
+	unsigned *lo, *hi, k, mixed = 0, measured = 0;
+	unsigned noff = sz->phases ? 2 * sz->noffsets : sz->noffsets;
+	double qlo = ap_probe_size_quantile(r, idx, 0.1), qhi = ap_probe_size_quantile(r, idx, 0.9), mid;
+	size_t i;
+
+	if (!(qhi > 1.5 * qlo))
+		return false;	/* not two levels */
+	mid = (qlo + qhi) / 2;
+	lo = ap_xcalloc(noff, sizeof(*lo));
+	hi = ap_xcalloc(noff, sizeof(*hi));
+	for (i = 0; i < sz->n; i++) {
+		const struct ap_probe_sample *s = &r->samples[sz->first + i];
+
+		if (s->offset < noff)
+			((double)s->ns < mid ? lo : hi)[s->offset]++;
+	}
+	for (k = 0; k < noff; k++) {
+		unsigned n = lo[k] + hi[k], m = lo[k] < hi[k] ? lo[k] : hi[k];
+
+		if (n < 3)
+			continue;
+		measured++;
+		if (m >= 1 && 4 * m >= n)
+			mixed++;
+	}
+	free(lo);
+	free(hi);
+	*nmixed = mixed;
+	return measured && 3 * mixed >= measured;
+}
+
+static void mixed_levels_check(struct ap_probe_result *r)
+{
+	unsigned nmixed = 0;
+	size_t i;
+	char b1[32];
+
+	if (r->failed || !r->rotating || r->mode == AP_PROBE_READONLY ||
+	    (r->verdict.resolved && (!r->verdict.sensitive || r->confirmed >= 0)))
+		return;
+	for (i = 0; i < r->nsizes; i++) {
+		if (!r->sizes[i].analysed || !r->sizes[i].verdict.sensitive ||
+		    !size_mixed(r, i, &nmixed))
+			continue;
+		r->failed = AP_PROBE_RMW_BUFFERED;
+		snprintf(r->cause, sizeof(r->cause), "%u of %u offsets of the %s writes were fast "
+			 "in some rounds and a revolution slower in others: a buffer in the drive "
+			 "serves some read-modify-writes from data it still holds, so a write's "
+			 "cost depends on what was written before it, not on its alignment, and "
+			 "these timings show no unit; a sweep, whose workload exceeds such a "
+			 "buffer, can still tell", nmixed, r->sizes[i].noffsets,
+			 ap_size_exact(r->sizes[i].size, b1, sizeof(b1)));
+		return;
+	}
+}
+
 void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 {
 	struct ap_verdict *v = &r->verdict;
 	size_t i, last = SIZE_MAX, structured = SIZE_MAX;
-	char b1[32], b2[32], pb[32];
+	char b1[32];
 
 	ap_verdict_free(v);
 	r->decided = r->confirmed = -1;
@@ -182,82 +428,19 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 			r->clear = false;
 			snprintf(r->unclear, sizeof(r->unclear), "not confirmed with larger writes");
 		}
-	} else if (last == SIZE_MAX) {
-		v->logical_sector = r->plan.logical_sector;
-		v->reported_physical = r->plan.reported_physical;
-		v->p_value = 1;
-		v->slowdown = 1;
-		v->equivalence_p = NAN;
-		ap_verdict_set_note(v, "nothing was measured");
-		snprintf(r->unclear, sizeof(r->unclear), "nothing was measured");
-	} else if (structured != SIZE_MAX && structured == last) {
-		/* the largest size measured still shows structure without a clean phase */
-		ap_verdict_copy(v, &r->sizes[structured].verdict);
-		unresolve(v);
-		r->clear = r->sizes[structured].clear && last + 1 == r->plan.nsizes;
-		if (last + 1 < r->plan.nsizes)
-			snprintf(r->unclear, sizeof(r->unclear), "larger writes were not measured");
-		else
-			size_unclear(r, structured, o);
-		ap_verdict_set_note(v, "every write size up to %s shows an alignment effect without a "
-			 "single aligned phase: the hidden unit is probably larger than %s "
-			 "(try a larger --max-size)", ap_size_exact(r->sizes[last].size, b1, sizeof(b1)),
-			 ap_size_exact(r->sizes[last].size, b2, sizeof(b2)));
-	} else if (structured == SIZE_MAX && last + 1 == r->plan.nsizes &&
-		   r->sizes[last].verdict.resolved && !r->sizes[last].verdict.sensitive) {
-		/*
-		 * No size shows an effect, and the largest one, which would show
-		 * any unit up to its own size as a clean phase, rules one out
-		 * (smaller sizes that stayed inconclusive do not change that).
-		 */
-		ap_verdict_copy(v, &r->sizes[last].verdict);
-		r->clear = r->sizes[last].clear;
-		size_unclear(r, last, o);
-		if (r->mode == AP_PROBE_READONLY) {
-			unresolve(v);
-			r->clear = false;
-			v->confidence = 0;
-			v->equivalence_p = NAN;
-			snprintf(r->unclear, sizeof(r->unclear), "read timings only");
-			ap_verdict_set_note(v, "read timings show no alignment effect at any size from %s to "
-				 "%s; this is weak evidence: most drives read misaligned data at "
-				 "almost no extra cost, so it does not show honest sectors. Only "
-				 "a writing probe (--preserve keeps the data) can tell",
-				 ap_size_exact(r->sizes[0].size, b1, sizeof(b1)),
-				 ap_size_exact(r->sizes[last].size, b2, sizeof(b2)));
-		} else {
-			ap_verdict_set_note(v, "no alignment effect of %.2fx or more for writes from %s "
-				 "to %s: the drive behaves like honest %u-byte sectors (or hides "
-				 "a unit larger than %s)", v->absence_margin,
-				 ap_size_exact(r->sizes[0].size, b1, sizeof(b1)),
-				 ap_size_exact(r->sizes[last].size, b2, sizeof(b2)),
-				 r->plan.logical_sector, ap_size_exact(r->sizes[last].size, b2, sizeof(b2)));
-		}
-	} else if (structured == SIZE_MAX && last + 1 == r->plan.nsizes &&
-		   r->sizes[last].verdict.absence_partial) {
-		/*
-		 * The largest size rules out effects of min_slowdown or more, not
-		 * a smaller one: said exactly, no verdict.
-		 */
-		const struct ap_verdict *lv = &r->sizes[last].verdict;
-
-		ap_verdict_copy(v, lv);
-		size_unclear(r, last, o);
-		ap_verdict_set_note(v, "no alignment effect of %.2fx or more for writes from %s to "
-			 "%s, but a smaller one (flash shows 1.1-1.5x) is not ruled out (%s "
-			 "writes: equivalence p = %s for %.2fx): no verdict, the drive is not "
-			 "shown to be honest", lv->min_slowdown,
-			 ap_size_exact(r->sizes[0].size, b1, sizeof(b1)),
-			 ap_size_exact(r->sizes[last].size, b2, sizeof(b2)),
-			 ap_size_exact(r->sizes[last].size, b2, sizeof(b2)),
-			 ap_stats_format_p(lv->equivalence_p, pb, sizeof(pb)), lv->absence_margin);
 	} else {
-		ap_verdict_copy(v, &r->sizes[last].verdict);
+		decide_without_unit(r, o, last, structured);
+	}
+	mixed_levels_check(r);
+	if (r->failed) {
 		no_claim(v);
-		snprintf(r->unclear, sizeof(r->unclear), "no verdict");
-		ap_verdict_set_note(v, "no verdict: %s (measured up to %s writes)",
-			 r->interrupted ? "interrupted" : r->budget_out ? "the time budget ran out" :
-			 "the timings were inconclusive", ap_size_exact(r->sizes[last].size, b1, sizeof(b1)));
+		v->equivalence_p = NAN;
+		r->clear = false;
+		ap_verdict_set_note(v, "no verdict: %s", r->cause);
+		snprintf(r->unclear, sizeof(r->unclear), "%s",
+			 r->failed == AP_PROBE_FLUSH_IGNORED ? "the writes did not reach the media" :
+			 r->failed == AP_PROBE_LEAD_IN_BUFFERED ? "the lead-ins came from a buffer" :
+			 "a buffer served read-modify-writes");
 	}
 	if (r->mode == AP_PROBE_READONLY && v->sensitive && v->resolved && !v->note)
 		ap_verdict_set_note(v, "from read timings only");
@@ -265,190 +448,6 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 	v->tentative = v->resolved && !r->clear;
 	if (!v->resolved || v->sensitive)
 		v->ruled_out_up_to = 0;
-}
-
-static int add_sample(struct ap_probe_result *r, const struct ap_probe_sample *s)
-{
-	if (r->nsamples == r->cap) {
-		r->cap = r->cap ? r->cap * 2 : 4096;
-		r->samples = ap_xreallocarray(r->samples, r->cap, sizeof(*r->samples));
-	}
-	r->samples[r->nsamples++] = *s;
-	return 0;
-}
-
-/* The next of the shuffled @slots, shuffled again after each pass. */
-static uint32_t next_slot(struct ap_rng *rng, uint32_t *slots, unsigned n, uint64_t *cursor)
-{
-	uint32_t slot = slots[(*cursor)++ % n];
-
-	if (*cursor % n == 0)
-		ap_rng_shuffle(rng, slots, n, sizeof(*slots));
-	return slot;
-}
-
-/* The untimed lead-in read before a timed write (see ap_probe_lead_in()). */
-static int lead_in(const struct ap_probe_io *io, const struct ap_probe_plan *plan,
-		   uint64_t off, uint64_t len, struct ap_error *e)
-{
-	uint64_t at;
-	size_t n;
-	int rc;
-
-	ap_probe_lead_in(plan, off, len, &at, &n);
-	if (!n)
-		return 0;
-	rc = io->lead_in(io->arg, at, n);
-	if (rc)
-		ap_error_set(e, -rc, "read of %zu bytes at offset %llu failed: %s", n,
-			     (unsigned long long)at, strerror(-rc));
-	return rc;
-}
-
-/* Warm slot @slot up before its first timed write (see struct ap_probe_io). */
-static int warm(const struct ap_probe_io *io, const struct ap_probe_plan *plan, uint32_t slot,
-		bool *warmed, struct ap_error *e)
-{
-	int rc;
-
-	if (warmed[slot])
-		return 0;
-	rc = io->warm(io->arg, slot);
-	if (rc)
-		return ap_error_set(e, -rc, "write of %llu bytes at offset %llu failed: %s",
-				    (unsigned long long)plan->span,
-				    (unsigned long long)(plan->region_start +
-							 (uint64_t)slot * plan->stride),
-				    strerror(-rc));
-	warmed[slot] = true;
-	return 0;
-}
-
-int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o,
-		     const struct ap_probe_plan *plan, struct ap_probe_result *r,
-		     struct ap_error *e)
-{
-	struct ap_rng rng = { .s = o->seed * 0x2545F4914F6CDD1DULL + 1 };
-	uint64_t cursor = 0;
-	uint32_t *slots = ap_xmalloc(plan->slots * sizeof(*slots)), *order = NULL;
-	bool write = o->mode != AP_PROBE_READONLY, stop = false;
-	/* with lead-ins, a round stays in one slot: each lead-in is near the last write */
-	bool lead = write && io->lead_in;
-	uint32_t round_slot = 0;
-	bool *warmed = write && io->warm ? ap_xcalloc(plan->slots, sizeof(*warmed)) : NULL;
-	size_t si;
-	int rc = 0;
-
-	r->plan = *plan;
-	r->mode = o->mode;
-	r->decided = r->confirmed = -1;
-	r->start_ns = o->ready ? o->ready(o->ready_arg) : 0;
-	if (!r->start_ns)
-		r->start_ns = ap_now_ns();
-	for (si = 0; si < plan->slots; si++)
-		slots[si] = (uint32_t)si;
-	ap_rng_shuffle(&rng, slots, plan->slots, sizeof(*slots));
-
-	for (si = 0; si < plan->nsizes && !stop; si++) {
-		struct ap_probe_size *sz = &r->sizes[r->nsizes++];
-		bool confirming = false;
-		unsigned k, round;
-		size_t j;
-
-		memset(sz, 0, sizeof(*sz));
-		sz->size = plan->sizes[si];
-		sz->noffsets = ap_probe_noffsets(plan, sz->size);
-		for (j = 0; j + 1 < r->nsizes; j++)
-			if (r->sizes[j].analysed && r->sizes[j].verdict.sensitive &&
-			    r->sizes[j].verdict.resolved)
-				confirming = true;
-		sz->first = r->nsamples;
-		sz->t_start_ns = ap_now_ns();
-		r->live_size = sz->size;
-		order = ap_xreallocarray(order, sz->noffsets, sizeof(*order));
-		for (k = 0; k < sz->noffsets; k++)
-			order[k] = k;
-
-		for (round = 0; round < o->max_rounds && !stop; round++) {
-			r->live_round = round;
-			ap_rng_shuffle(&rng, order, sz->noffsets, sizeof(*order));
-			if (lead)
-				round_slot = next_slot(&rng, slots, plan->slots, &cursor);
-			for (k = 0; k < sz->noffsets; k++) {
-				struct ap_probe_sample s = { .size = sz->size, .offset = order[k],
-							     .round = round };
-				uint64_t off, ns = 0;
-				int sig = ap_cancelled(&o->cancel);
-
-				if (sig) {
-					r->interrupted = sig;
-					stop = true;
-					break;
-				}
-				if (o->deadline_ns && ap_now_ns() >= o->deadline_ns) {
-					r->budget_out = true;
-					stop = true;
-					break;
-				}
-				s.slot = lead ? round_slot :
-					 next_slot(&rng, slots, plan->slots, &cursor);
-				off = plan->region_start + (uint64_t)s.slot * plan->stride +
-				      (uint64_t)s.offset * plan->logical_sector;
-				rc = warmed ? warm(io, plan, s.slot, warmed, e) : 0;
-				if (!rc && lead)
-					rc = lead_in(io, plan, off, sz->size, e);
-				if (rc) {
-					stop = true;
-					break;
-				}
-				rc = io->op(io->arg, write, s.slot, off, sz->size, &ns);
-				if (rc) {
-					ap_error_set(e, -rc, "%s of %llu bytes at offset %llu failed: %s",
-						     write ? "write" : "read",
-						     (unsigned long long)sz->size,
-						     (unsigned long long)off, strerror(-rc));
-					stop = true;
-					break;
-				}
-				s.ns = ns;
-				add_sample(r, &s);
-				sz->n++;
-				r->live_ops++;
-			}
-			if (k == sz->noffsets)
-				sz->rounds++;
-			if (!stop && sz->rounds >= o->min_rounds) {
-				ap_probe_analyse_size(r, r->nsizes - 1, o);
-				/* a size confirming another stops early only when it
-				 * shows the unit too: "no effect of min-slowdown or
-				 * more" does not contradict a smaller one */
-				if (sz->clear && (!confirming || (sz->verdict.sensitive &&
-								  sz->verdict.resolved)))
-					break;
-			}
-		}
-		sz->t_end_ns = ap_now_ns();
-		if (sz->n)
-			ap_probe_analyse_size(r, r->nsizes - 1, o);
-		if (!sz->n) {
-			r->nsizes--;
-			break;
-		}
-		/* the deciding size, then (optionally) one more to confirm it */
-		if (sz->analysed && sz->verdict.sensitive && sz->verdict.resolved) {
-			if (confirming || !o->confirm)
-				stop = true;
-		} else if (r->nsizes >= 2 && r->sizes[r->nsizes - 2].verdict.sensitive &&
-			   r->sizes[r->nsizes - 2].verdict.resolved) {
-			stop = true;	/* that was the confirmation */
-		}
-	}
-	free(slots);
-	free(order);
-	free(warmed);
-	r->end_ns = ap_now_ns();
-	ap_probe_decide(r, o);
-	return rc;
 }
 
 void ap_probe_result_free(struct ap_probe_result *r)

@@ -24,6 +24,7 @@ void ap_probe_opts_init(struct ap_probe_opts *o)
 	o->max_rounds = 40;
 	o->seed = 1;
 	o->confirm = true;
+	o->phase_screen = true;
 	/*
 	 * A misaligned synchronous write on a disk costs at least one extra
 	 * media access (a read-modify-write): below 1.5x alignment "matters a

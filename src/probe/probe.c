@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -123,11 +125,14 @@ static void fill_pattern(unsigned char *buf, uint64_t n, uint64_t seed)
 	}
 }
 
-static int dev_lead_in(void *arg, uint64_t off, size_t len)
+static int dev_lead_in(void *arg, uint64_t off, size_t len, uint64_t *ns)
 {
 	struct devio *d = arg;
+	uint64_t t0 = ap_now_ns();
+	int rc = ap_pread_all(d->fd, d->lead, len, off);
 
-	return ap_pread_all(d->fd, d->lead, len, off);
+	*ns = ap_now_ns() - t0;
+	return rc;
 }
 
 static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -217,6 +222,35 @@ static int read_identity(struct devio *io, const struct ap_probe_plan *plan,
 	return 0;
 }
 
+/*
+ * ap_probe_measure() with this thread ahead of the machine's other work
+ * (nice -20 and 1 ns timer slack, root only, as the emulated drive's
+ * server): a timed write's latency includes the time the thread takes to
+ * notice that its lead-in completed, and on a busy machine that delay
+ * shortens the write's rotational wait by as much (a write faster than its
+ * aligned peers, which the claim of "no effect" cannot tell from noise).
+ * Restored after.
+ */
+static int measure_ahead(const struct ap_probe_io *io, const struct ap_probe_opts *o,
+			 const struct ap_probe_plan *plan, struct ap_probe_result *r,
+			 struct ap_error *e)
+{
+	int nice_was, slack_was = prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL), rc;
+	bool raised;
+
+	errno = 0;
+	nice_was = getpriority(PRIO_PROCESS, 0);
+	raised = errno == 0 && nice_was > -20 && setpriority(PRIO_PROCESS, 0, -20) == 0;
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	rc = ap_probe_measure(io, o, plan, r, e);
+	if (slack_was > 0)
+		prctl(PR_SET_TIMERSLACK, (unsigned long)slack_was, 0UL, 0UL, 0UL);
+	if (raised && setpriority(PRIO_PROCESS, 0, nice_was) != 0) {
+		/* a lower priority cannot be refused to root */
+	}
+	return rc;
+}
+
 int ap_probe_device(struct ap_probe_dev *d, const struct ap_probe_opts *o,
 		    struct ap_probe_result *r, struct ap_error *e)
 {
@@ -301,7 +335,7 @@ int ap_probe_device(struct ap_probe_dev *d, const struct ap_probe_opts *o,
 		}
 	}
 
-	rc = ap_probe_measure(&vt, o, &plan, r, e);
+	rc = measure_ahead(&vt, o, &plan, r, e);
 	if (rc && io.err.code)
 		*e = io.err;
 

@@ -59,6 +59,9 @@ struct ap_probe_opts {
 	uint64_t seed;
 	bool allow_metadata;		/* may touch LBA 0..33 and the last 33 sectors */
 	bool confirm;			/* measure the next size too, as a check (default) */
+	bool phase_screen;		/* after a smallest size without a unit, the
+					   largest size at each of its phases first
+					   (default; see ap_probe_measure()) */
 	double alpha, min_slowdown;	/* 0 = the analysis defaults */
 	double absence_margin;		/* "no effect" rules out effects down to this
 					   (default AP_PROBE_ABSENCE_MARGIN) */
@@ -121,10 +124,12 @@ struct ap_probe_io {
 	int (*op)(void *arg, bool write, uint64_t slot, uint64_t off, size_t len,
 		  uint64_t *ns);
 	/*
-	 * Optional (writing modes): an untimed read of @len bytes at @off, the
-	 * lead-in of the next timed write. 0 or -errno. See ap_probe_lead_in().
+	 * Optional (writing modes): a read of @len bytes at @off, the lead-in
+	 * of the next timed write, and its latency in *@ns (not a sample: the
+	 * probe checks with it that the read reached the media). 0 or -errno.
+	 * See ap_probe_lead_in().
 	 */
-	int (*lead_in)(void *arg, uint64_t off, size_t len);
+	int (*lead_in)(void *arg, uint64_t off, size_t len, uint64_t *ns);
 	/*
 	 * Optional (writing modes): write slot @slot's whole span once,
 	 * untimed, before its first timed write: storage that allocates on
@@ -154,6 +159,21 @@ struct ap_probe_io {
  * care.
  */
 #define AP_PROBE_LEAD_IN_AHEAD	(256 * 1024)
+/*
+ * The measurement's own checks (see ap_probe_measure()). Reads a seek away
+ * before the first write say whether the drive rotates (device/rotation.h).
+ * On such a disk a lead-in waits for AP_PROBE_LEAD_IN_AHEAD bytes or
+ * more to pass under the head, at least 0.6 ms on any disk made: one
+ * answered in less than AP_PROBE_LEAD_IN_HIT_NS came from the drive's
+ * read-ahead buffer and placed nothing. And a synchronous write there waits
+ * for its sectors to come round: a median below AP_PROBE_WRITE_MIN_NS (a
+ * quarter of a 15,000 rpm revolution) or a third of the calibration's reads
+ * (which wait for a seek and the platter; a write behind its lead-in waits
+ * most of a revolution, and a busy machine slows cached writes to a
+ * millisecond) never reached the media.
+ */
+#define AP_PROBE_LEAD_IN_HIT_NS	400000ULL
+#define AP_PROBE_WRITE_MIN_NS	1000000ULL
 void ap_probe_lead_in(const struct ap_probe_plan *plan, uint64_t off, uint64_t len,
 		      uint64_t *at, size_t *n);
 /* The length of a lead-in read: a page, or a logical sector when larger. */
@@ -165,6 +185,7 @@ struct ap_probe_sample {
 	uint32_t round;
 	uint32_t slot;
 	uint64_t ns;
+	uint64_t lead_ns;	/* its lead-in's latency, 0: none */
 };
 
 /* One write size. */
@@ -172,6 +193,13 @@ struct ap_probe_size {
 	uint64_t size;
 	unsigned noffsets;
 	unsigned rounds;		/* complete rounds */
+	bool phases;			/* the phase screen: one offset per phase of the
+					   largest size (see ap_probe_measure()) */
+	bool halves_differ;		/* the phase screen: its two halves differ (a
+					   unit larger than the size) */
+	double margin;			/* the phase screen: the margin its "no effect"
+					   needs for the claim at every size; 0 = the
+					   options' absence_margin */
 	size_t first, n;		/* its samples */
 	struct ap_verdict verdict;	/* of this size alone (max period size / logical) */
 	bool analysed, clear;
@@ -191,6 +219,25 @@ struct ap_probe_result {
 	bool clear;		/* statistically clear (not a budget stop) */
 	char unclear[192];	/* when not clear, why (for humans); "" when clear */
 	bool budget_out;	/* the deadline ended the measurement */
+	/*
+	 * An assumption of the measurement that the drive broke (the writes
+	 * never reached its media, its buffer answered the lead-ins or the
+	 * read-modify-writes): no claim, and @cause says which and the remedy.
+	 */
+	enum ap_probe_failed {
+		AP_PROBE_OK,
+		AP_PROBE_FLUSH_IGNORED,	/* writes acknowledged faster than a rotating
+					   disk's media can take them */
+		AP_PROBE_LEAD_IN_BUFFERED,	/* the lead-in reads came from a buffer */
+		AP_PROBE_RMW_BUFFERED,	/* the same offsets were fast and slow: a buffer
+					   serves some read-modify-writes */
+	} failed;
+	char cause[512];
+	/* what the checks measured (ns; 0: not measured) */
+	uint64_t seek_read_ns;		/* reads a seek away: ap_rotation_value() */
+	bool rotating;			/* ... slower than AP_ROTATING_NS */
+	uint64_t write_ns;		/* median timed write so far */
+	uint64_t lead_ins, lead_in_hits;	/* lead-ins, and those answered too fast */
 	int interrupted;	/* signal number, 0 */
 	uint64_t start_ns, end_ns;
 	/* live, for the progress line of another thread */
@@ -210,6 +257,12 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 
 /* Combine the per-size verdicts into r->verdict (called by ap_probe_measure). */
 void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o);
+
+/* The analysis parameters of size @sz (its margin, when a phase screen's). */
+void ap_probe_size_params(const struct ap_probe_result *r, const struct ap_probe_opts *o,
+			  const struct ap_probe_size *sz, struct ap_analysis_params *p);
+/* The @q quantile of size @idx's latencies (0.5: the median), ns; 0 when none. */
+double ap_probe_size_quantile(const struct ap_probe_result *r, size_t idx, double q);
 
 /* Analyse one size's samples (called by ap_probe_measure). */
 int ap_probe_analyse_size(struct ap_probe_result *r, size_t idx, const struct ap_probe_opts *o);

@@ -40,6 +40,7 @@ static const char *const stop_names[] = {
 	[AP_SWEEP_STOP_BUDGET] = "budget",
 	[AP_SWEEP_STOP_SIGNAL] = "signal",
 	[AP_SWEEP_STOP_FATAL] = "error",
+	[AP_SWEEP_STOP_UNMEASURABLE] = "unmeasurable",
 };
 
 const char *ap_sweep_stop_name(enum ap_sweep_stop s)

@@ -15,8 +15,11 @@
  * stages, passed on to mkfs and the workload; anything to measure around
  * the workload (the emulated drive's counters) from o->hook.
  */
+#include "device/rotation.h"
 #include "device/safety.h"
+#include "lib/blkdev.h"
 #include "lib/cancel.h"
+#include "lib/stats.h"
 #include "sweep/mkfs.h"
 #include "sweep/mnt.h"
 #include "sweep/part.h"
@@ -25,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -238,6 +242,54 @@ static void analyse(const struct ap_sweep_opts *o, struct ap_sweep_run *run)
 		run->verdict_valid = true;
 }
 
+/* Does the disk rotate? (struct ap_sweep_run's rotating) Unknown: no. */
+static void calibrate(const struct ap_sweep_opts *o, struct ap_sweep_run *run)
+{
+	int fd = open(o->disk, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	uint64_t size = 0;
+	unsigned lss = 0;
+
+	if (fd < 0)
+		return;
+	if (ap_blkdev_get_sizes(fd, &size, &lss, NULL) == 0 &&
+	    ap_rotation_measure(fd, size, lss > 4096 ? lss : 4096, &run->seek_read_ns) == 0)
+		run->rotating = run->seek_read_ns >= AP_ROTATING_NS;
+	close(fd);
+}
+
+/*
+ * After a step, from AP_SWEEP_FLUSH_STEPS good ones on: do the flushes cost
+ * anything? (struct ap_sweep_run's rotating) True, with run->cause, when
+ * they cost nothing on a rotating disk: the run stops there, early.
+ */
+#define AP_SWEEP_FLUSH_STEPS	4
+static bool flushes_free(struct ap_sweep_run *run)
+{
+	double *v, med;
+	size_t i, n = 0;
+
+	if (!run->rotating || !run->nresults)
+		return false;
+	v = ap_xmalloc(run->nresults * sizeof(*v));
+	for (i = 0; i < run->nresults; i++)
+		if (run->results[i].ok && run->results[i].fsync_med_ms > 0)
+			v[n++] = run->results[i].fsync_med_ms;
+	med = n ? ap_stats_median(v, n) : NAN;
+	free(v);
+	/* a flush a rotating disk honours waits for the platter, as a read a seek away does */
+	if (n < AP_SWEEP_FLUSH_STEPS ||
+	    !(med < AP_SWEEP_FLUSH_MIN_MS || med < (double)run->seek_read_ns / 1e6))
+		return false;
+	snprintf(run->cause, sizeof(run->cause), "an fsync took %.2f ms (the median over %zu "
+		 "steps) on a rotating disk (reads a seek away took %.1f ms and more), which cannot "
+		 "write a file and commit its journal faster than it reads: the drive's write cache "
+		 "ignores flushes, so the timings show that cache, not the disk; turn the "
+		 "cache off (hdparm -W0 or sdparm --clear WCE), attach the disk directly "
+		 "instead of through a USB bridge, or sweep with a workload larger than the "
+		 "cache (--workload)", med, n, (double)run->seek_read_ns / 1e6);
+	return true;
+}
+
 int ap_sweep_run(const struct ap_sweep_opts *o, struct ap_sweep_run *run, struct ap_error *e)
 {
 	struct step_ctx c = { .o = o, .run = run };
@@ -260,6 +312,7 @@ int ap_sweep_run(const struct ap_sweep_opts *o, struct ap_sweep_run *run, struct
 	run->t0_ns = ap_now_ns();
 	ap_rng_seed(&rng, o->seed);
 	order = ap_xcalloc(o->nstarts, sizeof(*order));
+	calibrate(o, run);
 
 	for (round = 1; round <= o->max_rounds && !run->stop; round++) {
 		ap_sweep_order(o->starts, o->nstarts, have_prev ? &prev : NULL, &rng, order);
@@ -318,7 +371,10 @@ int ap_sweep_run(const struct ap_sweep_opts *o, struct ap_sweep_run *run, struct
 			}
 			if (i + 1 == o->nstarts)
 				run->rounds_done = round;
-			if (round > o->min_rounds || (round == o->min_rounds && i + 1 == o->nstarts)) {
+			if (!run->stop && r.ok && flushes_free(run))
+				run->stop = AP_SWEEP_STOP_UNMEASURABLE;
+			if (!run->stop && (round > o->min_rounds ||
+					   (round == o->min_rounds && i + 1 == o->nstarts))) {
 				analyse(o, run);
 				if (!run->stop && run->verdict_valid &&
 				    ap_analysis_is_clear(&run->verdict, &o->analysis))

@@ -185,6 +185,8 @@ enum ap_sweep_stop {
 	AP_SWEEP_STOP_BUDGET,		/* time budget spent */
 	AP_SWEEP_STOP_SIGNAL,		/* cancelled (SIGINT/TERM/HUP in the command) */
 	AP_SWEEP_STOP_FATAL,		/* an error that ends the sweep */
+	AP_SWEEP_STOP_UNMEASURABLE,	/* an assumption of the measurement failed
+					   (run->cause): no verdict from it */
 };
 const char *ap_sweep_stop_name(enum ap_sweep_stop s);
 
@@ -242,7 +244,22 @@ struct ap_sweep_run {
 	struct ap_verdict verdict;	/* the last analysis (verdict_valid) */
 	int excl_fd;			/* see ap_sweep_opts.excl_fd */
 	struct ap_error wipe_error;	/* the final empty GPT failed (code != 0) */
+	/*
+	 * The run's check of its own assumptions: whether the disk rotates
+	 * (device/rotation.h, measured before the first step), and on one
+	 * that does, whether its flushes cost anything: an fsync a rotating
+	 * disk answers faster than AP_SWEEP_FLUSH_MIN_MS or than its reads a
+	 * seek away (a file's data and the journal's commit, each waiting for
+	 * the platter; 17-76 ms on hdd-7200-nocache, 1-1.3 ms on a bridge
+	 * that ignores flushes, on a busy machine) was answered by
+	 * a write cache that ignores flushes, and the timings show that cache,
+	 * not the disk. @cause: the sentence, when it stopped the run.
+	 */
+	bool rotating;
+	uint64_t seek_read_ns;
+	char cause[512];
 };
+#define AP_SWEEP_FLUSH_MIN_MS	1.0
 
 /*
  * Run the sweep on o->disk until the verdict is clear, the rounds or the

@@ -269,8 +269,16 @@ static void test_honest(void **state)
 	assert_true(r.verdict.resolved);
 	assert_int_equal(r.verdict.physical_sector, 512);
 	assert_int_equal(r.decided, -1);
-	assert_int_equal(r.nsizes, 5);		/* every size measured */
+	/* the smallest size, then the largest at each of its phases (issue 26) */
+	assert_int_equal(r.nsizes, 2);
+	assert_false(r.sizes[0].phases);
+	assert_true(r.sizes[1].phases);
+	assert_int_equal(r.sizes[1].size, 65536);
+	assert_int_equal(r.sizes[1].noffsets, 128);
+	assert_float_equal(r.verdict.absence_margin, 1.10, 1e-12);
+	assert_true(r.sizes[1].margin > 1.09 && r.sizes[1].margin <= 1.10);
 	assert_non_null(strstr(r.verdict.note, "honest 512-byte"));
+	assert_non_null(strstr(r.verdict.note, "each of its 128 phases"));
 	assert_non_null(strstr(r.verdict.note, "of 1.10x or more"));
 	assert_float_equal(r.verdict.confidence, 1 - r.verdict.equivalence_p, 1e-12);
 	ap_probe_result_free(&r);
@@ -307,7 +315,55 @@ struct disk {
 	uint64_t writes, lead_ins;
 	uint64_t last_slot;
 	const struct ap_probe_plan *plan;
+	/*
+	 * What real drives add (issue 26): a volatile cache that acknowledges
+	 * writes and ignores the flushes (a USB bridge); a read-ahead segment
+	 * of @ra bytes that the drive fills after a read (a read inside it is
+	 * answered from it, 50 us); a buffer of the @rmw_buf physical units
+	 * written last, from which a read-modify-write takes its read.
+	 */
+	bool flush_ignored;
+	uint64_t ra, seg, buffered_reads;
+	bool seg_valid;
+	unsigned rmw_buf, buf_pos;
+	uint64_t buf[256];
 };
+
+/* Is physical unit @u in the RMW buffer? */
+static bool disk_buffered(const struct disk *d, uint64_t u)
+{
+	unsigned i;
+
+	for (i = 0; i < d->rmw_buf && i < 256; i++)
+		if (d->buf[i] == u + 1)
+			return true;
+	return false;
+}
+
+/* A write's extra revolution, with the RMW buffer: any partial unit it does not hold. */
+static bool disk_rmw(struct disk *d, uint64_t off, uint64_t len)
+{
+	uint64_t P = d->u.period, a, b, u;
+	bool pay = false;
+
+	if (!d->rmw_buf)
+		return sim_partial(&d->u, off, len) != 0;
+	if (P <= 1)
+		return false;
+	a = off / 512 + P - d->u.phase;
+	b = a + len / 512;
+	if (a % P && !disk_buffered(d, a / P))
+		pay = true;
+	if (b % P && !disk_buffered(d, (b - 1) / P))
+		pay = true;
+	for (u = a / P; u <= (b - 1) / P; u++) {
+		if (disk_buffered(d, u))
+			continue;
+		d->buf[d->buf_pos] = u + 1;
+		d->buf_pos = (d->buf_pos + 1) % d->rmw_buf;
+	}
+	return pay;
+}
 
 static uint64_t disk_latency(struct disk *d)
 {
@@ -339,10 +395,16 @@ static int disk_op(void *arg, bool write, uint64_t slot, uint64_t off, size_t le
 
 	assert_true(write);
 	d->t += lat;
+	if (d->flush_ignored) {	/* acknowledged from the cache */
+		*ns = lat + 20000;
+		d->t += 20000;
+		d->writes++;
+		return 0;
+	}
 	c = disk_seek(d, slot);
 	d->t += c;
 	c += disk_media(d, off, len);
-	if (sim_partial(&d->u, off, len))
+	if (disk_rmw(d, off, len))
 		c += d->rev;
 	d->t += c;
 	*ns = lat + c;
@@ -350,14 +412,25 @@ static int disk_op(void *arg, bool write, uint64_t slot, uint64_t off, size_t le
 	return 0;
 }
 
-static int disk_lead_in(void *arg, uint64_t off, size_t len)
+static int disk_lead_in(void *arg, uint64_t off, size_t len, uint64_t *ns)
 {
 	struct disk *d = arg;
+	uint64_t t0 = d->t;
 
 	d->t += disk_latency(d);
-	d->t += disk_seek(d, (off - d->plan->region_start) / d->plan->stride);
-	d->t += disk_media(d, off, len);
 	d->lead_ins++;
+	if (d->ra && d->seg_valid && off >= d->seg && off + len <= d->seg + d->ra) {
+		d->t += 50000;
+		d->buffered_reads++;
+		*ns = d->t - t0;
+		return 0;
+	}
+	d->t += disk_seek(d, off < d->plan->region_start ? UINT64_MAX - 1 :
+			  (off - d->plan->region_start) / d->plan->stride);
+	d->t += disk_media(d, off, len);
+	d->seg = off;
+	d->seg_valid = true;
+	*ns = d->t - t0;
 	return 0;
 }
 
@@ -386,13 +459,21 @@ static void test_lead_in_honest(void **state)
 	(void)state;
 	ap_probe_opts_init(&o);
 	run_disk(&d, &o, true, &r);
-	/* every timed write had its lead-in; the verdict: honest, all sizes */
-	assert_int_equal(d.lead_ins, d.writes);
+	/*
+	 * every timed write had its lead-in, after the calibration's reads
+	 * (a rotating disk); the verdict: honest, from 4 KiB writes and 64 KiB
+	 * ones at each phase, in three rounds each: 48 + 384 writes
+	 */
+	assert_int_equal(d.lead_ins, d.writes + 8);
+	assert_true(r.rotating);
+	assert_int_equal(r.lead_in_hits, 0);
 	assert_false(r.verdict.sensitive);
 	assert_true(r.verdict.resolved);
 	assert_true(r.clear);
 	assert_int_equal(r.verdict.physical_sector, 512);
-	assert_int_equal(r.nsizes, 5);
+	assert_int_equal(r.nsizes, 2);
+	assert_true(r.sizes[1].phases);
+	assert_true(d.writes <= 6 * (16 + 128));
 	for (i = 0; i < r.nsizes; i++)
 		assert_true(r.sizes[i].rounds <= 6);
 
@@ -408,7 +489,9 @@ static void test_lead_in_honest(void **state)
 	assert_int_equal(d0.lead_ins, 0);
 	assert_false(r0.verdict.sensitive);
 	assert_false(r0.verdict.resolved);
-	assert_int_equal(r0.sizes[r0.nsizes - 1].rounds, 20);
+	/* the phase screen may take the writes of the sizes it stands for */
+	assert_true(r0.sizes[r0.nsizes - 1].phases);
+	assert_int_equal(r0.sizes[r0.nsizes - 1].rounds, (32 + 64) * 20 / 32);
 	ap_probe_result_free(&r);
 	ap_probe_result_free(&r0);
 }
@@ -431,9 +514,118 @@ static void test_lead_in_unit(void **state)
 	ap_probe_result_free(&r);
 }
 
-/* Where the lead-in goes: past the write by 2 * the largest size + 256 KiB, a round in one slot. */
+/*
+ * A write cache that ignores flushes (issue 26): every write acknowledged
+ * in microseconds on a disk whose reads a seek away take milliseconds. The
+ * probe stops after the first round with the cause and the remedy, never a
+ * verdict: no write it timed reached the media.
+ */
+static void test_flush_ignored(void **state)
+{
+	struct disk d = { .u = { .period = 8, .phase = 0, .rng = 8 }, .flush_ignored = true };
+	struct ap_probe_opts o;
+	struct ap_probe_result r;
+
+	(void)state;
+	ap_probe_opts_init(&o);
+	run_disk(&d, &o, true, &r);
+	assert_true(r.rotating);
+	assert_int_equal(r.failed, AP_PROBE_FLUSH_IGNORED);
+	assert_int_equal(d.writes, 16);		/* one round of 4 KiB writes */
+	assert_false(r.verdict.resolved);
+	assert_false(r.verdict.sensitive);
+	assert_float_equal(r.verdict.confidence, 0, 0);
+	assert_false(r.clear);
+	assert_non_null(strstr(r.verdict.note, "ignores flushes"));
+	assert_non_null(strstr(r.verdict.note, "hdparm -W0"));
+	assert_non_null(strstr(r.verdict.note, "sdparm --clear WCE"));
+	assert_non_null(strstr(r.verdict.note, "USB bridge"));
+	ap_probe_result_free(&r);
+
+	/* flash (reads a seek away as fast as the writes) is no such drive */
+	{
+		struct sim s = { .period = 1, .base_ns = 30000, .jitter = 0.05, .rng = 3 };
+
+		ap_probe_opts_init(&o);
+		run_sim(&s, &o, &r);
+		assert_int_equal(r.failed, AP_PROBE_OK);
+		assert_true(r.verdict.resolved);
+		ap_probe_result_free(&r);
+	}
+}
+
+/*
+ * Read-ahead (issue 26): the drive fills a 1 MiB segment after every read,
+ * so a lead-in just ahead of the last one comes from it and places
+ * nothing. The probe sees it in the lead-in's latency and reads a lead-in
+ * in another slot, out of the segment's reach: the verdict stays right.
+ */
+static void test_lead_in_read_ahead(void **state)
+{
+	struct disk d = { .u = { .period = 1, .rng = 12 }, .ra = 1 << 20 };
+	struct disk d4 = { .u = { .period = 8, .phase = 7, .rng = 13 }, .ra = 1 << 20 };
+	struct ap_probe_opts o;
+	struct ap_probe_result r;
+
+	(void)state;
+	ap_probe_opts_init(&o);
+	run_disk(&d, &o, true, &r);
+	assert_true(d.buffered_reads > 0);
+	assert_int_equal(r.lead_in_hits, d.buffered_reads);
+	assert_int_equal(r.failed, AP_PROBE_OK);
+	assert_true(r.verdict.resolved);
+	assert_false(r.verdict.sensitive);
+	assert_int_equal(r.verdict.physical_sector, 512);
+	ap_probe_result_free(&r);
+
+	ap_probe_opts_init(&o);
+	run_disk(&d4, &o, true, &r);
+	assert_true(d4.buffered_reads > 0);
+	assert_true(r.verdict.resolved && r.verdict.sensitive);
+	assert_int_equal(r.verdict.physical_sector, 4096);
+	assert_int_equal(r.verdict.lowest_aligned_lba, 7);
+	ap_probe_result_free(&r);
+}
+
+/*
+ * A buffer that serves read-modify-writes (issue 26): the physical units
+ * written last are still in the drive, and a write whose partial units it
+ * holds costs no extra revolution. The verdict is the unit, or no verdict
+ * with that cause named; never "a unit larger than 64 KiB".
+ */
+static void test_rmw_buffer(void **state)
+{
+	struct ap_probe_opts o;
+	struct ap_probe_result r;
+	unsigned n;
+
+	(void)state;
+	for (n = 16; n <= 256; n *= 4) {
+		struct disk d = { .u = { .period = 8, .phase = 7, .rng = 14 + n }, .rmw_buf = n };
+
+		ap_probe_opts_init(&o);
+		run_disk(&d, &o, true, &r);
+		assert_null(strstr(r.verdict.note, "larger than 64 KiB"));
+		if (r.failed) {
+			assert_int_equal(r.failed, AP_PROBE_RMW_BUFFERED);
+			assert_false(r.verdict.resolved);
+			assert_non_null(strstr(r.verdict.note, "read-modify-writes"));
+		} else {
+			assert_true(r.verdict.resolved && r.verdict.sensitive);
+			assert_int_equal(r.verdict.physical_sector, 4096);
+			assert_int_equal(r.verdict.lowest_aligned_lba, 7);
+		}
+		ap_probe_result_free(&r);
+	}
+}
+
+/*
+ * Where the lead-in goes: past the write by 2 * the largest size + 256 KiB;
+ * a round in one slot, the phase screen's writes each in another.
+ */
 struct where {
-	uint64_t writes, lead_ins, next_at, last_slot, round_writes, noffsets;
+	uint64_t writes, lead_ins, calibration, next_at, last_slot, round_writes, noffsets;
+	uint64_t last_len, screen_writes, screen_same;
 	size_t next_n;
 	bool pending;
 	const struct ap_probe_plan *plan;
@@ -450,23 +642,36 @@ static int where_op(void *arg, bool write, uint64_t slot, uint64_t off, size_t l
 	assert_int_equal(w->next_n, 4096);
 	assert_true(w->next_at >= base + w->plan->span);	/* outside what is written */
 	w->pending = false;
-	if (2 * len / 512 != w->noffsets) {	/* the next size */
-		w->noffsets = 2 * len / 512;
+	if (w->last_len != len) {	/* the next size; 64 KiB: the phase screen */
+		w->last_len = len;
+		w->noffsets = len == 65536 ? 128 : 2 * len / 512;
 		w->round_writes = 0;
 	}
-	if (w->round_writes % w->noffsets)
+	if (len == 65536) {		/* the phase screen: each write in another slot */
+		w->screen_writes++;
+		if (slot == w->last_slot)
+			w->screen_same++;
+	} else if (w->round_writes % w->noffsets) {
 		assert_int_equal(slot, w->last_slot);	/* a round stays in its slot */
+	}
 	w->round_writes++;
 	w->last_slot = slot;
 	w->writes++;
-	*ns = 1000000;
+	*ns = 5000000;
 	return 0;
 }
 
-static int where_lead_in(void *arg, uint64_t off, size_t len)
+static int where_lead_in(void *arg, uint64_t off, size_t len, uint64_t *ns)
 {
 	struct where *w = arg;
 
+	*ns = 3000000;
+	if (off < w->plan->region_start ||
+	    off >= w->plan->region_start + (uint64_t)w->plan->slots * w->plan->stride) {
+		assert_int_equal(w->writes, 0);	/* the calibration, first */
+		w->calibration++;
+		return 0;
+	}
 	assert_false(w->pending);
 	w->pending = true;
 	w->next_at = off;
@@ -477,7 +682,7 @@ static int where_lead_in(void *arg, uint64_t off, size_t len)
 
 static void test_lead_in_where(void **state)
 {
-	struct where w = { .noffsets = 16 };
+	struct where w = { .noffsets = 16, .last_len = 4096 };
 	struct ap_probe_io io = { .op = where_op, .lead_in = where_lead_in, .arg = &w };
 	struct ap_probe_opts o;
 	struct ap_probe_plan plan;
@@ -495,6 +700,9 @@ static void test_lead_in_where(void **state)
 	assert_int_equal(ap_probe_measure(&io, &o, &plan, &r, &e), 0);
 	assert_true(w.writes > 0);
 	assert_int_equal(w.lead_ins, w.writes);
+	assert_int_equal(w.calibration, 8);
+	assert_true(w.screen_writes >= 3 * 128);
+	assert_true(w.screen_same * 64 <= w.screen_writes);	/* a new shuffle's first */
 	ap_probe_result_free(&r);
 
 	/* none where it would run past the end of the device; 4Kn: a sector */
@@ -791,6 +999,9 @@ int main(void)
 		cmocka_unit_test(test_lead_in_honest),
 		cmocka_unit_test(test_lead_in_unit),
 		cmocka_unit_test(test_lead_in_where),
+		cmocka_unit_test(test_flush_ignored),
+		cmocka_unit_test(test_lead_in_read_ahead),
+		cmocka_unit_test(test_rmw_buffer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Does the disk rotate? (see rotation.h) */
+#include "device/rotation.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "lib/util.h"
+
+#define ROT_STEP	(2ULL * 1024 * 1024)
+#define ROT_TOP_GAP	(1024ULL * 1024)
+
+uint64_t ap_rotation_read_at(unsigned i, uint64_t low, uint64_t top, uint64_t above,
+			     uint64_t page)
+{
+	uint64_t n = AP_ROTATION_READS / 2;
+
+	if (!page || i >= AP_ROTATION_READS)
+		return UINT64_MAX;
+	low = low / page * page;
+	top = top / page * page;
+	if (low < n * page || top < ROT_TOP_GAP + n * ROT_STEP ||
+	    top - ROT_TOP_GAP - (n - 1) * ROT_STEP < above + ROT_STEP)
+		return UINT64_MAX;
+	return i % 2 ? top - ROT_TOP_GAP - (i / 2) * ROT_STEP : low - (i / 2) * page;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint64_t ap_rotation_value(uint64_t *ns)
+{
+	qsort(ns, AP_ROTATION_READS, sizeof(*ns), cmp_u64);
+	return ns[1];
+}
+
+int ap_rotation_measure(int fd, uint64_t size, uint64_t page, uint64_t *value)
+{
+	uint64_t ns[AP_ROTATION_READS];
+	void *buf;
+	unsigned i;
+	int rc = 0;
+
+	*value = 0;
+	/* from the middle: what udev and blkid read at attach (the ends) is elsewhere */
+	if (ap_rotation_read_at(0, size / 2, size, size / 2, page) == UINT64_MAX)
+		return -ENOSPC;
+	if (posix_memalign(&buf, page < 4096 ? 4096 : page, page) != 0)
+		return -ENOMEM;
+	for (i = 0; i < AP_ROTATION_READS && !rc; i++) {
+		uint64_t t0 = ap_now_ns();
+
+		rc = ap_pread_all(fd, buf, page, ap_rotation_read_at(i, size / 2, size, size / 2, page));
+		ns[i] = ap_now_ns() - t0;
+	}
+	free(buf);
+	if (rc)
+		return rc;
+	*value = ap_rotation_value(ns);
+	return 0;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Does the disk rotate? Measured, since queue/rotational cannot be trusted
+ * (USB bridges say "rotational" for SSDs, loop devices say what their
+ * backing says): a few pages read alternately in the middle of the device
+ * (or another low point) and near its end, each a seek from the one before
+ * and below the last read on its side (read-ahead goes forward, so none is in the drive's buffer).
+ * A rotating disk waits for each (a seek, half a revolution on average: 3
+ * ms and more); flash answers in well under one. The probe and the sweep
+ * check their assumptions with it (a write or a flush a rotating disk
+ * cannot do that fast never reached the media).
+ */
+#ifndef AP_DEVICE_ROTATION_H
+#define AP_DEVICE_ROTATION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define AP_ROTATION_READS	8
+/*
+ * The second fastest of the reads slower than this: a rotating disk (a seek
+ * and, over 8 reads, 2/9 of a revolution: about 3 ms at 7200 rpm, 2 ms at
+ * 15,000). A busy machine only adds time, so a low order statistic keeps
+ * flash (0.1-0.3 ms) from looking like a disk when a few reads were slowed.
+ */
+#define AP_ROTATING_NS		1000000ULL
+
+/* The value to compare: the second smallest of the AP_ROTATION_READS latencies (sorts @ns). */
+uint64_t ap_rotation_value(uint64_t *ns);
+
+/*
+ * Where read @i (0 .. AP_ROTATION_READS - 1) goes: even ones downward from
+ * @low (page-aligned, at least AP_ROTATION_READS / 2 pages), odd ones
+ * downward from 1 MiB before @top in 2 MiB steps. UINT64_MAX when the
+ * device has no room for them above @above (a region the reads must stay
+ * clear of, 0: none).
+ */
+uint64_t ap_rotation_read_at(unsigned i, uint64_t low, uint64_t top, uint64_t above,
+			     uint64_t page);
+
+/*
+ * The reads through @fd (O_DIRECT) on a device of @size bytes:
+ * ap_rotation_value() of their latencies in *@ns. 0, -ENOSPC (too small),
+ * or -errno.
+ */
+int ap_rotation_measure(int fd, uint64_t size, uint64_t page, uint64_t *ns);
+
+#endif

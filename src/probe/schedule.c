@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The probe's schedule (see probe.h): the calibration, the timed writes (or
+ * reads) with their lead-ins in a randomized interleaved order over the
+ * write sizes, the phase screen, and the checks of the measurement's own
+ * assumptions as it runs. The analysis and the verdict are in measure.c.
+ */
+#include "probe/probe.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/rotation.h"
+#include "lib/rng.h"
+
+/*
+ * How much cheaper the smallest writes are than the phase screen's @idx:
+ * the median of the first size's latencies over the screen's, at most 1
+ * (the slowdown the claim is about is a ratio of medians too).
+ */
+static double screen_cost_ratio(const struct ap_probe_result *r, size_t idx)
+{
+	double small = ap_probe_size_quantile(r, 0, 0.5), large = ap_probe_size_quantile(r, idx, 0.5);
+
+	if (!(large > 0))
+		return 0;
+	return small / large < 1 ? small / large : 1;
+}
+
+/*
+ * The phase screen is worth it where the smallest writes cost nearly as much
+ * as the largest (a rotating disk: about a revolution each). Where the cost
+ * grows with the size (flash), a partial unit's fixed penalty is a smaller
+ * share of a large write: smaller sizes show what it cannot.
+ */
+#define AP_PROBE_SCREEN_MIN_RATIO	0.8
+static bool phase_screen_pays(const struct ap_probe_result *r, size_t idx)
+{
+	return screen_cost_ratio(r, idx) >= AP_PROBE_SCREEN_MIN_RATIO;
+}
+
+/*
+ * The margin the screen's "no effect" needs so that it holds for every size:
+ * a partial unit's penalty d (one read-modify-write, whatever the write's
+ * size) below (m - 1) * c_small, c_small the smallest writes' cost, is less
+ * than m - 1 of every larger write's cost too; the screen shows d < (M - 1)
+ * * c_large, so M = 1 + (m - 1) * c_small / c_large.
+ */
+static double phase_screen_margin(const struct ap_probe_result *r, size_t idx,
+				  const struct ap_probe_opts *o)
+{
+	struct ap_analysis_params p;
+
+	ap_probe_size_params(r, o, &r->sizes[0], &p);
+	return 1 + (ap_analysis_absence_margin(&p) - 1) * screen_cost_ratio(r, idx);
+}
+
+static int add_sample(struct ap_probe_result *r, const struct ap_probe_sample *s)
+{
+	if (r->nsamples == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 4096;
+		r->samples = ap_xreallocarray(r->samples, r->cap, sizeof(*r->samples));
+	}
+	r->samples[r->nsamples++] = *s;
+	return 0;
+}
+
+/* The next of the shuffled @slots, shuffled again after each pass. */
+static uint32_t next_slot(struct ap_rng *rng, uint32_t *slots, unsigned n, uint64_t *cursor)
+{
+	uint32_t slot = slots[(*cursor)++ % n];
+
+	if (*cursor % n == 0)
+		ap_rng_shuffle(rng, slots, n, sizeof(*slots));
+	return slot;
+}
+
+/* The schedule's state, shared by the sizes of one measurement. */
+struct sched {
+	const struct ap_probe_io *io;
+	const struct ap_probe_opts *o;
+	const struct ap_probe_plan *plan;
+	struct ap_probe_result *r;
+	struct ap_error *e;
+	struct ap_rng rng;
+	uint64_t cursor;
+	uint32_t *slots, *order;
+	bool *warmed;		/* slots written once (NULL: no warm-up) */
+	bool write;
+	bool lead;		/* lead-ins: a round stays in one slot, near the last write */
+	bool rotating;		/* the calibration's reads waited for a rotating disk */
+	bool stop;
+	/*
+	 * Each write in another slot (from the phase screen on): a round in one
+	 * slot rewrites the same few physical sectors, and a drive whose buffer
+	 * still holds them serves their read-modify-writes, which can hide a
+	 * unit entirely. In another slot every write finds sectors last touched
+	 * a whole round of writes ago. Its lead-in follows a seek: about half a
+	 * revolution more per write.
+	 */
+	bool spread;
+	bool screened;		/* the phase screen was measured */
+	uint32_t round_slot;
+	uint64_t forced;	/* writes done after AP_PROBE_LEAD_IN_TRIES buffered lead-ins */
+	int rc;
+};
+
+/* A lead-in answered from a buffer is tried this often, each time in another slot. */
+#define AP_PROBE_LEAD_IN_TRIES	4
+
+/* The untimed lead-in read before a timed write (see ap_probe_lead_in()). */
+static int lead_in(struct sched *x, uint64_t off, uint64_t len, uint64_t *ns)
+{
+	uint64_t at;
+	size_t n;
+	int rc;
+
+	*ns = 0;
+	ap_probe_lead_in(x->plan, off, len, &at, &n);
+	if (!n)
+		return 0;
+	rc = x->io->lead_in(x->io->arg, at, n, ns);
+	if (rc)
+		ap_error_set(x->e, -rc, "read of %zu bytes at offset %llu failed: %s", n,
+			     (unsigned long long)at, strerror(-rc));
+	if (!*ns)
+		*ns = 1;
+	return rc;
+}
+
+/* Warm slot @slot up before its first timed write (see struct ap_probe_io). */
+static int warm(struct sched *x, uint32_t slot)
+{
+	const struct ap_probe_plan *plan = x->plan;
+	int rc;
+
+	if (!x->warmed || x->warmed[slot])
+		return 0;
+	rc = x->io->warm(x->io->arg, slot);
+	if (rc)
+		return ap_error_set(x->e, -rc, "write of %llu bytes at offset %llu failed: %s",
+				    (unsigned long long)plan->span,
+				    (unsigned long long)(plan->region_start +
+							 (uint64_t)slot * plan->stride),
+				    strerror(-rc));
+	x->warmed[slot] = true;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t median_u64(uint64_t *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * The calibration (device/rotation.h): whether the drive rotates decides
+ * whether the writes get lead-ins and whether the checks of the lead-ins
+ * and the writes apply. The reads lie past the slots and their lead-ins;
+ * without the room for them, lead-ins as the backend offers them and no
+ * checks.
+ */
+static int calibrate(struct sched *x)
+{
+	const struct ap_probe_plan *plan = x->plan;
+	uint64_t ns[AP_ROTATION_READS], page = ap_probe_lead_in_len(plan);
+	uint64_t maxs = plan->sizes[plan->nsizes - 1];
+	uint64_t zone_end = plan->region_start + (uint64_t)(plan->slots - 1) * plan->stride +
+			    4 * maxs + AP_PROBE_LEAD_IN_AHEAD + page;
+	/* between the slots and the end: what udev and blkid read at attach is elsewhere */
+	uint64_t low = plan->dev_size > zone_end ? zone_end + (plan->dev_size - zone_end) / 2 : 0;
+	unsigned i;
+	int rc;
+
+	if (low < zone_end + AP_ROTATION_READS * page ||
+	    ap_rotation_read_at(0, low, plan->dev_size, low, page) == UINT64_MAX)
+		return 0;	/* no room: no checks that need it */
+	for (i = 0; i < AP_ROTATION_READS; i++) {
+		uint64_t at = ap_rotation_read_at(i, low, plan->dev_size, low, page);
+		int sig = ap_cancelled(&x->o->cancel);
+
+		if (sig) {
+			x->r->interrupted = sig;
+			x->stop = true;
+			return 0;
+		}
+		ns[i] = 0;
+		rc = x->io->lead_in(x->io->arg, at, (size_t)page, &ns[i]);
+		if (rc)
+			return ap_error_set(x->e, -rc, "read of %llu bytes at offset %llu failed: "
+					    "%s", (unsigned long long)page,
+					    (unsigned long long)at, strerror(-rc));
+	}
+	x->r->seek_read_ns = ap_rotation_value(ns);
+	x->rotating = x->r->rotating = x->r->seek_read_ns >= AP_ROTATING_NS;
+	/* lead-ins place a rotating disk's head; flash they only cost a read */
+	x->lead = x->rotating;
+	return 0;
+}
+
+/*
+ * Sample @s (size, offset, round set): its slot, warm-up, lead-in and the
+ * timed operation. A lead-in a rotating disk answered faster than its media
+ * can (AP_PROBE_LEAD_IN_HIT_NS) came from its read-ahead buffer and left the
+ * head anywhere: the round moves on to another slot, far from what the
+ * buffer holds, and reads a lead-in there. 0, or -errno with x->e.
+ */
+static int one_op(struct sched *x, struct ap_probe_sample *s)
+{
+	struct ap_probe_result *r = x->r;
+	uint64_t off = 0, ns = 0;
+	unsigned tries;
+	int rc = 0;
+
+	for (tries = 0; tries < AP_PROBE_LEAD_IN_TRIES; tries++) {
+		s->slot = x->lead && !x->spread ? x->round_slot :
+			  next_slot(&x->rng, x->slots, x->plan->slots, &x->cursor);
+		off = x->plan->region_start + (uint64_t)s->slot * x->plan->stride +
+		      (uint64_t)s->offset * x->plan->logical_sector;
+		rc = warm(x, s->slot);
+		if (rc || !x->lead)
+			break;
+		rc = lead_in(x, off, s->size, &s->lead_ns);
+		if (rc)
+			return rc;
+		r->lead_ins++;
+		if (!x->rotating || s->lead_ns >= AP_PROBE_LEAD_IN_HIT_NS)
+			break;
+		r->lead_in_hits++;
+		x->round_slot = next_slot(&x->rng, x->slots, x->plan->slots, &x->cursor);
+	}
+	if (rc)
+		return rc;
+	if (x->lead && tries == AP_PROBE_LEAD_IN_TRIES)
+		x->forced++;
+	rc = x->io->op(x->io->arg, x->write, s->slot, off, s->size, &ns);
+	if (rc)
+		return ap_error_set(x->e, -rc, "%s of %llu bytes at offset %llu failed: %s",
+				    x->write ? "write" : "read", (unsigned long long)s->size,
+				    (unsigned long long)off, strerror(-rc));
+	s->ns = ns;
+	add_sample(r, s);
+	return 0;
+}
+
+/*
+ * The checks of the measurement's assumptions after a round (see probe.h):
+ * true when one failed (r->failed and r->cause set), which ends the probe.
+ */
+static bool assumptions_fail(struct sched *x)
+{
+	struct ap_probe_result *r = x->r;
+	uint64_t *v;
+	size_t i;
+
+	if (!x->rotating || !x->write || r->failed)
+		return r->failed != AP_PROBE_OK;
+	if (r->nsamples) {
+		/* every write so far: a first round can pay for a cache's warm-up */
+		v = ap_xmalloc(r->nsamples * sizeof(*v));
+		for (i = 0; i < r->nsamples; i++)
+			v[i] = r->samples[i].ns;
+		r->write_ns = median_u64(v, r->nsamples);
+		free(v);
+		if (r->write_ns < AP_PROBE_WRITE_MIN_NS || r->write_ns < r->seek_read_ns / 3) {
+			r->failed = AP_PROBE_FLUSH_IGNORED;
+			snprintf(r->cause, sizeof(r->cause), "the drive acknowledged synchronous "
+				 "writes in %.0f us (the median of %zu), but it is a rotating disk "
+				 "(reads a seek away took %.1f ms and more), whose media cannot "
+				 "take a write that fast: its write cache ignores flushes, so no "
+				 "timed write reached the disk; turn the cache off (probe "
+				 "--write-cache off, hdparm -W0 or sdparm --clear WCE) or attach "
+				 "the disk directly instead of through a USB bridge", (double)r->write_ns / 1e3,
+				 r->nsamples, (double)r->seek_read_ns / 1e6);
+			return true;
+		}
+	}
+	if (x->forced * 20 > r->nsamples && r->nsamples >= 32) {
+		r->failed = AP_PROBE_LEAD_IN_BUFFERED;
+		snprintf(r->cause, sizeof(r->cause), "the drive answered %llu of %llu lead-in "
+			 "reads from its buffer (faster than %.1f ms, where its media take %.1f "
+			 "ms and more a seek away), also in other slots: the probe cannot place the "
+			 "head before a write, and the rotational wait would hide the effect; "
+			 "disable read-ahead (hdparm -A0, or sdparm --set DRA) and probe again",
+			 (unsigned long long)r->lead_in_hits, (unsigned long long)r->lead_ins,
+			 (double)AP_PROBE_LEAD_IN_HIT_NS / 1e6, (double)r->seek_read_ns / 1e6);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Analyse after round @rounds (from min_rounds on) only when the rounds
+ * grew by a quarter since the last analysis: the analysis of a large size
+ * costs more than a round of a fast drive, and the early stop's margin
+ * (alpha / 100) pays for the looks anyway.
+ */
+static bool analysis_due(unsigned rounds, unsigned min_rounds, unsigned *next)
+{
+	if (rounds < min_rounds || rounds < *next)
+		return false;
+	*next = rounds + (rounds + 3) / 4;
+	return true;
+}
+
+/*
+ * The phase screen's rounds at most: the writes of the sizes it stands for
+ * (all but the smallest) at --max-rounds, in rounds of one per phase.
+ */
+static unsigned screen_rounds(const struct sched *x)
+{
+	const struct ap_probe_plan *plan = x->plan;
+	uint64_t writes = 0, phases = plan->sizes[plan->nsizes - 1] / plan->logical_sector;
+	size_t i;
+
+	for (i = 1; i < plan->nsizes; i++)
+		writes += (uint64_t)ap_probe_noffsets(plan, plan->sizes[i]) * x->o->max_rounds;
+	return (unsigned)(writes / phases > x->o->max_rounds ? writes / phases : x->o->max_rounds);
+}
+
+/*
+ * Measure one size (its rounds, interleaved offsets, analysis and early
+ * stop) into a new entry of r->sizes: its index. @noffsets offsets
+ * 0..noffsets-1; @confirming: it confirms a unit a smaller size showed.
+ */
+static size_t measure_size(struct sched *x, uint64_t size, unsigned noffsets, bool phases,
+			   bool confirming)
+{
+	struct ap_probe_result *r = x->r;
+	const struct ap_probe_opts *o = x->o;
+	struct ap_probe_size *sz = &r->sizes[r->nsizes++];
+	size_t idx = r->nsizes - 1;
+	unsigned k, round, next = o->min_rounds, max_rounds = phases ? screen_rounds(x) :
+							      o->max_rounds;
+
+	memset(sz, 0, sizeof(*sz));
+	sz->size = size;
+	sz->noffsets = noffsets;
+	sz->phases = phases;
+	sz->first = r->nsamples;
+	sz->t_start_ns = ap_now_ns();
+	r->live_size = sz->size;
+	x->order = ap_xreallocarray(x->order, sz->noffsets, sizeof(*x->order));
+	for (k = 0; k < sz->noffsets; k++)
+		x->order[k] = k;
+
+	for (round = 0; round < max_rounds && !x->stop; round++) {
+		r->live_round = round;
+		ap_rng_shuffle(&x->rng, x->order, sz->noffsets, sizeof(*x->order));
+		if (x->lead && !x->spread)
+			x->round_slot = next_slot(&x->rng, x->slots, x->plan->slots, &x->cursor);
+		for (k = 0; k < sz->noffsets; k++) {
+			struct ap_probe_sample s = { .size = sz->size, .offset = x->order[k],
+						     .round = round };
+
+			if (phases)	/* the phase in either half (halves_differ()) */
+				s.offset += sz->noffsets * ((round + x->order[k]) % 2);
+			int sig = ap_cancelled(&o->cancel);
+
+			if (sig) {
+				r->interrupted = sig;
+				x->stop = true;
+				break;
+			}
+			if (o->deadline_ns && ap_now_ns() >= o->deadline_ns) {
+				r->budget_out = true;
+				x->stop = true;
+				break;
+			}
+			x->rc = one_op(x, &s);
+			if (x->rc) {
+				x->stop = true;
+				break;
+			}
+			sz->n++;
+			r->live_ops++;
+		}
+		if (k == sz->noffsets)
+			sz->rounds++;
+		if (!x->stop && assumptions_fail(x))
+			x->stop = true;
+		if (!x->stop && phases && sz->rounds == 1 && !phase_screen_pays(r, idx)) {
+			sz->t_end_ns = ap_now_ns();
+			return idx;	/* the cost grows with the size: not worth it */
+		}
+		if (!x->stop && analysis_due(sz->rounds, o->min_rounds, &next)) {
+			if (phases)
+				sz->margin = phase_screen_margin(r, idx, o);
+			ap_probe_analyse_size(r, idx, o);
+			/* a size confirming another stops early only when it
+			 * shows the unit too: "no effect of min-slowdown or
+			 * more" does not contradict a smaller one */
+			if (sz->clear && (!confirming || (sz->verdict.sensitive &&
+							  sz->verdict.resolved)))
+				break;
+		}
+	}
+	sz->t_end_ns = ap_now_ns();
+	if (sz->n) {
+		if (phases)
+			sz->margin = phase_screen_margin(r, idx, o);
+		ap_probe_analyse_size(r, idx, o);
+	}
+	return idx;
+}
+
+static bool unit_shown(const struct ap_probe_size *sz)
+{
+	return sz->analysed && sz->verdict.sensitive && sz->verdict.resolved;
+}
+
+/* Drop the last size entry (its samples stay: they were measured). */
+static void drop_last_size(struct ap_probe_result *r)
+{
+	ap_verdict_free(&r->sizes[r->nsizes - 1].verdict);
+	r->nsizes--;
+}
+
+/*
+ * From now on each write in another slot (struct sched's spread), every
+ * slot warmed up first so that no write follows its slot's warm-up closely.
+ */
+static int spread_out(struct sched *x)
+{
+	uint32_t i;
+	int rc;
+
+	x->spread = true;
+	for (i = 0; i < x->plan->slots && x->warmed; i++) {
+		int sig = ap_cancelled(&x->o->cancel);
+
+		if (sig) {
+			x->r->interrupted = sig;
+			x->stop = true;
+			return 0;
+		}
+		rc = warm(x, x->slots[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * The phase screen (issue 26): after the smallest size showed no unit,
+ * writes of the largest size at each of its phases (one offset per phase).
+ * On a rotating disk a partial physical sector costs a revolution whatever
+ * the write's size, so these writes alone show every unit up to the largest
+ * size, and their "no effect" (at a margin narrowed by how much cheaper
+ * the smallest writes are, phase_screen_margin()) is the claim for every
+ * size. Where the cost grows with the size (flash), the smaller sizes are
+ * measured instead. What it returns: the size index to go on from (the
+ * unit it shows, or the second size), or plan->nsizes when it decided.
+ */
+static size_t phase_screen(struct sched *x)
+{
+	const struct ap_probe_plan *plan = x->plan;
+	struct ap_probe_result *r = x->r;
+	uint64_t maxs = plan->sizes[plan->nsizes - 1];
+	size_t idx, si;
+
+	x->screened = true;
+	if (x->lead) {
+		x->rc = spread_out(x);
+		if (x->rc) {
+			x->stop = true;
+			return plan->nsizes;
+		}
+	}
+
+	idx = measure_size(x, maxs, (unsigned)(maxs / plan->logical_sector), true, false);
+	if (!r->sizes[idx].n) {
+		drop_last_size(r);
+		return plan->nsizes;
+	}
+	if (x->stop) {
+		if (r->sizes[idx].verdict.sensitive || r->sizes[idx].halves_differ)
+			drop_last_size(r);	/* no unit from it */
+		return plan->nsizes;
+	}
+	if (!r->sizes[idx].analysed) {	/* given up after its first round */
+		drop_last_size(r);
+		return 1;
+	}
+	if (!r->sizes[idx].verdict.sensitive && !r->sizes[idx].halves_differ)
+		return plan->nsizes;	/* its verdict, or none */
+	/*
+	 * An effect: the sizes show the unit, from the one it suggests, each
+	 * write in another slot now -- also the smallest size again when the
+	 * unit is its own, which a buffer can have hidden in its rounds.
+	 */
+	si = 1;
+	if (unit_shown(&r->sizes[idx]))
+		for (si = 0; si + 1 < plan->nsizes &&
+		     plan->sizes[si] < r->sizes[idx].verdict.physical_sector; si++)
+			;
+	drop_last_size(r);
+	return si;
+}
+
+int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o,
+		     const struct ap_probe_plan *plan, struct ap_probe_result *r,
+		     struct ap_error *e)
+{
+	struct sched x = { .io = io, .o = o, .plan = plan, .r = r, .e = e,
+			   .rng = { .s = o->seed * 0x2545F4914F6CDD1DULL + 1 } };
+	size_t si;
+
+	x.write = o->mode != AP_PROBE_READONLY;
+	x.lead = x.write && io->lead_in;
+	x.slots = ap_xmalloc(plan->slots * sizeof(*x.slots));
+	x.warmed = x.write && io->warm ? ap_xcalloc(plan->slots, sizeof(*x.warmed)) : NULL;
+	r->plan = *plan;
+	r->mode = o->mode;
+	r->decided = r->confirmed = -1;
+	r->start_ns = o->ready ? o->ready(o->ready_arg) : 0;
+	if (!r->start_ns)
+		r->start_ns = ap_now_ns();
+	for (si = 0; si < plan->slots; si++)
+		x.slots[si] = (uint32_t)si;
+	ap_rng_shuffle(&x.rng, x.slots, plan->slots, sizeof(*x.slots));
+	if (x.lead)
+		x.rc = calibrate(&x);
+	if (x.rc)
+		x.stop = true;
+
+	for (si = 0; si < plan->nsizes && !x.stop; si++) {
+		bool confirming = false;
+		size_t j, idx;
+
+		for (j = 0; j < r->nsizes; j++)
+			if (unit_shown(&r->sizes[j]))
+				confirming = true;
+		idx = measure_size(&x, plan->sizes[si], ap_probe_noffsets(plan, plan->sizes[si]),
+				   false, confirming);
+		if (!r->sizes[idx].n) {
+			drop_last_size(r);
+			break;
+		}
+		/* the deciding size, then (optionally) one more to confirm it */
+		if (unit_shown(&r->sizes[idx])) {
+			if (confirming || !o->confirm)
+				x.stop = true;
+		} else if (idx >= 1 && unit_shown(&r->sizes[idx - 1])) {
+			x.stop = true;	/* that was the confirmation */
+		} else if (si == 0 && x.write && o->phase_screen && plan->nsizes >= 3 &&
+			   !x.screened && !x.stop) {
+			si = phase_screen(&x) - 1;	/* the loop's si++ (size_t wraps) */
+		}
+	}
+	free(x.slots);
+	free(x.order);
+	free(x.warmed);
+	r->end_ns = ap_now_ns();
+	ap_probe_decide(r, o);
+	return x.rc;
+}
