@@ -15,20 +15,9 @@ ts_need_emulator
 ts_need_cmd python3
 sw_private_tmpdir
 
-# a time budget ends a hang; it must never end a run a slow machine finishes
-sweep() {	# NAME SPEC STARTS ROUNDS
-	"$ALIGNPROBE" sweep --emulate="$2,size=128M" --seed 16 --size 32M -q --starts "$3" \
-		--rounds "$4" --time-budget 1h --json > "$TS_TMP/$1.json" 2> "$TS_TMP/$1.err" &
-	eval "pid_$1=\$!"
-	ts_bg_pid $!
-}
-sweep ra4k hdd-7200-ra 36..64:4 3..10
-sweep ra512 honest-512n-ra 36..43 3..40
-for t in ra4k ra512; do
-	eval "wait \$pid_$t"
-	rc=$?
-	[ "$rc" = 0 ] || { cat "$TS_TMP/$t.err" >&2; ts_fail "$t: sweep exited $rc"; }
-done
+sw_sweep_bg ra4k hdd-7200-ra 36..64:4 3..10
+sw_sweep_bg ra512 honest-512n-ra 36..43 3..40
+sw_sweep_wait ra4k ra512
 sw_check "$TS_TMP/ra4k.json" <<'EOF'
 v = d["verdict"]
 eq(v["sensitive"], True, "hdd-7200-ra: sensitive")
