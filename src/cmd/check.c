@@ -40,6 +40,7 @@
 
 #include "cmd/check.h"
 #include "cmd/commands.h"
+#include "cmd/opts.h"
 #include "cmd/fleet.h"
 #include "device/geometry.h"
 #include "device/identity.h"
@@ -58,7 +59,6 @@ enum {
 	OPT_TRUST_REPORTED,
 	OPT_GEOMETRY_ANY,
 	OPT_VERDICTS,
-	OPT_PROMETHEUS,
 };
 
 /* "alignprobe check: DEV: message" on stderr */
@@ -202,102 +202,88 @@ static void report_partitions(struct check *c)
 	}
 }
 
-static int parse_args(struct check *c, int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "geometry",	    required_argument, NULL, 'g' },
-		{ "physical",	    required_argument, NULL, 'p' },
-		{ "lowest-aligned", required_argument, NULL, 'l' },
-		{ "sector-size",    required_argument, NULL, OPT_SECTOR_SIZE },
-		{ "check-size",	    no_argument,       NULL, OPT_CHECK_SIZE },
-		{ "trust-reported", no_argument,       NULL, OPT_TRUST_REPORTED },
-		{ "geometry-any",   no_argument,       NULL, OPT_GEOMETRY_ANY },
-		{ "verdicts",	    optional_argument, NULL, OPT_VERDICTS },
-		{ "prometheus",	    required_argument, NULL, OPT_PROMETHEUS },
-		{ "quiet",	    no_argument,       NULL, 'q' },
-		{ "verbose",	    no_argument,       NULL, 'v' },
-		{ "help",	    no_argument,       NULL, 'h' },
-		{ "version",	    no_argument,       NULL, 'V' },
-		AP_OUT_LONGOPTS,
-		{ NULL, 0, NULL, 0 }
-	};
-	struct ap_error e;
-	int ch;
+static const struct option longopts[] = {
+	{ "geometry",	    required_argument, NULL, 'g' },
+	{ "physical",	    required_argument, NULL, 'p' },
+	{ "lowest-aligned", required_argument, NULL, 'l' },
+	{ "sector-size",    required_argument, NULL, OPT_SECTOR_SIZE },
+	{ "check-size",	    no_argument,       NULL, OPT_CHECK_SIZE },
+	{ "trust-reported", no_argument,       NULL, OPT_TRUST_REPORTED },
+	{ "geometry-any",   no_argument,       NULL, OPT_GEOMETRY_ANY },
+	{ "verdicts",	    optional_argument, NULL, OPT_VERDICTS },
+	{ "verbose",	    no_argument,       NULL, 'v' },
+	{ NULL, 0, NULL, 0 }
+};
 
-	while ((ch = getopt_long(argc, argv, "g:p:l:qvhV" AP_OUT_OPTSTRING, longopts, NULL)) != -1) {
-		if (ap_out_parse_opt(&c->out, ch, optarg))
-			continue;
-		switch (ch) {
-		case 'g':
-			c->ck.geometry_file = optarg;
-			break;
-		case 'p':
-			if (ap_parse_size(optarg, &c->ck.physical) || !c->ck.physical) {
-				ap_usage_error(CMD, "invalid --physical size: '%s'", optarg);
-				return AP_EXIT_USAGE;
-			}
-			break;
-		case 'l':
-			if (ap_parse_u64(optarg, &c->ck.lowest)) {
-				ap_usage_error(CMD, "invalid --lowest-aligned LBA: '%s'", optarg);
-				return AP_EXIT_USAGE;
-			}
-			c->have_lowest = true;
-			break;
-		case OPT_SECTOR_SIZE:
-			if (ap_parse_size(optarg, &c->ck.sector_size) || c->ck.sector_size < 512 ||
-			    c->ck.sector_size > 65536 || !ap_is_power_of_2(c->ck.sector_size)) {
-				ap_usage_error(CMD, "invalid --sector-size: '%s' (a power of two, "
-					       "512..65536)", optarg);
-				return AP_EXIT_USAGE;
-			}
-			break;
-		case OPT_CHECK_SIZE:
-			c->ck.check_size = true;
-			break;
-		case OPT_TRUST_REPORTED:
-			c->ck.trust_reported = true;
-			break;
-		case OPT_GEOMETRY_ANY:
-			c->ck.geometry_any = true;
-			break;
-		case OPT_VERDICTS:
-			if (c->ck.nverdict_files == AP_ARRAY_SIZE(c->ck.verdict_files)) {
-				ap_usage_error(CMD, "--verdicts: at most %zu stores",
-					       AP_ARRAY_SIZE(c->ck.verdict_files));
-				return AP_EXIT_USAGE;
-			}
-			c->ck.verdicts = true;
-			/* resolved in prepare(): no FILE is the default store */
-			c->ck.verdict_files[c->ck.nverdict_files++] = optarg;
-			break;
-		case OPT_PROMETHEUS:
-			c->prometheus = optarg;
-			break;
-		case 'q':
-			c->quiet = true;
-			break;
-		case 'v':
-			c->verbose = true;
-			break;
-		case 'h':
-			usage();
-		case 'V':
-			ap_print_version();
-			exit(AP_EXIT_OK);
-		default:
-			ap_usage_hint(CMD);
+/* The geometry given on the command line: 0, or AP_EXIT_USAGE after the message. */
+static int geometry_opt(struct check *c, int ch, const char *arg)
+{
+	switch (ch) {
+	case 'p':
+		if (ap_parse_size(arg, &c->ck.physical) || !c->ck.physical) {
+			ap_usage_error(CMD, "invalid --physical size: '%s'", arg);
 			return AP_EXIT_USAGE;
 		}
+		break;
+	case 'l':
+		if (ap_parse_u64(arg, &c->ck.lowest)) {
+			ap_usage_error(CMD, "invalid --lowest-aligned LBA: '%s'", arg);
+			return AP_EXIT_USAGE;
+		}
+		c->have_lowest = true;
+		break;
+	case OPT_SECTOR_SIZE:
+		if (ap_parse_size(arg, &c->ck.sector_size) || c->ck.sector_size < 512 ||
+		    c->ck.sector_size > 65536 || !ap_is_power_of_2(c->ck.sector_size)) {
+			ap_usage_error(CMD, "invalid --sector-size: '%s' (a power of two, "
+				       "512..65536)", arg);
+			return AP_EXIT_USAGE;
+		}
+		break;
 	}
-	if (c->out.list_columns) {
-		ap_out_list_columns(&c->out, check_infos, CHECK_NCOLS);
-		exit(AP_EXIT_OK);
+	return 0;
+}
+
+/* One of check's own options: 0, or AP_EXIT_USAGE after the message. */
+static int check_opt(void *ctx, int ch, const char *arg)
+{
+	struct check *c = ctx;
+
+	switch (ch) {
+	case 'g':
+		c->ck.geometry_file = arg;
+		break;
+	case OPT_CHECK_SIZE:
+		c->ck.check_size = true;
+		break;
+	case OPT_TRUST_REPORTED:
+		c->ck.trust_reported = true;
+		break;
+	case OPT_GEOMETRY_ANY:
+		c->ck.geometry_any = true;
+		break;
+	case OPT_VERDICTS:
+		if (c->ck.nverdict_files == AP_ARRAY_SIZE(c->ck.verdict_files)) {
+			ap_usage_error(CMD, "--verdicts: at most %zu stores",
+				       AP_ARRAY_SIZE(c->ck.verdict_files));
+			return AP_EXIT_USAGE;
+		}
+		c->ck.verdicts = true;
+		/* resolved in prepare(): no FILE is the default store */
+		c->ck.verdict_files[c->ck.nverdict_files++] = arg;
+		break;
+	case 'v':
+		c->verbose = true;
+		break;
+	default:
+		return geometry_opt(c, ch, arg);
 	}
-	if (ap_out_validate(&c->out, &e)) {
-		ap_usage_error(CMD, "%s", e.msg);
-		return AP_EXIT_USAGE;
-	}
+	return 0;
+}
+
+/* The sources of the geometry, one at a time: 0, or AP_EXIT_USAGE after the message. */
+static int check_geometry_args(const struct check *c)
+{
 	if (c->ck.geometry_file && c->ck.physical) {
 		ap_usage_error(CMD, "--geometry and --physical are mutually exclusive");
 		return AP_EXIT_USAGE;
@@ -321,6 +307,30 @@ static int parse_args(struct check *c, int argc, char **argv)
 			       "geometry decides for every device)");
 		return AP_EXIT_USAGE;
 	}
+	return 0;
+}
+
+/* 0 to go on, -1 after --help, --version or -H, AP_EXIT_USAGE after the message. */
+static int parse_args(struct check *c, int argc, char **argv)
+{
+	const struct ap_opt common[] = {
+		AP_OPT_PROMETHEUS(&c->prometheus), AP_OPT_QUIET(&c->quiet), AP_OPT_HELP(usage),
+		AP_OPT_VERSION, AP_OPT_OUTPUT(&c->out), AP_OPT_END
+	};
+	const struct ap_opts p = {
+		.cmd = CMD, .common = common, .longopts = longopts, .shortopts = "g:p:l:v",
+		.own = check_opt, .ctx = c,
+	};
+	int rc = ap_opts_parse(&p, argc, argv);
+
+	if (!rc)
+		rc = ap_opts_list_columns(&c->out, check_infos, CHECK_NCOLS);
+	if (!rc)
+		rc = ap_opts_out_check(CMD, &c->out);
+	if (!rc)
+		rc = check_geometry_args(c);
+	if (rc)
+		return rc;
 	if (optind >= argc) {
 		ap_usage_error(CMD, "no device or image given");
 		return AP_EXIT_USAGE;
@@ -575,6 +585,8 @@ int ap_cmd_check(int argc, char **argv)
 	memset(&c, 0, sizeof(c));
 	ap_vstore_init(&store);
 	rc = parse_args(&c, argc, argv);
+	if (rc < 0)
+		return AP_EXIT_OK;	/* --help, --version, -H */
 	if (rc == AP_EXIT_OK)
 		rc = prepare(&c, &store, &prom);
 	if (rc != AP_EXIT_OK)

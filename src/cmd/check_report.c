@@ -441,25 +441,13 @@ static void cell_ul(struct libscols_line *ln, size_t col, bool have, uint64_t v)
 	scols_line_set_data(ln, col, buf);
 }
 
-int check_print_topology(const struct check *c)
+/* The disk and its partition table, one line each. */
+static void topology_head(const struct check *c)
 {
-	const struct ap_kernel_topology *k = &c->ck.topo.kernel;
-	const struct ap_drive_topology *d = &c->ck.topo.drive;
-	const struct ap_geometry *r = &c->ck.g.reported;
-	const struct ap_geometry *p = c->ck.g.probed.physical ? &c->ck.g.probed : NULL;
-	bool blk = c->ck.pt.is_blockdev;
-	struct libscols_table *tb = scols_new_table();
-	struct libscols_line *ln;
-	char *human = ap_size_to_human(c->ck.pt.size_bytes), buf[200];
-	size_t i, pc = 3;
-	int rc;
+	char *human = ap_size_to_human(c->ck.pt.size_bytes);
 
-	if (!tb) {
-		free(human);
-		return -ENOMEM;
-	}
 	printf("Disk %s: %s, %" PRIu64 " sectors of %u bytes, %s%s\n", c->ck.device, human,
-	       c->ck.pt.nsectors, c->ck.pt.sector_size, blk ? "block device" : "image file",
+	       c->ck.pt.nsectors, c->ck.pt.sector_size, c->ck.pt.is_blockdev ? "block device" : "image file",
 	       c->ck.pt.label || c->ck.pt.whole_disk ? "" : ", no usable partition table");
 	free(human);
 	if (c->ck.pt.whole_disk)
@@ -468,13 +456,63 @@ int check_print_topology(const struct check *c)
 		printf("Partition table: %s, %zu partition%s, usable sectors %" PRIu64 "-%" PRIu64 "%s%s\n",
 		       c->ck.pt.label, c->ck.pt.nparts, c->ck.pt.nparts == 1 ? "" : "s", c->ck.pt.first_usable,
 		       c->ck.pt.last_usable, c->ck.pt.id ? ", id " : "", c->ck.pt.id ? c->ck.pt.id : "");
+}
+
+/* The rows a block device has and an image has not: I/O sizes and the write cache. */
+static void topology_device_rows(struct libscols_table *tb, const struct check *c, bool probed,
+				 size_t pc)
+{
+	const struct ap_kernel_topology *k = &c->ck.topo.kernel;
+	const struct ap_drive_topology *d = &c->ck.topo.drive;
+	struct libscols_line *ln;
+	char buf[64];
+	size_t i;
+
+	ln = scols_table_new_line(tb, NULL);
+	scols_line_set_data(ln, 0, "minimum I/O");
+	cell_ul(ln, 1, k->available, k->minimum_io);
+	cell_ul(ln, 2, false, 0);
+
+	ln = scols_table_new_line(tb, NULL);
+	scols_line_set_data(ln, 0, "optimal I/O");
+	if (k->available && k->optimal_io && !k->optimal_io_sane) {
+		snprintf(buf, sizeof(buf), "%lu (ignored)", k->optimal_io);
+		scols_line_set_data(ln, 1, buf);
+	} else {
+		cell_ul(ln, 1, k->available, k->optimal_io);
+	}
+	cell_ul(ln, 2, d->nvme_ok && d->nvme.optimal_io, d->nvme.optimal_io);
+
+	ln = scols_table_new_line(tb, NULL);
+	scols_line_set_data(ln, 0, "write cache");
+	scols_line_set_data(ln, 1, k->write_cache < 0 ? "-" : k->write_cache
+			    ? "write back" : "write through");
+	scols_line_set_data(ln, 2, !d->wc_known ? "-" : d->wc.enabled ? "on" : "off");
+	if (probed)
+		for (i = 3; i < 6; i++) {
+			struct libscols_line *l = scols_table_get_line(tb, i);
+
+			if (l)
+				scols_line_set_data(l, pc, "-");
+		}
+}
+
+/* The table of sizes in @tb: the kernel's (or the image's), the drive's, the probed: 0 or -EIO. */
+static int topology_table(struct libscols_table *tb, const struct check *c,
+			  const struct ap_geometry *p)
+{
+	const struct ap_kernel_topology *k = &c->ck.topo.kernel;
+	const struct ap_drive_topology *d = &c->ck.topo.drive;
+	const struct ap_geometry *r = &c->ck.g.reported;
+	bool blk = c->ck.pt.is_blockdev;
+	struct libscols_line *ln;
+	size_t pc = blk ? 3 : 2;
+	int rc;
 
 	scols_table_new_column(tb, "", 0, 0);
 	scols_table_new_column(tb, blk ? "KERNEL" : "IMAGE", 0, SCOLS_FL_RIGHT);
 	if (blk)
 		scols_table_new_column(tb, "DRIVE", 0, SCOLS_FL_RIGHT);
-	else
-		pc = 2;
 	if (p)
 		scols_table_new_column(tb, p->source == AP_GEOM_PROBED ? "PROBED" :
 				       p->source == AP_GEOM_MODEL ? "MODEL" : "GIVEN", 0,
@@ -504,39 +542,21 @@ int check_print_topology(const struct check *c)
 	if (p)
 		cell_ul(ln, pc, true, p->lowest_aligned);
 
-	if (blk) {
-		ln = scols_table_new_line(tb, NULL);
-		scols_line_set_data(ln, 0, "minimum I/O");
-		cell_ul(ln, 1, k->available, k->minimum_io);
-		cell_ul(ln, 2, false, 0);
-
-		ln = scols_table_new_line(tb, NULL);
-		scols_line_set_data(ln, 0, "optimal I/O");
-		if (k->available && k->optimal_io && !k->optimal_io_sane) {
-			snprintf(buf, sizeof(buf), "%lu (ignored)", k->optimal_io);
-			scols_line_set_data(ln, 1, buf);
-		} else {
-			cell_ul(ln, 1, k->available, k->optimal_io);
-		}
-		cell_ul(ln, 2, d->nvme_ok && d->nvme.optimal_io, d->nvme.optimal_io);
-
-		ln = scols_table_new_line(tb, NULL);
-		scols_line_set_data(ln, 0, "write cache");
-		scols_line_set_data(ln, 1, k->write_cache < 0 ? "-" : k->write_cache
-				    ? "write back" : "write through");
-		scols_line_set_data(ln, 2, !d->wc_known ? "-" : d->wc.enabled ? "on" : "off");
-		if (p)
-			for (i = 3; i < 6; i++) {
-				struct libscols_line *l = scols_table_get_line(tb, i);
-
-				if (l)
-					scols_line_set_data(l, pc, "-");
-			}
-	}
+	if (blk)
+		topology_device_rows(tb, c, p != NULL, pc);
 	rc = scols_print_table(tb);
 	scols_unref_table(tb);
-	if (rc)
-		return -EIO;
+	return rc ? -EIO : 0;
+}
+
+/* Who answered (the kernel, the drive) and where they disagree. */
+static void topology_sources(const struct check *c, const struct ap_geometry *p)
+{
+	const struct ap_kernel_topology *k = &c->ck.topo.kernel;
+	const struct ap_drive_topology *d = &c->ck.topo.drive;
+	const struct ap_geometry *r = &c->ck.g.reported;
+	bool blk = c->ck.pt.is_blockdev;
+	size_t i;
 
 	if (!blk)
 		printf("image: %u-byte sectors, no kernel topology and no drive to ask\n",
@@ -564,6 +584,22 @@ int check_print_topology(const struct check *c)
 		       r->lowest_aligned, p->source == AP_GEOM_PROBED ? "probed" :
 		       p->source == AP_GEOM_MODEL ? "its model's verdict" : "given",
 		       p->lowest_aligned);
+}
+
+int check_print_topology(const struct check *c)
+{
+	const struct ap_geometry *p = c->ck.g.probed.physical ? &c->ck.g.probed : NULL;
+	struct libscols_table *tb = scols_new_table();
+	char buf[200];
+	int rc;
+
+	if (!tb)
+		return -ENOMEM;
+	topology_head(c);
+	rc = topology_table(tb, c, p);
+	if (rc)
+		return rc;
+	topology_sources(c, p);
 	ap_check_describe_geometry(c->ck.g.in_force, buf, sizeof(buf));
 	printf("Geometry in force: %s%s%s\n", buf,
 	       c->ck.g.rule == AP_RULE_PROBED || c->ck.g.rule == AP_RULE_MODEL ? ", from " : "",

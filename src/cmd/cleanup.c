@@ -25,6 +25,7 @@
 
 #include "cleanup/cleanup.h"
 #include "cmd/commands.h"
+#include "cmd/opts.h"
 #include "lib/exitcodes.h"
 #include "lib/state.h"
 #include "lib/util.h"
@@ -52,8 +53,7 @@ static const struct ap_colinfo infos[] = {
 };
 
 enum {
-	OPT_DRY_RUN = AP_OPT_OUT_LAST,
-	OPT_REMOVE_JOURNALS,
+	OPT_REMOVE_JOURNALS = AP_OPT_OUT_LAST,
 };
 
 struct cleanup {
@@ -155,6 +155,17 @@ static bool registry_names(struct cleanup *c)
 	return ap_cleanup_registry_names(&ck);
 }
 
+/* cleanup's one option of its own */
+static int cleanup_opt(void *ctx, int ch, const char *arg)
+{
+	struct cleanup *c = ctx;
+
+	(void)arg;
+	if (ch == OPT_REMOVE_JOURNALS)
+		c->remove_journals = true;
+	return 0;
+}
+
 /*
  * Options and the DEVICE: 0 to go on; an exit code after the message; -1
  * when the version or the columns were printed.
@@ -162,58 +173,32 @@ static bool registry_names(struct cleanup *c)
 static int parse_args(struct cleanup *c, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "dry-run",         no_argument, NULL, OPT_DRY_RUN },
 		{ "remove-journals", no_argument, NULL, OPT_REMOVE_JOURNALS },
-		{ "quiet",           no_argument, NULL, 'q' },
-		{ "help",            no_argument, NULL, 'h' },
-		{ "version",         no_argument, NULL, 'V' },
-		AP_OUT_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	static const int defaults[] = { COL_ACTION, COL_KIND, COL_PATH, COL_DEV, COL_OWNER, COL_DETAIL };
-	struct ap_error e = { 0 };
-	int ch;
+	const struct ap_opt common[] = {
+		AP_OPT_DRY_RUN(&c->dry_run), AP_OPT_QUIET(&c->quiet), AP_OPT_HELP(usage),
+		AP_OPT_VERSION, AP_OPT_OUTPUT(&c->out), AP_OPT_END
+	};
+	const struct ap_opts p = {
+		.cmd = CMD, .common = common, .longopts = longopts, .own = cleanup_opt, .ctx = c,
+	};
+	int rc = ap_opts_parse(&p, argc, argv);
 
-	while ((ch = getopt_long(argc, argv, "qhV" AP_OUT_OPTSTRING, longopts, NULL)) != -1) {
-		if (ap_out_parse_opt(&c->out, ch, optarg))
-			continue;
-		switch (ch) {
-		case OPT_DRY_RUN:
-			c->dry_run = true;
-			break;
-		case OPT_REMOVE_JOURNALS:
-			c->remove_journals = true;
-			break;
-		case 'q':
-			c->quiet = true;
-			break;
-		case 'h':
-			usage();
-		case 'V':
-			ap_print_version();
-			return -1;
-		default:
-			ap_usage_hint(CMD);
-			return AP_EXIT_USAGE;
-		}
-	}
-	if (ap_out_validate(&c->out, &e) != 0) {
-		ap_usage_error(CMD, "%s", e.msg);
-		return AP_EXIT_USAGE;
-	}
-	if (c->out.list_columns) {
-		ap_out_list_columns(&c->out, infos, AP_ARRAY_SIZE(infos));
-		return -1;
-	}
+	if (!rc)
+		rc = ap_opts_out_check(CMD, &c->out);
+	if (!rc)
+		rc = ap_opts_list_columns(&c->out, infos, AP_ARRAY_SIZE(infos));
+	if (rc)
+		return rc;
 	if (optind + 1 < argc) {
 		ap_usage_error(CMD, "too many arguments (one DEVICE at most)");
 		return AP_EXIT_USAGE;
 	}
-	if (ap_out_columns(&c->out, infos, AP_ARRAY_SIZE(infos), defaults,
-			   AP_ARRAY_SIZE(defaults), c->cols, &c->ncols, &e) != 0) {
-		ap_usage_error(CMD, "%s", e.msg);
+	if (ap_opts_columns(CMD, &c->out, infos, AP_ARRAY_SIZE(infos), defaults,
+			    AP_ARRAY_SIZE(defaults), c->cols, &c->ncols))
 		return AP_EXIT_USAGE;
-	}
 	if (optind < argc) {
 		struct stat st;
 

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 
 #include "cmd/commands.h"
+#include "cmd/opts.h"
 #include "emu/emu.h"
 #include "emu/model.h"
 #include "lib/exitcodes.h"
@@ -281,123 +282,122 @@ struct emulate_ctl {
  * 0 to go on; AP_EXIT_USAGE after the message; -1 when the help, the
  * version or the columns were printed.
  */
-static int parse_args(struct emulate_ctl *c, int argc, char **argv)
+static const struct option longopts[] = {
+	{ "attach",       no_argument,       NULL, OPT_ATTACH },
+	/*
+	 * DEVICE is an argument of its own, found wherever it stands
+	 * (getopt permutes): "--stats -J DEV" must not take -J for
+	 * it. --stats=DEV still works.
+	 */
+	{ "detach",       optional_argument, NULL, 'd' },
+	{ "stats",        optional_argument, NULL, OPT_STATS },
+	{ "reset-stats",  optional_argument, NULL, OPT_RESET_STATS },
+	{ "power-cut",    optional_argument, NULL, OPT_POWER_CUT },
+	{ "power-on",     optional_argument, NULL, OPT_POWER_ON },
+	{ "power-cut-after", required_argument, NULL, OPT_POWER_CUT_AFTER },
+	{ "spec",         required_argument, NULL, OPT_SPEC },
+	{ "fail-reads",   no_argument,       NULL, OPT_FAIL_READS },
+	{ "fail-writes",  no_argument,       NULL, OPT_FAIL_WRITES },
+	{ "wait",         no_argument,       NULL, OPT_WAIT },
+	{ "size",           required_argument, NULL, OPT_SPECKEY + 0 },
+	{ "phys",           required_argument, NULL, OPT_SPECKEY + 1 },
+	{ "lowest-aligned", required_argument, NULL, OPT_SPECKEY + 2 },
+	{ "lba",            required_argument, NULL, OPT_SPECKEY + 3 },
+	{ "rmw-cost",       required_argument, NULL, OPT_SPECKEY + 4 },
+	{ "base-cost",      required_argument, NULL, OPT_SPECKEY + 5 },
+	{ "jitter",         required_argument, NULL, OPT_SPECKEY + 6 },
+	{ "seed",           required_argument, NULL, OPT_SPECKEY + 7 },
+	{ "write-cache",    optional_argument, NULL, OPT_SPECKEY + 8 },
+	{ "fail-lba",       required_argument, NULL, OPT_SPECKEY + 9 },
+	{ "fail-count",     required_argument, NULL, OPT_SPECKEY + 10 },
+	{ "fail-after",     required_argument, NULL, OPT_SPECKEY + 11 },
+	{ "image",          required_argument, NULL, OPT_SPECKEY + 12 },
+	{ "flush-cost",     required_argument, NULL, OPT_SPECKEY + 13 },
+	{ "profile",        required_argument, NULL, OPT_SPECKEY + 14 },
+	{ "logical",        required_argument, NULL, OPT_SPECKEY + 15 },
+	{ "drive-model",    required_argument, NULL, OPT_SPECKEY + 16 },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* A drive parameter (--size, --phys, ...): a key of the spec. */
+static int spec_key_opt(struct emulate_ctl *c, int ch, const char *arg)
 {
-	static const struct option longopts[] = {
-		{ "attach",       no_argument,       NULL, OPT_ATTACH },
-		/*
-		 * DEVICE is an argument of its own, found wherever it stands
-		 * (getopt permutes): "--stats -J DEV" must not take -J for
-		 * it. --stats=DEV still works.
-		 */
-		{ "detach",       optional_argument, NULL, 'd' },
-		{ "stats",        optional_argument, NULL, OPT_STATS },
-		{ "reset-stats",  optional_argument, NULL, OPT_RESET_STATS },
-		{ "power-cut",    optional_argument, NULL, OPT_POWER_CUT },
-		{ "power-on",     optional_argument, NULL, OPT_POWER_ON },
-		{ "power-cut-after", required_argument, NULL, OPT_POWER_CUT_AFTER },
-		{ "spec",         required_argument, NULL, OPT_SPEC },
-		{ "fail-reads",   no_argument,       NULL, OPT_FAIL_READS },
-		{ "fail-writes",  no_argument,       NULL, OPT_FAIL_WRITES },
-		{ "wait",         no_argument,       NULL, OPT_WAIT },
-		{ "size",           required_argument, NULL, OPT_SPECKEY + 0 },
-		{ "phys",           required_argument, NULL, OPT_SPECKEY + 1 },
-		{ "lowest-aligned", required_argument, NULL, OPT_SPECKEY + 2 },
-		{ "lba",            required_argument, NULL, OPT_SPECKEY + 3 },
-		{ "rmw-cost",       required_argument, NULL, OPT_SPECKEY + 4 },
-		{ "base-cost",      required_argument, NULL, OPT_SPECKEY + 5 },
-		{ "jitter",         required_argument, NULL, OPT_SPECKEY + 6 },
-		{ "seed",           required_argument, NULL, OPT_SPECKEY + 7 },
-		{ "write-cache",    optional_argument, NULL, OPT_SPECKEY + 8 },
-		{ "fail-lba",       required_argument, NULL, OPT_SPECKEY + 9 },
-		{ "fail-count",     required_argument, NULL, OPT_SPECKEY + 10 },
-		{ "fail-after",     required_argument, NULL, OPT_SPECKEY + 11 },
-		{ "image",          required_argument, NULL, OPT_SPECKEY + 12 },
-		{ "flush-cost",     required_argument, NULL, OPT_SPECKEY + 13 },
-		{ "profile",        required_argument, NULL, OPT_SPECKEY + 14 },
-		{ "logical",        required_argument, NULL, OPT_SPECKEY + 15 },
-		{ "drive-model",    required_argument, NULL, OPT_SPECKEY + 16 },
-		AP_OUT_LONGOPTS,
-		{ "help",    no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 }
-	};
+	const char *key = speckeys[ch - OPT_SPECKEY];
 	struct ap_error e = { 0 };
-	int ch;
+	size_t klen = strlen(key);
 
-	while ((ch = getopt_long(argc, argv, "d::hV" AP_OUT_OPTSTRING, longopts, NULL)) != -1) {
-		if (ap_out_parse_opt(&c->out, ch, optarg))
-			continue;
-		if (ch >= OPT_SPECKEY && ch < OPT_SPECKEY + (int)AP_ARRAY_SIZE(speckeys)) {
-			c->nspec++;
-			if (ap_emu_spec_set(&c->spec, speckeys[ch - OPT_SPECKEY], optarg, &e) != 0) {
-				const char *key = speckeys[ch - OPT_SPECKEY];
-				size_t klen = strlen(key);
+	c->nspec++;
+	if (ap_emu_spec_set(&c->spec, key, arg, &e) == 0)
+		return 0;
+	/* "KEY 'VALUE': reason" from most keys; name the option for the rest */
+	if (strncmp(e.msg, key, klen) == 0 && e.msg[klen] == ' ')
+		ap_usage_error(CMD, "--%s", e.msg);
+	else
+		ap_usage_error(CMD, "--%s: %s", key, e.msg);
+	return AP_EXIT_USAGE;
+}
 
-				/* "KEY 'VALUE': reason" from most keys; name the option for the rest */
-				if (strncmp(e.msg, key, klen) == 0 && e.msg[klen] == ' ')
-					ap_usage_error(CMD, "--%s", e.msg);
-				else
-					ap_usage_error(CMD, "--%s: %s", key, e.msg);
-				return AP_EXIT_USAGE;
-			}
-			continue;
-		}
-		switch (ch) {
-		case OPT_ATTACH:
-		case 'd':
-		case OPT_STATS:
-		case OPT_RESET_STATS:
-		case OPT_POWER_CUT:
-		case OPT_POWER_ON:
-			if (c->action && c->action != ch) {
-				ap_usage_error(CMD, "--attach, --detach, --stats, --reset-stats, --power-cut and --power-on are mutually exclusive");
-				return AP_EXIT_USAGE;
-			}
-			c->action = ch;
-			c->dev = optarg;
-			break;
-		case OPT_POWER_CUT_AFTER:
-			if (c->action && c->action != ch) {
-				ap_usage_error(CMD, "--power-cut-after goes with no other action");
-				return AP_EXIT_USAGE;
-			}
-			if (ap_parse_u64(optarg, &c->cut_n) != 0) {
-				ap_usage_error(CMD, "--power-cut-after '%s': not a number of writes", optarg);
-				return AP_EXIT_USAGE;
-			}
-			c->action = ch;
-			break;
-		case OPT_SPEC:
-			c->nspec++;
-			if (ap_emu_spec_parse(optarg, &c->spec, &e) != 0) {
-				ap_usage_error(CMD, "--spec: %s", e.msg);
-				return AP_EXIT_USAGE;
-			}
-			break;
-		case OPT_WAIT:
-			c->nspec++;
-			c->wait = true;
-			break;
-		case OPT_FAIL_READS:
-			c->nspec++;
-			c->fail_rw |= 1;
-			break;
-		case OPT_FAIL_WRITES:
-			c->nspec++;
-			c->fail_rw |= 2;
-			break;
-		case 'h':
-			usage();
-			return -1;
-		case 'V':
-			ap_print_version();
-			return -1;
-		default:
-			ap_usage_hint(CMD);
+/* The action (--attach, --detach, ...): one, with its device if given. */
+static int action_opt(struct emulate_ctl *c, int ch, const char *arg)
+{
+	if (ch == OPT_POWER_CUT_AFTER) {
+		if (c->action && c->action != ch) {
+			ap_usage_error(CMD, "--power-cut-after goes with no other action");
 			return AP_EXIT_USAGE;
 		}
+		if (ap_parse_u64(arg, &c->cut_n) != 0) {
+			ap_usage_error(CMD, "--power-cut-after '%s': not a number of writes", arg);
+			return AP_EXIT_USAGE;
+		}
+		c->action = ch;
+		return 0;
 	}
+	if (c->action && c->action != ch) {
+		ap_usage_error(CMD, "--attach, --detach, --stats, --reset-stats, --power-cut and --power-on are mutually exclusive");
+		return AP_EXIT_USAGE;
+	}
+	c->action = ch;
+	c->dev = arg;
+	return 0;
+}
+
+/* One of emulate's own options: 0, or AP_EXIT_USAGE after the message. */
+static int emulate_opt(void *ctx, int ch, const char *arg)
+{
+	struct emulate_ctl *c = ctx;
+	struct ap_error e = { 0 };
+
+	if (ch >= OPT_SPECKEY && ch < OPT_SPECKEY + (int)AP_ARRAY_SIZE(speckeys))
+		return spec_key_opt(c, ch, arg);
+	switch (ch) {
+	case OPT_SPEC:
+		c->nspec++;
+		if (ap_emu_spec_parse(arg, &c->spec, &e) != 0) {
+			ap_usage_error(CMD, "--spec: %s", e.msg);
+			return AP_EXIT_USAGE;
+		}
+		break;
+	case OPT_WAIT:
+		c->nspec++;
+		c->wait = true;
+		break;
+	case OPT_FAIL_READS:
+		c->nspec++;
+		c->fail_rw |= 1;
+		break;
+	case OPT_FAIL_WRITES:
+		c->nspec++;
+		c->fail_rw |= 2;
+		break;
+	default:
+		return action_opt(c, ch, arg);
+	}
+	return 0;
+}
+
+/* The device operand and what the action needs: 0, -1 (-H) or AP_EXIT_USAGE. */
+static int check_action(struct emulate_ctl *c, int argc, char **argv)
+{
 	if (c->action && c->action != OPT_ATTACH && !c->dev && optind < argc)
 		c->dev = argv[optind++];
 	if (c->dev && !*c->dev) {
@@ -408,10 +408,8 @@ static int parse_args(struct emulate_ctl *c, int argc, char **argv)
 		ap_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
 		return AP_EXIT_USAGE;
 	}
-	if (c->out.list_columns) {
-		ap_out_list_columns(&c->out, infos, AP_ARRAY_SIZE(infos));
+	if (ap_opts_list_columns(&c->out, infos, AP_ARRAY_SIZE(infos)))
 		return -1;
-	}
 	if (!c->action) {
 		ap_usage_error(CMD, "one of --attach, --detach, --stats, --reset-stats, --power-cut or --power-on is needed");
 		return AP_EXIT_USAGE;
@@ -424,11 +422,25 @@ static int parse_args(struct emulate_ctl *c, int argc, char **argv)
 		ap_usage_error(CMD, "no device given");
 		return AP_EXIT_USAGE;
 	}
-	if (ap_out_validate(&c->out, &e) != 0) {
-		ap_usage_error(CMD, "%s", e.msg);
-		return AP_EXIT_USAGE;
-	}
 	return 0;
+}
+
+static int parse_args(struct emulate_ctl *c, int argc, char **argv)
+{
+	const struct ap_opt common[] = {
+		AP_OPT_OUTPUT(&c->out), AP_OPT_HELP(usage), AP_OPT_VERSION, AP_OPT_END
+	};
+	const struct ap_opts p = {
+		.cmd = CMD, .common = common, .longopts = longopts, .shortopts = "d::",
+		.own = emulate_opt, .ctx = c,
+	};
+	int rc = ap_opts_parse(&p, argc, argv);
+
+	if (!rc)
+		rc = check_action(c, argc, argv);
+	if (!rc)
+		rc = ap_opts_out_check(CMD, &c->out);
+	return rc;
 }
 
 /* --attach: print the loop device once the drive is usable. An exit code. */

@@ -25,6 +25,7 @@
 #include <json-c/json.h>
 
 #include "cmd/commands.h"
+#include "cmd/opts.h"
 #include "lib/exitcodes.h"
 #include "lib/sig.h"
 #include "lib/util.h"
@@ -61,12 +62,8 @@ static const struct option longopts[] = {
 	{ "sync",           required_argument, NULL, OPT_SYNC },
 	{ "drop-caches",    no_argument,       NULL, OPT_DROP_CACHES },
 	{ "data",           required_argument, NULL, OPT_DATA },
-	{ "json",           no_argument,       NULL, 'J' },
 	{ "terse",          no_argument,       NULL, OPT_TERSE },
 	{ "interactive",    no_argument,       NULL, 'i' },
-	{ "quiet",          no_argument,       NULL, 'q' },
-	{ "help",           no_argument,       NULL, 'h' },
-	{ "version",        no_argument,       NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -471,101 +468,93 @@ static int interactive(struct postmark_cmd *c, struct ap_pm_config *cfg, bool *q
 }
 
 /*
+ * The options that set one line of the configuration: "set KEY ARG", or
+ * "set KEY VALUE" for those without an argument.
+ */
+static const struct pin_opt {
+	int val;
+	const char *set, *value;
+} pin_opts[] = {
+	{ 'N', "set number", NULL },
+	{ 'S', "set seed", NULL },
+	{ 't', "set transactions", NULL },
+	{ 'd', "set subdirectories", NULL },
+	{ OPT_READ_BLOCK, "set read", NULL },
+	{ OPT_WRITE_BLOCK, "set write", NULL },
+	{ OPT_BIAS_READ, "set bias read", NULL },
+	{ OPT_BIAS_CREATE, "set bias create", NULL },
+	{ OPT_SYNC, "set sync", NULL },
+	{ OPT_DROP_CACHES, "set dropcaches", "true" },
+	{ OPT_DATA, "set data", NULL },
+	{ OPT_TERSE, "set report", "terse" },
+};
+
+struct pm_parse {
+	struct postmark_cmd *c;
+	bool *interact;
+};
+
+/* One of postmark's own options: 0, or AP_EXIT_USAGE after the message. */
+static int postmark_opt(void *ctx, int ch, const char *arg)
+{
+	struct pm_parse *pp = ctx;
+	struct pins *pins = &pp->c->pins;
+	char *v;
+	size_t i;
+
+	for (i = 0; i < AP_ARRAY_SIZE(pin_opts); i++)
+		if (pin_opts[i].val == ch) {
+			pin_line(pins, pin_opts[i].set, pin_opts[i].value ? pin_opts[i].value : arg);
+			return 0;
+		}
+	switch (ch) {
+	case 's':
+		v = ap_xstrdup(arg);
+		if (strchr(v, ':'))
+			*strchr(v, ':') = ' ';
+		pin_line(pins, "set size", v);
+		free(v);
+		break;
+	case 'l':
+		return pin_location(pins, arg) ? AP_EXIT_USAGE : 0;
+	case OPT_BUFFERING:
+		if (!strcmp(arg, "yes") || !strcmp(arg, "true")) {
+			pin_line(pins, "set buffering", "true");
+		} else if (!strcmp(arg, "no") || !strcmp(arg, "false")) {
+			pin_line(pins, "set buffering", "false");
+		} else {
+			ap_usage_error(CMD, "--buffering: 'yes' or 'no', not '%s'", arg);
+			return AP_EXIT_USAGE;
+		}
+		break;
+	case 'i':
+		*pp->interact = true;
+		break;
+	}
+	return 0;
+}
+
+/*
  * The options, pinned as PostMark commands: 0 to go on; AP_EXIT_USAGE after
  * the message; -1 when the help or the version was printed. The pins are
  * freed unless 0.
  */
 static int parse_args(struct postmark_cmd *c, int argc, char **argv, bool *interact)
 {
-	int ch;
-	char *v;
+	const struct ap_opt common[] = {
+		AP_OPT_JSON(&c->json), AP_OPT_QUIET(&c->quiet), AP_OPT_HELP(usage),
+		AP_OPT_VERSION, AP_OPT_END
+	};
+	struct pm_parse pp = { c, interact };
+	const struct ap_opts p = {
+		.cmd = CMD, .common = common, .longopts = longopts, .shortopts = "s:N:S:t:l:d:i",
+		.own = postmark_opt, .ctx = &pp,
+	};
+	int rc = ap_opts_parse(&p, argc, argv);
 
-	while ((ch = getopt_long(argc, argv, "s:N:S:t:l:d:JiqhV", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 's':
-			v = ap_xstrdup(optarg);
-			if (strchr(v, ':'))
-				*strchr(v, ':') = ' ';
-			pin_line(&c->pins, "set size", v);
-			free(v);
-			break;
-		case 'N':
-			pin_line(&c->pins, "set number", optarg);
-			break;
-		case 'S':
-			pin_line(&c->pins, "set seed", optarg);
-			break;
-		case 't':
-			pin_line(&c->pins, "set transactions", optarg);
-			break;
-		case 'l':
-			if (pin_location(&c->pins, optarg)) {
-				pins_free(&c->pins);
-				return AP_EXIT_USAGE;
-			}
-			break;
-		case 'd':
-			pin_line(&c->pins, "set subdirectories", optarg);
-			break;
-		case OPT_READ_BLOCK:
-			pin_line(&c->pins, "set read", optarg);
-			break;
-		case OPT_WRITE_BLOCK:
-			pin_line(&c->pins, "set write", optarg);
-			break;
-		case OPT_BUFFERING:
-			if (!strcmp(optarg, "yes") || !strcmp(optarg, "true"))
-				pin_line(&c->pins, "set buffering", "true");
-			else if (!strcmp(optarg, "no") || !strcmp(optarg, "false"))
-				pin_line(&c->pins, "set buffering", "false");
-			else {
-				ap_usage_error(CMD, "--buffering: 'yes' or 'no', not '%s'", optarg);
-				pins_free(&c->pins);
-				return AP_EXIT_USAGE;
-			}
-			break;
-		case OPT_BIAS_READ:
-			pin_line(&c->pins, "set bias read", optarg);
-			break;
-		case OPT_BIAS_CREATE:
-			pin_line(&c->pins, "set bias create", optarg);
-			break;
-		case OPT_SYNC:
-			pin_line(&c->pins, "set sync", optarg);
-			break;
-		case OPT_DROP_CACHES:
-			pin_line(&c->pins, "set dropcaches", "true");
-			break;
-		case OPT_DATA:
-			pin_line(&c->pins, "set data", optarg);
-			break;
-		case 'J':
-			c->json = true;
-			break;
-		case OPT_TERSE:
-			pin_line(&c->pins, "set report", "terse");
-			break;
-		case 'i':
-			*interact = true;
-			break;
-		case 'q':
-			c->quiet = true;
-			break;
-		case 'h':
-			usage();
-			pins_free(&c->pins);
-			return -1;
-		case 'V':
-			ap_print_version();
-			pins_free(&c->pins);
-			return -1;
-		default:
-			ap_usage_hint(CMD);
-			pins_free(&c->pins);
-			return AP_EXIT_USAGE;
-		}
-	}
-	return 0;
+	if (rc)
+		pins_free(&c->pins);
+	return rc;
 }
 
 int ap_cmd_postmark(int argc, char **argv)

@@ -27,12 +27,14 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd/commands.h"
+#include "cmd/opts.h"
 #include "cmd/fleet.h"
 #include "cmd/probe.h"
 #include "device/safety.h"
@@ -71,13 +73,9 @@ enum {
 	OPT_MIN_SLOWDOWN,
 	OPT_ALLOW_METADATA,
 	OPT_ALLOW_PARTITION,
-	OPT_PLOT,
 	OPT_ALL_SIZES,
 	OPT_SAMPLES,
 	OPT_ALLOW_UNIDENTIFIED,
-	OPT_RECORD,
-	OPT_PROMETHEUS,
-	OPT_DRY_RUN,
 	OPT_FORCE,
 };
 
@@ -230,249 +228,233 @@ static int parse_count(const char *arg, const char *what, unsigned *out)
 	return 0;
 }
 
-/*
- * The options and their combinations, nothing opened yet: 0 to go on (to
- * do_undo() when c->undo is set), AP_EXIT_USAGE after the message, -1 when
- * the help, the version or the columns were printed.
- */
-static int parse_args(struct ctl *c, int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "emulate",             optional_argument, NULL, OPT_EMULATE },
-		{ "preserve",            no_argument,       NULL, 'P' },
-		{ "read-only",           no_argument,       NULL, 'R' },
-		{ "journal",             required_argument, NULL, OPT_JOURNAL },
-		{ "undo",                required_argument, NULL, OPT_UNDO },
-		{ "min-size",            required_argument, NULL, OPT_MIN_SIZE },
-		{ "max-size",            required_argument, NULL, OPT_MAX_SIZE },
-		{ "region-start",        required_argument, NULL, OPT_REGION_START },
-		{ "region-size",         required_argument, NULL, OPT_REGION_SIZE },
-		{ "slots",               required_argument, NULL, OPT_SLOTS },
-		{ "min-rounds",          required_argument, NULL, OPT_MIN_ROUNDS },
-		{ "max-rounds",          required_argument, NULL, OPT_MAX_ROUNDS },
-		{ "time-budget",         required_argument, NULL, OPT_BUDGET },
-		{ "seed",                required_argument, NULL, OPT_SEED },
-		{ "no-confirm",          no_argument,       NULL, OPT_NO_CONFIRM },
-		{ "write-cache",         required_argument, NULL, OPT_WRITE_CACHE },
-		{ "alpha",               required_argument, NULL, OPT_ALPHA },
-		{ "min-slowdown",        required_argument, NULL, OPT_MIN_SLOWDOWN },
-		{ "allow-metadata-area", no_argument,       NULL, OPT_ALLOW_METADATA },
-		{ "allow-partition",     no_argument,       NULL, OPT_ALLOW_PARTITION },
-		{ "allow-unidentified",  no_argument,       NULL, OPT_ALLOW_UNIDENTIFIED },
-		{ "yes",                 no_argument,       NULL, 'y' },
-		{ "plot",                required_argument, NULL, OPT_PLOT },
-		{ "all-sizes",           no_argument,       NULL, OPT_ALL_SIZES },
-		{ "samples",             required_argument, NULL, OPT_SAMPLES },
-		{ "record",              optional_argument, NULL, OPT_RECORD },
-		{ "prometheus",          required_argument, NULL, OPT_PROMETHEUS },
-		{ "dry-run",             no_argument,       NULL, OPT_DRY_RUN },
-		{ "force",               no_argument,       NULL, OPT_FORCE },
-		{ "quiet",               no_argument,       NULL, 'q' },
-		AP_OUT_LONGOPTS,
-		{ "help",                no_argument,       NULL, 'h' },
-		{ "version",             no_argument,       NULL, 'V' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct ap_error e = { 0 };
-	bool preserve = false, readonly = false;
-	uint64_t v;
-	double d;
-	int ch;
+static const struct option longopts[] = {
+	{ "emulate",             optional_argument, NULL, OPT_EMULATE },
+	{ "preserve",            no_argument,       NULL, 'P' },
+	{ "read-only",           no_argument,       NULL, 'R' },
+	{ "journal",             required_argument, NULL, OPT_JOURNAL },
+	{ "undo",                required_argument, NULL, OPT_UNDO },
+	{ "min-size",            required_argument, NULL, OPT_MIN_SIZE },
+	{ "max-size",            required_argument, NULL, OPT_MAX_SIZE },
+	{ "region-start",        required_argument, NULL, OPT_REGION_START },
+	{ "region-size",         required_argument, NULL, OPT_REGION_SIZE },
+	{ "slots",               required_argument, NULL, OPT_SLOTS },
+	{ "min-rounds",          required_argument, NULL, OPT_MIN_ROUNDS },
+	{ "max-rounds",          required_argument, NULL, OPT_MAX_ROUNDS },
+	{ "time-budget",         required_argument, NULL, OPT_BUDGET },
+	{ "seed",                required_argument, NULL, OPT_SEED },
+	{ "no-confirm",          no_argument,       NULL, OPT_NO_CONFIRM },
+	{ "write-cache",         required_argument, NULL, OPT_WRITE_CACHE },
+	{ "alpha",               required_argument, NULL, OPT_ALPHA },
+	{ "min-slowdown",        required_argument, NULL, OPT_MIN_SLOWDOWN },
+	{ "allow-metadata-area", no_argument,       NULL, OPT_ALLOW_METADATA },
+	{ "allow-partition",     no_argument,       NULL, OPT_ALLOW_PARTITION },
+	{ "allow-unidentified",  no_argument,       NULL, OPT_ALLOW_UNIDENTIFIED },
+	{ "all-sizes",           no_argument,       NULL, OPT_ALL_SIZES },
+	{ "samples",             required_argument, NULL, OPT_SAMPLES },
+	{ "force",               no_argument,       NULL, OPT_FORCE },
+	{ NULL, 0, NULL, 0 }
+};
 
-	ap_probe_opts_init(&c->o);
-	c->o.cancel = ap_sig_cancel;
-	c->budget_ns = DEFAULT_BUDGET_NS;
-	optind = 0;
-	while ((ch = getopt_long(argc, argv, "PRyqhV" AP_OUT_OPTSTRING, longopts, NULL)) != -1) {
-		if (ap_out_parse_opt(&c->out, ch, optarg))
+/* The size options: a field of struct ap_probe_opts each. */
+static const struct size_opt {
+	int val;
+	const char *name;
+	size_t off;
+} size_opts[] = {
+	{ OPT_MIN_SIZE, "min-size", offsetof(struct ap_probe_opts, min_size) },
+	{ OPT_MAX_SIZE, "max-size", offsetof(struct ap_probe_opts, max_size) },
+	{ OPT_REGION_START, "region-start", offsetof(struct ap_probe_opts, region_start) },
+	{ OPT_REGION_SIZE, "region-size", offsetof(struct ap_probe_opts, region_size) },
+};
+
+/* What parsing keeps besides struct ctl: the mode asked for. */
+struct probe_parse {
+	struct ctl *c;
+	bool preserve, readonly;
+};
+
+/* A size, a count of slots or rounds: 0, 1 when @ch is none of them, or AP_EXIT_USAGE. */
+static int amount_opt(struct ctl *c, int ch, const char *arg)
+{
+	size_t i;
+
+	for (i = 0; i < AP_ARRAY_SIZE(size_opts); i++) {
+		if (size_opts[i].val != ch)
 			continue;
-		switch (ch) {
-		case OPT_EMULATE:
-			c->emu_specs = ap_xreallocarray(c->emu_specs, c->nemu + 1, sizeof(char *));
-			c->emu_specs[c->nemu++] = optarg;
-			break;
-		case 'P':
-			preserve = true;
-			break;
-		case 'R':
-			readonly = true;
-			break;
-		case OPT_JOURNAL:
-		case OPT_UNDO:
-			if (!*optarg) {
-				ap_usage_error(CMD, "--%s: empty file name",
-					       ch == OPT_JOURNAL ? "journal" : "undo");
-				return AP_EXIT_USAGE;
-			}
-			if (ch == OPT_JOURNAL)
-				c->journal = optarg;
-			else
-				c->undo = optarg;
-			break;
-		case OPT_MIN_SIZE:
-		case OPT_MAX_SIZE:
-		case OPT_REGION_START:
-		case OPT_REGION_SIZE:
-			if (ap_parse_size(optarg, &v) != 0) {
-				ap_usage_error(CMD, "invalid --%s: '%s' (a size, e.g. 64K)",
-					       ch == OPT_MIN_SIZE ? "min-size" :
-					       ch == OPT_MAX_SIZE ? "max-size" :
-					       ch == OPT_REGION_START ? "region-start" : "region-size",
-					       optarg);
-				return AP_EXIT_USAGE;
-			}
-			if (ch == OPT_MIN_SIZE)
-				c->o.min_size = v;
-			else if (ch == OPT_MAX_SIZE)
-				c->o.max_size = v;
-			else if (ch == OPT_REGION_START)
-				c->o.region_start = v;
-			else
-				c->o.region_size = v;
-			break;
-		case OPT_SLOTS:
-			if (parse_count(optarg, "--slots", &c->o.slots))
-				return AP_EXIT_USAGE;
-			c->slots_set = true;
-			break;
-		case OPT_MIN_ROUNDS:
-			if (parse_count(optarg, "--min-rounds", &c->o.min_rounds))
-				return AP_EXIT_USAGE;
-			break;
-		case OPT_MAX_ROUNDS:
-			if (parse_count(optarg, "--max-rounds", &c->o.max_rounds))
-				return AP_EXIT_USAGE;
-			break;
-		case OPT_BUDGET:
-			if (ap_parse_duration_ns(optarg, &v) != 0 || v == 0) {
-				ap_usage_error(CMD, "invalid --time-budget: '%s' (e.g. 30s, 2m)",
-					       optarg);
-				return AP_EXIT_USAGE;
-			}
-			c->budget_ns = v;
-			c->budget_set = true;
-			break;
-		case OPT_SEED:
-			if (ap_parse_u64(optarg, &c->o.seed) != 0) {
-				ap_usage_error(CMD, "invalid --seed: '%s' (0..%" PRIu64 ")", optarg,
-				       UINT64_MAX);
-				return AP_EXIT_USAGE;
-			}
-			break;
-		case OPT_NO_CONFIRM:
-			c->o.confirm = false;
-			break;
-		case OPT_WRITE_CACHE:
-			if (strcmp(optarg, "off") != 0) {
-				ap_usage_error(CMD, "--write-cache: '%s': only 'off' (the drive's "
-					       "volatile cache off while it is probed)", optarg);
-				return AP_EXIT_USAGE;
-			}
-			c->wcache_off = true;
-			break;
-		case OPT_ALPHA:
-			if (ap_parse_double(optarg, &d) != 0 || !(d > 0 && d < 0.5)) {
-				ap_usage_error(CMD, "invalid --alpha: '%s' (0 < P < 0.5)", optarg);
-				return AP_EXIT_USAGE;
-			}
-			c->o.alpha = d;
-			break;
-		case OPT_MIN_SLOWDOWN:
-			if (ap_parse_double(optarg, &d) != 0 || !(d >= 1 && d < 1000)) {
-				ap_usage_error(CMD, "invalid --min-slowdown: '%s' (1 <= X < 1000)",
-					       optarg);
-				return AP_EXIT_USAGE;
-			}
-			c->o.min_slowdown = d;
-			break;
-		case OPT_ALLOW_METADATA:
-			c->o.allow_metadata = true;
-			break;
-		case OPT_ALLOW_PARTITION:
-			c->allow_partition = true;
-			break;
-		case OPT_ALLOW_UNIDENTIFIED:
-			c->allow_unidentified = true;
-			break;
-		case 'y':
-			c->yes = true;
-			break;
-		case OPT_PLOT:
-			c->plot = optarg;
-			break;
-		case OPT_ALL_SIZES:
-			c->all_sizes = true;
-			break;
-		case OPT_SAMPLES:
-			c->samples = optarg;
-			break;
-		case OPT_RECORD:
-			c->record = optarg;
-			c->record_set = true;
-			break;
-		case OPT_PROMETHEUS:
-			c->prometheus = optarg;
-			break;
-		case OPT_DRY_RUN:
-			c->dry_run = true;
-			break;
-		case OPT_FORCE:
-			c->force = true;
-			break;
-		case 'q':
-			c->quiet = true;
-			break;
-		case 'h':
-			usage();
-			return -1;
-		case 'V':
-			ap_print_version();
-			return -1;
-		default:
-			ap_usage_hint(CMD);
+		if (ap_parse_size(arg, (uint64_t *)((char *)&c->o + size_opts[i].off)) != 0) {
+			ap_usage_error(CMD, "invalid --%s: '%s' (a size, e.g. 64K)",
+				       size_opts[i].name, arg);
 			return AP_EXIT_USAGE;
 		}
+		return 0;
 	}
-	if (c->out.list_columns) {
-		ap_out_list_columns(&c->out, probe_infos, PROBE_NCOLS);
-		return -1;
+	switch (ch) {
+	case OPT_SLOTS:
+		if (parse_count(arg, "--slots", &c->o.slots))
+			return AP_EXIT_USAGE;
+		c->slots_set = true;
+		return 0;
+	case OPT_MIN_ROUNDS:
+		return parse_count(arg, "--min-rounds", &c->o.min_rounds) ? AP_EXIT_USAGE : 0;
+	case OPT_MAX_ROUNDS:
+		return parse_count(arg, "--max-rounds", &c->o.max_rounds) ? AP_EXIT_USAGE : 0;
 	}
-	if (ap_out_validate(&c->out, &e) != 0) {
-		ap_usage_error(CMD, "%s", e.msg);
-		return AP_EXIT_USAGE;
+	return 1;
+}
+
+/* When the measuring stops and what it calls an effect: 0, 1 (not one), or AP_EXIT_USAGE. */
+static int decision_opt(struct ctl *c, int ch, const char *arg)
+{
+	uint64_t v;
+	double d;
+
+	switch (ch) {
+	case OPT_BUDGET:
+		if (ap_parse_duration_ns(arg, &v) != 0 || v == 0) {
+			ap_usage_error(CMD, "invalid --time-budget: '%s' (e.g. 30s, 2m)", arg);
+			return AP_EXIT_USAGE;
+		}
+		c->budget_ns = v;
+		c->budget_set = true;
+		return 0;
+	case OPT_SEED:
+		if (ap_parse_u64(arg, &c->o.seed) != 0) {
+			ap_usage_error(CMD, "invalid --seed: '%s' (0..%" PRIu64 ")", arg, UINT64_MAX);
+			return AP_EXIT_USAGE;
+		}
+		return 0;
+	case OPT_NO_CONFIRM:
+		c->o.confirm = false;
+		return 0;
+	case OPT_WRITE_CACHE:
+		if (strcmp(arg, "off") != 0) {
+			ap_usage_error(CMD, "--write-cache: '%s': only 'off' (the drive's "
+				       "volatile cache off while it is probed)", arg);
+			return AP_EXIT_USAGE;
+		}
+		c->wcache_off = true;
+		return 0;
+	case OPT_ALPHA:
+		if (ap_parse_double(arg, &d) != 0 || !(d > 0 && d < 0.5)) {
+			ap_usage_error(CMD, "invalid --alpha: '%s' (0 < P < 0.5)", arg);
+			return AP_EXIT_USAGE;
+		}
+		c->o.alpha = d;
+		return 0;
+	case OPT_MIN_SLOWDOWN:
+		if (ap_parse_double(arg, &d) != 0 || !(d >= 1 && d < 1000)) {
+			ap_usage_error(CMD, "invalid --min-slowdown: '%s' (1 <= X < 1000)", arg);
+			return AP_EXIT_USAGE;
+		}
+		c->o.min_slowdown = d;
+		return 0;
 	}
-	/* a bad -o list is a usage error before anything is written */
-	if (ap_cmd_check_columns(CMD, &c->out, probe_infos, PROBE_NCOLS, probe_default_cols,
-				 probe_ndefault_cols) != 0)
-		return AP_EXIT_USAGE;
+	return 1;
+}
+
+/* The mode, the journal, --undo and what the region may cover: 0 or AP_EXIT_USAGE. */
+static int mode_opt(struct probe_parse *pp, int ch, const char *arg)
+{
+	struct ctl *c = pp->c;
+
+	switch (ch) {
+	case OPT_EMULATE:
+		c->emu_specs = ap_xreallocarray(c->emu_specs, c->nemu + 1, sizeof(char *));
+		c->emu_specs[c->nemu++] = (char *)arg;	/* argv's own */
+		break;
+	case 'P':
+		pp->preserve = true;
+		break;
+	case 'R':
+		pp->readonly = true;
+		break;
+	case OPT_JOURNAL:
+	case OPT_UNDO:
+		if (!*arg) {
+			ap_usage_error(CMD, "--%s: empty file name",
+				       ch == OPT_JOURNAL ? "journal" : "undo");
+			return AP_EXIT_USAGE;
+		}
+		*(ch == OPT_JOURNAL ? &c->journal : &c->undo) = arg;
+		break;
+	case OPT_ALLOW_METADATA:
+		c->o.allow_metadata = true;
+		break;
+	case OPT_ALLOW_PARTITION:
+		c->allow_partition = true;
+		break;
+	case OPT_ALLOW_UNIDENTIFIED:
+		c->allow_unidentified = true;
+		break;
+	case OPT_FORCE:
+		c->force = true;
+		break;
+	case OPT_ALL_SIZES:
+		c->all_sizes = true;
+		break;
+	case OPT_SAMPLES:
+		c->samples = arg;
+		break;
+	}
+	return 0;
+}
+
+/* One of probe's own options: 0, or AP_EXIT_USAGE after the message. */
+static int probe_opt(void *ctx, int ch, const char *arg)
+{
+	struct probe_parse *pp = ctx;
+	int rc = amount_opt(pp->c, ch, arg);
+
+	if (rc == 1)
+		rc = decision_opt(pp->c, ch, arg);
+	if (rc == 1)
+		rc = mode_opt(pp, ch, arg);
+	return rc;
+}
+
+/* --undo goes with nothing of a probe; its own options with nothing else. */
+static int check_undo_args(const struct probe_parse *pp)
+{
+	const struct ctl *c = pp->c;
+
 	if (c->undo) {
-		if (c->nemu || preserve || readonly || c->dry_run || c->record_set || c->prometheus) {
+		if (c->nemu || pp->preserve || pp->readonly || c->dry_run || c->record_set ||
+		    c->prometheus) {
 			ap_usage_error(CMD, "--undo cannot be combined with a probe%s",
 				       c->dry_run ? " (or --dry-run)" : "");
 			return AP_EXIT_USAGE;
 		}
-		return 0;	/* do_undo() */
+		return 0;
 	}
 	if (c->allow_unidentified || c->force) {
 		ap_usage_error(CMD, "--%s is only used with --undo",
 			       c->force ? "force" : "allow-unidentified");
 		return AP_EXIT_USAGE;
 	}
-	if (preserve && readonly) {
+	return 0;
+}
+
+/* The mode, the devices and the sizes of a probe: 0 or AP_EXIT_USAGE after the message. */
+static int check_probe_args(const struct probe_parse *pp, int argc, char **argv)
+{
+	struct ctl *c = pp->c;
+
+	if (pp->preserve && pp->readonly) {
 		ap_usage_error(CMD, "--preserve and --read-only are mutually exclusive");
 		return AP_EXIT_USAGE;
 	}
-	if (c->journal && !preserve) {
+	if (c->journal && !pp->preserve) {
 		ap_usage_error(CMD, "--journal is only used with --preserve");
 		return AP_EXIT_USAGE;
 	}
-	if (c->wcache_off && readonly) {
+	if (c->wcache_off && pp->readonly) {
 		ap_usage_error(CMD, "--write-cache is for writing probes: --read-only writes "
 			       "nothing");
 		return AP_EXIT_USAGE;
 	}
-	c->o.mode = preserve ? AP_PROBE_PRESERVE : readonly ? AP_PROBE_READONLY :
-		   AP_PROBE_DESTRUCTIVE;
+	c->o.mode = pp->preserve ? AP_PROBE_PRESERVE : pp->readonly ? AP_PROBE_READONLY :
+		    AP_PROBE_DESTRUCTIVE;
 	if (optind >= argc && !c->nemu) {
 		ap_usage_error(CMD, "no device given (or --emulate)");
 		return AP_EXIT_USAGE;
@@ -487,12 +469,50 @@ static int parse_args(struct ctl *c, int argc, char **argv)
 		ap_usage_error(CMD, "--min-rounds is larger than --max-rounds");
 		return AP_EXIT_USAGE;
 	}
-
 	if (ap_check_listed_twice(CMD, argv + optind, (size_t)(argc - optind)))
 		return AP_EXIT_USAGE;
 	c->names = argv + optind;
 	c->nnamed = (size_t)(argc - optind);
 	return 0;
+}
+
+/*
+ * The options and their combinations, nothing opened yet: 0 to go on (to
+ * do_undo() when c->undo is set), AP_EXIT_USAGE after the message, -1 when
+ * the help, the version or the columns were printed.
+ */
+static int parse_args(struct ctl *c, int argc, char **argv)
+{
+	const struct ap_opt common[] = {
+		AP_OPT_YES(&c->yes), AP_OPT_PLOT(&c->plot),
+		AP_OPT_RECORD(&c->record, &c->record_set), AP_OPT_PROMETHEUS(&c->prometheus),
+		AP_OPT_DRY_RUN(&c->dry_run), AP_OPT_QUIET(&c->quiet), AP_OPT_OUTPUT(&c->out),
+		AP_OPT_HELP(usage), AP_OPT_VERSION, AP_OPT_END
+	};
+	struct probe_parse pp = { .c = c };
+	const struct ap_opts p = {
+		.cmd = CMD, .common = common, .longopts = longopts, .shortopts = "PR",
+		.own = probe_opt, .ctx = &pp,
+	};
+	int rc;
+
+	ap_probe_opts_init(&c->o);
+	c->o.cancel = ap_sig_cancel;
+	c->budget_ns = DEFAULT_BUDGET_NS;
+	rc = ap_opts_parse(&p, argc, argv);
+	if (!rc)
+		rc = ap_opts_list_columns(&c->out, probe_infos, PROBE_NCOLS);
+	if (!rc)
+		rc = ap_opts_out_check(CMD, &c->out);
+	/* a bad -o list is a usage error before anything is written */
+	if (!rc && ap_cmd_check_columns(CMD, &c->out, probe_infos, PROBE_NCOLS,
+					probe_default_cols, probe_ndefault_cols) != 0)
+		rc = AP_EXIT_USAGE;
+	if (!rc)
+		rc = check_undo_args(&pp);
+	if (rc || c->undo)
+		return rc;	/* do_undo() when 0 */
+	return check_probe_args(&pp, argc, argv);
 }
 
 static void free_ctl(struct ctl *c)

@@ -138,11 +138,14 @@ static int wcache_restore(struct ctl *c)
 int probe_journal_usable(const char *dev, const char *journal, const struct ap_probe_plan *plan,
 			 const struct ap_disk_identity *id)
 {
-	struct ap_journal_plan jp = { .slots = plan->slots, .span = (uint32_t)plan->span };
-	uint64_t need = ap_journal_bytes(&jp, id), avail;
+	struct ap_journal_plan jp;
+	uint64_t need, avail;
 	struct stat st;
 	char b1[32], b2[32], b3[32];
 	int rc;
+
+	ap_probe_journal_plan(plan, false, &jp);
+	need = ap_journal_bytes(&jp, id);
 
 	if (lstat(journal, &st) == 0) {
 		if (S_ISDIR(st.st_mode))
@@ -170,7 +173,7 @@ int probe_journal_usable(const char *dev, const char *journal, const struct ap_p
 		return ap_errx(CMD, journal, ENOSPC, "the undo journal needs %s (%u records "
 			       "of %s), its file system has %s free; choose another --journal",
 			       ap_size_exact(need, b1, sizeof(b1)), plan->slots,
-			       ap_size_exact(plan->span, b2, sizeof(b2)),
+			       ap_size_exact(jp.span, b2, sizeof(b2)),
 			       ap_size_exact(avail, b3, sizeof(b3)));
 	return 0;
 }

@@ -218,7 +218,8 @@ static void print_words(struct ctl *c, const struct job *j)
 	if (r->mode == AP_PROBE_PRESERVE && j->d.restored)
 		printf("  data preserved: %" PRIu64 " ranges of %s verified identical (%" PRIu64
 		       " rewritten), undo journal removed\n", j->d.restore.records,
-		       ap_size_exact(r->plan.span, b, sizeof(b)), j->d.restore.restored);
+		       ap_size_exact(ap_probe_record_len(&r->plan), b, sizeof(b)),
+		       j->d.restore.restored);
 }
 
 /* What the measurement's checks of its own assumptions measured, and the one that failed. */
@@ -522,8 +523,10 @@ static void print_plan(const struct ctl *c, const char *dev, const struct ap_pro
 	       ap_size_exact(p->span, b3, sizeof(b3)));
 	free(rs);
 	if (c->o.mode == AP_PROBE_PRESERVE)
-		printf("  read the %u slots (%s) into the undo journal\n  %s and sync it,\n",
-		       p->slots, ap_size_exact((uint64_t)p->slots * p->span, b1, sizeof(b1)),
+		printf("  read the %u slots, each with the %s on either side that a torn\n"
+		       "  write may reach (%s in all), into the undo journal\n  %s and sync it,\n",
+		       p->slots, ap_size_exact(p->margin, b2, sizeof(b2)),
+		       ap_size_exact((uint64_t)p->slots * ap_probe_record_len(p), b1, sizeof(b1)),
 		       journal);
 	if (c->o.mode != AP_PROBE_READONLY)
 		printf("  write a slot's %s once before its first timed write (untimed, to\n"

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmd/commands.h"
+#include "cmd/opts.h"
 #include "cmd/seq.h"
 #include "device/cachectl.h"
 #include "device/safety.h"
@@ -41,8 +42,6 @@ enum {
 	OPT_CELL_TIME,
 	OPT_VERIFY,
 	OPT_KEEP,
-	OPT_PLOT,
-	OPT_DRY_RUN,
 	OPT_ALLOW_PARTITION,
 	OPT_EMULATE,
 	OPT_POOL,
@@ -61,17 +60,10 @@ static const struct option longopts[] = {
 	{ "cell-time",       required_argument, NULL, OPT_CELL_TIME },
 	{ "verify",          no_argument,       NULL, OPT_VERIFY },
 	{ "keep",            no_argument,       NULL, OPT_KEEP },
-	{ "plot",            required_argument, NULL, OPT_PLOT },
-	{ "yes",             no_argument,       NULL, 'y' },
-	{ "dry-run",         no_argument,       NULL, OPT_DRY_RUN },
 	{ "allow-partition", no_argument,       NULL, OPT_ALLOW_PARTITION },
 	{ "emulate",         optional_argument, NULL, OPT_EMULATE },
 	{ "pool",            required_argument, NULL, OPT_POOL },
 	{ "write-cache",     required_argument, NULL, OPT_WRITE_CACHE },
-	{ "quiet",           no_argument,       NULL, 'q' },
-	{ "help",            no_argument,       NULL, 'h' },
-	{ "version",         no_argument,       NULL, 'V' },
-	AP_OUT_LONGOPTS,
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -185,144 +177,141 @@ static char *seq_drive_write_cache(const struct ap_seq_target *t)
 	return s;
 }
 
-static int seq_parse_args(struct seq_cmd *c, int argc, char **argv)
+/* What a run writes and how long a cell may take: 0, or AP_EXIT_USAGE. */
+static int seq_data_opt(struct seq_cmd *c, int ch, const char *arg)
 {
-	struct ap_error e = { 0 };
-	uint64_t v;
-	int ch;
-
-	c->o.rounds = 1;
-	c->o.seed = 1;
-	c->o.data = AP_DATAGEN_RANDOM;
-	c->o.max_cell_ns = SEQ_DEFAULT_CELL_NS;
-	c->o.cancel = ap_sig_cancel;
-	c->o.wc_set = ap_cachectl_set;	/* with --write-cache */
-	c->o.wc_arg = &c->wc;
-	while ((ch = getopt_long(argc, argv, "s:B:m:Ryqh" AP_OUT_OPTSTRING "V", longopts,
-				 NULL)) != -1) {
-		if (ap_out_parse_opt(&c->out, ch, optarg))
-			continue;
-		switch (ch) {
-		case 's':
-			if (ap_parse_size(optarg, &c->o.size) < 0 || !c->o.size) {
-				ap_usage_error(CMD, "invalid --size '%s'", optarg);
-				return AP_EXIT_USAGE;
-			}
-			c->size_set = true;
-			break;
-		case OPT_OFFSET:
-			if (ap_parse_size(optarg, &c->o.offset) < 0) {
-				ap_usage_error(CMD, "invalid --offset '%s'", optarg);
-				return AP_EXIT_USAGE;
-			}
-			break;
-		case 'B':
-			c->bs_arg = optarg;
-			break;
-		case 'm':
-			c->modes_arg = optarg;
-			break;
-		case 'R':
-			c->read = true;
-			break;
-		case OPT_ROUNDS:
-			if (ap_parse_u64(optarg, &v) < 0 || !v || v > 1000) {
-				ap_usage_error(CMD, "invalid --rounds '%s' (1 to 1000)", optarg);
-				return AP_EXIT_USAGE;
-			}
-			c->o.rounds = (unsigned)v;
-			break;
-		case OPT_SEED:
-			if (ap_parse_u64(optarg, &c->o.seed) < 0) {
-				ap_usage_error(CMD, "invalid --seed '%s'", optarg);
-				return AP_EXIT_USAGE;
-			}
-			break;
-		case OPT_DATA:
-			if (ap_datagen_kind_parse(optarg, &c->o.data) < 0) {
-				ap_usage_error(CMD, "invalid --data '%s' (random or zero)", optarg);
-				return AP_EXIT_USAGE;
-			}
-			break;
-		case OPT_CELL_TIME:
-			if (!strcmp(optarg, "0"))
-				c->o.max_cell_ns = 0;
-			else if (ap_parse_duration_ns(optarg, &c->o.max_cell_ns) < 0 ||
-				 !c->o.max_cell_ns) {
-				ap_usage_error(CMD, "invalid --cell-time '%s' (e.g. 30s, or 0)", optarg);
-				return AP_EXIT_USAGE;
-			}
-			break;
-		case OPT_VERIFY:
-			c->o.verify = true;
-			break;
-		case OPT_POOL:
-			if (ap_parse_size(optarg, &c->o.pool_max) < 0 || c->o.pool_max < 4096 ||
-			    c->o.pool_max % 4096) {
-				ap_usage_error(CMD, "invalid --pool '%s' (a multiple of 4K)", optarg);
-				return AP_EXIT_USAGE;
-			}
-			break;
-		case OPT_KEEP:
-			c->keep = true;
-			break;
-		case OPT_WRITE_CACHE:
-			c->wc_arg = optarg;
-			break;
-		case OPT_PLOT:
-			c->plot = optarg;
-			break;
-		case 'y':
-			c->so.yes = true;
-			break;
-		case OPT_DRY_RUN:
-			c->so.dry_run = c->dry_run = true;
-			break;
-		case OPT_ALLOW_PARTITION:
-			c->so.allow_partition = true;
-			break;
-		case OPT_EMULATE:
-			c->emulate = true;
-			c->emu_spec = optarg;
-			break;
-		case 'q':
-			c->quiet = true;
-			break;
-		case 'h':
-			usage();
-			return -1;
-		case 'V':
-			ap_print_version();
-			return -1;
-		default:
-			ap_usage_hint(CMD);
+	switch (ch) {
+	case OPT_DATA:
+		if (ap_datagen_kind_parse(arg, &c->o.data) < 0) {
+			ap_usage_error(CMD, "invalid --data '%s' (random or zero)", arg);
 			return AP_EXIT_USAGE;
 		}
+		break;
+	case OPT_CELL_TIME:
+		if (!strcmp(arg, "0"))
+			c->o.max_cell_ns = 0;
+		else if (ap_parse_duration_ns(arg, &c->o.max_cell_ns) < 0 || !c->o.max_cell_ns) {
+			ap_usage_error(CMD, "invalid --cell-time '%s' (e.g. 30s, or 0)", arg);
+			return AP_EXIT_USAGE;
+		}
+		break;
+	case OPT_POOL:
+		if (ap_parse_size(arg, &c->o.pool_max) < 0 || c->o.pool_max < 4096 ||
+		    c->o.pool_max % 4096) {
+			ap_usage_error(CMD, "invalid --pool '%s' (a multiple of 4K)", arg);
+			return AP_EXIT_USAGE;
+		}
+		break;
 	}
-	if (ap_out_validate(&c->out, &e) < 0) {
-		ap_usage_error(CMD, "%s", e.msg);
-		return AP_EXIT_USAGE;
+	return 0;
+}
+
+/* The size of a run and how it runs: 0, or AP_EXIT_USAGE after the message. */
+static int seq_run_opt(struct seq_cmd *c, int ch, const char *arg)
+{
+	uint64_t v;
+
+	switch (ch) {
+	case 's':
+		if (ap_parse_size(arg, &c->o.size) < 0 || !c->o.size) {
+			ap_usage_error(CMD, "invalid --size '%s'", arg);
+			return AP_EXIT_USAGE;
+		}
+		c->size_set = true;
+		break;
+	case OPT_OFFSET:
+		if (ap_parse_size(arg, &c->o.offset) < 0) {
+			ap_usage_error(CMD, "invalid --offset '%s'", arg);
+			return AP_EXIT_USAGE;
+		}
+		break;
+	case OPT_ROUNDS:
+		if (ap_parse_u64(arg, &v) < 0 || !v || v > 1000) {
+			ap_usage_error(CMD, "invalid --rounds '%s' (1 to 1000)", arg);
+			return AP_EXIT_USAGE;
+		}
+		c->o.rounds = (unsigned)v;
+		break;
+	case OPT_SEED:
+		if (ap_parse_u64(arg, &c->o.seed) < 0) {
+			ap_usage_error(CMD, "invalid --seed '%s'", arg);
+			return AP_EXIT_USAGE;
+		}
+		break;
+	default:
+		return seq_data_opt(c, ch, arg);
 	}
+	return 0;
+}
+
+/* One of seq's own options: 0, or AP_EXIT_USAGE after the message. */
+static int seq_opt(void *ctx, int ch, const char *arg)
+{
+	struct seq_cmd *c = ctx;
+
+	switch (ch) {
+	case 'B':
+		c->bs_arg = arg;
+		break;
+	case 'm':
+		c->modes_arg = arg;
+		break;
+	case 'R':
+		c->read = true;
+		break;
+	case OPT_VERIFY:
+		c->o.verify = true;
+		break;
+	case OPT_KEEP:
+		c->keep = true;
+		break;
+	case OPT_WRITE_CACHE:
+		c->wc_arg = arg;
+		break;
+	case OPT_ALLOW_PARTITION:
+		c->so.allow_partition = true;
+		break;
+	case OPT_EMULATE:
+		c->emulate = true;
+		c->emu_spec = arg;
+		break;
+	default:
+		return seq_run_opt(c, ch, arg);
+	}
+	return 0;
+}
+
+/* The output options and what they depend on (--write-cache's columns). */
+static int seq_output_args(struct seq_cmd *c)
+{
+	struct ap_error e = { 0 };
+	int rc = ap_opts_out_check(CMD, &c->out);
+
+	if (rc)
+		return rc;
 	if (c->dry_run && c->out.json) {
 		/* the plan is text: no JSON consumer should be handed it */
 		ap_usage_error(CMD, "--dry-run prints its plan as text: -J/--json cannot go with it");
 		return AP_EXIT_USAGE;
 	}
-	if (c->out.list_columns) {
-		ap_out_list_columns(&c->out, ap_seq_out_infos, SEQ_NCOLS);
-		return -1;
-	}
+	rc = ap_opts_list_columns(&c->out, ap_seq_out_infos, SEQ_NCOLS);
+	if (rc)
+		return rc;
 	if (c->wc_arg && ap_seq_wc_parse(c->wc_arg, c->o.wc, &c->o.nwc, &e) < 0) {
 		ap_usage_error(CMD, "--write-cache: %s", e.msg);
 		return AP_EXIT_USAGE;
 	}
-	if (ap_out_columns(&c->out, ap_seq_out_infos, SEQ_NCOLS,
-			   c->o.nwc ? ap_seq_out_default_cols_wc : ap_seq_out_default_cols,
-			   c->o.nwc ? ap_seq_out_ndefault_cols_wc : ap_seq_out_ndefault_cols,
-			   c->cols, &c->ncols, &e) < 0) {
-		ap_usage_error(CMD, "%s", e.msg);
-		return AP_EXIT_USAGE;
-	}
+	return ap_opts_columns(CMD, &c->out, ap_seq_out_infos, SEQ_NCOLS,
+			       c->o.nwc ? ap_seq_out_default_cols_wc : ap_seq_out_default_cols,
+			       c->o.nwc ? ap_seq_out_ndefault_cols_wc : ap_seq_out_ndefault_cols,
+			       c->cols, &c->ncols);
+}
+
+/* TARGET or --emulate, then the matrix: modes and block sizes. */
+static int seq_operands(struct seq_cmd *c, int argc, char **argv)
+{
+	struct ap_error e = { 0 };
+
 	if (c->emulate) {
 		if (optind < argc) {
 			ap_usage_error(CMD, "--emulate and a TARGET ('%s') exclude each other",
@@ -353,6 +342,35 @@ static int seq_parse_args(struct seq_cmd *c, int argc, char **argv)
 		return AP_EXIT_USAGE;
 	}
 	return 0;
+}
+
+static int seq_parse_args(struct seq_cmd *c, int argc, char **argv)
+{
+	const struct ap_opt common[] = {
+		AP_OPT_PLOT(&c->plot), AP_OPT_YES(&c->so.yes), AP_OPT_DRY_RUN(&c->dry_run),
+		AP_OPT_QUIET(&c->quiet), AP_OPT_HELP(usage), AP_OPT_VERSION,
+		AP_OPT_OUTPUT(&c->out), AP_OPT_END
+	};
+	const struct ap_opts p = {
+		.cmd = CMD, .common = common, .longopts = longopts, .shortopts = "s:B:m:R",
+		.own = seq_opt, .ctx = c,
+	};
+	int rc;
+
+	c->o.rounds = 1;
+	c->o.seed = 1;
+	c->o.data = AP_DATAGEN_RANDOM;
+	c->o.max_cell_ns = SEQ_DEFAULT_CELL_NS;
+	c->o.cancel = ap_sig_cancel;
+	c->o.wc_set = ap_cachectl_set;	/* with --write-cache */
+	c->o.wc_arg = &c->wc;
+	rc = ap_opts_parse(&p, argc, argv);
+	c->so.dry_run = c->dry_run;
+	if (!rc)
+		rc = seq_output_args(c);
+	if (!rc)
+		rc = seq_operands(c, argc, argv);
+	return rc;
 }
 
 /* Size and block sizes once the target's capacity is known. */
@@ -489,69 +507,176 @@ static void seq_print_plan(struct seq_cmd *c, struct ap_seq_result *r)
 	seq_dry_run_outputs(c);
 }
 
+/*
+ * The target through the gate (a device) or the file checks (a file):
+ * 0 with *@is_bdev and, for a device, *@hold and @st; else the exit code.
+ */
+static int seq_gate(struct seq_cmd *c, struct ap_safety_target *st, int *hold, bool *is_bdev)
+{
+	struct ap_error e = { 0 };
+	struct stat sb;
+	bool exists = stat(c->target, &sb) == 0;
+	int serr = exists ? 0 : errno, rc;
+
+	*is_bdev = exists && S_ISBLK(sb.st_mode);
+	if (*is_bdev) {
+		/* the gate first: it takes the device O_EXCL before its checks */
+		rc = ap_cmd_gate(CMD, c->target, &c->so, st);
+		if (rc)
+			return rc;	/* 3, or 2 */
+		*hold = st->fd;
+		st->fd = -1;
+		return 0;
+	}
+	if (exists && !S_ISREG(sb.st_mode))
+		return ap_errx(CMD, c->target, S_ISDIR(sb.st_mode) ? EISDIR : ENOTBLK,
+			       "not a block device or a regular file");
+	if (serr == ENOENT && strncmp(c->target, "/dev/", 5) == 0)
+		/* a mistyped device name: never a file in /dev */
+		return ap_errx(CMD, c->target, ENOENT, "no such device (a new regular file "
+			       "is created only outside /dev)");
+	/* a file behind a loop device or swap is a disk in use: the gate's refusal */
+	if (ap_safety_check_file(c->target, &e) != 0)
+		return ap_err_error(CMD, c->target, &e);
+	/* what opening it will check, without creating it */
+	if (c->dry_run && ap_seq_target_check(c->target, &e) != 0)
+		return ap_err_error(CMD, c->target, &e);
+	return 0;
+}
+
+/* Open the target (a dry run on a file: only its size): 0, or 2 after the message. */
+static int seq_open(struct seq_cmd *c, struct ap_seq_target *t, int hold, bool is_bdev,
+		    struct ap_safety_target *st)
+{
+	struct ap_error e = { 0 };
+	struct stat sb;
+
+	if (c->dry_run && !is_bdev) {
+		/* plan without creating anything */
+		t->path = ap_xstrdup(c->target);
+		t->align = 4096;
+		if (stat(c->target, &sb) == 0)
+			t->capacity = (uint64_t)sb.st_size;
+		return 0;
+	}
+	if (ap_seq_target_open(t, c->target, hold, &e) < 0) {
+		if (hold >= 0)
+			close(hold);
+		ap_safety_target_free(st);
+		return ap_err_error(CMD, c->target, &e);	/* cannot create: 2 */
+	}
+	return 0;
+}
+
+/* Every check before anything is written, the confirmation last: 0 or the exit code. */
+static int seq_prepare(struct seq_cmd *c, struct ap_seq_target *t, struct ap_seq_result *r,
+		       const struct ap_safety_target *st, bool is_bdev)
+{
+	struct ap_error e = { 0 };
+	int rc = seq_finish_opts(c, t);
+
+	if (!rc && ap_seq_plan(t, &c->o, r, &e) < 0) {
+		ap_warnx(CMD, c->target, "%s", e.msg);
+		rc = AP_EXIT_USAGE;
+	}
+	if (!rc && c->o.nwc)
+		rc = seq_wc_find(c, t, is_bdev);
+	if (!rc && is_bdev && !c->emulate)
+		rc = ap_cmd_confirm(CMD, c->target, st, &c->so, NULL);
+	return rc;
+}
+
+/*
+ * The write cache before the first run: a killed run's switch put back
+ * and adopted, the states read, and (--write-cache) recorded for cleanup.
+ * 0, or AP_EXIT_FAILURE after the message.
+ */
+static int seq_wc_before(struct seq_cmd *c, const struct ap_seq_target *t)
+{
+	struct ap_error e = { 0 };
+
+	/* a killed run's switch first: put back what it found, and keep that as found */
+	if (c->o.nwc && ap_cachectl_adopt(&c->wc, &e) < 0) {
+		ap_warnx(CMD, c->target, "a killed run's write cache record: %s", e.msg);
+		return AP_EXIT_FAILURE;
+	}
+	c->wc_sysfs = ap_seq_sysfs_write_cache(t);
+	c->wc_drive = seq_drive_write_cache(t);
+	c->wc_found = seq_wc_found(c);
+	/* the state found on record before the first switch: cleanup's after a SIGKILL */
+	if (c->o.nwc && ap_cachectl_record(&c->wc, &e) < 0) {
+		ap_warnx(CMD, c->target, "%s", e.msg);
+		return AP_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/* The runs, the cache put back after them: the exit status so far. */
+static int seq_run_cells(struct seq_cmd *c, struct ap_seq_target *t, struct ap_seq_result *r,
+			 bool *interrupted)
+{
+	struct ap_error e = { 0 };
+	char what[PATH_MAX + 8];
+	int rc, ret = AP_EXIT_OK;
+
+	snprintf(what, sizeof(what), "seq %s", c->target);
+	ap_progress_init(&c->prog, what, r->runs_total, c->quiet);
+	rc = ap_seq_run(t, &c->o, r, seq_progress, c, &e);
+	ap_progress_clear(&c->prog);
+	/* put the cache back whatever happened: done, an error, a signal */
+	if (c->o.nwc && seq_wc_restore(c) < 0)
+		ret = AP_EXIT_FAILURE;
+	if (rc == -EINTR || ap_sig_pending()) {
+		*interrupted = true;
+		ret = AP_EXIT_SIGNAL_BASE + (ap_sig_pending() ? ap_sig_pending() : 2);
+		ap_warnx(CMD, c->target, "interrupted after %zu of %zu runs; printing the cells done",
+			 r->runs_done, r->runs_total);
+	} else if (rc < 0) {
+		ap_warnx(CMD, c->target, "%s", e.msg);
+		ret = AP_EXIT_FAILURE;	/* a failed restore said so already */
+		if (r->runs_done)
+			ap_warnx(CMD, c->target, "printing the %zu runs done before the error",
+				 r->runs_done);
+	}
+	return ret;
+}
+
+/* The cells as a table (with the human head and tail) or JSON, and the plot: 0 or -1. */
+static int seq_print(struct seq_cmd *c, const struct ap_seq_target *t, struct ap_seq_result *r,
+		     bool interrupted)
+{
+	bool human = !c->out.json && !c->out.raw && !c->out.csv && !c->out.noheadings;
+	int rc;
+
+	ap_seq_out_knees(c, r);
+	if (c->out.json) {
+		rc = ap_seq_out_json(c, t, r, interrupted);
+	} else {
+		if (human)
+			ap_seq_out_head(c, t);
+		rc = ap_seq_out_table(c, r);
+		if (human)
+			ap_seq_out_tail(c, r);
+	}
+	if (c->plot && r->runs_done && ap_seq_out_plot(c, r) < 0)
+		rc = -1;
+	return rc < 0 ? -1 : 0;
+}
+
 static int seq_main(struct seq_cmd *c)
 {
 	struct ap_safety_target st = { .fd = -1 };
 	struct ap_seq_target t = { .fd = -1 };
 	struct ap_seq_result r = { 0 };
-	struct ap_error e = { 0 };
-	struct stat sb;
-	bool exists, is_bdev, interrupted = false;
-	int hold = -1, rc, ret = AP_EXIT_OK, serr;
-	char what[PATH_MAX + 8];
+	bool is_bdev, interrupted = false;
+	int hold = -1, rc, ret;
 
-	exists = stat(c->target, &sb) == 0;
-	serr = exists ? 0 : errno;
-	is_bdev = exists && S_ISBLK(sb.st_mode);
-	if (is_bdev) {
-		/* the gate first: it takes the device O_EXCL before its checks */
-		rc = ap_cmd_gate(CMD, c->target, &c->so, &st);
-		if (rc)
-			return rc;	/* 3, or 2 */
-		hold = st.fd;
-		st.fd = -1;
-	} else if (exists && !S_ISREG(sb.st_mode)) {
-		return ap_errx(CMD, c->target, S_ISDIR(sb.st_mode) ? EISDIR : ENOTBLK,
-			       "not a block device or a regular file");
-	} else if (serr == ENOENT && strncmp(c->target, "/dev/", 5) == 0) {
-		/* a mistyped device name: never a file in /dev */
-		return ap_errx(CMD, c->target, ENOENT, "no such device (a new regular file "
-			       "is created only outside /dev)");
-	}
-	if (!is_bdev) {
-		/* a file behind a loop device or swap is a disk in use: the gate's refusal */
-		if (ap_safety_check_file(c->target, &e) != 0)
-			return ap_err_error(CMD, c->target, &e);
-		/* what opening it will check, without creating it */
-		if (c->dry_run && ap_seq_target_check(c->target, &e) != 0)
-			return ap_err_error(CMD, c->target, &e);
-	}
-
-	if (c->dry_run && !is_bdev) {
-		/* plan without creating anything */
-		t.path = ap_xstrdup(c->target);
-		t.align = 4096;
-		if (stat(c->target, &sb) == 0)
-			t.capacity = (uint64_t)sb.st_size;
-	} else {
-		rc = ap_seq_target_open(&t, c->target, hold, &e);
-		if (rc < 0) {
-			if (hold >= 0)
-				close(hold);
-			ap_safety_target_free(&st);
-			return ap_err_error(CMD, c->target, &e);	/* cannot create: 2 */
-		}
-	}
-	/* every check before anything is written or confirmed */
-	rc = seq_finish_opts(c, &t);
-	if (!rc && ap_seq_plan(&t, &c->o, &r, &e) < 0) {
-		ap_warnx(CMD, c->target, "%s", e.msg);
-		rc = AP_EXIT_USAGE;
-	}
-	if (!rc && c->o.nwc)
-		rc = seq_wc_find(c, &t, is_bdev);
-	if (!rc && is_bdev && !c->emulate)
-		rc = ap_cmd_confirm(CMD, c->target, &st, &c->so, NULL);
+	rc = seq_gate(c, &st, &hold, &is_bdev);
+	if (!rc)
+		rc = seq_open(c, &t, hold, is_bdev, &st);
+	if (rc)
+		return rc;
+	rc = seq_prepare(c, &t, &r, &st, is_bdev);
 	ap_safety_target_free(&st);
 	if (!rc && c->dry_run) {
 		seq_print_plan(c, &r);
@@ -570,61 +695,15 @@ static int seq_main(struct seq_cmd *c)
 			ap_seq_target_close(&t, c->keep);
 		return rc;
 	}
-	/* a killed run's switch first: put back what it found, and keep that as found */
-	if (c->o.nwc && ap_cachectl_adopt(&c->wc, &e) < 0) {
-		ap_warnx(CMD, c->target, "a killed run's write cache record: %s", e.msg);
+	rc = seq_wc_before(c, &t);
+	if (rc) {
 		ap_seq_result_free(&r);
 		ap_seq_target_close(&t, c->keep);
-		return AP_EXIT_FAILURE;
+		return rc;
 	}
-	c->wc_sysfs = ap_seq_sysfs_write_cache(&t);
-	c->wc_drive = seq_drive_write_cache(&t);
-	c->wc_found = seq_wc_found(c);
-	/* the state found on record before the first switch: cleanup's after a SIGKILL */
-	if (c->o.nwc && ap_cachectl_record(&c->wc, &e) < 0) {
-		ap_warnx(CMD, c->target, "%s", e.msg);
-		ap_seq_result_free(&r);
-		ap_seq_target_close(&t, c->keep);
-		return AP_EXIT_FAILURE;
-	}
-
-	snprintf(what, sizeof(what), "seq %s", c->target);
-	ap_progress_init(&c->prog, what, r.runs_total, c->quiet);
-	rc = ap_seq_run(&t, &c->o, &r, seq_progress, c, &e);
-	ap_progress_clear(&c->prog);
-	/* put the cache back whatever happened: done, an error, a signal */
-	if (c->o.nwc && seq_wc_restore(c) < 0)
+	ret = seq_run_cells(c, &t, &r, &interrupted);
+	if (seq_print(c, &t, &r, interrupted) < 0 && ret == AP_EXIT_OK)
 		ret = AP_EXIT_FAILURE;
-	if (rc == -EINTR || ap_sig_pending()) {
-		interrupted = true;
-		ret = AP_EXIT_SIGNAL_BASE + (ap_sig_pending() ? ap_sig_pending() : 2);
-		ap_warnx(CMD, c->target, "interrupted after %zu of %zu runs; printing the cells done",
-			 r.runs_done, r.runs_total);
-	} else if (rc < 0) {
-		ap_warnx(CMD, c->target, "%s", e.msg);
-		ret = AP_EXIT_FAILURE;	/* a failed restore said so already */
-		if (r.runs_done)
-			ap_warnx(CMD, c->target, "printing the %zu runs done before the error",
-				 r.runs_done);
-	}
-	ap_seq_out_knees(c, &r);
-	{
-		bool human = !c->out.json && !c->out.raw && !c->out.csv && !c->out.noheadings;
-
-		if (c->out.json) {
-			rc = ap_seq_out_json(c, &t, &r, interrupted);
-		} else {
-			if (human)
-				ap_seq_out_head(c, &t);
-			rc = ap_seq_out_table(c, &r);
-			if (human)
-				ap_seq_out_tail(c, &r);
-		}
-		if (rc < 0 && ret == AP_EXIT_OK)
-			ret = AP_EXIT_FAILURE;
-		if (c->plot && r.runs_done && ap_seq_out_plot(c, &r) < 0 && ret == AP_EXIT_OK)
-			ret = AP_EXIT_FAILURE;
-	}
 	ap_seq_result_free(&r);
 	if (ap_seq_target_close(&t, c->keep) < 0 && ret == AP_EXIT_OK) {
 		ap_warnx(CMD, c->target, "cannot close or remove: %s", strerror(errno));

@@ -19,6 +19,7 @@
 #include <json-c/json.h>
 
 #include "cmd/commands.h"
+#include "cmd/opts.h"
 #include "cmd/fleet.h"
 #include "cmd/sweep.h"
 #include "device/identity.h"
@@ -50,9 +51,6 @@ enum {
 	OPT_EMULATE,
 	OPT_REPLAY,
 	OPT_SAVE,
-	OPT_PLOT,
-	OPT_DRY_RUN,
-	OPT_RECORD,
 };
 
 static void usage(void)
@@ -160,176 +158,137 @@ static int parse_rounds(const char *s, unsigned *min, unsigned *max)
 	return 0;
 }
 
-/* 0 to go on; AP_EXIT_* to return; -1 when help/version was printed. */
-static int parse_args(struct sweep_cmd *c, int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "preset",      required_argument, NULL, 'p' },
-		{ "starts",      required_argument, NULL, OPT_STARTS },
-		{ "rounds",      required_argument, NULL, OPT_ROUNDS },
-		{ "time-budget", required_argument, NULL, 't' },
-		{ "size",        required_argument, NULL, OPT_SIZE },
-		{ "fs",          required_argument, NULL, OPT_FS },
-		{ "mkfs-opt",    required_argument, NULL, OPT_MKFS_OPT },
-		{ "mount-opt",   required_argument, NULL, OPT_MOUNT_OPT },
-		{ "workload",    required_argument, NULL, 'w' },
-		{ "sync",        required_argument, NULL, OPT_SYNC },
-		{ "seed",        required_argument, NULL, OPT_SEED },
-		{ "emulate",     optional_argument, NULL, OPT_EMULATE },
-		{ "replay",      required_argument, NULL, OPT_REPLAY },
-		{ "save",        required_argument, NULL, OPT_SAVE },
-		{ "plot",        required_argument, NULL, OPT_PLOT },
-		{ "yes",         no_argument,       NULL, 'y' },
-		{ "dry-run",     no_argument,       NULL, OPT_DRY_RUN },
-		{ "record",      optional_argument, NULL, OPT_RECORD },
-		{ "quiet",       no_argument,       NULL, 'q' },
-		{ "help",        no_argument,       NULL, 'h' },
-		{ "version",     no_argument,       NULL, 'V' },
-		AP_OUT_LONGOPTS,
-		{ NULL, 0, NULL, 0 }
-	};
-	struct ap_error e = { 0 };
-	int ch;
+static const struct option longopts[] = {
+	{ "preset",      required_argument, NULL, 'p' },
+	{ "starts",      required_argument, NULL, OPT_STARTS },
+	{ "rounds",      required_argument, NULL, OPT_ROUNDS },
+	{ "time-budget", required_argument, NULL, 't' },
+	{ "size",        required_argument, NULL, OPT_SIZE },
+	{ "fs",          required_argument, NULL, OPT_FS },
+	{ "mkfs-opt",    required_argument, NULL, OPT_MKFS_OPT },
+	{ "mount-opt",   required_argument, NULL, OPT_MOUNT_OPT },
+	{ "workload",    required_argument, NULL, 'w' },
+	{ "sync",        required_argument, NULL, OPT_SYNC },
+	{ "seed",        required_argument, NULL, OPT_SEED },
+	{ "emulate",     optional_argument, NULL, OPT_EMULATE },
+	{ "replay",      required_argument, NULL, OPT_REPLAY },
+	{ "save",        required_argument, NULL, OPT_SAVE },
+	{ NULL, 0, NULL, 0 }
+};
 
-	c->preset = ap_sweep_preset_find("quick");
-	c->fs = "ext4";
-	c->sync = AP_PM_SYNC_FSYNC;
-	while ((ch = getopt_long(argc, argv, "p:t:w:yqhV" AP_OUT_OPTSTRING, longopts, NULL)) != -1) {
-		if (ap_out_parse_opt(&c->out, ch, optarg))
-			continue;
-		switch (ch) {
-		case 'p':
-			c->preset = ap_sweep_preset_find(optarg);
-			if (!c->preset) {
-				ap_usage_error(CMD, "unknown preset '%s' (quick or thorough)", optarg);
-				return AP_EXIT_USAGE;
-			}
-			c->measuring_opts = true;
-			break;
-		case OPT_STARTS:
-			free(c->starts);
-			if (ap_sweep_parse_starts(optarg, &c->starts, &c->nstarts, &e) != 0) {
-				ap_usage_error(CMD, "--starts: %s", e.msg);
-				return AP_EXIT_USAGE;
-			}
-			c->measuring_opts = true;
-			break;
-		case OPT_ROUNDS:
-			if (parse_rounds(optarg, &c->min_rounds, &c->max_rounds) != 0) {
-				ap_usage_error(CMD, "--rounds: '%s' is not N or MIN..MAX (1..1000)", optarg);
-				return AP_EXIT_USAGE;
-			}
-			c->rounds_set = true;
-			c->measuring_opts = true;
-			break;
-		case 't':
-			if (ap_parse_duration_ns(optarg, &c->budget_ns) != 0) {
-				ap_usage_error(CMD, "--time-budget: '%s' is not a duration (e.g. 10m, 90s)",
-					       optarg);
-				return AP_EXIT_USAGE;
-			}
-			c->budget_set = true;
-			c->measuring_opts = true;
-			break;
-		case OPT_SIZE:
-			if (ap_parse_size(optarg, &c->part_size) != 0 || c->part_size == 0) {
-				ap_usage_error(CMD, "--size: '%s' is not a size (e.g. 256M)", optarg);
-				return AP_EXIT_USAGE;
-			}
-			c->size_set = true;
-			c->measuring_opts = true;
-			break;
-		case OPT_FS:
-			if (!ap_mkfs_is_known(optarg)) {
-				ap_usage_error(CMD, "--fs: unknown file system '%s' (ext4, ext2 or xfs)",
-					       optarg);
-				return AP_EXIT_USAGE;
-			}
-			c->fs = optarg;
-			c->measuring_opts = true;
-			break;
-		case OPT_MKFS_OPT:
-			if (ap_mkfs_split_opts(optarg, &c->mkfs_opts, &c->nmkfs_opts) != 0) {
-				ap_usage_error(CMD, "--mkfs-opt: empty");
-				return AP_EXIT_USAGE;
-			}
-			c->measuring_opts = true;
-			break;
-		case OPT_MOUNT_OPT:
-			c->mount_opts = optarg;
-			c->measuring_opts = true;
-			break;
-		case 'w':
-			c->workload_file = optarg;
-			c->measuring_opts = true;
-			break;
-		case OPT_SYNC:
-			if (ap_pm_sync_parse(optarg, &c->sync) != 0) {
-				ap_usage_error(CMD, "--sync: unknown policy '%s' (none, fsync, fdatasync, "
-					       "dsync, sync, direct)", optarg);
-				return AP_EXIT_USAGE;
-			}
-			c->measuring_opts = true;
-			break;
-		case OPT_SEED:
-			if (ap_parse_u64(optarg, &c->seed) != 0) {
-				ap_usage_error(CMD, "--seed: '%s' is not a number", optarg);
-				return AP_EXIT_USAGE;
-			}
-			c->seed_set = true;
-			c->measuring_opts = true;
-			break;
-		case OPT_EMULATE:
-			c->emulate = true;
-			c->emu_spec = optarg;
-			break;
-		case OPT_REPLAY:
-			c->replay = optarg;
-			break;
-		case OPT_SAVE:
-			c->save = optarg;
-			c->measuring_opts = true;
-			break;
-		case OPT_PLOT:
-			c->plot = optarg;
-			break;
-		case 'y':
-			c->yes = true;
-			break;
-		case OPT_DRY_RUN:
-			c->dry_run = true;
-			break;
-		case OPT_RECORD:
-			c->record = optarg;
-			c->record_set = true;
-			c->measuring_opts = true;
-			break;
-		case 'q':
-			c->quiet = true;
-			break;
-		case 'h':
-			usage();
-			return -1;
-		case 'V':
-			ap_print_version();
-			return -1;
-		default:
-			ap_usage_hint(CMD);
+/* The options of the file system and the workload on it: 0, or AP_EXIT_USAGE. */
+static int workload_opt(struct sweep_cmd *c, int ch, const char *arg)
+{
+	switch (ch) {
+	case OPT_FS:
+		if (!ap_mkfs_is_known(arg)) {
+			ap_usage_error(CMD, "--fs: unknown file system '%s' (ext4, ext2 or xfs)", arg);
 			return AP_EXIT_USAGE;
 		}
+		c->fs = arg;
+		break;
+	case OPT_MKFS_OPT:
+		if (ap_mkfs_split_opts(arg, &c->mkfs_opts, &c->nmkfs_opts) != 0) {
+			ap_usage_error(CMD, "--mkfs-opt: empty");
+			return AP_EXIT_USAGE;
+		}
+		break;
+	case OPT_MOUNT_OPT:
+		c->mount_opts = arg;
+		break;
+	case 'w':
+		c->workload_file = arg;
+		break;
+	case OPT_SYNC:
+		if (ap_pm_sync_parse(arg, &c->sync) != 0) {
+			ap_usage_error(CMD, "--sync: unknown policy '%s' (none, fsync, fdatasync, "
+				       "dsync, sync, direct)", arg);
+			return AP_EXIT_USAGE;
+		}
+		break;
 	}
-	if (ap_out_validate(&c->out, &e) != 0) {
-		ap_usage_error(CMD, "%s", e.msg);
-		return AP_EXIT_USAGE;
+	return 0;
+}
+
+/* The options of what is measured and how: 0, or AP_EXIT_USAGE after the message. */
+static int measure_opt(struct sweep_cmd *c, int ch, const char *arg)
+{
+	struct ap_error e = { 0 };
+
+	switch (ch) {
+	case 'p':
+		c->preset = ap_sweep_preset_find(arg);
+		if (!c->preset) {
+			ap_usage_error(CMD, "unknown preset '%s' (quick or thorough)", arg);
+			return AP_EXIT_USAGE;
+		}
+		break;
+	case OPT_STARTS:
+		free(c->starts);
+		if (ap_sweep_parse_starts(arg, &c->starts, &c->nstarts, &e) != 0) {
+			ap_usage_error(CMD, "--starts: %s", e.msg);
+			return AP_EXIT_USAGE;
+		}
+		break;
+	case OPT_ROUNDS:
+		if (parse_rounds(arg, &c->min_rounds, &c->max_rounds) != 0) {
+			ap_usage_error(CMD, "--rounds: '%s' is not N or MIN..MAX (1..1000)", arg);
+			return AP_EXIT_USAGE;
+		}
+		c->rounds_set = true;
+		break;
+	case 't':
+		if (ap_parse_duration_ns(arg, &c->budget_ns) != 0) {
+			ap_usage_error(CMD, "--time-budget: '%s' is not a duration (e.g. 10m, 90s)",
+				       arg);
+			return AP_EXIT_USAGE;
+		}
+		c->budget_set = true;
+		break;
+	case OPT_SIZE:
+		if (ap_parse_size(arg, &c->part_size) != 0 || c->part_size == 0) {
+			ap_usage_error(CMD, "--size: '%s' is not a size (e.g. 256M)", arg);
+			return AP_EXIT_USAGE;
+		}
+		c->size_set = true;
+		break;
+	case OPT_SEED:
+		if (ap_parse_u64(arg, &c->seed) != 0) {
+			ap_usage_error(CMD, "--seed: '%s' is not a number", arg);
+			return AP_EXIT_USAGE;
+		}
+		c->seed_set = true;
+		break;
+	case OPT_SAVE:
+		c->save = arg;
+		break;
+	default:
+		return workload_opt(c, ch, arg);
 	}
-	if (c->out.list_columns) {
-		ap_out_list_columns(&c->out, sweep_infos, SWEEP_NCOLS);
-		return -1;
+	return 0;
+}
+
+/* One of sweep's own options; all but --emulate and --replay set what is measured. */
+static int sweep_opt(void *ctx, int ch, const char *arg)
+{
+	struct sweep_cmd *c = ctx;
+
+	if (ch == OPT_EMULATE) {
+		c->emulate = true;
+		c->emu_spec = arg;
+		return 0;
 	}
-	/* -o before anything is measured, not when reporting */
-	if (ap_cmd_check_columns(CMD, &c->out, sweep_infos, SWEEP_NCOLS, sweep_default_cols,
-				 sweep_ndefault_cols) != 0)
-		return AP_EXIT_USAGE;
+	if (ch == OPT_REPLAY) {
+		c->replay = arg;
+		return 0;
+	}
+	c->measuring_opts = true;
+	return measure_opt(c, ch, arg);
+}
+
+/* The operands and the options' combinations: 0, or AP_EXIT_USAGE after the message. */
+static int check_operands(struct sweep_cmd *c, int argc, char **argv)
+{
 	if (optind < argc)
 		c->device = argv[optind++];
 	if (optind < argc) {
@@ -352,6 +311,41 @@ static int parse_args(struct sweep_cmd *c, int argc, char **argv)
 		ap_usage_error(CMD, "no device given (or --emulate, or --replay FILE)");
 		return AP_EXIT_USAGE;
 	}
+	return 0;
+}
+
+/* 0 to go on; AP_EXIT_* to return; -1 when help/version was printed. */
+static int parse_args(struct sweep_cmd *c, int argc, char **argv)
+{
+	const struct ap_opt common[] = {
+		AP_OPT_PLOT(&c->plot), AP_OPT_YES(&c->yes), AP_OPT_DRY_RUN(&c->dry_run),
+		AP_OPT_RECORD(&c->record, &c->record_set), AP_OPT_QUIET(&c->quiet),
+		AP_OPT_HELP(usage), AP_OPT_VERSION, AP_OPT_OUTPUT(&c->out), AP_OPT_END
+	};
+	const struct ap_opts p = {
+		.cmd = CMD, .common = common, .longopts = longopts, .shortopts = "p:t:w:",
+		.own = sweep_opt, .ctx = c,
+	};
+	int rc;
+
+	c->preset = ap_sweep_preset_find("quick");
+	c->fs = "ext4";
+	c->sync = AP_PM_SYNC_FSYNC;
+	rc = ap_opts_parse(&p, argc, argv);
+	if (c->record_set)
+		c->measuring_opts = true;	/* a verdict to record is measured */
+	if (!rc)
+		rc = ap_opts_out_check(CMD, &c->out);
+	if (!rc)
+		rc = ap_opts_list_columns(&c->out, sweep_infos, SWEEP_NCOLS);
+	/* -o before anything is measured, not when reporting */
+	if (!rc && ap_cmd_check_columns(CMD, &c->out, sweep_infos, SWEEP_NCOLS,
+					sweep_default_cols, sweep_ndefault_cols) != 0)
+		rc = AP_EXIT_USAGE;
+	if (!rc)
+		rc = check_operands(c, argc, argv);
+	if (rc || c->replay)
+		return rc;
 	if (!c->rounds_set) {
 		c->min_rounds = c->preset->min_rounds;
 		c->max_rounds = c->preset->max_rounds;

@@ -26,6 +26,7 @@
 #include <json-c/json.h>
 
 #include "cmd/commands.h"
+#include "cmd/opts.h"
 #include "fleet/vstore.h"
 #include "lib/exitcodes.h"
 #include "lib/json.h"
@@ -144,66 +145,57 @@ static void __attribute__((noreturn)) usage(void)
 	exit(AP_EXIT_OK);
 }
 
+/* One of verdicts' own options: 0, or AP_EXIT_USAGE after the message. */
+static int vcmd_opt(void *ctx, int ch, const char *arg)
+{
+	struct vcmd *c = ctx;
+
+	if (ch == OPT_VERDICTS) {
+		if (!*arg) {
+			ap_usage_error(CMD, "--verdicts: empty file name");
+			return AP_EXIT_USAGE;
+		}
+		if (c->nlayers == MAX_LAYERS) {
+			ap_usage_error(CMD, "--verdicts: at most %d stores", MAX_LAYERS);
+			return AP_EXIT_USAGE;
+		}
+		c->layers[c->nlayers++] = arg;
+		return 0;
+	}
+	/* --store, --host */
+	if (!*arg) {
+		ap_usage_error(CMD, "--%s: empty %s", ch == OPT_STORE ? "store" : "host",
+			       ch == OPT_STORE ? "file name" : "name");
+		return AP_EXIT_USAGE;
+	}
+	*(ch == OPT_STORE ? &c->store : &c->host) = arg;
+	return 0;
+}
+
+/* 0 to go on, -1 after --help, --version or -H, AP_EXIT_USAGE after the message. */
 static int parse_args(struct vcmd *c, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "verdicts", required_argument, NULL, OPT_VERDICTS },
 		{ "store",    required_argument, NULL, OPT_STORE },
 		{ "host",     required_argument, NULL, OPT_HOST },
-		{ "quiet",    no_argument,       NULL, 'q' },
-		{ "help",     no_argument,       NULL, 'h' },
-		{ "version",  no_argument,       NULL, 'V' },
-		AP_OUT_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
-	struct ap_error e;
-	int ch;
+	const struct ap_opt common[] = {
+		AP_OPT_QUIET(&c->quiet), AP_OPT_HELP(usage), AP_OPT_VERSION,
+		AP_OPT_OUTPUT(&c->out), AP_OPT_END
+	};
+	const struct ap_opts p = {
+		.cmd = CMD, .common = common, .longopts = longopts, .own = vcmd_opt, .ctx = c,
+	};
+	int rc = ap_opts_parse(&p, argc, argv);
 
-	while ((ch = getopt_long(argc, argv, "qhV" AP_OUT_OPTSTRING, longopts, NULL)) != -1) {
-		if (ap_out_parse_opt(&c->out, ch, optarg))
-			continue;
-		switch (ch) {
-		case OPT_VERDICTS:
-			if (!*optarg) {
-				ap_usage_error(CMD, "--verdicts: empty file name");
-				return AP_EXIT_USAGE;
-			}
-			if (c->nlayers == MAX_LAYERS) {
-				ap_usage_error(CMD, "--verdicts: at most %d stores", MAX_LAYERS);
-				return AP_EXIT_USAGE;
-			}
-			c->layers[c->nlayers++] = optarg;
-			break;
-		case OPT_STORE:
-		case OPT_HOST:
-			if (!*optarg) {
-				ap_usage_error(CMD, "--%s: empty %s", ch == OPT_STORE ? "store" : "host",
-					       ch == OPT_STORE ? "file name" : "name");
-				return AP_EXIT_USAGE;
-			}
-			*(ch == OPT_STORE ? &c->store : &c->host) = optarg;
-			break;
-		case 'q':
-			c->quiet = true;
-			break;
-		case 'h':
-			usage();
-		case 'V':
-			ap_print_version();
-			exit(AP_EXIT_OK);
-		default:
-			ap_usage_hint(CMD);
-			return AP_EXIT_USAGE;
-		}
-	}
-	if (c->out.list_columns) {
-		ap_out_list_columns(&c->out, infos, AP_ARRAY_SIZE(infos));
-		exit(AP_EXIT_OK);
-	}
-	if (ap_out_validate(&c->out, &e)) {
-		ap_usage_error(CMD, "%s", e.msg);
-		return AP_EXIT_USAGE;
-	}
+	if (!rc)
+		rc = ap_opts_list_columns(&c->out, infos, AP_ARRAY_SIZE(infos));
+	if (!rc)
+		rc = ap_opts_out_check(CMD, &c->out);
+	if (rc)
+		return rc;
 	if (!c->action) {
 		ap_usage_error(CMD, "no action given (list, show, merge or forget)");
 		return AP_EXIT_USAGE;
@@ -653,7 +645,7 @@ int ap_cmd_verdicts(int argc, char **argv)
 	}
 	rc = parse_args(&c, argc, argv);
 	if (rc)
-		return rc;
+		return rc < 0 ? AP_EXIT_OK : rc;	/* -1: --help, --version, -H */
 	for (i = 0; i < AP_ARRAY_SIZE(actions); i++)
 		if (strcmp(c.action, actions[i].name) == 0)
 			rc = actions[i].run(&c);

@@ -48,7 +48,11 @@
 
 struct ap_journal;
 
-/* What the probe plans to write: the records are exactly its slots. */
+/*
+ * What the probe plans to write: one record per slot, each the slot's
+ * whole record (what it writes and the margins a torn write may reach,
+ * see struct ap_probe_plan).
+ */
 struct ap_journal_plan {
 	uint64_t region_start, region_size;	/* bytes */
 	uint64_t stride;			/* between records' device offsets */

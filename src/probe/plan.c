@@ -77,8 +77,14 @@ int ap_probe_plan(const struct ap_probe_opts *o, uint64_t dev_size, unsigned log
 	span = (kmax - 1) * logical + o->max_size;
 	span = round_up(span, 4096);
 	plan->span = span;
-	/* slots start on multiples of the largest size: offset k == LBA mod P */
-	slot_min = round_up(span, o->max_size);
+	/*
+	 * Each slot's journal record keeps a margin of the largest size on
+	 * both sides of what the probe writes (see struct ap_probe_plan): the
+	 * writes start that far into the record, still on a multiple of the
+	 * largest size (offset k == LBA mod P).
+	 */
+	plan->margin = o->max_size;
+	slot_min = round_up(span + 2 * plan->margin, o->max_size);
 
 	lo = 34ULL * logical;
 	hi = dev_size > 33ULL * logical ? dev_size - 33ULL * logical : 0;
@@ -134,6 +140,28 @@ int ap_probe_plan(const struct ap_probe_opts *o, uint64_t dev_size, unsigned log
 	return 0;
 }
 
+uint64_t ap_probe_slot_offset(const struct ap_probe_plan *plan, uint64_t slot)
+{
+	return plan->region_start + slot * plan->stride + plan->margin;
+}
+
+uint64_t ap_probe_record_len(const struct ap_probe_plan *plan)
+{
+	return plan->span + 2 * plan->margin;
+}
+
+void ap_probe_journal_plan(const struct ap_probe_plan *plan, bool allow_metadata,
+			   struct ap_journal_plan *jp)
+{
+	memset(jp, 0, sizeof(*jp));
+	jp->region_start = plan->region_start;
+	jp->region_size = plan->region_size;
+	jp->stride = plan->stride;
+	jp->slots = plan->slots;
+	jp->span = (uint32_t)ap_probe_record_len(plan);
+	jp->allow_metadata = allow_metadata;
+}
+
 size_t ap_probe_lead_in_len(const struct ap_probe_plan *plan)
 {
 	return plan->logical_sector < 4096 ? 4096 : plan->logical_sector;
@@ -175,8 +203,9 @@ size_t ap_probe_untouched(const struct ap_probe_plan *plan, struct ap_identity_c
 		r[n].length = end;
 		n++;
 	}
-	/* after the last byte the last slot touches */
-	from = plan->region_start + (uint64_t)(plan->slots - 1) * plan->stride + plan->span;
+	/* after the last slot's record (its margin: a torn write may reach it) */
+	from = plan->region_start + (uint64_t)(plan->slots - 1) * plan->stride +
+	       ap_probe_record_len(plan);
 	from = round_up(from, lss);
 	if (plan->dev_size > AP_PROBE_UNTOUCHED_MAX &&
 	    from < plan->dev_size - AP_PROBE_UNTOUCHED_MAX)

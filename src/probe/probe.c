@@ -95,9 +95,9 @@ static int dev_op(void *arg, bool write, uint64_t slot, uint64_t off, size_t len
 	int rc;
 
 	if (write && d->mode == AP_PROBE_PRESERVE) {
-		uint64_t base = d->plan->region_start + slot * d->plan->stride;
+		uint64_t base = ap_probe_slot_offset(d->plan, slot) - d->plan->margin;
 
-		/* the original bytes of exactly this range, from the journal */
+		/* the original bytes of exactly this range, from the slot's record */
 		rc = ap_journal_read(d->journal, slot, (uint32_t)(off - base), d->buf, len, &d->err);
 		if (rc)
 			return rc;
@@ -141,15 +141,16 @@ static int read_originals(struct devio *io, const struct ap_probe_plan *plan,
 			  const struct ap_cancel *cancel, struct ap_probe_result *r,
 			  struct ap_error *e)
 {
+	uint64_t len = ap_probe_record_len(plan), i;
 	unsigned char *buf;
-	uint64_t i;
 	int rc = 0;
 
-	if (posix_memalign((void **)&buf, 4096, plan->span) != 0)
+	if (posix_memalign((void **)&buf, 4096, len) != 0)
 		return ap_error_set(e, ENOMEM, "out of memory");
 	/* one ascending pass over the whole region, before any write */
 	for (i = 0; i < plan->slots; i++) {
-		uint64_t off = plan->region_start + i * plan->stride;
+		/* the slot's record: its span and the margins around it */
+		uint64_t off = ap_probe_slot_offset(plan, i) - plan->margin;
 		int sig = ap_cancelled(cancel);
 
 		if (sig) {
@@ -157,7 +158,7 @@ static int read_originals(struct devio *io, const struct ap_probe_plan *plan,
 			rc = -EINTR;
 			break;
 		}
-		rc = ap_pread_all(io->fd, buf, plan->span, off);
+		rc = ap_pread_all(io->fd, buf, len, off);
 		if (rc) {
 			ap_error_set(e, -rc, "cannot read the original data at offset %llu: %s",
 				     (unsigned long long)off, strerror(-rc));
@@ -174,12 +175,12 @@ static int read_originals(struct devio *io, const struct ap_probe_plan *plan,
 /*
  * struct ap_probe_io's warm: write slot @slot's span once (destructive: the
  * pattern, preserve: the original bytes), aligned, before its first timed
- * write. Only the slots the rounds use are written.
+ * write. Only the slots the rounds use are written; never the margins.
  */
 static int dev_warm(void *arg, uint64_t slot)
 {
 	struct devio *d = arg;
-	uint64_t off = d->plan->region_start + slot * d->plan->stride;
+	uint64_t off = ap_probe_slot_offset(d->plan, slot);
 	int rc;
 
 	if (d->mode == AP_PROBE_PRESERVE) {
@@ -187,6 +188,8 @@ static int dev_warm(void *arg, uint64_t slot)
 		rc = ap_journal_read_record(d->journal, slot, d->buf, &d->err);
 		if (rc)
 			return rc;
+		/* the span only: the margins are journalled, not written */
+		return ap_pwrite_all(d->fd, d->buf + d->plan->margin, d->plan->span, off);
 	}
 	return ap_pwrite_all(d->fd, d->buf, d->plan->span, off);
 }
@@ -278,8 +281,11 @@ int ap_probe_device(struct ap_probe_dev *d, const struct ap_probe_opts *o,
 				    strerror(errno));
 	io.plan = &plan;
 	io.lead_size = ap_probe_lead_in_len(&plan);
-	/* span >= the largest write: one buffer for the warm-up and the timed writes */
-	if (posix_memalign((void **)&io.buf, 4096, plan.span) != 0 ||
+	/*
+	 * span >= the largest write: one buffer for the warm-up and the timed
+	 * writes (preserve: a whole record, the margins too)
+	 */
+	if (posix_memalign((void **)&io.buf, 4096, ap_probe_record_len(&plan)) != 0 ||
 	    posix_memalign((void **)&io.lead, 4096, io.lead_size) != 0) {
 		free(io.buf);
 		close(io.fd);
@@ -298,11 +304,9 @@ int ap_probe_device(struct ap_probe_dev *d, const struct ap_probe_opts *o,
 		rc = read_identity(&io, &plan, d, e);
 		if (rc)
 			goto out;
-		struct ap_journal_plan jp = {
-			.region_start = plan.region_start, .region_size = plan.region_size,
-			.stride = plan.stride, .slots = plan.slots, .span = (uint32_t)plan.span,
-			.allow_metadata = o->allow_metadata,
-		};
+		struct ap_journal_plan jp;
+
+		ap_probe_journal_plan(&plan, o->allow_metadata, &jp);
 
 		rc = ap_journal_create(o->journal, d->dev, &d->id, &jp, &io.journal, e);
 		if (rc)

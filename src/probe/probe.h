@@ -93,7 +93,20 @@ struct ap_probe_plan {
 	uint64_t region_start, region_size;	/* bytes */
 	uint64_t stride;			/* between slots, bytes */
 	unsigned slots;
-	uint64_t span;				/* bytes touched per slot (the journal record) */
+	uint64_t span;				/* bytes written per slot */
+	/*
+	 * Bytes journalled on each side of a slot's span, inside the region:
+	 * the largest write size. A write that does not cover whole physical
+	 * sectors makes the drive rewrite them (read-modify-write), and a
+	 * power cut then tears bytes the host never sent, up to P - 1 past
+	 * the write's edge for a physical sector of P bytes. The probe
+	 * identifies units up to its largest size, so for those the tear
+	 * stays in the record and undo restores it. A hidden unit larger
+	 * than that (a "larger than" verdict) may tear up to P - 1 - margin
+	 * bytes outside every journal: never outside the region, since the
+	 * margins and the gaps between slots are in it.
+	 */
+	uint64_t margin;
 	unsigned reported_physical;		/* bytes, for the verdict (default logical) */
 };
 
@@ -104,6 +117,17 @@ struct ap_probe_plan {
  */
 int ap_probe_plan(const struct ap_probe_opts *o, uint64_t dev_size, unsigned logical,
 		  struct ap_probe_plan *plan, struct ap_error *e);
+
+/*
+ * Where slot @slot's writes start: its record's start (region start +
+ * slot * stride) plus the margin. The record (journalled, the slot's whole
+ * share of the device) is ap_probe_record_len() bytes: span + 2 * margin.
+ */
+uint64_t ap_probe_slot_offset(const struct ap_probe_plan *plan, uint64_t slot);
+uint64_t ap_probe_record_len(const struct ap_probe_plan *plan);
+/* The journal's plan of @plan: one record per slot, ap_probe_record_len() bytes each. */
+void ap_probe_journal_plan(const struct ap_probe_plan *plan, bool allow_metadata,
+			   struct ap_journal_plan *jp);
 
 /* Number of offsets measured at size @size: 2 * size / logical. */
 unsigned ap_probe_noffsets(const struct ap_probe_plan *plan, uint64_t size);

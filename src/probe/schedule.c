@@ -142,8 +142,7 @@ static int warm(struct sched *x, uint32_t slot)
 	if (rc)
 		return ap_error_set(x->e, -rc, "write of %llu bytes at offset %llu failed: %s",
 				    (unsigned long long)plan->span,
-				    (unsigned long long)(plan->region_start +
-							 (uint64_t)slot * plan->stride),
+				    (unsigned long long)ap_probe_slot_offset(plan, slot),
 				    strerror(-rc));
 	x->warmed[slot] = true;
 	return 0;
@@ -176,7 +175,7 @@ static int calibrate(struct sched *x)
 	const struct ap_probe_plan *plan = x->plan;
 	uint64_t ns[AP_ROTATION_READS], page = ap_probe_lead_in_len(plan);
 	uint64_t maxs = plan->sizes[plan->nsizes - 1];
-	uint64_t zone_end = plan->region_start + (uint64_t)(plan->slots - 1) * plan->stride +
+	uint64_t zone_end = ap_probe_slot_offset(plan, plan->slots - 1) +
 			    4 * maxs + AP_PROBE_LEAD_IN_AHEAD + page;
 	/* between the slots and the end: what udev and blkid read at attach is elsewhere */
 	uint64_t low = plan->dev_size > zone_end ? zone_end + (plan->dev_size - zone_end) / 2 : 0;
@@ -226,7 +225,7 @@ static int one_op(struct sched *x, struct ap_probe_sample *s)
 	for (tries = 0; tries < AP_PROBE_LEAD_IN_TRIES; tries++) {
 		s->slot = x->lead && !x->spread ? x->round_slot :
 			  next_slot(&x->rng, x->slots, x->plan->slots, &x->cursor);
-		off = x->plan->region_start + (uint64_t)s->slot * x->plan->stride +
+		off = ap_probe_slot_offset(x->plan, s->slot) +
 		      (uint64_t)s->offset * x->plan->logical_sector;
 		rc = warm(x, s->slot);
 		if (rc || !x->lead)

@@ -401,6 +401,72 @@ static bool bar_marked(const struct ap_plot_bars *p, uint64_t x)
 	return p->period && ap_align_is_aligned(x, 1, p->period, p->phase);
 }
 
+/* The legend of a bar chart: aligned, misaligned, and the period if marked. */
+static void bars_legend(struct sbuf *b, const struct ap_plot_bars *p, double lx, double ly)
+{
+	char buf[96];
+
+	svg_rect(b, "legend-aligned", lx, ly - 10, 12, 12, AP_PLOT_COLOR_ALIGNED);
+	svg_text(b, lx + 16, ly, "start", 12, NULL, "aligned");
+	lx += 90;
+	svg_rect(b, "legend-misaligned", lx, ly - 10, 12, 12, AP_PLOT_COLOR_MISALIGNED);
+	svg_text(b, lx + 16, ly, "start", 12, NULL, "misaligned");
+	lx += 110;
+	if (p->period) {
+		svg_line(b, lx, ly - 10, lx, ly + 2, "stroke=\"" AP_PLOT_COLOR_PERIOD
+			 "\" stroke-width=\"1.5\" stroke-dasharray=\"3,2\"");
+		snprintf(buf, sizeof(buf), "x \xe2\x89\xa1 %u (mod %u)",
+			 p->phase % p->period, p->period);
+		svg_text(b, lx + 6, ly, "start", 12, NULL, buf);
+	}
+}
+
+/* A period guide at @cx: a dashed line and a marker under the axis. */
+static void bar_guide(struct sbuf *b, double cx, double top, double bottom)
+{
+	svg_line(b, cx, top, cx, bottom, "class=\"period\" stroke=\"" AP_PLOT_COLOR_PERIOD
+		 "\" stroke-width=\"1\" stroke-dasharray=\"4,3\"");
+	sb_puts(b, "<path class=\"period-marker\" d=\"M");
+	sb_num(b, cx);
+	sb_puts(b, " ");
+	sb_num(b, bottom + 2);
+	sb_puts(b, " l-4 7 h8 z\" fill=\"" AP_PLOT_COLOR_PERIOD "\"/>\n");
+}
+
+/* One bar at @x, @bw wide; a missing value is a grey cross on the axis. */
+static void bar_draw(struct sbuf *b, const struct ap_plot_bar *bar, double x, double bw,
+		     const struct yscale *ys, double top, double bottom)
+{
+	double v = bar->value, bh;
+
+	if (!isfinite(v)) {
+		double cx = x + bw / 2;
+
+		sb_puts(b, "<path class=\"missing\" d=\"M");
+		sb_num(b, cx - 3);
+		sb_puts(b, " ");
+		sb_num(b, bottom - 9);
+		sb_puts(b, " l6 6 m0 -6 l-6 6\" stroke=\"#888888\" stroke-width=\"1.5\"/>\n");
+		return;
+	}
+	if (v < 0)
+		v = 0;
+	bh = bottom - ypos(ys, v, top, bottom);
+	if (bh > bottom - top)
+		bh = bottom - top;
+	sb_printf(b, "<rect class=\"%s\" x=\"", bar->aligned ? "bar-aligned" : "bar-misaligned");
+	sb_num(b, x);
+	sb_puts(b, "\" y=\"");
+	sb_num(b, bottom - bh);
+	sb_puts(b, "\" width=\"");
+	sb_num(b, bw);
+	sb_puts(b, "\" height=\"");
+	sb_num(b, bh);
+	sb_printf(b, "\" fill=\"%s\"><title>%llu: %.6g</title></rect>\n",
+		  bar->aligned ? AP_PLOT_COLOR_ALIGNED : AP_PLOT_COLOR_MISALIGNED,
+		  (unsigned long long)bar->x, bar->value);
+}
+
 char *ap_plot_bars_svg(const struct ap_plot_bars *p)
 {
 	struct ap_plot_bar *bars = NULL;
@@ -442,73 +508,20 @@ char *ap_plot_bars_svg(const struct ap_plot_bars *p)
 	top = 22 + tl * 19 + 28;	/* room for the legend */
 	bottom = h - 58;
 
-	/* legend, one row under the title */
-	{
-		double lx = left, ly = top - 22;
-
-		svg_rect(&b, "legend-aligned", lx, ly - 10, 12, 12, AP_PLOT_COLOR_ALIGNED);
-		svg_text(&b, lx + 16, ly, "start", 12, NULL, "aligned");
-		lx += 90;
-		svg_rect(&b, "legend-misaligned", lx, ly - 10, 12, 12, AP_PLOT_COLOR_MISALIGNED);
-		svg_text(&b, lx + 16, ly, "start", 12, NULL, "misaligned");
-		lx += 110;
-		if (p->period) {
-			svg_line(&b, lx, ly - 10, lx, ly + 2, "stroke=\"" AP_PLOT_COLOR_PERIOD
-				 "\" stroke-width=\"1.5\" stroke-dasharray=\"3,2\"");
-			snprintf(buf, sizeof(buf), "x \xe2\x89\xa1 %u (mod %u)",
-				 p->phase % p->period, p->period);
-			svg_text(&b, lx + 6, ly, "start", 12, NULL, buf);
-		}
-	}
+	bars_legend(&b, p, left, top - 22);	/* one row under the title */
 
 	svg_yaxis(&b, &ys, left, right, top, bottom, p->ylabel);
 	slot = n ? (right - left) / (double)n : right - left;
 
 	/* period guides behind the bars */
+	for (i = 0; i < n; i++)
+		if (bar_marked(p, bars[i].x))
+			bar_guide(&b, left + slot * ((double)i + 0.5), top, bottom);
 	for (i = 0; i < n; i++) {
-		double cx = left + slot * ((double)i + 0.5);
+		double bw = slot * 0.72;
 
-		if (!bar_marked(p, bars[i].x))
-			continue;
-		svg_line(&b, cx, top, cx, bottom, "class=\"period\" stroke=\"" AP_PLOT_COLOR_PERIOD
-			 "\" stroke-width=\"1\" stroke-dasharray=\"4,3\"");
-		sb_puts(&b, "<path class=\"period-marker\" d=\"M");
-		sb_num(&b, cx);
-		sb_puts(&b, " ");
-		sb_num(&b, bottom + 2);
-		sb_puts(&b, " l-4 7 h8 z\" fill=\"" AP_PLOT_COLOR_PERIOD "\"/>\n");
-	}
-
-	for (i = 0; i < n; i++) {
-		double v = bars[i].value, bw = slot * 0.72, bh;
-		double x = left + slot * (double)i + (slot - bw) / 2;
-
-		if (!isfinite(v)) {	/* missing: a grey cross on the axis */
-			double cx = x + bw / 2;
-
-			sb_puts(&b, "<path class=\"missing\" d=\"M");
-			sb_num(&b, cx - 3);
-			sb_puts(&b, " ");
-			sb_num(&b, bottom - 9);
-			sb_puts(&b, " l6 6 m0 -6 l-6 6\" stroke=\"#888888\" stroke-width=\"1.5\"/>\n");
-			continue;
-		}
-		if (v < 0)
-			v = 0;
-		bh = bottom - ypos(&ys, v, top, bottom);
-		if (bh > bottom - top)
-			bh = bottom - top;
-		sb_printf(&b, "<rect class=\"%s\" x=\"", bars[i].aligned ? "bar-aligned" : "bar-misaligned");
-		sb_num(&b, x);
-		sb_puts(&b, "\" y=\"");
-		sb_num(&b, bottom - bh);
-		sb_puts(&b, "\" width=\"");
-		sb_num(&b, bw);
-		sb_puts(&b, "\" height=\"");
-		sb_num(&b, bh);
-		sb_printf(&b, "\" fill=\"%s\"><title>%llu: %.6g</title></rect>\n",
-			  bars[i].aligned ? AP_PLOT_COLOR_ALIGNED : AP_PLOT_COLOR_MISALIGNED,
-			  (unsigned long long)bars[i].x, bars[i].value);
+		bar_draw(&b, &bars[i], left + slot * (double)i + (slot - bw) / 2, bw, &ys, top,
+			 bottom);
 	}
 	svg_axes(&b, left, right, top, bottom);
 
@@ -586,36 +599,141 @@ static void size_label(char *buf, size_t len, uint64_t v)
 		snprintf(buf, len, "%llu%c", (unsigned long long)v, letters[i]);
 }
 
-char *ap_plot_lines_svg(const struct ap_plot_lines *p)
-{
-	struct sbuf b = { 0 };
+/* Where a line chart draws: its data, the y scale and the plot area. */
+struct lines_frame {
+	const struct ap_plot_lines *p;
 	struct yscale ys;
-	double vmax = 0, vmin = INFINITY, xmin = 0, xmax = 0, left = 78, right, top, bottom;
-	double lastlx = -1e9;
-	size_t i, s;
-	int w = 760, h = 460, tl, npts = 0;
+	double xmin, xmax, left, right, top, bottom;
+};
+
+static double lines_x(const struct lines_frame *f, size_t i)
+{
+	return xpos(xval(f->p, i), f->xmin, f->xmax, f->left, f->right);
+}
+
+/* The x range of @p in *@f, the y range in *@vmin, *@vmax: false without an x. */
+static bool lines_range(const struct ap_plot_lines *p, struct lines_frame *f, double *vmin,
+			double *vmax)
+{
 	bool have_x = false;
-	char buf[64];
+	size_t i, s;
 
 	for (i = 0; i < p->nx; i++) {
 		if (!xpos_ok(p, i))
 			continue;
-		if (!have_x || xval(p, i) < xmin)
-			xmin = xval(p, i);
-		if (!have_x || xval(p, i) > xmax)
-			xmax = xval(p, i);
+		if (!have_x || xval(p, i) < f->xmin)
+			f->xmin = xval(p, i);
+		if (!have_x || xval(p, i) > f->xmax)
+			f->xmax = xval(p, i);
 		have_x = true;
 		for (s = 0; s < p->nseries; s++) {
 			double v = p->series[s].y[i];
 
-			if (isfinite(v) && v > vmax)
-				vmax = v;
-			if (isfinite(v) && v > 0 && v < vmin)
-				vmin = v;
+			if (isfinite(v) && v > *vmax)
+				*vmax = v;
+			if (isfinite(v) && v > 0 && v < *vmin)
+				*vmin = v;
 		}
 	}
-	ys = p->logy ? yscale_make_log(vmin, vmax) : yscale_make(vmax);
-	right = w - 170;	/* legend on the right */
+	return have_x;
+}
+
+/* The x ticks, with a label where it does not touch the previous one. */
+static void lines_xticks(struct sbuf *b, const struct lines_frame *f)
+{
+	double lastlx = -1e9;
+	char buf[64];
+	size_t i;
+
+	for (i = 0; i < f->p->nx; i++) {
+		double cx;
+
+		if (!xpos_ok(f->p, i))
+			continue;
+		cx = lines_x(f, i);
+		svg_line(b, cx, f->bottom, cx, f->bottom + 5, "stroke=\"#333333\" stroke-width=\"1\"");
+		if (cx - lastlx < 34)
+			continue;
+		size_label(buf, sizeof(buf), f->p->x[i]);
+		svg_text(b, cx, f->bottom + 20, "middle", 11, NULL, buf);
+		lastlx = cx;
+	}
+}
+
+/* Series @s: its line (a gap where a value is not shown), then its points; their number. */
+static int lines_series(struct sbuf *b, const struct lines_frame *f, size_t s, const char *col,
+			const char *dash)
+{
+	const struct ap_plot_lines *p = f->p;
+	bool pen = false;
+	char buf[64];
+	int npts = 0;
+	size_t i;
+
+	sb_printf(b, "<g class=\"series\" id=\"series-%zu\">\n", s);
+	sb_printf(b, "<path class=\"line\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s d=\"",
+		  col, dash);
+	for (i = 0; i < p->nx; i++) {
+		double v = p->series[s].y[i];
+
+		if (!xpos_ok(p, i) || !y_shown(p, v)) {
+			pen = false;	/* a gap */
+			continue;
+		}
+		sb_puts(b, pen ? " L" : " M");
+		sb_num(b, lines_x(f, i));
+		sb_puts(b, " ");
+		sb_num(b, ypos(&f->ys, v, f->top, f->bottom));
+		pen = true;
+	}
+	sb_puts(b, "\"/>\n");
+	for (i = 0; i < p->nx; i++) {
+		double v = p->series[s].y[i];
+
+		if (!xpos_ok(p, i) || !y_shown(p, v))
+			continue;
+		sb_puts(b, "<circle class=\"point\" cx=\"");
+		sb_num(b, lines_x(f, i));
+		sb_puts(b, "\" cy=\"");
+		sb_num(b, ypos(&f->ys, v, f->top, f->bottom));
+		sb_printf(b, "\" r=\"3.5\" fill=\"%s\"><title>", col);
+		sb_xml(b, p->series[s].name);
+		size_label(buf, sizeof(buf), p->x[i]);
+		sb_printf(b, " %s: %.6g</title></circle>\n", buf, v);
+		npts++;
+	}
+	sb_puts(b, "</g>\n");
+	return npts;
+}
+
+/* The legend entry of series @s, right of the plot area. */
+static void lines_legend(struct sbuf *b, const struct lines_frame *f, size_t s, const char *col,
+			 const char *dash)
+{
+	double ly = f->top + 14 + 20 * (double)s, right = f->right;
+	char style[96];
+
+	snprintf(style, sizeof(style), "stroke=\"%s\" stroke-width=\"2\"%s", col, dash);
+	svg_line(b, right + 16, ly - 4, right + 40, ly - 4, style);
+	sb_puts(b, "<circle cx=\"");
+	sb_num(b, right + 28);
+	sb_puts(b, "\" cy=\"");
+	sb_num(b, ly - 4);
+	sb_printf(b, "\" r=\"3.5\" fill=\"%s\"/>\n", col);
+	svg_text(b, right + 46, ly, "start", 12, NULL, f->p->series[s].name);
+}
+
+char *ap_plot_lines_svg(const struct ap_plot_lines *p)
+{
+	struct lines_frame f = { .p = p, .left = 78 };
+	struct sbuf b = { 0 };
+	double vmax = 0, vmin = INFINITY;
+	size_t s;
+	int w = 760, h = 460, tl, npts = 0;
+	bool have_x = lines_range(p, &f, &vmin, &vmax);
+
+	f.ys = p->logy ? yscale_make_log(vmin, vmax) : yscale_make(vmax);
+	f.right = w - 170;	/* legend on the right */
 
 	sb_grow(&b, 4096 + p->nx * p->nseries * 120);
 	svg_open(&b, w, h);
@@ -623,96 +741,35 @@ char *ap_plot_lines_svg(const struct ap_plot_lines *p)
 	sb_xml(&b, p->title);
 	sb_puts(&b, "</title>\n");
 	tl = svg_title(&b, p->title, w / 2, 22, (w - 40) / 10);
-	top = 22 + tl * 19 + 10;
-	bottom = h - 58;
+	f.top = 22 + tl * 19 + 10;
+	f.bottom = h - 58;
 	if (p->logy && p->ylabel && *p->ylabel) {
 		char *yl = NULL;
 
 		ap_xasprintf(&yl, "%s (log scale)", p->ylabel);
-		svg_yaxis(&b, &ys, left, right, top, bottom, yl);
+		svg_yaxis(&b, &f.ys, f.left, f.right, f.top, f.bottom, yl);
 		free(yl);
 	} else {
-		svg_yaxis(&b, &ys, left, right, top, bottom, p->ylabel);
+		svg_yaxis(&b, &f.ys, f.left, f.right, f.top, f.bottom, p->ylabel);
 	}
-
-	for (i = 0; i < p->nx; i++) {
-		double cx;
-
-		if (!xpos_ok(p, i))
-			continue;
-		cx = xpos(xval(p, i), xmin, xmax, left, right);
-		svg_line(&b, cx, bottom, cx, bottom + 5, "stroke=\"#333333\" stroke-width=\"1\"");
-		if (cx - lastlx < 34)
-			continue;
-		size_label(buf, sizeof(buf), p->x[i]);
-		svg_text(&b, cx, bottom + 20, "middle", 11, NULL, buf);
-		lastlx = cx;
-	}
-
+	lines_xticks(&b, &f);
 	for (s = 0; s < p->nseries; s++) {
 		bool dashed = p->dash_from && s >= p->dash_from;
 		const char *col = ap_plot_series_color(dashed ? s - p->dash_from : s);
 		const char *dash = dashed ? " stroke-dasharray=\"6 4\"" : "";
-		bool pen = false;
 
-		sb_printf(&b, "<g class=\"series\" id=\"series-%zu\">\n", s);
-		sb_printf(&b, "<path class=\"line\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s d=\"",
-			  col, dash);
-		for (i = 0; i < p->nx; i++) {
-			double v = p->series[s].y[i];
-
-			if (!xpos_ok(p, i) || !y_shown(p, v)) {
-				pen = false;	/* a gap */
-				continue;
-			}
-			sb_puts(&b, pen ? " L" : " M");
-			sb_num(&b, xpos(xval(p, i), xmin, xmax, left, right));
-			sb_puts(&b, " ");
-			sb_num(&b, ypos(&ys, v, top, bottom));
-			pen = true;
-		}
-		sb_puts(&b, "\"/>\n");
-		for (i = 0; i < p->nx; i++) {
-			double v = p->series[s].y[i];
-
-			if (!xpos_ok(p, i) || !y_shown(p, v))
-				continue;
-			sb_puts(&b, "<circle class=\"point\" cx=\"");
-			sb_num(&b, xpos(xval(p, i), xmin, xmax, left, right));
-			sb_puts(&b, "\" cy=\"");
-			sb_num(&b, ypos(&ys, v, top, bottom));
-			sb_printf(&b, "\" r=\"3.5\" fill=\"%s\"><title>", col);
-			sb_xml(&b, p->series[s].name);
-			size_label(buf, sizeof(buf), p->x[i]);
-			sb_printf(&b, " %s: %.6g</title></circle>\n", buf, v);
-			npts++;
-		}
-		sb_puts(&b, "</g>\n");
-
-		/* legend entry */
-		{
-			double ly = top + 14 + 20 * (double)s;
-
-			char style[96];
-
-			snprintf(style, sizeof(style), "stroke=\"%s\" stroke-width=\"2\"%s", col, dash);
-			svg_line(&b, right + 16, ly - 4, right + 40, ly - 4, style);
-			sb_puts(&b, "<circle cx=\"");
-			sb_num(&b, right + 28);
-			sb_puts(&b, "\" cy=\"");
-			sb_num(&b, ly - 4);
-			sb_printf(&b, "\" r=\"3.5\" fill=\"%s\"/>\n", col);
-			svg_text(&b, right + 46, ly, "start", 12, NULL, p->series[s].name);
-		}
+		npts += lines_series(&b, &f, s, col, dash);
+		lines_legend(&b, &f, s, col, dash);
 	}
-	svg_axes(&b, left, right, top, bottom);
+	svg_axes(&b, f.left, f.right, f.top, f.bottom);
 	if (!have_x || p->nseries == 0)
-		svg_text(&b, (left + right) / 2, (top + bottom) / 2, "middle", 14, NULL, "no data");
+		svg_text(&b, (f.left + f.right) / 2, (f.top + f.bottom) / 2, "middle", 14, NULL,
+			 "no data");
 	if (p->xlabel && *p->xlabel) {
 		char *xl = NULL;
 
 		ap_xasprintf(&xl, "%s%s", p->xlabel, p->logx ? " (log scale)" : "");
-		svg_text(&b, (left + right) / 2, h - 14, "middle", 12, NULL, xl);
+		svg_text(&b, (f.left + f.right) / 2, h - 14, "middle", 12, NULL, xl);
 		free(xl);
 	}
 	sb_printf(&b, "<desc>series=%zu points=%d</desc>\n", p->nseries, npts);

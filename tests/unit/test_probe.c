@@ -105,8 +105,11 @@ static void test_plan(void **state)
 	assert_int_equal(p.span, 192 * 1024);	/* 255 * 512 + 64 KiB, rounded up */
 	assert_int_equal(p.slots, 128);
 	assert_int_equal(p.stride % (1 << 20), 0);
-	assert_true(p.stride >= p.span);
-	assert_true(p.region_start + (p.slots - 1) * p.stride + p.span <=
+	assert_int_equal(p.margin, 65536);
+	assert_int_equal(ap_probe_record_len(&p), (192 + 128) * 1024);
+	assert_true(p.stride >= ap_probe_record_len(&p));
+	assert_int_equal(ap_probe_slot_offset(&p, 0), p.region_start + 65536);
+	assert_true(p.region_start + (p.slots - 1) * p.stride + ap_probe_record_len(&p) <=
 		    p.region_start + p.region_size);
 	assert_int_equal(ap_probe_noffsets(&p, 4096), 16);
 	assert_int_equal(ap_probe_noffsets(&p, 65536), 256);
@@ -132,13 +135,13 @@ static void test_plan(void **state)
 	o.region_size = 300ULL << 20;
 	assert_int_equal(ap_probe_plan(&o, 256ULL << 20, 512, &p, &e), -ENOSPC);
 
-	/* a small region: fewer slots on 64 KiB boundaries, never overlapping */
+	/* a small region: fewer slots on 64 KiB boundaries, records never overlapping */
 	o.region_size = 4 << 20;
 	assert_int_equal(ap_probe_plan(&o, 256ULL << 20, 512, &p, &e), 0);
-	assert_int_equal(p.slots, (4 << 20) / (192 * 1024));
+	assert_int_equal(p.slots, (4 << 20) / ((192 + 128) * 1024));
 	assert_int_equal(p.stride % 65536, 0);
 	for (i = 0; i + 1 < p.slots; i++)
-		assert_true(p.region_start + i * p.stride + p.span <=
+		assert_true(p.region_start + i * p.stride + ap_probe_record_len(&p) <=
 			    p.region_start + (i + 1) * p.stride);
 
 	/* nonsense */
@@ -165,7 +168,9 @@ static void check_untouched(const struct ap_probe_plan *p, size_t want_n)
 		assert_int_equal(r[i].offset % p->logical_sector, 0);
 		assert_int_equal(r[i].length % p->logical_sector, 0);
 		for (k = 0; k < p->slots; k++) {
-			uint64_t a = p->region_start + k * p->stride, b = a + p->span;
+			/* the record, margins included: a torn write reaches them */
+			uint64_t a = ap_probe_slot_offset(p, k) - p->margin,
+				 b = a + ap_probe_record_len(p);
 
 			assert_true(r[i].offset + r[i].length <= a || r[i].offset >= b);
 		}
@@ -203,9 +208,11 @@ static void test_untouched(void **state)
 	o.allow_metadata = true;
 	o.region_start = 0;
 	o.region_size = 4 << 20;
-	o.slots = 21;		/* 21 * 192 KiB = 4032 KiB: 64 KiB left at the end */
+	o.slots = 12;		/* 12 * 320 KiB = 3840 KiB: 256 KiB left at the end */
 	assert_int_equal(ap_probe_plan(&o, 4 << 20, 512, &p, &e), 0);
-	check_untouched(&p, p.region_start + (p.slots - 1) * p.stride + p.span < (4 << 20));
+	assert_int_equal(p.slots, 12);
+	check_untouched(&p, p.region_start + (p.slots - 1) * p.stride +
+			    ap_probe_record_len(&p) < (4 << 20));
 	/* at most @max */
 	ap_probe_opts_init(&o);
 	assert_int_equal(ap_probe_plan(&o, 256ULL << 20, 512, &p, &e), 0);
@@ -515,6 +522,89 @@ static void test_lead_in_unit(void **state)
 }
 
 /*
+ * Every byte a torn write can damage is in its slot's record: for each
+ * physical sector size P up to the largest write and each alignment
+ * offset, the physical sectors a write at any planned offset covers partly
+ * (rewritten by a read-modify-write) lie inside [record, record + len),
+ * and the writes themselves inside the span. The records stay inside the
+ * region, apart, and clear of the identity's untouched ranges.
+ */
+static void check_margins(const struct ap_probe_plan *p)
+{
+	uint64_t len = ap_probe_record_len(p), lss = p->logical_sector, phys, k, slot;
+	size_t si;
+
+	assert_true(p->margin >= p->sizes[p->nsizes - 1]);
+	for (slot = 0; slot < p->slots; slot += p->slots - 1 ? p->slots - 1 : 1) {
+		uint64_t rec = p->region_start + slot * p->stride, w = ap_probe_slot_offset(p, slot);
+
+		assert_int_equal(w - p->margin, rec);
+		assert_true(rec >= p->region_start);
+		assert_true(rec + len <= p->region_start + p->region_size);
+		for (si = 0; si < p->nsizes; si++)
+			for (k = 0; k < ap_probe_noffsets(p, p->sizes[si]); k++) {
+				uint64_t a = w + k * lss, b = a + p->sizes[si];
+
+				assert_true(b <= w + p->span);
+				for (phys = lss; phys <= p->sizes[p->nsizes - 1]; phys *= 2) {
+					uint64_t lba, al;
+
+					for (lba = 0; lba < phys / lss; lba++) {
+						al = lba * lss;	/* physical sectors start at al mod phys */
+						/* the sector holding a's first byte, b's last */
+						uint64_t s0 = a - (a + phys - al % phys) % phys;
+						uint64_t s1 = (b - 1) - (b - 1 + phys - al % phys) % phys + phys;
+
+						assert_true(s0 >= rec);
+						assert_true(s1 <= rec + len);
+					}
+				}
+			}
+		if (p->slots == 1)
+			break;
+	}
+	if (p->slots > 1)
+		assert_true(p->stride >= len);
+	check_untouched(p, ap_probe_untouched(p, (struct ap_identity_content[2]){ 0 }, 2));
+}
+
+static void test_margins(void **state)
+{
+	struct ap_probe_opts o;
+	struct ap_probe_plan p;
+	struct ap_error e = { 0 };
+
+	(void)state;
+	ap_probe_opts_init(&o);
+	assert_int_equal(ap_probe_plan(&o, 256ULL << 20, 512, &p, &e), 0);
+	check_margins(&p);
+	/* a small region, a 4Kn disk, a larger and a smaller largest size */
+	o.region_size = 4 << 20;
+	assert_int_equal(ap_probe_plan(&o, 256ULL << 20, 512, &p, &e), 0);
+	check_margins(&p);
+	ap_probe_opts_init(&o);
+	assert_int_equal(ap_probe_plan(&o, 1ULL << 30, 4096, &p, &e), 0);
+	check_margins(&p);
+	o.max_size = 8192;
+	assert_int_equal(ap_probe_plan(&o, 1ULL << 30, 4096, &p, &e), 0);
+	check_margins(&p);
+	ap_probe_opts_init(&o);
+	o.max_size = 256 << 10;
+	o.region_start = 1 << 20;
+	assert_int_equal(ap_probe_plan(&o, 256ULL << 20, 512, &p, &e), 0);
+	assert_int_equal(p.margin, 256 << 10);
+	check_margins(&p);
+	/* a region at the device's very start and up to its end: margins inside it */
+	ap_probe_opts_init(&o);
+	o.allow_metadata = true;
+	o.region_start = 0;
+	o.region_size = 4 << 20;
+	assert_int_equal(ap_probe_plan(&o, 4 << 20, 512, &p, &e), 0);
+	assert_int_equal(ap_probe_slot_offset(&p, 0), 65536);
+	check_margins(&p);
+}
+
+/*
  * A write cache that ignores flushes (issue 26): every write acknowledged
  * in microseconds on a disk whose reads a seek away take milliseconds. The
  * probe stops after the first round with the cause and the remedy, never a
@@ -634,7 +724,7 @@ struct where {
 static int where_op(void *arg, bool write, uint64_t slot, uint64_t off, size_t len, uint64_t *ns)
 {
 	struct where *w = arg;
-	uint64_t base = w->plan->region_start + slot * w->plan->stride;
+	uint64_t base = ap_probe_slot_offset(w->plan, slot);
 
 	assert_true(write);
 	assert_true(w->pending);	/* its lead-in came first */
@@ -986,6 +1076,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_untouched),
+		cmocka_unit_test(test_margins),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_honest),
 		cmocka_unit_test(test_small_effect),

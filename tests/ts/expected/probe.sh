@@ -23,6 +23,9 @@ ts_expect_run dry-run-emulate-two "$A" probe --emulate=size=64M --emulate=phys=8
 	--dry-run --min-size 8K --max-size 32K
 ts_expect_run dry-run-emulate-region "$A" probe --emulate=size=512M --dry-run \
 	--region-start 2M --region-size 64M --no-confirm --all-sizes
+# preserving: the journal holds every slot with its margins (journal-margin)
+ts_expect_run dry-run-emulate-preserve "$A" probe --emulate=size=256M,phys=4096,lba=7 \
+	--dry-run --preserve --journal undo.journal
 
 # targets that are refused
 ts_expect_run no-device "$A" probe

@@ -68,3 +68,22 @@ sw_private_tmpdir() {
 	mkdir -p "$TS_TMP/tmp"
 	export TMPDIR=$TS_TMP/tmp
 }
+
+# sw_sweep_bg NAME SPEC STARTS ROUNDS: sweep an emulated drive (SPEC on a
+# 128M disk, a 32M partition, seed 16) in the background, JSON in
+# $TS_TMP/NAME.json; sw_sweep_wait NAME...: wait for them, each must exit 0.
+# A time budget ends a hang; it must never end a run a slow machine finishes.
+sw_sweep_bg() {
+	"$ALIGNPROBE" sweep --emulate="$2,size=128M" --seed 16 --size 32M -q --starts "$3" \
+		--rounds "$4" --time-budget 1h --json > "$TS_TMP/$1.json" 2> "$TS_TMP/$1.err" &
+	eval "sw_pid_$1=\$!"
+	ts_bg_pid $!
+}
+sw_sweep_wait() {
+	local t rc
+	for t in "$@"; do
+		eval "wait \$sw_pid_$t"
+		rc=$?
+		[ "$rc" = 0 ] || { cat "$TS_TMP/$t.err" >&2; ts_fail "$t: sweep exited $rc"; }
+	done
+}

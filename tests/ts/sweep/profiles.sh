@@ -17,24 +17,12 @@ ts_need_emulator
 ts_need_cmd python3
 sw_private_tmpdir
 
-# a time budget ends a hang; it must never end a run that a slow machine
-# would finish
-sweep() {	# NAME SPEC STARTS ROUNDS
-	"$ALIGNPROBE" sweep --emulate="$2,size=128M" --seed 16 --size 32M -q --starts "$3" \
-		--rounds "$4" --time-budget 1h --json > "$TS_TMP/$1.json" 2> "$TS_TMP/$1.err" &
-	eval "pid_$1=\$!"
-	ts_bg_pid $!
-}
-sweep hdd hdd-7200 36..64:4 3..10
-sweep jumper wd-ears-jumper 39..63:4 3..10
+sw_sweep_bg hdd hdd-7200 36..64:4 3..10
+sw_sweep_bg jumper wd-ears-jumper 39..63:4 3..10
 # "no effect" is an equivalence test: alone it is clear after 4 or 5 rounds,
 # on a machine loaded by the two others (and CI) the noise may ask for more
-sweep honest honest-512n 36..43 3..40
-for t in hdd jumper honest; do
-	eval "wait \$pid_$t"
-	rc=$?
-	[ "$rc" = 0 ] || { cat "$TS_TMP/$t.err" >&2; ts_fail "$t: sweep exited $rc"; }
-done
+sw_sweep_bg honest honest-512n 36..43 3..40
+sw_sweep_wait hdd jumper honest
 
 # a 512e disk hiding 4096-byte sectors from LBA L: fast at the starts == L mod 8
 for t in "hdd 0 40,48,56,64" "jumper 7 39,47,55,63"; do
