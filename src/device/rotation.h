@@ -25,6 +25,15 @@
  */
 #define AP_ROTATING_NS		1000000ULL
 
+/*
+ * What to do about a write cache that ignores flushes on a rotating disk,
+ * the remedy the probe and the sweep name when their writes or fsyncs come
+ * back faster than the media can take them (string literals, to be joined
+ * into their sentences).
+ */
+#define AP_REMEDY_WCE_OFF	"hdparm -W0 or sdparm --clear WCE"
+#define AP_REMEDY_NO_BRIDGE	"attach the disk directly instead of through a USB bridge"
+
 /* The value to compare: the second smallest of the AP_ROTATION_READS latencies (sorts @ns). */
 uint64_t ap_rotation_value(uint64_t *ns);
 

@@ -279,8 +279,8 @@ static bool assumptions_fail(struct sched *x)
 				 "(reads a seek away took %.1f ms and more), whose media cannot "
 				 "take a write that fast: its write cache ignores flushes, so no "
 				 "timed write reached the disk; turn the cache off (probe "
-				 "--write-cache off, hdparm -W0 or sdparm --clear WCE) or attach "
-				 "the disk directly instead of through a USB bridge", (double)r->write_ns / 1e3,
+				 "--write-cache off, " AP_REMEDY_WCE_OFF ") or "
+				 AP_REMEDY_NO_BRIDGE, (double)r->write_ns / 1e3,
 				 r->nsamples, (double)r->seek_read_ns / 1e6);
 			return true;
 		}

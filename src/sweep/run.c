@@ -284,8 +284,8 @@ static bool flushes_free(struct ap_sweep_run *run)
 		 "steps) on a rotating disk (reads a seek away took %.1f ms and more), which cannot "
 		 "write a file and commit its journal faster than it reads: the drive's write cache "
 		 "ignores flushes, so the timings show that cache, not the disk; turn the "
-		 "cache off (hdparm -W0 or sdparm --clear WCE), attach the disk directly "
-		 "instead of through a USB bridge, or sweep with a workload larger than the "
+		 "cache off (" AP_REMEDY_WCE_OFF "), " AP_REMEDY_NO_BRIDGE
+		 ", or sweep with a workload larger than the "
 		 "cache (--workload)", med, n, (double)run->seek_read_ns / 1e6);
 	return true;
 }
