@@ -38,7 +38,7 @@
 #include <sys/stat.h>
 #include <json-c/json.h>
 
-#include "cmd/check.h"
+#include "cmd/checkP.h"
 #include "cmd/commands.h"
 #include "cmd/opts.h"
 #include "cmd/fleet.h"

@@ -9,7 +9,7 @@
 
 #include "analysis/analysis.h"
 #include "check/check.h"
-#include "cmd/check.h"
+#include "cmd/checkP.h"
 #include "fleet/vstore.h"
 
 void check_report_conflict(const struct check *c)

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <json-c/json.h>
 
-#include "cmd/check.h"
+#include "cmd/checkP.h"
 #include "cmd/commands.h"
 #include "cmd/fleet.h"
 #include "device/geometry.h"
@@ -25,7 +25,7 @@
 #include "lib/util.h"
 #include "ui/out.h"
 
-/* check's columns (declared in cmd/check.h); their names are API. */
+/* check's columns (declared in cmd/checkP.h); their names are API. */
 const struct ap_colinfo check_infos[CHECK_NCOLS] = {
 	[COL_NR]	    = { "NR", 2, SCOLS_FL_RIGHT, AP_COL_NUMBER, "partition number" },
 	[COL_START]	    = { "START", 10, SCOLS_FL_RIGHT, AP_COL_NUMBER, "first sector" },

@@ -15,7 +15,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/opts.h"
-#include "cmd/seq.h"
+#include "cmd/seqP.h"
 #include "device/cachectl.h"
 #include "device/safety.h"
 #include "device/sgio.h"

@@ -10,8 +10,8 @@
  *                   advice for a foreign sector size, --prometheus, what
  *                   to run next
  */
-#ifndef AP_CMD_CHECK_H
-#define AP_CMD_CHECK_H
+#ifndef AP_CMD_CHECKP_H
+#define AP_CMD_CHECKP_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -79,4 +79,4 @@ void check_report_foreign(const struct check *c);
 void check_report_notes(const struct check *c);
 void check_add_metrics(const struct check *c, struct ap_prom *p, int status);
 
-#endif /* AP_CMD_CHECK_H */
+#endif /* AP_CMD_CHECKP_H */

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * alignprobe seq's two files: seq.c (options, the run, the write cache
- * switched and restored) and seq_out.c (the column table, the table and
+ * switched and restored) and seq_report.c (the column table, the table and
  * JSON, the human head and tail, the plot). Not an API for others.
  */
-#ifndef AP_CMD_SEQ_INT_H
-#define AP_CMD_SEQ_INT_H
+#ifndef AP_CMD_SEQP_H
+#define AP_CMD_SEQP_H
 
 #include <stdbool.h>
 #include <stddef.h>

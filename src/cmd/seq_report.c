@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * What alignprobe seq prints (see seq.h): one column table drives the
+ * What alignprobe seq prints (see seqP.h): one column table drives the
  * table and the JSON cells; the knees, the human head and tail and the plot
  * come per write cache state when --write-cache ran the matrix once per
  * state.
@@ -13,7 +13,7 @@
 #include <json-c/json.h>
 
 #include "cmd/commands.h"
-#include "cmd/seq.h"
+#include "cmd/seqP.h"
 #include "lib/exitcodes.h"
 #include "lib/util.h"
 #include "ui/plot.h"
