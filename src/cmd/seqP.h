@@ -11,10 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "device/cachectl.h"
 #include "device/safety.h"
 #include "lib/outfile.h"
 #include "seq/seq.h"
+#include "seq/session.h"
 #include "ui/out.h"
 #include "ui/progress.h"
 
@@ -46,20 +46,14 @@ struct seq_cmd {
 	const char *plot, *modes_arg, *bs_arg, *emu_spec, *wc_arg;
 	struct ap_outfile plot_out;	/* opened before anything is written */
 	const char *target;
-	char *wc_sysfs, *wc_drive;
-	const char *wc_found;		/* "on", "off" or NULL: the cache before the run */
-	struct ap_cachectl wc;	/* --write-cache: the switch */
-	bool wc_restored;		/* --write-cache: put back as found */
+	struct ap_seq_wcache wc;	/* found, switched (--write-cache), put back */
 	int knee[AP_SEQ_WC_MAX][AP_SEQ_NMODES];	/* by state index, mode: cell index */
 	struct ap_progress prog;
 };
 
-/* The state of the run's @k-th block (as found without --write-cache). */
-enum ap_seq_wc ap_seq_out_state(const struct seq_cmd *c, size_t k);
 /* "on"/"off" of a cell: its switched state, or the state found. */
 const char *ap_seq_out_wc_name(const struct seq_cmd *c, enum ap_seq_wc wc);
 
-void ap_seq_out_knees(struct seq_cmd *c, struct ap_seq_result *r);
 int ap_seq_out_table(struct seq_cmd *c, struct ap_seq_result *r);
 void ap_seq_out_head(struct seq_cmd *c, const struct ap_seq_target *t);
 void ap_seq_out_tail(struct seq_cmd *c, struct ap_seq_result *r);
