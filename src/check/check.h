@@ -151,4 +151,25 @@ void ap_check_next_steps(struct ap_check *c);
 /* Free what the device's check read and found (not what is given). */
 void ap_check_free_device(struct ap_check *c);
 
+/* admit.c */
+
+/*
+ * Can c->device be checked? -EBUSY when a live sweep or seq rewrites its
+ * table (read from the registry only), -EINVAL for a partition (@e names
+ * its disk); 0 otherwise, also for an image.
+ */
+int ap_check_admit(const struct ap_check *c, struct ap_error *e);
+/*
+ * A table written for another logical sector size (c->pt.foreign_sector_size):
+ * its likely cause and the way to read it as written, in words.
+ */
+void ap_check_foreign_advice(const struct ap_check *c, char *cause, size_t csz, char *remedy,
+			     size_t rsz);
+
+/* metrics.c */
+
+struct ap_prom;
+/* --prometheus: the device's series after its check ended with exit @status. */
+void ap_check_prom(const struct ap_check *c, struct ap_prom *p, int status);
+
 #endif

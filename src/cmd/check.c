@@ -35,7 +35,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <json-c/json.h>
 
 #include "cmd/checkP.h"
@@ -45,11 +44,9 @@
 #include "device/geometry.h"
 #include "device/identity.h"
 #include "device/ptable.h"
-#include "device/safety.h"
 #include "device/topology.h"
 #include "fleet/vstore.h"
 #include "lib/exitcodes.h"
-#include "lib/state.h"
 #include "lib/util.h"
 #include "ui/out.h"
 
@@ -345,50 +342,6 @@ static int parse_args(struct check *c, int argc, char **argv)
 	return AP_EXIT_OK;
 }
 
-/*
- * A live sweep (or seq) on the disk rewrites its table: what is there now
- * is the run's temporary partition, not the disk's layout. Read from the
- * registry only: nothing is opened next to the live run.
- */
-static int refuse_live_run(const struct check *c)
-{
-	struct stat st;
-	char *cmd = NULL;
-	pid_t pid;
-	int rc = AP_EXIT_OK;
-
-	if (stat(c->ck.device, &st) != 0 || !S_ISBLK(st.st_mode) ||
-	    !ap_state_live_hold(st.st_rdev, &pid, &cmd))
-		return AP_EXIT_OK;
-	if (strcmp(cmd, "probe") != 0) {
-		check_warn(c, "a live alignprobe %s (PID %d) is rewriting this disk: its partition "
-			   "table is the run's temporary one; check again when the run has ended",
-			   cmd, (int)pid);
-		rc = AP_EXIT_REFUSED;
-	}
-	free(cmd);
-	return rc;
-}
-
-/* A partition has no table of its own to check: name the disk that has it. */
-static int refuse_partition(const struct check *c)
-{
-	struct stat st;
-	char *name;
-	dev_t whole;
-
-	if (stat(c->ck.device, &st) != 0 || !S_ISBLK(st.st_mode) ||
-	    ap_safety_whole_disk(st.st_rdev, &whole, &name) != 1)
-		return AP_EXIT_OK;
-	if (name)
-		check_warn(c, "a partition of /dev/%s, not a whole disk: the partition table and its "
-		      "alignment belong to the whole disk; check /dev/%s", name, name);
-	else
-		check_warn(c, "a partition, not a whole disk: check the whole disk it belongs to");
-	free(name);
-	return AP_EXIT_USAGE;
-}
-
 static int run(struct check *c)
 {
 	struct ap_error e, id_err;
@@ -398,11 +351,11 @@ static int run(struct check *c)
 	int rc;
 
 	ap_error_clear(&e);
-	rc = refuse_live_run(c);
-	if (!rc)
-		rc = refuse_partition(c);
-	if (rc)
-		return rc;
+	rc = ap_check_admit(&c->ck, &e);
+	if (rc) {
+		check_warn(c, "%s", e.msg);
+		return ap_exit_for_errno(rc);	/* a live run: 3; a partition: 2 */
+	}
 	ap_error_clear(&id_err);
 	rc = ap_check_read(&c->ck, c->ck.verdicts || c->prometheus, &e, &id_err);
 	if (rc) {
@@ -549,7 +502,7 @@ static int check_one(struct check *base, const char *dev, struct ap_prom *metric
 	c.ck.device = dev;
 	rc = run(&c);
 	if (metrics)
-		check_add_metrics(&c, metrics, rc);
+		ap_check_prom(&c.ck, metrics, rc);
 	if (c.out.json && (c.doc || docs)) {
 		/* one device that could not be checked: nothing on stdout, as before */
 		struct json_object *doc = c.doc ? c.doc : json_object_new_object();

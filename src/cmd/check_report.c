@@ -15,7 +15,6 @@
 
 #include "cmd/checkP.h"
 #include "cmd/commands.h"
-#include "cmd/fleet.h"
 #include "device/geometry.h"
 #include "device/identity.h"
 #include "device/ptable.h"
@@ -221,40 +220,6 @@ static struct json_object *rule_json(const struct check *c)
 	return o;
 }
 
-/* What to tell about a table for another sector size: the likely cause and the way out. */
-static void foreign_advice(const struct check *c, char *cause, size_t csz, char *remedy,
-			   size_t rsz)
-{
-	unsigned w = c->ck.pt.foreign_sector_size, here = c->ck.pt.sector_size;
-
-	if (!c->ck.pt.is_blockdev && w > here)
-		snprintf(cause, csz, "the image was partitioned as a disk with %u-byte logical "
-			 "sectors (a disk behind a USB bridge that presents them, or a loop device "
-			 "with --sector-size %u) and is read here with %u-byte ones", w, w, here);
-	else if (!c->ck.pt.is_blockdev)
-		snprintf(cause, csz, "the image was partitioned as a disk with %u-byte logical "
-			 "sectors and is read here with %u-byte ones (--sector-size %u)", w, here,
-			 here);
-	else if (w > here)
-		snprintf(cause, csz, "the table was written while a USB bridge (an enclosure or "
-			 "dock) presented the disk with %u-byte logical sectors; here the disk "
-			 "has %u-byte ones (attached directly?)", w, here);
-	else
-		snprintf(cause, csz, "the table was written with the disk attached directly "
-			 "(%u-byte logical sectors); here a USB bridge (an enclosure or dock) "
-			 "presents it with %u-byte ones", w, here);
-	if (!c->ck.pt.is_blockdev)
-		snprintf(remedy, rsz, "read it as written with alignprobe check --sector-size %u "
-			 "%s, or losetup --sector-size %u --partscan --find --show %s; or "
-			 "re-create the table for %u-byte sectors", w, c->ck.device, w, c->ck.device,
-			 here);
-	else
-		snprintf(remedy, rsz, "read it as written with losetup --read-only --sector-size "
-			 "%u --partscan --find --show %s (then check that loop device), or attach "
-			 "the disk the way it was partitioned; or re-create the table for %u-byte "
-			 "sectors (back up first: every partition moves)", w, c->ck.device, here);
-}
-
 static struct json_object *foreign_json(const struct check *c)
 {
 	struct json_object *o, *a;
@@ -263,7 +228,7 @@ static struct json_object *foreign_json(const struct check *c)
 
 	if (!c->ck.pt.foreign_sector_size)
 		return NULL;
-	foreign_advice(c, cause, sizeof(cause), remedy, sizeof(remedy));
+	ap_check_foreign_advice(&c->ck, cause, sizeof(cause), remedy, sizeof(remedy));
 	o = json_object_new_object();
 	json_object_object_add(o, "written_for", json_object_new_int64(c->ck.pt.foreign_sector_size));
 	json_object_object_add(o, "read_with", json_object_new_int64(c->ck.pt.sector_size));
@@ -682,86 +647,9 @@ void check_report_foreign(const struct check *c)
 
 	for (i = 0; i < c->ck.pt.nforeign_evidence; i++)
 		check_warn(c, "found: %s", c->ck.pt.foreign_evidence[i]);
-	foreign_advice(c, cause, sizeof(cause), remedy, sizeof(remedy));
+	ap_check_foreign_advice(&c->ck, cause, sizeof(cause), remedy, sizeof(remedy));
 	check_warn(c, "likely cause: %s", cause);
 	check_warn(c, "what to do: %s", remedy);
-}
-
-/* --prometheus: this device's series (see docs/alignprobe.8, MONITORING). */
-void check_add_metrics(const struct check *c, struct ap_prom *p, int status)
-{
-	const char *dev = c->ck.device;
-	const struct ap_geometry *geo[] = { &c->ck.g.reported, &c->ck.g.drive, &c->ck.g.probed };
-	bool judged = status == AP_EXIT_OK || status == AP_EXIT_MISALIGNED ||
-		      status == AP_EXIT_SECTOR_SIZE;
-	char num[24];
-	size_t i;
-
-	ap_fleet_prom_add(p, "alignprobe_check_success", judged, "device", dev, NULL);
-	ap_fleet_prom_add(p, "alignprobe_check_exit_status", status, "device", dev, NULL);
-	ap_fleet_prom_disk(p, "check", dev, c->ck.have_id ? &c->ck.id : NULL, c->ck.pt.sector_size);
-	if (!judged)
-		return;
-	ap_fleet_prom_add(p, "alignprobe_disk_aligned", status == AP_EXIT_OK, "device", dev, NULL);
-	for (i = 0; i < AP_ARRAY_SIZE(geo); i++) {
-		const char *src = ap_geometry_source_name(geo[i]->source);
-
-		if (!geo[i]->physical)
-			continue;
-		ap_fleet_prom_add(p, "alignprobe_physical_sector_bytes", (double)geo[i]->physical,
-				  "command", "check", "device", dev, "source", src, NULL);
-		ap_fleet_prom_add(p, "alignprobe_alignment_offset_bytes",
-				  (double)geo[i]->lowest_aligned * geo[i]->logical, "command", "check",
-				  "device", dev, "source", src, NULL);
-	}
-	if (c->ck.g.in_force) {
-		ap_fleet_prom_add(p, "alignprobe_check_rule_info", 1, "device", dev, "rule",
-				  ap_geometry_rule_name(c->ck.g.rule), "basis",
-				  ap_geometry_source_name(c->ck.g.basis->source), NULL);
-		ap_fleet_prom_add(p, "alignprobe_check_required_alignment_bytes",
-				  (double)c->ck.g.in_force->physical, "device", dev, NULL);
-		ap_fleet_prom_add(p, "alignprobe_check_required_offset_bytes",
-				  (double)c->ck.g.in_force->lowest_aligned * c->ck.g.in_force->logical,
-				  "device", dev, NULL);
-	}
-	if (c->ck.pt.foreign_sector_size)
-		ap_fleet_prom_add(p, "alignprobe_check_foreign_sector_bytes",
-				  c->ck.pt.foreign_sector_size, "device", dev, NULL);
-	if (c->ck.mv.state != AP_MV_OFF && c->ck.mv.state != AP_MV_NOT_NEEDED) {
-		ap_fleet_prom_add(p, "alignprobe_check_model_verdicts", (double)c->ck.mv.nmatching,
-				  "device", dev, NULL);
-		if (c->ck.mv.state == AP_MV_USED) {
-			const struct ap_vstore_verdict *v = &c->ck.mv.m->verdicts[c->ck.mv.verdict];
-			char where[64];
-
-			snprintf(where, sizeof(where), "models[%zu].verdicts[%zu]",
-				 c->ck.mv.model_index, c->ck.mv.verdict);
-			ap_fleet_prom_add(p, "alignprobe_check_model_verdict_info", 1, "device", dev,
-					  "store", c->ck.verdicts_file, "entry", where, "example",
-					  v->nexamples ? v->examples[0].serial : NULL, NULL);
-		}
-	}
-	ap_fleet_prom_add(p, "alignprobe_check_partitions", (double)c->ck.nchecked, "device", dev,
-			  NULL);
-	ap_fleet_prom_add(p, "alignprobe_check_misaligned_partitions", (double)c->ck.nmisaligned,
-			  "device", dev, NULL);
-	for (i = 0; i < c->ck.pt.nparts; i++) {
-		const struct ap_part *part = &c->ck.pt.parts[i];
-		unsigned ls = c->ck.pt.sector_size;
-		struct ap_check_verdicts v;
-
-		ap_check_judge(&c->ck, part, &v);
-		if (v.aligned < 0)
-			continue;	/* an extended partition, or a table for another size */
-		snprintf(num, sizeof(num), "%zu", part->partno + 1);
-		ap_fleet_prom_add(p, "alignprobe_partition_aligned", v.aligned, "device", dev,
-				  "partition", num, NULL);
-		ap_fleet_prom_add(p, "alignprobe_partition_start_bytes", (double)part->start * ls,
-				  "device", dev, "partition", num, NULL);
-		if (v.next != UINT64_MAX)
-			ap_fleet_prom_add(p, "alignprobe_partition_next_aligned_start_bytes",
-					  (double)v.next * ls, "device", dev, "partition", num, NULL);
-	}
 }
 
 /* What to run next for each misaligned partition (ap_check_next_steps()), after the table. */
