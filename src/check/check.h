@@ -110,6 +110,8 @@ struct ap_check_verdicts {
 	uint64_t next;
 };
 
+struct json_object;
+
 /* geom.c */
 
 /* A geometry in words: "4096-byte physical sectors (probed, lowest aligned LBA 0)" */
@@ -133,6 +135,12 @@ int ap_check_geometries(struct ap_check *c, struct ap_error *e);
  */
 int ap_check_load_stores(struct ap_check *c, struct ap_vstore *store, int *rcs, size_t *nmodels,
 			 bool *said, struct ap_error *e);
+/*
+ * -J's "model_verdict": what the verdict store said of the disk's model
+ * (the stores, the state, the model, the entry used, its verdicts for the
+ * table's sector size); NULL without --verdicts.
+ */
+struct json_object *ap_check_model_to_json(const struct ap_check *c);
 
 /* judge.c */
 

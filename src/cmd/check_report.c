@@ -108,93 +108,9 @@ static void fill_row(const struct check *c, struct ap_row *r, const struct ap_pa
 
 /* ---- topology and geometry as JSON ---- */
 
-static struct json_object *geometry_json(const struct ap_geometry *g, const char *file)
-{
-	struct json_object *o;
-
-	if (!g || !g->physical)
-		return NULL;
-	o = json_object_new_object();
-	json_object_object_add(o, "source", json_object_new_string(ap_geometry_source_name(g->source)));
-	if (file)
-		json_object_object_add(o, "file", json_object_new_string(file));
-	json_object_object_add(o, "logical_sector", json_object_new_int64(g->logical));
-	json_object_object_add(o, "physical_sector", ap_json_u64(g->physical));
-	json_object_object_add(o, "lowest_aligned_lba", ap_json_u64(g->lowest_aligned));
-	if (g->source == AP_GEOM_MODEL)
-		json_object_object_add(o, "sensitive", json_object_new_boolean(g->sensitive));
-	/* "no effect": up to which unit; physical_sector is then the unit it stands for */
-	if ((g->source == AP_GEOM_MODEL || g->source == AP_GEOM_PROBED) && g->ruled_out_up_to)
-		json_object_object_add(o, "ruled_out_up_to", ap_json_u64(g->ruled_out_up_to));
-	if (g->source == AP_GEOM_PROBED) {
-		json_object_object_add(o, "sensitive", json_object_new_boolean(g->sensitive));
-		json_object_object_add(o, "confidence", isfinite(g->confidence)
-				       ? json_object_new_double(g->confidence) : NULL);
-		json_object_object_add(o, "reported_physical_sector",
-				       json_object_new_int64(g->reported_physical));
-	}
-	return o;
-}
-
-static struct json_object *topology_json(const struct ap_topology *t)
-{
-	const struct ap_kernel_topology *k = &t->kernel;
-	const struct ap_drive_topology *d = &t->drive;
-	struct json_object *o = json_object_new_object(), *ko, *dobj, *a;
-	size_t i;
-
-	ko = json_object_new_object();
-	json_object_object_add(ko, "available", json_object_new_boolean(k->available));
-	if (k->available) {
-		json_object_object_add(ko, "logical_sector", ap_json_u64(k->logical));
-		json_object_object_add(ko, "physical_sector", ap_json_u64(k->physical));
-		json_object_object_add(ko, "minimum_io", ap_json_u64(k->minimum_io));
-		json_object_object_add(ko, "optimal_io", ap_json_u64(k->optimal_io));
-		json_object_object_add(ko, "optimal_io_sane", json_object_new_boolean(k->optimal_io_sane));
-		json_object_object_add(ko, "alignment_offset", ap_json_u64(k->alignment_offset));
-	} else {
-		json_object_object_add(ko, "reason", json_object_new_string(k->why));
-	}
-	json_object_object_add(ko, "write_cache", k->write_cache < 0 ? NULL
-			       : json_object_new_string(k->write_cache ? "write back" : "write through"));
-	json_object_object_add(o, "kernel", ko);
-
-	dobj = json_object_new_object();
-	json_object_object_add(dobj, "available", json_object_new_boolean(d->available));
-	if (d->available) {
-		json_object_object_add(dobj, "source", json_object_new_string(d->source));
-		json_object_object_add(dobj, "logical_sector", json_object_new_int64(d->logical));
-		json_object_object_add(dobj, "physical_sector", d->physical
-				       ? ap_json_u64(d->physical) : NULL);
-		json_object_object_add(dobj, "lowest_aligned_lba", d->lowest_aligned_known
-				       ? json_object_new_int64(d->lowest_aligned) : NULL);
-		if (d->ata_ok)
-			json_object_object_add(dobj, "model", json_object_new_string(d->ata.model));
-		if (d->nvme_ok) {
-			json_object_object_add(dobj, "nvme_npwg", d->nvme.optperf_valid
-					       ? json_object_new_int64(d->nvme.npwg) : NULL);
-			json_object_object_add(dobj, "nvme_nows", d->nvme.optperf_valid
-					       ? json_object_new_int64(d->nvme.nows) : NULL);
-			json_object_object_add(dobj, "nvme_nawupf", d->nvme.atomics_valid
-					       ? json_object_new_int64(d->nvme.nawupf) : NULL);
-		}
-	} else {
-		json_object_object_add(dobj, "reason", json_object_new_string(d->why));
-	}
-	json_object_object_add(dobj, "write_cache", d->wc_known
-			       ? json_object_new_boolean(d->wc.enabled) : NULL);
-	json_object_object_add(o, "drive", dobj);
-
-	a = json_object_new_array();
-	for (i = 0; i < t->ndisagreements; i++)
-		json_object_array_add(a, json_object_new_string(t->disagreements[i]));
-	json_object_object_add(o, "disagreements", a);
-	return o;
-}
-
 static struct json_object *probed_json(const struct check *c)
 {
-	struct json_object *o = geometry_json(&c->ck.g.probed, c->ck.geometry_file);
+	struct json_object *o = ap_geometry_to_json(&c->ck.g.probed, c->ck.geometry_file);
 
 	if (o && c->ck.geometry_file) {
 		json_object_object_add(o, "entry", json_object_new_string(c->ck.pick.where));
@@ -241,73 +157,6 @@ static struct json_object *foreign_json(const struct check *c)
 	json_object_object_add(o, "remedy", json_object_new_string(remedy));
 	return o;
 }
-static const char *const mv_names[] = {
-	[AP_MV_OFF] = "off", [AP_MV_NOT_NEEDED] = "not_needed", [AP_MV_NO_MODEL] = "no_model",
-	[AP_MV_NONE] = "none", [AP_MV_OTHER_SECTOR] = "other_sector_size", [AP_MV_USED] = "used",
-	[AP_MV_CONFLICT] = "conflict", [AP_MV_UNSHOWN] = "no_effect_not_shown",
-};
-
-/* "model_verdict": what the verdict store said of the disk's model, null without --verdicts. */
-static struct json_object *model_verdict_json(const struct check *c)
-{
-	const struct ap_vstore_model *m = c->ck.mv.m;
-	struct json_object *o, *mo, *a;
-	size_t i, k;
-
-	if (c->ck.mv.state == AP_MV_OFF)
-		return NULL;
-	o = json_object_new_object();
-	json_object_object_add(o, "store", json_object_new_string(c->ck.verdicts_file));
-	a = json_object_new_array();
-	for (i = 0; i < c->ck.nverdict_files; i++)
-		json_object_array_add(a, json_object_new_string(c->ck.verdict_files[i]));
-	json_object_object_add(o, "stores", a);
-	json_object_object_add(o, "state", json_object_new_string(mv_names[c->ck.mv.state]));
-	mo = NULL;
-	if (c->ck.have_id && c->ck.id.model) {
-		mo = json_object_new_object();
-		json_object_object_add(mo, "vendor", ap_json_string(c->ck.id.vendor));
-		json_object_object_add(mo, "model", ap_json_string(c->ck.id.model));
-		json_object_object_add(mo, "revision", ap_json_string(c->ck.id.revision));
-	}
-	json_object_object_add(o, "model", mo);
-	if (c->ck.mv.state == AP_MV_USED) {
-		char where[64];
-
-		snprintf(where, sizeof(where), "models[%zu].verdicts[%zu]", c->ck.mv.model_index,
-			 c->ck.mv.verdict);
-		json_object_object_add(o, "entry", json_object_new_string(where));
-	} else {
-		json_object_object_add(o, "entry", NULL);
-	}
-	a = json_object_new_array();
-	for (i = 0; m && i < m->nverdicts; i++) {
-		const struct ap_vstore_verdict *v = &m->verdicts[i];
-		struct json_object *vo, *xa;
-		char where[64];
-
-		if (v->logical_sector != c->ck.pt.sector_size)
-			continue;
-		vo = json_object_new_object();
-		snprintf(where, sizeof(where), "models[%zu].verdicts[%zu]", c->ck.mv.model_index, i);
-		json_object_object_add(vo, "entry", json_object_new_string(where));
-		json_object_object_add(vo, "logical_sector", ap_json_u64(v->logical_sector));
-		json_object_object_add(vo, "physical_sector", ap_json_u64(v->physical_sector));
-		json_object_object_add(vo, "lowest_aligned_lba", ap_json_u64(v->lowest_aligned_lba));
-		json_object_object_add(vo, "sensitive", json_object_new_boolean(v->sensitive));
-		json_object_object_add(vo, "absence_margin", !v->sensitive && v->absence_margin >= 1 ?
-				       json_object_new_double(v->absence_margin) : NULL);
-		json_object_object_add(vo, "ruled_out_up_to", !v->sensitive && v->ruled_out_up_to ?
-				       ap_json_u64(v->ruled_out_up_to) : NULL);
-		xa = json_object_new_array();
-		for (k = 0; k < v->nexamples; k++)
-			json_object_array_add(xa, ap_vstore_example_to_json(&v->examples[k]));
-		json_object_object_add(vo, "examples", xa);
-		json_object_array_add(a, vo);
-	}
-	json_object_object_add(o, "verdicts", a);
-	return o;
-}
 
 /* The -J document of the device (c->doc). */
 void check_build_json(struct check *c, bool aligned)
@@ -336,18 +185,18 @@ void check_build_json(struct check *c, bool aligned)
 	}
 	json_object_object_add(doc, "first_usable", pt->label ? ap_json_u64(pt->first_usable) : NULL);
 	json_object_object_add(doc, "last_usable", pt->label ? ap_json_u64(pt->last_usable) : NULL);
-	json_object_object_add(doc, "topology", topology_json(&c->ck.topo));
+	json_object_object_add(doc, "topology", ap_topology_to_json(&c->ck.topo));
 
 	geo = json_object_new_object();
-	json_object_object_add(geo, "in_force", geometry_json(c->ck.g.in_force,
+	json_object_object_add(geo, "in_force", ap_geometry_to_json(c->ck.g.in_force,
 			       c->ck.g.rule == AP_RULE_PROBED ? c->ck.geometry_file : NULL));
-	json_object_object_add(geo, "reported", geometry_json(&c->ck.g.reported, NULL));
-	json_object_object_add(geo, "drive", geometry_json(&c->ck.g.drive, NULL));
+	json_object_object_add(geo, "reported", ap_geometry_to_json(&c->ck.g.reported, NULL));
+	json_object_object_add(geo, "drive", ap_geometry_to_json(&c->ck.g.drive, NULL));
 	json_object_object_add(geo, "probed", probed_json(c));
 	json_object_object_add(geo, "optimal_io", c->ck.g.optio ? ap_json_u64(c->ck.g.optio) : NULL);
 	json_object_object_add(doc, "geometry", geo);
 	json_object_object_add(doc, "rule", rule_json(c));
-	json_object_object_add(doc, "model_verdict", model_verdict_json(c));
+	json_object_object_add(doc, "model_verdict", ap_check_model_to_json(&c->ck));
 	json_object_object_add(doc, "foreign_sector_size", foreign_json(c));
 
 	a = json_object_new_array();

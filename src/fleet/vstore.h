@@ -162,6 +162,13 @@ char *ap_vstore_model_name(const struct ap_vstore_model *m);
 /* JSON both ways; decoding checks every type and value: -EINVAL with @e. */
 struct json_object *ap_vstore_to_json(const struct ap_vstore *s);
 struct json_object *ap_vstore_example_to_json(const struct ap_vstore_example *x);
+/*
+ * A verdict as the store writes it, its members added to @o (NULL: a new
+ * object); @nulls: absence_margin and ruled_out_up_to present as null
+ * where they do not apply, not left out.
+ */
+struct json_object *ap_vstore_verdict_to_json(const struct ap_vstore_verdict *v,
+					      struct json_object *o, bool nulls);
 int ap_vstore_from_json(struct json_object *o, struct ap_vstore *s, struct ap_error *e);
 
 /*

@@ -33,10 +33,36 @@ struct json_object *ap_vstore_example_to_json(const struct ap_vstore_example *x)
 	return o;
 }
 
+struct json_object *ap_vstore_verdict_to_json(const struct ap_vstore_verdict *v,
+					      struct json_object *o, bool nulls)
+{
+	struct json_object *xa = json_object_new_array();
+	bool margin = !v->sensitive && v->absence_margin >= 1;
+	bool ruled = !v->sensitive && v->ruled_out_up_to;
+	size_t l;
+
+	if (!o)
+		o = json_object_new_object();
+	json_object_object_add(o, "logical_sector", ap_json_u64(v->logical_sector));
+	json_object_object_add(o, "physical_sector", ap_json_u64(v->physical_sector));
+	json_object_object_add(o, "lowest_aligned_lba", ap_json_u64(v->lowest_aligned_lba));
+	json_object_object_add(o, "sensitive", json_object_new_boolean(v->sensitive));
+	if (margin || nulls)
+		json_object_object_add(o, "absence_margin",
+				       margin ? json_object_new_double(v->absence_margin) : NULL);
+	if (ruled || nulls)
+		json_object_object_add(o, "ruled_out_up_to",
+				       ruled ? ap_json_u64(v->ruled_out_up_to) : NULL);
+	for (l = 0; l < v->nexamples; l++)
+		json_object_array_add(xa, ap_vstore_example_to_json(&v->examples[l]));
+	json_object_object_add(o, "examples", xa);
+	return o;
+}
+
 struct json_object *ap_vstore_to_json(const struct ap_vstore *s)
 {
 	struct json_object *doc = json_object_new_object(), *models = json_object_new_array();
-	size_t i, k, l;
+	size_t i, k;
 
 	json_object_object_add(doc, "format", json_object_new_string(FORMAT_NAME));
 	json_object_object_add(doc, "version", json_object_new_int(FORMAT_VERSION));
@@ -47,27 +73,9 @@ struct json_object *ap_vstore_to_json(const struct ap_vstore *s)
 		json_object_object_add(mo, "vendor", ap_json_string(m->vendor));
 		json_object_object_add(mo, "model", ap_json_string(m->model));
 		json_object_object_add(mo, "revision", ap_json_string(m->revision));
-		for (k = 0; k < m->nverdicts; k++) {
-			const struct ap_vstore_verdict *v = &m->verdicts[k];
-			struct json_object *vo = json_object_new_object();
-			struct json_object *xa = json_object_new_array();
-
-			json_object_object_add(vo, "logical_sector", ap_json_u64(v->logical_sector));
-			json_object_object_add(vo, "physical_sector", ap_json_u64(v->physical_sector));
-			json_object_object_add(vo, "lowest_aligned_lba",
-					       ap_json_u64(v->lowest_aligned_lba));
-			json_object_object_add(vo, "sensitive", json_object_new_boolean(v->sensitive));
-			if (!v->sensitive && v->absence_margin >= 1)
-				json_object_object_add(vo, "absence_margin",
-						       json_object_new_double(v->absence_margin));
-			if (!v->sensitive && v->ruled_out_up_to)
-				json_object_object_add(vo, "ruled_out_up_to",
-						       ap_json_u64(v->ruled_out_up_to));
-			for (l = 0; l < v->nexamples; l++)
-				json_object_array_add(xa, ap_vstore_example_to_json(&v->examples[l]));
-			json_object_object_add(vo, "examples", xa);
-			json_object_array_add(va, vo);
-		}
+		for (k = 0; k < m->nverdicts; k++)
+			json_object_array_add(va, ap_vstore_verdict_to_json(&m->verdicts[k], NULL,
+									    false));
 		json_object_object_add(mo, "verdicts", va);
 		json_object_array_add(models, mo);
 	}
