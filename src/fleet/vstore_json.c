@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
@@ -59,28 +60,46 @@ struct json_object *ap_vstore_verdict_to_json(const struct ap_vstore_verdict *v,
 	return o;
 }
 
+/* A model as the store writes it: vendor, model, revision, its verdicts. */
+static struct json_object *model_json(const struct ap_vstore_model *m)
+{
+	struct json_object *mo = json_object_new_object(), *va = json_object_new_array();
+	size_t k;
+
+	json_object_object_add(mo, "vendor", ap_json_string(m->vendor));
+	json_object_object_add(mo, "model", ap_json_string(m->model));
+	json_object_object_add(mo, "revision", ap_json_string(m->revision));
+	for (k = 0; k < m->nverdicts; k++)
+		json_object_array_add(va, ap_vstore_verdict_to_json(&m->verdicts[k], NULL, false));
+	json_object_object_add(mo, "verdicts", va);
+	return mo;
+}
+
 struct json_object *ap_vstore_to_json(const struct ap_vstore *s)
 {
 	struct json_object *doc = json_object_new_object(), *models = json_object_new_array();
-	size_t i, k;
+	size_t i;
 
 	json_object_object_add(doc, "format", json_object_new_string(FORMAT_NAME));
 	json_object_object_add(doc, "version", json_object_new_int(FORMAT_VERSION));
-	for (i = 0; i < s->nmodels; i++) {
-		const struct ap_vstore_model *m = &s->models[i];
-		struct json_object *mo = json_object_new_object(), *va = json_object_new_array();
-
-		json_object_object_add(mo, "vendor", ap_json_string(m->vendor));
-		json_object_object_add(mo, "model", ap_json_string(m->model));
-		json_object_object_add(mo, "revision", ap_json_string(m->revision));
-		for (k = 0; k < m->nverdicts; k++)
-			json_object_array_add(va, ap_vstore_verdict_to_json(&m->verdicts[k], NULL,
-									    false));
-		json_object_object_add(mo, "verdicts", va);
-		json_object_array_add(models, mo);
-	}
+	for (i = 0; i < s->nmodels; i++)
+		json_object_array_add(models, model_json(&s->models[i]));
 	json_object_object_add(doc, "models", models);
 	return doc;
+}
+
+struct json_object *ap_vstore_model_to_json(const struct ap_vstore_model *m, const char *store)
+{
+	struct json_object *o = model_json(m);
+	char *name = ap_vstore_model_name(m), entry[32];
+
+	snprintf(entry, sizeof(entry), "models[%zu]", m->index);
+	json_object_object_add(o, "name", json_object_new_string(name));
+	json_object_object_add(o, "store", json_object_new_string(store));
+	json_object_object_add(o, "entry", json_object_new_string(entry));
+	json_object_object_add(o, "conflict", json_object_new_boolean(ap_vstore_model_in_conflict(m)));
+	free(name);
+	return o;
 }
 
 /* Member @key of @o, an array (required): or NULL with @e. */
