@@ -152,6 +152,13 @@ struct json_object *ap_check_model_to_json(const struct ap_check *c);
  */
 int ap_check_read(struct ap_check *c, bool want_id, struct ap_error *e, struct ap_error *id_err);
 void ap_check_judge(const struct ap_check *c, const struct ap_part *p, struct ap_check_verdicts *v);
+/*
+ * What is wrong with partition @p under the geometry in force, in words
+ * ("partition 2: start 35 is not aligned to ...; next aligned start 40",
+ * or its size): true, or false when it is aligned or not judged.
+ */
+bool ap_check_describe_fault(const struct ap_check *c, const struct ap_part *p, char *buf,
+			     size_t sz);
 /* c->nchecked and c->nmisaligned: the partitions judged, and the ones that are not aligned. */
 void ap_check_count(struct ap_check *c);
 /* c->next: what to run next for each misaligned partition. */

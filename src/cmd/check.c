@@ -166,37 +166,15 @@ static void default_columns(const struct check *c, int *def, size_t *n)
 
 static void report_partitions(struct check *c)
 {
-	const struct ap_geometry *f = c->ck.g.in_force;
-	char desc[200];
+	char msg[400];
 	size_t i;
 
 	if (c->ck.pt.foreign_sector_size)
 		return;		/* the partitions as read here are not the table's */
 	ap_check_count(&c->ck);
-	if (c->quiet)
-		return;
-	ap_check_describe_geometry(f, desc, sizeof(desc));
-	for (i = 0; i < c->ck.pt.nparts; i++) {
-		const struct ap_part *p = &c->ck.pt.parts[i];
-		struct ap_check_verdicts v;
-
-		ap_check_judge(&c->ck, p, &v);
-		if (v.aligned != 0)
-			continue;
-		if (!ap_align_is_aligned(p->start, f->logical, f->physical, f->lowest_aligned)) {
-			if (v.next != UINT64_MAX)
-				check_warn(c, "partition %zu: start %" PRIu64 " is not aligned to %s: %"
-				      PRIu64 " sector%s past a boundary; next aligned start %" PRIu64,
-				      p->partno + 1, p->start, desc, v.misalign,
-				      v.misalign == 1 ? "" : "s", v.next);
-			else
-				check_warn(c, "partition %zu: start %" PRIu64 " is not aligned to %s",
-				      p->partno + 1, p->start, desc);
-		} else {
-			check_warn(c, "partition %zu: size %" PRIu64 " sectors is not a whole number of "
-			      "%" PRIu64 "-byte physical sectors", p->partno + 1, p->size, f->physical);
-		}
-	}
+	for (i = 0; !c->quiet && i < c->ck.pt.nparts; i++)
+		if (ap_check_describe_fault(&c->ck, &c->ck.pt.parts[i], msg, sizeof(msg)))
+			check_warn(c, "%s", msg);
 }
 
 static const struct option longopts[] = {
