@@ -424,30 +424,28 @@ int check_print_topology(const struct check *c)
 	return 0;
 }
 
+/* The table's row of partition @i (ap_cols_table_rows()). */
+static bool part_row(void *ctx, struct ap_row *r, size_t i)
+{
+	const struct check *c = ctx;
+	struct ap_check_verdicts v;
+
+	ap_check_judge(&c->ck, &c->ck.pt.parts[i], &v);
+	fill_row(c, r, &c->ck.pt.parts[i], &v);
+	return true;
+}
+
 int check_print_table(struct check *c)
 {
 	struct libscols_table *tb;
 	struct ap_out out;
 	struct ap_cols cs;
-	struct ap_row r;
-	size_t i;
 	int rc;
 
 	check_cols(c, &cs);
-	tb = ap_cols_table_new(&cs, "partitions");
-	ap_row_init(&r, &cs);
-	for (i = 0; i < c->ck.pt.nparts; i++) {
-		struct ap_check_verdicts v;
-
-		ap_check_judge(&c->ck, &c->ck.pt.parts[i], &v);
-		fill_row(c, &r, &c->ck.pt.parts[i], &v);
-		if (ap_row_add_line(&r, tb) != 0) {
-			ap_row_free(&r);
-			scols_unref_table(tb);
-			return -ENOMEM;
-		}
-	}
-	ap_row_free(&r);
+	tb = ap_cols_table_rows(&cs, "partitions", c->ck.pt.nparts, part_row, c);
+	if (!tb)
+		return -ENOMEM;
 	/* raw and CSV: the rows of every device under one heading */
 	out = c->out;
 	if ((out.raw || out.csv) && c->headings_done) {

@@ -99,27 +99,35 @@ static void seq_fill_row(const struct seq_cmd *c, struct ap_row *row, const stru
 	free(dd);
 }
 
+struct seq_rows {
+	const struct seq_cmd *c;
+	const struct ap_seq_result *r;
+};
+
+/* The table's row of cell @i, if it ran (ap_cols_table_rows()). */
+static bool seq_row(void *ctx, struct ap_row *row, size_t i)
+{
+	const struct seq_rows *sr = ctx;
+
+	if (!sr->r->cells[i].runs)
+		return false;
+	seq_fill_row(sr->c, row, sr->r, i);
+	return true;
+}
+
 int ap_seq_out_table(struct seq_cmd *c, struct ap_seq_result *r)
 {
+	struct seq_rows sr = { c, r };
 	struct libscols_table *tb;
 	struct ap_cols cs;
-	struct ap_row row;
-	size_t i;
 	int rc;
 
 	seq_cols(c, &cs);
-	tb = ap_cols_table_new(&cs, "cells");
-	ap_row_init(&row, &cs);
-	for (i = 0; i < r->ncells; i++) {
-		if (!r->cells[i].runs)
-			continue;
-		seq_fill_row(c, &row, r, i);
-		if (ap_row_add_line(&row, tb) != 0) {
-			ap_warnx(SEQ_CMD, NULL, "cannot allocate a table line");
-			exit(AP_EXIT_FAILURE);
-		}
+	tb = ap_cols_table_rows(&cs, "cells", r->ncells, seq_row, &sr);
+	if (!tb) {
+		ap_warnx(SEQ_CMD, NULL, "cannot allocate a table line");
+		exit(AP_EXIT_FAILURE);
 	}
-	ap_row_free(&row);
 	rc = ap_out_print(&c->out, tb);
 	scols_unref_table(tb);
 	return rc;
