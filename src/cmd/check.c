@@ -68,14 +68,17 @@ void check_warn(const struct check *c, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void __attribute__((noreturn)) usage(void)
+/* what --help prints after "Usage:" (the option kit) */
+static const char *const synopsis[] = {
+	"[options] DEVICE|IMAGE...",
+	NULL
+};
+
+static void usage(void)
 {
 	FILE *out = stdout;
 
-	fputs("Usage:\n"
-	      " alignprobe check [options] DEVICE|IMAGE...\n"
-	      "\n"
-	      "Check that every partition of a disk or disk image starts on a physical\n"
+	fputs("Check that every partition of a disk or disk image starts on a physical\n"
 	      "sector boundary: the reported one, the drive's own claim and the probed one.\n"
 	      "Read-only.\n"
 	      "\n"
@@ -134,7 +137,6 @@ static void __attribute__((noreturn)) usage(void)
 	      "of theirs, in the order 1, 3, 2, 7, 4, 0.\n"
 	      "\nAvailable output columns:\n", out);
 	ap_out_list_columns(NULL, check_infos, CHECK_NCOLS);
-	exit(AP_EXIT_OK);
 }
 
 /* ---- per partition ---- */
@@ -293,7 +295,7 @@ static int parse_args(struct check *c, int argc, char **argv)
 		AP_OPT_VERSION, AP_OPT_OUTPUT(&c->out), AP_OPT_END
 	};
 	const struct ap_opts p = {
-		.cmd = CMD, .common = common, .longopts = longopts, .shortopts = "g:p:l:v",
+		.cmd = CMD, .synopsis = synopsis, .common = common, .longopts = longopts, .shortopts = "g:p:l:v",
 		.own = check_opt, .ctx = c,
 	};
 	int rc = ap_opts_parse(&p, argc, argv);

@@ -68,9 +68,14 @@ struct cleanup {
 	struct ap_cols cs;	/* of cols */
 };
 
+/* what --help prints after "Usage:" (the option kit) */
+static const char *const synopsis[] = {
+	"[options] [DEVICE]",
+	NULL
+};
+
 static void __attribute__((noreturn)) usage(void)
 {
-	printf("Usage:\n %s %s [options] [DEVICE]\n\n", AP_PROG, CMD);
 	puts("Remove what a killed run (SIGKILL, power cut) left behind: stale mounts,\n"
 	     "temporary directories, loop devices and emulated drives recorded in the\n"
 	     "state directory. Resources of runs that are still alive are never touched.\n"
@@ -168,7 +173,7 @@ static int parse_args(struct cleanup *c, struct ap_cleanup *ck, int argc, char *
 		AP_OPT_VERSION, AP_OPT_OUTPUT(&c->out), AP_OPT_END
 	};
 	const struct ap_opts p = {
-		.cmd = CMD, .common = common, .longopts = longopts, .own = cleanup_opt, .ctx = c,
+		.cmd = CMD, .synopsis = synopsis, .common = common, .longopts = longopts, .own = cleanup_opt, .ctx = c,
 	};
 	int rc = ap_opts_parse(&p, argc, argv);
 

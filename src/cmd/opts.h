@@ -69,10 +69,13 @@ struct ap_opt {
  * AP_OPT_END), and its own: @longopts (ended by a NULL name; may be NULL)
  * and @shortopts (getopt's letters; may be NULL), each handed to @own.
  * @own returns 0, or an exit code after its message (or -1 after
- * printing what ends the command with success).
+ * printing what ends the command with success). @synopsis (NULL-ended;
+ * may be NULL): the forms --help prints as "Usage:\n alignprobe CMD FORM"
+ * before the AP_OPT_HELP function's text.
  */
 struct ap_opts {
 	const char *cmd;
+	const char *const *synopsis;
 	const struct ap_opt *common;
 	const struct option *longopts;
 	const char *shortopts;

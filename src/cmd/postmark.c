@@ -56,11 +56,16 @@ static int usage_or_refused(int err)
 	return ap_exit_for_errno(err) == AP_EXIT_REFUSED ? AP_EXIT_REFUSED : AP_EXIT_USAGE;
 }
 
+/* what --help prints after "Usage:" (the option kit) */
+static const char *const synopsis[] = {
+	"[options] [CONFIG...]",
+	NULL
+};
+
 static void usage(void)
 {
 	FILE *f = stdout;
 
-	fprintf(f, "Usage:\n %s %s [options] [CONFIG...]\n\n", AP_PROG, CMD);
 	fputs("The built-in PostMark-compatible workload: for the same settings it performs\n"
 	      "exactly the file operations of PostMark 1.5 (same files created, read,\n"
 	      "appended and deleted, same bytes), timed in nanoseconds, and always removes\n"
@@ -418,7 +423,7 @@ static int parse_args(struct postmark_cmd *c, int argc, char **argv, bool *inter
 	struct option longopts[AP_ARRAY_SIZE(pm_opts) + 1] = { { NULL, 0, NULL, 0 } };
 	struct pm_parse pp = { c, interact };
 	const struct ap_opts p = {
-		.cmd = CMD, .common = common, .longopts = longopts, .shortopts = "s:N:S:t:l:d:i",
+		.cmd = CMD, .synopsis = synopsis, .common = common, .longopts = longopts, .shortopts = "s:N:S:t:l:d:i",
 		.own = postmark_opt, .ctx = &pp,
 	};
 	size_t i;

@@ -62,13 +62,18 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
+/* what --help prints after "Usage:" (the option kit) */
+static const char *const synopsis[] = {
+	"[options] TARGET",
+	"[options] --emulate[=SPEC]",
+	NULL
+};
+
 static void usage(void)
 {
 	FILE *f = stdout;
 	unsigned i;
 
-	fprintf(f, "Usage:\n %s %s [options] TARGET\n %s %s [options] --emulate[=SPEC]\n\n",
-		AP_PROG, CMD, AP_PROG, CMD);
 	fputs("Sequential throughput matrix: block size x synchronization mode, the dd\n"
 	      "experiments done properly. TARGET is a whole disk, a partition\n"
 	      "(--allow-partition) or a regular file.\n\n", f);
@@ -325,7 +330,7 @@ static int seq_parse_args(struct seq_cmd *c, int argc, char **argv)
 		AP_OPT_OUTPUT(&c->out), AP_OPT_END
 	};
 	const struct ap_opts p = {
-		.cmd = CMD, .common = common, .longopts = longopts, .shortopts = "s:B:m:R",
+		.cmd = CMD, .synopsis = synopsis, .common = common, .longopts = longopts, .shortopts = "s:B:m:R",
 		.own = seq_opt, .ctx = c,
 	};
 	int rc;

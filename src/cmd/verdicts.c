@@ -97,17 +97,20 @@ struct vcmd {
 	size_t nargs;
 };
 
-static void __attribute__((noreturn)) usage(void)
+/* what --help prints after "Usage:" (the option kit) */
+static const char *const synopsis[] = {
+	"list [--verdicts FILE]... [output options]",
+	"show [--verdicts FILE]... [-J] MODEL...",
+	"merge [--store FILE] [--host NAME] SOURCE...",
+	"forget [--store FILE] MODEL...",
+	NULL
+};
+
+static void usage(void)
 {
 	FILE *out = stdout;
 
-	fputs("Usage:\n"
-	      " alignprobe verdicts list [--verdicts FILE]... [output options]\n"
-	      " alignprobe verdicts show [--verdicts FILE]... [-J] MODEL...\n"
-	      " alignprobe verdicts merge [--store FILE] [--host NAME] SOURCE...\n"
-	      " alignprobe verdicts forget [--store FILE] MODEL...\n"
-	      "\n"
-	      "The verdict store: what probes and sweeps found, per drive model.\n"
+	fputs("The verdict store: what probes and sweeps found, per drive model.\n"
 	      "\n"
 	      "Actions:\n"
 	      " list                   one line per verdict of every model\n"
@@ -142,7 +145,6 @@ static void __attribute__((noreturn)) usage(void)
 	      "    a MODEL that show does not find\n"
 	      "\nAvailable output columns (list):\n", out);
 	ap_out_list_columns(NULL, infos, AP_ARRAY_SIZE(infos));
-	exit(AP_EXIT_OK);
 }
 
 /* One of verdicts' own options: 0, or AP_EXIT_USAGE after the message. */
@@ -186,7 +188,7 @@ static int parse_args(struct vcmd *c, int argc, char **argv)
 		AP_OPT_OUTPUT(&c->out), AP_OPT_END
 	};
 	const struct ap_opts p = {
-		.cmd = CMD, .common = common, .longopts = longopts, .own = vcmd_opt, .ctx = c,
+		.cmd = CMD, .synopsis = synopsis, .common = common, .longopts = longopts, .own = vcmd_opt, .ctx = c,
 	};
 	int rc = ap_opts_parse(&p, argc, argv);
 
