@@ -137,7 +137,7 @@ static void usage(void)
 	      " (with --write-cache: {\"on\": {MODE: ...}, \"off\": {MODE: ...}}), \"interrupted\"}\n\n", f);
 	fprintf(f, "Available output columns:\n");
 	for (i = 0; i < SEQ_NCOLS; i++)
-		fprintf(f, " %8s  %s\n", ap_seq_out_infos[i].name, ap_seq_out_infos[i].help);
+		fprintf(f, " %8s  %s\n", ap_seq_cols[0].infos[i].name, ap_seq_cols[0].infos[i].help);
 	fputs("\nExit status: 0 ok, 1 failure, 2 usage, 3 refused for safety, 6 not built,\n"
 	      "128+N interrupted by signal N (the cells done so far are printed).\n", f);
 }
@@ -262,6 +262,7 @@ static int seq_opt(void *ctx, int ch, const char *arg)
 /* The output options and what they depend on (--write-cache's columns). */
 static int seq_output_args(struct seq_cmd *c)
 {
+	const struct ap_opts_cols *t;
 	struct ap_error e = { 0 };
 	int rc = ap_opts_out_check(CMD, &c->out);
 
@@ -272,16 +273,15 @@ static int seq_output_args(struct seq_cmd *c)
 		ap_usage_error(CMD, "--dry-run prints its plan as text: -J/--json cannot go with it");
 		return AP_EXIT_USAGE;
 	}
-	rc = ap_opts_list_columns(&c->out, ap_seq_out_infos, SEQ_NCOLS);
+	rc = ap_opts_list_columns(&c->out, ap_seq_cols[0].infos, SEQ_NCOLS);
 	if (rc)
 		return rc;
 	if (c->wc_arg && ap_seq_wc_parse(c->wc_arg, c->o.wc, &c->o.nwc, &e) < 0) {
 		ap_usage_error(CMD, "--write-cache: %s", e.msg);
 		return AP_EXIT_USAGE;
 	}
-	return ap_opts_columns(CMD, &c->out, ap_seq_out_infos, SEQ_NCOLS,
-			       c->o.nwc ? ap_seq_out_default_cols_wc : ap_seq_out_default_cols,
-			       c->o.nwc ? ap_seq_out_ndefault_cols_wc : ap_seq_out_ndefault_cols,
+	t = &ap_seq_cols[c->o.nwc != 0];
+	return ap_opts_columns(CMD, &c->out, t->infos, t->ninfos, t->defaults, t->ndefaults,
 			       c->cols, &c->ncols);
 }
 

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cmd/opts.h"
 #include "device/safety.h"
 #include "lib/outfile.h"
 #include "seq/seq.h"
@@ -20,19 +21,15 @@
 
 #define SEQ_CMD "seq"
 
-/* seq's columns: the one table (ap_seq_out_infos) drives -o, the table and JSON */
+/* seq's columns: the one table (ap_seq_cols) drives -o, the table and JSON */
 enum {
 	COL_MODE, COL_OP, COL_BS, COL_BYTES, COL_SECONDS, COL_MBPS, COL_IOPS,
 	COL_STABLE, COL_KNEE, COL_RUNS, COL_PARTIAL, COL_DD, COL_IOS, COL_WCACHE,
 	SEQ_NCOLS
 };
 
-extern const struct ap_colinfo ap_seq_out_infos[SEQ_NCOLS];
-/* the default columns, without and with --write-cache (WCACHE after MODE) */
-extern const int ap_seq_out_default_cols[];
-extern const size_t ap_seq_out_ndefault_cols;
-extern const int ap_seq_out_default_cols_wc[];
-extern const size_t ap_seq_out_ndefault_cols_wc;
+/* The columns (seq_report.c), shown without -o: [0] as found, [1] with --write-cache. */
+extern const struct ap_opts_cols ap_seq_cols[2];
 
 struct seq_cmd {
 	struct ap_out out;

@@ -18,7 +18,7 @@
 #include "lib/util.h"
 #include "ui/plot.h"
 
-const struct ap_colinfo ap_seq_out_infos[SEQ_NCOLS] = {
+static const struct ap_colinfo infos[SEQ_NCOLS] = {
 	[COL_MODE]    = { "MODE", 13, 0, AP_COL_STRING, "synchronization mode (none, sync-after, fdatasync, dsync, sync, direct, ...)" },
 	[COL_OP]      = { "OP", 5, 0, AP_COL_STRING, "write or read" },
 	[COL_BS]      = { "BS", 6, SCOLS_FL_RIGHT, AP_COL_SIZE, "block size" },
@@ -35,16 +35,19 @@ const struct ap_colinfo ap_seq_out_infos[SEQ_NCOLS] = {
 	[COL_WCACHE]  = { "WCACHE", 6, 0, AP_COL_STRING, "the drive's write cache during the cell: on or off (--write-cache), else as found; empty when unknown" },
 };
 
-const int ap_seq_out_default_cols[] = {
+static const int default_cols[] = {
 	COL_MODE, COL_BS, COL_BYTES, COL_SECONDS, COL_MBPS, COL_IOPS, COL_STABLE, COL_KNEE,
 };
-const size_t ap_seq_out_ndefault_cols = AP_ARRAY_SIZE(ap_seq_out_default_cols);
-
-const int ap_seq_out_default_cols_wc[] = {
+/* with --write-cache: WCACHE first */
+static const int default_cols_wc[] = {
 	COL_WCACHE, COL_MODE, COL_BS, COL_BYTES, COL_SECONDS, COL_MBPS, COL_IOPS, COL_STABLE,
 	COL_KNEE,
 };
-const size_t ap_seq_out_ndefault_cols_wc = AP_ARRAY_SIZE(ap_seq_out_default_cols_wc);
+
+const struct ap_opts_cols ap_seq_cols[2] = {
+	{ infos, SEQ_NCOLS, default_cols, AP_ARRAY_SIZE(default_cols) },
+	{ infos, SEQ_NCOLS, default_cols_wc, AP_ARRAY_SIZE(default_cols_wc) },
+};
 
 /* The keys of the "cells" objects without -o, in their documented order. */
 static const int json_cols[] = {
@@ -59,7 +62,7 @@ const char *ap_seq_out_wc_name(const struct seq_cmd *c, enum ap_seq_wc wc)
 
 static void seq_cols(const struct seq_cmd *c, struct ap_cols *cs)
 {
-	ap_cols_init(cs, &c->out, ap_seq_out_infos, SEQ_NCOLS, c->cols, c->ncols,
+	ap_cols_init(cs, &c->out, infos, SEQ_NCOLS, c->cols, c->ncols,
 		     json_cols, AP_ARRAY_SIZE(json_cols));
 }
 
