@@ -23,13 +23,11 @@
  */
 static int refuse_live_run(const struct ap_check *c, struct ap_error *e)
 {
-	struct stat st;
 	char *cmd = NULL;
 	pid_t pid;
 	int rc = 0;
 
-	if (stat(c->device, &st) != 0 || !S_ISBLK(st.st_mode) ||
-	    !ap_state_live_hold(st.st_rdev, &pid, &cmd))
+	if (!ap_state_live_hold_path(c->device, &pid, &cmd))
 		return 0;
 	if (strcmp(cmd, "probe") != 0)
 		rc = ap_error_set(e, EBUSY, "a live alignprobe %s (PID %d) is rewriting this disk: "

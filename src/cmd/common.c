@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cmd/commands.h"
 #include "device/cachectl.h"
@@ -238,11 +237,10 @@ void ap_cmd_dry_run_outputs(const struct ap_cmd_output *o, size_t n)
 
 int ap_cmd_refuse_held(const char *cmd, const char *dev)
 {
-	struct stat st;
 	char *what = NULL;
 	pid_t pid;
 
-	if (stat(dev, &st) != 0 || !S_ISBLK(st.st_mode) || !ap_state_live_hold(st.st_rdev, &pid, &what))
+	if (!ap_state_live_hold_path(dev, &pid, &what))
 		return 0;
 	ap_warnx(cmd, dev, "in use by a running alignprobe %s (PID %d); wait until it ends",
 		 what, (int)pid);
@@ -299,25 +297,13 @@ int ap_cmd_check_columns(const char *cmd, const struct ap_out *o,
 	return 0;
 }
 
-/* Does @spec name a drive profile, as NAME or profile=NAME? */
-static bool names_profile(const char *spec)
-{
-	char *copy = ap_xstrdup(spec), *tok, *save = copy;
-	bool found = false;
-
-	while (!found && (tok = strsep(&save, ",")))
-		found = ap_emu_profile_spec(strncmp(tok, "profile=", 8) ? tok : tok + 8) != NULL;
-	free(copy);
-	return found;
-}
-
 int ap_cmd_emu_spec(const char *cmd, const char *base, const char *spec, bool hint,
 		    struct ap_emu_spec *s)
 {
 	struct ap_error e = { 0 };
 
 	/* a drive profile of the user's replaces the default entirely */
-	if (spec && names_profile(spec))
+	if (spec && ap_emu_spec_names_profile(spec))
 		base = NULL;
 	if (base && ap_emu_spec_parse(base, s, &e) != 0) {
 		/* a default of our own that does not parse */
