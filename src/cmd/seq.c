@@ -366,14 +366,12 @@ static int seq_finish_opts(struct seq_cmd *c, const struct ap_seq_target *t)
 /* --emulate --dry-run: the size and cell checks on the spec's drive; 0 or 2. */
 static int seq_dry_run_emulated(struct seq_cmd *c, const struct ap_emu_spec *spec)
 {
-	struct ap_seq_target t = { .fd = -1, .is_bdev = true };
+	struct ap_seq_target t;
 	struct ap_seq_result r = { 0 };
 	struct ap_error e = { 0 };
 	int rc;
 
-	t.capacity = spec->capacity;
-	t.align = spec->logical_sector ? spec->logical_sector : 512;
-	t.path = (char *)"the emulated drive";
+	ap_seq_target_planned(&t, "the emulated drive", spec->capacity, spec->logical_sector);
 	c->target = t.path;
 	rc = seq_finish_opts(c, &t);
 	if (!rc && ap_seq_plan(&t, &c->o, &r, &e) < 0) {
@@ -407,11 +405,9 @@ static int seq_wc_restore(struct seq_cmd *c)
 static void seq_print_plan(struct seq_cmd *c, struct ap_seq_result *r)
 {
 	char *sz = ap_size_to_human(c->o.size);
-	uint64_t total = 0;
+	uint64_t total = ap_seq_plan_bytes(&c->o, r);
 	size_t i;
 
-	for (i = 0; i < r->ncells; i++)
-		total += (c->o.size / r->cells[i].bs) * r->cells[i].bs * c->o.rounds;
 	printf("dry run: %s: %zu cell%s x %u round%s, %s per cell, %llu bytes moved in all (at most);"
 	       " nothing was written\n", c->target, r->ncells, r->ncells == 1 ? "" : "s",
 	       c->o.rounds, c->o.rounds == 1 ? "" : "s", sz, (unsigned long long)total);

@@ -528,13 +528,7 @@ static int do_forget(struct vcmd *c)
 		ap_warnx(CMD, json_object_get_string(json_object_array_get_idx(a.absent, i)),
 			 "no such model in %s", store);
 	if (!rc && c->out.json) {
-		struct json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "store", json_object_new_string(store));
-		json_object_object_add(o, "changed", json_object_new_boolean(changed));
-		json_object_object_add(o, "forgotten", json_object_get(a.forgotten));
-		json_object_object_add(o, "absent", json_object_get(a.absent));
-		rc = print_json(o);
+		rc = print_json(ap_vstore_forgot_to_json(store, a.forgotten, a.absent, changed));
 	} else if (!rc && !c->quiet) {
 		n = json_object_array_length(a.forgotten);
 		if (!changed)

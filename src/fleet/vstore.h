@@ -351,5 +351,8 @@ void ap_vstore_merge_free(struct ap_vstore_merge *m);
  */
 int ap_vstore_forget(const char *store, char **names, size_t n, struct json_object *forgotten,
 		     struct json_object *absent, bool *changed, struct ap_error *e);
+/* What the forget did: the store, whether it changed, the names forgotten and absent. */
+struct json_object *ap_vstore_forgot_to_json(const char *store, struct json_object *forgotten,
+					     struct json_object *absent, bool changed);
 
 #endif

@@ -203,3 +203,15 @@ void ap_vstore_merge_free(struct ap_vstore_merge *m)
 	json_object_put(m->conflicts);
 	memset(m, 0, sizeof(*m));
 }
+
+struct json_object *ap_vstore_forgot_to_json(const char *store, struct json_object *forgotten,
+					     struct json_object *absent, bool changed)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "store", json_object_new_string(store));
+	json_object_object_add(o, "changed", json_object_new_boolean(changed));
+	json_object_object_add(o, "forgotten", json_object_get(forgotten));
+	json_object_object_add(o, "absent", json_object_get(absent));
+	return o;
+}

@@ -57,6 +57,27 @@ int ap_seq_target_prepare(struct ap_seq_target *t, const char *path, int hold_fd
 	return ap_seq_target_open(t, path, hold_fd, e);
 }
 
+void ap_seq_target_planned(struct ap_seq_target *t, const char *name, uint64_t capacity,
+			   unsigned logical)
+{
+	memset(t, 0, sizeof(*t));
+	t->fd = -1;
+	t->is_bdev = true;
+	t->capacity = capacity;
+	t->align = logical ? logical : 512;
+	t->path = (char *)name;
+}
+
+uint64_t ap_seq_plan_bytes(const struct ap_seq_opts *o, const struct ap_seq_result *r)
+{
+	uint64_t total = 0;
+	size_t i;
+
+	for (i = 0; i < r->ncells; i++)
+		total += (o->size / r->cells[i].bs) * r->cells[i].bs * o->rounds;
+	return total;
+}
+
 int ap_seq_fit(struct ap_seq_opts *o, const struct ap_seq_target *t, bool size_set,
 	       uint64_t **bs, size_t *nbs, struct ap_error *e)
 {

@@ -36,6 +36,16 @@ int ap_seq_target_prepare(struct ap_seq_target *t, const char *path, int hold_fd
 			  bool dry_run, struct ap_error *e);
 
 /*
+ * A device not set up yet (--emulate --dry-run: the spec's drive), for the
+ * fitting and the plan only: @name (not copied, not freed), @capacity bytes,
+ * @logical-byte sectors (0: 512).
+ */
+void ap_seq_target_planned(struct ap_seq_target *t, const char *name, uint64_t capacity,
+			   unsigned logical);
+/* The bytes the planned cells move in all, at most (every round of every cell). */
+uint64_t ap_seq_plan_bytes(const struct ap_seq_opts *o, const struct ap_seq_result *r);
+
+/*
  * The size (unless @size_set: AP_SEQ_DEFAULT_SIZE, capped by the room
  * after the offset) and the block sizes (unless given in *@bs: the
  * defaults up to the size, malloc'd into *@bs) fitted to @t, set in @o.
