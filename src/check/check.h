@@ -141,6 +141,12 @@ int ap_check_load_stores(struct ap_check *c, struct ap_vstore *store, int *rcs, 
  * table's sector size); NULL without --verdicts.
  */
 struct json_object *ap_check_model_to_json(const struct ap_check *c);
+/*
+ * Why the model's "no effect" verdict in force (c->mv.state AP_MV_UNSHOWN)
+ * is not used, in words: no size a hidden unit was ruled out up to, or a
+ * margin too wide to show honest sectors.
+ */
+void ap_check_describe_unshown(const struct ap_check *c, char *buf, size_t sz);
 
 /* judge.c */
 

@@ -452,3 +452,21 @@ struct json_object *ap_check_model_to_json(const struct ap_check *ck)
 	json_object_object_add(o, "verdicts", a);
 	return o;
 }
+
+void ap_check_describe_unshown(const struct ap_check *c, char *buf, size_t sz)
+{
+	const struct ap_vstore_verdict *v = &c->mv.m->verdicts[c->mv.verdict];
+	char m[64];
+
+	if (ap_absence_margin_shown(v->absence_margin) && !v->ruled_out_up_to) {
+		snprintf(buf, sz, "but not up to which size a hidden unit was ruled out (an older "
+			 "alignprobe)");
+		return;
+	}
+	if (v->absence_margin >= 1)
+		snprintf(m, sizeof(m), "only effects of %.2fx or more", v->absence_margin);
+	else
+		snprintf(m, sizeof(m), "no margin (an older alignprobe)");
+	snprintf(buf, sz, "with %s: that does not show honest sectors (flash costs 1.1-1.5x; "
+		 "%.2fx is the widest margin accepted)", m, AP_ABSENCE_MARGIN);
+}

@@ -179,11 +179,7 @@ static int do_run(struct postmark_cmd *c, struct ap_pm_config *cfg, const char *
 			 (unsigned long long)res.transactions_done);
 
 	if (c->json) {
-		struct json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "config", ap_pm_config_to_json(cfg));
-		json_object_object_add(o, "result", ap_pm_result_to_json(&res));
-		json_object_array_add(c->runs, o);
+		json_object_array_add(c->runs, ap_pm_run_to_json(cfg, &res));
 		if (!output)
 			return ret;
 	}

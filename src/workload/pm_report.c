@@ -366,3 +366,13 @@ int ap_pm_config_show(FILE *f, const struct ap_pm_config *cfg)
 		fprintf(f, "Caches are dropped before each phase.\n");
 	return ferror(f) ? -EIO : 0;
 }
+
+struct json_object *ap_pm_run_to_json(const struct ap_pm_config *cfg,
+				      const struct ap_pm_result *res)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "config", ap_pm_config_to_json(cfg));
+	json_object_object_add(o, "result", ap_pm_result_to_json(res));
+	return o;
+}
