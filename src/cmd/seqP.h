@@ -20,13 +20,8 @@
 #include "ui/progress.h"
 
 #define SEQ_CMD "seq"
-
-/* seq's columns: the one table (ap_seq_cols) drives -o, the table and JSON */
-enum {
-	COL_MODE, COL_OP, COL_BS, COL_BYTES, COL_SECONDS, COL_MBPS, COL_IOPS,
-	COL_STABLE, COL_KNEE, COL_RUNS, COL_PARTIAL, COL_DD, COL_IOS, COL_WCACHE,
-	SEQ_NCOLS
-};
+/* seq's columns (their ids and table are seq_report.c's) */
+#define SEQ_NCOLS 14
 
 /* The columns (seq_report.c), shown without -o: [0] as found, [1] with --write-cache. */
 extern const struct ap_opts_cols ap_seq_cols[2];

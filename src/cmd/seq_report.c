@@ -18,6 +18,14 @@
 #include "lib/util.h"
 #include "ui/plot.h"
 
+/* the columns: the one table (infos, ap_seq_cols) drives -o, the table and JSON */
+enum {
+	COL_MODE, COL_OP, COL_BS, COL_BYTES, COL_SECONDS, COL_MBPS, COL_IOPS,
+	COL_STABLE, COL_KNEE, COL_RUNS, COL_PARTIAL, COL_DD, COL_IOS, COL_WCACHE,
+	COL_COUNT
+};
+_Static_assert(COL_COUNT == SEQ_NCOLS, "seqP.h's SEQ_NCOLS counts the columns");
+
 static const struct ap_colinfo infos[SEQ_NCOLS] = {
 	[COL_MODE]    = { "MODE", 13, 0, AP_COL_STRING, "synchronization mode (none, sync-after, fdatasync, dsync, sync, direct, ...)" },
 	[COL_OP]      = { "OP", 5, 0, AP_COL_STRING, "write or read" },
