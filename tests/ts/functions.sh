@@ -529,21 +529,29 @@ ts_run_rc_ro() {
 # The outputs and the names of the failed ones are kept in files under
 # $TS_TMP/.expect, so that ts_expect works in the subshell of a pipe.
 
-# the directory of this test's expected files
+# the directory of this test's expected files, tests/expected/<area>
 ts_expect_dir() {
-	printf '%s/tests/expected/%s\n' "$top_srcdir" "${TS_EXPECT_COMPONENT:-$(basename "$0" .sh)}"
+	printf '%s/tests/expected/%s\n' "$top_srcdir" "${TS_NAME%/*}"
 }
 
-# what the names of its files begin with
-ts_expect_prefix() { :; }
-
-# the expected file of CASE
+# the expected file of CASE: tests/expected/<area>/<test>-<case>
 ts_expect_file() {
-	printf '%s/%s%s\n' "$(ts_expect_dir)" "$(ts_expect_prefix)" "$1"
+	printf '%s/%s-%s\n' "$(ts_expect_dir)" "${TS_NAME#*/}" "$1"
 }
 
-# ts_expect_owned FILE: FILE (a name in ts_expect_dir) is one of this test's
-ts_expect_owned() { :; }
+# ts_expect_owned FILE: FILE (a name in ts_expect_dir) is one of this
+# test's, not one of a test whose name begins with this one's and a "-"
+# (probe/output-x.sh's output-x-* are not probe/output.sh's)
+ts_expect_owned() {
+	local t=${TS_NAME#*/} s o
+	case $1 in "$t"-*) ;; *) return 1 ;; esac
+	for s in "$(dirname "$0")/$t"-*.sh; do
+		[ -f "$s" ] || continue
+		o=$(basename "$s" .sh)
+		case $1 in "$o"-*) return 1 ;; esac
+	done
+	return 0
+}
 
 # a string as a basic regular expression of sed, '|' the delimiter
 ts_expect_re() {
@@ -659,9 +667,8 @@ ts_expect_run() {
 # ts_expect_done: pass when every output was as expected; fail naming the
 # ones that were not, and the expected files no case compared
 ts_expect_done() {
-	local dir f n total unused='' failed='' t
+	local dir f n total unused='' failed='' t=${TS_NAME#*/}-
 	dir=$(ts_expect_dir)
-	t=$(ts_expect_prefix)
 	total=$(find "$TS_TMP/.expect" -maxdepth 1 -type f 2>/dev/null | wc -l)
 	for f in "$dir/$t"*; do
 		[ -f "$f" ] || continue

@@ -24,7 +24,7 @@ fw_fail() {
 }
 
 src=$TS_TMP/src
-mkdir -p "$src/tests/ts/demo" "$src/tests/expected/demo" "$src/tests/expected/expect" "$src/tests/expected/unused" "$src/tests/expected/unused-x" || exit 99
+mkdir -p "$src/tests/ts/demo" "$src/tests/expected/demo" || exit 99
 cp "$top_srcdir/tests/ts/functions.sh" "$src/tests/ts/" || exit 99
 
 # fw_child NAME < BODY: a test tests/ts/demo/NAME.sh of the fake tree
@@ -38,7 +38,7 @@ fw_child() {
 }
 
 # fw_exp TEST CASE: the expected file of demo/TEST.sh's CASE
-fw_exp() { echo "$src/tests/expected/$1/$2"; }
+fw_exp() { echo "$src/tests/expected/demo/$1-$2"; }
 
 # fw_run NAME [VAR=VALUE...]: NAME through the TAP driver; its .trs is
 # $TS_TMP/NAME.trs, its .log $TS_TMP/NAME.log
