@@ -26,11 +26,12 @@
 # the verdict is the TAP stream and a test that reported it exits 0; run
 # alone it exits 0 pass, 1 fail, 77 skip, 99 hard error.
 #
-# TS_ONLY='name,glob*' runs only the subtests (and ts_expect cases) of
-# those names. Everything a test attaches, mounts or creates is recorded
-# and removed on exit, also when the test fails or is interrupted. Each
-# test gets a state directory of its own, so `alignprobe cleanup` in one
-# test never touches another's resources.
+# TS_ONLY='name,glob*' reports only the cases of those names, and skips
+# the commands of the ts_expect_run cases it leaves out. Everything a test
+# attaches, mounts or creates is recorded and removed on exit, also when
+# the test fails or is interrupted. Each test gets a state directory of
+# its own, so `alignprobe cleanup` in one test never touches another's
+# resources.
 
 set -u
 
@@ -41,6 +42,8 @@ export LC_ALL=C TZ=UTC
 
 TS_NAME=$(basename "$(dirname "$0")")/$(basename "$0" .sh)
 TS_TMP=
+# the system's python3 first (tests/helpers/jsondoc.py)
+TS_PY=$(command -v /usr/bin/python3 || command -v python3)
 
 # ---- TAP --------------------------------------------------------------------
 #
@@ -119,6 +122,16 @@ ts_subtest() {
 	ts_selected "$1" || return 1
 	TS_SUBTEST=$1
 	TS_SUBTEST_AT=$(ts_tap_count)
+}
+
+# ts_subtest_fail REASON: the open subtest failed, the test goes on to the
+# next (and fails in the end); ts_fail instead ends the test
+ts_subtest_fail() {
+	local name
+	name=$(ts_tap_case)
+	TS_SUBTEST=
+	ts_log "FAIL: $name: $*"
+	ts_tap_report not-ok "$name" "$*"
 }
 
 # ts_subtest_skip REASON: the open subtest is skipped, the test goes on
@@ -482,6 +495,22 @@ ts_run_rc() {
 		cat "$TS_TMP/err" >&2
 		ts_fail "$* exited $rc, expected $want"
 	}
+}
+
+# ts_json FILE EXPR: print EXPR, a Python expression of d, FILE's JSON
+# document (tests/helpers/jsondoc.py get); fails the test when FILE is no
+# JSON or EXPR cannot be evaluated
+ts_json() {
+	"$TS_PY" "$top_srcdir/tests/helpers/jsondoc.py" get "$1" "$2" ||
+		ts_fail "cannot evaluate $2 on $1"
+}
+
+# ts_json_check FILE [ARGS] <<'EOF' ... EOF: Python statements about d
+# (FILE's JSON document) and args, with eq(got, want, what) and
+# check(cond, what) (tests/helpers/jsondoc.py check); 1, every failure
+# printed on stderr, when one failed
+ts_json_check() {
+	"$TS_PY" "$top_srcdir/tests/helpers/jsondoc.py" check "$@" >&2
 }
 
 # ts_checksum DEV|FILE

@@ -109,6 +109,17 @@ fw_verdict failsub FAIL "PASS FAIL"
 grep -qx 'not ok 2 - b: boom' "$TS_TMP/failsub.log" || fw_fail "failsub: no 'not ok 2 - b: boom'"
 fw_alone failsub 1
 
+ts_subtest failing-subtest-goes-on
+fw_child softfail <<'EOF'
+ts_subtest a
+ts_subtest_fail "soft"
+ts_subtest b
+ts_pass
+EOF
+fw_run softfail
+fw_verdict softfail FAIL "FAIL PASS"
+fw_alone softfail 1
+
 ts_subtest fail-in-subshell
 fw_child subshell <<'EOF'
 ts_subtest a

@@ -213,8 +213,8 @@ conventions "cleanup" 0 "$A" cleanup
 mkdir -p "$TS_TMP/pm"
 "$A" postmark -q -J -N 5 -t 5 -l "$TS_TMP/pm" > "$TS_TMP/json" 2> "$TS_TMP/err" ||
 	ts_fail "postmark -J failed: $(cat "$TS_TMP/err")"
-python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert isinstance(d.get("runs"), list) and d["runs"], d' \
-	"$TS_TMP/json" || ts_fail "postmark -J: not a JSON document with runs"
+ts_json_check "$TS_TMP/json" <<< 'check(isinstance(d.get("runs"), list) and d["runs"], d)' ||
+	ts_fail "postmark -J: not a JSON document with runs"
 [ -z "$(ls -A "$TS_TMP/pm")" ] || ts_fail "postmark left files behind: $(ls "$TS_TMP/pm")"
 
 # emulate --stats, where an emulated drive can be attached
