@@ -157,6 +157,18 @@ fw_alone expect 1
 fw_run expect TS_ONLY=good,pip*
 fw_verdict expect PASS "PASS PASS"
 
+ts_subtest only-selected-loop-cases
+fw_child loop <<'EOF'
+for c in one two three; do
+	ts_subtest "$c" || continue
+	echo "ran $c" >&2
+done
+ts_pass
+EOF
+fw_run loop TS_ONLY=t*
+fw_verdict loop PASS "PASS PASS"
+grep -q '^ran one$' "$TS_TMP/loop.log" && fw_fail "loop: TS_ONLY=t* ran case one"
+
 ts_subtest unused-expected
 fw_child unused <<'EOF'
 ts_expect_run good echo hi
