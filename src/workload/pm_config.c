@@ -26,17 +26,9 @@
 
 #include "workload/pm.h"
 #include "workload/pmP.h"
+#include "workload/pm_sync.h"
 
 /* ---- names ---- */
-
-static const char *const sync_names[AP_PM_SYNC_COUNT] = {
-	[AP_PM_SYNC_NONE] = "none",
-	[AP_PM_SYNC_FSYNC] = "fsync",
-	[AP_PM_SYNC_FDATASYNC] = "fdatasync",
-	[AP_PM_SYNC_DSYNC] = "dsync",
-	[AP_PM_SYNC_SYNC] = "sync",
-	[AP_PM_SYNC_DIRECT] = "direct",
-};
 
 static const char *const data_names[AP_PM_DATA_COUNT] = {
 	[AP_PM_DATA_PRINTABLE] = "printable",
@@ -75,9 +67,12 @@ static int index_of(const char *const *names, unsigned n, const char *s)
 	return -EINVAL;
 }
 
+/* a sync policy's name is its ops' (pm_sync.c) */
 const char *ap_pm_sync_name(enum ap_pm_sync s)
 {
-	return name_of(sync_names, AP_PM_SYNC_COUNT, s);
+	const struct ap_pm_sync_ops *ops = ap_pm_sync_ops(s);
+
+	return ops ? ops->name : "?";
 }
 
 const char *ap_pm_data_name(enum ap_pm_data d)
@@ -97,11 +92,14 @@ const char *ap_pm_phase_name(enum ap_pm_phase ph)
 
 int ap_pm_sync_parse(const char *s, enum ap_pm_sync *out)
 {
-	int i = index_of(sync_names, AP_PM_SYNC_COUNT, s);
+	unsigned i;
 
-	if (i >= 0)
-		*out = (enum ap_pm_sync)i;
-	return i < 0 ? i : 0;
+	for (i = 0; s && i < AP_PM_SYNC_COUNT; i++)
+		if (!strcmp(s, ap_pm_sync_ops((enum ap_pm_sync)i)->name)) {
+			*out = (enum ap_pm_sync)i;
+			return 0;
+		}
+	return -EINVAL;
 }
 
 int ap_pm_data_parse(const char *s, enum ap_pm_data *out)
