@@ -15,6 +15,7 @@
  * stages, passed on to mkfs and the workload; anything to measure around
  * the workload (the emulated drive's counters) from o->hook.
  */
+#include "device/rmwbuf.h"
 #include "device/rotation.h"
 #include "device/safety.h"
 #include "lib/blkdev.h"
@@ -242,7 +243,11 @@ static void analyse(const struct ap_sweep_opts *o, struct ap_sweep_run *run)
 		run->verdict_valid = true;
 }
 
-/* Does the disk rotate? (struct ap_sweep_run's rotating) Unknown: no. */
+/*
+ * Before the first step: does the disk rotate? (struct ap_sweep_run's
+ * rotating; unknown: no.) Does a buffer answer its read-modify-writes?
+ * (run->rmw, device/rmwbuf.h; not measured: all 0.)
+ */
 static void calibrate(const struct ap_sweep_opts *o, struct ap_sweep_run *run)
 {
 	int fd = open(o->disk, O_RDONLY | O_DIRECT | O_CLOEXEC);
@@ -255,6 +260,52 @@ static void calibrate(const struct ap_sweep_opts *o, struct ap_sweep_run *run)
 	    ap_rotation_measure(fd, size, lss > 4096 ? lss : 4096, &run->seek_read_ns) == 0)
 		run->rotating = run->seek_read_ns >= AP_ROTATING_NS;
 	close(fd);
+	/*
+	 * On every disk: flash never shows a revolution, and the check costs
+	 * it milliseconds. The sweep destroys the disk: its writes are no loss.
+	 */
+	if (!lss)
+		return;
+	fd = open(o->disk, O_RDWR | O_DIRECT | O_DSYNC | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (ap_rmwbuf_measure(fd, size, lss, &run->rmw) != 0)
+		memset(&run->rmw, 0, sizeof(run->rmw));
+	close(fd);
+}
+
+/*
+ * A buffer answers the read-modify-writes (run->rmw.buffered): stop the
+ * run, with run->cause. Before the first step (@verdict false) when the
+ * workload touches too few files to reach past any such buffer; after the
+ * last, when a larger one still saw no effect, which the buffer may have
+ * hidden. A verdict with an effect stands: a buffer can only hide one.
+ */
+#define AP_SWEEP_RMWBUF_FILES	256
+static bool rmw_buffered(const struct ap_sweep_opts *o, struct ap_sweep_run *run, bool verdict)
+{
+	const struct ap_rmwbuf_check *k = &run->rmw;
+	uint64_t files = o->workload->number + o->workload->transactions;
+	char seen[32];
+
+	if (!k->buffered)
+		return false;
+	if (verdict ? !run->verdict_valid || run->verdict.sensitive : files >= AP_SWEEP_RMWBUF_FILES)
+		return false;
+	if (verdict)
+		snprintf(seen, sizeof(seen), "no effect seen, but ");
+	else
+		seen[0] = '\0';
+	snprintf(run->cause, sizeof(run->cause), "%s%u of %u one-sector writes were a "
+		 "revolution faster the second time at the same place (%.1f ms, then %.1f ms): a "
+		 "buffer in the drive answers read-modify-writes from the sectors it touched "
+		 "last, so %s misaligned writes cost nothing and the timings cannot show the "
+		 "physical sector; sweep with a workload larger than the buffer (--preset "
+		 "thorough, or --workload FILE with more files), or run alignprobe probe, whose "
+		 "writes go to a new place each time", seen, k->served, k->trials,
+		 (double)k->first_ns / 1e6, (double)k->second_ns / 1e6,
+		 verdict ? "its" : "this small workload's");
+	return true;
 }
 
 /*
@@ -313,6 +364,8 @@ int ap_sweep_run(const struct ap_sweep_opts *o, struct ap_sweep_run *run, struct
 	ap_rng_seed(&rng, o->seed);
 	order = ap_xcalloc(o->nstarts, sizeof(*order));
 	calibrate(o, run);
+	if (rmw_buffered(o, run, false))
+		run->stop = AP_SWEEP_STOP_UNMEASURABLE;
 
 	for (round = 1; round <= o->max_rounds && !run->stop; round++) {
 		ap_sweep_order(o->starts, o->nstarts, have_prev ? &prev : NULL, &rng, order);
@@ -397,6 +450,9 @@ int ap_sweep_run(const struct ap_sweep_opts *o, struct ap_sweep_run *run, struct
 	free(order);
 
 	analyse(o, run);
+	if ((run->stop == AP_SWEEP_STOP_CLEAR || run->stop == AP_SWEEP_STOP_ROUNDS ||
+	     run->stop == AP_SWEEP_STOP_BUDGET) && rmw_buffered(o, run, true))
+		run->stop = AP_SWEEP_STOP_UNMEASURABLE;
 	/* leave an empty GPT: also after a signal or an error */
 	ap_part_wipe(o->disk, &run->wipe_error);
 	run->elapsed_ns = ap_now_ns() - run->t0_ns;

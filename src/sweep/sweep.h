@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "analysis/analysis.h"
+#include "device/rmwbuf.h"
 #include "lib/cancel.h"
 #include "lib/rng.h"
 #include "lib/outfile.h"
@@ -257,6 +258,14 @@ struct ap_sweep_run {
 	 */
 	bool rotating;
 	uint64_t seek_read_ns;
+	/*
+	 * Before the first step: does a buffer answer the
+	 * read-modify-writes (device/rmwbuf.h)? When it does, a workload of
+	 * fewer files than AP_SWEEP_RMWBUF_FILES (run.c) stops the run there,
+	 * and a larger one's verdict of no effect at its end (stopped:
+	 * unmeasurable, @cause): the buffer hides the effect it looks for.
+	 */
+	struct ap_rmwbuf_check rmw;
 	char cause[512];
 };
 #define AP_SWEEP_FLUSH_MIN_MS	1.0

@@ -652,6 +652,86 @@ static void test_workload_load(void **state)
 	rmdir(dir);
 }
 
+/*
+ * The sweep's check for a buffer that answers read-modify-writes
+ * (device/rmwbuf.h): where its writes go, and its decision on the latencies
+ * of the emulated drives (hdd-lba7-rmwbuf: 16.3 ms, then 8.0 ms).
+ */
+static void test_rmwbuf(void **state)
+{
+	const uint64_t MiB = 1024 * 1024, size = 256 * MiB;
+	uint64_t first[AP_RMWBUF_TRIALS], second[AP_RMWBUF_TRIALS];
+	struct ap_rmwbuf_check c;
+	unsigned i;
+
+	(void)state;
+	for (i = 0; i < AP_RMWBUF_TRIALS; i++) {
+		uint64_t at = ap_rmwbuf_write_at(i, size, 4096);
+
+		assert_int_equal(at % 4096, 0);
+		assert_true(at >= MiB);
+		/* its reads stay below the middle, which the rotation check reads */
+		assert_true(at + AP_RMWBUF_GAP + 4096 <= size / 2 - 16 * 4096);
+		if (i)	/* downward, a step apart: no read-ahead reaches the next */
+			assert_int_equal(ap_rmwbuf_write_at(i - 1, size, 4096) - at, AP_RMWBUF_STEP);
+	}
+	assert_int_equal(ap_rmwbuf_write_at(AP_RMWBUF_TRIALS, size, 4096), UINT64_MAX);
+	assert_int_equal(ap_rmwbuf_write_at(0, 50 * MiB, 512), UINT64_MAX);
+	assert_int_equal(ap_rmwbuf_write_at(0, size, 0), UINT64_MAX);
+
+	/* buffered: the second write skips the read pass, a revolution */
+	for (i = 0; i < AP_RMWBUF_TRIALS; i++) {
+		first[i] = 16300000 + i * 10000;
+		second[i] = 7900000 + i * 10000;
+	}
+	ap_rmwbuf_decide(first, second, AP_RMWBUF_TRIALS, &c);
+	assert_true(c.buffered);
+	assert_int_equal(c.served, AP_RMWBUF_TRIALS);
+	assert_int_equal(c.trials, AP_RMWBUF_TRIALS);
+	assert_in_range(c.first_ns, 16300000, 16420000);
+	assert_in_range(c.second_ns, 7900000, 8020000);
+	assert_int_equal(first[0], 16300000);	/* not sorted in place */
+	/* three quarters served are enough, fewer are not (a busy machine) */
+	for (i = 0; i < 3; i++)
+		second[i] = first[i];
+	ap_rmwbuf_decide(first, second, AP_RMWBUF_TRIALS, &c);
+	assert_int_equal(c.served, 9);
+	assert_true(c.buffered);
+	second[3] = first[3] + 5000000;
+	ap_rmwbuf_decide(first, second, AP_RMWBUF_TRIALS, &c);
+	assert_false(c.buffered);
+
+	/* honest (8.1 ms each), 4096 without a buffer (16.4 ms each), flash */
+	for (i = 0; i < AP_RMWBUF_TRIALS; i++) {
+		first[i] = 8100000 + (i % 3) * 300000;
+		second[i] = 8100000 + (i % 2) * 300000;
+	}
+	ap_rmwbuf_decide(first, second, AP_RMWBUF_TRIALS, &c);
+	assert_false(c.buffered);
+	assert_int_equal(c.served, 0);
+	for (i = 0; i < AP_RMWBUF_TRIALS; i++) {
+		first[i] = 16400000;
+		second[i] = 16500000;
+	}
+	ap_rmwbuf_decide(first, second, AP_RMWBUF_TRIALS, &c);
+	assert_false(c.buffered);
+	for (i = 0; i < AP_RMWBUF_TRIALS; i++) {
+		first[i] = 900000;	/* 3x, but less than a seek */
+		second[i] = 300000;
+	}
+	ap_rmwbuf_decide(first, second, AP_RMWBUF_TRIALS, &c);
+	assert_int_equal(c.served, 0);
+	/* more than a seek, but less than half the write: not a read pass */
+	for (i = 0; i < AP_RMWBUF_TRIALS; i++) {
+		first[i] = 22000000;
+		second[i] = 20000000;
+	}
+	ap_rmwbuf_decide(first, second, AP_RMWBUF_TRIALS, &c);
+	assert_int_equal(c.served, 0);
+	ap_rmwbuf_decide(first, second, 0, &c);
+	assert_false(c.buffered);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -672,6 +752,7 @@ int main(void)
 		cmocka_unit_test(test_mkfs_missing),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_workload_load),
+		cmocka_unit_test(test_rmwbuf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
