@@ -314,6 +314,8 @@ static bool rmw_buffered(const struct ap_sweep_opts *o, struct ap_sweep_run *run
  * they cost nothing on a rotating disk: the run stops there, early.
  */
 #define AP_SWEEP_FLUSH_STEPS	4
+#define FLUSH_REMEDY	"turn the cache off (" AP_REMEDY_WCE_OFF "), " AP_REMEDY_NO_BRIDGE \
+			", or sweep with a workload larger than the cache (--workload)"
 static bool flushes_free(struct ap_sweep_run *run)
 {
 	double *v, med;
@@ -334,10 +336,24 @@ static bool flushes_free(struct ap_sweep_run *run)
 	snprintf(run->cause, sizeof(run->cause), "an fsync took %.2f ms (the median over %zu "
 		 "steps) on a rotating disk (reads a seek away took %.1f ms and more), which cannot "
 		 "write a file and commit its journal faster than it reads: the drive's write cache "
-		 "ignores flushes, so the timings show that cache, not the disk; turn the "
-		 "cache off (" AP_REMEDY_WCE_OFF "), " AP_REMEDY_NO_BRIDGE
-		 ", or sweep with a workload larger than the "
-		 "cache (--workload)", med, n, (double)run->seek_read_ns / 1e6);
+		 "ignores flushes, so the timings show that cache, not the disk; " FLUSH_REMEDY,
+		 med, n, (double)run->seek_read_ns / 1e6);
+	return true;
+}
+
+/*
+ * Before the first step: were the check's one-sector writes (run->rmw)
+ * faster than a rotating disk's media can take them? Then its write cache
+ * ignores flushes, as the probe's check says (device/rotation.h), with
+ * run->cause: the run stops there.
+ */
+static bool writes_unflushed(struct ap_sweep_run *run)
+{
+	if (!run->rotating || !run->rmw.trials ||
+	    !ap_rotation_write_unflushed(run->rmw.first_ns, run->seek_read_ns))
+		return false;
+	ap_rotation_unflushed_cause(run->cause, sizeof(run->cause), run->rmw.first_ns,
+				    run->rmw.trials, run->seek_read_ns, FLUSH_REMEDY);
 	return true;
 }
 
@@ -364,7 +380,7 @@ int ap_sweep_run(const struct ap_sweep_opts *o, struct ap_sweep_run *run, struct
 	ap_rng_seed(&rng, o->seed);
 	order = ap_xcalloc(o->nstarts, sizeof(*order));
 	calibrate(o, run);
-	if (rmw_buffered(o, run, false))
+	if (writes_unflushed(run) || rmw_buffered(o, run, false))
 		run->stop = AP_SWEEP_STOP_UNMEASURABLE;
 
 	for (round = 1; round <= o->max_rounds && !run->stop; round++) {
