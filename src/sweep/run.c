@@ -274,38 +274,30 @@ static void calibrate(const struct ap_sweep_opts *o, struct ap_sweep_run *run)
 	close(fd);
 }
 
-/*
- * A buffer answers the read-modify-writes (run->rmw.buffered): stop the
- * run, with run->cause. Before the first step (@verdict false) when the
- * workload touches too few files to reach past any such buffer; after the
- * last, when a larger one still saw no effect, which the buffer may have
- * hidden. A verdict with an effect stands: a buffer can only hide one.
- */
-#define AP_SWEEP_RMWBUF_FILES	256
-static bool rmw_buffered(const struct ap_sweep_opts *o, struct ap_sweep_run *run, bool verdict)
+bool ap_sweep_rmw_hides(const struct ap_rmwbuf_check *k, const struct ap_pm_config *w,
+			const struct ap_verdict *v, char *cause, size_t len)
 {
-	const struct ap_rmwbuf_check *k = &run->rmw;
-	uint64_t files = o->workload->number + o->workload->transactions;
-	char seen[32];
-
 	if (!k->buffered)
 		return false;
-	if (verdict ? !run->verdict_valid || run->verdict.sensitive : files >= AP_SWEEP_RMWBUF_FILES)
+	if (v ? !v->resolved || v->sensitive : w->number + w->transactions >= AP_SWEEP_RMWBUF_FILES)
 		return false;
-	if (verdict)
-		snprintf(seen, sizeof(seen), "no effect seen, but ");
-	else
-		seen[0] = '\0';
-	snprintf(run->cause, sizeof(run->cause), "%s%u of %u one-sector writes were a "
-		 "revolution faster the second time at the same place (%.1f ms, then %.1f ms): a "
-		 "buffer in the drive answers read-modify-writes from the sectors it touched "
-		 "last, so %s misaligned writes cost nothing and the timings cannot show the "
-		 "physical sector; sweep with a workload larger than the buffer (--preset "
-		 "thorough, or --workload FILE with more files), or run alignprobe probe, whose "
-		 "writes go to a new place each time", seen, k->served, k->trials,
-		 (double)k->first_ns / 1e6, (double)k->second_ns / 1e6,
-		 verdict ? "its" : "this small workload's");
+	snprintf(cause, len, "%s%u of %u one-sector writes were a revolution faster the second "
+		 "time at the same place (%.1f ms, then %.1f ms): a buffer in the drive answers "
+		 "read-modify-writes from the sectors it touched last, so %s misaligned writes "
+		 "cost nothing and the timings cannot show the physical sector; sweep with a "
+		 "workload larger than the buffer (--preset thorough, or --workload FILE with "
+		 "more files), or run alignprobe probe, whose writes go to a new place each time",
+		 v ? "no effect seen, but " : "", k->served, k->trials, (double)k->first_ns / 1e6,
+		 (double)k->second_ns / 1e6, v ? "its" : "this small workload's");
 	return true;
+}
+
+static bool rmw_buffered(const struct ap_sweep_opts *o, struct ap_sweep_run *run, bool verdict)
+{
+	if (verdict && !run->verdict_valid)
+		return false;
+	return ap_sweep_rmw_hides(&run->rmw, o->workload, verdict ? &run->verdict : NULL,
+				  run->cause, sizeof(run->cause));
 }
 
 /*

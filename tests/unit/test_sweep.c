@@ -732,6 +732,40 @@ static void test_rmwbuf(void **state)
 	assert_false(c.buffered);
 }
 
+/* When the buffer stops the sweep: a small workload at once, a no-effect verdict at the end. */
+static void test_rmw_hides(void **state)
+{
+	struct ap_rmwbuf_check k = { .trials = 12, .served = 12, .first_ns = 16300000,
+				     .second_ns = 7900000, .buffered = true };
+	struct ap_pm_config quick = { .number = 3, .transactions = 4 };
+	struct ap_pm_config thorough = { .number = 100, .transactions = 300 };
+	struct ap_verdict none = { .resolved = true, .sensitive = false };
+	struct ap_verdict unit = { .resolved = true, .sensitive = true };
+	struct ap_verdict open = { .resolved = false, .sensitive = false };
+	char cause[512] = "";
+
+	(void)state;
+	assert_true(ap_sweep_rmw_hides(&k, &quick, NULL, cause, sizeof(cause)));
+	assert_non_null(strstr(cause, "12 of 12 one-sector writes"));
+	assert_non_null(strstr(cause, "a buffer in the drive answers read-modify-writes"));
+	assert_non_null(strstr(cause, "misaligned writes cost nothing"));
+	assert_non_null(strstr(cause, "--preset thorough"));
+	assert_non_null(strstr(cause, "alignprobe probe"));
+	assert_null(strstr(cause, "no effect seen"));
+	assert_true(strlen(cause) < sizeof(cause) - 1);	/* not cut */
+	assert_false(ap_sweep_rmw_hides(&k, &thorough, NULL, cause, sizeof(cause)));
+	/* the larger workload's verdict */
+	assert_true(ap_sweep_rmw_hides(&k, &thorough, &none, cause, sizeof(cause)));
+	assert_non_null(strstr(cause, "no effect seen, but "));
+	assert_true(strlen(cause) < sizeof(cause) - 1);
+	assert_false(ap_sweep_rmw_hides(&k, &thorough, &unit, cause, sizeof(cause)));
+	assert_false(ap_sweep_rmw_hides(&k, &thorough, &open, cause, sizeof(cause)));
+	/* no buffer: nothing stops */
+	k.buffered = false;
+	assert_false(ap_sweep_rmw_hides(&k, &quick, NULL, cause, sizeof(cause)));
+	assert_false(ap_sweep_rmw_hides(&k, &quick, &none, cause, sizeof(cause)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -753,6 +787,7 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_workload_load),
 		cmocka_unit_test(test_rmwbuf),
+		cmocka_unit_test(test_rmw_hides),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
