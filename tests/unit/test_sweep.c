@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
+#include "device/rotation.h"
 #include "sweep/mkfs.h"
 #include "sweep/part.h"
 #include "sweep/sweep.h"
@@ -730,6 +731,12 @@ static void test_rmwbuf(void **state)
 	assert_int_equal(c.served, 0);
 	ap_rmwbuf_decide(first, second, 0, &c);
 	assert_false(c.buffered);
+
+	/* its first writes on a rotating disk, for the probe's flush rule */
+	assert_true(ap_rotation_write_unflushed(600000, 3600000));	/* usb-bridge-noflush */
+	assert_true(ap_rotation_write_unflushed(1200000, 4000000));	/* under a third */
+	assert_false(ap_rotation_write_unflushed(1100000, 3000000));
+	assert_false(ap_rotation_write_unflushed(8100000, 4100000));	/* honest-512n */
 }
 
 /* When the buffer stops the sweep: a small workload at once, a no-effect verdict at the end. */
