@@ -310,11 +310,13 @@ struct ap_sweep_doc {
 	size_t nresults;
 	struct json_object *parameters;	/* kept as is (owned), may be NULL */
 	char *stopped;			/* why the run stopped, read back; may be NULL */
+	char *cause;			/* stopped "unmeasurable": the assumption the
+					   drive broke and the remedy; may be NULL */
 };
 
 /*
  * {"device", "logical_sector", "reported_physical_sector", "parameters",
- *  "stopped", "verdict" (v or null), "starts": [per start], "results": [...]}
+ *  "stopped", "cause" (only when set), "verdict" (v or null), "starts": [per start], "results": [...]}
  * @starts: the array of per-start objects, owned (the front end builds
  * them from its columns); NULL: an empty one.
  */

@@ -477,7 +477,8 @@ static void test_doc_roundtrip(void **state)
 
 	(void)state;
 	fill_doc(&d);
-	o = ap_sweep_doc_to_json(&d, NULL, NULL, "clear");
+	d.cause = ap_xstrdup("a buffer in the drive answers read-modify-writes");
+	o = ap_sweep_doc_to_json(&d, NULL, NULL, "unmeasurable");
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	close(fd);
@@ -497,7 +498,15 @@ static void test_doc_roundtrip(void **state)
 	assert_int_equal(d2.starts[3], 41);
 	assert_false(d2.results[12].ok);
 	assert_true(fabs(d2.results[5].cost - d.results[5].cost) < 1e-15);
+	assert_string_equal(d2.stopped, "unmeasurable");
+	assert_string_equal(d2.cause, d.cause);
 	ap_sweep_doc_free(&d2);
+	/* no cause: no key */
+	free(d.cause);
+	d.cause = NULL;
+	o = ap_sweep_doc_to_json(&d, NULL, NULL, "clear");
+	assert_false(json_object_object_get_ex(o, "cause", NULL));
+	json_object_put(o);
 
 	/* not JSON, trailing garbage, wrong shapes */
 	{

@@ -32,5 +32,9 @@ if [ -e "$store" ]; then
 	grep -q "EMU\|sweep" "$store" && ts_fail "a verdict recorded: $(cat "$store")"
 fi
 sw_assert_unmeasurable "$TS_TMP/saved.json"
+sw_check "$TS_TMP/saved.json" <<'PY'
+check("answers read-modify-writes" in d.get("cause", ""), "the cause saved")
+eq(len(d["results"]), 0, "steps before the stop")
+PY
 sw_assert_clean
 ts_pass
