@@ -13,9 +13,9 @@
 
 uint64_t ap_rmwbuf_write_at(unsigned i, uint64_t size, uint64_t sector)
 {
-	uint64_t top = size / 2, need = (uint64_t)(AP_RMWBUF_TRIALS + 1) * AP_RMWBUF_STEP;
+	uint64_t top = size / 2, need = (uint64_t)(i + 2) * AP_RMWBUF_STEP;
 
-	if (!sector || i >= AP_RMWBUF_TRIALS || top < RMWBUF_LOW + need)
+	if (!sector || i >= AP_RMWBUF_MAX_TRIALS || top < RMWBUF_LOW + need)
 		return UINT64_MAX;
 	return (top - (uint64_t)(i + 2) * AP_RMWBUF_STEP) / sector * sector;
 }
@@ -78,19 +78,25 @@ static int pair_half(int fd, void *buf, size_t len, uint64_t lead, uint64_t off,
 
 int ap_rmwbuf_measure(int fd, uint64_t size, unsigned sector, struct ap_rmwbuf_check *c)
 {
-	uint64_t first[AP_RMWBUF_TRIALS], second[AP_RMWBUF_TRIALS];
+	uint64_t first[AP_RMWBUF_MAX_TRIALS], second[AP_RMWBUF_MAX_TRIALS];
 	void *buf;
 	unsigned i;
 	int rc = 0;
 
 	memset(c, 0, sizeof(*c));
-	if (ap_rmwbuf_write_at(0, size, sector) == UINT64_MAX)
+	if (ap_rmwbuf_write_at(AP_RMWBUF_TRIALS - 1, size, sector) == UINT64_MAX)
 		return -ENOSPC;
 	if (posix_memalign(&buf, sector < 4096 ? 4096 : sector, sector) != 0)
 		return -ENOMEM;
-	for (i = 0; i < AP_RMWBUF_TRIALS && !rc; i++) {
+	for (i = 0; i < AP_RMWBUF_MAX_TRIALS && !rc; i++) {
 		uint64_t off = ap_rmwbuf_write_at(i, size, sector), lead = off + AP_RMWBUF_GAP;
 
+		if (i == AP_RMWBUF_TRIALS) {
+			ap_rmwbuf_decide(first, second, i, c);
+			/* clear either way, or no room for more */
+			if (c->buffered || 4 * c->served < i || off == UINT64_MAX)
+				break;
+		}
 		rc = pair_half(fd, buf, sector, lead, off, &first[i]);
 		if (!rc)	/* a sector lower: no read cache holds it */
 			rc = pair_half(fd, buf, sector, lead - sector, off, &second[i]);
@@ -98,6 +104,6 @@ int ap_rmwbuf_measure(int fd, uint64_t size, unsigned sector, struct ap_rmwbuf_c
 	free(buf);
 	if (rc)
 		return rc;
-	ap_rmwbuf_decide(first, second, AP_RMWBUF_TRIALS, c);
+	ap_rmwbuf_decide(first, second, i, c);
 	return 0;
 }

@@ -25,7 +25,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define AP_RMWBUF_TRIALS	12
+#define AP_RMWBUF_TRIALS	12	/* a batch; another when a quarter to three quarters */
+#define AP_RMWBUF_MAX_TRIALS	24	/* ... were served (a busy machine) */
 #define AP_RMWBUF_GAP		(64ULL * 1024)	/* past any physical sector the tools detect */
 #define AP_RMWBUF_STEP		(2ULL * 1024 * 1024)	/* between the trials' places */
 
@@ -37,11 +38,11 @@ struct ap_rmwbuf_check {
 };
 
 /*
- * Where trial @i (0 .. AP_RMWBUF_TRIALS - 1) writes on a device of @size
+ * Where trial @i (0 .. AP_RMWBUF_MAX_TRIALS - 1) writes on a device of @size
  * bytes (@sector: the write's size): downward in AP_RMWBUF_STEP steps
  * from two of them below the middle, clear of the ends udev reads and of
  * the pages the rotation check reads (device/rotation.h); its reads are
- * AP_RMWBUF_GAP above. UINT64_MAX when the device is too small.
+ * AP_RMWBUF_GAP above. UINT64_MAX when the device has no room for it.
  */
 uint64_t ap_rmwbuf_write_at(unsigned i, uint64_t size, uint64_t sector);
 
@@ -56,8 +57,10 @@ void ap_rmwbuf_decide(const uint64_t *first, const uint64_t *second, unsigned n,
 
 /*
  * The check through @fd (O_RDWR | O_DIRECT | O_DSYNC) on a device of @size
- * bytes with @sector-byte logical sectors: 0, -ENOSPC (too small), or
- * -errno of a read or a write.
+ * bytes with @sector-byte logical sectors: AP_RMWBUF_TRIALS pairs, and as
+ * many again when their verdict is unclear (a quarter to three quarters
+ * served) and the device has room. 0, -ENOSPC (no room for the first
+ * batch), or -errno of a read or a write.
  */
 int ap_rmwbuf_measure(int fd, uint64_t size, unsigned sector, struct ap_rmwbuf_check *c);
 
