@@ -81,6 +81,8 @@ static void doc_of_run(struct sweep_cmd *c, const struct ap_sweep_run *run, stru
 	d->results = run->results;
 	d->nresults = run->nresults;
 	d->parameters = c->params;
+	if (run->stop == AP_SWEEP_STOP_UNMEASURABLE && run->cause[0])
+		d->cause = (char *)run->cause;
 }
 
 static void save_doc(struct sweep_cmd *c, const struct ap_sweep_run *run, const char *stopped)

@@ -12,6 +12,16 @@ sw_check() {
 	ts_json_check "$@" 2> "$TS_TMP/check.out" || ts_fail "$1: $(cat "$TS_TMP/check.out")"
 }
 
+# sw_assert_unmeasurable SAVED: the run saved in SAVED stopped early because
+# the drive broke an assumption of the measurement: no resolved verdict kept
+sw_assert_unmeasurable() {
+	sw_check "$1" <<'PY'
+eq(d["stopped"], "unmeasurable", "stopped")
+check(d.get("verdict") is None or not d["verdict"]["resolved"], "a saved verdict")
+check(len([r for r in d["results"] if r["ok"]]) < 31, "stopped early")
+PY
+}
+
 # sw_assert_clean [DEV]: nothing of the sweep left: no registry entry (an
 # emulated drive attached by the test aside), nothing in the private TMPDIR
 # but what the test put there; with DEV: no mount of it, no partition
