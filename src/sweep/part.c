@@ -5,7 +5,8 @@
  * its alignment grid if asked with a loose constraint; an exact constraint
  * on the exact geometry makes it take the sector it is given or fail, and
  * the result is verified three times: on the in-memory label, on the label
- * read back from the device, and in the kernel's view (sysfs).
+ * read back from the device (by libfdisk, as the project reads tables), and
+ * in the kernel's view (sysfs).
  */
 #include "sweep/part.h"
 
@@ -23,6 +24,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <libfdisk.h>
 #include <parted/parted.h>
 
 /*
@@ -407,6 +409,92 @@ static int wait_node(const char *disk, unsigned lss, uint64_t start, uint64_t ns
 	return 0;
 }
 
+/* libfdisk's warnings while it reads and verifies: the first one kept. */
+static int fdisk_ask(struct fdisk_context *cxt, struct fdisk_ask *ask, void *data)
+{
+	char *first = data;
+
+	(void)cxt;
+	switch (fdisk_ask_get_type(ask)) {
+	case FDISK_ASKTYPE_WARN:
+	case FDISK_ASKTYPE_WARNX:
+		if (!first[0])
+			snprintf(first, 200, "%s", fdisk_ask_print_get_mesg(ask));
+		return 0;
+	case FDISK_ASKTYPE_INFO:
+		return 0;
+	default:
+		return -EINVAL;	/* a question: nobody is asked */
+	}
+}
+
+/*
+ * Read the table back from the device, with libfdisk as the project reads
+ * tables: both GPT copies (headers and entry arrays, CRCs, positions, the
+ * two headers pointing at each other, as fdisk_verify_disklabel() checks
+ * them), with exactly one partition, at @start with @nsectors. In list-only
+ * mode, which skips libfdisk's probe for other signatures (libblkid's reads
+ * all over the disk): the sweep wrote the whole label a moment ago.
+ * libparted's own ped_disk_new() probed every label type to find it.
+ */
+static int read_back(const char *disk, uint64_t start, uint64_t nsectors, struct ap_error *e)
+{
+	struct fdisk_context *cxt = fdisk_new_context();
+	struct fdisk_table *tb = NULL;
+	struct fdisk_partition *pa;
+	char warn[200] = "";
+	size_t n;
+	int rc;
+
+	if (!cxt)
+		return ap_error_set(e, ENOMEM, "out of memory");
+	fdisk_set_ask(cxt, fdisk_ask, warn);
+	fdisk_enable_listonly(cxt, 1);
+	rc = fdisk_assign_device(cxt, disk, 1);
+	if (rc) {
+		rc = ap_error_set(e, -rc, "%s: cannot read the partition table back: %s", disk,
+				  strerror(-rc));
+		goto out;
+	}
+	if (!fdisk_is_labeltype(cxt, FDISK_DISKLABEL_GPT)) {
+		rc = ap_error_set(e, EIO, "%s: cannot read the partition table back: %s%s", disk,
+				  fdisk_has_label(cxt) ? "libfdisk reads no GPT but " : "no GPT",
+				  fdisk_has_label(cxt) ?
+				  fdisk_label_get_name(fdisk_get_label(cxt, NULL)) : "");
+		goto out;
+	}
+	if (fdisk_verify_disklabel(cxt) != 0 || warn[0]) {
+		rc = ap_error_set(e, EIO, "%s: the partition table read back is not valid: %s",
+				  disk, warn[0] ? warn : "libfdisk's verification fails");
+		goto out;
+	}
+	rc = fdisk_get_partitions(cxt, &tb);
+	n = rc ? 0 : fdisk_table_get_nents(tb);
+	pa = n ? fdisk_table_get_partition(tb, 0) : NULL;
+	if (!pa || !fdisk_partition_has_start(pa) || !fdisk_partition_has_size(pa)) {
+		rc = ap_error_set(e, EIO, "%s: the partition table read back holds no partition",
+				  disk);
+	} else if (n != 1 || fdisk_partition_get_partno(pa) != 0 ||
+		   fdisk_partition_get_start(pa) != start ||
+		   fdisk_partition_get_size(pa) != nsectors) {
+		uint64_t s = fdisk_partition_get_start(pa), z = fdisk_partition_get_size(pa);
+
+		rc = ap_error_set(e, EIO,
+				  "%s: the partition read back is at %llu-%llu, not %llu-%llu%s",
+				  disk, (unsigned long long)s, (unsigned long long)(s + z - 1),
+				  (unsigned long long)start,
+				  (unsigned long long)(start + nsectors - 1),
+				  n != 1 ? " (and it is not the only one)" :
+				  fdisk_partition_get_partno(pa) ? " (and not partition 1)" : "");
+	} else {
+		rc = 0;
+	}
+out:
+	fdisk_unref_table(tb);
+	fdisk_unref_context(cxt);
+	return rc;
+}
+
 int ap_part_create(const char *disk, uint64_t start, uint64_t nsectors,
 		   unsigned timeout_ms, struct ap_sweep_part *p, struct ap_error *e)
 {
@@ -483,22 +571,6 @@ int ap_part_create(const char *disk, uint64_t start, uint64_t nsectors,
 		rc = ped_fail(e, EIO, disk, "cannot tell the kernel about the partition table");
 		goto out;
 	}
-	ped_disk_destroy(c.disk);
-
-	/* read the label back from the device */
-	c.disk = ped_disk_new(c.dev);
-	part = c.disk ? ped_disk_get_partition(c.disk, 1) : NULL;
-	if (!part) {
-		rc = ped_fail(e, EIO, disk, "cannot read the partition table back");
-		goto out;
-	}
-	if ((uint64_t)part->geom.start != start || (uint64_t)part->geom.end != end) {
-		rc = ap_error_set(e, EIO,
-				  "%s: the partition read back is at %lld-%lld, not %llu-%llu",
-				  disk, (long long)part->geom.start, (long long)part->geom.end,
-				  (unsigned long long)start, (unsigned long long)end);
-		goto out;
-	}
 	rc = 0;
 out:
 	if (cons)
@@ -506,6 +578,11 @@ out:
 	if (geom)
 		ped_geometry_destroy(geom);
 	ped_end(&c);
+	if (rc == 0) {
+		/* tests: change the table between the write and the read-back */
+		ap_test_pause("ALIGNPROBE_TEST_PART_WRITTEN");
+		rc = read_back(disk, start, nsectors, e);
+	}
 	if (rc == 0)
 		rc = wait_node(disk, info.logical_sector, start, nsectors,
 			       timeout_ms, p, e);
