@@ -595,6 +595,8 @@ int ap_part_create(const char *disk, uint64_t start, uint64_t nsectors,
 		rc = ped_fail(e, EIO, disk, "cannot write the partition table");
 		goto out;
 	}
+	/* libparted reads the primary header back to tell the kernel: one request */
+	prefetch_gpt(disk, info.logical_sector, info.nsectors);
 	if (!ped_disk_commit_to_os(c.disk)) {
 		rc = ped_fail(e, EIO, disk, "cannot tell the kernel about the partition table");
 		goto out;
