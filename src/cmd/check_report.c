@@ -15,7 +15,7 @@
 
 #include "cmd/check.h"
 #include "cmd/commands.h"
-#include "cmd/fleet.h"
+#include "cmd/publish.h"
 #include "device/geometry.h"
 #include "device/identity.h"
 #include "device/ptable.h"

@@ -35,8 +35,8 @@
 
 #include "cmd/commands.h"
 #include "cmd/opts.h"
-#include "cmd/fleet.h"
-#include "cmd/probe.h"
+#include "cmd/publish.h"
+#include "cmd/probeP.h"
 #include "device/safety.h"
 #include "emu/emu.h"
 #include "fleet/vstore.h"
@@ -553,7 +553,7 @@ int ap_cmd_probe(int argc, char **argv)
 		return do_undo(&c, argc, argv);
 	}
 	if (!rc && c.record_set)
-		rc = ap_fleet_record_prepare(CMD, c.record, &c.record);	/* 2, or 3 (EROFS) */
+		rc = ap_publish_record_prepare(CMD, c.record, &c.record);	/* 2, or 3 (EROFS) */
 	if (rc) {
 		free(c.emu_specs);
 		ap_outfile_discard(&c.prom);

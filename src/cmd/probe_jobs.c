@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "cmd/commands.h"
-#include "cmd/fleet.h"
-#include "cmd/probe.h"
+#include "cmd/publish.h"
+#include "cmd/probeP.h"
 #include "device/safety.h"
 #include "emu/emu.h"
 #include "lib/exitcodes.h"
@@ -207,7 +207,7 @@ static int prepare_job(struct ctl *c, struct job *j)
 		return ap_err_error(CMD, j->dev, &e);
 	j->d.dev = j->dev;
 	j->d.fd_hold = -1;
-	if (c->record_set && (rc = ap_fleet_record_check_disk(CMD, j->dev, &j->d.id)) != 0)
+	if (c->record_set && (rc = ap_publish_record_check_disk(CMD, j->dev, &j->d.id)) != 0)
 		return rc;
 	rc = ap_probe_plan(&j->o, j->d.size, j->d.logical_sector, &j->plan, &e);
 	if (rc)
@@ -338,7 +338,7 @@ static int open_outputs(struct ctl *c, size_t nnamed)
 
 	if (c->samples && (rc = ap_cmd_open_output(CMD, &c->samples_out, c->samples)))
 		return rc;
-	if (c->prometheus && (rc = ap_fleet_prom_open(CMD, &c->prom, c->prometheus)))
+	if (c->prometheus && (rc = ap_publish_prom_open(CMD, &c->prom, c->prometheus)))
 		return rc;
 	if (c->samples && c->prometheus && ap_outfile_is(&c->prom, c->samples)) {
 		ap_warnx(CMD, c->samples, "given for both --samples and --prometheus");

@@ -20,8 +20,8 @@
 
 #include "analysis/verdict_json.h"
 #include "cmd/commands.h"
-#include "cmd/fleet.h"
-#include "cmd/probe.h"
+#include "cmd/publish.h"
+#include "cmd/probeP.h"
 #include "emu/model.h"
 #include "device/nextsteps.h"
 #include "fleet/vstore.h"
@@ -36,7 +36,7 @@
 #include "ui/plot.h"
 #include "ui/progress.h"
 
-/* probe's columns (declared in cmd/probe.h); their names are API. */
+/* probe's columns (declared in cmd/probeP.h); their names are API. */
 const struct ap_colinfo probe_infos[PROBE_NCOLS] = {
 	[COL_DEVICE]  = { "DEVICE", 0.2, 0, AP_COL_STRING, "device probed" },
 	[COL_SIZE]    = { "SIZE", 5, SCOLS_FL_RIGHT, AP_COL_SIZE, "write (or read) size" },
@@ -479,7 +479,7 @@ static int report_fleet(struct ctl *c)
 		const struct ap_probe_result *r = &j->r;
 
 		if (c->record_set && j->run.started && !j->run.rc && !r->interrupted &&
-		    ap_fleet_record(CMD, c->record, "probe", j->dev, &j->d.id, &r->verdict,
+		    ap_publish_record(CMD, c->record, "probe", j->dev, &j->d.id, &r->verdict,
 				    c->quiet) != 0)
 			rc = -1;
 		if (p) {
@@ -495,7 +495,7 @@ static int report_fleet(struct ctl *c)
 			ap_fleet_prom_probe(p, &m);
 		}
 	}
-	if (p && ap_fleet_prom_commit(CMD, &c->prom, p) != 0)
+	if (p && ap_publish_prom_commit(CMD, &c->prom, p) != 0)
 		rc = -1;
 	ap_prom_free(p);
 	return rc;

@@ -20,8 +20,8 @@
 
 #include "cmd/commands.h"
 #include "cmd/opts.h"
-#include "cmd/fleet.h"
-#include "cmd/sweep.h"
+#include "cmd/publish.h"
+#include "cmd/sweepP.h"
 #include "device/identity.h"
 #include "device/safety.h"
 #include "emu/emu.h"
@@ -462,7 +462,7 @@ int ap_cmd_sweep(int argc, char **argv)
 	if ((rc = ap_cmd_check_dir(CMD, ap_mnt_parent(), "TMPDIR, for the mount points")) ||
 	    (rc = ap_cmd_check_dir(CMD, ap_state_dir(), "the state directory")))
 		goto out;
-	if (c.record_set && (rc = ap_fleet_record_prepare(CMD, c.record, &c.record)) != 0)
+	if (c.record_set && (rc = ap_publish_record_prepare(CMD, c.record, &c.record)) != 0)
 		goto out;
 	rc = sweep_prepare_workload(&c);
 	if (rc)

@@ -13,7 +13,7 @@
 #include <json-c/json.h>
 
 #include "cmd/commands.h"
-#include "cmd/sweep.h"
+#include "cmd/sweepP.h"
 #include "device/nextsteps.h"
 #include "lib/exitcodes.h"
 #include "lib/outfile.h"
@@ -23,7 +23,7 @@
 #include "ui/out.h"
 #include "ui/plot.h"
 
-/* sweep's columns (declared in cmd/sweep.h); their names are API. */
+/* sweep's columns (declared in cmd/sweepP.h); their names are API. */
 const struct ap_colinfo sweep_infos[SWEEP_NCOLS] = {
 	[COL_START]   = { "START", 6, SCOLS_FL_RIGHT, AP_COL_NUMBER,
 			  "partition start, logical sectors" },

@@ -15,8 +15,8 @@
 #include <json-c/json.h>
 
 #include "cmd/commands.h"
-#include "cmd/fleet.h"
-#include "cmd/sweep.h"
+#include "cmd/publish.h"
+#include "cmd/sweepP.h"
 #include "device/identity.h"
 #include "device/safety.h"
 #include "emu/emu.h"
@@ -365,7 +365,7 @@ static int do_sweep(struct sweep_cmd *c, int excl_fd)
 	/* --record: a clean run's verdict (an unresolved one is said, not kept) */
 	if (c->record_set && run.stop != AP_SWEEP_STOP_UNMEASURABLE &&
 	    (rc2 == AP_EXIT_OK || rc2 == AP_EXIT_INCONCLUSIVE) &&
-	    ap_fleet_record(CMD, c->record, "sweep", c->disk, &c->id, v, c->quiet) != 0)
+	    ap_publish_record(CMD, c->record, "sweep", c->disk, &c->id, v, c->quiet) != 0)
 		rc2 = AP_EXIT_FAILURE;
 	if (rc2 != AP_EXIT_OK)
 		rc = rc2;
@@ -496,7 +496,7 @@ static int record_identity(struct sweep_cmd *c)
 
 	if (ap_identity_read_path(c->disk, NULL, &c->id, &e) != 0)
 		return c->record_set ? ap_err_error(CMD, c->disk, &e) : 0;
-	return c->record_set ? ap_fleet_record_check_disk(CMD, c->disk, &c->id) : 0;
+	return c->record_set ? ap_publish_record_check_disk(CMD, c->disk, &c->id) : 0;
 }
 
 int sweep_run_device(struct sweep_cmd *c)

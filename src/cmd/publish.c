@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * --prometheus and --record for the commands (see fleet.h): one table of
+ * --prometheus and --record for the commands (see publish.h): one table of
  * metric families, the textfile written atomically, verdicts recorded per
  * drive model.
  */
-#include "cmd/fleet.h"
+#include "cmd/publish.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -20,7 +20,7 @@
 #include "fleet/vstore.h"
 #include "lib/exitcodes.h"
 
-int ap_fleet_prom_open(const char *cmd, struct ap_outfile *of, const char *path)
+int ap_publish_prom_open(const char *cmd, struct ap_outfile *of, const char *path)
 {
 	int rc = ap_cmd_open_output(cmd, of, path);
 
@@ -35,7 +35,7 @@ int ap_fleet_prom_open(const char *cmd, struct ap_outfile *of, const char *path)
 	return 0;
 }
 
-int ap_fleet_prom_commit(const char *cmd, struct ap_outfile *of, const struct ap_prom *p)
+int ap_publish_prom_commit(const char *cmd, struct ap_outfile *of, const struct ap_prom *p)
 {
 	struct ap_error e = { 0 };
 	char *text = ap_prom_render(p);
@@ -58,7 +58,7 @@ int ap_fleet_prom_commit(const char *cmd, struct ap_outfile *of, const struct ap
 /* ------------------------------------------------------------------ */
 /* --record */
 
-int ap_fleet_record_prepare(const char *cmd, const char *opt, const char **path)
+int ap_publish_record_prepare(const char *cmd, const char *opt, const char **path)
 {
 	struct ap_error e = { 0 };
 
@@ -70,7 +70,7 @@ int ap_fleet_record_prepare(const char *cmd, const char *opt, const char **path)
 	return ap_exit_for_errno(e.code) == AP_EXIT_REFUSED ? AP_EXIT_REFUSED : AP_EXIT_USAGE;
 }
 
-int ap_fleet_record_check_disk(const char *cmd, const char *dev,
+int ap_publish_record_check_disk(const char *cmd, const char *dev,
 			       const struct ap_disk_identity *id)
 {
 	if (id->model && *id->model)
@@ -88,7 +88,7 @@ int ap_fleet_record_check_disk(const char *cmd, const char *dev,
 	return AP_EXIT_USAGE;
 }
 
-int ap_fleet_record(const char *cmd, const char *path, const char *source, const char *dev,
+int ap_publish_record(const char *cmd, const char *path, const char *source, const char *dev,
 		    const struct ap_disk_identity *id, const struct ap_verdict *v, bool quiet)
 {
 	struct ap_vstore_record r;

@@ -7,8 +7,8 @@
  *   sweep_report.c  what is printed: the table per start, the verdict in
  *                   words, JSON, the plot
  */
-#ifndef AP_CMD_SWEEP_H
-#define AP_CMD_SWEEP_H
+#ifndef AP_CMD_SWEEPP_H
+#define AP_CMD_SWEEPP_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -113,4 +113,4 @@ int sweep_prepare_workload(struct sweep_cmd *c);
 int sweep_run_device(struct sweep_cmd *c);
 int sweep_run_emulated(struct sweep_cmd *c);
 
-#endif /* AP_CMD_SWEEP_H */
+#endif /* AP_CMD_SWEEPP_H */
