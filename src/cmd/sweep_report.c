@@ -178,7 +178,7 @@ void sweep_fmt_starts(char *buf, size_t len, const uint64_t *v, size_t n, size_t
 		snprintf(buf + off, len - off, " ...");
 }
 
-/* One line for titles (the plot); @early: sweep_stopped_early()'s reason. */
+/* One line for titles (the plot); @early: ap_sweep_stopped_early()'s reason. */
 static char *verdict_line(const struct ap_verdict *v, const char *early)
 {
 	char *s;
@@ -222,7 +222,7 @@ static void print_next_steps(const char *dev, const struct ap_verdict *v)
 /*
  * @partial: some planned start has no successful measurement (an
  * interrupted sweep): what "these starts" cannot resolve may be resolved by
- * the rest. @early: the run was stopped early (sweep_stopped_early()): no verdict.
+ * the rest. @early: the run was stopped early (ap_sweep_stopped_early()): no verdict.
  */
 static void print_verdict(const char *dev, const struct ap_verdict *v, uint64_t first_usable,
 			  bool partial, const char *early)
@@ -305,7 +305,7 @@ static void print_verdict(const char *dev, const struct ap_verdict *v, uint64_t 
 		struct ap_analysis_params p;
 		const char *why;
 
-		sweep_params(&p, v->logical_sector, v->reported_physical);
+		ap_sweep_analysis_params(&p, v->logical_sector, v->reported_physical);
 		why = ap_analysis_unclear_reason(v, &p);
 		printf("  Tentative: not yet statistically clear (%s):\n"
 		       "  no verdict to act on (exit 5); more rounds (--rounds, --time-budget)\n"
@@ -356,11 +356,11 @@ int sweep_report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
 	   const struct ap_verdict *v, const char *stopped)
 {
 	struct ap_sweep_start_stat *st = NULL;
-	const char *early = sweep_stopped_early(stopped);
+	const char *early = ap_sweep_stopped_early(stopped);
 	size_t n;
 	int rc = 0, rc2;
 
-	v = sweep_shown_verdict(v, stopped);	/* nor used to mark starts aligned */
+	v = ap_sweep_shown_verdict(v, stopped);	/* nor used to mark starts aligned */
 	n = ap_sweep_summarize(doc->results, doc->nresults, doc->starts, doc->nstarts, v, &st);
 	if (c->out.json) {
 		int cols[SWEEP_NCOLS * 2];

@@ -104,6 +104,31 @@ size_t ap_sweep_sort_starts(uint64_t *v, size_t n, bool unique)
 	return k;
 }
 
+int ap_sweep_parse_rounds(const char *s, unsigned *min, unsigned *max)
+{
+	const char *dots = strstr(s, "..");
+	uint32_t a, b;
+	char *tmp;
+	int rc;
+
+	if (!dots) {
+		if (ap_parse_u32(s, &a) != 0 || a == 0 || a > 1000)
+			return -EINVAL;
+		*min = *max = a;
+		return 0;
+	}
+	tmp = strndup(s, (size_t)(dots - s));
+	if (!tmp)
+		return -ENOMEM;
+	rc = ap_parse_u32(tmp, &a);
+	free(tmp);
+	if (rc || ap_parse_u32(dots + 2, &b) != 0 || a == 0 || b < a || b > 1000)
+		return -EINVAL;
+	*min = a;
+	*max = b;
+	return 0;
+}
+
 static int parse_num(const char *s, size_t len, uint64_t *v)
 {
 	char buf[32];

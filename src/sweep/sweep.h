@@ -53,6 +53,9 @@ void ap_sweep_order(const uint64_t *starts, size_t n, const uint64_t *prev_last,
  */
 int ap_sweep_parse_starts(const char *s, uint64_t **starts, size_t *n, struct ap_error *e);
 
+/* --rounds: "N" or "MIN..MAX", 1..1000: 0 or -EINVAL. */
+int ap_sweep_parse_rounds(const char *s, unsigned *min, unsigned *max);
+
 /* Sort @v ascending; with @unique drop repeated values. Returns the count kept. */
 size_t ap_sweep_sort_starts(uint64_t *v, size_t n, bool unique);
 
@@ -126,6 +129,14 @@ struct ap_sweep_result {
 	uint64_t emu_writes, emu_rmw, emu_flushes;
 };
 
+/*
+ * The analysis as the sweep needs it: a file system of 4096-byte blocks
+ * cannot show units larger than its block, so periods beyond 4096 bytes
+ * are not candidates (fewer candidates, a milder multiple-test
+ * correction). The same for a run and its replay.
+ */
+void ap_sweep_analysis_params(struct ap_analysis_params *p, unsigned logical, unsigned reported);
+
 /* Observations for the analysis: one per ok result. Caller frees. */
 size_t ap_sweep_obs(const struct ap_sweep_result *r, size_t n, struct ap_obs **obs);
 
@@ -189,6 +200,22 @@ enum ap_sweep_stop {
 					   (run->cause): no verdict from it */
 };
 const char *ap_sweep_stop_name(enum ap_sweep_stop s);
+
+/*
+ * A run stopped by a signal, an error or a failed assumption (@stopped
+ * "signal", "error", "unmeasurable", as ap_sweep_stop_name() names them)
+ * has no verdict, whatever its partial results show: "interrupted",
+ * "stopped by an error", "stopped: the flushes cost nothing"; NULL for the
+ * other stop reasons. (result.c)
+ */
+const char *ap_sweep_stopped_early(const char *stopped);
+/*
+ * The analysis every output (text, JSON, chart, --save, --replay) shows
+ * of a run that stopped for @stopped: @v, or NULL when the run stopped
+ * early and @v would state a verdict (an effect, or none); an unresolved
+ * analysis, which claims nothing, is shown as it is.
+ */
+const struct ap_verdict *ap_sweep_shown_verdict(const struct ap_verdict *v, const char *stopped);
 
 struct ap_sweep_opts {
 	const char *disk;
@@ -301,6 +328,9 @@ struct json_object *ap_sweep_doc_to_json(const struct ap_sweep_doc *d,
 int ap_sweep_doc_from_json(struct json_object *o, struct ap_sweep_doc *d, struct ap_error *e);
 int ap_sweep_doc_load(const char *path, struct ap_sweep_doc *d, struct ap_error *e);
 void ap_sweep_doc_free(struct ap_sweep_doc *d);
+
+/* The analysis of a document's results, as its run did it: 0 or -EINVAL (none). */
+int ap_sweep_doc_analyse(const struct ap_sweep_doc *d, struct ap_verdict *v);
 
 /*
  * Replace the content of the output @of (opened before the run) with @o,
