@@ -27,47 +27,14 @@
 #include "lib/sysfs.h"
 #include "lib/util.h"
 #include "probe/journal.h"
+#include "probe/prepare.h"
 #include "probe/probe.h"
 #include "probe/threads.h"
 #include "ui/confirm.h"
 #include "ui/progress.h"
-static const char *dev_base(const char *dev)
-{
-	const char *s = strrchr(dev, '/');
-
-	return s ? s + 1 : dev;
-}
-
 char *probe_journal_path(const struct ctl *c, const struct job *j)
 {
-	const char *dir = getenv("ALIGNPROBE_JOURNAL_DIR");
-	char *p;
-
-	if (c->journal) {
-		if (c->njobs == 1)
-			return ap_xstrdup(c->journal);
-		ap_xasprintf(&p, "%s.%s", c->journal, dev_base(j->dev));
-		return p;
-	}
-	ap_xasprintf(&p, "%s/alignprobe-undo-%s-%d.journal", dir && *dir ? dir : "/var/tmp",
-		     dev_base(j->dev), (int)getpid());
-	return p;
-}
-
-static char *plot_path(const char *plot, const char *dev, bool several)
-{
-	const char *dot, *slash;
-	char *p;
-
-	if (!several || strcmp(plot, "-") == 0)
-		return ap_xstrdup(plot);
-	dot = strrchr(plot, '.');
-	slash = strrchr(plot, '/');
-	if (!dot || (slash && dot < slash))
-		ap_xasprintf(&p, "%s-%s", plot, dev_base(dev));
-	else
-		ap_xasprintf(&p, "%.*s-%s%s", (int)(dot - plot), plot, dev_base(dev), dot);
-	return p;
+	return ap_probe_journal_path(c->journal, c->njobs > 1, j->dev);
 }
 
 /*
@@ -138,44 +105,9 @@ static int wcache_restore(struct ctl *c)
 int probe_journal_usable(const char *dev, const char *journal, const struct ap_probe_plan *plan,
 			 const struct ap_disk_identity *id)
 {
-	struct ap_journal_plan jp;
-	uint64_t need, avail;
-	struct stat st;
-	char b1[32], b2[32], b3[32];
-	int rc;
+	struct ap_error e = { 0 };
 
-	ap_probe_journal_plan(plan, false, &jp);
-	need = ap_journal_bytes(&jp, id);
-
-	if (lstat(journal, &st) == 0) {
-		if (S_ISDIR(st.st_mode))
-			return ap_errx(CMD, journal, EISDIR, "is a directory: --journal names "
-				       "the undo journal to create (e.g. %s/undo.journal)",
-				       journal);
-		if (!S_ISREG(st.st_mode))
-			return ap_errx(CMD, journal, EEXIST, "exists and is not a regular file "
-				       "(a %s): --journal names a new file to create",
-				       S_ISBLK(st.st_mode) ? "block device" :
-				       S_ISCHR(st.st_mode) ? "character device" :
-				       S_ISLNK(st.st_mode) ? "symbolic link" : "special file");
-		if (ap_journal_probe(journal) == 0)
-			return ap_errx(CMD, dev, EEXIST, "the undo journal %s already exists "
-				       "(a killed probe's? restore with --undo, or choose another "
-				       "--journal)", journal);
-		return ap_errx(CMD, journal, EEXIST, "exists and is not an undo journal: "
-			       "--journal names a new file to create");
-	}
-	rc = ap_free_bytes_of_dir(journal, &avail);
-	if (rc)
-		return ap_errx(CMD, journal, -rc, "cannot examine its file system: %s",
-			       strerror(-rc));
-	if (avail < need)
-		return ap_errx(CMD, journal, ENOSPC, "the undo journal needs %s (%u records "
-			       "of %s), its file system has %s free; choose another --journal",
-			       ap_size_exact(need, b1, sizeof(b1)), plan->slots,
-			       ap_size_exact(jp.span, b2, sizeof(b2)),
-			       ap_size_exact(avail, b3, sizeof(b3)));
-	return 0;
+	return ap_probe_journal_usable(dev, journal, plan, id, &e) ? ap_err_error(CMD, NULL, &e) : 0;
 }
 
 /* Refusals and errors before anything is written: 2 or 3. */
@@ -214,39 +146,14 @@ static int prepare_job(struct ctl *c, struct job *j)
 		return ap_err_error(CMD, j->dev, &e);	/* too small 2, metadata area 3 */
 	if (c->wcache_off && (rc = wcache_find_job(j)) != 0)
 		return rc;
-	if (c->slots_set && j->plan.slots < c->o.slots) {
-		char b1[32];
-
-		/* the plan fits what the region holds: never fewer than asked, silently */
-		ap_warnx(CMD, j->dev, "--slots %u: the scratch region (%s from byte %llu) holds "
-			 "at most %u slots; use 1..%u", c->o.slots,
-			 ap_size_exact(j->plan.region_size, b1, sizeof(b1)),
-			 (unsigned long long)j->plan.region_start, j->plan.slots, j->plan.slots);
-		return AP_EXIT_USAGE;
-	}
+	/* the plan fits what the region holds: never fewer slots than asked, silently */
+	if (c->slots_set && ap_probe_slots_check(&j->plan, c->o.slots, j->dev, &e) != 0)
+		return ap_err_error(CMD, NULL, &e);
 	if (c->o.mode == AP_PROBE_PRESERVE) {
-		int on;
-
 		j->journal = probe_journal_path(c, j);
 		j->o.journal = j->journal;
-		rc = probe_journal_usable(j->dev, j->journal, &j->plan, &j->d.id);
-		if (rc)
-			return rc;
-		/* the run registers its journal there before it writes: a dry run too checks */
-		if (access(ap_state_dir(), W_OK | X_OK) != 0)
-			return ap_errx(CMD, ap_state_dir(), errno, "cannot register the undo journal "
-				       "in the run registry: %s", strerror(errno));
-		on = ap_probe_path_on_device(j->journal, j->dev);
-		if (on < 0) {
-			ap_warnx(CMD, j->dev, "cannot use the journal %s: %s", j->journal,
-				 strerror(-on));
-			return AP_EXIT_USAGE;
-		}
-		if (on) {
-			ap_warnx(CMD, j->dev, "the undo journal %s would live on the device "
-				 "itself; choose another --journal", j->journal);
-			return AP_EXIT_REFUSED;
-		}
+		if (ap_probe_journal_check(j->dev, j->journal, &j->plan, &j->d.id, &e) != 0)
+			return ap_err_error(CMD, NULL, &e);	/* on the device itself: 3 */
 	}
 	return 0;
 }
@@ -304,7 +211,7 @@ static int attach_emulated(struct ctl *c, size_t i, struct job *j)
 	j->emulated = true;
 	if (c->plot && c->njobs > 1) {
 		/* the plot's name carries the device, known only now */
-		char *p = plot_path(c->plot, j->dev, true);
+		char *p = ap_probe_plot_path(c->plot, j->dev, true);
 
 		rc = ap_outfile_rename(&j->plot, p, &e);
 		free(p);
@@ -351,7 +258,7 @@ static int open_outputs(struct ctl *c, size_t nnamed)
 
 		rc = 0;
 		if (c->plot) {
-			p = plot_path(c->plot, name, c->njobs > 1);
+			p = ap_probe_plot_path(c->plot, name, c->njobs > 1);
 			rc = ap_cmd_open_output(CMD, &j->plot, p);
 			free(p);
 		}

@@ -31,6 +31,7 @@
 #include "lib/sig.h"
 #include "lib/stats.h"
 #include "lib/util.h"
+#include "probe/prepare.h"
 #include "probe/probe.h"
 #include "ui/out.h"
 #include "ui/plot.h"
@@ -222,107 +223,28 @@ static void print_words(struct ctl *c, const struct job *j)
 		       j->d.restore.restored);
 }
 
-/* What the measurement's checks of its own assumptions measured, and the one that failed. */
-static struct json_object *checks_json(const struct ap_probe_result *r)
-{
-	static const char *const failed[] = {
-		[AP_PROBE_OK] = NULL,
-		[AP_PROBE_FLUSH_IGNORED] = "flush_ignored",
-		[AP_PROBE_LEAD_IN_BUFFERED] = "lead_in_buffered",
-		[AP_PROBE_RMW_BUFFERED] = "rmw_buffered",
-	};
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "rotating", json_object_new_boolean(r->rotating));
-	json_object_object_add(o, "seek_read_us", r->seek_read_ns ?
-			       json_object_new_double((double)r->seek_read_ns / 1e3) : NULL);
-	json_object_object_add(o, "write_us", r->write_ns ?
-			       json_object_new_double((double)r->write_ns / 1e3) : NULL);
-	json_object_object_add(o, "lead_ins", json_object_new_int64((int64_t)r->lead_ins));
-	json_object_object_add(o, "lead_ins_buffered",
-			       json_object_new_int64((int64_t)r->lead_in_hits));
-	json_object_object_add(o, "failed", failed[r->failed] ?
-			       json_object_new_string(failed[r->failed]) : NULL);
-	json_object_object_add(o, "cause", r->failed ? json_object_new_string(r->cause) : NULL);
-	return o;
-}
-
+/* One device's result: the engine's document, the rows of the columns in it. */
 static struct json_object *job_json(const struct ap_cols *cs, const struct job *j)
 {
 	const struct ap_probe_result *r = &j->r;
-	struct json_object *o = json_object_new_object(), *res = json_object_new_array();
-	struct json_object *sizes = json_object_new_array();
-	const char *mode = r->mode == AP_PROBE_PRESERVE ? "preserve" :
-			   r->mode == AP_PROBE_READONLY ? "read-only" : "destructive";
+	struct json_object *res = json_object_new_array();
 	struct ap_row row;
-	double best;
 	size_t i, k;
 
 	ap_row_init(&row, cs);
-	json_object_object_add(o, "device", json_object_new_string(j->dev));
-	json_object_object_add(o, "verdict", ap_verdict_to_json(&r->verdict));
-	json_object_object_add(o, "clear", json_object_new_boolean(r->clear));
-	json_object_object_add(o, "unclear_reason", r->clear || !r->unclear[0] ? NULL :
-			       json_object_new_string(r->unclear));
-	json_object_object_add(o, "mode", json_object_new_string(mode));
-	json_object_object_add(o, "emulated", json_object_new_boolean(j->emulated));
-	json_object_object_add(o, "identity", ap_identity_to_json(&j->d.id));
-	json_object_object_add(o, "next_steps",
-			       ap_cmd_verdict_next_steps_json(j->dev, &j->r.verdict, j->r.clear));
 	for (i = 0; i < r->nsizes; i++) {
 		const struct ap_probe_size *sz = &r->sizes[i];
-		const struct ap_verdict *v = &sz->verdict;
-		struct json_object *so = json_object_new_object();
+		double best = min_median(&sz->verdict);
 
-		json_object_object_add(so, "size", json_object_new_int64((int64_t)sz->size));
-		json_object_object_add(so, "offsets", json_object_new_int64(sz->noffsets));
-		json_object_object_add(so, "rounds", json_object_new_int64(sz->rounds));
-		json_object_object_add(so, "n", json_object_new_int64((int64_t)sz->n));
-		json_object_object_add(so, "clear", json_object_new_boolean(sz->clear));
-		json_object_object_add(so, "deciding", json_object_new_boolean((int)i == r->decided));
-		json_object_object_add(so, "confirming",
-				       json_object_new_boolean((int)i == r->confirmed));
-		json_object_object_add(so, "seconds", json_object_new_double(
-			(double)(sz->t_end_ns - sz->t_start_ns) / 1e9));
-		json_object_object_add(so, "verdict", sz->analysed ? ap_verdict_to_json(v) : NULL);
-		json_object_array_add(sizes, so);
-		best = min_median(v);
-		for (k = 0; k < v->nstats; k++) {
+		for (k = 0; k < sz->verdict.nstats; k++) {
 			fill_row(&row, j, sz, k, best);
 			json_object_array_add(res, ap_row_json(&row));
 		}
 	}
 	ap_row_free(&row);
-	json_object_object_add(o, "results", res);
-	json_object_object_add(o, "sizes", sizes);
-	json_object_object_add(o, "operations", json_object_new_int64((int64_t)r->nsamples));
-	/* monotonic clock: comparable between the devices of one call */
-	json_object_object_add(o, "start_ns", json_object_new_int64((int64_t)r->start_ns));
-	json_object_object_add(o, "end_ns", json_object_new_int64((int64_t)r->end_ns));
-	json_object_object_add(o, "seconds", json_object_new_double(
-		r->end_ns > r->start_ns ? (double)(r->end_ns - r->start_ns) / 1e9 : 0));
-	json_object_object_add(o, "interrupted", json_object_new_boolean(r->interrupted != 0));
-	json_object_object_add(o, "budget_exhausted", json_object_new_boolean(r->budget_out));
-	json_object_object_add(o, "region_start", json_object_new_int64((int64_t)r->plan.region_start));
-	json_object_object_add(o, "region_size", json_object_new_int64((int64_t)r->plan.region_size));
-	json_object_object_add(o, "slots", json_object_new_int64(r->plan.slots));
-	json_object_object_add(o, "checks", checks_json(r));
-	if (r->mode == AP_PROBE_PRESERVE) {
-		struct json_object *p = json_object_new_object();
-
-		json_object_object_add(p, "journal", j->d.journal ?
-				       json_object_new_string(j->d.journal) : NULL);
-		json_object_object_add(p, "records", json_object_new_int64(
-			(int64_t)j->d.restore.records));
-		json_object_object_add(p, "rewritten", json_object_new_int64(
-			(int64_t)j->d.restore.restored));
-		json_object_object_add(p, "verified", json_object_new_boolean(j->d.restored));
-		json_object_object_add(p, "journal_kept", json_object_new_boolean(j->d.journal_kept));
-		json_object_object_add(o, "preserve", p);
-	}
-	if (j->run.rc)
-		json_object_object_add(o, "error", json_object_new_string(j->e.msg));
-	return o;
+	return ap_probe_result_to_json(j->dev, j->emulated, &j->d, r,
+				       ap_cmd_verdict_next_steps_json(j->dev, &r->verdict, r->clear),
+				       res, j->run.rc ? j->e.msg : NULL);
 }
 
 static int write_plot(struct job *j)
@@ -505,7 +427,7 @@ static int report_fleet(struct ctl *c)
 static void print_plan(const struct ctl *c, const char *dev, const struct ap_probe_plan *p,
 		       const char *journal, const struct ap_cachectl *wc)
 {
-	uint64_t lo = 0, hi = 0, all = 0, lead_at;
+	uint64_t lo, hi, all, lead_at;
 	size_t lead_n;
 	unsigned nominal = c->o.confirm && p->nsizes > 1 ? 2 : 1;
 	char b1[32], b2[32], b3[32], t[32], *rs;
@@ -548,17 +470,8 @@ static void print_plan(const struct ctl *c, const char *dev, const struct ap_pro
 		       ap_size_exact(p->sizes[i], b1, sizeof(b1)), n, (uint64_t)n * c->o.min_rounds,
 		       (uint64_t)n * c->o.max_rounds,
 		       c->o.mode == AP_PROBE_READONLY ? "reads" : "writes");
-		if (i < nominal)
-			lo += (uint64_t)n * c->o.min_rounds;
-		hi += (uint64_t)n * c->o.max_rounds;
 	}
-	/* an honest drive: the smallest size, then the phase screen (or every size) */
-	all = (uint64_t)ap_probe_noffsets(p, p->sizes[0]) * c->o.min_rounds;
-	if (p->nsizes >= 3 && c->o.mode != AP_PROBE_READONLY)
-		all += p->sizes[p->nsizes - 1] / p->logical_sector * c->o.min_rounds;
-	else
-		for (i = 1; i < p->nsizes; i++)
-			all += (uint64_t)ap_probe_noffsets(p, p->sizes[i]) * c->o.min_rounds;
+	ap_probe_plan_counts(p, &c->o, &lo, &hi, &all);
 	printf("  in all %" PRIu64 " to %" PRIu64 " timed %s: the fewest when the first %s\n"
 	       "  clear after %u rounds, the most when every size runs %u rounds;\n", lo, hi,
 	       c->o.mode == AP_PROBE_READONLY ? "reads" : "writes",
