@@ -297,9 +297,31 @@ void probe_detach_emulated(struct job *j)
 	j->emu = NULL;
 }
 
+/* The progress line of the devices running. */
+struct progress {
+	struct ap_progress pg;
+	size_t njobs;
+};
+
+static void on_tick(void *arg, const struct ap_probe_threads_live *l)
+{
+	struct progress *p = arg;
+	char detail[96], b[32];
+
+	if (p->njobs == 1)
+		snprintf(detail, sizeof(detail), "%s, round %u, %llu operations",
+			 l->size ? ap_size_exact(l->size, b, sizeof(b)) : "reading", l->round + 1,
+			 (unsigned long long)l->ops);
+	else
+		snprintf(detail, sizeof(detail), "%zu of %zu done, %llu operations", l->ndone,
+			 p->njobs, (unsigned long long)l->ops);
+	ap_progress_update(&p->pg, l->ops, detail);
+}
+
 static void run_jobs(struct ctl *c)
 {
-	struct ap_progress pg;
+	struct ap_probe_thread **t = ap_xcalloc(c->njobs, sizeof(*t));
+	struct progress p = { .njobs = c->njobs };
 	char what[96];
 	size_t i;
 
@@ -307,9 +329,7 @@ static void run_jobs(struct ctl *c)
 		snprintf(what, sizeof(what), "probe %s", c->jobs[0].dev);
 	else
 		snprintf(what, sizeof(what), "probe %zu devices", c->njobs);
-	ap_progress_init(&pg, what, 0, c->quiet || c->out.json);
-
-	ap_probe_threads_expect(c->njobs);
+	ap_progress_init(&p.pg, what, 0, c->quiet || c->out.json);
 	for (i = 0; i < c->njobs; i++) {
 		struct job *j = &c->jobs[i];
 
@@ -319,38 +339,11 @@ static void run_jobs(struct ctl *c)
 		j->run.o = &j->o;
 		j->run.r = &j->r;
 		j->run.e = &j->e;
-		ap_probe_thread_start(&j->run);
+		t[i] = &j->run;
 	}
-	for (;;) {
-		struct timespec ts = { 0, 100 * 1000 * 1000 };
-		uint64_t ops = 0, size = 0;
-		unsigned round = 0, ndone = 0;
-		char detail[96], b[32];
-
-		for (i = 0; i < c->njobs; i++) {
-			ops += c->jobs[i].r.live_ops;
-			if (ap_probe_thread_done(&c->jobs[i].run))
-				ndone++;
-			else {
-				size = c->jobs[i].r.live_size;
-				round = c->jobs[i].r.live_round;
-			}
-		}
-		if (ndone == c->njobs)
-			break;
-		if (c->njobs == 1)
-			snprintf(detail, sizeof(detail), "%s, round %u, %llu operations",
-				 size ? ap_size_exact(size, b, sizeof(b)) : "reading", round + 1,
-				 (unsigned long long)ops);
-		else
-			snprintf(detail, sizeof(detail), "%u of %zu done, %llu operations", ndone,
-				 c->njobs, (unsigned long long)ops);
-		ap_progress_update(&pg, ops, detail);
-		nanosleep(&ts, NULL);
-	}
-	for (i = 0; i < c->njobs; i++)
-		ap_probe_thread_join(&c->jobs[i].run);
-	ap_progress_clear(&pg);
+	ap_probe_threads_run(t, c->njobs, on_tick, &p);
+	ap_progress_clear(&p.pg);
+	free(t);
 }
 
 /* One job per device named, then one per --emulate (its device comes later). */

@@ -103,18 +103,11 @@ int ap_publish_record(const char *cmd, const char *path, const char *source, con
 				 v && v->resolved ? " (only a tentative one)" : "", path);
 		return 0;
 	}
-	ap_vstore_record_of(&r, id);
+	ap_vstore_record_of_verdict(&r, id, v);
 	if (gethostname(host, sizeof(host) - 1) == 0 && host[0])
 		r.host = host;
 	r.device = dev;
 	r.source = source;
-	r.logical_sector = v->logical_sector;
-	r.physical_sector = v->physical_sector;
-	r.lowest_aligned_lba = v->lowest_aligned_lba;
-	r.sensitive = v->sensitive;
-	r.absence_margin = v->sensitive ? 0 : v->absence_margin;
-	r.ruled_out_up_to = v->sensitive ? 0 : v->ruled_out_up_to;
-	r.confidence = v->confidence;
 	r.when = time(NULL);
 	if (ap_vstore_record(path, &r, &how, &e) != 0) {
 		ap_warnx(cmd, dev, "--record: %s", e.msg);

@@ -17,6 +17,19 @@
 #include "analysis/verdict_json.h"
 #include "device/identity.h"
 
+void ap_vstore_record_of_verdict(struct ap_vstore_record *r, const struct ap_disk_identity *id,
+				 const struct ap_verdict *v)
+{
+	ap_vstore_record_of(r, id);
+	r->logical_sector = v->logical_sector;
+	r->physical_sector = v->physical_sector;
+	r->lowest_aligned_lba = v->lowest_aligned_lba;
+	r->sensitive = v->sensitive;
+	r->absence_margin = v->sensitive ? 0 : v->absence_margin;
+	r->ruled_out_up_to = v->sensitive ? 0 : v->ruled_out_up_to;
+	r->confidence = v->confidence;
+}
+
 /* One device's entry: added to @s, skipped, or -EINVAL with @e. */
 static int entry_add(struct json_object *o, const char *where, time_t when, const char *host,
 		     const char *source, struct ap_vstore *s, size_t *skipped,
@@ -53,18 +66,11 @@ static int entry_add(struct json_object *o, const char *where, time_t when, cons
 		ap_verdict_free(&v);
 		return ap_error_set(e, EINVAL, "%s: %s", where, le.msg);
 	}
-	ap_vstore_record_of(&r, &id);
+	ap_vstore_record_of_verdict(&r, &id, &v);
 	if (json_object_object_get_ex(o, "device", &dv) && json_object_is_type(dv, json_type_string))
 		r.device = json_object_get_string(dv);
 	r.host = host;
 	r.source = source;
-	r.logical_sector = v.logical_sector;
-	r.physical_sector = v.physical_sector;
-	r.lowest_aligned_lba = v.lowest_aligned_lba;
-	r.sensitive = v.sensitive;
-	r.absence_margin = v.sensitive ? 0 : v.absence_margin;
-	r.ruled_out_up_to = v.sensitive ? 0 : v.ruled_out_up_to;
-	r.confidence = v.confidence;
 	r.when = when;
 	rc = ap_vstore_add(s, &r, &le);
 	ap_identity_free(&id);

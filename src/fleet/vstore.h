@@ -277,6 +277,10 @@ const char *ap_vstore_path(const char *opt);
 
 /* A record of @id's model (pointers into @id; no verdict, no run data). */
 void ap_vstore_record_of(struct ap_vstore_record *r, const struct ap_disk_identity *id);
+/* The same with @v's geometry and evidence (a resolved verdict); no run data. (vresult.c) */
+struct ap_verdict;
+void ap_vstore_record_of_verdict(struct ap_vstore_record *r, const struct ap_disk_identity *id,
+				 const struct ap_verdict *v);
 
 /* ---- what `alignprobe verdicts` does (vstore_ops.c) ---- */
 
