@@ -273,27 +273,32 @@ static bool assumptions_fail(struct sched *x)
 		r->write_ns = median_u64(v, r->nsamples);
 		free(v);
 		if (r->write_ns < AP_PROBE_WRITE_MIN_NS || r->write_ns < r->seek_read_ns / 3) {
-			r->failed = AP_PROBE_FLUSH_IGNORED;
-			snprintf(r->cause, sizeof(r->cause), "the drive acknowledged synchronous "
-				 "writes in %.0f us (the median of %zu), but it is a rotating disk "
-				 "(reads a seek away took %.1f ms and more), whose media cannot "
-				 "take a write that fast: its write cache ignores flushes, so no "
-				 "timed write reached the disk; turn the cache off (probe "
-				 "--write-cache off, " AP_REMEDY_WCE_OFF ") or "
-				 AP_REMEDY_NO_BRIDGE, (double)r->write_ns / 1e3,
-				 r->nsamples, (double)r->seek_read_ns / 1e6);
+			ap_probe_result_fail(r, AP_PROBE_FLUSH_IGNORED,
+					     "the drive acknowledged synchronous writes in "
+					     "%.0f us (the median of %zu), but it is a "
+					     "rotating disk (reads a seek away took %.1f ms "
+					     "and more), whose media cannot take a write that "
+					     "fast: its write cache ignores flushes, so no "
+					     "timed write reached the disk; turn the cache off "
+					     "(probe --write-cache off, " AP_REMEDY_WCE_OFF ") "
+					     "or " AP_REMEDY_NO_BRIDGE,
+					     (double)r->write_ns / 1e3, r->nsamples,
+					     (double)r->seek_read_ns / 1e6);
 			return true;
 		}
 	}
 	if (x->forced * 20 > r->nsamples && r->nsamples >= 32) {
-		r->failed = AP_PROBE_LEAD_IN_BUFFERED;
-		snprintf(r->cause, sizeof(r->cause), "the drive answered %llu of %llu lead-in "
-			 "reads from its buffer (faster than %.1f ms, where its media take %.1f "
-			 "ms and more a seek away), also in other slots: the probe cannot place the "
-			 "head before a write, and the rotational wait would hide the effect; "
-			 "disable read-ahead (hdparm -A0, or sdparm --set DRA) and probe again",
-			 (unsigned long long)r->lead_in_hits, (unsigned long long)r->lead_ins,
-			 (double)AP_PROBE_LEAD_IN_HIT_NS / 1e6, (double)r->seek_read_ns / 1e6);
+		ap_probe_result_fail(r, AP_PROBE_LEAD_IN_BUFFERED,
+				     "the drive answered %llu of %llu lead-in reads from its "
+				     "buffer (faster than %.1f ms, where its media take %.1f "
+				     "ms and more a seek away), also in other slots: the probe "
+				     "cannot place the head before a write, and the rotational "
+				     "wait would hide the effect; disable read-ahead (hdparm "
+				     "-A0, or sdparm --set DRA) and probe again",
+				     (unsigned long long)r->lead_in_hits,
+				     (unsigned long long)r->lead_ins,
+				     (double)AP_PROBE_LEAD_IN_HIT_NS / 1e6,
+				     (double)r->seek_read_ns / 1e6);
 		return true;
 	}
 	return false;
