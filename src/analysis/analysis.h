@@ -125,6 +125,12 @@ bool ap_analysis_is_clear(const struct ap_verdict *v, const struct ap_analysis_p
 /* Which early-stop condition a verdict misses, in words; NULL when clear. */
 const char *ap_analysis_unclear_reason(const struct ap_verdict *v,
 				       const struct ap_analysis_params *p);
+/*
+ * The effect a verdict that alignment matters found, in words (notes.c):
+ * "misaligned WHAT are 1.8x slower (rank test p = P;SEPconfidence that
+ * alignment matters C)" (two decimals for a small effect). Caller frees.
+ */
+char *ap_verdict_effect_words(const struct ap_verdict *v, const char *what, const char *sep);
 /* What the verdict's confidence is about: "effect", "no_effect" or NULL (no claim). */
 const char *ap_verdict_confidence_of(const struct ap_verdict *v);
 

@@ -182,11 +182,10 @@ static void print_words(struct ctl *c, const struct job *j)
 	free(line);
 	if (v->sensitive && v->resolved) {
 		uint64_t mib = 1048576 / v->logical_sector, s1 = first_aligned(v, mib);
+		char *effect = ap_verdict_effect_words(v, "writes", " ");
 
-		printf("  misaligned writes are %.*fx slower (rank test p = %s; confidence that "
-		       "alignment matters %s)\n", v->small ? 2 : 1, v->slowdown,
-		       ap_stats_format_p(v->p_value, pb, sizeof(pb)),
-		       ap_stats_format_confidence(v->confidence, cb, sizeof(cb)));
+		printf("  %s\n", effect);
+		free(effect);
 		if (v->small)
 			printf("  alignment matters a little: %.2fx, less than --min-slowdown %.2fx; "
 			       "aligned partitions still cost nothing\n", v->slowdown, v->min_slowdown);

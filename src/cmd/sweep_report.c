@@ -240,6 +240,7 @@ static void print_verdict(const char *dev, const struct ap_verdict *v, uint64_t 
 	}
 	if (v->sensitive && v->resolved) {
 		uint64_t mib, first;
+		char *effect;
 
 		ap_sweep_recommend(v, first_usable, &mib, &first);
 		sweep_fmt_starts(buf, sizeof(buf), v->fast_starts, v->nfast, 24);
@@ -251,10 +252,9 @@ static void print_verdict(const char *dev, const struct ap_verdict *v, uint64_t 
 		printf("  Alignment offset: lowest aligned LBA %u; a start is aligned when\n"
 		       "  start %% %u == %u. Fast starts measured: %s.\n",
 		       v->lowest_aligned_lba, v->period, v->lowest_aligned_lba % v->period, buf);
-		printf("  Slowdown: misaligned starts are %.*fx slower (rank test p = %s;\n"
-		       "  confidence that alignment matters %s).\n", v->small ? 2 : 1, v->slowdown,
-		       ap_stats_format_p(v->p_value, pb, sizeof(pb)),
-		       ap_stats_format_confidence(v->confidence, cb, sizeof(cb)));
+		effect = ap_verdict_effect_words(v, "starts", "\n  ");
+		printf("  Slowdown: %s.\n", effect);
+		free(effect);
 		if (v->small)
 			printf("  That is less than %.2fx: a misaligned start costs little here, but\n"
 			       "  an aligned one costs nothing.\n", v->min_slowdown);
