@@ -117,6 +117,12 @@ void ap_verdict_free(struct ap_verdict *v);
 /* Replace the verdict's note with a formatted one (kept in note_buf). */
 void ap_verdict_set_note(struct ap_verdict *v, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Is @off aligned under @v's period and phase (every offset is without a period)? */
+bool ap_verdict_offset_aligned(const struct ap_verdict *v, uint64_t off);
+/* The first offset >= @from aligned under @v. */
+uint64_t ap_verdict_next_aligned(const struct ap_verdict *v, uint64_t from);
+/* The lowest median of @v's offsets (INFINITY when none): the best one. */
+double ap_verdict_min_median(const struct ap_verdict *v);
 /* Deep copy (fast_starts, stats, note): @dst is overwritten. */
 void ap_verdict_copy(struct ap_verdict *dst, const struct ap_verdict *src);
 

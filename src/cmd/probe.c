@@ -46,6 +46,7 @@
 #include "lib/state.h"
 #include "lib/util.h"
 #include "probe/journal.h"
+#include "probe/prepare.h"
 #include "probe/probe.h"
 #include "ui/confirm.h"
 #include "ui/out.h"
@@ -439,6 +440,7 @@ static int check_undo_args(const struct probe_parse *pp)
 static int check_probe_args(const struct probe_parse *pp, int argc, char **argv)
 {
 	struct ctl *c = pp->c;
+	struct ap_error e = { 0 };
 
 	if (pp->preserve && pp->readonly) {
 		ap_usage_error(CMD, "--preserve and --read-only are mutually exclusive");
@@ -459,14 +461,8 @@ static int check_probe_args(const struct probe_parse *pp, int argc, char **argv)
 		ap_usage_error(CMD, "no device given (or --emulate)");
 		return AP_EXIT_USAGE;
 	}
-	if (!ap_is_power_of_2(c->o.min_size) || !ap_is_power_of_2(c->o.max_size) ||
-	    c->o.min_size > c->o.max_size || c->o.min_size < 512) {
-		ap_usage_error(CMD, "--min-size and --max-size must be powers of two from 512 "
-			       "bytes, min <= max");
-		return AP_EXIT_USAGE;
-	}
-	if (c->o.min_rounds > c->o.max_rounds) {
-		ap_usage_error(CMD, "--min-rounds is larger than --max-rounds");
+	if (ap_probe_opts_check(&c->o, &e) != 0) {
+		ap_usage_error(CMD, "%s", e.msg);
 		return AP_EXIT_USAGE;
 	}
 	if (ap_check_listed_twice(CMD, argv + optind, (size_t)(argc - optind)))

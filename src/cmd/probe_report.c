@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <libgen.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +24,6 @@
 #include "emu/model.h"
 #include "device/nextsteps.h"
 #include "fleet/vstore.h"
-#include "lib/align.h"
 #include "lib/exitcodes.h"
 #include "lib/outfile.h"
 #include "lib/sig.h"
@@ -68,33 +66,9 @@ static const int json_cols[] = {
 	COL_SIZE, COL_OFFSET, COL_N, COL_MEDIAN, COL_Q1, COL_Q3, COL_FAST, COL_ALIGNED, COL_REL,
 };
 
-/* The size whose rows the table shows by default. */
-static int shown_size(const struct ap_probe_result *r)
-{
-	if (r->decided >= 0)
-		return r->decided;
-	return r->nsizes ? (int)r->nsizes - 1 : -1;
-}
-
-static double min_median(const struct ap_verdict *v)
-{
-	double m = INFINITY;
-	size_t i;
-
-	for (i = 0; i < v->nstats; i++)
-		if (v->stats[i].median < m)
-			m = v->stats[i].median;
-	return m;
-}
-
-static bool offset_aligned(const struct ap_verdict *v, uint64_t off)
-{
-	return !v->period || ap_align_is_aligned(off, 1, v->period, v->lowest_aligned_lba);
-}
-
 /*
  * Offset @i of size @sz of job @j, every column: a table line and an object
- * of "results". @best: min_median() of the size.
+ * of "results". @best: ap_verdict_min_median() of the size.
  */
 static void fill_row(struct ap_row *r, const struct job *j, const struct ap_probe_size *sz,
 		     size_t i, double best)
@@ -112,26 +86,20 @@ static void fill_row(struct ap_row *r, const struct job *j, const struct ap_prob
 	ap_row_double(r, COL_Q3, st->q3 / 1e3);
 	ap_row_bool(r, COL_FAST, st->fast);
 	if (fv->resolved)
-		ap_row_bool(r, COL_ALIGNED, offset_aligned(fv, st->offset));
+		ap_row_bool(r, COL_ALIGNED, ap_verdict_offset_aligned(fv, st->offset));
 	ap_row_double(r, COL_REL, best > 0 ? st->median / best : 1.0);
 }
 
 static void add_rows(struct libscols_table *tb, struct ap_row *r, const struct job *j,
 		     const struct ap_probe_size *sz)
 {
-	double best = min_median(&sz->verdict);
+	double best = ap_verdict_min_median(&sz->verdict);
 	size_t i;
 
 	for (i = 0; i < sz->verdict.nstats; i++) {
 		fill_row(r, j, sz, i, best);
 		(void)ap_row_add_line(r, tb);	/* out of memory: a line less, as before */
 	}
-}
-
-/* The first LBA >= @from that is aligned under @v. */
-static uint64_t first_aligned(const struct ap_verdict *v, uint64_t from)
-{
-	return ap_align_next(from, 1, v->period ? v->period : 1, v->lowest_aligned_lba);
 }
 
 /* The verdict in one line (also the plot's title). */
@@ -181,7 +149,7 @@ static void print_words(struct ctl *c, const struct job *j)
 	printf("%s\n", line);
 	free(line);
 	if (v->sensitive && v->resolved) {
-		uint64_t mib = 1048576 / v->logical_sector, s1 = first_aligned(v, mib);
+		uint64_t mib = 1048576 / v->logical_sector, s1 = ap_verdict_next_aligned(v, mib);
 		char *effect = ap_verdict_effect_words(v, "writes", " ");
 
 		printf("  %s\n", effect);
@@ -194,7 +162,7 @@ static void print_words(struct ctl *c, const struct job *j)
 		else
 			printf("  recommended partition starts: %" PRIu64 " (1 MiB + %" PRIu64
 			       " sectors)", s1, s1 - mib);
-		printf("; first aligned start >= 34: %" PRIu64 "\n", first_aligned(v, 34));
+		printf("; first aligned start >= 34: %" PRIu64 "\n", ap_verdict_next_aligned(v, 34));
 		print_next_steps(j);
 	} else if (v->resolved) {
 		printf("  no effect of %.2fx or more: equivalence test, confidence %s (the rank "
@@ -233,7 +201,7 @@ static struct json_object *job_json(const struct ap_cols *cs, const struct job *
 	ap_row_init(&row, cs);
 	for (i = 0; i < r->nsizes; i++) {
 		const struct ap_probe_size *sz = &r->sizes[i];
-		double best = min_median(&sz->verdict);
+		double best = ap_verdict_min_median(&sz->verdict);
 
 		for (k = 0; k < sz->verdict.nstats; k++) {
 			fill_row(&row, j, sz, k, best);
@@ -250,7 +218,7 @@ static int write_plot(struct job *j)
 {
 	const struct ap_probe_result *r = &j->r;
 	const struct ap_verdict *fv = &r->verdict;
-	int idx = shown_size(r);
+	int idx = ap_probe_shown_size(r);
 	struct ap_plot_bars pb = { 0 };
 	struct ap_plot_bar *bars;
 	struct ap_error e = { 0 };
@@ -269,7 +237,7 @@ static int write_plot(struct job *j)
 		bars[i].x = v->stats[i].offset;
 		bars[i].value = v->stats[i].median / 1e3;
 		bars[i].aligned = fv->resolved && fv->sensitive ?
-				  offset_aligned(fv, v->stats[i].offset) : v->stats[i].fast;
+				  ap_verdict_offset_aligned(fv, v->stats[i].offset) : v->stats[i].fast;
 	}
 	title = verdict_line(j);
 	snprintf(xl, sizeof(xl), "offset (logical sectors) of %s %s",
@@ -330,7 +298,7 @@ static int print_results(struct ctl *c)
 		ap_row_init(&row, &cs);
 		for (i = 0; tb && i < c->njobs; i++) {
 			const struct ap_probe_result *r = &c->jobs[i].r;
-			int idx = shown_size(r);
+			int idx = ap_probe_shown_size(r);
 
 			for (k = 0; k < r->nsizes; k++)
 				if (r->sizes[k].analysed && (c->all_sizes || (int)k == idx))
@@ -357,7 +325,7 @@ static int write_samples(struct ctl *c)
 {
 	struct ap_error e = { 0 };
 	char *buf = NULL;
-	size_t len = 0, i, k;
+	size_t len = 0, i;
 	FILE *f = open_memstream(&buf, &len);
 	int rc = 0;
 
@@ -367,16 +335,8 @@ static int write_samples(struct ctl *c)
 		return -ENOMEM;
 	}
 	fprintf(f, "device,size,offset,round,slot,ns\n");
-	for (i = 0; i < c->njobs; i++) {
-		const struct ap_probe_result *r = &c->jobs[i].r;
-
-		for (k = 0; k < r->nsamples; k++) {
-			const struct ap_probe_sample *s = &r->samples[k];
-
-			fprintf(f, "%s,%" PRIu64 ",%u,%u,%u,%" PRIu64 "\n", c->jobs[i].dev, s->size,
-				s->offset, s->round, s->slot, s->ns);
-		}
-	}
+	for (i = 0; i < c->njobs; i++)
+		ap_probe_samples_csv(f, c->jobs[i].dev, &c->jobs[i].r);
 	if (fclose(f) != 0)
 		rc = ap_error_set(&e, ENOMEM, "%s: %s", c->samples, strerror(ENOMEM));
 	if (!rc)

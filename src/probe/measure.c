@@ -453,6 +453,13 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 		v->ruled_out_up_to = 0;
 }
 
+int ap_probe_shown_size(const struct ap_probe_result *r)
+{
+	if (r->decided >= 0)
+		return r->decided;
+	return r->nsizes ? (int)r->nsizes - 1 : -1;
+}
+
 void ap_probe_result_fail(struct ap_probe_result *r, enum ap_probe_failed f, const char *fmt, ...)
 {
 	va_list ap;

@@ -21,6 +21,17 @@ static const char *dev_base(const char *dev)
 	return s ? s + 1 : dev;
 }
 
+int ap_probe_opts_check(const struct ap_probe_opts *o, struct ap_error *e)
+{
+	if (!ap_is_power_of_2(o->min_size) || !ap_is_power_of_2(o->max_size) ||
+	    o->min_size > o->max_size || o->min_size < 512)
+		return ap_error_set(e, EINVAL, "--min-size and --max-size must be powers of two "
+				    "from 512 bytes, min <= max");
+	if (o->min_rounds > o->max_rounds)
+		return ap_error_set(e, EINVAL, "--min-rounds is larger than --max-rounds");
+	return 0;
+}
+
 char *ap_probe_journal_path(const char *journal, bool several, const char *dev)
 {
 	const char *dir = getenv("ALIGNPROBE_JOURNAL_DIR");

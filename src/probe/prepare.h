@@ -13,12 +13,19 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "device/identity.h"
 #include "lib/util.h"
 #include "probe/probe.h"
 
 struct json_object;
+
+/*
+ * The sizes and rounds of @o go together: powers of two from 512 bytes,
+ * min <= max. 0 or -EINVAL with the options named in @e.
+ */
+int ap_probe_opts_check(const struct ap_probe_opts *o, struct ap_error *e);
 
 /*
  * The journal of @dev: @journal itself for one device; @journal.NAME
@@ -69,6 +76,13 @@ void ap_probe_plan_counts(const struct ap_probe_plan *plan, const struct ap_prob
 			  uint64_t *lo, uint64_t *hi, uint64_t *honest);
 
 /* ---- result_json.c ---- */
+
+/*
+ * @r's timed operations as CSV lines "DEV,size,offset,round,slot,ns"
+ * (--samples; the header "device,size,offset,round,slot,ns" is the
+ * caller's, once for every device).
+ */
+void ap_probe_samples_csv(FILE *f, const char *dev, const struct ap_probe_result *r);
 
 /*
  * One device's result: {"device", "verdict", "clear", "unclear_reason",

@@ -292,6 +292,12 @@ double ap_probe_size_quantile(const struct ap_probe_result *r, size_t idx, doubl
 int ap_probe_analyse_size(struct ap_probe_result *r, size_t idx, const struct ap_probe_opts *o);
 
 /*
+ * The size a report shows by default: the one that decided, else the
+ * largest measured; -1 when none was.
+ */
+int ap_probe_shown_size(const struct ap_probe_result *r);
+
+/*
  * A check of the measurement's own assumptions failed: r->failed = @f and
  * r->cause the sentence (what was measured, what it means, the remedy).
  */

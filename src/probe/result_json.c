@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * A probe's result as JSON (see prepare.h): what --json prints per device
- * and what `verdicts merge` reads back (fleet/vresult.c).
+ * A probe's result as JSON and its samples as CSV (see prepare.h): what
+ * --json and --samples write per device; `verdicts merge` reads the JSON
+ * back (fleet/vresult.c).
  */
 #include "probe/prepare.h"
 
+#include <inttypes.h>
 #include <json-c/json.h>
 
 #include "analysis/verdict_json.h"
@@ -111,4 +113,16 @@ struct json_object *ap_probe_result_to_json(const char *dev, bool emulated,
 	if (error)
 		json_object_object_add(o, "error", json_object_new_string(error));
 	return o;
+}
+
+void ap_probe_samples_csv(FILE *f, const char *dev, const struct ap_probe_result *r)
+{
+	size_t k;
+
+	for (k = 0; k < r->nsamples; k++) {
+		const struct ap_probe_sample *s = &r->samples[k];
+
+		fprintf(f, "%s,%" PRIu64 ",%u,%u,%u,%" PRIu64 "\n", dev, s->size, s->offset,
+			s->round, s->slot, s->ns);
+	}
 }
