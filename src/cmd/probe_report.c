@@ -102,34 +102,6 @@ static void add_rows(struct libscols_table *tb, struct ap_row *r, const struct j
 	}
 }
 
-/* The verdict in one line (also the plot's title). */
-static char *verdict_line(const struct job *j)
-{
-	const struct ap_verdict *v = &j->r.verdict;
-	char *s;
-
-	if (j->r.interrupted && !v->resolved)
-		ap_xasprintf(&s, "%s: interrupted, no verdict", j->dev);
-	else if (v->sensitive && v->resolved)
-		ap_xasprintf(&s, "%s: %u-byte physical sectors (reported %u), lowest aligned LBA %u%s",
-			     j->dev, v->physical_sector, v->reported_physical,
-			     v->lowest_aligned_lba, v->small ? "; alignment matters a little" : "");
-	else if (v->resolved && v->reported_physical == v->physical_sector)
-		ap_xasprintf(&s, "%s: no alignment effect of %.2fx or more: %u-byte sectors behave as "
-			     "reported (%u logical, %u physical)", j->dev, v->absence_margin,
-			     v->physical_sector, v->logical_sector, v->reported_physical);
-	else if (v->resolved)
-		ap_xasprintf(&s, "%s: no alignment effect of %.2fx or more, although the drive reports "
-			     "%u-byte physical sectors (%u logical)", j->dev, v->absence_margin,
-			     v->reported_physical, v->logical_sector);
-	else if (v->sensitive)
-		ap_xasprintf(&s, "%s: alignment matters, but the physical sector size is not "
-			     "resolved", j->dev);
-	else
-		ap_xasprintf(&s, "%s: no verdict", j->dev);
-	return s;
-}
-
 static void print_next_steps(const struct job *j)
 {
 	struct ap_next_steps s;
@@ -143,7 +115,7 @@ static void print_words(struct ctl *c, const struct job *j)
 {
 	const struct ap_probe_result *r = &j->r;
 	const struct ap_verdict *v = &r->verdict;
-	char *line = verdict_line(j), b[32], pb[32], cb[32];
+	char *line = ap_probe_verdict_line(j->dev, &j->r), b[32], pb[32], cb[32];
 
 	(void)c;
 	printf("%s\n", line);
@@ -239,7 +211,7 @@ static int write_plot(struct job *j)
 		bars[i].aligned = fv->resolved && fv->sensitive ?
 				  ap_verdict_offset_aligned(fv, v->stats[i].offset) : v->stats[i].fast;
 	}
-	title = verdict_line(j);
+	title = ap_probe_verdict_line(j->dev, &j->r);
 	snprintf(xl, sizeof(xl), "offset (logical sectors) of %s %s",
 		 ap_size_exact(r->sizes[idx].size, b, sizeof(b)),
 		 r->mode == AP_PROBE_READONLY ? "reads" : "writes");

@@ -71,7 +71,6 @@ int sweep_verdict_exit(const struct ap_verdict *v);
 /* sweep_report.c */
 struct json_object *sweep_starts_json(const struct ap_cols *cs,
 				const struct ap_sweep_start_stat *st, size_t n);
-void sweep_fmt_starts(char *buf, size_t len, const uint64_t *v, size_t n, size_t max);
 int sweep_report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
 	   const struct ap_verdict *v, const char *stopped);
 

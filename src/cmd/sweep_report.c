@@ -167,48 +167,6 @@ static int print_table(struct sweep_cmd *c, const struct ap_sweep_start_stat *st
 	return 0;
 }
 
-void sweep_fmt_starts(char *buf, size_t len, const uint64_t *v, size_t n, size_t max)
-{
-	size_t i, off = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < n && i < max && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%" PRIu64, i ? " " : "", v[i]);
-	if (n > max && off < len)
-		snprintf(buf + off, len - off, " ...");
-}
-
-/* One line for titles (the plot); @early: ap_sweep_stopped_early()'s reason. */
-static char *verdict_line(const struct ap_verdict *v, const char *early)
-{
-	char *s;
-
-	if (!v && early)
-		ap_xasprintf(&s, "no verdict: the run was %s", early);
-	else if (!v)
-		ap_xasprintf(&s, "no verdict: no successful measurement");
-	else if (v->sensitive && v->resolved)
-		ap_xasprintf(&s, "physical sector %u bytes (reported %u), lowest aligned LBA %u, "
-			     "%.*fx slower misaligned", v->physical_sector, v->reported_physical,
-			     v->lowest_aligned_lba, v->small ? 2 : 1, v->slowdown);
-	else if (v->sensitive && v->starts_insufficient)
-		ap_xasprintf(&s, "alignment matters (%.1fx); these starts cannot resolve the sector "
-			     "size", v->slowdown);
-	else if (v->sensitive)
-		ap_xasprintf(&s, "alignment matters (%.1fx) but no sector size explains it",
-			     v->slowdown);
-	else if (v->resolved)
-		ap_xasprintf(&s, "no alignment effect of %.2fx or more", v->min_slowdown);
-	else if (v->starts_insufficient)
-		ap_xasprintf(&s, "no verdict: these starts cannot resolve the sector size (%.2fx, p %.2g)",
-			     v->slowdown, v->p_value);
-	else
-		ap_xasprintf(&s, "no verdict yet (%.2fx, p %.2g)", v->slowdown, v->p_value);
-	if (v && v->resolved && v->tentative)
-		ap_strappendf(&s, NULL, " (tentative)");
-	return s;
-}
-
 /* What to run next after the verdict (a verdict shown is a clear one). */
 static void print_next_steps(const char *dev, const struct ap_verdict *v)
 {
@@ -243,7 +201,7 @@ static void print_verdict(const char *dev, const struct ap_verdict *v, uint64_t 
 		char *effect;
 
 		ap_sweep_recommend(v, first_usable, &mib, &first);
-		sweep_fmt_starts(buf, sizeof(buf), v->fast_starts, v->nfast, 24);
+		ap_sweep_fmt_starts(buf, sizeof(buf), v->fast_starts, v->nfast, 24);
 		printf("\nVerdict for %s: partition alignment matters%s.\n", dev,
 		       v->small ? ", a little" : "");
 		printf("  Physical sector: %u bytes, inferred (the drive reports %u%s).\n",
@@ -272,7 +230,7 @@ static void print_verdict(const char *dev, const struct ap_verdict *v, uint64_t 
 		       "  (see the note)" :
 		       "these starts cannot resolve the physical sector size, whatever the\n"
 		       "  number of rounds (see the note)");
-		sweep_fmt_starts(buf, sizeof(buf), v->fast_starts, v->nfast, 24);
+		ap_sweep_fmt_starts(buf, sizeof(buf), v->fast_starts, v->nfast, 24);
 		if (v->nfast)
 			printf("  Fast starts measured: %s.\n", buf);
 		printf("  Partition starts at multiples of 2048 (1 MiB) are the safe choice; run\n"
@@ -320,7 +278,7 @@ static int write_plot(struct sweep_cmd *c, const struct ap_sweep_start_stat *st,
 	struct ap_plot_bar *bars = ap_xcalloc(n ? n : 1, sizeof(*bars));
 	struct ap_plot_bars p = { 0 };
 	struct ap_error e = { 0 };
-	char *title = verdict_line(v, early), *svg;
+	char *title = ap_sweep_verdict_line(v, early), *svg;
 	size_t i;
 	int rc;
 

@@ -116,7 +116,7 @@ static void print_plan(struct sweep_cmd *c, uint64_t part_sectors)
 {
 	char buf[256], *sz = ap_size_to_human(part_sectors * c->s.info.logical_sector);
 
-	sweep_fmt_starts(buf, sizeof(buf), c->s.starts, c->s.nstarts, 40);
+	ap_sweep_fmt_starts(buf, sizeof(buf), c->s.starts, c->s.nstarts, 40);
 	printf("dry run: nothing written. The sweep would:\n"
 	       "  on %s (%u-byte logical, %u-byte reported physical sectors),\n"
 	       "  for each of %zu starts (%s), %u to %u rounds in a random order\n"

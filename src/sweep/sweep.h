@@ -174,6 +174,17 @@ bool ap_sweep_is_aligned(const struct ap_verdict *v, uint64_t start, bool *known
 void ap_sweep_recommend(const struct ap_verdict *v, uint64_t first_usable,
 			uint64_t *at_1mib, uint64_t *first);
 
+/*
+ * The first @max of @n starts, blank-separated, " ..." when there are
+ * more: "34 35 36 ...".
+ */
+void ap_sweep_fmt_starts(char *buf, size_t len, const uint64_t *v, size_t n, size_t max);
+/*
+ * The verdict in one line (the plot's title): @v, or NULL for none;
+ * @early: ap_sweep_stopped_early()'s reason. Caller frees.
+ */
+char *ap_sweep_verdict_line(const struct ap_verdict *v, const char *early);
+
 /* ---- the run (run.c) ---- */
 
 /*

@@ -652,9 +652,35 @@ static void test_workload_load(void **state)
 	rmdir(dir);
 }
 
+/* The starts and the verdict in one line, as the dry run, the verdict and the plot say them. */
+static void test_words(void **state)
+{
+	const uint64_t st[] = { 34, 35, 36, 37 };
+	struct ap_verdict v = { 0 };
+	char buf[64], *s;
+
+	(void)state;
+	ap_sweep_fmt_starts(buf, sizeof(buf), st, 4, 3);
+	assert_string_equal(buf, "34 35 36 ...");
+	ap_sweep_fmt_starts(buf, sizeof(buf), st, 2, 3);
+	assert_string_equal(buf, "34 35");
+	s = ap_sweep_verdict_line(NULL, "interrupted");
+	assert_string_equal(s, "no verdict: the run was interrupted");
+	free(s);
+	v.resolved = true;
+	v.tentative = true;
+	v.min_slowdown = 1.1;
+	s = ap_sweep_verdict_line(&v, NULL);
+	assert_string_equal(s, "no alignment effect of 1.10x or more (tentative)");
+	free(s);
+	assert_null(ap_sweep_stopped_early("clear"));
+	assert_string_equal(ap_sweep_stopped_early("error"), "stopped by an error");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_words),
 		cmocka_unit_test(test_order_is_permutation),
 		cmocka_unit_test(test_order_seeded),
 		cmocka_unit_test(test_order_no_back_to_back),
