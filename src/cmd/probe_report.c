@@ -436,9 +436,41 @@ static void print_plan(const struct ctl *c, const char *dev, const struct ap_pro
 }
 
 /* --dry-run after every check: the gate's description and the plan of each device. */
+/* --dry-run of the emulated drive @k: its plan, from its spec, before it is set up. */
+static int dry_run_emulated(struct ctl *c, size_t k)
+{
+	struct ap_emu_spec spec;
+	struct ap_probe_plan plan;
+	struct ap_error e = { 0 };
+	char *name = probe_emu_placeholder(k), *jp, *jd, *text;
+	struct job tmp = { .dev = name };
+	int rc = probe_emu_spec(c, k, &spec);
+
+	if (rc) {
+		free(name);
+		return rc;
+	}
+	text = ap_emu_spec_format(&spec);
+	jp = probe_journal_path(c, &tmp);
+	rc = ap_probe_plan_ahead(&c->o, spec.capacity, spec.logical_sector, "--emulate", jp,
+				 &plan, &e);
+	ap_emu_spec_free(&spec);
+	if (!rc) {
+		printf("dry run: would set up an emulated drive (%s).\n", text);
+		ap_xasprintf(&jd, "in %s", dirname(jp));
+		print_plan(c, "the emulated drive", &plan, jd, NULL);
+		free(jd);
+	}
+	free(jp);
+	free(text);
+	free(name);
+	return rc ? ap_err_error(CMD, NULL, &e) : 0;
+}
+
 int probe_dry_run(struct ctl *c, size_t nnamed)
 {
 	size_t i;
+	int rc;
 
 	for (i = 0; i < c->njobs; i++) {
 		struct job *j = &c->jobs[i];
@@ -452,48 +484,8 @@ int probe_dry_run(struct ctl *c, size_t nnamed)
 				ap_cmd_confirm(CMD, j->dev, &j->t, &so, NULL);	/* describes only */
 			}
 			print_plan(c, j->dev, &j->plan, j->journal, j->wc_found ? &j->wc : NULL);
-		} else {
-			struct ap_emu_spec spec;
-			struct ap_probe_plan plan;
-			struct ap_error e = { 0 };
-			char *name = probe_emu_placeholder(i - nnamed), *jp, *jd, *text;
-			struct job tmp = { .dev = name };
-			int rc = probe_emu_spec(c, i - nnamed, &spec);
-
-			if (rc) {
-				free(name);
-				return rc;
-			}
-			/* it reports its logical sector as its physical one */
-			rc = ap_probe_plan(&c->o, spec.capacity, spec.logical_sector, &plan, &e);
-			text = ap_emu_spec_format(&spec);
-			ap_emu_spec_free(&spec);
-			if (rc) {
-				free(text);
-				free(name);
-				return ap_errx(CMD, "--emulate", rc, "%s", e.msg);
-			}
-			plan.reported_physical = spec.logical_sector;
-			jp = probe_journal_path(c, &tmp);
-			if (c->o.mode == AP_PROBE_PRESERVE) {
-				struct ap_disk_identity id = { .size = spec.capacity,
-							       .logical_sector = spec.logical_sector };
-
-				rc = probe_journal_usable("--emulate", jp, &plan, &id);
-				if (rc) {
-					free(jp);
-					free(text);
-					free(name);
-					return rc;
-				}
-			}
-			printf("dry run: would set up an emulated drive (%s).\n", text);
-			free(text);
-			ap_xasprintf(&jd, "in %s", dirname(jp));
-			print_plan(c, "the emulated drive", &plan, jd, NULL);
-			free(jd);
-			free(jp);
-			free(name);
+		} else if ((rc = dry_run_emulated(c, i - nnamed)) != 0) {
+			return rc;
 		}
 	}
 	{

@@ -148,6 +148,22 @@ int ap_probe_slots_check(const struct ap_probe_plan *plan, unsigned asked, const
 			    (unsigned long long)plan->region_start, plan->slots, plan->slots);
 }
 
+int ap_probe_plan_ahead(const struct ap_probe_opts *o, uint64_t capacity, unsigned logical,
+			const char *what, const char *journal, struct ap_probe_plan *plan,
+			struct ap_error *e)
+{
+	struct ap_disk_identity id = { .size = capacity, .logical_sector = logical };
+	struct ap_error pe = { 0 };
+	int rc = ap_probe_plan(o, capacity, logical, plan, &pe);
+
+	if (rc)
+		return ap_error_set(e, -rc, "%s: %s", what, pe.msg);
+	plan->reported_physical = logical;
+	if (o->mode != AP_PROBE_PRESERVE)
+		return 0;
+	return ap_probe_journal_usable(what, journal, plan, &id, e);
+}
+
 void ap_probe_plan_counts(const struct ap_probe_plan *p, const struct ap_probe_opts *o,
 			  uint64_t *lo, uint64_t *hi, uint64_t *honest)
 {

@@ -66,6 +66,17 @@ int ap_probe_slots_check(const struct ap_probe_plan *plan, unsigned asked, const
 			 struct ap_error *e);
 
 /*
+ * The plan of a drive that is not there yet (an emulated one before it is
+ * set up: @capacity bytes of @logical-byte sectors, which it reports as
+ * its physical ones), with, when @o preserves, its journal @journal
+ * checked as the run will check it. 0 or -errno with the message in @e,
+ * naming @what (the option that asks for the drive).
+ */
+int ap_probe_plan_ahead(const struct ap_probe_opts *o, uint64_t capacity, unsigned logical,
+			const char *what, const char *journal, struct ap_probe_plan *plan,
+			struct ap_error *e);
+
+/*
  * The timed operations of @plan with @o's rounds (dry runs): @lo the
  * fewest (the first size, and with confirmation the second, clear after
  * the minimum of rounds), @hi the most (every size, every round), @honest
