@@ -283,16 +283,12 @@ struct emulate_ctl {
 };
 
 /*
- * 0 to go on; AP_EXIT_USAGE after the message; -1 when the help, the
- * version or the columns were printed.
+ * The actions and their switches. An action's DEVICE is an argument of its
+ * own, found wherever it stands (getopt permutes): "--stats -J DEV" must
+ * not take -J for it. --stats=DEV still works.
  */
 static const struct option action_longopts[] = {
 	{ "attach",       no_argument,       NULL, OPT_ATTACH },
-	/*
-	 * DEVICE is an argument of its own, found wherever it stands
-	 * (getopt permutes): "--stats -J DEV" must not take -J for
-	 * it. --stats=DEV still works.
-	 */
 	{ "detach",       optional_argument, NULL, 'd' },
 	{ "stats",        optional_argument, NULL, OPT_STATS },
 	{ "reset-stats",  optional_argument, NULL, OPT_RESET_STATS },
@@ -426,6 +422,10 @@ static int check_action(struct emulate_ctl *c, int argc, char **argv)
 	return 0;
 }
 
+/*
+ * 0 to go on; AP_EXIT_USAGE after the message; -1 when the help, the
+ * version or the columns were printed.
+ */
 static int parse_args(struct emulate_ctl *c, int argc, char **argv)
 {
 	const struct ap_opt common[] = {
