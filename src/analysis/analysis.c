@@ -593,9 +593,22 @@ bool ap_verdict_offset_aligned(const struct ap_verdict *v, uint64_t off)
 	return !v->period || ap_align_is_aligned(off, 1, v->period, v->lowest_aligned_lba);
 }
 
-uint64_t ap_verdict_next_aligned(const struct ap_verdict *v, uint64_t from)
+static uint64_t recommended_from(const struct ap_verdict *v, uint64_t from)
 {
-	return ap_align_next(from, 1, v->period ? v->period : 1, v->lowest_aligned_lba);
+	if (!v || !v->resolved || !v->sensitive || v->period <= 1)
+		return from;
+	return ap_align_next(from, 1, v->period, v->lowest_aligned_lba);
+}
+
+void ap_verdict_recommend(const struct ap_verdict *v, uint64_t first_usable, uint64_t *at_1mib,
+			  uint64_t *first)
+{
+	uint64_t mib = v && v->logical_sector ? (1ULL << 20) / v->logical_sector : 2048;
+
+	if (!mib)
+		mib = 1;
+	*at_1mib = recommended_from(v, mib);
+	*first = recommended_from(v, first_usable);
 }
 
 double ap_verdict_min_median(const struct ap_verdict *v)

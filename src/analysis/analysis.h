@@ -119,8 +119,15 @@ void ap_verdict_set_note(struct ap_verdict *v, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Is @off aligned under @v's period and phase (every offset is without a period)? */
 bool ap_verdict_offset_aligned(const struct ap_verdict *v, uint64_t off);
-/* The first offset >= @from aligned under @v. */
-uint64_t ap_verdict_next_aligned(const struct ap_verdict *v, uint64_t from);
+/*
+ * Recommended partition starts under @v: the first aligned start at or
+ * after 1 MiB (2048 with 512-byte sectors, itself unless the drive is
+ * shifted) and the first aligned start at or after @first_usable. Without
+ * a resolved verdict that alignment matters (@v may be NULL), those
+ * starts themselves.
+ */
+void ap_verdict_recommend(const struct ap_verdict *v, uint64_t first_usable, uint64_t *at_1mib,
+			  uint64_t *first);
 /* The lowest median of @v's offsets (INFINITY when none): the best one. */
 double ap_verdict_min_median(const struct ap_verdict *v);
 /* Deep copy (fast_starts, stats, note): @dst is overwritten. */

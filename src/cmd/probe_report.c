@@ -121,9 +121,10 @@ static void print_words(struct ctl *c, const struct job *j)
 	printf("%s\n", line);
 	free(line);
 	if (v->sensitive && v->resolved) {
-		uint64_t mib = 1048576 / v->logical_sector, s1 = ap_verdict_next_aligned(v, mib);
+		uint64_t mib = 1048576 / v->logical_sector, s1, s34;
 		char *effect = ap_verdict_effect_words(v, "writes", " ");
 
+		ap_verdict_recommend(v, 34, &s1, &s34);
 		printf("  %s\n", effect);
 		free(effect);
 		if (v->small)
@@ -134,7 +135,7 @@ static void print_words(struct ctl *c, const struct job *j)
 		else
 			printf("  recommended partition starts: %" PRIu64 " (1 MiB + %" PRIu64
 			       " sectors)", s1, s1 - mib);
-		printf("; first aligned start >= 34: %" PRIu64 "\n", ap_verdict_next_aligned(v, 34));
+		printf("; first aligned start >= 34: %" PRIu64 "\n", s34);
 		print_next_steps(j);
 	} else if (v->resolved) {
 		printf("  no effect of %.2fx or more: equivalence test, confidence %s (the rank "

@@ -200,7 +200,7 @@ static void print_verdict(const char *dev, const struct ap_verdict *v, uint64_t 
 		uint64_t mib, first;
 		char *effect;
 
-		ap_sweep_recommend(v, first_usable, &mib, &first);
+		ap_verdict_recommend(v, first_usable, &mib, &first);
 		ap_sweep_fmt_starts(buf, sizeof(buf), v->fast_starts, v->nfast, 24);
 		printf("\nVerdict for %s: partition alignment matters%s.\n", dev,
 		       v->small ? ", a little" : "");

@@ -135,24 +135,6 @@ bool ap_sweep_is_aligned(const struct ap_verdict *v, uint64_t start, bool *known
 	return ap_align_is_aligned(start, 1, v->period, v->lowest_aligned_lba);
 }
 
-static uint64_t first_aligned_from(const struct ap_verdict *v, uint64_t from)
-{
-	if (!v || !v->resolved || !v->sensitive || v->period <= 1)
-		return from;
-	return ap_align_next(from, 1, v->period, v->lowest_aligned_lba);
-}
-
-void ap_sweep_recommend(const struct ap_verdict *v, uint64_t first_usable,
-			uint64_t *at_1mib, uint64_t *first)
-{
-	uint64_t mib = v && v->logical_sector ? (1ULL << 20) / v->logical_sector : 2048;
-
-	if (!mib)
-		mib = 1;
-	*at_1mib = first_aligned_from(v, mib);
-	*first = first_aligned_from(v, first_usable);
-}
-
 size_t ap_sweep_summarize(const struct ap_sweep_result *r, size_t n,
 			  const uint64_t *starts, size_t nstarts,
 			  const struct ap_verdict *v, struct ap_sweep_start_stat **out)

@@ -166,13 +166,7 @@ size_t ap_sweep_summarize(const struct ap_sweep_result *r, size_t n,
 /* Is @start aligned under @v? false with *known = false when unresolved. */
 bool ap_sweep_is_aligned(const struct ap_verdict *v, uint64_t start, bool *known);
 
-/*
- * Recommended partition starts under @v: the first aligned start at or
- * after 2048 (1 MiB with 512-byte sectors: 2048 itself unless the drive is
- * shifted) and the first aligned start at or after @first_usable.
- */
-void ap_sweep_recommend(const struct ap_verdict *v, uint64_t first_usable,
-			uint64_t *at_1mib, uint64_t *first);
+/* Recommended partition starts: ap_verdict_recommend() (analysis/analysis.h). */
 
 /*
  * The first @max of @n starts, blank-separated, " ..." when there are

@@ -250,7 +250,7 @@ static void test_recommend(void **state)
 	bool known;
 
 	(void)state;
-	ap_sweep_recommend(&v, 34, &mib, &first);
+	ap_verdict_recommend(&v, 34, &mib, &first);
 	assert_int_equal(mib, 2048);
 	assert_int_equal(first, 40);
 	assert_true(ap_sweep_is_aligned(&v, 40, &known));
@@ -258,20 +258,20 @@ static void test_recommend(void **state)
 	assert_false(ap_sweep_is_aligned(&v, 39, &known));
 
 	v = fake_verdict(8, 7, true, true);	/* the WD jumper: 63 aligned */
-	ap_sweep_recommend(&v, 34, &mib, &first);
+	ap_verdict_recommend(&v, 34, &mib, &first);
 	assert_int_equal(mib, 2055);
 	assert_int_equal(first, 39);
 	assert_true(ap_sweep_is_aligned(&v, 63, &known));
 	assert_false(ap_sweep_is_aligned(&v, 64, &known));
 
 	v = fake_verdict(16, 3, true, true);
-	ap_sweep_recommend(&v, 34, &mib, &first);
+	ap_verdict_recommend(&v, 34, &mib, &first);
 	assert_int_equal(mib % 16, 3);
 	assert_true(mib >= 2048 && mib < 2048 + 16);
 	assert_int_equal(first, 35);
 
 	v = fake_verdict(1, 0, false, true);	/* not sensitive: anything goes */
-	ap_sweep_recommend(&v, 34, &mib, &first);
+	ap_verdict_recommend(&v, 34, &mib, &first);
 	assert_int_equal(mib, 2048);
 	assert_int_equal(first, 34);
 	assert_true(ap_sweep_is_aligned(&v, 35, &known));
