@@ -17,7 +17,6 @@
 #include "device/nextsteps.h"
 #include "lib/exitcodes.h"
 #include "lib/outfile.h"
-#include "lib/stats.h"
 #include "lib/util.h"
 #include "sweep/sweep.h"
 #include "ui/out.h"
@@ -178,98 +177,22 @@ static void print_next_steps(const char *dev, const struct ap_verdict *v)
 }
 
 /*
- * @partial: some planned start has no successful measurement (an
- * interrupted sweep): what "these starts" cannot resolve may be resolved by
- * the rest. @early: the run was stopped early (ap_sweep_stopped_early()): no verdict.
+ * The verdict in words (sweep/words.c), what to run next after a clear
+ * one, then its caveats; see ap_sweep_verdict_words() for @partial, @early.
  */
 static void print_verdict(const char *dev, const struct ap_verdict *v, uint64_t first_usable,
 			  bool partial, const char *early)
 {
-	char buf[512], pb[32], cb[32];
+	char *s = ap_sweep_verdict_words(dev, v, first_usable, partial, early);
 
-	if (!v && early) {
-		printf("\nNo verdict for %s: the run was %s before the analysis was clear;\n"
-		       "  its partial results above decide nothing.\n", dev, early);
-		return;
-	}
-	if (!v) {
-		printf("\nNo verdict for %s: no start was measured successfully.\n", dev);
-		return;
-	}
-	if (v->sensitive && v->resolved) {
-		uint64_t mib, first;
-		char *effect;
-
-		ap_verdict_recommend(v, first_usable, &mib, &first);
-		ap_sweep_fmt_starts(buf, sizeof(buf), v->fast_starts, v->nfast, 24);
-		printf("\nVerdict for %s: partition alignment matters%s.\n", dev,
-		       v->small ? ", a little" : "");
-		printf("  Physical sector: %u bytes, inferred (the drive reports %u%s).\n",
-		       v->physical_sector, v->reported_physical,
-		       v->reported_physical == v->physical_sector ? ", correctly" : ": it hides the truth");
-		printf("  Alignment offset: lowest aligned LBA %u; a start is aligned when\n"
-		       "  start %% %u == %u. Fast starts measured: %s.\n",
-		       v->lowest_aligned_lba, v->period, v->lowest_aligned_lba % v->period, buf);
-		effect = ap_verdict_effect_words(v, "starts", "\n  ");
-		printf("  Slowdown: %s.\n", effect);
-		free(effect);
-		if (v->small)
-			printf("  That is less than %.2fx: a misaligned start costs little here, but\n"
-			       "  an aligned one costs nothing.\n", v->min_slowdown);
-		printf("  Recommended partition starts: %" PRIu64 " (%s),\n"
-		       "  or %" PRIu64 " (the first aligned start >= %" PRIu64 ").\n", mib,
-		       mib * v->logical_sector == (1ULL << 20) ? "1 MiB" :
-		       "the first aligned start after 1 MiB", first, first_usable);
+	fputs(s, stdout);
+	free(s);
+	if (v && v->sensitive && v->resolved)
 		print_next_steps(dev, v);
-	} else if (v->sensitive) {
-		printf("\nVerdict for %s: alignment matters (%.*fx, rank test p = %s), but\n"
-		       "  %s.\n", dev, v->small ? 2 : 1, v->slowdown,
-		       ap_stats_format_p(v->p_value, pb, sizeof(pb)), !v->starts_insufficient ?
-		       "no physical sector size and offset explain which starts are fast" : partial ?
-		       "the starts measured so far cannot resolve the physical sector size\n"
-		       "  (see the note)" :
-		       "these starts cannot resolve the physical sector size, whatever the\n"
-		       "  number of rounds (see the note)");
-		ap_sweep_fmt_starts(buf, sizeof(buf), v->fast_starts, v->nfast, 24);
-		if (v->nfast)
-			printf("  Fast starts measured: %s.\n", buf);
-		printf("  Partition starts at multiples of 2048 (1 MiB) are the safe choice; run\n"
-		       "  'alignprobe probe %s' for a direct measurement.\n", dev);
-	} else if (v->resolved) {
-		printf("\nVerdict for %s: no alignment sensitivity: no start is %.2fx or more\n"
-		       "  slower than another (equivalence test, confidence %s; the rank\n"
-		       "  test for an effect: p = %s). The drive reports %u-byte physical\n"
-		       "  sectors. With 4096-byte file-system blocks a sweep cannot tell an\n"
-		       "  honest drive from one that hides a unit larger than the block: every\n"
-		       "  start is equally fast or equally slow. Run 'alignprobe probe %s' to\n"
-		       "  tell. 2048 (1 MiB) is the safe partition start.\n", dev, v->min_slowdown,
-		       ap_stats_format_confidence(v->confidence, cb, sizeof(cb)),
-		       ap_stats_format_p(v->p_value, pb, sizeof(pb)), v->reported_physical, dev);
-	} else if (v->starts_insufficient) {
-		printf("\nNo verdict for %s: slowdown %.2fx, rank test p = %s. %s\n", dev,
-		       v->slowdown, ap_stats_format_p(v->p_value, pb, sizeof(pb)), partial ?
-		       "The starts\n  measured so far cannot resolve the physical sector size "
-		       "(see the note)." :
-		       "These starts\n  cannot resolve the physical sector size, whatever the "
-		       "number of\n  rounds (see the note).");
-	} else {
-		printf("\nNo verdict for %s yet: slowdown %.2fx, rank test p = %s. More rounds\n"
-		       "  (--rounds, --time-budget, --preset thorough) may decide.\n", dev,
-		       v->slowdown, ap_stats_format_p(v->p_value, pb, sizeof(pb)));
-	}
-	if (v->note && *v->note)
-		printf("  Note: %s\n", v->note);
-	if (v->resolved && v->tentative) {
-		struct ap_analysis_params p;
-		const char *why;
-
-		ap_sweep_analysis_params(&p, v->logical_sector, v->reported_physical);
-		why = ap_analysis_unclear_reason(v, &p);
-		printf("  Tentative: not yet statistically clear (%s):\n"
-		       "  no verdict to act on (exit 5); more rounds (--rounds, --time-budget)\n"
-		       "  decide.\n",
-		       why ? why : "an early-stop condition is not met");
-	}
+	s = ap_sweep_verdict_caveats(v);
+	if (s)
+		fputs(s, stdout);
+	free(s);
 }
 
 static int write_plot(struct sweep_cmd *c, const struct ap_sweep_start_stat *st, size_t n,

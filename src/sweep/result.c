@@ -9,9 +9,7 @@
 #include "sweep/sweep.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -206,45 +204,4 @@ size_t ap_sweep_summarize(const struct ap_sweep_result *r, size_t n,
 	free(own);
 	*out = st;
 	return nstarts;
-}
-
-void ap_sweep_fmt_starts(char *buf, size_t len, const uint64_t *v, size_t n, size_t max)
-{
-	size_t i, off = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < n && i < max && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%" PRIu64, i ? " " : "", v[i]);
-	if (n > max && off < len)
-		snprintf(buf + off, len - off, " ...");
-}
-
-char *ap_sweep_verdict_line(const struct ap_verdict *v, const char *early)
-{
-	char *s;
-
-	if (!v && early)
-		ap_xasprintf(&s, "no verdict: the run was %s", early);
-	else if (!v)
-		ap_xasprintf(&s, "no verdict: no successful measurement");
-	else if (v->sensitive && v->resolved)
-		ap_xasprintf(&s, "physical sector %u bytes (reported %u), lowest aligned LBA %u, "
-			     "%.*fx slower misaligned", v->physical_sector, v->reported_physical,
-			     v->lowest_aligned_lba, v->small ? 2 : 1, v->slowdown);
-	else if (v->sensitive && v->starts_insufficient)
-		ap_xasprintf(&s, "alignment matters (%.1fx); these starts cannot resolve the sector "
-			     "size", v->slowdown);
-	else if (v->sensitive)
-		ap_xasprintf(&s, "alignment matters (%.1fx) but no sector size explains it",
-			     v->slowdown);
-	else if (v->resolved)
-		ap_xasprintf(&s, "no alignment effect of %.2fx or more", v->min_slowdown);
-	else if (v->starts_insufficient)
-		ap_xasprintf(&s, "no verdict: these starts cannot resolve the sector size (%.2fx, p %.2g)",
-			     v->slowdown, v->p_value);
-	else
-		ap_xasprintf(&s, "no verdict yet (%.2fx, p %.2g)", v->slowdown, v->p_value);
-	if (v && v->resolved && v->tentative)
-		ap_strappendf(&s, NULL, " (tentative)");
-	return s;
 }

@@ -168,6 +168,8 @@ bool ap_sweep_is_aligned(const struct ap_verdict *v, uint64_t start, bool *known
 
 /* Recommended partition starts: ap_verdict_recommend() (analysis/analysis.h). */
 
+/* ---- what a sweep says in words (words.c) ---- */
+
 /*
  * The first @max of @n starts, blank-separated, " ..." when there are
  * more: "34 35 36 ...".
@@ -178,6 +180,19 @@ void ap_sweep_fmt_starts(char *buf, size_t len, const uint64_t *v, size_t n, siz
  * @early: ap_sweep_stopped_early()'s reason. Caller frees.
  */
 char *ap_sweep_verdict_line(const struct ap_verdict *v, const char *early);
+/*
+ * The verdict of a sweep of @dev in words, the paragraph after the table
+ * (each line ends in a newline; what to run next follows a clear verdict
+ * that alignment matters, then ap_sweep_verdict_caveats()): @v, or NULL
+ * for none; @partial: some planned start has no successful measurement
+ * (an interrupted sweep), so what "these starts" cannot resolve may be
+ * resolved by the rest; @early: ap_sweep_stopped_early()'s reason.
+ * Caller frees.
+ */
+char *ap_sweep_verdict_words(const char *dev, const struct ap_verdict *v, uint64_t first_usable,
+			     bool partial, const char *early);
+/* The analysis's note and what a tentative verdict still misses; NULL: none. Caller frees. */
+char *ap_sweep_verdict_caveats(const struct ap_verdict *v);
 
 /* ---- the run (run.c) ---- */
 
