@@ -111,56 +111,20 @@ static void print_next_steps(const struct job *j)
 	ap_next_steps_free(&s);
 }
 
-static void print_words(struct ctl *c, const struct job *j)
+/* The words after the table (probe/words.c), what to run next after an effect. */
+static void print_words(const struct job *j)
 {
-	const struct ap_probe_result *r = &j->r;
-	const struct ap_verdict *v = &r->verdict;
-	char *line = ap_probe_verdict_line(j->dev, &j->r), b[32], pb[32], cb[32];
+	const struct ap_verdict *v = &j->r.verdict;
+	char *s = ap_probe_verdict_words(j->dev, &j->r);
 
-	(void)c;
-	printf("%s\n", line);
-	free(line);
-	if (v->sensitive && v->resolved) {
-		uint64_t mib = 1048576 / v->logical_sector, s1, s34;
-		char *effect = ap_verdict_effect_words(v, "writes", " ");
-
-		ap_verdict_recommend(v, 34, &s1, &s34);
-		printf("  %s\n", effect);
-		free(effect);
-		if (v->small)
-			printf("  alignment matters a little: %.2fx, less than --min-slowdown %.2fx; "
-			       "aligned partitions still cost nothing\n", v->slowdown, v->min_slowdown);
-		if (s1 == mib)
-			printf("  recommended partition starts: %" PRIu64 " (1 MiB)", s1);
-		else
-			printf("  recommended partition starts: %" PRIu64 " (1 MiB + %" PRIu64
-			       " sectors)", s1, s1 - mib);
-		printf("; first aligned start >= 34: %" PRIu64 "\n", s34);
+	fputs(s, stdout);
+	free(s);
+	if (v->sensitive && v->resolved)
 		print_next_steps(j);
-	} else if (v->resolved) {
-		printf("  no effect of %.2fx or more: equivalence test, confidence %s (the rank "
-		       "test for an effect: p = %s)\n", v->absence_margin,
-		       ap_stats_format_confidence(v->confidence, cb, sizeof(cb)),
-		       ap_stats_format_p(v->p_value, pb, sizeof(pb)));
-	}
-	if (!r->clear && v->resolved && r->unclear[0])
-		printf("  tentative: %s\n", r->unclear);
-	if (v->note)
-		printf("  %s\n", v->note);
-	if (r->mode == AP_PROBE_READONLY)
-		printf("  read-only mode: read timings are weak evidence; a drive may hide its "
-		       "sectors from reads entirely\n");
-	if (r->budget_out)
-		printf("  the time budget ran out\n");
-	if (r->decided < 0 && r->nsizes)
-		printf("  measured sizes: %s .. %s\n",
-		       ap_size_exact(r->sizes[0].size, b, sizeof(b)),
-		       ap_size_exact(r->sizes[r->nsizes - 1].size, b + 16, sizeof(b) - 16));
-	if (r->mode == AP_PROBE_PRESERVE && j->d.restored)
-		printf("  data preserved: %" PRIu64 " ranges of %s verified identical (%" PRIu64
-		       " rewritten), undo journal removed\n", j->d.restore.records,
-		       ap_size_exact(ap_probe_record_len(&r->plan), b, sizeof(b)),
-		       j->d.restore.restored);
+	s = ap_probe_result_caveats(&j->r, &j->d);
+	if (s)
+		fputs(s, stdout);
+	free(s);
 }
 
 /* One device's result: the engine's document, the rows of the columns in it. */
@@ -288,7 +252,7 @@ static int print_results(struct ctl *c)
 			if (!c->jobs[i].run.started)
 				continue;
 			printf("\n");
-			print_words(c, &c->jobs[i]);
+			print_words(&c->jobs[i]);
 		}
 	}
 	return rc;

@@ -460,33 +460,6 @@ int ap_probe_shown_size(const struct ap_probe_result *r)
 	return r->nsizes ? (int)r->nsizes - 1 : -1;
 }
 
-char *ap_probe_verdict_line(const char *dev, const struct ap_probe_result *r)
-{
-	const struct ap_verdict *v = &r->verdict;
-	char *s;
-
-	if (r->interrupted && !v->resolved)
-		ap_xasprintf(&s, "%s: interrupted, no verdict", dev);
-	else if (v->sensitive && v->resolved)
-		ap_xasprintf(&s, "%s: %u-byte physical sectors (reported %u), lowest aligned LBA %u%s",
-			     dev, v->physical_sector, v->reported_physical,
-			     v->lowest_aligned_lba, v->small ? "; alignment matters a little" : "");
-	else if (v->resolved && v->reported_physical == v->physical_sector)
-		ap_xasprintf(&s, "%s: no alignment effect of %.2fx or more: %u-byte sectors behave as "
-			     "reported (%u logical, %u physical)", dev, v->absence_margin,
-			     v->physical_sector, v->logical_sector, v->reported_physical);
-	else if (v->resolved)
-		ap_xasprintf(&s, "%s: no alignment effect of %.2fx or more, although the drive reports "
-			     "%u-byte physical sectors (%u logical)", dev, v->absence_margin,
-			     v->reported_physical, v->logical_sector);
-	else if (v->sensitive)
-		ap_xasprintf(&s, "%s: alignment matters, but the physical sector size is not "
-			     "resolved", dev);
-	else
-		ap_xasprintf(&s, "%s: no verdict", dev);
-	return s;
-}
-
 void ap_probe_result_fail(struct ap_probe_result *r, enum ap_probe_failed f, const char *fmt, ...)
 {
 	va_list ap;

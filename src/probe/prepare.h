@@ -109,4 +109,22 @@ struct json_object *ap_probe_result_to_json(const char *dev, bool emulated,
 					    struct json_object *next_steps,
 					    struct json_object *results, const char *error);
 
+/* ---- words.c ---- */
+
+/* The verdict of @dev's probe in one line ("DEV: ..."; the plot's title). Caller frees. */
+char *ap_probe_verdict_line(const char *dev, const struct ap_probe_result *r);
+/*
+ * What a probe of @dev found, in the words printed after the table: the
+ * verdict's line and, for an effect, its size and the recommended starts
+ * (what to run next follows those), or the equivalence test's claim.
+ * Each line ends in a newline. Caller frees.
+ */
+char *ap_probe_verdict_words(const char *dev, const struct ap_probe_result *r);
+/*
+ * The lines after that: what a tentative verdict misses, the note, the
+ * read-only mode's caveat, a spent budget, the sizes measured, the data
+ * preserved (@d). NULL when there is none. Caller frees.
+ */
+char *ap_probe_result_caveats(const struct ap_probe_result *r, const struct ap_probe_dev *d);
+
 #endif

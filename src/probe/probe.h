@@ -297,9 +297,6 @@ int ap_probe_analyse_size(struct ap_probe_result *r, size_t idx, const struct ap
  */
 int ap_probe_shown_size(const struct ap_probe_result *r);
 
-/* The verdict of @dev's probe in one line ("DEV: ..."; the plot's title). Caller frees. */
-char *ap_probe_verdict_line(const char *dev, const struct ap_probe_result *r);
-
 /*
  * A check of the measurement's own assumptions failed: r->failed = @f and
  * r->cause the sentence (what was measured, what it means, the remedy).
