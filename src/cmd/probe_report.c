@@ -377,9 +377,9 @@ static void print_plan(const struct ctl *c, const char *dev, const struct ap_pro
 	 * revolution of a 7200 rpm disk and the lead-in), rounded up to a
 	 * second. An honest drive needs every size.
 	 */
-	ap_progress_format_eta(c->budget_ns, t, sizeof(t));
-	ap_progress_format_eta((lo * 10 + 999) / 1000 * 1000 * 1000 * 1000, b1, sizeof(b1));
-	ap_progress_format_eta((all * 10 + 999) / 1000 * 1000 * 1000 * 1000, b2, sizeof(b2));
+	ap_format_duration(c->budget_ns, t, sizeof(t));
+	ap_format_duration((lo * 10 + 999) / 1000 * 1000 * 1000 * 1000, b1, sizeof(b1));
+	ap_format_duration((all * 10 + 999) / 1000 * 1000 * 1000 * 1000, b2, sizeof(b2));
 	printf("  duration: at most %s (--time-budget); the fewest, %" PRIu64 " %s, take\n"
 	       "  roughly %s at an assumed 10 ms each (a rough estimate for a 7200 rpm\n"
 	       "  disk, rounded up); an honest drive needs the smallest size and the\n"

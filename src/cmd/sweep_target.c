@@ -114,78 +114,13 @@ static void dry_run_outputs(const struct sweep_cmd *c)
 
 static void print_plan(struct sweep_cmd *c, uint64_t part_sectors)
 {
-	char buf[256], *sz = ap_size_to_human(part_sectors * c->s.info.logical_sector);
+	char *s = ap_sweep_plan_words(&c->s, part_sectors);
 
-	ap_sweep_fmt_starts(buf, sizeof(buf), c->s.starts, c->s.nstarts, 40);
-	printf("dry run: nothing written. The sweep would:\n"
-	       "  on %s (%u-byte logical, %u-byte reported physical sectors),\n"
-	       "  for each of %zu starts (%s), %u to %u rounds in a random order\n"
-	       "  (seed %" PRIu64 "), budget %" PRIu64 "s:\n"
-	       "    write a GPT with one partition of %s at exactly that start,\n"
-	       "    %s it, mount it, run %s (number %" PRIu64 ", transactions %" PRIu64
-	       ", sync %s), unmount;\n"
-	       "  and leave an empty GPT.\n",
-	       c->s.disk, c->s.info.logical_sector, c->s.info.physical_sector, c->s.nstarts, buf,
-	       c->s.min_rounds, c->s.max_rounds, c->s.seed, (uint64_t)(c->s.budget_ns / AP_NSEC_PER_SEC), sz,
-	       ap_mkfs_program(c->s.fs), c->s.workload_file ? c->s.workload_file : "the preset's workload",
-	       c->s.workload.number, c->s.workload.transactions, ap_pm_sync_name(c->s.workload.sync));
-	free(sz);
+	fputs(s, stdout);
+	free(s);
 	dry_run_outputs(c);
 }
 
-/* "10 measurements (3 rounds and 1 of 3 starts of round 4)" */
-static const char *fmt_count(const struct ap_sweep_run *run, char *buf, size_t len)
-{
-	size_t full = (size_t)run->rounds_done * run->nstarts;
-	size_t extra = run->nresults > full ? run->nresults - full : 0;
-
-	if (!extra)
-		snprintf(buf, len, "%zu measurement%s (%u round%s)", run->nresults,
-			 run->nresults == 1 ? "" : "s", run->rounds_done,
-			 run->rounds_done == 1 ? "" : "s");
-	else if (!run->rounds_done)
-		snprintf(buf, len, "%zu measurement%s (%zu of %zu starts of round 1)", run->nresults,
-			 run->nresults == 1 ? "" : "s", extra, run->nstarts);
-	else
-		snprintf(buf, len, "%zu measurements (%u round%s and %zu of %zu starts of round %u)",
-			 run->nresults, run->rounds_done, run->rounds_done == 1 ? "" : "s", extra,
-			 run->nstarts, run->rounds_done + 1);
-	return buf;
-}
-
-static const char *stop_text(const struct ap_sweep_run *run, char *buf, size_t len)
-{
-	char t[32], cnt[128];
-
-	ap_progress_format_eta(run->elapsed_ns, t, sizeof(t));
-	fmt_count(run, cnt, sizeof(cnt));
-	switch (run->stop) {
-	case AP_SWEEP_STOP_CLEAR:
-		if (run->verdict_valid && !run->verdict.resolved)
-			snprintf(buf, len, "stopped after %s in %s: more rounds cannot change "
-				 "the verdict", cnt, t);
-		else
-			snprintf(buf, len, "the verdict was clear after %s in %s", cnt, t);
-		break;
-	case AP_SWEEP_STOP_ROUNDS:
-		snprintf(buf, len, "%u round%s done (%zu measurements) in %s, verdict not clear",
-			 run->max_rounds, run->max_rounds == 1 ? "" : "s", run->nresults, t);
-		break;
-	case AP_SWEEP_STOP_BUDGET:
-		snprintf(buf, len, "time budget spent after %s in %s, verdict not clear", cnt, t);
-		break;
-	case AP_SWEEP_STOP_SIGNAL:
-		snprintf(buf, len, "interrupted by signal %d after %s in %s", run->signo, cnt, t);
-		break;
-	case AP_SWEEP_STOP_UNMEASURABLE:
-		snprintf(buf, len, "stopped after %s in %s: no verdict: %s", cnt, t, run->cause);
-		break;
-	default:
-		snprintf(buf, len, "stopped by an error after %s in %s", cnt, t);
-		break;
-	}
-	return buf;
-}
 /* The sweep's hook on an emulated drive: its counters over each workload. */
 struct emu_hook {
 	const char *disk;
@@ -243,7 +178,7 @@ static int do_sweep(struct sweep_cmd *c, int excl_fd)
 			close(excl_fd);
 		return AP_EXIT_FAILURE;
 	}
-	stop_text(&run, stopbuf, sizeof(stopbuf));
+	ap_sweep_stop_words(&run, stopbuf, sizeof(stopbuf));
 	if (c->save)
 		save_doc(c, &run, ap_sweep_stop_name(run.stop));
 	if (run.stop == AP_SWEEP_STOP_FATAL)

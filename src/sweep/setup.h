@@ -85,4 +85,7 @@ void ap_sweep_setup_opts(const struct ap_sweep_setup *s, int excl_fd, struct ap_
 void ap_sweep_setup_doc(const struct ap_sweep_setup *s, const struct ap_sweep_run *run,
 			struct ap_sweep_doc *d);
 
+/* What a dry run says the sweep of the plan would do (words.c). Caller frees. */
+char *ap_sweep_plan_words(const struct ap_sweep_setup *s, uint64_t part_sectors);
+
 #endif

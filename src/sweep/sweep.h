@@ -181,6 +181,12 @@ void ap_sweep_fmt_starts(char *buf, size_t len, const uint64_t *v, size_t n, siz
  */
 char *ap_sweep_verdict_line(const struct ap_verdict *v, const char *early);
 /*
+ * Why @run stopped, after how many measurements and how long: "the verdict
+ * was clear after 31 measurements (1 round) in 42s", "interrupted by
+ * signal 2 after ...". Returns @buf.
+ */
+const char *ap_sweep_stop_words(const struct ap_sweep_run *run, char *buf, size_t len);
+/*
  * The verdict of a sweep of @dev in words, the paragraph after the table
  * (each line ends in a newline; what to run next follows a clear verdict
  * that alignment matters, then ap_sweep_verdict_caveats()): @v, or NULL

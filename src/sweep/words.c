@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * What a sweep says in words (see sweep.h): its starts, its verdict in one
- * line (the plot's title) and in a paragraph, with the caveats after what
- * to run next. The analysis's own note (analysis/notes.c) is quoted, not
- * rewritten; the command prints what these return.
+ * What a sweep says in words (see sweep.h, setup.h): its starts, the plan
+ * of a dry run, why a run stopped, its verdict in one line (the plot's
+ * title) and in a paragraph, with the caveats after what to run next.
+ * The analysis's own note (analysis/notes.c) is quoted, not rewritten;
+ * the command prints what these return.
  */
+#include "sweep/setup.h"
 #include "sweep/sweep.h"
 
 #include <inttypes.h>
@@ -13,6 +15,8 @@
 
 #include "lib/stats.h"
 #include "lib/util.h"
+#include "sweep/mkfs.h"
+#include "workload/pm.h"
 
 /* Append to the paragraph *@s (NULL: empty), printf-style. */
 #define say(s, ...) ap_strappendf(s, NULL, __VA_ARGS__)
@@ -56,6 +60,83 @@ char *ap_sweep_verdict_line(const struct ap_verdict *v, const char *early)
 	if (v && v->resolved && v->tentative)
 		ap_strappendf(&s, NULL, " (tentative)");
 	return s;
+}
+
+/* "10 measurements (3 rounds and 1 of 3 starts of round 4)" */
+static const char *count_words(const struct ap_sweep_run *run, char *buf, size_t len)
+{
+	size_t full = (size_t)run->rounds_done * run->nstarts;
+	size_t extra = run->nresults > full ? run->nresults - full : 0;
+
+	if (!extra)
+		snprintf(buf, len, "%zu measurement%s (%u round%s)", run->nresults,
+			 run->nresults == 1 ? "" : "s", run->rounds_done,
+			 run->rounds_done == 1 ? "" : "s");
+	else if (!run->rounds_done)
+		snprintf(buf, len, "%zu measurement%s (%zu of %zu starts of round 1)", run->nresults,
+			 run->nresults == 1 ? "" : "s", extra, run->nstarts);
+	else
+		snprintf(buf, len, "%zu measurements (%u round%s and %zu of %zu starts of round %u)",
+			 run->nresults, run->rounds_done, run->rounds_done == 1 ? "" : "s", extra,
+			 run->nstarts, run->rounds_done + 1);
+	return buf;
+}
+
+const char *ap_sweep_stop_words(const struct ap_sweep_run *run, char *buf, size_t len)
+{
+	char t[32], cnt[128];
+
+	ap_format_duration(run->elapsed_ns, t, sizeof(t));
+	count_words(run, cnt, sizeof(cnt));
+	switch (run->stop) {
+	case AP_SWEEP_STOP_CLEAR:
+		if (run->verdict_valid && !run->verdict.resolved)
+			snprintf(buf, len, "stopped after %s in %s: more rounds cannot change "
+				 "the verdict", cnt, t);
+		else
+			snprintf(buf, len, "the verdict was clear after %s in %s", cnt, t);
+		break;
+	case AP_SWEEP_STOP_ROUNDS:
+		snprintf(buf, len, "%u round%s done (%zu measurements) in %s, verdict not clear",
+			 run->max_rounds, run->max_rounds == 1 ? "" : "s", run->nresults, t);
+		break;
+	case AP_SWEEP_STOP_BUDGET:
+		snprintf(buf, len, "time budget spent after %s in %s, verdict not clear", cnt, t);
+		break;
+	case AP_SWEEP_STOP_SIGNAL:
+		snprintf(buf, len, "interrupted by signal %d after %s in %s", run->signo, cnt, t);
+		break;
+	case AP_SWEEP_STOP_UNMEASURABLE:
+		snprintf(buf, len, "stopped after %s in %s: no verdict: %s", cnt, t, run->cause);
+		break;
+	default:
+		snprintf(buf, len, "stopped by an error after %s in %s", cnt, t);
+		break;
+	}
+	return buf;
+}
+
+char *ap_sweep_plan_words(const struct ap_sweep_setup *s, uint64_t part_sectors)
+{
+	char buf[256], *sz = ap_size_to_human(part_sectors * s->info.logical_sector), *text;
+
+	ap_sweep_fmt_starts(buf, sizeof(buf), s->starts, s->nstarts, 40);
+	ap_xasprintf(&text, "dry run: nothing written. The sweep would:\n"
+		     "  on %s (%u-byte logical, %u-byte reported physical sectors),\n"
+		     "  for each of %zu starts (%s), %u to %u rounds in a random order\n"
+		     "  (seed %" PRIu64 "), budget %" PRIu64 "s:\n"
+		     "    write a GPT with one partition of %s at exactly that start,\n"
+		     "    %s it, mount it, run %s (number %" PRIu64 ", transactions %" PRIu64
+		     ", sync %s), unmount;\n"
+		     "  and leave an empty GPT.\n",
+		     s->disk, s->info.logical_sector, s->info.physical_sector, s->nstarts, buf,
+		     s->min_rounds, s->max_rounds, s->seed,
+		     (uint64_t)(s->budget_ns / AP_NSEC_PER_SEC), sz, ap_mkfs_program(s->fs),
+		     s->workload_file ? s->workload_file : "the preset's workload",
+		     s->workload.number, s->workload.transactions,
+		     ap_pm_sync_name(s->workload.sync));
+	free(sz);
+	return text;
 }
 
 char *ap_sweep_verdict_words(const char *dev, const struct ap_verdict *v, uint64_t first_usable,
