@@ -27,13 +27,11 @@
 #include "lib/exitcodes.h"
 #include "lib/outfile.h"
 #include "lib/sig.h"
-#include "lib/stats.h"
 #include "lib/util.h"
 #include "probe/prepare.h"
 #include "probe/probe.h"
 #include "ui/out.h"
 #include "ui/plot.h"
-#include "ui/progress.h"
 
 /* probe's columns (declared in cmd/probeP.h); their names are API. */
 const struct ap_colinfo probe_infos[PROBE_NCOLS] = {
@@ -319,85 +317,14 @@ static int report_fleet(struct ctl *c)
 	return rc;
 }
 
-/* --dry-run: what the probe of @dev would do, from its plan. */
+/* --dry-run: what the probe of @dev would do, from its plan (probe/words.c). */
 static void print_plan(const struct ctl *c, const char *dev, const struct ap_probe_plan *p,
 		       const char *journal, const struct ap_cachectl *wc)
 {
-	uint64_t lo, hi, all, lead_at;
-	size_t lead_n;
-	unsigned nominal = c->o.confirm && p->nsizes > 1 ? 2 : 1;
-	char b1[32], b2[32], b3[32], t[32], *rs;
-	size_t i;
+	char *s = ap_probe_plan_words(&c->o, c->budget_ns, c->wcache_off, dev, p, journal, wc);
 
-	printf("dry run: nothing written. The probe would:\n");
-	printf("  on %s (%u-byte logical, %u-byte reported physical sectors, %s),\n", dev,
-	       p->logical_sector, p->reported_physical,
-	       ap_size_exact(p->dev_size, b1, sizeof(b1)));
-	rs = ap_size_to_human(p->region_size);
-	printf("  use the scratch region of %" PRIu64 " bytes (%s) from byte %" PRIu64 " (%s):\n"
-	       "  %u slots %s apart, %s touched in each;\n", p->region_size, rs, p->region_start,
-	       ap_size_exact(p->region_start, b1, sizeof(b1)), p->slots,
-	       ap_size_exact(p->stride, b2, sizeof(b2)),
-	       ap_size_exact(p->span, b3, sizeof(b3)));
-	free(rs);
-	if (c->o.mode == AP_PROBE_PRESERVE)
-		printf("  read the %u slots, each with the %s on either side that a torn\n"
-		       "  write may reach (%s in all), into the undo journal\n  %s and sync it,\n",
-		       p->slots, ap_size_exact(p->margin, b2, sizeof(b2)),
-		       ap_size_exact((uint64_t)p->slots * ap_probe_record_len(p), b1, sizeof(b1)),
-		       journal);
-	if (c->o.mode != AP_PROBE_READONLY)
-		printf("  write a slot's %s once before its first timed write (untimed, to\n"
-		       "  warm up; only the slots the rounds use),\n",
-		       ap_size_exact(p->span, b1, sizeof(b1)));
-	printf("  then time %s at every offset of each size,\n",
-	       c->o.mode == AP_PROBE_READONLY ? "O_DIRECT reads" : "single O_DIRECT|O_DSYNC writes");
-	ap_probe_lead_in(p, 0, 0, &lead_at, &lead_n);
-	if (c->o.mode != AP_PROBE_READONLY && lead_n)
-		printf("  on a rotating disk each after an untimed read of %s from %s past its\n"
-		       "  end (its lead-in), a round's writes in one slot (the phase screen's\n"
-		       "  each in another),\n", ap_size_exact(lead_n, b1, sizeof(b1)),
-		       ap_size_exact(lead_at, b2, sizeof(b2)));
-	printf("  %u to %u rounds per size:\n", c->o.min_rounds, c->o.max_rounds);
-	for (i = 0; i < p->nsizes; i++) {
-		unsigned n = ap_probe_noffsets(p, p->sizes[i]);
-
-		printf("    %8s: %4u offsets, %" PRIu64 " to %" PRIu64 " %s\n",
-		       ap_size_exact(p->sizes[i], b1, sizeof(b1)), n, (uint64_t)n * c->o.min_rounds,
-		       (uint64_t)n * c->o.max_rounds,
-		       c->o.mode == AP_PROBE_READONLY ? "reads" : "writes");
-	}
-	ap_probe_plan_counts(p, &c->o, &lo, &hi, &all);
-	printf("  in all %" PRIu64 " to %" PRIu64 " timed %s: the fewest when the first %s\n"
-	       "  clear after %u rounds, the most when every size runs %u rounds;\n", lo, hi,
-	       c->o.mode == AP_PROBE_READONLY ? "reads" : "writes",
-	       nominal == 2 ? "two sizes are" : "size is", c->o.min_rounds, c->o.max_rounds);
-	/*
-	 * A rough estimate from an assumed 10 ms per write (about a
-	 * revolution of a 7200 rpm disk and the lead-in), rounded up to a
-	 * second. An honest drive needs every size.
-	 */
-	ap_format_duration(c->budget_ns, t, sizeof(t));
-	ap_format_duration((lo * 10 + 999) / 1000 * 1000 * 1000 * 1000, b1, sizeof(b1));
-	ap_format_duration((all * 10 + 999) / 1000 * 1000 * 1000 * 1000, b2, sizeof(b2));
-	printf("  duration: at most %s (--time-budget); the fewest, %" PRIu64 " %s, take\n"
-	       "  roughly %s at an assumed 10 ms each (a rough estimate for a 7200 rpm\n"
-	       "  disk, rounded up); an honest drive needs the smallest size and the\n"
-	       "  largest at each of its phases, at least %" PRIu64 " %s, roughly %s.\n", t, lo,
-	       c->o.mode == AP_PROBE_READONLY ? "reads" : "writes",
-	       b1, all, c->o.mode == AP_PROBE_READONLY ? "reads" : "writes", b2);
-	if (c->wcache_off && wc)
-		printf("  With the write cache of %s off (%s, now \"%s\"), restored after.\n",
-		       wc->dev, ap_wcache_how_name(wc->w.how), wc->w.orig);
-	else if (c->wcache_off)
-		printf("  With the drive's write cache off, restored after.\n");
-	if (c->o.mode == AP_PROBE_PRESERVE)
-		printf("  Then write the original bytes back, verify every one and delete the "
-		       "journal.\n");
-	else if (c->o.mode == AP_PROBE_DESTRUCTIVE)
-		printf("  The region's data is destroyed; the rest of the device is not touched.\n");
-	else
-		printf("  Nothing is written.\n");
+	fputs(s, stdout);
+	free(s);
 }
 
 /* --dry-run after every check: the gate's description and the plan of each device. */

@@ -127,4 +127,15 @@ char *ap_probe_verdict_words(const char *dev, const struct ap_probe_result *r);
  */
 char *ap_probe_result_caveats(const struct ap_probe_result *r, const struct ap_probe_dev *d);
 
+/*
+ * --dry-run: what the probe of @dev would do under @plan and @o within
+ * @budget_ns: the region and its slots, the journal (@journal, preserving
+ * mode), the writes per size and in all, a rough duration, and with
+ * @wcache_off the write cache @wc (NULL: not known yet) off. Caller frees.
+ */
+struct ap_cachectl;
+char *ap_probe_plan_words(const struct ap_probe_opts *o, uint64_t budget_ns, bool wcache_off,
+			  const char *dev, const struct ap_probe_plan *plan, const char *journal,
+			  const struct ap_cachectl *wc);
+
 #endif
