@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,7 +23,6 @@
 #include "lib/outfile.h"
 #include "lib/sig.h"
 #include "lib/state.h"
-#include "lib/sysfs.h"
 #include "lib/util.h"
 #include "probe/journal.h"
 #include "probe/prepare.h"
@@ -44,17 +42,8 @@ char *probe_journal_path(const struct ctl *c, const struct job *j)
 static int wcache_find_job(struct job *j)
 {
 	struct ap_error e = { 0 };
-	struct stat st;
-	char *disk;
-	int rc;
 
-	if (stat(j->dev, &st) != 0 || !S_ISBLK(st.st_mode))
-		return ap_errx(CMD, j->dev, ENOTBLK, "--write-cache switches a disk's write "
-			       "cache: give a disk, not a regular file");
-	disk = ap_sysfs_wholedisk_name(st.st_rdev);
-	rc = ap_cachectl_find(&j->wc, disk, &ap_cmd_emu_cache, &e);
-	free(disk);
-	if (rc < 0)
+	if (ap_cachectl_find_dev(&j->wc, j->dev, &ap_cmd_emu_cache, &e) < 0)
 		return ap_err_error(CMD, j->dev, &e);
 	j->wc_found = true;
 	return 0;

@@ -71,20 +71,13 @@ int ap_publish_record_prepare(const char *cmd, const char *opt, const char **pat
 }
 
 int ap_publish_record_check_disk(const char *cmd, const char *dev,
-			       const struct ap_disk_identity *id)
+				 const struct ap_disk_identity *id)
 {
-	if (id->model && *id->model)
+	struct ap_error e = { 0 };
+
+	if (ap_vstore_identity_check(id, &e) == 0)
 		return 0;
-	if (id->bridge)
-		ap_warnx(cmd, dev, "--record: the disk states no model: it is behind the bridge "
-			 "'%s', which passes no ATA IDENTIFY through (or it was not asked: that "
-			 "needs CAP_SYS_RAWIO), and the bridge's own model is not the drive's; "
-			 "attach the disk directly to record its verdict", id->bridge);
-	else
-		ap_warnx(cmd, dev, "--record: the disk states no model (vendor, model, firmware "
-			 "revision), so its verdict cannot stand for a model%s", id->loop ?
-			 "; a loop device's is stated with ALIGNPROBE_TEST_IDENTITY_<name> (see "
-			 "ENVIRONMENT in alignprobe(8))" : "");
+	ap_warnx(cmd, dev, "--record: %s", e.msg);
 	return AP_EXIT_USAGE;
 }
 
