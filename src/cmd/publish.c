@@ -90,7 +90,7 @@ int ap_publish_record(const char *cmd, const char *path, const char *source, con
 	struct ap_error e = { 0 };
 	char host[256] = "", *name;
 
-	if (!v || !v->resolved || v->tentative) {
+	if (!ap_vstore_recordable(v)) {
 		if (!quiet)
 			ap_warnx(cmd, dev, "no verdict%s: nothing recorded in %s",
 				 v && v->resolved ? " (only a tentative one)" : "", path);

@@ -17,6 +17,11 @@
 #include "analysis/verdict_json.h"
 #include "device/identity.h"
 
+bool ap_vstore_recordable(const struct ap_verdict *v)
+{
+	return v && v->resolved && !v->tentative;
+}
+
 void ap_vstore_record_of_verdict(struct ap_vstore_record *r, const struct ap_disk_identity *id,
 				 const struct ap_verdict *v)
 {
@@ -51,7 +56,7 @@ static int entry_add(struct json_object *o, const char *where, time_t when, cons
 	memset(&v, 0, sizeof(v));
 	if (ap_verdict_from_json(vo, &v) != 0)
 		return ap_error_set(e, EINVAL, "%s: \"verdict\" is not a verdict", where);
-	if (!v.resolved || v.tentative) {
+	if (!ap_vstore_recordable(&v)) {
 		/* no verdict, or only a tentative one (the run exited 5): nothing to record */
 		ap_verdict_free(&v);
 		(*skipped)++;

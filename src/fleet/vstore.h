@@ -283,8 +283,10 @@ const char *ap_vstore_path(const char *opt);
 int ap_vstore_identity_check(const struct ap_disk_identity *id, struct ap_error *e);
 /* A record of @id's model (pointers into @id; no verdict, no run data). */
 void ap_vstore_record_of(struct ap_vstore_record *r, const struct ap_disk_identity *id);
-/* The same with @v's geometry and evidence (a resolved verdict); no run data. (vresult.c) */
 struct ap_verdict;
+/* A verdict the store takes: resolved and statistically clear (not tentative). (vresult.c) */
+bool ap_vstore_recordable(const struct ap_verdict *v);
+/* A record of @id's model with @v's geometry and evidence; no run data. (vresult.c) */
 void ap_vstore_record_of_verdict(struct ap_vstore_record *r, const struct ap_disk_identity *id,
 				 const struct ap_verdict *v);
 
