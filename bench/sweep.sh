@@ -14,7 +14,8 @@
 # Goals (issue 16, on the project's 2-core machine): a correct verdict in
 # 60 s or less on simple, 90 s or less on hdd-7200 (the default drive);
 # issue 26: 60 s on hdd-7200, 90 s on hdd-7200-nocache (no write cache),
-# and on usb-bridge-noflush (flushes ignored) the named exit 5, early.
+# and on usb-bridge-noflush (flushes ignored) and hdd-lba7-rmwbuf (a buffer
+# answers read-modify-writes) the named exit 5, early.
 # The floor: the analysis needs 3 measurements of every start before it may
 # stop early (src/analysis), so 3 x 31 steps; each step keeps the mission's
 # experiment (a GPT partition, mkfs, mount, umount: as measured, their
@@ -52,7 +53,7 @@ want = {
     "simple": (4096, 0, [40, 48, 56, 64]), "hdd-7200": (4096, 0, [40, 48, 56, 64]),
     "hdd-5400": (4096, 0, [40, 48, 56, 64]), "wd-ears-jumper": (4096, 7, [39, 47, 55, 63]),
     "honest-512n": None, "hdd-7200-nocache": (4096, 0, [40, 48, 56, 64]),
-    "usb-bridge-noflush": "unmeasurable",
+    "usb-bridge-noflush": "unmeasurable", "hdd-lba7-rmwbuf": "unmeasurable",
 }
 goal = {"simple": 60.0, "hdd-7200": 60.0, "hdd-7200-nocache": 90.0}
 stages = ["partition_s", "mkfs_s", "mount_s", "workload_s", "umount_s"]

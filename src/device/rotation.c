@@ -3,6 +3,7 @@
 #include "device/rotation.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "lib/util.h"
@@ -62,4 +63,19 @@ int ap_rotation_measure(int fd, uint64_t size, uint64_t page, uint64_t *value)
 		return rc;
 	*value = ap_rotation_value(ns);
 	return 0;
+}
+
+bool ap_rotation_write_unflushed(uint64_t write_ns, uint64_t seek_read_ns)
+{
+	return write_ns < AP_ROTATION_WRITE_MIN_NS || write_ns < seek_read_ns / 3;
+}
+
+void ap_rotation_unflushed_cause(char *buf, size_t len, uint64_t write_ns, size_t n,
+				 uint64_t seek_read_ns, const char *remedy)
+{
+	snprintf(buf, len, "the drive acknowledged synchronous writes in %.0f us (the median of "
+		 "%zu), but it is a rotating disk (reads a seek away took %.1f ms and more), "
+		 "whose media cannot take a write that fast: its write cache ignores flushes, so "
+		 "no timed write reached the disk; %s", (double)write_ns / 1e3, n,
+		 (double)seek_read_ns / 1e6, remedy);
 }

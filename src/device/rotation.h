@@ -13,6 +13,7 @@
 #ifndef AP_DEVICE_ROTATION_H
 #define AP_DEVICE_ROTATION_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,25 @@
  */
 #define AP_REMEDY_WCE_OFF	"hdparm -W0 or sdparm --clear WCE"
 #define AP_REMEDY_NO_BRIDGE	"attach the disk directly instead of through a USB bridge"
+
+/*
+ * A synchronous write that a rotating disk acknowledged in @write_ns (a
+ * median) never reached its media: under AP_ROTATION_WRITE_MIN_NS (a quarter
+ * of a 15,000 rpm revolution) or a third of @seek_read_ns (ap_rotation_value():
+ * a seek and the platter; a write behind an untimed read waits most of a
+ * revolution, and a busy machine slows cached writes to a millisecond). Its
+ * write cache ignores flushes. The probe's writes and the sweep's check
+ * before its first step (device/rmwbuf.h) ask it.
+ */
+#define AP_ROTATION_WRITE_MIN_NS	1000000ULL
+bool ap_rotation_write_unflushed(uint64_t write_ns, uint64_t seek_read_ns);
+
+/*
+ * The sentence that says so, about the median @write_ns of @n writes, then
+ * "; " and @remedy (what to do: the caller's options first).
+ */
+void ap_rotation_unflushed_cause(char *buf, size_t len, uint64_t write_ns, size_t n,
+				 uint64_t seek_read_ns, const char *remedy);
 
 /* The value to compare: the second smallest of the AP_ROTATION_READS latencies (sorts @ns). */
 uint64_t ap_rotation_value(uint64_t *ns);

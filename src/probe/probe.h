@@ -190,14 +190,10 @@ struct ap_probe_io {
  * more to pass under the head, at least 0.6 ms on any disk made: one
  * answered in less than AP_PROBE_LEAD_IN_HIT_NS came from the drive's
  * read-ahead buffer and placed nothing. And a synchronous write there waits
- * for its sectors to come round: a median below AP_PROBE_WRITE_MIN_NS (a
- * quarter of a 15,000 rpm revolution) or a third of the calibration's reads
- * (which wait for a seek and the platter; a write behind its lead-in waits
- * most of a revolution, and a busy machine slows cached writes to a
- * millisecond) never reached the media.
+ * for its sectors to come round: one faster than that never reached the
+ * media (ap_rotation_write_unflushed()).
  */
 #define AP_PROBE_LEAD_IN_HIT_NS	400000ULL
-#define AP_PROBE_WRITE_MIN_NS	1000000ULL
 void ap_probe_lead_in(const struct ap_probe_plan *plan, uint64_t off, uint64_t len,
 		      uint64_t *at, size_t *n);
 /* The length of a lead-in read: a page, or a logical sector when larger. */

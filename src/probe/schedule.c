@@ -272,18 +272,12 @@ static bool assumptions_fail(struct sched *x)
 			v[i] = r->samples[i].ns;
 		r->write_ns = median_u64(v, r->nsamples);
 		free(v);
-		if (r->write_ns < AP_PROBE_WRITE_MIN_NS || r->write_ns < r->seek_read_ns / 3) {
-			ap_probe_result_fail(r, AP_PROBE_FLUSH_IGNORED,
-					     "the drive acknowledged synchronous writes in "
-					     "%.0f us (the median of %zu), but it is a "
-					     "rotating disk (reads a seek away took %.1f ms "
-					     "and more), whose media cannot take a write that "
-					     "fast: its write cache ignores flushes, so no "
-					     "timed write reached the disk; turn the cache off "
-					     "(probe --write-cache off, " AP_REMEDY_WCE_OFF ") "
-					     "or " AP_REMEDY_NO_BRIDGE,
-					     (double)r->write_ns / 1e3, r->nsamples,
-					     (double)r->seek_read_ns / 1e6);
+		if (ap_rotation_write_unflushed(r->write_ns, r->seek_read_ns)) {
+			r->failed = AP_PROBE_FLUSH_IGNORED;
+			ap_rotation_unflushed_cause(r->cause, sizeof(r->cause), r->write_ns,
+						    r->nsamples, r->seek_read_ns, "turn the cache "
+						    "off (probe --write-cache off, " AP_REMEDY_WCE_OFF
+						    ") or " AP_REMEDY_NO_BRIDGE);
 			return true;
 		}
 	}

@@ -194,6 +194,8 @@ struct json_object *ap_sweep_doc_to_json(const struct ap_sweep_doc *d,
 	jadd(o, "reported_physical_sector", json_object_new_int64(d->reported_physical));
 	if (stopped)
 		jadd(o, "stopped", json_object_new_string(stopped));
+	if (d->cause)
+		jadd(o, "cause", json_object_new_string(d->cause));
 	jadd(o, "verdict", v ? ap_verdict_to_json(v) : NULL);
 	if (d->parameters)
 		jadd(o, "parameters", json_object_get(d->parameters));
@@ -211,6 +213,7 @@ void ap_sweep_doc_free(struct ap_sweep_doc *d)
 
 	free(d->device);
 	free(d->stopped);
+	free(d->cause);
 	free(d->starts);
 	for (i = 0; i < d->nresults; i++)
 		ap_sweep_result_free(&d->results[i]);
@@ -261,6 +264,8 @@ int ap_sweep_doc_from_json(struct json_object *o, struct ap_sweep_doc *d, struct
 		d->parameters = json_object_get(v);
 	if (json_object_object_get_ex(o, "stopped", &v) && json_object_is_type(v, json_type_string))
 		d->stopped = ap_xstrdup(json_object_get_string(v));
+	if (json_object_object_get_ex(o, "cause", &v) && json_object_is_type(v, json_type_string))
+		d->cause = ap_xstrdup(json_object_get_string(v));
 
 	if (!json_object_object_get_ex(o, "results", &a) || !json_object_is_type(a, json_type_array)) {
 		rc = ap_error_set(e, EINVAL, "\"results\" is missing or not an array");

@@ -57,7 +57,7 @@ const char *ap_sweep_stopped_early(const char *stopped)
 	if (stopped && !strcmp(stopped, "error"))
 		return "stopped by an error";
 	if (stopped && !strcmp(stopped, "unmeasurable"))
-		return "stopped: the flushes cost nothing";
+		return "stopped: the drive broke an assumption of the measurement";
 	return NULL;
 }
 

@@ -15,6 +15,7 @@
  * stages, passed on to mkfs and the workload; anything to measure around
  * the workload (the emulated drive's counters) from o->hook.
  */
+#include "device/rmwbuf.h"
 #include "device/rotation.h"
 #include "device/safety.h"
 #include "lib/blkdev.h"
@@ -242,7 +243,11 @@ static void analyse(const struct ap_sweep_opts *o, struct ap_sweep_run *run)
 		run->verdict_valid = true;
 }
 
-/* Does the disk rotate? (struct ap_sweep_run's rotating) Unknown: no. */
+/*
+ * Before the first step: does the disk rotate? (struct ap_sweep_run's
+ * rotating; unknown: no.) Does a buffer answer its read-modify-writes?
+ * (run->rmw, device/rmwbuf.h; not measured: all 0.)
+ */
 static void calibrate(const struct ap_sweep_opts *o, struct ap_sweep_run *run)
 {
 	int fd = open(o->disk, O_RDONLY | O_DIRECT | O_CLOEXEC);
@@ -255,6 +260,44 @@ static void calibrate(const struct ap_sweep_opts *o, struct ap_sweep_run *run)
 	    ap_rotation_measure(fd, size, lss > 4096 ? lss : 4096, &run->seek_read_ns) == 0)
 		run->rotating = run->seek_read_ns >= AP_ROTATING_NS;
 	close(fd);
+	/*
+	 * On every disk: flash never shows a revolution, and the check costs
+	 * it milliseconds. The sweep destroys the disk: its writes are no loss.
+	 */
+	if (!lss)
+		return;
+	fd = open(o->disk, O_RDWR | O_DIRECT | O_DSYNC | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (ap_rmwbuf_measure(fd, size, lss, &run->rmw) != 0)
+		memset(&run->rmw, 0, sizeof(run->rmw));
+	close(fd);
+}
+
+bool ap_sweep_rmw_hides(const struct ap_rmwbuf_check *k, const struct ap_pm_config *w,
+			const struct ap_verdict *v, char *cause, size_t len)
+{
+	if (!k->buffered)
+		return false;
+	if (v ? !v->resolved || v->sensitive : w->number + w->transactions >= AP_SWEEP_RMWBUF_FILES)
+		return false;
+	snprintf(cause, len, "%s%u of %u one-sector writes were a revolution faster the second "
+		 "time at the same place (%.1f ms, then %.1f ms): a buffer in the drive answers "
+		 "read-modify-writes from the sectors it touched last, so %s misaligned writes "
+		 "cost nothing and the timings cannot show the physical sector; sweep with a "
+		 "workload larger than the buffer (--preset thorough, or --workload FILE with "
+		 "more files), or run alignprobe probe, whose writes go to a new place each time",
+		 v ? "no effect seen, but " : "", k->served, k->trials, (double)k->first_ns / 1e6,
+		 (double)k->second_ns / 1e6, v ? "its" : "this small workload's");
+	return true;
+}
+
+static bool rmw_buffered(const struct ap_sweep_opts *o, struct ap_sweep_run *run, bool verdict)
+{
+	if (verdict && !run->verdict_valid)
+		return false;
+	return ap_sweep_rmw_hides(&run->rmw, o->workload, verdict ? &run->verdict : NULL,
+				  run->cause, sizeof(run->cause));
 }
 
 /*
@@ -263,6 +306,8 @@ static void calibrate(const struct ap_sweep_opts *o, struct ap_sweep_run *run)
  * they cost nothing on a rotating disk: the run stops there, early.
  */
 #define AP_SWEEP_FLUSH_STEPS	4
+#define FLUSH_REMEDY	"turn the cache off (" AP_REMEDY_WCE_OFF "), " AP_REMEDY_NO_BRIDGE \
+			", or sweep with a workload larger than the cache (--workload)"
 static bool flushes_free(struct ap_sweep_run *run)
 {
 	double *v, med;
@@ -283,10 +328,24 @@ static bool flushes_free(struct ap_sweep_run *run)
 	snprintf(run->cause, sizeof(run->cause), "an fsync took %.2f ms (the median over %zu "
 		 "steps) on a rotating disk (reads a seek away took %.1f ms and more), which cannot "
 		 "write a file and commit its journal faster than it reads: the drive's write cache "
-		 "ignores flushes, so the timings show that cache, not the disk; turn the "
-		 "cache off (" AP_REMEDY_WCE_OFF "), " AP_REMEDY_NO_BRIDGE
-		 ", or sweep with a workload larger than the "
-		 "cache (--workload)", med, n, (double)run->seek_read_ns / 1e6);
+		 "ignores flushes, so the timings show that cache, not the disk; " FLUSH_REMEDY,
+		 med, n, (double)run->seek_read_ns / 1e6);
+	return true;
+}
+
+/*
+ * Before the first step: were the check's one-sector writes (run->rmw)
+ * faster than a rotating disk's media can take them? Then its write cache
+ * ignores flushes, as the probe's check says (device/rotation.h), with
+ * run->cause: the run stops there.
+ */
+static bool writes_unflushed(struct ap_sweep_run *run)
+{
+	if (!run->rotating || !run->rmw.trials ||
+	    !ap_rotation_write_unflushed(run->rmw.first_ns, run->seek_read_ns))
+		return false;
+	ap_rotation_unflushed_cause(run->cause, sizeof(run->cause), run->rmw.first_ns,
+				    run->rmw.trials, run->seek_read_ns, FLUSH_REMEDY);
 	return true;
 }
 
@@ -313,6 +372,8 @@ int ap_sweep_run(const struct ap_sweep_opts *o, struct ap_sweep_run *run, struct
 	ap_rng_seed(&rng, o->seed);
 	order = ap_xcalloc(o->nstarts, sizeof(*order));
 	calibrate(o, run);
+	if (writes_unflushed(run) || rmw_buffered(o, run, false))
+		run->stop = AP_SWEEP_STOP_UNMEASURABLE;
 
 	for (round = 1; round <= o->max_rounds && !run->stop; round++) {
 		ap_sweep_order(o->starts, o->nstarts, have_prev ? &prev : NULL, &rng, order);
@@ -397,6 +458,9 @@ int ap_sweep_run(const struct ap_sweep_opts *o, struct ap_sweep_run *run, struct
 	free(order);
 
 	analyse(o, run);
+	if ((run->stop == AP_SWEEP_STOP_CLEAR || run->stop == AP_SWEEP_STOP_ROUNDS ||
+	     run->stop == AP_SWEEP_STOP_BUDGET) && rmw_buffered(o, run, true))
+		run->stop = AP_SWEEP_STOP_UNMEASURABLE;
 	/* leave an empty GPT: also after a signal or an error */
 	ap_part_wipe(o->disk, &run->wipe_error);
 	run->elapsed_ns = ap_now_ns() - run->t0_ns;

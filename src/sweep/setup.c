@@ -252,4 +252,6 @@ void ap_sweep_setup_doc(const struct ap_sweep_setup *s, const struct ap_sweep_ru
 	d->results = run->results;
 	d->nresults = run->nresults;
 	d->parameters = s->params;
+	if (run->stop == AP_SWEEP_STOP_UNMEASURABLE && run->cause[0])
+		d->cause = (char *)run->cause;
 }

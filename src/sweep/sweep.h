@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "analysis/analysis.h"
+#include "device/rmwbuf.h"
 #include "lib/cancel.h"
 #include "lib/rng.h"
 #include "lib/outfile.h"
@@ -231,8 +232,8 @@ const char *ap_sweep_stop_name(enum ap_sweep_stop s);
  * A run stopped by a signal, an error or a failed assumption (@stopped
  * "signal", "error", "unmeasurable", as ap_sweep_stop_name() names them)
  * has no verdict, whatever its partial results show: "interrupted",
- * "stopped by an error", "stopped: the flushes cost nothing"; NULL for the
- * other stop reasons. (result.c)
+ * "stopped by an error", "stopped: the drive broke an assumption of the
+ * measurement"; NULL for the other stop reasons. (result.c)
  */
 const char *ap_sweep_stopped_early(const char *stopped);
 /*
@@ -310,9 +311,32 @@ struct ap_sweep_run {
 	 */
 	bool rotating;
 	uint64_t seek_read_ns;
+	/*
+	 * Before the first step: does a buffer answer the
+	 * read-modify-writes (device/rmwbuf.h)? When it does, a small
+	 * workload stops the run there, and a larger one's verdict of no
+	 * effect at its end (ap_sweep_rmw_hides(); stopped: unmeasurable,
+	 * @cause): the buffer hides the effect the sweep looks for.
+	 */
+	struct ap_rmwbuf_check rmw;
 	char cause[512];
 };
 #define AP_SWEEP_FLUSH_MIN_MS	1.0
+
+/*
+ * Does the buffer the check before the first step found (@k->buffered,
+ * device/rmwbuf.h) make the sweep's verdict wrong? Before the first step
+ * (@v NULL): when workload @w has fewer than AP_SWEEP_RMWBUF_FILES files
+ * and transactions, too few to reach past any such buffer (the quick
+ * preset: 3 and 4; the emulator's buffer: 256 sectors). After the last: when
+ * @v resolved to no effect, which the buffer may have hidden; an effect
+ * stands (a buffer can only hide one), an unresolved verdict says so
+ * itself. True with the sentence, cause and remedy, in @cause: the run
+ * stops as unmeasurable.
+ */
+#define AP_SWEEP_RMWBUF_FILES	256
+bool ap_sweep_rmw_hides(const struct ap_rmwbuf_check *k, const struct ap_pm_config *w,
+			const struct ap_verdict *v, char *cause, size_t len);
 
 /*
  * Run the sweep on o->disk until the verdict is clear, the rounds or the
@@ -339,11 +363,13 @@ struct ap_sweep_doc {
 	size_t nresults;
 	struct json_object *parameters;	/* kept as is (owned), may be NULL */
 	char *stopped;			/* why the run stopped, read back; may be NULL */
+	char *cause;			/* stopped "unmeasurable": the assumption the
+					   drive broke and the remedy; may be NULL */
 };
 
 /*
  * {"device", "logical_sector", "reported_physical_sector", "parameters",
- *  "stopped", "verdict" (v or null), "starts": [per start], "results": [...]}
+ *  "stopped", "cause" (only when set), "verdict" (v or null), "starts": [per start], "results": [...]}
  * @starts: the array of per-start objects, owned (the front end builds
  * them from its columns); NULL: an empty one.
  */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
+#include "device/rotation.h"
 #include "sweep/mkfs.h"
 #include "sweep/part.h"
 #include "sweep/setup.h"
@@ -477,7 +478,8 @@ static void test_doc_roundtrip(void **state)
 
 	(void)state;
 	fill_doc(&d);
-	o = ap_sweep_doc_to_json(&d, NULL, NULL, "clear");
+	d.cause = ap_xstrdup("a buffer in the drive answers read-modify-writes");
+	o = ap_sweep_doc_to_json(&d, NULL, NULL, "unmeasurable");
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	close(fd);
@@ -497,7 +499,15 @@ static void test_doc_roundtrip(void **state)
 	assert_int_equal(d2.starts[3], 41);
 	assert_false(d2.results[12].ok);
 	assert_true(fabs(d2.results[5].cost - d.results[5].cost) < 1e-15);
+	assert_string_equal(d2.stopped, "unmeasurable");
+	assert_string_equal(d2.cause, d.cause);
 	ap_sweep_doc_free(&d2);
+	/* no cause: no key */
+	free(d.cause);
+	d.cause = NULL;
+	o = ap_sweep_doc_to_json(&d, NULL, NULL, "clear");
+	assert_false(json_object_object_get_ex(o, "cause", NULL));
+	json_object_put(o);
 
 	/* not JSON, trailing garbage, wrong shapes */
 	{
@@ -753,6 +763,129 @@ static void test_stop_words(void **state)
 			    "interrupted by signal 2 after 9 measurements (3 rounds) in 42s");
 }
 
+/*
+ * The sweep's check for a buffer that answers read-modify-writes
+ * (device/rmwbuf.h): where its writes go, and its decision on the latencies
+ * of the emulated drives (hdd-lba7-rmwbuf: 16.3 ms, then 8.0 ms).
+ */
+static void test_rmwbuf(void **state)
+{
+	const uint64_t MiB = 1024 * 1024, size = 256 * MiB;
+	uint64_t first[AP_RMWBUF_TRIALS], second[AP_RMWBUF_TRIALS];
+	struct ap_rmwbuf_check c;
+	unsigned i;
+
+	(void)state;
+	for (i = 0; i < AP_RMWBUF_MAX_TRIALS; i++) {
+		uint64_t at = ap_rmwbuf_write_at(i, size, 4096);
+
+		assert_int_equal(at % 4096, 0);
+		assert_true(at >= MiB);
+		/* its reads stay below the middle, which the rotation check reads */
+		assert_true(at + AP_RMWBUF_GAP + 4096 <= size / 2 - 16 * 4096);
+		if (i)	/* downward, a step apart: no read-ahead reaches the next */
+			assert_int_equal(ap_rmwbuf_write_at(i - 1, size, 4096) - at, AP_RMWBUF_STEP);
+	}
+	assert_int_equal(ap_rmwbuf_write_at(AP_RMWBUF_MAX_TRIALS, size, 4096), UINT64_MAX);
+	/* 128 MiB (the sweep tests' drives) hold both batches; 50 MiB not the first */
+	assert_int_not_equal(ap_rmwbuf_write_at(AP_RMWBUF_MAX_TRIALS - 1, 128 * MiB, 512),
+			     UINT64_MAX);
+	assert_int_equal(ap_rmwbuf_write_at(AP_RMWBUF_TRIALS - 1, 50 * MiB, 512), UINT64_MAX);
+	assert_int_equal(ap_rmwbuf_write_at(0, size, 0), UINT64_MAX);
+
+	/* buffered: the second write skips the read pass, a revolution */
+	for (i = 0; i < AP_RMWBUF_TRIALS; i++) {
+		first[i] = 16300000 + i * 10000;
+		second[i] = 7900000 + i * 10000;
+	}
+	ap_rmwbuf_decide(first, second, AP_RMWBUF_TRIALS, &c);
+	assert_true(c.buffered);
+	assert_int_equal(c.served, AP_RMWBUF_TRIALS);
+	assert_int_equal(c.trials, AP_RMWBUF_TRIALS);
+	assert_in_range(c.first_ns, 16300000, 16420000);
+	assert_in_range(c.second_ns, 7900000, 8020000);
+	assert_int_equal(first[0], 16300000);	/* not sorted in place */
+	/* three quarters served are enough, fewer are not (a busy machine) */
+	for (i = 0; i < 3; i++)
+		second[i] = first[i];
+	ap_rmwbuf_decide(first, second, AP_RMWBUF_TRIALS, &c);
+	assert_int_equal(c.served, 9);
+	assert_true(c.buffered);
+	second[3] = first[3] + 5000000;
+	ap_rmwbuf_decide(first, second, AP_RMWBUF_TRIALS, &c);
+	assert_false(c.buffered);
+
+	/* honest (8.1 ms each), 4096 without a buffer (16.4 ms each), flash */
+	for (i = 0; i < AP_RMWBUF_TRIALS; i++) {
+		first[i] = 8100000 + (i % 3) * 300000;
+		second[i] = 8100000 + (i % 2) * 300000;
+	}
+	ap_rmwbuf_decide(first, second, AP_RMWBUF_TRIALS, &c);
+	assert_false(c.buffered);
+	assert_int_equal(c.served, 0);
+	for (i = 0; i < AP_RMWBUF_TRIALS; i++) {
+		first[i] = 16400000;
+		second[i] = 16500000;
+	}
+	ap_rmwbuf_decide(first, second, AP_RMWBUF_TRIALS, &c);
+	assert_false(c.buffered);
+	for (i = 0; i < AP_RMWBUF_TRIALS; i++) {
+		first[i] = 900000;	/* 3x, but less than a seek */
+		second[i] = 300000;
+	}
+	ap_rmwbuf_decide(first, second, AP_RMWBUF_TRIALS, &c);
+	assert_int_equal(c.served, 0);
+	/* more than a seek, but less than half the write: not a read pass */
+	for (i = 0; i < AP_RMWBUF_TRIALS; i++) {
+		first[i] = 22000000;
+		second[i] = 20000000;
+	}
+	ap_rmwbuf_decide(first, second, AP_RMWBUF_TRIALS, &c);
+	assert_int_equal(c.served, 0);
+	ap_rmwbuf_decide(first, second, 0, &c);
+	assert_false(c.buffered);
+
+	/* its first writes on a rotating disk, for the probe's flush rule */
+	assert_true(ap_rotation_write_unflushed(600000, 3600000));	/* usb-bridge-noflush */
+	assert_true(ap_rotation_write_unflushed(1200000, 4000000));	/* under a third */
+	assert_false(ap_rotation_write_unflushed(1100000, 3000000));
+	assert_false(ap_rotation_write_unflushed(8100000, 4100000));	/* honest-512n */
+}
+
+/* When the buffer stops the sweep: a small workload at once, a no-effect verdict at the end. */
+static void test_rmw_hides(void **state)
+{
+	struct ap_rmwbuf_check k = { .trials = 12, .served = 12, .first_ns = 16300000,
+				     .second_ns = 7900000, .buffered = true };
+	struct ap_pm_config quick = { .number = 3, .transactions = 4 };
+	struct ap_pm_config thorough = { .number = 100, .transactions = 300 };
+	struct ap_verdict none = { .resolved = true, .sensitive = false };
+	struct ap_verdict unit = { .resolved = true, .sensitive = true };
+	struct ap_verdict open = { .resolved = false, .sensitive = false };
+	char cause[512] = "";
+
+	(void)state;
+	assert_true(ap_sweep_rmw_hides(&k, &quick, NULL, cause, sizeof(cause)));
+	assert_non_null(strstr(cause, "12 of 12 one-sector writes"));
+	assert_non_null(strstr(cause, "a buffer in the drive answers read-modify-writes"));
+	assert_non_null(strstr(cause, "misaligned writes cost nothing"));
+	assert_non_null(strstr(cause, "--preset thorough"));
+	assert_non_null(strstr(cause, "alignprobe probe"));
+	assert_null(strstr(cause, "no effect seen"));
+	assert_true(strlen(cause) < sizeof(cause) - 1);	/* not cut */
+	assert_false(ap_sweep_rmw_hides(&k, &thorough, NULL, cause, sizeof(cause)));
+	/* the larger workload's verdict */
+	assert_true(ap_sweep_rmw_hides(&k, &thorough, &none, cause, sizeof(cause)));
+	assert_non_null(strstr(cause, "no effect seen, but "));
+	assert_true(strlen(cause) < sizeof(cause) - 1);
+	assert_false(ap_sweep_rmw_hides(&k, &thorough, &unit, cause, sizeof(cause)));
+	assert_false(ap_sweep_rmw_hides(&k, &thorough, &open, cause, sizeof(cause)));
+	/* no buffer: nothing stops */
+	k.buffered = false;
+	assert_false(ap_sweep_rmw_hides(&k, &quick, NULL, cause, sizeof(cause)));
+	assert_false(ap_sweep_rmw_hides(&k, &quick, &none, cause, sizeof(cause)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -776,6 +909,8 @@ int main(void)
 		cmocka_unit_test(test_mkfs_missing),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_workload_load),
+		cmocka_unit_test(test_rmwbuf),
+		cmocka_unit_test(test_rmw_hides),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,8 +5,10 @@
 # is answered at once and nothing the workload writes reaches the disk
 # while it is timed. Before, the sweep ended in one run "inconclusive", in
 # another with a resolved "no alignment effect, physical sector 512" on this
-# drive that hides 4096-byte sectors. Now it stops after a few steps, exit
-# 5, the cause and the remedy named, no verdict (none saved either).
+# drive that hides 4096-byte sectors. Now it stops before the first step
+# (the check's one-sector writes come back faster than a rotating disk can
+# write), or else after a few steps (the fsyncs), exit 5, the cause and the
+# remedy named, no verdict (none saved either).
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 . "$top_srcdir/tests/ts/sweep/common.sh"
 ts_init "sweep --emulate: a cache that ignores flushes is named, no verdict"
@@ -25,10 +27,6 @@ for w in "ignores flushes" "hdparm -W0" "sdparm --clear WCE" "USB bridge" \
 done
 grep -q "no alignment\|physical sectors" "$TS_TMP/text" &&
 	ts_fail "a verdict on a drive whose flushes cost nothing: $(cat "$TS_TMP/text")"
-sw_check "$TS_TMP/saved.json" <<'PY'
-eq(d["stopped"], "unmeasurable", "stopped")
-check(d.get("verdict") is None or not d["verdict"]["resolved"], "a saved verdict")
-check(len([r for r in d["results"] if r["ok"]]) < 31, "stopped early")
-PY
+sw_assert_unmeasurable "$TS_TMP/saved.json"
 sw_assert_clean
 ts_pass

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Does a buffer in the drive answer read-modify-writes? (see rmwbuf.h) */
+#include "device/rmwbuf.h"
+#include "device/rotation.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/util.h"
+
+#define RMWBUF_LOW	(1024ULL * 1024)	/* udev and blkid read the first MiB */
+
+uint64_t ap_rmwbuf_write_at(unsigned i, uint64_t size, uint64_t sector)
+{
+	uint64_t top = size / 2, need = (uint64_t)(i + 2) * AP_RMWBUF_STEP;
+
+	if (!sector || i >= AP_RMWBUF_MAX_TRIALS || top < RMWBUF_LOW + need)
+		return UINT64_MAX;
+	return (top - (uint64_t)(i + 2) * AP_RMWBUF_STEP) / sector * sector;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t median(const uint64_t *v, unsigned n)
+{
+	uint64_t *w, m;
+
+	if (!n)
+		return 0;
+	w = ap_xmalloc(n * sizeof(*w));
+	memcpy(w, v, n * sizeof(*w));
+	qsort(w, n, sizeof(*w), cmp_u64);
+	m = n % 2 ? w[n / 2] : w[n / 2 - 1] / 2 + w[n / 2] / 2;
+	free(w);
+	return m;
+}
+
+void ap_rmwbuf_decide(const uint64_t *first, const uint64_t *second, unsigned n,
+		      struct ap_rmwbuf_check *c)
+{
+	unsigned i;
+
+	memset(c, 0, sizeof(*c));
+	c->trials = n;
+	for (i = 0; i < n; i++) {
+		uint64_t d = first[i] > second[i] ? first[i] - second[i] : 0;
+
+		/* a read pass is a revolution: more than a seek, and than half the write */
+		if (d >= AP_ROTATING_NS && d >= second[i] / 2)
+			c->served++;
+	}
+	c->first_ns = median(first, n);
+	c->second_ns = median(second, n);
+	c->buffered = n && 4 * c->served >= 3 * n;
+}
+
+/* A timed write of @len bytes at @off, after an untimed read of as many at @lead. */
+static int pair_half(int fd, void *buf, size_t len, uint64_t lead, uint64_t off, uint64_t *ns)
+{
+	uint64_t t0;
+	int rc;
+
+	rc = ap_pread_all(fd, buf, len, lead);
+	if (rc)
+		return rc;
+	memset(buf, 0, len);
+	t0 = ap_now_ns();
+	rc = ap_pwrite_all(fd, buf, len, off);
+	*ns = ap_now_ns() - t0;
+	return rc;
+}
+
+int ap_rmwbuf_measure(int fd, uint64_t size, unsigned sector, struct ap_rmwbuf_check *c)
+{
+	uint64_t first[AP_RMWBUF_MAX_TRIALS], second[AP_RMWBUF_MAX_TRIALS];
+	void *buf;
+	unsigned i;
+	int rc = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (ap_rmwbuf_write_at(AP_RMWBUF_TRIALS - 1, size, sector) == UINT64_MAX)
+		return -ENOSPC;
+	if (posix_memalign(&buf, sector < 4096 ? 4096 : sector, sector) != 0)
+		return -ENOMEM;
+	for (i = 0; i < AP_RMWBUF_MAX_TRIALS && !rc; i++) {
+		uint64_t off = ap_rmwbuf_write_at(i, size, sector), lead = off + AP_RMWBUF_GAP;
+
+		if (i == AP_RMWBUF_TRIALS) {
+			ap_rmwbuf_decide(first, second, i, c);
+			/* clear either way, or no room for more */
+			if (c->buffered || 4 * c->served < i || off == UINT64_MAX)
+				break;
+		}
+		rc = pair_half(fd, buf, sector, lead, off, &first[i]);
+		if (!rc)	/* a sector lower: no read cache holds it */
+			rc = pair_half(fd, buf, sector, lead - sector, off, &second[i]);
+	}
+	free(buf);
+	if (rc)
+		return rc;
+	ap_rmwbuf_decide(first, second, i, c);
+	return 0;
+}
