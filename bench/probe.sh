@@ -39,6 +39,7 @@
 #
 #	bench/probe.sh [RUNS]	(root; ALIGNPROBE=path/to/alignprobe)
 #	BENCH_PROFILES_ONLY=1 [BENCH_BASE=old/alignprobe] bench/probe.sh
+#	BENCH_PROFILES="honest-512n noisy-512n" BENCH_PROFILES_ONLY=1 bench/probe.sh
 set -u
 runs=${1:-20}
 : "${ALIGNPROBE:=$(dirname "$0")/../alignprobe}"
@@ -154,8 +155,9 @@ if [ -x "$unit" ]; then
 fi
 printf 'every profile, one probe each (load: %s)\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-21s %6s  %-26s %-5s  where the time went\n' profile total verdict ok
-for p in hdd-7200 honest-512n noisy-512n hdd-5400 wd-ears-jumper flash-8k flash-16k usb-4kn \
-	simple hdd-7200-nocache hdd-7200-ra honest-512n-ra hdd-lba7-rmwbuf usb-bridge-noflush; do
+for p in ${BENCH_PROFILES:-hdd-7200 honest-512n noisy-512n hdd-5400 wd-ears-jumper flash-8k \
+	flash-16k usb-4kn simple hdd-7200-nocache hdd-7200-ra honest-512n-ra hdd-lba7-rmwbuf \
+	usb-bridge-noflush}; do
 	profile "$p"
 	[ -n "${BENCH_BASE:-}" ] && profile "$p" "$BENCH_BASE"
 done
