@@ -110,6 +110,8 @@ struct ap_check_verdicts {
 	uint64_t next;
 };
 
+struct json_object;
+
 /* geom.c */
 
 /* A geometry in words: "4096-byte physical sectors (probed, lowest aligned LBA 0)" */
@@ -133,6 +135,18 @@ int ap_check_geometries(struct ap_check *c, struct ap_error *e);
  */
 int ap_check_load_stores(struct ap_check *c, struct ap_vstore *store, int *rcs, size_t *nmodels,
 			 bool *said, struct ap_error *e);
+/*
+ * -J's "model_verdict": what the verdict store said of the disk's model
+ * (the stores, the state, the model, the entry used, its verdicts for the
+ * table's sector size); NULL without --verdicts.
+ */
+struct json_object *ap_check_model_to_json(const struct ap_check *c);
+/*
+ * Why the model's "no effect" verdict in force (c->mv.state AP_MV_UNSHOWN)
+ * is not used, in words: no size a hidden unit was ruled out up to, or a
+ * margin too wide to show honest sectors.
+ */
+void ap_check_describe_unshown(const struct ap_check *c, char *buf, size_t sz);
 
 /* judge.c */
 
@@ -144,11 +158,39 @@ int ap_check_load_stores(struct ap_check *c, struct ap_vstore *store, int *rcs, 
  */
 int ap_check_read(struct ap_check *c, bool want_id, struct ap_error *e, struct ap_error *id_err);
 void ap_check_judge(const struct ap_check *c, const struct ap_part *p, struct ap_check_verdicts *v);
+/*
+ * What is wrong with partition @p under the geometry in force, in words
+ * ("partition 2: start 35 is not aligned to ...; next aligned start 40",
+ * or its size): true, or false when it is aligned or not judged.
+ */
+bool ap_check_describe_fault(const struct ap_check *c, const struct ap_part *p, char *buf,
+			     size_t sz);
 /* c->nchecked and c->nmisaligned: the partitions judged, and the ones that are not aligned. */
 void ap_check_count(struct ap_check *c);
 /* c->next: what to run next for each misaligned partition. */
 void ap_check_next_steps(struct ap_check *c);
 /* Free what the device's check read and found (not what is given). */
 void ap_check_free_device(struct ap_check *c);
+
+/* admit.c */
+
+/*
+ * Can c->device be checked? -EBUSY when a live sweep or seq rewrites its
+ * table (read from the registry only), -EINVAL for a partition (@e names
+ * its disk); 0 otherwise, also for an image.
+ */
+int ap_check_admit(const struct ap_check *c, struct ap_error *e);
+/*
+ * A table written for another logical sector size (c->pt.foreign_sector_size):
+ * its likely cause and the way to read it as written, in words.
+ */
+void ap_check_foreign_advice(const struct ap_check *c, char *cause, size_t csz, char *remedy,
+			     size_t rsz);
+
+/* metrics.c */
+
+struct ap_prom;
+/* --prometheus: the device's series after its check ended with exit @status. */
+void ap_check_prom(const struct ap_check *c, struct ap_prom *p, int status);
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <json-c/json.h>
 
 #include "analysis/analysis.h"
 #include "check/check.h"
@@ -19,6 +20,7 @@
 #include "device/identity.h"
 #include "device/topology.h"
 #include "fleet/vstore.h"
+#include "lib/json.h"
 #include "lib/util.h"
 
 void ap_check_describe_geometry(const struct ap_geometry *g, char *buf, size_t sz)
@@ -394,4 +396,77 @@ int ap_check_load_stores(struct ap_check *c, struct ap_vstore *store, int *rcs, 
 	else
 		c->store = store;
 	return rc;
+}
+
+static const char *const mv_names[] = {
+	[AP_MV_OFF] = "off", [AP_MV_NOT_NEEDED] = "not_needed", [AP_MV_NO_MODEL] = "no_model",
+	[AP_MV_NONE] = "none", [AP_MV_OTHER_SECTOR] = "other_sector_size", [AP_MV_USED] = "used",
+	[AP_MV_CONFLICT] = "conflict", [AP_MV_UNSHOWN] = "no_effect_not_shown",
+};
+
+struct json_object *ap_check_model_to_json(const struct ap_check *ck)
+{
+	const struct ap_vstore_model *m = ck->mv.m;
+	struct json_object *o, *mo, *a;
+	size_t i;
+
+	if (ck->mv.state == AP_MV_OFF)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "store", json_object_new_string(ck->verdicts_file));
+	a = json_object_new_array();
+	for (i = 0; i < ck->nverdict_files; i++)
+		json_object_array_add(a, json_object_new_string(ck->verdict_files[i]));
+	json_object_object_add(o, "stores", a);
+	json_object_object_add(o, "state", json_object_new_string(mv_names[ck->mv.state]));
+	mo = NULL;
+	if (ck->have_id && ck->id.model) {
+		mo = json_object_new_object();
+		json_object_object_add(mo, "vendor", ap_json_string(ck->id.vendor));
+		json_object_object_add(mo, "model", ap_json_string(ck->id.model));
+		json_object_object_add(mo, "revision", ap_json_string(ck->id.revision));
+	}
+	json_object_object_add(o, "model", mo);
+	if (ck->mv.state == AP_MV_USED) {
+		char where[64];
+
+		snprintf(where, sizeof(where), "models[%zu].verdicts[%zu]", ck->mv.model_index,
+			 ck->mv.verdict);
+		json_object_object_add(o, "entry", json_object_new_string(where));
+	} else {
+		json_object_object_add(o, "entry", NULL);
+	}
+	a = json_object_new_array();
+	for (i = 0; m && i < m->nverdicts; i++) {
+		const struct ap_vstore_verdict *v = &m->verdicts[i];
+		struct json_object *vo;
+		char where[64];
+
+		if (v->logical_sector != ck->pt.sector_size)
+			continue;
+		vo = json_object_new_object();
+		snprintf(where, sizeof(where), "models[%zu].verdicts[%zu]", ck->mv.model_index, i);
+		json_object_object_add(vo, "entry", json_object_new_string(where));
+		json_object_array_add(a, ap_vstore_verdict_to_json(v, vo, true));
+	}
+	json_object_object_add(o, "verdicts", a);
+	return o;
+}
+
+void ap_check_describe_unshown(const struct ap_check *c, char *buf, size_t sz)
+{
+	const struct ap_vstore_verdict *v = &c->mv.m->verdicts[c->mv.verdict];
+	char m[64];
+
+	if (ap_absence_margin_shown(v->absence_margin) && !v->ruled_out_up_to) {
+		snprintf(buf, sz, "but not up to which size a hidden unit was ruled out (an older "
+			 "alignprobe)");
+		return;
+	}
+	if (v->absence_margin >= 1)
+		snprintf(m, sizeof(m), "only effects of %.2fx or more", v->absence_margin);
+	else
+		snprintf(m, sizeof(m), "no margin (an older alignprobe)");
+	snprintf(buf, sz, "with %s: that does not show honest sectors (flash costs 1.1-1.5x; "
+		 "%.2fx is the widest margin accepted)", m, AP_ABSENCE_MARGIN);
 }

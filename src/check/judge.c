@@ -135,3 +135,27 @@ void ap_check_free_device(struct ap_check *c)
 	ap_identity_free(&c->id);
 	ap_next_steps_free(&c->next);
 }
+
+bool ap_check_describe_fault(const struct ap_check *c, const struct ap_part *p, char *buf,
+			     size_t sz)
+{
+	const struct ap_geometry *f = c->g.in_force;
+	struct ap_check_verdicts v;
+	char desc[200];
+
+	ap_check_judge(c, p, &v);
+	if (v.aligned != 0)
+		return false;
+	ap_check_describe_geometry(f, desc, sizeof(desc));
+	if (ap_align_is_aligned(p->start, f->logical, f->physical, f->lowest_aligned))
+		snprintf(buf, sz, "partition %zu: size %" PRIu64 " sectors is not a whole number of "
+			 "%" PRIu64 "-byte physical sectors", p->partno + 1, p->size, f->physical);
+	else if (v.next != UINT64_MAX)
+		snprintf(buf, sz, "partition %zu: start %" PRIu64 " is not aligned to %s: %" PRIu64
+			 " sector%s past a boundary; next aligned start %" PRIu64, p->partno + 1,
+			 p->start, desc, v.misalign, v.misalign == 1 ? "" : "s", v.next);
+	else
+		snprintf(buf, sz, "partition %zu: start %" PRIu64 " is not aligned to %s",
+			 p->partno + 1, p->start, desc);
+	return true;
+}

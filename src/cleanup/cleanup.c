@@ -447,6 +447,29 @@ bool ap_cleanup_registry_names(const struct ap_cleanup *c)
 	return found;
 }
 
+int ap_cleanup_set_device(struct ap_cleanup *c, const char *dev, char **canon,
+			  struct ap_error *e)
+{
+	struct stat st;
+	int err;
+
+	c->device = dev;
+	/* a vanished device is fine when the registry names it */
+	*canon = realpath(dev, NULL);
+	c->device_canon = *canon;
+	if (stat(dev, &st) == 0) {
+		if (!S_ISBLK(st.st_mode))
+			return ap_error_set(e, ENOTBLK, "not a block device");
+		c->device_rdev = st.st_rdev;
+		return 0;
+	}
+	err = errno;
+	if (ap_cleanup_registry_names(c))
+		return 0;
+	return ap_error_set(e, err, "%s (and no entry in %s names it)", strerror(err),
+			    ap_state_dir());
+}
+
 int ap_cleanup_run(struct ap_cleanup *c, struct ap_error *e)
 {
 	struct ap_state_entry *v = NULL;

@@ -52,6 +52,14 @@ int ap_cleanup_run(struct ap_cleanup *c, struct ap_error *e);
 bool ap_cleanup_about_device(const struct ap_cleanup *c, const char *dev);
 /* Does an entry name c->device (a device that is gone since)? */
 bool ap_cleanup_registry_names(const struct ap_cleanup *c);
+/*
+ * Only what belongs to DEVICE @dev: c->device, its realpath (into *@canon
+ * too, malloc'd, the caller's to free; NULL when it is gone) and its
+ * device number. -ENOTBLK when it is no block device; one that does not
+ * exist is accepted when an entry names it, else its -errno.
+ */
+int ap_cleanup_set_device(struct ap_cleanup *c, const char *dev, char **canon,
+			  struct ap_error *e);
 void ap_cleanup_free(struct ap_cleanup *c);
 
 #endif

@@ -35,21 +35,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <json-c/json.h>
 
-#include "cmd/check.h"
+#include "cmd/checkP.h"
 #include "cmd/commands.h"
 #include "cmd/opts.h"
 #include "cmd/fleet.h"
 #include "device/geometry.h"
 #include "device/identity.h"
 #include "device/ptable.h"
-#include "device/safety.h"
 #include "device/topology.h"
 #include "fleet/vstore.h"
 #include "lib/exitcodes.h"
-#include "lib/state.h"
 #include "lib/util.h"
 #include "ui/out.h"
 
@@ -71,14 +68,17 @@ void check_warn(const struct check *c, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void __attribute__((noreturn)) usage(void)
+/* what --help prints after "Usage:" (the option kit) */
+static const char *const synopsis[] = {
+	"[options] DEVICE|IMAGE...",
+	NULL
+};
+
+static void usage(void)
 {
 	FILE *out = stdout;
 
-	fputs("Usage:\n"
-	      " alignprobe check [options] DEVICE|IMAGE...\n"
-	      "\n"
-	      "Check that every partition of a disk or disk image starts on a physical\n"
+	fputs("Check that every partition of a disk or disk image starts on a physical\n"
 	      "sector boundary: the reported one, the drive's own claim and the probed one.\n"
 	      "Read-only.\n"
 	      "\n"
@@ -137,7 +137,6 @@ static void __attribute__((noreturn)) usage(void)
 	      "of theirs, in the order 1, 3, 2, 7, 4, 0.\n"
 	      "\nAvailable output columns:\n", out);
 	ap_out_list_columns(NULL, check_infos, CHECK_NCOLS);
-	exit(AP_EXIT_OK);
 }
 
 /* ---- per partition ---- */
@@ -169,37 +168,15 @@ static void default_columns(const struct check *c, int *def, size_t *n)
 
 static void report_partitions(struct check *c)
 {
-	const struct ap_geometry *f = c->ck.g.in_force;
-	char desc[200];
+	char msg[400];
 	size_t i;
 
 	if (c->ck.pt.foreign_sector_size)
 		return;		/* the partitions as read here are not the table's */
 	ap_check_count(&c->ck);
-	if (c->quiet)
-		return;
-	ap_check_describe_geometry(f, desc, sizeof(desc));
-	for (i = 0; i < c->ck.pt.nparts; i++) {
-		const struct ap_part *p = &c->ck.pt.parts[i];
-		struct ap_check_verdicts v;
-
-		ap_check_judge(&c->ck, p, &v);
-		if (v.aligned != 0)
-			continue;
-		if (!ap_align_is_aligned(p->start, f->logical, f->physical, f->lowest_aligned)) {
-			if (v.next != UINT64_MAX)
-				check_warn(c, "partition %zu: start %" PRIu64 " is not aligned to %s: %"
-				      PRIu64 " sector%s past a boundary; next aligned start %" PRIu64,
-				      p->partno + 1, p->start, desc, v.misalign,
-				      v.misalign == 1 ? "" : "s", v.next);
-			else
-				check_warn(c, "partition %zu: start %" PRIu64 " is not aligned to %s",
-				      p->partno + 1, p->start, desc);
-		} else {
-			check_warn(c, "partition %zu: size %" PRIu64 " sectors is not a whole number of "
-			      "%" PRIu64 "-byte physical sectors", p->partno + 1, p->size, f->physical);
-		}
-	}
+	for (i = 0; !c->quiet && i < c->ck.pt.nparts; i++)
+		if (ap_check_describe_fault(&c->ck, &c->ck.pt.parts[i], msg, sizeof(msg)))
+			check_warn(c, "%s", msg);
 }
 
 static const struct option longopts[] = {
@@ -318,7 +295,7 @@ static int parse_args(struct check *c, int argc, char **argv)
 		AP_OPT_VERSION, AP_OPT_OUTPUT(&c->out), AP_OPT_END
 	};
 	const struct ap_opts p = {
-		.cmd = CMD, .common = common, .longopts = longopts, .shortopts = "g:p:l:v",
+		.cmd = CMD, .synopsis = synopsis, .common = common, .longopts = longopts, .shortopts = "g:p:l:v",
 		.own = check_opt, .ctx = c,
 	};
 	int rc = ap_opts_parse(&p, argc, argv);
@@ -345,50 +322,6 @@ static int parse_args(struct check *c, int argc, char **argv)
 	return AP_EXIT_OK;
 }
 
-/*
- * A live sweep (or seq) on the disk rewrites its table: what is there now
- * is the run's temporary partition, not the disk's layout. Read from the
- * registry only: nothing is opened next to the live run.
- */
-static int refuse_live_run(const struct check *c)
-{
-	struct stat st;
-	char *cmd = NULL;
-	pid_t pid;
-	int rc = AP_EXIT_OK;
-
-	if (stat(c->ck.device, &st) != 0 || !S_ISBLK(st.st_mode) ||
-	    !ap_state_live_hold(st.st_rdev, &pid, &cmd))
-		return AP_EXIT_OK;
-	if (strcmp(cmd, "probe") != 0) {
-		check_warn(c, "a live alignprobe %s (PID %d) is rewriting this disk: its partition "
-			   "table is the run's temporary one; check again when the run has ended",
-			   cmd, (int)pid);
-		rc = AP_EXIT_REFUSED;
-	}
-	free(cmd);
-	return rc;
-}
-
-/* A partition has no table of its own to check: name the disk that has it. */
-static int refuse_partition(const struct check *c)
-{
-	struct stat st;
-	char *name;
-	dev_t whole;
-
-	if (stat(c->ck.device, &st) != 0 || !S_ISBLK(st.st_mode) ||
-	    ap_safety_whole_disk(st.st_rdev, &whole, &name) != 1)
-		return AP_EXIT_OK;
-	if (name)
-		check_warn(c, "a partition of /dev/%s, not a whole disk: the partition table and its "
-		      "alignment belong to the whole disk; check /dev/%s", name, name);
-	else
-		check_warn(c, "a partition, not a whole disk: check the whole disk it belongs to");
-	free(name);
-	return AP_EXIT_USAGE;
-}
-
 static int run(struct check *c)
 {
 	struct ap_error e, id_err;
@@ -398,11 +331,11 @@ static int run(struct check *c)
 	int rc;
 
 	ap_error_clear(&e);
-	rc = refuse_live_run(c);
-	if (!rc)
-		rc = refuse_partition(c);
-	if (rc)
-		return rc;
+	rc = ap_check_admit(&c->ck, &e);
+	if (rc) {
+		check_warn(c, "%s", e.msg);
+		return ap_exit_for_errno(rc);	/* a live run: 3; a partition: 2 */
+	}
 	ap_error_clear(&id_err);
 	rc = ap_check_read(&c->ck, c->ck.verdicts || c->prometheus, &e, &id_err);
 	if (rc) {
@@ -549,7 +482,7 @@ static int check_one(struct check *base, const char *dev, struct ap_prom *metric
 	c.ck.device = dev;
 	rc = run(&c);
 	if (metrics)
-		check_add_metrics(&c, metrics, rc);
+		ap_check_prom(&c.ck, metrics, rc);
 	if (c.out.json && (c.doc || docs)) {
 		/* one device that could not be checked: nothing on stdout, as before */
 		struct json_object *doc = c.doc ? c.doc : json_object_new_object();

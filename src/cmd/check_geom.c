@@ -7,9 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "analysis/analysis.h"
 #include "check/check.h"
-#include "cmd/check.h"
+#include "cmd/checkP.h"
 #include "fleet/vstore.h"
 
 void check_report_conflict(const struct check *c)
@@ -39,26 +38,11 @@ void check_report_conflict(const struct check *c)
 /* A "no effect" for the model not shown down to the margin, said (it is not used). */
 void check_report_unshown(const struct check *c)
 {
-	const struct ap_vstore_verdict *v = &c->ck.mv.m->verdicts[c->ck.mv.verdict];
-	char *name = ap_vstore_model_name(c->ck.mv.m), m[64];
+	char *name = ap_vstore_model_name(c->ck.mv.m), why[400];
 
-	if (ap_absence_margin_shown(v->absence_margin) && !v->ruled_out_up_to) {
-		check_warn(c, "the verdict store %s says the model %s shows no alignment effect "
-			   "(models[%zu].verdicts[%zu]), but not up to which size a hidden unit was "
-			   "ruled out (an older alignprobe); it is not used, the disk counts as "
-			   "unproven", c->ck.verdicts_file, name, c->ck.mv.model_index, c->ck.mv.verdict);
-		free(name);
-		return;
-	}
-	if (v->absence_margin >= 1)
-		snprintf(m, sizeof(m), "only effects of %.2fx or more", v->absence_margin);
-	else
-		snprintf(m, sizeof(m), "no margin (an older alignprobe)");
+	ap_check_describe_unshown(&c->ck, why, sizeof(why));
 	check_warn(c, "the verdict store %s says the model %s shows no alignment effect "
-	      "(models[%zu].verdicts[%zu]), with %s: that does not show honest sectors (flash "
-	      "costs 1.1-1.5x; %.2fx is the widest margin accepted); it is not used, the disk "
-	      "counts as unproven", c->ck.verdicts_file, name, c->ck.mv.model_index, c->ck.mv.verdict, m,
-	      AP_ABSENCE_MARGIN);
+		   "(models[%zu].verdicts[%zu]), %s; it is not used, the disk counts as unproven",
+		   c->ck.verdicts_file, name, c->ck.mv.model_index, c->ck.mv.verdict, why);
 	free(name);
 }
-

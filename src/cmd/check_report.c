@@ -13,9 +13,8 @@
 #include <string.h>
 #include <json-c/json.h>
 
-#include "cmd/check.h"
+#include "cmd/checkP.h"
 #include "cmd/commands.h"
-#include "cmd/fleet.h"
 #include "device/geometry.h"
 #include "device/identity.h"
 #include "device/ptable.h"
@@ -25,7 +24,7 @@
 #include "lib/util.h"
 #include "ui/out.h"
 
-/* check's columns (declared in cmd/check.h); their names are API. */
+/* check's columns (declared in cmd/checkP.h); their names are API. */
 const struct ap_colinfo check_infos[CHECK_NCOLS] = {
 	[COL_NR]	    = { "NR", 2, SCOLS_FL_RIGHT, AP_COL_NUMBER, "partition number" },
 	[COL_START]	    = { "START", 10, SCOLS_FL_RIGHT, AP_COL_NUMBER, "first sector" },
@@ -109,93 +108,9 @@ static void fill_row(const struct check *c, struct ap_row *r, const struct ap_pa
 
 /* ---- topology and geometry as JSON ---- */
 
-static struct json_object *geometry_json(const struct ap_geometry *g, const char *file)
-{
-	struct json_object *o;
-
-	if (!g || !g->physical)
-		return NULL;
-	o = json_object_new_object();
-	json_object_object_add(o, "source", json_object_new_string(ap_geometry_source_name(g->source)));
-	if (file)
-		json_object_object_add(o, "file", json_object_new_string(file));
-	json_object_object_add(o, "logical_sector", json_object_new_int64(g->logical));
-	json_object_object_add(o, "physical_sector", ap_json_u64(g->physical));
-	json_object_object_add(o, "lowest_aligned_lba", ap_json_u64(g->lowest_aligned));
-	if (g->source == AP_GEOM_MODEL)
-		json_object_object_add(o, "sensitive", json_object_new_boolean(g->sensitive));
-	/* "no effect": up to which unit; physical_sector is then the unit it stands for */
-	if ((g->source == AP_GEOM_MODEL || g->source == AP_GEOM_PROBED) && g->ruled_out_up_to)
-		json_object_object_add(o, "ruled_out_up_to", ap_json_u64(g->ruled_out_up_to));
-	if (g->source == AP_GEOM_PROBED) {
-		json_object_object_add(o, "sensitive", json_object_new_boolean(g->sensitive));
-		json_object_object_add(o, "confidence", isfinite(g->confidence)
-				       ? json_object_new_double(g->confidence) : NULL);
-		json_object_object_add(o, "reported_physical_sector",
-				       json_object_new_int64(g->reported_physical));
-	}
-	return o;
-}
-
-static struct json_object *topology_json(const struct ap_topology *t)
-{
-	const struct ap_kernel_topology *k = &t->kernel;
-	const struct ap_drive_topology *d = &t->drive;
-	struct json_object *o = json_object_new_object(), *ko, *dobj, *a;
-	size_t i;
-
-	ko = json_object_new_object();
-	json_object_object_add(ko, "available", json_object_new_boolean(k->available));
-	if (k->available) {
-		json_object_object_add(ko, "logical_sector", ap_json_u64(k->logical));
-		json_object_object_add(ko, "physical_sector", ap_json_u64(k->physical));
-		json_object_object_add(ko, "minimum_io", ap_json_u64(k->minimum_io));
-		json_object_object_add(ko, "optimal_io", ap_json_u64(k->optimal_io));
-		json_object_object_add(ko, "optimal_io_sane", json_object_new_boolean(k->optimal_io_sane));
-		json_object_object_add(ko, "alignment_offset", ap_json_u64(k->alignment_offset));
-	} else {
-		json_object_object_add(ko, "reason", json_object_new_string(k->why));
-	}
-	json_object_object_add(ko, "write_cache", k->write_cache < 0 ? NULL
-			       : json_object_new_string(k->write_cache ? "write back" : "write through"));
-	json_object_object_add(o, "kernel", ko);
-
-	dobj = json_object_new_object();
-	json_object_object_add(dobj, "available", json_object_new_boolean(d->available));
-	if (d->available) {
-		json_object_object_add(dobj, "source", json_object_new_string(d->source));
-		json_object_object_add(dobj, "logical_sector", json_object_new_int64(d->logical));
-		json_object_object_add(dobj, "physical_sector", d->physical
-				       ? ap_json_u64(d->physical) : NULL);
-		json_object_object_add(dobj, "lowest_aligned_lba", d->lowest_aligned_known
-				       ? json_object_new_int64(d->lowest_aligned) : NULL);
-		if (d->ata_ok)
-			json_object_object_add(dobj, "model", json_object_new_string(d->ata.model));
-		if (d->nvme_ok) {
-			json_object_object_add(dobj, "nvme_npwg", d->nvme.optperf_valid
-					       ? json_object_new_int64(d->nvme.npwg) : NULL);
-			json_object_object_add(dobj, "nvme_nows", d->nvme.optperf_valid
-					       ? json_object_new_int64(d->nvme.nows) : NULL);
-			json_object_object_add(dobj, "nvme_nawupf", d->nvme.atomics_valid
-					       ? json_object_new_int64(d->nvme.nawupf) : NULL);
-		}
-	} else {
-		json_object_object_add(dobj, "reason", json_object_new_string(d->why));
-	}
-	json_object_object_add(dobj, "write_cache", d->wc_known
-			       ? json_object_new_boolean(d->wc.enabled) : NULL);
-	json_object_object_add(o, "drive", dobj);
-
-	a = json_object_new_array();
-	for (i = 0; i < t->ndisagreements; i++)
-		json_object_array_add(a, json_object_new_string(t->disagreements[i]));
-	json_object_object_add(o, "disagreements", a);
-	return o;
-}
-
 static struct json_object *probed_json(const struct check *c)
 {
-	struct json_object *o = geometry_json(&c->ck.g.probed, c->ck.geometry_file);
+	struct json_object *o = ap_geometry_to_json(&c->ck.g.probed, c->ck.geometry_file);
 
 	if (o && c->ck.geometry_file) {
 		json_object_object_add(o, "entry", json_object_new_string(c->ck.pick.where));
@@ -221,40 +136,6 @@ static struct json_object *rule_json(const struct check *c)
 	return o;
 }
 
-/* What to tell about a table for another sector size: the likely cause and the way out. */
-static void foreign_advice(const struct check *c, char *cause, size_t csz, char *remedy,
-			   size_t rsz)
-{
-	unsigned w = c->ck.pt.foreign_sector_size, here = c->ck.pt.sector_size;
-
-	if (!c->ck.pt.is_blockdev && w > here)
-		snprintf(cause, csz, "the image was partitioned as a disk with %u-byte logical "
-			 "sectors (a disk behind a USB bridge that presents them, or a loop device "
-			 "with --sector-size %u) and is read here with %u-byte ones", w, w, here);
-	else if (!c->ck.pt.is_blockdev)
-		snprintf(cause, csz, "the image was partitioned as a disk with %u-byte logical "
-			 "sectors and is read here with %u-byte ones (--sector-size %u)", w, here,
-			 here);
-	else if (w > here)
-		snprintf(cause, csz, "the table was written while a USB bridge (an enclosure or "
-			 "dock) presented the disk with %u-byte logical sectors; here the disk "
-			 "has %u-byte ones (attached directly?)", w, here);
-	else
-		snprintf(cause, csz, "the table was written with the disk attached directly "
-			 "(%u-byte logical sectors); here a USB bridge (an enclosure or dock) "
-			 "presents it with %u-byte ones", w, here);
-	if (!c->ck.pt.is_blockdev)
-		snprintf(remedy, rsz, "read it as written with alignprobe check --sector-size %u "
-			 "%s, or losetup --sector-size %u --partscan --find --show %s; or "
-			 "re-create the table for %u-byte sectors", w, c->ck.device, w, c->ck.device,
-			 here);
-	else
-		snprintf(remedy, rsz, "read it as written with losetup --read-only --sector-size "
-			 "%u --partscan --find --show %s (then check that loop device), or attach "
-			 "the disk the way it was partitioned; or re-create the table for %u-byte "
-			 "sectors (back up first: every partition moves)", w, c->ck.device, here);
-}
-
 static struct json_object *foreign_json(const struct check *c)
 {
 	struct json_object *o, *a;
@@ -263,7 +144,7 @@ static struct json_object *foreign_json(const struct check *c)
 
 	if (!c->ck.pt.foreign_sector_size)
 		return NULL;
-	foreign_advice(c, cause, sizeof(cause), remedy, sizeof(remedy));
+	ap_check_foreign_advice(&c->ck, cause, sizeof(cause), remedy, sizeof(remedy));
 	o = json_object_new_object();
 	json_object_object_add(o, "written_for", json_object_new_int64(c->ck.pt.foreign_sector_size));
 	json_object_object_add(o, "read_with", json_object_new_int64(c->ck.pt.sector_size));
@@ -274,73 +155,6 @@ static struct json_object *foreign_json(const struct check *c)
 	json_object_object_add(o, "evidence", a);
 	json_object_object_add(o, "likely_cause", json_object_new_string(cause));
 	json_object_object_add(o, "remedy", json_object_new_string(remedy));
-	return o;
-}
-static const char *const mv_names[] = {
-	[AP_MV_OFF] = "off", [AP_MV_NOT_NEEDED] = "not_needed", [AP_MV_NO_MODEL] = "no_model",
-	[AP_MV_NONE] = "none", [AP_MV_OTHER_SECTOR] = "other_sector_size", [AP_MV_USED] = "used",
-	[AP_MV_CONFLICT] = "conflict", [AP_MV_UNSHOWN] = "no_effect_not_shown",
-};
-
-/* "model_verdict": what the verdict store said of the disk's model, null without --verdicts. */
-static struct json_object *model_verdict_json(const struct check *c)
-{
-	const struct ap_vstore_model *m = c->ck.mv.m;
-	struct json_object *o, *mo, *a;
-	size_t i, k;
-
-	if (c->ck.mv.state == AP_MV_OFF)
-		return NULL;
-	o = json_object_new_object();
-	json_object_object_add(o, "store", json_object_new_string(c->ck.verdicts_file));
-	a = json_object_new_array();
-	for (i = 0; i < c->ck.nverdict_files; i++)
-		json_object_array_add(a, json_object_new_string(c->ck.verdict_files[i]));
-	json_object_object_add(o, "stores", a);
-	json_object_object_add(o, "state", json_object_new_string(mv_names[c->ck.mv.state]));
-	mo = NULL;
-	if (c->ck.have_id && c->ck.id.model) {
-		mo = json_object_new_object();
-		json_object_object_add(mo, "vendor", ap_json_string(c->ck.id.vendor));
-		json_object_object_add(mo, "model", ap_json_string(c->ck.id.model));
-		json_object_object_add(mo, "revision", ap_json_string(c->ck.id.revision));
-	}
-	json_object_object_add(o, "model", mo);
-	if (c->ck.mv.state == AP_MV_USED) {
-		char where[64];
-
-		snprintf(where, sizeof(where), "models[%zu].verdicts[%zu]", c->ck.mv.model_index,
-			 c->ck.mv.verdict);
-		json_object_object_add(o, "entry", json_object_new_string(where));
-	} else {
-		json_object_object_add(o, "entry", NULL);
-	}
-	a = json_object_new_array();
-	for (i = 0; m && i < m->nverdicts; i++) {
-		const struct ap_vstore_verdict *v = &m->verdicts[i];
-		struct json_object *vo, *xa;
-		char where[64];
-
-		if (v->logical_sector != c->ck.pt.sector_size)
-			continue;
-		vo = json_object_new_object();
-		snprintf(where, sizeof(where), "models[%zu].verdicts[%zu]", c->ck.mv.model_index, i);
-		json_object_object_add(vo, "entry", json_object_new_string(where));
-		json_object_object_add(vo, "logical_sector", ap_json_u64(v->logical_sector));
-		json_object_object_add(vo, "physical_sector", ap_json_u64(v->physical_sector));
-		json_object_object_add(vo, "lowest_aligned_lba", ap_json_u64(v->lowest_aligned_lba));
-		json_object_object_add(vo, "sensitive", json_object_new_boolean(v->sensitive));
-		json_object_object_add(vo, "absence_margin", !v->sensitive && v->absence_margin >= 1 ?
-				       json_object_new_double(v->absence_margin) : NULL);
-		json_object_object_add(vo, "ruled_out_up_to", !v->sensitive && v->ruled_out_up_to ?
-				       ap_json_u64(v->ruled_out_up_to) : NULL);
-		xa = json_object_new_array();
-		for (k = 0; k < v->nexamples; k++)
-			json_object_array_add(xa, ap_vstore_example_to_json(&v->examples[k]));
-		json_object_object_add(vo, "examples", xa);
-		json_object_array_add(a, vo);
-	}
-	json_object_object_add(o, "verdicts", a);
 	return o;
 }
 
@@ -354,54 +168,22 @@ void check_build_json(struct check *c, bool aligned)
 	size_t i;
 
 	json_object_object_add(doc, "device", json_object_new_string(c->ck.device));
-	json_object_object_add(doc, "type", json_object_new_string(pt->is_blockdev ? "block" : "image"));
-	json_object_object_add(doc, "size", ap_json_u64(pt->size_bytes));
-	json_object_object_add(doc, "logical_sector", json_object_new_int64(pt->sector_size));
-	json_object_object_add(doc, "sectors", ap_json_u64(pt->nsectors));
-	json_object_object_add(doc, "label", ap_json_string(pt->label));
-	json_object_object_add(doc, "id", ap_json_string(pt->id));
-	if (pt->reader && strcmp(pt->reader, "libfdisk") != 0)
-		json_object_object_add(doc, "read_by", json_object_new_string(pt->reader));
-	if (pt->whole_disk) {
-		struct json_object *wo = json_object_new_object();
-
-		json_object_object_add(wo, "type", json_object_new_string(pt->whole_disk));
-		json_object_object_add(wo, "usage", ap_json_string(pt->whole_disk_usage));
-		json_object_object_add(doc, "whole_disk", wo);
-	}
-	json_object_object_add(doc, "first_usable", pt->label ? ap_json_u64(pt->first_usable) : NULL);
-	json_object_object_add(doc, "last_usable", pt->label ? ap_json_u64(pt->last_usable) : NULL);
-	json_object_object_add(doc, "topology", topology_json(&c->ck.topo));
+	ap_ptable_to_json(pt, doc);
+	json_object_object_add(doc, "topology", ap_topology_to_json(&c->ck.topo));
 
 	geo = json_object_new_object();
-	json_object_object_add(geo, "in_force", geometry_json(c->ck.g.in_force,
+	json_object_object_add(geo, "in_force", ap_geometry_to_json(c->ck.g.in_force,
 			       c->ck.g.rule == AP_RULE_PROBED ? c->ck.geometry_file : NULL));
-	json_object_object_add(geo, "reported", geometry_json(&c->ck.g.reported, NULL));
-	json_object_object_add(geo, "drive", geometry_json(&c->ck.g.drive, NULL));
+	json_object_object_add(geo, "reported", ap_geometry_to_json(&c->ck.g.reported, NULL));
+	json_object_object_add(geo, "drive", ap_geometry_to_json(&c->ck.g.drive, NULL));
 	json_object_object_add(geo, "probed", probed_json(c));
 	json_object_object_add(geo, "optimal_io", c->ck.g.optio ? ap_json_u64(c->ck.g.optio) : NULL);
 	json_object_object_add(doc, "geometry", geo);
 	json_object_object_add(doc, "rule", rule_json(c));
-	json_object_object_add(doc, "model_verdict", model_verdict_json(c));
+	json_object_object_add(doc, "model_verdict", ap_check_model_to_json(&c->ck));
 	json_object_object_add(doc, "foreign_sector_size", foreign_json(c));
 
-	a = json_object_new_array();
-	for (i = 0; i < pt->nissues; i++) {
-		const struct ap_pt_issue *is = &pt->issues[i];
-		struct json_object *io = json_object_new_object();
-
-		json_object_object_add(io, "kind", json_object_new_string(ap_pt_kind_name(is->kind)));
-		json_object_object_add(io, "severity", json_object_new_string(is->error ? "error" : "warning"));
-		json_object_object_add(io, "partition", is->partno >= 0
-				       ? json_object_new_int64(is->partno + 1) : NULL);
-		json_object_object_add(io, "message", json_object_new_string(is->msg));
-		json_object_array_add(a, io);
-	}
-	json_object_object_add(doc, "issues", a);
-	a = json_object_new_array();
-	for (i = 0; i < pt->nfdisk_msgs; i++)
-		json_object_array_add(a, json_object_new_string(pt->fdisk_msgs[i]));
-	json_object_object_add(doc, "libfdisk_messages", a);
+	ap_ptable_issues_to_json(pt, doc);
 
 	a = json_object_new_array();
 	check_cols(c, &cs);
@@ -610,30 +392,28 @@ int check_print_topology(const struct check *c)
 	return 0;
 }
 
+/* The table's row of partition @i (ap_cols_table_rows()). */
+static bool part_row(void *ctx, struct ap_row *r, size_t i)
+{
+	const struct check *c = ctx;
+	struct ap_check_verdicts v;
+
+	ap_check_judge(&c->ck, &c->ck.pt.parts[i], &v);
+	fill_row(c, r, &c->ck.pt.parts[i], &v);
+	return true;
+}
+
 int check_print_table(struct check *c)
 {
 	struct libscols_table *tb;
 	struct ap_out out;
 	struct ap_cols cs;
-	struct ap_row r;
-	size_t i;
 	int rc;
 
 	check_cols(c, &cs);
-	tb = ap_cols_table_new(&cs, "partitions");
-	ap_row_init(&r, &cs);
-	for (i = 0; i < c->ck.pt.nparts; i++) {
-		struct ap_check_verdicts v;
-
-		ap_check_judge(&c->ck, &c->ck.pt.parts[i], &v);
-		fill_row(c, &r, &c->ck.pt.parts[i], &v);
-		if (ap_row_add_line(&r, tb) != 0) {
-			ap_row_free(&r);
-			scols_unref_table(tb);
-			return -ENOMEM;
-		}
-	}
-	ap_row_free(&r);
+	tb = ap_cols_table_rows(&cs, "partitions", c->ck.pt.nparts, part_row, c);
+	if (!tb)
+		return -ENOMEM;
 	/* raw and CSV: the rows of every device under one heading */
 	out = c->out;
 	if ((out.raw || out.csv) && c->headings_done) {
@@ -682,86 +462,9 @@ void check_report_foreign(const struct check *c)
 
 	for (i = 0; i < c->ck.pt.nforeign_evidence; i++)
 		check_warn(c, "found: %s", c->ck.pt.foreign_evidence[i]);
-	foreign_advice(c, cause, sizeof(cause), remedy, sizeof(remedy));
+	ap_check_foreign_advice(&c->ck, cause, sizeof(cause), remedy, sizeof(remedy));
 	check_warn(c, "likely cause: %s", cause);
 	check_warn(c, "what to do: %s", remedy);
-}
-
-/* --prometheus: this device's series (see docs/alignprobe.8, MONITORING). */
-void check_add_metrics(const struct check *c, struct ap_prom *p, int status)
-{
-	const char *dev = c->ck.device;
-	const struct ap_geometry *geo[] = { &c->ck.g.reported, &c->ck.g.drive, &c->ck.g.probed };
-	bool judged = status == AP_EXIT_OK || status == AP_EXIT_MISALIGNED ||
-		      status == AP_EXIT_SECTOR_SIZE;
-	char num[24];
-	size_t i;
-
-	ap_fleet_prom_add(p, "alignprobe_check_success", judged, "device", dev, NULL);
-	ap_fleet_prom_add(p, "alignprobe_check_exit_status", status, "device", dev, NULL);
-	ap_fleet_prom_disk(p, "check", dev, c->ck.have_id ? &c->ck.id : NULL, c->ck.pt.sector_size);
-	if (!judged)
-		return;
-	ap_fleet_prom_add(p, "alignprobe_disk_aligned", status == AP_EXIT_OK, "device", dev, NULL);
-	for (i = 0; i < AP_ARRAY_SIZE(geo); i++) {
-		const char *src = ap_geometry_source_name(geo[i]->source);
-
-		if (!geo[i]->physical)
-			continue;
-		ap_fleet_prom_add(p, "alignprobe_physical_sector_bytes", (double)geo[i]->physical,
-				  "command", "check", "device", dev, "source", src, NULL);
-		ap_fleet_prom_add(p, "alignprobe_alignment_offset_bytes",
-				  (double)geo[i]->lowest_aligned * geo[i]->logical, "command", "check",
-				  "device", dev, "source", src, NULL);
-	}
-	if (c->ck.g.in_force) {
-		ap_fleet_prom_add(p, "alignprobe_check_rule_info", 1, "device", dev, "rule",
-				  ap_geometry_rule_name(c->ck.g.rule), "basis",
-				  ap_geometry_source_name(c->ck.g.basis->source), NULL);
-		ap_fleet_prom_add(p, "alignprobe_check_required_alignment_bytes",
-				  (double)c->ck.g.in_force->physical, "device", dev, NULL);
-		ap_fleet_prom_add(p, "alignprobe_check_required_offset_bytes",
-				  (double)c->ck.g.in_force->lowest_aligned * c->ck.g.in_force->logical,
-				  "device", dev, NULL);
-	}
-	if (c->ck.pt.foreign_sector_size)
-		ap_fleet_prom_add(p, "alignprobe_check_foreign_sector_bytes",
-				  c->ck.pt.foreign_sector_size, "device", dev, NULL);
-	if (c->ck.mv.state != AP_MV_OFF && c->ck.mv.state != AP_MV_NOT_NEEDED) {
-		ap_fleet_prom_add(p, "alignprobe_check_model_verdicts", (double)c->ck.mv.nmatching,
-				  "device", dev, NULL);
-		if (c->ck.mv.state == AP_MV_USED) {
-			const struct ap_vstore_verdict *v = &c->ck.mv.m->verdicts[c->ck.mv.verdict];
-			char where[64];
-
-			snprintf(where, sizeof(where), "models[%zu].verdicts[%zu]",
-				 c->ck.mv.model_index, c->ck.mv.verdict);
-			ap_fleet_prom_add(p, "alignprobe_check_model_verdict_info", 1, "device", dev,
-					  "store", c->ck.verdicts_file, "entry", where, "example",
-					  v->nexamples ? v->examples[0].serial : NULL, NULL);
-		}
-	}
-	ap_fleet_prom_add(p, "alignprobe_check_partitions", (double)c->ck.nchecked, "device", dev,
-			  NULL);
-	ap_fleet_prom_add(p, "alignprobe_check_misaligned_partitions", (double)c->ck.nmisaligned,
-			  "device", dev, NULL);
-	for (i = 0; i < c->ck.pt.nparts; i++) {
-		const struct ap_part *part = &c->ck.pt.parts[i];
-		unsigned ls = c->ck.pt.sector_size;
-		struct ap_check_verdicts v;
-
-		ap_check_judge(&c->ck, part, &v);
-		if (v.aligned < 0)
-			continue;	/* an extended partition, or a table for another size */
-		snprintf(num, sizeof(num), "%zu", part->partno + 1);
-		ap_fleet_prom_add(p, "alignprobe_partition_aligned", v.aligned, "device", dev,
-				  "partition", num, NULL);
-		ap_fleet_prom_add(p, "alignprobe_partition_start_bytes", (double)part->start * ls,
-				  "device", dev, "partition", num, NULL);
-		if (v.next != UINT64_MAX)
-			ap_fleet_prom_add(p, "alignprobe_partition_next_aligned_start_bytes",
-					  (double)v.next * ls, "device", dev, "partition", num, NULL);
-	}
 }
 
 /* What to run next for each misaligned partition (ap_check_next_steps()), after the table. */

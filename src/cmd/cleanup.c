@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cleanup/cleanup.h"
 #include "cmd/commands.h"
@@ -61,8 +60,7 @@ struct cleanup {
 	bool remove_journals;
 	bool quiet;
 	const char *device;	/* as given */
-	char *device_canon;	/* realpath, when it exists */
-	dev_t device_rdev;	/* 0 when unknown */
+	char *device_canon;	/* realpath, when it exists (the engine's c->device_canon) */
 	struct ap_out out;
 	struct libscols_table *tb;
 	int cols[AP_ARRAY_SIZE(infos) * 2];
@@ -70,9 +68,14 @@ struct cleanup {
 	struct ap_cols cs;	/* of cols */
 };
 
+/* what --help prints after "Usage:" (the option kit) */
+static const char *const synopsis[] = {
+	"[options] [DEVICE]",
+	NULL
+};
+
 static void __attribute__((noreturn)) usage(void)
 {
-	printf("Usage:\n %s %s [options] [DEVICE]\n\n", AP_PROG, CMD);
 	puts("Remove what a killed run (SIGKILL, power cut) left behind: stale mounts,\n"
 	     "temporary directories, loop devices and emulated drives recorded in the\n"
 	     "state directory. Resources of runs that are still alive are never touched.\n"
@@ -132,27 +135,15 @@ static void report(struct ap_cleanup *ck, const struct ap_state_entry *en, const
 			 en->dev ? en->dev : "?", en->path);
 }
 
-/* What the engine is given, from the options. */
+/* What the engine is given, from the options (the DEVICE apart). */
 static void engine_of(struct cleanup *c, struct ap_cleanup *ck)
 {
 	memset(ck, 0, sizeof(*ck));
 	ck->dry_run = c->dry_run;
 	ck->remove_journals = c->remove_journals;
-	ck->device = c->device;
-	ck->device_canon = c->device_canon;
-	ck->device_rdev = c->device_rdev;
 	ck->cache_model = &ap_cmd_emu_cache;
 	ck->report = report;
 	ck->arg = c;
-}
-
-/* Does an entry name c->device (a device that is gone since)? */
-static bool registry_names(struct cleanup *c)
-{
-	struct ap_cleanup ck;
-
-	engine_of(c, &ck);
-	return ap_cleanup_registry_names(&ck);
 }
 
 /* cleanup's one option of its own */
@@ -170,7 +161,7 @@ static int cleanup_opt(void *ctx, int ch, const char *arg)
  * Options and the DEVICE: 0 to go on; an exit code after the message; -1
  * when the version or the columns were printed.
  */
-static int parse_args(struct cleanup *c, int argc, char **argv)
+static int parse_args(struct cleanup *c, struct ap_cleanup *ck, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "remove-journals", no_argument, NULL, OPT_REMOVE_JOURNALS },
@@ -182,7 +173,7 @@ static int parse_args(struct cleanup *c, int argc, char **argv)
 		AP_OPT_VERSION, AP_OPT_OUTPUT(&c->out), AP_OPT_END
 	};
 	const struct ap_opts p = {
-		.cmd = CMD, .common = common, .longopts = longopts, .own = cleanup_opt, .ctx = c,
+		.cmd = CMD, .synopsis = synopsis, .common = common, .longopts = longopts, .own = cleanup_opt, .ctx = c,
 	};
 	int rc = ap_opts_parse(&p, argc, argv);
 
@@ -199,28 +190,18 @@ static int parse_args(struct cleanup *c, int argc, char **argv)
 	if (ap_opts_columns(CMD, &c->out, infos, AP_ARRAY_SIZE(infos), defaults,
 			    AP_ARRAY_SIZE(defaults), c->cols, &c->ncols))
 		return AP_EXIT_USAGE;
+	engine_of(c, ck);
 	if (optind < argc) {
-		struct stat st;
+		struct ap_error e = { 0 };
 
 		c->device = argv[optind];
 		if (!*c->device) {
 			ap_usage_error(CMD, "an empty DEVICE name");
 			return AP_EXIT_USAGE;
 		}
-		/* a vanished device is fine when the registry names it */
-		c->device_canon = realpath(c->device, NULL);
-		if (stat(c->device, &st) == 0) {
-			if (!S_ISBLK(st.st_mode)) {
-				free(c->device_canon);
-				return ap_errx(CMD, c->device, ENOTBLK, "not a block device");
-			}
-			c->device_rdev = st.st_rdev;
-		} else if (!registry_names(c)) {
-			int err = errno;
-
+		if (ap_cleanup_set_device(ck, c->device, &c->device_canon, &e) < 0) {
 			free(c->device_canon);
-			return ap_errx(CMD, c->device, err, "%s (and no entry in %s names it)",
-				       strerror(err), ap_state_dir());
+			return ap_err_error(CMD, c->device, &e);
 		}
 	}
 	return 0;
@@ -234,10 +215,9 @@ int ap_cmd_cleanup(int argc, char **argv)
 	bool write_error = false;
 	int rc;
 
-	rc = parse_args(&c, argc, argv);
+	rc = parse_args(&c, &ck, argc, argv);
 	if (rc)
 		return rc < 0 ? AP_EXIT_OK : rc;
-	engine_of(&c, &ck);
 	ap_cols_init(&c.cs, &c.out, infos, AP_ARRAY_SIZE(infos), c.cols, c.ncols, NULL, 0);
 	c.tb = ap_cols_table_new(&c.cs, "cleanup");
 	rc = ap_cleanup_run(&ck, &e);

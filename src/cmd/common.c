@@ -11,13 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cmd/commands.h"
 #include "device/cachectl.h"
 #include "device/safety.h"
 #include "emu/emu.h"
 #include "emu/model.h"
+#include "lib/blkdev.h"
 #include "lib/exitcodes.h"
 #include "lib/outfile.h"
 #include "lib/state.h"
@@ -132,37 +132,6 @@ int ap_cmd_close_stdout(const char *cmd, int status)
 	return status == AP_EXIT_OK ? AP_EXIT_FAILURE : status;
 }
 
-/* the same device (or, for what is none, the same file) */
-static bool same_node(const struct stat *a, const struct stat *b)
-{
-	if (S_ISBLK(a->st_mode) || S_ISBLK(b->st_mode))
-		return S_ISBLK(a->st_mode) && S_ISBLK(b->st_mode) && a->st_rdev == b->st_rdev;
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
-}
-
-/*
- * The stat of every device (ok[i]: it exists; what does not is said later)
- * and, in twin[i], the first earlier entry naming the same node, or i.
- */
-static void find_twins(char *const *devs, size_t n, size_t *twin)
-{
-	struct stat *st = ap_xcalloc(n ? n : 1, sizeof(*st));
-	bool *ok = ap_xcalloc(n ? n : 1, sizeof(*ok));
-	size_t i, j;
-
-	for (i = 0; i < n; i++) {
-		ok[i] = stat(devs[i], &st[i]) == 0;
-		twin[i] = i;
-		for (j = 0; ok[i] && j < i; j++)
-			if (ok[j] && same_node(&st[i], &st[j])) {
-				twin[i] = j;
-				break;
-			}
-	}
-	free(st);
-	free(ok);
-}
-
 static void say_twice(const char *cmd, const char *dev, const char *first, const char *what)
 {
 	if (strcmp(dev, first) == 0)
@@ -177,7 +146,7 @@ int ap_check_listed_twice(const char *cmd, char *const *devs, size_t n)
 	size_t i;
 	int rc = 0;
 
-	find_twins(devs, n, twin);
+	ap_blkdev_twins(devs, n, twin);
 	for (i = 0; i < n && !rc; i++) {
 		if (twin[i] == i)
 			continue;
@@ -193,7 +162,7 @@ size_t ap_dedupe_devices(const char *cmd, char **devs, size_t n, bool quiet)
 	size_t *twin = ap_xcalloc(n ? n : 1, sizeof(*twin));
 	size_t i, k = 0;
 
-	find_twins(devs, n, twin);
+	ap_blkdev_twins(devs, n, twin);
 	for (i = 0; i < n; i++) {
 		if (twin[i] == i)
 			devs[k++] = devs[i];
@@ -268,11 +237,10 @@ void ap_cmd_dry_run_outputs(const struct ap_cmd_output *o, size_t n)
 
 int ap_cmd_refuse_held(const char *cmd, const char *dev)
 {
-	struct stat st;
 	char *what = NULL;
 	pid_t pid;
 
-	if (stat(dev, &st) != 0 || !S_ISBLK(st.st_mode) || !ap_state_live_hold(st.st_rdev, &pid, &what))
+	if (!ap_state_live_hold_path(dev, &pid, &what))
 		return 0;
 	ap_warnx(cmd, dev, "in use by a running alignprobe %s (PID %d); wait until it ends",
 		 what, (int)pid);
@@ -329,25 +297,13 @@ int ap_cmd_check_columns(const char *cmd, const struct ap_out *o,
 	return 0;
 }
 
-/* Does @spec name a drive profile, as NAME or profile=NAME? */
-static bool names_profile(const char *spec)
-{
-	char *copy = ap_xstrdup(spec), *tok, *save = copy;
-	bool found = false;
-
-	while (!found && (tok = strsep(&save, ",")))
-		found = ap_emu_profile_spec(strncmp(tok, "profile=", 8) ? tok : tok + 8) != NULL;
-	free(copy);
-	return found;
-}
-
 int ap_cmd_emu_spec(const char *cmd, const char *base, const char *spec, bool hint,
 		    struct ap_emu_spec *s)
 {
 	struct ap_error e = { 0 };
 
 	/* a drive profile of the user's replaces the default entirely */
-	if (spec && names_profile(spec))
+	if (spec && ap_emu_spec_names_profile(spec))
 		base = NULL;
 	if (base && ap_emu_spec_parse(base, s, &e) != 0) {
 		/* a default of our own that does not parse */

@@ -3,6 +3,7 @@
  * The option kit (opts.h): one getopt_long loop for every command, the
  * shared options handled from each command's table, its own handed back.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,12 +72,26 @@ static char *merge_shortopts(const struct ap_opts *p)
 	return s;
 }
 
+/* --help: "Usage:" and the synopsis, then the command's own text. */
+static void help(const struct ap_opts *p, const struct ap_opt *o)
+{
+	const char *const *f;
+
+	if (p->synopsis) {
+		fputs("Usage:\n", stdout);
+		for (f = p->synopsis; *f; f++)
+			printf(" %s %s %s\n", AP_PROG, p->cmd, *f);
+		putchar('\n');
+	}
+	o->usage();
+}
+
 /* A shared option: 0 done, -1 the command ends (help, version), 1 not shared. */
-static int common_opt(const struct ap_opt *table, int ch, const char *arg)
+static int common_opt(const struct ap_opts *p, int ch, const char *arg)
 {
 	const struct ap_opt *o;
 
-	for (o = table; o->kind != AP_OPTK_END; o++) {
+	for (o = p->common; o->kind != AP_OPTK_END; o++) {
 		if (o->kind == AP_OPTK_OUTPUT) {
 			if (ap_out_parse_opt(o->value, ch, arg))
 				return 0;
@@ -95,7 +110,7 @@ static int common_opt(const struct ap_opt *table, int ch, const char *arg)
 			*(const char **)o->value = arg;
 			return 0;
 		case AP_OPTK_HELP:
-			o->usage();
+			help(p, o);
 			return -1;
 		case AP_OPTK_VERSION:
 			ap_print_version();
@@ -120,7 +135,7 @@ int ap_opts_parse(const struct ap_opts *p, int argc, char **argv)
 			rc = AP_EXIT_USAGE;
 			break;
 		}
-		rc = common_opt(p->common, ch, optarg);
+		rc = common_opt(p, ch, optarg);
 		if (rc == 1)
 			rc = p->own ? p->own(p->ctx, ch, optarg) : AP_EXIT_USAGE;
 	}

@@ -69,10 +69,13 @@ struct ap_opt {
  * AP_OPT_END), and its own: @longopts (ended by a NULL name; may be NULL)
  * and @shortopts (getopt's letters; may be NULL), each handed to @own.
  * @own returns 0, or an exit code after its message (or -1 after
- * printing what ends the command with success).
+ * printing what ends the command with success). @synopsis (NULL-ended;
+ * may be NULL): the forms --help prints as "Usage:\n alignprobe CMD FORM"
+ * before the AP_OPT_HELP function's text.
  */
 struct ap_opts {
 	const char *cmd;
+	const char *const *synopsis;
 	const struct ap_opt *common;
 	const struct option *longopts;
 	const char *shortopts;
@@ -96,6 +99,15 @@ int ap_opts_parse(const struct ap_opts *p, int argc, char **argv);
  * ap_out_columns()), 0 or AP_EXIT_USAGE after the message.
  */
 int ap_opts_out_check(const char *cmd, const struct ap_out *o);
+
+/* A command's column table (the one that drives -o, the table and JSON) and its defaults. */
+struct ap_opts_cols {
+	const struct ap_colinfo *infos;
+	size_t ninfos;
+	const int *defaults;	/* the columns shown without -o */
+	size_t ndefaults;
+};
+
 int ap_opts_list_columns(const struct ap_out *o, const struct ap_colinfo *infos, size_t ninfos);
 int ap_opts_columns(const char *cmd, const struct ap_out *o, const struct ap_colinfo *infos,
 		    size_t ninfos, const int *defaults, size_t ndefaults, int *cols,

@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <json-c/json.h>
 
@@ -32,6 +31,7 @@
 #include "ui/out.h"
 #include "ui/progress.h"
 #include "workload/pm.h"
+#include "workload/pm_pins.h"
 
 #define CMD "postmark"
 
@@ -47,26 +47,6 @@ enum {
 	OPT_TERSE,
 };
 
-static const struct option longopts[] = {
-	{ "size",           required_argument, NULL, 's' },
-	{ "number",         required_argument, NULL, 'N' },
-	{ "seed",           required_argument, NULL, 'S' },
-	{ "transactions",   required_argument, NULL, 't' },
-	{ "location",       required_argument, NULL, 'l' },
-	{ "subdirectories", required_argument, NULL, 'd' },
-	{ "read-block",     required_argument, NULL, OPT_READ_BLOCK },
-	{ "write-block",    required_argument, NULL, OPT_WRITE_BLOCK },
-	{ "buffering",      required_argument, NULL, OPT_BUFFERING },
-	{ "bias-read",      required_argument, NULL, OPT_BIAS_READ },
-	{ "bias-create",    required_argument, NULL, OPT_BIAS_CREATE },
-	{ "sync",           required_argument, NULL, OPT_SYNC },
-	{ "drop-caches",    no_argument,       NULL, OPT_DROP_CACHES },
-	{ "data",           required_argument, NULL, OPT_DATA },
-	{ "terse",          no_argument,       NULL, OPT_TERSE },
-	{ "interactive",    no_argument,       NULL, 'i' },
-	{ NULL, 0, NULL, 0 }
-};
-
 /*
  * A configuration that cannot run: 2, or 3 where the errno table says a
  * refusal (a location on a read-only file system: EROFS).
@@ -76,11 +56,16 @@ static int usage_or_refused(int err)
 	return ap_exit_for_errno(err) == AP_EXIT_REFUSED ? AP_EXIT_REFUSED : AP_EXIT_USAGE;
 }
 
+/* what --help prints after "Usage:" (the option kit) */
+static const char *const synopsis[] = {
+	"[options] [CONFIG...]",
+	NULL
+};
+
 static void usage(void)
 {
 	FILE *f = stdout;
 
-	fprintf(f, "Usage:\n %s %s [options] [CONFIG...]\n\n", AP_PROG, CMD);
 	fputs("The built-in PostMark-compatible workload: for the same settings it performs\n"
 	      "exactly the file operations of PostMark 1.5 (same files created, read,\n"
 	      "appended and deleted, same bytes), timed in nanoseconds, and always removes\n"
@@ -118,99 +103,13 @@ static void usage(void)
 	      "results printed).\n", f);
 }
 
-/* Settings given as options: re-applied on top of every configuration. */
-struct pins {
-	char **lines;			/* PostMark "set ..." lines */
-	size_t nlines;
-	struct ap_pm_location *locs;	/* --location, replacing the files' */
-	size_t nlocs;
-};
-
 struct postmark_cmd {
-	struct pins pins;
+	struct ap_pm_pins pins;		/* the options' settings, over the files' */
 	bool json, quiet;
 	struct json_object *runs;	/* --json: the runs so far */
 	struct ap_progress prog;
 	char prog_what[64];
 };
-
-/* @cmd is a PostMark command ("set seed"), @arg its value */
-static void pin_line(struct pins *p, const char *cmd, const char *arg)
-{
-	p->lines = ap_xreallocarray(p->lines, p->nlines + 1, sizeof(*p->lines));
-	ap_xasprintf(&p->lines[p->nlines++], "%s %s", cmd, arg);
-}
-
-static void pins_free(struct pins *p)
-{
-	size_t i;
-
-	for (i = 0; i < p->nlines; i++)
-		free(p->lines[i]);
-	free(p->lines);
-	for (i = 0; i < p->nlocs; i++)
-		free(p->locs[i].path);
-	free(p->locs);
-}
-
-/* --location DIR[=W]: W when the part before the last '=' is a directory. */
-static int pin_location(struct pins *p, const char *arg)
-{
-	char *dir = ap_xstrdup(arg), *eq = strrchr(dir, '=');
-	struct stat st;
-	uint32_t w = 1;
-
-	if (eq && ap_parse_u32(eq + 1, &w) == 0) {
-		*eq = '\0';
-		if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-			*eq = '=';
-			w = 1;
-		}
-	}
-	if (w < 1 || w > AP_PM_MAX_WEIGHT) {
-		ap_usage_error(CMD, "--location %s: weight out of range 1..%u", arg,
-			       AP_PM_MAX_WEIGHT);
-		free(dir);
-		return -EINVAL;
-	}
-	p->locs = ap_xreallocarray(p->locs, p->nlocs + 1, sizeof(*p->locs));
-	p->locs[p->nlocs].path = dir;
-	p->locs[p->nlocs].weight = w;
-	p->nlocs++;
-	return 0;
-}
-
-static int pins_apply(const struct pins *p, struct ap_pm_config *cfg, struct ap_error *e)
-{
-	struct ap_pm_line pl;
-	struct ap_pm_config tmp;
-	size_t i;
-	int rc;
-
-	for (i = 0; i < p->nlines; i++) {
-		rc = ap_pm_config_line(cfg, p->lines[i], NULL, 0, &pl, e);
-		free(pl.arg);
-		if (rc)
-			return rc;
-	}
-	if (p->nlocs) {
-		ap_pm_config_copy(&tmp, cfg);
-		ap_pm_config_free(&tmp);	/* drops the locations only */
-		tmp.locations = NULL;
-		tmp.nlocations = 0;
-		for (i = 0; i < p->nlocs; i++) {
-			rc = ap_pm_config_add_location(&tmp, p->locs[i].path,
-						       p->locs[i].weight, e);
-			if (rc) {
-				ap_pm_config_free(&tmp);
-				return rc;
-			}
-		}
-		ap_pm_config_free(cfg);
-		*cfg = tmp;
-	}
-	return 0;
-}
 
 static void on_progress(void *arg, int phase, uint64_t done, uint64_t total)
 {
@@ -280,11 +179,7 @@ static int do_run(struct postmark_cmd *c, struct ap_pm_config *cfg, const char *
 			 (unsigned long long)res.transactions_done);
 
 	if (c->json) {
-		struct json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "config", ap_pm_config_to_json(cfg));
-		json_object_object_add(o, "result", ap_pm_result_to_json(&res));
-		json_object_array_add(c->runs, o);
+		json_object_array_add(c->runs, ap_pm_run_to_json(cfg, &res));
 		if (!output)
 			return ret;
 	}
@@ -314,21 +209,11 @@ static int do_show(struct postmark_cmd *c, const struct ap_pm_config *cfg, const
  * exit code (AP_EXIT_USAGE with a message naming file:line). */
 static int check_script(struct postmark_cmd *c, struct ap_pm_script *s, bool implicit_run)
 {
+	const char *where;
 	struct ap_error e;
-	size_t i;
 
-	for (i = 0; i < s->nsteps; i++) {
-		struct ap_pm_step *st = &s->steps[i];
-
-		if (pins_apply(&c->pins, &st->cfg, &e) ||
-		    (st->cmd == AP_PM_CMD_RUN && ap_pm_config_validate(&st->cfg, &e))) {
-			ap_warnx(CMD, st->where, "%s", e.msg);
-			return usage_or_refused(e.code);
-		}
-	}
-	if (pins_apply(&c->pins, &s->final, &e) ||
-	    (implicit_run && ap_pm_config_validate(&s->final, &e))) {
-		ap_warnx(CMD, NULL, "%s", e.msg);
+	if (ap_pm_script_check(s, &c->pins, implicit_run, &where, &e)) {
+		ap_warnx(CMD, where, "%s", e.msg);
 		return usage_or_refused(e.code);
 	}
 	return AP_EXIT_OK;
@@ -365,17 +250,6 @@ static int exec_script(struct postmark_cmd *c, struct ap_pm_script *s, bool impl
 	if (implicit_run)
 		return do_run(c, &s->final, NULL, NULL);
 	return AP_EXIT_OK;
-}
-
-static bool script_has_run(const struct ap_pm_script *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->nsteps; i++) {
-		if (s->steps[i].cmd == AP_PM_CMD_RUN)
-			return true;
-	}
-	return false;
 }
 
 /* -i: PostMark's command loop on stdin. */
@@ -417,7 +291,7 @@ static int interactive(struct postmark_cmd *c, struct ap_pm_config *cfg, bool *q
 		switch (pl.cmd) {
 		case AP_PM_CMD_RUN:
 			ap_pm_config_copy(&tmp, cfg);
-			if (pins_apply(&c->pins, &tmp, &e)) {
+			if (ap_pm_pins_apply(&c->pins, &tmp, &e)) {
 				ap_warnx(CMD, NULL, "%s", e.msg);
 				rc = AP_EXIT_USAGE;
 			} else {
@@ -427,7 +301,7 @@ static int interactive(struct postmark_cmd *c, struct ap_pm_config *cfg, bool *q
 			break;
 		case AP_PM_CMD_SHOW:
 			ap_pm_config_copy(&tmp, cfg);
-			pins_apply(&c->pins, &tmp, &e);
+			ap_pm_pins_apply(&c->pins, &tmp, &e);
 			rc = do_show(c, &tmp, pl.arg);
 			ap_pm_config_free(&tmp);
 			break;
@@ -468,25 +342,30 @@ static int interactive(struct postmark_cmd *c, struct ap_pm_config *cfg, bool *q
 }
 
 /*
- * The options that set one line of the configuration: "set KEY ARG", or
- * "set KEY VALUE" for those without an argument.
+ * postmark's own options; those that pin one line of the configuration
+ * name it: "set KEY ARG", or "set KEY VALUE" for those without an argument.
  */
-static const struct pin_opt {
-	int val;
+static const struct pm_opt {
+	const char *name;
+	int has_arg, val;
 	const char *set, *value;
-} pin_opts[] = {
-	{ 'N', "set number", NULL },
-	{ 'S', "set seed", NULL },
-	{ 't', "set transactions", NULL },
-	{ 'd', "set subdirectories", NULL },
-	{ OPT_READ_BLOCK, "set read", NULL },
-	{ OPT_WRITE_BLOCK, "set write", NULL },
-	{ OPT_BIAS_READ, "set bias read", NULL },
-	{ OPT_BIAS_CREATE, "set bias create", NULL },
-	{ OPT_SYNC, "set sync", NULL },
-	{ OPT_DROP_CACHES, "set dropcaches", "true" },
-	{ OPT_DATA, "set data", NULL },
-	{ OPT_TERSE, "set report", "terse" },
+} pm_opts[] = {
+	{ "size",           required_argument, 's', NULL, NULL },
+	{ "number",         required_argument, 'N', "set number", NULL },
+	{ "seed",           required_argument, 'S', "set seed", NULL },
+	{ "transactions",   required_argument, 't', "set transactions", NULL },
+	{ "location",       required_argument, 'l', NULL, NULL },
+	{ "subdirectories", required_argument, 'd', "set subdirectories", NULL },
+	{ "read-block",     required_argument, OPT_READ_BLOCK, "set read", NULL },
+	{ "write-block",    required_argument, OPT_WRITE_BLOCK, "set write", NULL },
+	{ "buffering",      required_argument, OPT_BUFFERING, NULL, NULL },
+	{ "bias-read",      required_argument, OPT_BIAS_READ, "set bias read", NULL },
+	{ "bias-create",    required_argument, OPT_BIAS_CREATE, "set bias create", NULL },
+	{ "sync",           required_argument, OPT_SYNC, "set sync", NULL },
+	{ "drop-caches",    no_argument,       OPT_DROP_CACHES, "set dropcaches", "true" },
+	{ "data",           required_argument, OPT_DATA, "set data", NULL },
+	{ "terse",          no_argument,       OPT_TERSE, "set report", "terse" },
+	{ "interactive",    no_argument,       'i', NULL, NULL },
 };
 
 struct pm_parse {
@@ -498,32 +377,24 @@ struct pm_parse {
 static int postmark_opt(void *ctx, int ch, const char *arg)
 {
 	struct pm_parse *pp = ctx;
-	struct pins *pins = &pp->c->pins;
-	char *v;
+	struct ap_pm_pins *pins = &pp->c->pins;
+	struct ap_error e;
 	size_t i;
 
-	for (i = 0; i < AP_ARRAY_SIZE(pin_opts); i++)
-		if (pin_opts[i].val == ch) {
-			pin_line(pins, pin_opts[i].set, pin_opts[i].value ? pin_opts[i].value : arg);
+	for (i = 0; i < AP_ARRAY_SIZE(pm_opts); i++)
+		if (pm_opts[i].val == ch && pm_opts[i].set) {
+			ap_pm_pin(pins, pm_opts[i].set, pm_opts[i].value ? pm_opts[i].value : arg);
 			return 0;
 		}
 	switch (ch) {
 	case 's':
-		v = ap_xstrdup(arg);
-		if (strchr(v, ':'))
-			*strchr(v, ':') = ' ';
-		pin_line(pins, "set size", v);
-		free(v);
+		ap_pm_pin_size(pins, arg);
 		break;
 	case 'l':
-		return pin_location(pins, arg) ? AP_EXIT_USAGE : 0;
 	case OPT_BUFFERING:
-		if (!strcmp(arg, "yes") || !strcmp(arg, "true")) {
-			pin_line(pins, "set buffering", "true");
-		} else if (!strcmp(arg, "no") || !strcmp(arg, "false")) {
-			pin_line(pins, "set buffering", "false");
-		} else {
-			ap_usage_error(CMD, "--buffering: 'yes' or 'no', not '%s'", arg);
+		if ((ch == 'l' ? ap_pm_pin_location(pins, arg, &e) :
+				 ap_pm_pin_buffering(pins, arg, &e)) < 0) {
+			ap_usage_error(CMD, "%s", e.msg);
 			return AP_EXIT_USAGE;
 		}
 		break;
@@ -545,15 +416,21 @@ static int parse_args(struct postmark_cmd *c, int argc, char **argv, bool *inter
 		AP_OPT_JSON(&c->json), AP_OPT_QUIET(&c->quiet), AP_OPT_HELP(usage),
 		AP_OPT_VERSION, AP_OPT_END
 	};
+	struct option longopts[AP_ARRAY_SIZE(pm_opts) + 1] = { { NULL, 0, NULL, 0 } };
 	struct pm_parse pp = { c, interact };
 	const struct ap_opts p = {
-		.cmd = CMD, .common = common, .longopts = longopts, .shortopts = "s:N:S:t:l:d:i",
+		.cmd = CMD, .synopsis = synopsis, .common = common, .longopts = longopts, .shortopts = "s:N:S:t:l:d:i",
 		.own = postmark_opt, .ctx = &pp,
 	};
-	int rc = ap_opts_parse(&p, argc, argv);
+	size_t i;
+	int rc;
 
+	for (i = 0; i < AP_ARRAY_SIZE(pm_opts); i++)
+		longopts[i] = (struct option){ pm_opts[i].name, pm_opts[i].has_arg, NULL,
+					       pm_opts[i].val };
+	rc = ap_opts_parse(&p, argc, argv);
 	if (rc)
-		pins_free(&c->pins);
+		ap_pm_pins_free(&c->pins);
 	return rc;
 }
 
@@ -561,11 +438,12 @@ int ap_cmd_postmark(int argc, char **argv)
 {
 	struct postmark_cmd c;
 	struct ap_pm_config base;
-	struct ap_pm_script *scripts = NULL;
+	struct ap_pm_scripts ss = { 0 };
+	const char *failed = NULL;
 	struct ap_error e;
-	bool interact = false, quit = false, has_run = false, implicit;
-	size_t nscripts = 0, nrun = 0, k;
-	int i, rc, ret = AP_EXIT_OK;
+	bool interact = false, quit = false;
+	size_t k;
+	int rc, ret = AP_EXIT_OK;
 
 	memset(&c, 0, sizeof(c));
 	rc = parse_args(&c, argc, argv, &interact);
@@ -574,7 +452,7 @@ int ap_cmd_postmark(int argc, char **argv)
 
 	/* the options themselves must be valid before any file is read */
 	ap_pm_config_init(&base);
-	if (pins_apply(&c.pins, &base, &e)) {
+	if (ap_pm_pins_apply(&c.pins, &base, &e)) {
 		/* a location on a read-only file system is the table's 3, not a usage error */
 		if (usage_or_refused(e.code) == AP_EXIT_REFUSED) {
 			ap_warnx(CMD, NULL, "%s", e.msg);
@@ -598,36 +476,21 @@ int ap_cmd_postmark(int argc, char **argv)
 		ret = do_run(&c, &base, NULL, NULL);
 	}
 
-	/*
-	 * Read and check every file before anything runs, those after a
-	 * `quit` too: the quit ends the execution, not the checking.
-	 */
-	nscripts = 0;
-	scripts = ap_xcalloc((size_t)(argc - optind) + 1, sizeof(*scripts));
-	for (i = optind; i < argc; i++) {
-		if (ap_pm_script_load(&scripts[nscripts], &base, argv[i], &e)) {
-			ret = ap_err_error(CMD, argv[i], &e);	/* missing, a directory, malformed: 2 */
-			goto out;
-		}
-		/* the next file starts from this one's settings, as `load` */
-		ap_pm_config_free(&base);
-		ap_pm_config_copy(&base, &scripts[nscripts].final);
-		if (!quit) {
-			has_run |= script_has_run(&scripts[nscripts]);
-			nrun = nscripts + 1;	/* executed: up to the first quit */
-		}
-		quit |= scripts[nscripts].quit;
-		nscripts++;
+	/* every file read and checked before anything runs */
+	if (ap_pm_scripts_load(&ss, &base, argv + optind, (size_t)(argc - optind), interact,
+			       &failed, &e)) {
+		ret = ap_err_error(CMD, failed, &e);	/* missing, a directory, malformed: 2 */
+		goto out;
 	}
-	implicit = nrun && !has_run && !quit && !interact;
-	for (k = 0; k < nscripts && !ret; k++)
-		ret = check_script(&c, &scripts[k], implicit && k == nrun - 1);
-	for (k = 0; k < nrun && !ret; k++)
-		ret = exec_script(&c, &scripts[k], implicit && k == nrun - 1);
-	if (nrun) {
+	quit = ss.quit;
+	for (k = 0; k < ss.n && !ret; k++)
+		ret = check_script(&c, &ss.s[k], ap_pm_scripts_implicit(&ss, k));
+	for (k = 0; k < ss.nrun && !ret; k++)
+		ret = exec_script(&c, &ss.s[k], ap_pm_scripts_implicit(&ss, k));
+	if (ss.nrun) {
 		/* interactive commands go on from the last file's settings */
 		ap_pm_config_free(&base);
-		ap_pm_config_copy(&base, &scripts[nrun - 1].final);
+		ap_pm_config_copy(&base, &ss.s[ss.nrun - 1].final);
 	}
 
 	if (interact && !quit && !ret)
@@ -643,12 +506,10 @@ int ap_cmd_postmark(int argc, char **argv)
 		json_object_put(doc);
 	}
 out:
-	for (k = 0; k < nscripts; k++)
-		ap_pm_script_free(&scripts[k]);
-	free(scripts);
+	ap_pm_scripts_free(&ss);
 	if (c.runs)
 		json_object_put(c.runs);
 	ap_pm_config_free(&base);
-	pins_free(&c.pins);
+	ap_pm_pins_free(&c.pins);
 	return ap_cmd_close_stdout(CMD, ret);
 }

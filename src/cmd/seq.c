@@ -6,19 +6,15 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd/commands.h"
 #include "cmd/opts.h"
-#include "cmd/seq.h"
-#include "device/cachectl.h"
+#include "cmd/seqP.h"
 #include "device/safety.h"
-#include "device/sgio.h"
 #include "emu/emu.h"
 #include "emu/model.h"
 #include "lib/exitcodes.h"
@@ -31,7 +27,6 @@
 #include "ui/progress.h"
 
 #define CMD SEQ_CMD
-#define SEQ_DEFAULT_SIZE	(256ULL << 20)
 #define SEQ_DEFAULT_CELL_NS	(10ULL * AP_NSEC_PER_SEC)
 
 enum {
@@ -67,13 +62,18 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
+/* what --help prints after "Usage:" (the option kit) */
+static const char *const synopsis[] = {
+	"[options] TARGET",
+	"[options] --emulate[=SPEC]",
+	NULL
+};
+
 static void usage(void)
 {
 	FILE *f = stdout;
 	unsigned i;
 
-	fprintf(f, "Usage:\n %s %s [options] TARGET\n %s %s [options] --emulate[=SPEC]\n\n",
-		AP_PROG, CMD, AP_PROG, CMD);
 	fputs("Sequential throughput matrix: block size x synchronization mode, the dd\n"
 	      "experiments done properly. TARGET is a whole disk, a partition\n"
 	      "(--allow-partition) or a regular file.\n\n", f);
@@ -137,7 +137,7 @@ static void usage(void)
 	      " (with --write-cache: {\"on\": {MODE: ...}, \"off\": {MODE: ...}}), \"interrupted\"}\n\n", f);
 	fprintf(f, "Available output columns:\n");
 	for (i = 0; i < SEQ_NCOLS; i++)
-		fprintf(f, " %8s  %s\n", ap_seq_out_infos[i].name, ap_seq_out_infos[i].help);
+		fprintf(f, " %8s  %s\n", ap_seq_cols[0].infos[i].name, ap_seq_cols[0].infos[i].help);
 	fputs("\nExit status: 0 ok, 1 failure, 2 usage, 3 refused for safety, 6 not built,\n"
 	      "128+N interrupted by signal N (the cells done so far are printed).\n", f);
 }
@@ -153,28 +153,6 @@ static void seq_progress(void *arg, const struct ap_seq_result *r, const struct 
 		 cell->samples[cell->runs - 1]);
 	free(bs);
 	ap_progress_update(&c->prog, r->runs_done, detail);
-}
-
-/* The drive's own write cache state, through SG_IO. */
-static char *seq_drive_write_cache(const struct ap_seq_target *t)
-{
-	struct ap_write_cache wc;
-	struct ap_error e = { 0 };
-	char *s;
-	int rc;
-
-	if (!t->is_bdev)
-		return ap_xstrdup("not available (a regular file)");
-	rc = ap_sgio_write_cache(t->fd, &wc, &e);
-	if (rc == -EOPNOTSUPP)
-		return ap_xstrdup("not available (the device does not answer ATA, SCSI or NVMe queries)");
-	if (rc < 0) {
-		ap_xasprintf(&s, "not available (%s)", e.msg[0] ? e.msg : strerror(-rc));
-		return s;
-	}
-	ap_xasprintf(&s, "%s (%s)", wc.enabled ? "enabled" : "disabled",
-		     ap_sgio_wc_source_name(wc.source));
-	return s;
 }
 
 /* What a run writes and how long a cell may take: 0, or AP_EXIT_USAGE. */
@@ -284,6 +262,7 @@ static int seq_opt(void *ctx, int ch, const char *arg)
 /* The output options and what they depend on (--write-cache's columns). */
 static int seq_output_args(struct seq_cmd *c)
 {
+	const struct ap_opts_cols *t;
 	struct ap_error e = { 0 };
 	int rc = ap_opts_out_check(CMD, &c->out);
 
@@ -294,16 +273,15 @@ static int seq_output_args(struct seq_cmd *c)
 		ap_usage_error(CMD, "--dry-run prints its plan as text: -J/--json cannot go with it");
 		return AP_EXIT_USAGE;
 	}
-	rc = ap_opts_list_columns(&c->out, ap_seq_out_infos, SEQ_NCOLS);
+	rc = ap_opts_list_columns(&c->out, ap_seq_cols[0].infos, SEQ_NCOLS);
 	if (rc)
 		return rc;
 	if (c->wc_arg && ap_seq_wc_parse(c->wc_arg, c->o.wc, &c->o.nwc, &e) < 0) {
 		ap_usage_error(CMD, "--write-cache: %s", e.msg);
 		return AP_EXIT_USAGE;
 	}
-	return ap_opts_columns(CMD, &c->out, ap_seq_out_infos, SEQ_NCOLS,
-			       c->o.nwc ? ap_seq_out_default_cols_wc : ap_seq_out_default_cols,
-			       c->o.nwc ? ap_seq_out_ndefault_cols_wc : ap_seq_out_ndefault_cols,
+	t = &ap_seq_cols[c->o.nwc != 0];
+	return ap_opts_columns(CMD, &c->out, t->infos, t->ninfos, t->defaults, t->ndefaults,
 			       c->cols, &c->ncols);
 }
 
@@ -352,7 +330,7 @@ static int seq_parse_args(struct seq_cmd *c, int argc, char **argv)
 		AP_OPT_OUTPUT(&c->out), AP_OPT_END
 	};
 	const struct ap_opts p = {
-		.cmd = CMD, .common = common, .longopts = longopts, .shortopts = "s:B:m:R",
+		.cmd = CMD, .synopsis = synopsis, .common = common, .longopts = longopts, .shortopts = "s:B:m:R",
 		.own = seq_opt, .ctx = c,
 	};
 	int rc;
@@ -362,8 +340,7 @@ static int seq_parse_args(struct seq_cmd *c, int argc, char **argv)
 	c->o.data = AP_DATAGEN_RANDOM;
 	c->o.max_cell_ns = SEQ_DEFAULT_CELL_NS;
 	c->o.cancel = ap_sig_cancel;
-	c->o.wc_set = ap_cachectl_set;	/* with --write-cache */
-	c->o.wc_arg = &c->wc;
+	ap_seq_wcache_init(&c->wc, &c->o);
 	rc = ap_opts_parse(&p, argc, argv);
 	c->so.dry_run = c->dry_run;
 	if (!rc)
@@ -373,48 +350,28 @@ static int seq_parse_args(struct seq_cmd *c, int argc, char **argv)
 	return rc;
 }
 
-/* Size and block sizes once the target's capacity is known. */
+/* Size and block sizes once the target's capacity is known: 0, or 2 after the message. */
 static int seq_finish_opts(struct seq_cmd *c, const struct ap_seq_target *t)
 {
-	uint64_t room = UINT64_MAX;
+	struct ap_error e = { 0 };
+	int rc = ap_seq_fit(&c->o, t, c->size_set, &c->bs, &c->nbs, &e);
 
-	if (t->is_bdev || t->capacity)	/* an empty or new file grows */
-		room = t->capacity > c->o.offset ? t->capacity - c->o.offset : 0;
-
-	if (!c->size_set) {
-		c->o.size = SEQ_DEFAULT_SIZE < room ? SEQ_DEFAULT_SIZE : room;
-		c->o.size -= c->o.size % 4096;
-		if (!c->o.size) {
-			ap_warnx(CMD, c->target, "no room after offset %llu (%llu bytes)",
-				 (unsigned long long)c->o.offset, (unsigned long long)t->capacity);
-			return AP_EXIT_USAGE;
-		}
-	}
-	if (!c->bs) {
-		c->bs = ap_xcalloc(16, sizeof(*c->bs));
-		c->nbs = ap_seq_bs_default(c->o.size, c->bs, 16);
-		if (!c->nbs) {
-			ap_usage_error(CMD, "--size %llu is smaller than 4K, the smallest default block size",
-				       (unsigned long long)c->o.size);
-			return AP_EXIT_USAGE;
-		}
-	}
-	c->o.bs = c->bs;
-	c->o.nbs = c->nbs;
-	return 0;
+	if (rc == -ENOSPC)
+		ap_warnx(CMD, c->target, "%s", e.msg);
+	else if (rc)
+		ap_usage_error(CMD, "%s", e.msg);
+	return rc ? AP_EXIT_USAGE : 0;
 }
 
 /* --emulate --dry-run: the size and cell checks on the spec's drive; 0 or 2. */
 static int seq_dry_run_emulated(struct seq_cmd *c, const struct ap_emu_spec *spec)
 {
-	struct ap_seq_target t = { .fd = -1, .is_bdev = true };
+	struct ap_seq_target t;
 	struct ap_seq_result r = { 0 };
 	struct ap_error e = { 0 };
 	int rc;
 
-	t.capacity = spec->capacity;
-	t.align = spec->logical_sector ? spec->logical_sector : 512;
-	t.path = (char *)"the emulated drive";
+	ap_seq_target_planned(&t, "the emulated drive", spec->capacity, spec->logical_sector);
 	c->target = t.path;
 	rc = seq_finish_opts(c, &t);
 	if (!rc && ap_seq_plan(&t, &c->o, &r, &e) < 0) {
@@ -433,60 +390,24 @@ static void seq_dry_run_outputs(const struct seq_cmd *c)
 	ap_cmd_dry_run_outputs(outs, AP_ARRAY_SIZE(outs));
 }
 
-/*
- * --write-cache: how the disk under the target switches, before anything
- * is written or confirmed. 0, or the message and 2 (no way, not a disk).
- */
-static int seq_wc_find(struct seq_cmd *c, const struct ap_seq_target *t, bool is_bdev)
-{
-	struct ap_error e = { 0 };
-
-	if (!is_bdev)
-		return ap_errx(CMD, c->target, ENOTBLK,
-			       "--write-cache switches a disk's write cache: give a disk (or a "
-			       "partition with --allow-partition), not a regular file");
-	if (ap_cachectl_find(&c->wc, t->disk, &ap_cmd_emu_cache, &e) < 0)
-		return ap_err_error(CMD, c->target, &e);
-	return 0;
-}
-
-/* The cache before the run: the switch's reading, else the drive's, else the kernel's. */
-static const char *seq_wc_found(const struct seq_cmd *c)
-{
-	bool wce, rcd;
-
-	if (c->o.nwc)
-		return ap_cachectl_orig_on(&c->wc) ? "on" : "off";
-	if (c->wc_drive && !strncmp(c->wc_drive, "enabled", 7))
-		return "on";
-	if (c->wc_drive && !strncmp(c->wc_drive, "disabled", 8))
-		return "off";
-	if (ap_wcache_value_parse(c->wc_sysfs, &wce, &rcd) == 0)
-		return wce ? "on" : "off";
-	return NULL;
-}
-
 /* Put the write cache back as found and drop the record: 0, or -errno after a message. */
 static int seq_wc_restore(struct seq_cmd *c)
 {
 	struct ap_error e = { 0 };
-	int rc = ap_cachectl_restore(&c->wc, &e);
+	int rc = ap_seq_wcache_restore(&c->wc, &e);
 
-	c->wc_restored = rc == 0;
 	if (rc < 0)
 		ap_warnx(CMD, c->target, "cannot restore the write cache (\"%s\"): %s; "
-			 "'alignprobe cleanup' puts it back", c->wc.w.orig, e.msg);
+			 "'alignprobe cleanup' puts it back", c->wc.ctl.w.orig, e.msg);
 	return rc;
 }
 
 static void seq_print_plan(struct seq_cmd *c, struct ap_seq_result *r)
 {
 	char *sz = ap_size_to_human(c->o.size);
-	uint64_t total = 0;
+	uint64_t total = ap_seq_plan_bytes(&c->o, r);
 	size_t i;
 
-	for (i = 0; i < r->ncells; i++)
-		total += (c->o.size / r->cells[i].bs) * r->cells[i].bs * c->o.rounds;
 	printf("dry run: %s: %zu cell%s x %u round%s, %s per cell, %llu bytes moved in all (at most);"
 	       " nothing was written\n", c->target, r->ncells, r->ncells == 1 ? "" : "s",
 	       c->o.rounds, c->o.rounds == 1 ? "" : "s", sz, (unsigned long long)total);
@@ -503,7 +424,7 @@ static void seq_print_plan(struct seq_cmd *c, struct ap_seq_result *r)
 	free(sz);
 	if (c->o.nwc)
 		printf("would switch the write cache of /dev/%s (%s, now \"%s\") and restore it\n",
-		       c->wc.w.disk, ap_wcache_how_name(c->wc.w.how), c->wc.w.orig);
+		       c->wc.ctl.w.disk, ap_wcache_how_name(c->wc.ctl.w.how), c->wc.ctl.w.orig);
 	seq_dry_run_outputs(c);
 }
 
@@ -514,33 +435,18 @@ static void seq_print_plan(struct seq_cmd *c, struct ap_seq_result *r)
 static int seq_gate(struct seq_cmd *c, struct ap_safety_target *st, int *hold, bool *is_bdev)
 {
 	struct ap_error e = { 0 };
-	struct stat sb;
-	bool exists = stat(c->target, &sb) == 0;
-	int serr = exists ? 0 : errno, rc;
+	int rc;
 
-	*is_bdev = exists && S_ISBLK(sb.st_mode);
-	if (*is_bdev) {
-		/* the gate first: it takes the device O_EXCL before its checks */
-		rc = ap_cmd_gate(CMD, c->target, &c->so, st);
-		if (rc)
-			return rc;	/* 3, or 2 */
-		*hold = st->fd;
-		st->fd = -1;
+	if (ap_seq_target_classify(c->target, c->dry_run, is_bdev, &e) < 0)
+		return ap_err_error(CMD, c->target, &e);
+	if (!*is_bdev)
 		return 0;
-	}
-	if (exists && !S_ISREG(sb.st_mode))
-		return ap_errx(CMD, c->target, S_ISDIR(sb.st_mode) ? EISDIR : ENOTBLK,
-			       "not a block device or a regular file");
-	if (serr == ENOENT && strncmp(c->target, "/dev/", 5) == 0)
-		/* a mistyped device name: never a file in /dev */
-		return ap_errx(CMD, c->target, ENOENT, "no such device (a new regular file "
-			       "is created only outside /dev)");
-	/* a file behind a loop device or swap is a disk in use: the gate's refusal */
-	if (ap_safety_check_file(c->target, &e) != 0)
-		return ap_err_error(CMD, c->target, &e);
-	/* what opening it will check, without creating it */
-	if (c->dry_run && ap_seq_target_check(c->target, &e) != 0)
-		return ap_err_error(CMD, c->target, &e);
+	/* the gate first: it takes the device O_EXCL before its checks */
+	rc = ap_cmd_gate(CMD, c->target, &c->so, st);
+	if (rc)
+		return rc;	/* 3, or 2 */
+	*hold = st->fd;
+	st->fd = -1;
 	return 0;
 }
 
@@ -549,17 +455,8 @@ static int seq_open(struct seq_cmd *c, struct ap_seq_target *t, int hold, bool i
 		    struct ap_safety_target *st)
 {
 	struct ap_error e = { 0 };
-	struct stat sb;
 
-	if (c->dry_run && !is_bdev) {
-		/* plan without creating anything */
-		t->path = ap_xstrdup(c->target);
-		t->align = 4096;
-		if (stat(c->target, &sb) == 0)
-			t->capacity = (uint64_t)sb.st_size;
-		return 0;
-	}
-	if (ap_seq_target_open(t, c->target, hold, &e) < 0) {
+	if (ap_seq_target_prepare(t, c->target, hold, is_bdev, c->dry_run, &e) < 0) {
 		if (hold >= 0)
 			close(hold);
 		ap_safety_target_free(st);
@@ -579,32 +476,20 @@ static int seq_prepare(struct seq_cmd *c, struct ap_seq_target *t, struct ap_seq
 		ap_warnx(CMD, c->target, "%s", e.msg);
 		rc = AP_EXIT_USAGE;
 	}
-	if (!rc && c->o.nwc)
-		rc = seq_wc_find(c, t, is_bdev);
+	if (!rc && c->o.nwc &&
+	    ap_seq_wcache_find(&c->wc, t, is_bdev, &ap_cmd_emu_cache, &e) < 0)
+		rc = ap_err_error(CMD, c->target, &e);
 	if (!rc && is_bdev && !c->emulate)
 		rc = ap_cmd_confirm(CMD, c->target, st, &c->so, NULL);
 	return rc;
 }
 
-/*
- * The write cache before the first run: a killed run's switch put back
- * and adopted, the states read, and (--write-cache) recorded for cleanup.
- * 0, or AP_EXIT_FAILURE after the message.
- */
+/* The write cache before the first run: 0, or AP_EXIT_FAILURE after the message. */
 static int seq_wc_before(struct seq_cmd *c, const struct ap_seq_target *t)
 {
 	struct ap_error e = { 0 };
 
-	/* a killed run's switch first: put back what it found, and keep that as found */
-	if (c->o.nwc && ap_cachectl_adopt(&c->wc, &e) < 0) {
-		ap_warnx(CMD, c->target, "a killed run's write cache record: %s", e.msg);
-		return AP_EXIT_FAILURE;
-	}
-	c->wc_sysfs = ap_seq_sysfs_write_cache(t);
-	c->wc_drive = seq_drive_write_cache(t);
-	c->wc_found = seq_wc_found(c);
-	/* the state found on record before the first switch: cleanup's after a SIGKILL */
-	if (c->o.nwc && ap_cachectl_record(&c->wc, &e) < 0) {
+	if (ap_seq_wcache_before(&c->wc, &c->o, t, &e) < 0) {
 		ap_warnx(CMD, c->target, "%s", e.msg);
 		return AP_EXIT_FAILURE;
 	}
@@ -648,7 +533,7 @@ static int seq_print(struct seq_cmd *c, const struct ap_seq_target *t, struct ap
 	bool human = !c->out.json && !c->out.raw && !c->out.csv && !c->out.noheadings;
 	int rc;
 
-	ap_seq_out_knees(c, r);
+	ap_seq_knees(&c->o, r, c->knee);
 	if (c->out.json) {
 		rc = ap_seq_out_json(c, t, r, interrupted);
 	} else {
@@ -788,8 +673,6 @@ int ap_cmd_seq(int argc, char **argv)
 	}
 	ap_outfile_discard(&c.plot_out);	/* not written: the target is untouched */
 	free(c.bs);
-	free(c.wc_sysfs);
-	free(c.wc_drive);
-	ap_cachectl_free(&c.wc);
+	ap_seq_wcache_free(&c.wc);
 	return ap_cmd_close_stdout(CMD, rc);
 }

@@ -97,17 +97,20 @@ struct vcmd {
 	size_t nargs;
 };
 
-static void __attribute__((noreturn)) usage(void)
+/* what --help prints after "Usage:" (the option kit) */
+static const char *const synopsis[] = {
+	"list [--verdicts FILE]... [output options]",
+	"show [--verdicts FILE]... [-J] MODEL...",
+	"merge [--store FILE] [--host NAME] SOURCE...",
+	"forget [--store FILE] MODEL...",
+	NULL
+};
+
+static void usage(void)
 {
 	FILE *out = stdout;
 
-	fputs("Usage:\n"
-	      " alignprobe verdicts list [--verdicts FILE]... [output options]\n"
-	      " alignprobe verdicts show [--verdicts FILE]... [-J] MODEL...\n"
-	      " alignprobe verdicts merge [--store FILE] [--host NAME] SOURCE...\n"
-	      " alignprobe verdicts forget [--store FILE] MODEL...\n"
-	      "\n"
-	      "The verdict store: what probes and sweeps found, per drive model.\n"
+	fputs("The verdict store: what probes and sweeps found, per drive model.\n"
 	      "\n"
 	      "Actions:\n"
 	      " list                   one line per verdict of every model\n"
@@ -142,7 +145,6 @@ static void __attribute__((noreturn)) usage(void)
 	      "    a MODEL that show does not find\n"
 	      "\nAvailable output columns (list):\n", out);
 	ap_out_list_columns(NULL, infos, AP_ARRAY_SIZE(infos));
-	exit(AP_EXIT_OK);
 }
 
 /* One of verdicts' own options: 0, or AP_EXIT_USAGE after the message. */
@@ -186,7 +188,7 @@ static int parse_args(struct vcmd *c, int argc, char **argv)
 		AP_OPT_OUTPUT(&c->out), AP_OPT_END
 	};
 	const struct ap_opts p = {
-		.cmd = CMD, .common = common, .longopts = longopts, .own = vcmd_opt, .ctx = c,
+		.cmd = CMD, .synopsis = synopsis, .common = common, .longopts = longopts, .own = vcmd_opt, .ctx = c,
 	};
 	int rc = ap_opts_parse(&p, argc, argv);
 
@@ -399,24 +401,6 @@ static void show_text(const struct vcmd *c, const struct ap_vstore_model *m)
 	free(name);
 }
 
-static struct json_object *show_json(const struct vcmd *c, const struct ap_vstore_model *m)
-{
-	struct ap_vstore one = { .models = (struct ap_vstore_model *)m, .nmodels = 1 };
-	struct json_object *doc = ap_vstore_to_json(&one), *models, *o;
-	char *name = ap_vstore_model_name(m), entry[32];
-
-	json_object_object_get_ex(doc, "models", &models);
-	o = json_object_get(json_object_array_get_idx(models, 0));
-	json_object_put(doc);
-	snprintf(entry, sizeof(entry), "models[%zu]", m->index);
-	json_object_object_add(o, "name", json_object_new_string(name));
-	json_object_object_add(o, "store", json_object_new_string(c->layers[m->layer]));
-	json_object_object_add(o, "entry", json_object_new_string(entry));
-	json_object_object_add(o, "conflict", json_object_new_boolean(ap_vstore_model_in_conflict(m)));
-	free(name);
-	return o;
-}
-
 static int do_show(struct vcmd *c)
 {
 	struct json_object *arr = json_object_new_array();
@@ -440,7 +424,8 @@ static int do_show(struct vcmd *c)
 		}
 		for (k = 0; k < n; k++) {
 			if (c->out.json)
-				json_object_array_add(arr, show_json(c, &s.models[idx[k]]));
+				json_object_array_add(arr, ap_vstore_model_to_json(&s.models[idx[k]],
+									     c->layers[s.models[idx[k]].layer]));
 			else {
 				if (shown++)
 					putchar('\n');
@@ -462,71 +447,25 @@ static int do_show(struct vcmd *c)
 
 /* ---- merge ---- */
 
-struct merge_arg {
-	struct ap_vstore_source *src;
-	size_t n;
-	struct ap_vstore_merged st;
-	struct json_object *conflicts;	/* names of the sources' models now in conflict */
-};
-
-/* Read and check every SOURCE, before the store is locked. */
-static int read_sources(const struct vcmd *c, struct ap_vstore_source *src)
-{
-	size_t i;
-
-	for (i = 0; i < c->nargs; i++) {
-		struct ap_error e = { 0 };
-		bool bad;
-		int rc = ap_vstore_source_read(&src[i], c->args[i], c->host, &bad, &e);
-
-		if (rc) {
-			ap_warnx(CMD, c->args[i], "%s", e.msg);
-			return bad ? AP_EXIT_USAGE : ap_exit_for_errno(rc);
-		}
-	}
-	return AP_EXIT_OK;
-}
-
 /* What the merge did: 0, or AP_EXIT_FAILURE when standard output failed. */
-static int merge_report(const struct vcmd *c, const char *store, const struct merge_arg *a,
-			bool changed)
+static int merge_report(const struct vcmd *c, const char *store, const struct ap_vstore_merge *m)
 {
-	const struct ap_vstore_merged *st = &a->st;
-	size_t i, n = json_object_array_length(a->conflicts);
+	const struct ap_vstore_merged *st = &m->st;
+	size_t i, n = json_object_array_length(m->conflicts);
 
 	for (i = 0; i < n; i++)
 		ap_warnx(CMD, store, "the model %s has conflicting verdicts; check --verdicts uses "
 			 "none of them (alignprobe verdicts show to see both sides)",
-			 json_object_get_string(json_object_array_get_idx(a->conflicts, i)));
-	for (i = 0; !c->quiet && i < a->n; i++)
-		if (a->src[i].skipped)
-			ap_warnx(CMD, a->src[i].path, "%zu device%s without a verdict: skipped",
-				 a->src[i].skipped, a->src[i].skipped == 1 ? "" : "s");
-	if (c->out.json) {
-		struct json_object *o = json_object_new_object(), *sa = json_object_new_array();
-
-		json_object_object_add(o, "store", json_object_new_string(store));
-		json_object_object_add(o, "changed", json_object_new_boolean(changed));
-		json_object_object_add(o, "models_added", ap_json_u64(st->models_added));
-		json_object_object_add(o, "verdicts_added", ap_json_u64(st->verdicts_added));
-		json_object_object_add(o, "examples_added", ap_json_u64(st->examples_added));
-		json_object_object_add(o, "examples_updated", ap_json_u64(st->examples_updated));
-		json_object_object_add(o, "conflicts_added", ap_json_u64(st->conflicts_added));
-		json_object_object_add(o, "conflicts", json_object_get(a->conflicts));
-		for (i = 0; i < a->n; i++) {
-			struct json_object *so = json_object_new_object();
-
-			json_object_object_add(so, "path", json_object_new_string(a->src[i].path));
-			json_object_object_add(so, "kind", json_object_new_string(a->src[i].kind));
-			json_object_object_add(so, "models", ap_json_u64(a->src[i].s.nmodels));
-			json_object_object_add(so, "skipped", ap_json_u64(a->src[i].skipped));
-			json_object_array_add(sa, so);
-		}
-		json_object_object_add(o, "sources", sa);
-		return print_json(o);
-	} else if (!c->quiet && !changed) {
+			 json_object_get_string(json_object_array_get_idx(m->conflicts, i)));
+	for (i = 0; !c->quiet && i < m->n; i++)
+		if (m->src[i].skipped)
+			ap_warnx(CMD, m->src[i].path, "%zu device%s without a verdict: skipped",
+				 m->src[i].skipped, m->src[i].skipped == 1 ? "" : "s");
+	if (c->out.json)
+		return print_json(ap_vstore_merge_to_json(m, store));
+	if (!c->quiet && !m->changed)
 		printf("%s: unchanged\n", store);
-	} else if (!c->quiet) {
+	else if (!c->quiet)
 		printf("%s: %zu model%s added, %zu verdict%s added to known models, %zu disk%s "
 		       "added, %zu updated; %zu new conflict%s\n", store,
 		       st->models_added, st->models_added == 1 ? "" : "s",
@@ -534,37 +473,31 @@ static int merge_report(const struct vcmd *c, const char *store, const struct me
 		       st->examples_added, st->examples_added == 1 ? "" : "s",
 		       st->examples_updated, st->conflicts_added,
 		       st->conflicts_added == 1 ? "" : "s");
-	}
 	return 0;
 }
 
 static int do_merge(struct vcmd *c)
 {
-	const char *store = ap_vstore_path(c->store);
-	struct merge_arg a = { 0 };
+	const char *store = ap_vstore_path(c->store), *failed;
+	struct ap_vstore_merge m;
 	struct ap_error e = { 0 };
-	bool changed = false;
-	size_t i;
+	bool bad;
 	int rc;
 
 	rc = check_action_args(c, false, true);
 	if (rc)
 		return rc;
-	a.src = ap_xcalloc(c->nargs, sizeof(*a.src));
-	a.n = c->nargs;
-	a.conflicts = json_object_new_array();
-	rc = read_sources(c, a.src);
-	if (!rc && ap_vstore_merge_sources(store, a.src, a.n, &a.st, a.conflicts, &changed,
-					   &e) != 0) {
+	rc = ap_vstore_merge_run(&m, store, c->args, c->nargs, c->host, &failed, &bad, &e);
+	if (rc && failed) {
+		ap_warnx(CMD, failed, "%s", e.msg);
+		rc = bad ? AP_EXIT_USAGE : ap_exit_for_errno(rc);
+	} else if (rc) {
 		ap_warnx(CMD, NULL, "%s", e.msg);
 		rc = e.code == EINVAL ? AP_EXIT_USAGE : AP_EXIT_FAILURE;	/* a corrupt store */
+	} else {
+		rc = merge_report(c, store, &m);
 	}
-	if (!rc)
-		rc = merge_report(c, store, &a, changed);
-	for (i = 0; i < a.n; i++)
-		ap_vstore_free(&a.src[i].s);
-	free(a.src);
-	json_object_put(a.conflicts);
+	ap_vstore_merge_free(&m);
 	return rc;
 }
 
@@ -595,13 +528,7 @@ static int do_forget(struct vcmd *c)
 		ap_warnx(CMD, json_object_get_string(json_object_array_get_idx(a.absent, i)),
 			 "no such model in %s", store);
 	if (!rc && c->out.json) {
-		struct json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "store", json_object_new_string(store));
-		json_object_object_add(o, "changed", json_object_new_boolean(changed));
-		json_object_object_add(o, "forgotten", json_object_get(a.forgotten));
-		json_object_object_add(o, "absent", json_object_get(a.absent));
-		rc = print_json(o);
+		rc = print_json(ap_vstore_forgot_to_json(store, a.forgotten, a.absent, changed));
 	} else if (!rc && !c->quiet) {
 		n = json_object_array_length(a.forgotten);
 		if (!changed)

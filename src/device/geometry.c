@@ -475,3 +475,31 @@ int ap_geometry_load(const char *path, const struct ap_geometry_target *t,
 	}
 	return rc;
 }
+
+struct json_object *ap_geometry_to_json(const struct ap_geometry *g, const char *file)
+{
+	struct json_object *o;
+
+	if (!g || !g->physical)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "source", json_object_new_string(ap_geometry_source_name(g->source)));
+	if (file)
+		json_object_object_add(o, "file", json_object_new_string(file));
+	json_object_object_add(o, "logical_sector", json_object_new_int64(g->logical));
+	json_object_object_add(o, "physical_sector", ap_json_u64(g->physical));
+	json_object_object_add(o, "lowest_aligned_lba", ap_json_u64(g->lowest_aligned));
+	if (g->source == AP_GEOM_MODEL)
+		json_object_object_add(o, "sensitive", json_object_new_boolean(g->sensitive));
+	/* "no effect": up to which unit; physical_sector is then the unit it stands for */
+	if ((g->source == AP_GEOM_MODEL || g->source == AP_GEOM_PROBED) && g->ruled_out_up_to)
+		json_object_object_add(o, "ruled_out_up_to", ap_json_u64(g->ruled_out_up_to));
+	if (g->source == AP_GEOM_PROBED) {
+		json_object_object_add(o, "sensitive", json_object_new_boolean(g->sensitive));
+		json_object_object_add(o, "confidence", isfinite(g->confidence)
+				       ? json_object_new_double(g->confidence) : NULL);
+		json_object_object_add(o, "reported_physical_sector",
+				       json_object_new_int64(g->reported_physical));
+	}
+	return o;
+}

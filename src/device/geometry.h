@@ -148,5 +148,11 @@ const char *ap_geometry_match_name(enum ap_geom_match m);
 bool ap_geometry_id_equal(const char *a, const char *b);
 
 const char *ap_geometry_source_name(enum ap_geom_source src);
+/*
+ * @g as JSON (source, file when given, the sizes; what the source adds:
+ * sensitive, ruled_out_up_to, a probe's confidence), or NULL when @g has
+ * no physical sector size.
+ */
+struct json_object *ap_geometry_to_json(const struct ap_geometry *g, const char *file);
 
 #endif

@@ -165,6 +165,16 @@ bool ap_pt_kind_is_error(enum ap_pt_kind kind);
 /* A stable lower-case name for JSON: "overlap", "past_end", ... */
 const char *ap_pt_kind_name(enum ap_pt_kind kind);
 
+struct json_object;
+/*
+ * ptable_json.c: @pt's members added to the JSON object @doc: the device
+ * and its table (type, size, logical_sector, sectors, label, id, read_by,
+ * whole_disk, first_usable, last_usable); its "issues" and
+ * "libfdisk_messages".
+ */
+void ap_ptable_to_json(const struct ap_ptable *pt, struct json_object *doc);
+void ap_ptable_issues_to_json(const struct ap_ptable *pt, struct json_object *doc);
+
 /* Checks over pt->parts against nsectors, first/last usable and label:
  * bad extents, past the end, outside the usable area, overlaps (a DOS
  * extended partition and its logical partitions excepted). */

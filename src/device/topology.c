@@ -13,8 +13,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include <blkid.h>
+#include <json-c/json.h>
 
 #include "device/geometry.h"
+#include "lib/json.h"
 #include "lib/sysfs.h"
 
 #define MAX_DISAGREEMENTS	16
@@ -248,4 +250,60 @@ int ap_topology_read(const char *path, struct ap_topology *t, struct ap_error *e
 	close(fd);
 	ap_topology_compare(t);
 	return 0;
+}
+
+struct json_object *ap_topology_to_json(const struct ap_topology *t)
+{
+	const struct ap_kernel_topology *k = &t->kernel;
+	const struct ap_drive_topology *d = &t->drive;
+	struct json_object *o = json_object_new_object(), *ko, *dobj, *a;
+	size_t i;
+
+	ko = json_object_new_object();
+	json_object_object_add(ko, "available", json_object_new_boolean(k->available));
+	if (k->available) {
+		json_object_object_add(ko, "logical_sector", ap_json_u64(k->logical));
+		json_object_object_add(ko, "physical_sector", ap_json_u64(k->physical));
+		json_object_object_add(ko, "minimum_io", ap_json_u64(k->minimum_io));
+		json_object_object_add(ko, "optimal_io", ap_json_u64(k->optimal_io));
+		json_object_object_add(ko, "optimal_io_sane", json_object_new_boolean(k->optimal_io_sane));
+		json_object_object_add(ko, "alignment_offset", ap_json_u64(k->alignment_offset));
+	} else {
+		json_object_object_add(ko, "reason", json_object_new_string(k->why));
+	}
+	json_object_object_add(ko, "write_cache", k->write_cache < 0 ? NULL
+			       : json_object_new_string(k->write_cache ? "write back" : "write through"));
+	json_object_object_add(o, "kernel", ko);
+
+	dobj = json_object_new_object();
+	json_object_object_add(dobj, "available", json_object_new_boolean(d->available));
+	if (d->available) {
+		json_object_object_add(dobj, "source", json_object_new_string(d->source));
+		json_object_object_add(dobj, "logical_sector", json_object_new_int64(d->logical));
+		json_object_object_add(dobj, "physical_sector", d->physical
+				       ? ap_json_u64(d->physical) : NULL);
+		json_object_object_add(dobj, "lowest_aligned_lba", d->lowest_aligned_known
+				       ? json_object_new_int64(d->lowest_aligned) : NULL);
+		if (d->ata_ok)
+			json_object_object_add(dobj, "model", json_object_new_string(d->ata.model));
+		if (d->nvme_ok) {
+			json_object_object_add(dobj, "nvme_npwg", d->nvme.optperf_valid
+					       ? json_object_new_int64(d->nvme.npwg) : NULL);
+			json_object_object_add(dobj, "nvme_nows", d->nvme.optperf_valid
+					       ? json_object_new_int64(d->nvme.nows) : NULL);
+			json_object_object_add(dobj, "nvme_nawupf", d->nvme.atomics_valid
+					       ? json_object_new_int64(d->nvme.nawupf) : NULL);
+		}
+	} else {
+		json_object_object_add(dobj, "reason", json_object_new_string(d->why));
+	}
+	json_object_object_add(dobj, "write_cache", d->wc_known
+			       ? json_object_new_boolean(d->wc.enabled) : NULL);
+	json_object_object_add(o, "drive", dobj);
+
+	a = json_object_new_array();
+	for (i = 0; i < t->ndisagreements; i++)
+		json_object_array_add(a, json_object_new_string(t->disagreements[i]));
+	json_object_object_add(o, "disagreements", a);
+	return o;
 }

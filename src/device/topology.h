@@ -64,4 +64,8 @@ void ap_topology_consolidate(struct ap_drive_topology *d);
 /* Pure: (re)compute t->disagreements from the layers. */
 void ap_topology_compare(struct ap_topology *t);
 
+struct json_object;
+/* {"kernel": {...}, "drive": {...}, "disagreements": [...]}: each layer's answers, or its reason. */
+struct json_object *ap_topology_to_json(const struct ap_topology *t);
+
 #endif

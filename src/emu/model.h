@@ -256,6 +256,8 @@ uint64_t ap_emu_model_rotation_ns(const struct ap_emu_model *m, uint64_t off, ui
 int ap_emu_spec_profile(struct ap_emu_spec *s, const char *name, struct ap_error *e);
 const char *ap_emu_profile_spec(const char *name);
 const char *ap_emu_profile_names(void);
+/* Does @spec name a drive profile, as NAME or profile=NAME? */
+bool ap_emu_spec_names_profile(const char *spec);
 
 /*
  * Set one spec parameter by name, as in a spec string or as the long option

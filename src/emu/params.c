@@ -93,6 +93,17 @@ const char *ap_emu_profile_spec(const char *name)
 	return NULL;
 }
 
+bool ap_emu_spec_names_profile(const char *spec)
+{
+	char *copy = ap_xstrdup(spec), *tok, *save = copy;
+	bool found = false;
+
+	while (!found && (tok = strsep(&save, ",")))
+		found = ap_emu_profile_spec(strncmp(tok, "profile=", 8) ? tok : tok + 8) != NULL;
+	free(copy);
+	return found;
+}
+
 const char *ap_emu_profile_names(void)
 {
 	return "simple, hdd-7200, hdd-5400, wd-ears-jumper, flash-8k, flash-16k, usb-4kn, honest-512n, "

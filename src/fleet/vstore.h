@@ -162,6 +162,19 @@ char *ap_vstore_model_name(const struct ap_vstore_model *m);
 /* JSON both ways; decoding checks every type and value: -EINVAL with @e. */
 struct json_object *ap_vstore_to_json(const struct ap_vstore *s);
 struct json_object *ap_vstore_example_to_json(const struct ap_vstore_example *x);
+/*
+ * A verdict as the store writes it, its members added to @o (NULL: a new
+ * object); @nulls: absence_margin and ruled_out_up_to present as null
+ * where they do not apply, not left out.
+ */
+struct json_object *ap_vstore_verdict_to_json(const struct ap_vstore_verdict *v,
+					      struct json_object *o, bool nulls);
+/*
+ * What `verdicts show -J` says of a model: as the store writes it, and its
+ * name, the store file @store that holds it, its entry, whether it is in
+ * conflict.
+ */
+struct json_object *ap_vstore_model_to_json(const struct ap_vstore_model *m, const char *store);
 int ap_vstore_from_json(struct json_object *o, struct ap_vstore *s, struct ap_error *e);
 
 /*
@@ -309,6 +322,28 @@ int ap_vstore_source_read(struct ap_vstore_source *src, const char *path, const 
 int ap_vstore_merge_sources(const char *store, struct ap_vstore_source *src, size_t n,
 			    struct ap_vstore_merged *st, struct json_object *conflicts,
 			    bool *changed, struct ap_error *e);
+/* A merge of SOURCE files into a store. */
+struct ap_vstore_merge {
+	struct ap_vstore_source *src;
+	size_t n;
+	struct ap_vstore_merged st;	/* what changed */
+	struct json_object *conflicts;	/* names of the sources' models now in conflict */
+	bool changed;
+};
+/*
+ * Read and check every file of @paths (a store or a probe/sweep result;
+ * @host: the results' host) before the store @store is locked, then merge
+ * them (ap_vstore_merge_sources()). -errno with @e; when a source failed,
+ * *@failed is its path and *@bad says it was read but is neither a store
+ * nor a result. Free @m with ap_vstore_merge_free() in every case.
+ */
+int ap_vstore_merge_run(struct ap_vstore_merge *m, const char *store, char *const *paths,
+			size_t n, const char *host, const char **failed, bool *bad,
+			struct ap_error *e);
+/* What the merge did: the store, the counts, the conflicts, each source. */
+struct json_object *ap_vstore_merge_to_json(const struct ap_vstore_merge *m, const char *store);
+void ap_vstore_merge_free(struct ap_vstore_merge *m);
+
 /*
  * Remove every model @names match (ap_vstore_match()) from the store
  * @store under its lock: their names into @forgotten, the names that match
@@ -316,5 +351,8 @@ int ap_vstore_merge_sources(const char *store, struct ap_vstore_source *src, siz
  */
 int ap_vstore_forget(const char *store, char **names, size_t n, struct json_object *forgotten,
 		     struct json_object *absent, bool *changed, struct ap_error *e);
+/* What the forget did: the store, whether it changed, the names forgotten and absent. */
+struct json_object *ap_vstore_forgot_to_json(const char *store, struct json_object *forgotten,
+					     struct json_object *absent, bool changed);
 
 #endif

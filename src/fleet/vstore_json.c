@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
@@ -33,46 +34,72 @@ struct json_object *ap_vstore_example_to_json(const struct ap_vstore_example *x)
 	return o;
 }
 
+struct json_object *ap_vstore_verdict_to_json(const struct ap_vstore_verdict *v,
+					      struct json_object *o, bool nulls)
+{
+	struct json_object *xa = json_object_new_array();
+	bool margin = !v->sensitive && v->absence_margin >= 1;
+	bool ruled = !v->sensitive && v->ruled_out_up_to;
+	size_t l;
+
+	if (!o)
+		o = json_object_new_object();
+	json_object_object_add(o, "logical_sector", ap_json_u64(v->logical_sector));
+	json_object_object_add(o, "physical_sector", ap_json_u64(v->physical_sector));
+	json_object_object_add(o, "lowest_aligned_lba", ap_json_u64(v->lowest_aligned_lba));
+	json_object_object_add(o, "sensitive", json_object_new_boolean(v->sensitive));
+	if (margin || nulls)
+		json_object_object_add(o, "absence_margin",
+				       margin ? json_object_new_double(v->absence_margin) : NULL);
+	if (ruled || nulls)
+		json_object_object_add(o, "ruled_out_up_to",
+				       ruled ? ap_json_u64(v->ruled_out_up_to) : NULL);
+	for (l = 0; l < v->nexamples; l++)
+		json_object_array_add(xa, ap_vstore_example_to_json(&v->examples[l]));
+	json_object_object_add(o, "examples", xa);
+	return o;
+}
+
+/* A model as the store writes it: vendor, model, revision, its verdicts. */
+static struct json_object *model_json(const struct ap_vstore_model *m)
+{
+	struct json_object *mo = json_object_new_object(), *va = json_object_new_array();
+	size_t k;
+
+	json_object_object_add(mo, "vendor", ap_json_string(m->vendor));
+	json_object_object_add(mo, "model", ap_json_string(m->model));
+	json_object_object_add(mo, "revision", ap_json_string(m->revision));
+	for (k = 0; k < m->nverdicts; k++)
+		json_object_array_add(va, ap_vstore_verdict_to_json(&m->verdicts[k], NULL, false));
+	json_object_object_add(mo, "verdicts", va);
+	return mo;
+}
+
 struct json_object *ap_vstore_to_json(const struct ap_vstore *s)
 {
 	struct json_object *doc = json_object_new_object(), *models = json_object_new_array();
-	size_t i, k, l;
+	size_t i;
 
 	json_object_object_add(doc, "format", json_object_new_string(FORMAT_NAME));
 	json_object_object_add(doc, "version", json_object_new_int(FORMAT_VERSION));
-	for (i = 0; i < s->nmodels; i++) {
-		const struct ap_vstore_model *m = &s->models[i];
-		struct json_object *mo = json_object_new_object(), *va = json_object_new_array();
-
-		json_object_object_add(mo, "vendor", ap_json_string(m->vendor));
-		json_object_object_add(mo, "model", ap_json_string(m->model));
-		json_object_object_add(mo, "revision", ap_json_string(m->revision));
-		for (k = 0; k < m->nverdicts; k++) {
-			const struct ap_vstore_verdict *v = &m->verdicts[k];
-			struct json_object *vo = json_object_new_object();
-			struct json_object *xa = json_object_new_array();
-
-			json_object_object_add(vo, "logical_sector", ap_json_u64(v->logical_sector));
-			json_object_object_add(vo, "physical_sector", ap_json_u64(v->physical_sector));
-			json_object_object_add(vo, "lowest_aligned_lba",
-					       ap_json_u64(v->lowest_aligned_lba));
-			json_object_object_add(vo, "sensitive", json_object_new_boolean(v->sensitive));
-			if (!v->sensitive && v->absence_margin >= 1)
-				json_object_object_add(vo, "absence_margin",
-						       json_object_new_double(v->absence_margin));
-			if (!v->sensitive && v->ruled_out_up_to)
-				json_object_object_add(vo, "ruled_out_up_to",
-						       ap_json_u64(v->ruled_out_up_to));
-			for (l = 0; l < v->nexamples; l++)
-				json_object_array_add(xa, ap_vstore_example_to_json(&v->examples[l]));
-			json_object_object_add(vo, "examples", xa);
-			json_object_array_add(va, vo);
-		}
-		json_object_object_add(mo, "verdicts", va);
-		json_object_array_add(models, mo);
-	}
+	for (i = 0; i < s->nmodels; i++)
+		json_object_array_add(models, model_json(&s->models[i]));
 	json_object_object_add(doc, "models", models);
 	return doc;
+}
+
+struct json_object *ap_vstore_model_to_json(const struct ap_vstore_model *m, const char *store)
+{
+	struct json_object *o = model_json(m);
+	char *name = ap_vstore_model_name(m), entry[32];
+
+	snprintf(entry, sizeof(entry), "models[%zu]", m->index);
+	json_object_object_add(o, "name", json_object_new_string(name));
+	json_object_object_add(o, "store", json_object_new_string(store));
+	json_object_object_add(o, "entry", json_object_new_string(entry));
+	json_object_object_add(o, "conflict", json_object_new_boolean(ap_vstore_model_in_conflict(m)));
+	free(name);
+	return o;
 }
 
 /* Member @key of @o, an array (required): or NULL with @e. */

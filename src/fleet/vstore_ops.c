@@ -141,3 +141,77 @@ int ap_vstore_forget(const char *store, char **names, size_t n, struct json_obje
 
 	return ap_vstore_update(store, forget_fn, &a, changed, e);
 }
+
+int ap_vstore_merge_run(struct ap_vstore_merge *m, const char *store, char *const *paths,
+			size_t n, const char *host, const char **failed, bool *bad,
+			struct ap_error *e)
+{
+	size_t i;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	m->src = ap_xcalloc(n ? n : 1, sizeof(*m->src));
+	m->n = n;
+	m->conflicts = json_object_new_array();
+	*failed = NULL;
+	*bad = false;
+	/* every SOURCE read and checked before the store is locked */
+	for (i = 0; i < n; i++) {
+		rc = ap_vstore_source_read(&m->src[i], paths[i], host, bad, e);
+		if (rc) {
+			*failed = paths[i];
+			return rc;
+		}
+	}
+	return ap_vstore_merge_sources(store, m->src, m->n, &m->st, m->conflicts, &m->changed, e);
+}
+
+struct json_object *ap_vstore_merge_to_json(const struct ap_vstore_merge *m, const char *store)
+{
+	const struct ap_vstore_merged *st = &m->st;
+	struct json_object *o = json_object_new_object(), *sa = json_object_new_array();
+	size_t i;
+
+	json_object_object_add(o, "store", json_object_new_string(store));
+	json_object_object_add(o, "changed", json_object_new_boolean(m->changed));
+	json_object_object_add(o, "models_added", ap_json_u64(st->models_added));
+	json_object_object_add(o, "verdicts_added", ap_json_u64(st->verdicts_added));
+	json_object_object_add(o, "examples_added", ap_json_u64(st->examples_added));
+	json_object_object_add(o, "examples_updated", ap_json_u64(st->examples_updated));
+	json_object_object_add(o, "conflicts_added", ap_json_u64(st->conflicts_added));
+	json_object_object_add(o, "conflicts", json_object_get(m->conflicts));
+	for (i = 0; i < m->n; i++) {
+		struct json_object *so = json_object_new_object();
+
+		json_object_object_add(so, "path", json_object_new_string(m->src[i].path));
+		json_object_object_add(so, "kind", json_object_new_string(m->src[i].kind));
+		json_object_object_add(so, "models", ap_json_u64(m->src[i].s.nmodels));
+		json_object_object_add(so, "skipped", ap_json_u64(m->src[i].skipped));
+		json_object_array_add(sa, so);
+	}
+	json_object_object_add(o, "sources", sa);
+	return o;
+}
+
+void ap_vstore_merge_free(struct ap_vstore_merge *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		ap_vstore_free(&m->src[i].s);
+	free(m->src);
+	json_object_put(m->conflicts);
+	memset(m, 0, sizeof(*m));
+}
+
+struct json_object *ap_vstore_forgot_to_json(const char *store, struct json_object *forgotten,
+					     struct json_object *absent, bool changed)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "store", json_object_new_string(store));
+	json_object_object_add(o, "changed", json_object_new_boolean(changed));
+	json_object_object_add(o, "forgotten", json_object_get(forgotten));
+	json_object_object_add(o, "absent", json_object_get(absent));
+	return o;
+}

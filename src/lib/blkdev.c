@@ -2,10 +2,12 @@
 /* A block device's size and sector sizes (see blkdev.h). */
 #include "lib/blkdev.h"
 #include "lib/sysfs.h"
+#include "lib/util.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,4 +137,31 @@ int ap_blkdev_loop_detach(const char *dev, bool excl, unsigned wait_ms)
 		nanosleep(&ts, NULL);
 	}
 	return 0;
+}
+
+/* the same device (or, for what is none, the same file) */
+static bool same_node(const struct stat *a, const struct stat *b)
+{
+	if (S_ISBLK(a->st_mode) || S_ISBLK(b->st_mode))
+		return S_ISBLK(a->st_mode) && S_ISBLK(b->st_mode) && a->st_rdev == b->st_rdev;
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+void ap_blkdev_twins(char *const *devs, size_t n, size_t *twin)
+{
+	struct stat *st = ap_xcalloc(n ? n : 1, sizeof(*st));
+	bool *ok = ap_xcalloc(n ? n : 1, sizeof(*ok));
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		ok[i] = stat(devs[i], &st[i]) == 0;
+		twin[i] = i;
+		for (j = 0; ok[i] && j < i; j++)
+			if (ok[j] && same_node(&st[i], &st[j])) {
+				twin[i] = j;
+				break;
+			}
+	}
+	free(st);
+	free(ok);
 }

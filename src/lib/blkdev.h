@@ -43,4 +43,11 @@ int ap_blkdev_loop_backed_by(dev_t dev, ino_t ino, char *name, size_t len);
  */
 int ap_blkdev_loop_detach(const char *dev, bool excl, unsigned wait_ms);
 
+/*
+ * Paths naming one node: twin[i] is the first earlier entry of @devs
+ * naming the same device (or, for what is none, the same file), or i;
+ * a path that does not exist is nobody's twin (said by its command later).
+ */
+void ap_blkdev_twins(char *const *devs, size_t n, size_t *twin);
+
 #endif

@@ -403,3 +403,14 @@ int ap_state_live_hold(dev_t d, pid_t *pid, char **cmd)
 	ap_state_free(v, n);
 	return found;
 }
+
+int ap_state_live_hold_path(const char *path, pid_t *pid, char **cmd)
+{
+	struct stat st;
+
+	*pid = 0;
+	*cmd = NULL;
+	if (stat(path, &st) != 0 || !S_ISBLK(st.st_mode))
+		return 0;
+	return ap_state_live_hold(st.st_rdev, pid, cmd);
+}

@@ -103,5 +103,7 @@ int ap_state_hold_parse(const struct ap_state_entry *e, dev_t *d, const char **c
  * the owner in @pid and its command in @cmd (caller frees), else 0.
  */
 int ap_state_live_hold(dev_t d, pid_t *pid, char **cmd);
+/* The same for the block device at @path; 0 for anything else (a file, nothing). */
+int ap_state_live_hold_path(const char *path, pid_t *pid, char **cmd);
 
 #endif

@@ -209,6 +209,29 @@ struct libscols_table *ap_cols_table_new(const struct ap_cols *cs, const char *n
 	return table_new(cs->out ? cs->out : &defaults, name, cs->infos, cs->cols, cs->ncols);
 }
 
+struct libscols_table *ap_cols_table_rows(const struct ap_cols *cs, const char *name, size_t n,
+					  ap_row_fill_fn fill, void *ctx)
+{
+	struct libscols_table *tb = ap_cols_table_new(cs, name);
+	struct ap_row r;
+	size_t i;
+
+	if (!tb)
+		return NULL;
+	ap_row_init(&r, cs);
+	for (i = 0; i < n; i++) {
+		if (!fill(ctx, &r, i))
+			continue;
+		if (ap_row_add_line(&r, tb) != 0) {
+			ap_row_free(&r);
+			scols_unref_table(tb);
+			return NULL;
+		}
+	}
+	ap_row_free(&r);
+	return tb;
+}
+
 const char *ap_col_json_key(const struct ap_colinfo *ci, char *buf, size_t len)
 {
 	size_t k;

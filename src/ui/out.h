@@ -169,6 +169,11 @@ void ap_row_null(struct ap_row *r, int id);
 
 /* Add the row to @tb (made by ap_cols_table_new()): 0 or -ENOMEM. */
 int ap_row_add_line(const struct ap_row *r, struct libscols_table *tb);
+/* Fill @r (reset by the caller's fill) with item @i: false leaves the item out. */
+typedef bool (*ap_row_fill_fn)(void *ctx, struct ap_row *r, size_t i);
+/* A table named @name of the rows @fill gives for items 0..@n-1; NULL: out of memory. */
+struct libscols_table *ap_cols_table_rows(const struct ap_cols *cs, const char *name, size_t n,
+					  ap_row_fill_fn fill, void *ctx);
 /* The row as a JSON object of the selected keys (NULL: out of memory). */
 struct json_object;
 struct json_object *ap_row_json(const struct ap_row *r);

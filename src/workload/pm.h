@@ -346,5 +346,8 @@ int ap_pm_help(FILE *f, const char *topic);
 struct json_object;
 struct json_object *ap_pm_config_to_json(const struct ap_pm_config *cfg);
 struct json_object *ap_pm_result_to_json(const struct ap_pm_result *res);
+/* One run: {"config": ..., "result": ...}, as postmark -J lists its runs. */
+struct json_object *ap_pm_run_to_json(const struct ap_pm_config *cfg,
+				      const struct ap_pm_result *res);
 
 #endif

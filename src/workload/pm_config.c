@@ -26,17 +26,9 @@
 
 #include "workload/pm.h"
 #include "workload/pmP.h"
+#include "workload/pm_sync.h"
 
 /* ---- names ---- */
-
-static const char *const sync_names[AP_PM_SYNC_COUNT] = {
-	[AP_PM_SYNC_NONE] = "none",
-	[AP_PM_SYNC_FSYNC] = "fsync",
-	[AP_PM_SYNC_FDATASYNC] = "fdatasync",
-	[AP_PM_SYNC_DSYNC] = "dsync",
-	[AP_PM_SYNC_SYNC] = "sync",
-	[AP_PM_SYNC_DIRECT] = "direct",
-};
 
 static const char *const data_names[AP_PM_DATA_COUNT] = {
 	[AP_PM_DATA_PRINTABLE] = "printable",
@@ -58,50 +50,65 @@ static const char *const phase_names[AP_PM_PHASE_COUNT] = {
 	[AP_PM_PHASE_DELETE] = "deletion",
 };
 
+/* @names[@i] of a table of @n, or "?" */
+static const char *name_of(const char *const *names, unsigned n, unsigned i)
+{
+	return i < n ? names[i] : "?";
+}
+
+/* The index of @s in a table of @n names, or -EINVAL. */
+static int index_of(const char *const *names, unsigned n, const char *s)
+{
+	unsigned i;
+
+	for (i = 0; s && i < n; i++)
+		if (!strcmp(s, names[i]))
+			return (int)i;
+	return -EINVAL;
+}
+
+/* a sync policy's name is its ops' (pm_sync.c) */
 const char *ap_pm_sync_name(enum ap_pm_sync s)
 {
-	return (unsigned)s < AP_PM_SYNC_COUNT ? sync_names[s] : "?";
+	const struct ap_pm_sync_ops *ops = ap_pm_sync_ops(s);
+
+	return ops ? ops->name : "?";
 }
 
 const char *ap_pm_data_name(enum ap_pm_data d)
 {
-	return (unsigned)d < AP_PM_DATA_COUNT ? data_names[d] : "?";
+	return name_of(data_names, AP_PM_DATA_COUNT, d);
 }
 
 const char *ap_pm_op_name(enum ap_pm_op op)
 {
-	return (unsigned)op < AP_PM_OP_COUNT ? op_names[op] : "?";
+	return name_of(op_names, AP_PM_OP_COUNT, op);
 }
 
 const char *ap_pm_phase_name(enum ap_pm_phase ph)
 {
-	return (unsigned)ph < AP_PM_PHASE_COUNT ? phase_names[ph] : "?";
+	return name_of(phase_names, AP_PM_PHASE_COUNT, ph);
 }
 
 int ap_pm_sync_parse(const char *s, enum ap_pm_sync *out)
 {
-	unsigned int i;
+	unsigned i;
 
-	for (i = 0; s && i < AP_PM_SYNC_COUNT; i++) {
-		if (!strcmp(s, sync_names[i])) {
+	for (i = 0; s && i < AP_PM_SYNC_COUNT; i++)
+		if (!strcmp(s, ap_pm_sync_ops((enum ap_pm_sync)i)->name)) {
 			*out = (enum ap_pm_sync)i;
 			return 0;
 		}
-	}
 	return -EINVAL;
 }
 
 int ap_pm_data_parse(const char *s, enum ap_pm_data *out)
 {
-	unsigned int i;
+	int i = index_of(data_names, AP_PM_DATA_COUNT, s);
 
-	for (i = 0; s && i < AP_PM_DATA_COUNT; i++) {
-		if (!strcmp(s, data_names[i])) {
-			*out = (enum ap_pm_data)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	if (i >= 0)
+		*out = (enum ap_pm_data)i;
+	return i < 0 ? i : 0;
 }
 
 /* ---- the configuration object ---- */

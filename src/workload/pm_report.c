@@ -95,6 +95,17 @@ static void notes(FILE *f, const struct ap_pm_config *cfg, const struct ap_pm_re
 			phase_label(stopped_phase(res)));
 }
 
+/* Files created or deleted: in all, then alone (its phase) and mixed with transactions. */
+static void files_line(FILE *f, uint64_t n, const char *done, double per_s, const char *phase,
+		       uint64_t alone, double alone_per_s, uint64_t mixed, double mixed_per_s)
+{
+	fprintf(f, "\t%" PRIu64 " %s (%.2f per second)\n", n, done, per_s);
+	fprintf(f, "\t\t%s alone: %" PRIu64 " files (%.2f per second)\n", phase, alone,
+		alone_per_s);
+	fprintf(f, "\t\tMixed with transactions: %" PRIu64 " files (%.2f per second)\n", mixed,
+		mixed_per_s);
+}
+
 int ap_pm_report_text(FILE *f, const struct ap_pm_config *cfg,
 		      const struct ap_pm_result *res)
 {
@@ -115,21 +126,15 @@ int ap_pm_report_text(FILE *f, const struct ap_pm_config *cfg,
 		secs(ph[AP_PM_PHASE_TRANSACTIONS]), res->tps);
 
 	fprintf(f, "\nFiles:\n");
-	fprintf(f, "\t%" PRIu64 " created (%.2f per second)\n", created,
-		rate(created, res->total_ns));
-	fprintf(f, "\t\tCreation alone: %" PRIu64 " files (%.2f per second)\n",
-		res->created_alone, res->created_alone_per_s);
-	fprintf(f, "\t\tMixed with transactions: %" PRIu64 " files (%.2f per second)\n",
-		res->created_mixed, res->created_mixed_per_s);
+	files_line(f, created, "created", rate(created, res->total_ns), "Creation",
+		   res->created_alone, res->created_alone_per_s, res->created_mixed,
+		   res->created_mixed_per_s);
 	fprintf(f, "\t%" PRIu64 " read (%.2f per second)\n", res->read, res->read_per_s);
 	fprintf(f, "\t%" PRIu64 " appended (%.2f per second)\n", res->appended,
 		res->appended_per_s);
-	fprintf(f, "\t%" PRIu64 " deleted (%.2f per second)\n", deleted,
-		rate(deleted, res->total_ns));
-	fprintf(f, "\t\tDeletion alone: %" PRIu64 " files (%.2f per second)\n",
-		res->deleted_alone, res->deleted_alone_per_s);
-	fprintf(f, "\t\tMixed with transactions: %" PRIu64 " files (%.2f per second)\n",
-		res->deleted_mixed, res->deleted_mixed_per_s);
+	files_line(f, deleted, "deleted", rate(deleted, res->total_ns), "Deletion",
+		   res->deleted_alone, res->deleted_alone_per_s, res->deleted_mixed,
+		   res->deleted_mixed_per_s);
 
 	fprintf(f, "\nData:\n");
 	ap_pm_scalef(a, sizeof(a), res->pm_bytes_read);
@@ -360,4 +365,14 @@ int ap_pm_config_show(FILE *f, const struct ap_pm_config *cfg)
 	if (cfg->drop_caches)
 		fprintf(f, "Caches are dropped before each phase.\n");
 	return ferror(f) ? -EIO : 0;
+}
+
+struct json_object *ap_pm_run_to_json(const struct ap_pm_config *cfg,
+				      const struct ap_pm_result *res)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "config", ap_pm_config_to_json(cfg));
+	json_object_object_add(o, "result", ap_pm_result_to_json(res));
+	return o;
 }

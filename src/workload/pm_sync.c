@@ -41,29 +41,34 @@ static int do_fdatasync(int fd)
 
 static const struct ap_pm_sync_ops sync_none = {
 	.id = AP_PM_SYNC_NONE,
+	.name = "none",
 	.write = ap_pm_write_plain,
 };
 
 static const struct ap_pm_sync_ops sync_fsync = {
 	.id = AP_PM_SYNC_FSYNC,
+	.name = "fsync",
 	.write = ap_pm_write_plain,
 	.sync = do_fsync,
 };
 
 static const struct ap_pm_sync_ops sync_fdatasync = {
 	.id = AP_PM_SYNC_FDATASYNC,
+	.name = "fdatasync",
 	.write = ap_pm_write_plain,
 	.sync = do_fdatasync,
 };
 
 static const struct ap_pm_sync_ops sync_dsync = {
 	.id = AP_PM_SYNC_DSYNC,
+	.name = "dsync",
 	.open_flags = O_DSYNC,
 	.write = ap_pm_write_plain,
 };
 
 static const struct ap_pm_sync_ops sync_sync = {
 	.id = AP_PM_SYNC_SYNC,
+	.name = "sync",
 	.open_flags = O_SYNC,
 	.write = ap_pm_write_plain,
 };

@@ -25,6 +25,7 @@ struct ap_pm_wfile {
 
 struct ap_pm_sync_ops {
 	enum ap_pm_sync id;
+	const char *name;	/* --sync, "set sync", the reports (ap_pm_sync_name()) */
 	int open_flags;		/* added to open(2) of files that are written */
 	int read_flags;		/* added to open(2) of files that are read */
 	/* Write all @len bytes at w->pos (the descriptor's offset) and

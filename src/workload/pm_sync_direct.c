@@ -52,6 +52,7 @@ static int direct_write(struct ap_pm_wfile *w, const char *buf, size_t len)
 
 const struct ap_pm_sync_ops ap_pm_sync_direct = {
 	.id = AP_PM_SYNC_DIRECT,
+	.name = "direct",
 	.open_flags = O_DIRECT | O_DSYNC,
 	.read_flags = O_DIRECT,
 	.write = direct_write,

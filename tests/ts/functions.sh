@@ -6,15 +6,32 @@
 #	ts_init "what this test proves"
 #	ts_need_root; ts_need_loop; ts_need_fuse
 #	dev=$(ts_emu_attach --phys 4096 ...)
+#	ts_subtest first-case
+#	...
+#	ts_subtest second-case
 #	...
 #	ts_pass
 #
-# Exit codes follow automake: 0 pass, 1 fail, 77 skip, 99 hard error.
-# A missing prerequisite skips with a reason, except under
-# ALIGNPROBE_REQUIRE_DEVICES=1 (CI), where it fails. Everything a test
-# attaches, mounts or creates is recorded and removed on exit, also when the
-# test fails or is interrupted. Each test gets a state directory of its own,
-# so `alignprobe cleanup` in one test never touches another's resources.
+# A test speaks TAP on its standard output, which the automake harness
+# (build-aux/tap-driver.sh) reads: one line per case -- "ok N - NAME",
+# "not ok N - NAME: reason", "ok N - NAME # SKIP reason" -- and the plan
+# "1..N" at the end. A case is a subtest (ts_subtest NAME, each ts_expect
+# and ts_expect_run); a test without subtests is one case named after
+# itself. Everything else the test and its commands print goes to stderr,
+# into the test's .log. ts_fail reports the open case as failed and ends
+# the test; ts_skip reports a skip (the whole test, "1..0 # SKIP reason",
+# when no case has been reported yet) and ends it, except under
+# ALIGNPROBE_REQUIRE_DEVICES=1 (CI), where it fails; a hard error (exit 99)
+# stays an error. Under the harness (TS_HARNESS=tap, set by Makefile.am)
+# the verdict is the TAP stream and a test that reported it exits 0; run
+# alone it exits 0 pass, 1 fail, 77 skip, 99 hard error.
+#
+# TS_ONLY='name,glob*' reports only the cases of those names, and skips
+# the commands of the ts_expect_run cases it leaves out. Everything a test
+# attaches, mounts or creates is recorded and removed on exit, also when
+# the test fails or is interrupted. Each test gets a state directory of
+# its own, so `alignprobe cleanup` in one test never touches another's
+# resources.
 
 set -u
 
@@ -25,35 +42,208 @@ export LC_ALL=C TZ=UTC
 
 TS_NAME=$(basename "$(dirname "$0")")/$(basename "$0" .sh)
 TS_TMP=
+# the system's python3 first (tests/helpers/jsondoc.py)
+TS_PY=$(command -v /usr/bin/python3 || command -v python3)
+
+# ---- TAP --------------------------------------------------------------------
+#
+# The TAP lines go to the standard output the test was started with (fd
+# TS_TAP_FD); the test's own standard output is its stderr from here on,
+# so that nothing a command prints can pass for a TAP line, and a case
+# reported inside $(...) still reaches the harness. The number of cases
+# and whether one failed are kept in files under $TS_TMP (once ts_init
+# made it), so that a case reported in a subshell counts too.
+
+if [ -z "${TS_TAP_FD:-}" ]; then
+	exec {TS_TAP_FD}>&1 >&2
+fi
+TS_TAP_N=0 TS_TAP_FAILED=0 TS_TAP_PLANNED=0
+TS_SUBTEST= TS_SUBTEST_AT=0
 
 ts_log() { printf '%s: %s\n' "$TS_NAME" "$*" >&2; }
 
+# the number of cases reported so far
+ts_tap_count() {
+	if [ -n "$TS_TMP" ] && [ -f "$TS_TMP/.tap-n" ]; then
+		cat "$TS_TMP/.tap-n"
+	else
+		echo "$TS_TAP_N"
+	fi
+}
+
+# ts_tap_report ok|not-ok NAME [DIRECTIVE-OR-REASON]: one TAP line
+ts_tap_report() {
+	local n
+	n=$(($(ts_tap_count) + 1))
+	TS_TAP_N=$n
+	[ -n "$TS_TMP" ] && [ -d "$TS_TMP" ] && echo "$n" > "$TS_TMP/.tap-n"
+	if [ "$1" = ok ]; then
+		printf 'ok %d - %s%s\n' "$n" "$2" "${3:+ $3}" >&"$TS_TAP_FD"
+	else
+		TS_TAP_FAILED=1
+		[ -n "$TS_TMP" ] && [ -d "$TS_TMP" ] && : > "$TS_TMP/.tap-failed"
+		printf 'not ok %d - %s%s\n' "$n" "$2" "${3:+: $3}" | tr '\n' ' ' | sed 's/ $/\n/' >&"$TS_TAP_FD"
+	fi
+}
+
+ts_tap_failed() {
+	[ "$TS_TAP_FAILED" = 1 ] || { [ -n "$TS_TMP" ] && [ -f "$TS_TMP/.tap-failed" ]; }
+}
+
+# the case a ts_fail or ts_skip now is about: the open subtest, else the test
+ts_tap_case() { printf '%s\n' "${TS_SUBTEST:-$TS_NAME}"; }
+
+# the open subtest, if it has not been reported yet (from a subshell), passed
+ts_subtest_close() {
+	if [ -n "$TS_SUBTEST" ] && [ "$(ts_tap_count)" = "$TS_SUBTEST_AT" ]; then
+		ts_tap_report ok "$TS_SUBTEST"
+	fi
+	TS_SUBTEST=
+}
+
+# ts_selected NAME: NAME is one of TS_ONLY's names or patterns (or TS_ONLY
+# is empty)
+ts_selected() {
+	local p IFS=', '
+	local -
+	[ -z "${TS_ONLY:-}" ] && return 0
+	set -f
+	for p in $TS_ONLY; do
+		# shellcheck disable=SC2254
+		case $1 in $p) return 0 ;; esac
+	done
+	return 1
+}
+
+# ts_subtest NAME: the case NAME begins (the open one passed); 1 when
+# TS_ONLY leaves it out (`ts_subtest NAME || continue` in a loop)
+ts_subtest() {
+	ts_subtest_close
+	ts_selected "$1" || return 1
+	TS_SUBTEST=$1
+	TS_SUBTEST_AT=$(ts_tap_count)
+}
+
+# ts_subtest_fail REASON: the open subtest failed, the test goes on to the
+# next (and fails in the end); ts_fail instead ends the test
+ts_subtest_fail() {
+	local name
+	name=$(ts_tap_case)
+	TS_SUBTEST=
+	ts_log "FAIL: $name: $*"
+	ts_tap_report not-ok "$name" "$*"
+}
+
+# ts_subtest_skip REASON: the open subtest is skipped, the test goes on
+# (fails under ALIGNPROBE_REQUIRE_DEVICES=1)
+ts_subtest_skip() {
+	local name
+	name=$(ts_tap_case)
+	TS_SUBTEST=
+	if [ "${ALIGNPROBE_REQUIRE_DEVICES:-0}" = 1 ]; then
+		ts_log "FAIL: $name: $* (required: ALIGNPROBE_REQUIRE_DEVICES=1)"
+		ts_tap_report not-ok "$name" "$* (required: ALIGNPROBE_REQUIRE_DEVICES=1)"
+	else
+		ts_log "SKIP: $name: $*"
+		ts_tap_report ok "$name" "# SKIP $*"
+	fi
+}
+
+# ts_tap_end RC: the plan, once, and the exit status for RC (0 pass, 1
+# fail, 77 skip, else a hard error): under the harness the TAP lines say
+# the verdict, so a failure or skip they report exits 0
+ts_tap_end() {
+	local rc=$1
+	if [ "$TS_TAP_PLANNED" = 0 ]; then
+		TS_TAP_PLANNED=1
+		printf '1..%d\n' "$(ts_tap_count)" >&"$TS_TAP_FD"
+	fi
+	case $rc in
+	0 | 1 | 77) ts_tap_failed && rc=1 ;;
+	esac
+	case $rc in
+	1 | 77) [ "${TS_HARNESS:-}" = tap ] && rc=0 ;;
+	esac
+	return "$rc"
+}
+
+# in a subshell (a $(...), a pipe) only the subshell ends: the test's own
+# shell reports the plan and the verdict
+ts_in_subshell() { [ "$BASHPID" != "$$" ]; }
+
 ts_fail() {
 	printf '%s: FAIL: %s\n' "$TS_NAME" "$*" >&2
-	exit 1
+	ts_tap_report not-ok "$(ts_tap_case)" "$*"
+	ts_in_subshell && exit 1
+	TS_SUBTEST=
+	ts_tap_end 1
+	exit
 }
 
 ts_pass() {
-	printf '%s: PASS\n' "$TS_NAME" >&2
-	exit 0
+	ts_in_subshell && exit 0
+	ts_subtest_close
+	[ "$(ts_tap_count)" = 0 ] && ts_tap_report ok "$TS_NAME"
+	if ts_tap_failed; then
+		printf '%s: FAIL (see the cases above)\n' "$TS_NAME" >&2
+	else
+		printf '%s: PASS\n' "$TS_NAME" >&2
+	fi
+	ts_tap_end 0
+	exit
 }
 
+# ts_skip REASON: skip the rest of the test
 ts_skip() {
-	if [ "${ALIGNPROBE_SKIP_INTEGRATION:-0}" = 1 ]; then
-		printf '%s: SKIP: integration tests disabled (ALIGNPROBE_SKIP_INTEGRATION=1)\n' "$TS_NAME" >&2
-		exit 77
+	local why="$*" n
+	[ "${ALIGNPROBE_SKIP_INTEGRATION:-0}" = 1 ] &&
+		why="integration tests disabled (ALIGNPROBE_SKIP_INTEGRATION=1)"
+	if [ "${ALIGNPROBE_REQUIRE_DEVICES:-0}" = 1 ] && [ "${ALIGNPROBE_SKIP_INTEGRATION:-0}" != 1 ]; then
+		ts_fail "$why (required: ALIGNPROBE_REQUIRE_DEVICES=1)"
 	fi
-	if [ "${ALIGNPROBE_REQUIRE_DEVICES:-0}" = 1 ]; then
-		printf '%s: FAIL: %s (required: ALIGNPROBE_REQUIRE_DEVICES=1)\n' "$TS_NAME" "$*" >&2
-		exit 1
+	printf '%s: SKIP: %s\n' "$TS_NAME" "$why" >&2
+	n=$(ts_tap_count)
+	if [ -z "$TS_SUBTEST" ] && [ "$n" = 0 ]; then
+		ts_in_subshell && exit 77
+		TS_TAP_PLANNED=1
+		printf '1..0 # SKIP %s\n' "$why" >&"$TS_TAP_FD"
+	else
+		ts_tap_report ok "$(ts_tap_case)" "# SKIP $why"
+		ts_in_subshell && exit 77
+		TS_SUBTEST=
 	fi
-	printf '%s: SKIP: %s\n' "$TS_NAME" "$*" >&2
-	exit 77
+	ts_tap_end 77
+	exit
+}
+
+# ts_tap_exit RC: on an exit without ts_pass, ts_fail or ts_skip (a plain
+# `exit N`, the end of the script, a signal), the cases and the plan that
+# RC means; returns the exit status
+ts_tap_exit() {
+	local rc=$1
+	[ "$TS_TAP_PLANNED" = 1 ] && return "$rc"
+	case $rc in
+	0)
+		ts_subtest_close
+		[ "$(ts_tap_count)" = 0 ] && ts_tap_report ok "$TS_NAME"
+		;;
+	1) ts_tap_failed || ts_tap_report not-ok "$(ts_tap_case)" "exited with status 1" ;;
+	77)
+		if [ -z "$TS_SUBTEST" ] && [ "$(ts_tap_count)" = 0 ]; then
+			TS_TAP_PLANNED=1
+			echo '1..0 # SKIP exited with status 77' >&"$TS_TAP_FD"
+		else
+			ts_tap_report ok "$(ts_tap_case)" "# SKIP exited with status 77"
+		fi
+		;;
+	esac
+	ts_tap_end "$rc"
 }
 
 ts_cleanup() {
 	local rc=$? x
 	trap - EXIT INT TERM HUP
+	ts_in_subshell || { ts_tap_exit "$rc"; rc=$?; }
 	if [ -n "$TS_TMP" ] && [ -d "$TS_TMP" ]; then
 		if [ -f "$TS_TMP/.mounts" ]; then
 			tac "$TS_TMP/.mounts" | while read -r x; do
@@ -116,10 +306,7 @@ ts_cleanup() {
 
 # ts_init "description"
 ts_init() {
-	if [ "${ALIGNPROBE_SKIP_INTEGRATION:-0}" = 1 ]; then
-		printf '%s: SKIP: integration tests disabled (ALIGNPROBE_SKIP_INTEGRATION=1)\n' "$TS_NAME" >&2
-		exit 77
-	fi
+	[ "${ALIGNPROBE_SKIP_INTEGRATION:-0}" = 1 ] && ts_skip
 	[ -x "$ALIGNPROBE" ] || { echo "$TS_NAME: $ALIGNPROBE not built" >&2; exit 99; }
 	TS_TMP=$(mktemp -d /tmp/alignprobe-ts.XXXXXX) || exit 99
 	mkdir -p "$TS_TMP/state"
@@ -310,6 +497,22 @@ ts_run_rc() {
 	}
 }
 
+# ts_json FILE EXPR: print EXPR, a Python expression of d, FILE's JSON
+# document (tests/helpers/jsondoc.py get); fails the test when FILE is no
+# JSON or EXPR cannot be evaluated
+ts_json() {
+	"$TS_PY" "$top_srcdir/tests/helpers/jsondoc.py" get "$1" "$2" ||
+		ts_fail "cannot evaluate $2 on $1"
+}
+
+# ts_json_check FILE [ARGS] <<'EOF' ... EOF: Python statements about d
+# (FILE's JSON document) and args, with eq(got, want, what) and
+# check(cond, what) (tests/helpers/jsondoc.py check); 1, every failure
+# printed on stderr, when one failed
+ts_json_check() {
+	"$TS_PY" "$top_srcdir/tests/helpers/jsondoc.py" check "$@" >&2
+}
+
 # ts_checksum DEV|FILE
 ts_checksum() {
 	sha256sum < "$1" | cut -d' ' -f1
@@ -328,33 +531,55 @@ ts_run_rc_ro() {
 # ---- expected output ------------------------------------------------------
 #
 # What users read, diffed against files committed under
-# tests/expected/<component>/<name> (util-linux's tests/expected): a change
-# of a help text, a table, a JSON document, a message or an exit status
-# shows in review as a change of these files.
+# tests/expected/<area>/<test>-<case> (util-linux's layout: the expected
+# outputs of tests/ts/<area>/<test>.sh, one file per case): a change of a
+# help text, a table, a JSON document, a message or an exit status shows
+# in review as a change of these files.
 #
-#	ts_expect_run NAME CMD...	run CMD (stdin /dev/null, in the current
+#	ts_expect_run CASE CMD...	run CMD (stdin /dev/null, in the current
 #					directory) and compare its command line,
 #					stdout, stderr and exit status
-#	ts_expect NAME [FILE]		compare FILE, or stdin, as it is (also
+#	ts_expect CASE [FILE]		compare FILE, or stdin, as it is (also
 #					at the end of a pipe)
 #	ts_expect_done			fail if any differed, else pass
 #
-# <component> is the test's file name without .sh (TS_EXPECT_COMPONENT
-# overrides it). Normalised, and only that: this test's temporary
-# directory (@TMP@), the source and build trees (@SRCDIR@, @BUILDDIR@) and
-# the package version after "alignprobe " or "version " (@VERSION@); the
-# rest must match byte for byte (ts_init's directory name has a fixed
-# length, so the widths of table columns holding its paths do not vary). A
-# test filters anything else volatile (a timestamp) itself, visibly. With
-# ALIGNPROBE_UPDATE_EXPECTED=1 the files are (re)written instead, and the
-# component's files no subtest wrote any more are removed: review the
-# result with git diff.
+# Each CASE is a subtest of its own: reported ok or not ok at once, and
+# the test goes on to the next. Normalised, and only that: this test's
+# temporary directory (@TMP@), the source and build trees (@SRCDIR@,
+# @BUILDDIR@) and the package version after "alignprobe " or "version "
+# (@VERSION@); the rest must match byte for byte (ts_init's directory
+# name has a fixed length, so the widths of table columns holding its
+# paths do not vary). A test filters anything else volatile (a timestamp)
+# itself, visibly. With ALIGNPROBE_UPDATE_EXPECTED=1 the files are
+# (re)written instead, and the test's files no case wrote any more are
+# removed: review the result with git diff. TS_ONLY compares (or writes)
+# only the cases it names, and removes nothing.
 #
 # The outputs and the names of the failed ones are kept in files under
 # $TS_TMP/.expect, so that ts_expect works in the subshell of a pipe.
 
+# the directory of this test's expected files, tests/expected/<area>
 ts_expect_dir() {
-	printf '%s/tests/expected/%s\n' "$top_srcdir" "${TS_EXPECT_COMPONENT:-$(basename "$0" .sh)}"
+	printf '%s/tests/expected/%s\n' "$top_srcdir" "${TS_NAME%/*}"
+}
+
+# the expected file of CASE: tests/expected/<area>/<test>-<case>
+ts_expect_file() {
+	printf '%s/%s-%s\n' "$(ts_expect_dir)" "${TS_NAME#*/}" "$1"
+}
+
+# ts_expect_owned FILE: FILE (a name in ts_expect_dir) is one of this
+# test's, not one of a test whose name begins with this one's and a "-"
+# (probe/output-x.sh's output-x-* are not probe/output.sh's)
+ts_expect_owned() {
+	local t=${TS_NAME#*/} s o
+	case $1 in "$t"-*) ;; *) return 1 ;; esac
+	for s in "$(dirname "$0")/$t"-*.sh; do
+		[ -f "$s" ] || continue
+		o=$(basename "$s" .sh)
+		case $1 in "$o"-*) return 1 ;; esac
+	done
+	return 0
 }
 
 # a string as a basic regular expression of sed, '|' the delimiter
@@ -379,20 +604,27 @@ ts_expect_normalise() {
 	sed "${args[@]}"
 }
 
-# ts_expect_error NAME MESSAGE: a mistake of the test, not of the program;
-# recorded for ts_expect_done too, since a pipe's subshell exits alone
+# ts_expect_error CASE MESSAGE: a mistake of the test, not of the program:
+# a hard error (exit 99); recorded for ts_expect_done too, since a pipe's
+# subshell exits alone
 ts_expect_error() {
 	echo "$1(error)" >> "$TS_TMP/.expect.failed"
 	echo "$TS_NAME: ts_expect $1: $2" >&2
+	ts_tap_report not-ok "$1" "error: $2"
 	exit 99
 }
 
-# ts_expect NAME [FILE]
+# ts_expect CASE [FILE]
 ts_expect() {
-	local name=$1 file=${2:--} dir exp act
+	local name=$1 file=${2:--} exp act
+	ts_subtest_close
 	case $name in
 	'' | *[!A-Za-z0-9._-]* | .*) ts_expect_error "$name" "bad name" ;;
 	esac
+	if ! ts_selected "$name"; then
+		[ "$file" = - ] && cat > /dev/null
+		return 0
+	fi
 	mkdir -p "$TS_TMP/.expect"
 	act=$TS_TMP/.expect/$name
 	[ -e "$act" ] && ts_expect_error "$name" "the name is used twice"
@@ -402,33 +634,37 @@ ts_expect() {
 		[ -r "$file" ] || ts_expect_error "$name" "cannot read $file"
 		ts_expect_normalise < "$file" > "$act"
 	fi || ts_expect_error "$name" "normalising failed"
-	dir=$(ts_expect_dir)
-	exp=$dir/$name
+	exp=$(ts_expect_file "$name")
 	if [ "${ALIGNPROBE_UPDATE_EXPECTED:-0}" = 1 ]; then
-		if ! mkdir -p "$dir" || ! cp "$act" "$exp"; then
+		if ! mkdir -p "${exp%/*}" || ! cp "$act" "$exp"; then
 			ts_expect_error "$name" "cannot write $exp"
 		fi
 		[ -s "$act" ] || ts_log "warning: $name is empty"
+		ts_tap_report ok "$name" "# written"
 		return 0
 	fi
 	if [ ! -f "$exp" ]; then
-		ts_log "$name: no $exp (ALIGNPROBE_UPDATE_EXPECTED=1 writes it)"
-	elif ! diff -u --label "tests/expected/${dir##*/}/$name" --label "actual output" \
+		ts_log "$name: no ${exp#"$top_srcdir"/} (ALIGNPROBE_UPDATE_EXPECTED=1 writes it)"
+		ts_tap_report not-ok "$name" "no ${exp#"$top_srcdir"/}"
+	elif ! diff -u --label "${exp#"$top_srcdir"/}" --label "actual output" \
 		"$exp" "$act" >&2; then
 		ts_log "$name: the output differs from the expected (above)"
+		ts_tap_report not-ok "$name" "the output differs from ${exp#"$top_srcdir"/}"
 	else
+		ts_tap_report ok "$name"
 		return 0
 	fi
 	echo "$name" >> "$TS_TMP/.expect.failed"
 	return 1
 }
 
-# ts_expect_run NAME CMD...: "$ CMD" (alignprobe for $ALIGNPROBE), stdout,
+# ts_expect_run CASE CMD...: "$ CMD" (alignprobe for $ALIGNPROBE), stdout,
 # "--- stderr" and stderr when there is any, "exit: N". A stream without a
 # final newline gets one and the line "--- no newline at the end".
 ts_expect_run() {
 	local name=$1 out=$TS_TMP/.expect-out err=$TS_TMP/.expect-err rc a line='' to=''
 	shift
+	ts_selected "$name" || { ts_subtest_close; return 0; }
 	for a in "$@"; do
 		[ "$a" = "$ALIGNPROBE" ] && a=alignprobe
 		[ -n "$line" ] && line="$line "
@@ -458,19 +694,21 @@ ts_expect_run() {
 }
 
 # ts_expect_done: pass when every output was as expected; fail naming the
-# ones that were not, and the expected files no subtest compared
+# ones that were not, and the expected files no case compared
 ts_expect_done() {
-	local dir f n total unused='' failed=''
+	local dir f n total unused='' failed='' t=${TS_NAME#*/}-
 	dir=$(ts_expect_dir)
 	total=$(find "$TS_TMP/.expect" -maxdepth 1 -type f 2>/dev/null | wc -l)
-	for f in "$dir"/*; do
+	for f in "$dir/$t"*; do
 		[ -f "$f" ] || continue
 		n=${f##*/}
-		[ -e "$TS_TMP/.expect/$n" ] && continue
+		ts_expect_owned "$n" || continue
+		[ -e "$TS_TMP/.expect/${n#"$t"}" ] && continue
+		[ -n "${TS_ONLY:-}" ] && continue
 		if [ "${ALIGNPROBE_UPDATE_EXPECTED:-0}" = 1 ]; then
-			rm -f "$f" && ts_log "removed $f: no subtest writes it any more"
+			rm -f "$f" && ts_log "removed $f: no case writes it any more"
 		else
-			unused="$unused $n"
+			unused="$unused ${n#"$t"}"
 		fi
 	done
 	[ -f "$TS_TMP/.expect.failed" ] && failed=$(paste -sd ' ' "$TS_TMP/.expect.failed")
@@ -480,11 +718,16 @@ ts_expect_done() {
 		ts_pass
 	fi
 	[ "$total" -gt 0 ] || ts_fail "no output compared"
-	[ -z "$unused" ] ||
-		ts_log "expected outputs that no subtest compared:$unused (ALIGNPROBE_UPDATE_EXPECTED=1 removes them)"
-	[ -z "$failed" ] ||
+	if [ -n "$unused" ]; then
+		ts_log "expected outputs that no case compared:$unused (ALIGNPROBE_UPDATE_EXPECTED=1 removes them)"
+		ts_subtest unused-expected-files
+		ts_fail "expected outputs of $dir that no case compared:$unused"
+	fi
+	if [ -n "$failed" ]; then
 		ts_log "not as expected ($total compared with $dir): $failed (if intended: ALIGNPROBE_UPDATE_EXPECTED=1, then review git diff)"
-	[ -z "$unused$failed" ] || ts_fail "output not as expected (see above)"
-	ts_log "$total outputs as expected"
+		case $failed in *'(error)'*) exit 99 ;; esac
+	else
+		ts_log "$total outputs as expected"
+	fi
 	ts_pass
 }

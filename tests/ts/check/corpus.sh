@@ -18,14 +18,13 @@
 #   crash-*, hang-*   the read of one table dying or hanging (the test seam
 #              ALIGNPROBE_TEST_PTABLE_CHILD) costs that device only
 # Each scenario's partition list, messages and exit status are compared
-# with tests/expected/check-corpus/<scenario>; no image may take more than
+# with tests/expected/check/corpus-<scenario>; no image may take more than
 # a few seconds (the reads are linear); every image has the same checksum
 # afterwards (check is read-only: mkbroken.py -s, which skips holes).
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "check on a corpus of partition tables"
 ts_need_cmd sfdisk fdisk parted python3 mkfs.ext4 mkfs.xfs mkfs.btrfs \
 	mkfs.vfat mkswap cryptsetup
-export TS_EXPECT_COMPONENT=check-corpus
 mkdir "$TS_TMP/work" && cd "$TS_TMP/work" || exit 99
 
 A=$ALIGNPROBE

@@ -71,6 +71,7 @@ foreign() {
 }
 
 # ---- written with 4096-byte sectors, read with 512 ----
+ts_subtest written-4096-read-512
 
 # the issue's MBR: 1 MiB..20 MiB through a 4Kn device, read as 128 KiB..2.5 MiB
 m4k=$TS_TMP/m4k.img
@@ -120,6 +121,7 @@ ts_assert_eq "1 512
 5 2304" "$(cat "$TS_TMP/out")" "the logical partition read with 4096-byte sectors"
 
 # ---- written with 512-byte sectors, read with 4096 ----
+ts_subtest written-512-read-4096
 
 m512=$TS_TMP/m512.img
 written_with 512 "$m512" msdos 1MiB 20MiB
@@ -144,6 +146,7 @@ foreign "$dev4" 512 4096 gpt "a GPT header at byte 512, LBA 1 of 512-byte sector
 ts_run_rc_ro 0 "$g512" "$ALIGNPROBE" check -q "$g512"
 
 # ---- not foreign: a 512-byte table whose partition at 256 holds a file system ----
+ts_subtest not-foreign-fs-at-256
 fs512=$TS_TMP/fs512.img
 rm -f "$fs512"
 truncate -s 32M "$fs512"

@@ -173,6 +173,7 @@ QUICK_WHY="the default sweep runs for a minute or more: the constant-cost drive 
 
 while IFS=$'\t' read -r kind text; do
 	nrun=$((nrun + 1))
+	ts_subtest "$kind $nrun: ${text//#/}"
 	case "$text" in
 	# -- the two commands
 	"scripts/bootstrap.sh && ./alignprobe sweep --emulate")
@@ -209,8 +210,7 @@ while IFS=$'\t' read -r kind text; do
 		ts_log "not a command line: $text (the Ansible role's name)" ;;
 	"alignprobe check --json")	# what the role runs
 		rr 0 "$text $emuA"
-		python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$TS_TMP/out" ||
-			ts_fail "check --json: not JSON"
+		ts_json_check "$TS_TMP/out" < /dev/null || ts_fail "check --json: not JSON"
 		;;
 	"alignprobe CMD: THING: reason")
 		ts_log "not a command line: $text (the form of messages; tests/ts/cli/errors.sh checks it)" ;;
@@ -269,8 +269,7 @@ while IFS=$'\t' read -r kind text; do
 		;;
 	"--json")	# postmark's row
 		rr 0 "alignprobe postmark --json" -q
-		python3 -c 'import json, sys; json.load(open(sys.argv[1]))["runs"]' "$TS_TMP/out" ||
-			ts_fail "postmark --json: not JSON"
+		ts_json_check "$TS_TMP/out" <<< 'd["runs"]' || ts_fail "postmark --json: not JSON"
 		;;
 	"--phys 4096 --lowest-aligned 7 --rmw-cost 8ms --jitter 30% --write-cache")
 		rr 0 "alignprobe emulate --attach $text"
@@ -469,15 +468,15 @@ assert v["physical_sector"] == 4096 and v["fast_starts"] == [40, 48, 56, 64], v'
 		;;
 	"alignprobe probe --preserve --json /dev/sdX > probe.json")
 		rr 0 "$text" "${HOUR[@]}"
-		python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["verdict"]["physical_sector"] == 4096' \
-			"$W/probe.json" || ts_fail "probe.json: not the verdict"
+		ts_json_check "$W/probe.json" <<< 'eq(d["verdict"]["physical_sector"], 4096, "physical sector")' ||
+			ts_fail "probe.json: not the verdict"
 		;;
 	"alignprobe probe --preserve --json /dev/sd[b-z]")
 		sa=$(ts_checksum "$emuA")
 		sb=$(ts_checksum "$emuB")
 		rr 0 "$text" "${HOUR[@]}"
-		python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert len(d["devices"]) == 2, d' \
-			"$TS_TMP/out" || ts_fail "probe --json of two devices"
+		ts_json_check "$TS_TMP/out" <<< 'eq(len(d["devices"]), 2, "devices")' ||
+			ts_fail "probe --json of two devices"
 		ts_assert_eq "$sa" "$(ts_checksum "$emuA")" "$emuA after the parallel probe"
 		ts_assert_eq "$sb" "$(ts_checksum "$emuB")" "$emuB after the parallel probe"
 		;;
@@ -537,8 +536,8 @@ assert m["model"] == "Fleet Drive" and m["verdicts"][0]["physical_sector"] == 40
 		;;
 	"-J")	# the verdicts row: list -J (the fleet section's store, made by its block)
 		rr 0 "alignprobe verdicts list -J --verdicts=$W/verdicts.json"
-		python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["verdicts"]' \
-			"$TS_TMP/out" || ts_fail "verdicts list -J: not the store's verdicts"
+		ts_json_check "$TS_TMP/out" <<< 'check(d["verdicts"], "verdicts")' ||
+			ts_fail "verdicts list -J: not the store's verdicts"
 		;;
 	"alignprobe probe --emulate=wd-ears-jumper --record=verdicts.json")
 		rr 0 "$text" -q "${HOUR[@]}"

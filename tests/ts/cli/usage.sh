@@ -4,15 +4,18 @@
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "help, version and usage errors"
 
+ts_subtest help
 ts_run_rc 0 "$ALIGNPROBE" --help
 for c in sweep probe check postmark seq emulate cleanup; do
 	grep -qE "^ $c +[a-z]" "$TS_TMP/out" || ts_fail "--help does not describe $c"
 done
 grep -q "Exit status" "$TS_TMP/out" || ts_fail "--help lacks the exit codes"
 
+ts_subtest version
 ts_run_rc 0 "$ALIGNPROBE" --version
 grep -qE '^alignprobe [0-9]+\.[0-9]+' "$TS_TMP/out" || ts_fail "bad --version output"
 
+ts_subtest usage-errors
 ts_run_rc 2 "$ALIGNPROBE"
 grep -q "Try 'alignprobe --help'" "$TS_TMP/err" || ts_fail "no hint after missing command"
 ts_run_rc 2 "$ALIGNPROBE" frobnicate
@@ -22,6 +25,7 @@ ts_run_rc 2 "$ALIGNPROBE" --bogus
 # every subcommand answers --help with exit 0 (or says it is not built: 6),
 # and rejects an unknown option with exit 2 (or 6)
 for c in sweep probe check postmark seq emulate cleanup; do
+	ts_subtest "$c-help-and-usage-error" || continue
 	"$ALIGNPROBE" "$c" --help > "$TS_TMP/out" 2> "$TS_TMP/err"
 	rc=$?
 	case $rc in
@@ -39,6 +43,7 @@ for c in sweep probe check postmark seq emulate cleanup; do
 done
 # one layout: the shared output options (-o ... -b) and -h/-V start their
 # descriptions in the column of the command's own options
+ts_subtest help-layout
 for c in sweep probe check seq emulate cleanup; do
 	"$ALIGNPROBE" "$c" --help > "$TS_TMP/out" 2> /dev/null || continue
 	cols=$(grep -E '^ (-[a-zA-Z], |    )--[a-z]' "$TS_TMP/out" |
@@ -52,6 +57,7 @@ for c in sweep probe check seq emulate cleanup; do
 	done
 done
 # every command's help points to the manual where sweep's does
+ts_subtest manual-pointer
 for c in sweep probe; do
 	"$ALIGNPROBE" "$c" --help | tail -n 1 | grep -q "^For more details see alignprobe(8)\.$" ||
 		ts_fail "$c --help does not end with the pointer to alignprobe(8)"

@@ -30,7 +30,8 @@ ts_need_cmd python3
 rc=$?
 cat "$TS_TMP/err" >&2
 
-python3 - "$TS_TMP/out" <<'PY' || ts_fail "wrong verdicts (see above)"
+# one case per profile: "PROFILE ok|FAIL WHAT" lines
+python3 - "$TS_TMP/out" > "$TS_TMP/verdicts" <<'PY' || ts_fail "cannot read the verdicts (see above)"
 import json, sys
 doc = json.load(open(sys.argv[1]))
 want = [  # profile, logical, sensitive, physical, lowest aligned, slowdown range
@@ -49,7 +50,6 @@ want = [  # profile, logical, sensitive, physical, lowest aligned, slowdown rang
 ]
 devs = doc["devices"]
 assert len(devs) == len(want), "expected %d devices, got %d" % (len(want), len(devs))
-bad = 0
 for d, (name, logical, sens, phys, lba, slow) in zip(devs, want):
     v = d["verdict"]
     got = (v["sensitive"], v["physical_sector"], v["lowest_aligned_lba"])
@@ -60,17 +60,21 @@ for d, (name, logical, sens, phys, lba, slow) in zip(devs, want):
             and slow[0] < v["slowdown"] < slow[1] and v["p_value"] < 0.001
     if ok and not sens and v["resolved"]:
         ok = v["period"] == 1
-    print("%s %s (%s): want %s, got %s, %.2fx, p=%g, %.1fs%s" % (
-          "ok  " if ok else "FAIL", d["device"], name, (sens, phys, lba), got,
-          v.get("slowdown") or 0, v["p_value"], d["seconds"], "" if ok else " " + json.dumps(v)),
-          file=sys.stderr)
-    bad += not ok
-sys.exit(1 if bad else 0)
+    what = "%s: want %s, got %s, %.2fx, p=%g, %.1fs" % (
+        d["device"], (sens, phys, lba), got, v.get("slowdown") or 0, v["p_value"], d["seconds"])
+    print(name, "ok" if ok else "FAIL", what + ("" if ok else " " + json.dumps(v)))
 PY
+while read -r profile verdict what; do
+	ts_subtest "verdict-$profile" || continue
+	ts_log "$profile: $what"
+	[ "$verdict" = ok ] || ts_subtest_fail "wrong verdict: $what"
+done < "$TS_TMP/verdicts"
+ts_subtest probe-exit-status
 ts_assert_eq 0 "$rc" "probe exit code"
 
 # what a profile sets up: write back (flushes reach the drive), the logical
 # sector, the spec with the profile's name
+ts_subtest attach-hdd-7200
 dev=$(ts_emu_attach --profile hdd-7200 --size 64M)
 name=${dev#/dev/}
 ts_assert_eq "write back" "$(cat /sys/block/$name/queue/write_cache)" "hdd-7200: cache mode"
@@ -104,6 +108,7 @@ else
 fi
 sed -i "\|^$dev\$|d" "$TS_TMP/.emus"
 
+ts_subtest attach-usb-4kn
 dev=$(ts_emu_attach --profile usb-4kn --size 64M)
 name=${dev#/dev/}
 ts_assert_eq 4096 "$(cat /sys/block/$name/queue/logical_block_size)" "usb-4kn: logical sector"
@@ -111,6 +116,7 @@ ts_assert_eq "write back" "$(cat /sys/block/$name/queue/write_cache)" "usb-4kn: 
 "$ALIGNPROBE" emulate --detach "$dev" || ts_fail "detach $dev failed"
 sed -i "\|^$dev\$|d" "$TS_TMP/.emus"
 
+ts_subtest attach-flash-8k
 dev=$(ts_emu_attach --profile flash-8k --size 64M)
 name=${dev#/dev/}
 ts_assert_eq "write through" "$(cat /sys/block/$name/queue/write_cache)" "flash-8k: cache mode"
@@ -118,6 +124,7 @@ ts_assert_eq "write through" "$(cat /sys/block/$name/queue/write_cache)" "flash-
 sed -i "\|^$dev\$|d" "$TS_TMP/.emus"
 
 # a bad profile name: a usage error that names the known ones
+ts_subtest bad-profile-name
 ts_run_rc 2 "$ALIGNPROBE" emulate --attach --profile hdd-9000
 grep -q "unknown drive profile 'hdd-9000'.*hdd-7200" "$TS_TMP/err" ||
 	ts_fail "bad profile message: $(cat "$TS_TMP/err")"

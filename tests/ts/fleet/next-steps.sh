@@ -42,6 +42,7 @@ part_sum() {
 }
 
 # ---- sfdisk --move-data: back (no room after it, a MiB free before it) and forward ----
+ts_subtest sfdisk-move-data
 img=$TS_TMP/move.img
 truncate -s 64M "$img"
 printf 'label: gpt\nstart=4097,size=20480\nstart=24583,size=20480\n' |
@@ -68,6 +69,7 @@ ts_assert_eq "$s1" "$(part_sum "$img" 4096 20480)" "partition 1's data after the
 ts_assert_eq "$s2" "$(part_sum "$img" 24584 20480)" "partition 2's data after the move"
 
 # ---- a loop device: pvcreate in place, mkfs.xfs, zpool ----
+ts_subtest loop-device-steps
 limg=$TS_TMP/lvm.img
 truncate -s 400M "$limg"	# XFS wants 300 MB
 printf 'label: gpt\nstart=2049,size=700000\n' | sfdisk -q "$limg" >/dev/null || ts_fail "sfdisk"
@@ -94,6 +96,7 @@ ts_assert_eq 0 $(((2049 * 512 + pe) % 4096)) "the PV's first extent, from the st
 pvremove -q -y "${loop}p1" >/dev/null 2>&1 || ts_fail "pvremove"
 
 # ---- after probe's verdict: the parted step ----
+ts_subtest parted-step-after-probe
 dev=$(ts_emu_attach --phys 4096 --lowest-aligned 7 --rmw-cost 1ms --size 64M)
 ts_run_rc 0 "$A" probe --yes -q -J --time-budget 120s --max-size 16K "$dev"
 cp "$TS_TMP/out" "$TS_TMP/probe.json"

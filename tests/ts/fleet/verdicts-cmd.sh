@@ -23,6 +23,7 @@ mkdir -p "$W"
 probe_opts=(--yes -q --time-budget 120s --max-size 16K)
 
 # ---- the emulated drive's own model: probe --emulate --record ----
+ts_subtest probe-emulate-record
 ts_run_rc 0 "$A" probe "${probe_opts[@]}" --emulate="simple,phys=4096,lba=7,rmw=1ms,size=64M" \
 	--record="$W/host1.json"
 jq -e '.models | length == 1 and .[0].vendor == "ALIGNPROBE"
@@ -52,6 +53,7 @@ printf '{"format": "alignprobe-verdicts", "version": 1, "models": [
 	> "$W/host2.json"
 
 # ---- merge ----
+ts_subtest merge
 fleet=$W/fleet.json
 ts_run_rc 0 "$A" verdicts merge --store "$fleet" --host node3 "$W/host1.json" "$W/result.json"
 grep -qxF "$fleet: 2 models added, 0 verdicts added to known models, 2 disks added, 0 updated; 0 new conflicts" \
@@ -97,6 +99,7 @@ ts_assert_eq "$csum" "$(ts_checksum "$W/corrupt.json")" "a corrupt store"
 ts_assert_eq "$sum" "$(ts_checksum "$fleet")" "the store after bad sources"
 
 # ---- list and show ----
+ts_subtest list-and-show
 ts_run_rc 0 "$A" verdicts list --verdicts "$fleet" -J
 jq -e '.verdicts | length == 4 and .[0].name == "ALIGNPROBE EMU-SIMPLE-4096-L7"
 	and .[0].state == "conflict" and .[1].state == "conflict" and .[2].state == "ok"
@@ -117,6 +120,7 @@ ts_run_rc 2 "$A" verdicts list --verdicts "$W/none.json"
 # ---- layers: --verdicts A --verdicts B, per model the first ----
 # a disk of the conflicting model: in the fleet store a conflict, in the
 # host's own store one verdict (LBA 7), which decides when it comes first
+ts_subtest layers
 truncate -s 64M "$TS_TMP/disk.img"
 printf 'label: gpt\nstart=2048,size=20480\nstart=22535,size=20480\n' |
 	sfdisk -q --no-reread --no-tell-kernel "$TS_TMP/disk.img" >/dev/null || ts_fail "sfdisk"
@@ -142,6 +146,7 @@ ts_run_rc 2 "$A" check --verdicts="$W/host1.json" --verdicts="$W/none.json" "$di
 unset "ALIGNPROBE_TEST_IDENTITY_${disk#/dev/}"
 
 # ---- forget ----
+ts_subtest forget
 ts_run_rc 0 "$A" verdicts forget --store "$fleet" "ALIGNPROBE:EMU-SIMPLE-4096-L7:"
 grep -qxF "$fleet: forgot ALIGNPROBE EMU-SIMPLE-4096-L7" "$TS_TMP/out" || ts_fail "forget: $(cat "$TS_TMP/out")"
 jq -e '[.models[].model] == ["ACME Lying 4K", "WD40EFRX-68N32N0"]' "$fleet" >/dev/null ||
@@ -155,6 +160,7 @@ ts_assert_eq "$sum" "$(ts_checksum "$fleet")" "the store after forgetting an abs
 # ---- concurrent writers: two merges and a probe --record at once ----
 # The test holds the store's lock; each writer blocks on it (a waiter in
 # /proc/locks) and all go on when it is released: nothing may be lost.
+ts_subtest concurrent-writers
 conc=$W/conc.json
 for i in 1 2; do
 	jq --arg s "C$i" '.models[1].verdicts[0].examples[0].serial = $s

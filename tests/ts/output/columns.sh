@@ -192,6 +192,7 @@ printf 'label: gpt\nstart=2048,size=20000,name="a b"\nstart=40001,size=10000\n' 
 	sfdisk -q "$img" > /dev/null 2>&1 || ts_fail "sfdisk failed"
 # (--trust-reported: 40001 passes the image's 512-byte report, and every
 # convention runs with exit status 0)
+ts_subtest check-image
 conventions "check IMAGE" 2 "$A" check --trust-reported "$img"
 # the exit status still follows the table with any output option
 "$A" check "$img" -p 4096 -J > /dev/null 2>&1
@@ -200,29 +201,35 @@ ts_assert_eq 4 $? "check -p 4096 -J on a misaligned image: exit status"
 ts_assert_eq 4 $? "check -r on an image misaligned under the 4 KiB minimum: exit status"
 
 # sweep --replay of saved results
+ts_subtest sweep-replay
 conventions "sweep --replay" 17 "$A" sweep --replay "$top_srcdir/tests/ts/output/sweep-4096-0.json"
 
 # seq on a small file; -o selects the keys of its cells in -J too
+ts_subtest seq-file
 conventions "seq FILE" 2 "$A" seq -q -s 128K -B 64K -m none,fdatasync "$TS_TMP/seq.dat"
 
 # cleanup with nothing to do: the options work, the JSON list is empty
+ts_subtest cleanup
 conventions "cleanup" 0 "$A" cleanup
 
 # postmark prints no table, but -J is a JSON document too (and nothing is
 # left in the directory)
+ts_subtest postmark-json
 mkdir -p "$TS_TMP/pm"
 "$A" postmark -q -J -N 5 -t 5 -l "$TS_TMP/pm" > "$TS_TMP/json" 2> "$TS_TMP/err" ||
 	ts_fail "postmark -J failed: $(cat "$TS_TMP/err")"
-python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert isinstance(d.get("runs"), list) and d["runs"], d' \
-	"$TS_TMP/json" || ts_fail "postmark -J: not a JSON document with runs"
+ts_json_check "$TS_TMP/json" <<< 'check(isinstance(d.get("runs"), list) and d["runs"], d)' ||
+	ts_fail "postmark -J: not a JSON document with runs"
 [ -z "$(ls -A "$TS_TMP/pm")" ] || ts_fail "postmark left files behind: $(ls "$TS_TMP/pm")"
 
 # emulate --stats, where an emulated drive can be attached
 if [ "$(id -u)" = 0 ] && [ -c /dev/fuse ] && [ -c /dev/loop-control ]; then
+	ts_subtest emulate-stats
 	dev=$(ts_emu_attach --size 16M --rmw-cost 0)
 	conventions "emulate --stats" 1 "$A" emulate --stats "$dev"
 	# probe: conflicting output options and bad column lists are refused
 	# before anything is written.
+	ts_subtest probe-output-options
 	"$A" emulate --reset-stats "$dev" || ts_fail "emulate --reset-stats failed"
 	for bad in "-J -r" "-J --csv" "-r --csv" "--output-all -o OFFSET" \
 		   "-o NO_SUCH_COLUMN" "-o OFFSET,,SIZE"; do

@@ -62,6 +62,7 @@ run_index() {
 }
 
 # --- 1. a sweep: starts 34..64, 4096-byte sectors at phase 0 -------------
+ts_subtest sweep-chart
 for s in $(seq 34 64); do
 	if [ $((s % 8)) = 0 ]; then
 		echo "$s 900 1"
@@ -109,6 +110,7 @@ for r in $(tr ',' ' ' <<< "$STAT_pm_runs"); do
 done
 
 # --- 2. a probe: median latency per offset, lowest aligned LBA 7 ---------
+ts_subtest probe-chart
 for k in $(seq 0 15); do
 	if [ $((k % 8)) = 7 ]; then echo "$k 0.25 1"; else echo "$k 8.1 0"; fi
 done > "$TS_TMP/probe.dat"
@@ -124,6 +126,7 @@ ts_assert_eq "7 15" "$(run_index "$STAT_al_runs" "$STAT_mis_runs")" "positions o
 	ts_fail "bar tops: fast y=$STAT_al_ymin, slow y=$STAT_mis_ymin"
 
 # --- 3. seq: MB/s by block size per mode, one value missing --------------
+ts_subtest seq-chart
 {
 	echo "4096 65536 1048576 16777216 268435456"
 	echo "none 900 1500 1900 2000 2000"
@@ -157,6 +160,7 @@ ts_assert_eq 2 "$(nruns "$STAT_s1_runs")" "log axis: series dsync still has its 
 [ "$STAT_s2_ymin" -lt 200 ] || ts_fail "log axis: direct's top at y=$STAT_s2_ymin, expected < 200"
 
 # --- 4. no data at all: a valid picture that says so, no bars ------------
+ts_subtest no-data
 "$DEMO" bars "$TS_TMP/empty.svg" 0 0 "no results" < /dev/null || ts_fail "plot_demo bars (empty) failed"
 grep -q '>no data</text>' "$TS_TMP/empty.svg" || ts_fail "empty chart does not say 'no data'"
 render "$TS_TMP/empty.svg" "$TS_TMP/empty.png"
@@ -168,6 +172,7 @@ ts_assert_eq "0 0" "$STAT_al_count $STAT_mis_count" "bars in an empty chart"
 # --- 5. the real command: sweep --replay of saved results (no device) ----
 # sweep-4096-0.json: `alignprobe sweep --emulate=rmw=300us --starts 36..52
 # --save`, verdict 4096-byte sectors, lowest aligned LBA 0
+ts_subtest sweep-replay-plot
 "$ALIGNPROBE" sweep --replay "$top_srcdir/tests/ts/output/sweep-4096-0.json" \
 	--plot "$TS_TMP/replay.svg" > "$TS_TMP/replay.out" 2>&1 ||
 	ts_fail "sweep --replay --plot failed: $(cat "$TS_TMP/replay.out")"

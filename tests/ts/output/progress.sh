@@ -99,6 +99,7 @@ in_tmux() {
 # --- a wide terminal ------------------------------------------------------
 # 15 steps of 100 ms: the ETA (which needs a second of history) shows from
 # the eleventh on
+ts_subtest wide-terminal
 in_tmux 100 "$DEMO 15 100"
 [ "$(ls "$TS_TMP/caps" | wc -l)" -ge 3 ] || ts_fail "fewer than three updates seen"
 grep -h 'demo task' "$TS_TMP"/caps/* > "$TS_TMP/seen" || ts_fail "no progress line seen on the terminal"
@@ -117,6 +118,7 @@ grep -q 'demo task' "$TS_TMP/final" && ts_fail "progress line left behind: $(cat
 grep -qx 'done 15' "$TS_TMP/final" || ts_fail "result missing: $(cat "$TS_TMP/final")"
 
 # --- a narrow terminal: cut, never wrapped ---------------------------------
+ts_subtest narrow-terminal
 in_tmux 24 "$DEMO 5 100"
 grep -h 'demo' "$TS_TMP"/caps/* > "$TS_TMP/seen" || ts_fail "no progress line in a narrow terminal"
 for f in "$TS_TMP"/caps/*; do
@@ -127,11 +129,13 @@ awk 'length > 23 { exit 1 }' "$TS_TMP/seen" || ts_fail "progress line longer tha
 grep -qx 'done 5' "$TS_TMP/final" || ts_fail "result missing: $(cat "$TS_TMP/final")"
 
 # --- --quiet on a terminal: nothing (every byte that reached it) -----------
+ts_subtest quiet-on-terminal
 script -q -e -c "$DEMO -q 10 0" /dev/null < /dev/null > "$TS_TMP/typescript" ||
 	ts_fail "script $DEMO -q failed"
 ts_assert_eq "done 10" "$(tr -d '\r' < "$TS_TMP/typescript")" "the terminal with --quiet"
 
 # --- pipes and files: nothing -------------------------------------------------
+ts_subtest pipes-and-files
 "$DEMO" 10 10 2>&1 | cat > "$TS_TMP/pipe"
 ts_assert_eq "done 10" "$(cat "$TS_TMP/pipe")" "output on a pipe"
 "$DEMO" 10 10 2> "$TS_TMP/err" > /dev/null
@@ -140,6 +144,7 @@ ts_assert_eq "done 10" "$(cat "$TS_TMP/pipe")" "output on a pipe"
 # --- a real command: seq on a file, three runs ------------------------------
 # every byte it sends to the terminal: its first and its last update (never
 # rate-limited) as lines rewritten in place, erased before the results
+ts_subtest seq-on-a-file
 SEQ="$ALIGNPROBE seq -s 4M -B 4K -m dsync --rounds 3 --cell-time 1s -o MODE,BS,RUNS $TS_TMP/seq.dat"
 script -q -e -c "stty cols 120; $SEQ" /dev/null < /dev/null > "$TS_TMP/typescript" ||
 	ts_fail "seq on a terminal failed: $(cat "$TS_TMP/typescript")"

@@ -26,28 +26,18 @@ for d in json.load(open(sys.argv[1]))["devices"]:
     print(d["device"], json.dumps(d["verdict"]["note"]), d.get("unclear_reason"),
           [(s["size"], s["rounds"], s["verdict"] and s["verdict"]["note"]) for s in d["sizes"]])
 ' "$TS_TMP/out.json" >&2; ts_fail "probe exited $rc"; }
-python3 - "$TS_TMP/out.json" <<'PY' || ts_fail "wrong verdicts (see above)"
-import json, sys
-devs = json.load(open(sys.argv[1]))["devices"]
-bad = []
+ts_json_check "$TS_TMP/out.json" <<'PY' || ts_fail "wrong verdicts (see above)"
+devs = d["devices"]
 v = devs[0]["verdict"]
-if not (v["sensitive"] and v["resolved"] and v["physical_sector"] == 4096 and
-        v["lowest_aligned_lba"] == 0):
-    bad.append("4096/0: %s" % json.dumps(v))
-if not 1.05 < v["slowdown"] < 1.5:
-    bad.append("4096/0: slowdown %r, expected about 1.3" % v["slowdown"])
-if v.get("small_effect") is not True or v.get("min_slowdown") != 1.5:
-    bad.append("4096/0: small_effect %r, min_slowdown %r" % (v.get("small_effect"),
-               v.get("min_slowdown")))
-if v.get("confidence_of") != "effect" or abs(v["confidence"] - (1 - v["p_value"])) > 1e-12:
-    bad.append("4096/0: confidence %r of %r, p %r" % (v["confidence"], v.get("confidence_of"),
-               v["p_value"]))
+check(v["sensitive"] and v["resolved"] and v["physical_sector"] == 4096 and
+      v["lowest_aligned_lba"] == 0, "4096/0: %s" % json.dumps(v))
+check(1.05 < v["slowdown"] < 1.5, "4096/0: slowdown %r, expected about 1.3" % v["slowdown"])
+check(v.get("small_effect") is True and v.get("min_slowdown") == 1.5,
+      "4096/0: small_effect %r, min_slowdown %r" % (v.get("small_effect"), v.get("min_slowdown")))
+check(v.get("confidence_of") == "effect" and abs(v["confidence"] - (1 - v["p_value"])) <= 1e-12,
+      "4096/0: confidence %r of %r, p %r" % (v["confidence"], v.get("confidence_of"), v["p_value"]))
 h = devs[1]["verdict"]
-if h["sensitive"] or not h["resolved"] or h["physical_sector"] != 512:
-    bad.append("512: %s" % json.dumps(h))
-for b in bad:
-    print(b, file=sys.stderr)
-sys.exit(1 if bad else 0)
+check(not h["sensitive"] and h["resolved"] and h["physical_sector"] == 512, "512: %s" % json.dumps(h))
 PY
 
 # in words

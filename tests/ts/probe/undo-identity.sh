@@ -58,6 +58,7 @@ LB=$(ts_loop_attach "$TS_TMP/db.img")
 ts_log "A = $LA, B = $LB"
 
 # --- the wrong disk of the same size, named: refused, nothing written ---
+ts_subtest wrong-disk-same-size
 preserve_killed "$LA"
 ts_run_rc 3 "$ALIGNPROBE" probe --undo "$journal" "$LB"
 grep -q "$LB is not the disk this journal was written for" "$TS_TMP/err" ||
@@ -73,6 +74,7 @@ ts_assert_eq "$db_sum" "$(ts_checksum "$LB")" "B's bytes after --allow-unidentif
 
 # --- after "the reboot": the image under another name, another disk at the old one ---
 # attach A's image a second time first, so that it surely gets another number
+ts_subtest after-the-reboot
 LC=$(ts_loop_attach "$TS_TMP/da.img")
 losetup -d "$LA" || ts_fail "cannot detach $LA"
 filler=
@@ -94,6 +96,7 @@ ts_assert_eq "$da_sum" "$(ts_checksum "$LC")" "A's bytes after --undo without a 
 grep -ls "^kind=journal" "$ALIGNPROBE_STATE_DIR"/* && ts_fail "the journal is still registered"
 
 # --- no device has the journal's identity: refused, naming what it looked for ---
+ts_subtest no-device-with-identity
 preserve_killed "$LC"
 damaged=$(ts_checksum "$LC")
 losetup -d "$LC" || ts_fail "cannot detach $LC"
@@ -106,6 +109,7 @@ ts_assert_eq "$db_sum" "$(ts_checksum "$LB")" "B's bytes"
 ts_assert_eq "$damaged" "$(ts_checksum "$TS_TMP/da.img")" "A's image while it was detached"
 
 # --- the right disk, named: restored, verified, journal removed ---
+ts_subtest right-disk-restored
 LD=$(ts_loop_attach "$TS_TMP/da.img")
 ts_run_rc 3 "$ALIGNPROBE" probe --undo "$journal" "$LD"
 grep -q "changed since the probe" "$TS_TMP/err" || ts_fail "no refusal: $(cat "$TS_TMP/err")"
@@ -116,6 +120,7 @@ grep -q "^$LD: restored from $journal: .* [1-9][0-9]* rewritten, every byte veri
 ts_assert_eq "$da_sum" "$(ts_checksum "$LD")" "A's bytes after --undo to the named device"
 
 # --- a journal of an older format: refused, kept, nothing written ---
+ts_subtest older-journal-format
 preserve_killed "$LD"
 damaged=$(ts_checksum "$LD")
 python3 - "$journal" <<'PY' || ts_fail "cannot make a version 2 journal"
@@ -139,6 +144,7 @@ ts_run_rc 2 "$ALIGNPROBE" probe --allow-unidentified "$LD"
 
 # --- the identity in probe's JSON ---
 # (a loop device may or may not show a clear verdict: 0 or 5)
+ts_subtest identity-in-json
 "$ALIGNPROBE" probe --preserve --json --max-size 8K --max-rounds 3 --time-budget 1m \
 	--journal "$journal" "$LB" > "$TS_TMP/out" 2> "$TS_TMP/err"
 rc=$?

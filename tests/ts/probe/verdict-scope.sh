@@ -24,10 +24,11 @@ part_at() {	# part_at START: a GPT image with one partition there
 	parted -s "$img" mklabel gpt mkpart data "$1s" 100000s 2>/dev/null ||
 		ts_fail "parted at $1 failed"
 }
-field() { python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))["verdict"][sys.argv[2]]))' "$@"; }
+field() { ts_json "$1" "d['verdict']['$2']"; }
 
 # --- item 6: writes up to 8 KiB rule out units up to 8 KiB, no more ---
 # (rounds and budget only end a hang: an honest drive needs every size)
+ts_subtest writes-rule-out-units
 ts_run_rc 0 "$ALIGNPROBE" probe -q -J --emulate=honest-512n --max-size 8K --max-rounds 400 \
 	--time-budget 1h
 cp "$TS_TMP/out" "$TS_TMP/f16.json"
@@ -46,6 +47,7 @@ ts_run_rc_ro 0 "$img" "$ALIGNPROBE" check --geometry-any -g "$TS_TMP/f16.json" "
 # --- item 7: a tentative verdict is no verdict ---
 # (--no-confirm: a confirming size measured once may not confirm, and the
 # verdict is then none rather than tentative)
+ts_subtest tentative-is-no-verdict
 ts_run_rc 5 "$ALIGNPROBE" probe -q -J --emulate=wd-ears-jumper --min-rounds 1 --max-rounds 1 \
 	--no-confirm
 cp "$TS_TMP/out" "$TS_TMP/tentative.json"

@@ -81,6 +81,7 @@ nothing_left() {
 }
 
 # --- 1. sweep --emulate, SIGKILLed while its partition is mounted ----------
+ts_subtest sweep-killed-while-mounted
 ts_log "sweep --emulate SIGKILLed with a partition mounted"
 "$ALIGNPROBE" sweep --emulate=size=256M --yes --quiet > "$TS_TMP/sweep.out" 2> "$TS_TMP/sweep.err" \
 	< /dev/null &
@@ -110,6 +111,7 @@ nothing_left "second cleanup"
 ts_assert_eq "$spid" "$owner" "the drive's owner in the registry"
 
 # --- 2. the owner runs: the drive is left alone, exit 1 ------------------------
+ts_subtest owner-runs
 ts_log "a drive whose owner runs"
 attach_wait 32M
 ts_assert_eq "$wpid" "$owner" "the drive's owner in the registry"
@@ -121,6 +123,7 @@ attached "$dev" "$mnt/disk" || ts_fail "cleanup detached a live run's drive"
 "$ALIGNPROBE" emulate --stats "$dev" > /dev/null || ts_fail "the live run's drive does not answer"
 
 # --- 3. the owner dies while a mount nobody registered holds the drive ------
+ts_subtest owner-dies-mount-holds
 ts_log "a dead run's drive held by an unregistered mount"
 printf 'label: gpt\nstart=2048, size=16M\n' | sfdisk -q "$dev" > /dev/null 2>&1 ||
 	ts_fail "sfdisk $dev failed"
@@ -142,6 +145,7 @@ assert_emu_gone "after the mount was gone"
 nothing_left "second cleanup"
 
 # --- 4. a drive handed over by emulate --attach: kept, exit 1 -----------------
+ts_subtest attached-drive-kept
 ts_log "a drive attached with emulate --attach"
 dev=$(ts_emu_attach --size 16M --rmw-cost 100us)
 record_emu
@@ -155,6 +159,7 @@ assert_emu_gone "after emulate --detach"
 nothing_left "cleanup after emulate --detach"
 
 # --- 5. cleanup right after the owner's death meets the server's own teardown -
+ts_subtest cleanup-meets-teardown
 ts_log "cleanup racing the server's own teardown"
 for i in 1 2 3; do
 	attach_wait 16M

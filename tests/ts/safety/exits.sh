@@ -16,6 +16,7 @@
 ts_init "refusals before the first write, with the table's exit status"
 
 # --- no devices needed -------------------------------------------------
+ts_subtest no-devices
 ts_run_rc 2 "$ALIGNPROBE" seq --dry-run ""
 ts_run_rc 2 "$ALIGNPROBE" seq ""
 ts_run_rc 2 "$ALIGNPROBE" seq --dry-run "$TS_TMP/no/such/dir/file"
@@ -40,6 +41,7 @@ grep -q -- "--starts: one start (40) can never give a verdict.*for one round" "$
 	ts_fail "--starts 40: $(cat "$TS_TMP/err")"
 
 # --- the emulated drive: the run's own checks --------------------------
+ts_subtest emulated-drive
 if [ "$(id -u)" = 0 ] && [ -c /dev/fuse ] && "$ALIGNPROBE" emulate --help >/dev/null 2>&1 &&
 	command -v mkfs.ext4 >/dev/null; then
 	export TMPDIR=$TS_TMP/tmp

@@ -46,6 +46,7 @@ refused() {
 }
 
 # --- 1. in the window, every gate refuses the disk ----------------------
+ts_subtest gates-refuse-in-window
 start_sweep
 before=$("$ALIGNPROBE" emulate --stats "$dev" -n -r -o WRITES)
 refused "probe --dry-run" "$ALIGNPROBE" probe --dry-run --yes "$dev"
@@ -71,6 +72,7 @@ grep -q "cannot hold\|mount" "$TS_TMP/sweep.err" && ts_fail "the sweep was distu
 [ -z "$(ls -A "$ALIGNPROBE_STATE_DIR")" ] || ts_fail "registry entries left: $(ls -A "$ALIGNPROBE_STATE_DIR")"
 
 # --- 2. a sweep that fails takes its emulated drive down ----------------
+ts_subtest failed-sweep-takes-drive-down
 start_sweep
 back=$(cat "/sys/block/${dev#/dev/}/loop/backing_file")
 srv=$(field "$(entry emu)" aux)

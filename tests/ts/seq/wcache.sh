@@ -32,6 +32,7 @@ flushes() {
 }
 
 # --- a drive with its cache on, switched off: no flush in the off runs -------
+ts_subtest cache-on-switched-off
 dev=$(ts_emu_attach --size 64M --write-cache=on)
 ts_assert_eq "on write back" "$(state "$dev")" "the drive as attached"
 # the layout and the settle before the switch
@@ -51,6 +52,7 @@ assert_restored "$dev" "on write back" "on, dsync"
 sed -i "\\|^$dev\$|d" "$TS_TMP/.emus"
 
 # --- a drive with its cache off, switched on: a flush per O_DSYNC block -------
+ts_subtest cache-off-switched-on
 dev=$(ts_emu_attach --size 64M --write-cache=off --rmw-cost 20ms)
 ts_assert_eq "off write through" "$(state "$dev")" "the drive as attached"
 base=$(flushes "$dev" on none) || ts_fail "seq --write-cache (see above)"
@@ -63,6 +65,7 @@ assert_restored "$dev" "off write through" "on, dsync"
 # 4K blocks at offset 512 straddle two hidden sectors: with the cache off
 # each of the 16 writes pays 2 x 20ms at once; with it on, O_DIRECT alone
 # sends no flush, so the writes cost nothing while timed
+ts_subtest on-off-one-run
 ts_run_rc 0 "$ALIGNPROBE" seq -q --yes --json --write-cache on,off --modes direct-nosync \
 	--block-sizes 4K --size 64K --offset 512 --cell-time 0 "$dev"
 cp "$TS_TMP/out" "$TS_TMP/onoff.json"
@@ -91,6 +94,7 @@ grep -q 'found off ("write through"), restored' "$TS_TMP/out" || ts_fail "no wor
 # --- an I/O error in the middle of the off runs: restored, exit 1 --------------
 # the layout writes 1M in at most 256 requests, then 30 rounds x 16 direct
 # writes follow: the 300th write fails, always after the switch
+ts_subtest io-error-restored
 "$ALIGNPROBE" emulate --detach "$dev" >/dev/null || ts_fail "detach $dev"
 sed -i "\\|^$dev\$|d" "$TS_TMP/.emus"
 dev=$(ts_emu_attach --size 64M --write-cache=on --fail-after 300 --fail-writes)
@@ -102,6 +106,7 @@ grep -q '^off *direct' "$TS_TMP/out" || ts_fail "no off run before the error: $(
 assert_restored "$dev" "on write back" "after an I/O error"
 
 # --- no way to switch: refused before anything is written (exit 2) -----------
+ts_subtest no-way-to-switch
 ts_image "$TS_TMP/plain.img" 16M
 loop=$(ts_loop_attach "$TS_TMP/plain.img")
 wc=$(cat "/sys/block/${loop#/dev/}/queue/write_cache")
@@ -121,6 +126,7 @@ ts_assert_eq "" "$(grep -l '^kind=wcache$' "$ALIGNPROBE_STATE_DIR"/* 2>/dev/null
 	"write cache records after the refusals"
 
 # --- seq --emulate: the drive set up for the run is switched too -------------
+ts_subtest seq-emulate-switched
 ts_run_rc 0 "$ALIGNPROBE" seq -q --json --emulate="size=64M,cache=on" --write-cache off,on \
 	--modes none --block-sizes 64K --size 256K --cell-time 0
 ts_assert_eq "off on" "$(jq -r '[.cells[].wcache] | join(" ")' "$TS_TMP/out")" "--emulate: the cells"

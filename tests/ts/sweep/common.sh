@@ -2,36 +2,14 @@
 #
 # Helpers for the sweep's integration tests (sourced after functions.sh).
 
-SW_PY=$(command -v /usr/bin/python3 || command -v python3)
-
 # sw_json FILE PYTHON-EXPRESSION: print its value, d = the JSON document
-sw_json() {
-	"$SW_PY" -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-v = eval(sys.argv[2])
-print(json.dumps(v) if isinstance(v, (list, dict, bool)) or v is None else v)' "$1" "$2" ||
-		ts_fail "cannot evaluate $2 on $1"
-}
+sw_json() { ts_json "$@"; }
 
 # sw_check FILE [ARGS] <<'EOF' ... EOF: Python statements about d (the JSON
 # document), args (the rest of the arguments), with eq(got, want, what) and
 # check(cond, what); every failure is listed, then the test fails.
 sw_check() {
-	"$SW_PY" -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-args = sys.argv[2:]
-bad = []
-def eq(got, want, what):
-    if got != want:
-        bad.append("%s: expected %r, got %r" % (what, want, got))
-def check(cond, what):
-    if not cond:
-        bad.append(what)
-exec(sys.stdin.read())
-for b in bad:
-    print(b)
-sys.exit(1 if bad else 0)' "$@" > "$TS_TMP/check.out" 2>&1 ||
-		ts_fail "$1: $(cat "$TS_TMP/check.out")"
+	ts_json_check "$@" 2> "$TS_TMP/check.out" || ts_fail "$1: $(cat "$TS_TMP/check.out")"
 }
 
 # sw_assert_clean [DEV]: nothing of the sweep left: no registry entry (an

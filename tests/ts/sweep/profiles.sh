@@ -27,6 +27,7 @@ sw_sweep_wait hdd jumper honest
 # a 512e disk hiding 4096-byte sectors from LBA L: fast at the starts == L mod 8
 for t in "hdd 0 40,48,56,64" "jumper 7 39,47,55,63"; do
 	set -- $t
+	ts_subtest "verdict-$1" || continue
 	sw_check "$TS_TMP/$1.json" "$1" "$2" "$3" <<'EOF2'
 v, what, lba = d["verdict"], args[0], int(args[1])
 eq(v["sensitive"], True, what + ": sensitive")
@@ -39,6 +40,7 @@ eq(sum(r["emulator"]["rmw"] for r in d["results"] if r["start"] % 8 == lba), 0,
 eq([r for r in d["results"] if not r["ok"]], [], what + ": failed steps")
 EOF2
 done
+ts_subtest verdict-honest
 sw_check "$TS_TMP/honest.json" <<'EOF'
 v = d["verdict"]
 eq(v["sensitive"], False, "honest-512n: sensitive")
@@ -46,5 +48,6 @@ eq(v["resolved"], True, "honest-512n: resolved")
 eq(v["physical_sector"], 512, "honest-512n: physical sector")
 eq(sum(r["emulator"]["rmw"] for r in d["results"]), 0, "honest-512n: RMW anywhere")
 EOF
+ts_subtest nothing-left
 sw_assert_clean
 ts_pass

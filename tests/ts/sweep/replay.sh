@@ -90,8 +90,7 @@ EOF
 	grep -q "^No verdict for .*: the run was " "$TS_TMP/out" || ts_fail "stopped by $how: $(tail -3 "$TS_TMP/out")"
 	grep -q "physical sector 4096" "$TS_TMP/$how.svg" && ts_fail "stopped by $how: a verdict in the chart"
 	ts_run_rc 5 "$ALIGNPROBE" sweep --replay "$TS_TMP/$how.json" -J
-	python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["verdict"] is not None)' \
-		"$TS_TMP/out" || ts_fail "stopped by $how: -J has a verdict: $(grep -A3 '"verdict"' "$TS_TMP/out")"
+	ts_json_check "$TS_TMP/out" <<< 'eq(d["verdict"], None, "verdict")' || ts_fail "stopped by $how: -J has a verdict: $(grep -A3 '"verdict"' "$TS_TMP/out")"
 done
 sw_assert_clean
 ts_pass

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # What probe prints without touching a device: the plan of --dry-run on an
-# emulated drive (not set up), the refusals of bad options, targets and
-# undo journals, with their exit status, byte for byte as in
-# tests/expected/probe/. Nothing here is timed, attached or written.
+# emulated drive (not set up), the refusals of bad options, targets and undo
+# journals, with their exit status, byte for byte as in
+# tests/expected/probe/output-*. Nothing here is timed, attached or written.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "probe plans and refusals as expected"
 mkdir "$TS_TMP/work" && cd "$TS_TMP/work" || exit 99

@@ -3,8 +3,8 @@
 #
 # What emulate prints when it refuses: bad attach options and specs, a
 # device that is no emulated drive, conflicting actions, with their exit
-# status, byte for byte as in tests/expected/emulate/. Every command line
-# here is refused before anything is attached.
+# status, byte for byte as in tests/expected/emulate/refusals-*. Every
+# command line here is refused before anything is attached.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "emulate refusals as expected"
 mkdir "$TS_TMP/work" && cd "$TS_TMP/work" || exit 99

@@ -3,8 +3,8 @@
 #
 # What postmark prints without running the workload: the settings of
 # configuration files that `show` and `quit` (PostMark's commands), its
-# `help`, and the refusals of bad files and options (nothing created),
-# with their exit status, byte for byte as in tests/expected/postmark/.
+# `help`, and the refusals of bad files and options (nothing created), with
+# their exit status, byte for byte as in tests/expected/postmark/output-*.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "postmark settings and refusals as expected"
 mkdir -p "$TS_TMP/work/pm" && cd "$TS_TMP/work" || exit 99

@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # `sweep --replay` of the committed results (tests/ts/sweep/data/*.json,
-# tests/ts/output/sweep-4096-0.json) prints the table, the verdict, the
-# JSON document, the chart and the exit status byte for byte as in
-# tests/expected/sweep/; bad files and bad option combinations are refused
-# with the same words. No device is touched.
+# tests/ts/output/sweep-4096-0.json) prints the table, the verdict, the JSON
+# document, the chart and the exit status byte for byte as in
+# tests/expected/sweep/output-*; bad files and bad option combinations are
+# refused with the same words. No device is touched.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "sweep --replay output as expected"
 mkdir "$TS_TMP/work" && cd "$TS_TMP/work" || exit 99

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * What alignprobe seq prints (see seq.h): one column table drives the
+ * What alignprobe seq prints (see seqP.h): one column table drives the
  * table and the JSON cells; the knees, the human head and tail and the plot
  * come per write cache state when --write-cache ran the matrix once per
  * state.
@@ -13,12 +13,20 @@
 #include <json-c/json.h>
 
 #include "cmd/commands.h"
-#include "cmd/seq.h"
+#include "cmd/seqP.h"
 #include "lib/exitcodes.h"
 #include "lib/util.h"
 #include "ui/plot.h"
 
-const struct ap_colinfo ap_seq_out_infos[SEQ_NCOLS] = {
+/* the columns: the one table (infos, ap_seq_cols) drives -o, the table and JSON */
+enum {
+	COL_MODE, COL_OP, COL_BS, COL_BYTES, COL_SECONDS, COL_MBPS, COL_IOPS,
+	COL_STABLE, COL_KNEE, COL_RUNS, COL_PARTIAL, COL_DD, COL_IOS, COL_WCACHE,
+	COL_COUNT
+};
+_Static_assert(COL_COUNT == SEQ_NCOLS, "seqP.h's SEQ_NCOLS counts the columns");
+
+static const struct ap_colinfo infos[SEQ_NCOLS] = {
 	[COL_MODE]    = { "MODE", 13, 0, AP_COL_STRING, "synchronization mode (none, sync-after, fdatasync, dsync, sync, direct, ...)" },
 	[COL_OP]      = { "OP", 5, 0, AP_COL_STRING, "write or read" },
 	[COL_BS]      = { "BS", 6, SCOLS_FL_RIGHT, AP_COL_SIZE, "block size" },
@@ -35,16 +43,19 @@ const struct ap_colinfo ap_seq_out_infos[SEQ_NCOLS] = {
 	[COL_WCACHE]  = { "WCACHE", 6, 0, AP_COL_STRING, "the drive's write cache during the cell: on or off (--write-cache), else as found; empty when unknown" },
 };
 
-const int ap_seq_out_default_cols[] = {
+static const int default_cols[] = {
 	COL_MODE, COL_BS, COL_BYTES, COL_SECONDS, COL_MBPS, COL_IOPS, COL_STABLE, COL_KNEE,
 };
-const size_t ap_seq_out_ndefault_cols = AP_ARRAY_SIZE(ap_seq_out_default_cols);
-
-const int ap_seq_out_default_cols_wc[] = {
+/* with --write-cache: WCACHE first */
+static const int default_cols_wc[] = {
 	COL_WCACHE, COL_MODE, COL_BS, COL_BYTES, COL_SECONDS, COL_MBPS, COL_IOPS, COL_STABLE,
 	COL_KNEE,
 };
-const size_t ap_seq_out_ndefault_cols_wc = AP_ARRAY_SIZE(ap_seq_out_default_cols_wc);
+
+const struct ap_opts_cols ap_seq_cols[2] = {
+	{ infos, SEQ_NCOLS, default_cols, AP_ARRAY_SIZE(default_cols) },
+	{ infos, SEQ_NCOLS, default_cols_wc, AP_ARRAY_SIZE(default_cols_wc) },
+};
 
 /* The keys of the "cells" objects without -o, in their documented order. */
 static const int json_cols[] = {
@@ -52,83 +63,14 @@ static const int json_cols[] = {
 	COL_STABLE, COL_KNEE, COL_RUNS, COL_PARTIAL, COL_DD, COL_WCACHE,
 };
 
-enum ap_seq_wc ap_seq_out_state(const struct seq_cmd *c, size_t k)
-{
-	return c->o.nwc && k < c->o.nwc ? c->o.wc[k] : AP_SEQ_WC_ASIS;
-}
-
 const char *ap_seq_out_wc_name(const struct seq_cmd *c, enum ap_seq_wc wc)
 {
-	return wc == AP_SEQ_WC_ASIS ? c->wc_found : ap_seq_wc_name(wc);
-}
-
-static size_t seq_nstates(const struct seq_cmd *c)
-{
-	return c->o.nwc ? c->o.nwc : 1;
-}
-
-/* Knees per state and mode, from the planned cells (ascending block sizes). */
-void ap_seq_out_knees(struct seq_cmd *c, struct ap_seq_result *r)
-{
-	size_t k;
-	unsigned m;
-
-	for (k = 0; k < AP_SEQ_WC_MAX; k++) {
-		enum ap_seq_wc wc = ap_seq_out_state(c, k);
-
-		for (m = 0; m < AP_SEQ_NMODES; m++) {
-			uint64_t bs[64];
-			double v[64];
-			size_t n = 0, i;
-			int kn;
-
-			c->knee[k][m] = -1;
-			if (k >= seq_nstates(c))
-				continue;
-			for (i = 0; i < r->ncells && n < 64; i++) {
-				if (r->cells[i].mode != m || r->cells[i].wc != wc)
-					continue;
-				bs[n] = r->cells[i].bs;
-				v[n++] = r->cells[i].runs ? r->cells[i].mbps : NAN;
-			}
-			kn = ap_seq_knee(bs, v, n, AP_SEQ_KNEE_TOLERANCE);
-			if (kn >= 0) {
-				struct ap_seq_cell *cell =
-					ap_seq_cell_find_wc(r, wc, (enum ap_seq_mode)m, bs[kn]);
-
-				c->knee[k][m] = (int)(cell - r->cells);
-			}
-		}
-	}
-}
-
-static const struct ap_seq_cell *seq_best(const struct ap_seq_result *r, enum ap_seq_wc wc,
-					  unsigned m)
-{
-	const struct ap_seq_cell *best = NULL;
-	size_t i;
-
-	for (i = 0; i < r->ncells; i++)
-		if (r->cells[i].mode == m && r->cells[i].wc == wc && r->cells[i].runs &&
-		    (!best || r->cells[i].mbps > best->mbps))
-			best = &r->cells[i];
-	return best;
-}
-
-/* Does any state have a run of mode @m? */
-static bool seq_any(const struct ap_seq_result *r, unsigned m)
-{
-	size_t i;
-
-	for (i = 0; i < r->ncells; i++)
-		if (r->cells[i].mode == m && r->cells[i].runs)
-			return true;
-	return false;
+	return wc == AP_SEQ_WC_ASIS ? c->wc.found : ap_seq_wc_name(wc);
 }
 
 static void seq_cols(const struct seq_cmd *c, struct ap_cols *cs)
 {
-	ap_cols_init(cs, &c->out, ap_seq_out_infos, SEQ_NCOLS, c->cols, c->ncols,
+	ap_cols_init(cs, &c->out, infos, SEQ_NCOLS, c->cols, c->ncols,
 		     json_cols, AP_ARRAY_SIZE(json_cols));
 }
 
@@ -136,7 +78,7 @@ static bool seq_is_knee(const struct seq_cmd *c, const struct ap_seq_result *r, 
 {
 	size_t k;
 
-	for (k = 0; k < seq_nstates(c); k++)
+	for (k = 0; k < ap_seq_nstates(&c->o); k++)
 		if (c->knee[k][r->cells[i].mode] == (int)i)
 			return true;
 	return false;
@@ -168,27 +110,35 @@ static void seq_fill_row(const struct seq_cmd *c, struct ap_row *row, const stru
 	free(dd);
 }
 
+struct seq_rows {
+	const struct seq_cmd *c;
+	const struct ap_seq_result *r;
+};
+
+/* The table's row of cell @i, if it ran (ap_cols_table_rows()). */
+static bool seq_row(void *ctx, struct ap_row *row, size_t i)
+{
+	const struct seq_rows *sr = ctx;
+
+	if (!sr->r->cells[i].runs)
+		return false;
+	seq_fill_row(sr->c, row, sr->r, i);
+	return true;
+}
+
 int ap_seq_out_table(struct seq_cmd *c, struct ap_seq_result *r)
 {
+	struct seq_rows sr = { c, r };
 	struct libscols_table *tb;
 	struct ap_cols cs;
-	struct ap_row row;
-	size_t i;
 	int rc;
 
 	seq_cols(c, &cs);
-	tb = ap_cols_table_new(&cs, "cells");
-	ap_row_init(&row, &cs);
-	for (i = 0; i < r->ncells; i++) {
-		if (!r->cells[i].runs)
-			continue;
-		seq_fill_row(c, &row, r, i);
-		if (ap_row_add_line(&row, tb) != 0) {
-			ap_warnx(SEQ_CMD, NULL, "cannot allocate a table line");
-			exit(AP_EXIT_FAILURE);
-		}
+	tb = ap_cols_table_rows(&cs, "cells", r->ncells, seq_row, &sr);
+	if (!tb) {
+		ap_warnx(SEQ_CMD, NULL, "cannot allocate a table line");
+		exit(AP_EXIT_FAILURE);
 	}
-	ap_row_free(&row);
 	rc = ap_out_print(&c->out, tb);
 	scols_unref_table(tb);
 	return rc;
@@ -205,13 +155,13 @@ void ap_seq_out_head(struct seq_cmd *c, const struct ap_seq_target *t)
 	       c->o.rounds, c->o.rounds == 1 ? "" : "s");
 	printf("write cache: kernel (sysfs queue/write_cache%s%s): %s; drive: %s\n",
 	       t->disk ? " of " : "", t->disk ? t->disk : "",
-	       c->wc_sysfs ? c->wc_sysfs : "not available", c->wc_drive);
+	       c->wc.sysfs ? c->wc.sysfs : "not available", c->wc.drive);
 	if (c->o.nwc) {
-		printf("write cache switched (%s): ", ap_wcache_how_name(c->wc.w.how));
+		printf("write cache switched (%s): ", ap_wcache_how_name(c->wc.ctl.w.how));
 		for (k = 0; k < c->o.nwc; k++)
 			printf("%s%s", k ? ", then " : "", ap_seq_wc_name(c->o.wc[k]));
-		printf("; found %s (\"%s\"), %s\n", c->wc_found ? c->wc_found : "?", c->wc.w.orig,
-		       c->wc_restored ? "restored" : "NOT restored (see alignprobe cleanup)");
+		printf("; found %s (\"%s\"), %s\n", c->wc.found ? c->wc.found : "?", c->wc.ctl.w.orig,
+		       c->wc.restored ? "restored" : "NOT restored (see alignprobe cleanup)");
 	}
 	free(sz);
 }
@@ -223,7 +173,7 @@ static void seq_knee_line(const struct seq_cmd *c, size_t k, unsigned m, const s
 	char state[24] = "";
 
 	if (c->o.nwc)
-		snprintf(state, sizeof(state), "cache %-4s", ap_seq_wc_name(ap_seq_out_state(c, k)));
+		snprintf(state, sizeof(state), "cache %-4s", ap_seq_wc_name(ap_seq_state(&c->o, k)));
 	printf("  %s%-14s %6s  %9.1f MB/s %8.0f IOPS   (best %.1f MB/s at %s)\n",
 	       state, ap_seq_modes[m].name, kb, kc->mbps, kc->iops, best->mbps, bb);
 	free(kb);
@@ -236,11 +186,11 @@ void ap_seq_out_tail(struct seq_cmd *c, struct ap_seq_result *r)
 	unsigned m, np;
 	size_t k;
 
-	for (k = 0; k < seq_nstates(c); k++) {
-		enum ap_seq_wc wc = ap_seq_out_state(c, k);
+	for (k = 0; k < ap_seq_nstates(&c->o); k++) {
+		enum ap_seq_wc wc = ap_seq_state(&c->o, k);
 
 		for (m = 0; m < AP_SEQ_NMODES; m++) {
-			const struct ap_seq_cell *best = seq_best(r, wc, m);
+			const struct ap_seq_cell *best = ap_seq_best(r, wc, m);
 
 			if (c->knee[k][m] < 0 || !best)
 				continue;
@@ -260,9 +210,9 @@ void ap_seq_out_tail(struct seq_cmd *c, struct ap_seq_result *r)
 		       np, np == 1 ? "" : "s", np == 1 ? "it" : "they");
 	if (unstable) {
 		printf("\nNOT on stable storage when the timer stopped (STABLE=no):\n");
-		if (seq_any(r, AP_SEQ_NONE))
+		if (ap_seq_any(r, AP_SEQ_NONE))
 			printf("  none: page cache only, what plain dd reports; compare fdatasync or direct\n");
-		if (seq_any(r, AP_SEQ_DIRECT_NOSYNC))
+		if (ap_seq_any(r, AP_SEQ_DIRECT_NOSYNC))
 			printf("  direct-nosync: may still sit in the drive's volatile write cache; compare direct\n");
 	}
 }
@@ -272,11 +222,11 @@ static struct json_object *seq_json_knees(const struct seq_cmd *c, const struct 
 					  size_t k)
 {
 	struct json_object *knees = json_object_new_object();
-	enum ap_seq_wc wc = ap_seq_out_state(c, k);
+	enum ap_seq_wc wc = ap_seq_state(&c->o, k);
 	unsigned m;
 
 	for (m = 0; m < AP_SEQ_NMODES; m++) {
-		const struct ap_seq_cell *best = seq_best(r, wc, m), *kc;
+		const struct ap_seq_cell *best = ap_seq_best(r, wc, m), *kc;
 		struct json_object *o;
 
 		if (c->knee[k][m] < 0 || !best)
@@ -302,13 +252,13 @@ static struct json_object *seq_json_write_cache(const struct seq_cmd *c,
 	size_t k;
 
 	json_object_object_add(wc, "disk", ap_json_string(t->disk));
-	json_object_object_add(wc, "sysfs", ap_json_string(c->wc_sysfs));
-	json_object_object_add(wc, "drive", json_object_new_string(c->wc_drive));
-	json_object_object_add(wc, "found", ap_json_string(c->wc_found));
+	json_object_object_add(wc, "sysfs", ap_json_string(c->wc.sysfs));
+	json_object_object_add(wc, "drive", json_object_new_string(c->wc.drive));
+	json_object_object_add(wc, "found", ap_json_string(c->wc.found));
 	for (k = 0; k < c->o.nwc; k++)
 		json_object_array_add(states, json_object_new_string(ap_seq_wc_name(c->o.wc[k])));
 	json_object_object_add(wc, "states", states);
-	json_object_object_add(wc, "restored", c->o.nwc ? json_object_new_boolean(c->wc_restored)
+	json_object_object_add(wc, "restored", c->o.nwc ? json_object_new_boolean(c->wc.restored)
 							: NULL);
 	return wc;
 }
@@ -373,14 +323,14 @@ static size_t seq_plot_series(const struct seq_cmd *c, struct ap_seq_result *r, 
 	unsigned m;
 
 	if (nk == 1)
-		states[0] = ap_seq_out_state(c, 0);
+		states[0] = ap_seq_state(&c->o, 0);
 	for (k = 0; k < nk; k++) {
 		enum ap_seq_wc wc = states[k];
 
 		for (m = 0; m < AP_SEQ_NMODES; m++) {
 			double *y = ys + ns * (c->nbs ? c->nbs : 1);
 
-			if (!(c->o.modes & (1u << m)) || !seq_any(r, m))
+			if (!(c->o.modes & (1u << m)) || !ap_seq_any(r, m))
 				continue;
 			for (i = 0; i < nx; i++) {
 				struct ap_seq_cell *cell =

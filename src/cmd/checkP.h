@@ -7,11 +7,10 @@
  *   check_geom.c    what the verdict store holds but the engine does not
  *                   use (a conflict, a "no effect" not shown), said
  *   check_report.c  what is printed: the table, the topology, JSON, the
- *                   advice for a foreign sector size, --prometheus, what
- *                   to run next
+ *                   advice for a foreign sector size, what to run next
  */
-#ifndef AP_CMD_CHECK_H
-#define AP_CMD_CHECK_H
+#ifndef AP_CMD_CHECKP_H
+#define AP_CMD_CHECKP_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -77,6 +76,5 @@ void check_report_foreign(const struct check *c);
 /* Notes on stderr: the entries the label type defines to overlap (not
  * judged), a file system on the whole disk instead of a table. */
 void check_report_notes(const struct check *c);
-void check_add_metrics(const struct check *c, struct ap_prom *p, int status);
 
-#endif /* AP_CMD_CHECK_H */
+#endif /* AP_CMD_CHECKP_H */

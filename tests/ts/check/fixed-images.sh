@@ -1,12 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# `check` on image files this test makes the same way every time (sfdisk
-# and fdisk scripts with fixed disk and partition identifiers): the
-# topology block, the table, the summary, the messages, -J, -r, -n, --csv,
-# -o, -b, the geometry options and the exit status, byte for byte as in
-# tests/expected/check/. Image files only: no root, no loop device. Every
-# image has the same checksum afterwards (check is read-only).
+# `check` on image files this test makes the same way every time (sfdisk and
+# fdisk scripts with fixed disk and partition identifiers): the topology
+# block, the table, the summary, the messages, -J, -r, -n, --csv, -o, -b,
+# the geometry options and the exit status, byte for byte as in
+# tests/expected/check/fixed-images-*. Image files only: no root, no loop
+# device. Every image has the same checksum afterwards (check is read-only).
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "check output on fixed images as expected"
 ts_need_cmd sfdisk fdisk sha256sum

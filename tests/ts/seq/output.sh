@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# What seq prints without timing anything: the plans of --dry-run on
-# regular files (nothing is created or written) and on an emulated drive
-# (not set up), and the refusals of bad options and targets, with their
-# exit status, byte for byte as in tests/expected/seq/.
+# What seq prints without timing anything: the plans of --dry-run on regular
+# files (nothing is created or written) and on an emulated drive (not set
+# up), and the refusals of bad options and targets, with their exit status,
+# byte for byte as in tests/expected/seq/output-*.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "seq plans and refusals as expected"
 ts_need_cmd sha256sum

@@ -4,11 +4,11 @@
 # What cleanup prints, from a state directory this test writes itself:
 # nothing to do (every output option), then the entries of a run of an
 # earlier boot (stale whatever its PID: a mount and a loop device that are
-# gone, temporary directories to remove, an undo journal to keep or
-# remove), an entry of a running process (PID 1) and an unreadable one;
-# --dry-run, -J, the real run and --remove-journals, with their exit
-# status, byte for byte as in tests/expected/cleanup/. Nothing outside
-# this test's directory is touched: no loop device, no mount.
+# gone, temporary directories to remove, an undo journal to keep or remove),
+# an entry of a running process (PID 1) and an unreadable one; --dry-run,
+# -J, the real run and --remove-journals, with their exit status, byte for
+# byte as in tests/expected/cleanup/output-*. Nothing outside this test's
+# directory is touched: no loop device, no mount.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "cleanup output as expected"
 mkdir "$TS_TMP/work" && cd "$TS_TMP/work" || exit 99

@@ -1,38 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * alignprobe seq's two files: seq.c (options, the run, the write cache
- * switched and restored) and seq_out.c (the column table, the table and
+ * switched and restored) and seq_report.c (the column table, the table and
  * JSON, the human head and tail, the plot). Not an API for others.
  */
-#ifndef AP_CMD_SEQ_INT_H
-#define AP_CMD_SEQ_INT_H
+#ifndef AP_CMD_SEQP_H
+#define AP_CMD_SEQP_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "device/cachectl.h"
+#include "cmd/opts.h"
 #include "device/safety.h"
 #include "lib/outfile.h"
 #include "seq/seq.h"
+#include "seq/session.h"
 #include "ui/out.h"
 #include "ui/progress.h"
 
 #define SEQ_CMD "seq"
+/* seq's columns (their ids and table are seq_report.c's) */
+#define SEQ_NCOLS 14
 
-/* seq's columns: the one table (ap_seq_out_infos) drives -o, the table and JSON */
-enum {
-	COL_MODE, COL_OP, COL_BS, COL_BYTES, COL_SECONDS, COL_MBPS, COL_IOPS,
-	COL_STABLE, COL_KNEE, COL_RUNS, COL_PARTIAL, COL_DD, COL_IOS, COL_WCACHE,
-	SEQ_NCOLS
-};
-
-extern const struct ap_colinfo ap_seq_out_infos[SEQ_NCOLS];
-/* the default columns, without and with --write-cache (WCACHE after MODE) */
-extern const int ap_seq_out_default_cols[];
-extern const size_t ap_seq_out_ndefault_cols;
-extern const int ap_seq_out_default_cols_wc[];
-extern const size_t ap_seq_out_ndefault_cols_wc;
+/* The columns (seq_report.c), shown without -o: [0] as found, [1] with --write-cache. */
+extern const struct ap_opts_cols ap_seq_cols[2];
 
 struct seq_cmd {
 	struct ap_out out;
@@ -46,20 +38,14 @@ struct seq_cmd {
 	const char *plot, *modes_arg, *bs_arg, *emu_spec, *wc_arg;
 	struct ap_outfile plot_out;	/* opened before anything is written */
 	const char *target;
-	char *wc_sysfs, *wc_drive;
-	const char *wc_found;		/* "on", "off" or NULL: the cache before the run */
-	struct ap_cachectl wc;	/* --write-cache: the switch */
-	bool wc_restored;		/* --write-cache: put back as found */
+	struct ap_seq_wcache wc;	/* found, switched (--write-cache), put back */
 	int knee[AP_SEQ_WC_MAX][AP_SEQ_NMODES];	/* by state index, mode: cell index */
 	struct ap_progress prog;
 };
 
-/* The state of the run's @k-th block (as found without --write-cache). */
-enum ap_seq_wc ap_seq_out_state(const struct seq_cmd *c, size_t k);
 /* "on"/"off" of a cell: its switched state, or the state found. */
 const char *ap_seq_out_wc_name(const struct seq_cmd *c, enum ap_seq_wc wc);
 
-void ap_seq_out_knees(struct seq_cmd *c, struct ap_seq_result *r);
 int ap_seq_out_table(struct seq_cmd *c, struct ap_seq_result *r);
 void ap_seq_out_head(struct seq_cmd *c, const struct ap_seq_target *t);
 void ap_seq_out_tail(struct seq_cmd *c, struct ap_seq_result *r);

@@ -3,7 +3,7 @@
 #
 # What `--help`, `--version`, `-H` and a mistyped command line print, for
 # alignprobe and each of its commands, byte for byte as in
-# tests/expected/help/ (ALIGNPROBE_UPDATE_EXPECTED=1 rewrites them).
+# tests/expected/cli/help-* (ALIGNPROBE_UPDATE_EXPECTED=1 rewrites them).
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "help, version, column lists and usage errors as expected"
 mkdir "$TS_TMP/work" && cd "$TS_TMP/work" || exit 99
