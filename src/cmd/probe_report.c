@@ -505,8 +505,8 @@ static int report_fleet(struct ctl *c)
 static void print_plan(const struct ctl *c, const char *dev, const struct ap_probe_plan *p,
 		       const char *journal, const struct ap_cachectl *wc)
 {
-	uint64_t lo = 0, hi = 0, all = 0, lead_at;
-	size_t lead_n;
+	uint64_t lo = 0, hi = 0, all = 0, lead_at, before_at;
+	size_t lead_n, before_n;
 	unsigned nominal = c->o.confirm && p->nsizes > 1 ? 2 : 1;
 	char b1[32], b2[32], b3[32], t[32], *rs;
 	size_t i;
@@ -535,11 +535,13 @@ static void print_plan(const struct ctl *c, const char *dev, const struct ap_pro
 	printf("  then time %s at every offset of each size,\n",
 	       c->o.mode == AP_PROBE_READONLY ? "O_DIRECT reads" : "single O_DIRECT|O_DSYNC writes");
 	ap_probe_lead_in(p, 0, 0, &lead_at, &lead_n);
+	ap_probe_lead_in_before(p, 1ULL << 40, 0, &before_at, &before_n);
 	if (c->o.mode != AP_PROBE_READONLY && lead_n)
 		printf("  on a rotating disk each after an untimed read of %s from %s past its\n"
 		       "  end (its lead-in), a round's writes in one slot (the phase screen's\n"
-		       "  each in another),\n", ap_size_exact(lead_n, b1, sizeof(b1)),
-		       ap_size_exact(lead_at, b2, sizeof(b2)));
+		       "  each in the next slot, its lead-in ending %s before the write),\n",
+		       ap_size_exact(lead_n, b1, sizeof(b1)), ap_size_exact(lead_at, b2, sizeof(b2)),
+		       ap_size_exact((1ULL << 40) - before_at - before_n, t, sizeof(t)));
 	printf("  %u to %u rounds per size:\n", c->o.min_rounds, c->o.max_rounds);
 	for (i = 0; i < p->nsizes; i++) {
 		unsigned n = ap_probe_noffsets(p, p->sizes[i]);
