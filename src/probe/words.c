@@ -106,8 +106,8 @@ char *ap_probe_plan_words(const struct ap_probe_opts *o, uint64_t budget_ns, boo
 			  const char *dev, const struct ap_probe_plan *p, const char *journal,
 			  const struct ap_cachectl *wc)
 {
-	uint64_t lo, hi, all, lead_at;
-	size_t lead_n;
+	uint64_t lo, hi, all, lead_at, before_at;
+	size_t lead_n, before_n;
 	unsigned nominal = o->confirm && p->nsizes > 1 ? 2 : 1;
 	char b1[32], b2[32], b3[32], t[32], *rs, *s = NULL;
 	size_t i;
@@ -136,11 +136,13 @@ char *ap_probe_plan_words(const struct ap_probe_opts *o, uint64_t budget_ns, boo
 	say(&s, "  then time %s at every offset of each size,\n",
 	    o->mode == AP_PROBE_READONLY ? "O_DIRECT reads" : "single O_DIRECT|O_DSYNC writes");
 	ap_probe_lead_in(p, 0, 0, &lead_at, &lead_n);
+	ap_probe_lead_in_before(p, 1ULL << 40, 0, &before_at, &before_n);
 	if (o->mode != AP_PROBE_READONLY && lead_n)
 		say(&s, "  on a rotating disk each after an untimed read of %s from %s past its\n"
 		    "  end (its lead-in), a round's writes in one slot (the phase screen's\n"
-		    "  each in another),\n", ap_size_exact(lead_n, b1, sizeof(b1)),
-		    ap_size_exact(lead_at, b2, sizeof(b2)));
+		    "  each in the next slot, its lead-in ending %s before the write),\n",
+		    ap_size_exact(lead_n, b1, sizeof(b1)), ap_size_exact(lead_at, b2, sizeof(b2)),
+		    ap_size_exact((1ULL << 40) - before_at - before_n, t, sizeof(t)));
 	say(&s, "  %u to %u rounds per size:\n", o->min_rounds, o->max_rounds);
 	for (i = 0; i < p->nsizes; i++) {
 		unsigned n = ap_probe_noffsets(p, p->sizes[i]);
