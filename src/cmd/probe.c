@@ -38,17 +38,13 @@
 #include "cmd/publish.h"
 #include "cmd/probeP.h"
 #include "device/safety.h"
-#include "emu/emu.h"
 #include "fleet/vstore.h"
 #include "lib/exitcodes.h"
 #include "lib/outfile.h"
 #include "lib/sig.h"
-#include "lib/state.h"
 #include "lib/util.h"
-#include "probe/journal.h"
 #include "probe/prepare.h"
 #include "probe/probe.h"
-#include "ui/confirm.h"
 #include "ui/out.h"
 
 #define DEFAULT_BUDGET_NS (120ULL * AP_NSEC_PER_SEC)

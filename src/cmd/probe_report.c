@@ -17,13 +17,11 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
-#include "analysis/verdict_json.h"
 #include "cmd/commands.h"
 #include "cmd/publish.h"
 #include "cmd/probeP.h"
 #include "emu/model.h"
 #include "device/nextsteps.h"
-#include "fleet/vstore.h"
 #include "lib/exitcodes.h"
 #include "lib/outfile.h"
 #include "lib/sig.h"

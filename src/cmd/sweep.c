@@ -23,8 +23,6 @@
 #include "cmd/publish.h"
 #include "cmd/sweepP.h"
 #include "device/identity.h"
-#include "device/safety.h"
-#include "emu/emu.h"
 #include "fleet/vstore.h"
 #include "lib/exitcodes.h"
 #include "lib/outfile.h"
@@ -33,9 +31,7 @@
 #include "lib/util.h"
 #include "sweep/mkfs.h"
 #include "sweep/mnt.h"
-#include "sweep/part.h"
 #include "sweep/sweep.h"
-#include "ui/confirm.h"
 #include "ui/out.h"
 #include "workload/pm.h"
 

@@ -21,20 +21,15 @@
 #include "device/safety.h"
 #include "emu/emu.h"
 #include "emu/model.h"
-#include "fleet/vstore.h"
 #include "lib/exitcodes.h"
-#include "lib/outfile.h"
 #include "lib/sig.h"
 #include "lib/state.h"
 #include "lib/util.h"
-#include "sweep/mkfs.h"
-#include "sweep/mnt.h"
 #include "sweep/part.h"
 #include "sweep/sweep.h"
 #include "ui/confirm.h"
 #include "ui/out.h"
 #include "ui/progress.h"
-#include "workload/pm.h"
 
 static void save_doc(struct sweep_cmd *c, const struct ap_sweep_run *run, const char *stopped)
 {
