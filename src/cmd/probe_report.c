@@ -291,8 +291,9 @@ static int report_fleet(struct ctl *c)
 	for (i = 0; i < c->njobs; i++) {
 		const struct job *j = &c->jobs[i];
 		const struct ap_probe_result *r = &j->r;
+		bool ok = j->run.started && !j->run.rc && !r->interrupted;	/* ran to its end */
 
-		if (c->record_set && j->run.started && !j->run.rc && !r->interrupted &&
+		if (c->record_set && ok &&
 		    ap_publish_record(CMD, c->record, "probe", j->dev, &j->d.id, &r->verdict,
 				    c->quiet) != 0)
 			rc = -1;
@@ -301,9 +302,7 @@ static int report_fleet(struct ctl *c)
 				.dev = j->dev, .id = &j->d.id, .v = j->run.started ? &r->verdict : NULL,
 				.logical_sector = j->d.logical_sector,
 				.reported_physical = j->d.reported_physical,
-				.seconds = r->end_ns > r->start_ns ?
-					   (double)(r->end_ns - r->start_ns) / 1e9 : 0,
-				.ok = j->run.started && !j->run.rc && !r->interrupted,
+				.seconds = ap_probe_result_seconds(r), .ok = ok,
 			};
 
 			ap_fleet_prom_probe(p, &m);

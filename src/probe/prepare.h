@@ -88,6 +88,9 @@ void ap_probe_plan_counts(const struct ap_probe_plan *plan, const struct ap_prob
 
 /* ---- result_json.c ---- */
 
+/* How long the probe of @r took, seconds (0 when it never started). */
+double ap_probe_result_seconds(const struct ap_probe_result *r);
+
 /*
  * @r's timed operations as CSV lines "DEV,size,offset,round,slot,ns"
  * (--samples; the header "device,size,offset,round,slot,ns" is the

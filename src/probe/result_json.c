@@ -75,6 +75,11 @@ static struct json_object *preserve_json(const struct ap_probe_dev *d)
 	return p;
 }
 
+double ap_probe_result_seconds(const struct ap_probe_result *r)
+{
+	return r->end_ns > r->start_ns ? (double)(r->end_ns - r->start_ns) / 1e9 : 0;
+}
+
 struct json_object *ap_probe_result_to_json(const char *dev, bool emulated,
 					    const struct ap_probe_dev *d,
 					    const struct ap_probe_result *r,
@@ -100,8 +105,7 @@ struct json_object *ap_probe_result_to_json(const char *dev, bool emulated,
 	/* monotonic clock: comparable between the devices of one call */
 	json_object_object_add(o, "start_ns", json_object_new_int64((int64_t)r->start_ns));
 	json_object_object_add(o, "end_ns", json_object_new_int64((int64_t)r->end_ns));
-	json_object_object_add(o, "seconds", json_object_new_double(
-		r->end_ns > r->start_ns ? (double)(r->end_ns - r->start_ns) / 1e9 : 0));
+	json_object_object_add(o, "seconds", json_object_new_double(ap_probe_result_seconds(r)));
 	json_object_object_add(o, "interrupted", json_object_new_boolean(r->interrupted != 0));
 	json_object_object_add(o, "budget_exhausted", json_object_new_boolean(r->budget_out));
 	json_object_object_add(o, "region_start", json_object_new_int64((int64_t)r->plan.region_start));
