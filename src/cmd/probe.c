@@ -172,6 +172,7 @@ static int do_undo(struct ctl *c, int argc, char **argv)
 	struct ap_probe_undo u;
 	struct ap_error e = { 0 };
 	const char *dev = NULL;
+	char *words;
 
 	if (argc - optind > 1) {
 		ap_usage_error(CMD, "--undo takes one journal and at most one device");
@@ -195,15 +196,9 @@ static int do_undo(struct ctl *c, int argc, char **argv)
 				       "--force --undo JOURNAL)");
 		return ap_err_error(CMD, c->undo, &e);
 	}
-	if (u.incomplete)
-		printf("%s: the journal was never completed, so the probe had written nothing to "
-		       "%s%s\n", c->undo, u.dev, u.removed ? "; journal removed" : "");
-	else
-		printf("%s: restored from %s: %" PRIu64 " ranges checked, %" PRIu64
-		       " rewritten, every byte verified%s\n", u.dev, c->undo,
-		       u.st.records, u.st.restored, u.removed ? "; journal removed" : "");
-	if (u.found)
-		printf("%s: found by its identity; the journal named it %s\n", u.dev, u.named);
+	words = ap_probe_undo_words(&u, c->undo);
+	fputs(words, stdout);
+	free(words);
 	if (!u.removed) {
 		/* the disk is as the journal says; the journal stays: not done */
 		ap_warnx(CMD, c->undo, "cannot remove the journal: %s; it is kept (the disk "

@@ -155,13 +155,9 @@ static int gate_job(struct ctl *c, struct job *j)
 		return 0;
 	so.ask = ap_ui_confirm;
 	if (c->o.mode == AP_PROBE_DESTRUCTIVE && !so.yes) {
-		char *what, b1[32];
+		char *what = ap_probe_overwrite_words(j->dev, &j->plan);
 		int rc;
 
-		ap_xasprintf(&what, "The probe overwrites up to %s of %s from byte %llu on (the "
-			     "scratch region); the rest of the device is not touched.\n",
-			     ap_size_exact(j->plan.region_size, b1, sizeof(b1)), j->dev,
-			     (unsigned long long)j->plan.region_start);
 		rc = ap_cmd_confirm(CMD, j->dev, &j->t, &so, what);
 		free(what);
 		if (rc)

@@ -141,4 +141,9 @@ char *ap_probe_plan_words(const struct ap_probe_opts *o, uint64_t budget_ns, boo
 			  const char *dev, const struct ap_probe_plan *plan, const char *journal,
 			  const struct ap_cachectl *wc);
 
+/* What --undo JOURNAL did (the lines on standard output). Caller frees. */
+char *ap_probe_undo_words(const struct ap_probe_undo *u, const char *journal);
+/* What a destructive probe of @dev overwrites, for its confirmation. Caller frees. */
+char *ap_probe_overwrite_words(const char *dev, const struct ap_probe_plan *plan);
+
 #endif

@@ -2,8 +2,10 @@
 /*
  * What a probe says in words (see prepare.h): its verdict in one line (the
  * plot's title) and the lines after it, split where the command lists
- * what to run next; what a dry run would do. The analysis's note (analysis/notes.c) and the
- * effect's sentence are the analysis's, quoted here.
+ * what to run next; what a dry run would do, what the confirmation says
+ * will be overwritten, what an undo restored. The analysis's note
+ * (analysis/notes.c) and the effect's sentence are the analysis's, quoted
+ * here.
  */
 #include "probe/prepare.h"
 
@@ -184,5 +186,32 @@ char *ap_probe_plan_words(const struct ap_probe_opts *o, uint64_t budget_ns, boo
 		    "touched.\n");
 	else
 		say(&s, "  Nothing is written.\n");
+	return s;
+}
+
+char *ap_probe_undo_words(const struct ap_probe_undo *u, const char *journal)
+{
+	char *s = NULL;
+
+	if (u->incomplete)
+		say(&s, "%s: the journal was never completed, so the probe had written nothing to "
+		    "%s%s\n", journal, u->dev, u->removed ? "; journal removed" : "");
+	else
+		say(&s, "%s: restored from %s: %" PRIu64 " ranges checked, %" PRIu64
+		    " rewritten, every byte verified%s\n", u->dev, journal, u->st.records,
+		    u->st.restored, u->removed ? "; journal removed" : "");
+	if (u->found)
+		say(&s, "%s: found by its identity; the journal named it %s\n", u->dev, u->named);
+	return s;
+}
+
+char *ap_probe_overwrite_words(const char *dev, const struct ap_probe_plan *plan)
+{
+	char b1[32], *s;
+
+	ap_xasprintf(&s, "The probe overwrites up to %s of %s from byte %llu on (the scratch "
+		     "region); the rest of the device is not touched.\n",
+		     ap_size_exact(plan->region_size, b1, sizeof(b1)), dev,
+		     (unsigned long long)plan->region_start);
 	return s;
 }
