@@ -14,6 +14,7 @@
 
 #include "device/rotation.h"
 #include "lib/rng.h"
+#include "lib/stats.h"
 
 /*
  * How much cheaper the smallest writes are than the phase screen's @idx:
@@ -153,21 +154,6 @@ static int warm(struct sched *x, uint32_t slot)
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static uint64_t median_u64(uint64_t *v, size_t n)
-{
-	if (!n)
-		return 0;
-	qsort(v, n, sizeof(*v), cmp_u64);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /*
  * The calibration (device/rotation.h): whether the drive rotates decides
  * whether the writes get lead-ins and whether the checks of the lead-ins
@@ -279,7 +265,7 @@ static bool assumptions_fail(struct sched *x)
 		v = ap_xmalloc(n * sizeof(*v));
 		for (i = 0; i < n; i++)
 			v[i] = r->samples[i].ns;
-		r->write_ns = median_u64(v, n);
+		r->write_ns = ap_stats_median_u64(v, n);
 		free(v);
 		if (ap_rotation_write_unflushed(r->write_ns, r->seek_read_ns)) {
 			r->failed = AP_PROBE_FLUSH_IGNORED;

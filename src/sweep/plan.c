@@ -5,6 +5,7 @@
  * round. Pure functions (tests/unit/test_sweep.c).
  */
 #include "lib/rng.h"
+#include "lib/stats.h"
 #include "sweep/sweep.h"
 
 #include <errno.h>
@@ -72,20 +73,13 @@ void ap_sweep_order(const uint64_t *starts, size_t n, const uint64_t *prev_last,
 /* Starts                                                             */
 /* ------------------------------------------------------------------ */
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 size_t ap_sweep_sort_starts(uint64_t *v, size_t n, bool unique)
 {
 	size_t i, k;
 
 	if (!n)
 		return 0;
-	qsort(v, n, sizeof(*v), cmp_u64);
+	qsort(v, n, sizeof(*v), ap_stats_cmp_u64);
 	if (!unique)
 		return n;
 	for (i = 1, k = 1; i < n; i++)	/* drop duplicates */
