@@ -521,12 +521,21 @@ size_t ap_utf8_len(const unsigned char *s)
 
 void ap_test_pause(const char *var)
 {
+	static uint64_t calls;
 	struct timespec ts = { 0, 10 * 1000000L };
-	const char *f = getenv(var);
-	char *reached;
+	const char *f = getenv(var), *at;
+	char *reached, *atvar;
+	uint64_t n = 1;
 	int fd, i;
 
 	if (!f || !*f)
+		return;
+	ap_xasprintf(&atvar, "%s_AT", var);
+	at = getenv(atvar);
+	free(atvar);
+	if (at && ap_parse_u64(at, &n) != 0)
+		n = 1;
+	if (++calls < n)
 		return;
 	ap_xasprintf(&reached, "%s.reached", f);
 	fd = open(reached, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);

@@ -55,7 +55,9 @@ uint64_t ap_now_ns(void);
  * A seam for the tests (e2fsprogs' MKE2FS_* model): when the environment
  * variable @var names a file F, create "F.reached" and wait until F exists
  * (at most a minute), so that a test acts at this point of a run, and not
- * after a guessed sleep. Nothing when @var is unset.
+ * after a guessed sleep. Nothing when @var is unset. With "@var_AT" set to
+ * N, the first N-1 calls pass without pausing: the test acts at the Nth
+ * (the second step of a sweep, say).
  */
 void ap_test_pause(const char *var);
 
