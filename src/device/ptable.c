@@ -420,6 +420,12 @@ static enum ap_part_role fdisk_role(const char *label, size_t partno, unsigned c
 	return AP_PART_DATA;
 }
 
+/* DOS extended partition types (0x05 CHS, 0x0f LBA, 0x85 Linux). */
+static bool dos_extended_type(unsigned code)
+{
+	return code == 0x05 || code == 0x0f || code == 0x85;
+}
+
 static int collect_partitions(struct ap_ptable *pt, struct fdisk_context *cxt,
 			      struct ap_error *e)
 {
@@ -449,6 +455,10 @@ static int collect_partitions(struct ap_ptable *pt, struct fdisk_context *cxt,
 		p->start = fdisk_partition_has_start(pa) ? fdisk_partition_get_start(pa) : 0;
 		p->size = fdisk_partition_has_size(pa) ? fdisk_partition_get_size(pa) : 0;
 		p->container = fdisk_partition_is_container(pa);
+		/* a second extended partition (libfdisk ignores it, says so, and does
+		 * not mark it): it holds no data itself either */
+		if (dos && t && p->partno < 4 && dos_extended_type(fdisk_parttype_get_code(t)))
+			p->container = true;
 		p->logical = dos && p->partno >= 4;
 		p->role = fdisk_role(pt->label, p->partno, t ? fdisk_parttype_get_code(t) : ~0u);
 		if (t) {
