@@ -154,7 +154,19 @@ EOT
 	dd if="gen-$b.img" of="gen-dos-$b.img" bs=512 seek=7680 conv=notrunc,sparse status=none ||
 		ts_fail "cannot copy the BSD label into gen-dos-$b.img"
 done
-rm gen-bsd-misaligned.img gen-bsd-relative.img	# the slice alone: gen-bsd's case again
+# two FreeBSD slices, a label in each: libfdisk reads the first one's only
+sfdisk_image gen-dos-bsd-two 8M <<EOT
+label: dos
+label-id: 0x8f8378c3
+start=32, size=7648, type=83
+start=7680, size=4096, type=a5
+start=11776, size=4608, type=a5
+EOT
+dd if=gen-bsd-first.img of=gen-dos-bsd-two.img bs=512 seek=7680 conv=notrunc,sparse status=none &&
+	dd if=gen-bsd-second.img of=gen-dos-bsd-two.img bs=512 seek=11776 conv=notrunc,sparse \
+		status=none || ts_fail "cannot copy the BSD labels into gen-dos-bsd-two.img"
+# the slices alone: gen-bsd's case again
+rm gen-bsd-misaligned.img gen-bsd-relative.img gen-bsd-first.img gen-bsd-second.img
 # the label damaged: its second magic number (d_magic2) changed; the kernel
 # and libblkid, which test the first only, read it, libfdisk does not
 cp gen-dos-bsd-misaligned.img gen-dos-bsd-damaged.img &&

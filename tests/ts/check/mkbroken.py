@@ -394,6 +394,20 @@ def s_gen_bsd_relative(p):
     put(p, 512, bsd_label(BSD_PARTS_RELATIVE, 16384))
 
 
+# two FreeBSD slices, 7680-11775 and 11776-16383, each with a label:
+# corpus.sh copies them into gen-dos-bsd-two (libfdisk reads the first only)
+def s_gen_bsd_first(p):
+    """The first slice's label (absolute offsets)."""
+    sparse(p, 4096 * 512)
+    put(p, 512, bsd_label({2: (7680, 4096, 0), 4: (7936, 2048, 7)}, 16384))
+
+
+def s_gen_bsd_second(p):
+    """The second slice's label (absolute offsets)."""
+    sparse(p, 4608 * 512)
+    put(p, 512, bsd_label({2: (11776, 4608, 0), 4: (12032, 2048, 7)}, 16384))
+
+
 def s_gen_sgi(p):
     """An SGI disk label (big-endian: magic, boot file, 16 partition
     entries of blocks, first block and type at 312, a checksum that makes
