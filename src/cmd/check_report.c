@@ -243,10 +243,19 @@ static void topology_head(const struct check *c)
 	free(human);
 	if (c->ck.pt.whole_disk)
 		printf("No partition table: %s on the whole disk, from byte 0\n", c->ck.pt.whole_disk);
-	if (c->ck.pt.label)
-		printf("Partition table: %s, %zu partition%s, usable sectors %" PRIu64 "-%" PRIu64 "%s%s\n",
-		       c->ck.pt.label, c->ck.pt.nparts, c->ck.pt.nparts == 1 ? "" : "s", c->ck.pt.first_usable,
+	if (c->ck.pt.label) {
+		size_t i, nested = 0, top;
+		char more[64] = "";
+
+		for (i = 0; i < c->ck.pt.nparts; i++)
+			nested += c->ck.pt.parts[i].parent != 0;
+		top = c->ck.pt.nparts - nested;
+		if (nested)
+			snprintf(more, sizeof(more), " and %zu in nested BSD labels", nested);
+		printf("Partition table: %s, %zu partition%s%s, usable sectors %" PRIu64 "-%" PRIu64
+		       "%s%s\n", c->ck.pt.label, top, top == 1 ? "" : "s", more, c->ck.pt.first_usable,
 		       c->ck.pt.last_usable, c->ck.pt.id ? ", id " : "", c->ck.pt.id ? c->ck.pt.id : "");
+	}
 }
 
 /* The rows a block device has and an image has not: I/O sizes and the write cache. */
