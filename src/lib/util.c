@@ -303,6 +303,21 @@ int ap_parse_fraction(const char *s, double max, double *out)
 	return 0;
 }
 
+void ap_format_duration(uint64_t ns, char *buf, size_t len)
+{
+	/* rounded to the second, without overflowing near UINT64_MAX */
+	uint64_t s = ns / AP_NSEC_PER_SEC + (ns % AP_NSEC_PER_SEC >= AP_NSEC_PER_SEC / 2);
+
+	if (s >= 3600)
+		snprintf(buf, len, "%lluh%02llum", (unsigned long long)(s / 3600),
+			 (unsigned long long)(s % 3600 / 60));
+	else if (s >= 60)
+		snprintf(buf, len, "%llum%02llus", (unsigned long long)(s / 60),
+			 (unsigned long long)(s % 60));
+	else
+		snprintf(buf, len, "%llus", (unsigned long long)s);
+}
+
 char *ap_size_to_human(uint64_t bytes)
 {
 	static const char letters[] = "BKMGTPE";

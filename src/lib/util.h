@@ -75,6 +75,9 @@ int ap_parse_duration_ns(const char *s, uint64_t *ns);
 /* "30%" or "0.3" -> 0.30; must lie within [0, @max]. */
 int ap_parse_fraction(const char *s, double max, double *out);
 
+/* A duration rounded to the second: "1h02m", "3m05s", "42s". */
+void ap_format_duration(uint64_t ns, char *buf, size_t len);
+
 /* Human-readable size, "4 KiB"-style as lsblk prints ("4K", "1.5G"). */
 char *ap_size_to_human(uint64_t bytes);
 /*

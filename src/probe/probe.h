@@ -301,6 +301,18 @@ double ap_probe_size_quantile(const struct ap_probe_result *r, size_t idx, doubl
 /* Analyse one size's samples (called by ap_probe_measure). */
 int ap_probe_analyse_size(struct ap_probe_result *r, size_t idx, const struct ap_probe_opts *o);
 
+/*
+ * The size a report shows by default: the one that decided, else the
+ * largest measured; -1 when none was.
+ */
+int ap_probe_shown_size(const struct ap_probe_result *r);
+
+/*
+ * A check of the measurement's own assumptions failed: r->failed = @f and
+ * r->cause the sentence (what was measured, what it means, the remedy).
+ */
+void ap_probe_result_fail(struct ap_probe_result *r, enum ap_probe_failed f, const char *fmt,
+			  ...) __attribute__((format(printf, 3, 4)));
 void ap_probe_result_free(struct ap_probe_result *r);
 
 /* A device to probe. */

@@ -291,14 +291,17 @@ static bool assumptions_fail(struct sched *x)
 		}
 	}
 	if (x->forced * 20 > r->nsamples && r->nsamples >= 32) {
-		r->failed = AP_PROBE_LEAD_IN_BUFFERED;
-		snprintf(r->cause, sizeof(r->cause), "the drive answered %llu of %llu lead-in "
-			 "reads from its buffer (faster than %.1f ms, where its media take %.1f "
-			 "ms and more a seek away), also in other slots: the probe cannot place the "
-			 "head before a write, and the rotational wait would hide the effect; "
-			 "disable read-ahead (hdparm -A0, or sdparm --set DRA) and probe again",
-			 (unsigned long long)r->lead_in_hits, (unsigned long long)r->lead_ins,
-			 (double)AP_PROBE_LEAD_IN_HIT_NS / 1e6, (double)r->seek_read_ns / 1e6);
+		ap_probe_result_fail(r, AP_PROBE_LEAD_IN_BUFFERED,
+				     "the drive answered %llu of %llu lead-in reads from its "
+				     "buffer (faster than %.1f ms, where its media take %.1f "
+				     "ms and more a seek away), also in other slots: the probe "
+				     "cannot place the head before a write, and the rotational "
+				     "wait would hide the effect; disable read-ahead (hdparm "
+				     "-A0, or sdparm --set DRA) and probe again",
+				     (unsigned long long)r->lead_in_hits,
+				     (unsigned long long)r->lead_ins,
+				     (double)AP_PROBE_LEAD_IN_HIT_NS / 1e6,
+				     (double)r->seek_read_ns / 1e6);
 		return true;
 	}
 	return false;

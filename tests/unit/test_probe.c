@@ -12,11 +12,13 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/sig.h"
 #include "lib/util.h"
+#include "probe/prepare.h"
 #include "probe/probe.h"
 
 struct sim {
@@ -1143,9 +1145,42 @@ static void test_unconfirmed(void **state)
 	ap_verdict_free(&r.verdict);
 }
 
+/* --samples: one CSV line per timed operation; the journal and plot names per device. */
+static void test_samples_and_paths(void **state)
+{
+	struct ap_probe_sample smp[2] = {
+		{ .size = 4096, .offset = 1, .round = 0, .slot = 3, .ns = 8000000 },
+		{ .size = 65536, .offset = 127, .round = 2, .slot = 0, .ns = 7 },
+	};
+	struct ap_probe_result r = { .samples = smp, .nsamples = 2 };
+	char *buf = NULL, *p;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	ap_probe_samples_csv(f, "/dev/sdb", &r);
+	assert_int_equal(fclose(f), 0);
+	assert_string_equal(buf, "/dev/sdb,4096,1,0,3,8000000\n/dev/sdb,65536,127,2,0,7\n");
+	free(buf);
+	p = ap_probe_plot_path("out/p.svg", "/dev/sdb", true);
+	assert_string_equal(p, "out/p-sdb.svg");
+	free(p);
+	p = ap_probe_plot_path("out.d/p", "/dev/sdb", true);
+	assert_string_equal(p, "out.d/p-sdb");
+	free(p);
+	p = ap_probe_plot_path("p.svg", "/dev/sdb", false);
+	assert_string_equal(p, "p.svg");
+	free(p);
+	p = ap_probe_journal_path("/tmp/j", true, "/dev/loop3");
+	assert_string_equal(p, "/tmp/j.loop3");
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_samples_and_paths),
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_untouched),
 		cmocka_unit_test(test_margins),
