@@ -49,6 +49,7 @@
 #include <string.h>
 
 #include "analysis/analysisP.h"
+#include "lib/align.h"
 #include "lib/stats.h"
 #include "lib/util.h"
 
@@ -585,6 +586,40 @@ void ap_verdict_free(struct ap_verdict *v)
 	free(v->stats);
 	free(v->note_buf);
 	memset(v, 0, sizeof(*v));
+}
+
+bool ap_verdict_offset_aligned(const struct ap_verdict *v, uint64_t off)
+{
+	return !v->period || ap_align_is_aligned(off, 1, v->period, v->lowest_aligned_lba);
+}
+
+static uint64_t recommended_from(const struct ap_verdict *v, uint64_t from)
+{
+	if (!v || !v->resolved || !v->sensitive || v->period <= 1)
+		return from;
+	return ap_align_next(from, 1, v->period, v->lowest_aligned_lba);
+}
+
+void ap_verdict_recommend(const struct ap_verdict *v, uint64_t first_usable, uint64_t *at_1mib,
+			  uint64_t *first)
+{
+	uint64_t mib = v && v->logical_sector ? (1ULL << 20) / v->logical_sector : 2048;
+
+	if (!mib)
+		mib = 1;
+	*at_1mib = recommended_from(v, mib);
+	*first = recommended_from(v, first_usable);
+}
+
+double ap_verdict_min_median(const struct ap_verdict *v)
+{
+	double m = INFINITY;
+	size_t i;
+
+	for (i = 0; i < v->nstats; i++)
+		if (v->stats[i].median < m)
+			m = v->stats[i].median;
+	return m;
 }
 
 void ap_verdict_copy(struct ap_verdict *dst, const struct ap_verdict *src)

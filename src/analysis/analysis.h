@@ -117,6 +117,19 @@ void ap_verdict_free(struct ap_verdict *v);
 /* Replace the verdict's note with a formatted one (kept in note_buf). */
 void ap_verdict_set_note(struct ap_verdict *v, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Is @off aligned under @v's period and phase (every offset is without a period)? */
+bool ap_verdict_offset_aligned(const struct ap_verdict *v, uint64_t off);
+/*
+ * Recommended partition starts under @v: the first aligned start at or
+ * after 1 MiB (2048 with 512-byte sectors, itself unless the drive is
+ * shifted) and the first aligned start at or after @first_usable. Without
+ * a resolved verdict that alignment matters (@v may be NULL), those
+ * starts themselves.
+ */
+void ap_verdict_recommend(const struct ap_verdict *v, uint64_t first_usable, uint64_t *at_1mib,
+			  uint64_t *first);
+/* The lowest median of @v's offsets (INFINITY when none): the best one. */
+double ap_verdict_min_median(const struct ap_verdict *v);
 /* Deep copy (fast_starts, stats, note): @dst is overwritten. */
 void ap_verdict_copy(struct ap_verdict *dst, const struct ap_verdict *src);
 
@@ -125,6 +138,12 @@ bool ap_analysis_is_clear(const struct ap_verdict *v, const struct ap_analysis_p
 /* Which early-stop condition a verdict misses, in words; NULL when clear. */
 const char *ap_analysis_unclear_reason(const struct ap_verdict *v,
 				       const struct ap_analysis_params *p);
+/*
+ * The effect a verdict that alignment matters found, in words (notes.c):
+ * "misaligned WHAT are 1.8x slower (rank test p = P;SEPconfidence that
+ * alignment matters C)" (two decimals for a small effect). Caller frees.
+ */
+char *ap_verdict_effect_words(const struct ap_verdict *v, const char *what, const char *sep);
 /* What the verdict's confidence is about: "effect", "no_effect" or NULL (no claim). */
 const char *ap_verdict_confidence_of(const struct ap_verdict *v);
 

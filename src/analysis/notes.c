@@ -272,3 +272,14 @@ void ap_note_inconclusive(struct ap_verdict *v, const struct ctx *c, const struc
 	ap_verdict_set_note(v, "%s", s);
 	free(s);
 }
+
+char *ap_verdict_effect_words(const struct ap_verdict *v, const char *what, const char *sep)
+{
+	char pb[32], cb[32], *s;
+
+	ap_xasprintf(&s, "misaligned %s are %.*fx slower (rank test p = %s;%sconfidence that "
+		     "alignment matters %s)", what, v->small ? 2 : 1, v->slowdown,
+		     ap_stats_format_p(v->p_value, pb, sizeof(pb)), sep,
+		     ap_stats_format_confidence(v->confidence, cb, sizeof(cb)));
+	return s;
+}

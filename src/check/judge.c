@@ -119,8 +119,9 @@ void ap_check_next_steps(struct ap_check *c)
 		const struct ap_part *p = &c->pt.parts[i];
 		uint64_t lower, upper;
 
-		if (p->container || ap_align_is_aligned(p->start, f->logical, f->physical,
-							f->lowest_aligned))
+		/* a nested label's partition moves with its own label's tools */
+		if (p->container || p->parent ||
+		    ap_align_is_aligned(p->start, f->logical, f->physical, f->lowest_aligned))
 			continue;
 		room(c, p, &lower, &upper);
 		ap_next_steps_partition(&c->next, &g, (unsigned)p->partno + 1, p->start, p->size,
@@ -141,21 +142,22 @@ bool ap_check_describe_fault(const struct ap_check *c, const struct ap_part *p, 
 {
 	const struct ap_geometry *f = c->g.in_force;
 	struct ap_check_verdicts v;
-	char desc[200];
+	char desc[200], nr[AP_PART_NR_MAX];
 
 	ap_check_judge(c, p, &v);
 	if (v.aligned != 0)
 		return false;
 	ap_check_describe_geometry(f, desc, sizeof(desc));
+	ap_part_nr(p, nr, sizeof(nr));
 	if (ap_align_is_aligned(p->start, f->logical, f->physical, f->lowest_aligned))
-		snprintf(buf, sz, "partition %zu: size %" PRIu64 " sectors is not a whole number of "
-			 "%" PRIu64 "-byte physical sectors", p->partno + 1, p->size, f->physical);
+		snprintf(buf, sz, "partition %s: size %" PRIu64 " sectors is not a whole number of "
+			 "%" PRIu64 "-byte physical sectors", nr, p->size, f->physical);
 	else if (v.next != UINT64_MAX)
-		snprintf(buf, sz, "partition %zu: start %" PRIu64 " is not aligned to %s: %" PRIu64
-			 " sector%s past a boundary; next aligned start %" PRIu64, p->partno + 1,
+		snprintf(buf, sz, "partition %s: start %" PRIu64 " is not aligned to %s: %" PRIu64
+			 " sector%s past a boundary; next aligned start %" PRIu64, nr,
 			 p->start, desc, v.misalign, v.misalign == 1 ? "" : "s", v.next);
 	else
-		snprintf(buf, sz, "partition %zu: start %" PRIu64 " is not aligned to %s",
-			 p->partno + 1, p->start, desc);
+		snprintf(buf, sz, "partition %s: start %" PRIu64 " is not aligned to %s",
+			 nr, p->start, desc);
 	return true;
 }

@@ -79,7 +79,7 @@ void ap_check_prom(const struct ap_check *ck, struct ap_prom *p, int status)
 		ap_check_judge(ck, part, &v);
 		if (v.aligned < 0)
 			continue;	/* an extended partition, or a table for another size */
-		snprintf(num, sizeof(num), "%zu", part->partno + 1);
+		ap_part_nr(part, num, sizeof(num));
 		ap_fleet_prom_add(p, "alignprobe_partition_aligned", v.aligned, "device", dev,
 				  "partition", num, NULL);
 		ap_fleet_prom_add(p, "alignprobe_partition_start_bytes", (double)part->start * ls,

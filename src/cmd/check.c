@@ -40,7 +40,7 @@
 #include "cmd/checkP.h"
 #include "cmd/commands.h"
 #include "cmd/opts.h"
-#include "cmd/fleet.h"
+#include "cmd/publish.h"
 #include "device/geometry.h"
 #include "device/identity.h"
 #include "device/ptable.h"
@@ -468,7 +468,7 @@ static int prepare(struct check *c, struct ap_vstore *store, struct ap_outfile *
 			ap_warnx(CMD, "--verdicts", "%s; the disks are checked without it", e.msg);
 	}
 	if (c->prometheus)
-		return ap_fleet_prom_open(CMD, prom, c->prometheus);
+		return ap_publish_prom_open(CMD, prom, c->prometheus);
 	return AP_EXIT_OK;
 }
 
@@ -557,7 +557,7 @@ int ap_cmd_check(int argc, char **argv)
 		}
 		json_object_put(doc);
 	}
-	if (metrics && ap_fleet_prom_commit(CMD, &prom, metrics) != 0)
+	if (metrics && ap_publish_prom_commit(CMD, &prom, metrics) != 0)
 		worst = AP_EXIT_FAILURE;
 	rc = worst;
 out:

@@ -85,7 +85,13 @@ static void fill_row(const struct check *c, struct ap_row *r, const struct ap_pa
 {
 	ap_row_reset(r);
 	ap_row_str(r, COL_DEVICE, c->ck.device);
-	ap_row_u64(r, COL_NR, p->partno + 1);
+	if (p->parent) {	/* "2e": a string, in the table and the JSON */
+		char nr[AP_PART_NR_MAX];
+
+		ap_row_str(r, COL_NR, ap_part_nr(p, nr, sizeof(nr)));
+	} else {
+		ap_row_u64(r, COL_NR, p->partno + 1);
+	}
 	ap_row_u64(r, COL_START, p->start);
 	ap_row_u64(r, COL_END, p->size ? p->start + p->size - 1 : p->start);
 	ap_row_u64(r, COL_SECTORS, p->size);
@@ -196,6 +202,9 @@ void check_build_json(struct check *c, bool aligned)
 		ap_check_judge(&c->ck, &pt->parts[i], &v);
 		fill_row(c, &r, &pt->parts[i], &v);
 		po = ap_row_json(&r);
+		if (pt->parts[i].parent)	/* "nr" is "2e" then */
+			json_object_object_add(po, "nested_in", json_object_new_int64(
+					       pt->parts[i].parent));
 		if (pt->parts[i].role != AP_PART_DATA)	/* named, not judged */
 			json_object_object_add(po, "by_design", json_object_new_string(
 					       ap_part_role_name(pt->parts[i].role)));
@@ -234,10 +243,19 @@ static void topology_head(const struct check *c)
 	free(human);
 	if (c->ck.pt.whole_disk)
 		printf("No partition table: %s on the whole disk, from byte 0\n", c->ck.pt.whole_disk);
-	if (c->ck.pt.label)
-		printf("Partition table: %s, %zu partition%s, usable sectors %" PRIu64 "-%" PRIu64 "%s%s\n",
-		       c->ck.pt.label, c->ck.pt.nparts, c->ck.pt.nparts == 1 ? "" : "s", c->ck.pt.first_usable,
+	if (c->ck.pt.label) {
+		size_t i, nested = 0, top;
+		char more[64] = "";
+
+		for (i = 0; i < c->ck.pt.nparts; i++)
+			nested += c->ck.pt.parts[i].parent != 0;
+		top = c->ck.pt.nparts - nested;
+		if (nested)
+			snprintf(more, sizeof(more), " and %zu in nested BSD labels", nested);
+		printf("Partition table: %s, %zu partition%s%s, usable sectors %" PRIu64 "-%" PRIu64
+		       "%s%s\n", c->ck.pt.label, top, top == 1 ? "" : "s", more, c->ck.pt.first_usable,
 		       c->ck.pt.last_usable, c->ck.pt.id ? ", id " : "", c->ck.pt.id ? c->ck.pt.id : "");
+	}
 }
 
 /* The rows a block device has and an image has not: I/O sizes and the write cache. */
@@ -436,13 +454,16 @@ void check_report_notes(const struct check *c)
 		return;
 	for (i = 0; i < c->ck.pt.nparts; i++) {
 		const struct ap_part *p = &c->ck.pt.parts[i];
+		char nr[AP_PART_NR_MAX], in[40] = "";
 
+		if (p->parent)
+			snprintf(in, sizeof(in), " nested in partition %u", p->parent);
 		if (p->role != AP_PART_DATA)
-			check_warn(c, "note: partition %zu (sectors %" PRIu64 "-%" PRIu64 ") is %s of "
-				   "the %s label: it overlaps the others by design and is not "
-				   "judged", p->partno + 1, p->start,
+			check_warn(c, "note: partition %s (sectors %" PRIu64 "-%" PRIu64 ") is %s of "
+				   "the %s label%s: it overlaps the others by design and is not "
+				   "judged", ap_part_nr(p, nr, sizeof(nr)), p->start,
 				   p->size ? p->start + p->size - 1 : p->start,
-				   ap_part_role_name(p->role), c->ck.pt.label);
+				   ap_part_role_name(p->role), p->parent ? "bsd" : c->ck.pt.label, in);
 	}
 	if (c->ck.pt.label && c->ck.pt.reader && strcmp(c->ck.pt.reader, "libblkid") == 0)
 		check_warn(c, "note: the partition table (%s) was read by libblkid: libfdisk "

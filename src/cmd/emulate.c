@@ -15,6 +15,7 @@
  *	alignprobe emulate --power-cut-after N DEV
  */
 #include <errno.h>
+#include <stddef.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +91,22 @@ static const struct ap_colinfo infos[] = {
 			      "acknowledged writes a power cut undid (volatile cache)" },
 	[COL_TORN] = { "TORN", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
 		       "physical sectors a power cut tore (an RMW in flight)" },
+};
+
+/* The columns that show a counter, and which. */
+#define COUNTER(col, field) { col, offsetof(struct ap_emu_counters, field) }
+static const struct {
+	int col;
+	size_t off;		/* of a uint64_t in struct ap_emu_counters */
+} counter_cols[] = {
+	COUNTER(COL_READS, reads), COUNTER(COL_WRITES, writes),
+	COUNTER(COL_ALIGNED, aligned_writes), COUNTER(COL_RMW, rmw),
+	COUNTER(COL_RMW_WRITES, rmw_writes), COUNTER(COL_FLUSHES, flushes),
+	COUNTER(COL_READ_BYTES, read_bytes), COUNTER(COL_WRITE_BYTES, write_bytes),
+	COUNTER(COL_ERRORS, errors), COUNTER(COL_BUSY, busy_ns), COUNTER(COL_RA_HITS, ra_hits),
+	COUNTER(COL_RMW_BUFFERED, rmw_buffer_hits),
+	COUNTER(COL_FLUSHES_IGNORED, flushes_ignored), COUNTER(COL_POWER_CUTS, power_cuts),
+	COUNTER(COL_LOST_WRITES, lost_writes), COUNTER(COL_TORN, torn_sectors),
 };
 
 static const int default_cols[] = {
@@ -206,7 +223,7 @@ static int not_emulated(const char *dev)
 static int print_stats(const struct ap_out *o, const char *dev)
 {
 	int cols[AP_ARRAY_SIZE(infos) * 2];
-	size_t ncols;
+	size_t ncols, i;
 	struct ap_emu_counters c;
 	struct ap_emu_spec s;
 	struct libscols_table *tb;
@@ -231,27 +248,14 @@ static int print_stats(const struct ap_out *o, const char *dev)
 	spec = ap_emu_spec_format(&s);
 	ap_row_init(&r, &cs);
 	ap_row_str(&r, COL_DEVICE, dev);
-	ap_row_u64(&r, COL_READS, c.reads);
-	ap_row_u64(&r, COL_WRITES, c.writes);
-	ap_row_u64(&r, COL_ALIGNED, c.aligned_writes);
-	ap_row_u64(&r, COL_RMW, c.rmw);
-	ap_row_u64(&r, COL_RMW_WRITES, c.rmw_writes);
-	ap_row_u64(&r, COL_FLUSHES, c.flushes);
-	ap_row_u64(&r, COL_READ_BYTES, c.read_bytes);
-	ap_row_u64(&r, COL_WRITE_BYTES, c.write_bytes);
-	ap_row_u64(&r, COL_ERRORS, c.errors);
-	ap_row_u64(&r, COL_BUSY, c.busy_ns);
+	for (i = 0; i < AP_ARRAY_SIZE(counter_cols); i++)
+		ap_row_u64(&r, counter_cols[i].col,
+			   *(const uint64_t *)((const char *)&c + counter_cols[i].off));
 	ap_row_u64(&r, COL_SIZE, s.capacity);
 	ap_row_u64(&r, COL_PHYS, s.phys_sector);
 	ap_row_u64(&r, COL_LBA, s.lowest_aligned);
 	ap_row_str(&r, COL_SPEC, spec);
-	ap_row_u64(&r, COL_RA_HITS, c.ra_hits);
-	ap_row_u64(&r, COL_RMW_BUFFERED, c.rmw_buffer_hits);
-	ap_row_u64(&r, COL_FLUSHES_IGNORED, c.flushes_ignored);
 	ap_row_str(&r, COL_POWER, c.powered ? "on" : "off");
-	ap_row_u64(&r, COL_POWER_CUTS, c.power_cuts);
-	ap_row_u64(&r, COL_LOST_WRITES, c.lost_writes);
-	ap_row_u64(&r, COL_TORN, c.torn_sectors);
 	rc = ap_row_add_line(&r, tb);
 	ap_row_free(&r);
 	if (rc) {
@@ -279,16 +283,12 @@ struct emulate_ctl {
 };
 
 /*
- * 0 to go on; AP_EXIT_USAGE after the message; -1 when the help, the
- * version or the columns were printed.
+ * The actions and their switches. An action's DEVICE is an argument of its
+ * own, found wherever it stands (getopt permutes): "--stats -J DEV" must
+ * not take -J for it. --stats=DEV still works.
  */
-static const struct option longopts[] = {
+static const struct option action_longopts[] = {
 	{ "attach",       no_argument,       NULL, OPT_ATTACH },
-	/*
-	 * DEVICE is an argument of its own, found wherever it stands
-	 * (getopt permutes): "--stats -J DEV" must not take -J for
-	 * it. --stats=DEV still works.
-	 */
 	{ "detach",       optional_argument, NULL, 'd' },
 	{ "stats",        optional_argument, NULL, OPT_STATS },
 	{ "reset-stats",  optional_argument, NULL, OPT_RESET_STATS },
@@ -299,25 +299,22 @@ static const struct option longopts[] = {
 	{ "fail-reads",   no_argument,       NULL, OPT_FAIL_READS },
 	{ "fail-writes",  no_argument,       NULL, OPT_FAIL_WRITES },
 	{ "wait",         no_argument,       NULL, OPT_WAIT },
-	{ "size",           required_argument, NULL, OPT_SPECKEY + 0 },
-	{ "phys",           required_argument, NULL, OPT_SPECKEY + 1 },
-	{ "lowest-aligned", required_argument, NULL, OPT_SPECKEY + 2 },
-	{ "lba",            required_argument, NULL, OPT_SPECKEY + 3 },
-	{ "rmw-cost",       required_argument, NULL, OPT_SPECKEY + 4 },
-	{ "base-cost",      required_argument, NULL, OPT_SPECKEY + 5 },
-	{ "jitter",         required_argument, NULL, OPT_SPECKEY + 6 },
-	{ "seed",           required_argument, NULL, OPT_SPECKEY + 7 },
-	{ "write-cache",    optional_argument, NULL, OPT_SPECKEY + 8 },
-	{ "fail-lba",       required_argument, NULL, OPT_SPECKEY + 9 },
-	{ "fail-count",     required_argument, NULL, OPT_SPECKEY + 10 },
-	{ "fail-after",     required_argument, NULL, OPT_SPECKEY + 11 },
-	{ "image",          required_argument, NULL, OPT_SPECKEY + 12 },
-	{ "flush-cost",     required_argument, NULL, OPT_SPECKEY + 13 },
-	{ "profile",        required_argument, NULL, OPT_SPECKEY + 14 },
-	{ "logical",        required_argument, NULL, OPT_SPECKEY + 15 },
-	{ "drive-model",    required_argument, NULL, OPT_SPECKEY + 16 },
 	{ NULL, 0, NULL, 0 }
 };
+
+/* The actions' options, then one per drive parameter (speckeys[]): its key's name. */
+static struct option longopts[AP_ARRAY_SIZE(action_longopts) + AP_ARRAY_SIZE(speckeys)];
+
+static void make_longopts(void)
+{
+	size_t n = AP_ARRAY_SIZE(action_longopts) - 1, i;
+
+	memcpy(longopts, action_longopts, n * sizeof(*longopts));
+	for (i = 0; i < AP_ARRAY_SIZE(speckeys); i++)
+		longopts[n + i] = (struct option){
+			speckeys[i], strcmp(speckeys[i], "write-cache") ? required_argument :
+			optional_argument, NULL, OPT_SPECKEY + (int)i };
+}
 
 /* A drive parameter (--size, --phys, ...): a key of the spec. */
 static int spec_key_opt(struct emulate_ctl *c, int ch, const char *arg)
@@ -425,6 +422,10 @@ static int check_action(struct emulate_ctl *c, int argc, char **argv)
 	return 0;
 }
 
+/*
+ * 0 to go on; AP_EXIT_USAGE after the message; -1 when the help, the
+ * version or the columns were printed.
+ */
 static int parse_args(struct emulate_ctl *c, int argc, char **argv)
 {
 	const struct ap_opt common[] = {
@@ -434,8 +435,10 @@ static int parse_args(struct emulate_ctl *c, int argc, char **argv)
 		.cmd = CMD, .common = common, .longopts = longopts, .shortopts = "d::",
 		.own = emulate_opt, .ctx = c,
 	};
-	int rc = ap_opts_parse(&p, argc, argv);
+	int rc;
 
+	make_longopts();
+	rc = ap_opts_parse(&p, argc, argv);
 	if (!rc)
 		rc = check_action(c, argc, argv);
 	if (!rc)

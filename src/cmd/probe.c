@@ -35,19 +35,16 @@
 
 #include "cmd/commands.h"
 #include "cmd/opts.h"
-#include "cmd/fleet.h"
-#include "cmd/probe.h"
+#include "cmd/publish.h"
+#include "cmd/probeP.h"
 #include "device/safety.h"
-#include "emu/emu.h"
 #include "fleet/vstore.h"
 #include "lib/exitcodes.h"
 #include "lib/outfile.h"
 #include "lib/sig.h"
-#include "lib/state.h"
 #include "lib/util.h"
-#include "probe/journal.h"
+#include "probe/prepare.h"
 #include "probe/probe.h"
-#include "ui/confirm.h"
 #include "ui/out.h"
 
 #define DEFAULT_BUDGET_NS (120ULL * AP_NSEC_PER_SEC)
@@ -175,6 +172,7 @@ static int do_undo(struct ctl *c, int argc, char **argv)
 	struct ap_probe_undo u;
 	struct ap_error e = { 0 };
 	const char *dev = NULL;
+	char *words;
 
 	if (argc - optind > 1) {
 		ap_usage_error(CMD, "--undo takes one journal and at most one device");
@@ -198,15 +196,9 @@ static int do_undo(struct ctl *c, int argc, char **argv)
 				       "--force --undo JOURNAL)");
 		return ap_err_error(CMD, c->undo, &e);
 	}
-	if (u.incomplete)
-		printf("%s: the journal was never completed, so the probe had written nothing to "
-		       "%s%s\n", c->undo, u.dev, u.removed ? "; journal removed" : "");
-	else
-		printf("%s: restored from %s: %" PRIu64 " ranges checked, %" PRIu64
-		       " rewritten, every byte verified%s\n", u.dev, c->undo,
-		       u.st.records, u.st.restored, u.removed ? "; journal removed" : "");
-	if (u.found)
-		printf("%s: found by its identity; the journal named it %s\n", u.dev, u.named);
+	words = ap_probe_undo_words(&u, c->undo);
+	fputs(words, stdout);
+	free(words);
 	if (!u.removed) {
 		/* the disk is as the journal says; the journal stays: not done */
 		ap_warnx(CMD, c->undo, "cannot remove the journal: %s; it is kept (the disk "
@@ -439,6 +431,7 @@ static int check_undo_args(const struct probe_parse *pp)
 static int check_probe_args(const struct probe_parse *pp, int argc, char **argv)
 {
 	struct ctl *c = pp->c;
+	struct ap_error e = { 0 };
 
 	if (pp->preserve && pp->readonly) {
 		ap_usage_error(CMD, "--preserve and --read-only are mutually exclusive");
@@ -459,14 +452,8 @@ static int check_probe_args(const struct probe_parse *pp, int argc, char **argv)
 		ap_usage_error(CMD, "no device given (or --emulate)");
 		return AP_EXIT_USAGE;
 	}
-	if (!ap_is_power_of_2(c->o.min_size) || !ap_is_power_of_2(c->o.max_size) ||
-	    c->o.min_size > c->o.max_size || c->o.min_size < 512) {
-		ap_usage_error(CMD, "--min-size and --max-size must be powers of two from 512 "
-			       "bytes, min <= max");
-		return AP_EXIT_USAGE;
-	}
-	if (c->o.min_rounds > c->o.max_rounds) {
-		ap_usage_error(CMD, "--min-rounds is larger than --max-rounds");
+	if (ap_probe_opts_check(&c->o, &e) != 0) {
+		ap_usage_error(CMD, "%s", e.msg);
 		return AP_EXIT_USAGE;
 	}
 	if (ap_check_listed_twice(CMD, argv + optind, (size_t)(argc - optind)))
@@ -553,7 +540,7 @@ int ap_cmd_probe(int argc, char **argv)
 		return do_undo(&c, argc, argv);
 	}
 	if (!rc && c.record_set)
-		rc = ap_fleet_record_prepare(CMD, c.record, &c.record);	/* 2, or 3 (EROFS) */
+		rc = ap_publish_record_prepare(CMD, c.record, &c.record);	/* 2, or 3 (EROFS) */
 	if (rc) {
 		free(c.emu_specs);
 		ap_outfile_discard(&c.prom);

@@ -11,63 +11,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cmd/commands.h"
-#include "cmd/fleet.h"
-#include "cmd/probe.h"
+#include "cmd/publish.h"
+#include "cmd/probeP.h"
 #include "device/safety.h"
 #include "emu/emu.h"
 #include "lib/exitcodes.h"
 #include "lib/outfile.h"
 #include "lib/sig.h"
-#include "lib/state.h"
-#include "lib/sysfs.h"
 #include "lib/util.h"
-#include "probe/journal.h"
+#include "probe/prepare.h"
 #include "probe/probe.h"
 #include "probe/threads.h"
 #include "ui/confirm.h"
 #include "ui/progress.h"
-static const char *dev_base(const char *dev)
-{
-	const char *s = strrchr(dev, '/');
-
-	return s ? s + 1 : dev;
-}
-
 char *probe_journal_path(const struct ctl *c, const struct job *j)
 {
-	const char *dir = getenv("ALIGNPROBE_JOURNAL_DIR");
-	char *p;
-
-	if (c->journal) {
-		if (c->njobs == 1)
-			return ap_xstrdup(c->journal);
-		ap_xasprintf(&p, "%s.%s", c->journal, dev_base(j->dev));
-		return p;
-	}
-	ap_xasprintf(&p, "%s/alignprobe-undo-%s-%d.journal", dir && *dir ? dir : "/var/tmp",
-		     dev_base(j->dev), (int)getpid());
-	return p;
-}
-
-static char *plot_path(const char *plot, const char *dev, bool several)
-{
-	const char *dot, *slash;
-	char *p;
-
-	if (!several || strcmp(plot, "-") == 0)
-		return ap_xstrdup(plot);
-	dot = strrchr(plot, '.');
-	slash = strrchr(plot, '/');
-	if (!dot || (slash && dot < slash))
-		ap_xasprintf(&p, "%s-%s", plot, dev_base(dev));
-	else
-		ap_xasprintf(&p, "%.*s-%s%s", (int)(dot - plot), plot, dev_base(dev), dot);
-	return p;
+	return ap_probe_journal_path(c->journal, c->njobs > 1, j->dev);
 }
 
 /*
@@ -77,17 +40,8 @@ static char *plot_path(const char *plot, const char *dev, bool several)
 static int wcache_find_job(struct job *j)
 {
 	struct ap_error e = { 0 };
-	struct stat st;
-	char *disk;
-	int rc;
 
-	if (stat(j->dev, &st) != 0 || !S_ISBLK(st.st_mode))
-		return ap_errx(CMD, j->dev, ENOTBLK, "--write-cache switches a disk's write "
-			       "cache: give a disk, not a regular file");
-	disk = ap_sysfs_wholedisk_name(st.st_rdev);
-	rc = ap_cachectl_find(&j->wc, disk, &ap_cmd_emu_cache, &e);
-	free(disk);
-	if (rc < 0)
+	if (ap_cachectl_find_dev(&j->wc, j->dev, &ap_cmd_emu_cache, &e) < 0)
 		return ap_err_error(CMD, j->dev, &e);
 	j->wc_found = true;
 	return 0;
@@ -138,44 +92,9 @@ static int wcache_restore(struct ctl *c)
 int probe_journal_usable(const char *dev, const char *journal, const struct ap_probe_plan *plan,
 			 const struct ap_disk_identity *id)
 {
-	struct ap_journal_plan jp;
-	uint64_t need, avail;
-	struct stat st;
-	char b1[32], b2[32], b3[32];
-	int rc;
+	struct ap_error e = { 0 };
 
-	ap_probe_journal_plan(plan, false, &jp);
-	need = ap_journal_bytes(&jp, id);
-
-	if (lstat(journal, &st) == 0) {
-		if (S_ISDIR(st.st_mode))
-			return ap_errx(CMD, journal, EISDIR, "is a directory: --journal names "
-				       "the undo journal to create (e.g. %s/undo.journal)",
-				       journal);
-		if (!S_ISREG(st.st_mode))
-			return ap_errx(CMD, journal, EEXIST, "exists and is not a regular file "
-				       "(a %s): --journal names a new file to create",
-				       S_ISBLK(st.st_mode) ? "block device" :
-				       S_ISCHR(st.st_mode) ? "character device" :
-				       S_ISLNK(st.st_mode) ? "symbolic link" : "special file");
-		if (ap_journal_probe(journal) == 0)
-			return ap_errx(CMD, dev, EEXIST, "the undo journal %s already exists "
-				       "(a killed probe's? restore with --undo, or choose another "
-				       "--journal)", journal);
-		return ap_errx(CMD, journal, EEXIST, "exists and is not an undo journal: "
-			       "--journal names a new file to create");
-	}
-	rc = ap_free_bytes_of_dir(journal, &avail);
-	if (rc)
-		return ap_errx(CMD, journal, -rc, "cannot examine its file system: %s",
-			       strerror(-rc));
-	if (avail < need)
-		return ap_errx(CMD, journal, ENOSPC, "the undo journal needs %s (%u records "
-			       "of %s), its file system has %s free; choose another --journal",
-			       ap_size_exact(need, b1, sizeof(b1)), plan->slots,
-			       ap_size_exact(jp.span, b2, sizeof(b2)),
-			       ap_size_exact(avail, b3, sizeof(b3)));
-	return 0;
+	return ap_probe_journal_usable(dev, journal, plan, id, &e) ? ap_err_error(CMD, NULL, &e) : 0;
 }
 
 /* Refusals and errors before anything is written: 2 or 3. */
@@ -207,46 +126,21 @@ static int prepare_job(struct ctl *c, struct job *j)
 		return ap_err_error(CMD, j->dev, &e);
 	j->d.dev = j->dev;
 	j->d.fd_hold = -1;
-	if (c->record_set && (rc = ap_fleet_record_check_disk(CMD, j->dev, &j->d.id)) != 0)
+	if (c->record_set && (rc = ap_publish_record_check_disk(CMD, j->dev, &j->d.id)) != 0)
 		return rc;
 	rc = ap_probe_plan(&j->o, j->d.size, j->d.logical_sector, &j->plan, &e);
 	if (rc)
 		return ap_err_error(CMD, j->dev, &e);	/* too small 2, metadata area 3 */
 	if (c->wcache_off && (rc = wcache_find_job(j)) != 0)
 		return rc;
-	if (c->slots_set && j->plan.slots < c->o.slots) {
-		char b1[32];
-
-		/* the plan fits what the region holds: never fewer than asked, silently */
-		ap_warnx(CMD, j->dev, "--slots %u: the scratch region (%s from byte %llu) holds "
-			 "at most %u slots; use 1..%u", c->o.slots,
-			 ap_size_exact(j->plan.region_size, b1, sizeof(b1)),
-			 (unsigned long long)j->plan.region_start, j->plan.slots, j->plan.slots);
-		return AP_EXIT_USAGE;
-	}
+	/* the plan fits what the region holds: never fewer slots than asked, silently */
+	if (c->slots_set && ap_probe_slots_check(&j->plan, c->o.slots, j->dev, &e) != 0)
+		return ap_err_error(CMD, NULL, &e);
 	if (c->o.mode == AP_PROBE_PRESERVE) {
-		int on;
-
 		j->journal = probe_journal_path(c, j);
 		j->o.journal = j->journal;
-		rc = probe_journal_usable(j->dev, j->journal, &j->plan, &j->d.id);
-		if (rc)
-			return rc;
-		/* the run registers its journal there before it writes: a dry run too checks */
-		if (access(ap_state_dir(), W_OK | X_OK) != 0)
-			return ap_errx(CMD, ap_state_dir(), errno, "cannot register the undo journal "
-				       "in the run registry: %s", strerror(errno));
-		on = ap_probe_path_on_device(j->journal, j->dev);
-		if (on < 0) {
-			ap_warnx(CMD, j->dev, "cannot use the journal %s: %s", j->journal,
-				 strerror(-on));
-			return AP_EXIT_USAGE;
-		}
-		if (on) {
-			ap_warnx(CMD, j->dev, "the undo journal %s would live on the device "
-				 "itself; choose another --journal", j->journal);
-			return AP_EXIT_REFUSED;
-		}
+		if (ap_probe_journal_check(j->dev, j->journal, &j->plan, &j->d.id, &e) != 0)
+			return ap_err_error(CMD, NULL, &e);	/* on the device itself: 3 */
 	}
 	return 0;
 }
@@ -261,13 +155,9 @@ static int gate_job(struct ctl *c, struct job *j)
 		return 0;
 	so.ask = ap_ui_confirm;
 	if (c->o.mode == AP_PROBE_DESTRUCTIVE && !so.yes) {
-		char *what, b1[32];
+		char *what = ap_probe_overwrite_words(j->dev, &j->plan);
 		int rc;
 
-		ap_xasprintf(&what, "The probe overwrites up to %s of %s from byte %llu on (the "
-			     "scratch region); the rest of the device is not touched.\n",
-			     ap_size_exact(j->plan.region_size, b1, sizeof(b1)), j->dev,
-			     (unsigned long long)j->plan.region_start);
 		rc = ap_cmd_confirm(CMD, j->dev, &j->t, &so, what);
 		free(what);
 		if (rc)
@@ -304,7 +194,7 @@ static int attach_emulated(struct ctl *c, size_t i, struct job *j)
 	j->emulated = true;
 	if (c->plot && c->njobs > 1) {
 		/* the plot's name carries the device, known only now */
-		char *p = plot_path(c->plot, j->dev, true);
+		char *p = ap_probe_plot_path(c->plot, j->dev, true);
 
 		rc = ap_outfile_rename(&j->plot, p, &e);
 		free(p);
@@ -338,7 +228,7 @@ static int open_outputs(struct ctl *c, size_t nnamed)
 
 	if (c->samples && (rc = ap_cmd_open_output(CMD, &c->samples_out, c->samples)))
 		return rc;
-	if (c->prometheus && (rc = ap_fleet_prom_open(CMD, &c->prom, c->prometheus)))
+	if (c->prometheus && (rc = ap_publish_prom_open(CMD, &c->prom, c->prometheus)))
 		return rc;
 	if (c->samples && c->prometheus && ap_outfile_is(&c->prom, c->samples)) {
 		ap_warnx(CMD, c->samples, "given for both --samples and --prometheus");
@@ -351,7 +241,7 @@ static int open_outputs(struct ctl *c, size_t nnamed)
 
 		rc = 0;
 		if (c->plot) {
-			p = plot_path(c->plot, name, c->njobs > 1);
+			p = ap_probe_plot_path(c->plot, name, c->njobs > 1);
 			rc = ap_cmd_open_output(CMD, &j->plot, p);
 			free(p);
 		}
@@ -390,9 +280,31 @@ void probe_detach_emulated(struct job *j)
 	j->emu = NULL;
 }
 
+/* The progress line of the devices running. */
+struct progress {
+	struct ap_progress pg;
+	size_t njobs;
+};
+
+static void on_tick(void *arg, const struct ap_probe_threads_live *l)
+{
+	struct progress *p = arg;
+	char detail[96], b[32];
+
+	if (p->njobs == 1)
+		snprintf(detail, sizeof(detail), "%s, round %u, %llu operations",
+			 l->size ? ap_size_exact(l->size, b, sizeof(b)) : "reading", l->round + 1,
+			 (unsigned long long)l->ops);
+	else
+		snprintf(detail, sizeof(detail), "%zu of %zu done, %llu operations", l->ndone,
+			 p->njobs, (unsigned long long)l->ops);
+	ap_progress_update(&p->pg, l->ops, detail);
+}
+
 static void run_jobs(struct ctl *c)
 {
-	struct ap_progress pg;
+	struct ap_probe_thread **t = ap_xcalloc(c->njobs, sizeof(*t));
+	struct progress p = { .njobs = c->njobs };
 	char what[96];
 	size_t i;
 
@@ -400,9 +312,7 @@ static void run_jobs(struct ctl *c)
 		snprintf(what, sizeof(what), "probe %s", c->jobs[0].dev);
 	else
 		snprintf(what, sizeof(what), "probe %zu devices", c->njobs);
-	ap_progress_init(&pg, what, 0, c->quiet || c->out.json);
-
-	ap_probe_threads_expect(c->njobs);
+	ap_progress_init(&p.pg, what, 0, c->quiet || c->out.json);
 	for (i = 0; i < c->njobs; i++) {
 		struct job *j = &c->jobs[i];
 
@@ -412,38 +322,11 @@ static void run_jobs(struct ctl *c)
 		j->run.o = &j->o;
 		j->run.r = &j->r;
 		j->run.e = &j->e;
-		ap_probe_thread_start(&j->run);
+		t[i] = &j->run;
 	}
-	for (;;) {
-		struct timespec ts = { 0, 100 * 1000 * 1000 };
-		uint64_t ops = 0, size = 0;
-		unsigned round = 0, ndone = 0;
-		char detail[96], b[32];
-
-		for (i = 0; i < c->njobs; i++) {
-			ops += c->jobs[i].r.live_ops;
-			if (ap_probe_thread_done(&c->jobs[i].run))
-				ndone++;
-			else {
-				size = c->jobs[i].r.live_size;
-				round = c->jobs[i].r.live_round;
-			}
-		}
-		if (ndone == c->njobs)
-			break;
-		if (c->njobs == 1)
-			snprintf(detail, sizeof(detail), "%s, round %u, %llu operations",
-				 size ? ap_size_exact(size, b, sizeof(b)) : "reading", round + 1,
-				 (unsigned long long)ops);
-		else
-			snprintf(detail, sizeof(detail), "%u of %zu done, %llu operations", ndone,
-				 c->njobs, (unsigned long long)ops);
-		ap_progress_update(&pg, ops, detail);
-		nanosleep(&ts, NULL);
-	}
-	for (i = 0; i < c->njobs; i++)
-		ap_probe_thread_join(&c->jobs[i].run);
-	ap_progress_clear(&pg);
+	ap_probe_threads_run(t, c->njobs, on_tick, &p);
+	ap_progress_clear(&p.pg);
+	free(t);
 }
 
 /* One job per device named, then one per --emulate (its device comes later). */

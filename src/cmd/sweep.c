@@ -20,11 +20,9 @@
 
 #include "cmd/commands.h"
 #include "cmd/opts.h"
-#include "cmd/fleet.h"
-#include "cmd/sweep.h"
+#include "cmd/publish.h"
+#include "cmd/sweepP.h"
 #include "device/identity.h"
-#include "device/safety.h"
-#include "emu/emu.h"
 #include "fleet/vstore.h"
 #include "lib/exitcodes.h"
 #include "lib/outfile.h"
@@ -33,9 +31,7 @@
 #include "lib/util.h"
 #include "sweep/mkfs.h"
 #include "sweep/mnt.h"
-#include "sweep/part.h"
 #include "sweep/sweep.h"
-#include "ui/confirm.h"
 #include "ui/out.h"
 #include "workload/pm.h"
 
@@ -133,31 +129,6 @@ static void usage(void)
 	printf("\nFor more details see alignprobe(8).\n");
 }
 
-static int parse_rounds(const char *s, unsigned *min, unsigned *max)
-{
-	const char *dots = strstr(s, "..");
-	uint32_t a, b;
-	char *tmp;
-	int rc;
-
-	if (!dots) {
-		if (ap_parse_u32(s, &a) != 0 || a == 0 || a > 1000)
-			return -EINVAL;
-		*min = *max = a;
-		return 0;
-	}
-	tmp = strndup(s, (size_t)(dots - s));
-	if (!tmp)
-		return -ENOMEM;
-	rc = ap_parse_u32(tmp, &a);
-	free(tmp);
-	if (rc || ap_parse_u32(dots + 2, &b) != 0 || a == 0 || b < a || b > 1000)
-		return -EINVAL;
-	*min = a;
-	*max = b;
-	return 0;
-}
-
 static const struct option longopts[] = {
 	{ "preset",      required_argument, NULL, 'p' },
 	{ "starts",      required_argument, NULL, OPT_STARTS },
@@ -185,22 +156,22 @@ static int workload_opt(struct sweep_cmd *c, int ch, const char *arg)
 			ap_usage_error(CMD, "--fs: unknown file system '%s' (ext4, ext2 or xfs)", arg);
 			return AP_EXIT_USAGE;
 		}
-		c->fs = arg;
+		c->s.fs = arg;
 		break;
 	case OPT_MKFS_OPT:
-		if (ap_mkfs_split_opts(arg, &c->mkfs_opts, &c->nmkfs_opts) != 0) {
+		if (ap_mkfs_split_opts(arg, &c->s.mkfs_opts, &c->s.nmkfs_opts) != 0) {
 			ap_usage_error(CMD, "--mkfs-opt: empty");
 			return AP_EXIT_USAGE;
 		}
 		break;
 	case OPT_MOUNT_OPT:
-		c->mount_opts = arg;
+		c->s.mount_opts = arg;
 		break;
 	case 'w':
-		c->workload_file = arg;
+		c->s.workload_file = arg;
 		break;
 	case OPT_SYNC:
-		if (ap_pm_sync_parse(arg, &c->sync) != 0) {
+		if (ap_pm_sync_parse(arg, &c->s.sync) != 0) {
 			ap_usage_error(CMD, "--sync: unknown policy '%s' (none, fsync, fdatasync, "
 				       "dsync, sync, direct)", arg);
 			return AP_EXIT_USAGE;
@@ -217,28 +188,28 @@ static int measure_opt(struct sweep_cmd *c, int ch, const char *arg)
 
 	switch (ch) {
 	case 'p':
-		c->preset = ap_sweep_preset_find(arg);
-		if (!c->preset) {
+		c->s.preset = ap_sweep_preset_find(arg);
+		if (!c->s.preset) {
 			ap_usage_error(CMD, "unknown preset '%s' (quick or thorough)", arg);
 			return AP_EXIT_USAGE;
 		}
 		break;
 	case OPT_STARTS:
-		free(c->starts);
-		if (ap_sweep_parse_starts(arg, &c->starts, &c->nstarts, &e) != 0) {
+		free(c->s.starts);
+		if (ap_sweep_parse_starts(arg, &c->s.starts, &c->s.nstarts, &e) != 0) {
 			ap_usage_error(CMD, "--starts: %s", e.msg);
 			return AP_EXIT_USAGE;
 		}
 		break;
 	case OPT_ROUNDS:
-		if (parse_rounds(arg, &c->min_rounds, &c->max_rounds) != 0) {
+		if (ap_sweep_parse_rounds(arg, &c->s.min_rounds, &c->s.max_rounds) != 0) {
 			ap_usage_error(CMD, "--rounds: '%s' is not N or MIN..MAX (1..1000)", arg);
 			return AP_EXIT_USAGE;
 		}
 		c->rounds_set = true;
 		break;
 	case 't':
-		if (ap_parse_duration_ns(arg, &c->budget_ns) != 0) {
+		if (ap_parse_duration_ns(arg, &c->s.budget_ns) != 0) {
 			ap_usage_error(CMD, "--time-budget: '%s' is not a duration (e.g. 10m, 90s)",
 				       arg);
 			return AP_EXIT_USAGE;
@@ -246,14 +217,14 @@ static int measure_opt(struct sweep_cmd *c, int ch, const char *arg)
 		c->budget_set = true;
 		break;
 	case OPT_SIZE:
-		if (ap_parse_size(arg, &c->part_size) != 0 || c->part_size == 0) {
+		if (ap_parse_size(arg, &c->s.part_size) != 0 || c->s.part_size == 0) {
 			ap_usage_error(CMD, "--size: '%s' is not a size (e.g. 256M)", arg);
 			return AP_EXIT_USAGE;
 		}
-		c->size_set = true;
+		c->s.size_set = true;
 		break;
 	case OPT_SEED:
-		if (ap_parse_u64(arg, &c->seed) != 0) {
+		if (ap_parse_u64(arg, &c->s.seed) != 0) {
 			ap_usage_error(CMD, "--seed: '%s' is not a number", arg);
 			return AP_EXIT_USAGE;
 		}
@@ -328,9 +299,6 @@ static int parse_args(struct sweep_cmd *c, int argc, char **argv)
 	};
 	int rc;
 
-	c->preset = ap_sweep_preset_find("quick");
-	c->fs = "ext4";
-	c->sync = AP_PM_SYNC_FSYNC;
 	rc = ap_opts_parse(&p, argc, argv);
 	if (c->record_set)
 		c->measuring_opts = true;	/* a verdict to record is measured */
@@ -346,53 +314,15 @@ static int parse_args(struct sweep_cmd *c, int argc, char **argv)
 		rc = check_operands(c, argc, argv);
 	if (rc || c->replay)
 		return rc;
-	if (!c->rounds_set) {
-		c->min_rounds = c->preset->min_rounds;
-		c->max_rounds = c->preset->max_rounds;
-	}
-	if (!c->budget_set)
-		c->budget_ns = c->preset->time_budget_ns;
+	ap_sweep_setup_preset(&c->s, c->rounds_set, c->budget_set);
 	if (!c->seed_set)
-		c->seed = ap_now_ns() ^ ((uint64_t)getpid() << 32);
+		c->s.seed = ap_now_ns() ^ ((uint64_t)getpid() << 32);
 	return 0;
-}
-
-/*
- * The analysis as the sweep needs it: a file system of 4096-byte blocks
- * cannot show units larger than its block, so periods beyond 4096 bytes are
- * not candidates (fewer candidates, a milder multiple-test correction).
- * The same for a run and its replay.
- */
-void sweep_params(struct ap_analysis_params *p, unsigned logical, unsigned reported)
-{
-	unsigned maxp = logical ? 4096 / logical : 8;
-
-	ap_analysis_params_init(p, logical, reported);
-	p->max_period = maxp < 2 ? 2 : maxp;
-	p->offset_name = "start";
 }
 
 /* ------------------------------------------------------------------ */
 /* Replay                                                             */
 /* ------------------------------------------------------------------ */
-
-const char *sweep_stopped_early(const char *stopped)
-{
-	if (stopped && !strcmp(stopped, "signal"))
-		return "interrupted";
-	if (stopped && !strcmp(stopped, "error"))
-		return "stopped by an error";
-	if (stopped && !strcmp(stopped, "unmeasurable"))
-		return "stopped: the drive broke an assumption of the measurement";
-	return NULL;
-}
-
-const struct ap_verdict *sweep_shown_verdict(const struct ap_verdict *v, const char *stopped)
-{
-	if (v && sweep_stopped_early(stopped) && (v->sensitive || v->resolved))
-		return NULL;
-	return v;
-}
 
 int sweep_verdict_exit(const struct ap_verdict *v)
 {
@@ -402,20 +332,18 @@ int sweep_verdict_exit(const struct ap_verdict *v)
 
 static int do_replay(struct sweep_cmd *c)
 {
-	struct ap_analysis_params ap;
 	struct ap_sweep_doc doc;
 	struct ap_verdict v;
 	struct ap_error e = { 0 };
-	const char *stopped;
+	const char *stopped, *early;
 	bool have_v;
 	int rc;
 
 	if (ap_sweep_doc_load(c->replay, &doc, &e) != 0)
 		return ap_err_error(CMD, c->replay, &e);	/* missing, malformed: 2 */
 	stopped = doc.stopped;
-	sweep_params(&ap, doc.logical_sector, doc.reported_physical);
-	memset(&v, 0, sizeof(v));
-	have_v = ap_sweep_analyse(doc.results, doc.nresults, &ap, &v) == 0;
+	early = ap_sweep_stopped_early(stopped);
+	have_v = ap_sweep_doc_analyse(&doc, &v) == 0;
 	rc = sweep_report(c, &doc, have_v ? &v : NULL, stopped);
 	if (!rc)
 		rc = sweep_verdict_exit(have_v ? &v : NULL);
@@ -423,9 +351,9 @@ static int do_replay(struct sweep_cmd *c)
 	 * A run stopped by a signal or an error gave no verdict (it exited
 	 * 128+N or 1): its partial results do not make one now either.
 	 */
-	if (!rc && sweep_stopped_early(stopped)) {
+	if (!rc && early) {
 		ap_warnx(CMD, c->replay, "the run was %s: no verdict from its partial results",
-			 sweep_stopped_early(stopped));
+			 early);
 		rc = AP_EXIT_INCONCLUSIVE;
 	}
 	if (have_v)
@@ -441,6 +369,7 @@ int ap_cmd_sweep(int argc, char **argv)
 	int rc;
 
 	memset(&c, 0, sizeof(c));
+	ap_sweep_setup_init(&c.s);
 	rc = parse_args(&c, argc, argv);
 	if (rc)
 		goto out;
@@ -462,13 +391,13 @@ int ap_cmd_sweep(int argc, char **argv)
 	if ((rc = ap_cmd_check_dir(CMD, ap_mnt_parent(), "TMPDIR, for the mount points")) ||
 	    (rc = ap_cmd_check_dir(CMD, ap_state_dir(), "the state directory")))
 		goto out;
-	if (c.record_set && (rc = ap_fleet_record_prepare(CMD, c.record, &c.record)) != 0)
+	if (c.record_set && (rc = ap_publish_record_prepare(CMD, c.record, &c.record)) != 0)
 		goto out;
 	rc = sweep_prepare_workload(&c);
 	if (rc)
 		goto out;
 	/* every check before anything is written */
-	if (ap_mkfs_check(c.fs, &e) != 0) {
+	if (ap_mkfs_check(c.s.fs, &e) != 0) {
 		ap_warnx(CMD, NULL, "%s", e.msg);
 		rc = AP_EXIT_FAILURE;
 		goto out;
@@ -484,14 +413,8 @@ out:
 	}
 	ap_outfile_discard(&c.save_out);
 	ap_outfile_discard(&c.plot_out);
-	if (c.params)
-		json_object_put(c.params);
-	free(c.emu_text);
-	if (c.workload_init)
-		ap_pm_config_free(&c.workload);
-	ap_mkfs_free_opts(c.mkfs_opts, c.nmkfs_opts);
+	ap_sweep_setup_free(&c.s);
 	ap_identity_free(&c.id);
-	free(c.starts);
 	free(c.what);
 	if (rc < 0)
 		return AP_EXIT_OK;	/* help, version, list of columns */

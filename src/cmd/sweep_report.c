@@ -13,17 +13,16 @@
 #include <json-c/json.h>
 
 #include "cmd/commands.h"
-#include "cmd/sweep.h"
+#include "cmd/sweepP.h"
 #include "device/nextsteps.h"
 #include "lib/exitcodes.h"
 #include "lib/outfile.h"
-#include "lib/stats.h"
 #include "lib/util.h"
 #include "sweep/sweep.h"
 #include "ui/out.h"
 #include "ui/plot.h"
 
-/* sweep's columns (declared in cmd/sweep.h); their names are API. */
+/* sweep's columns (declared in cmd/sweepP.h); their names are API. */
 const struct ap_colinfo sweep_infos[SWEEP_NCOLS] = {
 	[COL_START]   = { "START", 6, SCOLS_FL_RIGHT, AP_COL_NUMBER,
 			  "partition start, logical sectors" },
@@ -167,48 +166,6 @@ static int print_table(struct sweep_cmd *c, const struct ap_sweep_start_stat *st
 	return 0;
 }
 
-void sweep_fmt_starts(char *buf, size_t len, const uint64_t *v, size_t n, size_t max)
-{
-	size_t i, off = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < n && i < max && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%" PRIu64, i ? " " : "", v[i]);
-	if (n > max && off < len)
-		snprintf(buf + off, len - off, " ...");
-}
-
-/* One line for titles (the plot); @early: sweep_stopped_early()'s reason. */
-static char *verdict_line(const struct ap_verdict *v, const char *early)
-{
-	char *s;
-
-	if (!v && early)
-		ap_xasprintf(&s, "no verdict: the run was %s", early);
-	else if (!v)
-		ap_xasprintf(&s, "no verdict: no successful measurement");
-	else if (v->sensitive && v->resolved)
-		ap_xasprintf(&s, "physical sector %u bytes (reported %u), lowest aligned LBA %u, "
-			     "%.*fx slower misaligned", v->physical_sector, v->reported_physical,
-			     v->lowest_aligned_lba, v->small ? 2 : 1, v->slowdown);
-	else if (v->sensitive && v->starts_insufficient)
-		ap_xasprintf(&s, "alignment matters (%.1fx); these starts cannot resolve the sector "
-			     "size", v->slowdown);
-	else if (v->sensitive)
-		ap_xasprintf(&s, "alignment matters (%.1fx) but no sector size explains it",
-			     v->slowdown);
-	else if (v->resolved)
-		ap_xasprintf(&s, "no alignment effect of %.2fx or more", v->min_slowdown);
-	else if (v->starts_insufficient)
-		ap_xasprintf(&s, "no verdict: these starts cannot resolve the sector size (%.2fx, p %.2g)",
-			     v->slowdown, v->p_value);
-	else
-		ap_xasprintf(&s, "no verdict yet (%.2fx, p %.2g)", v->slowdown, v->p_value);
-	if (v && v->resolved && v->tentative)
-		ap_strappendf(&s, NULL, " (tentative)");
-	return s;
-}
-
 /* What to run next after the verdict (a verdict shown is a clear one). */
 static void print_next_steps(const char *dev, const struct ap_verdict *v)
 {
@@ -220,98 +177,22 @@ static void print_next_steps(const char *dev, const struct ap_verdict *v)
 }
 
 /*
- * @partial: some planned start has no successful measurement (an
- * interrupted sweep): what "these starts" cannot resolve may be resolved by
- * the rest. @early: the run was stopped early (sweep_stopped_early()): no verdict.
+ * The verdict in words (sweep/words.c), what to run next after a clear
+ * one, then its caveats; see ap_sweep_verdict_words() for @partial, @early.
  */
 static void print_verdict(const char *dev, const struct ap_verdict *v, uint64_t first_usable,
 			  bool partial, const char *early)
 {
-	char buf[512], pb[32], cb[32];
+	char *s = ap_sweep_verdict_words(dev, v, first_usable, partial, early);
 
-	if (!v && early) {
-		printf("\nNo verdict for %s: the run was %s before the analysis was clear;\n"
-		       "  its partial results above decide nothing.\n", dev, early);
-		return;
-	}
-	if (!v) {
-		printf("\nNo verdict for %s: no start was measured successfully.\n", dev);
-		return;
-	}
-	if (v->sensitive && v->resolved) {
-		uint64_t mib, first;
-
-		ap_sweep_recommend(v, first_usable, &mib, &first);
-		sweep_fmt_starts(buf, sizeof(buf), v->fast_starts, v->nfast, 24);
-		printf("\nVerdict for %s: partition alignment matters%s.\n", dev,
-		       v->small ? ", a little" : "");
-		printf("  Physical sector: %u bytes, inferred (the drive reports %u%s).\n",
-		       v->physical_sector, v->reported_physical,
-		       v->reported_physical == v->physical_sector ? ", correctly" : ": it hides the truth");
-		printf("  Alignment offset: lowest aligned LBA %u; a start is aligned when\n"
-		       "  start %% %u == %u. Fast starts measured: %s.\n",
-		       v->lowest_aligned_lba, v->period, v->lowest_aligned_lba % v->period, buf);
-		printf("  Slowdown: misaligned starts are %.*fx slower (rank test p = %s;\n"
-		       "  confidence that alignment matters %s).\n", v->small ? 2 : 1, v->slowdown,
-		       ap_stats_format_p(v->p_value, pb, sizeof(pb)),
-		       ap_stats_format_confidence(v->confidence, cb, sizeof(cb)));
-		if (v->small)
-			printf("  That is less than %.2fx: a misaligned start costs little here, but\n"
-			       "  an aligned one costs nothing.\n", v->min_slowdown);
-		printf("  Recommended partition starts: %" PRIu64 " (%s),\n"
-		       "  or %" PRIu64 " (the first aligned start >= %" PRIu64 ").\n", mib,
-		       mib * v->logical_sector == (1ULL << 20) ? "1 MiB" :
-		       "the first aligned start after 1 MiB", first, first_usable);
+	fputs(s, stdout);
+	free(s);
+	if (v && v->sensitive && v->resolved)
 		print_next_steps(dev, v);
-	} else if (v->sensitive) {
-		printf("\nVerdict for %s: alignment matters (%.*fx, rank test p = %s), but\n"
-		       "  %s.\n", dev, v->small ? 2 : 1, v->slowdown,
-		       ap_stats_format_p(v->p_value, pb, sizeof(pb)), !v->starts_insufficient ?
-		       "no physical sector size and offset explain which starts are fast" : partial ?
-		       "the starts measured so far cannot resolve the physical sector size\n"
-		       "  (see the note)" :
-		       "these starts cannot resolve the physical sector size, whatever the\n"
-		       "  number of rounds (see the note)");
-		sweep_fmt_starts(buf, sizeof(buf), v->fast_starts, v->nfast, 24);
-		if (v->nfast)
-			printf("  Fast starts measured: %s.\n", buf);
-		printf("  Partition starts at multiples of 2048 (1 MiB) are the safe choice; run\n"
-		       "  'alignprobe probe %s' for a direct measurement.\n", dev);
-	} else if (v->resolved) {
-		printf("\nVerdict for %s: no alignment sensitivity: no start is %.2fx or more\n"
-		       "  slower than another (equivalence test, confidence %s; the rank\n"
-		       "  test for an effect: p = %s). The drive reports %u-byte physical\n"
-		       "  sectors. With 4096-byte file-system blocks a sweep cannot tell an\n"
-		       "  honest drive from one that hides a unit larger than the block: every\n"
-		       "  start is equally fast or equally slow. Run 'alignprobe probe %s' to\n"
-		       "  tell. 2048 (1 MiB) is the safe partition start.\n", dev, v->min_slowdown,
-		       ap_stats_format_confidence(v->confidence, cb, sizeof(cb)),
-		       ap_stats_format_p(v->p_value, pb, sizeof(pb)), v->reported_physical, dev);
-	} else if (v->starts_insufficient) {
-		printf("\nNo verdict for %s: slowdown %.2fx, rank test p = %s. %s\n", dev,
-		       v->slowdown, ap_stats_format_p(v->p_value, pb, sizeof(pb)), partial ?
-		       "The starts\n  measured so far cannot resolve the physical sector size "
-		       "(see the note)." :
-		       "These starts\n  cannot resolve the physical sector size, whatever the "
-		       "number of\n  rounds (see the note).");
-	} else {
-		printf("\nNo verdict for %s yet: slowdown %.2fx, rank test p = %s. More rounds\n"
-		       "  (--rounds, --time-budget, --preset thorough) may decide.\n", dev,
-		       v->slowdown, ap_stats_format_p(v->p_value, pb, sizeof(pb)));
-	}
-	if (v->note && *v->note)
-		printf("  Note: %s\n", v->note);
-	if (v->resolved && v->tentative) {
-		struct ap_analysis_params p;
-		const char *why;
-
-		sweep_params(&p, v->logical_sector, v->reported_physical);
-		why = ap_analysis_unclear_reason(v, &p);
-		printf("  Tentative: not yet statistically clear (%s):\n"
-		       "  no verdict to act on (exit 5); more rounds (--rounds, --time-budget)\n"
-		       "  decide.\n",
-		       why ? why : "an early-stop condition is not met");
-	}
+	s = ap_sweep_verdict_caveats(v);
+	if (s)
+		fputs(s, stdout);
+	free(s);
 }
 
 static int write_plot(struct sweep_cmd *c, const struct ap_sweep_start_stat *st, size_t n,
@@ -320,7 +201,7 @@ static int write_plot(struct sweep_cmd *c, const struct ap_sweep_start_stat *st,
 	struct ap_plot_bar *bars = ap_xcalloc(n ? n : 1, sizeof(*bars));
 	struct ap_plot_bars p = { 0 };
 	struct ap_error e = { 0 };
-	char *title = verdict_line(v, early), *svg;
+	char *title = ap_sweep_verdict_line(v, early), *svg;
 	size_t i;
 	int rc;
 
@@ -356,11 +237,11 @@ int sweep_report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
 	   const struct ap_verdict *v, const char *stopped)
 {
 	struct ap_sweep_start_stat *st = NULL;
-	const char *early = sweep_stopped_early(stopped);
+	const char *early = ap_sweep_stopped_early(stopped);
 	size_t n;
 	int rc = 0, rc2;
 
-	v = sweep_shown_verdict(v, stopped);	/* nor used to mark starts aligned */
+	v = ap_sweep_shown_verdict(v, stopped);	/* nor used to mark starts aligned */
 	n = ap_sweep_summarize(doc->results, doc->nresults, doc->starts, doc->nstarts, v, &st);
 	if (c->out.json) {
 		int cols[SWEEP_NCOLS * 2];

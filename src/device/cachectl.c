@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "device/cachectl.h"
 #include "device/cache.h"
@@ -82,6 +83,22 @@ int ap_cachectl_adopt(struct ap_cachectl *c, struct ap_error *e)
 	rc = ap_cachectl_find(c, disk, mops, e);
 	free(disk);
 	return rc < 0 ? rc : adopted;
+}
+
+int ap_cachectl_find_dev(struct ap_cachectl *c, const char *dev,
+			 const struct ap_cache_model *mops, struct ap_error *e)
+{
+	struct stat st;
+	char *disk;
+	int rc;
+
+	if (stat(dev, &st) != 0 || !S_ISBLK(st.st_mode))
+		return ap_error_set(e, ENOTBLK, "%s: --write-cache switches a disk's write cache: "
+				    "give a disk, not a regular file", dev);
+	disk = ap_sysfs_wholedisk_name(st.st_rdev);
+	rc = ap_cachectl_find(c, disk, mops, e);
+	free(disk);
+	return rc;
 }
 
 int ap_cachectl_record(struct ap_cachectl *c, struct ap_error *e)

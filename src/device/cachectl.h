@@ -44,6 +44,12 @@ struct ap_cachectl {
  */
 int ap_cachectl_find(struct ap_cachectl *c, const char *disk, const struct ap_cache_model *mops,
 		     struct ap_error *e);
+/*
+ * The same for the whole disk under the block device @dev (a partition's
+ * disk): -ENOTBLK with the reason in @e when @dev is no block device.
+ */
+int ap_cachectl_find_dev(struct ap_cachectl *c, const char *dev,
+			 const struct ap_cache_model *mops, struct ap_error *e);
 /* Whether the cache was on when found. */
 bool ap_cachectl_orig_on(const struct ap_cachectl *c);
 /*

@@ -48,6 +48,7 @@ static const struct {
 	[AP_PT_UNREAD_LABEL]	  = { "unread_label", true },
 	[AP_PT_HYBRID_MISMATCH]	  = { "hybrid_mbr_mismatch", true },
 	[AP_PT_LABEL_CORRUPT]	  = { "label_corrupt", true },
+	[AP_PT_NESTED_OUTSIDE]	  = { "nested_outside_parent", true },
 	[AP_PT_VERIFY]		  = { "verify", false },
 	[AP_PT_BACKUP_NOT_AT_END] = { "backup_not_at_end", false },
 	[AP_PT_HYBRID_MBR]	  = { "hybrid_mbr", false },
@@ -110,9 +111,20 @@ const struct ap_part *ap_ptable_part(const struct ap_ptable *pt, size_t partno)
 	size_t i;
 
 	for (i = 0; i < pt->nparts; i++)
-		if (pt->parts[i].partno == partno)
+		if (pt->parts[i].partno == partno && !pt->parts[i].parent)
 			return &pt->parts[i];
 	return NULL;
+}
+
+const char *ap_part_nr(const struct ap_part *p, char *buf, size_t sz)
+{
+	if (p->parent && p->partno < 26)
+		snprintf(buf, sz, "%u%c", p->parent, (char)('a' + p->partno));
+	else if (p->parent)
+		snprintf(buf, sz, "%u:%zu", p->parent, p->partno + 1);
+	else
+		snprintf(buf, sz, "%zu", p->partno + 1);
+	return buf;
 }
 
 static void free_parts(struct ap_ptable *pt)
@@ -190,10 +202,43 @@ static int cmp_start(const void *a, const void *b)
 	return x->partno < y->partno ? -1 : x->partno > y->partno;
 }
 
-/* An extended partition and the logical partitions it holds share sectors by design. */
+/*
+ * An extended partition and the logical partitions it holds share sectors
+ * by design, and so do a DOS partition and the partitions of the label
+ * nested in it.
+ */
 static bool nesting(const struct ap_part *a, const struct ap_part *b)
 {
-	return (a->container && b->logical) || (b->container && a->logical);
+	return (a->container && b->logical) || (b->container && a->logical) ||
+	       (b->parent && !a->parent && a->partno + 1 == b->parent) ||
+	       (a->parent && !b->parent && b->partno + 1 == a->parent);
+}
+
+/* The issues' partition of a nested partition: the DOS partition holding its label. */
+static long issue_partno(const struct ap_part *p)
+{
+	return p->parent ? (long)p->parent - 1 : (long)p->partno;
+}
+
+/* The partitions of a nested label lie inside the DOS partition holding it. */
+static void validate_nested(struct ap_ptable *pt)
+{
+	size_t i;
+
+	for (i = 0; i < pt->nparts; i++) {
+		const struct ap_part *p = &pt->parts[i], *dos;
+		char nr[AP_PART_NR_MAX];
+
+		if (!p->parent || !extent_ok(p))
+			continue;
+		dos = ap_ptable_part(pt, p->parent - 1);
+		if (dos && extent_ok(dos) && p->start >= dos->start && part_end(p) <= part_end(dos))
+			continue;
+		ap_ptable_add_issue(pt, AP_PT_NESTED_OUTSIDE, issue_partno(p),
+				    "partition %s (sectors %" PRIu64 "-%" PRIu64 ") of the label "
+				    "nested in partition %u lies outside it", ap_part_nr(p, nr, sizeof(nr)),
+				    p->start, part_end(p), p->parent);
+	}
 }
 
 void ap_ptable_validate(struct ap_ptable *pt)
@@ -206,11 +251,12 @@ void ap_ptable_validate(struct ap_ptable *pt)
 
 	for (i = 0; i < pt->nparts; i++) {
 		const struct ap_part *p = &pt->parts[i];
-		size_t nr = p->partno + 1;
+		char nr[AP_PART_NR_MAX];
 
+		ap_part_nr(p, nr, sizeof(nr));
 		if (!extent_ok(p)) {
-			ap_ptable_add_issue(pt, AP_PT_BAD_EXTENT, (long)p->partno,
-					    "partition %zu has an invalid extent (start %" PRIu64
+			ap_ptable_add_issue(pt, AP_PT_BAD_EXTENT, issue_partno(p),
+					    "partition %s has an invalid extent (start %" PRIu64
 					    ", %" PRIu64 " sectors)", nr, p->start, p->size);
 			continue;
 		}
@@ -218,24 +264,24 @@ void ap_ptable_validate(struct ap_ptable *pt)
 			/* a table for another sector size: its evidence says why,
 			 * and nothing was truncated */
 			if (!pt->foreign_sector_size)
-				ap_ptable_add_issue(pt, AP_PT_PAST_END, (long)p->partno,
-						    "partition %zu (sectors %" PRIu64 "-%" PRIu64 ") ends "
+				ap_ptable_add_issue(pt, AP_PT_PAST_END, issue_partno(p),
+						    "partition %s (sectors %" PRIu64 "-%" PRIu64 ") ends "
 						    "past the end of the disk (%" PRIu64 " sectors): the image "
 						    "is truncated or the disk shrank", nr, p->start,
 						    part_end(p), pt->nsectors);
 		} else if (gpt && p->start < pt->first_usable)
 			ap_ptable_add_issue(pt, AP_PT_OUTSIDE_USABLE, (long)p->partno,
-					    "partition %zu starts at %" PRIu64 ", before the first usable "
+					    "partition %s starts at %" PRIu64 ", before the first usable "
 					    "LBA %" PRIu64 " (inside the GPT)", nr, p->start,
 					    pt->first_usable);
 		else if (gpt && part_end(p) > pt->last_usable)
 			ap_ptable_add_issue(pt, AP_PT_OUTSIDE_USABLE, (long)p->partno,
-					    "partition %zu ends at %" PRIu64 ", past the last usable LBA %"
+					    "partition %s ends at %" PRIu64 ", past the last usable LBA %"
 					    PRIu64 " (inside the backup GPT)", nr, part_end(p),
 					    pt->last_usable);
 		if (dos && p->start == 0)
 			ap_ptable_add_issue(pt, AP_PT_OUTSIDE_USABLE, (long)p->partno,
-					    "partition %zu starts at sector 0, on the MBR itself", nr);
+					    "partition %s starts at sector 0, on the MBR itself", nr);
 		if (p->container && !ext)
 			ext = p;
 		n++;
@@ -256,6 +302,8 @@ void ap_ptable_validate(struct ap_ptable *pt)
 		}
 	}
 
+	validate_nested(pt);
+
 	/* overlaps: sort by start, compare each with the ones starting inside it */
 	if (n < 2)
 		return;
@@ -269,15 +317,16 @@ void ap_ptable_validate(struct ap_ptable *pt)
 		uint64_t end = part_end(v[i]);
 
 		for (j = i + 1; j < n && v[j]->start <= end; j++) {
+			char a[AP_PART_NR_MAX], b[AP_PART_NR_MAX];
 			uint64_t oe;
 
 			if (nesting(v[i], v[j]))
 				continue;
 			oe = end < part_end(v[j]) ? end : part_end(v[j]);
-			ap_ptable_add_issue(pt, AP_PT_OVERLAP, (long)v[j]->partno,
-					    "partitions %zu and %zu overlap (sectors %" PRIu64 "-%"
-					    PRIu64 ")", v[i]->partno + 1, v[j]->partno + 1,
-					    v[j]->start, oe);
+			ap_ptable_add_issue(pt, AP_PT_OVERLAP, issue_partno(v[j]),
+					    "partitions %s and %s overlap (sectors %" PRIu64 "-%"
+					    PRIu64 ")", ap_part_nr(v[i], a, sizeof(a)),
+					    ap_part_nr(v[j], b, sizeof(b)), v[j]->start, oe);
 			if (pt->nissues > AP_PT_MAX_ISSUES)
 				break;
 		}
@@ -420,6 +469,12 @@ static enum ap_part_role fdisk_role(const char *label, size_t partno, unsigned c
 	return AP_PART_DATA;
 }
 
+/* DOS extended partition types (0x05 CHS, 0x0f LBA, 0x85 Linux). */
+static bool dos_extended_type(unsigned code)
+{
+	return code == 0x05 || code == 0x0f || code == 0x85;
+}
+
 static int collect_partitions(struct ap_ptable *pt, struct fdisk_context *cxt,
 			      struct ap_error *e)
 {
@@ -449,6 +504,10 @@ static int collect_partitions(struct ap_ptable *pt, struct fdisk_context *cxt,
 		p->start = fdisk_partition_has_start(pa) ? fdisk_partition_get_start(pa) : 0;
 		p->size = fdisk_partition_has_size(pa) ? fdisk_partition_get_size(pa) : 0;
 		p->container = fdisk_partition_is_container(pa);
+		/* a second extended partition (libfdisk ignores it, says so, and does
+		 * not mark it): it holds no data itself either */
+		if (dos && t && p->partno < 4 && dos_extended_type(fdisk_parttype_get_code(t)))
+			p->container = true;
 		p->logical = dos && p->partno >= 4;
 		p->role = fdisk_role(pt->label, p->partno, t ? fdisk_parttype_get_code(t) : ~0u);
 		if (t) {
@@ -622,6 +681,8 @@ static int read_label(struct ap_ptable *pt, int fd, struct fdisk_context *cxt,
 
 	if (fdisk_is_labeltype(cxt, FDISK_DISKLABEL_DOS))
 		ap_ptable_foreign_dos(pt, fd);
+	if (fdisk_is_labeltype(cxt, FDISK_DISKLABEL_DOS) && !pt->foreign_sector_size)
+		ap_ptable_read_nested(pt, fd, cxt);
 	ap_ptable_validate(pt);
 	if (verify_wanted(cxt, gpt_entries))
 		verify(pt, cxt);

@@ -55,6 +55,7 @@ enum ap_pt_kind {
 	AP_PT_UNREAD_LABEL,	/* a table of a type nothing here reads */
 	AP_PT_HYBRID_MISMATCH,	/* a hybrid MBR entry that is no GPT partition */
 	AP_PT_LABEL_CORRUPT,	/* libfdisk read a label it says is corrupt (Sun, SGI checksum) */
+	AP_PT_NESTED_OUTSIDE,	/* a nested label's partition outside the DOS partition holding it */
 	/* warnings: reported, the check goes on */
 	AP_PT_VERIFY,		/* libfdisk's verification complains of something else */
 	AP_PT_BACKUP_NOT_AT_END,	/* backup GPT not on the last LBA (disk grew) */
@@ -80,7 +81,10 @@ enum ap_part_role {
 };
 
 struct ap_part {
-	size_t partno;		/* 0-based, as libfdisk numbers them (DOS logicals from 4) */
+	size_t partno;		/* 0-based, as libfdisk numbers them (DOS logicals from 4;
+				   in a nested BSD label: a = 0, b = 1, ...) */
+	unsigned parent;	/* in a label nested in a DOS primary: that partition's
+				   number (1-4), 0 at the top level */
 	uint64_t start;		/* logical sectors */
 	uint64_t size;		/* logical sectors */
 	char *type;		/* "Linux filesystem", "Extended", ... or NULL */
@@ -122,6 +126,14 @@ struct ap_ptable {
 struct ap_ptable_opts {
 	unsigned sector_size;		/* image files: logical sector size (0: 512) */
 };
+
+/*
+ * The partition's number as shown: "5" at the top level, "2e" for the
+ * BSD partition e in DOS partition 2 (a digit and a letter: no DOS
+ * number, logicals included, looks like it). Returns @buf.
+ */
+#define AP_PART_NR_MAX	24
+const char *ap_part_nr(const struct ap_part *p, char *buf, size_t sz);
 
 /* A name for a by-design entry ("the whole-disk entry"), NULL for a data partition. */
 const char *ap_part_role_name(enum ap_part_role role);

@@ -49,10 +49,33 @@ bool ap_ptable_gpt_at_lba1(const struct ap_ptable *pt, int fd);
  * False when there is none of them.
  */
 bool ap_ptable_read_other(struct ap_ptable *pt, int fd);
+/*
+ * libblkid's partition list of @fd (entry details, @pt's sector size), or
+ * NULL; *@pr to free with blkid_free_probe() in both cases (NULL too).
+ */
+struct blkid_struct_probe;
+struct blkid_struct_partlist;
+struct blkid_struct_partlist *ap_ptable_blkid_partlist(const struct ap_ptable *pt, int fd,
+							struct blkid_struct_probe **pr);
 /* A file system or volume at byte 0 (pt->whole_disk): true. */
 bool ap_ptable_whole_disk(struct ap_ptable *pt, int fd);
 /* A table type nothing here reads (Amiga, DASD, PC-98): an issue, true. */
 bool ap_ptable_unread_label(struct ap_ptable *pt, int fd);
+
+/* ---- ptable_nested.c ---- */
+
+/*
+ * The labels nested in the primaries of the DOS table libfdisk read into
+ * @pt (@cxt): a BSD disklabel's partitions appended to pt->parts (parent
+ * set), read by libfdisk's nested context and compared with libblkid's
+ * list; a nested label that cannot be read or that they read differently,
+ * and one of a type libfdisk does not read (Solaris x86, Minix,
+ * UnixWare), an issue. Before ap_ptable_validate().
+ */
+struct fdisk_context;
+void ap_ptable_read_nested(struct ap_ptable *pt, int fd, struct fdisk_context *cxt);
+/* A DOS type code that holds a BSD disklabel (FreeBSD, NetBSD, OpenBSD, hidden or not). */
+bool ap_ptable_bsd_slice_type(unsigned code);
 
 /* ---- ptable_foreign.c ---- */
 

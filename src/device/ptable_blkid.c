@@ -59,25 +59,30 @@ static bool blkid_entry(struct ap_ptable *pt, blkid_partition par, const char *p
 	return true;
 }
 
+blkid_partlist ap_ptable_blkid_partlist(const struct ap_ptable *pt, int fd, blkid_probe *prp)
+{
+	blkid_probe pr = blkid_new_probe();
+
+	*prp = pr;
+	if (!pr || blkid_probe_set_device(pr, fd, 0, 0) != 0)
+		return NULL;
+	blkid_probe_set_sectorsize(pr, pt->sector_size);
+	blkid_probe_enable_superblocks(pr, 0);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
+	return blkid_probe_get_partitions(pr);
+}
+
 /* The table libblkid finds: true when it found one (recorded in @pt). */
 static bool blkid_table(struct ap_ptable *pt, int fd)
 {
-	blkid_probe pr = blkid_new_probe();
-	blkid_partlist ls;
+	blkid_probe pr;
+	blkid_partlist ls = ap_ptable_blkid_partlist(pt, fd, &pr);
 	blkid_parttable root;
 	const char *type;
 	int i, n;
 	bool found = false;
 
-	if (!pr)
-		return false;
-	if (blkid_probe_set_device(pr, fd, 0, 0) != 0)
-		goto out;
-	blkid_probe_set_sectorsize(pr, pt->sector_size);
-	blkid_probe_enable_superblocks(pr, 0);
-	blkid_probe_enable_partitions(pr, 1);
-	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
-	ls = blkid_probe_get_partitions(pr);
 	root = ls ? blkid_partlist_get_table(ls) : NULL;
 	type = root ? blkid_parttable_get_type(root) : NULL;
 	if (!type)

@@ -101,7 +101,7 @@ void ap_ptable_pack(const struct ap_ptable *pt, int rc, const struct ap_error *e
 		put_u64(&b, p->start);
 		put_u64(&b, p->size);
 		put_u64(&b, (uint64_t)p->container | (uint64_t)p->logical << 1 |
-			    (uint64_t)p->role << 8);
+			    (uint64_t)p->role << 8 | (uint64_t)p->parent << 16);
 		put_str(&b, p->type);
 		put_str(&b, p->typecode);
 		put_str(&b, p->name);
@@ -240,7 +240,8 @@ int ap_ptable_unpack(const char *buf, size_t len, struct ap_ptable *pt, int *rc,
 		p->container = flags & 1;
 		p->logical = (flags >> 1) & 1;
 		p->role = (enum ap_part_role)((flags >> 8) & 0xff);
-		if (p->role > AP_PART_MAP)
+		p->parent = (unsigned)((flags >> 16) & 0xff);
+		if (p->role > AP_PART_MAP || (flags >> 24) || p->parent > 4)
 			r.bad = true;
 		p->type = get_str(&r, NULL, 0);
 		p->typecode = get_str(&r, NULL, 0);

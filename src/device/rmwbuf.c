@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/stats.h"
 #include "lib/util.h"
 
 #define RMWBUF_LOW	(1024ULL * 1024)	/* udev and blkid read the first MiB */
@@ -20,23 +21,13 @@ uint64_t ap_rmwbuf_write_at(unsigned i, uint64_t size, uint64_t sector)
 	return (top - (uint64_t)(i + 2) * AP_RMWBUF_STEP) / sector * sector;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
+/* The median of @v, which stays as it is (the pairs are in step). */
 static uint64_t median(const uint64_t *v, unsigned n)
 {
-	uint64_t *w, m;
+	uint64_t *w = ap_xmalloc((n ? n : 1) * sizeof(*w)), m;
 
-	if (!n)
-		return 0;
-	w = ap_xmalloc(n * sizeof(*w));
 	memcpy(w, v, n * sizeof(*w));
-	qsort(w, n, sizeof(*w), cmp_u64);
-	m = n % 2 ? w[n / 2] : w[n / 2 - 1] / 2 + w[n / 2] / 2;
+	m = ap_stats_median_u64(w, n);
 	free(w);
 	return m;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "lib/stats.h"
 #include "lib/util.h"
 
 #define ROT_STEP	(2ULL * 1024 * 1024)
@@ -26,16 +27,9 @@ uint64_t ap_rotation_read_at(unsigned i, uint64_t low, uint64_t top, uint64_t ab
 	return i % 2 ? top - ROT_TOP_GAP - (i / 2) * ROT_STEP : low - (i / 2) * page;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 uint64_t ap_rotation_value(uint64_t *ns)
 {
-	qsort(ns, AP_ROTATION_READS, sizeof(*ns), cmp_u64);
+	qsort(ns, AP_ROTATION_READS, sizeof(*ns), ap_stats_cmp_u64);
 	return ns[1];
 }
 

@@ -57,24 +57,29 @@ static inline uint64_t get_be64(const uint8_t *p)
 
 /* ---- CDBs ---- */
 
-void ap_sgio_cdb_ata_identify(uint8_t cdb[16])
+/*
+ * IDENTIFY DEVICE through ATA PASS-THROUGH, in a @len-byte CDB (16 or 12):
+ * the opcode, and where the form keeps the sector count and the command.
+ */
+static void cdb_ata_identify(uint8_t *cdb, size_t len, uint8_t opcode, size_t count_at,
+			     size_t command_at)
 {
-	memset(cdb, 0, 16);
-	cdb[0] = 0x85;			/* ATA PASS-THROUGH(16) */
+	memset(cdb, 0, len);
+	cdb[0] = opcode;
 	cdb[1] = 4 << 1;		/* PROTOCOL: PIO Data-In */
 	cdb[2] = 0x08 | 0x04 | 0x02;	/* T_DIR in, BYT_BLOK, T_LENGTH in SECTOR COUNT */
-	cdb[6] = 1;			/* one 512-byte block */
-	cdb[14] = 0xec;			/* IDENTIFY DEVICE */
+	cdb[count_at] = 1;		/* one 512-byte block */
+	cdb[command_at] = 0xec;		/* IDENTIFY DEVICE */
+}
+
+void ap_sgio_cdb_ata_identify(uint8_t cdb[16])
+{
+	cdb_ata_identify(cdb, 16, 0x85, 6, 14);	/* ATA PASS-THROUGH(16) */
 }
 
 void ap_sgio_cdb_ata_identify12(uint8_t cdb[12])
 {
-	memset(cdb, 0, 12);
-	cdb[0] = 0xa1;			/* ATA PASS-THROUGH(12) */
-	cdb[1] = 4 << 1;		/* PROTOCOL: PIO Data-In */
-	cdb[2] = 0x08 | 0x04 | 0x02;	/* T_DIR in, BYT_BLOK, T_LENGTH in SECTOR COUNT */
-	cdb[4] = 1;			/* one 512-byte block */
-	cdb[9] = 0xec;			/* IDENTIFY DEVICE */
+	cdb_ata_identify(cdb, 12, 0xa1, 4, 9);	/* ATA PASS-THROUGH(12) */
 }
 
 void ap_sgio_cdb_inquiry_vpd(uint8_t cdb[6], unsigned page, unsigned alloc_len)

@@ -383,13 +383,14 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 }
 
 /*
- * What a read and a write do first: stamp the request's start, check the
- * inode and the capacity (a read is cut to AP_EMU_MAX_IO and to the end of
- * the disk, a write past the end is refused) and charge the model for
- * *@len bytes at @o. 0 to go on, -1 for a read at or past the end (an
- * empty reply), or the errno to reply with.
+ * A read or a write: stamp the request's start, check the inode and the
+ * capacity (a read is cut to AP_EMU_MAX_IO and to the end of the disk, a
+ * write past the end is refused), charge the model for *@len bytes at @o,
+ * then move them between the image and sv->buf (a read) or @data (a
+ * write). 0 when done, -1 for a read at or past the end (an empty reply),
+ * or the errno to reply with.
  */
-static int io_begin(struct server *sv, fuse_ino_t ino, enum ap_emu_op op, uint64_t o,
+static int io_do(struct server *sv, fuse_ino_t ino, enum ap_emu_op op, uint64_t o,
 		    size_t *len, const void *data)
 {
 	struct ap_emu_cost c;
@@ -418,55 +419,43 @@ static int io_begin(struct server *sv, fuse_ino_t ino, enum ap_emu_op op, uint64
 		power_cut(sv, op, o, *len, data, &c);
 		return EIO;
 	}
-	return rc;
+	if (rc)
+		return rc;
+	rc = op == AP_EMU_WRITE ? ap_pwrite_all(sv->fd, data, *len, o) :
+	     ap_pread_all(sv->fd, sv->buf, *len, o);
+	return rc < 0 ? -rc : 0;
 }
 
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	struct server *sv = fuse_req_userdata(req);
-	uint64_t o = (uint64_t)off;
 	size_t len = size;
 	int rc;
 
 	(void)fi;
-	rc = io_begin(sv, ino, AP_EMU_READ, o, &len, NULL);
-	if (rc < 0) {
+	rc = io_do(sv, ino, AP_EMU_READ, (uint64_t)off, &len, NULL);
+	if (rc < 0)
 		fuse_reply_buf(req, NULL, 0);
-		return;
-	}
-	if (rc > 0) {
+	else if (rc)
 		fuse_reply_err(req, rc);
-		return;
-	}
-	rc = ap_pread_all(sv->fd, sv->buf, len, o);
-	if (rc < 0) {
-		fuse_reply_err(req, -rc);
-		return;
-	}
-	fuse_reply_buf(req, sv->buf, len);
+	else
+		fuse_reply_buf(req, sv->buf, len);
 }
 
 static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 		     off_t off, struct fuse_file_info *fi)
 {
 	struct server *sv = fuse_req_userdata(req);
-	uint64_t o = (uint64_t)off;
 	size_t len = size;
 	int rc;
 
 	(void)fi;
-	rc = io_begin(sv, ino, AP_EMU_WRITE, o, &len, buf);
-	if (rc) {
+	rc = io_do(sv, ino, AP_EMU_WRITE, (uint64_t)off, &len, buf);
+	if (rc)
 		fuse_reply_err(req, rc);
-		return;
-	}
-	rc = ap_pwrite_all(sv->fd, buf, size, o);
-	if (rc < 0) {
-		fuse_reply_err(req, -rc);
-		return;
-	}
-	fuse_reply_write(req, size);
+	else
+		fuse_reply_write(req, size);
 }
 
 static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)

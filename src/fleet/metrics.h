@@ -3,7 +3,7 @@
  * The metric families of --prometheus (check, probe): each with its one
  * help text (node_exporter's textfile collector refuses a family whose
  * HELP or TYPE differs between two files) and the labels it carries. The
- * commands open and commit the file (src/cmd/fleet.h).
+ * commands open and commit the file (src/cmd/publish.h).
  */
 #ifndef AP_FLEET_METRICS_H
 #define AP_FLEET_METRICS_H

@@ -17,6 +17,24 @@
 #include "analysis/verdict_json.h"
 #include "device/identity.h"
 
+bool ap_vstore_recordable(const struct ap_verdict *v)
+{
+	return v && v->resolved && !v->tentative;
+}
+
+void ap_vstore_record_of_verdict(struct ap_vstore_record *r, const struct ap_disk_identity *id,
+				 const struct ap_verdict *v)
+{
+	ap_vstore_record_of(r, id);
+	r->logical_sector = v->logical_sector;
+	r->physical_sector = v->physical_sector;
+	r->lowest_aligned_lba = v->lowest_aligned_lba;
+	r->sensitive = v->sensitive;
+	r->absence_margin = v->sensitive ? 0 : v->absence_margin;
+	r->ruled_out_up_to = v->sensitive ? 0 : v->ruled_out_up_to;
+	r->confidence = v->confidence;
+}
+
 /* One device's entry: added to @s, skipped, or -EINVAL with @e. */
 static int entry_add(struct json_object *o, const char *where, time_t when, const char *host,
 		     const char *source, struct ap_vstore *s, size_t *skipped,
@@ -38,7 +56,7 @@ static int entry_add(struct json_object *o, const char *where, time_t when, cons
 	memset(&v, 0, sizeof(v));
 	if (ap_verdict_from_json(vo, &v) != 0)
 		return ap_error_set(e, EINVAL, "%s: \"verdict\" is not a verdict", where);
-	if (!v.resolved || v.tentative) {
+	if (!ap_vstore_recordable(&v)) {
 		/* no verdict, or only a tentative one (the run exited 5): nothing to record */
 		ap_verdict_free(&v);
 		(*skipped)++;
@@ -53,18 +71,11 @@ static int entry_add(struct json_object *o, const char *where, time_t when, cons
 		ap_verdict_free(&v);
 		return ap_error_set(e, EINVAL, "%s: %s", where, le.msg);
 	}
-	ap_vstore_record_of(&r, &id);
+	ap_vstore_record_of_verdict(&r, &id, &v);
 	if (json_object_object_get_ex(o, "device", &dv) && json_object_is_type(dv, json_type_string))
 		r.device = json_object_get_string(dv);
 	r.host = host;
 	r.source = source;
-	r.logical_sector = v.logical_sector;
-	r.physical_sector = v.physical_sector;
-	r.lowest_aligned_lba = v.lowest_aligned_lba;
-	r.sensitive = v.sensitive;
-	r.absence_margin = v.sensitive ? 0 : v.absence_margin;
-	r.ruled_out_up_to = v.sensitive ? 0 : v.ruled_out_up_to;
-	r.confidence = v.confidence;
 	r.when = when;
 	rc = ap_vstore_add(s, &r, &le);
 	ap_identity_free(&id);

@@ -118,6 +118,22 @@ char *ap_vstore_model_name(const struct ap_vstore_model *m)
 	return s;
 }
 
+int ap_vstore_identity_check(const struct ap_disk_identity *id, struct ap_error *e)
+{
+	if (id->model && *id->model)
+		return 0;
+	if (id->bridge)
+		return ap_error_set(e, EINVAL, "the disk states no model: it is behind the bridge "
+				    "'%s', which passes no ATA IDENTIFY through (or it was not "
+				    "asked: that needs CAP_SYS_RAWIO), and the bridge's own model is "
+				    "not the drive's; attach the disk directly to record its verdict",
+				    id->bridge);
+	return ap_error_set(e, EINVAL, "the disk states no model (vendor, model, firmware "
+			    "revision), so its verdict cannot stand for a model%s", id->loop ?
+			    "; a loop device's is stated with ALIGNPROBE_TEST_IDENTITY_<name> (see "
+			    "ENVIRONMENT in alignprobe(8))" : "");
+}
+
 void ap_vstore_record_of(struct ap_vstore_record *r, const struct ap_disk_identity *id)
 {
 	memset(r, 0, sizeof(*r));

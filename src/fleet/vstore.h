@@ -288,8 +288,20 @@ int ap_vstore_update(const char *path, int (*fn)(struct ap_vstore *s, void *arg)
 /* The store to use: @opt, else $ALIGNPROBE_VERDICTS, else the default. */
 const char *ap_vstore_path(const char *opt);
 
+/*
+ * A verdict of the disk @id can stand for its model: the disk states one.
+ * 0, or -EINVAL with why not in @e (a bridge that passes no IDENTIFY, a
+ * loop device without a stated identity, ...).
+ */
+int ap_vstore_identity_check(const struct ap_disk_identity *id, struct ap_error *e);
 /* A record of @id's model (pointers into @id; no verdict, no run data). */
 void ap_vstore_record_of(struct ap_vstore_record *r, const struct ap_disk_identity *id);
+struct ap_verdict;
+/* A verdict the store takes: resolved and statistically clear (not tentative). (vresult.c) */
+bool ap_vstore_recordable(const struct ap_verdict *v);
+/* A record of @id's model with @v's geometry and evidence; no run data. (vresult.c) */
+void ap_vstore_record_of_verdict(struct ap_vstore_record *r, const struct ap_disk_identity *id,
+				 const struct ap_verdict *v);
 
 /* ---- what `alignprobe verdicts` does (vstore_ops.c) ---- */
 

@@ -42,6 +42,21 @@ double ap_stats_quantile(double *v, size_t n, double q)
 	return v[lo] + frac * (v[lo + 1] - v[lo]);
 }
 
+int ap_stats_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint64_t ap_stats_median_u64(uint64_t *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), ap_stats_cmp_u64);
+	return n % 2 ? v[n / 2] : v[n / 2 - 1] / 2 + v[n / 2] / 2 + (v[n / 2 - 1] & v[n / 2] & 1);
+}
+
 double ap_stats_median(double *v, size_t n)
 {
 	return ap_stats_quantile(v, n, 0.5);

@@ -8,8 +8,13 @@
 #define AP_LIB_STATS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 double ap_stats_median(double *v, size_t n);		/* sorts @v */
+/* qsort() comparator of uint64_t values, ascending. */
+int ap_stats_cmp_u64(const void *a, const void *b);
+/* The median of @n nanosecond counts (0 when @n is 0); sorts @v. */
+uint64_t ap_stats_median_u64(uint64_t *v, size_t n);
 double ap_stats_quantile(double *v, size_t n, double q);	/* sorts @v */
 
 /* A value with its group, ranked by ap_stats_assign_ranks(). */

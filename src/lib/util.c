@@ -303,6 +303,21 @@ int ap_parse_fraction(const char *s, double max, double *out)
 	return 0;
 }
 
+void ap_format_duration(uint64_t ns, char *buf, size_t len)
+{
+	/* rounded to the second, without overflowing near UINT64_MAX */
+	uint64_t s = ns / AP_NSEC_PER_SEC + (ns % AP_NSEC_PER_SEC >= AP_NSEC_PER_SEC / 2);
+
+	if (s >= 3600)
+		snprintf(buf, len, "%lluh%02llum", (unsigned long long)(s / 3600),
+			 (unsigned long long)(s % 3600 / 60));
+	else if (s >= 60)
+		snprintf(buf, len, "%llum%02llus", (unsigned long long)(s / 60),
+			 (unsigned long long)(s % 60));
+	else
+		snprintf(buf, len, "%llus", (unsigned long long)s);
+}
+
 char *ap_size_to_human(uint64_t bytes)
 {
 	static const char letters[] = "BKMGTPE";
@@ -506,12 +521,21 @@ size_t ap_utf8_len(const unsigned char *s)
 
 void ap_test_pause(const char *var)
 {
+	static uint64_t calls;
 	struct timespec ts = { 0, 10 * 1000000L };
-	const char *f = getenv(var);
-	char *reached;
+	const char *f = getenv(var), *at;
+	char *reached, *atvar;
+	uint64_t n = 1;
 	int fd, i;
 
 	if (!f || !*f)
+		return;
+	ap_xasprintf(&atvar, "%s_AT", var);
+	at = getenv(atvar);
+	free(atvar);
+	if (at && ap_parse_u64(at, &n) != 0)
+		n = 1;
+	if (++calls < n)
 		return;
 	ap_xasprintf(&reached, "%s.reached", f);
 	fd = open(reached, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);

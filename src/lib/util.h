@@ -55,7 +55,9 @@ uint64_t ap_now_ns(void);
  * A seam for the tests (e2fsprogs' MKE2FS_* model): when the environment
  * variable @var names a file F, create "F.reached" and wait until F exists
  * (at most a minute), so that a test acts at this point of a run, and not
- * after a guessed sleep. Nothing when @var is unset.
+ * after a guessed sleep. Nothing when @var is unset. With "@var_AT" set to
+ * N, the first N-1 calls pass without pausing: the test acts at the Nth
+ * (the second step of a sweep, say).
  */
 void ap_test_pause(const char *var);
 
@@ -74,6 +76,9 @@ int ap_parse_size(const char *s, uint64_t *bytes);
 int ap_parse_duration_ns(const char *s, uint64_t *ns);
 /* "30%" or "0.3" -> 0.30; must lie within [0, @max]. */
 int ap_parse_fraction(const char *s, double max, double *out);
+
+/* A duration rounded to the second: "1h02m", "3m05s", "42s". */
+void ap_format_duration(uint64_t ns, char *buf, size_t len);
 
 /* Human-readable size, "4 KiB"-style as lsblk prints ("4K", "1.5G"). */
 char *ap_size_to_human(uint64_t bytes);

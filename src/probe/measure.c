@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -373,14 +374,16 @@ static void mixed_levels_check(struct ap_probe_result *r)
 		if (!r->sizes[i].analysed || !r->sizes[i].verdict.sensitive ||
 		    !size_mixed(r, i, &nmixed))
 			continue;
-		r->failed = AP_PROBE_RMW_BUFFERED;
-		snprintf(r->cause, sizeof(r->cause), "%u of %u offsets of the %s writes were fast "
-			 "in some rounds and a revolution slower in others: a buffer in the drive "
-			 "serves some read-modify-writes from data it still holds, so a write's "
-			 "cost depends on what was written before it, not on its alignment, and "
-			 "these timings show no unit; a sweep, whose workload exceeds such a "
-			 "buffer, can still tell", nmixed, r->sizes[i].noffsets,
-			 ap_size_exact(r->sizes[i].size, b1, sizeof(b1)));
+		ap_probe_result_fail(r, AP_PROBE_RMW_BUFFERED,
+				     "%u of %u offsets of the %s writes were fast in some "
+				     "rounds and a revolution slower in others: a buffer in "
+				     "the drive serves some read-modify-writes from data it "
+				     "still holds, so a write's cost depends on what was "
+				     "written before it, not on its alignment, and these "
+				     "timings show no unit; a sweep, whose workload exceeds "
+				     "such a buffer, can still tell", nmixed,
+				     r->sizes[i].noffsets,
+				     ap_size_exact(r->sizes[i].size, b1, sizeof(b1)));
 		return;
 	}
 }
@@ -448,6 +451,23 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 	v->tentative = v->resolved && !r->clear;
 	if (!v->resolved || v->sensitive)
 		v->ruled_out_up_to = 0;
+}
+
+int ap_probe_shown_size(const struct ap_probe_result *r)
+{
+	if (r->decided >= 0)
+		return r->decided;
+	return r->nsizes ? (int)r->nsizes - 1 : -1;
+}
+
+void ap_probe_result_fail(struct ap_probe_result *r, enum ap_probe_failed f, const char *fmt, ...)
+{
+	va_list ap;
+
+	r->failed = f;
+	va_start(ap, fmt);
+	vsnprintf(r->cause, sizeof(r->cause), fmt, ap);
+	va_end(ap);
 }
 
 void ap_probe_result_free(struct ap_probe_result *r)

@@ -180,6 +180,20 @@ void ap_probe_lead_in(const struct ap_probe_plan *plan, uint64_t off, uint64_t l
 	}
 }
 
+void ap_probe_lead_in_before(const struct ap_probe_plan *plan, uint64_t off, uint64_t len,
+			     uint64_t *at, size_t *n)
+{
+	uint64_t maxs = plan->nsizes ? plan->sizes[plan->nsizes - 1] : 0;
+	uint64_t gap = maxs + AP_PROBE_LEAD_IN_AHEAD + ap_probe_lead_in_len(plan);
+
+	if (!plan->logical_sector || off < gap) {
+		ap_probe_lead_in(plan, off, len, at, n);	/* no room before it */
+		return;
+	}
+	*n = ap_probe_lead_in_len(plan);
+	*at = off - gap;
+}
+
 unsigned ap_probe_noffsets(const struct ap_probe_plan *plan, uint64_t size)
 {
 	return (unsigned)(2 * size / plan->logical_sector);

@@ -196,6 +196,19 @@ struct ap_probe_io {
 #define AP_PROBE_LEAD_IN_HIT_NS	400000ULL
 void ap_probe_lead_in(const struct ap_probe_plan *plan, uint64_t off, uint64_t len,
 		      uint64_t *at, size_t *n);
+/*
+ * The lead-in of a write in a slot of its own (the phase screen's, struct
+ * sched's spread in schedule.c): it ends the largest size +
+ * AP_PROBE_LEAD_IN_AHEAD *before* the write's start, so that the write
+ * waits only for that gap to pass under the head (0.1-0.6 of a revolution
+ * on tracks of 0.5-2.5 MiB), not for most of a revolution. No previous
+ * write of the same slot has to be caught up with here (the head comes
+ * from another slot, after a seek), and the gap still keeps the lead-in
+ * past every unit the probe can identify. Where there is no room before
+ * the write, ap_probe_lead_in()'s place.
+ */
+void ap_probe_lead_in_before(const struct ap_probe_plan *plan, uint64_t off, uint64_t len,
+			     uint64_t *at, size_t *n);
 /* The length of a lead-in read: a page, or a logical sector when larger. */
 size_t ap_probe_lead_in_len(const struct ap_probe_plan *plan);
 
@@ -256,7 +269,8 @@ struct ap_probe_result {
 	/* what the checks measured (ns; 0: not measured) */
 	uint64_t seek_read_ns;		/* reads a seek away: ap_rotation_value() */
 	bool rotating;			/* ... slower than AP_ROTATING_NS */
-	uint64_t write_ns;		/* median timed write so far */
+	uint64_t write_ns;		/* median timed write so far behind its lead-in
+					   (the spread's, just after theirs, excepted) */
 	uint64_t lead_ins, lead_in_hits;	/* lead-ins, and those answered too fast */
 	int interrupted;	/* signal number, 0 */
 	uint64_t start_ns, end_ns;
@@ -287,6 +301,18 @@ double ap_probe_size_quantile(const struct ap_probe_result *r, size_t idx, doubl
 /* Analyse one size's samples (called by ap_probe_measure). */
 int ap_probe_analyse_size(struct ap_probe_result *r, size_t idx, const struct ap_probe_opts *o);
 
+/*
+ * The size a report shows by default: the one that decided, else the
+ * largest measured; -1 when none was.
+ */
+int ap_probe_shown_size(const struct ap_probe_result *r);
+
+/*
+ * A check of the measurement's own assumptions failed: r->failed = @f and
+ * r->cause the sentence (what was measured, what it means, the remedy).
+ */
+void ap_probe_result_fail(struct ap_probe_result *r, enum ap_probe_failed f, const char *fmt,
+			  ...) __attribute__((format(printf, 3, 4)));
 void ap_probe_result_free(struct ap_probe_result *r);
 
 /* A device to probe. */

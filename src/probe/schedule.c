@@ -14,6 +14,7 @@
 
 #include "device/rotation.h"
 #include "lib/rng.h"
+#include "lib/stats.h"
 
 /*
  * How much cheaper the smallest writes are than the phase screen's @idx:
@@ -101,6 +102,8 @@ struct sched {
 	 * revolution more per write.
 	 */
 	bool spread;
+	uint32_t spread_next;	/* the spread's next slot: ascending, a short seek */
+	size_t spread_from;	/* the first sample of the spread */
 	bool screened;		/* the phase screen was measured */
 	uint32_t round_slot;
 	uint64_t forced;	/* writes done after AP_PROBE_LEAD_IN_TRIES buffered lead-ins */
@@ -118,7 +121,10 @@ static int lead_in(struct sched *x, uint64_t off, uint64_t len, uint64_t *ns)
 	int rc;
 
 	*ns = 0;
-	ap_probe_lead_in(x->plan, off, len, &at, &n);
+	if (x->spread)	/* the head comes from another slot: the lead-in just before */
+		ap_probe_lead_in_before(x->plan, off, len, &at, &n);
+	else
+		ap_probe_lead_in(x->plan, off, len, &at, &n);
 	if (!n)
 		return 0;
 	rc = x->io->lead_in(x->io->arg, at, n, ns);
@@ -146,21 +152,6 @@ static int warm(struct sched *x, uint32_t slot)
 				    strerror(-rc));
 	x->warmed[slot] = true;
 	return 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static uint64_t median_u64(uint64_t *v, size_t n)
-{
-	if (!n)
-		return 0;
-	qsort(v, n, sizeof(*v), cmp_u64);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /*
@@ -224,6 +215,7 @@ static int one_op(struct sched *x, struct ap_probe_sample *s)
 
 	for (tries = 0; tries < AP_PROBE_LEAD_IN_TRIES; tries++) {
 		s->slot = x->lead && !x->spread ? x->round_slot :
+			  x->spread ? x->spread_next++ % x->plan->slots :
 			  next_slot(&x->rng, x->slots, x->plan->slots, &x->cursor);
 		off = ap_probe_slot_offset(x->plan, s->slot) +
 		      (uint64_t)s->offset * x->plan->logical_sector;
@@ -260,36 +252,42 @@ static int one_op(struct sched *x, struct ap_probe_sample *s)
 static bool assumptions_fail(struct sched *x)
 {
 	struct ap_probe_result *r = x->r;
+	/*
+	 * every write so far behind its lead-in (a first round can pay for a
+	 * cache's warm-up): the spread's wait only for the gap before theirs
+	 */
+	size_t i, n = x->spread ? x->spread_from : r->nsamples;
 	uint64_t *v;
-	size_t i;
 
 	if (!x->rotating || !x->write || r->failed)
 		return r->failed != AP_PROBE_OK;
-	if (r->nsamples) {
-		/* every write so far: a first round can pay for a cache's warm-up */
-		v = ap_xmalloc(r->nsamples * sizeof(*v));
-		for (i = 0; i < r->nsamples; i++)
+	if (n) {
+		v = ap_xmalloc(n * sizeof(*v));
+		for (i = 0; i < n; i++)
 			v[i] = r->samples[i].ns;
-		r->write_ns = median_u64(v, r->nsamples);
+		r->write_ns = ap_stats_median_u64(v, n);
 		free(v);
 		if (ap_rotation_write_unflushed(r->write_ns, r->seek_read_ns)) {
 			r->failed = AP_PROBE_FLUSH_IGNORED;
 			ap_rotation_unflushed_cause(r->cause, sizeof(r->cause), r->write_ns,
-						    r->nsamples, r->seek_read_ns, "turn the cache "
+						    n, r->seek_read_ns, "turn the cache "
 						    "off (probe --write-cache off, " AP_REMEDY_WCE_OFF
 						    ") or " AP_REMEDY_NO_BRIDGE);
 			return true;
 		}
 	}
 	if (x->forced * 20 > r->nsamples && r->nsamples >= 32) {
-		r->failed = AP_PROBE_LEAD_IN_BUFFERED;
-		snprintf(r->cause, sizeof(r->cause), "the drive answered %llu of %llu lead-in "
-			 "reads from its buffer (faster than %.1f ms, where its media take %.1f "
-			 "ms and more a seek away), also in other slots: the probe cannot place the "
-			 "head before a write, and the rotational wait would hide the effect; "
-			 "disable read-ahead (hdparm -A0, or sdparm --set DRA) and probe again",
-			 (unsigned long long)r->lead_in_hits, (unsigned long long)r->lead_ins,
-			 (double)AP_PROBE_LEAD_IN_HIT_NS / 1e6, (double)r->seek_read_ns / 1e6);
+		ap_probe_result_fail(r, AP_PROBE_LEAD_IN_BUFFERED,
+				     "the drive answered %llu of %llu lead-in reads from its "
+				     "buffer (faster than %.1f ms, where its media take %.1f "
+				     "ms and more a seek away), also in other slots: the probe "
+				     "cannot place the head before a write, and the rotational "
+				     "wait would hide the effect; disable read-ahead (hdparm "
+				     "-A0, or sdparm --set DRA) and probe again",
+				     (unsigned long long)r->lead_in_hits,
+				     (unsigned long long)r->lead_ins,
+				     (double)AP_PROBE_LEAD_IN_HIT_NS / 1e6,
+				     (double)r->seek_read_ns / 1e6);
 		return true;
 	}
 	return false;
@@ -432,6 +430,7 @@ static int spread_out(struct sched *x)
 	int rc;
 
 	x->spread = true;
+	x->spread_from = x->r->nsamples;
 	for (i = 0; i < x->plan->slots && x->warmed; i++) {
 		int sig = ap_cancelled(&x->o->cancel);
 
@@ -440,7 +439,7 @@ static int spread_out(struct sched *x)
 			x->stop = true;
 			return 0;
 		}
-		rc = warm(x, x->slots[i]);
+		rc = warm(x, i);
 		if (rc)
 			return rc;
 	}

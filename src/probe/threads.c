@@ -95,3 +95,35 @@ void ap_probe_thread_join(struct ap_probe_thread *t)
 	if (t->started)
 		pthread_join(t->th, NULL);
 }
+
+void ap_probe_threads_run(struct ap_probe_thread *const *t, size_t n,
+			  void (*tick)(void *arg, const struct ap_probe_threads_live *l),
+			  void *arg)
+{
+	size_t i;
+
+	ap_probe_threads_expect(n);
+	for (i = 0; i < n; i++)
+		ap_probe_thread_start(t[i]);
+	for (;;) {
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+		struct ap_probe_threads_live l = { 0 };
+
+		for (i = 0; i < n; i++) {
+			l.ops += t[i]->r->live_ops;
+			if (ap_probe_thread_done(t[i])) {
+				l.ndone++;
+			} else {
+				l.size = t[i]->r->live_size;
+				l.round = t[i]->r->live_round;
+			}
+		}
+		if (l.ndone == n)
+			break;
+		if (tick)
+			tick(arg, &l);
+		nanosleep(&ts, NULL);
+	}
+	for (i = 0; i < n; i++)
+		ap_probe_thread_join(t[i]);
+}

@@ -37,4 +37,21 @@ void ap_probe_thread_start(struct ap_probe_thread *t);
 bool ap_probe_thread_done(const struct ap_probe_thread *t);
 void ap_probe_thread_join(struct ap_probe_thread *t);
 
+/* What the probes running side by side have done so far. */
+struct ap_probe_threads_live {
+	uint64_t ops;		/* timed operations, over every device */
+	uint64_t size;		/* a running probe's size (0: still reading) */
+	unsigned round;		/* its round, from 0 */
+	size_t ndone;		/* probes that have ended */
+};
+
+/*
+ * Start the @n probes @t (ap_probe_threads_expect() included), call @tick
+ * (may be NULL) every 100 ms with what they have done until every one has
+ * ended, then join them.
+ */
+void ap_probe_threads_run(struct ap_probe_thread *const *t, size_t n,
+			  void (*tick)(void *arg, const struct ap_probe_threads_live *l),
+			  void *arg);
+
 #endif

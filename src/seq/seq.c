@@ -24,6 +24,7 @@
 #include "lib/rng.h"
 #include "lib/blkdev.h"
 #include "lib/sysfs.h"
+#include "lib/stats.h"
 
 const struct ap_seq_modeinfo ap_seq_modes[AP_SEQ_NMODES] = {
 	[AP_SEQ_NONE] = {
@@ -198,13 +199,6 @@ int ap_seq_wc_parse(const char *list, enum ap_seq_wc out[AP_SEQ_WC_MAX], size_t 
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 int ap_seq_bs_parse(const char *list, uint64_t **out, size_t *n, struct ap_error *e)
 {
 	char *dup, *tok, *save = NULL;
@@ -239,7 +233,7 @@ int ap_seq_bs_parse(const char *list, uint64_t **out, size_t *n, struct ap_error
 	if (!rc && !nv)
 		rc = ap_error_set(e, EINVAL, "empty block size list '%s'", list);
 	if (!rc) {
-		qsort(v, nv, sizeof(*v), cmp_u64);
+		qsort(v, nv, sizeof(*v), ap_stats_cmp_u64);
 		for (i = 1; i < nv; i++) {
 			if (v[i] == v[i - 1]) {
 				rc = ap_error_set(e, EINVAL, "block size %llu given twice",

@@ -5,6 +5,7 @@
  * round. Pure functions (tests/unit/test_sweep.c).
  */
 #include "lib/rng.h"
+#include "lib/stats.h"
 #include "sweep/sweep.h"
 
 #include <errno.h>
@@ -16,34 +17,24 @@
 /* Presets                                                            */
 /* ------------------------------------------------------------------ */
 
+#define MINUTES(n) ((n) * 60ULL * AP_NSEC_PER_SEC)
+
+/*
+ * quick is sized to the physics: the analysis uses the transaction phase
+ * alone, and on a 7200 rpm disk 4 transactions (about 4 fsyncs) already
+ * set a misaligned start 2x apart from an aligned one, far beyond the
+ * rotational noise (bench/sweep.sh); more only lengthen every step, which
+ * partition, mkfs, mount and umount already fill. Under 128 MiB mkfs.ext4
+ * zeroes a 4 MiB journal instead of 16.
+ */
 const struct ap_sweep_preset ap_sweep_presets[] = {
-	{
-		.name = "quick",
-		.help = "a verdict in about a minute on the emulated drive (the default)",
-		/*
-		 * Sized to the physics: the analysis uses the transaction
-		 * phase alone, and on a 7200 rpm disk 4 transactions (about
-		 * 4 fsyncs) already set a misaligned start 2x apart from an
-		 * aligned one, far beyond the rotational noise (bench/sweep.sh);
-		 * more only lengthen every step, which partition, mkfs, mount
-		 * and umount already fill. Under 128 MiB mkfs.ext4 zeroes a
-		 * 4 MiB journal instead of 16.
-		 */
-		.number = 3, .transactions = 4, .size_lo = 512, .size_hi = 2048,
-		.read_block = 1024, .write_block = 1024,
-		.part_size = 64ULL << 20,
-		.min_rounds = 3, .max_rounds = 8,
-		.time_budget_ns = 15ULL * 60 * AP_NSEC_PER_SEC,
-	},
-	{
-		.name = "thorough",
-		.help = "more files, transactions and rounds; a bigger partition",
-		.number = 100, .transactions = 300, .size_lo = 512, .size_hi = 16384,
-		.read_block = 4096, .write_block = 4096,
-		.part_size = 512ULL << 20,
-		.min_rounds = 3, .max_rounds = 10,
-		.time_budget_ns = 120ULL * 60 * AP_NSEC_PER_SEC,
-	},
+	/* name, help;
+	 * number, transactions, size_lo, size_hi, read_block, write_block,
+	 * part_size, min_rounds, max_rounds, time_budget_ns */
+	{ "quick", "a verdict in about a minute on the emulated drive (the default)",
+	  3, 4, 512, 2048, 1024, 1024, 64ULL << 20, 3, 8, MINUTES(15) },
+	{ "thorough", "more files, transactions and rounds; a bigger partition",
+	  100, 300, 512, 16384, 4096, 4096, 512ULL << 20, 3, 10, MINUTES(120) },
 	{ .name = NULL },
 };
 
@@ -82,26 +73,44 @@ void ap_sweep_order(const uint64_t *starts, size_t n, const uint64_t *prev_last,
 /* Starts                                                             */
 /* ------------------------------------------------------------------ */
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 size_t ap_sweep_sort_starts(uint64_t *v, size_t n, bool unique)
 {
 	size_t i, k;
 
 	if (!n)
 		return 0;
-	qsort(v, n, sizeof(*v), cmp_u64);
+	qsort(v, n, sizeof(*v), ap_stats_cmp_u64);
 	if (!unique)
 		return n;
 	for (i = 1, k = 1; i < n; i++)	/* drop duplicates */
 		if (v[i] != v[k - 1])
 			v[k++] = v[i];
 	return k;
+}
+
+int ap_sweep_parse_rounds(const char *s, unsigned *min, unsigned *max)
+{
+	const char *dots = strstr(s, "..");
+	uint32_t a, b;
+	char *tmp;
+	int rc;
+
+	if (!dots) {
+		if (ap_parse_u32(s, &a) != 0 || a == 0 || a > 1000)
+			return -EINVAL;
+		*min = *max = a;
+		return 0;
+	}
+	tmp = strndup(s, (size_t)(dots - s));
+	if (!tmp)
+		return -ENOMEM;
+	rc = ap_parse_u32(tmp, &a);
+	free(tmp);
+	if (rc || ap_parse_u32(dots + 2, &b) != 0 || a == 0 || b < a || b > 1000)
+		return -EINVAL;
+	*min = a;
+	*max = b;
+	return 0;
 }
 
 static int parse_num(const char *s, size_t len, uint64_t *v)

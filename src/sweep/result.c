@@ -50,6 +50,24 @@ const char *ap_sweep_stop_name(enum ap_sweep_stop s)
 	return "unknown";
 }
 
+const char *ap_sweep_stopped_early(const char *stopped)
+{
+	if (stopped && !strcmp(stopped, "signal"))
+		return "interrupted";
+	if (stopped && !strcmp(stopped, "error"))
+		return "stopped by an error";
+	if (stopped && !strcmp(stopped, "unmeasurable"))
+		return "stopped: the drive broke an assumption of the measurement";
+	return NULL;
+}
+
+const struct ap_verdict *ap_sweep_shown_verdict(const struct ap_verdict *v, const char *stopped)
+{
+	if (v && ap_sweep_stopped_early(stopped) && (v->sensitive || v->resolved))
+		return NULL;
+	return v;
+}
+
 void ap_sweep_result_free(struct ap_sweep_result *r)
 {
 	if (r) {
@@ -75,6 +93,15 @@ size_t ap_sweep_obs(const struct ap_sweep_result *r, size_t n, struct ap_obs **o
 	return k;
 }
 
+void ap_sweep_analysis_params(struct ap_analysis_params *p, unsigned logical, unsigned reported)
+{
+	unsigned maxp = logical ? 4096 / logical : 8;
+
+	ap_analysis_params_init(p, logical, reported);
+	p->max_period = maxp < 2 ? 2 : maxp;
+	p->offset_name = "start";
+}
+
 int ap_sweep_analyse(const struct ap_sweep_result *r, size_t n,
 		     const struct ap_analysis_params *p, struct ap_verdict *v)
 {
@@ -86,6 +113,15 @@ int ap_sweep_analyse(const struct ap_sweep_result *r, size_t n,
 	return rc;
 }
 
+int ap_sweep_doc_analyse(const struct ap_sweep_doc *d, struct ap_verdict *v)
+{
+	struct ap_analysis_params p;
+
+	ap_sweep_analysis_params(&p, d->logical_sector, d->reported_physical);
+	memset(v, 0, sizeof(*v));
+	return ap_sweep_analyse(d->results, d->nresults, &p, v);
+}
+
 bool ap_sweep_is_aligned(const struct ap_verdict *v, uint64_t start, bool *known)
 {
 	*known = false;
@@ -95,24 +131,6 @@ bool ap_sweep_is_aligned(const struct ap_verdict *v, uint64_t start, bool *known
 	if (!v->sensitive || v->period <= 1)
 		return true;
 	return ap_align_is_aligned(start, 1, v->period, v->lowest_aligned_lba);
-}
-
-static uint64_t first_aligned_from(const struct ap_verdict *v, uint64_t from)
-{
-	if (!v || !v->resolved || !v->sensitive || v->period <= 1)
-		return from;
-	return ap_align_next(from, 1, v->period, v->lowest_aligned_lba);
-}
-
-void ap_sweep_recommend(const struct ap_verdict *v, uint64_t first_usable,
-			uint64_t *at_1mib, uint64_t *first)
-{
-	uint64_t mib = v && v->logical_sector ? (1ULL << 20) / v->logical_sector : 2048;
-
-	if (!mib)
-		mib = 1;
-	*at_1mib = first_aligned_from(v, mib);
-	*first = first_aligned_from(v, first_usable);
 }
 
 size_t ap_sweep_summarize(const struct ap_sweep_result *r, size_t n,
@@ -187,4 +205,3 @@ size_t ap_sweep_summarize(const struct ap_sweep_result *r, size_t n,
 	*out = st;
 	return nstarts;
 }
-

@@ -54,6 +54,9 @@ void ap_sweep_order(const uint64_t *starts, size_t n, const uint64_t *prev_last,
  */
 int ap_sweep_parse_starts(const char *s, uint64_t **starts, size_t *n, struct ap_error *e);
 
+/* --rounds: "N" or "MIN..MAX", 1..1000: 0 or -EINVAL. */
+int ap_sweep_parse_rounds(const char *s, unsigned *min, unsigned *max);
+
 /* Sort @v ascending; with @unique drop repeated values. Returns the count kept. */
 size_t ap_sweep_sort_starts(uint64_t *v, size_t n, bool unique);
 
@@ -127,6 +130,14 @@ struct ap_sweep_result {
 	uint64_t emu_writes, emu_rmw, emu_flushes;
 };
 
+/*
+ * The analysis as the sweep needs it: a file system of 4096-byte blocks
+ * cannot show units larger than its block, so periods beyond 4096 bytes
+ * are not candidates (fewer candidates, a milder multiple-test
+ * correction). The same for a run and its replay.
+ */
+void ap_sweep_analysis_params(struct ap_analysis_params *p, unsigned logical, unsigned reported);
+
 /* Observations for the analysis: one per ok result. Caller frees. */
 size_t ap_sweep_obs(const struct ap_sweep_result *r, size_t n, struct ap_obs **obs);
 
@@ -156,13 +167,39 @@ size_t ap_sweep_summarize(const struct ap_sweep_result *r, size_t n,
 /* Is @start aligned under @v? false with *known = false when unresolved. */
 bool ap_sweep_is_aligned(const struct ap_verdict *v, uint64_t start, bool *known);
 
+/* Recommended partition starts: ap_verdict_recommend() (analysis/analysis.h). */
+
+/* ---- what a sweep says in words (words.c) ---- */
+
 /*
- * Recommended partition starts under @v: the first aligned start at or
- * after 2048 (1 MiB with 512-byte sectors: 2048 itself unless the drive is
- * shifted) and the first aligned start at or after @first_usable.
+ * The first @max of @n starts, blank-separated, " ..." when there are
+ * more: "34 35 36 ...".
  */
-void ap_sweep_recommend(const struct ap_verdict *v, uint64_t first_usable,
-			uint64_t *at_1mib, uint64_t *first);
+void ap_sweep_fmt_starts(char *buf, size_t len, const uint64_t *v, size_t n, size_t max);
+/*
+ * The verdict in one line (the plot's title): @v, or NULL for none;
+ * @early: ap_sweep_stopped_early()'s reason. Caller frees.
+ */
+char *ap_sweep_verdict_line(const struct ap_verdict *v, const char *early);
+/*
+ * Why @run stopped, after how many measurements and how long: "the verdict
+ * was clear after 31 measurements (1 round) in 42s", "interrupted by
+ * signal 2 after ...". Returns @buf.
+ */
+const char *ap_sweep_stop_words(const struct ap_sweep_run *run, char *buf, size_t len);
+/*
+ * The verdict of a sweep of @dev in words, the paragraph after the table
+ * (each line ends in a newline; what to run next follows a clear verdict
+ * that alignment matters, then ap_sweep_verdict_caveats()): @v, or NULL
+ * for none; @partial: some planned start has no successful measurement
+ * (an interrupted sweep), so what "these starts" cannot resolve may be
+ * resolved by the rest; @early: ap_sweep_stopped_early()'s reason.
+ * Caller frees.
+ */
+char *ap_sweep_verdict_words(const char *dev, const struct ap_verdict *v, uint64_t first_usable,
+			     bool partial, const char *early);
+/* The analysis's note and what a tentative verdict still misses; NULL: none. Caller frees. */
+char *ap_sweep_verdict_caveats(const struct ap_verdict *v);
 
 /* ---- the run (run.c) ---- */
 
@@ -190,6 +227,22 @@ enum ap_sweep_stop {
 					   (run->cause): no verdict from it */
 };
 const char *ap_sweep_stop_name(enum ap_sweep_stop s);
+
+/*
+ * A run stopped by a signal, an error or a failed assumption (@stopped
+ * "signal", "error", "unmeasurable", as ap_sweep_stop_name() names them)
+ * has no verdict, whatever its partial results show: "interrupted",
+ * "stopped by an error", "stopped: the drive broke an assumption of the
+ * measurement"; NULL for the other stop reasons. (result.c)
+ */
+const char *ap_sweep_stopped_early(const char *stopped);
+/*
+ * The analysis every output (text, JSON, chart, --save, --replay) shows
+ * of a run that stopped for @stopped: @v, or NULL when the run stopped
+ * early and @v would state a verdict (an effect, or none); an unresolved
+ * analysis, which claims nothing, is shown as it is.
+ */
+const struct ap_verdict *ap_sweep_shown_verdict(const struct ap_verdict *v, const char *stopped);
 
 struct ap_sweep_opts {
 	const char *disk;
@@ -327,6 +380,9 @@ struct json_object *ap_sweep_doc_to_json(const struct ap_sweep_doc *d,
 int ap_sweep_doc_from_json(struct json_object *o, struct ap_sweep_doc *d, struct ap_error *e);
 int ap_sweep_doc_load(const char *path, struct ap_sweep_doc *d, struct ap_error *e);
 void ap_sweep_doc_free(struct ap_sweep_doc *d);
+
+/* The analysis of a document's results, as its run did it: 0 or -EINVAL (none). */
+int ap_sweep_doc_analyse(const struct ap_sweep_doc *d, struct ap_verdict *v);
 
 /*
  * Replace the content of the output @of (opened before the run) with @o,

@@ -57,21 +57,6 @@ static void progress_fd_line(const struct ap_progress *p, uint64_t done, const c
 		;
 }
 
-void ap_progress_format_eta(uint64_t ns, char *buf, size_t len)
-{
-	/* rounded to the second, without overflowing near UINT64_MAX */
-	uint64_t s = ns / AP_NSEC_PER_SEC + (ns % AP_NSEC_PER_SEC >= AP_NSEC_PER_SEC / 2);
-
-	if (s >= 3600)
-		snprintf(buf, len, "%lluh%02llum", (unsigned long long)(s / 3600),
-			 (unsigned long long)(s % 3600 / 60));
-	else if (s >= 60)
-		snprintf(buf, len, "%llum%02llus", (unsigned long long)(s / 60),
-			 (unsigned long long)(s % 60));
-	else
-		snprintf(buf, len, "%llus", (unsigned long long)s);
-}
-
 int ap_progress_format_line(const struct ap_progress *p, uint64_t done, const char *detail,
 			    uint64_t now_ns, char *buf, size_t len)
 {
@@ -91,12 +76,12 @@ int ap_progress_format_line(const struct ap_progress *p, uint64_t done, const ch
 		if (p->deadline_ns && p->deadline_ns > now_ns &&
 		    left > (double)(p->deadline_ns - now_ns))
 			left = (double)(p->deadline_ns - now_ns);
-		ap_progress_format_eta(left >= 1.8e19 ? UINT64_MAX : (uint64_t)left, t, sizeof(t));
+		ap_format_duration(left >= 1.8e19 ? UINT64_MAX : (uint64_t)left, t, sizeof(t));
 		snprintf(eta, sizeof(eta), ", ETA %s", t);
 	} else if (!p->total && p->deadline_ns && p->deadline_ns > now_ns) {
 		char t[24];
 
-		ap_progress_format_eta(p->deadline_ns - now_ns, t, sizeof(t));
+		ap_format_duration(p->deadline_ns - now_ns, t, sizeof(t));
 		snprintf(eta, sizeof(eta), ", at most %s left", t);
 	}
 	if (p->total)

@@ -44,8 +44,6 @@ void ap_progress_set_deadline(struct ap_progress *p, uint64_t deadline_ns);
 /* Erase the line (call before printing results or errors). */
 void ap_progress_clear(struct ap_progress *p);
 
-/* "1h02m", "3m05s", "42s" (pure, for tests). */
-void ap_progress_format_eta(uint64_t ns, char *buf, size_t len);
 
 /*
  * The line ap_progress_update() prints at time @now_ns (pure, for tests):

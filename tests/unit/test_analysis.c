@@ -2152,9 +2152,31 @@ static void test_regression(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* The effect in words: one sentence for probe and sweep, small effects with two decimals. */
+static void test_effect_words(void **state)
+{
+	struct ap_verdict v = { 0 };
+	char *s;
+
+	(void)state;
+	v.slowdown = 1.849;
+	v.p_value = 0.25;
+	v.confidence = 0.5;
+	s = ap_verdict_effect_words(&v, "writes", " ");
+	assert_string_equal(s, "misaligned writes are 1.8x slower (rank test p = 0.250; "
+			    "confidence that alignment matters 50.0000%)");
+	free(s);
+	v.small = true;
+	s = ap_verdict_effect_words(&v, "starts", "\n  ");
+	assert_string_equal(s, "misaligned starts are 1.85x slower (rank test p = 0.250;\n  "
+			    "confidence that alignment matters 50.0000%)");
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_effect_words),
 		cmocka_unit_test(test_median_quantile),
 		cmocka_unit_test(test_mann_whitney),
 		cmocka_unit_test(test_mann_whitney_ties),

@@ -106,6 +106,21 @@ static void test_median(void **state)
 	assert_true(isnan(ap_stats_median(b, 0)));
 }
 
+/* Nanosecond counts: the lower middle's floor, no overflow near 2^64. */
+static void test_median_u64(void **state)
+{
+	uint64_t a[] = { 30, 10, 20 };
+	uint64_t b[] = { 9, 2, 7, 4 };
+	uint64_t c[] = { UINT64_MAX, UINT64_MAX - 2 };
+
+	(void)state;
+	assert_int_equal(ap_stats_median_u64(a, 3), 20);
+	assert_int_equal(a[0], 10);			/* sorted */
+	assert_int_equal(ap_stats_median_u64(b, 4), 5);	/* (4 + 7) / 2 */
+	assert_true(ap_stats_median_u64(c, 2) == UINT64_MAX - 1);
+	assert_int_equal(ap_stats_median_u64(c, 0), 0);
+}
+
 static void test_align_sectors(void **state)
 {
 	(void)state;
@@ -134,6 +149,7 @@ int main(void)
 		cmocka_unit_test(test_shuffle),
 		cmocka_unit_test(test_xoshiro),
 		cmocka_unit_test(test_median),
+		cmocka_unit_test(test_median_u64),
 		cmocka_unit_test(test_align_sectors),
 	};
 

@@ -19,27 +19,27 @@ static void test_format_eta(void **state)
 	char buf[32];
 
 	(void)state;
-	ap_progress_format_eta(0, buf, sizeof(buf));
+	ap_format_duration(0, buf, sizeof(buf));
 	assert_string_equal(buf, "0s");
-	ap_progress_format_eta(S(42), buf, sizeof(buf));
+	ap_format_duration(S(42), buf, sizeof(buf));
 	assert_string_equal(buf, "42s");
-	ap_progress_format_eta(S(59) + AP_NSEC_PER_SEC / 2 - 1, buf, sizeof(buf));
+	ap_format_duration(S(59) + AP_NSEC_PER_SEC / 2 - 1, buf, sizeof(buf));
 	assert_string_equal(buf, "59s");
-	ap_progress_format_eta(S(59) + AP_NSEC_PER_SEC / 2, buf, sizeof(buf));	/* rounds */
+	ap_format_duration(S(59) + AP_NSEC_PER_SEC / 2, buf, sizeof(buf));	/* rounds */
 	assert_string_equal(buf, "1m00s");
-	ap_progress_format_eta(S(185), buf, sizeof(buf));
+	ap_format_duration(S(185), buf, sizeof(buf));
 	assert_string_equal(buf, "3m05s");
-	ap_progress_format_eta(S(3599), buf, sizeof(buf));
+	ap_format_duration(S(3599), buf, sizeof(buf));
 	assert_string_equal(buf, "59m59s");
-	ap_progress_format_eta(S(3600), buf, sizeof(buf));
+	ap_format_duration(S(3600), buf, sizeof(buf));
 	assert_string_equal(buf, "1h00m");
-	ap_progress_format_eta(S(3720), buf, sizeof(buf));
+	ap_format_duration(S(3720), buf, sizeof(buf));
 	assert_string_equal(buf, "1h02m");
-	ap_progress_format_eta(S(100) * 3600, buf, sizeof(buf));
+	ap_format_duration(S(100) * 3600, buf, sizeof(buf));
 	assert_string_equal(buf, "100h00m");
-	ap_progress_format_eta(UINT64_MAX, buf, sizeof(buf));
+	ap_format_duration(UINT64_MAX, buf, sizeof(buf));
 	assert_string_equal(buf, "5124095h34m");
-	ap_progress_format_eta(S(3720), buf, 4);	/* truncated, terminated */
+	ap_format_duration(S(3720), buf, 4);	/* truncated, terminated */
 	assert_string_equal(buf, "1h0");
 }
 

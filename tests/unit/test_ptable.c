@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "device/ptable.h"
+#include "device/ptableP.h"
 
 /* ---- helpers ---- */
 
@@ -202,6 +203,102 @@ static void test_validate_extended(void **state)
 	add(pt, 1, 20000, 100, false, false);
 	ap_ptable_validate(pt);
 	assert_int_equal(count(pt, AP_PT_OVERLAP), 1);
+	done(pt);
+}
+
+/* a partition of the BSD label nested in DOS partition @parent */
+static void add_nested(struct ap_ptable *pt, unsigned parent, size_t partno, uint64_t start,
+		       uint64_t size)
+{
+	add(pt, partno, start, size, false, false);
+	pt->parts[pt->nparts - 1].parent = parent;
+	if (partno == 2)
+		pt->parts[pt->nparts - 1].role = AP_PART_WHOLE_DISK;
+}
+
+static bool has_msg(const struct ap_ptable *pt, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < pt->nissues; i++)
+		if (strstr(pt->issues[i].msg, s))
+			return true;
+	return false;
+}
+
+static void test_part_nr(void **state)
+{
+	struct ap_part p = { .partno = 4 };
+	char buf[AP_PART_NR_MAX];
+
+	(void)state;
+	assert_string_equal(ap_part_nr(&p, buf, sizeof(buf)), "5");
+	p.parent = 2;
+	assert_string_equal(ap_part_nr(&p, buf, sizeof(buf)), "2e");
+	p.partno = 0;
+	assert_string_equal(ap_part_nr(&p, buf, sizeof(buf)), "2a");
+	p.partno = 15;
+	assert_string_equal(ap_part_nr(&p, buf, sizeof(buf)), "2p");
+	p.partno = 30;		/* past the alphabet: still no DOS number */
+	assert_string_equal(ap_part_nr(&p, buf, sizeof(buf)), "2:31");
+}
+
+static void test_bsd_slice_type(void **state)
+{
+	(void)state;
+	assert_true(ap_ptable_bsd_slice_type(0xa5));
+	assert_true(ap_ptable_bsd_slice_type(0xa6));
+	assert_true(ap_ptable_bsd_slice_type(0xa9));
+	assert_true(ap_ptable_bsd_slice_type(0xb5));	/* hidden FreeBSD */
+	assert_true(ap_ptable_bsd_slice_type(0xb9));
+	assert_false(ap_ptable_bsd_slice_type(0x83));
+	assert_false(ap_ptable_bsd_slice_type(0xa7));	/* NeXTSTEP */
+	assert_false(ap_ptable_bsd_slice_type(0x81));	/* Minix */
+	assert_false(ap_ptable_bsd_slice_type(0xa8));	/* Darwin UFS */
+}
+
+static void test_validate_nested(void **state)
+{
+	struct ap_ptable *pt = table("dos", 16384, 1, 16383);
+
+	(void)state;
+	/* the slice, its 'c' and two partitions inside: nesting, no overlap */
+	add(pt, 0, 32, 7648, false, false);
+	add(pt, 1, 7680, 8704, false, false);
+	add_nested(pt, 2, 2, 7680, 8704);
+	add_nested(pt, 2, 0, 7680, 256);
+	add_nested(pt, 2, 4, 7936, 4864);
+	ap_ptable_validate(pt);
+	assert_int_equal(pt->nissues, 0);
+	done(pt);
+
+	/* two nested partitions overlapping, one outside the slice (and so
+	 * over partition 1), one past the end: named 2e, 2f, 2g, 2h */
+	pt = table("dos", 16384, 1, 16383);
+	add(pt, 0, 32, 7648, false, false);
+	add(pt, 1, 7680, 8704, false, false);
+	add_nested(pt, 2, 4, 7936, 4864);
+	add_nested(pt, 2, 5, 12544, 3584);
+	add_nested(pt, 2, 6, 4096, 100);
+	add_nested(pt, 2, 7, 16200, 1000);
+	ap_ptable_validate(pt);
+	assert_int_equal(count(pt, AP_PT_OVERLAP), 2);
+	assert_true(has_msg(pt, "partitions 2e and 2f overlap (sectors 12544-12799)"));
+	assert_true(has_msg(pt, "partitions 1 and 2g overlap"));
+	assert_int_equal(count(pt, AP_PT_NESTED_OUTSIDE), 2);
+	assert_true(has_msg(pt, "partition 2g (sectors 4096-4195) of the label nested in "
+			    "partition 2 lies outside it"));
+	assert_int_equal(count(pt, AP_PT_PAST_END), 1);
+	assert_true(has_msg(pt, "partition 2h (sectors 16200-17199) ends past the end"));
+	assert_int_equal(pt->issues[0].partno, 1);	/* the DOS partition holding it */
+	assert_true(ap_pt_kind_is_error(AP_PT_NESTED_OUTSIDE));
+	done(pt);
+
+	/* a nested label whose DOS partition is not listed: outside */
+	pt = table("dos", 16384, 1, 16383);
+	add_nested(pt, 3, 0, 7936, 100);
+	ap_ptable_validate(pt);
+	assert_int_equal(count(pt, AP_PT_NESTED_OUTSIDE), 1);
 	done(pt);
 }
 
@@ -792,6 +889,9 @@ int main(void)
 		cmocka_unit_test(test_validate_past_end),
 		cmocka_unit_test(test_validate_outside_usable),
 		cmocka_unit_test(test_validate_extended),
+		cmocka_unit_test(test_part_nr),
+		cmocka_unit_test(test_bsd_slice_type),
+		cmocka_unit_test(test_validate_nested),
 		cmocka_unit_test(test_validate_bad_extent),
 		cmocka_unit_test(test_issue_cap),
 		cmocka_unit_test(test_read_gpt),

@@ -41,6 +41,7 @@ static void fill(struct ap_ptable *pt)
 	pt->parts[1].size = pt->nsectors;
 	pt->parts[1].role = AP_PART_WHOLE_DISK;
 	pt->parts[1].logical = true;
+	pt->parts[1].parent = 3;
 	pt->parts[1].uuid = strdup("");
 	ap_ptable_add_issue(pt, AP_PT_PARTLY_READ, -1, "only part of it");
 	ap_ptable_add_issue(pt, AP_PT_OVERLAP, 1, "partitions %d and %d", 1, 3);
@@ -78,6 +79,8 @@ static void test_roundtrip(void **state)
 	assert_string_equal(back.parts[0].type, "Linux native");
 	assert_null(back.parts[0].name);
 	assert_int_equal(back.parts[1].role, AP_PART_WHOLE_DISK);
+	assert_int_equal(back.parts[0].parent, 0);
+	assert_int_equal(back.parts[1].parent, 3);
 	assert_true(back.parts[1].logical && !back.parts[1].container);
 	assert_string_equal(back.parts[1].uuid, "");
 	assert_int_equal(back.nissues, 2);

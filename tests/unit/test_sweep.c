@@ -20,6 +20,7 @@
 #include "device/rotation.h"
 #include "sweep/mkfs.h"
 #include "sweep/part.h"
+#include "sweep/setup.h"
 #include "sweep/sweep.h"
 #include "workload/pm.h"
 
@@ -251,7 +252,7 @@ static void test_recommend(void **state)
 	bool known;
 
 	(void)state;
-	ap_sweep_recommend(&v, 34, &mib, &first);
+	ap_verdict_recommend(&v, 34, &mib, &first);
 	assert_int_equal(mib, 2048);
 	assert_int_equal(first, 40);
 	assert_true(ap_sweep_is_aligned(&v, 40, &known));
@@ -259,20 +260,20 @@ static void test_recommend(void **state)
 	assert_false(ap_sweep_is_aligned(&v, 39, &known));
 
 	v = fake_verdict(8, 7, true, true);	/* the WD jumper: 63 aligned */
-	ap_sweep_recommend(&v, 34, &mib, &first);
+	ap_verdict_recommend(&v, 34, &mib, &first);
 	assert_int_equal(mib, 2055);
 	assert_int_equal(first, 39);
 	assert_true(ap_sweep_is_aligned(&v, 63, &known));
 	assert_false(ap_sweep_is_aligned(&v, 64, &known));
 
 	v = fake_verdict(16, 3, true, true);
-	ap_sweep_recommend(&v, 34, &mib, &first);
+	ap_verdict_recommend(&v, 34, &mib, &first);
 	assert_int_equal(mib % 16, 3);
 	assert_true(mib >= 2048 && mib < 2048 + 16);
 	assert_int_equal(first, 35);
 
 	v = fake_verdict(1, 0, false, true);	/* not sensitive: anything goes */
-	ap_sweep_recommend(&v, 34, &mib, &first);
+	ap_verdict_recommend(&v, 34, &mib, &first);
 	assert_int_equal(mib, 2048);
 	assert_int_equal(first, 34);
 	assert_true(ap_sweep_is_aligned(&v, 35, &known));
@@ -662,6 +663,106 @@ static void test_workload_load(void **state)
 	rmdir(dir);
 }
 
+/* The starts and the verdict in one line, as the dry run, the verdict and the plot say them. */
+static void test_words(void **state)
+{
+	const uint64_t st[] = { 34, 35, 36, 37 };
+	struct ap_verdict v = { 0 };
+	char buf[64], *s;
+
+	(void)state;
+	ap_sweep_fmt_starts(buf, sizeof(buf), st, 4, 3);
+	assert_string_equal(buf, "34 35 36 ...");
+	ap_sweep_fmt_starts(buf, sizeof(buf), st, 2, 3);
+	assert_string_equal(buf, "34 35");
+	s = ap_sweep_verdict_line(NULL, "interrupted");
+	assert_string_equal(s, "no verdict: the run was interrupted");
+	free(s);
+	v.resolved = true;
+	v.tentative = true;
+	v.min_slowdown = 1.1;
+	s = ap_sweep_verdict_line(&v, NULL);
+	assert_string_equal(s, "no alignment effect of 1.10x or more (tentative)");
+	free(s);
+	assert_null(ap_sweep_stopped_early("clear"));
+	assert_string_equal(ap_sweep_stopped_early("error"), "stopped by an error");
+}
+
+/* The plan on a disk: the defaults, one start, what does not fit, and the saved parameters. */
+static void test_setup_plan(void **state)
+{
+	struct ap_sweep_setup st;
+	struct ap_error e = { 0 };
+	struct json_object *x;
+	uint64_t ps = 0;
+	unsigned nloc;
+
+	(void)state;
+	ap_sweep_setup_init(&st);
+	ap_sweep_setup_preset(&st, false, false);
+	assert_int_equal(st.min_rounds, 3);
+	assert_int_equal(ap_sweep_setup_workload(&st, &nloc, &e), 0);
+	assert_int_equal(st.workload.number, 3);
+	st.disk = "/dev/x";
+	ap_part_disk_geometry(512, 512, (1ULL << 30) / 512, &st.info);
+	assert_int_equal(ap_sweep_setup_plan(&st, &ps, &e), 0);
+	assert_int_equal(st.nstarts, 31);
+	assert_int_equal(st.starts[0], 34);
+	assert_int_equal(st.part_size, 64ULL << 20);
+	assert_int_equal(ps, (64ULL << 20) / 512);
+	ap_sweep_setup_params(&st, ps);
+	assert_true(json_object_object_get_ex(st.params, "partition_bytes", &x));
+	assert_int_equal(json_object_get_int64(x), 64LL << 20);
+	assert_true(json_object_object_get_ex(st.params, "preset", &x));
+	assert_string_equal(json_object_get_string(x), "quick");
+	/* a disk of 40 MiB: too small for the preset's partition, cut to what fits */
+	ap_part_disk_geometry(512, 512, (40ULL << 20) / 512, &st.info);
+	st.part_size = 0;
+	assert_int_equal(ap_sweep_setup_plan(&st, &ps, &e), 0);
+	assert_true(st.part_size < (40ULL << 20) && st.part_size % 4096 == 0);
+	/* 10 MiB: less than the file system needs (16 MiB), said of the disk */
+	ap_part_disk_geometry(512, 512, (10ULL << 20) / 512, &st.info);
+	assert_int_equal(ap_sweep_setup_plan(&st, &ps, &e), -ENOSPC);
+	assert_non_null(strstr(e.msg, "/dev/x: too small: only "));
+	/* --size larger than the disk holds: the option's fault */
+	ap_part_disk_geometry(512, 512, (1ULL << 30) / 512, &st.info);
+	st.size_set = true;
+	st.part_size = 2ULL << 30;
+	assert_int_equal(ap_sweep_setup_plan(&st, &ps, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "--size: a partition at start 64 can have at most"));
+	/* a start before the first usable sector; one start: one round */
+	st.size_set = false;
+	free(st.starts);
+	st.starts = ap_xcalloc(1, sizeof(*st.starts));
+	st.starts[0] = 20;
+	st.nstarts = 1;
+	assert_int_equal(ap_sweep_setup_plan(&st, &ps, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "start 20 is before the first sector"));
+	assert_int_equal(st.max_rounds, 1);
+	ap_sweep_setup_free(&st);
+}
+
+/* Why a run stopped, in words. */
+static void test_stop_words(void **state)
+{
+	struct ap_sweep_run run = { 0 };
+	char buf[256];
+
+	(void)state;
+	run.nstarts = 3;
+	run.rounds_done = 3;
+	run.nresults = 10;
+	run.elapsed_ns = 42ULL * 1000000000;
+	run.stop = AP_SWEEP_STOP_CLEAR;
+	assert_string_equal(ap_sweep_stop_words(&run, buf, sizeof(buf)), "the verdict was clear "
+			    "after 10 measurements (3 rounds and 1 of 3 starts of round 4) in 42s");
+	run.stop = AP_SWEEP_STOP_SIGNAL;
+	run.signo = 2;
+	run.nresults = 9;
+	assert_string_equal(ap_sweep_stop_words(&run, buf, sizeof(buf)),
+			    "interrupted by signal 2 after 9 measurements (3 rounds) in 42s");
+}
+
 /*
  * The sweep's check for a buffer that answers read-modify-writes
  * (device/rmwbuf.h): where its writes go, and its decision on the latencies
@@ -788,6 +889,9 @@ static void test_rmw_hides(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_setup_plan),
+		cmocka_unit_test(test_stop_words),
+		cmocka_unit_test(test_words),
 		cmocka_unit_test(test_order_is_permutation),
 		cmocka_unit_test(test_order_seeded),
 		cmocka_unit_test(test_order_no_back_to_back),

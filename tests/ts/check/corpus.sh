@@ -141,15 +141,54 @@ for f in $(python3 "$top_srcdir/tests/ts/check/mkbroken.py" -l); do
 	esac
 done
 # a DOS table (Linux at 32, FreeBSD at 7680) with gen-bsd's label (its
-# offsets absolute, as in util-linux's dos+bsd) in the FreeBSD partition
-sfdisk_image gen-dos-bsd 8M <<EOT
+# offsets absolute, as in util-linux's dos+bsd) in the FreeBSD partition,
+# and the same with gen-bsd-misaligned's and gen-bsd-relative's (offsets
+# relative to the slice, as FreeBSD 10 on writes them)
+for b in bsd bsd-misaligned bsd-relative; do
+	sfdisk_image "gen-dos-$b" 8M <<EOT
 label: dos
 label-id: 0x8f8378c0
 start=32, size=7648, type=83
 start=7680, size=8704, type=a5
 EOT
-dd if=gen-bsd.img of=gen-dos-bsd.img bs=512 seek=7680 conv=notrunc,sparse status=none ||
-	ts_fail "cannot copy the BSD label into gen-dos-bsd.img"
+	dd if="gen-$b.img" of="gen-dos-$b.img" bs=512 seek=7680 conv=notrunc,sparse status=none ||
+		ts_fail "cannot copy the BSD label into gen-dos-$b.img"
+done
+# two FreeBSD slices, a label in each: libfdisk reads the first one's only
+sfdisk_image gen-dos-bsd-two 8M <<EOT
+label: dos
+label-id: 0x8f8378c3
+start=32, size=7648, type=83
+start=7680, size=4096, type=a5
+start=11776, size=4608, type=a5
+EOT
+dd if=gen-bsd-first.img of=gen-dos-bsd-two.img bs=512 seek=7680 conv=notrunc,sparse status=none &&
+	dd if=gen-bsd-second.img of=gen-dos-bsd-two.img bs=512 seek=11776 conv=notrunc,sparse \
+		status=none || ts_fail "cannot copy the BSD labels into gen-dos-bsd-two.img"
+# the slices alone: gen-bsd's case again
+rm gen-bsd-misaligned.img gen-bsd-relative.img gen-bsd-first.img gen-bsd-second.img
+# the label damaged: its second magic number (d_magic2) changed; the kernel
+# and libblkid, which test the first only, read it, libfdisk does not
+cp gen-dos-bsd-misaligned.img gen-dos-bsd-damaged.img &&
+	printf '\001' | dd of=gen-dos-bsd-damaged.img bs=1 seek=$((7680 * 512 + 512 + 132)) \
+		conv=notrunc status=none || ts_fail "cannot damage gen-dos-bsd-damaged.img"
+# a Minix subpartition table (an MBR sfdisk writes, its entries absolute)
+# in a DOS partition of type 81: libblkid and the kernel read it, libfdisk
+# does not
+sfdisk_image gen-dos-minix 8M <<EOT
+label: dos
+label-id: 0x8f8378c1
+start=32, size=7648, type=83
+start=7680, size=8704, type=81
+EOT
+sfdisk_image minix-sub 8M <<EOT
+label: dos
+label-id: 0x8f8378c2
+start=7936, size=4096, type=81
+start=12032, size=4352, type=81
+EOT
+dd if=minix-sub.img of=gen-dos-minix.img bs=512 seek=7680 count=1 conv=notrunc status=none &&
+	rm minix-sub.img || ts_fail "cannot copy the Minix table into gen-dos-minix.img"
 
 # file systems and volumes on the whole disk
 mkimg() { truncate -s "$2" "$1.img" || ts_fail "cannot create $1.img"; }
@@ -182,6 +221,7 @@ ts_expect_run sector-size-4096-broken-dos-4k-read-512 "$A" check -r -o "$COLS" -
 # the names and notes in the JSON
 ts_expect_run json-parted-sun "$A" check -J -o NR,START,ALIGNED parted-sun.img
 ts_expect_run json-whole-ext4 "$A" check -J -o NR,START,ALIGNED whole-ext4.img
+ts_expect_run json-gen-dos-bsd-misaligned "$A" check -J -o NR,START,ALIGNED gen-dos-bsd-misaligned.img
 
 # ---- a reader that crashes or hangs costs its device only ----
 

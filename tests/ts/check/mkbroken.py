@@ -372,6 +372,42 @@ def s_gen_bsd(p):
     put(p, 512, bsd_label(BSD_PARTS, 16384))
 
 
+# the same slice with a misaligned 'a' (a sector past 4 KiB) and 'e' aligned,
+# no overlap: corpus.sh copies it into gen-dos-bsd-misaligned
+BSD_PARTS_MISALIGNED = {0: (7681, 255, 7), 2: (7680, 8704, 0), 4: (7936, 4864, 7)}
+
+
+def s_gen_bsd_misaligned(p):
+    """A slice image like gen-bsd's, partition a at an odd start."""
+    sparse(p, BSD_SLICE[1] * 512)
+    put(p, 512, bsd_label(BSD_PARTS_MISALIGNED, 16384))
+
+
+# FreeBSD 10's convention: offsets relative to the slice, 'c' at 0
+BSD_PARTS_RELATIVE = {2: (0, 8704, 0), 4: (256, 4864, 7), 5: (5120, 3584, 7)}
+
+
+def s_gen_bsd_relative(p):
+    """A slice image whose label has relative offsets (e at 7936, f at
+    12800 on the disk)."""
+    sparse(p, BSD_SLICE[1] * 512)
+    put(p, 512, bsd_label(BSD_PARTS_RELATIVE, 16384))
+
+
+# two FreeBSD slices, 7680-11775 and 11776-16383, each with a label:
+# corpus.sh copies them into gen-dos-bsd-two (libfdisk reads the first only)
+def s_gen_bsd_first(p):
+    """The first slice's label (absolute offsets)."""
+    sparse(p, 4096 * 512)
+    put(p, 512, bsd_label({2: (7680, 4096, 0), 4: (7936, 2048, 7)}, 16384))
+
+
+def s_gen_bsd_second(p):
+    """The second slice's label (absolute offsets)."""
+    sparse(p, 4608 * 512)
+    put(p, 512, bsd_label({2: (11776, 4608, 0), 4: (12032, 2048, 7)}, 16384))
+
+
 def s_gen_sgi(p):
     """An SGI disk label (big-endian: magic, boot file, 16 partition
     entries of blocks, first block and type at 312, a checksum that makes

@@ -7,8 +7,8 @@
  *   probe_report.c  everything printed after the run (table, words, JSON,
  *                   plot, samples, --record/--prometheus) and --dry-run
  */
-#ifndef AP_CMD_PROBE_H
-#define AP_CMD_PROBE_H
+#ifndef AP_CMD_PROBEP_H
+#define AP_CMD_PROBEP_H
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -104,4 +104,4 @@ int probe_start_jobs(struct ctl *c);
 int probe_dry_run(struct ctl *c, size_t nnamed);
 int probe_report_jobs(struct ctl *c);
 
-#endif /* AP_CMD_PROBE_H */
+#endif /* AP_CMD_PROBEP_H */

@@ -2,13 +2,14 @@
 /*
  * alignprobe sweep: what its files share (private to src/cmd/sweep*.c).
  *   sweep.c         ap_cmd_sweep(), the options, --replay
- *   sweep_run.c     the run on a device or an emulated drive: the plan,
- *                   the gate, the workload, each step saved (--save)
+ *   sweep_target.c  the run on its target, a device or an emulated drive:
+ *                   the gate, the plan said, progress, each step saved
+ *                   (--save), the exit status
  *   sweep_report.c  what is printed: the table per start, the verdict in
  *                   words, JSON, the plot
  */
-#ifndef AP_CMD_SWEEP_H
-#define AP_CMD_SWEEP_H
+#ifndef AP_CMD_SWEEPP_H
+#define AP_CMD_SWEEPP_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -18,6 +19,7 @@
 #include "device/identity.h"
 #include "lib/outfile.h"
 #include "sweep/part.h"
+#include "sweep/setup.h"
 #include "sweep/sweep.h"
 #include "ui/out.h"
 #include "ui/progress.h"
@@ -45,26 +47,10 @@ extern const size_t sweep_njson_cols;
 struct sweep_cmd {
 	struct ap_out out;
 	const char *device;
-	const struct ap_sweep_preset *preset;
-	uint64_t *starts;
-	size_t nstarts;
-	unsigned min_rounds, max_rounds;
-	bool rounds_set;
-	uint64_t budget_ns;
-	bool budget_set;
-	uint64_t part_size;
-	bool size_set;
-	const char *fs;
-	char **mkfs_opts;
-	size_t nmkfs_opts;
-	const char *mount_opts;
-	const char *workload_file;
-	enum ap_pm_sync sync;
-	uint64_t seed;
-	bool seed_set;
+	struct ap_sweep_setup s;	/* what is measured, the plan, the workload */
+	bool rounds_set, budget_set, seed_set;
 	bool emulate;
 	const char *emu_spec;
-	char *emu_text;		/* the drive's whole spec, once parsed (freed at the end) */
 	const char *replay, *save, *plot;
 	struct ap_outfile save_out, plot_out;	/* opened before anything is written */
 	bool yes, dry_run, quiet;
@@ -74,43 +60,23 @@ struct sweep_cmd {
 	struct ap_disk_identity id;	/* the disk's, for --record */
 
 	/* the run */
-	const char *disk;
-	struct ap_part_disk info;
-	struct ap_pm_config workload;
-	bool workload_init;
-	struct json_object *params;
 	struct ap_progress pg;
 	char *what;
 	int save_errors;
 };
 
 /* sweep.c */
-void sweep_params(struct ap_analysis_params *p, unsigned logical, unsigned reported);
 int sweep_verdict_exit(const struct ap_verdict *v);
-/*
- * A run stopped by a signal or an error (@stopped "signal", "error") has
- * no verdict, whatever its partial results show: "interrupted", "stopped
- * by an error"; NULL for the other stop reasons.
- */
-const char *sweep_stopped_early(const char *stopped);
-/*
- * The analysis every output (text, JSON, chart, --save, --replay) shows
- * of a run that stopped for @stopped: @v, or NULL when the run stopped
- * early and @v would state a verdict (an effect, or none); an unresolved
- * analysis, which claims nothing, is shown as it is.
- */
-const struct ap_verdict *sweep_shown_verdict(const struct ap_verdict *v, const char *stopped);
 
 /* sweep_report.c */
 struct json_object *sweep_starts_json(const struct ap_cols *cs,
 				const struct ap_sweep_start_stat *st, size_t n);
-void sweep_fmt_starts(char *buf, size_t len, const uint64_t *v, size_t n, size_t max);
 int sweep_report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
 	   const struct ap_verdict *v, const char *stopped);
 
-/* sweep_run.c */
+/* sweep_target.c */
 int sweep_prepare_workload(struct sweep_cmd *c);
 int sweep_run_device(struct sweep_cmd *c);
 int sweep_run_emulated(struct sweep_cmd *c);
 
-#endif /* AP_CMD_SWEEP_H */
+#endif /* AP_CMD_SWEEPP_H */

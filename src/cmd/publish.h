@@ -14,8 +14,8 @@
  * and probe both write carry a "command" label, so that their files can
  * sit in one textfile directory without two series colliding.
  */
-#ifndef AP_FLEET_H
-#define AP_FLEET_H
+#ifndef AP_CMD_PUBLISH_H
+#define AP_CMD_PUBLISH_H
 
 #include <stdbool.h>
 
@@ -33,14 +33,14 @@ struct ap_verdict;
  * (0644 whatever the umask: node_exporter runs as another user). 0 or
  * AP_EXIT_USAGE with the error printed.
  */
-int ap_fleet_prom_open(const char *cmd, struct ap_outfile *of, const char *path);
+int ap_publish_prom_open(const char *cmd, struct ap_outfile *of, const char *path);
 
 /*
- * Render @p into @of (opened with ap_fleet_prom_open() before the run) and
+ * Render @p into @of (opened with ap_publish_prom_open() before the run) and
  * put it in place: 0, or AP_EXIT_FAILURE with the error printed. @of is
  * closed either way.
  */
-int ap_fleet_prom_commit(const char *cmd, struct ap_outfile *of, const struct ap_prom *p);
+int ap_publish_prom_commit(const char *cmd, struct ap_outfile *of, const struct ap_prom *p);
 
 /* ---- --record ---- */
 
@@ -49,10 +49,10 @@ int ap_fleet_prom_commit(const char *cmd, struct ap_outfile *of, const struct ap
  * default) is valid or absent and its directory takes files. 0 with its
  * path in @path, or AP_EXIT_USAGE (printed).
  */
-int ap_fleet_record_prepare(const char *cmd, const char *opt, const char **path);
+int ap_publish_record_prepare(const char *cmd, const char *opt, const char **path);
 
 /* The disk states a model to record the verdict for: 0 or AP_EXIT_USAGE (printed). */
-int ap_fleet_record_check_disk(const char *cmd, const char *dev,
+int ap_publish_record_check_disk(const char *cmd, const char *dev,
 			       const struct ap_disk_identity *id);
 
 /*
@@ -61,7 +61,7 @@ int ap_fleet_record_check_disk(const char *cmd, const char *dev,
  * is said on standard error unless @quiet; a conflict always. 0, or
  * AP_EXIT_FAILURE when the store could not be updated (printed).
  */
-int ap_fleet_record(const char *cmd, const char *path, const char *source, const char *dev,
+int ap_publish_record(const char *cmd, const char *path, const char *source, const char *dev,
 		    const struct ap_disk_identity *id, const struct ap_verdict *v, bool quiet);
 
 #endif

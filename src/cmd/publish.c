@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * --prometheus and --record for the commands (see fleet.h): one table of
+ * --prometheus and --record for the commands (see publish.h): one table of
  * metric families, the textfile written atomically, verdicts recorded per
  * drive model.
  */
-#include "cmd/fleet.h"
+#include "cmd/publish.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -20,7 +20,7 @@
 #include "fleet/vstore.h"
 #include "lib/exitcodes.h"
 
-int ap_fleet_prom_open(const char *cmd, struct ap_outfile *of, const char *path)
+int ap_publish_prom_open(const char *cmd, struct ap_outfile *of, const char *path)
 {
 	int rc = ap_cmd_open_output(cmd, of, path);
 
@@ -35,7 +35,7 @@ int ap_fleet_prom_open(const char *cmd, struct ap_outfile *of, const char *path)
 	return 0;
 }
 
-int ap_fleet_prom_commit(const char *cmd, struct ap_outfile *of, const struct ap_prom *p)
+int ap_publish_prom_commit(const char *cmd, struct ap_outfile *of, const struct ap_prom *p)
 {
 	struct ap_error e = { 0 };
 	char *text = ap_prom_render(p);
@@ -58,7 +58,7 @@ int ap_fleet_prom_commit(const char *cmd, struct ap_outfile *of, const struct ap
 /* ------------------------------------------------------------------ */
 /* --record */
 
-int ap_fleet_record_prepare(const char *cmd, const char *opt, const char **path)
+int ap_publish_record_prepare(const char *cmd, const char *opt, const char **path)
 {
 	struct ap_error e = { 0 };
 
@@ -70,25 +70,18 @@ int ap_fleet_record_prepare(const char *cmd, const char *opt, const char **path)
 	return ap_exit_for_errno(e.code) == AP_EXIT_REFUSED ? AP_EXIT_REFUSED : AP_EXIT_USAGE;
 }
 
-int ap_fleet_record_check_disk(const char *cmd, const char *dev,
-			       const struct ap_disk_identity *id)
+int ap_publish_record_check_disk(const char *cmd, const char *dev,
+				 const struct ap_disk_identity *id)
 {
-	if (id->model && *id->model)
+	struct ap_error e = { 0 };
+
+	if (ap_vstore_identity_check(id, &e) == 0)
 		return 0;
-	if (id->bridge)
-		ap_warnx(cmd, dev, "--record: the disk states no model: it is behind the bridge "
-			 "'%s', which passes no ATA IDENTIFY through (or it was not asked: that "
-			 "needs CAP_SYS_RAWIO), and the bridge's own model is not the drive's; "
-			 "attach the disk directly to record its verdict", id->bridge);
-	else
-		ap_warnx(cmd, dev, "--record: the disk states no model (vendor, model, firmware "
-			 "revision), so its verdict cannot stand for a model%s", id->loop ?
-			 "; a loop device's is stated with ALIGNPROBE_TEST_IDENTITY_<name> (see "
-			 "ENVIRONMENT in alignprobe(8))" : "");
+	ap_warnx(cmd, dev, "--record: %s", e.msg);
 	return AP_EXIT_USAGE;
 }
 
-int ap_fleet_record(const char *cmd, const char *path, const char *source, const char *dev,
+int ap_publish_record(const char *cmd, const char *path, const char *source, const char *dev,
 		    const struct ap_disk_identity *id, const struct ap_verdict *v, bool quiet)
 {
 	struct ap_vstore_record r;
@@ -97,24 +90,17 @@ int ap_fleet_record(const char *cmd, const char *path, const char *source, const
 	struct ap_error e = { 0 };
 	char host[256] = "", *name;
 
-	if (!v || !v->resolved || v->tentative) {
+	if (!ap_vstore_recordable(v)) {
 		if (!quiet)
 			ap_warnx(cmd, dev, "no verdict%s: nothing recorded in %s",
 				 v && v->resolved ? " (only a tentative one)" : "", path);
 		return 0;
 	}
-	ap_vstore_record_of(&r, id);
+	ap_vstore_record_of_verdict(&r, id, v);
 	if (gethostname(host, sizeof(host) - 1) == 0 && host[0])
 		r.host = host;
 	r.device = dev;
 	r.source = source;
-	r.logical_sector = v->logical_sector;
-	r.physical_sector = v->physical_sector;
-	r.lowest_aligned_lba = v->lowest_aligned_lba;
-	r.sensitive = v->sensitive;
-	r.absence_margin = v->sensitive ? 0 : v->absence_margin;
-	r.ruled_out_up_to = v->sensitive ? 0 : v->ruled_out_up_to;
-	r.confidence = v->confidence;
 	r.when = time(NULL);
 	if (ap_vstore_record(path, &r, &how, &e) != 0) {
 		ap_warnx(cmd, dev, "--record: %s", e.msg);

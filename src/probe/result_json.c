@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A probe's result as JSON and its samples as CSV (see prepare.h): what
+ * --json and --samples write per device; `verdicts merge` reads the JSON
+ * back (fleet/vresult.c).
+ */
+#include "probe/prepare.h"
+
+#include <inttypes.h>
+#include <json-c/json.h>
+
+#include "analysis/verdict_json.h"
+#include "device/identity.h"
+
+/* What the measurement's checks of its own assumptions measured, and the one that failed. */
+static struct json_object *checks_json(const struct ap_probe_result *r)
+{
+	static const char *const failed[] = {
+		[AP_PROBE_OK] = NULL,
+		[AP_PROBE_FLUSH_IGNORED] = "flush_ignored",
+		[AP_PROBE_LEAD_IN_BUFFERED] = "lead_in_buffered",
+		[AP_PROBE_RMW_BUFFERED] = "rmw_buffered",
+	};
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "rotating", json_object_new_boolean(r->rotating));
+	json_object_object_add(o, "seek_read_us", r->seek_read_ns ?
+			       json_object_new_double((double)r->seek_read_ns / 1e3) : NULL);
+	json_object_object_add(o, "write_us", r->write_ns ?
+			       json_object_new_double((double)r->write_ns / 1e3) : NULL);
+	json_object_object_add(o, "lead_ins", json_object_new_int64((int64_t)r->lead_ins));
+	json_object_object_add(o, "lead_ins_buffered",
+			       json_object_new_int64((int64_t)r->lead_in_hits));
+	json_object_object_add(o, "failed", failed[r->failed] ?
+			       json_object_new_string(failed[r->failed]) : NULL);
+	json_object_object_add(o, "cause", r->failed ? json_object_new_string(r->cause) : NULL);
+	return o;
+}
+
+static struct json_object *sizes_json(const struct ap_probe_result *r)
+{
+	struct json_object *sizes = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < r->nsizes; i++) {
+		const struct ap_probe_size *sz = &r->sizes[i];
+		struct json_object *so = json_object_new_object();
+
+		json_object_object_add(so, "size", json_object_new_int64((int64_t)sz->size));
+		json_object_object_add(so, "offsets", json_object_new_int64(sz->noffsets));
+		json_object_object_add(so, "rounds", json_object_new_int64(sz->rounds));
+		json_object_object_add(so, "n", json_object_new_int64((int64_t)sz->n));
+		json_object_object_add(so, "clear", json_object_new_boolean(sz->clear));
+		json_object_object_add(so, "deciding", json_object_new_boolean((int)i == r->decided));
+		json_object_object_add(so, "confirming",
+				       json_object_new_boolean((int)i == r->confirmed));
+		json_object_object_add(so, "seconds", json_object_new_double(
+			(double)(sz->t_end_ns - sz->t_start_ns) / 1e9));
+		json_object_object_add(so, "verdict", sz->analysed ?
+				       ap_verdict_to_json(&sz->verdict) : NULL);
+		json_object_array_add(sizes, so);
+	}
+	return sizes;
+}
+
+static struct json_object *preserve_json(const struct ap_probe_dev *d)
+{
+	struct json_object *p = json_object_new_object();
+
+	json_object_object_add(p, "journal", d->journal ? json_object_new_string(d->journal) : NULL);
+	json_object_object_add(p, "records", json_object_new_int64((int64_t)d->restore.records));
+	json_object_object_add(p, "rewritten", json_object_new_int64((int64_t)d->restore.restored));
+	json_object_object_add(p, "verified", json_object_new_boolean(d->restored));
+	json_object_object_add(p, "journal_kept", json_object_new_boolean(d->journal_kept));
+	return p;
+}
+
+double ap_probe_result_seconds(const struct ap_probe_result *r)
+{
+	return r->end_ns > r->start_ns ? (double)(r->end_ns - r->start_ns) / 1e9 : 0;
+}
+
+struct json_object *ap_probe_result_to_json(const char *dev, bool emulated,
+					    const struct ap_probe_dev *d,
+					    const struct ap_probe_result *r,
+					    struct json_object *next_steps,
+					    struct json_object *results, const char *error)
+{
+	struct json_object *o = json_object_new_object();
+	const char *mode = r->mode == AP_PROBE_PRESERVE ? "preserve" :
+			   r->mode == AP_PROBE_READONLY ? "read-only" : "destructive";
+
+	json_object_object_add(o, "device", json_object_new_string(dev));
+	json_object_object_add(o, "verdict", ap_verdict_to_json(&r->verdict));
+	json_object_object_add(o, "clear", json_object_new_boolean(r->clear));
+	json_object_object_add(o, "unclear_reason", r->clear || !r->unclear[0] ? NULL :
+			       json_object_new_string(r->unclear));
+	json_object_object_add(o, "mode", json_object_new_string(mode));
+	json_object_object_add(o, "emulated", json_object_new_boolean(emulated));
+	json_object_object_add(o, "identity", ap_identity_to_json(&d->id));
+	json_object_object_add(o, "next_steps", next_steps);
+	json_object_object_add(o, "results", results);
+	json_object_object_add(o, "sizes", sizes_json(r));
+	json_object_object_add(o, "operations", json_object_new_int64((int64_t)r->nsamples));
+	/* monotonic clock: comparable between the devices of one call */
+	json_object_object_add(o, "start_ns", json_object_new_int64((int64_t)r->start_ns));
+	json_object_object_add(o, "end_ns", json_object_new_int64((int64_t)r->end_ns));
+	json_object_object_add(o, "seconds", json_object_new_double(ap_probe_result_seconds(r)));
+	json_object_object_add(o, "interrupted", json_object_new_boolean(r->interrupted != 0));
+	json_object_object_add(o, "budget_exhausted", json_object_new_boolean(r->budget_out));
+	json_object_object_add(o, "region_start", json_object_new_int64((int64_t)r->plan.region_start));
+	json_object_object_add(o, "region_size", json_object_new_int64((int64_t)r->plan.region_size));
+	json_object_object_add(o, "slots", json_object_new_int64(r->plan.slots));
+	json_object_object_add(o, "checks", checks_json(r));
+	if (r->mode == AP_PROBE_PRESERVE)
+		json_object_object_add(o, "preserve", preserve_json(d));
+	if (error)
+		json_object_object_add(o, "error", json_object_new_string(error));
+	return o;
+}
+
+void ap_probe_samples_csv(FILE *f, const char *dev, const struct ap_probe_result *r)
+{
+	size_t k;
+
+	for (k = 0; k < r->nsamples; k++) {
+		const struct ap_probe_sample *s = &r->samples[k];
+
+		fprintf(f, "%s,%" PRIu64 ",%u,%u,%u,%" PRIu64 "\n", dev, s->size, s->offset,
+			s->round, s->slot, s->ns);
+	}
+}
