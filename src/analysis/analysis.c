@@ -578,6 +578,33 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 	return 0;
 }
 
+unsigned ap_analysis_absence_weak(const struct ap_obs *obs, size_t n,
+				  const struct ap_analysis_params *p, bool *weak)
+{
+	struct ctx c = { .p = p, .n = n };
+	double *fast, *slow;
+	unsigned nweak;
+	size_t i, nrounds;
+
+	if (!obs || !n || !p || !p->max_period || !weak)
+		return 0;
+	for (i = 0; i < p->max_period; i++)
+		weak[i] = false;
+	/* the observations as ap_analysis_run() tests them */
+	nrounds = ctx_init(&c, obs);
+	if (nrounds >= 2)
+		correct_drift(&c, nrounds);
+	correct_bursts(&c);
+	fast = ap_xmalloc(n * sizeof(*fast));
+	slow = ap_xmalloc(n * sizeof(*slow));
+	nweak = ap_fit_absence_weak(&c, ap_analysis_absence_margin(p), eq_alpha(p), fast, slow,
+				    weak);
+	free(fast);
+	free(slow);
+	ctx_free(&c);
+	return nweak;
+}
+
 void ap_verdict_free(struct ap_verdict *v)
 {
 	if (!v)

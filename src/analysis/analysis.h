@@ -133,6 +133,14 @@ double ap_verdict_min_median(const struct ap_verdict *v);
 /* Deep copy (fast_starts, stats, note): @dst is overwritten. */
 void ap_verdict_copy(struct ap_verdict *dst, const struct ap_verdict *src);
 
+/*
+ * Where "no effect" lacks observations: @weak (p->max_period entries) marks
+ * each residue modulo max_period in a candidate whose equivalence test (the
+ * one of ap_analysis_run(), at the absence margin) has not reached the
+ * early stop's level. The number marked (0 also on bad input).
+ */
+unsigned ap_analysis_absence_weak(const struct ap_obs *obs, size_t n,
+				  const struct ap_analysis_params *p, bool *weak);
 /* True when more observations cannot change the verdict (early stop). */
 bool ap_analysis_is_clear(const struct ap_verdict *v, const struct ap_analysis_params *p);
 /* Which early-stop condition a verdict misses, in words; NULL when clear. */

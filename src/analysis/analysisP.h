@@ -114,6 +114,8 @@ double ap_fit_cross_validated_p(const struct ctx *c, double *slowdown);
 bool ap_fit_model_misfit(const struct ctx *c, const bool *fastoff, double alpha);
 double ap_fit_absence_confidence(const struct ctx *c, double margin, double *fast,
 				 double *slow);
+unsigned ap_fit_absence_weak(const struct ctx *c, double margin, double level, double *fast,
+			     double *slow, bool *weak);
 long ap_fit_missing_residue(const struct ctx *c);
 bool ap_fit_identifiable(const struct ctx *c, const struct choice *ch);
 

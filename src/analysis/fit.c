@@ -454,21 +454,19 @@ bool ap_fit_model_misfit(const struct ctx *c, const bool *fastoff, double alpha)
 }
 
 /*
- * Confidence that there is no unit with a slowdown of @margin or more
- * among the candidates the measured offsets can test (every phase with a
- * measured member and a measured non-member, single members included): 1 -
- * the largest equivalence-test p-value over them. Phases without a measured
- * member are not covered: see ap_fit_missing_residue().
+ * The equivalence tests at @margin (see ap_fit_absence_confidence()): the
+ * largest p over them; with @weak, also each residue modulo max_period
+ * marked whose own candidate or any coarser one containing it has p > @level.
  */
-double ap_fit_absence_confidence(const struct ctx *c, double margin, double *fast,
-				 double *slow)
+static double absence_worst(const struct ctx *c, double margin, double *fast, double *slow,
+			    double level, bool *weak)
 {
+	unsigned P, R = c->p->max_period;
 	double worst = 0;
-	unsigned P;
 	size_t i;
 
-	for (P = 2; P >= 2 && P <= c->p->max_period; P *= 2) {
-		unsigned ph;
+	for (P = 2; P >= 2 && P <= R; P *= 2) {
+		unsigned ph, res;
 
 		for (ph = 0; ph < P; ph++) {
 			size_t nf = 0, ns = 0, fo = 0;
@@ -489,11 +487,43 @@ double ap_fit_absence_confidence(const struct ctx *c, double margin, double *fas
 			pv = ap_stats_mann_whitney_p(slow, ns, fast, nf);
 			if (pv > worst)
 				worst = pv;
-			if (worst >= 1)
-				return 0;
+			if (weak && pv > level)
+				for (res = ph; res < R; res += P)
+					weak[res] = true;
+			if (worst >= 1 && !weak)
+				return 1;
 		}
 	}
-	return 1 - worst;
+	return worst;
+}
+
+/*
+ * Confidence that there is no unit with a slowdown of @margin or more
+ * among the candidates the measured offsets can test (every phase with a
+ * measured member and a measured non-member, single members included): 1 -
+ * the largest equivalence-test p-value over them. Phases without a measured
+ * member are not covered: see ap_fit_missing_residue().
+ */
+double ap_fit_absence_confidence(const struct ctx *c, double margin, double *fast,
+				 double *slow)
+{
+	return 1 - absence_worst(c, margin, fast, slow, 1, NULL);
+}
+
+/*
+ * The residues modulo max_period (@weak, max_period entries, set true) in
+ * a candidate whose equivalence test at @margin has p > @level: where more
+ * observations can bring "no effect" to that level. Their number.
+ */
+unsigned ap_fit_absence_weak(const struct ctx *c, double margin, double level, double *fast,
+			     double *slow, bool *weak)
+{
+	unsigned i, nweak = 0;
+
+	absence_worst(c, margin, fast, slow, level, weak);
+	for (i = 0; i < c->p->max_period; i++)
+		nweak += weak[i];
+	return nweak;
 }
 
 /* The smallest residue modulo max_period that no measured offset has, or -1. */

@@ -84,21 +84,12 @@ double ap_probe_size_quantile(const struct ap_probe_result *r, size_t idx, doubl
 	return x;
 }
 
-int ap_probe_analyse_size(struct ap_probe_result *r, size_t idx, const struct ap_probe_opts *o)
+/* The observations of size @sz for the analysis. Caller frees. */
+static struct ap_obs *size_obs(const struct ap_probe_result *r, const struct ap_probe_size *sz)
 {
-	struct ap_probe_size *sz = &r->sizes[idx];
-	struct ap_analysis_params p;
-	struct ap_obs *obs;
+	struct ap_obs *obs = ap_xmalloc(sz->n * sizeof(*obs));
 	size_t i;
-	int rc;
 
-	ap_verdict_free(&sz->verdict);
-	sz->analysed = false;
-	sz->clear = false;
-	if (!sz->n)
-		return -EINVAL;
-	ap_probe_size_params(r, o, sz, &p);
-	obs = ap_xmalloc(sz->n * sizeof(*obs));
 	for (i = 0; i < sz->n; i++) {
 		const struct ap_probe_sample *s = &r->samples[sz->first + i];
 
@@ -107,6 +98,40 @@ int ap_probe_analyse_size(struct ap_probe_result *r, size_t idx, const struct ap
 					  s->offset, .round = s->round,
 					  .cost = (double)s->ns, .seq = sz->first + i + 1 };
 	}
+	return obs;
+}
+
+unsigned ap_probe_weak_phases(const struct ap_probe_result *r, size_t idx,
+			      const struct ap_probe_opts *o, bool *weak)
+{
+	const struct ap_probe_size *sz = &r->sizes[idx];
+	struct ap_analysis_params p;
+	struct ap_obs *obs;
+	unsigned nweak;
+
+	if (!sz->n)
+		return 0;
+	ap_probe_size_params(r, o, sz, &p);
+	obs = size_obs(r, sz);
+	nweak = ap_analysis_absence_weak(obs, sz->n, &p, weak);
+	free(obs);
+	return nweak;
+}
+
+int ap_probe_analyse_size(struct ap_probe_result *r, size_t idx, const struct ap_probe_opts *o)
+{
+	struct ap_probe_size *sz = &r->sizes[idx];
+	struct ap_analysis_params p;
+	struct ap_obs *obs;
+	int rc;
+
+	ap_verdict_free(&sz->verdict);
+	sz->analysed = false;
+	sz->clear = false;
+	if (!sz->n)
+		return -EINVAL;
+	ap_probe_size_params(r, o, sz, &p);
+	obs = size_obs(r, sz);
 	rc = ap_analysis_run(obs, sz->n, &p, &sz->verdict);
 	free(obs);
 	if (rc)

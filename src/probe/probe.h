@@ -226,6 +226,8 @@ struct ap_probe_size {
 	uint64_t size;
 	unsigned noffsets;
 	unsigned rounds;		/* complete rounds */
+	unsigned targeted;		/* the phase screen: its targeted rounds (of the
+					   phases "no effect" lacked, design.md 3.5) */
 	bool phases;			/* the phase screen: one offset per phase of the
 					   largest size (see ap_probe_measure()) */
 	bool halves_differ;		/* the phase screen: its two halves differ (a
@@ -300,6 +302,13 @@ double ap_probe_size_quantile(const struct ap_probe_result *r, size_t idx, doubl
 
 /* Analyse one size's samples (called by ap_probe_measure). */
 int ap_probe_analyse_size(struct ap_probe_result *r, size_t idx, const struct ap_probe_opts *o);
+/*
+ * The phases of size @idx (of the phase screen: @weak, noffsets entries)
+ * whose "no effect" test has not reached the early stop's level yet
+ * (ap_analysis_absence_weak()); their number.
+ */
+unsigned ap_probe_weak_phases(const struct ap_probe_result *r, size_t idx,
+			      const struct ap_probe_opts *o, bool *weak);
 
 /*
  * The size a report shows by default: the one that decided, else the

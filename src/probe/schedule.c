@@ -8,6 +8,7 @@
 #include "probe/probe.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,6 +324,117 @@ static unsigned screen_rounds(const struct sched *x)
 }
 
 /*
+ * One round of size @sz: each of @list's @n offsets once (shuffled), the
+ * round's samples numbered @round. True when it completed.
+ */
+static bool one_round(struct sched *x, struct ap_probe_size *sz, uint32_t *list, unsigned n,
+		      unsigned round)
+{
+	struct ap_probe_result *r = x->r;
+	const struct ap_probe_opts *o = x->o;
+	unsigned k;
+
+	r->live_round = round;
+	ap_rng_shuffle(&x->rng, list, n, sizeof(*list));
+	if (x->lead && !x->spread)
+		x->round_slot = next_slot(&x->rng, x->slots, x->plan->slots, &x->cursor);
+	for (k = 0; k < n; k++) {
+		struct ap_probe_sample s = { .size = sz->size, .offset = list[k], .round = round };
+		int sig = ap_cancelled(&o->cancel);
+
+		if (sz->phases)	/* the phase in either half (halves_differ()) */
+			s.offset += sz->noffsets * ((round + list[k]) % 2);
+		if (sig) {
+			r->interrupted = sig;
+			x->stop = true;
+			return false;
+		}
+		if (o->deadline_ns && ap_now_ns() >= o->deadline_ns) {
+			r->budget_out = true;
+			x->stop = true;
+			return false;
+		}
+		x->rc = one_op(x, &s);
+		if (x->rc) {
+			x->stop = true;
+			return false;
+		}
+		sz->n++;
+		r->live_ops++;
+	}
+	return true;
+}
+
+/* Analyse size @idx (the screen's margin first): clear, by its own rule? */
+static bool analyse(struct sched *x, size_t idx, bool confirming)
+{
+	struct ap_probe_size *sz = &x->r->sizes[idx];
+
+	if (sz->phases)
+		sz->margin = phase_screen_margin(x->r, idx, x->o);
+	ap_probe_analyse_size(x->r, idx, x->o);
+	/* a size confirming another stops early only when it shows the unit
+	 * too: "no effect of min-slowdown or more" does not contradict a
+	 * smaller one */
+	return sz->clear && (!confirming || (sz->verdict.sensitive && sz->verdict.resolved));
+}
+
+/*
+ * The phase screen's targeted rounds (design.md 3.5), on a rotating disk
+ * (x->spread: each write costs a seek and a lead-in, an analysis less):
+ * while its verdict shows no effect and lacks only some phases' "no
+ * effect" tests (at most a quarter of them), rounds of just those phases,
+ * each write in its own next slot as ever, until each has a quarter more
+ * writes (analysis_due()'s looks, per phase), then the analysis of all the
+ * data again. True when that made the size clear. *@round numbers the
+ * rounds; @budget: the size's writes at most.
+ */
+static bool targeted_rounds(struct sched *x, size_t idx, unsigned *round, uint64_t budget)
+{
+	struct ap_probe_size *sz = &x->r->sizes[idx];
+	bool *weak = ap_xmalloc(sz->noffsets * sizeof(*weak)), clear = false;
+	uint32_t *list = ap_xmalloc(sz->noffsets * sizeof(*list));
+	unsigned *cnt = ap_xmalloc(sz->noffsets * sizeof(*cnt));
+	unsigned k, n, least, goal;
+	size_t i;
+
+	while (x->spread && !x->stop && !sz->verdict.sensitive && !sz->halves_differ &&
+	       sz->verdict.min_n >= x->o->min_rounds) {
+		n = ap_probe_weak_phases(x->r, idx, x->o, weak);
+		if (!n || n > sz->noffsets / 4)
+			break;
+		memset(cnt, 0, sz->noffsets * sizeof(*cnt));
+		for (i = 0; i < sz->n; i++)
+			cnt[x->r->samples[sz->first + i].offset % sz->noffsets]++;
+		for (least = UINT_MAX, k = 0; k < sz->noffsets; k++)
+			if (weak[k] && cnt[k] < least)
+				least = cnt[k];
+		goal = least + (least + 3) / 4;
+		for (;;) {
+			for (n = 0, k = 0; k < sz->noffsets; k++)
+				if (weak[k] && cnt[k] < goal)
+					list[n++] = k;
+			if (!n || sz->n + n > budget || !one_round(x, sz, list, n, (*round)++))
+				break;
+			for (k = 0; k < n; k++)
+				cnt[list[k]]++;
+			sz->targeted++;
+			if (assumptions_fail(x))
+				x->stop = true;
+		}
+		if (n || x->stop)
+			break;	/* the budget, or stopped */
+		clear = analyse(x, idx, false);
+		if (clear)
+			break;
+	}
+	free(weak);
+	free(list);
+	free(cnt);
+	return clear;
+}
+
+/*
  * Measure one size (its rounds, interleaved offsets, analysis and early
  * stop) into a new entry of r->sizes: its index. @noffsets offsets
  * 0..noffsets-1; @confirming: it confirms a unit a smaller size showed.
@@ -334,8 +446,8 @@ static size_t measure_size(struct sched *x, uint64_t size, unsigned noffsets, bo
 	const struct ap_probe_opts *o = x->o;
 	struct ap_probe_size *sz = &r->sizes[r->nsizes++];
 	size_t idx = r->nsizes - 1;
-	unsigned k, round, next = o->min_rounds, max_rounds = phases ? screen_rounds(x) :
-							      o->max_rounds;
+	unsigned k, round = 0, next = o->min_rounds, max_rounds = phases ? screen_rounds(x) :
+								  o->max_rounds;
 
 	memset(sz, 0, sizeof(*sz));
 	sz->size = size;
@@ -348,38 +460,10 @@ static size_t measure_size(struct sched *x, uint64_t size, unsigned noffsets, bo
 	for (k = 0; k < sz->noffsets; k++)
 		x->order[k] = k;
 
-	for (round = 0; round < max_rounds && !x->stop; round++) {
-		r->live_round = round;
-		ap_rng_shuffle(&x->rng, x->order, sz->noffsets, sizeof(*x->order));
-		if (x->lead && !x->spread)
-			x->round_slot = next_slot(&x->rng, x->slots, x->plan->slots, &x->cursor);
-		for (k = 0; k < sz->noffsets; k++) {
-			struct ap_probe_sample s = { .size = sz->size, .offset = x->order[k],
-						     .round = round };
-
-			if (phases)	/* the phase in either half (halves_differ()) */
-				s.offset += sz->noffsets * ((round + x->order[k]) % 2);
-			int sig = ap_cancelled(&o->cancel);
-
-			if (sig) {
-				r->interrupted = sig;
-				x->stop = true;
-				break;
-			}
-			if (o->deadline_ns && ap_now_ns() >= o->deadline_ns) {
-				r->budget_out = true;
-				x->stop = true;
-				break;
-			}
-			x->rc = one_op(x, &s);
-			if (x->rc) {
-				x->stop = true;
-				break;
-			}
-			sz->n++;
-			r->live_ops++;
-		}
-		if (k == sz->noffsets)
+	/* max_rounds full rounds' writes at most, targeted ones included */
+	while (sz->rounds < max_rounds && sz->n + noffsets <= (uint64_t)max_rounds * noffsets &&
+	       !x->stop) {
+		if (one_round(x, sz, x->order, sz->noffsets, round++))
 			sz->rounds++;
 		if (!x->stop && assumptions_fail(x))
 			x->stop = true;
@@ -388,23 +472,16 @@ static size_t measure_size(struct sched *x, uint64_t size, unsigned noffsets, bo
 			return idx;	/* the cost grows with the size: not worth it */
 		}
 		if (!x->stop && analysis_due(sz->rounds, o->min_rounds, &next)) {
-			if (phases)
-				sz->margin = phase_screen_margin(r, idx, o);
-			ap_probe_analyse_size(r, idx, o);
-			/* a size confirming another stops early only when it
-			 * shows the unit too: "no effect of min-slowdown or
-			 * more" does not contradict a smaller one */
-			if (sz->clear && (!confirming || (sz->verdict.sensitive &&
-							  sz->verdict.resolved)))
+			if (analyse(x, idx, confirming))
+				break;
+			if (phases && targeted_rounds(x, idx, &round,
+						      (uint64_t)max_rounds * sz->noffsets))
 				break;
 		}
 	}
 	sz->t_end_ns = ap_now_ns();
-	if (sz->n) {
-		if (phases)
-			sz->margin = phase_screen_margin(r, idx, o);
-		ap_probe_analyse_size(r, idx, o);
-	}
+	if (sz->n)
+		analyse(x, idx, confirming);
 	return idx;
 }
 
