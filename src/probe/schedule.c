@@ -383,7 +383,7 @@ static bool analyse(struct sched *x, size_t idx, bool confirming)
  * The phase screen's targeted rounds (design.md 3.5), on a rotating disk
  * (x->spread: each write costs a seek and a lead-in, an analysis less):
  * while its verdict shows no effect and lacks only some phases' "no
- * effect" tests (at most a quarter of them), rounds of just those phases,
+ * effect" tests (at most half of them), rounds of just those phases,
  * each write in its own next slot as ever, until each has a quarter more
  * writes (analysis_due()'s looks, per phase), then the analysis of all the
  * data again. True when that made the size clear. *@round numbers the
@@ -401,7 +401,7 @@ static bool targeted_rounds(struct sched *x, size_t idx, unsigned *round, uint64
 	while (x->spread && !x->stop && !sz->verdict.sensitive && !sz->halves_differ &&
 	       sz->verdict.min_n >= x->o->min_rounds) {
 		n = ap_probe_weak_phases(x->r, idx, x->o, weak);
-		if (!n || n > sz->noffsets / 4)
+		if (!n || n > sz->noffsets / 2)
 			break;
 		memset(cnt, 0, sz->noffsets * sizeof(*cnt));
 		for (i = 0; i < sz->n; i++)
