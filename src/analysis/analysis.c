@@ -490,6 +490,20 @@ static void test_absence(struct ap_verdict *v, const struct ctx *c, const struct
 	}
 }
 
+/*
+ * The observations as every test sees them: @c filled from @obs, the
+ * drift between rounds corrected (its factor in @drift, 1 without two
+ * rounds) and the bursts; the number of rounds.
+ */
+static size_t ctx_corrected(struct ctx *c, const struct ap_obs *obs, double *drift)
+{
+	size_t nrounds = ctx_init(c, obs);
+
+	*drift = nrounds >= 2 ? correct_drift(c, nrounds) : 1;
+	correct_bursts(c);
+	return nrounds;
+}
+
 /* The verdict from what the tests found. */
 static void decide(struct ap_verdict *v, const struct ctx *c, const struct findings *f)
 {
@@ -553,10 +567,7 @@ int ap_analysis_run(const struct ap_obs *obs, size_t n,
 	v->absence_margin = ap_analysis_absence_margin(p);
 	v->equivalence_p = NAN;
 
-	f.nrounds = ctx_init(&c, obs);
-	if (f.nrounds >= 2)
-		v->drift = correct_drift(&c, f.nrounds);
-	correct_bursts(&c);
+	f.nrounds = ctx_corrected(&c, obs, &v->drift);
 	offset_stats(&c, v);
 
 	f.candfast = ap_xcalloc(c.k, sizeof(*f.candfast));
@@ -582,19 +593,16 @@ unsigned ap_analysis_absence_weak(const struct ap_obs *obs, size_t n,
 				  const struct ap_analysis_params *p, bool *weak)
 {
 	struct ctx c = { .p = p, .n = n };
-	double *fast, *slow;
+	double *fast, *slow, drift;
 	unsigned nweak;
-	size_t i, nrounds;
+	size_t i;
 
 	if (!obs || !n || !p || !p->max_period || !weak)
 		return 0;
 	for (i = 0; i < p->max_period; i++)
 		weak[i] = false;
 	/* the observations as ap_analysis_run() tests them */
-	nrounds = ctx_init(&c, obs);
-	if (nrounds >= 2)
-		correct_drift(&c, nrounds);
-	correct_bursts(&c);
+	ctx_corrected(&c, obs, &drift);
 	fast = ap_xmalloc(n * sizeof(*fast));
 	slow = ap_xmalloc(n * sizeof(*slow));
 	nweak = ap_fit_absence_weak(&c, ap_analysis_absence_margin(p), eq_alpha(p), fast, slow,
