@@ -212,6 +212,52 @@ static uint64_t window_start(const struct ap_probe_plan *p, uint32_t w)
 	return p->fw_start + (uint64_t)w * p->fw_pitch;
 }
 
+static size_t kind_ns(const struct ap_probe_first *f, enum ap_fw_kind kind, double **out);
+
+/* Between the first writes' and the rewrites' medians (geometric): a write above it paid. */
+static double fw_threshold(const struct ap_probe_first *f)
+{
+	double *a, *b, t = 0;
+	size_t na = kind_ns(f, AP_FW_FIRST, &a), nb = kind_ns(f, AP_FW_REWRITE, &b);
+
+	if (na && nb)
+		t = sqrt(ap_stats_median(a, na) * ap_stats_median(b, nb));
+	free(a);
+	free(b);
+	return t;
+}
+
+/*
+ * The logical-sector writes' threshold: between their rewrites' median and
+ * the 90th percentile of the first writes (a unit of 2 sectors or more has
+ * one paying write in 8 or more: above it), 0 when those differ by less
+ * than @margin (nothing paid).
+ */
+static double fine_threshold(const struct ap_probe_first *f, double margin)
+{
+	double *a, *b, hi = 0, lo = 0;
+	size_t na = kind_ns(f, AP_FW_FINE, &a), nb = kind_ns(f, AP_FW_FINE_REWRITE, &b);
+
+	if (na && nb) {
+		hi = ap_stats_quantile(a, na, 0.9);
+		lo = ap_stats_median(b, nb);
+	}
+	free(a);
+	free(b);
+	return lo > 0 && hi >= margin * lo ? sqrt(hi * lo) : 0;
+}
+
+/* Did most of the @kind writes pay, above @thr (128 of them at least)? */
+static bool all_slow(const struct ap_probe_first *f, enum ap_fw_kind kind, double thr)
+{
+	double *v, m;
+	size_t n = kind_ns(f, kind, &v);
+
+	m = n >= 128 ? ap_stats_median(v, n) : 0;
+	free(v);
+	return n && thr > 0 && m > thr;
+}
+
 /*
  * A batch of first writes at the next windows' starts, then rewrites of
  * them (AP_FW_REWRITES each) in a shuffled order. 0, 1 when stopped, or
@@ -278,11 +324,43 @@ static int scan(struct fw *x)
 				ap_probe_first_analyse(x->r, x->o);
 				if (f->unit)
 					return 0;	/* found: refine() places it */
+				if (all_slow(f, AP_FW_SCAN, fw_threshold(f))) {
+					f->fine = true;	/* a unit of at most G: fine() */
+					return 0;
+				}
 			}
 		}
 		ap_probe_first_analyse(x->r, x->o);
 		if (f->unit)
 			return 0;
+	}
+	return 0;
+}
+
+/*
+ * A unit of at most G: logical-sector writes in order from where each
+ * window's scan got to (the unit before is written), 4 G in each of up to
+ * 6 windows: two whole periods of any unit up to G, 6 times over.
+ */
+static int fine(struct fw *x)
+{
+	const struct ap_probe_plan *p = x->plan;
+	struct ap_probe_first *f = &x->r->fw;
+	uint64_t l = p->logical_sector, g = p->fw_granule, e, off;
+	uint32_t w;
+	int rc;
+
+	for (w = 0; w < f->windows && w < 6; w++) {
+		e = scan_end(f, p, w);
+		if (e + 4 * g > window_start(p, w) + p->fw_len)
+			continue;
+		for (off = e; off < e + 4 * g; off += l)
+			if ((rc = fw_write(x, w, off, l, AP_FW_FINE, false)))
+				return rc;
+		/* their own level when nothing is paid: rewrites of some */
+		for (off = e; off < e + 4 * g; off += 4 * g / 8)
+			if ((rc = fw_write(x, w, off, l, AP_FW_FINE_REWRITE, false)))
+				return rc;
 	}
 	return 0;
 }
@@ -384,17 +462,17 @@ static void analyse_compare(struct ap_probe_first *f, const struct ap_probe_plan
  * (9 in 10), at most 2 in 100 of the others slow, and a rank test of
  * boundary against other writes at @alpha over the candidates tried.
  */
-static bool fit_unit(struct ap_probe_first *f, const struct ap_probe_plan *p, double thr,
-		     double alpha)
+static bool fit_unit(struct ap_probe_first *f, enum ap_fw_kind kind, uint64_t g, uint64_t umax,
+		     double thr, double alpha)
 {
-	uint64_t g = p->fw_granule, mmax = p->fw_unit_max / g, m, k;
+	uint64_t mmax = umax / g, m, k;
 	size_t i, j, nslow = 0, nscan = 0, *hist = ap_xcalloc(mmax, sizeof(*hist));
 	uint64_t *slow = ap_xmalloc(f->n * sizeof(*slow));
 	double *bv = ap_xmalloc(f->n * sizeof(*bv)), *nv = ap_xmalloc(f->n * sizeof(*nv));
 	bool found = false;
 
 	for (i = 0; i < f->n; i++) {
-		if (f->s[i].kind != AP_FW_SCAN)
+		if (f->s[i].kind != kind)
 			continue;
 		nscan++;
 		if ((double)f->s[i].ns > thr)
@@ -418,7 +496,7 @@ static bool fit_unit(struct ap_probe_first *f, const struct ap_probe_plan *p, do
 			const struct ap_fw_sample *s = &f->s[i];
 			bool is_slow = (double)s->ns > thr;
 
-			if (s->kind != AP_FW_SCAN)
+			if (s->kind != kind)
 				continue;
 			k = s->off / g;
 			if (k % m != rho) {
@@ -488,10 +566,9 @@ void ap_probe_first_analyse(struct ap_probe_result *r, const struct ap_probe_opt
 {
 	struct ap_probe_first *f = &r->fw;
 	const struct ap_probe_plan *p = &r->plan;
-	double alpha = o->alpha > 0 ? o->alpha : 0.001, thr, *a, *b;
+	double alpha = o->alpha > 0 ? o->alpha : 0.001, thr;
 	double margin = o->absence_margin > 0 ? o->absence_margin : AP_PROBE_ABSENCE_MARGIN;
 	uint64_t lba = 0;
-	size_t na, nb;
 	char b1[32], b2[32];
 
 	f->resolved = false;
@@ -500,18 +577,35 @@ void ap_probe_first_analyse(struct ap_probe_result *r, const struct ap_probe_opt
 	analyse_compare(f, p, alpha, margin, AP_FW_MARGIN > margin ? AP_FW_MARGIN : margin);
 	if (!f->effect)
 		return;
-	na = kind_ns(f, AP_FW_FIRST, &a);
-	nb = kind_ns(f, AP_FW_REWRITE, &b);
-	thr = sqrt(ap_stats_median(a, na) * ap_stats_median(b, nb));
-	free(a);
-	free(b);
+	thr = fw_threshold(f);
+	f->per_write = false;
+	if (f->fine && p->fw_granule == p->logical_sector) {
+		f->per_write = true;	/* every sector pays: no unit to align to */
+		return;
+	}
+	if (f->fine) {
+		/* a unit of at most G, from the logical-sector writes */
+		thr = fine_threshold(f, margin);
+		if (thr > 0 && fit_unit(f, AP_FW_FINE, p->logical_sector, p->fw_granule, thr,
+					alpha)) {
+			f->lba = f->cell / p->logical_sector;
+			f->resolved = true;
+		} else if (all_slow(f, AP_FW_FINE, thr)) {
+			f->per_write = true;	/* every sector pays: no unit to align to */
+		} else {
+			snprintf(f->why, sizeof(f->why), "first writes cost %.1fx rewrites at "
+				 "every 4 KiB, but logical-sector writes show no allocation unit "
+				 "up to 4 KiB", f->ratio);
+		}
+		return;
+	}
 	if (!p->fw_unit_max) {
 		snprintf(f->why, sizeof(f->why), "first writes cost %.1fx rewrites, and --max-size "
 			 "%s leaves no allocation unit to look for", f->ratio,
 			 ap_size_exact(p->max_unit, b1, sizeof(b1)));
 		return;
 	}
-	if (!fit_unit(f, p, thr, alpha)) {
+	if (!fit_unit(f, AP_FW_SCAN, p->fw_granule, p->fw_unit_max, thr, alpha)) {
 		f->unit = 0;
 		snprintf(f->why, sizeof(f->why), "first writes cost %.1fx rewrites, but %s written "
 			 "in order through never-written space show no allocation unit up to %s",
@@ -558,7 +652,11 @@ int ap_probe_first_writes(const struct ap_probe_io *io, const struct ap_probe_op
 	} while (!f->effect && !f->absent && f->windows < plan->fw_windows);
 	if (f->effect && plan->fw_unit_max)
 		rc = scan(&x);
-	if (!rc && f->unit && plan->fw_granule > plan->logical_sector) {
+	if (!rc && f->fine && plan->fw_granule > plan->logical_sector) {
+		rc = fine(&x);
+		if (!rc)
+			ap_probe_first_analyse(r, o);
+	} else if (!rc && f->unit && plan->fw_granule > plan->logical_sector) {
 		rc = refine(&x, f->cell);
 		if (!rc)
 			ap_probe_first_analyse(r, o);
@@ -610,6 +708,13 @@ static bool first_words(const struct ap_probe_result *r, char *b, size_t n)
 			 f->unit_ratio, f->ratio);
 		return true;
 	}
+	if (f->per_write) {
+		snprintf(b, n, "first writes: every logical sector written for the first time "
+			 "costs %.1fx a rewrite, wherever it is: no allocation unit larger than "
+			 "%u bytes (up to %s)", f->ratio, p->logical_sector,
+			 ap_size_exact(p->fw_claim_max, b1, sizeof(b1)));
+		return true;
+	}
 	if (f->absent) {
 		snprintf(b, n, "first writes: no effect of %.2fx or more (units up to %s; %u first "
 			 "writes into never-written places against their rewrites: %.2fx)",
@@ -656,7 +761,7 @@ void ap_probe_first_decide(struct ap_probe_result *r, const struct ap_probe_opts
 		return;
 	}
 	settled = first_words(r, words, sizeof(words));
-	if (claim && f->measured && f->absent) {
+	if (claim && f->measured && (f->absent || f->per_write)) {
 		v->ruled_first_writes = true;
 		v->ruled_up_to = r->plan.fw_claim_max;
 	}

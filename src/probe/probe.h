@@ -271,6 +271,8 @@ enum ap_fw_kind {
 	AP_FW_REWRITE,		/* the same place again */
 	AP_FW_SCAN,		/* sequential first writes through a window */
 	AP_FW_REFINE,		/* logical sectors across a unit's boundary */
+	AP_FW_FINE,		/* sequential logical sectors: a unit of at most 4 KiB */
+	AP_FW_FINE_REWRITE,	/* some of them again */
 };
 struct ap_fw_sample {
 	uint64_t off;		/* bytes, on the device */
@@ -300,6 +302,8 @@ struct ap_probe_first {
 	bool resolved;			/* @unit and @lba known */
 	uint64_t unit, lba;		/* bytes; lowest aligned LBA */
 	uint64_t cell;			/* the scan's: a boundary lies in [cell, cell + G) mod unit */
+	bool fine;			/* every scan write paid: a unit of at most G */
+	bool per_write;			/* every logical sector written paid: no unit */
 	double unit_ratio;		/* a write entering a new unit / one that does not */
 	uint64_t scanned, written;	/* bytes */
 	char why[256];			/* effect without a unit: what is not resolved */

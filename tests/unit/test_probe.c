@@ -1407,6 +1407,40 @@ static void test_first_writes_thin(void **state)
 	expect_thin(65536, 8, 30000000, 66);	/* 4 KiB sectors (30 ms RMW) too */
 }
 
+/*
+ * A unit of at most 4 KiB (a sparse backing file's blocks under a loop
+ * device): every 4 KiB scan write pays, so logical-sector writes find it;
+ * where every sector pays (no unit), that is said and rules units out.
+ */
+static void test_first_writes_small(void **state)
+{
+	struct thin t = { .unit = 4096, .phase = 512, .base_ns = 100000, .alloc_ns = 150000,
+			  .cow_ns = 100000, .rng = 91 };
+	struct thin t1 = { .unit = 512, .base_ns = 100000, .alloc_ns = 150000, .rng = 92 };
+	struct ap_probe_opts o;
+	struct ap_probe_result r;
+	struct ap_error e = { 0 };
+
+	(void)state;
+	ap_probe_opts_init(&o);
+	assert_int_equal(run_thin(&t, &o, &r, &e), 0);
+	print_message("thin 4096 from LBA 1: %s\n", r.verdict.note);
+	assert_true(r.fw.fine && r.fw.resolved);
+	assert_int_equal(r.fw.unit, 4096);
+	assert_int_equal(r.fw.lba, 1);
+	assert_true(r.fw.scanned <= 2 * 1024 * 1024);	/* it gave up the 4 KiB scan early */
+	ap_probe_result_free(&r);
+
+	ap_probe_opts_init(&o);
+	assert_int_equal(run_thin(&t1, &o, &r, &e), 0);
+	print_message("per sector: %s\n", r.verdict.note);
+	assert_true(r.fw.per_write);
+	assert_false(r.fw.resolved);
+	assert_true(r.verdict.ruled_first_writes);
+	assert_non_null(strstr(r.verdict.note, "no allocation unit larger than 512 bytes"));
+	ap_probe_result_free(&r);
+}
+
 /* An honest device: first writes ruled out, said so with what it covers. */
 static void test_first_writes_honest(void **state)
 {
@@ -1573,6 +1607,7 @@ int main(void)
 		cmocka_unit_test(test_rmw_buffer),
 		cmocka_unit_test(test_first_writes_thin),
 		cmocka_unit_test(test_first_writes_honest),
+		cmocka_unit_test(test_first_writes_small),
 		cmocka_unit_test(test_first_writes_enospc),
 		cmocka_unit_test(test_max_size),
 	};
