@@ -34,6 +34,8 @@
 #define AP_FW_MIN_WINDOWS	8	/* 8 against 8 first writes: a rank test can reach 0.001 */
 #define AP_FW_BATCH		12	/* first writes compared at a time */
 #define AP_FW_REWRITES		3	/* rewrites of each place */
+#define AP_FW_PHASE_RATIO	1.5	/* a unit's phase against the others */
+#define AP_FW_SCANNED		12	/* windows scanned at most: caps what a run writes */
 #define AP_FW_CHECK_EVERY	256	/* scan writes between looks at the data */
 #define AP_FW_ABSENT_P		0.05	/* the equivalence test's level */
 /*
@@ -125,8 +127,9 @@ int ap_probe_plan_fresh(const struct ap_probe_opts *o, struct ap_probe_plan *p,
 	if (p->fw_unit_max < 2 * g)
 		p->fw_unit_max = 0;	/* the scan cannot show a period */
 	wn = 2 * p->fw_unit_max + g;
-	p->fw_write_max = (uint64_t)p->fw_windows * ((1 + AP_FW_REWRITES) * g +
-						      (p->fw_unit_max ? wn + 2 * g : 0));
+	p->fw_write_max = (uint64_t)p->fw_windows * (1 + AP_FW_REWRITES) * g +
+			  (uint64_t)(p->fw_windows < AP_FW_SCANNED ? p->fw_windows : AP_FW_SCANNED) *
+			  (p->fw_unit_max ? wn + 2 * g + 5 * g : 0);
 	return 0;
 }
 
@@ -228,34 +231,25 @@ static double fw_threshold(const struct ap_probe_first *f)
 }
 
 /*
- * The logical-sector writes' threshold: between their rewrites' median and
- * the 90th percentile of the first writes (a unit of 2 sectors or more has
- * one paying write in 8 or more: above it), 0 when those differ by less
- * than @margin (nothing paid).
+ * Do the scan's writes cost what first writes cost (their median half the
+ * first writes' or more, 128 of them at least)? Then every 4 KiB
+ * written for the first time pays: a unit of at most G (a sparse file's
+ * blocks), which these writes cannot resolve. Not against the rewrites:
+ * those find every cache warm (on qcow2 over FUSE the scan's writes cost
+ * 2-3x them without paying for any unit).
  */
-static double fine_threshold(const struct ap_probe_first *f, double margin)
+static bool scan_pays(const struct ap_probe_first *f)
 {
-	double *a, *b, hi = 0, lo = 0;
-	size_t na = kind_ns(f, AP_FW_FINE, &a), nb = kind_ns(f, AP_FW_FINE_REWRITE, &b);
+	double *v, *a, m = 0, fm = 0;
+	size_t n = kind_ns(f, AP_FW_SCAN, &v), na = kind_ns(f, AP_FW_FIRST, &a);
 
-	if (na && nb) {
-		hi = ap_stats_quantile(a, na, 0.9);
-		lo = ap_stats_median(b, nb);
+	if (n >= 128 && na) {
+		m = ap_stats_median(v, n);
+		fm = ap_stats_median(a, na);
 	}
-	free(a);
-	free(b);
-	return lo > 0 && hi >= margin * lo ? sqrt(hi * lo) : 0;
-}
-
-/* Did most of the @kind writes pay, above @thr (128 of them at least)? */
-static bool all_slow(const struct ap_probe_first *f, enum ap_fw_kind kind, double thr)
-{
-	double *v, m;
-	size_t n = kind_ns(f, kind, &v);
-
-	m = n >= 128 ? ap_stats_median(v, n) : 0;
 	free(v);
-	return n && thr > 0 && m > thr;
+	free(a);
+	return m > 0 && 2 * m >= fm;
 }
 
 /*
@@ -315,17 +309,17 @@ static int scan(struct fw *x)
 	uint32_t w;
 	int rc;
 
-	for (w = 0; w < f->windows; w++) {
+	for (w = 0; w < f->windows && w < AP_FW_SCANNED; w++) {
 		for (off = window_start(p, w) + g; off < window_start(p, w) + wn; off += g) {
 			if ((rc = fw_write(x, w, off, g, AP_FW_SCAN, false)))
 				return rc;
 			f->scanned += g;
-			if (++k % AP_FW_CHECK_EVERY == 0) {
+			if (++k % AP_FW_CHECK_EVERY == 0 && (k & (k - 1)) == 0) {
 				ap_probe_first_analyse(x->r, x->o);
 				if (f->unit)
 					return 0;	/* found: refine() places it */
-				if (all_slow(f, AP_FW_SCAN, fw_threshold(f))) {
-					f->fine = true;	/* a unit of at most G: fine() */
+				if (scan_pays(f)) {
+					f->fine = true;	/* a unit of at most G */
 					return 0;
 				}
 			}
@@ -333,34 +327,6 @@ static int scan(struct fw *x)
 		ap_probe_first_analyse(x->r, x->o);
 		if (f->unit)
 			return 0;
-	}
-	return 0;
-}
-
-/*
- * A unit of at most G: logical-sector writes in order from where each
- * window's scan got to (the unit before is written), 4 G in each of up to
- * 6 windows: two whole periods of any unit up to G, 6 times over.
- */
-static int fine(struct fw *x)
-{
-	const struct ap_probe_plan *p = x->plan;
-	struct ap_probe_first *f = &x->r->fw;
-	uint64_t l = p->logical_sector, g = p->fw_granule, e, off;
-	uint32_t w;
-	int rc;
-
-	for (w = 0; w < f->windows && w < 6; w++) {
-		e = scan_end(f, p, w);
-		if (e + 4 * g > window_start(p, w) + p->fw_len)
-			continue;
-		for (off = e; off < e + 4 * g; off += l)
-			if ((rc = fw_write(x, w, off, l, AP_FW_FINE, false)))
-				return rc;
-		/* their own level when nothing is paid: rewrites of some */
-		for (off = e; off < e + 4 * g; off += 4 * g / 8)
-			if ((rc = fw_write(x, w, off, l, AP_FW_FINE_REWRITE, false)))
-				return rc;
 	}
 	return 0;
 }
@@ -455,73 +421,77 @@ static void analyse_compare(struct ap_probe_first *f, const struct ap_probe_plan
 
 /*
  * The unit from the scan: the smallest U = m G (m = 2 .. unit max / G)
- * whose one phase holds the slow writes (above @thr, between the first
- * writes' and the rewrites' levels) and nothing else, seen over a whole
- * period in some window (two boundaries, all writes between them fast,
- * so that no smaller unit fits), with 3 boundaries or more, each slow
- * (9 in 10), at most 2 in 100 of the others slow, and a rank test of
- * boundary against other writes at @alpha over the candidates tried.
+ * whose one phase is slow and every other fast, by per-phase levels that
+ * one write's hiccup cannot move: the mean log latency of each phase (3
+ * writes of each at least). The slowest phase must be 1.5x (in those
+ * means) above the next slowest, its writes' lower quartile 1.5x the
+ * others' median, and
+ * a rank test of its writes against the others reach @alpha over the
+ * candidates tried. A smaller candidate mixes fast writes into its slow
+ * phase (the whole unit's other boundaries), a larger one is tried only
+ * after. On QEMU's qcow2 (64 KiB clusters, over FUSE and a loop device)
+ * a write entering a cluster is 3x the median and 1 in 10 of the others
+ * is as slow: per-write thresholds saw no unit there.
  */
 static bool fit_unit(struct ap_probe_first *f, enum ap_fw_kind kind, uint64_t g, uint64_t umax,
 		     double thr, double alpha)
 {
-	uint64_t mmax = umax / g, m, k;
-	size_t i, j, nslow = 0, nscan = 0, *hist = ap_xcalloc(mmax, sizeof(*hist));
-	uint64_t *slow = ap_xmalloc(f->n * sizeof(*slow));
-	double *bv = ap_xmalloc(f->n * sizeof(*bv)), *nv = ap_xmalloc(f->n * sizeof(*nv));
+	uint64_t mmax = umax / g, m, k, *ks = ap_xmalloc((f->n + 1) * sizeof(*ks));
+	double *lg = ap_xmalloc((f->n + 1) * sizeof(*lg)), *sum = ap_xcalloc(mmax + 1, sizeof(*sum));
+	double *bv = ap_xmalloc((f->n + 1) * sizeof(*bv)), *nv = ap_xmalloc((f->n + 1) * sizeof(*nv));
+	size_t i, n = 0, *cnt = ap_xcalloc(mmax + 1, sizeof(*cnt));
 	bool found = false;
 
-	for (i = 0; i < f->n; i++) {
-		if (f->s[i].kind != kind)
-			continue;
-		nscan++;
-		if ((double)f->s[i].ns > thr)
-			slow[nslow++] = f->s[i].off / g;
-	}
-	for (m = 2; m <= mmax && nslow >= 3 && !found; m++) {
-		size_t best = 0, bn = 0, bs = 0, nn = 0, ns = 0, rho = 0, full = 0;
-		uint64_t last_w = UINT64_MAX, last_k = 0;
-
-		memset(hist, 0, m * sizeof(*hist));
-		for (j = 0; j < nslow; j++)
-			hist[slow[j] % m]++;
-		for (k = 0; k < m; k++)
-			if (hist[k] > best) {
-				best = hist[k];
-				rho = (size_t)k;
-			}
-		if (best < 3 || (nslow - best) * 50 > nscan)
-			continue;	/* the slow writes are not one phase of m */
-		for (i = 0; i < f->n; i++) {
-			const struct ap_fw_sample *s = &f->s[i];
-			bool is_slow = (double)s->ns > thr;
-
-			if (s->kind != kind)
-				continue;
-			k = s->off / g;
-			if (k % m != rho) {
-				nv[nn++] = (double)s->ns;
-				ns += is_slow;
-				continue;
-			}
-			bv[bn++] = (double)s->ns;
-			bs += is_slow;
-			if (is_slow && last_w == s->window && k == last_k + m)
-				full++;
-			last_w = is_slow ? s->window : UINT64_MAX;
-			last_k = k;
+	(void)thr;
+	for (i = 0; i < f->n; i++)
+		if (f->s[i].kind == kind) {
+			ks[n] = f->s[i].off / g;
+			lg[n++] = log((double)f->s[i].ns);
 		}
-		if (bn < 3 || !full || bs * 10 < bn * 9 || !nn || ns * 50 > nn)
+	for (m = 2; m <= mmax && 3 * m <= n && !found; m++) {
+		size_t bn = 0, nn = 0, rho = 0, least = SIZE_MAX;
+		double best = -INFINITY, second = -INFINITY;
+
+		memset(sum, 0, m * sizeof(*sum));
+		memset(cnt, 0, m * sizeof(*cnt));
+		for (i = 0; i < n; i++) {
+			sum[ks[i] % m] += lg[i];
+			cnt[ks[i] % m]++;
+		}
+		for (k = 0; k < m; k++) {
+			double mean = cnt[k] ? sum[k] / (double)cnt[k] : -INFINITY;
+
+			if (cnt[k] < least)
+				least = cnt[k];
+			if (mean > best) {
+				second = best;
+				best = mean;
+				rho = (size_t)k;
+			} else if (mean > second) {
+				second = mean;
+			}
+		}
+		if (least < 3 || best - second < log(AP_FW_PHASE_RATIO))
 			continue;
-		if (ap_stats_mann_whitney_p(nv, nn, bv, bn) * (double)(mmax - 1) > alpha)
+		for (i = 0; i < n; i++) {
+			if (ks[i] % m == rho)
+				bv[bn++] = exp(lg[i]);
+			else
+				nv[nn++] = exp(lg[i]);
+		}
+		/* its lower quartile too: a smaller unit's phase mixes fast writes in */
+		if (ap_stats_quantile(bv, bn, 0.25) < AP_FW_PHASE_RATIO * ap_stats_median(nv, nn) ||
+		    ap_stats_mann_whitney_p(nv, nn, bv, bn) * (double)(mmax - 1) > alpha)
 			continue;
 		f->unit = m * g;
 		f->cell = rho * g % f->unit;
 		f->unit_ratio = ap_stats_median(bv, bn) / ap_stats_median(nv, nn);
 		found = true;
 	}
-	free(hist);
-	free(slow);
+	free(ks);
+	free(lg);
+	free(sum);
+	free(cnt);
 	free(bv);
 	free(nv);
 	return found;
@@ -537,20 +507,30 @@ static int place_boundary(struct ap_probe_first *f, const struct ap_probe_plan *
 {
 	uint64_t l = p->logical_sector, at[AP_FW_WINDOWS];
 	unsigned nw = 0, nref = 0, i, j, agree, best = 0;
-	size_t k;
+	double *v = ap_xmalloc((f->n + 1) * sizeof(*v));
+	size_t k, nv;
 
+	(void)thr;
 	for (i = 0; i < f->windows; i++) {
 		uint64_t ns = 0, where = UINT64_MAX;
 
-		for (k = 0; k < f->n; k++)
-			if (f->s[k].kind == AP_FW_REFINE && f->s[k].window == i && f->s[k].ns > ns) {
+		for (nv = 0, k = 0; k < f->n; k++) {
+			if (f->s[k].kind != AP_FW_REFINE || f->s[k].window != i)
+				continue;
+			v[nv++] = (double)f->s[k].ns;
+			if (f->s[k].ns > ns) {
 				ns = f->s[k].ns;
 				where = f->s[k].off;
 			}
-		nref += where != UINT64_MAX;
-		if (where != UINT64_MAX && (double)ns > thr)
+		}
+		if (where == UINT64_MAX)
+			continue;
+		nref++;
+		/* the slowest, clearly above the window's others (their median) */
+		if ((double)ns >= AP_FW_PHASE_RATIO * ap_stats_median(v, nv))
 			at[nw++] = where;
 	}
+	free(v);
 	for (i = 0; i < nw; i++) {
 		for (agree = 0, j = 0; j < nw; j++)
 			agree += at[j] % f->unit == at[i] % f->unit;
@@ -575,28 +555,17 @@ void ap_probe_first_analyse(struct ap_probe_result *r, const struct ap_probe_opt
 	f->why[0] = '\0';
 	f->unit = 0;
 	analyse_compare(f, p, alpha, margin, AP_FW_MARGIN > margin ? AP_FW_MARGIN : margin);
-	if (!f->effect)
+	/*
+	 * Not ruled out: the scan, whose own test (fit_unit()) decides a unit;
+	 * the comparison only screens (its test has few writes).
+	 */
+	if (f->absent || (!f->effect && !f->scanned && !f->fine))
 		return;
 	thr = fw_threshold(f);
 	f->per_write = false;
-	if (f->fine && p->fw_granule == p->logical_sector) {
-		f->per_write = true;	/* every sector pays: no unit to align to */
-		return;
-	}
 	if (f->fine) {
-		/* a unit of at most G, from the logical-sector writes */
-		thr = fine_threshold(f, margin);
-		if (thr > 0 && fit_unit(f, AP_FW_FINE, p->logical_sector, p->fw_granule, thr,
-					alpha)) {
-			f->lba = f->cell / p->logical_sector;
-			f->resolved = true;
-		} else if (all_slow(f, AP_FW_FINE, thr)) {
-			f->per_write = true;	/* every sector pays: no unit to align to */
-		} else {
-			snprintf(f->why, sizeof(f->why), "first writes cost %.1fx rewrites at "
-				 "every 4 KiB, but logical-sector writes show no allocation unit "
-				 "up to 4 KiB", f->ratio);
-		}
+		/* every G pays: nothing from 2 G up, a unit of at most G unresolved */
+		f->per_write = true;
 		return;
 	}
 	if (!p->fw_unit_max) {
@@ -650,13 +619,11 @@ int ap_probe_first_writes(const struct ap_probe_io *io, const struct ap_probe_op
 		f->measured = true;
 		ap_probe_first_analyse(r, o);
 	} while (!f->effect && !f->absent && f->windows < plan->fw_windows);
-	if (f->effect && plan->fw_unit_max)
+	if (!f->absent && plan->fw_unit_max)
 		rc = scan(&x);
-	if (!rc && f->fine && plan->fw_granule > plan->logical_sector) {
-		rc = fine(&x);
-		if (!rc)
-			ap_probe_first_analyse(r, o);
-	} else if (!rc && f->unit && plan->fw_granule > plan->logical_sector) {
+	if (!rc && f->fine)
+		ap_probe_first_analyse(r, o);	/* every write paid: said, unresolved */
+	else if (!rc && f->unit && plan->fw_granule > plan->logical_sector) {
 		rc = refine(&x, f->cell);
 		if (!rc)
 			ap_probe_first_analyse(r, o);
@@ -709,10 +676,12 @@ static bool first_words(const struct ap_probe_result *r, char *b, size_t n)
 		return true;
 	}
 	if (f->per_write) {
-		snprintf(b, n, "first writes: every logical sector written for the first time "
-			 "costs %.1fx a rewrite, wherever it is: no allocation unit larger than "
-			 "%u bytes (up to %s)", f->ratio, p->logical_sector,
-			 ap_size_exact(p->fw_claim_max, b1, sizeof(b1)));
+		snprintf(b, n, "first writes: every %s written for the first time, in order too, "
+			 "costs about what one into a never-written place does (%.1fx a rewrite): "
+			 "a unit of at most %s (a sparse file's blocks) or a cost per write, not "
+			 "resolved; first writes are not ruled out",
+			 ap_size_exact(p->fw_granule, b1, sizeof(b1)), f->ratio,
+			 ap_size_exact(p->fw_granule, b2, sizeof(b2)));
 		return true;
 	}
 	if (f->absent) {
@@ -761,7 +730,7 @@ void ap_probe_first_decide(struct ap_probe_result *r, const struct ap_probe_opts
 		return;
 	}
 	settled = first_words(r, words, sizeof(words));
-	if (claim && f->measured && (f->absent || f->per_write)) {
+	if (claim && f->measured && f->absent) {
 		v->ruled_first_writes = true;
 		v->ruled_up_to = r->plan.fw_claim_max;
 	}

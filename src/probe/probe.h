@@ -271,8 +271,6 @@ enum ap_fw_kind {
 	AP_FW_REWRITE,		/* the same place again */
 	AP_FW_SCAN,		/* sequential first writes through a window */
 	AP_FW_REFINE,		/* logical sectors across a unit's boundary */
-	AP_FW_FINE,		/* sequential logical sectors: a unit of at most 4 KiB */
-	AP_FW_FINE_REWRITE,	/* some of them again */
 };
 struct ap_fw_sample {
 	uint64_t off;		/* bytes, on the device */
@@ -303,7 +301,7 @@ struct ap_probe_first {
 	uint64_t unit, lba;		/* bytes; lowest aligned LBA */
 	uint64_t cell;			/* the scan's: a boundary lies in [cell, cell + G) mod unit */
 	bool fine;			/* every scan write paid: a unit of at most G */
-	bool per_write;			/* every logical sector written paid: no unit */
+	bool per_write;			/* ... so none from 2 G up (one of at most G unresolved) */
 	double unit_ratio;		/* a write entering a new unit / one that does not */
 	uint64_t scanned, written;	/* bytes */
 	char why[256];			/* effect without a unit: what is not resolved */

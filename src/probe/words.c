@@ -133,14 +133,15 @@ char *ap_probe_plan_words(const struct ap_probe_opts *o, uint64_t budget_ns, boo
 		    journal);
 	if (o->mode != AP_PROBE_READONLY && p->fw_windows && o->first_writes) {
 		say(&s, "  first, before any other write, time first writes of %s into %u\n"
-		    "  never-written places (%s apart from byte %" PRIu64 ", in %s windows%s)\n"
-		    "  against rewrites of them; where they differ, write through the windows\n"
-		    "  in order to find the allocation unit (up to %s; at most %s written);\n"
-		    "  on a thin device or image the first write into unallocated space\n"
-		    "  allocates it,\n", ap_size_exact(p->fw_granule, b1, sizeof(b1)),
+		    "  never-written places (%s apart from byte %" PRIu64 ", in %s\n"
+		    "  windows%s) against rewrites of them; where they differ, write\n"
+		    "  through the windows in order to find the allocation unit (up to %s;\n"
+		    "  at most %s written); on a thin device or image the first write into\n"
+		    "  unallocated space allocates it,\n",
+		    ap_size_exact(p->fw_granule, b1, sizeof(b1)),
 		    p->fw_windows, ap_size_exact(p->fw_pitch, b2, sizeof(b2)), p->fw_start,
 		    ap_size_exact(p->fw_len, b3, sizeof(b3)),
-		    o->mode == AP_PROBE_PRESERVE ? ": the slots' journalled records" : "",
+		    o->mode == AP_PROBE_PRESERVE ? ",\n  the slots' journalled records" : "",
 		    ap_size_exact(p->fw_unit_max ? p->fw_unit_max : p->fw_granule, t, sizeof(t)),
 		    ap_size_exact(p->fw_write_max, b4, sizeof(b4)));
 	} else if (o->mode == AP_PROBE_READONLY) {
