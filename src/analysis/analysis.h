@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/levels.h"
 
 /* One trial: lower cost is better. */
 struct ap_obs {
@@ -59,27 +60,6 @@ struct ap_offset_stat {
 	double q1, q3;
 	bool fast;
 };
-
-/*
- * One level of a layered geometry (JSON "levels"): a unit a write pays for
- * when it covers it only partly, on every write (a physical sector, a
- * RAID chunk or stripe) or only on the first write into never-written
- * space (an allocation unit: qcow2 clusters, thin-pool chunks).
- */
-enum ap_level_kind {
-	AP_LEVEL_SECTOR,
-	AP_LEVEL_CHUNK,
-	AP_LEVEL_STRIPE,
-	AP_LEVEL_ALLOCATION,
-};
-struct ap_level {
-	enum ap_level_kind kind;
-	uint64_t unit;			/* bytes */
-	uint64_t lowest_aligned_lba;
-	bool first_write;		/* paid on the first write only */
-	double ratio;			/* what a partial unit costs, x (1: nothing) */
-};
-#define AP_VERDICT_MAX_LEVELS	4
 
 struct ap_verdict {
 	bool sensitive;			/* alignment matters on this drive */
@@ -116,17 +96,11 @@ struct ap_verdict {
 	bool tentative;			/* resolved, but not statistically clear (an early-stop
 					   condition unmet: too few rounds, the budget): no
 					   verdict to act on (JSON "tentative") */
-	/*
-	 * Every level found, ordered by unit (JSON "levels"; level 0 mirrors
-	 * physical_sector), and what the "no effect" covers (JSON
-	 * "ruled_out": units up to ruled_up_to bytes, on first writes and/or
-	 * rewrites). nlevels 0 and ruled_up_to 0: not stated (an older
-	 * alignprobe, or the sweep).
-	 */
-	struct ap_level levels[AP_VERDICT_MAX_LEVELS];
-	size_t nlevels;
-	uint64_t ruled_up_to;
-	bool ruled_first_writes, ruled_rewrites;
+	struct ap_levels levels;	/* every level found, ordered by unit (JSON "levels");
+					   empty: the physical sector alone, level 0 of the
+					   JSON (lib/levels.h) */
+	struct ap_ruled_out ruled_out;	/* what a "no effect" covers (JSON "ruled_out");
+					   up_to 0: ruled_out_up_to on rewrites (older files) */
 
 	/* Added by the analysis (not part of the JSON): */
 	double fit;			/* AUC of the chosen (period, phase) over per-offset

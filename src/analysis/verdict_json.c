@@ -15,114 +15,11 @@
 
 #include "lib/util.h"
 
-static const char *const level_kinds[] = {
-	[AP_LEVEL_SECTOR] = "sector",
-	[AP_LEVEL_CHUNK] = "chunk",
-	[AP_LEVEL_STRIPE] = "stripe",
-	[AP_LEVEL_ALLOCATION] = "allocation",
-};
-
-/* "levels" and "ruled_out" (issue 33): added to the verdict when stated. */
-static void levels_to_json(struct json_object *o, const struct ap_verdict *v)
-{
-	struct json_object *a, *r;
-	size_t i;
-
-	if (v->nlevels) {
-		a = json_object_new_array();
-		for (i = 0; i < v->nlevels; i++) {
-			const struct ap_level *l = &v->levels[i];
-			struct json_object *lo = json_object_new_object();
-
-			json_object_object_add(lo, "kind", json_object_new_string(
-					       level_kinds[l->kind]));
-			json_object_object_add(lo, "unit", json_object_new_int64((int64_t)l->unit));
-			json_object_object_add(lo, "lowest_aligned_lba",
-					       json_object_new_int64((int64_t)l->lowest_aligned_lba));
-			json_object_object_add(lo, "paid", json_object_new_string(
-					       l->first_write ? "first_write" : "every_write"));
-			json_object_object_add(lo, "ratio", json_object_new_double(
-					       isfinite(l->ratio) ? l->ratio : 0));
-			json_object_array_add(a, lo);
-		}
-		json_object_object_add(o, "levels", a);
-	}
-	if (v->ruled_up_to) {
-		r = json_object_new_object();
-		json_object_object_add(r, "up_to", json_object_new_int64((int64_t)v->ruled_up_to));
-		json_object_object_add(r, "first_writes",
-				       json_object_new_boolean(v->ruled_first_writes));
-		json_object_object_add(r, "rewrites", json_object_new_boolean(v->ruled_rewrites));
-		json_object_object_add(o, "ruled_out", r);
-	}
-}
-
-static int get_double_opt(struct json_object *o, const char *key, double lo, double hi,
-			  double dflt, double *val);
-static int get_bool_opt(struct json_object *o, const char *key, bool *val);
-
-/* The optional "levels" and "ruled_out" back: absent leaves none. */
-static int levels_from_json(struct json_object *o, struct ap_verdict *v)
-{
-	struct json_object *a, *x, *y;
-	size_t i, k, n;
-
-	if (json_object_object_get_ex(o, "levels", &a) && a) {
-		if (!json_object_is_type(a, json_type_array))
-			return -EINVAL;
-		n = json_object_array_length(a);
-		if (n > AP_VERDICT_MAX_LEVELS)
-			return -EINVAL;
-		for (i = 0; i < n; i++) {
-			struct json_object *e = json_object_array_get_idx(a, i);
-			struct ap_level *l = &v->levels[i];
-			const char *s;
-
-			if (!json_object_is_type(e, json_type_object) ||
-			    !json_object_object_get_ex(e, "kind", &x) ||
-			    !json_object_is_type(x, json_type_string) ||
-			    !json_object_object_get_ex(e, "unit", &y) ||
-			    !json_object_is_type(y, json_type_int) || json_object_get_int64(y) <= 0)
-				return -EINVAL;
-			s = json_object_get_string(x);
-			for (k = 0; k < sizeof(level_kinds) / sizeof(*level_kinds); k++)
-				if (!strcmp(s, level_kinds[k]))
-					break;
-			if (k == sizeof(level_kinds) / sizeof(*level_kinds))
-				return -EINVAL;
-			l->kind = (enum ap_level_kind)k;
-			l->unit = (uint64_t)json_object_get_int64(y);
-			if (json_object_object_get_ex(e, "lowest_aligned_lba", &x) && x) {
-				if (!json_object_is_type(x, json_type_int) ||
-				    json_object_get_int64(x) < 0)
-					return -EINVAL;
-				l->lowest_aligned_lba = (uint64_t)json_object_get_int64(x);
-			}
-			if (json_object_object_get_ex(e, "paid", &x) && x) {
-				if (!json_object_is_type(x, json_type_string))
-					return -EINVAL;
-				l->first_write = !strcmp(json_object_get_string(x), "first_write");
-			}
-			if (get_double_opt(e, "ratio", 0, AP_SLOWDOWN_MAX, 0, &l->ratio))
-				return -EINVAL;
-		}
-		v->nlevels = n;
-	}
-	if (json_object_object_get_ex(o, "ruled_out", &x) && x) {
-		if (!json_object_is_type(x, json_type_object) ||
-		    !json_object_object_get_ex(x, "up_to", &y) ||
-		    !json_object_is_type(y, json_type_int) || json_object_get_int64(y) <= 0 ||
-		    get_bool_opt(x, "first_writes", &v->ruled_first_writes) ||
-		    get_bool_opt(x, "rewrites", &v->ruled_rewrites))
-			return -EINVAL;
-		v->ruled_up_to = (uint64_t)json_object_get_int64(y);
-	}
-	return 0;
-}
-
 struct json_object *ap_verdict_to_json(const struct ap_verdict *v)
 {
 	struct json_object *o = json_object_new_object(), *a;
+	struct ap_ruled_out ro;
+	struct ap_levels lv;
 	const char *conf_of;
 	size_t i;
 
@@ -162,10 +59,68 @@ struct json_object *ap_verdict_to_json(const struct ap_verdict *v)
 			       v->ruled_out_up_to ?
 			       json_object_new_int64((int64_t)v->ruled_out_up_to) : NULL);
 	json_object_object_add(o, "tentative", json_object_new_boolean(v->tentative));
-	levels_to_json(o, v);
+	ap_verdict_levels(v, &lv);
+	json_object_object_add(o, "levels", ap_levels_to_json(&lv));
+	ap_verdict_ruled_out(v, &ro);
+	json_object_object_add(o, "ruled_out", ap_ruled_out_to_json(&ro));
 	if (v->note)
 		json_object_object_add(o, "note", json_object_new_string(v->note));
 	return o;
+}
+
+void ap_verdict_levels(const struct ap_verdict *v, struct ap_levels *out)
+{
+	struct ap_level sector = { .kind = AP_LEVEL_SECTOR, .paid = AP_PAID_EVERY_WRITE };
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (!v->resolved || !v->physical_sector || !v->logical_sector)
+		return;
+	sector.unit = v->physical_sector;
+	sector.lowest_aligned_lba = v->lowest_aligned_lba;
+	sector.ratio = v->sensitive && isfinite(v->slowdown) && v->slowdown > 0 ? v->slowdown : 0;
+	for (i = 0; i < v->levels.n; i++)
+		if (v->levels.l[i].kind == AP_LEVEL_SECTOR && v->levels.l[i].unit == sector.unit)
+			sector.ratio = v->levels.l[i].ratio;
+	ap_levels_add(out, v->logical_sector, &sector, true, NULL);
+	for (i = 0; i < v->levels.n; i++)
+		if (v->levels.l[i].kind != AP_LEVEL_SECTOR)
+			ap_levels_add(out, v->logical_sector, &v->levels.l[i], true, NULL);
+}
+
+void ap_verdict_ruled_out(const struct ap_verdict *v, struct ap_ruled_out *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (v->sensitive || !v->resolved)
+		return;
+	if (v->ruled_out.up_to) {
+		*r = v->ruled_out;
+	} else if (v->ruled_out_up_to) {
+		r->up_to = v->ruled_out_up_to;
+		r->rewrites = true;
+	}
+}
+
+/* "levels" and "ruled_out", optional: level 0 must be the physical sector. */
+static int levels_from_json(struct json_object *o, struct ap_verdict *v)
+{
+	struct json_object *x;
+	size_t i;
+
+	if (json_object_object_get_ex(o, "levels", &x) && x) {
+		if (ap_levels_from_json(x, v->logical_sector, &v->levels, NULL))
+			return -EINVAL;
+		for (i = 0; i < v->levels.n; i++)
+			if (v->levels.l[i].kind == AP_LEVEL_SECTOR &&
+			    (!v->resolved || i != 0 || v->levels.l[i].unit != v->physical_sector ||
+			     v->levels.l[i].lowest_aligned_lba != v->lowest_aligned_lba))
+				return -EINVAL;	/* level 0 mirrors the physical sector */
+	}
+	if (json_object_object_get_ex(o, "ruled_out", &x) && x) {
+		if (ap_ruled_out_from_json(x, &v->ruled_out, NULL))
+			return -EINVAL;
+	}
+	return 0;
 }
 
 static int get_field(struct json_object *o, const char *key, enum json_type want,

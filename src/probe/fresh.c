@@ -636,17 +636,12 @@ out:
 /* ------------------------------------------------------------------ */
 /* the verdict */
 
-/* Insert @l into @v's levels, ordered by unit. */
-static void add_level(struct ap_verdict *v, const struct ap_level *l)
+/* Add @l to @v's levels (lib/levels.h orders them; a level it refuses is left out). */
+static void add_level(struct ap_verdict *v, unsigned logical, const struct ap_level *l)
 {
-	size_t i;
+	struct ap_error e = { 0 };
 
-	if (v->nlevels == AP_VERDICT_MAX_LEVELS)
-		return;
-	for (i = v->nlevels; i > 0 && v->levels[i - 1].unit > l->unit; i--)
-		v->levels[i] = v->levels[i - 1];
-	v->levels[i] = *l;
-	v->nlevels++;
+	(void)ap_levels_add(&v->levels, logical, l, true, &e);
 }
 
 /* The first writes' sentence into @b: what they show or rule out, "" when nothing. */
@@ -710,37 +705,38 @@ void ap_probe_first_decide(struct ap_probe_result *r, const struct ap_probe_opts
 	char words[320], *old = v->note ? ap_xstrdup(v->note) : NULL;
 	uint64_t steady = v->ruled_out_up_to;
 
-	v->nlevels = 0;
-	v->ruled_up_to = 0;
-	v->ruled_first_writes = v->ruled_rewrites = false;
-	if (v->resolved)
-		add_level(v, &(struct ap_level){ .kind = AP_LEVEL_SECTOR,
+	unsigned logical = r->plan.logical_sector ? r->plan.logical_sector : 512;
+
+	memset(&v->levels, 0, sizeof(v->levels));
+	memset(&v->ruled_out, 0, sizeof(v->ruled_out));
+	if (v->resolved && v->physical_sector)
+		add_level(v, logical, &(struct ap_level){ .kind = AP_LEVEL_SECTOR,
 			  .unit = v->physical_sector, .lowest_aligned_lba = v->lowest_aligned_lba,
-			  .ratio = v->sensitive ? v->slowdown : 1 });
+			  .ratio = v->sensitive ? v->slowdown : 0 });
 	if (claim && f->measured && f->resolved)
-		add_level(v, &(struct ap_level){ .kind = AP_LEVEL_ALLOCATION, .unit = f->unit,
-			  .lowest_aligned_lba = f->lba, .first_write = true,
-			  .ratio = f->unit_ratio });
+		add_level(v, logical, &(struct ap_level){ .kind = AP_LEVEL_ALLOCATION,
+			  .unit = f->unit, .lowest_aligned_lba = f->lba,
+			  .paid = AP_PAID_FIRST_WRITE, .ratio = f->unit_ratio });
 	rewrites = claim && v->resolved && !v->sensitive && steady;
 	if (!o->first_writes && r->mode != AP_PROBE_READONLY) {
 		/* not asked (the steady state's own tests): what it meant before */
-		v->ruled_rewrites = rewrites;
-		v->ruled_up_to = rewrites ? steady : 0;
+		v->ruled_out.rewrites = rewrites;
+		v->ruled_out.up_to = rewrites ? steady : 0;
 		free(old);
 		return;
 	}
 	settled = first_words(r, words, sizeof(words));
 	if (claim && f->measured && f->absent) {
-		v->ruled_first_writes = true;
-		v->ruled_up_to = r->plan.fw_claim_max;
+		v->ruled_out.first_writes = true;
+		v->ruled_out.up_to = r->plan.fw_claim_max;
 	}
 	if (rewrites) {
-		v->ruled_rewrites = true;
-		if (!v->ruled_up_to || steady < v->ruled_up_to)
-			v->ruled_up_to = steady;
+		v->ruled_out.rewrites = true;
+		if (!v->ruled_out.up_to || steady < v->ruled_out.up_to)
+			v->ruled_out.up_to = steady;
 	}
 	/* the old key claims every unit up to it: not with first writes unsettled */
-	if (!v->ruled_first_writes && r->mode != AP_PROBE_READONLY)
+	if (!v->ruled_out.first_writes && r->mode != AP_PROBE_READONLY)
 		v->ruled_out_up_to = 0;
 	if (words[0] && claim)
 		ap_verdict_set_note(v, "%s%s%s", old ? old : "", old ? "; " : "", words);

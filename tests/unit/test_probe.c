@@ -1361,30 +1361,30 @@ static void expect_thin(uint64_t unit, uint64_t lba, uint64_t rmw_ns, uint64_t s
 	assert_true(r.fw.resolved);
 	assert_int_equal(r.fw.lba, lba % (unit / 512));
 	assert_true(r.fw.written <= r.plan.fw_write_max);
-	for (i = 0; i < v->nlevels; i++) {
+	for (i = 0; i < v->levels.n; i++) {
 		if (i)
-			assert_true(v->levels[i - 1].unit <= v->levels[i].unit);
-		if (v->levels[i].kind == AP_LEVEL_ALLOCATION) {
+			assert_true(v->levels.l[i - 1].unit <= v->levels.l[i].unit);
+		if (v->levels.l[i].kind == AP_LEVEL_ALLOCATION) {
 			found++;
-			assert_int_equal(v->levels[i].unit, unit);
-			assert_int_equal(v->levels[i].lowest_aligned_lba, lba % (unit / 512));
-			assert_true(v->levels[i].first_write);
-			assert_true(v->levels[i].ratio > 1.5);
+			assert_int_equal(v->levels.l[i].unit, unit);
+			assert_int_equal(v->levels.l[i].lowest_aligned_lba, lba % (unit / 512));
+			assert_int_equal(v->levels.l[i].paid, AP_PAID_FIRST_WRITE);
+			assert_true(v->levels.l[i].ratio > 1.5);
 		}
 	}
 	assert_int_equal(found, 1);
-	assert_false(v->ruled_first_writes);
+	assert_false(v->ruled_out.first_writes);
 	assert_int_equal(v->ruled_out_up_to, 0);	/* the old key claims no unit */
 	assert_non_null(strstr(v->note, "allocation unit from LBA"));
 	if (rmw_ns) {	/* the steady state's own 4096-byte sectors beside it */
 		assert_true(v->sensitive && v->resolved);
 		assert_int_equal(v->physical_sector, 4096);
-		assert_int_equal(v->levels[0].kind, AP_LEVEL_SECTOR);
-		assert_int_equal(v->levels[0].unit, 4096);
+		assert_int_equal(v->levels.l[0].kind, AP_LEVEL_SECTOR);
+		assert_int_equal(v->levels.l[0].unit, 4096);
 	} else {	/* rewrites: no unit claimed beside it */
 		assert_false(v->sensitive);
-		if (v->ruled_rewrites)
-			assert_int_equal(v->ruled_up_to, 65536);
+		if (v->ruled_out.rewrites)
+			assert_int_equal(v->ruled_out.up_to, 65536);
 	}
 	ap_probe_result_free(&r);
 }
@@ -1428,7 +1428,7 @@ static void test_first_writes_small(void **state)
 	print_message("thin 4096 from LBA 1: %s\n", r.verdict.note);
 	assert_true(r.fw.fine && r.fw.per_write);
 	assert_false(r.fw.resolved);
-	assert_false(r.verdict.ruled_first_writes);
+	assert_false(r.verdict.ruled_out.first_writes);
 	assert_true(r.fw.scanned <= 2 * 1024 * 1024);	/* it gave up the scan early */
 	assert_non_null(strstr(r.verdict.note, "a unit of at most 4 KiB (a sparse file's blocks) "
 			       "or a cost per write, not resolved"));
@@ -1452,8 +1452,8 @@ static void test_first_writes_honest(void **state)
 	assert_false(r.fw.effect);
 	assert_true(r.fw.absent);
 	assert_true(r.clear);
-	assert_true(r.verdict.ruled_first_writes && r.verdict.ruled_rewrites);
-	assert_int_equal(r.verdict.ruled_up_to, 65536);
+	assert_true(r.verdict.ruled_out.first_writes && r.verdict.ruled_out.rewrites);
+	assert_int_equal(r.verdict.ruled_out.up_to, 65536);
 	assert_int_equal(r.plan.fw_claim_max, 4 << 20);
 	assert_non_null(strstr(r.verdict.note, "first writes: no effect of 1.50x or more "
 			       "(units up to 4 MiB"));
@@ -1469,7 +1469,7 @@ static void test_first_writes_honest(void **state)
 	}
 	assert_non_null(strstr(r.verdict.note, "first-write units (qcow2 clusters, thin-pool "
 			       "chunks) cannot be seen by reads"));
-	assert_false(r.verdict.ruled_first_writes);
+	assert_false(r.verdict.ruled_out.first_writes);
 	ap_probe_result_free(&r);
 }
 
