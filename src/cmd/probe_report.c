@@ -397,13 +397,20 @@ static int jobs_status(const struct ctl *c)
 	for (i = 0; i < c->njobs; i++) {
 		const struct job *j = &c->jobs[i];
 
-		if (j->r.interrupted)
+		if (j->r.interrupted) {
 			worst = AP_EXIT_SIGNAL_BASE + j->r.interrupted;
-		else if ((j->run.rc || j->d.journal_kept) && worst < AP_EXIT_SIGNAL_BASE)
-			worst = AP_EXIT_FAILURE;
-		else if ((!j->r.verdict.resolved || j->r.verdict.tentative) &&
-			 worst == AP_EXIT_OK)
-			worst = AP_EXIT_INCONCLUSIVE;	/* a tentative verdict is none */
+		} else if (j->run.rc || j->d.journal_kept) {
+			if (worst < AP_EXIT_SIGNAL_BASE)
+				worst = AP_EXIT_FAILURE;
+		} else if (!j->r.verdict.resolved || j->r.verdict.tentative) {
+			/* a tentative verdict is none; said on stderr, -q or not */
+			char *why = ap_probe_no_verdict_reason(&j->r);
+
+			ap_warnx(CMD, j->dev, "%s", why);
+			free(why);
+			if (worst == AP_EXIT_OK)
+				worst = AP_EXIT_INCONCLUSIVE;
+		}
 	}
 	if ((sig = ap_sig_pending()) && worst < AP_EXIT_SIGNAL_BASE)
 		worst = AP_EXIT_SIGNAL_BASE + sig;

@@ -11,6 +11,7 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lib/stats.h"
 #include "lib/util.h"
@@ -75,6 +76,25 @@ char *ap_probe_verdict_words(const char *dev, const struct ap_probe_result *r)
 		    ap_stats_format_confidence(v->confidence, cb, sizeof(cb)),
 		    ap_stats_format_p(v->p_value, pb, sizeof(pb)));
 	}
+	return s;
+}
+
+char *ap_probe_no_verdict_reason(const struct ap_probe_result *r)
+{
+	const struct ap_verdict *v = &r->verdict;
+	const char *why = r->unclear[0] ? r->unclear : "the timings were inconclusive";
+	char *s = NULL;
+
+	if (v->resolved && v->sensitive)
+		say(&s, "a tentative verdict only (%u-byte physical sectors from LBA %u), not "
+		    "statistically clear: %s", v->physical_sector, v->lowest_aligned_lba, why);
+	else if (v->resolved)
+		say(&s, "a tentative verdict only (no alignment effect), not statistically "
+		    "clear: %s", why);
+	else if (v->note && strncmp(v->note, "no verdict", 10) == 0)
+		say(&s, "%s", v->note);
+	else
+		say(&s, "no verdict: %s", v->note ? v->note : why);
 	return s;
 }
 
