@@ -367,14 +367,20 @@ int ap_probe_device(struct ap_probe_dev *d, const struct ap_probe_opts *o,
 
 	if (o->mode == AP_PROBE_PRESERVE) {
 		struct ap_error re = { 0 };
-		/*
-		 * Held O_EXCL throughout: what differs is the probe's own writes
-		 * gone wrong (a drive's read-modify-write), so it is put back.
-		 */
-		int rrc = ap_journal_restore(io.journal, io.fd, d->dev, true, &d->restore, &re);
+		int rrc;
 
+		ap_test_pause("ALIGNPROBE_TEST_PROBE_MEASURED");
+		/*
+		 * O_EXCL keeps out mounts and exclusive openers, not a plain
+		 * writer (dd, a VM): a range that holds neither the bytes the
+		 * probe read (and wrote) nor what the write torn last may
+		 * leave is someone else's now. It is left alone, with the
+		 * journal (-EPERM: exit 3, the ranges named).
+		 */
+		rrc = ap_journal_restore(io.journal, io.fd, d->dev, false, &d->restore, &re);
 		if (rrc) {
 			d->journal_kept = true;
+			d->changed = rrc == -EPERM;
 			ap_journal_close(io.journal);
 			if (!rc) {
 				*e = re;

@@ -336,6 +336,8 @@ struct ap_probe_dev {
 	struct ap_journal_restore_stats restore;
 	bool restored;		/* the device was verified equal to the journal */
 	bool journal_kept;	/* left on disk because the restore failed */
+	bool changed;		/* ... because another writer changed probed ranges
+				   (restore.changed_at): left alone */
 };
 
 /* Logical and physical sector size, size and identity of a block device. */
