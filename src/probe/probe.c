@@ -111,7 +111,19 @@ static int dev_op(void *arg, bool write, uint64_t slot, uint64_t off, size_t len
 	if ((size_t)n != len)
 		return -EIO;
 	*ns = t1 - t0;
+	if (write && d->mode == AP_PROBE_PRESERVE)
+		ap_journal_intent_done(d->journal);	/* not synced: see journal.h */
 	return 0;
+}
+
+/* struct ap_probe_io's announce (preserve): the next write, durably in the journal. */
+static int dev_announce(void *arg, uint64_t off, size_t len)
+{
+	struct devio *d = arg;
+
+	if (d->mode != AP_PROBE_PRESERVE)
+		return 0;
+	return ap_journal_intent(d->journal, off, len, &d->err);
 }
 
 /* @n bytes of the pseudo-random pattern of @seed (whole 8-byte words) */
@@ -187,10 +199,15 @@ static int dev_warm(void *arg, uint64_t slot)
 	if (d->mode == AP_PROBE_PRESERVE) {
 		/* the whole record, its CRC checked: never write back damaged bytes */
 		rc = ap_journal_read_record(d->journal, slot, d->buf, &d->err);
+		if (!rc)
+			rc = ap_journal_intent(d->journal, off, d->plan->span, &d->err);
 		if (rc)
 			return rc;
 		/* the span only: the margins are journalled, not written */
-		return ap_pwrite_all(d->fd, d->buf + d->plan->margin, d->plan->span, off);
+		rc = ap_pwrite_all(d->fd, d->buf + d->plan->margin, d->plan->span, off);
+		if (!rc)
+			ap_journal_intent_done(d->journal);
+		return rc;
 	}
 	return ap_pwrite_all(d->fd, d->buf, d->plan->span, off);
 }
@@ -318,7 +335,7 @@ int ap_probe_device(struct ap_probe_dev *d, const struct ap_probe_opts *o,
 	struct ap_probe_plan plan;
 	struct devio io = { .fd = -1, .mode = o->mode };
 	struct ap_probe_io vt = { .op = dev_op, .lead_in = dev_lead_in, .warm = dev_warm,
-				  .arg = &io };
+				  .announce = dev_announce, .arg = &io };
 	char *state_id = NULL;
 	int rc, flags;
 

@@ -161,6 +161,12 @@ struct ap_probe_io {
 	 * then shows its steady-state cost from the first write on. 0 or -errno.
 	 */
 	int (*warm)(void *arg, uint64_t slot);
+	/*
+	 * Optional (writing modes): the timed write of @len bytes at @off
+	 * comes next, before its lead-in (preserve: recorded in the undo
+	 * journal as the write in flight, ap_journal_intent()). 0 or -errno.
+	 */
+	int (*announce)(void *arg, uint64_t off, size_t len);
 	void *arg;
 };
 

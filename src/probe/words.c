@@ -220,6 +220,10 @@ char *ap_probe_undo_words(const struct ap_probe_undo *u, const char *journal)
 		say(&s, "%s: restored from %s: %" PRIu64 " ranges checked, %" PRIu64
 		    " rewritten, every byte verified%s\n", u->dev, journal, u->st.records,
 		    u->st.restored, u->removed ? "; journal removed" : "");
+	if (u->st.torn)
+		say(&s, "%s: %" PRIu64 " of them held a write the probe had in flight, torn by a "
+		    "power cut in the physical sectors at its edges: restored\n", u->dev,
+		    u->st.torn);
 	if (u->found)
 		say(&s, "%s: found by its identity; the journal named it %s\n", u->dev, u->named);
 	return s;
