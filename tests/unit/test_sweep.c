@@ -563,7 +563,7 @@ static void test_mkfs_argv(void **state)
 	assert_string_equal(argv[3], "-b");
 	assert_string_equal(argv[4], "4096");
 	assert_string_equal(argv[5], "-E");
-	assert_string_equal(argv[6], "lazy_itable_init=0,lazy_journal_init=0,nodiscard");
+	assert_string_equal(argv[6], "lazy_itable_init=1,lazy_journal_init=1,nodiscard");
 	assert_string_equal(argv[7], "-O");
 	assert_string_equal(argv[8], "^has_journal");
 	assert_string_equal(argv[9], "-m0");
@@ -579,6 +579,28 @@ static void test_mkfs_argv(void **state)
 	ap_mkfs_free_opts(argv, SIZE_MAX);
 	assert_null(ap_mkfs_argv("btrfs", "/dev/x", NULL, 0));
 	ap_mkfs_free_opts(v, n);
+}
+
+/* ext4's unzeroed inode tables go with a mount that never zeroes them in the background */
+static void test_mkfs_mount_data(void **state)
+{
+	char *s;
+
+	(void)state;
+	s = ap_mkfs_mount_data("ext4", NULL);
+	assert_string_equal(s, "noinit_itable");
+	free(s);
+	s = ap_mkfs_mount_data("ext4", "");
+	assert_string_equal(s, "noinit_itable");
+	free(s);
+	s = ap_mkfs_mount_data("ext4", "data=journal,nodelalloc");
+	assert_string_equal(s, "noinit_itable,data=journal,nodelalloc");
+	free(s);
+	assert_null(ap_mkfs_mount_data("ext2", NULL));
+	assert_null(ap_mkfs_mount_data("xfs", ""));
+	s = ap_mkfs_mount_data("xfs", "noatime");
+	assert_string_equal(s, "noatime");
+	free(s);
 }
 
 static void test_mkfs_missing(void **state)
@@ -971,6 +993,7 @@ int main(void)
 		cmocka_unit_test(test_obs),
 		cmocka_unit_test(test_doc_roundtrip),
 		cmocka_unit_test(test_mkfs_argv),
+		cmocka_unit_test(test_mkfs_mount_data),
 		cmocka_unit_test(test_mkfs_missing),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_workload_load),
