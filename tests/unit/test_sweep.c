@@ -13,10 +13,12 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 #include <json-c/json.h>
 
+#include "device/rmwbuf.h"
 #include "device/rotation.h"
 #include "sweep/mkfs.h"
 #include "sweep/part.h"
@@ -874,6 +876,69 @@ static void test_rmwbuf(void **state)
 	assert_false(ap_rotation_write_unflushed(8100000, 4100000));	/* honest-512n */
 }
 
+/*
+ * The clock of ap_rmwbuf_measure() (linked with --wrap=ap_now_ns, mk/sweep.am):
+ * the real one unless fake_ns is set, then fake_ns[fake_at++] per call.
+ */
+uint64_t __real_ap_now_ns(void);
+uint64_t __wrap_ap_now_ns(void);
+static const uint64_t *fake_ns;
+static size_t fake_at, fake_n;
+
+uint64_t __wrap_ap_now_ns(void)
+{
+	if (!fake_ns)
+		return __real_ap_now_ns();
+	assert_true(fake_at < fake_n);
+	return fake_ns[fake_at++];
+}
+
+/*
+ * The check itself on a small device (a sparse file of 64 MiB: room for the
+ * first batch and two trials of the second), half its pairs served: the
+ * second batch runs as far as there is room, and the decision counts every
+ * trial done. It wrote at UINT64_MAX at its 15th trial (EINVAL: the 14 good
+ * trials thrown away) on every device of 58-102 MiB.
+ */
+static void test_rmwbuf_small_device(void **state)
+{
+	const uint64_t MiB = 1024 * 1024, size = 64 * MiB;
+	uint64_t clock[4 * AP_RMWBUF_MAX_TRIALS], t = 1000000000;
+	char path[] = "/tmp/test_rmwbuf.XXXXXX";
+	struct ap_rmwbuf_check c;
+	unsigned i, room = 0;
+	int fd;
+
+	(void)state;
+	while (room < AP_RMWBUF_MAX_TRIALS && ap_rmwbuf_write_at(room, size, 512) != UINT64_MAX)
+		room++;
+	assert_true(room > AP_RMWBUF_TRIALS && room < AP_RMWBUF_MAX_TRIALS);
+	/* pairs: 16.3 ms then 8.0 ms (served) and 8.0 ms twice, alternating */
+	for (i = 0; i < AP_RMWBUF_MAX_TRIALS; i++) {
+		uint64_t first = i % 2 ? 8000000 : 16300000;
+
+		clock[4 * i] = t;
+		clock[4 * i + 1] = t + first;
+		clock[4 * i + 2] = t + first + 1000000;
+		clock[4 * i + 3] = t + first + 1000000 + 8000000;
+		t += 100000000;
+	}
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	unlink(path);
+	assert_int_equal(ftruncate(fd, (off_t)size), 0);
+	fake_ns = clock;
+	fake_at = 0;
+	fake_n = AP_ARRAY_SIZE(clock);
+	assert_int_equal(ap_rmwbuf_measure(fd, size, 512, &c), 0);
+	fake_ns = NULL;
+	close(fd);
+	assert_int_equal(c.trials, room);
+	assert_int_equal(c.served, (room + 1) / 2);
+	assert_false(c.buffered);
+	assert_int_equal(fake_at, 4 * room);
+}
+
 /* When the buffer stops the sweep: a small workload at once, a no-effect verdict at the end. */
 static void test_rmw_hides(void **state)
 {
@@ -933,6 +998,7 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_workload_load),
 		cmocka_unit_test(test_rmwbuf),
+		cmocka_unit_test(test_rmwbuf_small_device),
 		cmocka_unit_test(test_rmw_hides),
 	};
 
