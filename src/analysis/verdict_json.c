@@ -74,8 +74,11 @@ void ap_verdict_levels(const struct ap_verdict *v, struct ap_levels *out)
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
-	if (!v->resolved || !v->physical_sector || !v->logical_sector)
+	if (!v->logical_sector)
 		return;
+	/* a unit found apart from the sector (first writes) stands without it */
+	if (!v->resolved || !v->physical_sector)
+		goto others;
 	sector.unit = v->physical_sector;
 	sector.lowest_aligned_lba = v->lowest_aligned_lba;
 	sector.ratio = v->sensitive && isfinite(v->slowdown) && v->slowdown > 0 ? v->slowdown : 0;
@@ -83,6 +86,7 @@ void ap_verdict_levels(const struct ap_verdict *v, struct ap_levels *out)
 		if (v->levels.l[i].kind == AP_LEVEL_SECTOR && v->levels.l[i].unit == sector.unit)
 			sector.ratio = v->levels.l[i].ratio;
 	ap_levels_add(out, v->logical_sector, &sector, true, NULL);
+others:
 	for (i = 0; i < v->levels.n; i++)
 		if (v->levels.l[i].kind != AP_LEVEL_SECTOR)
 			ap_levels_add(out, v->logical_sector, &v->levels.l[i], true, NULL);

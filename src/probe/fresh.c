@@ -740,7 +740,14 @@ void ap_probe_first_decide(struct ap_probe_result *r, const struct ap_probe_opts
 		v->ruled_out_up_to = 0;
 	if (words[0] && claim)
 		ap_verdict_set_note(v, "%s%s%s", old ? old : "", old ? "; " : "", words);
-	if (claim && !settled && r->mode != AP_PROBE_READONLY && v->resolved) {
+	/*
+	 * Only a unit seen and not placed withholds the steady state's verdict.
+	 * First writes that cost more with no unit up to the scanned size (a
+	 * sparse file's blocks, a seek to a new place) are said in the note and
+	 * stay unclaimed (ruled_out.first_writes false): check does not count
+	 * them as ruled out.
+	 */
+	if (claim && !settled && f->unit && r->mode != AP_PROBE_READONLY && v->resolved) {
 		r->clear = false;
 		snprintf(r->unclear, sizeof(r->unclear), "%.*s", (int)sizeof(r->unclear) - 1,
 			 words);
