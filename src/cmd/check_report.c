@@ -499,12 +499,27 @@ void check_report_notes(const struct check *c)
 	if (c->ck.pt.label && c->ck.pt.reader && strcmp(c->ck.pt.reader, "libblkid") == 0)
 		check_warn(c, "note: the partition table (%s) was read by libblkid: libfdisk "
 			   "does not read this type", c->ck.pt.label);
-	if (c->ck.pt.whole_disk)
+	if (ap_check_whole_disk_misaligned(&c->ck)) {
+		char desc[400], at[64] = "";
+		uint64_t first = ap_levels_next(&c->ck.g.in_force->levels, c->ck.pt.sector_size, 0, 0);
+
+		ap_check_describe_geometry(c->ck.g.in_force, desc, sizeof(desc));
+		if (first != UINT64_MAX)
+			snprintf(at, sizeof(at), "; the first aligned LBA is %" PRIu64, first);
+		check_warn(c, "no partition table: %s%s%s%s on the whole disk starts at byte 0, "
+			   "which is not aligned to %s%s: every write the file system aligns "
+			   "to its blocks is misaligned on the drive; put it on a partition at an "
+			   "aligned start", c->ck.pt.whole_disk,
+			   c->ck.pt.whole_disk_usage ? " (" : "",
+			   c->ck.pt.whole_disk_usage ? c->ck.pt.whole_disk_usage : "",
+			   c->ck.pt.whole_disk_usage ? ")" : "", desc, at);
+	} else if (c->ck.pt.whole_disk) {
 		check_warn(c, "note: no partition table: %s%s%s%s on the whole disk, which starts at "
 			   "byte 0 and is aligned under every geometry", c->ck.pt.whole_disk,
 			   c->ck.pt.whole_disk_usage ? " (" : "",
 			   c->ck.pt.whole_disk_usage ? c->ck.pt.whole_disk_usage : "",
 			   c->ck.pt.whole_disk_usage ? ")" : "");
+	}
 }
 
 void check_report_foreign(const struct check *c)
