@@ -208,6 +208,9 @@ static void drive_topology(int fd, struct ap_drive_topology *d)
 	d->scsi_ok = rc == 0;
 	reason(scsi, sizeof(scsi), rc, &e);
 	ap_error_clear(&e);
+	/* what it claims of transfers (the optimal granularity: a RAID chunk) */
+	d->limits_ok = d->scsi_ok && ap_sgio_vpd_block_limits(fd, &d->limits, &e) == 0;
+	ap_error_clear(&e);
 	if (d->ata_ok && d->ata.wc_valid) {
 		/* already in hand: no second IDENTIFY */
 		d->wc_known = true;
