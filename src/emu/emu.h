@@ -95,6 +95,18 @@ struct ap_emu_spec {
 	char *cut_peer;			/* an emulated drive losing power with this one */
 	/* the model the drive states (drive-model=), "": EMU-<PROFILE> (ap_emu_drive_model()) */
 	char drive_model[41];
+	/* layered volumes (model.h, volume.c): all off by default */
+	uint32_t raid_level;		/* parity RAID: 5 or 6, 0 = none */
+	uint32_t raid_members;		/* members, parity included (4) */
+	uint64_t raid_chunk;		/* bytes per member per stripe (64 KiB) */
+	uint64_t raid_cache;		/* controller's battery-backed write-back cache, bytes (0) */
+	uint64_t thin_unit;		/* thin volume: allocation unit, bytes (0 = not thin) */
+	bool thin_sub;			/* 32 subclusters per unit (qcow2 extended_l2) */
+	uint64_t thin_alloc_ns;		/* mapping a new unit (100 us) */
+	uint64_t thin_copy_rate;	/* copy-on-write from the backing, bytes/s (100 MB) */
+	uint64_t thin_pool;		/* the pool's data space, bytes (0 = never full) */
+	/* what the device claims (the kernel's minimum_io_size/optimal_io_size), 0 = nothing */
+	uint64_t claim_min_io, claim_opt_io;
 };
 
 struct ap_emu_counters {

@@ -301,7 +301,7 @@ static int account(struct server *sv, enum ap_emu_op op, uint64_t off, uint64_t 
 	stats_end(sv);
 	if (cut)
 		return -1;
-	return c->fail ? EIO : 0;
+	return c->nospc ? ENOSPC : c->fail ? EIO : 0;
 }
 
 static void op_init(void *ud, struct fuse_conn_info *conn)
@@ -818,6 +818,7 @@ out:
 	if (ctl_fd >= 0)
 		close(ctl_fd);
 	ap_emu_vlog_close(&sv->vlog);
+	ap_emu_model_destroy(&sv->model);
 	if (sv->peer)
 		munmap(sv->peer, sizeof(*sv->peer));
 	free(sv->buf);
