@@ -134,14 +134,24 @@ struct ap_emu_spec {
 	X(flushes, FLUSHES, NUMBER, "cache flushes (fsync)") \
 	X(read_bytes, READ_BYTES, SIZE, "bytes read") \
 	X(write_bytes, WRITE_BYTES, SIZE, "bytes written") \
-	X(errors, ERRORS, NUMBER, "requests failed by fault injection or while the power is off") \
+	X(errors, ERRORS, NUMBER, \
+	  "requests failed by fault injection, a full thin pool or while the power is off") \
 	X(busy_ns, BUSY_NS, NUMBER, "time charged, nanoseconds")
 /* what real drives add (model.h) */
 #define AP_EMU_COUNTERS_QUIRKS(X) \
 	X(ra_hits, RA_HITS, NUMBER, "reads answered from a read-ahead segment") \
 	X(rmw_buffer_hits, RMW_BUFFERED, NUMBER, \
 	  "partial sectors whose RMW the buffer served (no extra revolution)") \
-	X(flushes_ignored, FLUSHES_IGNORED, NUMBER, "flushes acknowledged without writing the cache")
+	X(flushes_ignored, FLUSHES_IGNORED, NUMBER, "flushes acknowledged without writing the cache") \
+	X(stripe_rmw, STRIPE_RMW, NUMBER, "partial stripes read-modify-written (parity RAID)") \
+	X(full_stripes, FULL_STRIPES, NUMBER, "stripes written whole, without reading (parity RAID)") \
+	X(cache_absorbed, CACHE_ABSORBED, NUMBER, \
+	  "writes the controller's cache acknowledged at once (parity RAID)") \
+	X(cache_waits, CACHE_WAITS, NUMBER, \
+	  "writes that waited for the controller's cache to make room (parity RAID)") \
+	X(thin_allocs, THIN_ALLOCS, NUMBER, "thin units mapped by a first write") \
+	X(cow, COW, NUMBER, "copy-on-writes from the backing (thin units or subclusters)") \
+	X(nospc, NOSPC, NUMBER, "writes refused with ENOSPC: the thin pool is full")
 #define AP_EMU_COUNTERS_POWER(X) \
 	X(power_cuts, POWER_CUTS, NUMBER, "power cuts") \
 	X(lost_writes, LOST_WRITES, NUMBER, "acknowledged writes a power cut undid (volatile cache)") \

@@ -12,6 +12,8 @@
  *			the server holds an exclusive flock() on it while alive
  *	log		the server's stderr
  *	identity	VENDOR:MODEL:REVISION:SERIAL the drive states (identity.c reads it)
+ *	claims		what the device claims: minimum_io_size=N, optimal_io_size=N lines
+ *			(min-io=, opt-io=), which topology.c reports as the kernel's
  *	volatile	the volatile write cache's pre-images (power.c)
  * The loop device's sysfs backing_file ("<workdir>/mnt/disk") leads from the
  * device to its work directory.

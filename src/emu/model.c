@@ -408,7 +408,7 @@ void ap_emu_model_set_write_cache(struct ap_emu_model *m, bool on, uint64_t now_
 				  struct ap_emu_cost *c)
 {
 	memset(c, 0, sizeof(*c));
-	if (m->write_cache && !on) {
+	if (m->write_cache && !on && !m->raid_level) {	/* a RAID's members have none */
 		if (m->kind == AP_EMU_MODEL_HDD)
 			c->cost_ns = destage(m, now_ns, c);
 		else

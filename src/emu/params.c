@@ -643,7 +643,7 @@ static const struct spec_key {
 int ap_emu_spec_set(struct ap_emu_spec *s, const char *key, const char *val,
 		    struct ap_error *e)
 {
-	char known[512];
+	char known[1024];
 	size_t i, n = 0;
 
 	if (!val)
