@@ -81,19 +81,17 @@ struct ap_emu_shm {
 
 /*
  * params.c and params_volume.c: the spec's value parsers and formatter
- * they share, and the layered volumes' keys (setters as params.c's key
- * table calls them), constraints and formatted part (",raid=5,...").
+ * they share, and the layered volumes' keys, defaults, constraints and
+ * formatted part (",raid=5,...").
  */
 int ap_emu_parse_bool(const char *v, bool *out);
 int ap_emu_parse_cost(const char *v, uint64_t *ns);	/* a duration, or "0" */
 void ap_emu_fmt_ns(char *buf, size_t sz, uint64_t ns);
-int ap_emu_set_raid(struct ap_emu_spec *s, const char *key, const char *val, struct ap_error *e);
-int ap_emu_set_members(struct ap_emu_spec *s, const char *key, const char *val,
-		       struct ap_error *e);
-int ap_emu_set_volume_size(struct ap_emu_spec *s, const char *key, const char *val,
+/* 0 or -EINVAL as ap_emu_spec_set() for a volume's key, -ENOENT for another key */
+int ap_emu_spec_set_volume(struct ap_emu_spec *s, const char *key, const char *val,
 			   struct ap_error *e);
-int ap_emu_set_thin_sub(struct ap_emu_spec *s, const char *key, const char *val,
-			struct ap_error *e);
+void ap_emu_volume_keys(char *buf, size_t sz);		/* ", raid, members, ..." */
+void ap_emu_spec_init_volume(struct ap_emu_spec *s);	/* their defaults */
 int ap_emu_spec_validate_volume(const struct ap_emu_spec *s, struct ap_error *e);
 void ap_emu_spec_format_volume(const struct ap_emu_spec *s, char *buf, size_t sz);
 

@@ -40,10 +40,7 @@ void ap_emu_spec_init(struct ap_emu_spec *s)
 	s->cache_size = 64ULL << 20;
 	s->bus_rate = 300000000;
 	s->ra_segments = 1;
-	s->raid_members = 4;
-	s->raid_chunk = 64 << 10;
-	s->thin_alloc_ns = 100000;
-	s->thin_copy_rate = 100000000;
+	ap_emu_spec_init_volume(s);
 }
 
 /*
@@ -86,11 +83,7 @@ static const struct {
 				"ignore-flush=on" },
 	/* an honest 512n drive under noise: constant costs, 30 % jitter */
 	{ "noisy-512n", "model=simple,phys=512,lba=0,base=200us,rmw=8ms,jitter=30%" },
-	/*
-	 * Issue 33, layered volumes. A hardware RAID 5 of four 7200 rpm 512e
-	 * disks hiding 4096-byte sectors, 64 KiB chunks: a 192 KiB stripe that
-	 * the controller does not report
-	 */
+	/* issue 33: a hardware RAID 5 of four hdd-7200 disks, an unreported 192 KiB stripe */
 	{ "raid5-4x64k", "model=hdd,phys=4096,lba=0,rpm=7200,track=1250304,settle=1ms,seek=16ms,"
 			 "knee=30%,base=50us,bus=300MB,cache=off,raid=5,members=4,chunk=64K" },
 	/* md RAID 6 of six 512n disks, 128 KiB chunks: 512 KiB stripes, reported as md does */
@@ -447,7 +440,7 @@ static int set_model_size(struct ap_emu_spec *s, const char *key, const char *va
 	return 0;
 }
 
-/* settle, seek: the head's times; thin-alloc: mapping a thin unit */
+/* settle, seek: the head's times */
 static int set_head_time(struct ap_emu_spec *s, const char *key, const char *val,
 			 struct ap_error *e)
 {
@@ -458,9 +451,7 @@ static int set_head_time(struct ap_emu_spec *s, const char *key, const char *val
 			"%s '%s': not a duration (use a unit: 1ms, 300us, 0)", key, val);
 	if (u > AP_NSEC_PER_SEC)
 		return ap_error_set(e, EINVAL, "%s '%s': more than 1s", key, val);
-	if (key[0] == 't')
-		s->thin_alloc_ns = u;
-	else if (key[1] == 'e' && key[2] == 't')
+	if (key[1] == 'e' && key[2] == 't')
 		s->settle_ns = u;
 	else
 		s->seek_ns = u;
@@ -627,17 +618,6 @@ static const struct spec_key {
 	{ "fail-after", NULL, set_fail_after },
 	{ "image", NULL, set_image },
 	{ "drive-model", NULL, set_drive_model },
-	{ "raid", NULL, ap_emu_set_raid },
-	{ "members", NULL, ap_emu_set_members },
-	{ "chunk", NULL, ap_emu_set_volume_size },
-	{ "raid-cache", NULL, ap_emu_set_volume_size },
-	{ "thin", NULL, ap_emu_set_volume_size },
-	{ "thin-sub", "subclusters", ap_emu_set_thin_sub },
-	{ "thin-alloc", NULL, set_head_time },
-	{ "thin-copy", NULL, ap_emu_set_volume_size },
-	{ "thin-pool", NULL, ap_emu_set_volume_size },
-	{ "min-io", NULL, ap_emu_set_volume_size },
-	{ "opt-io", NULL, ap_emu_set_volume_size },
 };
 
 int ap_emu_spec_set(struct ap_emu_spec *s, const char *key, const char *val,
@@ -645,16 +625,21 @@ int ap_emu_spec_set(struct ap_emu_spec *s, const char *key, const char *val,
 {
 	char known[1024];
 	size_t i, n = 0;
+	int rc;
 
 	if (!val)
 		val = "";
 	for (i = 0; i < AP_ARRAY_SIZE(spec_keys); i++)
 		if (key_is(key, spec_keys[i].name, spec_keys[i].alias))
 			return spec_keys[i].set(s, key, val, e);
+	rc = ap_emu_spec_set_volume(s, key, val, e);	/* the layered volumes' keys */
+	if (rc != -ENOENT)
+		return rc;
 	known[0] = '\0';
 	for (i = 0; i < AP_ARRAY_SIZE(spec_keys) && n < sizeof(known); i++)
 		n += (size_t)snprintf(known + n, sizeof(known) - n, "%s%s", i ? ", " : "",
 				      spec_keys[i].name);
+	ap_emu_volume_keys(known + n, sizeof(known) - n);
 	return ap_error_set(e, EINVAL, "unknown emulator parameter '%s' (known: %s)", key, known);
 }
 

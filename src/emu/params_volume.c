@@ -15,7 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
-int ap_emu_set_raid(struct ap_emu_spec *s, const char *key, const char *val, struct ap_error *e)
+static int set_raid(struct ap_emu_spec *s, const char *key, const char *val, struct ap_error *e)
 {
 	if (strcmp(val, "5") == 0 || strcasecmp(val, "raid5") == 0)
 		s->raid_level = 5;
@@ -28,7 +28,7 @@ int ap_emu_set_raid(struct ap_emu_spec *s, const char *key, const char *val, str
 	return 0;
 }
 
-int ap_emu_set_members(struct ap_emu_spec *s, const char *key, const char *val,
+static int set_members(struct ap_emu_spec *s, const char *key, const char *val,
 		       struct ap_error *e)
 {
 	uint32_t v;
@@ -41,8 +41,8 @@ int ap_emu_set_members(struct ap_emu_spec *s, const char *key, const char *val,
 }
 
 /* chunk, raid-cache, thin, thin-copy, thin-pool, min-io, opt-io: sizes */
-int ap_emu_set_volume_size(struct ap_emu_spec *s, const char *key, const char *val,
-			   struct ap_error *e)
+static int set_size(struct ap_emu_spec *s, const char *key, const char *val,
+		    struct ap_error *e)
 {
 	uint64_t u;
 
@@ -79,12 +79,68 @@ int ap_emu_set_volume_size(struct ap_emu_spec *s, const char *key, const char *v
 	return 0;
 }
 
-int ap_emu_set_thin_sub(struct ap_emu_spec *s, const char *key, const char *val,
+static int set_thin_sub(struct ap_emu_spec *s, const char *key, const char *val,
 			struct ap_error *e)
 {
 	if (ap_emu_parse_bool(*val ? val : "on", &s->thin_sub) != 0)
 		return ap_error_set(e, EINVAL, "%s '%s': expected on or off", key, val);
 	return 0;
+}
+
+static int set_thin_alloc(struct ap_emu_spec *s, const char *key, const char *val,
+			  struct ap_error *e)
+{
+	uint64_t u;
+
+	if (ap_emu_parse_cost(val, &u) != 0 || u > AP_NSEC_PER_SEC)
+		return ap_error_set(e, EINVAL, "%s '%s': a duration up to 1s (100us, 1ms, 0)", key,
+				    val);
+	s->thin_alloc_ns = u;
+	return 0;
+}
+
+static const struct {
+	const char *name, *alias;
+	int (*set)(struct ap_emu_spec *s, const char *key, const char *val, struct ap_error *e);
+} keys[] = {
+	{ "raid", NULL, set_raid },
+	{ "members", NULL, set_members },
+	{ "chunk", NULL, set_size },
+	{ "raid-cache", NULL, set_size },
+	{ "thin", NULL, set_size },
+	{ "thin-sub", "subclusters", set_thin_sub },
+	{ "thin-alloc", NULL, set_thin_alloc },
+	{ "thin-copy", NULL, set_size },
+	{ "thin-pool", NULL, set_size },
+	{ "min-io", NULL, set_size },
+	{ "opt-io", NULL, set_size },
+};
+
+int ap_emu_spec_set_volume(struct ap_emu_spec *s, const char *key, const char *val,
+			   struct ap_error *e)
+{
+	size_t i;
+
+	for (i = 0; i < AP_ARRAY_SIZE(keys); i++)
+		if (strcmp(key, keys[i].name) == 0 || (keys[i].alias && strcmp(key, keys[i].alias) == 0))
+			return keys[i].set(s, keys[i].name, val, e);
+	return -ENOENT;
+}
+
+void ap_emu_volume_keys(char *buf, size_t sz)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < AP_ARRAY_SIZE(keys) && n < sz; i++)
+		n += (size_t)snprintf(buf + n, sz - n, ", %s", keys[i].name);
+}
+
+void ap_emu_spec_init_volume(struct ap_emu_spec *s)
+{
+	s->raid_members = 4;
+	s->raid_chunk = 64 << 10;
+	s->thin_alloc_ns = 100000;
+	s->thin_copy_rate = 100000000;
 }
 
 int ap_emu_spec_validate_volume(const struct ap_emu_spec *s, struct ap_error *e)

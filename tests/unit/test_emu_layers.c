@@ -401,6 +401,7 @@ static void test_volume_spec(void **state)
 		const char *spec, *msg;
 	} bad[] = {
 		{ "raid5-4x64k,raid=7", "raid '7': expected 5, 6 or off" },
+		{ "hdd-7200,raidd=5", "unknown emulator parameter 'raidd' (known: profile, model," },
 		{ "raid5-4x64k,members=2", "members '2': expected 3 to 18" },
 		{ "raid6-6x128k,members=3", "raid=6: needs at least 4 members, not 3" },
 		{ "raid5-4x64k,chunk=3000", "chunk '3000': a power of two" },
@@ -414,7 +415,9 @@ static void test_volume_spec(void **state)
 		{ "hdd-7200,thin-pool=1M", "thin-sub, thin-pool: only a thin volume" },
 		{ "thin-64k,size=2T,thin=64K", "more than 16777216 units" },
 		{ "thin-64k,thin-copy=0", "thin-copy '0': a rate above 0" },
-		{ "thin-64k,thin-alloc=5", "thin-alloc '5': not a duration" },
+		{ "thin-64k,thin-alloc=5", "thin-alloc '5': a duration up to 1s" },
+		{ "thin-64k,thin-alloc=2s", "thin-alloc '2s': a duration up to 1s" },
+		{ "thin-64k,subclusters=maybe", "thin-sub 'maybe': expected on or off" },
 		{ "hdd-7200,min-io=1000", "min-io '1000': not a multiple of 512" },
 		{ "hdd-7200,min-io=128K,opt-io=320K", "opt-io 327680: not a multiple of min-io" },
 	};
