@@ -154,7 +154,10 @@ struct ap_emu_segment {
  *   in ascending order (an elevator), each costing what the same write
  *   costs the volume (so adjacent writes merged in the cache become whole
  *   stripes); a write that finds no room waits until enough was destaged
- *   (c->rc_waited, else c->rc_absorbed). Fast until full, as real
+ *   (c->rc_waited, else c->rc_absorbed). It holds at most
+ *   AP_EMU_CACHE_EXTENTS dirty extents (a controller has so many cache
+ *   lines): scattered small writes fill it by their number, 512, long
+ *   before its bytes. Fast until full, as real
  *   controllers are (LSI MegaRAID, HP Smart Array: write-back with a
  *   charged battery or flash backup): a probe that rewrites a few places
  *   never fills it. The cache survives a power cut; reads go to the

@@ -328,11 +328,11 @@ static uint64_t raid_read(struct ap_emu_model *m, uint64_t off, uint64_t len, ui
 /*
  * The controller's destager at @now: the destage in flight ends at
  * rc_done; when it has ended the next dirty extent (the elevator's order,
- * from rc_cursor) starts, at once if the cache was idle. Until @now, or
- * until the cache has room for @need more bytes and one more extent
- * (then the time it has: the caller's wait).
+ * from rc_cursor) starts, at once if the cache was idle. Up to @now; with
+ * @wait on past it, until the cache has room for @need more bytes and one
+ * more extent. When that is (@now, or later: the caller's wait).
  */
-static uint64_t rc_advance(struct ap_emu_model *m, uint64_t now, uint64_t need,
+static uint64_t rc_advance(struct ap_emu_model *m, uint64_t now, uint64_t need, bool wait,
 			   struct ap_emu_cost *c)
 {
 	uint64_t t = now;
@@ -363,7 +363,7 @@ static uint64_t rc_advance(struct ap_emu_model *m, uint64_t now, uint64_t need,
 			m->rc_done = raid_write(m, x.start, x.end - x.start, start, c);
 			continue;
 		}
-		if (room || !m->rc_inflight)
+		if (room || !m->rc_inflight || !wait)
 			return t;
 		t = m->rc_done;		/* wait for the destage in flight */
 	}
@@ -396,19 +396,19 @@ static uint64_t rc_write(struct ap_emu_model *m, uint64_t off, uint64_t len, uin
 	uint64_t t;
 
 	if (len > m->raid_cache) {
-		t = rc_advance(m, now, m->raid_cache, c);	/* write through, cache drained */
+		t = rc_advance(m, now, m->raid_cache, true, c);	/* write through, drained */
 		while (m->nextents || m->rc_inflight)
-			t = rc_advance(m, m->rc_done, m->raid_cache, c);
+			t = rc_advance(m, m->rc_done, m->raid_cache, true, c);
 		c->rc_waited = true;
 		return raid_write(m, off, len, t, c) - now;
 	}
 	/* room for the bytes not dirty yet (a rewrite of dirty data is absorbed) */
-	t = rc_advance(m, now, len - dirty_overlap(m, off, off + len), c);
+	t = rc_advance(m, now, len - dirty_overlap(m, off, off + len), true, c);
 	ap_emu_model_cache_insert(m, off, off + len);
 	c->rc_waited = t > now;
 	c->rc_absorbed = !c->rc_waited;
 	/* the destager starts on it at once if idle */
-	rc_advance(m, t, 0, c);
+	rc_advance(m, t, 0, false, c);
 	return t - now;
 }
 
@@ -416,7 +416,7 @@ uint64_t ap_emu_raid_request(struct ap_emu_model *m, enum ap_emu_op op, uint64_t
 			     uint64_t len, uint64_t now, struct ap_emu_cost *c)
 {
 	if (m->raid_cache)
-		rc_advance(m, now, 0, c);
+		rc_advance(m, now, 0, false, c);
 	switch (op) {
 	case AP_EMU_READ:
 		return len ? raid_read(m, off, len, now, c) - now : 0;

@@ -280,6 +280,22 @@ static void test_raid_cache(void **state)
 		t += ns;
 	}
 	ap_emu_model_destroy(&m);
+
+	/* ... but 600 scattered places back to back: 512 dirty extents fill it by number */
+	model_for(&m, "raid5-bbu,size=256M");
+	t = T0;
+	waited = 0;
+	for (i = 0; i < 600; i++) {
+		ns = req(&m, AP_EMU_WRITE, i * 192 * K + 512, 4 * K, t, &c);
+		if (i < 500)
+			assert_true(c.rc_absorbed);
+		waited += c.rc_waited;
+		t += ns;
+	}
+	print_message("raid5-bbu, 600 scattered 4 KiB writes: %u waited\n", waited);
+	assert_true(waited > 50);
+	assert_true(m.nextents <= AP_EMU_CACHE_EXTENTS);
+	ap_emu_model_destroy(&m);
 }
 
 static void test_thin(void **state)
