@@ -347,8 +347,7 @@ void ap_emu_model_cache_insert(struct ap_emu_model *m, uint64_t a, uint64_t b)
 	m->cached += b - a;
 }
 
-/* A read entirely inside one cached extent. */
-static bool cache_hit(const struct ap_emu_model *m, uint64_t off, uint64_t len)
+bool ap_emu_model_cache_hit(const struct ap_emu_model *m, uint64_t off, uint64_t len)
 {
 	size_t i;
 
@@ -366,7 +365,7 @@ static uint64_t hdd_request(struct ap_emu_model *m, enum ap_emu_op op, uint64_t 
 
 	switch (op) {
 	case AP_EMU_READ:
-		if (m->write_cache && cache_hit(m, off, len)) {
+		if (m->write_cache && ap_emu_model_cache_hit(m, off, len)) {
 			ns += bus_ns(m, len);
 		} else if (ra) {
 			c->ra_hit = true;

@@ -161,7 +161,8 @@ struct ap_emu_segment {
  *   controllers are (LSI MegaRAID, HP Smart Array: write-back with a
  *   charged battery or flash backup): a probe that rewrites a few places
  *   never fills it. The cache survives a power cut; reads go to the
- *   members (ahead of the destage: not delayed by it). The destages'
+ *   members (ahead of the destage: not delayed by it) unless they lie in
+ *   one dirty extent: then the cache answers (base + bus). The destages'
  *   stripe counters count when a destage starts.
  * - a thin volume (thin=SIZE, the allocation unit): the first write into
  *   an unmapped unit maps it (thin_alloc_ns, c->thin_allocs) and copies
@@ -330,12 +331,14 @@ static inline uint64_t ap_emu_mul_div(uint64_t a, uint64_t b, uint64_t c)
 
 /*
  * Shared by model.c and volume.c (the layered volumes): merge [a, b) into
- * the sorted extents of the write cache (room for one more is there); the
+ * the sorted extents of the write cache (room for one more is there), and
+ * whether a read lies entirely inside one of them; the
  * volumes' state from the spec; a thin volume's cost of a write before the
  * layer below (c->nospc: the pool is full, nothing changed); a parity RAID
  * volume's cost of a request arriving at @now.
  */
 void ap_emu_model_cache_insert(struct ap_emu_model *m, uint64_t a, uint64_t b);
+bool ap_emu_model_cache_hit(const struct ap_emu_model *m, uint64_t off, uint64_t len);
 void ap_emu_volume_init(struct ap_emu_model *m, const struct ap_emu_spec *s);
 uint64_t ap_emu_thin_write(struct ap_emu_model *m, uint64_t off, uint64_t len,
 			   struct ap_emu_cost *c);

@@ -419,7 +419,9 @@ uint64_t ap_emu_raid_request(struct ap_emu_model *m, enum ap_emu_op op, uint64_t
 		rc_advance(m, now, 0, false, c);
 	switch (op) {
 	case AP_EMU_READ:
-		return len ? raid_read(m, off, len, now, c) - now : 0;
+		if (!len || (m->raid_cache && ap_emu_model_cache_hit(m, off, len)))
+			return 0;	/* dirty data: the controller's cache answers */
+		return raid_read(m, off, len, now, c) - now;
 	case AP_EMU_WRITE:
 		if (!len)
 			return 0;

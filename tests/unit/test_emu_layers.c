@@ -259,6 +259,10 @@ static void test_raid_cache(void **state)
 	assert_true(m.nextents > 0);
 	ap_emu_model_power_cut(&m);
 	assert_true(m.cached > 0);
+
+	/* a read of dirty data: the cache answers; of clean data: the members */
+	assert_int_equal(req(&m, AP_EMU_READ, 40 * 192 * K + 4 * K, 4 * K, t, &c), front_ns(4 * K));
+	assert_true(req(&m, AP_EMU_READ, 100 * 192 * K, 4 * K, t, &c) > front_ns(4 * K) + MS);
 	ap_emu_model_destroy(&m);
 
 	/* rewriting the same dirty 4 KiB: absorbed every time, never waits */
