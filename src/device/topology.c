@@ -159,7 +159,8 @@ static void emulated_claims(dev_t rdev, struct ap_kernel_topology *k)
 	ssize_t n;
 	FILE *f;
 
-	back = name && strncmp(name, "loop", 4) == 0 ? ap_sysfs_loop_backing_file(name, true) : NULL;
+	back = name && strncmp(name, "loop", 4) == 0 ? ap_sysfs_loop_backing_file(name, true) :
+	       NULL;
 	path = back ? ap_identity_emulated_file(back, "claims") : NULL;
 	f = path ? fopen(path, "re") : NULL;
 	while (f && (n = getline(&line, &cap, f)) > 0) {

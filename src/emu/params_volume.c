@@ -47,7 +47,8 @@ static int set_size(struct ap_emu_spec *s, const char *key, const char *val,
 	uint64_t u;
 
 	if (ap_parse_size(val, &u) != 0)
-		return ap_error_set(e, EINVAL, "%s '%s': not a size (e.g. 4096, 64K, 1M)", key, val);
+		return ap_error_set(e, EINVAL, "%s '%s': not a size (e.g. 4096, 64K, 1M)", key,
+				    val);
 	if (strcmp(key, "chunk") == 0) {
 		if (u < 4096 || u > (16ULL << 20) || !ap_is_power_of_2(u))
 			return ap_error_set(e, EINVAL,
@@ -122,7 +123,8 @@ int ap_emu_spec_set_volume(struct ap_emu_spec *s, const char *key, const char *v
 	size_t i;
 
 	for (i = 0; i < AP_ARRAY_SIZE(keys); i++)
-		if (strcmp(key, keys[i].name) == 0 || (keys[i].alias && strcmp(key, keys[i].alias) == 0))
+		if (strcmp(key, keys[i].name) == 0 ||
+		    (keys[i].alias && strcmp(key, keys[i].alias) == 0))
 			return keys[i].set(s, keys[i].name, val, e);
 	return -ENOENT;
 }
@@ -163,7 +165,8 @@ int ap_emu_spec_validate_volume(const struct ap_emu_spec *s, struct ap_error *e)
 					    "physical sector %u", (unsigned long long)s->raid_chunk,
 					    s->phys_sector);
 	} else if (s->raid_cache) {
-		return ap_error_set(e, EINVAL, "raid-cache: only a parity RAID volume (raid=5 or 6) has one");
+		return ap_error_set(e, EINVAL,
+				    "raid-cache: only a parity RAID volume (raid=5 or 6) has one");
 	}
 	if (s->thin_unit) {
 		if (s->thin_sub && s->thin_unit % (32 * 512))
@@ -181,7 +184,8 @@ int ap_emu_spec_validate_volume(const struct ap_emu_spec *s, struct ap_error *e)
 					    (unsigned long long)s->thin_pool,
 					    (unsigned long long)s->thin_unit);
 	} else if (s->thin_sub || s->thin_pool) {
-		return ap_error_set(e, EINVAL, "thin-sub, thin-pool: only a thin volume (thin=SIZE) has them");
+		return ap_error_set(e, EINVAL,
+				    "thin-sub, thin-pool: only a thin volume (thin=SIZE) has them");
 	}
 	if (s->claim_opt_io && s->claim_min_io && s->claim_opt_io % s->claim_min_io)
 		return ap_error_set(e, EINVAL, "opt-io %llu: not a multiple of min-io %llu",

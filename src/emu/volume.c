@@ -250,7 +250,8 @@ static void stripe_write(struct ap_emu_model *m, uint64_t s, uint64_t a, uint64_
 
 			/* the written part of this chunk inside parity range i */
 			if (w && x < r[i].end && y > r[i].start)
-				in += (y < r[i].end ? y : r[i].end) - (x > r[i].start ? x : r[i].start);
+				in += (y < r[i].end ? y : r[i].end) -
+				      (x > r[i].start ? x : r[i].start);
 		}
 		rmw_bytes += w;
 		rcw_bytes += pbytes - in;
@@ -270,7 +271,8 @@ static void stripe_write(struct ap_emu_model *m, uint64_t s, uint64_t a, uint64_
 				phase_add(rd, d, mbase + (lo - ca), mbase + (hi - ca));
 			} else if (!rmw) {
 				/* the parity range's data this write leaves alone */
-				uint64_t wl = hi > lo ? mbase + (lo - ca) : y, wh = hi > lo ? mbase + (hi - ca) : y;
+				uint64_t wl = hi > lo ? mbase + (lo - ca) : y;
+				uint64_t wh = hi > lo ? mbase + (hi - ca) : y;
 
 				phase_add(rd, d, x, wl > x ? (wl < y ? wl : y) : x);
 				phase_add(rd, d, wh > x ? (wh < y ? wh : y) : x, y);
