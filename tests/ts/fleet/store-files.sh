@@ -142,17 +142,17 @@ fi
 ts_subtest unknown-fields-kept
 S=$W/unknown.json
 one_model "$W/u.json" KEEP
-jq '.future = {"a": 1} | .models[0].tier = "gold" | .models[0].verdicts[0].levels = [4096, 65536]
+jq '.future = {"a": 1} | .models[0].tier = "gold" | .models[0].verdicts[0].zones = [4096, 65536]
 	| .models[0].verdicts[0].examples[0].slot = 7' "$W/u.json" > "$S"
 one_model "$W/u2.json" OTHER
 ts_run_rc 0 "$A" verdicts merge -q --store "$S" "$W/u2.json"
 jq -e '.future == {"a": 1} and .models[0].tier == "gold"
-	and .models[0].verdicts[0].levels == [4096, 65536]
+	and .models[0].verdicts[0].zones == [4096, 65536]
 	and .models[0].verdicts[0].examples[0].slot == 7 and (.models | length) == 2' "$S" >/dev/null ||
 	ts_fail "unknown fields dropped: $(cat "$S")"
 # a source's unknown fields come along with its model
 ts_run_rc 0 "$A" verdicts merge -q --store "$W/fresh.json" "$S"
-jq -e '.models[0].tier == "gold" and .models[0].verdicts[0].levels == [4096, 65536]' \
+jq -e '.models[0].tier == "gold" and .models[0].verdicts[0].zones == [4096, 65536]' \
 	"$W/fresh.json" >/dev/null || ts_fail "a source's unknown fields: $(cat "$W/fresh.json")"
 
 ts_subtest null-store
