@@ -503,6 +503,27 @@ static int prepare(struct check *c, struct ap_vstore *store, struct ap_outfile *
 	return AP_EXIT_OK;
 }
 
+/*
+ * -J, refused before any device was looked at (the metrics file, the
+ * columns): still one document, with the status and the device when one.
+ * (A command line that does not parse prints none: -J may be what is
+ * wrong with it.)
+ */
+static void print_refused(const struct check *c, int rc)
+{
+	struct json_object *doc;
+
+	if (!c->out.json)
+		return;
+	doc = json_object_new_object();
+	if (c->ndevices == 1)
+		json_object_object_add(doc, "device", json_object_new_string(c->devices[0]));
+	json_object_object_add(doc, "exit_status", json_object_new_int(rc));
+	if (ap_out_json_print(stdout, doc) != 0)
+		check_warn(NULL, "write error on standard output");
+	json_object_put(doc);
+}
+
 /* One device: checked, reported; its exit status. */
 static int check_one(struct check *base, const char *dev, struct ap_prom *metrics,
 		     struct json_object *docs)
@@ -514,8 +535,8 @@ static int check_one(struct check *base, const char *dev, struct ap_prom *metric
 	rc = run(&c);
 	if (metrics)
 		ap_check_prom(&c.ck, metrics, rc);
-	if (c.out.json && (c.doc || docs)) {
-		/* one device that could not be checked: nothing on stdout, as before */
+	if (c.out.json) {
+		/* one document always: a device not checked is its name and status */
 		struct json_object *doc = c.doc ? c.doc : json_object_new_object();
 
 		if (!c.doc)
@@ -551,8 +572,11 @@ int ap_cmd_check(int argc, char **argv)
 	rc = parse_args(&c, argc, argv);
 	if (rc < 0)
 		return AP_EXIT_OK;	/* --help, --version, -H */
-	if (rc == AP_EXIT_OK)
+	if (rc == AP_EXIT_OK) {
 		rc = prepare(&c, &store, &prom);
+		if (rc != AP_EXIT_OK)
+			print_refused(&c, rc);
+	}
 	if (rc != AP_EXIT_OK)
 		goto out;
 	if (c.prometheus) {
