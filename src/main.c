@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,12 @@ int main(int argc, char **argv)
 	 * and treats EPIPE on stdout as success (ap_out_flush()).
 	 */
 	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * The terminal's character set (UTF-8 names are printed as they are,
+	 * not hex-escaped by libsmartcols); numbers stay in the C locale's
+	 * form (LC_NUMERIC is not set: JSON, CSV and scripts read them).
+	 */
+	setlocale(LC_CTYPE, "");
 	/* stop at the first non-option: the subcommand owns the rest */
 	while ((c = getopt_long(argc, argv, "+hV", longopts, NULL)) != -1) {
 		switch (c) {

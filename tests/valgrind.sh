@@ -1,15 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# tests/valgrind.sh [BUILDDIR]: run alignprobe's commands along their
-# normal paths under
-#     valgrind --leak-check=full --error-exitcode=99
-# (memory errors and definite/possible leaks fail) and print one line per
-# command. Needs valgrind; the device parts (sweep, probe, emulate, check
-# on a loop device) need root, loop devices and /dev/fuse and are skipped
-# otherwise. Uses its own ALIGNPROBE_STATE_DIR and temporary directory and
-# only devices it attaches. Exit status: 0 clean, 1 a leak or error (see
-# the log named on the failing line), 77 valgrind missing.
+# tests/valgrind.sh [BUILDDIR]: valgrind memcheck over
+#   commands  alignprobe's commands along their normal paths, one line each
+#   unit      every cmocka unit test (tests/unit/test_*)
+#   golden    the integration tests whose output is compared byte for byte
+#             (tests/expected/), every alignprobe and plot_demo they run
+#             under valgrind
+# with --leak-check=full --error-exitcode=99: memory errors (invalid
+# accesses, uninitialised values in a condition or a syscall) and definite
+# or possible leaks fail. VG_PARTS="unit golden" runs some of the parts,
+# VG_UNIT_SKIP names unit tests left out (default: the two slowest).
+# Needs valgrind; the device parts (sweep, probe, emulate, check on a loop
+# device, and golden tests that use them) need root, loop devices and
+# /dev/fuse and are skipped otherwise (failed under
+# ALIGNPROBE_REQUIRE_DEVICES=1, as in CI). Uses its own
+# ALIGNPROBE_STATE_DIR and temporary directory and only devices it
+# attaches. Exit status: 0 clean, 1 a leak, an error or a failed test (see
+# the log named on the failing line), 77 valgrind missing. .ci/run runs it.
 set -u
 builddir=$(cd "${1:-.}" && pwd)
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,6 +47,8 @@ VG=(valgrind -q --leak-check=full --show-leak-kinds=definite,possible
     --track-fds=no --child-silent-after-fork=no
     --suppressions="$srcdir/tests/valgrind.supp")
 n=0 bad=0 skipped=0
+parts=" ${VG_PARTS:-commands unit golden} "
+part() { [[ $parts == *" $1 "* ]]; }
 
 # vg NAME EXPECTED-EXIT-CODES CMD...: one command under valgrind
 vg() {
@@ -48,7 +58,7 @@ vg() {
 	"${VG[@]}" --log-file="$log.%p" "$@" > "$tmp/out-$name" 2> "$tmp/err-$name" < /dev/null
 	rc=$?
 	cat "$log".* > "$log" 2>/dev/null
-	if [ $rc = 99 ] || grep -q "definitely lost\|possibly lost\|Invalid \|uninitialised\|Mismatched" "$log"; then
+	if [ $rc = 99 ] || vg_errors "$log"; then
 		bad=$((bad + 1))
 		cp "$log" "/tmp/alignprobe-vg-$name.log"
 		printf 'LEAK/ERROR %-24s (exit %d) see /tmp/alignprobe-vg-%s.log\n' "$name" $rc "$name"
@@ -62,6 +72,12 @@ vg() {
 }
 skip() { skipped=$((skipped + 1)); printf 'skipped    %-24s %s\n' "$1" "$2"; }
 
+# vg_errors LOG: LOG holds a memory error or a leak
+vg_errors() {
+	grep -q "definitely lost\|possibly lost\|Invalid \|uninitialised\|Mismatched\|Syscall param" "$1"
+}
+
+run_commands() {
 # ---- no device needed
 vg help 0 "$AP" --help
 vg sweep-help 0 "$AP" sweep --help
@@ -78,14 +94,15 @@ vg sweep-replay-bad 2 "$AP" sweep --replay "$tmp/seeds/truncated.json"
 truncate -s 64M "$tmp/disk.img"
 printf 'label: gpt\nstart=2048, size=16M\nstart=34823, size=16M\n' | sfdisk -q "$tmp/disk.img" >/dev/null 2>&1
 vg check-image "0 4" "$AP" check --physical 4096 "$tmp/disk.img"
-vg check-geometry "0 4" "$AP" check --geometry "$tmp/seeds/probe.json" -J "$tmp/disk.img"
+vg check-geometry "0 4" "$AP" check --geometry "$tmp/seeds/probe.json" --geometry-any -J "$tmp/disk.img"
 vg cleanup-empty 0 "$AP" cleanup
 sh -c 'exit 0' & dead=$!; wait $dead
 mkdir -p "$TMPDIR/alignprobe-mnt.vg"
 printf 'kind=tmpdir\nowner=%d\npath=%s\ndev=\naux=\n' $dead "$TMPDIR/alignprobe-mnt.vg" > "$ALIGNPROBE_STATE_DIR/$dead-tmpdir-0-1"
 printf 'kind=journal\nowner=%d\npath=%s\ndev=/dev/loop99\naux=\n' $dead "$tmp/disk.img" > "$ALIGNPROBE_STATE_DIR/$dead-journal-0-1"
-vg cleanup-dry-run 0 "$AP" cleanup --dry-run
-vg cleanup-json 0 "$AP" cleanup -J
+# the journal is kept (a journal is data to restore): 1, something remains
+vg cleanup-dry-run 1 "$AP" cleanup --dry-run
+vg cleanup-json 1 "$AP" cleanup -J
 rm -f "$ALIGNPROBE_STATE_DIR"/*
 
 # ---- devices (root)
@@ -130,5 +147,75 @@ else
 		skip emulate "needs /dev/fuse and the emulated drive"
 	fi
 fi
-echo "valgrind.sh: $n commands, $bad with leaks, errors or a wrong exit status, $skipped parts skipped"
+}
+
+# ---- every unit test, in the build directory as make check runs them;
+# VG_UNIT_SKIP: the statistics' end-to-end simulations (minutes natively,
+# hours under valgrind: arithmetic on arrays, which ASan+UBSan and the
+# clang pass run)
+: "${VG_UNIT_SKIP=test_analysis test_probe}"
+run_unit() {
+	local t
+	for t in "$builddir"/tests/unit/test_*; do
+		[ -f "$t" ] && [ -x "$t" ] || continue
+		if [[ " $VG_UNIT_SKIP " == *" ${t##*/} "* ]]; then
+			skip "unit-${t##*/}" "VG_UNIT_SKIP (too slow under valgrind)"
+			continue
+		fi
+		# not in a subshell: vg counts the runs and the failures
+		cd "$builddir" || return 1
+		vg "unit-${t##*/}" 0 "$t"
+		cd - > /dev/null || return 1
+	done
+}
+
+# ---- the golden tests, every program they run under valgrind
+GOLDEN=${VG_GOLDEN:-"tests/ts/cli/help.sh tests/ts/check/fixed-images.sh
+	tests/ts/emulate/refusals.sh tests/ts/output/plot.sh tests/ts/postmark/output.sh
+	tests/ts/cleanup/output.sh tests/ts/seq/output.sh tests/ts/sweep/output.sh
+	tests/ts/probe/output.sh"}
+run_golden() {
+	local t name rc prog logs=$tmp/golden
+	mkdir -p "$logs"
+	for prog in alignprobe tests/helpers/plot_demo; do
+		# the test runs this path as $ALIGNPROBE (its output says "alignprobe")
+		printf '#!/bin/sh\nexec %s --log-file=%s/%s.%%p.log %s "$@"\n' "${VG[*]}" "$logs" \
+			"${prog##*/}" "$builddir/$prog" > "$tmp/vg-${prog##*/}"
+		chmod +x "$tmp/vg-${prog##*/}"
+	done
+	for t in $GOLDEN; do
+		name=${t#tests/ts/}
+		name=golden-${name%.sh}
+		name=${name//\//-}
+		n=$((n + 1))
+		rm -f "$logs"/*.log
+		(cd "$builddir" && top_srcdir=$srcdir top_builddir=$builddir \
+			ALIGNPROBE=$tmp/vg-alignprobe PLOT_DEMO=$tmp/vg-plot_demo \
+			bash "$srcdir/$t") > "$tmp/out-$name" 2>&1
+		rc=$?
+		cat "$logs"/*.log > "$tmp/vg-$name.log" 2>/dev/null
+		if vg_errors "$tmp/vg-$name.log"; then
+			bad=$((bad + 1))
+			cp "$tmp/vg-$name.log" "/tmp/alignprobe-vg-$name.log"
+			printf 'LEAK/ERROR %-24s see /tmp/alignprobe-vg-%s.log\n' "$name" "$name"
+			grep -m5 "definitely lost\|possibly lost\|Invalid \|uninitialised\|Syscall param" \
+				"$tmp/vg-$name.log" | sed 's/^/    /'
+		elif [ $rc = 77 ] && [ "${ALIGNPROBE_REQUIRE_DEVICES:-0}" != 1 ]; then
+			skip "$name" "$(grep -m1 -o 'SKIP.*' "$tmp/out-$name")"
+		elif [ $rc != 0 ]; then
+			bad=$((bad + 1))
+			cp "$tmp/out-$name" "/tmp/alignprobe-vg-$name.out"
+			printf 'FAILED     %-24s exit %d: see /tmp/alignprobe-vg-%s.out\n' "$name" $rc "$name"
+			grep -m5 "^not ok" "$tmp/out-$name" | sed 's/^/    /'
+		else
+			printf 'clean      %-24s (%s cases)\n' "$name" "$(grep -c '^ok' "$tmp/out-$name")"
+		fi
+	done
+}
+
+part commands && run_commands
+part unit && run_unit
+part golden && run_golden
+echo "valgrind.sh: $n runs, $bad with leaks, errors or failures, $skipped parts skipped"
 [ $bad = 0 ]
+

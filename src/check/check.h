@@ -77,6 +77,9 @@ struct ap_check {
 	uint64_t physical;		/* --physical, bytes */
 	uint64_t lowest;		/* --lowest-aligned */
 	uint64_t sector_size;		/* --sector-size */
+	/* --chunk, --stripe, --allocation-unit: levels above the physical sector,
+	   bytes, 0 when not given (added to the geometry in force, from LBA 0) */
+	uint64_t chunk, stripe, alloc_unit;
 	bool check_size;		/* --check-size */
 	bool trust_reported;		/* --trust-reported */
 	bool geometry_any;		/* --geometry-any */
@@ -106,8 +109,9 @@ struct ap_check_verdicts {
 	int reported, drive, probed, mib, optio;	/* -1 not applicable, 0/1 */
 	bool size_aligned;
 	int aligned;					/* -1 for containers */
-	uint64_t misalign;				/* sectors */
-	uint64_t next;
+	int level;		/* the first level of the geometry in force the start misses, -1 none */
+	uint64_t misalign;	/* sectors past that level's boundary (else the sector's) */
+	uint64_t next;		/* the first start aligned to every level (ap_levels_start()) */
 };
 
 struct json_object;
@@ -165,7 +169,11 @@ void ap_check_judge(const struct ap_check *c, const struct ap_part *p, struct ap
  */
 bool ap_check_describe_fault(const struct ap_check *c, const struct ap_part *p, char *buf,
 			     size_t sz);
-/* c->nchecked and c->nmisaligned: the partitions judged, and the ones that are not aligned. */
+/* No table, a file system or volume on the whole disk: its byte 0 is not
+ * aligned under the geometry in force (a lowest aligned LBA 7, say). */
+bool ap_check_whole_disk_misaligned(const struct ap_check *c);
+/* c->nchecked and c->nmisaligned: the partitions judged, and the ones that are
+ * not aligned; a file system on the whole disk counts as one, at byte 0. */
 void ap_check_count(struct ap_check *c);
 /* c->next: what to run next for each misaligned partition. */
 void ap_check_next_steps(struct ap_check *c);

@@ -23,6 +23,24 @@
 #include "lib/json.h"
 #include "lib/util.h"
 
+/* " and a 196608-byte stripe (from LBA 0)" for each level above the sector, appended. */
+static void levels_words(const struct ap_geometry *g, char *buf, size_t sz)
+{
+	size_t i, n = strlen(buf);
+
+	for (i = 0; i < g->levels.n && n < sz; i++) {
+		const struct ap_level *l = &g->levels.l[i];
+
+		if (l->kind == AP_LEVEL_SECTOR)
+			continue;
+		snprintf(buf + n, sz - n, " and a %" PRIu64 "-byte %s%s (from LBA %" PRIu64 ")",
+			 l->unit, l->kind == AP_LEVEL_ALLOCATION ? "allocation unit" :
+			 ap_level_kind_name(l->kind), l->paid == AP_PAID_FIRST_WRITE ?
+			 ", paid on first writes" : "", l->lowest_aligned_lba);
+		n = strlen(buf);
+	}
+}
+
 void ap_check_describe_geometry(const struct ap_geometry *g, char *buf, size_t sz)
 {
 	if (g->source == AP_GEOM_MINIMUM)
@@ -35,6 +53,7 @@ void ap_check_describe_geometry(const struct ap_geometry *g, char *buf, size_t s
 		snprintf(buf, sz, "%" PRIu64 "-byte physical sectors (%s, lowest aligned LBA %"
 			 PRIu64 ")", g->physical, ap_geometry_source_name(g->source),
 			 g->lowest_aligned);
+	levels_words(g, buf, sz);
 }
 
 /* "serial S1 (/dev/sdb on node1, probe, 2026-12-01T08:00:00Z)" */
@@ -267,6 +286,34 @@ static int fault(struct ap_check *c, enum ap_check_fault kind, const struct ap_e
 	return ap_error_set(err, e->code ? e->code : EINVAL, "%s", e->msg);
 }
 
+/* --chunk, --stripe, --allocation-unit: levels of @g, from LBA 0. */
+static int hand_levels(const struct ap_check *c, struct ap_geometry *g, struct ap_error *e)
+{
+	const struct { const char *opt; enum ap_level_kind kind; uint64_t unit; } hand[] = {
+		{ "--chunk", AP_LEVEL_CHUNK, c->chunk },
+		{ "--stripe", AP_LEVEL_STRIPE, c->stripe },
+		{ "--allocation-unit", AP_LEVEL_ALLOCATION, c->alloc_unit },
+	};
+	size_t i;
+
+	for (i = 0; i < AP_ARRAY_SIZE(hand); i++) {
+		struct ap_level l = { .kind = hand[i].kind, .unit = hand[i].unit,
+				      .paid = hand[i].kind == AP_LEVEL_ALLOCATION ?
+					      AP_PAID_FIRST_WRITE : AP_PAID_EVERY_WRITE };
+		struct ap_error le;
+
+		if (!l.unit)
+			continue;
+		if (ap_geometry_add_level(g, &l, &le))
+			return ap_error_set(e, EINVAL, "%s %" PRIu64 ": %s", hand[i].opt, l.unit,
+					    le.msg);
+	}
+	if (c->chunk && c->stripe && (c->stripe < c->chunk || c->stripe % c->chunk))
+		return ap_error_set(e, EINVAL, "--stripe %" PRIu64 " is not a whole number of "
+				    "--chunk %" PRIu64 " (chunk x data disks)", c->stripe, c->chunk);
+	return 0;
+}
+
 int ap_check_geometries(struct ap_check *c, struct ap_error *err)
 {
 	const struct ap_kernel_topology *k = &c->topo.kernel;
@@ -359,6 +406,10 @@ int ap_check_geometries(struct ap_check *c, struct ap_error *err)
 	c->g.rule = ap_geometry_decide(c->g.basis, offset,
 				       c->trust_reported && c->mv.state != AP_MV_CONFLICT, &c->g.decided);
 	c->g.in_force = &c->g.decided;
+	if (hand_levels(c, &c->g.decided, &e)) {
+		c->fault = AP_CHECK_FAULT_USAGE;
+		return ap_error_set(err, EINVAL, "%s", e.msg);
+	}
 	explain_rule(c);
 	return 0;
 }

@@ -49,13 +49,26 @@ void ap_check_judge(const struct ap_check *c, const struct ap_part *p, struct ap
 	v->optio = c->g.optio ? ap_align_is_aligned(p->start, ls, c->g.optio,
 							c->g.optio_lowest) : -1;
 	v->size_aligned = ap_align_size_is_aligned(p->size, ls, f->physical);
-	v->misalign = ap_align_misalignment(p->start, ls, f->physical, f->lowest_aligned) / ls;
-	v->next = ap_align_next(p->start, ls, f->physical, f->lowest_aligned);
+	v->level = ap_levels_misaligned(&f->levels, ls, p->start);
+	if (v->level > 0)	/* the sector is fine; a level above it is not */
+		v->misalign = ap_align_misalignment(p->start, ls, f->levels.l[v->level].unit,
+						    f->levels.l[v->level].lowest_aligned_lba) / ls;
+	else
+		v->misalign = ap_align_misalignment(p->start, ls, f->physical,
+						    f->lowest_aligned) / ls;
+	v->next = ap_levels_start(&f->levels, ls, p->start);
 	if (p->container || p->role != AP_PART_DATA || c->pt.foreign_sector_size)
 		v->aligned = -1;	/* holds no data itself, a by-design entry, or not where meant */
 	else
-		v->aligned = ap_align_is_aligned(p->start, ls, f->physical, f->lowest_aligned) &&
-			     (!c->check_size || v->size_aligned);
+		v->aligned = v->level < 0 && (!c->check_size || v->size_aligned);
+}
+
+bool ap_check_whole_disk_misaligned(const struct ap_check *c)
+{
+	const struct ap_geometry *f = c->g.in_force;
+
+	return c->pt.whole_disk && !c->pt.foreign_sector_size && f && f->physical &&
+	       ap_levels_misaligned(&f->levels, c->pt.sector_size, 0) >= 0;
 }
 
 void ap_check_count(struct ap_check *c)
@@ -65,6 +78,11 @@ void ap_check_count(struct ap_check *c)
 	c->nchecked = c->nmisaligned = 0;
 	if (c->pt.foreign_sector_size)
 		return;		/* the partitions as read here are not the table's */
+	if (c->pt.whole_disk) {
+		/* a file system on the whole disk starts at byte 0: LBA 0 must be aligned */
+		c->nchecked = 1;
+		c->nmisaligned = ap_check_whole_disk_misaligned(c);
+	}
 	for (i = 0; i < c->pt.nparts; i++) {
 		struct ap_check_verdicts v;
 
@@ -108,20 +126,31 @@ void ap_check_next_steps(struct ap_check *c)
 	const struct ap_geometry *f = c->g.in_force;
 	struct ap_next_geometry g = {
 		.disk = c->device, .is_blockdev = c->pt.is_blockdev, .logical = f->logical,
-		.unit = f->physical, .lowest_aligned = f->lowest_aligned,
+		.unit = f->physical, .lowest_aligned = f->lowest_aligned, .levels = &f->levels,
+		.nsectors = c->pt.nsectors,
 	};
 	size_t i;
 
 	ap_next_steps_init(&c->next);
 	if (c->pt.foreign_sector_size || ap_ptable_nerrors(&c->pt) || !f->physical)
 		return;
+	if (ap_check_whole_disk_misaligned(c) ||
+	    (c->pt.label && !c->pt.nparts &&
+	     ap_levels_start(&f->levels, f->logical, AP_MIB / f->logical) != AP_MIB / f->logical)) {
+		/*
+		 * Nothing to move: a new partition at an aligned start (where
+		 * the usual 1 MiB is not one), or an offset.
+		 */
+		ap_next_steps_disk(&c->next, &g);
+		return;
+	}
 	for (i = 0; i < c->pt.nparts; i++) {
 		const struct ap_part *p = &c->pt.parts[i];
 		uint64_t lower, upper;
 
 		/* a nested label's partition moves with its own label's tools */
 		if (p->container || p->parent ||
-		    ap_align_is_aligned(p->start, f->logical, f->physical, f->lowest_aligned))
+		    ap_levels_misaligned(&f->levels, f->logical, p->start) < 0)
 			continue;
 		room(c, p, &lower, &upper);
 		ap_next_steps_partition(&c->next, &g, (unsigned)p->partno + 1, p->start, p->size,
@@ -149,9 +178,18 @@ bool ap_check_describe_fault(const struct ap_check *c, const struct ap_part *p, 
 		return false;
 	ap_check_describe_geometry(f, desc, sizeof(desc));
 	ap_part_nr(p, nr, sizeof(nr));
-	if (ap_align_is_aligned(p->start, f->logical, f->physical, f->lowest_aligned))
+	if (v.level < 0)
 		snprintf(buf, sz, "partition %s: size %" PRIu64 " sectors is not a whole number of "
 			 "%" PRIu64 "-byte physical sectors", nr, p->size, f->physical);
+	else if (v.level > 0)
+		snprintf(buf, sz, "partition %s: start %" PRIu64 " is aligned to the physical "
+			 "sector but not to the %" PRIu64 "-byte %s (from LBA %" PRIu64 "): %"
+			 PRIu64 " sector%s past a boundary; %s %" PRIu64, nr, p->start,
+			 f->levels.l[v.level].unit, ap_level_kind_name(f->levels.l[v.level].kind),
+			 f->levels.l[v.level].lowest_aligned_lba, v.misalign,
+			 v.misalign == 1 ? "" : "s", v.next == UINT64_MAX ? "no start satisfies "
+			 "every level; first" : "first start aligned to every level",
+			 v.next == UINT64_MAX ? p->start : v.next);
 	else if (v.next != UINT64_MAX)
 		snprintf(buf, sz, "partition %s: start %" PRIu64 " is not aligned to %s: %" PRIu64
 			 " sector%s past a boundary; next aligned start %" PRIu64, nr,

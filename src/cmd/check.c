@@ -56,6 +56,9 @@ enum {
 	OPT_TRUST_REPORTED,
 	OPT_GEOMETRY_ANY,
 	OPT_VERDICTS,
+	OPT_CHUNK,
+	OPT_STRIPE,
+	OPT_ALLOCATION_UNIT,
 };
 
 /* "alignprobe check: DEV: message" on stderr */
@@ -91,6 +94,12 @@ static void usage(void)
 	      " -l, --lowest-aligned <lba>\n"
 	      "                        with --physical: the lowest aligned LBA, 0 to\n"
 	      "                        physical/logical - 1 (default 0)\n"
+	      "     --stripe <size>    a RAID stripe (chunk x data disks, 192K) every start\n"
+	      "                        must also be aligned to, from LBA 0\n"
+	      "     --chunk <size>     a RAID chunk (one disk's share of a stripe, 64K)\n"
+	      "     --allocation-unit <size>\n"
+	      "                        a thin volume's or virtual disk's allocation unit\n"
+	      "                        (paid on first writes: 64K, 1M)\n"
 	      "     --trust-reported   take a reported 512-byte physical sector as proof\n"
 	      "                        (default: not probed, require 4 KiB)\n"
 	      "     --verdicts[=FILE]  without a probe of the disk, the verdict store's\n"
@@ -116,6 +125,9 @@ static void usage(void)
 	      "a report of 512-byte physical sectors, which 512e drives also make, is no\n"
 	      "proof: starts must be 4 KiB from the reported alignment offset, unless\n"
 	      "--trust-reported. 1 MiB (ALIGN_1M) is advice and never decides.\n"
+	      "Each level (a stripe, a chunk, an allocation unit: from the verdict or\n"
+	      "given by hand) is a rule too; the start proposed is the first one aligned\n"
+	      "to every level and to 1 MiB (3 MiB for a 192 KiB stripe).\n"
 	      "\n"
 	      "Exit status:\n"
 	      " 0  every partition aligned under the rule\n"
@@ -188,6 +200,9 @@ static const struct option longopts[] = {
 	{ "trust-reported", no_argument,       NULL, OPT_TRUST_REPORTED },
 	{ "geometry-any",   no_argument,       NULL, OPT_GEOMETRY_ANY },
 	{ "verdicts",	    optional_argument, NULL, OPT_VERDICTS },
+	{ "chunk",	    required_argument, NULL, OPT_CHUNK },
+	{ "stripe",	    required_argument, NULL, OPT_STRIPE },
+	{ "allocation-unit", required_argument, NULL, OPT_ALLOCATION_UNIT },
 	{ "verbose",	    no_argument,       NULL, 'v' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -209,6 +224,20 @@ static int geometry_opt(struct check *c, int ch, const char *arg)
 		}
 		c->have_lowest = true;
 		break;
+	case OPT_CHUNK:
+	case OPT_STRIPE:
+	case OPT_ALLOCATION_UNIT: {
+		uint64_t *to = ch == OPT_CHUNK ? &c->ck.chunk : ch == OPT_STRIPE ? &c->ck.stripe
+									 : &c->ck.alloc_unit;
+
+		if (ap_parse_size(arg, to) || *to < 512 || *to % 512 || *to > AP_LEVEL_UNIT_MAX) {
+			ap_usage_error(CMD, "invalid --%s size: '%s' (whole 512-byte sectors, up to "
+				       "1 GiB: 65536, 64K, 192K)", ch == OPT_CHUNK ? "chunk" :
+				       ch == OPT_STRIPE ? "stripe" : "allocation-unit", arg);
+			return AP_EXIT_USAGE;
+		}
+		break;
+	}
 	case OPT_SECTOR_SIZE:
 		if (ap_parse_size(arg, &c->ck.sector_size) || c->ck.sector_size < 512 ||
 		    c->ck.sector_size > 65536 || !ap_is_power_of_2(c->ck.sector_size)) {
@@ -408,6 +437,8 @@ static int run(struct check *c)
 				       c->ck.nchecked - c->ck.nmisaligned, c->ck.nchecked,
 				       c->ck.nchecked == 1 ? "" : "s", desc);
 			check_print_next_steps(c);
+		} else if (human && c->ck.pt.whole_disk) {
+			check_print_next_steps(c);
 		}
 	}
 	if (ap_out_flush(stdout) != 0)	/* a reader gone (| head) is no error */
@@ -472,6 +503,27 @@ static int prepare(struct check *c, struct ap_vstore *store, struct ap_outfile *
 	return AP_EXIT_OK;
 }
 
+/*
+ * -J, refused before any device was looked at (the metrics file, the
+ * columns): still one document, with the status and the device when one.
+ * (A command line that does not parse prints none: -J may be what is
+ * wrong with it.)
+ */
+static void print_refused(const struct check *c, int rc)
+{
+	struct json_object *doc;
+
+	if (!c->out.json)
+		return;
+	doc = json_object_new_object();
+	if (c->ndevices == 1)
+		json_object_object_add(doc, "device", json_object_new_string(c->devices[0]));
+	json_object_object_add(doc, "exit_status", json_object_new_int(rc));
+	if (ap_out_json_print(stdout, doc) != 0)
+		check_warn(NULL, "write error on standard output");
+	json_object_put(doc);
+}
+
 /* One device: checked, reported; its exit status. */
 static int check_one(struct check *base, const char *dev, struct ap_prom *metrics,
 		     struct json_object *docs)
@@ -483,8 +535,8 @@ static int check_one(struct check *base, const char *dev, struct ap_prom *metric
 	rc = run(&c);
 	if (metrics)
 		ap_check_prom(&c.ck, metrics, rc);
-	if (c.out.json && (c.doc || docs)) {
-		/* one device that could not be checked: nothing on stdout, as before */
+	if (c.out.json) {
+		/* one document always: a device not checked is its name and status */
 		struct json_object *doc = c.doc ? c.doc : json_object_new_object();
 
 		if (!c.doc)
@@ -520,8 +572,11 @@ int ap_cmd_check(int argc, char **argv)
 	rc = parse_args(&c, argc, argv);
 	if (rc < 0)
 		return AP_EXIT_OK;	/* --help, --version, -H */
-	if (rc == AP_EXIT_OK)
+	if (rc == AP_EXIT_OK) {
 		rc = prepare(&c, &store, &prom);
+		if (rc != AP_EXIT_OK)
+			print_refused(&c, rc);
+	}
 	if (rc != AP_EXIT_OK)
 		goto out;
 	if (c.prometheus) {

@@ -15,6 +15,7 @@
 
 #include "cmd/checkP.h"
 #include "cmd/commands.h"
+#include "device/claims.h"
 #include "device/geometry.h"
 #include "device/identity.h"
 #include "device/ptable.h"
@@ -164,6 +165,29 @@ static struct json_object *foreign_json(const struct check *c)
 	return o;
 }
 
+/* The levels a measurement found (a probed or model verdict in force), else NULL. */
+static const struct ap_levels *measured_levels(const struct check *c)
+{
+	return c->ck.g.rule == AP_RULE_PROBED || c->ck.g.rule == AP_RULE_MODEL ?
+	       &c->ck.g.in_force->levels : NULL;
+}
+
+/* "Contradicted: reports optimal_io 0; the stripe is 196608 bytes", each claim the
+ * measurement contradicts (claims.h). */
+static void print_contradicted(const struct check *c)
+{
+	char *msgs[AP_CLAIMS_MAX];
+	struct ap_claims cl;
+	size_t i, n;
+
+	ap_claims_read(&c->ck.topo, &cl);
+	n = ap_claims_contradicted(&cl, measured_levels(c), msgs, AP_CLAIMS_MAX);
+	for (i = 0; i < n; i++) {
+		printf("Contradicted: %s (what the device claims, against the verdict)\n", msgs[i]);
+		free(msgs[i]);
+	}
+}
+
 /* The -J document of the device (c->doc). */
 void check_build_json(struct check *c, bool aligned)
 {
@@ -185,6 +209,12 @@ void check_build_json(struct check *c, bool aligned)
 	json_object_object_add(geo, "probed", probed_json(c));
 	json_object_object_add(geo, "optimal_io", c->ck.g.optio ? ap_json_u64(c->ck.g.optio) : NULL);
 	json_object_object_add(doc, "geometry", geo);
+	{
+		struct ap_claims cl;
+
+		ap_claims_read(&c->ck.topo, &cl);
+		json_object_object_add(doc, "claims", ap_claims_to_json(&cl, measured_levels(c)));
+	}
 	json_object_object_add(doc, "rule", rule_json(c));
 	json_object_object_add(doc, "model_verdict", ap_check_model_to_json(&c->ck));
 	json_object_object_add(doc, "foreign_sector_size", foreign_json(c));
@@ -406,6 +436,7 @@ int check_print_topology(const struct check *c)
 	       c->ck.g.rule == AP_RULE_PROBED ? c->ck.geometry_file :
 	       c->ck.g.rule == AP_RULE_MODEL ? c->ck.verdicts_file : "");
 	printf("Rule: %s: %s\n", ap_geometry_rule_name(c->ck.g.rule), c->ck.g.reason);
+	print_contradicted(c);
 	putchar('\n');
 	return 0;
 }
@@ -468,12 +499,27 @@ void check_report_notes(const struct check *c)
 	if (c->ck.pt.label && c->ck.pt.reader && strcmp(c->ck.pt.reader, "libblkid") == 0)
 		check_warn(c, "note: the partition table (%s) was read by libblkid: libfdisk "
 			   "does not read this type", c->ck.pt.label);
-	if (c->ck.pt.whole_disk)
+	if (ap_check_whole_disk_misaligned(&c->ck)) {
+		char desc[400], at[64] = "";
+		uint64_t first = ap_levels_next(&c->ck.g.in_force->levels, c->ck.pt.sector_size, 0, 0);
+
+		ap_check_describe_geometry(c->ck.g.in_force, desc, sizeof(desc));
+		if (first != UINT64_MAX)
+			snprintf(at, sizeof(at), "; the first aligned LBA is %" PRIu64, first);
+		check_warn(c, "no partition table: %s%s%s%s on the whole disk starts at byte 0, "
+			   "which is not aligned to %s%s: every write the file system aligns "
+			   "to its blocks is misaligned on the drive; put it on a partition at an "
+			   "aligned start", c->ck.pt.whole_disk,
+			   c->ck.pt.whole_disk_usage ? " (" : "",
+			   c->ck.pt.whole_disk_usage ? c->ck.pt.whole_disk_usage : "",
+			   c->ck.pt.whole_disk_usage ? ")" : "", desc, at);
+	} else if (c->ck.pt.whole_disk) {
 		check_warn(c, "note: no partition table: %s%s%s%s on the whole disk, which starts at "
 			   "byte 0 and is aligned under every geometry", c->ck.pt.whole_disk,
 			   c->ck.pt.whole_disk_usage ? " (" : "",
 			   c->ck.pt.whole_disk_usage ? c->ck.pt.whole_disk_usage : "",
 			   c->ck.pt.whole_disk_usage ? ")" : "");
+	}
 }
 
 void check_report_foreign(const struct check *c)

@@ -173,10 +173,14 @@ int ap_cmd_emu_attach(const char *cmd, const struct ap_emu_spec *s, struct ap_em
 
 /*
  * What to run next (src/device/nextsteps.h): after a clear verdict of
- * hidden sectors on @dev, the disk's steps in @s (none otherwise; free
- * with ap_next_steps_free()); and the one way of printing steps: @heading,
- * then "# why" and the shell line of each, after @indent.
+ * hidden sectors (or levels above them) on @dev, the disk's steps in @s
+ * (none otherwise; free with ap_next_steps_free()); and the one way of
+ * printing steps: @heading, then "# why" and the shell line of each, after
+ * @indent. @dev NULL: a device the run no longer holds or never held (an
+ * emulated drive detached at exit, a replayed result): the steps name
+ * AP_CMD_NEXT_PLACEHOLDER, never a device that may be another disk now.
  */
+#define AP_CMD_NEXT_PLACEHOLDER	"DEVICE"
 struct ap_verdict;
 struct ap_next_steps;
 void ap_cmd_verdict_next_steps(const char *dev, const struct ap_verdict *v, bool clear,

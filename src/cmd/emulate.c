@@ -34,83 +34,40 @@
 
 #define CMD "emulate"
 
+/*
+ * The columns: the drive's counters come from their lists in emu/emu.h
+ * (COL_<COLUMN>, one line each there), the others are --stats' own.
+ */
+#define COUNTER_COL(field, col, type, help) COL_##col,
 enum {
 	COL_DEVICE,
-	COL_READS,
-	COL_WRITES,
-	COL_ALIGNED,
-	COL_RMW,
-	COL_RMW_WRITES,
-	COL_FLUSHES,
-	COL_READ_BYTES,
-	COL_WRITE_BYTES,
-	COL_ERRORS,
-	COL_BUSY,
+	AP_EMU_COUNTERS_REQUESTS(COUNTER_COL)
 	COL_SIZE,
 	COL_PHYS,
 	COL_LBA,
 	COL_SPEC,
-	COL_RA_HITS,
-	COL_RMW_BUFFERED,
-	COL_FLUSHES_IGNORED,
+	AP_EMU_COUNTERS_QUIRKS(COUNTER_COL)
 	COL_POWER,
-	COL_POWER_CUTS,
-	COL_LOST_WRITES,
-	COL_TORN,
+	AP_EMU_COUNTERS_POWER(COUNTER_COL)
 };
+#undef COUNTER_COL
 
+#define COUNTER_INFO(field, col, type, help) \
+	[COL_##col] = { #col, 0.05, SCOLS_FL_RIGHT, AP_COL_##type, help },
 static const struct ap_colinfo infos[] = {
 	[COL_DEVICE] = { "DEVICE", 0.1, 0, AP_COL_STRING, "the emulated drive's loop device" },
-	[COL_READS] = { "READS", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "read requests served" },
-	[COL_WRITES] = { "WRITES", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "write requests served" },
-	[COL_ALIGNED] = { "ALIGNED", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "writes covering whole physical sectors only" },
-	[COL_RMW] = { "RMW", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-		      "read-modify-writes: partial physical sectors written (0-2 per write)" },
-	[COL_RMW_WRITES] = { "RMW_WRITES", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			     "writes that needed a read-modify-write" },
-	[COL_FLUSHES] = { "FLUSHES", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "cache flushes (fsync)" },
-	[COL_READ_BYTES] = { "READ_BYTES", 0.05, SCOLS_FL_RIGHT, AP_COL_SIZE, "bytes read" },
-	[COL_WRITE_BYTES] = { "WRITE_BYTES", 0.05, SCOLS_FL_RIGHT, AP_COL_SIZE, "bytes written" },
-	[COL_ERRORS] = { "ERRORS", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			 "requests failed by fault injection or while the power is off" },
-	[COL_BUSY] = { "BUSY_NS", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "time charged, nanoseconds" },
 	[COL_SIZE] = { "SIZE", 0.05, SCOLS_FL_RIGHT, AP_COL_SIZE, "capacity" },
 	[COL_PHYS] = { "PHYS", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "hidden physical sector size" },
 	[COL_LBA] = { "LOWEST_ALIGNED", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "lowest aligned LBA" },
 	[COL_SPEC] = { "SPEC", 0.3, 0, AP_COL_STRING, "all parameters, as a --emulate spec" },
-	[COL_RA_HITS] = { "RA_HITS", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "reads answered from a read-ahead segment" },
-	[COL_RMW_BUFFERED] = { "RMW_BUFFERED", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			       "partial sectors whose RMW the buffer served (no extra revolution)" },
-	[COL_FLUSHES_IGNORED] = { "FLUSHES_IGNORED", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-				  "flushes acknowledged without writing the cache" },
 	[COL_POWER] = { "POWER", 0.05, 0, AP_COL_STRING, "on, or off after a power cut" },
-	[COL_POWER_CUTS] = { "POWER_CUTS", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "power cuts" },
-	[COL_LOST_WRITES] = { "LOST_WRITES", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			      "acknowledged writes a power cut undid (volatile cache)" },
-	[COL_TORN] = { "TORN", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-		       "physical sectors a power cut tore (an RMW in flight)" },
+	AP_EMU_COUNTERS(COUNTER_INFO)
 };
-
-/* The columns that show a counter, and which. */
-#define COUNTER(col, field) { col, offsetof(struct ap_emu_counters, field) }
-static const struct {
-	int col;
-	size_t off;		/* of a uint64_t in struct ap_emu_counters */
-} counter_cols[] = {
-	COUNTER(COL_READS, reads), COUNTER(COL_WRITES, writes),
-	COUNTER(COL_ALIGNED, aligned_writes), COUNTER(COL_RMW, rmw),
-	COUNTER(COL_RMW_WRITES, rmw_writes), COUNTER(COL_FLUSHES, flushes),
-	COUNTER(COL_READ_BYTES, read_bytes), COUNTER(COL_WRITE_BYTES, write_bytes),
-	COUNTER(COL_ERRORS, errors), COUNTER(COL_BUSY, busy_ns), COUNTER(COL_RA_HITS, ra_hits),
-	COUNTER(COL_RMW_BUFFERED, rmw_buffer_hits),
-	COUNTER(COL_FLUSHES_IGNORED, flushes_ignored), COUNTER(COL_POWER_CUTS, power_cuts),
-	COUNTER(COL_LOST_WRITES, lost_writes), COUNTER(COL_TORN, torn_sectors),
-};
+#undef COUNTER_INFO
 
 static const int default_cols[] = {
-	COL_DEVICE, COL_READS, COL_WRITES, COL_ALIGNED, COL_RMW_WRITES, COL_RMW, COL_FLUSHES, COL_ERRORS, COL_BUSY,
+	COL_DEVICE, COL_READS, COL_WRITES, COL_ALIGNED, COL_RMW_WRITES, COL_RMW, COL_FLUSHES,
+	COL_ERRORS, COL_BUSY_NS,
 };
 
 enum {
@@ -155,7 +112,9 @@ static void usage(void)
 	       "                              honest-512n, hdd-7200-nocache,\n"
 	       "                              hdd-7200-nocache-flush, hdd-7200-ra,\n"
 	       "                              honest-512n-ra, hdd-lba7-rmwbuf,\n"
-	       "                              usb-bridge-noflush, noisy-512n [simple]\n"
+	       "                              usb-bridge-noflush, noisy-512n, raid5-4x64k,\n"
+	       "                              raid6-6x128k, raid5-bbu, thin-64k, thin-1m\n"
+	       "                              [simple]\n"
 	       "     --size <size>            capacity [1G]\n"
 	       "     --logical <bytes>        logical sector the device reports, 512..4096 [512]\n"
 	       "     --drive-model <name>     the model the drive states, for the verdict store\n"
@@ -189,7 +148,10 @@ static void usage(void)
 	       "                              settle=,seek=,knee=,cache-size=,bus=; what real\n"
 	       "                              drives add: ra=,ra-segments=,rmw-buffer=,\n"
 	       "                              ignore-flush=on (flush=ignore), cut-after=N,\n"
-	       "                              cut-peer=DEV (see the manual)\n"
+	       "                              cut-peer=DEV; layered volumes: raid=5|6,\n"
+	       "                              members=,chunk=,raid-cache=, thin=,thin-sub=on,\n"
+	       "                              thin-alloc=,thin-copy=,thin-pool=; what the\n"
+	       "                              device claims: min-io=,opt-io= (see the manual)\n"
 	       "\nOther actions:\n"
 	       " -d, --detach <device>        stop the drive, remove everything it used\n"
 	       "     --stats <device>         print the drive's counters\n"
@@ -226,7 +188,7 @@ static int not_emulated(const char *dev)
 static int print_stats(const struct ap_out *o, const char *dev)
 {
 	int cols[AP_ARRAY_SIZE(infos) * 2];
-	size_t ncols, i;
+	size_t ncols;
 	struct ap_emu_counters c;
 	struct ap_emu_spec s;
 	struct libscols_table *tb;
@@ -251,9 +213,9 @@ static int print_stats(const struct ap_out *o, const char *dev)
 	spec = ap_emu_spec_format(&s);
 	ap_row_init(&r, &cs);
 	ap_row_str(&r, COL_DEVICE, dev);
-	for (i = 0; i < AP_ARRAY_SIZE(counter_cols); i++)
-		ap_row_u64(&r, counter_cols[i].col,
-			   *(const uint64_t *)((const char *)&c + counter_cols[i].off));
+#define COUNTER_ROW(field, col, type, help) ap_row_u64(&r, COL_##col, c.field);
+	AP_EMU_COUNTERS(COUNTER_ROW)
+#undef COUNTER_ROW
 	ap_row_u64(&r, COL_SIZE, s.capacity);
 	ap_row_u64(&r, COL_PHYS, s.phys_sector);
 	ap_row_u64(&r, COL_LBA, s.lowest_aligned);

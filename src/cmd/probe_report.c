@@ -102,8 +102,12 @@ static void print_next_steps(const struct job *j)
 {
 	struct ap_next_steps s;
 
-	ap_cmd_verdict_next_steps(j->dev, &j->r.verdict, j->r.clear, &s);
+	/* an emulated drive is detached at exit: its name may be another disk's then */
+	ap_cmd_verdict_next_steps(j->emulated ? NULL : j->dev, &j->r.verdict, j->r.clear, &s);
 	ap_cmd_print_next_steps(&s, "  what to run next (each writes the disk):", "    ");
+	if (s.n && j->emulated)
+		printf("    (" AP_CMD_NEXT_PLACEHOLDER " is the disk to use: the emulated drive "
+		       "this run measured is detached when it ends)\n");
 	ap_next_steps_free(&s);
 }
 
@@ -143,7 +147,8 @@ static struct json_object *job_json(const struct ap_cols *cs, const struct job *
 	}
 	ap_row_free(&row);
 	return ap_probe_result_to_json(j->dev, j->emulated, &j->d, r,
-				       ap_cmd_verdict_next_steps_json(j->dev, &r->verdict, r->clear),
+				       ap_cmd_verdict_next_steps_json(j->emulated ? NULL : j->dev,
+								      &r->verdict, r->clear),
 				       res, j->run.rc ? j->e.msg : NULL);
 }
 

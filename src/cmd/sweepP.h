@@ -78,5 +78,15 @@ int sweep_report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
 int sweep_prepare_workload(struct sweep_cmd *c);
 int sweep_run_device(struct sweep_cmd *c);
 int sweep_run_emulated(struct sweep_cmd *c);
+/*
+ * The device next steps may name (sweep_report.c): @dev, or NULL (the
+ * placeholder) with @why when the run no longer holds it (--emulate) or
+ * never held it (--replay).
+ */
+const char *sweep_next_device(const struct sweep_cmd *c, const char *dev, const char **why);
+/* @o's "next_steps" for @dev's verdict @v, and "next_steps_device" when a placeholder. */
+struct json_object;
+void sweep_next_json(const struct sweep_cmd *c, struct json_object *o, const char *dev,
+		     const struct ap_verdict *v);
 
 #endif /* AP_CMD_SWEEPP_H */

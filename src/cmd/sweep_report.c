@@ -166,13 +166,48 @@ static int print_table(struct sweep_cmd *c, const struct ap_sweep_start_stat *st
 	return 0;
 }
 
+/*
+ * The device next steps may name: none (NULL, the placeholder) where the
+ * run no longer holds it (an emulated drive, detached at exit) or never did
+ * (--replay: the name may be another disk's now); @why says which.
+ */
+const char *sweep_next_device(const struct sweep_cmd *c, const char *dev, const char **why)
+{
+	*why = NULL;
+	if (c->replay)
+		*why = "a replayed result holds no device, and the one it names may be "
+		       "another disk now";
+	else if (c->emulate)
+		*why = "the emulated drive this run measured was detached when it ended";
+	return *why ? NULL : dev;
+}
+
+void sweep_next_json(const struct sweep_cmd *c, struct json_object *o, const char *dev,
+		     const struct ap_verdict *v)
+{
+	const char *why, *next = sweep_next_device(c, dev, &why);
+	struct json_object *a = ap_cmd_verdict_next_steps_json(next, v, true);
+
+	json_object_object_add(o, "next_steps", a);
+	if (why && json_object_array_length(a)) {
+		struct json_object *p = json_object_new_object();
+
+		json_object_object_add(p, "placeholder",
+				       json_object_new_string(AP_CMD_NEXT_PLACEHOLDER));
+		json_object_object_add(p, "why", json_object_new_string(why));
+		json_object_object_add(o, "next_steps_device", p);
+	}
+}
+
 /* What to run next after the verdict (a verdict shown is a clear one). */
-static void print_next_steps(const char *dev, const struct ap_verdict *v)
+static void print_next_steps(const char *dev, const char *why, const struct ap_verdict *v)
 {
 	struct ap_next_steps s;
 
 	ap_cmd_verdict_next_steps(dev, v, true, &s);
 	ap_cmd_print_next_steps(&s, "  What to run next (each writes the disk):", "    ");
+	if (s.n && why)
+		printf("    (" AP_CMD_NEXT_PLACEHOLDER " is the disk to use: %s)\n", why);
 	ap_next_steps_free(&s);
 }
 
@@ -180,15 +215,16 @@ static void print_next_steps(const char *dev, const struct ap_verdict *v)
  * The verdict in words (sweep/words.c), what to run next after a clear
  * one, then its caveats; see ap_sweep_verdict_words() for @partial, @early.
  */
-static void print_verdict(const char *dev, const struct ap_verdict *v, uint64_t first_usable,
-			  bool partial, const char *early)
+static void print_verdict(const struct sweep_cmd *c, const char *dev, const struct ap_verdict *v,
+			  uint64_t first_usable, bool partial, const char *early)
 {
 	char *s = ap_sweep_verdict_words(dev, v, first_usable, partial, early);
+	const char *why, *next = sweep_next_device(c, dev, &why);
 
 	fputs(s, stdout);
 	free(s);
 	if (v && v->sensitive && v->resolved)
-		print_next_steps(dev, v);
+		print_next_steps(next, why, v);
 	s = ap_sweep_verdict_caveats(v);
 	if (s)
 		fputs(s, stdout);
@@ -256,8 +292,7 @@ int sweep_report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
 		o = ap_sweep_doc_to_json(doc, v, sweep_starts_json(&cs, st, n), stopped);
 		if (c->id.size)	/* the disk measured (verdicts merge reads it) */
 			json_object_object_add(o, "identity", ap_identity_to_json(&c->id));
-		json_object_object_add(o, "next_steps",
-				       ap_cmd_verdict_next_steps_json(doc->device, v, true));
+		sweep_next_json(c, o, doc->device, v);
 		if (ap_out_json_print(stdout, o) != 0) {
 			ap_warnx(CMD, NULL, "write error on standard output");
 			rc = AP_EXIT_FAILURE;
@@ -273,7 +308,7 @@ int sweep_report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
 			for (i = 0; i < n; i++)
 				if (st[i].runs <= st[i].failed)
 					partial = true;
-			print_verdict(doc->device, v, ap_part_gpt_first_usable(doc->logical_sector),
+			print_verdict(c, doc->device, v, ap_part_gpt_first_usable(doc->logical_sector),
 				      partial, early);
 			if (ap_out_flush(stdout) != 0) {	/* a reader gone is no error */
 				ap_warnx(CMD, NULL, "write error on standard output");

@@ -50,7 +50,7 @@ static void save_doc(struct sweep_cmd *c, const struct ap_sweep_run *run, const 
 	o = ap_sweep_doc_to_json(&d, v, sweep_starts_json(&cs, st, n), stopped);
 	if (c->id.size)
 		json_object_object_add(o, "identity", ap_identity_to_json(&c->id));
-	json_object_object_add(o, "next_steps", ap_cmd_verdict_next_steps_json(d.device, v, true));
+	sweep_next_json(c, o, d.device, v);
 	if (ap_sweep_json_save(&c->save_out, o, &e) != 0 && c->save_errors++ == 0) {
 		ap_progress_clear(&c->pg);
 		ap_warnx(CMD, NULL, "--save: %s", e.msg);

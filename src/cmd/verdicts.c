@@ -11,10 +11,9 @@
  * merge and forget take the store's lock for the whole read-modify-write
  * and replace it atomically, as probe --record does; every SOURCE is read
  * and checked before the lock is taken, so a bad one changes nothing.
- * Exit status: 0 done (also "unchanged"), 1 the store could not be
- * written, 2 usage errors and bad input (a missing or corrupt store to
- * read, a SOURCE that is neither a store nor a result, a model show does
- * not find).
+ * Exit status: the errno table's (src/cmd/common.c) for everything found
+ * before the store is written (a corrupt, newer, too large store, a
+ * directory: 2; a read-only one: 3), 1 when writing it failed.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -139,10 +138,12 @@ static void usage(void)
 	      "\n"
 	      "Exit status:\n"
 	      " 0  done (also when nothing changed)\n"
-	      " 1  the store could not be locked or written\n"
-	      " 2  usage error or bad input: a missing or corrupt store to read, a SOURCE\n"
-	      "    that is neither a store nor a result or whose result names no model,\n"
-	      "    a MODEL that show does not find\n"
+	      " 1  writing the store failed, or it could not be locked\n"
+	      " 2  usage error or bad input: a missing, corrupt or newer store, a directory,\n"
+	      "    a store that would grow past 64 MiB, a SOURCE that is neither a store\n"
+	      "    nor a result or whose result names no model, a MODEL that show does\n"
+	      "    not find or that names several models alike\n"
+	      " 3  the store is on a read-only file system\n"
 	      "\nAvailable output columns (list):\n", out);
 	ap_out_list_columns(NULL, infos, AP_ARRAY_SIZE(infos));
 }
@@ -361,14 +362,48 @@ static int do_list(struct vcmd *c)
 
 /* ---- show ---- */
 
+/* The strings of @x that show prints, for the terminal (ap_out_printable()). */
+enum { X_SERIAL, X_WWN, X_DEVICE, X_HOST, X_SOURCE, X_RECORDED, X_N };
+
+static void show_example(const struct ap_vstore_example *x)
+{
+	/* a store is a file others wrote: no control character reaches the terminal raw */
+	const char *raw[X_N] = { x->serial, x->wwn, x->device, x->host, x->source, x->recorded };
+	char *p[X_N];
+	size_t i;
+
+	for (i = 0; i < X_N; i++)
+		p[i] = ap_out_printable(raw[i]);
+	printf("  %s%s%s%s (%s%s%s), %s, %s", p[X_SERIAL] ? "serial " : "",
+	       p[X_SERIAL] ? p[X_SERIAL] : "",
+	       p[X_WWN] ? (p[X_SERIAL] ? ", WWN " : "WWN ") : "",
+	       p[X_WWN] ? p[X_WWN] : (p[X_SERIAL] ? "" : "a disk without serial"),
+	       p[X_DEVICE] ? p[X_DEVICE] : "?", p[X_HOST] ? " on " : "",
+	       p[X_HOST] ? p[X_HOST] : "", p[X_SOURCE] ? p[X_SOURCE] : "?",
+	       p[X_RECORDED] ? p[X_RECORDED] : "?");
+	if (isfinite(x->confidence))
+		printf(", confidence %.2f%%", x->confidence * 100);
+	printf(", %" PRIu64 " run%s\n", x->runs, x->runs == 1 ? "" : "s");
+	for (i = 0; i < X_N; i++)
+		free(p[i]);
+}
+
 static void show_text(const struct vcmd *c, const struct ap_vstore_model *m)
 {
-	char *name = ap_vstore_model_name(m);
+	char *raw = ap_vstore_model_name(m), *name = ap_out_printable(raw);
+	char *vendor = ap_out_printable(m->vendor), *model = ap_out_printable(m->model);
+	char *rev = ap_out_printable(m->revision), *store = ap_out_printable(c->layers[m->layer]);
 	size_t k, i;
 
-	printf("Model: %s (vendor %s, model %s, revision %s)\n", name,
-	       m->vendor ? m->vendor : "none", m->model, m->revision ? m->revision : "none");
-	printf("Store: %s, models[%zu]\n", c->layers[m->layer], m->index);
+	printf("Model: %s (vendor %s, model %s, revision %s)\n", name, vendor ? vendor : "none",
+	       model, rev ? rev : "none");
+	printf("Store: %s, models[%zu]\n", store, m->index);
+	free(raw);
+	free(name);
+	free(vendor);
+	free(model);
+	free(rev);
+	free(store);
 	if (ap_vstore_model_in_conflict(m))
 		printf("State: conflict: check --verdicts uses none of the verdicts for one "
 		       "logical sector size\n");
@@ -384,21 +419,9 @@ static void show_text(const struct vcmd *c, const struct ap_vstore_model *m)
 			printf("no effect of %.2fx or more\n", v->absence_margin);
 		else
 			printf("no effect (no margin recorded)\n");
-		for (i = 0; i < v->nexamples; i++) {
-			const struct ap_vstore_example *x = &v->examples[i];
-
-			printf("  %s%s%s%s (%s%s%s), %s, %s", x->serial ? "serial " : "",
-			       x->serial ? x->serial : "", x->wwn ? (x->serial ? ", WWN " : "WWN ") : "",
-			       x->wwn ? x->wwn : (x->serial ? "" : "a disk without serial"),
-			       x->device ? x->device : "?", x->host ? " on " : "",
-			       x->host ? x->host : "", x->source ? x->source : "?",
-			       x->recorded ? x->recorded : "?");
-			if (isfinite(x->confidence))
-				printf(", confidence %.2f%%", x->confidence * 100);
-			printf(", %" PRIu64 " run%s\n", x->runs, x->runs == 1 ? "" : "s");
-		}
+		for (i = 0; i < v->nexamples; i++)
+			show_example(&v->examples[i]);
 	}
-	free(name);
 }
 
 static int do_show(struct vcmd *c)
@@ -453,10 +476,13 @@ static int merge_report(const struct vcmd *c, const char *store, const struct ap
 	const struct ap_vstore_merged *st = &m->st;
 	size_t i, n = json_object_array_length(m->conflicts);
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		char *name = ap_out_printable(json_object_get_string(json_object_array_get_idx(m->conflicts, i)));
+
 		ap_warnx(CMD, store, "the model %s has conflicting verdicts; check --verdicts uses "
-			 "none of them (alignprobe verdicts show to see both sides)",
-			 json_object_get_string(json_object_array_get_idx(m->conflicts, i)));
+			 "none of them (alignprobe verdicts show to see both sides)", name);
+		free(name);
+	}
 	for (i = 0; !c->quiet && i < m->n; i++)
 		if (m->src[i].skipped)
 			ap_warnx(CMD, m->src[i].path, "%zu device%s without a verdict: skipped",
@@ -493,7 +519,7 @@ static int do_merge(struct vcmd *c)
 		rc = bad ? AP_EXIT_USAGE : ap_exit_for_errno(rc);
 	} else if (rc) {
 		ap_warnx(CMD, NULL, "%s", e.msg);
-		rc = e.code == EINVAL ? AP_EXIT_USAGE : AP_EXIT_FAILURE;	/* a corrupt store */
+		rc = ap_exit_for_errno(rc);	/* the errno table's; a failed write is EIO: 1 */
 	} else {
 		rc = merge_report(c, store, &m);
 	}
@@ -521,7 +547,7 @@ static int do_forget(struct vcmd *c)
 	a.absent = json_object_new_array();
 	if (ap_vstore_forget(store, c->args, c->nargs, a.forgotten, a.absent, &changed, &e) != 0) {
 		ap_warnx(CMD, NULL, "%s", e.msg);
-		rc = e.code == EINVAL ? AP_EXIT_USAGE : AP_EXIT_FAILURE;
+		rc = ap_exit_for_errno(e.code);	/* as merge's */
 	}
 	n = json_object_array_length(a.absent);
 	for (i = 0; !rc && !c->quiet && i < n; i++)
@@ -533,9 +559,13 @@ static int do_forget(struct vcmd *c)
 		n = json_object_array_length(a.forgotten);
 		if (!changed)
 			printf("%s: unchanged\n", store);
-		for (i = 0; i < n; i++)
-			printf("%s: forgot %s\n", store,
-			       json_object_get_string(json_object_array_get_idx(a.forgotten, i)));
+		for (i = 0; i < n; i++) {
+			char *name = ap_out_printable(json_object_get_string(
+						json_object_array_get_idx(a.forgotten, i)));
+
+			printf("%s: forgot %s\n", store, name);
+			free(name);
+		}
 	}
 	json_object_put(a.forgotten);
 	json_object_put(a.absent);

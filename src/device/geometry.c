@@ -91,12 +91,7 @@ int ap_geometry_add_level(struct ap_geometry *g, const struct ap_level *lv, stru
 
 bool ap_geometry_has_levels(const struct ap_geometry *g)
 {
-	size_t i;
-
-	for (i = 0; i < g->levels.n; i++)
-		if (g->levels.l[i].kind != AP_LEVEL_SECTOR)
-			return true;
-	return false;
+	return ap_levels_above_sector(&g->levels);
 }
 
 /* @dst gets @src's levels above the physical sector (those that fit it). */

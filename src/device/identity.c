@@ -145,25 +145,33 @@ static void read_test_seam(const char *whole, struct ap_disk_identity *id)
  * wrote beside it, <workdir>/identity (see ap_emu_drive_model()). Nothing
  * for any other backing file.
  */
-static void read_emulated(struct ap_disk_identity *id)
+char *ap_identity_emulated_file(const char *backing_file, const char *name)
 {
-	const char *suffix = "/mnt/disk", *b = id->backing_file, *wd;
+	const char *suffix = "/mnt/disk", *b = backing_file, *wd;
 	size_t n = b ? strlen(b) : 0, k = strlen(suffix);
-	char *dir, *path, *line;
+	char *dir, *path = NULL;
 
 	if (n <= k || strcmp(b + n - k, suffix) != 0)
-		return;
+		return NULL;
 	dir = ap_xstrndup(b, n - k);
 	wd = strrchr(dir, '/');
-	if (wd && strncmp(wd + 1, "alignprobe-emu.", 15) == 0) {
-		ap_xasprintf(&path, "%s/identity", dir);
-		line = ap_read_line(path);
-		if (line && *line)
-			apply_stated(line, id);
-		free(line);
-		free(path);
-	}
+	if (wd && strncmp(wd + 1, "alignprobe-emu.", 15) == 0)
+		ap_xasprintf(&path, "%s/%s", dir, name);
 	free(dir);
+	return path;
+}
+
+static void read_emulated(struct ap_disk_identity *id)
+{
+	char *path = ap_identity_emulated_file(id->backing_file, "identity"), *line;
+
+	if (!path)
+		return;
+	line = ap_read_line(path);
+	if (line && *line)
+		apply_stated(line, id);
+	free(line);
+	free(path);
 }
 
 int ap_identity_read(int fd, struct ap_disk_identity *id, struct ap_error *e)

@@ -137,6 +137,12 @@ int ap_identity_read_content(int fd, struct ap_disk_identity *id,
 			     const struct ap_identity_content *ranges, size_t n,
 			     struct ap_error *e);
 
+/*
+ * The file @name beside alignprobe's emulated drive whose loop device has
+ * @backing_file ("<workdir>/mnt/disk", <workdir> an "alignprobe-emu.*"
+ * directory): "<workdir>/@name", malloc'd; NULL for any other backing file.
+ */
+char *ap_identity_emulated_file(const char *backing_file, const char *name);
 void ap_identity_free(struct ap_disk_identity *id);
 void ap_identity_copy(struct ap_disk_identity *dst, const struct ap_disk_identity *src);
 

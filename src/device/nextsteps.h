@@ -14,8 +14,15 @@
  *   a disk (after a verdict): a partition at the first aligned start from
  *     1 MiB (parted, in sectors);
  *   both: the file systems and volumes for the unit: zpool create -o
- *     ashift=log2(unit), mkfs.xfs -s size=unit (512 to 32 KiB),
- *     pvcreate --dataalignment.
+ *     ashift=log2(unit), mkfs.xfs -s size=unit (512 to 32 KiB; never for
+ *     less than 300 MiB, which mkfs.xfs refuses), pvcreate
+ *     --dataalignment; with a stripe (or chunk) above the sector, mkfs.xfs
+ *     -d su=CHUNK,sw=N, mkfs.ext4 -E stride=,stripe_width=, pvcreate
+ *     --dataalignment STRIPE, and starts at a common multiple of every
+ *     level and 1 MiB;
+ *   a disk whose byte 0 is not aligned (a lowest aligned LBA of 7): never
+ *     a file system or volume on the whole disk, but on a partition at an
+ *     aligned start, or pvcreate --dataalignmentoffset.
  *
  * Pure: nothing here runs anything.
  */
@@ -27,6 +34,7 @@
 #include <stdint.h>
 
 struct json_object;
+struct ap_levels;
 
 struct ap_next_step {
 	char *why;		/* one sentence */
@@ -48,7 +56,13 @@ struct ap_next_geometry {
 	unsigned logical;	/* bytes */
 	uint64_t unit;		/* bytes, a power-of-two multiple of @logical */
 	uint64_t lowest_aligned;	/* LBA */
+	/* every level (lib/levels.h), level 0 the unit above; NULL: the unit alone */
+	const struct ap_levels *levels;
+	uint64_t nsectors;	/* the disk's size in logical sectors, 0 unknown */
 };
+
+/* mkfs.xfs refuses file systems smaller than this (xfsprogs 5.19 and later). */
+#define AP_XFS_MIN_BYTES	(300ULL * 1024 * 1024)
 
 void ap_next_steps_init(struct ap_next_steps *s);
 void ap_next_steps_free(struct ap_next_steps *s);

@@ -335,6 +335,17 @@ int ap_sgio_parse_nvme_id_ns(const uint8_t *buf, size_t len, struct ap_nvme_ns *
 	return 0;
 }
 
+int ap_sgio_parse_vpd_block_limits(const uint8_t *buf, size_t len, struct ap_scsi_block_limits *b)
+{
+	memset(b, 0, sizeof(*b));
+	if (!buf || len < 16 || buf[1] != 0xb0 || get_be16(buf + 2) < 12)
+		return -EINVAL;
+	b->otlg = get_be16(buf + 6);
+	b->max_transfer = get_be32(buf + 8);
+	b->optimal_transfer = get_be32(buf + 12);
+	return 0;
+}
+
 int ap_sgio_parse_vpd_serial(const uint8_t *buf, size_t len, char *out, size_t outsz)
 {
 	size_t n, i, o = 0;
@@ -561,6 +572,23 @@ int ap_sgio_vpd_ata(int fd, struct ap_vpd_ata *v, struct ap_error *e)
 		return -EOPNOTSUPP;	/* no ATA drive behind it */
 	if (rc)
 		return ap_error_set(e, EINVAL, "INQUIRY VPD 89h: implausible IDENTIFY data");
+	return 0;
+}
+
+#define VPD_BLOCK_LIMITS_LEN	64	/* 4 + page length 003Ch */
+
+int ap_sgio_vpd_block_limits(int fd, struct ap_scsi_block_limits *b, struct ap_error *e)
+{
+	uint8_t cdb[6], buf[VPD_BLOCK_LIMITS_LEN];
+	int rc;
+
+	memset(buf, 0, sizeof(buf));
+	ap_sgio_cdb_inquiry_vpd(cdb, 0xb0, sizeof(buf));
+	rc = sg_run(fd, cdb, sizeof(cdb), buf, sizeof(buf), "INQUIRY VPD B0h", e);
+	if (rc)
+		return rc;
+	if (ap_sgio_parse_vpd_block_limits(buf, sizeof(buf), b))
+		return -EOPNOTSUPP;	/* no Block Limits page */
 	return 0;
 }
 

@@ -60,6 +60,13 @@ struct ap_scsi_capacity {
 	bool lbpme, lbprz;		/* thin provisioning bits */
 };
 
+/* SCSI VPD page B0h, Block Limits (SBC-3), the transfer lengths it states. */
+struct ap_scsi_block_limits {
+	unsigned otlg;			/* OPTIMAL TRANSFER LENGTH GRANULARITY, blocks, 0 unstated */
+	unsigned max_transfer;		/* MAXIMUM TRANSFER LENGTH, blocks, 0 unstated */
+	unsigned optimal_transfer;	/* OPTIMAL TRANSFER LENGTH, blocks, 0 unstated */
+};
+
 /* NVMe Identify Namespace (CNS 00h), decoded. */
 struct ap_nvme_ns {
 	uint64_t nsze;			/* namespace size in logical blocks */
@@ -139,6 +146,8 @@ int ap_sgio_parse_nvme_id_ns(const uint8_t *buf, size_t len, struct ap_nvme_ns *
 int ap_sgio_parse_sense(const uint8_t *buf, size_t len, struct ap_sense *s);
 /* SCSI VPD page 80h (Unit Serial Number, e.g. sysfs device/vpd_pg80): the
  * serial, trimmed, into @out (NUL-terminated); -ENODATA when blank. */
+/* VPD page B0h: 0, or -EINVAL for another page or one too short for its lengths. */
+int ap_sgio_parse_vpd_block_limits(const uint8_t *buf, size_t len, struct ap_scsi_block_limits *b);
 int ap_sgio_parse_vpd_serial(const uint8_t *buf, size_t len, char *out, size_t outsz);
 /* VPD page 89h (sysfs device/vpd_pg89): -EINVAL when it is not one or too
  * short, else as ap_sgio_parse_ata_identify() for its IDENTIFY data. */
@@ -162,6 +171,8 @@ int ap_sgio_ata_identify(int fd, struct ap_ata_identify *id, struct ap_error *e)
 int ap_sgio_ata_identify12(int fd, struct ap_ata_identify *id, struct ap_error *e);
 /* INQUIRY VPD page 89h through SG_IO (where sysfs has no vpd_pg89) */
 int ap_sgio_vpd_ata(int fd, struct ap_vpd_ata *v, struct ap_error *e);
+/* INQUIRY VPD B0h (Block Limits): 0, -EOPNOTSUPP when the device has none, or -errno with @e. */
+int ap_sgio_vpd_block_limits(int fd, struct ap_scsi_block_limits *b, struct ap_error *e);
 int ap_sgio_nvme_id_ctrl(int fd, struct ap_nvme_ctrl *c, struct ap_error *e);
 int ap_sgio_read_capacity16(int fd, struct ap_scsi_capacity *c, struct ap_error *e);
 int ap_sgio_scsi_write_cache(int fd, bool *wce, struct ap_error *e);

@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "device/geometry.h"
+#include "device/identity.h"
 #include "lib/json.h"
 #include "lib/sysfs.h"
 
@@ -145,6 +146,41 @@ static int sysfs_write_cache(dev_t rdev)
 	return wc;
 }
 
+/*
+ * A loop device over alignprobe's emulated drive: what the drive claims
+ * (its min-io=, opt-io=, in <workdir>/claims) is what a layered volume's
+ * kernel driver would report (md: the chunk and the stripe), which the
+ * loop device cannot carry. Nothing for any other device.
+ */
+static void emulated_claims(dev_t rdev, struct ap_kernel_topology *k)
+{
+	char *name = ap_sysfs_wholedisk_name(rdev), *back, *path, *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f;
+
+	back = name && strncmp(name, "loop", 4) == 0 ? ap_sysfs_loop_backing_file(name, true) :
+	       NULL;
+	path = back ? ap_identity_emulated_file(back, "claims") : NULL;
+	f = path ? fopen(path, "re") : NULL;
+	while (f && (n = getline(&line, &cap, f)) > 0) {
+		uint64_t v;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (strncmp(line, "minimum_io_size=", 16) == 0 && ap_parse_u64(line + 16, &v) == 0)
+			k->minimum_io = (unsigned long)v;
+		else if (strncmp(line, "optimal_io_size=", 16) == 0 &&
+			 ap_parse_u64(line + 16, &v) == 0)
+			k->optimal_io = (unsigned long)v;
+	}
+	if (f)
+		fclose(f);
+	free(line);
+	free(path);
+	free(back);
+	free(name);
+}
+
 static void kernel_topology(int fd, dev_t rdev, struct ap_kernel_topology *k)
 {
 	blkid_probe pr = blkid_new_probe();
@@ -166,6 +202,7 @@ static void kernel_topology(int fd, dev_t rdev, struct ap_kernel_topology *k)
 	k->minimum_io = blkid_topology_get_minimum_io_size(tp);
 	k->optimal_io = blkid_topology_get_optimal_io_size(tp);
 	k->alignment_offset = blkid_topology_get_alignment_offset(tp);
+	emulated_claims(rdev, k);
 	if (!k->logical)
 		k->logical = 512;
 	if (k->physical < k->logical)
@@ -207,6 +244,9 @@ static void drive_topology(int fd, struct ap_drive_topology *d)
 	rc = d->nvme_ok ? -EOPNOTSUPP : ap_sgio_read_capacity16(fd, &d->scsi, &e);
 	d->scsi_ok = rc == 0;
 	reason(scsi, sizeof(scsi), rc, &e);
+	ap_error_clear(&e);
+	/* what it claims of transfers (the optimal granularity: a RAID chunk) */
+	d->limits_ok = d->scsi_ok && ap_sgio_vpd_block_limits(fd, &d->limits, &e) == 0;
 	ap_error_clear(&e);
 	if (d->ata_ok && d->ata.wc_valid) {
 		/* already in hand: no second IDENTIFY */

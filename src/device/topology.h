@@ -36,6 +36,8 @@ struct ap_drive_topology {
 	struct ap_ata_identify ata;
 	struct ap_scsi_capacity scsi;
 	struct ap_nvme_ns nvme;
+	bool limits_ok;			/* SCSI VPD B0h (Block Limits) answered */
+	struct ap_scsi_block_limits limits;
 	bool wc_known;
 	struct ap_write_cache wc;
 	/* the drive's claim, consolidated (ATA, else NVMe, else SCSI) */

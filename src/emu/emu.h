@@ -96,29 +96,76 @@ struct ap_emu_spec {
 	char *cut_peer;			/* an emulated drive losing power with this one */
 	/* the model the drive states (drive-model=), "": EMU-<PROFILE> (ap_emu_drive_model()) */
 	char drive_model[41];
+	/* layered volumes (model.h, volume.c): all off by default */
+	uint32_t raid_level;		/* parity RAID: 5 or 6, 0 = none */
+	uint32_t raid_members;		/* members, parity included (4) */
+	uint64_t raid_chunk;		/* bytes per member per stripe (64 KiB) */
+	uint64_t raid_cache;		/* controller's battery-backed write-back cache, bytes (0) */
+	uint64_t thin_unit;		/* thin volume: allocation unit, bytes (0 = not thin) */
+	bool thin_sub;			/* 32 subclusters per unit (qcow2 extended_l2) */
+	uint64_t thin_alloc_ns;		/* mapping a new unit (100 us) */
+	uint64_t thin_copy_rate;	/* copy-on-write from the backing, bytes/s (100 MB) */
+	uint64_t thin_pool;		/* the pool's data space, bytes (0 = never full) */
+	/* what the device claims (the kernel's minimum_io_size/optimal_io_size), 0 = nothing */
+	uint64_t claim_min_io, claim_opt_io;
 };
 
+/*
+ * The drive's counters, each declared once, in `emulate --stats`'s column
+ * order: X(field, COLUMN, TYPE, "help"). The lists generate struct
+ * ap_emu_counters below, the shared page's struct (emu/emuP.h), its copy
+ * (emu/locate.c) and emulate's columns (cmd/emulate.c: COL_<COLUMN>, TYPE
+ * is NUMBER or SIZE as in AP_COL_<TYPE>, the help is -H's and the man
+ * page's line). The server counts each where its event happens (account()
+ * and power_cut() in emu/server.c: one bump() line). A new quirk's counter
+ * is one line at the end of AP_EMU_COUNTERS_QUIRKS: HACKING.md, "A quirk
+ * with its counter".
+ *
+ * RMW counts the partial physical sectors written (0, 1 or 2 per write),
+ * counted with the write; the hdd model with its cache on counts them when
+ * they reach the media instead (a flush, a full cache), at the edges of
+ * the merged extents only (see ap_emu_model_request()).
+ */
+#define AP_EMU_COUNTERS_REQUESTS(X) \
+	X(reads, READS, NUMBER, "read requests served") \
+	X(writes, WRITES, NUMBER, "write requests served") \
+	X(aligned_writes, ALIGNED, NUMBER, "writes covering whole physical sectors only") \
+	X(rmw, RMW, NUMBER, "read-modify-writes: partial physical sectors written (0-2 per write)") \
+	X(rmw_writes, RMW_WRITES, NUMBER, "writes that needed a read-modify-write") \
+	X(flushes, FLUSHES, NUMBER, "cache flushes (fsync)") \
+	X(read_bytes, READ_BYTES, SIZE, "bytes read") \
+	X(write_bytes, WRITE_BYTES, SIZE, "bytes written") \
+	X(errors, ERRORS, NUMBER, \
+	  "requests failed by fault injection, a full thin pool or while the power is off") \
+	X(busy_ns, BUSY_NS, NUMBER, "time charged, nanoseconds")
+/* what real drives add (model.h) */
+#define AP_EMU_COUNTERS_QUIRKS(X) \
+	X(ra_hits, RA_HITS, NUMBER, "reads answered from a read-ahead segment") \
+	X(rmw_buffer_hits, RMW_BUFFERED, NUMBER, \
+	  "partial sectors whose RMW the buffer served (no extra revolution)") \
+	X(flushes_ignored, FLUSHES_IGNORED, NUMBER, "flushes acknowledged without writing the cache") \
+	X(stripe_rmw, STRIPE_RMW, NUMBER, "partial stripes read-modify-written (parity RAID)") \
+	X(full_stripes, FULL_STRIPES, NUMBER, "stripes written whole, without reading (parity RAID)") \
+	X(cache_absorbed, CACHE_ABSORBED, NUMBER, \
+	  "writes the controller's cache acknowledged at once (parity RAID)") \
+	X(cache_waits, CACHE_WAITS, NUMBER, \
+	  "writes that waited for the controller's cache to make room (parity RAID)") \
+	X(thin_allocs, THIN_ALLOCS, NUMBER, "thin units mapped by a first write") \
+	X(cow, COW, NUMBER, "copy-on-writes from the backing (thin units or subclusters)") \
+	X(nospc, NOSPC, NUMBER, "writes refused with ENOSPC: the thin pool is full")
+#define AP_EMU_COUNTERS_POWER(X) \
+	X(power_cuts, POWER_CUTS, NUMBER, "power cuts") \
+	X(lost_writes, LOST_WRITES, NUMBER, "acknowledged writes a power cut undid (volatile cache)") \
+	X(torn_sectors, TORN, NUMBER, "physical sectors a power cut tore (an RMW in flight)")
+#define AP_EMU_COUNTERS(X) \
+	AP_EMU_COUNTERS_REQUESTS(X) AP_EMU_COUNTERS_QUIRKS(X) AP_EMU_COUNTERS_POWER(X)
+
+/* A struct member per counter: struct { AP_EMU_COUNTERS(AP_EMU_COUNTER_FIELD) }. */
+#define AP_EMU_COUNTER_FIELD(field, col, type, help) uint64_t field;
+
+/* Since the attach or the last reset (ap_emu_counters_reset()). */
 struct ap_emu_counters {
-	uint64_t reads, writes;
-	uint64_t aligned_writes;	/* writes covering only whole physical sectors */
-	/*
-	 * Partial physical sectors written (0, 1 or 2 per write), counted with
-	 * the write; the hdd model with its cache on counts them when they
-	 * reach the media instead (a flush, a full cache), at the edges of the
-	 * merged extents only (see ap_emu_model_request()).
-	 */
-	uint64_t rmw;
-	uint64_t rmw_writes;		/* writes covering a physical sector partly (needing a RMW) */
-	uint64_t flushes;
-	uint64_t read_bytes, write_bytes;
-	uint64_t errors;		/* injected EIO */
-	uint64_t busy_ns;		/* time charged */
-	uint64_t ra_hits;		/* reads answered from a read-ahead segment */
-	uint64_t rmw_buffer_hits;	/* partial sectors whose RMW the buffer served */
-	uint64_t flushes_ignored;	/* flushes acknowledged without writing */
-	uint64_t power_cuts;		/* power cuts since the attach (never reset) */
-	uint64_t lost_writes;		/* acknowledged writes a power cut undid */
-	uint64_t torn_sectors;		/* physical sectors torn by a power cut */
+	AP_EMU_COUNTERS(AP_EMU_COUNTER_FIELD)
 	bool powered;			/* false between a power cut and power on */
 };
 

@@ -12,6 +12,8 @@
  *			the server holds an exclusive flock() on it while alive
  *	log		the server's stderr
  *	identity	VENDOR:MODEL:REVISION:SERIAL the drive states (identity.c reads it)
+ *	claims		what the device claims: minimum_io_size=N, optimal_io_size=N lines
+ *			(min-io=, opt-io=), which topology.c reports as the kernel's
  *	volatile	the volatile write cache's pre-images (power.c)
  * The loop device's sysfs backing_file ("<workdir>/mnt/disk") leads from the
  * device to its work directory.
@@ -30,12 +32,9 @@
 #define AP_EMU_FILE		"disk"
 #define AP_EMU_MAX_IO		(1U << 20)	/* FUSE max_write and read buffer */
 
+/* The counters in the shared page: uint64_t only (counters.c reads them as an array). */
 struct ap_emu_counters_raw {
-	uint64_t reads, writes, aligned_writes, rmw, flushes;
-	uint64_t read_bytes, write_bytes, errors, busy_ns;
-	uint64_t rmw_writes;
-	uint64_t ra_hits, rmw_buffer_hits, flushes_ignored;
-	uint64_t power_cuts, lost_writes, torn_sectors;
+	AP_EMU_COUNTERS(AP_EMU_COUNTER_FIELD)
 };
 
 struct ap_emu_shm {
@@ -79,6 +78,22 @@ struct ap_emu_shm {
 	/* every parameter, as ap_emu_spec_format() gives it (profiles, hdd, ...) */
 	char spec[1024];
 };
+
+/*
+ * params.c and params_volume.c: the spec's value parsers and formatter
+ * they share, and the layered volumes' keys, defaults, constraints and
+ * formatted part (",raid=5,...").
+ */
+int ap_emu_parse_bool(const char *v, bool *out);
+int ap_emu_parse_cost(const char *v, uint64_t *ns);	/* a duration, or "0" */
+void ap_emu_fmt_ns(char *buf, size_t sz, uint64_t ns);
+/* 0 or -EINVAL as ap_emu_spec_set() for a volume's key, -ENOENT for another key */
+int ap_emu_spec_set_volume(struct ap_emu_spec *s, const char *key, const char *val,
+			   struct ap_error *e);
+void ap_emu_volume_keys(char *buf, size_t sz);		/* ", raid, members, ..." */
+void ap_emu_spec_init_volume(struct ap_emu_spec *s);	/* their defaults */
+int ap_emu_spec_validate_volume(const struct ap_emu_spec *s, struct ap_error *e);
+void ap_emu_spec_format_volume(const struct ap_emu_spec *s, char *buf, size_t sz);
 
 /* counters.c: consistent snapshot of live - base. */
 void ap_emu_shm_read(const struct ap_emu_shm *shm, struct ap_emu_counters_raw *out);

@@ -77,6 +77,7 @@ void ap_emu_model_init(struct ap_emu_model *m, const struct ap_emu_spec *s)
 			s->rmw_buffer;
 	m->ignore_flush = s->ignore_flush;
 	m->flush_media = s->flush_media;
+	ap_emu_volume_init(m, s);
 }
 
 static bool should_fail(const struct ap_emu_model *m, enum ap_emu_op op,
@@ -112,11 +113,6 @@ static uint64_t jittered(struct ap_emu_model *m, uint64_t ns)
 	return (uint64_t)((double)ns * f + 0.5);
 }
 
-/* a * b / c without overflow (c > 0) */
-static uint64_t mul_div(uint64_t a, uint64_t b, uint64_t c)
-{
-	return (uint64_t)((unsigned __int128)a * b / c);
-}
 
 uint64_t ap_emu_model_seek_ns(const struct ap_emu_model *m, uint64_t dtracks)
 {
@@ -138,14 +134,14 @@ uint64_t ap_emu_model_seek_ns(const struct ap_emu_model *m, uint64_t dtracks)
 
 uint64_t ap_emu_model_rotation_ns(const struct ap_emu_model *m, uint64_t off, uint64_t t_ns)
 {
-	uint64_t at = mul_div(off % m->track, m->rev_ns, m->track), now = t_ns % m->rev_ns;
+	uint64_t at = ap_emu_mul_div(off % m->track, m->rev_ns, m->track), now = t_ns % m->rev_ns;
 
 	return (at + m->rev_ns - now) % m->rev_ns;
 }
 
 static uint64_t bus_ns(const struct ap_emu_model *m, uint64_t len)
 {
-	return m->bus_rate ? mul_div(len, AP_NSEC_PER_SEC, m->bus_rate) : 0;
+	return m->bus_rate ? ap_emu_mul_div(len, AP_NSEC_PER_SEC, m->bus_rate) : 0;
 }
 
 /* The index of the physical sector that holds byte @b (sectors shifted to multiples). */
@@ -224,7 +220,7 @@ static uint64_t media(struct ap_emu_model *m, bool write, uint64_t off, uint64_t
 
 	ns = ap_emu_model_seek_ns(m, trk > m->head ? trk - m->head : m->head - trk);
 	ns += ap_emu_model_rotation_ns(m, off, t + ns);
-	ns += mul_div(len, m->rev_ns, m->track);
+	ns += ap_emu_mul_div(len, m->rev_ns, m->track);
 	if (write) {
 		partial = ap_emu_model_partial(off, len, m->phys, m->align);
 		ns += rmw_revolutions(m, off, len, partial, c) * m->rev_ns;
@@ -246,7 +242,7 @@ static uint64_t ra_hi(const struct ap_emu_model *m, const struct ap_emu_segment 
 
 	if (!g->active || now <= g->t_end || g->hi >= g->hi_max)
 		return g->hi;
-	more = mul_div(now - g->t_end, m->track, m->rev_ns);
+	more = ap_emu_mul_div(now - g->t_end, m->track, m->rev_ns);
 	return more >= g->hi_max - g->hi ? g->hi_max : g->hi + more;
 }
 
@@ -328,7 +324,7 @@ static uint64_t destage(struct ap_emu_model *m, uint64_t t, struct ap_emu_cost *
 }
 
 /* Merge [a, b) into the sorted extents (room for one more is there). */
-static void cache_insert(struct ap_emu_model *m, uint64_t a, uint64_t b)
+void ap_emu_model_cache_insert(struct ap_emu_model *m, uint64_t a, uint64_t b)
 {
 	size_t i = 0, j, n = m->nextents;
 
@@ -352,8 +348,7 @@ static void cache_insert(struct ap_emu_model *m, uint64_t a, uint64_t b)
 	m->cached += b - a;
 }
 
-/* A read entirely inside one cached extent. */
-static bool cache_hit(const struct ap_emu_model *m, uint64_t off, uint64_t len)
+bool ap_emu_model_cache_hit(const struct ap_emu_model *m, uint64_t off, uint64_t len)
 {
 	size_t i;
 
@@ -371,7 +366,7 @@ static uint64_t hdd_request(struct ap_emu_model *m, enum ap_emu_op op, uint64_t 
 
 	switch (op) {
 	case AP_EMU_READ:
-		if (m->write_cache && cache_hit(m, off, len)) {
+		if (m->write_cache && ap_emu_model_cache_hit(m, off, len)) {
 			ns += bus_ns(m, len);
 		} else if (ra) {
 			c->ra_hit = true;
@@ -396,7 +391,7 @@ static uint64_t hdd_request(struct ap_emu_model *m, enum ap_emu_op op, uint64_t 
 			ns += media(m, true, off, len, now + ns, c);
 		} else if (len) {
 			c->cached = true;
-			cache_insert(m, off, off + len);
+			ap_emu_model_cache_insert(m, off, off + len);
 		}
 		break;
 	case AP_EMU_FLUSH:
@@ -417,7 +412,7 @@ void ap_emu_model_set_write_cache(struct ap_emu_model *m, bool on, uint64_t now_
 				  struct ap_emu_cost *c)
 {
 	memset(c, 0, sizeof(*c));
-	if (m->write_cache && !on) {
+	if (m->write_cache && !on && !m->raid_level) {	/* a RAID's members have none */
 		if (m->kind == AP_EMU_MODEL_HDD)
 			c->cost_ns = destage(m, now_ns, c);
 		else
@@ -432,8 +427,10 @@ void ap_emu_model_set_write_cache(struct ap_emu_model *m, bool on, uint64_t now_
 void ap_emu_model_power_cut(struct ap_emu_model *m)
 {
 	m->pending_rmw = 0;
-	m->nextents = 0;
-	m->cached = 0;
+	if (!m->raid_cache) {		/* a controller's cache is battery-backed */
+		m->nextents = 0;
+		m->cached = 0;
+	}
 	m->volatile_bytes = 0;
 	memset(m->seg, 0, sizeof(m->seg));
 	m->nrmwbuf = 0;
@@ -495,7 +492,7 @@ void ap_emu_model_request(struct ap_emu_model *m, enum ap_emu_op op,
 			  uint64_t off, uint64_t len, uint64_t served,
 			  uint64_t now_ns, struct ap_emu_cost *c)
 {
-	uint64_t ns = m->base_ns;
+	uint64_t ns = m->base_ns, thin = 0;
 
 	memset(c, 0, sizeof(*c));
 	if (should_fail(m, op, off, len, served)) {
@@ -506,11 +503,24 @@ void ap_emu_model_request(struct ap_emu_model *m, enum ap_emu_op op,
 	if (op == AP_EMU_WRITE) {
 		c->partial = ap_emu_model_partial(off, len, m->phys, m->align);
 		c->aligned = c->partial == 0 && len > 0;
+		/* a thin volume maps (and copies) first, then writes to what is below */
+		thin = ap_emu_thin_write(m, off, len, c);
+		if (c->nospc) {
+			c->fail = true;
+			c->cost_ns = jittered(m, ns);
+			return;
+		}
 	}
-	if (m->kind == AP_EMU_MODEL_HDD) {
-		c->cost_ns = jittered(m, hdd_request(m, op, off, len, now_ns, c));
+	if (m->raid_level) {
+		ns += thin + bus_ns(m, op == AP_EMU_FLUSH ? 0 : len);
+		c->cost_ns = jittered(m, ns + ap_emu_raid_request(m, op, off, len, now_ns + ns, c));
 		return;
 	}
+	if (m->kind == AP_EMU_MODEL_HDD) {
+		c->cost_ns = jittered(m, thin + hdd_request(m, op, off, len, now_ns + thin, c));
+		return;
+	}
+	ns += thin;
 	/* simple and flash: the flash model adds the interface's transfer time */
 	if (m->kind == AP_EMU_MODEL_FLASH && op != AP_EMU_FLUSH)
 		ns += bus_ns(m, len);

@@ -33,6 +33,11 @@ struct ap_emu_extent {
 	uint64_t start, end;		/* bytes, [start, end) */
 };
 
+/* Members of a parity RAID volume at most (16 data disks and two parity). */
+#define AP_EMU_RAID_MEMBERS_MAX	18
+/* A thin volume's units at most (the map is 4 bytes a unit). */
+#define AP_EMU_THIN_UNITS_MAX	(1ULL << 24)
+
 /* The read-ahead segments and the RMW buffer's entries the hdd model holds at most. */
 #define AP_EMU_RA_SEGMENTS_MAX	32
 #define AP_EMU_RMW_BUFFER_MAX	1024
@@ -120,6 +125,61 @@ struct ap_emu_segment {
  * each page it covers only partly (what the FTL's read-modify-write of a
  * page shows through its cache: small), the total scaled by the jitter
  * (the noise of the FTL); write cache as in the simple model.
+ *
+ * Layered volumes (volume.c, issue 33; each off unless a key sets it):
+ * - a parity RAID volume (raid=5|6, members, chunk) over rotating members
+ *   (model=hdd: each member has the hdd model's seek curve, track and
+ *   revolution, its own head, and its spindle at phase d/members of a
+ *   revolution: they turn unsynchronised; phys/lba are the members' hidden
+ *   sectors, at the same offsets in a member as in the volume since a chunk
+ *   holds whole ones). Stripe s holds raid_data = members - parity chunks,
+ *   left-symmetric as md lays them out: P on member members-1-(s % members),
+ *   Q after it, data chunk j after those. A request costs base + bus, then:
+ *   a read, every data member reading its part in parallel (seek, rotation,
+ *   transfer); a write, per stripe it touches: a whole stripe is written by
+ *   every member at once, without reading (c->full_stripes); a partial one
+ *   (c->stripe_rmw) first reads what the new parity needs -- the old data
+ *   and parity it overwrites (read-modify-write) or the data it leaves
+ *   alone (reconstruct-write), whichever reads fewer bytes, reconstruct on
+ *   a tie as md does -- every member in parallel, then writes data and
+ *   parity, in parallel again: on a rotating member, reading a place and
+ *   writing it back costs a revolution. A member write that covers a
+ *   physical sector of the member only partly costs the member's own
+ *   read-modify-write, one revolution more (two for both ends past a
+ *   track), counted in c->rmw (data and parity members each). The volume
+ *   passes the host's bytes to the members as they are (a hardware
+ *   controller; md's 4 KiB stripe pages would turn a misaligned write into
+ *   whole pages); the partial stripes of one request read in one phase and
+ *   write in the next. The members' caches are off (cache=off); flushes
+ *   cost the base cost.
+ * - a controller's battery-backed write-back cache (raid-cache=SIZE): a
+ *   write is acknowledged at base + bus while the cache has room for its
+ *   bytes that are not dirty already (a rewrite of dirty data is absorbed);
+ *   the controller destages in the background, one dirty extent at a time
+ *   in ascending order (an elevator), each costing what the same write
+ *   costs the volume (so adjacent writes merged in the cache become whole
+ *   stripes); a write that finds no room waits until enough was destaged
+ *   (c->rc_waited, else c->rc_absorbed). It holds at most
+ *   AP_EMU_CACHE_EXTENTS dirty extents (a controller has so many cache
+ *   lines): scattered small writes fill it by their number, 512, long
+ *   before its bytes. Fast until full, as real
+ *   controllers are (LSI MegaRAID, HP Smart Array: write-back with a
+ *   charged battery or flash backup): a probe that rewrites a few places
+ *   never fills it. The cache survives a power cut; reads go to the
+ *   members (ahead of the destage: not delayed by it) unless they lie in
+ *   one dirty extent: then the cache answers (base + bus). The destages'
+ *   stripe counters count when a destage starts.
+ * - a thin volume (thin=SIZE, the allocation unit): the first write into
+ *   an unmapped unit maps it (thin_alloc_ns, c->thin_allocs) and copies
+ *   from the backing the parts of the unit the write leaves out
+ *   (len / thin_copy_rate, c->cow), as qcow2 merges the copy with the
+ *   guest's write; a write that covers the whole unit copies nothing.
+ *   thin-sub=on: qcow2's extended_l2, 32 subclusters a unit, each copied
+ *   on its own first write (the unit is still mapped once). Then the write
+ *   costs what the layer below charges (any model, a RAID volume too);
+ *   rewrites cost only that. thin-pool=SIZE: the pool holds that many
+ *   bytes of units; a write that needs more is refused whole (ENOSPC,
+ *   c->nospc), nothing mapped. Discards unmap nothing.
  */
 struct ap_emu_model {
 	enum ap_emu_model_kind kind;
@@ -154,6 +214,21 @@ struct ap_emu_model {
 	bool ignore_flush;
 	bool flush_media;		/* a flush: + one revolution + a seek of a third */
 	uint64_t volatile_bytes;	/* simple, flash: written since the cache was last drained */
+	/* parity RAID (volume.c): the members' heads, their spindles' phases */
+	uint32_t raid_level, raid_members, raid_data;
+	uint64_t raid_chunk;
+	uint64_t raid_head[AP_EMU_RAID_MEMBERS_MAX];
+	uint64_t raid_phase[AP_EMU_RAID_MEMBERS_MAX];
+	/* the controller's cache: ext[] holds its dirty extents, cached their bytes */
+	uint64_t raid_cache;
+	uint64_t rc_done;		/* when the destage in flight ends (or ended) */
+	uint64_t rc_inflight;		/* its bytes, still counted in cached */
+	uint64_t rc_cursor;		/* the elevator: the next destage starts here */
+	/* thin (volume.c): per unit, a bit per subcluster written (bit 0: the unit) */
+	uint64_t thin_unit, thin_units, thin_pool_units, thin_allocated;
+	uint64_t thin_alloc_ns, thin_copy_rate;
+	bool thin_sub;
+	uint32_t *thin_map;		/* thin_units entries; ap_emu_model_destroy() frees */
 };
 
 struct ap_emu_cost {
@@ -169,6 +244,13 @@ struct ap_emu_cost {
 	bool cached;			/* this write's data is in the volatile cache only */
 	bool drained;			/* what the cache held before is on the media now */
 	bool media_write;		/* this write went to the media now (tearable) */
+	bool nospc;			/* a thin pool without room for this write: ENOSPC */
+	uint64_t stripe_rmw;		/* stripes read-modify-written now (RAID) */
+	uint64_t full_stripes;		/* stripes written whole now (RAID) */
+	bool rc_absorbed;		/* acknowledged from the controller's cache at once */
+	bool rc_waited;			/* waited for the controller's cache to make room */
+	uint64_t thin_allocs;		/* units this write allocated (thin) */
+	uint64_t cow;			/* units (subclusters) it copied from the backing */
 };
 
 /*
@@ -178,6 +260,8 @@ struct ap_emu_cost {
 unsigned ap_emu_model_partial(uint64_t off, uint64_t len, uint32_t phys, uint32_t align);
 
 void ap_emu_model_init(struct ap_emu_model *m, const struct ap_emu_spec *s);
+/* What ap_emu_model_init() allocated (a thin volume's map). */
+void ap_emu_model_destroy(struct ap_emu_model *m);
 
 /* A uniform double in [-1, 1] from the seeded generator. */
 double ap_emu_model_uniform(struct ap_emu_model *m);
@@ -244,6 +328,28 @@ void ap_emu_model_torn_span(const struct ap_emu_model *m, uint64_t off, uint64_t
 unsigned ap_emu_model_torn(const struct ap_emu_model *m, uint64_t off, uint64_t len,
 			   const void *data, uint64_t span_off, uint64_t span_len, void *span);
 #define AP_EMU_TORN_BYTE	0xdb
+
+/* a * b / c without overflow (c > 0) */
+static inline uint64_t ap_emu_mul_div(uint64_t a, uint64_t b, uint64_t c)
+{
+	return (uint64_t)((unsigned __int128)a * b / c);
+}
+
+/*
+ * Shared by model.c and volume.c (the layered volumes): merge [a, b) into
+ * the sorted extents of the write cache (room for one more is there), and
+ * whether a read lies entirely inside one of them; the
+ * volumes' state from the spec; a thin volume's cost of a write before the
+ * layer below (c->nospc: the pool is full, nothing changed); a parity RAID
+ * volume's cost of a request arriving at @now.
+ */
+void ap_emu_model_cache_insert(struct ap_emu_model *m, uint64_t a, uint64_t b);
+bool ap_emu_model_cache_hit(const struct ap_emu_model *m, uint64_t off, uint64_t len);
+void ap_emu_volume_init(struct ap_emu_model *m, const struct ap_emu_spec *s);
+uint64_t ap_emu_thin_write(struct ap_emu_model *m, uint64_t off, uint64_t len,
+			   struct ap_emu_cost *c);
+uint64_t ap_emu_raid_request(struct ap_emu_model *m, enum ap_emu_op op, uint64_t off,
+			     uint64_t len, uint64_t now, struct ap_emu_cost *c);
 
 /* hdd: the seek time over @dtracks tracks (see above). */
 uint64_t ap_emu_model_seek_ns(const struct ap_emu_model *m, uint64_t dtracks);

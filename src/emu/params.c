@@ -6,6 +6,7 @@
  * (the model and the commands use it with or without the FUSE server).
  */
 #include "emu/model.h"
+#include "emu/emuP.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -39,6 +40,7 @@ void ap_emu_spec_init(struct ap_emu_spec *s)
 	s->cache_size = 64ULL << 20;
 	s->bus_rate = 300000000;
 	s->ra_segments = 1;
+	ap_emu_spec_init_volume(s);
 }
 
 /*
@@ -83,6 +85,21 @@ static const struct {
 				"ignore-flush=on" },
 	/* an honest 512n drive under noise: constant costs, 30 % jitter */
 	{ "noisy-512n", "model=simple,phys=512,lba=0,base=200us,rmw=8ms,jitter=30%" },
+	/* issue 33: a hardware RAID 5 of four hdd-7200 disks, an unreported 192 KiB stripe */
+	{ "raid5-4x64k", "model=hdd,phys=4096,lba=0,rpm=7200,track=1250304,settle=1ms,seek=16ms,"
+			 "knee=30%,base=50us,bus=300MB,cache=off,raid=5,members=4,chunk=64K" },
+	/* md RAID 6 of six 512n disks, 128 KiB chunks: 512 KiB stripes, reported as md does */
+	{ "raid6-6x128k", "model=hdd,phys=512,lba=0,rpm=7200,track=1250304,settle=1ms,seek=16ms,"
+			  "knee=30%,base=50us,bus=300MB,cache=off,raid=6,members=6,chunk=128K,"
+			  "min-io=128K,opt-io=512K" },
+	/* raid5-4x64k behind a controller's 512 MiB battery-backed write-back cache */
+	{ "raid5-bbu", "raid5-4x64k,raid-cache=512M" },
+	/* a qcow2 overlay (64 KiB clusters) on flash: first writes allocate and copy */
+	{ "thin-64k", "model=flash,phys=512,lba=0,base=50us,rmw=0,bus=1GB,jitter=10%,cache=off,"
+		      "thin=64K,thin-alloc=100us,thin-copy=100MB" },
+	/* a thin volume of 1 MiB units (dm-thin, VDI) on flash */
+	{ "thin-1m", "model=flash,phys=512,lba=0,base=80us,rmw=0,bus=500MB,jitter=10%,cache=off,"
+		     "thin=1M,thin-alloc=200us,thin-copy=200MB" },
 };
 
 const char *ap_emu_profile_spec(const char *name)
@@ -109,8 +126,9 @@ bool ap_emu_spec_names_profile(const char *spec)
 const char *ap_emu_profile_names(void)
 {
 	return "simple, hdd-7200, hdd-5400, wd-ears-jumper, flash-8k, flash-16k, usb-4kn, honest-512n, "
-	       "hdd-7200-nocache, hdd-7200-nocache-flush, hdd-7200-ra, honest-512n-ra, hdd-lba7-rmwbuf, usb-bridge-noflush, "
-	       "noisy-512n";
+	       "hdd-7200-nocache, hdd-7200-nocache-flush, hdd-7200-ra, honest-512n-ra, "
+	       "hdd-lba7-rmwbuf, usb-bridge-noflush, noisy-512n, raid5-4x64k, raid6-6x128k, "
+	       "raid5-bbu, thin-64k, thin-1m";
 }
 
 static const char *const model_names[] = {
@@ -158,7 +176,7 @@ void ap_emu_spec_free(struct ap_emu_spec *s)
 	s->cut_peer = NULL;
 }
 
-static int parse_bool(const char *v, bool *out)
+int ap_emu_parse_bool(const char *v, bool *out)
 {
 	static const char *const yes[] = { "on", "yes", "true", "1" };
 	static const char *const no[] = { "off", "no", "false", "0" };
@@ -178,7 +196,7 @@ static int parse_bool(const char *v, bool *out)
 }
 
 /* A duration, or a plain "0" (no unit needed for nothing). */
-static int parse_cost(const char *v, uint64_t *ns)
+int ap_emu_parse_cost(const char *v, uint64_t *ns)
 {
 	if (strcmp(v, "0") == 0) {
 		*ns = 0;
@@ -252,7 +270,7 @@ static int set_request_cost(struct ap_emu_spec *s, const char *key, const char *
 		s->flush_ns = 0;
 		return 0;
 	}
-	if (parse_cost(val, &u) != 0)
+	if (ap_emu_parse_cost(val, &u) != 0)
 		return ap_error_set(e, EINVAL,
 			"%s '%s': not a duration (use a unit: 8ms, 300us, 0)", key, val);
 	if (u > 10 * AP_NSEC_PER_SEC)
@@ -288,7 +306,7 @@ static int set_seed(struct ap_emu_spec *s, const char *key, const char *val, str
 
 static int set_cache(struct ap_emu_spec *s, const char *key, const char *val, struct ap_error *e)
 {
-	if (parse_bool(*val ? val : "on", &s->write_cache) != 0)
+	if (ap_emu_parse_bool(*val ? val : "on", &s->write_cache) != 0)
 		return ap_error_set(e, EINVAL, "%s '%s': expected on or off", key, val);
 	return 0;
 }
@@ -438,7 +456,7 @@ static int set_head_time(struct ap_emu_spec *s, const char *key, const char *val
 {
 	uint64_t u;
 
-	if (parse_cost(val, &u) != 0)
+	if (ap_emu_parse_cost(val, &u) != 0)
 		return ap_error_set(e, EINVAL,
 			"%s '%s': not a duration (use a unit: 1ms, 300us, 0)", key, val);
 	if (u > AP_NSEC_PER_SEC)
@@ -489,7 +507,7 @@ static int set_count(struct ap_emu_spec *s, const char *key, const char *val, st
 static int set_ignore_flush(struct ap_emu_spec *s, const char *key, const char *val,
 			    struct ap_error *e)
 {
-	if (parse_bool(*val ? val : "on", &s->ignore_flush) != 0)
+	if (ap_emu_parse_bool(*val ? val : "on", &s->ignore_flush) != 0)
 		return ap_error_set(e, EINVAL, "%s '%s': expected on or off", key, val);
 	return 0;
 }
@@ -615,18 +633,23 @@ static const struct spec_key {
 int ap_emu_spec_set(struct ap_emu_spec *s, const char *key, const char *val,
 		    struct ap_error *e)
 {
-	char known[512];
+	char known[1024];
 	size_t i, n = 0;
+	int rc;
 
 	if (!val)
 		val = "";
 	for (i = 0; i < AP_ARRAY_SIZE(spec_keys); i++)
 		if (key_is(key, spec_keys[i].name, spec_keys[i].alias))
 			return spec_keys[i].set(s, key, val, e);
+	rc = ap_emu_spec_set_volume(s, key, val, e);	/* the layered volumes' keys */
+	if (rc != -ENOENT)
+		return rc;
 	known[0] = '\0';
 	for (i = 0; i < AP_ARRAY_SIZE(spec_keys) && n < sizeof(known); i++)
 		n += (size_t)snprintf(known + n, sizeof(known) - n, "%s%s", i ? ", " : "",
 				      spec_keys[i].name);
+	ap_emu_volume_keys(known + n, sizeof(known) - n);
 	return ap_error_set(e, EINVAL, "unknown emulator parameter '%s' (known: %s)", key, known);
 }
 
@@ -675,7 +698,7 @@ int ap_emu_spec_validate(const struct ap_emu_spec *s, struct ap_error *e)
 capacity_known_at_attach:
 	if (!s->fail_reads && !s->fail_writes)
 		return ap_error_set(e, EINVAL, "fault model: neither reads nor writes selected");
-	return 0;
+	return ap_emu_spec_validate_volume(s, e);
 }
 
 /* Apply KEY=VALUE and profile names, in order, without validating. */
@@ -716,7 +739,7 @@ int ap_emu_spec_parse(const char *str, struct ap_emu_spec *s, struct ap_error *e
 	return rc ? rc : ap_emu_spec_validate(s, e);
 }
 
-static void fmt_ns(char *buf, size_t sz, uint64_t ns)
+void ap_emu_fmt_ns(char *buf, size_t sz, uint64_t ns)
 {
 	if (ns == 0)
 		snprintf(buf, sz, "0");
@@ -753,7 +776,7 @@ static void format_quirks(const struct ap_emu_spec *s, char *buf, size_t sz)
 char *ap_emu_spec_format(const struct ap_emu_spec *s)
 {
 	char rmw[32], base[32], flush[32], fail[96] = "", model[320] = "", prof[40] = "";
-	char quirks[400] = "";
+	char quirks[400] = "", volume[256];
 	char *out;
 	int n = 0;
 
@@ -764,8 +787,8 @@ char *ap_emu_spec_format(const struct ap_emu_spec *s)
 	if (s->model == AP_EMU_MODEL_HDD) {
 		char settle[32], seek[32];
 
-		fmt_ns(settle, sizeof(settle), s->settle_ns);
-		fmt_ns(seek, sizeof(seek), s->seek_ns);
+		ap_emu_fmt_ns(settle, sizeof(settle), s->settle_ns);
+		ap_emu_fmt_ns(seek, sizeof(seek), s->seek_ns);
 		snprintf(model + n, sizeof(model) - n,
 			 ",model=hdd,rpm=%u,disk=%llu,track=%llu,settle=%s,seek=%s,knee=%g%%,"
 			 "cache-size=%llu,bus=%llu", s->rpm, (unsigned long long)s->disk_size,
@@ -778,9 +801,9 @@ char *ap_emu_spec_format(const struct ap_emu_spec *s)
 		snprintf(model + n, sizeof(model) - n, ",model=simple");
 	}
 
-	fmt_ns(rmw, sizeof(rmw), s->rmw_ns);
-	fmt_ns(flush, sizeof(flush), s->flush_ns);
-	fmt_ns(base, sizeof(base), s->base_ns);
+	ap_emu_fmt_ns(rmw, sizeof(rmw), s->rmw_ns);
+	ap_emu_fmt_ns(flush, sizeof(flush), s->flush_ns);
+	ap_emu_fmt_ns(base, sizeof(base), s->base_ns);
 	if (s->fail_count || s->fail_after) {
 		n = 0;
 		if (s->fail_count)
@@ -794,10 +817,11 @@ char *ap_emu_spec_format(const struct ap_emu_spec *s)
 			 s->fail_reads ? "r" : "", s->fail_writes ? "w" : "");
 	}
 	format_quirks(s, quirks, sizeof(quirks));
-	ap_xasprintf(&out, "%ssize=%llu,phys=%u,lba=%u,rmw=%s,base=%s,jitter=%g%%,seed=%llu,cache=%s,flush=%s%s%s%s%s%s",
+	ap_emu_spec_format_volume(s, volume, sizeof(volume));
+	ap_xasprintf(&out, "%ssize=%llu,phys=%u,lba=%u,rmw=%s,base=%s,jitter=%g%%,seed=%llu,cache=%s,flush=%s%s%s%s%s%s%s",
 		     prof, (unsigned long long)s->capacity, s->phys_sector, s->lowest_aligned,
 		     rmw, base, s->jitter * 100, (unsigned long long)s->seed,
-		     s->write_cache ? "on" : "off", flush, model, quirks, fail,
+		     s->write_cache ? "on" : "off", flush, model, quirks, volume, fail,
 		     s->drive_model[0] ? ",drive-model=" : "", s->drive_model);
 	return out;
 }

@@ -283,6 +283,14 @@ static int account(struct server *sv, enum ap_emu_op op, uint64_t off, uint64_t 
 	bump(&sv->shm->live.busy_ns, c->cost_ns);
 	bump(&sv->shm->live.rmw, c->rmw);	/* when the model performs them (see emu_model.h) */
 	bump(&sv->shm->live.rmw_buffer_hits, c->rmw_buffered);
+	/* the layered volumes' events (a destage of the controller's cache included) */
+	bump(&sv->shm->live.stripe_rmw, c->stripe_rmw);
+	bump(&sv->shm->live.full_stripes, c->full_stripes);
+	bump(&sv->shm->live.cache_absorbed, c->rc_absorbed ? 1 : 0);
+	bump(&sv->shm->live.cache_waits, c->rc_waited ? 1 : 0);
+	bump(&sv->shm->live.thin_allocs, c->thin_allocs);
+	bump(&sv->shm->live.cow, c->cow);
+	bump(&sv->shm->live.nospc, c->nospc ? 1 : 0);
 	if (c->fail || cut) {
 		bump(&sv->shm->live.errors, 1);
 	} else if (op == AP_EMU_READ) {
@@ -301,7 +309,7 @@ static int account(struct server *sv, enum ap_emu_op op, uint64_t off, uint64_t 
 	stats_end(sv);
 	if (cut)
 		return -1;
-	return c->fail ? EIO : 0;
+	return c->nospc ? ENOSPC : c->fail ? EIO : 0;
 }
 
 static void op_init(void *ud, struct fuse_conn_info *conn)
@@ -818,6 +826,7 @@ out:
 	if (ctl_fd >= 0)
 		close(ctl_fd);
 	ap_emu_vlog_close(&sv->vlog);
+	ap_emu_model_destroy(&sv->model);
 	if (sv->peer)
 		munmap(sv->peer, sizeof(*sv->peer));
 	free(sv->buf);

@@ -22,7 +22,7 @@
 int ap_emu_workdir_remove(const char *workdir)
 {
 	static const char *const files[] = { "backing", "stats", "log", "statedir", "volatile",
-					     "identity" };
+					     "identity", "claims" };
 	char *path;
 	size_t i;
 	int rc = 0;
@@ -98,16 +98,32 @@ int ap_emu_workdir_write_state_dir(const char *workdir, struct ap_error *e)
 	return rc;
 }
 
-/* Who the drive says it is (see ap_emu_drive_model()), for the identity reader. */
+/*
+ * Who the drive says it is (see ap_emu_drive_model()), for the identity
+ * reader, and what it claims (min-io=, opt-io=): "claims", a line
+ * "minimum_io_size=N" and one "optimal_io_size=N" for each claim made, for
+ * the topology reader (the loop device cannot carry them).
+ */
 int ap_emu_workdir_write_identity(const char *workdir, const struct ap_emu_spec *s,
 				  struct ap_error *e)
 {
-	char model[64], *line;
+	char model[64], *line = NULL;
 	int rc;
 
 	ap_emu_drive_model(s, model, sizeof(model));
 	ap_xasprintf(&line, "%s:%s::\n", AP_EMU_VENDOR, model);
 	rc = write_new(workdir, "identity", line, 0644, e);
+	free(line);
+	if (rc)
+		return rc;
+	line = NULL;
+	if (s->claim_min_io)
+		ap_strappendf(&line, NULL, "minimum_io_size=%llu\n",
+			      (unsigned long long)s->claim_min_io);
+	if (s->claim_opt_io)
+		ap_strappendf(&line, NULL, "optimal_io_size=%llu\n",
+			      (unsigned long long)s->claim_opt_io);
+	rc = write_new(workdir, "claims", line ? line : "", 0644, e);
 	free(line);
 	return rc;
 }

@@ -5,6 +5,7 @@
  * record.
  */
 #include "fleet/vstore.h"
+#include "fleet/vstoreP.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/types.h>
 #include <unistd.h>
 #include <json-c/json.h>
 
@@ -41,9 +43,12 @@ static void verdict_free(struct ap_vstore_verdict *v)
 {
 	size_t i;
 
-	for (i = 0; i < v->nexamples; i++)
+	for (i = 0; i < v->nexamples; i++) {
 		example_free(&v->examples[i]);
+		json_object_put(v->examples[i].extra);
+	}
 	free(v->examples);
+	json_object_put(v->extra);
 }
 
 static void model_free(struct ap_vstore_model *m)
@@ -56,6 +61,7 @@ static void model_free(struct ap_vstore_model *m)
 	free(m->vendor);
 	free(m->model);
 	free(m->revision);
+	json_object_put(m->extra);
 }
 
 void ap_vstore_free(struct ap_vstore *s)
@@ -65,6 +71,7 @@ void ap_vstore_free(struct ap_vstore *s)
 	for (i = 0; i < s->nmodels; i++)
 		model_free(&s->models[i]);
 	free(s->models);
+	json_object_put(s->extra);
 	ap_vstore_init(s);
 }
 
@@ -78,18 +85,112 @@ static bool same_str(const char *a, const char *b)
 	return a == b || (a && b && strcmp(a, b) == 0);
 }
 
+/* ---- the index of models by key (vstoreP.h) ---- */
+
+/* FNV-1a of one field of a key, a null one told apart from "". */
+static uint64_t hash_field(uint64_t h, const char *f)
+{
+	const unsigned char *p = (const unsigned char *)f;
+
+	if (!f)
+		return (h ^ 0x1ff) * 0x100000001b3ULL;
+	for (; *p; p++)
+		h = (h ^ *p) * 0x100000001b3ULL;
+	return (h ^ 0x100) * 0x100000001b3ULL;	/* the end of the field */
+}
+
+static size_t key_hash(const char *vendor, const char *model, const char *revision)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	h = hash_field(h, vendor);
+	h = hash_field(h, model);
+	h = hash_field(h, revision);
+	return (size_t)(h ^ (h >> 29));
+}
+
+static bool same_key(const struct ap_vstore_model *m, const char *vendor, const char *model,
+		     const char *revision)
+{
+	return same_str(m->model, model) && same_str(m->vendor, vendor) &&
+	       same_str(m->revision, revision);
+}
+
+static void index_put(struct ap_vstore_index *ix, const struct ap_vstore *s, size_t i)
+{
+	const struct ap_vstore_model *m = &s->models[i];
+	size_t h = key_hash(m->vendor, m->model, m->revision) & (ix->cap - 1);
+
+	while (ix->slot[h])
+		h = (h + 1) & (ix->cap - 1);
+	ix->slot[h] = i + 1;
+	ix->n++;
+}
+
+static void index_alloc(struct ap_vstore_index *ix, size_t n)
+{
+	ix->cap = 64;
+	while (ix->cap < 2 * n + 2)
+		ix->cap *= 2;
+	ix->slot = ap_xcalloc(ix->cap, sizeof(*ix->slot));
+	ix->n = 0;
+}
+
+ssize_t ap_vstore_index_find(const struct ap_vstore_index *ix, const struct ap_vstore *s,
+			     const char *vendor, const char *model, const char *revision)
+{
+	size_t h;
+
+	if (!model)
+		return -1;
+	for (h = key_hash(vendor, model, revision) & (ix->cap - 1); ix->slot[h];
+	     h = (h + 1) & (ix->cap - 1))
+		if (same_key(&s->models[ix->slot[h] - 1], vendor, model, revision))
+			return (ssize_t)(ix->slot[h] - 1);
+	return -1;
+}
+
+void ap_vstore_index_add(struct ap_vstore_index *ix, const struct ap_vstore *s, size_t i)
+{
+	if (2 * (ix->n + 1) + 2 > ix->cap) {
+		size_t *old = ix->slot, cap = ix->cap, k;
+
+		index_alloc(ix, 2 * (ix->n + 1));
+		for (k = 0; k < cap; k++)
+			if (old[k])
+				index_put(ix, s, old[k] - 1);
+		free(old);
+	}
+	index_put(ix, s, i);
+}
+
+void ap_vstore_index_init(struct ap_vstore_index *ix, const struct ap_vstore *s, size_t n)
+{
+	size_t i;
+
+	index_alloc(ix, n);
+	for (i = 0; i < n; i++) {
+		const struct ap_vstore_model *m = &s->models[i];
+
+		if (ap_vstore_index_find(ix, s, m->vendor, m->model, m->revision) < 0)
+			index_put(ix, s, i);
+	}
+}
+
+void ap_vstore_index_free(struct ap_vstore_index *ix)
+{
+	free(ix->slot);
+	memset(ix, 0, sizeof(*ix));
+}
+
 const struct ap_vstore_model *ap_vstore_find(const struct ap_vstore *s, const char *vendor,
 					     const char *model, const char *revision)
 {
 	size_t i;
 
-	for (i = 0; model && i < s->nmodels; i++) {
-		const struct ap_vstore_model *m = &s->models[i];
-
-		if (same_str(m->model, model) && same_str(m->vendor, vendor) &&
-		    same_str(m->revision, revision))
-			return m;
-	}
+	for (i = 0; model && i < s->nmodels; i++)
+		if (same_key(&s->models[i], vendor, model, revision))
+			return &s->models[i];
 	return NULL;
 }
 
@@ -324,25 +425,31 @@ int ap_vstore_load(const char *path, struct ap_vstore *s, struct ap_error *e)
 int ap_vstore_check(const char *path, struct ap_error *e)
 {
 	struct ap_vstore s;
-	int rc = ap_vstore_load(path, &s, e);
+	char *real;
+	int rc = ap_outfile_resolve(path, &real, e);
 
-	ap_vstore_free(&s);
-	if (rc && rc != -ENOENT)
+	if (rc)
 		return rc;
+	rc = ap_vstore_load(real, &s, e);
+	ap_vstore_free(&s);
 	/* the update writes a new file and a lock beside it */
-	return ap_outfile_check(path, false, e);
+	if (!rc || rc == -ENOENT)
+		rc = ap_outfile_check(real, false, e);
+	free(real);
+	return rc;
 }
 
-/* Hold @path.lock exclusively: the descriptor or -errno with @e. */
-static int lock_store(const char *path, struct ap_error *e)
+/* Hold @real.lock exclusively (@path: the store as named): the descriptor or -errno with @e. */
+static int lock_store(const char *path, const char *real, struct ap_error *e)
 {
 	char *lock;
 	int fd, rc;
 
-	ap_xasprintf(&lock, "%s.lock", path);
+	ap_xasprintf(&lock, "%s.lock", real);
 	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0) {
-		rc = ap_error_set(e, errno, "%s: %s", lock, strerror(errno));
+		rc = ap_error_set(e, errno, "%s: cannot create the lock %s: %s", path, lock,
+				  strerror(errno));
 		free(lock);
 		return rc;
 	}
@@ -358,20 +465,56 @@ static int lock_store(const char *path, struct ap_error *e)
 	return fd;
 }
 
+/*
+ * The text of @s as the store is written: 0, or -EFBIG when it is larger
+ * than a store alignprobe reads back (one limit both ways).
+ */
+static int store_text(const struct ap_vstore *s, const char *path, char **text, size_t *len,
+		      struct ap_error *e)
+{
+	struct json_object *doc = ap_vstore_to_json(s);
+
+	ap_xasprintf(text, "%s\n",
+		     json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+						    JSON_C_TO_STRING_SPACED |
+						    JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(doc);
+	*len = strlen(*text);
+	if (*len <= AP_VSTORE_MAX_BYTES)
+		return 0;
+	free(*text);
+	*text = NULL;
+	return ap_error_set(e, EFBIG, "%s: the store would be %zu MiB, more than the %u MiB "
+			    "a store may have to be read back; nothing was written (forget "
+			    "models, or keep the fleet's verdicts in several stores read with "
+			    "--verdicts)", path, (*len + (1u << 20) - 1) >> 20, AP_VSTORE_MAX_BYTES >> 20);
+}
+
 int ap_vstore_update(const char *path, int (*fn)(struct ap_vstore *s, void *arg), void *arg,
 		     bool *changed, struct ap_error *e)
 {
 	struct ap_vstore s;
 	struct ap_outfile of;
-	struct json_object *doc;
-	char *text;
+	char *real, *text = NULL;
+	size_t len = 0;
 	int lock, rc;
 
 	*changed = false;
-	lock = lock_store(path, e);
-	if (lock < 0)
+	/*
+	 * One file under every name: the lock is taken, the store read and
+	 * replaced where a symbolic link points (a dangling one: its target is
+	 * created), so that merges through a link and through the file's own
+	 * name exclude each other, and the link stays a link.
+	 */
+	rc = ap_outfile_resolve(path, &real, e);
+	if (rc)
+		return rc;
+	lock = lock_store(path, real, e);
+	if (lock < 0) {
+		free(real);
 		return lock;
-	rc = ap_vstore_load(path, &s, e);
+	}
+	rc = ap_vstore_load(real, &s, e);
 	if (rc == -ENOENT)
 		rc = 0;
 	if (!rc) {
@@ -380,22 +523,25 @@ int ap_vstore_update(const char *path, int (*fn)(struct ap_vstore *s, void *arg)
 		if (rc > 0)
 			rc = 0;
 	}
+	/* refused before anything is written: a store too large to read back */
 	if (!rc && *changed)
-		rc = ap_outfile_open(&of, path, e);
+		rc = store_text(&s, path, &text, &len, e);
+	if (!rc && *changed)
+		rc = ap_outfile_open(&of, real, e);
 	if (!rc && *changed) {
-		doc = ap_vstore_to_json(&s);
-		ap_xasprintf(&text, "%s\n",
-			     json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
-							    JSON_C_TO_STRING_SPACED |
-							    JSON_C_TO_STRING_NOSLASHESCAPE));
-		rc = ap_outfile_write_commit(&of, path, text, strlen(text), e);
-		free(text);
-		json_object_put(doc);
-		if (rc)
-			*changed = false;
+		rc = ap_outfile_write_commit(&of, path, text, len, e);
+		if (rc) {
+			/* the write itself failed: a runtime failure, whatever errno */
+			e->code = EIO;
+			rc = -EIO;
+		}
 	}
+	if (rc)
+		*changed = false;
+	free(text);
 	ap_vstore_free(&s);
 	close(lock);	/* unlocks */
+	free(real);
 	return rc;
 }
 
@@ -446,24 +592,30 @@ int ap_vstore_load_layers(const char *const *paths, size_t n, struct ap_vstore *
 	size_t i, k;
 	int rc;
 
+	struct ap_vstore_index ix;
+
 	ap_vstore_init(s);
+	ap_vstore_index_init(&ix, s, 0);
 	for (i = 0; i < n; i++) {
 		struct ap_vstore one;
 
 		rc = ap_vstore_load(paths[i], &one, e);
 		if (rc) {
+			ap_vstore_index_free(&ix);
 			ap_vstore_free(s);
 			return rc;
 		}
 		for (k = 0; k < one.nmodels; k++) {
 			struct ap_vstore_model *m = &one.models[k];
 
-			if (ap_vstore_find(s, m->vendor, m->model, m->revision))
+			if (ap_vstore_index_find(&ix, s, m->vendor, m->model, m->revision) >= 0)
 				continue;	/* an earlier layer decides for it */
 			take_model(s, m)->layer = i;
+			ap_vstore_index_add(&ix, s, s->nmodels - 1);
 		}
 		ap_vstore_free(&one);
 	}
+	ap_vstore_index_free(&ix);
 	return 0;
 }
 
@@ -494,6 +646,14 @@ static void example_copy(struct ap_vstore_example *d, const struct ap_vstore_exa
 	d->recorded = dup_or_null(x->recorded);
 	d->confidence = x->confidence;
 	d->runs = x->runs;
+	d->extra = json_object_get(x->extra);
+}
+
+/* @have's unknown members, else a reference to @other's (merged: the store's own first). */
+static void extra_keep(struct json_object **have, struct json_object *other)
+{
+	if (!*have)
+		*have = json_object_get(other);
 }
 
 static void verdict_copy_head(struct ap_vstore_verdict *d, const struct ap_vstore_verdict *v)
@@ -505,6 +665,7 @@ static void verdict_copy_head(struct ap_vstore_verdict *d, const struct ap_vstor
 	d->sensitive = v->sensitive;
 	d->absence_margin = v->absence_margin;
 	d->ruled_out_up_to = v->ruled_out_up_to;
+	d->extra = json_object_get(v->extra);
 	d->levels = v->levels;
 	d->ruled_out = v->ruled_out;
 }
@@ -544,10 +705,15 @@ static void merge_example(struct ap_vstore_verdict *v, const struct ap_vstore_ex
 	later = x->recorded && (!y->recorded || strcmp(x->recorded, y->recorded) > 0);
 	if (later) {
 		uint64_t n = runs ? y->runs + 1 : (x->runs > y->runs ? x->runs : y->runs);
+		struct json_object *extra = y->extra;
 
 		example_free(y);
 		example_copy(y, x);
 		y->runs = n;
+		if (y->extra)
+			json_object_put(extra);
+		else
+			y->extra = extra;
 		st->examples_updated++;
 	} else if (!runs && x->runs > y->runs &&
 		   same_str(x->recorded, y->recorded)) {
@@ -578,6 +744,7 @@ static void merge_verdict(struct ap_vstore_model *m, const struct ap_vstore_verd
 		verdict_copy_head(v, sv);
 		st->verdicts_added++;
 	} else {
+		extra_keep(&v->extra, sv->extra);
 		if (sv->sensitive && !v->sensitive) {
 			v->sensitive = true;
 			st->examples_updated++;
@@ -604,28 +771,36 @@ static void merge_verdict(struct ap_vstore_model *m, const struct ap_vstore_verd
 void ap_vstore_merge(struct ap_vstore *dst, const struct ap_vstore *src, bool runs,
 		     struct ap_vstore_merged *st)
 {
-	size_t i, k;
+	struct ap_vstore_index ix;
+	size_t i, k, cap = dst->nmodels;
 
+	/* by key, not by scanning: n log n at worst (a hash), not n * m */
+	ap_vstore_index_init(&ix, dst, dst->nmodels);
 	for (i = 0; i < src->nmodels; i++) {
 		const struct ap_vstore_model *sm = &src->models[i];
 		struct ap_vstore_model *m;
 		size_t nv = st->verdicts_added;
+		ssize_t at = ap_vstore_index_find(&ix, dst, sm->vendor, sm->model, sm->revision);
 		bool before, added = false;
 
-		m = (struct ap_vstore_model *)ap_vstore_find(dst, sm->vendor, sm->model,
-							     sm->revision);
-		if (!m) {
-			dst->models = ap_xreallocarray(dst->models, dst->nmodels + 1,
-						       sizeof(*dst->models));
+		if (at >= 0) {
+			m = &dst->models[at];
+		} else {
+			if (dst->nmodels == cap) {
+				cap = cap < 16 ? 16 : cap * 2;
+				dst->models = ap_xreallocarray(dst->models, cap, sizeof(*dst->models));
+			}
 			m = &dst->models[dst->nmodels];
 			memset(m, 0, sizeof(*m));
 			m->vendor = dup_or_null(sm->vendor);
 			m->model = ap_xstrdup(sm->model);
 			m->revision = dup_or_null(sm->revision);
 			m->index = dst->nmodels++;
+			ap_vstore_index_add(&ix, dst, m->index);
 			st->models_added++;
 			added = true;
 		}
+		extra_keep(&m->extra, sm->extra);
 		before = ap_vstore_model_in_conflict(m);
 		for (k = 0; k < sm->nverdicts; k++)
 			merge_verdict(m, &sm->verdicts[k], runs, st);
@@ -634,6 +809,7 @@ void ap_vstore_merge(struct ap_vstore *dst, const struct ap_vstore *src, bool ru
 		if (!before && ap_vstore_model_in_conflict(m))
 			st->conflicts_added++;
 	}
+	ap_vstore_index_free(&ix);
 }
 
 size_t ap_vstore_match(const struct ap_vstore *s, const char *name, size_t *idx, size_t max)

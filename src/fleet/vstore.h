@@ -32,11 +32,20 @@
  * the model, and the model is then in conflict: a lookup reports every
  * verdict and uses none (nothing is averaged or outvoted).
  *
+ * A member of the document, a model, a verdict or an example that this
+ * alignprobe does not know (a newer one's) is kept as it was read when
+ * the store is rewritten ("extra"); a merge keeps the store's own and
+ * takes a source's where the store has none.
+ *
  * Writers lock FILE.lock (flock, exclusive) for the whole read-modify-write
  * and replace FILE atomically (a temporary file in its directory, fsync,
  * rename, fsync of the directory), so that concurrent --record runs lose
- * nothing and a reader never sees half a file. A corrupt store is never
- * overwritten: -EINVAL, and the file stays as it was.
+ * nothing and a reader never sees half a file. FILE is the file a symbolic
+ * link names (also a dangling one: its target is created), locked and
+ * replaced there, so that two names of one store are one lock and the link
+ * stays a link. A corrupt store is never overwritten: -EINVAL, and the
+ * file stays as it was; nor is one written that would be larger than
+ * AP_VSTORE_MAX_BYTES, the size up to which a store is read (-EFBIG).
  *
  * The parts that take a struct ap_vstore are pure; the file functions do
  * I/O. Nothing prints.
@@ -67,6 +76,7 @@ struct ap_vstore_example {
 	char *recorded;		/* RFC 3339 UTC of the last run */
 	double confidence;	/* NAN when unknown */
 	uint64_t runs;		/* runs with this result on this disk */
+	struct json_object *extra;	/* members this alignprobe does not know, kept */
 };
 
 struct ap_vstore_verdict {
@@ -91,6 +101,7 @@ struct ap_vstore_verdict {
 	struct ap_ruled_out ruled_out;	/* not sensitive: stated, else up_to 0 */
 	struct ap_vstore_example *examples;
 	size_t nexamples;
+	struct json_object *extra;	/* members this alignprobe does not know, kept */
 };
 
 struct ap_vstore_model {
@@ -100,11 +111,13 @@ struct ap_vstore_model {
 	/* where it was read (not stored): the layer (ap_vstore_load_layers(),
 	 * 0 for one store) and its index in that file's "models" */
 	size_t layer, index;
+	struct json_object *extra;	/* members this alignprobe does not know, kept */
 };
 
 struct ap_vstore {
 	struct ap_vstore_model *models;
 	size_t nmodels;
+	struct json_object *extra;	/* members this alignprobe does not know, kept */
 };
 
 /* One result to add. */

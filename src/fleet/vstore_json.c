@@ -5,6 +5,7 @@
  * checked, a newer version told apart from a corrupt one (-EPROTO).
  */
 #include "fleet/vstore.h"
+#include "fleet/vstoreP.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,6 +18,45 @@
 
 #define FORMAT_NAME	"alignprobe-verdicts"
 #define FORMAT_VERSION	1
+
+static const char *const known_doc[] = { "format", "version", "models", NULL };
+static const char *const known_model[] = { "vendor", "model", "revision", "verdicts", NULL };
+static const char *const known_verdict[] = {
+	"logical_sector", "physical_sector", "lowest_aligned_lba", "sensitive", "absence_margin",
+	"ruled_out_up_to", "levels", "ruled_out", "examples", NULL
+};
+static const char *const known_example[] = {
+	"serial", "wwn", "device", "host", "source", "recorded", "confidence", "runs", NULL
+};
+
+/* The members of @o not in @known: a new object holding them, NULL when none. */
+static struct json_object *extras_of(struct json_object *o, const char *const *known)
+{
+	struct json_object *x = NULL;
+
+	json_object_object_foreach(o, key, val) {
+		size_t i;
+
+		for (i = 0; known[i] && strcmp(known[i], key) != 0; i++)
+			;
+		if (known[i])
+			continue;
+		if (!x)
+			x = json_object_new_object();
+		json_object_object_add(x, key, json_object_get(val));
+	}
+	return x;
+}
+
+/* @extra's members into @o, where @o has none of the name (what is known wins). */
+static void extras_add(struct json_object *o, struct json_object *extra)
+{
+	if (!extra)
+		return;
+	json_object_object_foreach(extra, key, val)
+		if (!json_object_object_get_ex(o, key, NULL))
+			json_object_object_add(o, key, json_object_get(val));
+}
 
 struct json_object *ap_vstore_example_to_json(const struct ap_vstore_example *x)
 {
@@ -31,6 +71,7 @@ struct json_object *ap_vstore_example_to_json(const struct ap_vstore_example *x)
 	json_object_object_add(o, "confidence", isfinite(x->confidence)
 			       ? json_object_new_double(x->confidence) : NULL);
 	json_object_object_add(o, "runs", ap_json_u64(x->runs));
+	extras_add(o, x->extra);
 	return o;
 }
 
@@ -63,6 +104,7 @@ struct json_object *ap_vstore_verdict_to_json(const struct ap_vstore_verdict *v,
 	for (l = 0; l < v->nexamples; l++)
 		json_object_array_add(xa, ap_vstore_example_to_json(&v->examples[l]));
 	json_object_object_add(o, "examples", xa);
+	extras_add(o, v->extra);
 	return o;
 }
 
@@ -78,6 +120,7 @@ static struct json_object *model_json(const struct ap_vstore_model *m)
 	for (k = 0; k < m->nverdicts; k++)
 		json_object_array_add(va, ap_vstore_verdict_to_json(&m->verdicts[k], NULL, false));
 	json_object_object_add(mo, "verdicts", va);
+	extras_add(mo, m->extra);
 	return mo;
 }
 
@@ -91,6 +134,7 @@ struct json_object *ap_vstore_to_json(const struct ap_vstore *s)
 	for (i = 0; i < s->nmodels; i++)
 		json_object_array_add(models, model_json(&s->models[i]));
 	json_object_object_add(doc, "models", models);
+	extras_add(doc, s->extra);
 	return doc;
 }
 
@@ -143,6 +187,7 @@ static int example_from_json(struct json_object *o, struct ap_vstore_example *x,
 			return ap_error_set(e, EINVAL, "\"confidence\" is not a number");
 		x->confidence = json_object_get_double(c);
 	}
+	x->extra = extras_of(o, known_example);
 	return 0;
 }
 
@@ -203,6 +248,7 @@ static int verdict_from_json(struct json_object *o, struct ap_vstore_verdict *v,
 				      v->lowest_aligned_lba, e);
 	if (rc)
 		return rc;
+	v->extra = extras_of(o, known_verdict);
 	if ((rc = levels_from_json(o, v, e)))
 		return rc;
 	xa = get_array(o, "examples", e);
@@ -237,6 +283,7 @@ static int model_from_json(struct json_object *o, struct ap_vstore_model *m,
 		return rc;
 	if (!*m->model)
 		return ap_error_set(e, EINVAL, "\"model\" is empty");
+	m->extra = extras_of(o, known_model);
 	va = get_array(o, "verdicts", e);
 	if (!va)
 		return -EINVAL;
@@ -264,6 +311,7 @@ static int model_from_json(struct json_object *o, struct ap_vstore_model *m,
 
 int ap_vstore_from_json(struct json_object *o, struct ap_vstore *s, struct ap_error *e)
 {
+	struct ap_vstore_index ix;
 	struct json_object *ma;
 	struct ap_error le = { 0 };
 	uint64_t version = 0;
@@ -295,18 +343,25 @@ int ap_vstore_from_json(struct json_object *o, struct ap_vstore *s, struct ap_er
 		return ap_error_set(e, EINVAL, "not a verdict store: %s", le.msg);
 	n = json_object_array_length(ma);
 	s->models = ap_xcalloc(n ? n : 1, sizeof(*s->models));
+	s->extra = extras_of(o, known_doc);
+	ap_vstore_index_init(&ix, s, 0);
 	for (i = 0; i < n; i++) {
 		struct ap_vstore_model *m = &s->models[i];
+		ssize_t twin;
 
 		rc = model_from_json(json_object_array_get_idx(ma, i), m, &le);
 		m->index = i;
 		s->nmodels = i + 1;
-		if (!rc && ap_vstore_find(s, m->vendor, m->model, m->revision) != m)
+		twin = rc ? -1 : ap_vstore_index_find(&ix, s, m->vendor, m->model, m->revision);
+		if (twin >= 0)
 			rc = ap_error_set(&le, EINVAL, "the model is listed twice");
 		if (rc) {
+			ap_vstore_index_free(&ix);
 			ap_vstore_free(s);
 			return ap_error_set(e, EINVAL, "models[%zu]: %s", i, le.msg);
 		}
+		ap_vstore_index_add(&ix, s, i);
 	}
+	ap_vstore_index_free(&ix);
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 
 #include "fleet/vstore.h"
+#include "fleet/vstoreP.h"
 #include "lib/json.h"
 #include "lib/util.h"
 
@@ -84,19 +85,29 @@ struct merge_arg {
 static int merge_fn(struct ap_vstore *s, void *arg)
 {
 	struct merge_arg *a = arg;
+	struct ap_vstore_index ix;
+	bool *named;
 	size_t i, k;
 
 	for (i = 0; i < a->n; i++)
 		ap_vstore_merge(s, &a->src[i].s, strcmp(a->src[i].kind, "store") != 0, a->st);
-	for (k = 0; k < s->nmodels; k++) {
-		const struct ap_vstore_model *m = &s->models[k];
-		bool named = false;
+	/* the store's models a source names, by key (not a scan per model) */
+	named = ap_xcalloc(s->nmodels ? s->nmodels : 1, sizeof(*named));
+	ap_vstore_index_init(&ix, s, s->nmodels);
+	for (i = 0; i < a->n; i++) {
+		for (k = 0; k < a->src[i].s.nmodels; k++) {
+			const struct ap_vstore_model *m = &a->src[i].s.models[k];
+			ssize_t at = ap_vstore_index_find(&ix, s, m->vendor, m->model, m->revision);
 
-		for (i = 0; !named && i < a->n; i++)
-			named = ap_vstore_find(&a->src[i].s, m->vendor, m->model, m->revision);
-		if (named && ap_vstore_model_in_conflict(m))
-			json_object_array_add(a->conflicts, name_json(m));
+			if (at >= 0)
+				named[at] = true;
+		}
 	}
+	ap_vstore_index_free(&ix);
+	for (k = 0; k < s->nmodels; k++)
+		if (named[k] && ap_vstore_model_in_conflict(&s->models[k]))
+			json_object_array_add(a->conflicts, name_json(&s->models[k]));
+	free(named);
 	return ap_vstore_merged_any(a->st) ? 1 : 0;
 }
 
@@ -113,15 +124,47 @@ struct forget_arg {
 	char **names;
 	size_t n;
 	struct json_object *forgotten, *absent;
+	struct ap_error *e;
 };
+
+/*
+ * @name, as list prints it, names the @n > 1 models at @idx: they print
+ * alike ("ATA Foo 0001" is vendor ATA, model "Foo", revision 0001 and
+ * model "ATA Foo", revision 0001): -EINVAL naming each as
+ * VENDOR:MODEL:REVISION; 0 when @name was not such a name (a model alone
+ * names every vendor and revision of it on purpose).
+ */
+static int refuse_alike(const struct ap_vstore *s, const char *name, const size_t *idx, size_t n,
+			struct ap_error *e)
+{
+	char *first = ap_vstore_model_name(&s->models[idx[0]]), keys[320] = "";
+	bool alike = n > 1 && strcmp(first, name) == 0;
+	size_t i, o = 0;
+
+	free(first);
+	if (!alike)
+		return 0;
+	for (i = 0; i < n && o < sizeof(keys); i++) {
+		const struct ap_vstore_model *m = &s->models[idx[i]];
+		int w = snprintf(keys + o, sizeof(keys) - o, "%s'%s:%s:%s'", i ? ", " : "",
+				 m->vendor ? m->vendor : "", m->model, m->revision ? m->revision : "");
+
+		o += w > 0 ? (size_t)w : 0;
+	}
+	return ap_error_set(e, EINVAL, "%s: names %zu models that print alike (%s); name one as "
+			    "VENDOR:MODEL:REVISION; nothing was forgotten", name, n, keys);
+}
 
 static int forget_fn(struct ap_vstore *s, void *arg)
 {
 	struct forget_arg *a = arg;
 	size_t idx[MAX_MATCHES], i, k, n, removed = 0;
+	int rc;
 
 	for (i = 0; i < a->n; i++) {
 		n = ap_vstore_match(s, a->names[i], idx, MAX_MATCHES);
+		if (n && (rc = refuse_alike(s, a->names[i], idx, n, a->e)) != 0)
+			return rc;
 		if (!n)
 			json_object_array_add(a->absent, json_object_new_string(a->names[i]));
 		/* from the last, so that the indexes before it stay */
@@ -137,7 +180,8 @@ static int forget_fn(struct ap_vstore *s, void *arg)
 int ap_vstore_forget(const char *store, char **names, size_t n, struct json_object *forgotten,
 		     struct json_object *absent, bool *changed, struct ap_error *e)
 {
-	struct forget_arg a = { .names = names, .n = n, .forgotten = forgotten, .absent = absent };
+	struct forget_arg a = { .names = names, .n = n, .forgotten = forgotten, .absent = absent,
+				.e = e };
 
 	return ap_vstore_update(store, forget_fn, &a, changed, e);
 }

@@ -56,6 +56,8 @@ static int loop_backing_id(const char *loop, dev_t *dev, ino_t *ino)
 	/* read-only, not exclusive: asking the status claims nothing */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd >= 0) {
+		/* set: valgrind does not know that the ioctl fills it */
+		memset(&li, 0, sizeof(li));
 		if (ioctl(fd, LOOP_GET_STATUS64, &li) == 0) {
 			*dev = (dev_t)li.lo_device;
 			*ino = (ino_t)li.lo_inode;

@@ -125,6 +125,20 @@ int ap_json_load(const char *path, size_t max, struct json_object **doc, struct 
 	o = json_tokener_parse_ex(tok, buf, (int)len);
 	jerr = json_tokener_get_error(tok);
 	rest = o ? buf + json_tokener_get_parse_end(tok) : "";
+	if (!o && jerr == json_tokener_continue && len) {
+		/* a literal that ends the file ("null", "12") ends at its NUL */
+		o = json_tokener_parse_ex(tok, buf + len, 1);
+		jerr = json_tokener_get_error(tok);
+		if (!o && jerr != json_tokener_success)
+			jerr = json_tokener_continue;	/* it was cut short */
+		rest = "";
+	}
+	if (!o && jerr == json_tokener_success) {
+		/* valid JSON, but no document to read: not "end of file" */
+		json_tokener_free(tok);
+		free(buf);
+		return ap_error_set(e, EINVAL, "%s: the document is JSON null", path);
+	}
 	rest += strspn(rest, " \t\r\n");
 	if (!o || jerr != json_tokener_success || *rest) {
 		rc = ap_error_set(e, EINVAL, "%s: not valid JSON: %s", path,

@@ -202,6 +202,21 @@ uint64_t ap_levels_next(const struct ap_levels *ls, unsigned logical, uint64_t g
 	return UINT64_MAX;
 }
 
+bool ap_levels_above_sector(const struct ap_levels *ls)
+{
+	return next_above(ls, 0) < ls->n;
+}
+
+uint64_t ap_levels_start(const struct ap_levels *ls, unsigned logical, uint64_t lba)
+{
+	uint64_t s;
+
+	if (!ap_levels_above_sector(ls))
+		return ap_levels_next(ls, logical, 0, lba);
+	s = ap_levels_next(ls, logical, 1024 * 1024, lba);
+	return s != UINT64_MAX ? s : ap_levels_next(ls, logical, 0, lba);
+}
+
 struct json_object *ap_levels_to_json(const struct ap_levels *ls)
 {
 	struct json_object *a = json_object_new_array();

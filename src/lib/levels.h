@@ -100,6 +100,17 @@ int ap_levels_misaligned(const struct ap_levels *ls, unsigned logical, uint64_t 
 uint64_t ap_levels_next(const struct ap_levels *ls, unsigned logical, uint64_t grain,
 			uint64_t lba);
 
+/*
+ * The start to propose from @lba: with levels above the physical sector,
+ * the first aligned to every level and a whole MiB (the convention
+ * partitioning tools keep; 3 MiB for a 192 KiB stripe), else, when the
+ * levels' phases exclude whole MiBs, the first aligned to every level;
+ * with the physical sector alone, its next boundary. UINT64_MAX: none.
+ */
+uint64_t ap_levels_start(const struct ap_levels *ls, unsigned logical, uint64_t lba);
+/* @ls has levels above the physical sector. */
+bool ap_levels_above_sector(const struct ap_levels *ls);
+
 /* The least common multiple of every level's unit and @grain (bytes);
  * 0 on overflow past AP_LEVEL_UNIT_MAX * 64. */
 uint64_t ap_levels_lcm(const struct ap_levels *ls, uint64_t grain);

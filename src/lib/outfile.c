@@ -173,6 +173,44 @@ static mode_t default_mode(void)
 	return 0666 & ~m;
 }
 
+int ap_outfile_resolve(const char *path, char **out, struct ap_error *e)
+{
+	char *cur = ap_xstrdup(path), *next, *dir;
+	struct stat st;
+	int hops;
+
+	*out = NULL;
+	for (hops = 0; lstat(cur, &st) == 0 && S_ISLNK(st.st_mode); hops++) {
+		char target[PATH_MAX];
+		ssize_t n;
+
+		if (hops == 40) {
+			free(cur);
+			return ap_error_set(e, ELOOP, "%s: %s", path, strerror(ELOOP));
+		}
+		n = readlink(cur, target, sizeof(target) - 1);
+		if (n < 0 || n == 0) {
+			int err = n < 0 ? errno : ENOENT;
+
+			free(cur);
+			return ap_error_set(e, err, "%s: %s", path, strerror(err));
+		}
+		target[n] = '\0';
+		if (target[0] == '/') {
+			next = ap_xstrdup(target);
+		} else {
+			/* relative to the directory of the link */
+			dir = dir_of(cur);
+			ap_xasprintf(&next, "%s/%s", dir, target);
+			free(dir);
+		}
+		free(cur);
+		cur = next;
+	}
+	*out = cur;
+	return 0;
+}
+
 /* The stat checks every output gets: 0 (*exists says whether it does) or -errno. */
 static int check_target(const char *path, struct stat *st, bool *exists, struct ap_error *e)
 {
@@ -277,7 +315,10 @@ int ap_outfile_open(struct ap_outfile *of, const char *path, struct ap_error *e)
 			target = ap_xstrdup(path);
 		of->mode = st.st_mode & 07777;
 	} else {
-		target = ap_xstrdup(path);
+		/* a dangling link stays a link: its target is created */
+		rc = ap_outfile_resolve(path, &target, e);
+		if (rc)
+			return rc;
 		of->mode = default_mode();
 	}
 	fd = make_tmp(target, &of->tmp);
@@ -544,6 +585,7 @@ static int try_create(const char *path)
 int ap_outfile_check(const char *path, bool must_not_exist, struct ap_error *e)
 {
 	struct stat st;
+	char *target;
 	bool exists;
 	int fd, rc;
 
@@ -563,7 +605,12 @@ int ap_outfile_check(const char *path, bool must_not_exist, struct ap_error *e)
 			close(fd);
 		return 0;
 	}
-	rc = try_create(path);
+	/* where it will be created: a dangling link's target */
+	rc = ap_outfile_resolve(path, &target, e);
+	if (rc)
+		return rc;
+	rc = try_create(target);
+	free(target);
 	if (rc)
 		return ap_error_set(e, -rc, "%s: cannot create: %s", path, strerror(-rc));
 	return 0;

@@ -17,7 +17,8 @@
  * file (a FIFO, a terminal, /dev/null) is opened and written directly, never
  * replaced. A block device is refused: outputs are reports, and a
  * block device is a disk. A symbolic link to a regular file is written
- * through (the file it points to is replaced, the link stays).
+ * through (the file it points to is replaced, the link stays); a dangling
+ * one too (the file it points to is created, the link stays).
  */
 #ifndef AP_OUTFILE_H
 #define AP_OUTFILE_H
@@ -42,6 +43,14 @@ struct ap_outfile {
 	char *pending;		/* replace() on standard output or a FIFO: the */
 	size_t npending;	/* last content, written by the commit */
 };
+
+/*
+ * The file @path names, its symbolic links followed (also a dangling one:
+ * the name its target will have), the rest of the path as given: a
+ * malloc'd path in *@out, or -errno with "PATH: reason" (-ELOOP). What a
+ * writer locks and replaces, so that two names of one file are one file.
+ */
+int ap_outfile_resolve(const char *path, char **out, struct ap_error *e);
 
 /*
  * Open @path for output: 0, or -errno with "PATH: reason" in @e (-ENOENT

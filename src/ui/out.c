@@ -9,6 +9,8 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
+#include <wctype.h>
 #include <strings.h>
 #include <unistd.h>
 #include <json-c/json.h>
@@ -482,4 +484,36 @@ int ap_out_close_stdout(void)
 	if (fclose(stdout) != 0 && errno != EBADF && errno != EPIPE && !rc)
 		rc = -errno;
 	return rc;
+}
+
+char *ap_out_printable(const char *s)
+{
+	mbstate_t st;
+	size_t len, o = 0, n;
+	char *out;
+
+	if (!s)
+		return NULL;
+	len = strlen(s);
+	out = ap_xmalloc(4 * len + 1);
+	memset(&st, 0, sizeof(st));
+	while (*s) {
+		wchar_t wc;
+
+		n = mbrtowc(&wc, s, len, &st);
+		if (n == (size_t)-1 || n == (size_t)-2 || n == 0 || !iswprint((wint_t)wc) ||
+		    wc == L'\\') {
+			/* one byte escaped, the state restarted */
+			o += (size_t)sprintf(out + o, "\\x%02x", (unsigned char)*s);
+			memset(&st, 0, sizeof(st));
+			n = 1;
+		} else {
+			memcpy(out + o, s, n);
+			o += n;
+		}
+		s += n;
+		len -= n;
+	}
+	out[o] = '\0';
+	return out;
 }

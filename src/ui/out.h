@@ -187,6 +187,15 @@ int ap_out_print(const struct ap_out *o, struct libscols_table *tb);
  */
 int ap_out_json_print(FILE *f, struct json_object *doc);
 
+/*
+ * @s as plain text may show it (malloc'd): what the locale's character set
+ * prints kept (UTF-8 under C.UTF-8), control characters, invalid
+ * sequences and backslashes as \xHH, as libsmartcols escapes table
+ * cells. For strings read from files (a merged verdict store) printed
+ * outside a table. NULL gives NULL.
+ */
+char *ap_out_printable(const char *s);
+
 /* Close stdout, turning a late write error into -errno (util-linux closeout). */
 int ap_out_close_stdout(void);
 

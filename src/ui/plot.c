@@ -170,7 +170,7 @@ struct yscale {
 /* Scale for values in [0, @vmax]; @vmax <= 0 or not finite gives 0..1. */
 static struct yscale yscale_make(double vmax)
 {
-	struct yscale y;
+	struct yscale y = { .log = false, .lo = 0 };	/* every member: ypos() reads .log */
 
 	if (!(vmax > 0) || !isfinite(vmax))
 		vmax = 1;

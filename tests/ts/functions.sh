@@ -468,6 +468,26 @@ ts_part_node() {
 	ts_wait_node "$p"
 }
 
+# ts_next_steps JSON TOOL [WORD]: run every step of the document's
+# next_steps whose command[0] is TOOL (and that has the word WORD), argv as
+# given, its stdin fed; the first failure fails the test
+ts_next_steps() {
+	python3 - "$1" "$2" "${3:-}" <<'PY' || ts_fail "a next step failed ($2 ${3:-})"
+import json, subprocess, sys
+doc, tool, word = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3] or None
+steps = [s for s in doc["next_steps"] if s["command"][0] == tool
+         and (word is None or word in s["command"])]
+assert steps, "no %s step" % tool
+for s in steps:
+    r = subprocess.run(s["command"], input=(s["stdin"] or "").encode(),
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    sys.stderr.write("ran %s: exit %d\n" % (s["command"], r.returncode))
+    if r.returncode:
+        sys.stderr.write(r.stdout.decode())
+        sys.exit(1)
+PY
+}
+
 # ts_running PID: PID exists and is not a zombie (an exited child that is
 # not reaped yet, or an orphan where nobody reaps)
 ts_running() {

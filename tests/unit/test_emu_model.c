@@ -714,7 +714,8 @@ static void test_profiles(void **state)
 		"simple", "hdd-7200", "hdd-5400", "wd-ears-jumper", "flash-8k", "flash-16k",
 		"usb-4kn", "honest-512n", "hdd-7200-nocache", "hdd-7200-nocache-flush",
 		"hdd-7200-ra", "honest-512n-ra",
-		"hdd-lba7-rmwbuf", "usb-bridge-noflush", "noisy-512n",
+		"hdd-lba7-rmwbuf", "usb-bridge-noflush", "noisy-512n", "raid5-4x64k", "raid6-6x128k",
+		"raid5-bbu", "thin-64k", "thin-1m",
 	};
 	struct ap_emu_spec s, t;
 	struct ap_error e;

@@ -504,6 +504,22 @@ static void test_legacy_compare(void **state)
 	ap_identity_free(&have);
 }
 
+/* The files beside an emulated drive: only for its loop device's backing file */
+static void test_emulated_file(void **state)
+{
+	char *p;
+
+	(void)state;
+	p = ap_identity_emulated_file("/tmp/alignprobe-emu.Ab12/mnt/disk", "claims");
+	assert_non_null(p);
+	assert_string_equal(p, "/tmp/alignprobe-emu.Ab12/claims");
+	free(p);
+	assert_null(ap_identity_emulated_file("/tmp/other.Ab12/mnt/disk", "claims"));
+	assert_null(ap_identity_emulated_file("/tmp/alignprobe-emu.Ab12/backing", "claims"));
+	assert_null(ap_identity_emulated_file("/mnt/disk", "claims"));
+	assert_null(ap_identity_emulated_file(NULL, "claims"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -518,6 +534,7 @@ int main(void)
 		cmocka_unit_test(test_field_names),
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_legacy_compare),
+		cmocka_unit_test(test_emulated_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

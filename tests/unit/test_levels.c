@@ -19,7 +19,10 @@
 
 #include "analysis/analysis.h"
 #include "analysis/verdict_json.h"
+#include "device/claims.h"
 #include "device/geometry.h"
+#include "device/sgio.h"
+#include "device/topology.h"
 #include "fleet/vstore.h"
 #include "lib/levels.h"
 
@@ -286,6 +289,70 @@ static void test_store_levels(void **state)
 	json_object_put(doc);
 }
 
+/* Claims against measured levels; VPD B0h decoded. */
+static void test_claims(void **state)
+{
+	struct ap_topology t;
+	struct ap_claims c;
+	struct ap_levels ls = { .n = 0 };
+	struct ap_level l;
+	char *m[AP_CLAIMS_MAX];
+	uint8_t b0[64] = { 0, 0xb0, 0, 0x3c };
+	struct ap_scsi_block_limits bl;
+	size_t n, i;
+
+	(void)state;
+	b0[6] = 0x00;
+	b0[7] = 0x80;		/* OTLG 128 blocks */
+	b0[15] = 0x40;		/* OPTIMAL TRANSFER LENGTH 64 blocks */
+	assert_int_equal(ap_sgio_parse_vpd_block_limits(b0, sizeof(b0), &bl), 0);
+	assert_int_equal(bl.otlg, 128);
+	assert_int_equal(bl.optimal_transfer, 64);
+	b0[1] = 0x80;
+	assert_int_equal(ap_sgio_parse_vpd_block_limits(b0, sizeof(b0), &bl), -EINVAL);
+
+	memset(&t, 0, sizeof(t));
+	t.kernel.available = true;
+	t.kernel.minimum_io = 512;
+	t.kernel.optimal_io = 0;
+	t.drive.nvme_ok = true;
+	t.drive.nvme.optperf_valid = true;
+	t.drive.nvme.logical_sector = 512;
+	t.drive.nvme.npwg = 8;		/* 4 KiB */
+	t.drive.nvme.nows = 256;	/* 128 KiB */
+	t.drive.scsi_ok = true;
+	t.drive.scsi.logical_sector = 512;
+	t.drive.limits_ok = true;
+	t.drive.limits.otlg = 128;	/* 64 KiB */
+	ap_claims_read(&t, &c);
+	assert_int_equal(c.n, 5);
+
+	/* nothing measured: nothing contradicted */
+	assert_int_equal(ap_claims_contradicted(&c, NULL, m, AP_CLAIMS_MAX), 0);
+	/* 4096-byte sectors, 64 KiB chunk, 192 KiB stripe */
+	l = lvl(AP_LEVEL_SECTOR, 4096, 0);
+	ap_levels_add(&ls, 512, &l, false, NULL);
+	l = lvl(AP_LEVEL_CHUNK, 64 * KIB, 0);
+	ap_levels_add(&ls, 512, &l, false, NULL);
+	l = lvl(AP_LEVEL_STRIPE, 192 * KIB, 0);
+	ap_levels_add(&ls, 512, &l, false, NULL);
+	n = ap_claims_contradicted(&c, &ls, m, AP_CLAIMS_MAX);
+	assert_int_equal(n, 4);
+	assert_string_equal(m[0], "reports minimum_io 512; the chunk is 65536 bytes");
+	assert_string_equal(m[1], "reports optimal_io 0; the stripe is 196608 bytes");
+	assert_string_equal(m[2], "reports nvme_npwg 4096; the chunk is 65536 bytes");
+	assert_string_equal(m[3], "reports nvme_nows 131072; the stripe is 196608 bytes");
+	for (i = 0; i < n; i++)
+		free(m[i]);	/* scsi_otlg 64 KiB is the chunk: not contradicted */
+	/* claims that fit: none */
+	t.kernel.minimum_io = 65536;
+	t.kernel.optimal_io = 196608;
+	t.drive.nvme.npwg = 128;
+	t.drive.nvme.nows = 384;
+	ap_claims_read(&t, &c);
+	assert_int_equal(ap_claims_contradicted(&c, &ls, m, AP_CLAIMS_MAX), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +360,7 @@ int main(void)
 		cmocka_unit_test(test_verdict_json),
 		cmocka_unit_test(test_geometry_levels),
 		cmocka_unit_test(test_store_levels),
+		cmocka_unit_test(test_claims),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

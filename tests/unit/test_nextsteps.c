@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "device/nextsteps.h"
+#include "lib/levels.h"
 
 /* The step whose argv[0] is @tool and that has @word, or NULL. */
 static const struct ap_next_step *find(const struct ap_next_steps *s, const char *tool,
@@ -75,10 +76,17 @@ static void test_moves(void **state)
 	assert_string_equal(st->argv[2], "4096b");
 	assert_string_equal(st->argv[4], "512b");
 	assert_string_equal(st->argv[5], "/dev/sdb1");
-	/* the unit's file systems */
+	/* the unit's file systems; no XFS on 1000 sectors, which mkfs.xfs refuses */
 	assert_non_null(find(&s, "zpool", "ashift=12"));
-	assert_non_null(find(&s, "mkfs.xfs", "size=4096"));
+	assert_null(find(&s, "mkfs.xfs", NULL));
 	assert_non_null(find(&s, "pvcreate", "4k"));
+	ap_next_steps_free(&s);
+	/* 300 MiB and more: XFS too */
+	ap_next_steps_partition(&s, &g, 1, 63, 614400, 34, 1000000);
+	assert_non_null(find(&s, "mkfs.xfs", "size=4096"));
+	ap_next_steps_free(&s);
+	ap_next_steps_partition(&s, &g, 1, 63, 614399, 34, 1000000);
+	assert_null(find(&s, "mkfs.xfs", NULL));
 	ap_next_steps_free(&s);
 
 	/* no room after it, a MiB free before it: back */
@@ -150,6 +158,23 @@ static void test_disk(void **state)
 	g.lowest_aligned = 7;
 	ap_next_steps_disk(&s, &g);
 	assert_string_equal(find(&s, "parted", NULL)->argv[9], "2055s");
+	/* byte 0 is not aligned: nothing on the whole disk but an offset PV */
+	for (size_t i = 0; i < s.n; i++) {
+		size_t k = 0;
+
+		while (s.v[i].argv[k + 1])
+			k++;
+		if (strcmp(s.v[i].argv[k], "/dev/sdc") == 0 && strcmp(s.v[i].argv[0], "parted") &&
+		    strcmp(s.v[i].argv[k - 1], "3584b") != 0)
+			fail_msg("a whole-disk step on a disk whose byte 0 is misaligned: %s",
+				 s.v[i].argv[0]);
+	}
+	st = find(&s, "pvcreate", "--dataalignmentoffset");
+	assert_non_null(st);
+	assert_string_equal(st->argv[4], "3584b");
+	assert_string_equal(st->argv[5], "/dev/sdc");
+	assert_string_equal(find(&s, "mkfs.xfs", NULL)->argv[3], "/dev/sdc1");
+	assert_string_equal(find(&s, "zpool", NULL)->argv[5], "/dev/sdc1");
 	ap_next_steps_free(&s);
 	/* an honest drive: nothing but the partition */
 	g.unit = 512;
@@ -159,10 +184,48 @@ static void test_disk(void **state)
 	ap_next_steps_free(&s);
 }
 
+/* A 192 KiB stripe of three 64 KiB chunks over 4096-byte sectors. */
+static void test_stripe(void **state)
+{
+	struct ap_levels ls = { .n = 0 };
+	struct ap_level l[] = {
+		{ .kind = AP_LEVEL_SECTOR, .unit = 4096 },
+		{ .kind = AP_LEVEL_CHUNK, .unit = 65536 },
+		{ .kind = AP_LEVEL_STRIPE, .unit = 196608 },
+	};
+	struct ap_next_geometry g = { .disk = "/dev/md0", .is_blockdev = true, .logical = 512,
+				      .unit = 4096, .levels = &ls, .nsectors = 8 << 20 };
+	struct ap_next_steps s;
+	const struct ap_next_step *st;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 3; i++)
+		assert_int_equal(ap_levels_add(&ls, 512, &l[i], false, NULL), 0);
+	ap_next_steps_init(&s);
+	ap_next_steps_disk(&s, &g);
+	assert_string_equal(find(&s, "parted", NULL)->argv[9], "6144s");
+	st = find(&s, "mkfs.xfs", NULL);
+	assert_non_null(st);
+	assert_string_equal(st->argv[4], "su=64k,sw=3");	/* 4 GiB: no agcount */
+	assert_non_null(find(&s, "mkfs.ext4", "stride=16,stripe_width=48"));
+	assert_non_null(find(&s, "pvcreate", "192k"));
+	ap_next_steps_free(&s);
+	/* a partition at 1 MiB: forward to 3 MiB; the PV where it stands */
+	ap_next_steps_partition(&s, &g, 1, 2048, 700000, 34, 2000000);
+	assert_string_equal(find(&s, "sfdisk", NULL)->input, "6144,700000\n");
+	st = find(&s, "pvcreate", "--dataalignmentoffset");
+	assert_string_equal(st->argv[2], "196608b");
+	assert_string_equal(st->argv[4], "131072b");
+	assert_string_equal(find(&s, "mkfs.xfs", NULL)->argv[4], "su=64k,sw=3,agcount=4");
+	ap_next_steps_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_partition_device),
+		cmocka_unit_test(test_stripe),
 		cmocka_unit_test(test_moves),
 		cmocka_unit_test(test_disk),
 	};

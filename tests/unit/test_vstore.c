@@ -939,6 +939,168 @@ static void test_path_and_identity(void **state)
 	ap_vstore_free(&s);
 }
 
+/* Models @from..@to-1 ("M%06d"), one verdict, one example with serial @tag%d. */
+static void fill(struct ap_vstore *s, size_t from, size_t to, const char *tag)
+{
+	size_t i, n = to - from;
+	char buf[32];
+
+	ap_vstore_init(s);
+	s->models = ap_xcalloc(n, sizeof(*s->models));
+	for (i = 0; i < n; i++) {
+		struct ap_vstore_model *m = &s->models[i];
+		struct ap_vstore_verdict *v;
+
+		snprintf(buf, sizeof(buf), "M%06zu", from + i);
+		m->vendor = strdup("ATA");
+		m->model = strdup(buf);
+		m->revision = (from + i) % 7 ? strdup("1") : NULL;
+		m->index = i;
+		m->verdicts = v = ap_xcalloc(1, sizeof(*v));
+		m->nverdicts = 1;
+		v->logical_sector = 512;
+		v->physical_sector = 4096;
+		v->examples = ap_xcalloc(1, sizeof(*v->examples));
+		v->nexamples = 1;
+		snprintf(buf, sizeof(buf), "%s%zu", tag, from + i);
+		v->examples[0].serial = strdup(buf);
+		v->examples[0].recorded = strdup("2026-12-01T08:00:00Z");
+		v->examples[0].runs = 1;
+		v->examples[0].confidence = NAN;
+	}
+	s->nmodels = n;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * A merge of 60,000 models into 60,000, 30,000 of them the same: every
+ * model once, the common ones with both disks, the counts right, and the
+ * result read back (the index's duplicate check) as it was written. The
+ * merge looks models up by key (n log n at worst); this is correctness,
+ * bench/vstore-merge.sh measures the time.
+ */
+static void test_merge_large(void **state)
+{
+	struct ap_vstore dst, src, back;
+	struct ap_vstore_merged st = { 0 };
+	struct json_object *doc;
+	struct ap_error e = { 0 };
+	char **names;
+	size_t i, two = 0;
+
+	(void)state;
+	fill(&dst, 0, 60000, "D");
+	fill(&src, 30000, 90000, "S");
+	ap_vstore_merge(&dst, &src, false, &st);
+	assert_int_equal(st.models_added, 30000);
+	assert_int_equal(st.examples_added, 60000);	/* the new models' and the common ones' */
+	assert_int_equal(st.verdicts_added, 0);
+	assert_int_equal(st.conflicts_added, 0);
+	assert_int_equal(dst.nmodels, 90000);
+	names = ap_xcalloc(dst.nmodels, sizeof(*names));
+	for (i = 0; i < dst.nmodels; i++) {
+		char want[32];
+
+		/* the store's order: its own, then the new ones in the source's order */
+		snprintf(want, sizeof(want), "M%06zu", i);
+		assert_string_equal(dst.models[i].model, want);
+		assert_int_equal(dst.models[i].index, i);
+		assert_true((i % 7 != 0) == (dst.models[i].revision != NULL));
+		names[i] = dst.models[i].model;
+		two += dst.models[i].verdicts[0].nexamples == 2;
+	}
+	assert_int_equal(two, 30000);
+	qsort(names, dst.nmodels, sizeof(*names), name_cmp);
+	for (i = 1; i < dst.nmodels; i++)
+		assert_true(strcmp(names[i - 1], names[i]) < 0);
+	free(names);
+	/* again: nothing changes */
+	memset(&st, 0, sizeof(st));
+	ap_vstore_merge(&dst, &src, false, &st);
+	assert_false(ap_vstore_merged_any(&st));
+	/* through JSON and back */
+	doc = ap_vstore_to_json(&dst);
+	assert_int_equal(ap_vstore_from_json(doc, &back, &e), 0);
+	assert_int_equal(back.nmodels, 90000);
+	assert_string_equal(back.models[89999].model, "M089999");
+	/* the same model twice, far apart: still refused */
+	json_object_array_add(json_object_object_get(doc, "models"),
+			      json_object_get(json_object_array_get_idx(
+				      json_object_object_get(doc, "models"), 12345)));
+	ap_vstore_free(&back);
+	assert_int_equal(ap_vstore_from_json(doc, &back, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "models[90000]: the model is listed twice"));
+	json_object_put(doc);
+	ap_vstore_free(&dst);
+	ap_vstore_free(&src);
+}
+
+/* A null vendor and an empty one are two keys, also for the index. */
+static void test_merge_null_keys(void **state)
+{
+	struct ap_vstore dst, src;
+	struct ap_vstore_merged st = { 0 };
+
+	(void)state;
+	fill(&dst, 0, 1, "D");
+	fill(&src, 0, 1, "S");
+	free(src.models[0].vendor);
+	src.models[0].vendor = strdup("");
+	ap_vstore_merge(&dst, &src, false, &st);
+	assert_int_equal(st.models_added, 1);
+	free(src.models[0].vendor);
+	src.models[0].vendor = NULL;
+	ap_vstore_merge(&dst, &src, false, &st);
+	assert_int_equal(st.models_added, 2);
+	assert_int_equal(dst.nmodels, 3);
+	ap_vstore_free(&dst);
+	ap_vstore_free(&src);
+}
+
+/*
+ * --record through a symbolic link, also a dangling one: the file it points
+ * to is locked and written, the link stays a link (d7e4e2c locked LINK.lock
+ * and replaced a dangling link by a plain file).
+ */
+static void test_record_through_link(void **state)
+{
+	struct ap_vstore_record r = rec("ST4000DM004", "Z1", 4096, 0);
+	enum ap_vstore_added how = 0;
+	struct ap_error e = { 0 };
+	struct ap_vstore s;
+	struct stat st;
+	char *dir = tmpdir(), *link, *real, *lock;
+
+	(void)state;
+	assert_true(asprintf(&link, "%s/link.json", dir) > 0);
+	assert_true(asprintf(&real, "%s/real.json", dir) > 0);
+	assert_true(asprintf(&lock, "%s/link.json.lock", dir) > 0);
+	assert_int_equal(symlink("real.json", link), 0);
+	assert_int_equal(ap_vstore_check(link, &e), 0);
+	assert_int_equal(ap_vstore_record(link, &r, &how, &e), 0);
+	assert_int_equal(how, AP_VSTORE_NEW_MODEL);
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(lstat(lock, &st), -1);
+	assert_int_equal(ap_vstore_load(real, &s, &e), 0);
+	assert_int_equal(s.nmodels, 1);
+	ap_vstore_free(&s);
+	r.serial = "Z2";
+	assert_int_equal(ap_vstore_record(link, &r, &how, &e), 0);
+	assert_int_equal(how, AP_VSTORE_NEW_EXAMPLE);
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	free(link);
+	free(real);
+	free(lock);
+	rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -961,6 +1123,9 @@ int main(void)
 		cmocka_unit_test(test_results_scope),
 		cmocka_unit_test(test_update),
 		cmocka_unit_test(test_legacy_key),
+		cmocka_unit_test(test_merge_large),
+		cmocka_unit_test(test_merge_null_keys),
+		cmocka_unit_test(test_record_through_link),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

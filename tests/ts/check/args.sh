@@ -4,11 +4,11 @@
 # the physical sector (-p 4096 -l 8 used to mean 0, -l 15 7, -l 100 4) on
 # images and on 512-byte and 4Kn loop devices (exit 2 with the allowed
 # range); a partition named instead of its disk (exit 2, the partition and
-# the whole disk named). Nothing is written.
+# the whole disk named; -J: one document). Nothing is written.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "refused arguments: --lowest-aligned out of range, a partition instead of a disk"
 ts_need_loop
-ts_need_cmd sfdisk sha256sum
+ts_need_cmd sfdisk sha256sum jq
 
 img=$TS_TMP/disk.img
 truncate -s 32M "$img"
@@ -58,8 +58,11 @@ ts_run_rc_ro 2 "$part" "$ALIGNPROBE" check "$part"
 grep -qx "alignprobe check: $part: a partition of $pdev, not a whole disk: the partition table and its alignment belong to the whole disk; check $pdev" \
 	"$TS_TMP/err" || { cat "$TS_TMP/err" >&2; ts_fail "partition message"; }
 [ -s "$TS_TMP/out" ] && ts_fail "a refused partition printed a table"
+# -J: one document all the same, the device and its status (nothing on
+# stdout on d7e4e2c)
 ts_run_rc_ro 2 "$part" "$ALIGNPROBE" check -J "$part"
-[ -s "$TS_TMP/out" ] && ts_fail "a refused partition printed JSON"
+jq -e --arg p "$part" '. == {"device": $p, "exit_status": 2}' "$TS_TMP/out" >/dev/null ||
+	ts_fail "a refused partition, -J: '$(cat "$TS_TMP/out")'"
 ts_run_rc_ro 0 "$pdev" "$ALIGNPROBE" check -q "$pdev"
 partx -d "$pdev" >/dev/null 2>&1
 ts_pass

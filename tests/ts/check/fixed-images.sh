@@ -95,6 +95,13 @@ done
 ts_expect_run directory "$A" check adir
 ts_expect_run missing "$A" check nonexistent.img
 ts_expect_run no-argument "$A" check
+# -J with one argument refused: still one document (nothing on d7e4e2c)
+mkfifo a.fifo
+ts_expect_run json-directory "$A" check -J adir
+ts_expect_run json-missing "$A" check -J nonexistent.img
+ts_expect_run json-dev-null "$A" check -J /dev/null
+ts_expect_run json-fifo "$A" check -J a.fifo
+ts_expect_run json-bad-metrics-file "$A" check -J --prometheus nodir/x.prom gpt-aligned.img
 
 # -J on each kind
 for img in gpt-aligned gpt-misaligned dos-63 gpt-4k no-table gpt-bad-crc; do

@@ -47,6 +47,9 @@ want = [  # profile, logical, sensitive, physical, lowest aligned, slowdown rang
     # profiles are the measurement's to handle: probe-quirks)
     ("hdd-7200-nocache", 512, True, 4096, 0, (1.2, 4.0)),
     ("hdd-7200-ra", 512, True, 4096, 0, (1.2, 4.0)),
+    # issue 33: the layered volumes (raid5-4x64k, raid6-6x128k, raid5-bbu,
+    # thin-64k, thin-1m) are not here yet: today's probe does not find
+    # their stripes and first-write units (probe-layers adds them)
 ]
 devs = doc["devices"]
 assert len(devs) == len(want), "expected %d devices, got %d" % (len(want), len(devs))

@@ -9,8 +9,10 @@
 # alignment offset makes a PV on a misaligned partition whose extents start
 # on a 4 KiB boundary; mkfs.xfs -s size=4096 makes 4096-byte XFS sectors;
 # the parted step after probe's verdict (4096-byte sectors from LBA 7)
-# makes a partition that check with the probe's verdict accepts. zpool is
-# not in Debian main: its command is checked, not run.
+# makes a partition that check with the probe's verdict accepts; probe
+# --emulate names no device in its steps (the drive is detached at exit:
+# DEVICE, and why). zpool is not in Debian main: its command is checked,
+# not run.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "the next steps of check and probe, run on loop devices"
 ts_need_emulator
@@ -19,23 +21,6 @@ ts_need_cmd jq python3 sfdisk parted mkfs.xfs xfs_db pvcreate pvs partx wipefs
 export LVM_SUPPRESS_FD_WARNINGS=1
 A=$ALIGNPROBE
 
-# run_steps JSON FILTER: run every step of the document's next_steps whose
-# command[0] is FILTER (argv as given, its stdin fed); the first failure fails
-run_steps() {
-	python3 - "$1" "$2" <<'PY' || ts_fail "a next step failed ($2)"
-import json, subprocess, sys
-doc, tool = json.load(open(sys.argv[1])), sys.argv[2]
-steps = [s for s in doc["next_steps"] if s["command"][0] == tool]
-assert steps, "no %s step" % tool
-for s in steps:
-    r = subprocess.run(s["command"], input=(s["stdin"] or "").encode(),
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    sys.stderr.write("ran %s: exit %d\n" % (s["command"], r.returncode))
-    if r.returncode:
-        sys.stderr.write(r.stdout.decode())
-        sys.exit(1)
-PY
-}
 # part_sum IMG START SECTORS: the checksum of a partition's bytes
 part_sum() {
 	dd if="$1" bs=512 skip="$2" count="$3" status=none | sha256sum | cut -d' ' -f1
@@ -61,7 +46,7 @@ jq -e '[.next_steps[] | select(.command[0] == "sfdisk")] | length == 2
 ts_run_rc 4 "$A" check "$img"
 grep -qxF "  printf '4096,20480\\n' | sfdisk --move-data $img -N 1" "$TS_TMP/out" ||
 	ts_fail "the text: $(cat "$TS_TMP/out")"
-run_steps "$TS_TMP/move.json" sfdisk
+ts_next_steps "$TS_TMP/move.json" sfdisk
 ts_run_rc 0 "$A" check -J "$img"
 jq -e '[.partitions[].start] == [4096, 24584] and .next_steps == []' "$TS_TMP/out" >/dev/null ||
 	ts_fail "after the moves: $(jq -c '[.partitions[].start]' "$TS_TMP/out")"
@@ -83,13 +68,13 @@ jq -e --arg p "${loop}p1" '[.next_steps[].command]
 	and any(.[]; . == ["pvcreate", "--dataalignment", "4096b", "--dataalignmentoffset", "3584b", $p])' \
 	"$TS_TMP/lvm.json" >/dev/null || ts_fail "the loop device's steps: $(jq -c .next_steps "$TS_TMP/lvm.json")"
 ts_log "zpool: not in Debian main, its step is checked, not run"
-run_steps "$TS_TMP/lvm.json" mkfs.xfs
+ts_next_steps "$TS_TMP/lvm.json" mkfs.xfs
 ts_assert_eq 4096 "$(xfs_db -r -c 'sb 0' -c 'p sectsize' "${loop}p1" | awk '{ print $3 }')" \
 	"the XFS sector size"
 wipefs -q -a "${loop}p1" || ts_fail "wipefs"
 jq '.next_steps |= map(select(any(.command[]; . == "--dataalignmentoffset")))' \
 	"$TS_TMP/lvm.json" > "$TS_TMP/pv.json"
-run_steps "$TS_TMP/pv.json" pvcreate
+ts_next_steps "$TS_TMP/pv.json" pvcreate
 pe=$(pvs --noheadings -o pe_start --units b --nosuffix "${loop}p1" | tr -d ' ')
 [ -n "$pe" ] || ts_fail "pvs: no pe_start"
 ts_assert_eq 0 $(((2049 * 512 + pe) % 4096)) "the PV's first extent, from the start of the disk, mod 4096"
@@ -102,12 +87,32 @@ ts_run_rc 0 "$A" probe --yes -q -J --time-budget 120s --max-size 16K "$dev"
 cp "$TS_TMP/out" "$TS_TMP/probe.json"
 jq -e --arg d "$dev" '.next_steps[0].command == ["parted", "-s", "-a", "none", $d, "unit", "s",
 	"mkpart", "primary", "2055s", "100%"]
-	and any(.next_steps[]; .command[0] == "zpool")' "$TS_TMP/probe.json" >/dev/null ||
+	and any(.next_steps[]; .command[0] == "zpool")
+	and any(.next_steps[].command; . == ["zpool", "create", "-o", "ashift=12", "POOL", ($d + "p1")])
+	and all(.next_steps[].command; .[0] != "mkfs.xfs")
+	and all(.next_steps[].command; .[0] == "parted" or index("--dataalignmentoffset") != null
+		or .[-1] != $d)' "$TS_TMP/probe.json" >/dev/null ||
 	ts_fail "probe's steps: $(jq -c .next_steps "$TS_TMP/probe.json")"
 parted -s "$dev" mklabel gpt || ts_fail "parted mklabel"
-run_steps "$TS_TMP/probe.json" parted
+ts_next_steps "$TS_TMP/probe.json" parted
 ts_run_rc_ro 0 "$dev" "$A" check -J --geometry "$TS_TMP/probe.json" "$dev"
 jq -e '[.partitions[].start] == [2055] and .rule.name == "probed"' "$TS_TMP/out" >/dev/null ||
 	ts_fail "the partition parted made: $(jq -c '[.partitions[].start]' "$TS_TMP/out")"
+
+# ---- probe --emulate: the drive is detached at exit, its steps name DEVICE ----
+ts_subtest probe-emulate-placeholder
+ts_run_rc 0 "$A" probe --yes -J --time-budget 120s --max-size 16K \
+	--emulate=phys=4096,lba=7,rmw=1ms,size=64M
+cp "$TS_TMP/out" "$TS_TMP/emu.json"
+jq -e '.next_steps[0].command == ["parted", "-s", "-a", "none", "DEVICE", "unit", "s",
+	"mkpart", "primary", "2055s", "100%"]
+	and all(.next_steps[].command[]; test("^/dev/") | not)' "$TS_TMP/emu.json" >/dev/null ||
+	ts_fail "probe --emulate's steps: $(jq -c .next_steps "$TS_TMP/emu.json")"
+ts_run_rc 0 "$A" probe --yes --time-budget 120s --max-size 16K \
+	--emulate=phys=4096,lba=7,rmw=1ms,size=64M
+grep -q "DEVICE is the disk to use: the emulated drive this run measured is detached when it ends" \
+	"$TS_TMP/out" || ts_fail "the placeholder is not explained: $(cat "$TS_TMP/out")"
+grep -qE "^ +(parted|mkfs.xfs|pvcreate|zpool) .*/dev/" "$TS_TMP/out" &&
+	ts_fail "a step names the emulated loop device: $(cat "$TS_TMP/out")"
 
 ts_pass

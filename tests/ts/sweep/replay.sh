@@ -20,9 +20,16 @@ J=$TS_TMP/out.json
 
 # shape: {"device", "verdict": {...}, "results": [per start and round], ...}
 sw_check "$J" <<'EOF'
-eq(sorted(d), ["device", "identity", "logical_sector", "next_steps", "parameters",
-               "reported_physical_sector", "results", "starts", "stopped", "verdict"],
+eq(sorted(k for k in d if k != "next_steps_device"),
+   ["device", "identity", "logical_sector", "next_steps", "parameters",
+    "reported_physical_sector", "results", "starts", "stopped", "verdict"],
    "top-level keys")
+# the emulated drive is detached at exit: no step names it (issue 31, item 6)
+for s in d["next_steps"]:
+    check(d["device"] not in s["command"], "a step names the detached drive: %s" % s["command"])
+if d["next_steps"]:
+    eq(d["next_steps_device"]["placeholder"], "DEVICE", "the placeholder")
+    check("detached" in d["next_steps_device"]["why"], "why the placeholder")
 eq(d["identity"]["vendor"], "ALIGNPROBE", "the emulated drive's identity")
 eq(type(d["next_steps"]), list, "next_steps is a list")
 for k in ("sensitive", "resolved", "logical_sector", "reported_physical_sector", "physical_sector",
@@ -56,6 +63,11 @@ eq(r["starts"], d["starts"], "replayed table")
 eq(r["results"], d["results"], "replayed results")
 eq(r["stopped"], d["stopped"], "replayed stop reason")
 eq(r["parameters"], d["parameters"], "replayed parameters")
+# a replay holds no device: its steps name none (issue 31, item 6)
+for s in r["next_steps"]:
+    check(r["device"] not in s["command"], "a replayed step names %s: %s" % (r["device"], s["command"]))
+if r["next_steps"]:
+    check("replayed" in r["next_steps_device"]["why"], "why the placeholder (replay)")
 EOF
 done
 # and as a table, raw, and a plot
