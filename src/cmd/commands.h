@@ -132,16 +132,6 @@ int ap_cmd_confirm(const char *cmd, const char *thing, const struct ap_safety_ta
 		   const struct ap_safety_opts *so, const char *extra);
 
 /*
- * -o checked with the other options, before anything runs: 0, or "alignprobe
- * CMD: unknown column: X ..." with the --help hint and AP_EXIT_USAGE.
- */
-struct ap_out;
-struct ap_colinfo;
-int ap_cmd_check_columns(const char *cmd, const struct ap_out *o,
-			 const struct ap_colinfo *infos, size_t ninfos, const int *defaults,
-			 size_t ndefaults);
-
-/*
  * --emulate[=SPEC] of probe and sweep: the drive they set up when no SPEC
  * says otherwise; SPEC's parameters apply on top of it (a profile name in
  * SPEC replaces it: "simple,rmw=1ms" is the constant-cost model). A 512e
@@ -183,6 +173,8 @@ void ap_cmd_verdict_next_steps(const char *dev, const struct ap_verdict *v, bool
 			       struct ap_next_steps *s);
 void ap_cmd_print_next_steps(const struct ap_next_steps *s, const char *heading,
 			     const char *indent);
+/* The steps after the verdict, printed under probe's and sweep's one heading. */
+void ap_cmd_print_verdict_next_steps(const char *dev, const struct ap_verdict *v, bool clear);
 /* The steps after the verdict as the JSON "next_steps" array. */
 struct json_object;
 struct json_object *ap_cmd_verdict_next_steps_json(const char *dev, const struct ap_verdict *v,

@@ -280,23 +280,6 @@ int ap_cmd_confirm(const char *cmd, const char *thing, const struct ap_safety_ta
 	return 0;
 }
 
-int ap_cmd_check_columns(const char *cmd, const struct ap_out *o,
-			 const struct ap_colinfo *infos, size_t ninfos, const int *defaults,
-			 size_t ndefaults)
-{
-	int *cols = ap_xcalloc(ninfos * 2, sizeof(*cols));
-	struct ap_error e = { 0 };
-	size_t ncols;
-	int rc = ap_out_columns(o, infos, ninfos, defaults, ndefaults, cols, &ncols, &e);
-
-	free(cols);
-	if (rc != 0) {
-		ap_usage_error(cmd, "%s", e.msg);
-		return AP_EXIT_USAGE;
-	}
-	return 0;
-}
-
 int ap_cmd_emu_spec(const char *cmd, const char *base, const char *spec, bool hint,
 		    struct ap_emu_spec *s)
 {

@@ -70,6 +70,10 @@ static const int default_cols[] = {
 	COL_ERRORS, COL_BUSY_NS,
 };
 
+static const struct ap_opts_cols emulate_cols = {
+	infos, AP_ARRAY_SIZE(infos), default_cols, AP_ARRAY_SIZE(default_cols)
+};
+
 enum {
 	OPT_ATTACH = AP_OPT_OUT_LAST,
 	OPT_DETACH,
@@ -92,16 +96,21 @@ static const char *const speckeys[] = {
 	"profile", "logical", "drive-model",
 };
 
+
+/* what --help prints after "Usage:" (the option kit) */
+static const char *const synopsis[] = {
+	"--attach [options]",
+	"--detach <device>",
+	"--stats <device> [output options]",
+	"--reset-stats <device>",
+	"--power-cut <device> | --power-on <device>",
+	"--power-cut-after <n> <device>",
+	NULL
+};
+
 static void usage(void)
 {
-	printf("Usage:\n"
-	       " %1$s %2$s --attach [options]\n"
-	       " %1$s %2$s --detach <device>\n"
-	       " %1$s %2$s --stats <device> [output options]\n"
-	       " %1$s %2$s --reset-stats <device>\n"
-	       " %1$s %2$s --power-cut <device> | --power-on <device>\n"
-	       " %1$s %2$s --power-cut-after <n> <device>\n"
-	       "\nAn emulated Advanced Format drive: a loop device that reports 512-byte\n"
+	printf("An emulated Advanced Format drive: a loop device that reports 512-byte\n"
 	       "logical and physical sectors, served through FUSE by a process that charges\n"
 	       "a read-modify-write for every write covering a hidden physical sector only\n"
 	       "partly. --attach prints the loop device once it is usable.\n"
@@ -155,7 +164,7 @@ static void usage(void)
 	       "     --power-cut-after <n> <device>\n"
 	       "                              cut the power when the write after n more\n"
 	       "                              writes arrives (that write in flight)\n"
-	       "\nOutput options (--stats):\n", AP_PROG, CMD);
+	       "\nOutput options (--stats):\n");
 	ap_out_usage(stdout, 30);
 	printf(" -h, --help                   display this help\n"
 	       " -V, --version                display version\n"
@@ -184,17 +193,13 @@ static int print_stats(const struct ap_out *o, const char *dev)
 	struct ap_emu_counters c;
 	struct ap_emu_spec s;
 	struct libscols_table *tb;
-	struct ap_error e = { 0 };
 	struct ap_cols cs;
 	struct ap_row r;
 	char *spec;
 	int rc;
 
-	if (ap_out_columns(o, infos, AP_ARRAY_SIZE(infos), default_cols,
-			   AP_ARRAY_SIZE(default_cols), cols, &ncols, &e) != 0) {
-		ap_usage_error(CMD, "%s", e.msg);
+	if (ap_opts_columns(CMD, o, &emulate_cols, cols, &ncols) != 0)
 		return AP_EXIT_USAGE;
-	}
 	rc = ap_emu_counters_read(dev, &c);
 	if (rc == 0)
 		rc = ap_emu_spec_of(dev, &s);
@@ -228,7 +233,7 @@ static int print_stats(const struct ap_out *o, const char *dev)
 	return rc ? AP_EXIT_FAILURE : AP_EXIT_OK;
 }
 
-struct emulate_ctl {
+struct emulate_cmd {
 	int action;			/* OPT_ATTACH, 'd', OPT_STATS, OPT_RESET_STATS, OPT_POWER_* */
 	const char *dev;
 	struct ap_emu_spec spec;	/* --attach: the drive */
@@ -274,7 +279,7 @@ static void make_longopts(void)
 }
 
 /* A drive parameter (--size, --phys, ...): a key of the spec. */
-static int spec_key_opt(struct emulate_ctl *c, int ch, const char *arg)
+static int spec_key_opt(struct emulate_cmd *c, int ch, const char *arg)
 {
 	const char *key = speckeys[ch - OPT_SPECKEY];
 	struct ap_error e = { 0 };
@@ -292,7 +297,7 @@ static int spec_key_opt(struct emulate_ctl *c, int ch, const char *arg)
 }
 
 /* The action (--attach, --detach, ...): one, with its device if given. */
-static int action_opt(struct emulate_ctl *c, int ch, const char *arg)
+static int action_opt(struct emulate_cmd *c, int ch, const char *arg)
 {
 	if (ch == OPT_POWER_CUT_AFTER) {
 		if (c->action && c->action != ch) {
@@ -318,7 +323,7 @@ static int action_opt(struct emulate_ctl *c, int ch, const char *arg)
 /* One of emulate's own options: 0, or AP_EXIT_USAGE after the message. */
 static int emulate_opt(void *ctx, int ch, const char *arg)
 {
-	struct emulate_ctl *c = ctx;
+	struct emulate_cmd *c = ctx;
 	struct ap_error e = { 0 };
 
 	if (ch >= OPT_SPECKEY && ch < OPT_SPECKEY + (int)AP_ARRAY_SIZE(speckeys))
@@ -350,7 +355,7 @@ static int emulate_opt(void *ctx, int ch, const char *arg)
 }
 
 /* The device operand and what the action needs: 0, -1 (-H) or AP_EXIT_USAGE. */
-static int check_action(struct emulate_ctl *c, int argc, char **argv)
+static int check_action(struct emulate_cmd *c, int argc, char **argv)
 {
 	if (c->action && c->action != OPT_ATTACH && !c->dev && optind < argc)
 		c->dev = argv[optind++];
@@ -362,7 +367,7 @@ static int check_action(struct emulate_ctl *c, int argc, char **argv)
 		ap_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
 		return AP_EXIT_USAGE;
 	}
-	if (ap_opts_list_columns(&c->out, infos, AP_ARRAY_SIZE(infos)))
+	if (ap_opts_list_columns(&c->out, &emulate_cols))
 		return -1;
 	if (!c->action) {
 		ap_usage_error(CMD, "one of --attach, --detach, --stats, --reset-stats, --power-cut or --power-on is needed");
@@ -383,13 +388,14 @@ static int check_action(struct emulate_ctl *c, int argc, char **argv)
  * 0 to go on; AP_EXIT_USAGE after the message; -1 when the help, the
  * version or the columns were printed.
  */
-static int parse_args(struct emulate_ctl *c, int argc, char **argv)
+static int parse_args(struct emulate_cmd *c, int argc, char **argv)
 {
 	const struct ap_opt common[] = {
 		AP_OPT_OUTPUT(&c->out), AP_OPT_HELP(usage), AP_OPT_VERSION, AP_OPT_END
 	};
 	const struct ap_opts p = {
-		.cmd = CMD, .common = common, .longopts = longopts, .shortopts = "d::",
+		.cmd = CMD, .synopsis = synopsis, .common = common, .longopts = longopts,
+		.shortopts = "d::",
 		.own = emulate_opt, .ctx = c,
 	};
 	int rc;
@@ -404,7 +410,7 @@ static int parse_args(struct emulate_ctl *c, int argc, char **argv)
 }
 
 /* --attach: print the loop device once the drive is usable. An exit code. */
-static int do_attach(struct emulate_ctl *c)
+static int do_attach(struct emulate_cmd *c)
 {
 	struct ap_error e = { 0 };
 	struct ap_emu *emu;
@@ -481,7 +487,7 @@ static int do_power(const char *dev, bool on)
 
 int ap_cmd_emulate(int argc, char **argv)
 {
-	struct emulate_ctl c = { 0 };
+	struct emulate_cmd c = { 0 };
 	int rc;
 
 #ifndef HAVE_EMULATOR

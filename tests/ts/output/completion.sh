@@ -26,10 +26,10 @@ case "$1 $2" in
 "check --help" | "sweep --help")
 	cat <<'H'
 Usage:
- alignprobe check [options] DEVICE|IMAGE
+ alignprobe check [options] <device>|<image>
 
 Options:
- -o, --output <list>    columns to print (+LIST appends to the defaults)
+ -o, --output <list>    columns to print (+<list> appends to the defaults)
      --output-all       print all columns
  -J, --json             JSON output
      --geometry <file>  verdict of a probe or sweep (JSON)
