@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 
 int ap_cmd_sweep(int argc, char **argv);
@@ -85,6 +86,13 @@ void ap_usage_error(const char *cmd, const char *fmt, ...)
 /* After getopt's own message: "Try 'alignprobe CMD --help' ..." (@cmd may be NULL). */
 void ap_usage_hint(const char *cmd);
 void ap_print_version(void);
+/*
+ * A --help description generated from a table (the profiles, the sync
+ * policies): @text printed from column @col, where the option's line
+ * stands, wrapped at blanks before column 80, continuation lines indented
+ * to @col; a newline ends it.
+ */
+void ap_cmd_usage_wrap(FILE *f, size_t col, const char *text);
 
 /*
  * Every file a command writes is opened (src/lib/outfile.h) before its first

@@ -189,6 +189,27 @@ void ap_usage_hint(const char *cmd)
 		AP_PROG, cmd ? " " : "", cmd ? cmd : "");
 }
 
+void ap_cmd_usage_wrap(FILE *f, size_t col, const char *text)
+{
+	size_t at = col, len;
+
+	while (*text) {
+		len = strcspn(text, " ");
+		if (at > col && at + 1 + len > 79) {
+			fprintf(f, "\n%*s", (int)col, "");
+			at = col;
+		} else if (at > col) {
+			fputc(' ', f);
+			at++;
+		}
+		fwrite(text, 1, len, f);
+		at += len;
+		text += len;
+		text += strspn(text, " ");
+	}
+	fputc('\n', f);
+}
+
 int ap_cmd_open_output(const char *cmd, struct ap_outfile *of, const char *path)
 {
 	struct ap_error e = { 0 };

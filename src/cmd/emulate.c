@@ -86,14 +86,7 @@ enum {
 	OPT_FAIL_READS,
 	OPT_FAIL_WRITES,
 	OPT_WAIT,
-	OPT_SPECKEY,		/* spec parameters: OPT_SPECKEY + index into speckeys[] */
-};
-
-/* long option -> spec key */
-static const char *const speckeys[] = {
-	"size", "phys", "lowest-aligned", "lba", "rmw-cost", "base-cost", "jitter", "seed",
-	"write-cache", "fail-lba", "fail-count", "fail-after", "image", "flush-cost",
-	"profile", "logical", "drive-model",
+	OPT_SPECKEY,		/* spec parameters: OPT_SPECKEY + i, ap_emu_spec_option(i) */
 };
 
 
@@ -108,20 +101,27 @@ static const char *const synopsis[] = {
 	NULL
 };
 
+/* --profile: the names of the profile table (emu/params.c). */
+static void usage_profiles(void)
+{
+	char *text;
+
+	ap_xasprintf(&text, "a drive profile, given first: the options after it override it: %s "
+		     "[simple]", ap_emu_profile_names());
+	fputs("     --profile <name>         ", stdout);
+	ap_cmd_usage_wrap(stdout, 30, text);
+	free(text);
+}
+
 static void usage(void)
 {
 	printf("An emulated Advanced Format drive: a loop device that reports 512-byte\n"
 	       "logical and physical sectors, served through FUSE by a process that charges\n"
 	       "a read-modify-write for every write covering a hidden physical sector only\n"
 	       "partly. --attach prints the loop device once it is usable.\n"
-	       "\nAttach options (defaults in brackets):\n"
-	       "     --profile <name>         a drive profile, given first: the options after\n"
-	       "                              it override it: simple, hdd-7200, hdd-5400,\n"
-	       "                              wd-ears-jumper, flash-8k, flash-16k, usb-4kn,\n"
-	       "                              honest-512n, hdd-7200-nocache, hdd-7200-ra,\n"
-	       "                              honest-512n-ra, hdd-lba7-rmwbuf,\n"
-	       "                              usb-bridge-noflush, noisy-512n [simple]\n"
-	       "     --size <size>            capacity [1G]\n"
+	       "\nAttach options (defaults in brackets):\n");
+	usage_profiles();
+	printf("     --size <size>            capacity [1G]\n"
 	       "     --logical <bytes>        logical sector the device reports, 512..4096 [512]\n"
 	       "     --drive-model <name>     the model the drive states, for the verdict store\n"
 	       "                              [EMU-<PROFILE>, vendor ALIGNPROBE]\n"
@@ -264,24 +264,31 @@ static const struct option action_longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-/* The actions' options, then one per drive parameter (speckeys[]): its key's name. */
-static struct option longopts[AP_ARRAY_SIZE(action_longopts) + AP_ARRAY_SIZE(speckeys)];
-
-static void make_longopts(void)
+/*
+ * The actions' options, then one per drive parameter: the spec keys the
+ * key table marks as options (ap_emu_spec_option()). Free it.
+ */
+static struct option *make_longopts(void)
 {
-	size_t n = AP_ARRAY_SIZE(action_longopts) - 1, i;
+	size_t n = AP_ARRAY_SIZE(action_longopts) - 1, k = 0, i;
+	struct option *all;
+	const char *key;
 
-	memcpy(longopts, action_longopts, n * sizeof(*longopts));
-	for (i = 0; i < AP_ARRAY_SIZE(speckeys); i++)
-		longopts[n + i] = (struct option){
-			speckeys[i], strcmp(speckeys[i], "write-cache") ? required_argument :
-			optional_argument, NULL, OPT_SPECKEY + (int)i };
+	while (ap_emu_spec_option(k))
+		k++;
+	all = ap_xcalloc(n + k + 1, sizeof(*all));
+	memcpy(all, action_longopts, n * sizeof(*all));
+	for (i = 0; (key = ap_emu_spec_option(i)); i++)
+		all[n + i] = (struct option){
+			key, strcmp(key, "write-cache") ? required_argument : optional_argument, NULL,
+			OPT_SPECKEY + (int)i };
+	return all;
 }
 
 /* A drive parameter (--size, --phys, ...): a key of the spec. */
 static int spec_key_opt(struct emulate_cmd *c, int ch, const char *arg)
 {
-	const char *key = speckeys[ch - OPT_SPECKEY];
+	const char *key = ap_emu_spec_option((size_t)(ch - OPT_SPECKEY));
 	struct ap_error e = { 0 };
 	size_t klen = strlen(key);
 
@@ -326,7 +333,7 @@ static int emulate_opt(void *ctx, int ch, const char *arg)
 	struct emulate_cmd *c = ctx;
 	struct ap_error e = { 0 };
 
-	if (ch >= OPT_SPECKEY && ch < OPT_SPECKEY + (int)AP_ARRAY_SIZE(speckeys))
+	if (ch >= OPT_SPECKEY && ap_emu_spec_option((size_t)(ch - OPT_SPECKEY)))
 		return spec_key_opt(c, ch, arg);
 	switch (ch) {
 	case OPT_SPEC:
@@ -393,6 +400,7 @@ static int parse_args(struct emulate_cmd *c, int argc, char **argv)
 	const struct ap_opt common[] = {
 		AP_OPT_OUTPUT(&c->out), AP_OPT_HELP(usage), AP_OPT_VERSION, AP_OPT_END
 	};
+	struct option *longopts = make_longopts();
 	const struct ap_opts p = {
 		.cmd = CMD, .synopsis = synopsis, .common = common, .longopts = longopts,
 		.shortopts = "d::",
@@ -400,8 +408,8 @@ static int parse_args(struct emulate_cmd *c, int argc, char **argv)
 	};
 	int rc;
 
-	make_longopts();
 	rc = ap_opts_parse(&p, argc, argv);
+	free(longopts);
 	if (!rc)
 		rc = check_action(c, argc, argv);
 	if (!rc)

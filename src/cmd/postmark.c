@@ -65,6 +65,8 @@ static const char *const synopsis[] = {
 static void usage(void)
 {
 	FILE *f = stdout;
+	struct ap_pm_config d;
+	char *syncs;
 
 	fputs("The built-in PostMark-compatible workload: for the same settings it performs\n"
 	      "exactly the file operations of PostMark 1.5 (same files created, read,\n"
@@ -90,8 +92,13 @@ static void usage(void)
 	      "     --buffering yes|no    PostMark's stdio mode (default yes)\n"
 	      "     --bias-read <n>       0..10 chance of read over append, -1 off (default 5)\n"
 	      "     --bias-create <n>     0..10 chance of create over delete, -1 off (default 5)\n"
-	      "     --sync <policy>       none, fsync, fdatasync, dsync, sync, direct (default none)\n"
-	      "     --drop-caches         sync and drop the page cache before each phase (root)\n"
+	      , f);
+	/* the policies of their table, PostMark's default */
+	syncs = ap_pm_sync_list(", ");
+	ap_pm_config_init(&d);
+	fprintf(f, "     --sync <policy>       %s (default %s)\n", syncs, ap_pm_sync_name(d.sync));
+	free(syncs);
+	fputs("     --drop-caches         sync and drop the page cache before each phase (root)\n"
 	      "     --data <source>       printable (PostMark), zeros, random (default printable)\n"
 	      " -J, --json                print a JSON document instead of the reports\n"
 	      "     --terse               PostMark's one-line report\n"

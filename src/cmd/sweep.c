@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * alignprobe sweep DEVICE | --emulate[=SPEC] | --replay FILE
+ * alignprobe sweep <device> | --emulate[=<spec>] | --replay <file>
  *
  * The options and --replay (this file); the run on a device or an
  * emulated drive, the safety gate, progress and the results file
- * (sweep_run.c); everything printed: the table per start, the verdict in
- * words, JSON and the plot (sweep_report.c); what they share (sweep.h).
+ * (sweep_target.c); everything printed: the table per start, the verdict
+ * in words, JSON and the plot (sweep_report.c); what they share
+ * (sweepP.h).
  * The work is done by src/sweep/ (sweep/sweep.h).
  */
 #include <errno.h>
@@ -49,6 +50,25 @@ enum {
 	OPT_SAVE,
 };
 
+/* --sync: the workload's policies (their table), the sweep's default marked. */
+static void usage_sync(FILE *f)
+{
+	struct ap_sweep_setup d;
+	char *text = ap_xstrdup("after every file write:"), *next;
+	unsigned i;
+
+	ap_sweep_setup_init(&d);
+	for (i = 0; i < AP_PM_SYNC_COUNT; i++) {
+		ap_xasprintf(&next, "%s %s%s%s", text, ap_pm_sync_name((enum ap_pm_sync)i),
+			     i == d.sync ? " (default)" : "", i + 1 < AP_PM_SYNC_COUNT ? "," : "");
+		free(text);
+		text = next;
+	}
+	fputs("     --sync <policy>      ", f);
+	ap_cmd_usage_wrap(f, 26, text);
+	free(text);
+}
+
 /* what --help prints after "Usage:" (the option kit) */
 static const char *const synopsis[] = {
 	"[options] <device>",
@@ -84,10 +104,9 @@ static void usage(void)
 	      "     --mkfs-opt <opts>    more mkfs options, split at blanks (repeatable)\n"
 	      "     --mount-opt <opts>   mount(2) data, e.g. data=journal\n"
 	      " -w, --workload <file>    a PostMark configuration file instead of the preset's\n"
-	      "                          workload (its locations are replaced by the mount)\n"
-	      "     --sync <policy>      after every file write: none, fsync (default),\n"
-	      "                          fdatasync, dsync, sync, direct\n"
-	      "     --seed <n>           order of the starts (and the emulator's jitter);\n"
+	      "                          workload (its locations are replaced by the mount)\n", f);
+	usage_sync(f);
+	fputs("     --seed <n>           order of the starts (and the emulator's jitter);\n"
 	      "                          default: from the clock, saved in the results\n"
 	      "     --emulate[=<spec>]   sweep an emulated drive set up for this run: by\n"
 	      "                          default " AP_CMD_EMU_DEFAULT_SPEC " (a 7200 rpm 512e disk); SPEC\n"
@@ -178,8 +197,10 @@ static int workload_opt(struct sweep_cmd *c, int ch, const char *arg)
 		break;
 	case OPT_SYNC:
 		if (ap_pm_sync_parse(arg, &c->s.sync) != 0) {
-			ap_usage_error(CMD, "--sync: unknown policy '%s' (none, fsync, fdatasync, "
-				       "dsync, sync, direct)", arg);
+			char *names = ap_pm_sync_list(", ");
+
+			ap_usage_error(CMD, "--sync: unknown policy '%s' (%s)", arg, names);
+			free(names);
 			return AP_EXIT_USAGE;
 		}
 		break;
