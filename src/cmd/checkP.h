@@ -66,7 +66,7 @@ void check_warn(const struct check_cmd *c, const char *fmt, ...)
 void check_report_conflict(const struct check_cmd *c);
 void check_report_unshown(const struct check_cmd *c);
 
-/* check_next.c */
+/* check_report.c: what to run next, after the table */
 void check_print_next_steps(const struct check_cmd *c);
 
 /* check_report.c */

@@ -11,7 +11,7 @@
  *	stats		struct ap_emu_shm, mmap'd shared: parameters and counters;
  *			the server holds an exclusive flock() on it while alive
  *	log		the server's stderr
- *	identity	VENDOR:MODEL:REVISION:SERIAL the drive states (identity.c reads it)
+ *	identity	VENDOR:MODEL:REVISION:SERIAL the drive states (device/identity.c reads it)
  *	volatile	the volatile write cache's pre-images (power.c)
  * The loop device's sysfs backing_file ("<workdir>/mnt/disk") leads from the
  * device to its work directory.
