@@ -33,7 +33,7 @@ fi
 		/\/\*/ { c = 1 }
 		c || /\/\// { print FILENAME ":" FNR ": " $0 }
 		/\*\// { c = 0 }' src/*.[ch] src/*/*.[ch]
-	awk '{ print FILENAME ":" FNR ": " $0 }' HACKING.md docs/design.md
+	awk '{ print FILENAME ":" FNR ": " $0 }' HACKING.md docs/design.md docs/measurements.md
 } | grep -oE '^[^:]+:[0-9]+: |[A-Za-z0-9_./-]*[A-Za-z0-9_]\.(c|h|sh|am|md|py|8)\b' |
 	awk '/: $/ { where = $0; next } { print where $0 }' > "$TS_TMP/cited"
 [ "$(wc -l < "$TS_TMP/cited")" -gt 100 ] || ts_fail "found too few cited names: $(wc -l < "$TS_TMP/cited")"
