@@ -2,6 +2,7 @@
 /*
  * The subcommands. Each lives in src/cmd/<name>.c, parses its own options
  * (argv[0] is the subcommand name), prints, and returns an AP_EXIT_* code.
+ * A new one is HACKING.md's recipe "A command" (docs/command-template.c).
  */
 #ifndef AP_COMMANDS_H
 #define AP_COMMANDS_H
@@ -11,14 +12,25 @@
 #include <stdio.h>
 #include <stddef.h>
 
-int ap_cmd_sweep(int argc, char **argv);
-int ap_cmd_probe(int argc, char **argv);
-int ap_cmd_check(int argc, char **argv);
-int ap_cmd_postmark(int argc, char **argv);
-int ap_cmd_seq(int argc, char **argv);
-int ap_cmd_emulate(int argc, char **argv);
-int ap_cmd_cleanup(int argc, char **argv);
-int ap_cmd_verdicts(int argc, char **argv);
+/*
+ * The command table, in `alignprobe --help`'s order: X(name, summary) is
+ * `alignprobe name`, run by int ap_cmd_name(argc, argv) (declared here) and
+ * listed with its summary by src/main.c. The tests (ts_commands), the
+ * completion and the man page's check take the list from --help.
+ */
+#define AP_COMMANDS(X) \
+	X(sweep, "partition, mkfs and time a small-file workload at every start sector") \
+	X(probe, "time direct synchronous writes at sector offsets (seconds; can preserve data)") \
+	X(check, "validate a partition table against the reported and the probed geometry") \
+	X(postmark, "run the PostMark-compatible small-file workload on a directory") \
+	X(seq, "sequential throughput matrix: block size x synchronization mode") \
+	X(emulate, "attach or detach an emulated Advanced Format drive (FUSE + loop)") \
+	X(cleanup, "remove mounts, directories and emulated drives left by a killed run") \
+	X(verdicts, "list, show, merge and forget the verdicts of the verdict store")
+
+#define AP_CMD_DECLARE(name, summary) int ap_cmd_##name(int argc, char **argv);
+AP_COMMANDS(AP_CMD_DECLARE)
+#undef AP_CMD_DECLARE
 
 #define AP_PROG "alignprobe"
 
