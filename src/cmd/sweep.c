@@ -369,7 +369,7 @@ static int do_replay(struct sweep_cmd *c)
 	if (ap_sweep_doc_load(c->replay, &doc, &e) != 0)
 		return ap_err_error(CMD, c->replay, &e);	/* missing, malformed: 2 */
 	stopped = doc.stopped;
-	early = ap_sweep_stopped_early(stopped);
+	early = ap_sweep_stopped_early(ap_sweep_stop_parse(stopped));
 	have_v = ap_sweep_doc_analyse(&doc, &v) == 0;
 	rc = sweep_report(c, &doc, have_v ? &v : NULL, stopped);
 	if (!rc)

@@ -224,11 +224,12 @@ int sweep_report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
 	   const struct ap_verdict *v, const char *stopped)
 {
 	struct ap_sweep_start_stat *st = NULL;
-	const char *early = ap_sweep_stopped_early(stopped);
+	enum ap_sweep_stop stop = ap_sweep_stop_parse(stopped);
+	const char *early = ap_sweep_stopped_early(stop);
 	size_t n;
 	int rc = 0, rc2;
 
-	v = ap_sweep_shown_verdict(v, stopped);	/* nor used to mark starts aligned */
+	v = ap_sweep_shown_verdict(v, stop);	/* nor used to mark starts aligned */
 	n = ap_sweep_summarize(doc->results, doc->nresults, doc->starts, doc->nstarts, v, &st);
 	if (c->out.json) {
 		int cols[SWEEP_NCOLS * 2];
