@@ -23,6 +23,7 @@ PACKAGES="
 	debhelper lintian dpkg-dev systemd git
 	ansible-core ansible-lint python3-apt
 	prometheus
+	qemu-utils qemu-system-common
 "
 
 # Packages installed for their tools only, whose maintainer scripts would

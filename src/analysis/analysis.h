@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/levels.h"
 
 /* One trial: lower cost is better. */
 struct ap_obs {
@@ -95,6 +96,11 @@ struct ap_verdict {
 	bool tentative;			/* resolved, but not statistically clear (an early-stop
 					   condition unmet: too few rounds, the budget): no
 					   verdict to act on (JSON "tentative") */
+	struct ap_levels levels;	/* every level found, ordered by unit (JSON "levels");
+					   empty: the physical sector alone, level 0 of the
+					   JSON (lib/levels.h) */
+	struct ap_ruled_out ruled_out;	/* what a "no effect" covers (JSON "ruled_out");
+					   up_to 0: ruled_out_up_to on rewrites (older files) */
 
 	/* Added by the analysis (not part of the JSON): */
 	double fit;			/* AUC of the chosen (period, phase) over per-offset

@@ -18,6 +18,8 @@
 struct json_object *ap_verdict_to_json(const struct ap_verdict *v)
 {
 	struct json_object *o = json_object_new_object(), *a;
+	struct ap_ruled_out ro;
+	struct ap_levels lv;
 	const char *conf_of;
 	size_t i;
 
@@ -57,9 +59,68 @@ struct json_object *ap_verdict_to_json(const struct ap_verdict *v)
 			       v->ruled_out_up_to ?
 			       json_object_new_int64((int64_t)v->ruled_out_up_to) : NULL);
 	json_object_object_add(o, "tentative", json_object_new_boolean(v->tentative));
+	ap_verdict_levels(v, &lv);
+	json_object_object_add(o, "levels", ap_levels_to_json(&lv));
+	ap_verdict_ruled_out(v, &ro);
+	json_object_object_add(o, "ruled_out", ap_ruled_out_to_json(&ro));
 	if (v->note)
 		json_object_object_add(o, "note", json_object_new_string(v->note));
 	return o;
+}
+
+void ap_verdict_levels(const struct ap_verdict *v, struct ap_levels *out)
+{
+	struct ap_level sector = { .kind = AP_LEVEL_SECTOR, .paid = AP_PAID_EVERY_WRITE };
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (!v->resolved || !v->physical_sector || !v->logical_sector)
+		return;
+	sector.unit = v->physical_sector;
+	sector.lowest_aligned_lba = v->lowest_aligned_lba;
+	sector.ratio = v->sensitive && isfinite(v->slowdown) && v->slowdown > 0 ? v->slowdown : 0;
+	for (i = 0; i < v->levels.n; i++)
+		if (v->levels.l[i].kind == AP_LEVEL_SECTOR && v->levels.l[i].unit == sector.unit)
+			sector.ratio = v->levels.l[i].ratio;
+	ap_levels_add(out, v->logical_sector, &sector, true, NULL);
+	for (i = 0; i < v->levels.n; i++)
+		if (v->levels.l[i].kind != AP_LEVEL_SECTOR)
+			ap_levels_add(out, v->logical_sector, &v->levels.l[i], true, NULL);
+}
+
+void ap_verdict_ruled_out(const struct ap_verdict *v, struct ap_ruled_out *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (v->sensitive || !v->resolved)
+		return;
+	if (v->ruled_out.up_to) {
+		*r = v->ruled_out;
+	} else if (v->ruled_out_up_to) {
+		r->up_to = v->ruled_out_up_to;
+		r->rewrites = true;
+	}
+}
+
+/* "levels" and "ruled_out", optional: level 0 must be the physical sector. */
+static int levels_from_json(struct json_object *o, struct ap_verdict *v)
+{
+	struct json_object *x;
+	size_t i;
+
+	if (json_object_object_get_ex(o, "levels", &x) && x) {
+		if (ap_levels_from_json(x, v->logical_sector, &v->levels, NULL))
+			return -EINVAL;
+		for (i = 0; i < v->levels.n; i++)
+			if (v->levels.l[i].kind == AP_LEVEL_SECTOR &&
+			    (!v->resolved || i != 0 || v->levels.l[i].unit != v->physical_sector ||
+			     v->levels.l[i].lowest_aligned_lba != v->lowest_aligned_lba))
+				return -EINVAL;	/* level 0 mirrors the physical sector */
+	}
+	if (json_object_object_get_ex(o, "ruled_out", &x) && x) {
+		if (ap_ruled_out_from_json(x, &v->ruled_out, NULL))
+			return -EINVAL;
+	}
+	return 0;
 }
 
 static int get_field(struct json_object *o, const char *key, enum json_type want,
@@ -243,6 +304,8 @@ int ap_verdict_from_json(struct json_object *o, struct ap_verdict *v)
 		}
 		v->ruled_out_up_to = (uint64_t)json_object_get_int64(x);
 	}
+	if ((rc = levels_from_json(o, v)))
+		goto fail;
 	v->fit = v->sensitive && v->resolved ? 1 : 0;
 	v->drift = 1;
 	v->p_structure = v->p_value;

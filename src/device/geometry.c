@@ -71,7 +71,42 @@ int ap_geometry_set(struct ap_geometry *g, enum ap_geom_source src, unsigned log
 	g->physical = physical;
 	g->lowest_aligned = lowest_aligned % (physical / logical);
 	g->reported_physical = 0;
+	g->levels.n = 1;
+	g->levels.l[0] = (struct ap_level){ .kind = AP_LEVEL_SECTOR, .unit = physical,
+					    .lowest_aligned_lba = g->lowest_aligned,
+					    .paid = AP_PAID_EVERY_WRITE };
 	return 0;
+}
+
+int ap_geometry_add_level(struct ap_geometry *g, const struct ap_level *lv, struct ap_error *e)
+{
+	if (lv->kind == AP_LEVEL_SECTOR)
+		return ap_error_set(e, EINVAL, "the physical sector is not an added level");
+	if (!g->physical || lv->unit < g->physical || lv->unit % g->physical)
+		return ap_error_set(e, EINVAL, "a %s of %" PRIu64 " bytes is not a multiple of the "
+				    "%" PRIu64 "-byte physical sector", ap_level_kind_name(lv->kind),
+				    lv->unit, g->physical);
+	return ap_levels_add(&g->levels, g->logical, lv, true, e);
+}
+
+bool ap_geometry_has_levels(const struct ap_geometry *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->levels.n; i++)
+		if (g->levels.l[i].kind != AP_LEVEL_SECTOR)
+			return true;
+	return false;
+}
+
+/* @dst gets @src's levels above the physical sector (those that fit it). */
+static void copy_levels_above(struct ap_geometry *dst, const struct ap_geometry *src)
+{
+	size_t i;
+
+	for (i = 0; i < src->levels.n; i++)
+		if (src->levels.l[i].kind != AP_LEVEL_SECTOR)
+			ap_geometry_add_level(dst, &src->levels.l[i], NULL);
 }
 
 enum ap_geom_rule ap_geometry_decide(const struct ap_geometry *basis, uint64_t offset_bytes,
@@ -104,6 +139,7 @@ enum ap_geom_rule ap_geometry_decide(const struct ap_geometry *basis, uint64_t o
 		*out = *basis;
 		return AP_RULE_AS_REPORTED;
 	}
+	copy_levels_above(out, basis);
 	return AP_RULE_MINIMUM_4K;
 }
 
@@ -253,6 +289,15 @@ static int verdict_geometry(struct json_object *vo, const char *where, struct ap
 		g->confidence = v.confidence;
 		g->reported_physical = v.reported_physical;
 		g->ruled_out_up_to = v.sensitive ? 0 : v.ruled_out_up_to;
+		ap_verdict_ruled_out(&v, &g->ruled_out);
+		for (i = 0; i < v.levels.n && rc == 0; i++)
+			if (v.levels.l[i].kind != AP_LEVEL_SECTOR &&
+			    ap_geometry_add_level(g, &v.levels.l[i], NULL))
+				rc = ap_error_set(e, EINVAL, "%s: levels[%zu]: a %s of %" PRIu64
+						  " bytes does not fit %" PRIu64 "-byte physical "
+						  "sectors", where, i,
+						  ap_level_kind_name(v.levels.l[i].kind),
+						  v.levels.l[i].unit, g->physical);
 	}
 	ap_verdict_free(&v);
 	return rc;
@@ -365,7 +410,8 @@ static int pick_any(struct json_object *doc, struct json_object *devs, size_t n,
 			continue;
 		}
 		if (other.logical != first.logical || other.physical != first.physical ||
-		    other.lowest_aligned != first.lowest_aligned)
+		    other.lowest_aligned != first.lowest_aligned ||
+		    !ap_levels_same_above(&other.levels, &first.levels))
 			return ap_error_set(e, ENODEV, "the entries disagree (%s: %" PRIu64
 					    "-byte physical sectors, lowest aligned LBA %" PRIu64
 					    "; %s: %" PRIu64 ", %" PRIu64 "): it describes no one "
@@ -501,5 +547,7 @@ struct json_object *ap_geometry_to_json(const struct ap_geometry *g, const char 
 		json_object_object_add(o, "reported_physical_sector",
 				       json_object_new_int64(g->reported_physical));
 	}
+	if (ap_geometry_has_levels(g))
+		json_object_object_add(o, "levels", ap_levels_to_json(&g->levels));
 	return o;
 }

@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include "lib/align.h"
+#include "lib/levels.h"
 #include "lib/util.h"
 
 struct json_object;
@@ -66,6 +67,15 @@ struct ap_geometry {
 	 * next power of two, at least 4 KiB, from LBA 0).
 	 */
 	uint64_t ruled_out_up_to;
+	/*
+	 * Every level a start must be aligned to, ordered by unit: levels.l[0]
+	 * is the physical sector (physical, lowest_aligned; ap_geometry_set()
+	 * makes it), then a chunk, a stripe, an allocation unit (from a
+	 * verdict's "levels", the verdict store, or check --stripe etc.).
+	 */
+	struct ap_levels levels;
+	/* a probed "no effect": what it covers (ap_verdict_ruled_out()) */
+	struct ap_ruled_out ruled_out;
 };
 
 /* Optimal I/O worth checking against: non-zero, not the bridges' bogus
@@ -79,6 +89,16 @@ bool ap_geometry_optio_is_sane(uint64_t optimal_io, unsigned logical, uint64_t p
  * with a message when physical is not a power-of-two multiple of logical. */
 int ap_geometry_set(struct ap_geometry *g, enum ap_geom_source src, unsigned logical,
 		    uint64_t physical, uint64_t lowest_aligned, struct ap_error *e);
+
+/*
+ * Add a level above the physical sector to @g (ap_levels_add(): ordered
+ * by unit, its lowest aligned LBA taken mod its unit): 0, or -EINVAL with
+ * a message (a unit that is not a multiple of the physical sector, or
+ * smaller than it; no room).
+ */
+int ap_geometry_add_level(struct ap_geometry *g, const struct ap_level *lv, struct ap_error *e);
+/* @g has levels above its physical sector. */
+bool ap_geometry_has_levels(const struct ap_geometry *g);
 
 /*
  * The geometry that decides, from @basis (the probed one when there is one,
@@ -150,8 +170,9 @@ bool ap_geometry_id_equal(const char *a, const char *b);
 const char *ap_geometry_source_name(enum ap_geom_source src);
 /*
  * @g as JSON (source, file when given, the sizes; what the source adds:
- * sensitive, ruled_out_up_to, a probe's confidence), or NULL when @g has
- * no physical sector size.
+ * sensitive, ruled_out_up_to, a probe's confidence; "levels" when it has
+ * levels above the physical sector), or NULL when @g has no physical
+ * sector size.
  */
 struct json_object *ap_geometry_to_json(const struct ap_geometry *g, const char *file);
 

@@ -32,6 +32,9 @@ void ap_vstore_record_of_verdict(struct ap_vstore_record *r, const struct ap_dis
 	r->sensitive = v->sensitive;
 	r->absence_margin = v->sensitive ? 0 : v->absence_margin;
 	r->ruled_out_up_to = v->sensitive ? 0 : v->ruled_out_up_to;
+	ap_verdict_levels(v, &r->levels);
+	if (!v->sensitive)
+		r->ruled_out = v->ruled_out;
 	r->confidence = v->confidence;
 }
 

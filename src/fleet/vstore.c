@@ -253,7 +253,8 @@ int ap_vstore_add(struct ap_vstore *s, const struct ap_vstore_record *r, struct 
 		v = &m->verdicts[i];
 		if (v->logical_sector != r->logical_sector ||
 		    v->physical_sector != r->physical_sector ||
-		    v->lowest_aligned_lba != r->lowest_aligned_lba)
+		    v->lowest_aligned_lba != r->lowest_aligned_lba ||
+		    !ap_levels_same_above(&v->levels, &r->levels))
 			continue;
 		v->sensitive = v->sensitive || r->sensitive;
 		if (r->absence_margin >= 1 && (v->absence_margin < 1 ||
@@ -261,6 +262,8 @@ int ap_vstore_add(struct ap_vstore *s, const struct ap_vstore_record *r, struct 
 			v->absence_margin = r->absence_margin;
 		if (r->ruled_out_up_to > v->ruled_out_up_to)
 			v->ruled_out_up_to = r->ruled_out_up_to;
+		if (!r->sensitive && r->ruled_out.up_to > v->ruled_out.up_to)
+			v->ruled_out = r->ruled_out;
 		for (k = 0; k < v->nexamples; k++) {
 			if (same_disk(&v->examples[k], r)) {
 				uint64_t runs = v->examples[k].runs;
@@ -282,6 +285,9 @@ int ap_vstore_add(struct ap_vstore *s, const struct ap_vstore_record *r, struct 
 	v->sensitive = r->sensitive;
 	v->absence_margin = r->absence_margin >= 1 ? r->absence_margin : 0;
 	v->ruled_out_up_to = r->sensitive ? 0 : r->ruled_out_up_to;
+	v->levels = r->levels;
+	if (!r->sensitive)
+		v->ruled_out = r->ruled_out;
 	add_example(v, r);
 	return m->nverdicts == 1 ? AP_VSTORE_NEW_MODEL : AP_VSTORE_CONFLICT;
 }
@@ -499,6 +505,8 @@ static void verdict_copy_head(struct ap_vstore_verdict *d, const struct ap_vstor
 	d->sensitive = v->sensitive;
 	d->absence_margin = v->absence_margin;
 	d->ruled_out_up_to = v->ruled_out_up_to;
+	d->levels = v->levels;
+	d->ruled_out = v->ruled_out;
 }
 
 /* The same disk, between two examples (as same_disk() between an example and a record). */
@@ -559,7 +567,8 @@ static void merge_verdict(struct ap_vstore_model *m, const struct ap_vstore_verd
 
 		if (c->logical_sector == sv->logical_sector &&
 		    c->physical_sector == sv->physical_sector &&
-		    c->lowest_aligned_lba == sv->lowest_aligned_lba)
+		    c->lowest_aligned_lba == sv->lowest_aligned_lba &&
+		    ap_levels_same_above(&c->levels, &sv->levels))
 			v = c;
 	}
 	if (!v) {
@@ -581,6 +590,10 @@ static void merge_verdict(struct ap_vstore_model *m, const struct ap_vstore_verd
 		/* "no effect": what any example ruled out, the largest */
 		if (sv->ruled_out_up_to > v->ruled_out_up_to) {
 			v->ruled_out_up_to = sv->ruled_out_up_to;
+			st->examples_updated++;
+		}
+		if (sv->ruled_out.up_to > v->ruled_out.up_to) {
+			v->ruled_out = sv->ruled_out;
 			st->examples_updated++;
 		}
 	}

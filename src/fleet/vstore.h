@@ -15,6 +15,11 @@
  *         "ruled_out_up_to" (not sensitive: the largest size up to which a
  *         "no effect" ruled out every hidden unit, bytes; absent in older
  *         stores: such a verdict is not used, see ap_no_effect_unit()),
+ *         "levels" (levels above the physical sector, when found: the
+ *         verdict's "levels" array, level 0 the physical sector; absent in
+ *         older stores and for a physical sector alone),
+ *         "ruled_out" (not sensitive, when a newer probe stated it:
+ *         {"up_to", "first_writes", "rewrites"}),
  *         "examples": [                        the disks it was measured on
  *           {"serial", "wwn", "device", "host", "source" ("probe"|"sweep"),
  *            "recorded" (RFC 3339, UTC), "confidence", "runs"}]}]}]}
@@ -44,6 +49,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "lib/levels.h"
 #include "lib/util.h"
 
 struct json_object;
@@ -79,6 +85,10 @@ struct ap_vstore_verdict {
 	 * effect" ruled out every hidden unit (bytes); 0 when no record said.
 	 */
 	uint64_t ruled_out_up_to;
+	/* the levels (lib/levels.h), level 0 the physical sector; n 0 or 1:
+	 * the physical sector alone. A verdict is its geometry and these. */
+	struct ap_levels levels;
+	struct ap_ruled_out ruled_out;	/* not sensitive: stated, else up_to 0 */
 	struct ap_vstore_example *examples;
 	size_t nexamples;
 };
@@ -111,6 +121,8 @@ struct ap_vstore_record {
 	bool sensitive;
 	double absence_margin;			/* not sensitive: the verdict's; 0 unknown */
 	uint64_t ruled_out_up_to;		/* not sensitive: the verdict's; 0 unknown */
+	struct ap_levels levels;		/* the verdict's (ap_verdict_levels()) */
+	struct ap_ruled_out ruled_out;		/* not sensitive: the verdict's stated one */
 	double confidence;			/* NAN when unknown */
 	time_t when;
 };

@@ -40,6 +40,7 @@ struct json_object *ap_vstore_verdict_to_json(const struct ap_vstore_verdict *v,
 	struct json_object *xa = json_object_new_array();
 	bool margin = !v->sensitive && v->absence_margin >= 1;
 	bool ruled = !v->sensitive && v->ruled_out_up_to;
+	static const struct ap_levels no_levels;
 	size_t l;
 
 	if (!o)
@@ -54,6 +55,11 @@ struct json_object *ap_vstore_verdict_to_json(const struct ap_vstore_verdict *v,
 	if (ruled || nulls)
 		json_object_object_add(o, "ruled_out_up_to",
 				       ruled ? ap_json_u64(v->ruled_out_up_to) : NULL);
+	/* newer members: only where they say something (older readers, diffs) */
+	if (!ap_levels_same_above(&v->levels, &no_levels))
+		json_object_object_add(o, "levels", ap_levels_to_json(&v->levels));
+	if (!v->sensitive && v->ruled_out.up_to)
+		json_object_object_add(o, "ruled_out", ap_ruled_out_to_json(&v->ruled_out));
 	for (l = 0; l < v->nexamples; l++)
 		json_object_array_add(xa, ap_vstore_example_to_json(&v->examples[l]));
 	json_object_object_add(o, "examples", xa);
@@ -140,6 +146,29 @@ static int example_from_json(struct json_object *o, struct ap_vstore_example *x,
 	return 0;
 }
 
+/* "levels" (level 0 the physical sector) and "ruled_out", optional. */
+static int levels_from_json(struct json_object *o, struct ap_vstore_verdict *v,
+			    struct ap_error *e)
+{
+	struct json_object *x;
+	size_t i;
+	int rc;
+
+	if (json_object_object_get_ex(o, "levels", &x) && x) {
+		if ((rc = ap_levels_from_json(x, v->logical_sector, &v->levels, e)))
+			return rc;
+		for (i = 0; i < v->levels.n; i++)
+			if (v->levels.l[i].kind == AP_LEVEL_SECTOR &&
+			    (i || v->levels.l[i].unit != v->physical_sector ||
+			     v->levels.l[i].lowest_aligned_lba != v->lowest_aligned_lba))
+				return ap_error_set(e, EINVAL, "levels[%zu]: a sector level that "
+						    "is not level 0, the physical sector", i);
+	}
+	if (json_object_object_get_ex(o, "ruled_out", &x) && x)
+		return ap_ruled_out_from_json(x, &v->ruled_out, e);
+	return 0;
+}
+
 static int verdict_from_json(struct json_object *o, struct ap_vstore_verdict *v,
 			     struct ap_error *e)
 {
@@ -173,6 +202,8 @@ static int verdict_from_json(struct json_object *o, struct ap_vstore_verdict *v,
 	rc = ap_vstore_check_geometry(v->logical_sector, v->physical_sector,
 				      v->lowest_aligned_lba, e);
 	if (rc)
+		return rc;
+	if ((rc = levels_from_json(o, v, e)))
 		return rc;
 	xa = get_array(o, "examples", e);
 	if (!xa)
@@ -223,7 +254,8 @@ static int model_from_json(struct json_object *o, struct ap_vstore_model *m,
 		for (k = 0; k < i; k++)
 			if (m->verdicts[k].logical_sector == m->verdicts[i].logical_sector &&
 			    m->verdicts[k].physical_sector == m->verdicts[i].physical_sector &&
-			    m->verdicts[k].lowest_aligned_lba == m->verdicts[i].lowest_aligned_lba)
+			    m->verdicts[k].lowest_aligned_lba == m->verdicts[i].lowest_aligned_lba &&
+			    ap_levels_same_above(&m->verdicts[k].levels, &m->verdicts[i].levels))
 				return ap_error_set(e, EINVAL, "verdicts[%zu] repeats verdicts[%zu]",
 						    i, k);
 	}

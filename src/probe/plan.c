@@ -17,7 +17,7 @@ void ap_probe_opts_init(struct ap_probe_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->mode = AP_PROBE_DESTRUCTIVE;
 	o->min_size = 4 * KiB;
-	o->max_size = 64 * KiB;
+	o->max_size = AP_PROBE_MAX_SIZE_DEFAULT;
 	o->region_start = AP_PROBE_ALIGN;
 	o->slots = 128;
 	o->min_rounds = 3;
@@ -25,6 +25,7 @@ void ap_probe_opts_init(struct ap_probe_opts *o)
 	o->seed = 1;
 	o->confirm = true;
 	o->phase_screen = true;
+	o->first_writes = true;
 	/*
 	 * A misaligned synchronous write on a disk costs at least one extra
 	 * media access (a read-modify-write): below 1.5x alignment "matters a
@@ -44,37 +45,67 @@ static uint64_t round_up(uint64_t x, uint64_t a)
 	return (x + a - 1) / a * a;
 }
 
+/* The largest power of two at most @x (@x > 0). */
+static uint64_t pow2_floor(uint64_t x)
+{
+	uint64_t p = 1;
+
+	while (p <= x / 2)
+		p *= 2;
+	return p;
+}
+
+/* The sizes of the timed rewrites: powers of two up to AP_PROBE_STEADY_MAX of --max-size. */
+static uint64_t steady_max(const struct ap_probe_opts *o)
+{
+	return pow2_floor(o->max_size < AP_PROBE_STEADY_MAX ? o->max_size : AP_PROBE_STEADY_MAX);
+}
+
+/* --min-size and --max-size for @logical-byte sectors: 0 or -EINVAL with @e. */
+static int check_sizes(const struct ap_probe_opts *o, unsigned logical, struct ap_error *e)
+{
+	if (!ap_is_power_of_2(o->min_size) || o->min_size > steady_max(o))
+		return ap_error_set(e, EINVAL, "write sizes must be powers of two with "
+				    "--min-size <= --max-size");
+	if (o->max_size > AP_PROBE_MAX_SIZE_LIMIT)
+		return ap_error_set(e, EINVAL, "--max-size %llu: at most 64 MiB",
+				    (unsigned long long)o->max_size);
+	if (o->max_size % logical)
+		return ap_error_set(e, EINVAL, "--max-size %llu: not a multiple of the logical "
+				    "sector (%u bytes)", (unsigned long long)o->max_size, logical);
+	if (o->max_size < 2ULL * logical)
+		return ap_error_set(e, EINVAL, "--max-size must be at least two logical sectors "
+				    "(%u bytes)", 2 * logical);
+	return 0;
+}
+
 int ap_probe_plan(const struct ap_probe_opts *o, uint64_t dev_size, unsigned logical,
 		  struct ap_probe_plan *plan, struct ap_error *e)
 {
-	uint64_t lo, hi, s, kmax, span, slot_min, start, end, size, align;
+	uint64_t s, kmax, span, slot_min, start, end, size, align, lo, hi, smax;
 	unsigned n;
+	int rc;
 
 	memset(plan, 0, sizeof(*plan));
 	if (!logical || !ap_is_power_of_2(logical) || logical < 512)
 		return ap_error_set(e, EINVAL, "unsupported logical sector size %u", logical);
-	if (!ap_is_power_of_2(o->min_size) || !ap_is_power_of_2(o->max_size) ||
-	    o->min_size > o->max_size)
-		return ap_error_set(e, EINVAL, "write sizes must be powers of two with "
-				    "--min-size <= --max-size");
-	if (o->max_size > 16 * MiB)
-		return ap_error_set(e, EINVAL, "--max-size is limited to 16 MiB");
-	if (o->max_size < 2ULL * logical)
-		return ap_error_set(e, EINVAL, "--max-size must be at least two logical sectors "
-				    "(%u bytes)", 2 * logical);
+	if ((rc = check_sizes(o, logical, e)))
+		return rc;
 	if (!o->slots || !o->max_rounds || o->min_rounds > o->max_rounds)
 		return ap_error_set(e, EINVAL, "bad slot or round counts");
+	smax = steady_max(o);
 
 	plan->logical_sector = logical;
 	plan->reported_physical = logical;
 	plan->dev_size = dev_size;
+	plan->max_unit = o->max_size;
 	/* a size must be able to show a period of at least 2 logical sectors */
 	for (s = o->min_size < 2ULL * logical ? 2ULL * logical : o->min_size;
-	     s <= o->max_size && plan->nsizes < AP_PROBE_MAX_SIZES; s *= 2)
+	     s <= smax && plan->nsizes < AP_PROBE_MAX_SIZES; s *= 2)
 		plan->sizes[plan->nsizes++] = s;
 
-	kmax = 2 * o->max_size / logical;
-	span = (kmax - 1) * logical + o->max_size;
+	kmax = 2 * smax / logical;
+	span = (kmax - 1) * logical + smax;
 	span = round_up(span, 4096);
 	plan->span = span;
 	/*
@@ -83,16 +114,16 @@ int ap_probe_plan(const struct ap_probe_opts *o, uint64_t dev_size, unsigned log
 	 * writes start that far into the record, still on a multiple of the
 	 * largest size (offset k == LBA mod P).
 	 */
-	plan->margin = o->max_size;
-	slot_min = round_up(span + 2 * plan->margin, o->max_size);
+	plan->margin = smax;
+	slot_min = round_up(span + 2 * plan->margin, smax);
 
 	lo = 34ULL * logical;
 	hi = dev_size > 33ULL * logical ? dev_size - 33ULL * logical : 0;
 	start = o->region_start;
-	if (start % o->max_size || start % logical)
+	if (start % smax || start % logical)
 		return ap_error_set(e, EINVAL, "the region start (%llu) must be a multiple of "
 				    "the largest write size (%llu)", (unsigned long long)start,
-				    (unsigned long long)o->max_size);
+				    (unsigned long long)smax);
 	if (!o->allow_metadata && start < lo)
 		return ap_error_set(e, EPERM, "the region start %llu lies in LBA 0..33 (the "
 				    "partition table); use --allow-metadata-area to write there",
@@ -137,7 +168,7 @@ int ap_probe_plan(const struct ap_probe_opts *o, uint64_t dev_size, unsigned log
 	plan->stride = size / n / align * align;
 	plan->region_start = start;
 	plan->region_size = size;
-	return 0;
+	return ap_probe_plan_fresh(o, plan, e);
 }
 
 uint64_t ap_probe_slot_offset(const struct ap_probe_plan *plan, uint64_t slot)

@@ -23,10 +23,15 @@ static const char *dev_base(const char *dev)
 
 int ap_probe_opts_check(const struct ap_probe_opts *o, struct ap_error *e)
 {
-	if (!ap_is_power_of_2(o->min_size) || !ap_is_power_of_2(o->max_size) ||
-	    o->min_size > o->max_size || o->min_size < 512)
-		return ap_error_set(e, EINVAL, "--min-size and --max-size must be powers of two "
-				    "from 512 bytes, min <= max");
+	if (!ap_is_power_of_2(o->min_size) || o->min_size > o->max_size || o->min_size < 512)
+		return ap_error_set(e, EINVAL, "--min-size must be a power of two from 512 bytes, "
+				    "at most --max-size");
+	if (o->max_size > AP_PROBE_MAX_SIZE_LIMIT)
+		return ap_error_set(e, EINVAL, "--max-size %llu: at most 64 MiB",
+				    (unsigned long long)o->max_size);
+	if (o->max_size % 512)
+		return ap_error_set(e, EINVAL, "--max-size %llu: not a multiple of the logical "
+				    "sector (512 bytes at least)", (unsigned long long)o->max_size);
 	if (o->min_rounds > o->max_rounds)
 		return ap_error_set(e, EINVAL, "--min-rounds is larger than --max-rounds");
 	return 0;

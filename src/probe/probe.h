@@ -46,10 +46,20 @@ enum ap_probe_mode {
  */
 #define AP_PROBE_ABSENCE_MARGIN	1.10
 #define AP_PROBE_ALIGN		(1024 * 1024)	/* region start and slot stride */
+/*
+ * --max-size: the largest unit looked for (default 4 MiB, at most 64 MiB,
+ * a multiple of the logical sector). The timed rewrites (the sizes) go up
+ * to AP_PROBE_STEADY_MAX of it; first-write units (fresh.c) up to all of it.
+ */
+#define AP_PROBE_MAX_SIZE_DEFAULT	(4ULL * 1024 * 1024)
+#define AP_PROBE_MAX_SIZE_LIMIT		(64ULL * 1024 * 1024)
+#define AP_PROBE_STEADY_MAX		(64ULL * 1024)
 
 struct ap_probe_opts {
 	enum ap_probe_mode mode;
-	uint64_t min_size, max_size;	/* bytes, powers of two (default 4 KiB .. 64 KiB) */
+	uint64_t min_size;		/* bytes, a power of two (default 4 KiB) */
+	uint64_t max_size;		/* bytes, the largest unit looked for (see
+					   AP_PROBE_MAX_SIZE_DEFAULT) */
 	uint64_t region_start;		/* bytes (default 1 MiB) */
 	uint64_t region_size;		/* bytes, 0 = min(1 GiB, what the device has) */
 	unsigned slots;			/* places the writes are spread over (default 128) */
@@ -59,6 +69,7 @@ struct ap_probe_opts {
 	uint64_t seed;
 	bool allow_metadata;		/* may touch LBA 0..33 and the last 33 sectors */
 	bool confirm;			/* measure the next size too, as a check (default) */
+	bool first_writes;		/* measure first writes first (default; fresh.c) */
 	bool phase_screen;		/* after a smallest size without a unit, the
 					   largest size at each of its phases first
 					   (default; see ap_probe_measure()) */
@@ -108,6 +119,19 @@ struct ap_probe_plan {
 	 */
 	uint64_t margin;
 	unsigned reported_physical;		/* bytes, for the verdict (default logical) */
+	/*
+	 * The first-write step (fresh.c): @fw_windows never-written windows
+	 * of @fw_len bytes, @fw_pitch apart from @fw_start (destructive:
+	 * anywhere in the region, before any other write; preserve: the
+	 * slots' records, which the journal holds), 0 windows: none (reads).
+	 * Its scan writes @fw_granule bytes at a time and resolves units up
+	 * to @fw_unit_max; its comparison of first writes with rewrites rules
+	 * units out up to @fw_claim_max. At most @fw_write_max bytes written.
+	 */
+	unsigned fw_windows;
+	uint64_t fw_start, fw_pitch, fw_len;
+	uint64_t fw_granule, fw_unit_max, fw_claim_max, fw_write_max;
+	uint64_t max_unit;			/* --max-size */
 };
 
 /*
@@ -247,8 +271,52 @@ struct ap_probe_size {
 	uint64_t t_start_ns, t_end_ns;
 };
 
+/* The first-write step's samples (fresh.c). */
+enum ap_fw_kind {
+	AP_FW_FIRST,		/* the first write into a never-written place */
+	AP_FW_REWRITE,		/* the same place again */
+	AP_FW_SCAN,		/* sequential first writes through a window */
+	AP_FW_REFINE,		/* logical sectors across a unit's boundary */
+};
+struct ap_fw_sample {
+	uint64_t off;		/* bytes, on the device */
+	uint64_t ns;
+	uint32_t window;
+	uint32_t kind;		/* enum ap_fw_kind */
+};
+
+/*
+ * First writes (issue 33): storage that allocates on the first write
+ * (qcow2 clusters, thin-pool chunks) makes the first write into a unit
+ * expensive and every later one cheap, so the timed rewrites cannot see
+ * it. The step compares first writes into never-written places with
+ * rewrites of the same places; where they differ, it writes through
+ * never-written windows sequentially, where only the write that enters a
+ * new unit pays, and takes the unit and its phase from those writes.
+ */
+struct ap_probe_first {
+	bool measured;
+	struct ap_fw_sample *s;
+	size_t n, cap;
+	unsigned windows;		/* used */
+	double ratio;			/* median first write / median rewrite */
+	double p_effect, p_absent;	/* rank test for an effect; equivalence test */
+	bool effect, absent;		/* first writes slower; ruled out at the margin */
+	double margin;			/* of "absent" */
+	bool resolved;			/* @unit and @lba known */
+	uint64_t unit, lba;		/* bytes; lowest aligned LBA */
+	uint64_t cell;			/* the scan's: a boundary lies in [cell, cell + G) mod unit */
+	bool fine;			/* every scan write paid: a unit of at most G */
+	bool per_write;			/* ... so none from 2 G up (one of at most G unresolved) */
+	double unit_ratio;		/* a write entering a new unit / one that does not */
+	uint64_t scanned, written;	/* bytes */
+	char why[256];			/* effect without a unit: what is not resolved */
+	uint64_t ns;			/* the step's duration */
+};
+
 struct ap_probe_result {
 	struct ap_probe_plan plan;
+	struct ap_probe_first fw;
 	enum ap_probe_mode mode;
 	struct ap_probe_sample *samples;
 	size_t nsamples, cap;
@@ -296,6 +364,28 @@ struct ap_probe_result {
 int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o,
 		     const struct ap_probe_plan *plan, struct ap_probe_result *r,
 		     struct ap_error *e);
+
+/*
+ * The first-write step's layout in @plan (called by ap_probe_plan()): 0, or
+ * -ENOSPC naming the largest --max-size that fits the region.
+ */
+int ap_probe_plan_fresh(const struct ap_probe_opts *o, struct ap_probe_plan *plan,
+			struct ap_error *e);
+/*
+ * Measure first writes (before any other write: every window is never
+ * written). 0 (also when stopped: r->interrupted, r->budget_out), or
+ * -errno from an I/O operation with @e.
+ */
+int ap_probe_first_writes(const struct ap_probe_io *io, const struct ap_probe_opts *o,
+			  const struct ap_probe_plan *plan, bool rotating,
+			  struct ap_probe_result *r, struct ap_error *e);
+/* The first-write analysis of r->fw's samples (called by the step; for tests). */
+void ap_probe_first_analyse(struct ap_probe_result *r, const struct ap_probe_opts *o);
+/*
+ * Add the levels, what "no effect" covers and the first writes' words to
+ * r->verdict (called by ap_probe_decide()).
+ */
+void ap_probe_first_decide(struct ap_probe_result *r, const struct ap_probe_opts *o);
 
 /* Combine the per-size verdicts into r->verdict (called by ap_probe_measure). */
 void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o);

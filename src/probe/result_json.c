@@ -63,6 +63,40 @@ static struct json_object *sizes_json(const struct ap_probe_result *r)
 	return sizes;
 }
 
+/* The first-write step (fresh.c): what it measured; null when it did not. */
+static struct json_object *first_writes_json(const struct ap_probe_result *r)
+{
+	const struct ap_probe_first *f = &r->fw;
+	struct json_object *o;
+
+	if (!f->measured)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "windows", json_object_new_int64(f->windows));
+	json_object_object_add(o, "ratio", json_object_new_double(f->ratio));
+	json_object_object_add(o, "p_value", json_object_new_double(f->p_effect));
+	json_object_object_add(o, "equivalence_p_value", json_object_new_double(f->p_absent));
+	json_object_object_add(o, "absence_margin", json_object_new_double(f->margin));
+	json_object_object_add(o, "effect", json_object_new_boolean(f->effect));
+	json_object_object_add(o, "ruled_out", json_object_new_boolean(f->absent));
+	json_object_object_add(o, "unit", f->resolved ?
+			       json_object_new_int64((int64_t)f->unit) : NULL);
+	json_object_object_add(o, "lowest_aligned_lba", f->resolved ?
+			       json_object_new_int64((int64_t)f->lba) : NULL);
+	json_object_object_add(o, "unit_ratio", f->unit ?
+			       json_object_new_double(f->unit_ratio) : NULL);
+	json_object_object_add(o, "unresolved", f->why[0] ? json_object_new_string(f->why) : NULL);
+	json_object_object_add(o, "units_up_to", json_object_new_int64(
+			       (int64_t)r->plan.fw_claim_max));
+	json_object_object_add(o, "resolves_up_to", json_object_new_int64(
+			       (int64_t)r->plan.fw_unit_max));
+	json_object_object_add(o, "scanned_bytes", json_object_new_int64((int64_t)f->scanned));
+	json_object_object_add(o, "written_bytes", json_object_new_int64((int64_t)f->written));
+	json_object_object_add(o, "operations", json_object_new_int64((int64_t)f->n));
+	json_object_object_add(o, "seconds", json_object_new_double((double)f->ns / 1e9));
+	return o;
+}
+
 static struct json_object *preserve_json(const struct ap_probe_dev *d)
 {
 	struct json_object *p = json_object_new_object();
@@ -101,6 +135,7 @@ struct json_object *ap_probe_result_to_json(const char *dev, bool emulated,
 	json_object_object_add(o, "next_steps", next_steps);
 	json_object_object_add(o, "results", results);
 	json_object_object_add(o, "sizes", sizes_json(r));
+	json_object_object_add(o, "first_writes", first_writes_json(r));
 	json_object_object_add(o, "operations", json_object_new_int64((int64_t)r->nsamples));
 	/* monotonic clock: comparable between the devices of one call */
 	json_object_object_add(o, "start_ns", json_object_new_int64((int64_t)r->start_ns));

@@ -611,6 +611,12 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 	ap_rng_shuffle(&x.rng, x.slots, plan->slots, sizeof(*x.slots));
 	if (x.lead)
 		x.rc = calibrate(&x);
+	/* first writes before any other write: every window is never written */
+	if (!x.rc && !x.stop && x.write) {
+		x.rc = ap_probe_first_writes(io, o, plan, x.rotating, r, e);
+		if (r->interrupted || r->budget_out)
+			x.stop = true;
+	}
 	if (x.rc)
 		x.stop = true;
 

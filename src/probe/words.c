@@ -131,7 +131,7 @@ char *ap_probe_plan_words(const struct ap_probe_opts *o, uint64_t budget_ns, boo
 	uint64_t lo, hi, all, lead_at, before_at;
 	size_t lead_n, before_n;
 	unsigned nominal = o->confirm && p->nsizes > 1 ? 2 : 1;
-	char b1[32], b2[32], b3[32], t[32], *rs, *s = NULL;
+	char b1[32], b2[32], b3[32], b4[32], t[32], *rs, *s = NULL;
 	size_t i;
 
 	say(&s, "dry run: nothing written. The probe would:\n");
@@ -151,6 +151,25 @@ char *ap_probe_plan_words(const struct ap_probe_opts *o, uint64_t budget_ns, boo
 		    p->slots, ap_size_exact(p->margin, b2, sizeof(b2)),
 		    ap_size_exact((uint64_t)p->slots * ap_probe_record_len(p), b1, sizeof(b1)),
 		    journal);
+	if (o->mode != AP_PROBE_READONLY && p->fw_windows && o->first_writes) {
+		say(&s, "  first, before any other write, time first writes of %s into %u\n"
+		    "  never-written places (%s apart from byte %" PRIu64 ", in %s\n"
+		    "  windows%s) against rewrites of them; where they differ, write\n"
+		    "  through the windows in order to find the allocation unit (up to %s;\n"
+		    "  at most %s written); on a thin device or image the first write into\n"
+		    "  unallocated space allocates it,\n",
+		    ap_size_exact(p->fw_granule, b1, sizeof(b1)),
+		    p->fw_windows, ap_size_exact(p->fw_pitch, b2, sizeof(b2)), p->fw_start,
+		    ap_size_exact(p->fw_len, b3, sizeof(b3)),
+		    o->mode == AP_PROBE_PRESERVE ? ",\n  the slots' journalled records" : "",
+		    ap_size_exact(p->fw_unit_max ? p->fw_unit_max : p->fw_granule, t, sizeof(t)),
+		    ap_size_exact(p->fw_write_max, b4, sizeof(b4)));
+	} else if (o->mode == AP_PROBE_READONLY) {
+		say(&s, "  (first-write units cannot be seen by reads),\n");
+	} else if (o->first_writes) {
+		say(&s, "  (no room for first writes: 8 never-written windows do not fit the\n"
+		    "  region, so first-write units stay unresolved),\n");
+	}
 	if (o->mode != AP_PROBE_READONLY)
 		say(&s, "  write a slot's %s once before its first timed write (untimed, to\n"
 		    "  warm up; only the slots the rounds use),\n",

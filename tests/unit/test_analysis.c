@@ -1501,6 +1501,10 @@ static char *regr_string(const struct ap_verdict *v)
 	char *s, buf[256];
 	size_t i;
 
+	/* derived from the pinned members (test_levels covers them): not pinned here */
+	json_object_object_del(o, "levels");
+	json_object_object_del(o, "ruled_out");
+
 	for (i = 0; i < v->nstats; i++) {
 		const struct ap_offset_stat *st = &v->stats[i];
 

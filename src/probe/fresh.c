@@ -1,0 +1,749 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The probe's first-write step (issue 33; see struct ap_probe_first and
+ * design.md 2.2): first writes into never-written places against rewrites
+ * of the same places, and where they differ, the allocation unit and its
+ * phase from sequential first writes through never-written windows.
+ *
+ * Why sequential: a thin device or an image format allocates a unit (a
+ * qcow2 cluster, a thin-pool chunk) on the first write into it, copying or
+ * zeroing the rest of it; later writes into the unit are cheap, whether
+ * their bytes were written before or not. Writing a window of never-written
+ * space from its start in writes of G bytes, only the write that enters a
+ * new unit pays: the slow writes recur every U bytes, at the unit's phase.
+ * The window's first write (the comparison's first write) allocates the
+ * unit it starts in, so that the first slow write of the scan is a
+ * boundary. G (4 KiB, or the logical sector when larger) places a boundary
+ * within G bytes; logical-sector writes across that G then place it
+ * exactly, in windows whose units beyond the scan are still unwritten.
+ */
+#include "probe/probe.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/rng.h"
+#include "lib/stats.h"
+
+#define KiB 1024ULL
+
+#define AP_FW_WINDOWS		40	/* never-written windows at most */
+#define AP_FW_MIN_WINDOWS	8	/* 8 against 8 first writes: a rank test can reach 0.001 */
+#define AP_FW_BATCH		12	/* first writes compared at a time */
+#define AP_FW_REWRITES		3	/* rewrites of each place */
+#define AP_FW_PHASE_RATIO	1.5	/* a unit's phase against the others */
+#define AP_FW_SCANNED		12	/* windows scanned at most: caps what a run writes */
+#define AP_FW_CHECK_EVERY	256	/* scan writes between looks at the data */
+#define AP_FW_ABSENT_P		0.05	/* the equivalence test's level */
+/*
+ * The margin of "first writes: no effect": an allocation unit makes its
+ * first write copy or zero the rest of the unit (16 times the write and
+ * more: 2x to 10x measured on qcow2 and thin pools), not a few per cent;
+ * ruling out 1.10x would take a hundred never-written places of the
+ * largest unit each. Between 1.10x and this: neither (exit 5).
+ */
+#define AP_FW_MARGIN		1.5
+
+static uint64_t round_down(uint64_t x, uint64_t a)
+{
+	return x / a * a;
+}
+
+/* The largest unit a destructive layout of @avail bytes resolves with @g-byte writes. */
+static uint64_t destructive_unit_max(uint64_t avail, uint64_t g)
+{
+	uint64_t per = avail / AP_FW_MIN_WINDOWS;	/* a window's pitch: 8 U + 5 G */
+
+	return per > 5 * g ? round_down((per - 5 * g) / 8, g) : 0;
+}
+
+int ap_probe_plan_fresh(const struct ap_probe_opts *o, struct ap_probe_plan *p,
+			struct ap_error *e)
+{
+	uint64_t g = p->logical_sector > 4 * KiB ? p->logical_sector : 4 * KiB;
+	uint64_t rec = ap_probe_record_len(p), avail, umax, wn;
+	char b1[32], b2[32];
+
+	if (o->mode == AP_PROBE_READONLY || !p->slots)
+		return 0;
+	p->fw_granule = g;
+	avail = (uint64_t)(p->slots - 1) * p->stride + rec;
+	umax = round_down(o->max_size, g);
+	if (o->mode == AP_PROBE_PRESERVE) {
+		/*
+		 * The slots' records, which the journal holds: the scan takes
+		 * 2 U + G of a record, the boundary after it U + G more.
+		 */
+		uint64_t fits = rec > 2 * g ? round_down((rec - 2 * g) / 3, g) : 0;
+
+		if (p->slots < AP_FW_MIN_WINDOWS)
+			return 0;
+		p->fw_windows = p->slots < AP_FW_WINDOWS ? p->slots : AP_FW_WINDOWS;
+		if (p->region_start % g || p->stride % g)
+			return 0;
+		p->fw_start = p->region_start;
+		p->fw_pitch = p->stride;
+		p->fw_len = rec;
+		p->fw_unit_max = umax < fits ? umax : fits;
+		/* each first write in a unit of its own: units up to stride - G */
+		p->fw_claim_max = o->max_size < p->stride - g ? o->max_size : p->stride - g;
+	} else {
+		uint64_t fits = destructive_unit_max(avail, g);
+
+		if (umax > fits) {
+			if (o->max_size != AP_PROBE_MAX_SIZE_DEFAULT)
+				return ap_error_set(e, ENOSPC, "--max-size %s: the region is too "
+						    "small for the first writes' %u never-written "
+						    "windows of 4 x --max-size each; the largest size "
+						    "that fits is %s",
+						    ap_size_exact(o->max_size, b1, sizeof(b1)),
+						    AP_FW_MIN_WINDOWS, ap_size_exact(fits ? fits :
+						    p->logical_sector, b2, sizeof(b2)));
+			umax = fits;
+		}
+		if (umax < g)
+			return 0;
+		wn = 2 * umax + g;
+		p->fw_len = 2 * wn;
+		p->fw_pitch = p->fw_len + g;
+		p->fw_windows = (unsigned)(avail / p->fw_pitch < AP_FW_WINDOWS ?
+					   avail / p->fw_pitch : AP_FW_WINDOWS);
+		if (p->fw_windows < AP_FW_MIN_WINDOWS) {
+			p->fw_windows = 0;
+			return 0;
+		}
+		p->fw_start = (p->region_start + g - 1) / g * g;
+		if (p->fw_start + (uint64_t)(p->fw_windows - 1) * p->fw_pitch + p->fw_len >
+		    p->region_start + avail) {
+			p->fw_windows = 0;
+			return 0;
+		}
+		p->fw_unit_max = umax;
+		p->fw_claim_max = umax;
+	}
+	if (p->fw_unit_max < 2 * g)
+		p->fw_unit_max = 0;	/* the scan cannot show a period */
+	wn = 2 * p->fw_unit_max + g;
+	p->fw_write_max = (uint64_t)p->fw_windows * (1 + AP_FW_REWRITES) * g +
+			  (uint64_t)(p->fw_windows < AP_FW_SCANNED ? p->fw_windows : AP_FW_SCANNED) *
+			  (p->fw_unit_max ? wn + 2 * g + 5 * g : 0);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* measuring */
+
+struct fw {
+	const struct ap_probe_io *io;
+	const struct ap_probe_opts *o;
+	const struct ap_probe_plan *plan;
+	struct ap_probe_result *r;
+	struct ap_error *e;
+	bool rotating;
+	uint64_t seed;
+};
+
+static void fw_add(struct ap_probe_first *f, const struct ap_fw_sample *s)
+{
+	if (f->n == f->cap) {
+		f->cap = f->cap ? 2 * f->cap : 256;
+		f->s = ap_xreallocarray(f->s, f->cap, sizeof(*f->s));
+	}
+	f->s[f->n++] = *s;
+}
+
+/* Stop between operations? 1 (r->interrupted or r->budget_out set), 0 no. */
+static int fw_stop(struct fw *x)
+{
+	int sig = ap_cancelled(&x->o->cancel);
+
+	if (sig) {
+		x->r->interrupted = sig;
+		return 1;
+	}
+	if (x->o->deadline_ns && ap_now_ns() >= x->o->deadline_ns) {
+		x->r->budget_out = true;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * One timed write of @len bytes at @off in window @w (on a rotating disk
+ * after its lead-in, as the phase screen's: ap_probe_lead_in_before()).
+ * 0, 1 when stopped, or -errno with x->e (ENOSPC: a thin device full).
+ */
+static int fw_write(struct fw *x, uint32_t w, uint64_t off, uint64_t len, enum ap_fw_kind kind,
+		    bool lead)
+{
+	struct ap_fw_sample s = { .off = off, .window = w, .kind = kind };
+	uint64_t at, lns;
+	size_t n;
+	int rc;
+
+	if (fw_stop(x))
+		return 1;
+	if (lead && x->rotating && x->io->lead_in) {
+		ap_probe_lead_in_before(x->plan, off, len, &at, &n);
+		if (n && (rc = x->io->lead_in(x->io->arg, at, n, &lns)))
+			return ap_error_set(x->e, -rc, "read of %zu bytes at offset %llu failed: %s",
+					    n, (unsigned long long)at, strerror(-rc));
+	}
+	rc = x->io->op(x->io->arg, true, w, off, (size_t)len, &s.ns);
+	if (rc == -ENOSPC)
+		return ap_error_set(x->e, ENOSPC, "write of %llu bytes at offset %llu failed: the "
+				    "device ran out of space (a thin device or image whose "
+				    "backing store is full): %s", (unsigned long long)len,
+				    (unsigned long long)off, strerror(-rc));
+	if (rc)
+		return ap_error_set(x->e, -rc, "write of %llu bytes at offset %llu failed: %s",
+				    (unsigned long long)len, (unsigned long long)off,
+				    strerror(-rc));
+	if (!s.ns)
+		s.ns = 1;
+	fw_add(&x->r->fw, &s);
+	x->r->fw.written += len;
+	x->r->live_ops++;
+	return 0;
+}
+
+static uint64_t window_start(const struct ap_probe_plan *p, uint32_t w)
+{
+	return p->fw_start + (uint64_t)w * p->fw_pitch;
+}
+
+static size_t kind_ns(const struct ap_probe_first *f, enum ap_fw_kind kind, double **out);
+
+/* Between the first writes' and the rewrites' medians (geometric): a write above it paid. */
+static double fw_threshold(const struct ap_probe_first *f)
+{
+	double *a, *b, t = 0;
+	size_t na = kind_ns(f, AP_FW_FIRST, &a), nb = kind_ns(f, AP_FW_REWRITE, &b);
+
+	if (na && nb)
+		t = sqrt(ap_stats_median(a, na) * ap_stats_median(b, nb));
+	free(a);
+	free(b);
+	return t;
+}
+
+/*
+ * Do the scan's writes cost what first writes cost (their median half the
+ * first writes' or more, 128 of them at least)? Then every 4 KiB
+ * written for the first time pays: a unit of at most G (a sparse file's
+ * blocks), which these writes cannot resolve. Not against the rewrites:
+ * those find every cache warm (on qcow2 over FUSE the scan's writes cost
+ * 2-3x them without paying for any unit).
+ */
+static bool scan_pays(const struct ap_probe_first *f)
+{
+	double *v, *a, m = 0, fm = 0;
+	size_t n = kind_ns(f, AP_FW_SCAN, &v), na = kind_ns(f, AP_FW_FIRST, &a);
+
+	if (n >= 128 && na) {
+		m = ap_stats_median(v, n);
+		fm = ap_stats_median(a, na);
+	}
+	free(v);
+	free(a);
+	return m > 0 && 2 * m >= fm;
+}
+
+/*
+ * A batch of first writes at the next windows' starts, then rewrites of
+ * them (AP_FW_REWRITES each) in a shuffled order. 0, 1 when stopped, or
+ * -errno.
+ */
+static int compare_batch(struct fw *x)
+{
+	const struct ap_probe_plan *p = x->plan;
+	struct ap_probe_first *f = &x->r->fw;
+	uint32_t order[AP_FW_BATCH * AP_FW_REWRITES], from = f->windows, n, i, t;
+	int rc;
+
+	n = p->fw_windows - from < AP_FW_BATCH ? p->fw_windows - from : AP_FW_BATCH;
+	for (i = 0; i < n; i++) {
+		if ((rc = fw_write(x, from + i, window_start(p, from + i), p->fw_granule,
+				   AP_FW_FIRST, true)))
+			return rc;
+		f->windows++;
+	}
+	for (i = 0; i < n * AP_FW_REWRITES; i++)
+		order[i] = from + i % n;
+	for (i = n * AP_FW_REWRITES - 1; i > 0; i--) {
+		uint32_t j = (uint32_t)(ap_splitmix64(&x->seed) % (i + 1));
+
+		t = order[i];
+		order[i] = order[j];
+		order[j] = t;
+	}
+	for (i = 0; i < n * AP_FW_REWRITES; i++)
+		if ((rc = fw_write(x, order[i], window_start(p, order[i]), p->fw_granule,
+				   AP_FW_REWRITE, true)))
+			return rc;
+	return 0;
+}
+
+/* Where window @w's scan has got to (its first write at the start included). */
+static uint64_t scan_end(const struct ap_probe_first *f, const struct ap_probe_plan *p, uint32_t w)
+{
+	uint64_t end = window_start(p, w) + p->fw_granule;
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (f->s[i].window == w && f->s[i].kind == AP_FW_SCAN &&
+		    f->s[i].off + p->fw_granule > end)
+			end = f->s[i].off + p->fw_granule;
+	return end;
+}
+
+/* Scan the windows in turn until the analysis resolves the unit or they end. */
+static int scan(struct fw *x)
+{
+	const struct ap_probe_plan *p = x->plan;
+	struct ap_probe_first *f = &x->r->fw;
+	uint64_t g = p->fw_granule, wn = 2 * p->fw_unit_max + g, off, k = 0;
+	uint32_t w;
+	int rc;
+
+	for (w = 0; w < f->windows && w < AP_FW_SCANNED; w++) {
+		for (off = window_start(p, w) + g; off < window_start(p, w) + wn; off += g) {
+			if ((rc = fw_write(x, w, off, g, AP_FW_SCAN, false)))
+				return rc;
+			f->scanned += g;
+			if (++k % AP_FW_CHECK_EVERY == 0 && (k & (k - 1)) == 0) {
+				ap_probe_first_analyse(x->r, x->o);
+				if (f->unit)
+					return 0;	/* found: refine() places it */
+				if (scan_pays(f)) {
+					f->fine = true;	/* a unit of at most G */
+					return 0;
+				}
+			}
+		}
+		ap_probe_first_analyse(x->r, x->o);
+		if (f->unit)
+			return 0;
+	}
+	return 0;
+}
+
+/*
+ * Where window @w's next boundary cell (≡ @cell mod @unit, bytes) lies at or
+ * after @from: the unit before it is allocated (the window's start or its
+ * scan wrote it), the one in it is not.
+ */
+static uint64_t next_cell(uint64_t from, uint64_t cell, uint64_t unit)
+{
+	uint64_t r = from % unit;
+
+	return r <= cell ? from - r + cell : from - r + unit + cell;
+}
+
+/*
+ * The boundary within its G bytes: logical-sector writes from one sector
+ * before the cell to its end, in every window (the scan's windows after
+ * where it got to). Only the write that enters the new unit pays.
+ */
+static int refine(struct fw *x, uint64_t cell)
+{
+	const struct ap_probe_plan *p = x->plan;
+	struct ap_probe_first *f = &x->r->fw;
+	uint64_t l = p->logical_sector, g = p->fw_granule, cs, off;
+	uint32_t w;
+	int rc;
+
+	for (w = 0; w < f->windows; w++) {
+		cs = next_cell(scan_end(f, p, w), cell, f->unit);
+		if (cs + g > window_start(p, w) + p->fw_len)
+			continue;
+		for (off = cs - l; off < cs + g; off += l)
+			if ((rc = fw_write(x, w, off, l, AP_FW_REFINE, false)))
+				return rc;
+	}
+	return 0;
+}
+
+/* The first writes' (@kind AP_FW_FIRST) or the rewrites' latencies: their number. Caller frees. */
+static size_t kind_ns(const struct ap_probe_first *f, enum ap_fw_kind kind, double **out)
+{
+	double *v = ap_xmalloc((f->n + 1) * sizeof(*v));
+	size_t i, n = 0;
+
+	for (i = 0; i < f->n; i++)
+		if (f->s[i].kind == kind)
+			v[n++] = (double)f->s[i].ns;
+	*out = v;
+	return n;
+}
+
+/* How often the comparison looks at its data at most: once per batch. */
+static unsigned compare_looks(const struct ap_probe_plan *p)
+{
+	return (p->fw_windows + AP_FW_BATCH - 1) / AP_FW_BATCH;
+}
+
+/*
+ * The comparison of first writes with rewrites (f->effect, f->absent), each
+ * test at its level over the looks (compare_looks()): an effect is a rank
+ * test of rewrites faster than first writes, and a ratio of medians of
+ * @min_ratio or more; "absent" the equivalence test (first writes / @margin
+ * faster than rewrites).
+ */
+static void analyse_compare(struct ap_probe_first *f, const struct ap_probe_plan *p,
+			    double alpha, double min_ratio, double margin)
+{
+	double *a, *b, ma, mb, looks = compare_looks(p);
+	size_t i, na = kind_ns(f, AP_FW_FIRST, &a), nb = kind_ns(f, AP_FW_REWRITE, &b);
+
+	f->margin = margin;
+	f->effect = f->absent = false;
+	f->p_effect = f->p_absent = 1;
+	if (na >= AP_FW_MIN_WINDOWS && nb >= AP_FW_MIN_WINDOWS) {
+		f->p_effect = ap_stats_mann_whitney_p(b, nb, a, na);	/* rewrites faster */
+		for (i = 0; i < na; i++)
+			a[i] /= margin;
+		f->p_absent = ap_stats_mann_whitney_p(a, na, b, nb);	/* first / margin faster */
+		for (i = 0; i < na; i++)
+			a[i] *= margin;
+		ma = ap_stats_median(a, na);
+		mb = ap_stats_median(b, nb);
+		f->ratio = mb > 0 ? ma / mb : 1;
+		f->effect = f->p_effect * looks <= alpha && f->ratio >= min_ratio;
+		f->absent = !f->effect && f->p_absent * looks <= AP_FW_ABSENT_P;
+	}
+	free(a);
+	free(b);
+}
+
+/*
+ * The unit from the scan: the smallest U = m G (m = 2 .. unit max / G)
+ * whose one phase is slow and every other fast, by per-phase levels that
+ * one write's hiccup cannot move: the mean log latency of each phase (3
+ * writes of each at least). The slowest phase must be 1.5x (in those
+ * means) above the next slowest, its writes' lower quartile 1.5x the
+ * others' median, and
+ * a rank test of its writes against the others reach @alpha over the
+ * candidates tried. A smaller candidate mixes fast writes into its slow
+ * phase (the whole unit's other boundaries), a larger one is tried only
+ * after. On QEMU's qcow2 (64 KiB clusters, over FUSE and a loop device)
+ * a write entering a cluster is 3x the median and 1 in 10 of the others
+ * is as slow: per-write thresholds saw no unit there.
+ */
+static bool fit_unit(struct ap_probe_first *f, enum ap_fw_kind kind, uint64_t g, uint64_t umax,
+		     double thr, double alpha)
+{
+	uint64_t mmax = umax / g, m, k, *ks = ap_xmalloc((f->n + 1) * sizeof(*ks));
+	double *lg = ap_xmalloc((f->n + 1) * sizeof(*lg)), *sum = ap_xcalloc(mmax + 1, sizeof(*sum));
+	double *bv = ap_xmalloc((f->n + 1) * sizeof(*bv)), *nv = ap_xmalloc((f->n + 1) * sizeof(*nv));
+	size_t i, n = 0, *cnt = ap_xcalloc(mmax + 1, sizeof(*cnt));
+	bool found = false;
+
+	(void)thr;
+	for (i = 0; i < f->n; i++)
+		if (f->s[i].kind == kind) {
+			ks[n] = f->s[i].off / g;
+			lg[n++] = log((double)f->s[i].ns);
+		}
+	for (m = 2; m <= mmax && 3 * m <= n && !found; m++) {
+		size_t bn = 0, nn = 0, rho = 0, least = SIZE_MAX;
+		double best = -INFINITY, second = -INFINITY;
+
+		memset(sum, 0, m * sizeof(*sum));
+		memset(cnt, 0, m * sizeof(*cnt));
+		for (i = 0; i < n; i++) {
+			sum[ks[i] % m] += lg[i];
+			cnt[ks[i] % m]++;
+		}
+		for (k = 0; k < m; k++) {
+			double mean = cnt[k] ? sum[k] / (double)cnt[k] : -INFINITY;
+
+			if (cnt[k] < least)
+				least = cnt[k];
+			if (mean > best) {
+				second = best;
+				best = mean;
+				rho = (size_t)k;
+			} else if (mean > second) {
+				second = mean;
+			}
+		}
+		if (least < 3 || best - second < log(AP_FW_PHASE_RATIO))
+			continue;
+		for (i = 0; i < n; i++) {
+			if (ks[i] % m == rho)
+				bv[bn++] = exp(lg[i]);
+			else
+				nv[nn++] = exp(lg[i]);
+		}
+		/* its lower quartile too: a smaller unit's phase mixes fast writes in */
+		if (ap_stats_quantile(bv, bn, 0.25) < AP_FW_PHASE_RATIO * ap_stats_median(nv, nn) ||
+		    ap_stats_mann_whitney_p(nv, nn, bv, bn) * (double)(mmax - 1) > alpha)
+			continue;
+		f->unit = m * g;
+		f->cell = rho * g % f->unit;
+		f->unit_ratio = ap_stats_median(bv, bn) / ap_stats_median(nv, nn);
+		found = true;
+	}
+	free(ks);
+	free(lg);
+	free(sum);
+	free(cnt);
+	free(bv);
+	free(nv);
+	return found;
+}
+
+/*
+ * The boundary's logical sector from the refining writes: in each window
+ * the slowest of them, slower than @thr; the same place in 3 of 4
+ * windows or more (and 3 at least). 0 and *@lba, or -1.
+ */
+static int place_boundary(struct ap_probe_first *f, const struct ap_probe_plan *p, double thr,
+			  uint64_t *lba)
+{
+	uint64_t l = p->logical_sector, at[AP_FW_WINDOWS];
+	unsigned nw = 0, nref = 0, i, j, agree, best = 0;
+	double *v = ap_xmalloc((f->n + 1) * sizeof(*v));
+	size_t k, nv;
+
+	(void)thr;
+	for (i = 0; i < f->windows; i++) {
+		uint64_t ns = 0, where = UINT64_MAX;
+
+		for (nv = 0, k = 0; k < f->n; k++) {
+			if (f->s[k].kind != AP_FW_REFINE || f->s[k].window != i)
+				continue;
+			v[nv++] = (double)f->s[k].ns;
+			if (f->s[k].ns > ns) {
+				ns = f->s[k].ns;
+				where = f->s[k].off;
+			}
+		}
+		if (where == UINT64_MAX)
+			continue;
+		nref++;
+		/* the slowest, clearly above the window's others (their median) */
+		if ((double)ns >= AP_FW_PHASE_RATIO * ap_stats_median(v, nv))
+			at[nw++] = where;
+	}
+	free(v);
+	for (i = 0; i < nw; i++) {
+		for (agree = 0, j = 0; j < nw; j++)
+			agree += at[j] % f->unit == at[i] % f->unit;
+		if (agree > best) {
+			best = agree;
+			*lba = at[i] % f->unit / l;
+		}
+	}
+	return best >= 3 && 4 * best >= 3 * nref ? 0 : -1;
+}
+
+void ap_probe_first_analyse(struct ap_probe_result *r, const struct ap_probe_opts *o)
+{
+	struct ap_probe_first *f = &r->fw;
+	const struct ap_probe_plan *p = &r->plan;
+	double alpha = o->alpha > 0 ? o->alpha : 0.001, thr;
+	double margin = o->absence_margin > 0 ? o->absence_margin : AP_PROBE_ABSENCE_MARGIN;
+	uint64_t lba = 0;
+	char b1[32], b2[32];
+
+	f->resolved = false;
+	f->why[0] = '\0';
+	f->unit = 0;
+	analyse_compare(f, p, alpha, margin, AP_FW_MARGIN > margin ? AP_FW_MARGIN : margin);
+	/*
+	 * Not ruled out: the scan, whose own test (fit_unit()) decides a unit;
+	 * the comparison only screens (its test has few writes).
+	 */
+	if (f->absent || (!f->effect && !f->scanned && !f->fine))
+		return;
+	thr = fw_threshold(f);
+	f->per_write = false;
+	if (f->fine) {
+		/* every G pays: nothing from 2 G up, a unit of at most G unresolved */
+		f->per_write = true;
+		return;
+	}
+	if (!p->fw_unit_max) {
+		snprintf(f->why, sizeof(f->why), "first writes cost %.1fx rewrites, and --max-size "
+			 "%s leaves no allocation unit to look for", f->ratio,
+			 ap_size_exact(p->max_unit, b1, sizeof(b1)));
+		return;
+	}
+	if (!fit_unit(f, AP_FW_SCAN, p->fw_granule, p->fw_unit_max, thr, alpha)) {
+		f->unit = 0;
+		snprintf(f->why, sizeof(f->why), "first writes cost %.1fx rewrites, but %s written "
+			 "in order through never-written space show no allocation unit up to %s",
+			 f->ratio, ap_size_exact(f->scanned, b1, sizeof(b1)),
+			 ap_size_exact(p->fw_unit_max, b2, sizeof(b2)));
+		return;
+	}
+	if (p->fw_granule == p->logical_sector) {
+		f->lba = f->cell / p->logical_sector;
+		f->resolved = true;
+		return;
+	}
+	if (place_boundary(f, p, thr, &lba)) {
+		snprintf(f->why, sizeof(f->why), "first writes: a %s allocation unit, its boundary "
+			 "within LBA %llu..%llu (mod %llu) not placed exactly",
+			 ap_size_exact(f->unit, b1, sizeof(b1)),
+			 (unsigned long long)(f->cell / p->logical_sector),
+			 (unsigned long long)((f->cell + p->fw_granule) / p->logical_sector - 1),
+			 (unsigned long long)(f->unit / p->logical_sector));
+		return;
+	}
+	f->lba = lba;
+	f->resolved = true;
+}
+
+int ap_probe_first_writes(const struct ap_probe_io *io, const struct ap_probe_opts *o,
+			  const struct ap_probe_plan *plan, bool rotating,
+			  struct ap_probe_result *r, struct ap_error *e)
+{
+	struct fw x = { .io = io, .o = o, .plan = plan, .r = r, .e = e, .rotating = rotating,
+			.seed = o->seed ^ 0x6a09e667f3bcc908ULL };
+	struct ap_probe_first *f = &r->fw;
+	uint64_t t0 = ap_now_ns();
+	int rc;
+
+	if (o->mode == AP_PROBE_READONLY || !plan->fw_windows || !o->first_writes)
+		return 0;
+	do {
+		rc = compare_batch(&x);
+		if (rc)
+			goto out;
+		f->measured = true;
+		ap_probe_first_analyse(r, o);
+	} while (!f->effect && !f->absent && f->windows < plan->fw_windows);
+	if (!f->absent && plan->fw_unit_max)
+		rc = scan(&x);
+	if (!rc && f->fine)
+		ap_probe_first_analyse(r, o);	/* every write paid: said, unresolved */
+	else if (!rc && f->unit && plan->fw_granule > plan->logical_sector) {
+		rc = refine(&x, f->cell);
+		if (!rc)
+			ap_probe_first_analyse(r, o);
+	}
+out:
+	f->ns = ap_now_ns() - t0;
+	return rc > 0 ? 0 : rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* the verdict */
+
+/* Add @l to @v's levels (lib/levels.h orders them; a level it refuses is left out). */
+static void add_level(struct ap_verdict *v, unsigned logical, const struct ap_level *l)
+{
+	struct ap_error e = { 0 };
+
+	(void)ap_levels_add(&v->levels, logical, l, true, &e);
+}
+
+/* The first writes' sentence into @b: what they show or rule out, "" when nothing. */
+static bool first_words(const struct ap_probe_result *r, char *b, size_t n)
+{
+	const struct ap_probe_first *f = &r->fw;
+	const struct ap_probe_plan *p = &r->plan;
+	char b1[32], b2[32];
+
+	b[0] = '\0';
+	if (r->mode == AP_PROBE_READONLY) {
+		snprintf(b, n, "first-write units (qcow2 clusters, thin-pool chunks) cannot be "
+			 "seen by reads: only a writing probe (--preserve keeps the data) shows them");
+		return false;
+	}
+	if (!f->measured) {
+		if (!r->interrupted && !r->budget_out && !r->failed)
+			snprintf(b, n, "first writes were not measured: the region has no room for "
+				 "%u never-written windows", AP_FW_MIN_WINDOWS);
+		return false;
+	}
+	if (f->resolved) {
+		snprintf(b, n, "first writes: %s allocation unit from LBA %llu (a write entering a "
+			 "new unit costs %.1fx; a first write %.1fx a rewrite)",
+			 ap_size_exact(f->unit, b1, sizeof(b1)), (unsigned long long)f->lba,
+			 f->unit_ratio, f->ratio);
+		return true;
+	}
+	if (f->per_write) {
+		snprintf(b, n, "first writes: every %s written for the first time, in order too, "
+			 "costs about what one into a never-written place does (%.1fx a rewrite): "
+			 "a unit of at most %s (a sparse file's blocks) or a cost per write, not "
+			 "resolved; first writes are not ruled out",
+			 ap_size_exact(p->fw_granule, b1, sizeof(b1)), f->ratio,
+			 ap_size_exact(p->fw_granule, b2, sizeof(b2)));
+		return true;
+	}
+	if (f->absent) {
+		snprintf(b, n, "first writes: no effect of %.2fx or more (units up to %s; %u first "
+			 "writes into never-written places against their rewrites: %.2fx)",
+			 f->margin, ap_size_exact(p->fw_claim_max, b1, sizeof(b1)), f->windows,
+			 f->ratio);
+		return true;
+	}
+	if (f->why[0])
+		snprintf(b, n, "%s", f->why);
+	else
+		snprintf(b, n, "first writes: neither an effect nor its absence is shown (%u first "
+			 "writes into never-written places cost %.2fx their rewrites; rank test p = "
+			 "%.3g, equivalence p = %.3g for %.2fx, units up to %s)", f->windows, f->ratio,
+			 f->p_effect, f->p_absent, f->margin,
+			 ap_size_exact(p->fw_claim_max, b2, sizeof(b2)));
+	return false;
+}
+
+void ap_probe_first_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
+{
+	struct ap_verdict *v = &r->verdict;
+	const struct ap_probe_first *f = &r->fw;
+	bool rewrites, settled, claim = !r->failed && !r->interrupted;
+	char words[320], *old = v->note ? ap_xstrdup(v->note) : NULL;
+	uint64_t steady = v->ruled_out_up_to;
+
+	unsigned logical = r->plan.logical_sector ? r->plan.logical_sector : 512;
+
+	memset(&v->levels, 0, sizeof(v->levels));
+	memset(&v->ruled_out, 0, sizeof(v->ruled_out));
+	if (v->resolved && v->physical_sector)
+		add_level(v, logical, &(struct ap_level){ .kind = AP_LEVEL_SECTOR,
+			  .unit = v->physical_sector, .lowest_aligned_lba = v->lowest_aligned_lba,
+			  .ratio = v->sensitive ? v->slowdown : 0 });
+	if (claim && f->measured && f->resolved)
+		add_level(v, logical, &(struct ap_level){ .kind = AP_LEVEL_ALLOCATION,
+			  .unit = f->unit, .lowest_aligned_lba = f->lba,
+			  .paid = AP_PAID_FIRST_WRITE, .ratio = f->unit_ratio });
+	rewrites = claim && v->resolved && !v->sensitive && steady;
+	if (!o->first_writes && r->mode != AP_PROBE_READONLY) {
+		/* not asked (the steady state's own tests): what it meant before */
+		v->ruled_out.rewrites = rewrites;
+		v->ruled_out.up_to = rewrites ? steady : 0;
+		free(old);
+		return;
+	}
+	settled = first_words(r, words, sizeof(words));
+	if (claim && f->measured && f->absent) {
+		v->ruled_out.first_writes = true;
+		v->ruled_out.up_to = r->plan.fw_claim_max;
+	}
+	if (rewrites) {
+		v->ruled_out.rewrites = true;
+		if (!v->ruled_out.up_to || steady < v->ruled_out.up_to)
+			v->ruled_out.up_to = steady;
+	}
+	/* the old key claims every unit up to it: not with first writes unsettled */
+	if (!v->ruled_out.first_writes && r->mode != AP_PROBE_READONLY)
+		v->ruled_out_up_to = 0;
+	if (words[0] && claim)
+		ap_verdict_set_note(v, "%s%s%s", old ? old : "", old ? "; " : "", words);
+	if (claim && !settled && r->mode != AP_PROBE_READONLY && v->resolved) {
+		r->clear = false;
+		snprintf(r->unclear, sizeof(r->unclear), "%.*s", (int)sizeof(r->unclear) - 1,
+			 words);
+	}
+	free(old);
+}

@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# First-write units on an implementation nobody here wrote (issue 33): QEMU's
+# own qcow2 driver serves an overlay of a raw base image with 64 KiB
+# clusters (qemu-storage-daemon's FUSE export), attached to a loop device.
+# The first write into a cluster copies it; later writes are cheap. d7e4e2c
+# timed rewrites only and called such images honest (exit 0). Now the probe
+# must name the 64 KiB allocation unit from LBA 0, or say what it could not
+# rule out (exit 5) -- never "no effect" for first writes, never another
+# unit. A preserving probe leaves every byte as it was.
+. "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
+ts_init "probe: a qcow2 overlay's 64 KiB clusters (QEMU's block layer)"
+ts_need_loop
+ts_need_fuse
+ts_need_cmd python3
+ts_need_cmd qemu-img
+ts_need_cmd qemu-storage-daemon
+
+# qcow2_export NAME: a fresh overlay of a fresh raw base, served as the file
+# $TS_TMP/NAME.img; prints the daemon's PID
+qcow2_export() {
+	local d=$TS_TMP/$1 pid
+	mkdir -p "$d"
+	qemu-img create -q -f raw "$d/base.raw" 256M || ts_fail "qemu-img raw"
+	# a base with data, so that copy-on-write copies something
+	python3 -c "
+import os
+with open('$d/base.raw', 'r+b') as f:
+    for i in range(0, 256 << 20, 1 << 20):
+        f.seek(i); f.write(os.urandom(4096))" || ts_fail "cannot fill the base"
+	qemu-img create -q -f qcow2 -o cluster_size=65536 -b "$d/base.raw" -F raw \
+		"$d/over.qcow2" || ts_fail "qemu-img qcow2"
+	: > "$TS_TMP/$1.img"
+	echo "$TS_TMP/$1.img" >> "$TS_TMP/.mounts"
+	qemu-storage-daemon \
+		--blockdev "driver=file,node-name=f,filename=$d/over.qcow2" \
+		--blockdev driver=qcow2,node-name=q,file=f \
+		--export "type=fuse,id=e,node-name=q,mountpoint=$TS_TMP/$1.img,writable=on" \
+		> "$d/qsd.log" 2>&1 &
+	pid=$!
+	ts_bg_pid "$pid"
+	ts_wait_for -p "$pid" "the FUSE export of $1" \
+		grep -q " $TS_TMP/$1.img fuse" /proc/self/mounts ||
+		{ cat "$d/qsd.log" >&2; ts_fail "qemu-storage-daemon did not export $1"; }
+	echo "$pid"
+}
+
+# check JSON RC: the allocation unit, or exit 5 naming what is unresolved
+check_verdict() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); rc = int(sys.argv[2])
+v = d["verdict"]; fw = d["first_writes"]
+print("rc %d: %s\nfirst writes: %s" % (rc, v.get("note"), json.dumps(fw)), file=sys.stderr)
+levels = v.get("levels") or []
+alloc = [l for l in levels if l["kind"] == "allocation"]
+ruled = v.get("ruled_out") or {}
+assert not ruled.get("first_writes"), "first writes ruled out on a qcow2 overlay"
+assert v.get("ruled_out_up_to") is None, "the old key claims no unit"
+for l in alloc:	# never a wrong unit
+    assert l["unit"] == 65536 and l["lowest_aligned_lba"] == 0 and l["paid"] == "first_write", l
+if fw and fw["unit"] is not None:
+    assert fw["unit"] == 65536 and fw["lowest_aligned_lba"] == 0, fw
+    assert alloc, "the unit is not among the levels"
+if rc == 0:
+    assert alloc, "exit 0 without the allocation unit"
+else:
+    assert rc == 5, "exit %d" % rc
+    assert alloc or (fw and fw["unresolved"]) or "first writes" in (v.get("note") or ""), \
+        "exit 5 without naming the first writes"
+PY
+}
+
+ts_subtest "destructive"
+qcow2_export d > "$TS_TMP/d.pid" || ts_fail "no export"
+dev=$(ts_loop_attach "$TS_TMP/d.img")
+"$ALIGNPROBE" probe --yes --json --time-budget 20m "$dev" > "$TS_TMP/d.json" 2> "$TS_TMP/d.err"
+rc=$?
+check_verdict "$TS_TMP/d.json" "$rc" || { cat "$TS_TMP/d.err" >&2; ts_subtest_fail "destructive"; }
+
+ts_subtest "preserve keeps every byte"
+qcow2_export p > "$TS_TMP/p.pid" || ts_fail "no export"
+dev=$(ts_loop_attach "$TS_TMP/p.img")
+before=$(ts_checksum "$dev")
+"$ALIGNPROBE" probe --preserve --yes --json --time-budget 20m \
+	--journal "$TS_TMP/p.journal" "$dev" > "$TS_TMP/p.json" 2> "$TS_TMP/p.err"
+rc=$?
+check_verdict "$TS_TMP/p.json" "$rc" || { cat "$TS_TMP/p.err" >&2; ts_subtest_fail "preserve"; }
+ts_assert_eq "$before" "$(ts_checksum "$dev")" "the device's bytes after --preserve"
+[ ! -e "$TS_TMP/p.journal" ] || ts_subtest_fail "the journal was left behind"
+ts_pass
