@@ -68,6 +68,18 @@ struct json_object *ap_cmd_verdict_next_steps_json(const char *dev, const struct
 	return a;
 }
 
+void ap_cmd_print_verdict_next_steps(const char *dev, const char *why,
+				     const struct ap_verdict *v, bool clear)
+{
+	struct ap_next_steps s;
+
+	ap_cmd_verdict_next_steps(why ? NULL : dev, v, clear, &s);
+	ap_cmd_print_next_steps(&s, "  What to run next (each writes the disk):", "    ");
+	if (s.n && why)
+		printf("    (" AP_CMD_NEXT_PLACEHOLDER " is the disk to use: %s)\n", why);
+	ap_next_steps_free(&s);
+}
+
 void ap_cmd_print_next_steps(const struct ap_next_steps *s, const char *heading,
 			     const char *indent)
 {

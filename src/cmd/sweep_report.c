@@ -14,7 +14,6 @@
 
 #include "cmd/commands.h"
 #include "cmd/sweepP.h"
-#include "device/nextsteps.h"
 #include "lib/exitcodes.h"
 #include "lib/outfile.h"
 #include "lib/util.h"
@@ -63,11 +62,13 @@ const struct ap_colinfo sweep_infos[SWEEP_NCOLS] = {
 			  .fmt = "%.0f", .null = "-" },
 };
 
-const int sweep_default_cols[] = {
+static const int default_cols[] = {
 	COL_START, COL_ALIGNED, COL_TPS, COL_CREATES, COL_DELETES, COL_READ, COL_WRITE,
 	COL_FSYNC, COL_REL, COL_FAILED,
 };
-const size_t sweep_ndefault_cols = AP_ARRAY_SIZE(sweep_default_cols);
+const struct ap_opts_cols sweep_cols = {
+	sweep_infos, SWEEP_NCOLS, default_cols, AP_ARRAY_SIZE(default_cols)
+};
 
 /* The keys of the "starts" objects without -o (and in --save), in their documented order. */
 const int sweep_json_cols[] = {
@@ -79,14 +80,10 @@ const size_t sweep_njson_cols = AP_ARRAY_SIZE(sweep_json_cols);
 /* The columns of -o (@cols: room for SWEEP_NCOLS * 2): 0 or an exit code. */
 static int select_cols(struct sweep_cmd *c, struct ap_cols *cs, int *cols)
 {
-	struct ap_error e = { 0 };
 	size_t ncols;
 
-	if (ap_out_columns(&c->out, sweep_infos, SWEEP_NCOLS, sweep_default_cols,
-			   sweep_ndefault_cols, cols, &ncols, &e) != 0) {
-		ap_usage_error(CMD, "%s", e.msg);	/* parse_args checked it already */
-		return AP_EXIT_USAGE;
-	}
+	if (ap_opts_columns(CMD, &c->out, &sweep_cols, cols, &ncols) != 0)
+		return AP_EXIT_USAGE;	/* parse_args checked it already */
 	ap_cols_init(cs, &c->out, sweep_infos, SWEEP_NCOLS, cols, ncols,
 		     sweep_json_cols, sweep_njson_cols);
 	return 0;
@@ -199,18 +196,6 @@ void sweep_next_json(const struct sweep_cmd *c, struct json_object *o, const cha
 	}
 }
 
-/* What to run next after the verdict (a verdict shown is a clear one). */
-static void print_next_steps(const char *dev, const char *why, const struct ap_verdict *v)
-{
-	struct ap_next_steps s;
-
-	ap_cmd_verdict_next_steps(dev, v, true, &s);
-	ap_cmd_print_next_steps(&s, "  What to run next (each writes the disk):", "    ");
-	if (s.n && why)
-		printf("    (" AP_CMD_NEXT_PLACEHOLDER " is the disk to use: %s)\n", why);
-	ap_next_steps_free(&s);
-}
-
 /*
  * The verdict in words (sweep/words.c), what to run next after a clear
  * one, then its caveats; see ap_sweep_verdict_words() for @partial, @early.
@@ -223,8 +208,8 @@ static void print_verdict(const struct sweep_cmd *c, const char *dev, const stru
 
 	fputs(s, stdout);
 	free(s);
-	if (v && v->sensitive && v->resolved)
-		print_next_steps(next, why, v);
+	if (v && v->sensitive && v->resolved)	/* a verdict shown is a clear one */
+		ap_cmd_print_verdict_next_steps(next, why, v, true);
 	s = ap_sweep_verdict_caveats(v);
 	if (s)
 		fputs(s, stdout);
@@ -273,11 +258,12 @@ int sweep_report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
 	   const struct ap_verdict *v, const char *stopped)
 {
 	struct ap_sweep_start_stat *st = NULL;
-	const char *early = ap_sweep_stopped_early(stopped);
+	enum ap_sweep_stop stop = ap_sweep_stop_parse(stopped);
+	const char *early = ap_sweep_stopped_early(stop);
 	size_t n;
 	int rc = 0, rc2;
 
-	v = ap_sweep_shown_verdict(v, stopped);	/* nor used to mark starts aligned */
+	v = ap_sweep_shown_verdict(v, stop);	/* nor used to mark starts aligned */
 	n = ap_sweep_summarize(doc->results, doc->nresults, doc->starts, doc->nstarts, v, &st);
 	if (c->out.json) {
 		int cols[SWEEP_NCOLS * 2];

@@ -34,7 +34,7 @@
 static void save_doc(struct sweep_cmd *c, const struct ap_sweep_run *run, const char *stopped)
 {
 	const struct ap_verdict *v = ap_sweep_shown_verdict(run->verdict_valid ? &run->verdict : NULL,
-						   stopped);
+							    run->stop);
 	struct ap_sweep_start_stat *st = NULL;
 	struct json_object *o;
 	struct ap_sweep_doc d;

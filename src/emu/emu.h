@@ -26,7 +26,7 @@
  * rotating disk: seek curve, the platter's angle from the clock, one extra
  * revolution per read-modify-write, a write cache that merges adjacent
  * writes) and the flash model (a hidden page, a small noisy penalty) are
- * described in emu_model.h, with the named profiles (hdd-7200, flash-8k,
+ * described in emu/model.h, with the named profiles (hdd-7200, flash-8k,
  * usb-4kn, ...) that set them up; logical= makes the loop device report
  * larger logical sectors (usb-4kn: 4096).
  * Costs are charged by sleeping to an absolute CLOCK_MONOTONIC deadline
@@ -74,7 +74,7 @@ struct ap_emu_spec {
 	uint64_t fail_after;		/* EIO once this many were served since the reset (0 = off) */
 	char *image;			/* start from this image (copied sparse), or NULL */
 	bool capacity_set;		/* size given: else an image's size is the capacity */
-	/* drive profiles and the physical models (see emu_model.h) */
+	/* drive profiles and the physical models (see emu/model.h) */
 	char profile[24];		/* the last profile applied, "" = none */
 	enum ap_emu_model_kind model;	/* cost model (default AP_EMU_MODEL_SIMPLE) */
 	uint32_t logical_sector;	/* logical sector the loop device reports (512) */
@@ -175,12 +175,16 @@ void ap_emu_spec_free(struct ap_emu_spec *s);
  * "phys=4096,lba=7,size=1G,rmw=8ms,base=100us,jitter=30%,seed=1,cache=on,
  * flush=1ms,fail=LBA+COUNT,fail-rw=r|w|rw,fail-after=N,image=FILE", a
  * profile's name (a bare word or profile=NAME: "hdd-7200,size=2G") and the
- * models' keys (emu_model.h: model, logical, rpm, disk, ...); the keys
- * are also the long options of `emulate --attach` (lowest-aligned, rmw-cost,
- * base-cost, flush-cost, write-cache, fail-lba, fail-count). Applied on top
- * of @s, then validated: -EINVAL with the reason in @e.
+ * models' keys (emu/model.h: model, logical, rpm, disk, ...). Applied on
+ * top of @s, then validated: -EINVAL with the reason in @e.
  */
 int ap_emu_spec_parse(const char *str, struct ap_emu_spec *s, struct ap_error *e);
+/*
+ * The keys (or their aliases) that are also long options of `emulate
+ * --attach` (--size, --lowest-aligned, --rmw-cost, ...), marked in the key
+ * table of emu/params.c: the @i-th, NULL past the last.
+ */
+const char *ap_emu_spec_option(size_t i);
 
 /*
  * What ap_emu_attach() checks before it sets anything up, for a command

@@ -11,9 +11,10 @@
  *	stats		struct ap_emu_shm, mmap'd shared: parameters and counters;
  *			the server holds an exclusive flock() on it while alive
  *	log		the server's stderr
- *	identity	VENDOR:MODEL:REVISION:SERIAL the drive states (identity.c reads it)
+ *	identity	VENDOR:MODEL:REVISION:SERIAL the drive states (device/identity.c reads it)
  *	claims		what the device claims: minimum_io_size=N, optimal_io_size=N lines
- *			(min-io=, opt-io=), which topology.c reports as the kernel's
+ *			(min-io=, opt-io=), which device/topology.c reports as the
+ *			kernel's minimum and optimal I/O size
  *	volatile	the volatile write cache's pre-images (power.c)
  * The loop device's sysfs backing_file ("<workdir>/mnt/disk") leads from the
  * device to its work directory.

@@ -281,7 +281,7 @@ static int account(struct server *sv, enum ap_emu_op op, uint64_t off, uint64_t 
 	cut = ap_emu_shm_power_want_off(sv->shm);
 	stats_begin(sv);
 	bump(&sv->shm->live.busy_ns, c->cost_ns);
-	bump(&sv->shm->live.rmw, c->rmw);	/* when the model performs them (see emu_model.h) */
+	bump(&sv->shm->live.rmw, c->rmw);	/* when the model performs them (see model.h) */
 	bump(&sv->shm->live.rmw_buffer_hits, c->rmw_buffered);
 	/* the layered volumes' events (a destage of the controller's cache included) */
 	bump(&sv->shm->live.stripe_rmw, c->stripe_rmw);

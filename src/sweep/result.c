@@ -33,37 +33,45 @@ const char *ap_sweep_stage_name(enum ap_sweep_stage s)
 	return "unknown";
 }
 
-static const char *const stop_names[] = {
-	[AP_SWEEP_STOP_NONE] = "running",
-	[AP_SWEEP_STOP_CLEAR] = "clear",
-	[AP_SWEEP_STOP_ROUNDS] = "rounds",
-	[AP_SWEEP_STOP_BUDGET] = "budget",
-	[AP_SWEEP_STOP_SIGNAL] = "signal",
-	[AP_SWEEP_STOP_FATAL] = "error",
-	[AP_SWEEP_STOP_UNMEASURABLE] = "unmeasurable",
+/* The stop states: their names in the documents, and why a run so stopped has no verdict. */
+static const struct {
+	const char *name, *early;
+} stops[] = {
+	[AP_SWEEP_STOP_NONE] = { "running", NULL },
+	[AP_SWEEP_STOP_CLEAR] = { "clear", NULL },
+	[AP_SWEEP_STOP_ROUNDS] = { "rounds", NULL },
+	[AP_SWEEP_STOP_BUDGET] = { "budget", NULL },
+	[AP_SWEEP_STOP_SIGNAL] = { "signal", "interrupted" },
+	[AP_SWEEP_STOP_FATAL] = { "error", "stopped by an error" },
+	[AP_SWEEP_STOP_UNMEASURABLE] = { "unmeasurable",
+					 "stopped: the drive broke an assumption of the measurement" },
 };
 
 const char *ap_sweep_stop_name(enum ap_sweep_stop s)
 {
-	if ((size_t)s < AP_ARRAY_SIZE(stop_names))
-		return stop_names[s];
+	if ((size_t)s < AP_ARRAY_SIZE(stops))
+		return stops[s].name;
 	return "unknown";
 }
 
-const char *ap_sweep_stopped_early(const char *stopped)
+enum ap_sweep_stop ap_sweep_stop_parse(const char *name)
 {
-	if (stopped && !strcmp(stopped, "signal"))
-		return "interrupted";
-	if (stopped && !strcmp(stopped, "error"))
-		return "stopped by an error";
-	if (stopped && !strcmp(stopped, "unmeasurable"))
-		return "stopped: the drive broke an assumption of the measurement";
-	return NULL;
+	size_t i;
+
+	for (i = 0; name && i < AP_ARRAY_SIZE(stops); i++)
+		if (!strcmp(name, stops[i].name))
+			return (enum ap_sweep_stop)i;
+	return AP_SWEEP_STOP_NONE;
 }
 
-const struct ap_verdict *ap_sweep_shown_verdict(const struct ap_verdict *v, const char *stopped)
+const char *ap_sweep_stopped_early(enum ap_sweep_stop s)
 {
-	if (v && ap_sweep_stopped_early(stopped) && (v->sensitive || v->resolved))
+	return (size_t)s < AP_ARRAY_SIZE(stops) ? stops[s].early : NULL;
+}
+
+const struct ap_verdict *ap_sweep_shown_verdict(const struct ap_verdict *v, enum ap_sweep_stop s)
+{
+	if (v && ap_sweep_stopped_early(s) && (v->sensitive || v->resolved))
 		return NULL;
 	return v;
 }

@@ -232,23 +232,28 @@ enum ap_sweep_stop {
 	AP_SWEEP_STOP_UNMEASURABLE,	/* an assumption of the measurement failed
 					   (run->cause): no verdict from it */
 };
+/*
+ * The stop states and their names in the documents ("stopped": "clear",
+ * "signal", ...), one table (result.c): the name of a state, and the state
+ * of a name (a saved document's; unknown or NULL: AP_SWEEP_STOP_NONE).
+ */
 const char *ap_sweep_stop_name(enum ap_sweep_stop s);
+enum ap_sweep_stop ap_sweep_stop_parse(const char *name);
 
 /*
- * A run stopped by a signal, an error or a failed assumption (@stopped
- * "signal", "error", "unmeasurable", as ap_sweep_stop_name() names them)
- * has no verdict, whatever its partial results show: "interrupted",
- * "stopped by an error", "stopped: the drive broke an assumption of the
- * measurement"; NULL for the other stop reasons. (result.c)
+ * A run stopped by a signal, an error or a failed assumption has no
+ * verdict, whatever its partial results show: "interrupted", "stopped by
+ * an error", "stopped: the drive broke an assumption of the measurement";
+ * NULL for the other stop states. (result.c)
  */
-const char *ap_sweep_stopped_early(const char *stopped);
+const char *ap_sweep_stopped_early(enum ap_sweep_stop s);
 /*
  * The analysis every output (text, JSON, chart, --save, --replay) shows
- * of a run that stopped for @stopped: @v, or NULL when the run stopped
+ * of a run that stopped in state @s: @v, or NULL when the run stopped
  * early and @v would state a verdict (an effect, or none); an unresolved
  * analysis, which claims nothing, is shown as it is.
  */
-const struct ap_verdict *ap_sweep_shown_verdict(const struct ap_verdict *v, const char *stopped);
+const struct ap_verdict *ap_sweep_shown_verdict(const struct ap_verdict *v, enum ap_sweep_stop s);
 
 struct ap_sweep_opts {
 	const char *disk;

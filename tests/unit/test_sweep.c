@@ -549,7 +549,20 @@ static void test_mkfs_argv(void **state)
 	assert_true(ap_mkfs_is_known("xfs"));
 	assert_false(ap_mkfs_is_known("btrfs"));
 	assert_string_equal(ap_mkfs_program("ext2"), "mkfs.ext2");
-	assert_string_equal(ap_mkfs_package("xfs"), "xfsprogs");
+	{
+		/* a missing mkfs names the package to install */
+		char *path = getenv("PATH") ? ap_xstrdup(getenv("PATH")) : NULL;
+		struct ap_error e = { 0 };
+
+		setenv("PATH", "/nonexistent", 1);
+		assert_int_equal(ap_mkfs_check("xfs", &e), -ENOENT);
+		assert_non_null(strstr(e.msg, "mkfs.xfs not found in PATH (install xfsprogs)"));
+		if (path)
+			setenv("PATH", path, 1);
+		else
+			unsetenv("PATH");
+		free(path);
+	}
 	assert_true(ap_mkfs_min_size("xfs") >= (300ULL << 20));
 
 	assert_int_equal(ap_mkfs_split_opts("  -O  ^has_journal ", &v, &n), 0);
@@ -708,8 +721,18 @@ static void test_words(void **state)
 	s = ap_sweep_verdict_line(&v, NULL);
 	assert_string_equal(s, "no alignment effect of 1.10x or more (tentative)");
 	free(s);
-	assert_null(ap_sweep_stopped_early("clear"));
-	assert_string_equal(ap_sweep_stopped_early("error"), "stopped by an error");
+	/* the stop states: one table of names and reasons */
+	assert_null(ap_sweep_stopped_early(ap_sweep_stop_parse("clear")));
+	assert_string_equal(ap_sweep_stopped_early(ap_sweep_stop_parse("error")),
+			    "stopped by an error");
+	assert_int_equal(ap_sweep_stop_parse("unmeasurable"), AP_SWEEP_STOP_UNMEASURABLE);
+	assert_int_equal(ap_sweep_stop_parse("bogus"), AP_SWEEP_STOP_NONE);
+	assert_int_equal(ap_sweep_stop_parse(NULL), AP_SWEEP_STOP_NONE);
+	for (unsigned k = AP_SWEEP_STOP_NONE; k <= AP_SWEEP_STOP_UNMEASURABLE; k++)
+		assert_int_equal(ap_sweep_stop_parse(ap_sweep_stop_name(k)), k);
+	v.sensitive = true;
+	assert_null(ap_sweep_shown_verdict(&v, AP_SWEEP_STOP_SIGNAL));
+	assert_ptr_equal(ap_sweep_shown_verdict(&v, AP_SWEEP_STOP_ROUNDS), &v);
 }
 
 /* The plan on a disk: the defaults, one start, what does not fit, and the saved parameters. */
