@@ -679,7 +679,8 @@ static int set_queue_attr(const char *dev, const char *attr, const char *val,
 /*
  * What the kernel is told of the drive: its write cache ("write back"
  * makes it send flushes) and, for the hdd model, a rotating disk
- * (queue/rotational 1, as a real disk says; a loop device on FUSE says 0).
+ * (queue/rotational 1, as a real disk says; a loop device on FUSE says 0),
+ * and whether it takes discards (trim=off: queue/discard_max_bytes 0).
  */
 static int set_queue(const char *dev, const struct ap_emu_spec *s, struct ap_error *e)
 {
@@ -688,6 +689,9 @@ static int set_queue(const char *dev, const struct ap_emu_spec *s, struct ap_err
 
 	if (rc == 0)
 		rc = set_queue_attr(dev, "rotational", s->model == AP_EMU_MODEL_HDD ? "1" : "0", e);
+	/* trim=off: no discard (a loop device on FUSE advertises it) */
+	if (rc == 0 && s->no_trim)
+		rc = set_queue_attr(dev, "discard_max_bytes", "0", e);
 	return rc;
 }
 

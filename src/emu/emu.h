@@ -93,6 +93,13 @@ struct ap_emu_spec {
 	bool ignore_flush;		/* flushes acknowledged, nothing written (off) */
 	uint64_t cut_at;		/* cut-after=N: write N+1 in flight at the cut (0 = never) */
 	char *cut_peer;			/* an emulated drive losing power with this one */
+	/* a persistent media cache (DM-SMR, a hybrid's flash; model.h, smr.c): 0 = none */
+	uint64_t pcache_size;		/* hdd: its capacity, bytes (pcache=) */
+	uint64_t pcache_ns;		/* hdd: each write appended to it (pcache-cost=) */
+	uint64_t pcache_rate;		/* hdd: its append rate, bytes/s (pcache-rate=) */
+	uint64_t band_size;		/* hdd: shingled band, bytes (band=); 0: a flash cache */
+	uint64_t clean_idle_ns;		/* hdd: idle time before cleaning starts (clean-idle=) */
+	bool no_trim;			/* trim=off: the loop device advertises no discard */
 	/* the model the drive states (drive-model=), "": EMU-<PROFILE> (ap_emu_drive_model()) */
 	char drive_model[41];
 };

@@ -81,6 +81,22 @@ static const struct {
 				"ignore-flush=on" },
 	/* an honest 512n drive under noise: constant costs, 30 % jitter */
 	{ "noisy-512n", "model=simple,phys=512,lba=0,base=200us,rmw=8ms,jitter=30%" },
+	/*
+	 * Issue 35: a conventional (CMR) 7200 rpm disk whose volatile cache
+	 * honours flushes, no TRIM; drive-managed SMR disks (a 5400-class
+	 * WD40EFAX-like drive: a persistent media cache, 32 MiB bands, cleaning
+	 * after 1 s idle) with and without TRIM; a hybrid (SSHD): a flash cache
+	 * in front of a conventional 5400 rpm disk. The caches are scaled to
+	 * the emulated capacity (real ones hold 8 to 30 GB).
+	 */
+	{ "cmr-7200", "hdd-7200,trim=off" },
+	{ "smr-trim", "model=hdd,phys=4096,lba=0,rpm=5400,track=1228800,settle=1500us,seek=20ms,"
+		      "knee=30%,base=50us,bus=300MB,cache=on,cache-size=64M,pcache=256M,"
+		      "pcache-cost=300us,pcache-rate=150MB,band=32M,clean-idle=1s,trim=on" },
+	{ "smr-notrim", "smr-trim,trim=off" },
+	{ "sshd", "model=hdd,phys=4096,lba=0,rpm=5400,track=1228800,settle=1500us,seek=20ms,"
+		  "knee=30%,base=50us,bus=300MB,cache=on,cache-size=64M,pcache=256M,"
+		  "pcache-cost=100us,pcache-rate=200MB,band=0,clean-idle=5s,trim=off" },
 };
 
 const char *ap_emu_profile_spec(const char *name)
@@ -108,7 +124,7 @@ const char *ap_emu_profile_names(void)
 {
 	return "simple, hdd-7200, hdd-5400, wd-ears-jumper, flash-8k, flash-16k, usb-4kn, honest-512n, "
 	       "hdd-7200-nocache, hdd-7200-ra, honest-512n-ra, hdd-lba7-rmwbuf, usb-bridge-noflush, "
-	       "noisy-512n";
+	       "noisy-512n, cmr-7200, smr-trim, smr-notrim, sshd";
 }
 
 static const char *const model_names[] = {
@@ -485,6 +501,38 @@ static int set_ignore_flush(struct ap_emu_spec *s, const char *key, const char *
 	return 0;
 }
 
+/* pcache, band (sizes), pcache-rate (bytes/s), pcache-cost, clean-idle (times), trim */
+static int set_pcache(struct ap_emu_spec *s, const char *key, const char *val,
+		      struct ap_error *e)
+{
+	bool trim;
+	uint64_t u;
+
+	if (strcmp(key, "trim") == 0) {
+		if (parse_bool(*val ? val : "on", &trim) != 0)
+			return ap_error_set(e, EINVAL, "%s '%s': expected on or off", key, val);
+		s->no_trim = !trim;
+	} else if (strcmp(key, "pcache-cost") == 0 || strcmp(key, "clean-idle") == 0) {
+		if (parse_cost(val, &u) != 0 || u > 60 * AP_NSEC_PER_SEC)
+			return ap_error_set(e, EINVAL,
+				"%s '%s': not a duration up to 60s (use a unit: 300us, 2s, 0)",
+				key, val);
+		*(key[0] == 'p' ? &s->pcache_ns : &s->clean_idle_ns) = u;
+	} else {
+		if (ap_parse_size(val, &u) != 0)
+			return bad_size(key, val, e);
+		if (u > (1ULL << 40))
+			return ap_error_set(e, EINVAL, "%s '%s': more than 1 TiB", key, val);
+		if (key[0] == 'b')
+			s->band_size = u;
+		else if (strcmp(key, "pcache") == 0)
+			s->pcache_size = u;
+		else
+			s->pcache_rate = u;
+	}
+	return 0;
+}
+
 static int set_cut_after(struct ap_emu_spec *s, const char *key, const char *val,
 			 struct ap_error *e)
 {
@@ -592,6 +640,12 @@ static const struct spec_key {
 	{ "ra-segments", "ra_segments", set_count },
 	{ "rmw-buffer", "rmw_buffer", set_count },
 	{ "ignore-flush", NULL, set_ignore_flush },
+	{ "pcache", "media-cache", set_pcache },
+	{ "pcache-cost", NULL, set_pcache },
+	{ "pcache-rate", NULL, set_pcache },
+	{ "band", "band-size", set_pcache },
+	{ "clean-idle", NULL, set_pcache },
+	{ "trim", NULL, set_pcache },
 	{ "cut-after", "power-cut-after", set_cut_after },
 	{ "cut-peer", NULL, set_cut_peer },
 	{ "fail", NULL, set_fail },
@@ -645,6 +699,8 @@ int ap_emu_spec_validate(const struct ap_emu_spec *s, struct ap_error *e)
 		return ap_error_set(e, EINVAL, "settle time above the full-stroke seek time");
 	if (s->knee <= 0 || s->knee >= 1)
 		return ap_error_set(e, EINVAL, "knee %g: must lie above 0 and below 1", s->knee);
+	if (s->pcache_size && s->model != AP_EMU_MODEL_HDD)
+		return ap_error_set(e, EINVAL, "pcache: a persistent media cache needs model=hdd");
 	if (s->jitter < 0 || s->jitter > 1)
 		return ap_error_set(e, EINVAL, "jitter %g: must lie between 0 and 100%%", s->jitter);
 	if (s->image && !s->capacity_set)
@@ -729,6 +785,19 @@ static void format_quirks(const struct ap_emu_spec *s, char *buf, size_t sz)
 		n += snprintf(buf + n, sz - (size_t)n, ",rmw-buffer=%u", s->rmw_buffer);
 	if (s->ignore_flush)
 		n += snprintf(buf + n, sz - (size_t)n, ",ignore-flush=on");
+	if (s->pcache_size) {
+		char cost[32], idle[32];
+
+		fmt_ns(cost, sizeof(cost), s->pcache_ns);
+		fmt_ns(idle, sizeof(idle), s->clean_idle_ns);
+		n += snprintf(buf + n, sz - (size_t)n,
+			      ",pcache=%llu,pcache-cost=%s,pcache-rate=%llu,band=%llu,clean-idle=%s",
+			      (unsigned long long)s->pcache_size, cost,
+			      (unsigned long long)s->pcache_rate, (unsigned long long)s->band_size,
+			      idle);
+	}
+	if (s->no_trim)
+		n += snprintf(buf + n, sz - (size_t)n, ",trim=off");
 	if (s->cut_at)
 		n += snprintf(buf + n, sz - (size_t)n, ",cut-after=%llu",
 			      (unsigned long long)(s->cut_at - 1));
