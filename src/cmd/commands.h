@@ -15,6 +15,7 @@ int ap_cmd_probe(int argc, char **argv);
 int ap_cmd_check(int argc, char **argv);
 int ap_cmd_postmark(int argc, char **argv);
 int ap_cmd_seq(int argc, char **argv);
+int ap_cmd_smr(int argc, char **argv);
 int ap_cmd_emulate(int argc, char **argv);
 int ap_cmd_cleanup(int argc, char **argv);
 int ap_cmd_verdicts(int argc, char **argv);

@@ -19,7 +19,7 @@ ts_expect_run bad-option "$A" --bogus
 ts_expect_run option-after-command-name "$A" --help sweep
 
 # every command of main.c's table
-for c in sweep probe check postmark seq emulate cleanup verdicts; do
+for c in sweep probe check postmark smr seq emulate cleanup verdicts; do
 	ts_expect_run "$c-help" "$A" "$c" --help
 	ts_expect_run "$c-version" "$A" "$c" --version
 	ts_expect_run "$c-bad-option" "$A" "$c" --bogus
