@@ -49,19 +49,24 @@ struct ctl {
 	const char *journal;
 	unsigned writes;
 	uint64_t seed;
-	const char *record, *prometheus;
+	const char *record, *prometheus, *record_path;
 	bool record_set;
 	char **emu_specs;
 	size_t nemu;
 	char **names;
 	size_t nnamed;
 	struct json_object *docs;
+	struct ap_prom *metrics;	/* --prometheus */
+	struct ap_outfile prom;
 };
 
 /* One device's run: what the command holds while it measures. */
 struct job {
 	const char *dev;
 	bool emulated;
+	struct ap_disk_identity id;
+	bool have_id;
+	unsigned logical;
 	struct ap_smr_result r;
 	struct ap_cachectl wc;
 	bool wc_found;
@@ -168,6 +173,10 @@ static int parse(struct ctl *c, int argc, char **argv)
 		return AP_EXIT_USAGE;
 	c->names = argv + optind;
 	c->nnamed = (size_t)(argc - optind);
+	if (c->record_set && (rc = ap_publish_record_prepare(CMD, c->record, &c->record_path)))
+		return rc;
+	if (c->prometheus && (rc = ap_publish_prom_open(CMD, &c->prom, c->prometheus)))
+		return rc;
 	return 0;
 }
 
@@ -192,8 +201,9 @@ static const struct ap_smr_hooks hooks = { .trim = emu_trim };
  * The cheap signals and the rotation, read-only: 0 with j->r filled (and
  * a verdict when they settle it), or an exit code after the message.
  */
-static int look(struct job *j, uint64_t *size, unsigned *logical)
+static int look(struct ctl *c, struct job *j, uint64_t *size, unsigned *logical)
 {
+	struct ap_error ie = { 0 };
 	struct stat st;
 	char *name;
 	unsigned phys;
@@ -212,6 +222,12 @@ static int look(struct job *j, uint64_t *size, unsigned *logical)
 	if (rc) {
 		close(fd);
 		return ap_errx(CMD, j->dev, -rc, "cannot read its size: %s", strerror(-rc));
+	}
+	j->have_id = ap_identity_read(fd, &j->id, &ie) == 0;
+	if (c->record_set && (rc = j->have_id ? ap_publish_record_check_disk(CMD, j->dev, &j->id) :
+			      ap_errx(CMD, j->dev, EINVAL, "--record: %s", ie.msg)) != 0) {
+		close(fd);
+		return rc;
 	}
 	name = ap_sysfs_wholedisk_name(st.st_rdev);
 	ap_smr_signals_read(j->dev, name ? name : "", fd, &hooks, &j->r.sig);
@@ -343,7 +359,9 @@ static int run_job(struct ctl *c, struct job *j)
 	struct ap_smr_plan p;
 	uint64_t size = 0;
 	unsigned logical = 512;
-	int rc = look(j, &size, &logical);
+	int rc = look(c, j, &size, &logical);
+
+	j->logical = logical;
 
 	if (rc)
 		return rc;
@@ -376,6 +394,12 @@ static int report(struct ctl *c, struct job *j)
 		ap_warnx(CMD, j->dev, "cannot tell: %s", j->r.reason);
 		return AP_EXIT_INCONCLUSIVE;
 	}
+	if (c->metrics)
+		ap_fleet_prom_smr(c->metrics, j->dev, j->have_id ? &j->id : NULL, j->logical,
+				  ap_smr_verdict_key(j->r.verdict), ap_smr_is_shingled(j->r.verdict));
+	if (c->record_set)
+		return ap_publish_record_smr(CMD, c->record_path, j->dev, &j->id,
+					     ap_smr_verdict_key(j->r.verdict), c->quiet);
 	return AP_EXIT_OK;
 }
 
@@ -408,6 +432,8 @@ static int one(struct ctl *c, const char *name, const char *spec)
 		ap_warnx(CMD, NULL, "cannot take the emulated drive down: %s", e.msg);
 	if (j.wc_found)
 		ap_cachectl_free(&j.wc);
+	if (j.have_id)
+		ap_identity_free(&j.id);
 	free(j.journal);
 	return rc;
 }
@@ -422,6 +448,8 @@ int ap_cmd_smr(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? ap_cmd_close_stdout(CMD, AP_EXIT_OK) : rc;
 	c.docs = json_object_new_array();
+	if (c.prometheus)
+		c.metrics = ap_prom_new();
 	for (i = 0; i < c.nnamed + c.nemu; i++) {
 		rc = i < c.nnamed ? one(&c, c.names[i], NULL) :
 		     one(&c, NULL, c.emu_specs[i - c.nnamed]);
@@ -437,6 +465,9 @@ int ap_cmd_smr(int argc, char **argv)
 		json_object_put(doc);
 	}
 	json_object_put(c.docs);
+	if (c.metrics && ap_publish_prom_commit(CMD, &c.prom, c.metrics) != 0)
+		worst = AP_EXIT_FAILURE;
+	ap_prom_free(c.metrics);
 	free(c.emu_specs);
 	return ap_cmd_close_stdout(CMD, worst);
 }

@@ -65,6 +65,7 @@ void ap_vstore_free(struct ap_vstore *s)
 	for (i = 0; i < s->nmodels; i++)
 		model_free(&s->models[i]);
 	free(s->models);
+	ap_vstore_smr_free(s);
 	ap_vstore_init(s);
 }
 
@@ -456,6 +457,7 @@ int ap_vstore_load_layers(const char *const *paths, size_t n, struct ap_vstore *
 				continue;	/* an earlier layer decides for it */
 			take_model(s, m)->layer = i;
 		}
+		ap_vstore_smr_layer(s, &one, i);
 		ap_vstore_free(&one);
 	}
 	return 0;

@@ -85,6 +85,8 @@ struct json_object *ap_vstore_to_json(const struct ap_vstore *s)
 	for (i = 0; i < s->nmodels; i++)
 		json_object_array_add(models, model_json(&s->models[i]));
 	json_object_object_add(doc, "models", models);
+	if (s->nsmr)
+		json_object_object_add(doc, "smr", ap_vstore_smr_to_json(s));
 	return doc;
 }
 
@@ -275,6 +277,10 @@ int ap_vstore_from_json(struct json_object *o, struct ap_vstore *s, struct ap_er
 			ap_vstore_free(s);
 			return ap_error_set(e, EINVAL, "models[%zu]: %s", i, le.msg);
 		}
+	}
+	if (ap_vstore_smr_from_json(o, s, &le) != 0) {
+		ap_vstore_free(s);
+		return ap_error_set(e, EINVAL, "not a verdict store: %s", le.msg);
 	}
 	return 0;
 }

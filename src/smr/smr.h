@@ -178,6 +178,8 @@ struct ap_smr_result {
 const char *ap_smr_verdict_key(enum ap_smr_verdict v);
 /* -1 for an unknown key. */
 int ap_smr_verdict_from_key(const char *key);
+/* A persistent media cache or zones: what a pool of shingle-averse disks refuses. */
+bool ap_smr_is_shingled(enum ap_smr_verdict v);
 
 /*
  * Decide from the signals alone, before anything is written: true when

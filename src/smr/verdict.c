@@ -26,6 +26,11 @@ const char *ap_smr_verdict_key(enum ap_smr_verdict v)
 	return (size_t)v < AP_ARRAY_SIZE(keys) ? keys[v] : "unknown";
 }
 
+bool ap_smr_is_shingled(enum ap_smr_verdict v)
+{
+	return v == AP_SMR_PERSISTENT_CACHE || v == AP_SMR_HOST_MANAGED || v == AP_SMR_HOST_AWARE;
+}
+
 int ap_smr_verdict_from_key(const char *key)
 {
 	size_t i;
@@ -217,9 +222,7 @@ struct json_object *ap_smr_to_json(const char *dev, const struct ap_smr_result *
 
 	json_object_object_add(o, "device", json_object_new_string(dev));
 	json_object_object_add(o, "verdict", json_object_new_string(ap_smr_verdict_key(r->verdict)));
-	json_object_object_add(o, "smr", json_object_new_boolean(
-		r->verdict == AP_SMR_PERSISTENT_CACHE || r->verdict == AP_SMR_HOST_MANAGED ||
-		r->verdict == AP_SMR_HOST_AWARE));
+	json_object_object_add(o, "smr", json_object_new_boolean(ap_smr_is_shingled(r->verdict)));
 	json_object_object_add(o, "source", r->source ? json_object_new_string(r->source) : NULL);
 	json_object_object_add(o, "reason", json_object_new_string(r->reason));
 	json_object_object_add(o, "seek_read_ns", r->rotation_measured ?

@@ -250,6 +250,10 @@ while IFS=$'\t' read -r kind text; do
 		out_has "transactions" "postmark"
 		rr 0 "alignprobe postmark $TS_TMP/pm.cfg" -q
 		;;
+	"alignprobe smr DEVICE...")
+		rr 0 "alignprobe smr --yes $emuA"
+		out_has "Signals (nothing written)" "smr DEVICE..."
+		;;
 	"alignprobe seq TARGET")
 		rr 0 "$text" -q -s 4M -B 64K,1M	# the default matrix writes 256M in 6 modes
 		out_has "MODE" "seq TARGET"
