@@ -316,8 +316,7 @@ static int measure(struct ctl *c, struct job *j, const struct ap_smr_plan *p)
 	if (rc) {
 		ap_warnx(CMD, NULL, "%s", e.msg);
 		ret = AP_EXIT_FAILURE;
-	} else if (ap_smr_phase_fast(&j->r.on, j->r.seek_read_ns) && j->r.on.cache_on &&
-		   j->wc_found) {
+	} else if (j->r.on.cache_on && j->wc_found) {
 		ret = phase_off(j, run);
 	}
 	if (ap_smr_run_close(run, &j->r.restored, &ce) != 0) {

@@ -29,6 +29,7 @@ struct ap_smr_run {
 	int fd;
 	uint8_t *orig;			/* preserving: every slot's bytes; else NULL */
 	uint8_t *pattern;		/* destructive: one span */
+	uint8_t *readbuf;		/* the timed reads' */
 	unsigned *order;
 	struct ap_rng rng;
 	struct ap_journal *journal;
@@ -148,6 +149,7 @@ static void run_free(struct ap_smr_run *r)
 	free(r->dev);
 	free(r->orig);
 	free(r->pattern);
+	free(r->readbuf);
 	free(r->order);
 	free(r->state_id);
 	free(r);
@@ -175,6 +177,7 @@ int ap_smr_run_open(const char *dev, const struct ap_smr_plan *p, const char *jo
 	}
 	if (!r->order ||
 	    posix_memalign((void **)&r->pattern, 4096, p->span) != 0 ||
+	    posix_memalign((void **)&r->readbuf, 4096, p->span) != 0 ||
 	    (journal && posix_memalign((void **)&r->orig, 4096, (size_t)p->slots * p->span))) {
 		rc = ap_error_set(e, ENOMEM, "out of memory");
 		goto fail;
@@ -193,37 +196,68 @@ fail:
 	return rc;
 }
 
+/*
+ * Where the read after a write goes: between slot @o and the next, a place
+ * never written (a cache may hold what was written), a seek from the write.
+ */
+static uint64_t read_offset(const struct ap_smr_plan *p, unsigned o)
+{
+	return slot_offset(p, o) + p->stride / 2 / p->span * p->span;
+}
+
+/* Write slot @s (its original bytes, or the pattern), then read near slot @o: both timed. */
+static int pair(struct ap_smr_run *r, unsigned s, unsigned o, uint64_t *w, uint64_t *rd,
+		struct ap_error *e)
+{
+	const uint8_t *b = r->orig ? r->orig + (size_t)s * r->p.span : r->pattern;
+	uint64_t t0 = ap_now_ns();
+	int rc = ap_pwrite_all(r->fd, b, r->p.span, slot_offset(&r->p, s));
+
+	*w = ap_now_ns() - t0;
+	if (rc)
+		return ap_error_set(e, -rc, "%s: write at byte %llu failed: %s", r->dev,
+				    (unsigned long long)slot_offset(&r->p, s), strerror(-rc));
+	t0 = ap_now_ns();
+	rc = ap_pread_all(r->fd, r->readbuf, r->p.span, read_offset(&r->p, o));
+	*rd = ap_now_ns() - t0;
+	if (rc)
+		return ap_error_set(e, -rc, "%s: read at byte %llu failed: %s", r->dev,
+				    (unsigned long long)read_offset(&r->p, o), strerror(-rc));
+	return 0;
+}
+
 int ap_smr_run_phase(struct ap_smr_run *r, struct ap_smr_phase *ph, struct ap_error *e)
 {
-	uint64_t *ns = calloc(r->p.slots, sizeof(*ns));
-	unsigned i;
+	unsigned i, n = r->p.slots;
+	uint64_t *w = calloc(n, sizeof(*w)), *rd = calloc(n, sizeof(*rd));
 	int rc = 0;
 
-	if (!ns)
+	if (!w || !rd) {
+		free(w);
+		free(rd);
 		return ap_error_set(e, ENOMEM, "out of memory");
-	for (i = 0; i < r->p.slots; i++)
+	}
+	for (i = 0; i < n; i++)
 		r->order[i] = i;
-	ap_rng_shuffle(&r->rng, r->order, r->p.slots, sizeof(*r->order));
-	for (i = 0; i < r->p.slots && !rc; i++) {
-		unsigned s = r->order[i];
-		const uint8_t *b = r->orig ? r->orig + (size_t)s * r->p.span : r->pattern;
-		uint64_t t0 = ap_now_ns();
-
-		rc = ap_pwrite_all(r->fd, b, r->p.span, slot_offset(&r->p, s));
-		ns[i] = ap_now_ns() - t0;
-		if (rc)
-			ap_error_set(e, -rc, "%s: write at byte %llu failed: %s", r->dev,
-				     (unsigned long long)slot_offset(&r->p, s), strerror(-rc));
+	ap_rng_shuffle(&r->rng, r->order, n, sizeof(*r->order));
+	ph->faster = 0;
+	/* each read goes half the order away: another slot, a seek from the write */
+	for (i = 0; i < n && !rc; i++) {
+		rc = pair(r, r->order[i], r->order[(i + n / 2) % n], &w[i], &rd[i], e);
+		ph->faster += !rc && w[i] < rd[i];
 	}
 	if (!rc) {
-		qsort(ns, r->p.slots, sizeof(*ns), ap_stats_cmp_u64);
-		ph->n = r->p.slots;
-		ph->median_ns = ns[r->p.slots / 2];
-		ph->p10_ns = ns[r->p.slots / 10];
-		ph->p90_ns = ns[r->p.slots * 9 / 10];
+		qsort(w, n, sizeof(*w), ap_stats_cmp_u64);
+		qsort(rd, n, sizeof(*rd), ap_stats_cmp_u64);
+		ph->n = n;
+		ph->median_ns = w[n / 2];
+		ph->p10_ns = w[n / 10];
+		ph->p90_ns = w[n * 9 / 10];
+		ph->read_median_ns = rd[n / 2];
 		ph->done = true;
 	}
-	free(ns);
+	free(w);
+	free(rd);
 	return rc;
 }
 

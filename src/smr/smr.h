@@ -120,13 +120,23 @@ int ap_smr_plan(uint64_t size, unsigned logical, unsigned writes, uint64_t seed,
 struct ap_journal_plan;
 void ap_smr_journal_plan(const struct ap_smr_plan *p, struct ap_journal_plan *jp);
 
-/* One timed phase: every slot written once, in a random order. */
+/*
+ * One timed phase: every slot written once, in a random order, each write
+ * followed by a timed read of another slot (a seek away): a pair that a
+ * busy machine slows alike, so the share of writes faster than their read
+ * does not depend on the machine's load. A disk that writes in place pays
+ * a seek and the platter for both (about half the writes are faster); a
+ * cache answers nearly every write faster than any read a seek away.
+ */
+#define AP_SMR_FAST_SHARE	0.75	/* writes faster than their read: a cache */
 struct ap_smr_phase {
 	bool done;
 	bool cache_on;			/* the drive's write cache during it (as known) */
 	bool cache_known;
 	unsigned n;
-	uint64_t median_ns, p10_ns, p90_ns;
+	uint64_t median_ns, p10_ns, p90_ns;	/* the writes */
+	uint64_t read_median_ns;	/* the reads */
+	unsigned faster;		/* writes faster than the read after them */
 };
 
 struct ap_smr_run;
@@ -187,11 +197,12 @@ bool ap_smr_is_shingled(enum ap_smr_verdict v);
  * does not rotate), with r->verdict and r->reason set.
  */
 bool ap_smr_decide_signals(struct ap_smr_result *r);
-/* Whether a phase's writes were fast: faster than a seek and rotation allow. */
-bool ap_smr_phase_fast(const struct ap_smr_phase *ph, uint64_t seek_read_ns);
+/* Whether a phase's writes were fast: AP_SMR_FAST_SHARE of them faster than their read. */
+bool ap_smr_phase_fast(const struct ap_smr_phase *ph);
 /*
- * Decide from the rotation and the phases (r->on, and r->off when the
- * first was fast and the cache could be switched off).
+ * Decide from the rotation and the phases: r->off (the write cache off:
+ * switched, or found so) decides; r->on alone only says "conventional"
+ * when slow, and "cannot tell" when fast.
  */
 void ap_smr_decide(struct ap_smr_result *r);
 

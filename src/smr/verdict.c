@@ -75,26 +75,30 @@ bool ap_smr_decide_signals(struct ap_smr_result *r)
 	return false;
 }
 
-/*
- * The fastest tenth, as the rotation's reads are judged by a low order
- * statistic: a busy machine only adds time, so it moves a persistent
- * cache's writes (0.1-1 ms) least there, while a conventional disk's
- * tenth still pays a seek and part of a revolution.
- */
-bool ap_smr_phase_fast(const struct ap_smr_phase *ph, uint64_t seek_read_ns)
+bool ap_smr_phase_fast(const struct ap_smr_phase *ph)
 {
-	return ph->done && ap_rotation_write_unflushed(ph->p10_ns, seek_read_ns);
+	return ph->done && ph->n && (double)ph->faster >= AP_SMR_FAST_SHARE * ph->n;
+}
+
+/* "%u of %u writes faster than a read a seek away (median write X us, read Y ms)" */
+static void phase_says(char *buf, size_t len, const struct ap_smr_phase *ph)
+{
+	snprintf(buf, len, "%u of %u synchronous random writes over the whole disk came back "
+		 "faster than the read a seek away after each (median write %.0f us, read %.1f "
+		 "ms)", ph->faster, ph->n, (double)ph->median_ns / 1e3,
+		 (double)ph->read_median_ns / 1e6);
 }
 
 void ap_smr_decide(struct ap_smr_result *r)
 {
-	double seek = (double)r->seek_read_ns / 1e6;
+	char on[200], off[200];
 
 	r->source = "measured";
 	if (r->rotation_measured && r->seek_read_ns < AP_ROTATING_NS) {
 		r->verdict = AP_SMR_NOT_ROTATING;
 		snprintf(r->reason, sizeof(r->reason), "does not rotate (reads a seek apart took "
-			 "%.2f ms): not applicable; nothing was written", seek);
+			 "%.2f ms): not applicable; nothing was written",
+			 (double)r->seek_read_ns / 1e6);
 		return;
 	}
 	if (!r->on.done) {
@@ -102,43 +106,42 @@ void ap_smr_decide(struct ap_smr_result *r)
 		snprintf(r->reason, sizeof(r->reason), "no timed writes were made");
 		return;
 	}
-	if (!ap_smr_phase_fast(&r->on, r->seek_read_ns)) {
-		r->verdict = AP_SMR_CONVENTIONAL;
-		snprintf(r->reason, sizeof(r->reason), "synchronous random writes over the whole "
-			 "disk took %.1f ms and more (the fastest tenth of %u), a seek and the "
-			 "platter as reads a seek away (%.1f ms): no persistent cache took them",
-			 (double)r->on.p10_ns / 1e6, r->on.n, seek);
-		return;
-	}
-	if (r->on.cache_known && !r->on.cache_on) {
+	phase_says(on, sizeof(on), &r->on);
+	if (r->on.cache_known && !r->on.cache_on)
 		r->off = r->on;
-	} else if (!r->off.done) {
+	if (!r->off.done) {
+		if (!ap_smr_phase_fast(&r->on)) {
+			r->verdict = AP_SMR_CONVENTIONAL;
+			snprintf(r->reason, sizeof(r->reason), "%s: the writes paid a seek and the "
+				 "platter as the reads did; no cache took them", on);
+			return;
+		}
 		r->verdict = AP_SMR_UNKNOWN;
-		snprintf(r->reason, sizeof(r->reason), "synchronous random writes came back in "
-			 "%.0f us (the fastest tenth of %u), faster than a seek and rotation "
-			 "(%.1f ms) allow, but the drive's write cache cannot be switched off to tell a "
-			 "persistent cache (DM-SMR, hybrid) from a volatile one that ignores "
-			 "flushes%s", (double)r->on.p10_ns / 1e3, r->on.n, seek,
-			 r->cache_switchable ? "" : " (the kernel offers no switch for it)");
+		snprintf(r->reason, sizeof(r->reason), "%s, but the drive's write cache cannot be "
+			 "switched off to tell a persistent cache (DM-SMR, hybrid) from a volatile "
+			 "one that ignores flushes%s", on, r->cache_switchable ? "" :
+			 " (the kernel offers no switch for it)");
 		return;
 	}
-	if (ap_smr_phase_fast(&r->off, r->seek_read_ns)) {
+	/* the phase with the cache off decides: only a persistent cache is fast there */
+	phase_says(off, sizeof(off), &r->off);
+	if (ap_smr_phase_fast(&r->off)) {
 		r->verdict = AP_SMR_PERSISTENT_CACHE;
-		snprintf(r->reason, sizeof(r->reason), "synchronous random writes over the whole "
-			 "disk came back in %.0f us (the fastest tenth of %u; median %.0f us) "
-			 "with the write cache off, faster than a seek and rotation allow (reads "
-			 "a seek away: %.1f ms): a persistent media cache took them: "
-			 "drive-managed SMR, or a hybrid disk with a flash cache (SSHD)",
-			 (double)r->off.p10_ns / 1e3, r->off.n, (double)r->off.median_ns / 1e3,
-			 seek);
+		snprintf(r->reason, sizeof(r->reason), "with the write cache off, %s: a persistent "
+			 "media cache took them: drive-managed SMR, or a hybrid disk with a flash "
+			 "cache (SSHD)", off);
 		return;
 	}
 	r->verdict = AP_SMR_CONVENTIONAL;
-	r->unflushed = true;
-	snprintf(r->reason, sizeof(r->reason), "fast with the write cache on (%.0f us, the "
-		 "fastest tenth) but %.1f ms and more with it off, as a seek and the platter "
-		 "take: no persistent cache; the volatile write cache ignores flushes (%s)",
-		 (double)r->on.p10_ns / 1e3, (double)r->off.p10_ns / 1e6, AP_REMEDY_WCE_OFF);
+	r->unflushed = r->on.cache_on && ap_smr_phase_fast(&r->on);
+	if (r->unflushed)
+		snprintf(r->reason, sizeof(r->reason), "with the write cache on, %s; with it off, "
+			 "only %u of %u: no persistent cache; the volatile write cache ignores "
+			 "flushes (%s)", on, r->off.faster, r->off.n, AP_REMEDY_WCE_OFF);
+	else
+		snprintf(r->reason, sizeof(r->reason), "with the write cache off, %s: the writes "
+			 "paid a seek and the platter as the reads did; no persistent cache took "
+			 "them", off);
 }
 
 #define say(s, ...) ap_strappendf(s, NULL, __VA_ARGS__)
@@ -160,13 +163,17 @@ char *ap_smr_words(const char *dev, const struct ap_smr_result *r)
 	say(&s, "%s: %s\n  %s.\n", dev, headlines[r->verdict], r->reason);
 	if (r->on.done)
 		say(&s, "  Writes with the write cache %s: median %.3f ms (10%%: %.3f, 90%%: "
-			"%.3f).\n", r->on.cache_known ? (r->on.cache_on ? "on" : "off") :
-			"as found", (double)r->on.median_ns / 1e6, (double)r->on.p10_ns / 1e6,
-			(double)r->on.p90_ns / 1e6);
+			"%.3f); %u of %u faster than their read (median %.3f ms).\n",
+			r->on.cache_known ? (r->on.cache_on ? "on" : "off") : "as found",
+			(double)r->on.median_ns / 1e6, (double)r->on.p10_ns / 1e6,
+			(double)r->on.p90_ns / 1e6, r->on.faster, r->on.n,
+			(double)r->on.read_median_ns / 1e6);
 	if (r->off.done && r->off.median_ns != r->on.median_ns)
 		say(&s, "  Writes with the write cache off: median %.3f ms (10%%: %.3f, 90%%: "
-			"%.3f); the cache restored after.\n", (double)r->off.median_ns / 1e6,
-			(double)r->off.p10_ns / 1e6, (double)r->off.p90_ns / 1e6);
+			"%.3f); %u of %u faster than their read (median %.3f ms); the cache "
+			"restored after.\n", (double)r->off.median_ns / 1e6,
+			(double)r->off.p10_ns / 1e6, (double)r->off.p90_ns / 1e6, r->off.faster,
+			r->off.n, (double)r->off.read_median_ns / 1e6);
 	if (r->preserved)
 		say(&s, "  Data preserved: %s.\n", r->restored ? "every byte written was put "
 			"back" : "see the journal");
@@ -212,6 +219,9 @@ static struct json_object *phase_json(const struct ap_smr_phase *ph)
 	json_object_object_add(o, "median_ns", json_object_new_int64((int64_t)ph->median_ns));
 	json_object_object_add(o, "p10_ns", json_object_new_int64((int64_t)ph->p10_ns));
 	json_object_object_add(o, "p90_ns", json_object_new_int64((int64_t)ph->p90_ns));
+	json_object_object_add(o, "read_median_ns",
+			       json_object_new_int64((int64_t)ph->read_median_ns));
+	json_object_object_add(o, "faster_than_read", json_object_new_int64(ph->faster));
 	return o;
 }
 

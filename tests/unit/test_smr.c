@@ -16,13 +16,15 @@
 #define MS	1000000ULL
 #define US	1000ULL
 
-static void phase(struct ap_smr_phase *ph, uint64_t median, bool cache_on)
+/* A phase of 128 writes, @faster of them faster than their read. */
+static void phase(struct ap_smr_phase *ph, unsigned faster, bool cache_on)
 {
 	memset(ph, 0, sizeof(*ph));
 	ph->done = true;
 	ph->n = 128;
-	ph->median_ns = median;
-	ph->p10_ns = median * 4 / 5;	/* decides */
+	ph->faster = faster;	/* decides */
+	ph->median_ns = 1 * MS;
+	ph->read_median_ns = 8 * MS;
 	ph->cache_known = true;
 	ph->cache_on = cache_on;
 }
@@ -42,51 +44,63 @@ static void test_decide(void **state)
 	(void)state;
 	/* DM-SMR: fast on, fast off */
 	rotating(&r, 5 * MS);
-	phase(&r.on, 700 * US, true);
-	phase(&r.off, 450 * US, false);
+	phase(&r.on, 127, true);
+	phase(&r.off, 128, false);
 	ap_smr_decide(&r);
 	assert_int_equal(r.verdict, AP_SMR_PERSISTENT_CACHE);
 	assert_non_null(strstr(r.reason, "hybrid"));
 	assert_false(r.unflushed);
 	/* a bridge dropping flushes: fast on, slow off */
 	rotating(&r, 5 * MS);
-	phase(&r.on, 600 * US, true);
-	phase(&r.off, 8 * MS, false);
+	phase(&r.on, 126, true);
+	phase(&r.off, 60, false);
 	ap_smr_decide(&r);
 	assert_int_equal(r.verdict, AP_SMR_CONVENTIONAL);
 	assert_true(r.unflushed);
-	/* CMR: slow at once */
+	/* CMR: slow on and off */
 	rotating(&r, 3 * MS);
-	phase(&r.on, 8 * MS, true);
+	phase(&r.on, 66, true);
+	phase(&r.off, 61, false);
 	ap_smr_decide(&r);
 	assert_int_equal(r.verdict, AP_SMR_CONVENTIONAL);
 	assert_false(r.unflushed);
+	/* a busy machine slowed the phase with the cache on: the phase off decides */
+	rotating(&r, 3 * MS);
+	phase(&r.on, 80, true);
+	phase(&r.off, 125, false);
+	ap_smr_decide(&r);
+	assert_int_equal(r.verdict, AP_SMR_PERSISTENT_CACHE);
+	/* slow with the cache on and no switch: conventional */
+	rotating(&r, 3 * MS);
+	r.cache_switchable = false;
+	phase(&r.on, 64, true);
+	r.on.cache_known = false;
+	ap_smr_decide(&r);
+	assert_int_equal(r.verdict, AP_SMR_CONVENTIONAL);
 	/* fast, and the cache cannot be switched: cannot tell */
 	rotating(&r, 5 * MS);
 	r.cache_switchable = false;
-	phase(&r.on, 600 * US, true);
+	phase(&r.on, 126, true);
 	r.on.cache_known = false;
 	ap_smr_decide(&r);
 	assert_int_equal(r.verdict, AP_SMR_UNKNOWN);
 	assert_non_null(strstr(r.reason, "cannot be switched off"));
 	/* fast with the cache found off: that phase decides */
 	rotating(&r, 5 * MS);
-	phase(&r.on, 600 * US, false);
+	phase(&r.on, 120, false);
 	ap_smr_decide(&r);
 	assert_int_equal(r.verdict, AP_SMR_PERSISTENT_CACHE);
 	/* flash: not applicable */
 	rotating(&r, 200 * US);
 	ap_smr_decide(&r);
 	assert_int_equal(r.verdict, AP_SMR_NOT_ROTATING);
-	/* fast relative to a slow machine's seek (a third of it) */
-	rotating(&r, 12 * MS);
-	phase(&r.on, 2500 * US, false);
-	ap_smr_decide(&r);
-	assert_int_equal(r.verdict, AP_SMR_PERSISTENT_CACHE);
-	/* the fastest tenth decides, not a median a busy machine slowed */
+	/* the share decides at its limit: 75 % of 128 is 96 */
 	rotating(&r, 3 * MS);
-	phase(&r.on, 1500 * US, false);
-	r.on.p10_ns = 600 * US;
+	phase(&r.on, 95, false);
+	ap_smr_decide(&r);
+	assert_int_equal(r.verdict, AP_SMR_CONVENTIONAL);
+	rotating(&r, 3 * MS);
+	phase(&r.on, 96, false);
 	ap_smr_decide(&r);
 	assert_int_equal(r.verdict, AP_SMR_PERSISTENT_CACHE);
 }
