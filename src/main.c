@@ -19,15 +19,9 @@ static const struct command {
 	int (*run)(int argc, char **argv);
 	const char *summary;
 } commands[] = {
-	{ "sweep",    ap_cmd_sweep,    "partition, mkfs and time a small-file workload at every start sector" },
-	{ "probe",    ap_cmd_probe,    "time direct synchronous writes at sector offsets (seconds; can preserve data)" },
-	{ "check",    ap_cmd_check,    "validate a partition table against the reported and the probed geometry" },
-	{ "postmark", ap_cmd_postmark, "run the PostMark-compatible small-file workload on a directory" },
-	{ "smr",      ap_cmd_smr,      "find a drive-managed SMR disk (or a hybrid) by timing random writes" },
-	{ "seq",      ap_cmd_seq,      "sequential throughput matrix: block size x synchronization mode" },
-	{ "emulate",  ap_cmd_emulate,  "attach or detach an emulated Advanced Format drive (FUSE + loop)" },
-	{ "cleanup",  ap_cmd_cleanup,  "remove mounts, directories and emulated drives left by a killed run" },
-	{ "verdicts", ap_cmd_verdicts, "list, show, merge and forget the verdicts of the verdict store" },
+#define COMMAND(name, summary) { #name, ap_cmd_##name, summary },
+	AP_COMMANDS(COMMAND)	/* cmd/commands.h */
+#undef COMMAND
 };
 
 static void usage(void)

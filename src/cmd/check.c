@@ -60,7 +60,7 @@ enum {
 };
 
 /* "alignprobe check: DEV: message" on stderr */
-void check_warn(const struct check *c, const char *fmt, ...)
+void check_warn(const struct check_cmd *c, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -71,7 +71,7 @@ void check_warn(const struct check *c, const char *fmt, ...)
 
 /* what --help prints after "Usage:" (the option kit) */
 static const char *const synopsis[] = {
-	"[options] DEVICE|IMAGE...",
+	"[options] <device>|<image>...",
 	NULL
 };
 
@@ -94,7 +94,8 @@ static void usage(void)
 	      "                        physical/logical - 1 (default 0)\n"
 	      "     --trust-reported   take a reported 512-byte physical sector as proof\n"
 	      "                        (default: not probed, require 4 KiB)\n"
-	      "     --verdicts[=FILE]  without a probe of the disk, the verdict store's\n"
+	      "     --verdicts[=<file>]\n"
+	      "                        without a probe of the disk, the verdict store's\n"
 	      "                        verdict for its model decides (default\n"
 	      "                        $ALIGNPROBE_VERDICTS or " AP_VSTORE_DEFAULT ");\n"
 	      "                        conflicting verdicts: none, the disk is unproven;\n"
@@ -104,7 +105,8 @@ static void usage(void)
 	      "                        zoned (queue/zoned), or its model's smr verdict\n"
 	      "                        (smr --record) is dm-smr-or-hybrid; no smr\n"
 	      "                        verdict for the model: exit 5\n"
-	      "     --prometheus FILE  also write the results for node_exporter's textfile\n"
+	      "     --prometheus <file>\n"
+	      "                        also write the results for node_exporter's textfile\n"
 	      "                        collector (atomically), every device in one file\n"
 	      "     --sector-size <size>\n"
 	      "                        logical sector size of an image file (default 512)\n"
@@ -150,7 +152,10 @@ static void usage(void)
 
 /* ---- the command ---- */
 
-static void default_columns(const struct check *c, int *def, size_t *n)
+/* The columns (-H); the defaults depend on the devices and the geometry (default_columns()). */
+static const struct ap_opts_cols check_cols = { check_infos, CHECK_NCOLS, NULL, 0 };
+
+static void default_columns(const struct check_cmd *c, int *def, size_t *n)
 {
 	size_t k = 0;
 
@@ -173,7 +178,7 @@ static void default_columns(const struct check *c, int *def, size_t *n)
 	*n = k;
 }
 
-static void report_partitions(struct check *c)
+static void report_partitions(struct check_cmd *c)
 {
 	char msg[400];
 	size_t i;
@@ -201,7 +206,7 @@ static const struct option longopts[] = {
 };
 
 /* The geometry given on the command line: 0, or AP_EXIT_USAGE after the message. */
-static int geometry_opt(struct check *c, int ch, const char *arg)
+static int geometry_opt(struct check_cmd *c, int ch, const char *arg)
 {
 	switch (ch) {
 	case 'p':
@@ -232,7 +237,7 @@ static int geometry_opt(struct check *c, int ch, const char *arg)
 /* One of check's own options: 0, or AP_EXIT_USAGE after the message. */
 static int check_opt(void *ctx, int ch, const char *arg)
 {
-	struct check *c = ctx;
+	struct check_cmd *c = ctx;
 
 	switch (ch) {
 	case 'g':
@@ -270,7 +275,7 @@ static int check_opt(void *ctx, int ch, const char *arg)
 }
 
 /* The sources of the geometry, one at a time: 0, or AP_EXIT_USAGE after the message. */
-static int check_geometry_args(const struct check *c)
+static int check_geometry_args(const struct check_cmd *c)
 {
 	if (c->ck.geometry_file && c->ck.physical) {
 		ap_usage_error(CMD, "--geometry and --physical are mutually exclusive");
@@ -304,7 +309,7 @@ static int check_geometry_args(const struct check *c)
 }
 
 /* 0 to go on, -1 after --help, --version or -H, AP_EXIT_USAGE after the message. */
-static int parse_args(struct check *c, int argc, char **argv)
+static int parse_args(struct check_cmd *c, int argc, char **argv)
 {
 	const struct ap_opt common[] = {
 		AP_OPT_PROMETHEUS(&c->prometheus), AP_OPT_QUIET(&c->quiet), AP_OPT_HELP(usage),
@@ -317,7 +322,7 @@ static int parse_args(struct check *c, int argc, char **argv)
 	int rc = ap_opts_parse(&p, argc, argv);
 
 	if (!rc)
-		rc = ap_opts_list_columns(&c->out, check_infos, CHECK_NCOLS);
+		rc = ap_opts_list_columns(&c->out, &check_cols);
 	if (!rc)
 		rc = ap_opts_out_check(CMD, &c->out);
 	if (!rc)
@@ -338,10 +343,11 @@ static int parse_args(struct check *c, int argc, char **argv)
 	return AP_EXIT_OK;
 }
 
-static int run(struct check *c)
+static int run(struct check_cmd *c)
 {
 	struct ap_error e, id_err;
 	int def[CHECK_NCOLS];
+	struct ap_opts_cols t;
 	size_t ndef, i, nerr;
 	bool aligned;
 	int rc;
@@ -376,11 +382,9 @@ static int run(struct check *c)
 	}
 
 	default_columns(c, def, &ndef);
-	if (ap_out_columns(&c->out, check_infos, CHECK_NCOLS, def, ndef, c->cols,
-			   &c->ncols, &e)) {
-		ap_usage_error(CMD, "%s", e.msg);
+	t = (struct ap_opts_cols){ check_infos, CHECK_NCOLS, def, ndef };
+	if (ap_opts_columns(CMD, &c->out, &t, c->cols, &c->ncols))
 		return AP_EXIT_USAGE;
-	}
 
 	for (i = 0; i < c->ck.pt.nissues; i++)
 		if (c->ck.pt.issues[i].error || !c->quiet)
@@ -456,19 +460,17 @@ static int worse(int a, int b)
 }
 
 /* Everything given once, before the first device: the store, the metrics file, -o. */
-static int prepare(struct check *c, struct ap_vstore *store, struct ap_outfile *prom)
+static int prepare(struct check_cmd *c, struct ap_vstore *store, struct ap_outfile *prom)
 {
 	struct ap_error e = { 0 };
-	int cols[CHECK_NCOLS * 2], all[CHECK_NCOLS];
-	size_t i, ncols;
+	int all[CHECK_NCOLS];
+	struct ap_opts_cols t = { check_infos, CHECK_NCOLS, all, CHECK_NCOLS };
+	size_t i;
 
 	for (i = 0; i < CHECK_NCOLS; i++)
 		all[i] = (int)i;
-	if (ap_out_columns(&c->out, check_infos, CHECK_NCOLS, all, AP_ARRAY_SIZE(all), cols,
-			   &ncols, &e)) {
-		ap_usage_error(CMD, "%s", e.msg);
+	if (ap_opts_columns(CMD, &c->out, &t, NULL, NULL))
 		return AP_EXIT_USAGE;
-	}
 	/* a disk named twice (a link to it, say) is checked once: one series each */
 	c->ndevices = ap_dedupe_devices(CMD, c->devices, c->ndevices, c->quiet);
 	if (c->ck.verdicts) {
@@ -490,10 +492,10 @@ static int prepare(struct check *c, struct ap_vstore *store, struct ap_outfile *
 }
 
 /* One device: checked, reported; its exit status. */
-static int check_one(struct check *base, const char *dev, struct ap_prom *metrics,
+static int check_one(struct check_cmd *base, const char *dev, struct ap_prom *metrics,
 		     struct json_object *docs)
 {
-	struct check c = *base;
+	struct check_cmd c = *base;
 	int rc;
 
 	c.ck.device = dev;
@@ -526,7 +528,7 @@ static int check_one(struct check *base, const char *dev, struct ap_prom *metric
 
 int ap_cmd_check(int argc, char **argv)
 {
-	struct check c;
+	struct check_cmd c;
 	struct ap_vstore store;
 	struct ap_outfile prom = { .fd = -1 };
 	struct ap_prom *metrics = NULL;

@@ -41,7 +41,7 @@ enum {
 extern const struct ap_colinfo check_infos[CHECK_NCOLS];
 
 /* The command's state: the engine's check (src/check/check.h) and how it is shown. */
-struct check {
+struct check_cmd {
 	struct ap_check ck;		/* what is given and found (the engine) */
 	bool have_lowest;
 	bool quiet, verbose;
@@ -60,11 +60,12 @@ struct check {
 };
 
 /* "alignprobe check: DEV: message" on stderr */
-void check_warn(const struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void check_warn(const struct check_cmd *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* check_geom.c: what the verdict store said that is not used, said */
-void check_report_conflict(const struct check *c);
-void check_report_unshown(const struct check *c);
+void check_report_conflict(const struct check_cmd *c);
+void check_report_unshown(const struct check_cmd *c);
 
 /*
  * check_smr.c, --refuse-smr: a zoned disk, or its model's smr rows in the
@@ -72,18 +73,18 @@ void check_report_unshown(const struct check *c);
  * says, 0 when its model was measured conventional (or not rotating);
  * said on stderr, and in c->doc.
  */
-int check_refuse_smr(struct check *c);
+int check_refuse_smr(struct check_cmd *c);
 
-/* check_next.c */
-void check_print_next_steps(const struct check *c);
+/* check_report.c: what to run next, after the table */
+void check_print_next_steps(const struct check_cmd *c);
 
 /* check_report.c */
-void check_build_json(struct check *c, bool aligned);
-int check_print_topology(const struct check *c);
-int check_print_table(struct check *c);
-void check_report_foreign(const struct check *c);
+void check_build_json(struct check_cmd *c, bool aligned);
+int check_print_topology(const struct check_cmd *c);
+int check_print_table(struct check_cmd *c);
+void check_report_foreign(const struct check_cmd *c);
 /* Notes on stderr: the entries the label type defines to overlap (not
  * judged), a file system on the whole disk instead of a table. */
-void check_report_notes(const struct check *c);
+void check_report_notes(const struct check_cmd *c);
 
 #endif /* AP_CMD_CHECKP_H */

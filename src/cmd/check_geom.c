@@ -11,7 +11,7 @@
 #include "cmd/checkP.h"
 #include "fleet/vstore.h"
 
-void check_report_conflict(const struct check *c)
+void check_report_conflict(const struct check_cmd *c)
 {
 	const struct ap_vstore_model *m = c->ck.mv.m;
 	char *name = ap_vstore_model_name(m), ex[400];
@@ -36,7 +36,7 @@ void check_report_conflict(const struct check *c)
 }
 
 /* A "no effect" for the model not shown down to the margin, said (it is not used). */
-void check_report_unshown(const struct check *c)
+void check_report_unshown(const struct check_cmd *c)
 {
 	char *name = ap_vstore_model_name(c->ck.mv.m), why[400];
 

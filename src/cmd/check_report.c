@@ -65,7 +65,7 @@ static const int json_cols[] = {
 	COL_ALIGN_OPTIO, COL_SIZE_ALIGNED, COL_ALIGNED, COL_MISALIGN, COL_NEXT_ALIGNED,
 };
 
-static void check_cols(const struct check *c, struct ap_cols *cs)
+static void check_cols(const struct check_cmd *c, struct ap_cols *cs)
 {
 	/* --output-all: every column, DEVICE too */
 	ap_cols_init(cs, &c->out, check_infos, CHECK_NCOLS, c->cols, c->ncols,
@@ -80,7 +80,7 @@ static void row_tristate(struct ap_row *r, int id, int v)
 }
 
 /* One partition, every column: a table line and an object of "partitions". */
-static void fill_row(const struct check *c, struct ap_row *r, const struct ap_part *p,
+static void fill_row(const struct check_cmd *c, struct ap_row *r, const struct ap_part *p,
 		     const struct ap_check_verdicts *v)
 {
 	ap_row_reset(r);
@@ -114,7 +114,7 @@ static void fill_row(const struct check *c, struct ap_row *r, const struct ap_pa
 
 /* ---- topology and geometry as JSON ---- */
 
-static struct json_object *probed_json(const struct check *c)
+static struct json_object *probed_json(const struct check_cmd *c)
 {
 	struct json_object *o = ap_geometry_to_json(&c->ck.g.probed, c->ck.geometry_file);
 
@@ -128,7 +128,7 @@ static struct json_object *probed_json(const struct check *c)
 	return o;
 }
 
-static struct json_object *rule_json(const struct check *c)
+static struct json_object *rule_json(const struct check_cmd *c)
 {
 	struct json_object *o = json_object_new_object();
 	const struct ap_geometry *f = c->ck.g.in_force;
@@ -142,7 +142,7 @@ static struct json_object *rule_json(const struct check *c)
 	return o;
 }
 
-static struct json_object *foreign_json(const struct check *c)
+static struct json_object *foreign_json(const struct check_cmd *c)
 {
 	struct json_object *o, *a;
 	char cause[400], remedy[600];
@@ -165,7 +165,7 @@ static struct json_object *foreign_json(const struct check *c)
 }
 
 /* The -J document of the device (c->doc). */
-void check_build_json(struct check *c, bool aligned)
+void check_build_json(struct check_cmd *c, bool aligned)
 {
 	struct json_object *doc = json_object_new_object(), *geo, *a;
 	const struct ap_ptable *pt = &c->ck.pt;
@@ -233,7 +233,7 @@ static void cell_ul(struct libscols_line *ln, size_t col, bool have, uint64_t v)
 }
 
 /* The disk and its partition table, one line each. */
-static void topology_head(const struct check *c)
+static void topology_head(const struct check_cmd *c)
 {
 	char *human = ap_size_to_human(c->ck.pt.size_bytes);
 
@@ -259,7 +259,7 @@ static void topology_head(const struct check *c)
 }
 
 /* The rows a block device has and an image has not: I/O sizes and the write cache. */
-static void topology_device_rows(struct libscols_table *tb, const struct check *c, bool probed,
+static void topology_device_rows(struct libscols_table *tb, const struct check_cmd *c, bool probed,
 				 size_t pc)
 {
 	const struct ap_kernel_topology *k = &c->ck.topo.kernel;
@@ -298,7 +298,7 @@ static void topology_device_rows(struct libscols_table *tb, const struct check *
 }
 
 /* The table of sizes in @tb: the kernel's (or the image's), the drive's, the probed: 0 or -EIO. */
-static int topology_table(struct libscols_table *tb, const struct check *c,
+static int topology_table(struct libscols_table *tb, const struct check_cmd *c,
 			  const struct ap_geometry *p)
 {
 	const struct ap_kernel_topology *k = &c->ck.topo.kernel;
@@ -350,7 +350,7 @@ static int topology_table(struct libscols_table *tb, const struct check *c,
 }
 
 /* Who answered (the kernel, the drive) and where they disagree. */
-static void topology_sources(const struct check *c, const struct ap_geometry *p)
+static void topology_sources(const struct check_cmd *c, const struct ap_geometry *p)
 {
 	const struct ap_kernel_topology *k = &c->ck.topo.kernel;
 	const struct ap_drive_topology *d = &c->ck.topo.drive;
@@ -386,7 +386,7 @@ static void topology_sources(const struct check *c, const struct ap_geometry *p)
 		       p->lowest_aligned);
 }
 
-int check_print_topology(const struct check *c)
+int check_print_topology(const struct check_cmd *c)
 {
 	const struct ap_geometry *p = c->ck.g.probed.physical ? &c->ck.g.probed : NULL;
 	struct libscols_table *tb = scols_new_table();
@@ -413,7 +413,7 @@ int check_print_topology(const struct check *c)
 /* The table's row of partition @i (ap_cols_table_rows()). */
 static bool part_row(void *ctx, struct ap_row *r, size_t i)
 {
-	const struct check *c = ctx;
+	const struct check_cmd *c = ctx;
 	struct ap_check_verdicts v;
 
 	ap_check_judge(&c->ck, &c->ck.pt.parts[i], &v);
@@ -421,7 +421,7 @@ static bool part_row(void *ctx, struct ap_row *r, size_t i)
 	return true;
 }
 
-int check_print_table(struct check *c)
+int check_print_table(struct check_cmd *c)
 {
 	struct libscols_table *tb;
 	struct ap_out out;
@@ -446,7 +446,7 @@ int check_print_table(struct check *c)
 }
 
 /* The table was written for another sector size: what shows it, why, and what to do. */
-void check_report_notes(const struct check *c)
+void check_report_notes(const struct check_cmd *c)
 {
 	size_t i;
 
@@ -476,7 +476,7 @@ void check_report_notes(const struct check *c)
 			   c->ck.pt.whole_disk_usage ? ")" : "");
 }
 
-void check_report_foreign(const struct check *c)
+void check_report_foreign(const struct check_cmd *c)
 {
 	char cause[400], remedy[600];
 	size_t i;
@@ -489,7 +489,7 @@ void check_report_foreign(const struct check *c)
 }
 
 /* What to run next for each misaligned partition (ap_check_next_steps()), after the table. */
-void check_print_next_steps(const struct check *c)
+void check_print_next_steps(const struct check_cmd *c)
 {
 	ap_cmd_print_next_steps(&c->ck.next, "\nWhat to run next (each rewrites data: back up first):",
 				"  ");

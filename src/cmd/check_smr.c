@@ -30,7 +30,7 @@ static char *zoned_of(const char *dev)
 	return v;
 }
 
-static void doc_add(struct check *c, const char *verdict, const char *source, int status)
+static void doc_add(struct check_cmd *c, const char *verdict, const char *source, int status)
 {
 	struct json_object *o;
 
@@ -50,7 +50,7 @@ static bool shingled(const char *key)
 	return v >= 0 && ap_smr_is_shingled((enum ap_smr_verdict)v);
 }
 
-int check_refuse_smr(struct check *c)
+int check_refuse_smr(struct check_cmd *c)
 {
 	const struct ap_disk_identity *id = &c->ck.id;
 	struct ap_vstore_model m = { 0 };

@@ -51,11 +51,17 @@ static const struct ap_colinfo infos[] = {
 	[COL_DETAIL] = { "DETAIL", 0.3, SCOLS_FL_WRAP, AP_COL_STRING, "why, or what to do" },
 };
 
+static const int default_cols[] = { COL_ACTION, COL_KIND, COL_PATH, COL_DEV, COL_OWNER, COL_DETAIL };
+
+static const struct ap_opts_cols cleanup_cols = {
+	infos, AP_ARRAY_SIZE(infos), default_cols, AP_ARRAY_SIZE(default_cols)
+};
+
 enum {
 	OPT_REMOVE_JOURNALS = AP_OPT_OUT_LAST,
 };
 
-struct cleanup {
+struct cleanup_cmd {
 	bool dry_run;
 	bool remove_journals;
 	bool quiet;
@@ -70,7 +76,7 @@ struct cleanup {
 
 /* what --help prints after "Usage:" (the option kit) */
 static const char *const synopsis[] = {
-	"[options] [DEVICE]",
+	"[options] [<device>]",
 	NULL
 };
 
@@ -111,7 +117,7 @@ static void __attribute__((noreturn)) usage(void)
 static void report(struct ap_cleanup *ck, const struct ap_state_entry *en, const char *action,
 		   bool failed, const char *detail)
 {
-	struct cleanup *c = ck->arg;
+	struct cleanup_cmd *c = ck->arg;
 	struct ap_row r;
 
 	ap_row_init(&r, &c->cs);
@@ -136,7 +142,7 @@ static void report(struct ap_cleanup *ck, const struct ap_state_entry *en, const
 }
 
 /* What the engine is given, from the options (the DEVICE apart). */
-static void engine_of(struct cleanup *c, struct ap_cleanup *ck)
+static void engine_of(struct cleanup_cmd *c, struct ap_cleanup *ck)
 {
 	memset(ck, 0, sizeof(*ck));
 	ck->dry_run = c->dry_run;
@@ -149,7 +155,7 @@ static void engine_of(struct cleanup *c, struct ap_cleanup *ck)
 /* cleanup's one option of its own */
 static int cleanup_opt(void *ctx, int ch, const char *arg)
 {
-	struct cleanup *c = ctx;
+	struct cleanup_cmd *c = ctx;
 
 	(void)arg;
 	if (ch == OPT_REMOVE_JOURNALS)
@@ -161,13 +167,12 @@ static int cleanup_opt(void *ctx, int ch, const char *arg)
  * Options and the DEVICE: 0 to go on; an exit code after the message; -1
  * when the version or the columns were printed.
  */
-static int parse_args(struct cleanup *c, struct ap_cleanup *ck, int argc, char **argv)
+static int parse_args(struct cleanup_cmd *c, struct ap_cleanup *ck, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "remove-journals", no_argument, NULL, OPT_REMOVE_JOURNALS },
 		{ NULL, 0, NULL, 0 }
 	};
-	static const int defaults[] = { COL_ACTION, COL_KIND, COL_PATH, COL_DEV, COL_OWNER, COL_DETAIL };
 	const struct ap_opt common[] = {
 		AP_OPT_DRY_RUN(&c->dry_run), AP_OPT_QUIET(&c->quiet), AP_OPT_HELP(usage),
 		AP_OPT_VERSION, AP_OPT_OUTPUT(&c->out), AP_OPT_END
@@ -180,15 +185,14 @@ static int parse_args(struct cleanup *c, struct ap_cleanup *ck, int argc, char *
 	if (!rc)
 		rc = ap_opts_out_check(CMD, &c->out);
 	if (!rc)
-		rc = ap_opts_list_columns(&c->out, infos, AP_ARRAY_SIZE(infos));
+		rc = ap_opts_list_columns(&c->out, &cleanup_cols);
 	if (rc)
 		return rc;
 	if (optind + 1 < argc) {
 		ap_usage_error(CMD, "too many arguments (one DEVICE at most)");
 		return AP_EXIT_USAGE;
 	}
-	if (ap_opts_columns(CMD, &c->out, infos, AP_ARRAY_SIZE(infos), defaults,
-			    AP_ARRAY_SIZE(defaults), c->cols, &c->ncols))
+	if (ap_opts_columns(CMD, &c->out, &cleanup_cols, c->cols, &c->ncols))
 		return AP_EXIT_USAGE;
 	engine_of(c, ck);
 	if (optind < argc) {
@@ -209,7 +213,7 @@ static int parse_args(struct cleanup *c, struct ap_cleanup *ck, int argc, char *
 
 int ap_cmd_cleanup(int argc, char **argv)
 {
-	struct cleanup c = { 0 };
+	struct cleanup_cmd c = { 0 };
 	struct ap_cleanup ck;
 	struct ap_error e = { 0 };
 	bool write_error = false;

@@ -2,23 +2,36 @@
 /*
  * The subcommands. Each lives in src/cmd/<name>.c, parses its own options
  * (argv[0] is the subcommand name), prints, and returns an AP_EXIT_* code.
+ * A new one is HACKING.md's recipe "A command" (docs/command-template.c).
  */
 #ifndef AP_COMMANDS_H
 #define AP_COMMANDS_H
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 
-int ap_cmd_sweep(int argc, char **argv);
-int ap_cmd_probe(int argc, char **argv);
-int ap_cmd_check(int argc, char **argv);
-int ap_cmd_postmark(int argc, char **argv);
-int ap_cmd_seq(int argc, char **argv);
-int ap_cmd_smr(int argc, char **argv);
-int ap_cmd_emulate(int argc, char **argv);
-int ap_cmd_cleanup(int argc, char **argv);
-int ap_cmd_verdicts(int argc, char **argv);
+/*
+ * The command table, in `alignprobe --help`'s order: X(name, summary) is
+ * `alignprobe name`, run by int ap_cmd_name(argc, argv) (declared here) and
+ * listed with its summary by src/main.c. The tests (ts_commands), the
+ * completion and the man page's check take the list from --help.
+ */
+#define AP_COMMANDS(X) \
+	X(sweep, "partition, mkfs and time a small-file workload at every start sector") \
+	X(probe, "time direct synchronous writes at sector offsets (seconds; can preserve data)") \
+	X(check, "validate a partition table against the reported and the probed geometry") \
+	X(postmark, "run the PostMark-compatible small-file workload on a directory") \
+	X(smr, "find a drive-managed SMR disk (or a hybrid) by timing random writes") \
+	X(seq, "sequential throughput matrix: block size x synchronization mode") \
+	X(emulate, "attach or detach an emulated Advanced Format drive (FUSE + loop)") \
+	X(cleanup, "remove mounts, directories and emulated drives left by a killed run") \
+	X(verdicts, "list, show, merge and forget the verdicts of the verdict store")
+
+#define AP_CMD_DECLARE(name, summary) int ap_cmd_##name(int argc, char **argv);
+AP_COMMANDS(AP_CMD_DECLARE)
+#undef AP_CMD_DECLARE
 
 #define AP_PROG "alignprobe"
 
@@ -86,6 +99,13 @@ void ap_usage_error(const char *cmd, const char *fmt, ...)
 /* After getopt's own message: "Try 'alignprobe CMD --help' ..." (@cmd may be NULL). */
 void ap_usage_hint(const char *cmd);
 void ap_print_version(void);
+/*
+ * A --help description generated from a table (the profiles, the sync
+ * policies): @text printed from column @col, where the option's line
+ * stands, wrapped at blanks before column 80, continuation lines indented
+ * to @col; a newline ends it.
+ */
+void ap_cmd_usage_wrap(FILE *f, size_t col, const char *text);
 
 /*
  * Every file a command writes is opened (src/lib/outfile.h) before its first
@@ -133,16 +153,6 @@ int ap_cmd_confirm(const char *cmd, const char *thing, const struct ap_safety_ta
 		   const struct ap_safety_opts *so, const char *extra);
 
 /*
- * -o checked with the other options, before anything runs: 0, or "alignprobe
- * CMD: unknown column: X ..." with the --help hint and AP_EXIT_USAGE.
- */
-struct ap_out;
-struct ap_colinfo;
-int ap_cmd_check_columns(const char *cmd, const struct ap_out *o,
-			 const struct ap_colinfo *infos, size_t ninfos, const int *defaults,
-			 size_t ndefaults);
-
-/*
  * --emulate[=SPEC] of probe and sweep: the drive they set up when no SPEC
  * says otherwise; SPEC's parameters apply on top of it (a profile name in
  * SPEC replaces it: "simple,rmw=1ms" is the constant-cost model). A 512e
@@ -184,6 +194,8 @@ void ap_cmd_verdict_next_steps(const char *dev, const struct ap_verdict *v, bool
 			       struct ap_next_steps *s);
 void ap_cmd_print_next_steps(const struct ap_next_steps *s, const char *heading,
 			     const char *indent);
+/* The steps after the verdict, printed under probe's and sweep's one heading. */
+void ap_cmd_print_verdict_next_steps(const char *dev, const struct ap_verdict *v, bool clear);
 /* The steps after the verdict as the JSON "next_steps" array. */
 struct json_object;
 struct json_object *ap_cmd_verdict_next_steps_json(const char *dev, const struct ap_verdict *v,

@@ -189,6 +189,27 @@ void ap_usage_hint(const char *cmd)
 		AP_PROG, cmd ? " " : "", cmd ? cmd : "");
 }
 
+void ap_cmd_usage_wrap(FILE *f, size_t col, const char *text)
+{
+	size_t at = col, len;
+
+	while (*text) {
+		len = strcspn(text, " ");
+		if (at > col && at + 1 + len > 79) {
+			fprintf(f, "\n%*s", (int)col, "");
+			at = col;
+		} else if (at > col) {
+			fputc(' ', f);
+			at++;
+		}
+		fwrite(text, 1, len, f);
+		at += len;
+		text += len;
+		text += strspn(text, " ");
+	}
+	fputc('\n', f);
+}
+
 int ap_cmd_open_output(const char *cmd, struct ap_outfile *of, const char *path)
 {
 	struct ap_error e = { 0 };
@@ -276,23 +297,6 @@ int ap_cmd_confirm(const char *cmd, const char *thing, const struct ap_safety_ta
 	if (ap_safety_confirm(t, so, &e) != 0) {
 		ap_warnx(cmd, thing, "%s", e.msg);
 		return AP_EXIT_REFUSED;
-	}
-	return 0;
-}
-
-int ap_cmd_check_columns(const char *cmd, const struct ap_out *o,
-			 const struct ap_colinfo *infos, size_t ninfos, const int *defaults,
-			 size_t ndefaults)
-{
-	int *cols = ap_xcalloc(ninfos * 2, sizeof(*cols));
-	struct ap_error e = { 0 };
-	size_t ncols;
-	int rc = ap_out_columns(o, infos, ninfos, defaults, ndefaults, cols, &ncols, &e);
-
-	free(cols);
-	if (rc != 0) {
-		ap_usage_error(cmd, "%s", e.msg);
-		return AP_EXIT_USAGE;
 	}
 	return 0;
 }

@@ -34,83 +34,44 @@
 
 #define CMD "emulate"
 
+/*
+ * The columns: the drive's counters come from their lists in emu/emu.h
+ * (COL_<COLUMN>, one line each there), the others are --stats' own.
+ */
+#define COUNTER_COL(field, col, type, help) COL_##col,
 enum {
 	COL_DEVICE,
-	COL_READS,
-	COL_WRITES,
-	COL_ALIGNED,
-	COL_RMW,
-	COL_RMW_WRITES,
-	COL_FLUSHES,
-	COL_READ_BYTES,
-	COL_WRITE_BYTES,
-	COL_ERRORS,
-	COL_BUSY,
+	AP_EMU_COUNTERS_REQUESTS(COUNTER_COL)
 	COL_SIZE,
 	COL_PHYS,
 	COL_LBA,
 	COL_SPEC,
-	COL_RA_HITS,
-	COL_RMW_BUFFERED,
-	COL_FLUSHES_IGNORED,
+	AP_EMU_COUNTERS_QUIRKS(COUNTER_COL)
 	COL_POWER,
-	COL_POWER_CUTS,
-	COL_LOST_WRITES,
-	COL_TORN,
+	AP_EMU_COUNTERS_POWER(COUNTER_COL)
 };
+#undef COUNTER_COL
 
+#define COUNTER_INFO(field, col, type, help) \
+	[COL_##col] = { #col, 0.05, SCOLS_FL_RIGHT, AP_COL_##type, help },
 static const struct ap_colinfo infos[] = {
 	[COL_DEVICE] = { "DEVICE", 0.1, 0, AP_COL_STRING, "the emulated drive's loop device" },
-	[COL_READS] = { "READS", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "read requests served" },
-	[COL_WRITES] = { "WRITES", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "write requests served" },
-	[COL_ALIGNED] = { "ALIGNED", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "writes covering whole physical sectors only" },
-	[COL_RMW] = { "RMW", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-		      "read-modify-writes: partial physical sectors written (0-2 per write)" },
-	[COL_RMW_WRITES] = { "RMW_WRITES", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			     "writes that needed a read-modify-write" },
-	[COL_FLUSHES] = { "FLUSHES", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "cache flushes (fsync)" },
-	[COL_READ_BYTES] = { "READ_BYTES", 0.05, SCOLS_FL_RIGHT, AP_COL_SIZE, "bytes read" },
-	[COL_WRITE_BYTES] = { "WRITE_BYTES", 0.05, SCOLS_FL_RIGHT, AP_COL_SIZE, "bytes written" },
-	[COL_ERRORS] = { "ERRORS", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			 "requests failed by fault injection or while the power is off" },
-	[COL_BUSY] = { "BUSY_NS", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "time charged, nanoseconds" },
 	[COL_SIZE] = { "SIZE", 0.05, SCOLS_FL_RIGHT, AP_COL_SIZE, "capacity" },
 	[COL_PHYS] = { "PHYS", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "hidden physical sector size" },
 	[COL_LBA] = { "LOWEST_ALIGNED", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "lowest aligned LBA" },
 	[COL_SPEC] = { "SPEC", 0.3, 0, AP_COL_STRING, "all parameters, as a --emulate spec" },
-	[COL_RA_HITS] = { "RA_HITS", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			  "reads answered from a read-ahead segment" },
-	[COL_RMW_BUFFERED] = { "RMW_BUFFERED", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			       "partial sectors whose RMW the buffer served (no extra revolution)" },
-	[COL_FLUSHES_IGNORED] = { "FLUSHES_IGNORED", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-				  "flushes acknowledged without writing the cache" },
 	[COL_POWER] = { "POWER", 0.05, 0, AP_COL_STRING, "on, or off after a power cut" },
-	[COL_POWER_CUTS] = { "POWER_CUTS", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER, "power cuts" },
-	[COL_LOST_WRITES] = { "LOST_WRITES", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-			      "acknowledged writes a power cut undid (volatile cache)" },
-	[COL_TORN] = { "TORN", 0.05, SCOLS_FL_RIGHT, AP_COL_NUMBER,
-		       "physical sectors a power cut tore (an RMW in flight)" },
+	AP_EMU_COUNTERS(COUNTER_INFO)
 };
-
-/* The columns that show a counter, and which. */
-#define COUNTER(col, field) { col, offsetof(struct ap_emu_counters, field) }
-static const struct {
-	int col;
-	size_t off;		/* of a uint64_t in struct ap_emu_counters */
-} counter_cols[] = {
-	COUNTER(COL_READS, reads), COUNTER(COL_WRITES, writes),
-	COUNTER(COL_ALIGNED, aligned_writes), COUNTER(COL_RMW, rmw),
-	COUNTER(COL_RMW_WRITES, rmw_writes), COUNTER(COL_FLUSHES, flushes),
-	COUNTER(COL_READ_BYTES, read_bytes), COUNTER(COL_WRITE_BYTES, write_bytes),
-	COUNTER(COL_ERRORS, errors), COUNTER(COL_BUSY, busy_ns), COUNTER(COL_RA_HITS, ra_hits),
-	COUNTER(COL_RMW_BUFFERED, rmw_buffer_hits),
-	COUNTER(COL_FLUSHES_IGNORED, flushes_ignored), COUNTER(COL_POWER_CUTS, power_cuts),
-	COUNTER(COL_LOST_WRITES, lost_writes), COUNTER(COL_TORN, torn_sectors),
-};
+#undef COUNTER_INFO
 
 static const int default_cols[] = {
-	COL_DEVICE, COL_READS, COL_WRITES, COL_ALIGNED, COL_RMW_WRITES, COL_RMW, COL_FLUSHES, COL_ERRORS, COL_BUSY,
+	COL_DEVICE, COL_READS, COL_WRITES, COL_ALIGNED, COL_RMW_WRITES, COL_RMW, COL_FLUSHES,
+	COL_ERRORS, COL_BUSY_NS,
+};
+
+static const struct ap_opts_cols emulate_cols = {
+	infos, AP_ARRAY_SIZE(infos), default_cols, AP_ARRAY_SIZE(default_cols)
 };
 
 enum {
@@ -125,38 +86,42 @@ enum {
 	OPT_FAIL_READS,
 	OPT_FAIL_WRITES,
 	OPT_WAIT,
-	OPT_SPECKEY,		/* spec parameters: OPT_SPECKEY + index into speckeys[] */
+	OPT_SPECKEY,		/* spec parameters: OPT_SPECKEY + i, ap_emu_spec_option(i) */
 };
 
-/* long option -> spec key */
-static const char *const speckeys[] = {
-	"size", "phys", "lowest-aligned", "lba", "rmw-cost", "base-cost", "jitter", "seed",
-	"write-cache", "fail-lba", "fail-count", "fail-after", "image", "flush-cost",
-	"profile", "logical", "drive-model",
+
+/* what --help prints after "Usage:" (the option kit) */
+static const char *const synopsis[] = {
+	"--attach [options]",
+	"--detach <device>",
+	"--stats <device> [output options]",
+	"--reset-stats <device>",
+	"--power-cut <device> | --power-on <device>",
+	"--power-cut-after <n> <device>",
+	NULL
 };
+
+/* --profile: the names of the profile table (emu/params.c). */
+static void usage_profiles(void)
+{
+	char *text;
+
+	ap_xasprintf(&text, "a drive profile, given first: the options after it override it: %s "
+		     "[simple]", ap_emu_profile_names());
+	fputs("     --profile <name>         ", stdout);
+	ap_cmd_usage_wrap(stdout, 30, text);
+	free(text);
+}
 
 static void usage(void)
 {
-	printf("Usage:\n"
-	       " %1$s %2$s --attach [options]\n"
-	       " %1$s %2$s --detach <device>\n"
-	       " %1$s %2$s --stats <device> [output options]\n"
-	       " %1$s %2$s --reset-stats <device>\n"
-	       " %1$s %2$s --power-cut <device> | --power-on <device>\n"
-	       " %1$s %2$s --power-cut-after <n> <device>\n"
-	       "\nAn emulated Advanced Format drive: a loop device that reports 512-byte\n"
+	printf("An emulated Advanced Format drive: a loop device that reports 512-byte\n"
 	       "logical and physical sectors, served through FUSE by a process that charges\n"
 	       "a read-modify-write for every write covering a hidden physical sector only\n"
 	       "partly. --attach prints the loop device once it is usable.\n"
-	       "\nAttach options (defaults in brackets):\n"
-	       "     --profile <name>         a drive profile, given first: the options after\n"
-	       "                              it override it: simple, hdd-7200, hdd-5400,\n"
-	       "                              wd-ears-jumper, flash-8k, flash-16k, usb-4kn,\n"
-	       "                              honest-512n, hdd-7200-nocache, hdd-7200-ra,\n"
-	       "                              honest-512n-ra, hdd-lba7-rmwbuf,\n"
-	       "                              usb-bridge-noflush, noisy-512n, cmr-7200,\n"
-	       "                              smr-trim, smr-notrim, sshd [simple]\n"
-	       "     --size <size>            capacity [1G]\n"
+	       "\nAttach options (defaults in brackets):\n");
+	usage_profiles();
+	printf("     --size <size>            capacity [1G]\n"
 	       "     --logical <bytes>        logical sector the device reports, 512..4096 [512]\n"
 	       "     --drive-model <name>     the model the drive states, for the verdict store\n"
 	       "                              [EMU-<PROFILE>, vendor ALIGNPROBE]\n"
@@ -201,7 +166,7 @@ static void usage(void)
 	       "     --power-cut-after <n> <device>\n"
 	       "                              cut the power when the write after n more\n"
 	       "                              writes arrives (that write in flight)\n"
-	       "\nOutput options (--stats):\n", AP_PROG, CMD);
+	       "\nOutput options (--stats):\n");
 	ap_out_usage(stdout, 30);
 	printf(" -h, --help                   display this help\n"
 	       " -V, --version                display version\n"
@@ -226,21 +191,17 @@ static int not_emulated(const char *dev)
 static int print_stats(const struct ap_out *o, const char *dev)
 {
 	int cols[AP_ARRAY_SIZE(infos) * 2];
-	size_t ncols, i;
+	size_t ncols;
 	struct ap_emu_counters c;
 	struct ap_emu_spec s;
 	struct libscols_table *tb;
-	struct ap_error e = { 0 };
 	struct ap_cols cs;
 	struct ap_row r;
 	char *spec;
 	int rc;
 
-	if (ap_out_columns(o, infos, AP_ARRAY_SIZE(infos), default_cols,
-			   AP_ARRAY_SIZE(default_cols), cols, &ncols, &e) != 0) {
-		ap_usage_error(CMD, "%s", e.msg);
+	if (ap_opts_columns(CMD, o, &emulate_cols, cols, &ncols) != 0)
 		return AP_EXIT_USAGE;
-	}
 	rc = ap_emu_counters_read(dev, &c);
 	if (rc == 0)
 		rc = ap_emu_spec_of(dev, &s);
@@ -251,9 +212,9 @@ static int print_stats(const struct ap_out *o, const char *dev)
 	spec = ap_emu_spec_format(&s);
 	ap_row_init(&r, &cs);
 	ap_row_str(&r, COL_DEVICE, dev);
-	for (i = 0; i < AP_ARRAY_SIZE(counter_cols); i++)
-		ap_row_u64(&r, counter_cols[i].col,
-			   *(const uint64_t *)((const char *)&c + counter_cols[i].off));
+#define COUNTER_ROW(field, col, type, help) ap_row_u64(&r, COL_##col, c.field);
+	AP_EMU_COUNTERS(COUNTER_ROW)
+#undef COUNTER_ROW
 	ap_row_u64(&r, COL_SIZE, s.capacity);
 	ap_row_u64(&r, COL_PHYS, s.phys_sector);
 	ap_row_u64(&r, COL_LBA, s.lowest_aligned);
@@ -274,7 +235,7 @@ static int print_stats(const struct ap_out *o, const char *dev)
 	return rc ? AP_EXIT_FAILURE : AP_EXIT_OK;
 }
 
-struct emulate_ctl {
+struct emulate_cmd {
 	int action;			/* OPT_ATTACH, 'd', OPT_STATS, OPT_RESET_STATS, OPT_POWER_* */
 	const char *dev;
 	struct ap_emu_spec spec;	/* --attach: the drive */
@@ -305,24 +266,31 @@ static const struct option action_longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-/* The actions' options, then one per drive parameter (speckeys[]): its key's name. */
-static struct option longopts[AP_ARRAY_SIZE(action_longopts) + AP_ARRAY_SIZE(speckeys)];
-
-static void make_longopts(void)
+/*
+ * The actions' options, then one per drive parameter: the spec keys the
+ * key table marks as options (ap_emu_spec_option()). Free it.
+ */
+static struct option *make_longopts(void)
 {
-	size_t n = AP_ARRAY_SIZE(action_longopts) - 1, i;
+	size_t n = AP_ARRAY_SIZE(action_longopts) - 1, k = 0, i;
+	struct option *all;
+	const char *key;
 
-	memcpy(longopts, action_longopts, n * sizeof(*longopts));
-	for (i = 0; i < AP_ARRAY_SIZE(speckeys); i++)
-		longopts[n + i] = (struct option){
-			speckeys[i], strcmp(speckeys[i], "write-cache") ? required_argument :
-			optional_argument, NULL, OPT_SPECKEY + (int)i };
+	while (ap_emu_spec_option(k))
+		k++;
+	all = ap_xcalloc(n + k + 1, sizeof(*all));
+	memcpy(all, action_longopts, n * sizeof(*all));
+	for (i = 0; (key = ap_emu_spec_option(i)); i++)
+		all[n + i] = (struct option){
+			key, strcmp(key, "write-cache") ? required_argument : optional_argument, NULL,
+			OPT_SPECKEY + (int)i };
+	return all;
 }
 
 /* A drive parameter (--size, --phys, ...): a key of the spec. */
-static int spec_key_opt(struct emulate_ctl *c, int ch, const char *arg)
+static int spec_key_opt(struct emulate_cmd *c, int ch, const char *arg)
 {
-	const char *key = speckeys[ch - OPT_SPECKEY];
+	const char *key = ap_emu_spec_option((size_t)(ch - OPT_SPECKEY));
 	struct ap_error e = { 0 };
 	size_t klen = strlen(key);
 
@@ -338,7 +306,7 @@ static int spec_key_opt(struct emulate_ctl *c, int ch, const char *arg)
 }
 
 /* The action (--attach, --detach, ...): one, with its device if given. */
-static int action_opt(struct emulate_ctl *c, int ch, const char *arg)
+static int action_opt(struct emulate_cmd *c, int ch, const char *arg)
 {
 	if (ch == OPT_POWER_CUT_AFTER) {
 		if (c->action && c->action != ch) {
@@ -364,10 +332,10 @@ static int action_opt(struct emulate_ctl *c, int ch, const char *arg)
 /* One of emulate's own options: 0, or AP_EXIT_USAGE after the message. */
 static int emulate_opt(void *ctx, int ch, const char *arg)
 {
-	struct emulate_ctl *c = ctx;
+	struct emulate_cmd *c = ctx;
 	struct ap_error e = { 0 };
 
-	if (ch >= OPT_SPECKEY && ch < OPT_SPECKEY + (int)AP_ARRAY_SIZE(speckeys))
+	if (ch >= OPT_SPECKEY && ap_emu_spec_option((size_t)(ch - OPT_SPECKEY)))
 		return spec_key_opt(c, ch, arg);
 	switch (ch) {
 	case OPT_SPEC:
@@ -396,7 +364,7 @@ static int emulate_opt(void *ctx, int ch, const char *arg)
 }
 
 /* The device operand and what the action needs: 0, -1 (-H) or AP_EXIT_USAGE. */
-static int check_action(struct emulate_ctl *c, int argc, char **argv)
+static int check_action(struct emulate_cmd *c, int argc, char **argv)
 {
 	if (c->action && c->action != OPT_ATTACH && !c->dev && optind < argc)
 		c->dev = argv[optind++];
@@ -408,7 +376,7 @@ static int check_action(struct emulate_ctl *c, int argc, char **argv)
 		ap_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
 		return AP_EXIT_USAGE;
 	}
-	if (ap_opts_list_columns(&c->out, infos, AP_ARRAY_SIZE(infos)))
+	if (ap_opts_list_columns(&c->out, &emulate_cols))
 		return -1;
 	if (!c->action) {
 		ap_usage_error(CMD, "one of --attach, --detach, --stats, --reset-stats, --power-cut or --power-on is needed");
@@ -429,19 +397,21 @@ static int check_action(struct emulate_ctl *c, int argc, char **argv)
  * 0 to go on; AP_EXIT_USAGE after the message; -1 when the help, the
  * version or the columns were printed.
  */
-static int parse_args(struct emulate_ctl *c, int argc, char **argv)
+static int parse_args(struct emulate_cmd *c, int argc, char **argv)
 {
 	const struct ap_opt common[] = {
 		AP_OPT_OUTPUT(&c->out), AP_OPT_HELP(usage), AP_OPT_VERSION, AP_OPT_END
 	};
+	struct option *longopts = make_longopts();
 	const struct ap_opts p = {
-		.cmd = CMD, .common = common, .longopts = longopts, .shortopts = "d::",
+		.cmd = CMD, .synopsis = synopsis, .common = common, .longopts = longopts,
+		.shortopts = "d::",
 		.own = emulate_opt, .ctx = c,
 	};
 	int rc;
 
-	make_longopts();
 	rc = ap_opts_parse(&p, argc, argv);
+	free(longopts);
 	if (!rc)
 		rc = check_action(c, argc, argv);
 	if (!rc)
@@ -450,7 +420,7 @@ static int parse_args(struct emulate_ctl *c, int argc, char **argv)
 }
 
 /* --attach: print the loop device once the drive is usable. An exit code. */
-static int do_attach(struct emulate_ctl *c)
+static int do_attach(struct emulate_cmd *c)
 {
 	struct ap_error e = { 0 };
 	struct ap_emu *emu;
@@ -527,7 +497,7 @@ static int do_power(const char *dev, bool on)
 
 int ap_cmd_emulate(int argc, char **argv)
 {
-	struct emulate_ctl c = { 0 };
+	struct emulate_cmd c = { 0 };
 	int rc;
 
 #ifndef HAVE_EMULATOR

@@ -37,6 +37,15 @@ struct json_object *ap_cmd_verdict_next_steps_json(const char *dev, const struct
 	return a;
 }
 
+void ap_cmd_print_verdict_next_steps(const char *dev, const struct ap_verdict *v, bool clear)
+{
+	struct ap_next_steps s;
+
+	ap_cmd_verdict_next_steps(dev, v, clear, &s);
+	ap_cmd_print_next_steps(&s, "  What to run next (each writes the disk):", "    ");
+	ap_next_steps_free(&s);
+}
+
 void ap_cmd_print_next_steps(const struct ap_next_steps *s, const char *heading,
 			     const char *indent)
 {

@@ -155,21 +155,25 @@ int ap_opts_out_check(const char *cmd, const struct ap_out *o)
 	return 0;
 }
 
-int ap_opts_list_columns(const struct ap_out *o, const struct ap_colinfo *infos, size_t ninfos)
+int ap_opts_list_columns(const struct ap_out *o, const struct ap_opts_cols *t)
 {
 	if (!o->list_columns)
 		return 0;
-	ap_out_list_columns(o, infos, ninfos);
+	ap_out_list_columns(o, t->infos, t->ninfos);
 	return -1;
 }
 
-int ap_opts_columns(const char *cmd, const struct ap_out *o, const struct ap_colinfo *infos,
-		    size_t ninfos, const int *defaults, size_t ndefaults, int *cols,
-		    size_t *ncols)
+int ap_opts_columns(const char *cmd, const struct ap_out *o, const struct ap_opts_cols *t,
+		    int *cols, size_t *ncols)
 {
+	int *tmp = cols ? NULL : ap_xcalloc(t->ninfos * 2, sizeof(*tmp));
 	struct ap_error e = { 0 };
+	size_t n;
+	int rc = ap_out_columns(o, t->infos, t->ninfos, t->defaults, t->ndefaults,
+				cols ? cols : tmp, ncols ? ncols : &n, &e);
 
-	if (ap_out_columns(o, infos, ninfos, defaults, ndefaults, cols, ncols, &e) != 0) {
+	free(tmp);
+	if (rc != 0) {
 		ap_usage_error(cmd, "%s", e.msg);
 		return AP_EXIT_USAGE;
 	}

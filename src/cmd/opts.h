@@ -69,9 +69,10 @@ struct ap_opt {
  * AP_OPT_END), and its own: @longopts (ended by a NULL name; may be NULL)
  * and @shortopts (getopt's letters; may be NULL), each handed to @own.
  * @own returns 0, or an exit code after its message (or -1 after
- * printing what ends the command with success). @synopsis (NULL-ended;
- * may be NULL): the forms --help prints as "Usage:\n alignprobe CMD FORM"
- * before the AP_OPT_HELP function's text.
+ * printing what ends the command with success). @synopsis (NULL-ended,
+ * every command gives one): the forms --help prints as "Usage:\n alignprobe
+ * CMD FORM" before the AP_OPT_HELP function's text, placeholders written
+ * <arg> as util-linux does ("[options] <device>...", "--undo <journal>").
  */
 struct ap_opts {
 	const char *cmd;
@@ -94,13 +95,18 @@ int ap_opts_parse(const struct ap_opts *p, int argc, char **argv);
 /*
  * The output options once parsed, in the order the command checks them:
  * ap_opts_out_check(): mutually exclusive formats, 0 or AP_EXIT_USAGE
- * after the message; ap_opts_list_columns(): -H, the columns of @infos
- * printed and -1, else 0; ap_opts_columns(): -o resolved into @cols (as
- * ap_out_columns()), 0 or AP_EXIT_USAGE after the message.
+ * after the message; ap_opts_list_columns(): -H, the columns of @t
+ * printed and -1, else 0; ap_opts_columns(): -o resolved into @cols (room
+ * for t->ninfos * 2; as ap_out_columns()), 0 or AP_EXIT_USAGE after the
+ * message. With @cols NULL it only checks -o: a command does so with its
+ * other options, before anything runs, and resolves it again to report.
  */
 int ap_opts_out_check(const char *cmd, const struct ap_out *o);
 
-/* A command's column table (the one that drives -o, the table and JSON) and its defaults. */
+/*
+ * A command's column table (the one that drives -o, the table and JSON)
+ * and its defaults: every command that prints a table has one.
+ */
 struct ap_opts_cols {
 	const struct ap_colinfo *infos;
 	size_t ninfos;
@@ -108,9 +114,8 @@ struct ap_opts_cols {
 	size_t ndefaults;
 };
 
-int ap_opts_list_columns(const struct ap_out *o, const struct ap_colinfo *infos, size_t ninfos);
-int ap_opts_columns(const char *cmd, const struct ap_out *o, const struct ap_colinfo *infos,
-		    size_t ninfos, const int *defaults, size_t ndefaults, int *cols,
-		    size_t *ncols);
+int ap_opts_list_columns(const struct ap_out *o, const struct ap_opts_cols *t);
+int ap_opts_columns(const char *cmd, const struct ap_out *o, const struct ap_opts_cols *t,
+		    int *cols, size_t *ncols);
 
 #endif

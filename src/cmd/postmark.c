@@ -58,13 +58,15 @@ static int usage_or_refused(int err)
 
 /* what --help prints after "Usage:" (the option kit) */
 static const char *const synopsis[] = {
-	"[options] [CONFIG...]",
+	"[options] [<config>...]",
 	NULL
 };
 
 static void usage(void)
 {
 	FILE *f = stdout;
+	struct ap_pm_config d;
+	char *syncs;
 
 	fputs("The built-in PostMark-compatible workload: for the same settings it performs\n"
 	      "exactly the file operations of PostMark 1.5 (same files created, read,\n"
@@ -76,22 +78,28 @@ static void usage(void)
 	      "stdin. Each file is checked completely before anything runs. Without CONFIG,\n"
 	      "or when the files contain neither 'run' nor 'quit', it runs once.\n\n", f);
 	fputs("Options (they override the files' settings):\n"
-	      " -s, --size LO[:HI]        created files have LO..HI-1 bytes, appends grow them\n"
+	      " -s, --size <lo>[:<hi>]    created files have LO..HI-1 bytes, appends grow them\n"
 	      "                           up to HI; LO alone: fixed size (default 500:10000)\n"
-	      " -N, --number N            files in the initial set (default 500)\n"
-	      " -S, --seed N              random seed, 1..4294967295 (default 42)\n"
-	      " -t, --transactions N      transactions (default 500)\n"
-	      " -l, --location DIR[=W]    directory for the files, weight W; repeatable\n"
+	      " -N, --number <n>          files in the initial set (default 500)\n"
+	      " -S, --seed <n>            random seed, 1..4294967295 (default 42)\n"
+	      " -t, --transactions <n>    transactions (default 500)\n"
+	      " -l, --location <dir>[=<w>]\n"
+	      "                           directory for the files, weight W; repeatable\n"
 	      "                           (default: the current directory)\n"
-	      " -d, --subdirectories K    spread the files over s0..s(K-1) in each location\n"
-	      "     --read-block B        read block size (default 512)\n"
-	      "     --write-block B       write block size (default 512)\n"
+	      " -d, --subdirectories <k>  spread the files over s0..s(K-1) in each location\n"
+	      "     --read-block <b>      read block size (default 512)\n"
+	      "     --write-block <b>     write block size (default 512)\n"
 	      "     --buffering yes|no    PostMark's stdio mode (default yes)\n"
-	      "     --bias-read N         0..10 chance of read over append, -1 off (default 5)\n"
-	      "     --bias-create N       0..10 chance of create over delete, -1 off (default 5)\n"
-	      "     --sync POLICY         none, fsync, fdatasync, dsync, sync, direct (default none)\n"
-	      "     --drop-caches         sync and drop the page cache before each phase (root)\n"
-	      "     --data SOURCE         printable (PostMark), zeros, random (default printable)\n"
+	      "     --bias-read <n>       0..10 chance of read over append, -1 off (default 5)\n"
+	      "     --bias-create <n>     0..10 chance of create over delete, -1 off (default 5)\n"
+	      , f);
+	/* the policies of their table, PostMark's default */
+	syncs = ap_pm_sync_list(", ");
+	ap_pm_config_init(&d);
+	fprintf(f, "     --sync <policy>       %s (default %s)\n", syncs, ap_pm_sync_name(d.sync));
+	free(syncs);
+	fputs("     --drop-caches         sync and drop the page cache before each phase (root)\n"
+	      "     --data <source>       printable (PostMark), zeros, random (default printable)\n"
 	      " -J, --json                print a JSON document instead of the reports\n"
 	      "     --terse               PostMark's one-line report\n"
 	      " -i, --interactive         then read commands from stdin (PostMark's pm> prompt)\n"

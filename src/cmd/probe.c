@@ -76,14 +76,19 @@ enum {
 	OPT_FORCE,
 };
 
+/* what --help prints after "Usage:" (the option kit) */
+static const char *const synopsis[] = {
+	"[options] <device>...",
+	"[options] --emulate[=<spec>]",
+	"--undo <journal> [<device>]",
+	NULL
+};
+
 static void usage(void)
 {
 	FILE *f = stdout;
 	size_t i;
 
-	fprintf(f, "Usage:\n %s %s [options] DEVICE...\n", AP_PROG, CMD);
-	fprintf(f, " %s %s [options] --emulate[=SPEC]\n", AP_PROG, CMD);
-	fprintf(f, " %s %s --undo JOURNAL [DEVICE]\n\n", AP_PROG, CMD);
 	fputs("Time single synchronous direct writes of 4 KiB .. 64 KiB at every logical-sector\n"
 	      "offset, randomized and interleaved over a region larger than any drive cache,\n"
 	      "and infer the hidden physical sector size and the lowest aligned LBA. Several\n"
@@ -94,7 +99,8 @@ static void usage(void)
 	      " -P, --preserve             read the original bytes first, keep them in an undo\n"
 	      "                            journal, write them back, verify; nothing is lost\n"
 	      " -R, --read-only            timing reads only (much weaker evidence)\n"
-	      "     --undo JOURNAL [DEV]   restore a device from the journal of a killed\n"
+	      "     --undo <journal> [<device>]\n"
+	      "                            restore a device from the journal of a killed\n"
 	      "                            preserving probe, verify, delete the journal; the\n"
 	      "                            disk is found by its identity (WWN, serial, model,\n"
 	      "                            backing file, content) and must be DEV if given;\n"
@@ -102,27 +108,27 @@ static void usage(void)
 	      "                            bytes it read nor what it wrote) are refused\n"
 	      "                            (exit 3) and named\n\n", f);
 	fputs("Options:\n"
-	      "     --emulate[=SPEC]       probe an emulated drive (repeatable), e.g.\n"
+	      "     --emulate[=<spec>]     probe an emulated drive (repeatable), e.g.\n"
 	      "                            wd-ears-jumper,size=256M; default\n"
 	      "                            " AP_CMD_EMU_DEFAULT_SPEC "\n"
-	      "     --journal FILE         the undo journal (default\n"
+	      "     --journal <file>       the undo journal (default\n"
 	      "                            /var/tmp/alignprobe-undo-DEV-PID.journal, or in\n"
 	      "                            $ALIGNPROBE_JOURNAL_DIR); several devices: FILE.DEV\n"
-	      "     --min-size SIZE        smallest write size (default 4K)\n"
-	      "     --max-size SIZE        largest write size (default 64K)\n"
-	      "     --region-start SIZE    where the scratch region starts (default 1M)\n"
-	      "     --region-size SIZE     its size (default 1G or what the device has)\n"
-	      "     --slots N              places the writes are spread over (default 128)\n"
-	      "     --min-rounds N         rounds per size before an early stop (default 3)\n"
-	      "     --max-rounds N         rounds per size at most (default 40)\n"
-	      "     --time-budget DUR      for the whole call (default 2m), e.g. 30s\n"
-	      "     --seed N               of the randomized order (default 1)\n"
+	      "     --min-size <size>      smallest write size (default 4K)\n"
+	      "     --max-size <size>      largest write size (default 64K)\n"
+	      "     --region-start <size>  where the scratch region starts (default 1M)\n"
+	      "     --region-size <size>   its size (default 1G or what the device has)\n"
+	      "     --slots <n>            places the writes are spread over (default 128)\n"
+	      "     --min-rounds <n>       rounds per size before an early stop (default 3)\n"
+	      "     --max-rounds <n>       rounds per size at most (default 40)\n"
+	      "     --time-budget <dur>    for the whole call (default 2m), e.g. 30s\n"
+	      "     --seed <n>             of the randomized order (default 1)\n"
 	      "     --no-confirm           stop at the first size that shows the unit\n"
 	      "     --write-cache off      the drive's volatile write cache off while it is\n"
 	      "                            probed (a cache that ignores flushes), restored\n"
 	      "                            after; 'alignprobe cleanup' after a SIGKILL\n"
-	      "     --alpha P              significance level (default 0.001)\n"
-	      "     --min-slowdown X       margin of \"no effect\": none of X or more; an\n"
+	      "     --alpha <p>            significance level (default 0.001)\n"
+	      "     --min-slowdown <x>     margin of \"no effect\": none of X or more; an\n"
 	      "                            effect below it is reported as small (default 1.5)\n"
 	      "     --allow-metadata-area  allow a region over LBA 0..33 or the last 33 sectors\n"
 	      "     --allow-partition      probe a partition instead of a whole disk\n"
@@ -135,15 +141,15 @@ static void usage(void)
 	      "     --dry-run              run the safety checks and print the plan (device,\n"
 	      "                            region, sizes, number of writes, duration);\n"
 	      "                            write nothing\n"
-	      "     --plot FILE.svg        median latency per offset (several devices:\n"
+	      "     --plot <file.svg>      median latency per offset (several devices:\n"
 	      "                            FILE-DEV.svg)\n"
 	      "     --all-sizes            table rows for every size (default: the deciding one)\n"
-	      "     --samples FILE         save every timed operation as CSV (device, size,\n"
+	      "     --samples <file>       save every timed operation as CSV (device, size,\n"
 	      "                            offset, round, slot, ns)\n"
-	      "     --record[=STORE]       add each verdict to the verdict store for the\n"
+	      "     --record[=<store>]     add each verdict to the verdict store for the\n"
 	      "                            disk's model (default $ALIGNPROBE_VERDICTS or\n"
 	      "                            " AP_VSTORE_DEFAULT ")\n"
-	      "     --prometheus FILE      write the results for node_exporter's textfile\n"
+	      "     --prometheus <file>    write the results for node_exporter's textfile\n"
 	      "                            collector (atomically)\n"
 	      " -q, --quiet                no progress line\n", f);
 	ap_out_usage(f, 28);
@@ -167,7 +173,7 @@ static void usage(void)
 
 /* ------------------------------------------------------------------ */
 
-static int do_undo(struct ctl *c, int argc, char **argv)
+static int do_undo(struct probe_cmd *c, int argc, char **argv)
 {
 	struct ap_probe_undo u;
 	struct ap_error e = { 0 };
@@ -260,14 +266,14 @@ static const struct size_opt {
 	{ OPT_REGION_SIZE, "region-size", offsetof(struct ap_probe_opts, region_size) },
 };
 
-/* What parsing keeps besides struct ctl: the mode asked for. */
+/* What parsing keeps besides struct probe_cmd: the mode asked for. */
 struct probe_parse {
-	struct ctl *c;
+	struct probe_cmd *c;
 	bool preserve, readonly;
 };
 
 /* A size, a count of slots or rounds: 0, 1 when @ch is none of them, or AP_EXIT_USAGE. */
-static int amount_opt(struct ctl *c, int ch, const char *arg)
+static int amount_opt(struct probe_cmd *c, int ch, const char *arg)
 {
 	size_t i;
 
@@ -296,7 +302,7 @@ static int amount_opt(struct ctl *c, int ch, const char *arg)
 }
 
 /* When the measuring stops and what it calls an effect: 0, 1 (not one), or AP_EXIT_USAGE. */
-static int decision_opt(struct ctl *c, int ch, const char *arg)
+static int decision_opt(struct probe_cmd *c, int ch, const char *arg)
 {
 	uint64_t v;
 	double d;
@@ -348,7 +354,7 @@ static int decision_opt(struct ctl *c, int ch, const char *arg)
 /* The mode, the journal, --undo and what the region may cover: 0 or AP_EXIT_USAGE. */
 static int mode_opt(struct probe_parse *pp, int ch, const char *arg)
 {
-	struct ctl *c = pp->c;
+	struct probe_cmd *c = pp->c;
 
 	switch (ch) {
 	case OPT_EMULATE:
@@ -408,7 +414,7 @@ static int probe_opt(void *ctx, int ch, const char *arg)
 /* --undo goes with nothing of a probe; its own options with nothing else. */
 static int check_undo_args(const struct probe_parse *pp)
 {
-	const struct ctl *c = pp->c;
+	const struct probe_cmd *c = pp->c;
 
 	if (c->undo) {
 		if (c->nemu || pp->preserve || pp->readonly || c->dry_run || c->record_set ||
@@ -430,7 +436,7 @@ static int check_undo_args(const struct probe_parse *pp)
 /* The mode, the devices and the sizes of a probe: 0 or AP_EXIT_USAGE after the message. */
 static int check_probe_args(const struct probe_parse *pp, int argc, char **argv)
 {
-	struct ctl *c = pp->c;
+	struct probe_cmd *c = pp->c;
 	struct ap_error e = { 0 };
 
 	if (pp->preserve && pp->readonly) {
@@ -468,7 +474,7 @@ static int check_probe_args(const struct probe_parse *pp, int argc, char **argv)
  * do_undo() when c->undo is set), AP_EXIT_USAGE after the message, -1 when
  * the help, the version or the columns were printed.
  */
-static int parse_args(struct ctl *c, int argc, char **argv)
+static int parse_args(struct probe_cmd *c, int argc, char **argv)
 {
 	const struct ap_opt common[] = {
 		AP_OPT_YES(&c->yes), AP_OPT_PLOT(&c->plot),
@@ -478,7 +484,8 @@ static int parse_args(struct ctl *c, int argc, char **argv)
 	};
 	struct probe_parse pp = { .c = c };
 	const struct ap_opts p = {
-		.cmd = CMD, .common = common, .longopts = longopts, .shortopts = "PR",
+		.cmd = CMD, .synopsis = synopsis, .common = common, .longopts = longopts,
+		.shortopts = "PR",
 		.own = probe_opt, .ctx = &pp,
 	};
 	int rc;
@@ -488,13 +495,12 @@ static int parse_args(struct ctl *c, int argc, char **argv)
 	c->budget_ns = DEFAULT_BUDGET_NS;
 	rc = ap_opts_parse(&p, argc, argv);
 	if (!rc)
-		rc = ap_opts_list_columns(&c->out, probe_infos, PROBE_NCOLS);
+		rc = ap_opts_list_columns(&c->out, &probe_cols);
 	if (!rc)
 		rc = ap_opts_out_check(CMD, &c->out);
 	/* a bad -o list is a usage error before anything is written */
-	if (!rc && ap_cmd_check_columns(CMD, &c->out, probe_infos, PROBE_NCOLS,
-					probe_default_cols, probe_ndefault_cols) != 0)
-		rc = AP_EXIT_USAGE;
+	if (!rc)
+		rc = ap_opts_columns(CMD, &c->out, &probe_cols, NULL, NULL);
 	if (!rc)
 		rc = check_undo_args(&pp);
 	if (rc || c->undo)
@@ -502,7 +508,7 @@ static int parse_args(struct ctl *c, int argc, char **argv)
 	return check_probe_args(&pp, argc, argv);
 }
 
-static void free_ctl(struct ctl *c)
+static void free_ctl(struct probe_cmd *c)
 {
 	size_t i;
 
@@ -530,7 +536,7 @@ static void free_ctl(struct ctl *c)
 
 int ap_cmd_probe(int argc, char **argv)
 {
-	struct ctl c = { 0 };
+	struct probe_cmd c = { 0 };
 	int rc;
 
 	rc = parse_args(&c, argc, argv);

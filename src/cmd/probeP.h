@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cmd/opts.h"
 #include "device/cachectl.h"
 #include "device/safety.h"
 #include "emu/emu.h"
@@ -35,8 +36,7 @@ enum {
  * and JSON; the columns shown without -o.
  */
 extern const struct ap_colinfo probe_infos[PROBE_NCOLS];
-extern const int probe_default_cols[];
-extern const size_t probe_ndefault_cols;
+extern const struct ap_opts_cols probe_cols;	/* probe_infos and the defaults */
 
 struct job {
 	char *dev;			/* what the user named, or the emulated loop device */
@@ -57,7 +57,7 @@ struct job {
 	bool wc_found;
 };
 
-struct ctl {
+struct probe_cmd {
 	struct ap_out out;
 	struct ap_probe_opts o;
 	bool yes, quiet, all_sizes, allow_partition, budget_set, slots_set, allow_unidentified;
@@ -91,17 +91,17 @@ struct ctl {
  */
 int probe_journal_usable(const char *dev, const char *journal, const struct ap_probe_plan *plan,
 			 const struct ap_disk_identity *id);
-char *probe_journal_path(const struct ctl *c, const struct job *j);
-int probe_emu_spec(struct ctl *c, size_t i, struct ap_emu_spec *spec);
+char *probe_journal_path(const struct probe_cmd *c, const struct job *j);
+int probe_emu_spec(struct probe_cmd *c, size_t i, struct ap_emu_spec *spec);
 char *probe_emu_placeholder(size_t i);
 void probe_detach_emulated(struct job *j);
-void probe_setup_jobs(struct ctl *c);
-int probe_plan_jobs(struct ctl *c);
-int probe_gate_jobs(struct ctl *c);
-int probe_start_jobs(struct ctl *c);
+void probe_setup_jobs(struct probe_cmd *c);
+int probe_plan_jobs(struct probe_cmd *c);
+int probe_gate_jobs(struct probe_cmd *c);
+int probe_start_jobs(struct probe_cmd *c);
 
 /* probe_report.c */
-int probe_dry_run(struct ctl *c, size_t nnamed);
-int probe_report_jobs(struct ctl *c);
+int probe_dry_run(struct probe_cmd *c, size_t nnamed);
+int probe_report_jobs(struct probe_cmd *c);
 
 #endif /* AP_CMD_PROBEP_H */

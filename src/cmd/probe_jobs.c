@@ -28,7 +28,7 @@
 #include "probe/threads.h"
 #include "ui/confirm.h"
 #include "ui/progress.h"
-char *probe_journal_path(const struct ctl *c, const struct job *j)
+char *probe_journal_path(const struct probe_cmd *c, const struct job *j)
 {
 	return ap_probe_journal_path(c->journal, c->njobs > 1, j->dev);
 }
@@ -52,7 +52,7 @@ static int wcache_find_job(struct job *j)
  * (cleanup's after a SIGKILL), then switched. 0, or 1 after a message
  * (what was switched is restored by probe_wcache_restore()).
  */
-static int wcache_off(struct ctl *c)
+static int wcache_off(struct probe_cmd *c)
 {
 	struct ap_error e = { 0 };
 	size_t i;
@@ -71,7 +71,7 @@ static int wcache_off(struct ctl *c)
 }
 
 /* Put every cache back as found: 0, or 1 after a message (cleanup puts it back). */
-static int wcache_restore(struct ctl *c)
+static int wcache_restore(struct probe_cmd *c)
 {
 	size_t i;
 	int ret = 0;
@@ -98,7 +98,7 @@ int probe_journal_usable(const char *dev, const char *journal, const struct ap_p
 }
 
 /* Refusals and errors before anything is written: 2 or 3. */
-static int prepare_job(struct ctl *c, struct job *j)
+static int prepare_job(struct probe_cmd *c, struct job *j)
 {
 	struct ap_error e = { 0 };
 	int rc;
@@ -146,7 +146,7 @@ static int prepare_job(struct ctl *c, struct job *j)
 }
 
 /* The confirmation (destructive mode on a drive that is not ours), then hold it. */
-static int gate_job(struct ctl *c, struct job *j)
+static int gate_job(struct probe_cmd *c, struct job *j)
 {
 	struct ap_safety_opts so = { .yes = c->yes || j->emulated,
 				     .allow_partition = c->allow_partition };
@@ -171,13 +171,13 @@ static int gate_job(struct ctl *c, struct job *j)
 }
 
 /* The spec of the emulated drive @i: 0 or AP_EXIT_USAGE (printed). */
-int probe_emu_spec(struct ctl *c, size_t i, struct ap_emu_spec *spec)
+int probe_emu_spec(struct probe_cmd *c, size_t i, struct ap_emu_spec *spec)
 {
 	ap_emu_spec_init(spec);
 	return ap_cmd_emu_spec(CMD, AP_CMD_EMU_DEFAULT_SPEC, c->emu_specs[i], true, spec);
 }
 
-static int attach_emulated(struct ctl *c, size_t i, struct job *j)
+static int attach_emulated(struct probe_cmd *c, size_t i, struct job *j)
 {
 	struct ap_emu_spec spec;
 	struct ap_error e = { 0 };
@@ -221,7 +221,7 @@ char *probe_emu_placeholder(size_t i)
  * and (preserving mode) that the undo journals can be created where they
  * go. 0 or an exit code, with the message printed.
  */
-static int open_outputs(struct ctl *c, size_t nnamed)
+static int open_outputs(struct probe_cmd *c, size_t nnamed)
 {
 	size_t i;
 	int rc;
@@ -301,7 +301,7 @@ static void on_tick(void *arg, const struct ap_probe_threads_live *l)
 	ap_progress_update(&p->pg, l->ops, detail);
 }
 
-static void run_jobs(struct ctl *c)
+static void run_jobs(struct probe_cmd *c)
 {
 	struct ap_probe_thread **t = ap_xcalloc(c->njobs, sizeof(*t));
 	struct progress p = { .njobs = c->njobs };
@@ -330,7 +330,7 @@ static void run_jobs(struct ctl *c)
 }
 
 /* One job per device named, then one per --emulate (its device comes later). */
-void probe_setup_jobs(struct ctl *c)
+void probe_setup_jobs(struct probe_cmd *c)
 {
 	size_t i;
 
@@ -347,7 +347,7 @@ void probe_setup_jobs(struct ctl *c)
  * The output files, then every check on every named device: 0 or an exit
  * code, with nothing written.
  */
-int probe_plan_jobs(struct ctl *c)
+int probe_plan_jobs(struct probe_cmd *c)
 {
 	size_t i;
 	int rc;
@@ -369,7 +369,7 @@ static int signal_status(void)
  * The gate of every named device, then the emulated drives (set up,
  * checked, held): nothing is written before all of them passed.
  */
-int probe_gate_jobs(struct ctl *c)
+int probe_gate_jobs(struct probe_cmd *c)
 {
 	size_t i;
 	int rc = 0;
@@ -395,7 +395,7 @@ int probe_gate_jobs(struct ctl *c)
  * --write-cache off the caches off for it and back as found after, whatever
  * happened. 0, or 1 when a cache could not be switched or restored.
  */
-int probe_start_jobs(struct ctl *c)
+int probe_start_jobs(struct probe_cmd *c)
 {
 	size_t i;
 	int rc = c->wcache_off ? wcache_off(c) : 0;

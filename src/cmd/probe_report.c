@@ -21,7 +21,6 @@
 #include "cmd/publish.h"
 #include "cmd/probeP.h"
 #include "emu/model.h"
-#include "device/nextsteps.h"
 #include "lib/exitcodes.h"
 #include "lib/outfile.h"
 #include "lib/sig.h"
@@ -52,10 +51,12 @@ const struct ap_colinfo probe_infos[PROBE_NCOLS] = {
 			  "median relative to the fastest offset of this size", .fmt = "%.2f" },
 };
 
-const int probe_default_cols[] = {
+static const int default_cols[] = {
 	COL_DEVICE, COL_SIZE, COL_OFFSET, COL_N, COL_MEDIAN, COL_Q1, COL_Q3, COL_FAST, COL_REL,
 };
-const size_t probe_ndefault_cols = AP_ARRAY_SIZE(probe_default_cols);
+const struct ap_opts_cols probe_cols = {
+	probe_infos, PROBE_NCOLS, default_cols, AP_ARRAY_SIZE(default_cols)
+};
 
 /* The keys of the "results" objects without -o: the device is the document's. */
 static const int json_cols[] = {
@@ -98,15 +99,6 @@ static void add_rows(struct libscols_table *tb, struct ap_row *r, const struct j
 	}
 }
 
-static void print_next_steps(const struct job *j)
-{
-	struct ap_next_steps s;
-
-	ap_cmd_verdict_next_steps(j->dev, &j->r.verdict, j->r.clear, &s);
-	ap_cmd_print_next_steps(&s, "  what to run next (each writes the disk):", "    ");
-	ap_next_steps_free(&s);
-}
-
 /* The words after the table (probe/words.c), what to run next after an effect. */
 static void print_words(const struct job *j)
 {
@@ -116,7 +108,7 @@ static void print_words(const struct job *j)
 	fputs(s, stdout);
 	free(s);
 	if (v->sensitive && v->resolved)
-		print_next_steps(j);
+		ap_cmd_print_verdict_next_steps(j->dev, &j->r.verdict, j->r.clear);
 	s = ap_probe_result_caveats(&j->r, &j->d);
 	if (s)
 		fputs(s, stdout);
@@ -193,18 +185,16 @@ static int write_plot(struct job *j)
 	return rc;
 }
 
-static int print_results(struct ctl *c)
+static int print_results(struct probe_cmd *c)
 {
 	int cols[PROBE_NCOLS * 2];
 	size_t ncols = 0, i, k;
-	struct ap_error e = { 0 };
 	struct ap_cols cs;
 	bool have_cols;
 	int rc = 0;
 
 	/* -o was checked before the run */
-	have_cols = ap_out_columns(&c->out, probe_infos, PROBE_NCOLS, probe_default_cols,
-				   probe_ndefault_cols, cols, &ncols, &e) == 0;
+	have_cols = ap_opts_columns(CMD, &c->out, &probe_cols, cols, &ncols) == 0;
 	ap_cols_init(&cs, &c->out, probe_infos, PROBE_NCOLS, cols, have_cols ? ncols : 0,
 		     json_cols, AP_ARRAY_SIZE(json_cols));
 	if (c->out.json) {
@@ -254,7 +244,7 @@ static int print_results(struct ctl *c)
 	return rc;
 }
 
-static int write_samples(struct ctl *c)
+static int write_samples(struct probe_cmd *c)
 {
 	struct ap_error e = { 0 };
 	char *buf = NULL;
@@ -282,7 +272,7 @@ static int write_samples(struct ctl *c)
 }
 
 /* --record and --prometheus: each device's verdict, then the metrics file. */
-static int report_fleet(struct ctl *c)
+static int report_fleet(struct probe_cmd *c)
 {
 	struct ap_prom *p = c->prometheus ? ap_prom_new() : NULL;
 	size_t i;
@@ -315,7 +305,7 @@ static int report_fleet(struct ctl *c)
 }
 
 /* --dry-run: what the probe of @dev would do, from its plan (probe/words.c). */
-static void print_plan(const struct ctl *c, const char *dev, const struct ap_probe_plan *p,
+static void print_plan(const struct probe_cmd *c, const char *dev, const struct ap_probe_plan *p,
 		       const char *journal, const struct ap_cachectl *wc)
 {
 	char *s = ap_probe_plan_words(&c->o, c->budget_ns, c->wcache_off, dev, p, journal, wc);
@@ -326,7 +316,7 @@ static void print_plan(const struct ctl *c, const char *dev, const struct ap_pro
 
 /* --dry-run after every check: the gate's description and the plan of each device. */
 /* --dry-run of the emulated drive @k: its plan, from its spec, before it is set up. */
-static int dry_run_emulated(struct ctl *c, size_t k)
+static int dry_run_emulated(struct probe_cmd *c, size_t k)
 {
 	struct ap_emu_spec spec;
 	struct ap_probe_plan plan;
@@ -356,7 +346,7 @@ static int dry_run_emulated(struct ctl *c, size_t k)
 	return rc ? ap_err_error(CMD, NULL, &e) : 0;
 }
 
-int probe_dry_run(struct ctl *c, size_t nnamed)
+int probe_dry_run(struct probe_cmd *c, size_t nnamed)
 {
 	size_t i;
 	int rc;
@@ -389,7 +379,7 @@ int probe_dry_run(struct ctl *c, size_t nnamed)
 }
 
 /* The worst outcome over the devices: signal, failure, no verdict, success. */
-static int jobs_status(const struct ctl *c)
+static int jobs_status(const struct probe_cmd *c)
 {
 	int worst = AP_EXIT_OK, sig;
 	size_t i;
@@ -415,7 +405,7 @@ static int jobs_status(const struct ctl *c)
  * the output), then the results, the samples, the fleet's files and the
  * plots. The exit status.
  */
-int probe_report_jobs(struct ctl *c)
+int probe_report_jobs(struct probe_cmd *c)
 {
 	int rc = AP_EXIT_OK;
 	size_t i;

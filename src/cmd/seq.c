@@ -64,8 +64,8 @@ static const struct option longopts[] = {
 
 /* what --help prints after "Usage:" (the option kit) */
 static const char *const synopsis[] = {
-	"[options] TARGET",
-	"[options] --emulate[=SPEC]",
+	"[options] <target>",
+	"[options] --emulate[=<spec>]",
 	NULL
 };
 
@@ -78,28 +78,31 @@ static void usage(void)
 	      "experiments done properly. TARGET is a whole disk, a partition\n"
 	      "(--allow-partition) or a regular file.\n\n", f);
 	fputs("Options:\n"
-	      " -s, --size SIZE          bytes written per cell (default 256M, capped by the target)\n"
-	      "     --offset OFFSET      where the region starts (default 0)\n"
-	      " -B, --block-sizes LIST   e.g. 4K,64K,1M (default powers of 4 from 4K to 1G, <= size)\n"
-	      " -m, --modes LIST         modes to run, or 'default', 'all' (default: default)\n"
+	      " -s, --size <size>        bytes written per cell (default 256M, capped by the target)\n"
+	      "     --offset <offset>    where the region starts (default 0)\n"
+	      " -B, --block-sizes <list>\n"
+	      "                          e.g. 4K,64K,1M (default powers of 4 from 4K to 1G, <= size)\n"
+	      " -m, --modes <list>       modes to run, or 'default', 'all' (default: default)\n"
 	      " -R, --read               also the read cells: read-direct and read-cached\n"
-	      "     --rounds N           runs per cell, the median is reported (default 1)\n"
-	      "     --seed N             order of the runs and data (default 1)\n"
+	      "     --rounds <n>         runs per cell, the median is reported (default 1)\n"
+	      "     --seed <n>           order of the runs and data (default 1)\n"
 	      "     --data random|zero   data written (default random: xoshiro256+, generated ahead)\n"
-	      "     --pool SIZE          random data generated ahead; it repeats with this period\n"
+	      "     --pool <size>        random data generated ahead; it repeats with this period\n"
 	      "                          (default 4M, or the block size if larger; --pool=SIZE for\n"
 	      "                          all-unique data, at the cost of copying from memory)\n"
-	      "     --cell-time DURATION stop a run after this long, e.g. 30s; 0 = never (default 10s)\n"
+	      "     --cell-time <duration>\n"
+	      "                          stop a run after this long, e.g. 30s; 0 = never (default 10s)\n"
 	      "     --verify             read back and compare after every write run (untimed)\n"
 	      "     --keep               keep a file this run created\n"
-	      "     --plot FILE.svg      MB/s by block size, one line per mode\n"
-	      "     --write-cache LIST   on, off, or on,off: run the matrix once per state of\n"
+	      "     --plot <file.svg>    MB/s by block size, one line per mode\n"
+	      "     --write-cache <list>\n"
+	      "                          on, off, or on,off: run the matrix once per state of\n"
 	      "                          the drive's write cache, switched for the run and\n"
 	      "                          restored after it (a SCSI disk or the emulated drive)\n"
 	      " -y, --yes                no confirmation before writing a device\n"
 	      "     --dry-run            check and plan, write nothing\n"
 	      "     --allow-partition    accept a partition as TARGET\n"
-	      "     --emulate[=SPEC]     run on an emulated drive set up for this run\n"
+	      "     --emulate[=<spec>]   run on an emulated drive set up for this run\n"
 	      "                          (SPEC as for 'alignprobe emulate', e.g. cache=on,base=100us)\n"
 	      " -q, --quiet              no progress line\n", f);
 	ap_out_usage(f, 26);
@@ -262,7 +265,6 @@ static int seq_opt(void *ctx, int ch, const char *arg)
 /* The output options and what they depend on (--write-cache's columns). */
 static int seq_output_args(struct seq_cmd *c)
 {
-	const struct ap_opts_cols *t;
 	struct ap_error e = { 0 };
 	int rc = ap_opts_out_check(CMD, &c->out);
 
@@ -273,16 +275,14 @@ static int seq_output_args(struct seq_cmd *c)
 		ap_usage_error(CMD, "--dry-run prints its plan as text: -J/--json cannot go with it");
 		return AP_EXIT_USAGE;
 	}
-	rc = ap_opts_list_columns(&c->out, ap_seq_cols[0].infos, SEQ_NCOLS);
+	rc = ap_opts_list_columns(&c->out, &ap_seq_cols[0]);
 	if (rc)
 		return rc;
 	if (c->wc_arg && ap_seq_wc_parse(c->wc_arg, c->o.wc, &c->o.nwc, &e) < 0) {
 		ap_usage_error(CMD, "--write-cache: %s", e.msg);
 		return AP_EXIT_USAGE;
 	}
-	t = &ap_seq_cols[c->o.nwc != 0];
-	return ap_opts_columns(CMD, &c->out, t->infos, t->ninfos, t->defaults, t->ndefaults,
-			       c->cols, &c->ncols);
+	return ap_opts_columns(CMD, &c->out, &ap_seq_cols[c->o.nwc != 0], c->cols, &c->ncols);
 }
 
 /* TARGET or --emulate, then the matrix: modes and block sizes. */

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * alignprobe sweep DEVICE | --emulate[=SPEC] | --replay FILE
+ * alignprobe sweep <device> | --emulate[=<spec>] | --replay <file>
  *
  * The options and --replay (this file); the run on a device or an
  * emulated drive, the safety gate, progress and the results file
- * (sweep_run.c); everything printed: the table per start, the verdict in
- * words, JSON and the plot (sweep_report.c); what they share (sweep.h).
+ * (sweep_target.c); everything printed: the table per start, the verdict
+ * in words, JSON and the plot (sweep_report.c); what they share
+ * (sweepP.h).
  * The work is done by src/sweep/ (sweep/sweep.h).
  */
 #include <errno.h>
@@ -49,16 +50,39 @@ enum {
 	OPT_SAVE,
 };
 
+/* --sync: the workload's policies (their table), the sweep's default marked. */
+static void usage_sync(FILE *f)
+{
+	struct ap_sweep_setup d;
+	char *text = ap_xstrdup("after every file write:"), *next;
+	unsigned i;
+
+	ap_sweep_setup_init(&d);
+	for (i = 0; i < AP_PM_SYNC_COUNT; i++) {
+		ap_xasprintf(&next, "%s %s%s%s", text, ap_pm_sync_name((enum ap_pm_sync)i),
+			     i == d.sync ? " (default)" : "", i + 1 < AP_PM_SYNC_COUNT ? "," : "");
+		free(text);
+		text = next;
+	}
+	fputs("     --sync <policy>      ", f);
+	ap_cmd_usage_wrap(f, 26, text);
+	free(text);
+}
+
+/* what --help prints after "Usage:" (the option kit) */
+static const char *const synopsis[] = {
+	"[options] <device>",
+	"[options] --emulate[=<spec>]",
+	"--replay <file> [output options]",
+	NULL
+};
+
 static void usage(void)
 {
 	FILE *f = stdout;
 	const struct ap_sweep_preset *p;
 	size_t i;
 
-	fprintf(f, "Usage:\n"
-		" %s %s [options] DEVICE\n"
-		" %s %s [options] --emulate[=SPEC]\n"
-		" %s %s --replay FILE [output options]\n\n", AP_PROG, CMD, AP_PROG, CMD, AP_PROG, CMD);
 	fputs("Find a drive's real physical sector size and alignment the way it hurts:\n"
 	      "for every partition start in a range, write a fresh GPT with one partition\n"
 	      "starting exactly there, make a file system, mount it, time a small-file\n"
@@ -67,33 +91,34 @@ static void usage(void)
 	      "soon as the verdict is clear. DESTROYS everything on DEVICE; leaves it with\n"
 	      "an empty GPT.\n\n", f);
 	fputs("Options:\n"
-	      " -p, --preset NAME        quick (default) or thorough, see below\n"
-	      "     --starts LIST        partition starts, logical sectors: 34..64, 34..64:2,\n"
+	      " -p, --preset <name>      quick (default) or thorough, see below\n"
+	      "     --starts <list>      partition starts, logical sectors: 34..64, 34..64:2,\n"
 	      "                          35,40,63 (default 34..64 with 512-byte sectors,\n"
 	      "                          6..37 with 4096-byte sectors)\n"
-	      "     --rounds N|MIN..MAX  rounds: at least MIN, at most MAX (preset's)\n"
-	      " -t, --time-budget TIME   no new step after this long, e.g. 10m (preset's)\n"
-	      "     --size SIZE          partition size (preset's, capped by the disk)\n"
-	      "     --fs TYPE            ext4 (default), ext2 or xfs (xfs: >= 300M)\n"
-	      "     --mkfs-opt OPTS      more mkfs options, split at blanks (repeatable)\n"
-	      "     --mount-opt OPTS     mount(2) data, e.g. data=journal\n"
-	      " -w, --workload FILE      a PostMark configuration file instead of the preset's\n"
-	      "                          workload (its locations are replaced by the mount)\n"
-	      "     --sync POLICY        after every file write: none, fsync (default),\n"
-	      "                          fdatasync, dsync, sync, direct\n"
-	      "     --seed N             order of the starts (and the emulator's jitter);\n"
+	      "     --rounds <n>|<min>..<max>\n"
+	      "                          rounds: at least MIN, at most MAX (preset's)\n"
+	      " -t, --time-budget <time>\n"
+	      "                          no new step after this long, e.g. 10m (preset's)\n"
+	      "     --size <size>        partition size (preset's, capped by the disk)\n"
+	      "     --fs <type>          ext4 (default), ext2 or xfs (xfs: >= 300M)\n"
+	      "     --mkfs-opt <opts>    more mkfs options, split at blanks (repeatable)\n"
+	      "     --mount-opt <opts>   mount(2) data, e.g. data=journal\n"
+	      " -w, --workload <file>    a PostMark configuration file instead of the preset's\n"
+	      "                          workload (its locations are replaced by the mount)\n", f);
+	usage_sync(f);
+	fputs("     --seed <n>           order of the starts (and the emulator's jitter);\n"
 	      "                          default: from the clock, saved in the results\n"
-	      "     --emulate[=SPEC]     sweep an emulated drive set up for this run: by\n"
+	      "     --emulate[=<spec>]   sweep an emulated drive set up for this run: by\n"
 	      "                          default " AP_CMD_EMU_DEFAULT_SPEC " (a 7200 rpm 512e disk); SPEC\n"
 	      "                          as for 'alignprobe emulate --spec' applies on top\n"
 	      "                          (size=256M) or names another profile (simple)\n"
-	      "     --replay FILE        re-analyse and print saved results (--save or --json\n"
+	      "     --replay <file>      re-analyse and print saved results (--save or --json\n"
 	      "                          output); touches no device\n"
-	      "     --save FILE          write the results as JSON, updated after every step\n"
+	      "     --save <file>        write the results as JSON, updated after every step\n"
 	      "                          (nothing is saved unless asked; the --json output\n"
 	      "                          can be replayed as well)\n"
-	      "     --plot FILE.svg      bars of TPS per start, aligned starts in blue\n"
-	      "     --record[=STORE]     add the verdict to the verdict store for the disk's\n"
+	      "     --plot <file.svg>    bars of TPS per start, aligned starts in blue\n"
+	      "     --record[=<store>]   add the verdict to the verdict store for the disk's\n"
 	      "                          model (default $ALIGNPROBE_VERDICTS or\n"
 	      "                          " AP_VSTORE_DEFAULT ")\n"
 	      " -y, --yes                no confirmation (typing the device name)\n"
@@ -172,8 +197,10 @@ static int workload_opt(struct sweep_cmd *c, int ch, const char *arg)
 		break;
 	case OPT_SYNC:
 		if (ap_pm_sync_parse(arg, &c->s.sync) != 0) {
-			ap_usage_error(CMD, "--sync: unknown policy '%s' (none, fsync, fdatasync, "
-				       "dsync, sync, direct)", arg);
+			char *names = ap_pm_sync_list(", ");
+
+			ap_usage_error(CMD, "--sync: unknown policy '%s' (%s)", arg, names);
+			free(names);
 			return AP_EXIT_USAGE;
 		}
 		break;
@@ -294,7 +321,8 @@ static int parse_args(struct sweep_cmd *c, int argc, char **argv)
 		AP_OPT_HELP(usage), AP_OPT_VERSION, AP_OPT_OUTPUT(&c->out), AP_OPT_END
 	};
 	const struct ap_opts p = {
-		.cmd = CMD, .common = common, .longopts = longopts, .shortopts = "p:t:w:",
+		.cmd = CMD, .synopsis = synopsis, .common = common, .longopts = longopts,
+		.shortopts = "p:t:w:",
 		.own = sweep_opt, .ctx = c,
 	};
 	int rc;
@@ -305,11 +333,10 @@ static int parse_args(struct sweep_cmd *c, int argc, char **argv)
 	if (!rc)
 		rc = ap_opts_out_check(CMD, &c->out);
 	if (!rc)
-		rc = ap_opts_list_columns(&c->out, sweep_infos, SWEEP_NCOLS);
+		rc = ap_opts_list_columns(&c->out, &sweep_cols);
 	/* -o before anything is measured, not when reporting */
-	if (!rc && ap_cmd_check_columns(CMD, &c->out, sweep_infos, SWEEP_NCOLS,
-					sweep_default_cols, sweep_ndefault_cols) != 0)
-		rc = AP_EXIT_USAGE;
+	if (!rc)
+		rc = ap_opts_columns(CMD, &c->out, &sweep_cols, NULL, NULL);
 	if (!rc)
 		rc = check_operands(c, argc, argv);
 	if (rc || c->replay)

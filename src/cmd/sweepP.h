@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "analysis/analysis.h"
+#include "cmd/opts.h"
 #include "device/identity.h"
 #include "lib/outfile.h"
 #include "sweep/part.h"
@@ -39,8 +40,7 @@ enum {
  * without -o (and in --save), in their documented order.
  */
 extern const struct ap_colinfo sweep_infos[SWEEP_NCOLS];
-extern const int sweep_default_cols[];
-extern const size_t sweep_ndefault_cols;
+extern const struct ap_opts_cols sweep_cols;	/* sweep_infos and the defaults */
 extern const int sweep_json_cols[];
 extern const size_t sweep_njson_cols;
 

@@ -14,7 +14,6 @@
 
 #include "cmd/commands.h"
 #include "cmd/sweepP.h"
-#include "device/nextsteps.h"
 #include "lib/exitcodes.h"
 #include "lib/outfile.h"
 #include "lib/util.h"
@@ -63,11 +62,13 @@ const struct ap_colinfo sweep_infos[SWEEP_NCOLS] = {
 			  .fmt = "%.0f", .null = "-" },
 };
 
-const int sweep_default_cols[] = {
+static const int default_cols[] = {
 	COL_START, COL_ALIGNED, COL_TPS, COL_CREATES, COL_DELETES, COL_READ, COL_WRITE,
 	COL_FSYNC, COL_REL, COL_FAILED,
 };
-const size_t sweep_ndefault_cols = AP_ARRAY_SIZE(sweep_default_cols);
+const struct ap_opts_cols sweep_cols = {
+	sweep_infos, SWEEP_NCOLS, default_cols, AP_ARRAY_SIZE(default_cols)
+};
 
 /* The keys of the "starts" objects without -o (and in --save), in their documented order. */
 const int sweep_json_cols[] = {
@@ -79,14 +80,10 @@ const size_t sweep_njson_cols = AP_ARRAY_SIZE(sweep_json_cols);
 /* The columns of -o (@cols: room for SWEEP_NCOLS * 2): 0 or an exit code. */
 static int select_cols(struct sweep_cmd *c, struct ap_cols *cs, int *cols)
 {
-	struct ap_error e = { 0 };
 	size_t ncols;
 
-	if (ap_out_columns(&c->out, sweep_infos, SWEEP_NCOLS, sweep_default_cols,
-			   sweep_ndefault_cols, cols, &ncols, &e) != 0) {
-		ap_usage_error(CMD, "%s", e.msg);	/* parse_args checked it already */
-		return AP_EXIT_USAGE;
-	}
+	if (ap_opts_columns(CMD, &c->out, &sweep_cols, cols, &ncols) != 0)
+		return AP_EXIT_USAGE;	/* parse_args checked it already */
 	ap_cols_init(cs, &c->out, sweep_infos, SWEEP_NCOLS, cols, ncols,
 		     sweep_json_cols, sweep_njson_cols);
 	return 0;
@@ -166,16 +163,6 @@ static int print_table(struct sweep_cmd *c, const struct ap_sweep_start_stat *st
 	return 0;
 }
 
-/* What to run next after the verdict (a verdict shown is a clear one). */
-static void print_next_steps(const char *dev, const struct ap_verdict *v)
-{
-	struct ap_next_steps s;
-
-	ap_cmd_verdict_next_steps(dev, v, true, &s);
-	ap_cmd_print_next_steps(&s, "  What to run next (each writes the disk):", "    ");
-	ap_next_steps_free(&s);
-}
-
 /*
  * The verdict in words (sweep/words.c), what to run next after a clear
  * one, then its caveats; see ap_sweep_verdict_words() for @partial, @early.
@@ -188,7 +175,7 @@ static void print_verdict(const char *dev, const struct ap_verdict *v, uint64_t 
 	fputs(s, stdout);
 	free(s);
 	if (v && v->sensitive && v->resolved)
-		print_next_steps(dev, v);
+		ap_cmd_print_verdict_next_steps(dev, v, true);	/* a verdict shown is a clear one */
 	s = ap_sweep_verdict_caveats(v);
 	if (s)
 		fputs(s, stdout);

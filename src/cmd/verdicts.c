@@ -77,13 +77,17 @@ static const int default_cols[] = {
 	COL_RECORDED,
 };
 
+static const struct ap_opts_cols verdicts_cols = {
+	infos, AP_ARRAY_SIZE(infos), default_cols, AP_ARRAY_SIZE(default_cols)
+};
+
 enum {
 	OPT_VERDICTS = AP_OPT_OUT_LAST,
 	OPT_STORE,
 	OPT_HOST,
 };
 
-struct vcmd {
+struct verdicts_cmd {
 	const char *action;
 	const char *layers[MAX_LAYERS];
 	size_t nlayers;
@@ -99,10 +103,10 @@ struct vcmd {
 
 /* what --help prints after "Usage:" (the option kit) */
 static const char *const synopsis[] = {
-	"list [--verdicts FILE]... [output options]",
-	"show [--verdicts FILE]... [-J] MODEL...",
-	"merge [--store FILE] [--host NAME] SOURCE...",
-	"forget [--store FILE] MODEL...",
+	"list [--verdicts <file>]... [output options]",
+	"show [--verdicts <file>]... [-J] <model>...",
+	"merge [--store <file>] [--host <name>] <source>...",
+	"forget [--store <file>] <model>...",
 	NULL
 };
 
@@ -120,12 +124,12 @@ static void usage(void)
 	      " forget                 remove models from the store\n"
 	      "\n"
 	      "Options:\n"
-	      "     --verdicts FILE    the store to read (repeatable: per model the first\n"
+	      "     --verdicts <file>  the store to read (repeatable: per model the first\n"
 	      "                        file that holds it decides; default\n"
 	      "                        $ALIGNPROBE_VERDICTS or " AP_VSTORE_DEFAULT ")\n"
-	      "     --store FILE       the store merge and forget update (created when\n"
+	      "     --store <file>     the store merge and forget update (created when\n"
 	      "                        absent; the same default)\n"
-	      "     --host NAME        merge: the host the results were measured on\n"
+	      "     --host <name>      merge: the host the results were measured on\n"
 	      " -q, --quiet            print nothing but errors\n", out);
 	ap_out_usage(out, 24);
 	fputs(" -h, --help             display this help\n"
@@ -148,9 +152,9 @@ static void usage(void)
 }
 
 /* One of verdicts' own options: 0, or AP_EXIT_USAGE after the message. */
-static int vcmd_opt(void *ctx, int ch, const char *arg)
+static int verdicts_opt(void *ctx, int ch, const char *arg)
 {
-	struct vcmd *c = ctx;
+	struct verdicts_cmd *c = ctx;
 
 	if (ch == OPT_VERDICTS) {
 		if (!*arg) {
@@ -175,7 +179,7 @@ static int vcmd_opt(void *ctx, int ch, const char *arg)
 }
 
 /* 0 to go on, -1 after --help, --version or -H, AP_EXIT_USAGE after the message. */
-static int parse_args(struct vcmd *c, int argc, char **argv)
+static int parse_args(struct verdicts_cmd *c, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "verdicts", required_argument, NULL, OPT_VERDICTS },
@@ -188,12 +192,13 @@ static int parse_args(struct vcmd *c, int argc, char **argv)
 		AP_OPT_OUTPUT(&c->out), AP_OPT_END
 	};
 	const struct ap_opts p = {
-		.cmd = CMD, .synopsis = synopsis, .common = common, .longopts = longopts, .own = vcmd_opt, .ctx = c,
+		.cmd = CMD, .synopsis = synopsis, .common = common, .longopts = longopts,
+		.own = verdicts_opt, .ctx = c,
 	};
 	int rc = ap_opts_parse(&p, argc, argv);
 
 	if (!rc)
-		rc = ap_opts_list_columns(&c->out, infos, AP_ARRAY_SIZE(infos));
+		rc = ap_opts_list_columns(&c->out, &verdicts_cols);
 	if (!rc)
 		rc = ap_opts_out_check(CMD, &c->out);
 	if (rc)
@@ -208,7 +213,7 @@ static int parse_args(struct vcmd *c, int argc, char **argv)
 }
 
 /* An option the action does not take, or arguments it needs. */
-static int check_action_args(const struct vcmd *c, bool reads, bool args)
+static int check_action_args(const struct verdicts_cmd *c, bool reads, bool args)
 {
 	const char *bad = NULL;
 
@@ -237,7 +242,7 @@ static int check_action_args(const struct vcmd *c, bool reads, bool args)
 }
 
 /* The stores to read: --verdicts..., else the default one. */
-static int load_layers(struct vcmd *c, struct ap_vstore *s)
+static int load_layers(struct verdicts_cmd *c, struct ap_vstore *s)
 {
 	struct ap_error e = { 0 };
 	int rc;
@@ -276,8 +281,8 @@ static int print_array(const char *key, struct json_object *a)
 
 /* ---- list ---- */
 
-static void fill_row(const struct vcmd *c, struct ap_row *r, const struct ap_vstore_model *m,
-		     size_t k, bool conflict)
+static void fill_row(const struct verdicts_cmd *c, struct ap_row *r,
+		     const struct ap_vstore_model *m, size_t k, bool conflict)
 {
 	const struct ap_vstore_verdict *v = &m->verdicts[k];
 	char *name = ap_vstore_model_name(m), entry[64];
@@ -306,12 +311,11 @@ static void fill_row(const struct vcmd *c, struct ap_row *r, const struct ap_vst
 	free(name);
 }
 
-static int do_list(struct vcmd *c)
+static int do_list(struct verdicts_cmd *c)
 {
 	struct ap_vstore s;
 	struct libscols_table *tb;
 	struct json_object *rows;
-	struct ap_error e = { 0 };
 	struct ap_cols cs;
 	struct ap_row r;
 	size_t i, k;
@@ -320,11 +324,8 @@ static int do_list(struct vcmd *c)
 	rc = check_action_args(c, true, false);
 	if (rc)
 		return rc;
-	if (ap_out_columns(&c->out, infos, AP_ARRAY_SIZE(infos), default_cols,
-			   AP_ARRAY_SIZE(default_cols), c->cols, &c->ncols, &e)) {
-		ap_usage_error(CMD, "%s", e.msg);
+	if (ap_opts_columns(CMD, &c->out, &verdicts_cols, c->cols, &c->ncols))
 		return AP_EXIT_USAGE;
-	}
 	rc = load_layers(c, &s);
 	if (rc)
 		return rc;
@@ -361,7 +362,7 @@ static int do_list(struct vcmd *c)
 
 /* ---- show ---- */
 
-static void show_text(const struct vcmd *c, const struct ap_vstore_model *m)
+static void show_text(const struct verdicts_cmd *c, const struct ap_vstore_model *m)
 {
 	char *name = ap_vstore_model_name(m);
 	size_t k, i;
@@ -401,7 +402,7 @@ static void show_text(const struct vcmd *c, const struct ap_vstore_model *m)
 	free(name);
 }
 
-static int do_show(struct vcmd *c)
+static int do_show(struct verdicts_cmd *c)
 {
 	struct json_object *arr = json_object_new_array();
 	struct ap_vstore s;
@@ -448,7 +449,8 @@ static int do_show(struct vcmd *c)
 /* ---- merge ---- */
 
 /* What the merge did: 0, or AP_EXIT_FAILURE when standard output failed. */
-static int merge_report(const struct vcmd *c, const char *store, const struct ap_vstore_merge *m)
+static int merge_report(const struct verdicts_cmd *c, const char *store,
+			const struct ap_vstore_merge *m)
 {
 	const struct ap_vstore_merged *st = &m->st;
 	size_t i, n = json_object_array_length(m->conflicts);
@@ -476,7 +478,7 @@ static int merge_report(const struct vcmd *c, const char *store, const struct ap
 	return 0;
 }
 
-static int do_merge(struct vcmd *c)
+static int do_merge(struct verdicts_cmd *c)
 {
 	const char *store = ap_vstore_path(c->store), *failed;
 	struct ap_vstore_merge m;
@@ -503,7 +505,7 @@ static int do_merge(struct vcmd *c)
 
 /* ---- forget ---- */
 
-static int do_forget(struct vcmd *c)
+static int do_forget(struct verdicts_cmd *c)
 {
 	const char *store = ap_vstore_path(c->store);
 	struct {
@@ -546,12 +548,12 @@ int ap_cmd_verdicts(int argc, char **argv)
 {
 	static const struct {
 		const char *name;
-		int (*run)(struct vcmd *c);
+		int (*run)(struct verdicts_cmd *c);
 	} actions[] = {
 		{ "list", do_list }, { "show", do_show }, { "merge", do_merge },
 		{ "forget", do_forget },
 	};
-	struct vcmd c;
+	struct verdicts_cmd c;
 	size_t i;
 	int rc;
 

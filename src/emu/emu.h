@@ -26,7 +26,7 @@
  * rotating disk: seek curve, the platter's angle from the clock, one extra
  * revolution per read-modify-write, a write cache that merges adjacent
  * writes) and the flash model (a hidden page, a small noisy penalty) are
- * described in emu_model.h, with the named profiles (hdd-7200, flash-8k,
+ * described in emu/model.h, with the named profiles (hdd-7200, flash-8k,
  * usb-4kn, ...) that set them up; logical= makes the loop device report
  * larger logical sectors (usb-4kn: 4096).
  * Costs are charged by sleeping to an absolute CLOCK_MONOTONIC deadline
@@ -74,7 +74,7 @@ struct ap_emu_spec {
 	uint64_t fail_after;		/* EIO once this many were served since the reset (0 = off) */
 	char *image;			/* start from this image (copied sparse), or NULL */
 	bool capacity_set;		/* size given: else an image's size is the capacity */
-	/* drive profiles and the physical models (see emu_model.h) */
+	/* drive profiles and the physical models (see emu/model.h) */
 	char profile[24];		/* the last profile applied, "" = none */
 	enum ap_emu_model_kind model;	/* cost model (default AP_EMU_MODEL_SIMPLE) */
 	uint32_t logical_sector;	/* logical sector the loop device reports (512) */
@@ -104,27 +104,56 @@ struct ap_emu_spec {
 	char drive_model[41];
 };
 
+/*
+ * The drive's counters, each declared once, in `emulate --stats`'s column
+ * order: X(field, COLUMN, TYPE, "help"). The lists generate struct
+ * ap_emu_counters below, the shared page's struct (emu/emuP.h), its copy
+ * (emu/locate.c) and emulate's columns (cmd/emulate.c: COL_<COLUMN>, TYPE
+ * is NUMBER or SIZE as in AP_COL_<TYPE>, the help is -H's and the man
+ * page's line). The server counts each where its event happens (account()
+ * and power_cut() in emu/server.c: one bump() line). A new quirk's counter
+ * is one line at the end of AP_EMU_COUNTERS_QUIRKS: HACKING.md, "A quirk
+ * with its counter".
+ *
+ * RMW counts the partial physical sectors written (0, 1 or 2 per write),
+ * counted with the write; the hdd model with its cache on counts them when
+ * they reach the media instead (a flush, a full cache), at the edges of
+ * the merged extents only (see ap_emu_model_request()).
+ */
+#define AP_EMU_COUNTERS_REQUESTS(X) \
+	X(reads, READS, NUMBER, "read requests served") \
+	X(writes, WRITES, NUMBER, "write requests served") \
+	X(aligned_writes, ALIGNED, NUMBER, "writes covering whole physical sectors only") \
+	X(rmw, RMW, NUMBER, "read-modify-writes: partial physical sectors written (0-2 per write)") \
+	X(rmw_writes, RMW_WRITES, NUMBER, "writes that needed a read-modify-write") \
+	X(flushes, FLUSHES, NUMBER, "cache flushes (fsync)") \
+	X(read_bytes, READ_BYTES, SIZE, "bytes read") \
+	X(write_bytes, WRITE_BYTES, SIZE, "bytes written") \
+	X(errors, ERRORS, NUMBER, "requests failed by fault injection or while the power is off") \
+	X(busy_ns, BUSY_NS, NUMBER, "time charged, nanoseconds")
+/* what real drives add (model.h) */
+#define AP_EMU_COUNTERS_QUIRKS(X) \
+	X(ra_hits, RA_HITS, NUMBER, "reads answered from a read-ahead segment") \
+	X(rmw_buffer_hits, RMW_BUFFERED, NUMBER, \
+	  "partial sectors whose RMW the buffer served (no extra revolution)") \
+	X(flushes_ignored, FLUSHES_IGNORED, NUMBER, "flushes acknowledged without writing the cache") \
+	X(pcache_writes, PCACHE_WRITES, NUMBER, \
+	  "requests whose data went into the persistent media cache (a write, a flush)") \
+	X(pcache_cleaned, CLEANED, NUMBER, "persistent cache units cleaned (bands, or a hybrid's writes)") \
+	X(pcache_stall_ns, STALL_NS, NUMBER, "time requests waited for a full persistent cache's cleaning")
+#define AP_EMU_COUNTERS_POWER(X) \
+	X(power_cuts, POWER_CUTS, NUMBER, "power cuts") \
+	X(lost_writes, LOST_WRITES, NUMBER, "acknowledged writes a power cut undid (volatile cache)") \
+	X(torn_sectors, TORN, NUMBER, "physical sectors a power cut tore (an RMW in flight)")
+#define AP_EMU_COUNTERS(X) \
+	AP_EMU_COUNTERS_REQUESTS(X) AP_EMU_COUNTERS_QUIRKS(X) AP_EMU_COUNTERS_POWER(X)
+
+/* A struct member per counter: struct { AP_EMU_COUNTERS(AP_EMU_COUNTER_FIELD) }. */
+#define AP_EMU_COUNTER_FIELD(field, col, type, help) uint64_t field;
+
+/* Since the attach or the last reset (ap_emu_counters_reset()). */
 struct ap_emu_counters {
-	uint64_t reads, writes;
-	uint64_t aligned_writes;	/* writes covering only whole physical sectors */
-	/*
-	 * Partial physical sectors written (0, 1 or 2 per write), counted with
-	 * the write; the hdd model with its cache on counts them when they
-	 * reach the media instead (a flush, a full cache), at the edges of the
-	 * merged extents only (see ap_emu_model_request()).
-	 */
-	uint64_t rmw;
-	uint64_t rmw_writes;		/* writes covering a physical sector partly (needing a RMW) */
-	uint64_t flushes;
-	uint64_t read_bytes, write_bytes;
-	uint64_t errors;		/* injected EIO */
-	uint64_t busy_ns;		/* time charged */
-	uint64_t ra_hits;		/* reads answered from a read-ahead segment */
-	uint64_t rmw_buffer_hits;	/* partial sectors whose RMW the buffer served */
-	uint64_t flushes_ignored;	/* flushes acknowledged without writing */
-	uint64_t power_cuts;		/* power cuts since the attach (never reset) */
-	uint64_t lost_writes;		/* acknowledged writes a power cut undid */
-	uint64_t torn_sectors;		/* physical sectors torn by a power cut */
+	AP_EMU_COUNTERS(AP_EMU_COUNTER_FIELD)
 	bool powered;			/* false between a power cut and power on */
 };
 
@@ -134,12 +163,16 @@ void ap_emu_spec_free(struct ap_emu_spec *s);
  * "phys=4096,lba=7,size=1G,rmw=8ms,base=100us,jitter=30%,seed=1,cache=on,
  * flush=1ms,fail=LBA+COUNT,fail-rw=r|w|rw,fail-after=N,image=FILE", a
  * profile's name (a bare word or profile=NAME: "hdd-7200,size=2G") and the
- * models' keys (emu_model.h: model, logical, rpm, disk, ...); the keys
- * are also the long options of `emulate --attach` (lowest-aligned, rmw-cost,
- * base-cost, flush-cost, write-cache, fail-lba, fail-count). Applied on top
- * of @s, then validated: -EINVAL with the reason in @e.
+ * models' keys (emu/model.h: model, logical, rpm, disk, ...). Applied on
+ * top of @s, then validated: -EINVAL with the reason in @e.
  */
 int ap_emu_spec_parse(const char *str, struct ap_emu_spec *s, struct ap_error *e);
+/*
+ * The keys (or their aliases) that are also long options of `emulate
+ * --attach` (--size, --lowest-aligned, --rmw-cost, ...), marked in the key
+ * table of emu/params.c: the @i-th, NULL past the last.
+ */
+const char *ap_emu_spec_option(size_t i);
 
 /*
  * What ap_emu_attach() checks before it sets anything up, for a command

@@ -11,7 +11,7 @@
  *	stats		struct ap_emu_shm, mmap'd shared: parameters and counters;
  *			the server holds an exclusive flock() on it while alive
  *	log		the server's stderr
- *	identity	VENDOR:MODEL:REVISION:SERIAL the drive states (identity.c reads it)
+ *	identity	VENDOR:MODEL:REVISION:SERIAL the drive states (device/identity.c reads it)
  *	volatile	the volatile write cache's pre-images (power.c)
  * The loop device's sysfs backing_file ("<workdir>/mnt/disk") leads from the
  * device to its work directory.
@@ -30,12 +30,9 @@
 #define AP_EMU_FILE		"disk"
 #define AP_EMU_MAX_IO		(1U << 20)	/* FUSE max_write and read buffer */
 
+/* The counters in the shared page: uint64_t only (counters.c reads them as an array). */
 struct ap_emu_counters_raw {
-	uint64_t reads, writes, aligned_writes, rmw, flushes;
-	uint64_t read_bytes, write_bytes, errors, busy_ns;
-	uint64_t rmw_writes;
-	uint64_t ra_hits, rmw_buffer_hits, flushes_ignored;
-	uint64_t power_cuts, lost_writes, torn_sectors;
+	AP_EMU_COUNTERS(AP_EMU_COUNTER_FIELD)
 };
 
 struct ap_emu_shm {

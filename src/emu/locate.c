@@ -98,22 +98,9 @@ int ap_emu_counters_read(const char *dev, struct ap_emu_counters *c)
 	if (!shm)
 		return -ENODEV;
 	ap_emu_shm_read(shm, &r);
-	c->reads = r.reads;
-	c->writes = r.writes;
-	c->aligned_writes = r.aligned_writes;
-	c->rmw = r.rmw;
-	c->rmw_writes = r.rmw_writes;
-	c->flushes = r.flushes;
-	c->read_bytes = r.read_bytes;
-	c->write_bytes = r.write_bytes;
-	c->errors = r.errors;
-	c->busy_ns = r.busy_ns;
-	c->ra_hits = r.ra_hits;
-	c->rmw_buffer_hits = r.rmw_buffer_hits;
-	c->flushes_ignored = r.flushes_ignored;
-	c->power_cuts = r.power_cuts;
-	c->lost_writes = r.lost_writes;
-	c->torn_sectors = r.torn_sectors;
+#define COPY(field, col, type, help) c->field = r.field;
+	AP_EMU_COUNTERS(COPY)
+#undef COPY
 	c->powered = !ap_emu_shm_power_off(shm);
 	munmap(shm, sizeof(*shm));
 	return 0;

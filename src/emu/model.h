@@ -313,7 +313,8 @@ uint64_t ap_emu_model_rotation_ns(const struct ap_emu_model *m, uint64_t off, ui
  * name; parameters given after it override it. -EINVAL for an unknown name,
  * with the known ones in the message. ap_emu_profile_spec() is the spec a
  * profile stands for, NULL for an unknown name; ap_emu_profile_names() the
- * names, comma-separated.
+ * names of the table, comma-separated (emulate's --help and errors list
+ * them so).
  */
 int ap_emu_spec_profile(struct ap_emu_spec *s, const char *name, struct ap_error *e);
 const char *ap_emu_profile_spec(const char *name);

@@ -122,9 +122,20 @@ bool ap_emu_spec_names_profile(const char *spec)
 
 const char *ap_emu_profile_names(void)
 {
-	return "simple, hdd-7200, hdd-5400, wd-ears-jumper, flash-8k, flash-16k, usb-4kn, honest-512n, "
-	       "hdd-7200-nocache, hdd-7200-ra, honest-512n-ra, hdd-lba7-rmwbuf, usb-bridge-noflush, "
-	       "noisy-512n, cmr-7200, smr-trim, smr-notrim, sshd";
+	static char *names;	/* built once from the table, kept for the process */
+	size_t i, len = 0;
+
+	if (names)
+		return names;
+	for (i = 0; i < AP_ARRAY_SIZE(profiles); i++)
+		len += strlen(profiles[i].name) + 2;
+	names = ap_xcalloc(len + 1, 1);
+	for (i = 0; i < AP_ARRAY_SIZE(profiles); i++) {
+		if (i)
+			strcat(names, ", ");
+		strcat(names, profiles[i].name);
+	}
+	return names;
 }
 
 static const char *const model_names[] = {
@@ -611,23 +622,30 @@ void ap_emu_drive_model(const struct ap_emu_spec *s, char *buf, size_t len)
 			*p = (char)(*p - 'a' + 'A');
 }
 
-/* The keys of a spec, in the order the error for an unknown one lists them. */
+/*
+ * The keys of a spec, in the order the error for an unknown one lists them;
+ * @opt: the name (OPT_NAME) and/or the alias (OPT_ALIAS) is also a long
+ * option of `emulate --attach` (ap_emu_spec_option()).
+ */
+#define OPT_NAME	1
+#define OPT_ALIAS	2
 static const struct spec_key {
 	const char *name, *alias;
 	int (*set)(struct ap_emu_spec *s, const char *key, const char *val, struct ap_error *e);
+	unsigned opt;
 } spec_keys[] = {
-	{ "profile", NULL, set_profile },
+	{ "profile", NULL, set_profile, OPT_NAME },
 	{ "model", NULL, set_model },
-	{ "size", "capacity", set_capacity },
-	{ "logical", "logical-sector", set_logical },
-	{ "phys", "physical", set_phys },
-	{ "lba", "lowest-aligned", set_lba },
-	{ "rmw", "rmw-cost", set_request_cost },
-	{ "base", "base-cost", set_request_cost },
-	{ "flush", "flush-cost", set_request_cost },
-	{ "jitter", NULL, set_jitter },
-	{ "seed", NULL, set_seed },
-	{ "cache", "write-cache", set_cache },
+	{ "size", "capacity", set_capacity, OPT_NAME },
+	{ "logical", "logical-sector", set_logical, OPT_NAME },
+	{ "phys", "physical", set_phys, OPT_NAME },
+	{ "lba", "lowest-aligned", set_lba, OPT_NAME | OPT_ALIAS },
+	{ "rmw", "rmw-cost", set_request_cost, OPT_ALIAS },
+	{ "base", "base-cost", set_request_cost, OPT_ALIAS },
+	{ "flush", "flush-cost", set_request_cost, OPT_ALIAS },
+	{ "jitter", NULL, set_jitter, OPT_NAME },
+	{ "seed", NULL, set_seed, OPT_NAME },
+	{ "cache", "write-cache", set_cache, OPT_ALIAS },
 	{ "rpm", NULL, set_rpm },
 	{ "disk", "disk-size", set_model_size },
 	{ "track", NULL, set_model_size },
@@ -649,13 +667,26 @@ static const struct spec_key {
 	{ "cut-after", "power-cut-after", set_cut_after },
 	{ "cut-peer", NULL, set_cut_peer },
 	{ "fail", NULL, set_fail },
-	{ "fail-lba", NULL, set_fail_lba },
-	{ "fail-count", NULL, set_fail_count },
+	{ "fail-lba", NULL, set_fail_lba, OPT_NAME },
+	{ "fail-count", NULL, set_fail_count, OPT_NAME },
 	{ "fail-rw", NULL, set_fail_rw },
-	{ "fail-after", NULL, set_fail_after },
-	{ "image", NULL, set_image },
-	{ "drive-model", NULL, set_drive_model },
+	{ "fail-after", NULL, set_fail_after, OPT_NAME },
+	{ "image", NULL, set_image, OPT_NAME },
+	{ "drive-model", NULL, set_drive_model, OPT_NAME },
 };
+
+const char *ap_emu_spec_option(size_t i)
+{
+	size_t k;
+
+	for (k = 0; k < AP_ARRAY_SIZE(spec_keys); k++) {
+		if ((spec_keys[k].opt & OPT_NAME) && i-- == 0)
+			return spec_keys[k].name;
+		if ((spec_keys[k].opt & OPT_ALIAS) && i-- == 0)
+			return spec_keys[k].alias;
+	}
+	return NULL;
+}
 
 int ap_emu_spec_set(struct ap_emu_spec *s, const char *key, const char *val,
 		    struct ap_error *e)

@@ -282,8 +282,11 @@ static int account(struct server *sv, enum ap_emu_op op, uint64_t off, uint64_t 
 	cut = ap_emu_shm_power_want_off(sv->shm);
 	stats_begin(sv);
 	bump(&sv->shm->live.busy_ns, c->cost_ns);
-	bump(&sv->shm->live.rmw, c->rmw);	/* when the model performs them (see emu_model.h) */
+	bump(&sv->shm->live.rmw, c->rmw);	/* when the model performs them (see model.h) */
 	bump(&sv->shm->live.rmw_buffer_hits, c->rmw_buffered);
+	bump(&sv->shm->live.pcache_writes, c->pcache ? 1 : 0);
+	bump(&sv->shm->live.pcache_cleaned, c->cleaned);
+	bump(&sv->shm->live.pcache_stall_ns, c->stall_ns);
 	if (c->fail || cut) {
 		bump(&sv->shm->live.errors, 1);
 	} else if (op == AP_EMU_READ) {

@@ -517,11 +517,6 @@ const struct ap_journal_info *ap_journal_info(const struct ap_journal *j)
 	return &j->info;
 }
 
-const char *ap_journal_path(const struct ap_journal *j)
-{
-	return j->path;
-}
-
 /*
  * Record @idx's header @rh against the plan and this header's nonce, and
  * (@data not NULL) its CRC over header and data: 0 or -EBADMSG with @why.

@@ -121,7 +121,6 @@ int ap_journal_commit(struct ap_journal *j, struct ap_error *e);
  */
 int ap_journal_open(const char *path, struct ap_journal **out, struct ap_error *e);
 const struct ap_journal_info *ap_journal_info(const struct ap_journal *j);
-const char *ap_journal_path(const struct ap_journal *j);
 
 /*
  * Record @idx: its device offset (its header checked against the plan:

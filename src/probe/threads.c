@@ -6,7 +6,7 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "lib/sig.h"
+#include "lib/cancel.h"
 #include "lib/util.h"
 #include "probe/threads.h"
 
@@ -35,10 +35,11 @@ static uint64_t gate_pass(void *arg)
 	pthread_mutex_lock(&gate.lock);
 	j->passed_gate = true;
 	gate_leave_locked();
-	while (gate.waiting && !ap_sig_pending()) {
+	while (gate.waiting && !ap_cancelled(&j->o->cancel)) {
 		struct timespec ts;
 
-		/* wake up now and then: a signal ends the wait (and the probe) */
+		/* wake up now and then: a cancellation (a signal, for the
+		 * commands) ends the wait, and the probe */
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_nsec += 100 * 1000 * 1000;
 		if (ts.tv_nsec >= 1000000000L) {

@@ -56,13 +56,6 @@ const char *ap_mkfs_program(const char *fs)
 	return f ? f->prog : NULL;
 }
 
-const char *ap_mkfs_package(const char *fs)
-{
-	const struct fsinfo *f = find_fs(fs);
-
-	return f ? f->package : NULL;
-}
-
 unsigned long long ap_mkfs_min_size(const char *fs)
 {
 	const struct fsinfo *f = find_fs(fs);

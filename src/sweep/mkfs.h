@@ -18,8 +18,6 @@
 bool ap_mkfs_is_known(const char *fs);
 /* "mkfs.ext4" for "ext4"; NULL for an unknown file system. */
 const char *ap_mkfs_program(const char *fs);
-/* The Debian package that ships it ("e2fsprogs", "xfsprogs"). */
-const char *ap_mkfs_package(const char *fs);
 /* Smallest file system mkfs accepts, bytes (xfs: 300 MiB). */
 unsigned long long ap_mkfs_min_size(const char *fs);
 

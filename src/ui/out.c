@@ -16,7 +16,7 @@
 void ap_out_usage(FILE *f, int width)
 {
 	static const char *const opts[][2] = {
-		{ " -o, --output <list>", "columns to print (+LIST appends to the defaults)" },
+		{ " -o, --output <list>", "columns to print (+<list> appends to the defaults)" },
 		{ "     --output-all", "print all columns" },
 		{ " -J, --json", "JSON output" },
 		{ " -r, --raw", "raw output" },

@@ -776,17 +776,3 @@ char *ap_plot_lines_svg(const struct ap_plot_lines *p)
 	sb_puts(&b, "</svg>\n");
 	return b.s;
 }
-
-/* ------------------------------------------------------------------ */
-/* writing */
-
-int ap_plot_write(FILE *f, const char *svg)
-{
-	int err;
-
-	errno = 0;
-	if (fputs(svg, f) != EOF && fflush(f) == 0 && !ferror(f))
-		return 0;
-	err = errno ? errno : EIO;
-	return -err;
-}

@@ -65,7 +65,5 @@ const char *ap_plot_series_color(size_t i);
  */
 char *ap_plot_bars_svg(const struct ap_plot_bars *p);
 char *ap_plot_lines_svg(const struct ap_plot_lines *p);
-/* Write @svg to @f and flush it: 0 or -errno (-EIO when errno does not say). */
-int ap_plot_write(FILE *f, const char *svg);
 
 #endif

@@ -45,12 +45,10 @@ void ap_progress_init(struct ap_progress *p, const char *what, uint64_t total, b
 /* One line on ALIGNPROBE_PROGRESS_FD: no ETA, nothing left out. */
 static void progress_fd_line(const struct ap_progress *p, uint64_t done, const char *detail)
 {
-	struct ap_progress q = *p;
 	char line[320];
 	int n;
 
-	q.deadline_ns = 0;
-	n = ap_progress_format_line(&q, done, detail, q.t0_ns, line, sizeof(line) - 1);
+	n = ap_progress_format_line(p, done, detail, p->t0_ns, line, sizeof(line) - 1);
 	line[n++] = '\n';
 	/* one write(2): the reader never sees half a line */
 	while (write(p->fd, line, (size_t)n) < 0 && errno == EINTR)
@@ -73,16 +71,8 @@ int ap_progress_format_line(const struct ap_progress *p, uint64_t done, const ch
 		double left = el * (double)(p->total - done) / (double)done;
 		char t[24];
 
-		if (p->deadline_ns && p->deadline_ns > now_ns &&
-		    left > (double)(p->deadline_ns - now_ns))
-			left = (double)(p->deadline_ns - now_ns);
 		ap_format_duration(left >= 1.8e19 ? UINT64_MAX : (uint64_t)left, t, sizeof(t));
 		snprintf(eta, sizeof(eta), ", ETA %s", t);
-	} else if (!p->total && p->deadline_ns && p->deadline_ns > now_ns) {
-		char t[24];
-
-		ap_format_duration(p->deadline_ns - now_ns, t, sizeof(t));
-		snprintf(eta, sizeof(eta), ", at most %s left", t);
 	}
 	if (p->total)
 		n = snprintf(buf, len, "%s: %llu of %llu%s%s%s", what, (unsigned long long)done,
@@ -148,11 +138,6 @@ void ap_progress_update_at(struct ap_progress *p, uint64_t done, const char *det
 	/* after the terminal: a reader of the line knows the terminal has it */
 	if (p->fd >= 0)
 		progress_fd_line(p, done, detail);
-}
-
-void ap_progress_set_deadline(struct ap_progress *p, uint64_t deadline_ns)
-{
-	p->deadline_ns = deadline_ns;
 }
 
 void ap_progress_clear(struct ap_progress *p)

@@ -25,7 +25,6 @@ struct ap_progress {
 	uint64_t t0_ns;
 	uint64_t last_ns;	/* rate limit: at most 10 updates a second */
 	int width;		/* of the last line, to blank it */
-	uint64_t deadline_ns;	/* ap_now_ns() time the work ends at the latest, 0 = none */
 	int fd;			/* ALIGNPROBE_PROGRESS_FD, or -1 */
 };
 
@@ -35,12 +34,6 @@ void ap_progress_update(struct ap_progress *p, uint64_t done, const char *detail
 /* The same at the ap_now_ns() time @now_ns (for tests of the rate limit). */
 void ap_progress_update_at(struct ap_progress *p, uint64_t done, const char *detail,
 			   uint64_t now_ns);
-/*
- * Work bounded by a time budget (probe): without a known total the line
- * shows the time left, ", at most 1m30s left" (and with a total, the ETA
- * never exceeds it). 0 = no deadline.
- */
-void ap_progress_set_deadline(struct ap_progress *p, uint64_t deadline_ns);
 /* Erase the line (call before printing results or errors). */
 void ap_progress_clear(struct ap_progress *p);
 

@@ -241,6 +241,8 @@ int ap_pm_config_validate(const struct ap_pm_config *cfg, struct ap_error *e);
 /* Names for options, reports and JSON ("none", "fsync", ...). */
 const char *ap_pm_sync_name(enum ap_pm_sync s);
 int ap_pm_sync_parse(const char *s, enum ap_pm_sync *out);	/* 0 or -EINVAL */
+/* The policies' names in their table's order, joined by @sep: free() it. */
+char *ap_pm_sync_list(const char *sep);
 const char *ap_pm_data_name(enum ap_pm_data d);
 int ap_pm_data_parse(const char *s, enum ap_pm_data *out);
 const char *ap_pm_op_name(enum ap_pm_op op);

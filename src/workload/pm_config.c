@@ -90,6 +90,19 @@ const char *ap_pm_phase_name(enum ap_pm_phase ph)
 	return name_of(phase_names, AP_PM_PHASE_COUNT, ph);
 }
 
+char *ap_pm_sync_list(const char *sep)
+{
+	char *list = ap_xstrdup(""), *next;
+	unsigned i;
+
+	for (i = 0; i < AP_PM_SYNC_COUNT; i++) {
+		ap_xasprintf(&next, "%s%s%s", list, i ? sep : "", ap_pm_sync_name((enum ap_pm_sync)i));
+		free(list);
+		list = next;
+	}
+	return list;
+}
+
 int ap_pm_sync_parse(const char *s, enum ap_pm_sync *out)
 {
 	unsigned i;
@@ -633,10 +646,13 @@ static int set_sync(struct ap_pm_config *cfg, const struct perr *p, char *arg)
 
 	if (rc)
 		return rc;
-	if (ap_pm_sync_parse(s, &cfg->sync))
-		return perr(p, EINVAL, "unknown sync policy '%s' (none, fsync, fdatasync, "
-			    "dsync, sync, direct)", s);
-	return 0;
+	if (ap_pm_sync_parse(s, &cfg->sync)) {
+		char *names = ap_pm_sync_list(", ");
+
+		rc = perr(p, EINVAL, "unknown sync policy '%s' (%s)", s, names);
+		free(names);
+	}
+	return rc;
 }
 
 static int set_data(struct ap_pm_config *cfg, const struct perr *p, char *arg)
@@ -686,7 +702,7 @@ static const struct pm_command commands[] = {
 	{ "quit", AP_PM_CMD_QUIT, NULL, "Exit program" },
 	/* alignprobe's extensions */
 	{ "set sync", AP_PM_CMD_SET, set_sync,
-	  "Sync policy for file writes: none fsync fdatasync dsync sync direct" },
+	  "Sync policy for file writes:" },	/* the policies follow (ap_pm_help()) */
 	{ "set data", AP_PM_CMD_SET, set_data, "File contents: printable zeros random" },
 	{ "set dropcaches", AP_PM_CMD_SET, set_dropcaches,
 	  "Drop the page cache before each phase (true/false, root)" },
@@ -797,17 +813,27 @@ out:
 	return rc;
 }
 
+/* One command's help line; set sync's lists the policies of their table. */
+static void help_line(FILE *f, size_t i)
+{
+	char *syncs = commands[i].set == set_sync ? ap_pm_sync_list(" ") : NULL;
+
+	fprintf(f, "%s - %s%s%s\n", commands[i].name, commands[i].help, syncs ? " " : "",
+		syncs ? syncs : "");
+	free(syncs);
+}
+
 int ap_pm_help(FILE *f, const char *topic)
 {
 	size_t i, n = 0, len = topic ? strlen(topic) : 0;
 
 	for (i = 0; len && i < AP_ARRAY_SIZE(commands); i++) {
 		if (!strncmp(commands[i].name, topic, len)) {
-			fprintf(f, "%s - %s\n", commands[i].name, commands[i].help);
+			help_line(f, i);
 			n++;
 		}
 	}
 	for (i = 0; !n && i < AP_ARRAY_SIZE(commands); i++)
-		fprintf(f, "%s - %s\n", commands[i].name, commands[i].help);
+		help_line(f, i);
 	return ferror(f) ? -EIO : 0;
 }

@@ -25,7 +25,7 @@ static int write_svg(const char *path, const char *svg)
 
 	if (!f)
 		return -errno;
-	rc = ap_plot_write(f, svg);
+	rc = fputs(svg, f) != EOF && fflush(f) == 0 ? 0 : -EIO;
 	if (f != stdout && fclose(f) != 0 && !rc)
 		rc = -errno;
 	return rc;

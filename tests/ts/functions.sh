@@ -321,6 +321,14 @@ ts_need_root() {
 	[ "$(id -u)" = 0 ] || ts_skip "needs root"
 }
 
+# The subcommands, one a line, as `alignprobe --help` lists them under
+# "Commands:" (src/main.c's command table): every test that goes over the
+# commands takes them from here, so a new command is checked without a list
+# to edit.
+ts_commands() {
+	"$ALIGNPROBE" --help | awk '/^Commands:/ { on = 1; next } on && /^[^ ]/ { on = 0 } on && /^ +[a-z]/ { print $1 }'
+}
+
 ts_need_cmd() {
 	local c
 	for c in "$@"; do

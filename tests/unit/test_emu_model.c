@@ -770,6 +770,26 @@ static void test_profiles(void **state)
 	ap_emu_spec_init(&s);
 	assert_int_equal(ap_emu_spec_set(&s, "profile", "flash-8k", &e), 0);
 	assert_int_equal(s.phys_sector, 8192);
+	/* emulate --attach's options: keys or aliases of the key table, each once */
+	{
+		static const char *const opts[] = {
+			"size", "phys", "lowest-aligned", "lba", "rmw-cost", "base-cost", "jitter",
+			"seed", "write-cache", "fail-lba", "fail-count", "fail-after", "image",
+			"flush-cost", "profile", "logical", "drive-model",
+		};
+		size_t k, n = 0;
+
+		while (ap_emu_spec_option(n))
+			n++;
+		assert_int_equal(n, AP_ARRAY_SIZE(opts));
+		for (k = 0; k < AP_ARRAY_SIZE(opts); k++) {
+			bool found = false;
+
+			for (i = 0; i < n; i++)
+				found |= strcmp(ap_emu_spec_option(i), opts[k]) == 0;
+			assert_true(found);
+		}
+	}
 
 	/* every profile: the format names it and round-trips */
 	for (i = 0; i < AP_ARRAY_SIZE(names); i++) {

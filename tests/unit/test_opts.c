@@ -139,21 +139,25 @@ static void test_output_steps(void **state)
 		{ "B", 0, 0, AP_COL_NUMBER, "b", NULL, NULL, NULL },
 	};
 	static const int defaults[] = { 0 };
+	static const struct ap_opts_cols t = { infos, 2, defaults, 1 };
 	struct ap_out o = { 0 };
 	int cols[4];
 	size_t ncols = 0;
 
 	(void)state;
 	assert_int_equal(ap_opts_out_check("test", &o), 0);
-	assert_int_equal(ap_opts_list_columns(&o, infos, 2), 0);
-	assert_int_equal(ap_opts_columns("test", &o, infos, 2, defaults, 1, cols, &ncols), 0);
+	assert_int_equal(ap_opts_list_columns(&o, &t), 0);
+	assert_int_equal(ap_opts_columns("test", &o, &t, cols, &ncols), 0);
 	assert_int_equal(ncols, 1);
 	o.columns = "+B";
-	assert_int_equal(ap_opts_columns("test", &o, infos, 2, defaults, 1, cols, &ncols), 0);
+	assert_int_equal(ap_opts_columns("test", &o, &t, cols, &ncols), 0);
 	assert_int_equal(ncols, 2);
 	o.columns = "C";
-	assert_int_equal(ap_opts_columns("test", &o, infos, 2, defaults, 1, cols, &ncols),
-			 AP_EXIT_USAGE);
+	assert_int_equal(ap_opts_columns("test", &o, &t, cols, &ncols), AP_EXIT_USAGE);
+	/* only checked (before anything runs): no room needed */
+	assert_int_equal(ap_opts_columns("test", &o, &t, NULL, NULL), AP_EXIT_USAGE);
+	o.columns = "b,a";
+	assert_int_equal(ap_opts_columns("test", &o, &t, NULL, NULL), 0);
 	o.json = o.raw = true;
 	assert_int_equal(ap_opts_out_check("test", &o), AP_EXIT_USAGE);
 }

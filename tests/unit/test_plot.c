@@ -557,33 +557,6 @@ static void test_lines_logy(void **state)
 	free(svg);
 }
 
-static void test_write(void **state)
-{
-	char *buf = NULL, path[] = "/tmp/test_plot.XXXXXX";
-	size_t len = 0;
-	FILE *f;
-	int fd;
-
-	(void)state;
-	/* to the stream the caller passes, nothing else */
-	f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	assert_int_equal(ap_plot_write(f, "<svg/>\n"), 0);
-	assert_int_equal(ap_plot_write(f, "<svg>2</svg>\n"), 0);
-	fclose(f);
-	assert_string_equal(buf, "<svg/>\n<svg>2</svg>\n");
-	free(buf);
-	/* a stream that cannot be written: an error, not a crash or a silent success */
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	assert_true(ap_plot_write(f, "x") < 0);
-	fclose(f);
-	unlink(path);
-}
-
 static void test_checker(void **state)
 {
 	/* the checker itself must reject broken documents */
@@ -611,7 +584,6 @@ int main(void)
 		cmocka_unit_test(test_bars_many),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_lines_logy),
-		cmocka_unit_test(test_write),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

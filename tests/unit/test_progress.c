@@ -68,19 +68,6 @@ static void test_format_line(void **state)
 	p.total = 0;
 	ap_progress_format_line(&p, 7, "x", S(200), buf, sizeof(buf));
 	assert_string_equal(buf, "sweep /dev/loop3: 7, x");
-	/* a deadline: the time left without a total, a cap on the ETA with one */
-	ap_progress_set_deadline(&p, S(290));
-	ap_progress_format_line(&p, 7, "x", S(200), buf, sizeof(buf));
-	assert_string_equal(buf, "sweep /dev/loop3: 7, x, at most 1m30s left");
-	ap_progress_format_line(&p, 7, "x", S(300), buf, sizeof(buf));	/* past it */
-	assert_string_equal(buf, "sweep /dev/loop3: 7, x");
-	p.total = 10;
-	ap_progress_format_line(&p, 1, NULL, S(200), buf, sizeof(buf));	/* 15m capped */
-	assert_string_equal(buf, "sweep /dev/loop3: 1 of 10, ETA 1m30s");
-	ap_progress_format_line(&p, 5, NULL, S(110), buf, sizeof(buf));	/* 10s: below */
-	assert_string_equal(buf, "sweep /dev/loop3: 5 of 10, ETA 10s");
-	p.total = 0;
-	ap_progress_set_deadline(&p, 0);
 	/* truncation returns the stored length */
 	n = ap_progress_format_line(&p, 7, "x", S(200), buf, 8);
 	assert_int_equal(n, 7);
@@ -187,7 +174,6 @@ static void test_progress_fd(void **state)
 	setenv("ALIGNPROBE_PROGRESS_FD", env, 1);
 	ap_progress_init(&p, "sweep /dev/loop3", 10, true);
 	assert_int_equal(p.fd, fds[1]);
-	ap_progress_set_deadline(&p, p.t0_ns + S(60));
 	ap_progress_update_at(&p, 0, "start 40 (1 of 10), round 1", p.t0_ns);
 	ap_progress_update_at(&p, 1, NULL, p.t0_ns + 1);		/* not rate-limited */
 	ap_progress_update_at(&p, 2, "start 35", p.t0_ns + S(5));	/* no ETA */

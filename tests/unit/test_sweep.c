@@ -547,7 +547,20 @@ static void test_mkfs_argv(void **state)
 	assert_true(ap_mkfs_is_known("xfs"));
 	assert_false(ap_mkfs_is_known("btrfs"));
 	assert_string_equal(ap_mkfs_program("ext2"), "mkfs.ext2");
-	assert_string_equal(ap_mkfs_package("xfs"), "xfsprogs");
+	{
+		/* a missing mkfs names the package to install */
+		char *path = getenv("PATH") ? ap_xstrdup(getenv("PATH")) : NULL;
+		struct ap_error e = { 0 };
+
+		setenv("PATH", "/nonexistent", 1);
+		assert_int_equal(ap_mkfs_check("xfs", &e), -ENOENT);
+		assert_non_null(strstr(e.msg, "mkfs.xfs not found in PATH (install xfsprogs)"));
+		if (path)
+			setenv("PATH", path, 1);
+		else
+			unsetenv("PATH");
+		free(path);
+	}
 	assert_true(ap_mkfs_min_size("xfs") >= (300ULL << 20));
 
 	assert_int_equal(ap_mkfs_split_opts("  -O  ^has_journal ", &v, &n), 0);

@@ -18,19 +18,21 @@ ts_expect_run unknown-command "$A" frobnicate
 ts_expect_run bad-option "$A" --bogus
 ts_expect_run option-after-command-name "$A" --help sweep
 
+cmds=$(ts_commands)
+[ "$(echo "$cmds" | wc -w)" -ge 8 ] || ts_fail "alignprobe --help lists no commands"
 # every command of main.c's table
-for c in sweep probe check postmark smr seq emulate cleanup verdicts; do
+for c in $cmds; do
 	ts_expect_run "$c-help" "$A" "$c" --help
 	ts_expect_run "$c-version" "$A" "$c" --version
 	ts_expect_run "$c-bad-option" "$A" "$c" --bogus
 	ts_expect_run "$c-bad-short-option" "$A" "$c" -Z
 done
 
-# the column lists of the commands that print tables
-for c in sweep probe check seq cleanup verdicts; do
+# the column lists of the commands that print tables (-H succeeds)
+for c in $cmds; do
+	"$A" "$c" -H > /dev/null 2>&1 || continue
 	ts_expect_run "$c-columns" "$A" "$c" -H
 done
-ts_expect_run emulate-columns "$A" emulate --stats -H
 ts_expect_run check-columns-raw "$A" check -H -r
 ts_expect_run verdicts-no-action "$A" verdicts
 ts_expect_run verdicts-bad-action "$A" verdicts frobnicate

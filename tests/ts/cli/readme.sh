@@ -505,6 +505,14 @@ assert m["model"] == "Fleet Drive" and m["verdicts"][0]["physical_sector"] == 40
 		states "$emuA"
 		out_has "Rule: model_verdict" "check --verdicts"
 		;;
+	"check --refuse-smr")
+		# the model measured (a conventional disk), then the gate passes it
+		states "$emuA" "README:Fleet Drive:1.0:RA"
+		ALIGNPROBE_VERDICTS=$W/smr.json rr 0 \
+			"alignprobe smr --record --preserve --journal $W/smr.journal $emuA" -q
+		ALIGNPROBE_VERDICTS=$W/smr.json rr 0 "alignprobe check --verdicts --refuse-smr $emuA"
+		states "$emuA"
+		;;
 	"--verdicts")
 		states "$emuA" "README:Fleet Drive:1.0:RA"
 		rr 0 "alignprobe check --verdicts=$W/verdicts.json $emuA"

@@ -6,9 +6,8 @@ ts_init "help, version and usage errors"
 
 ts_subtest help
 ts_run_rc 0 "$ALIGNPROBE" --help
-for c in sweep probe check postmark seq emulate cleanup; do
-	grep -qE "^ $c +[a-z]" "$TS_TMP/out" || ts_fail "--help does not describe $c"
-done
+cmds=$(ts_commands)
+[ "$(echo "$cmds" | wc -w)" -ge 8 ] || ts_fail "--help lists no commands"
 grep -q "Exit status" "$TS_TMP/out" || ts_fail "--help lacks the exit codes"
 
 ts_subtest version
@@ -24,7 +23,7 @@ ts_run_rc 2 "$ALIGNPROBE" --bogus
 
 # every subcommand answers --help with exit 0 (or says it is not built: 6),
 # and rejects an unknown option with exit 2 (or 6)
-for c in sweep probe check postmark seq emulate cleanup; do
+for c in $cmds; do
 	ts_subtest "$c-help-and-usage-error" || continue
 	"$ALIGNPROBE" "$c" --help > "$TS_TMP/out" 2> "$TS_TMP/err"
 	rc=$?
@@ -44,7 +43,7 @@ done
 # one layout: the shared output options (-o ... -b) and -h/-V start their
 # descriptions in the column of the command's own options
 ts_subtest help-layout
-for c in sweep probe check seq emulate cleanup; do
+for c in $cmds; do
 	"$ALIGNPROBE" "$c" --help > "$TS_TMP/out" 2> /dev/null || continue
 	cols=$(grep -E '^ (-[a-zA-Z], |    )--[a-z]' "$TS_TMP/out" |
 		sed -E 's/^( (-[a-zA-Z], |    )--[a-z-]+(\[?[= ][^ ]+)? +)[^ ].*/\1/' |
@@ -53,6 +52,7 @@ for c in sweep probe check seq emulate cleanup; do
 	for o in '-o, --output' '-J, --json' '-h, --help' '-V, --version'; do
 		n=$(grep -E "^ $o" "$TS_TMP/out" | sed -E 's/^( [^ ]+ [^ ]+( <list>)? +)[^ ].*/\1/' |
 			awk '{ print length($0) }')
+		[ -n "$n" ] || continue		# postmark has no -o
 		[ "$n" = "$main" ] || ts_fail "$c --help: '$o' describes from column $n, the other options from $main"
 	done
 done

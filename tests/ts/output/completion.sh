@@ -26,10 +26,10 @@ case "$1 $2" in
 "check --help" | "sweep --help")
 	cat <<'H'
 Usage:
- alignprobe check [options] DEVICE|IMAGE
+ alignprobe check [options] <device>|<image>
 
 Options:
- -o, --output <list>    columns to print (+LIST appends to the defaults)
+ -o, --output <list>    columns to print (+<list> appends to the defaults)
      --output-all       print all columns
  -J, --json             JSON output
      --geometry <file>  verdict of a probe or sweep (JSON)
@@ -116,7 +116,7 @@ if [ -r /usr/share/bash-completion/bash_completion ]; then
 fi
 
 # the real binary: every subcommand of `alignprobe --help`
-want=$("$ALIGNPROBE" --help | awk '/^Commands:/ { on = 1; next } on && /^[^ ]/ { on = 0 } on && /^ +[a-z]/ { print $1 }' | sort | paste -sd " ")
+want=$(ts_commands | sort | paste -sd " ")
 [ -n "$want" ] || ts_fail "alignprobe --help lists no commands"
 expect "$want" "$ALIGNPROBE" ""
 # and every command's options and columns as it prints them
@@ -131,8 +131,17 @@ for cmd in $want; do
 		expect "$cols" "$ALIGNPROBE" "$cmd" -o ""
 	fi
 done
-# verdicts: its actions first, then merge's sources are files
+# operands by the placeholders of each command's "Usage:" forms: verdicts'
+# actions first, then merge's sources are files; a config, a target are files
 expect "forget list merge show" "$ALIGNPROBE" verdicts ""
 expect "$TS_TMP/files/b.json" "$ALIGNPROBE" verdicts merge --store x "$TS_TMP/files/b"
+expect "" "$ALIGNPROBE" verdicts show "$TS_TMP/files/b"
+expect "$TS_TMP/files/b.json" "$ALIGNPROBE" postmark "$TS_TMP/files/b"
+expect "$TS_TMP/files/b.json" "$ALIGNPROBE" seq -s 1M "$TS_TMP/files/b"
+expect "" "$ALIGNPROBE" sweep "$TS_TMP/files/b"
+if [ -n "$first" ]; then
+	comp "$ALIGNPROBE" probe /dev/ | grep -qw "/dev/$first" || ts_fail "probe <device> does not offer /dev/$first"
+	comp "$ALIGNPROBE" check /dev/ | grep -qw "/dev/$first" || ts_fail "check <device> does not offer /dev/$first"
+fi
 
 ts_pass

@@ -4,8 +4,9 @@
 # docs/alignprobe.8 is valid roff (groff -ww and mandoc -Tlint quiet) and
 # complete: a section for every subcommand of `alignprobe --help`, each of
 # its options of --help and each of its columns of --list-columns, every
-# exit code of src/lib/exitcodes.h and every environment variable the sources
-# read with getenv().
+# drive profile of `emulate --help` (emu/params.c's table), every exit code
+# of src/lib/exitcodes.h and every environment variable the sources read
+# with getenv().
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "the man page"
 ts_need_cmd groff
@@ -34,7 +35,7 @@ section() {	# section SH|SS TITLE
 		on { print }' "$MAN" | plain
 }
 
-cmds=$("$ALIGNPROBE" --help | awk '/^Commands:/ { on = 1; next } on && /^[^ ]/ { on = 0 } on && /^ +[a-z]/ { print $1 }')
+cmds=$(ts_commands)
 [ -n "$cmds" ] || ts_fail "alignprobe --help lists no commands"
 checked=0
 for cmd in $cmds; do
@@ -68,6 +69,18 @@ for cmd in $cmds; do
 	checked=$((checked + 1))
 done
 [ $checked -gt 0 ] || ts_fail "no subcommand could be checked"
+
+# every drive profile, named in emulate's section (.B NAME or .BR NAME ", " ...)
+if "$ALIGNPROBE" emulate --help > "$TS_TMP/help" 2>/dev/null; then
+	profiles=$(tr '\n' ' ' < "$TS_TMP/help" | sed -n 's/.*override it: \(.*\) \[simple\].*/\1/p' |
+		   tr -d ',' | tr -s ' ' '\n')
+	[ "$(echo "$profiles" | wc -w)" -ge 10 ] || ts_fail "emulate --help lists no profiles"
+	section SS "alignprobe emulate" > "$TS_TMP/sec"
+	for p in $profiles; do
+		grep -qE "^\.BR? (.*[ \"])?$p([ \",]|\$)" "$TS_TMP/sec" ||
+			ts_fail "emulate: profile $p is not in the man page"
+	done
+fi
 
 # the global and the output options
 section SH OUTPUT > "$TS_TMP/sec"

@@ -66,6 +66,20 @@ if command -v fallocate > /dev/null 2>&1; then
 		ts_fail "smr-trim refused a discard"
 fi
 
+# the cliff: a full persistent cache stalls the write that finds no room
+# while a batch of bands is cleaned (counted, never timed)
+ts_subtest cliff
+dev=$(ts_emu_attach --spec smr-notrim,size=1G,cache=off,pcache=64K,clean-idle=60s)
+"$ALIGNPROBE" emulate --reset-stats "$dev"
+for i in $(seq 0 16); do
+	dd if=/dev/zero of="$dev" bs=4096 count=1 seek=$((i * 8192 + 1)) oflag=direct \
+		status=none || ts_fail "write $i"
+done
+ts_assert_eq 17 "$("$ALIGNPROBE" emulate --stats "$dev" -n -r -o PCACHE_WRITES)" "PCACHE_WRITES"
+ts_assert_eq 4 "$("$ALIGNPROBE" emulate --stats "$dev" -n -r -o CLEANED)" "CLEANED"
+[ "$("$ALIGNPROBE" emulate --stats "$dev" -n -r -o STALL_NS)" -gt 1000000000 ] ||
+	ts_fail "no stall of seconds: $("$ALIGNPROBE" emulate --stats "$dev")"
+
 # a plain loop device (a file on this machine's disk): never SMR
 ts_subtest plain-loop
 ts_need_loop
