@@ -387,13 +387,25 @@ static int jobs_status(const struct probe_cmd *c)
 	for (i = 0; i < c->njobs; i++) {
 		const struct job *j = &c->jobs[i];
 
-		if (j->r.interrupted)
+		if (j->r.interrupted) {
 			worst = AP_EXIT_SIGNAL_BASE + j->r.interrupted;
-		else if ((j->run.rc || j->d.journal_kept) && worst < AP_EXIT_SIGNAL_BASE)
-			worst = AP_EXIT_FAILURE;
-		else if ((!j->r.verdict.resolved || j->r.verdict.tentative) &&
-			 worst == AP_EXIT_OK)
-			worst = AP_EXIT_INCONCLUSIVE;	/* a tentative verdict is none */
+		} else if (j->run.rc || j->d.journal_kept) {
+			/* another writer's ranges left alone: refused for safety */
+			int st = j->d.changed && (!j->run.rc || j->run.rc == -EPERM) ?
+				 AP_EXIT_REFUSED : AP_EXIT_FAILURE;
+
+			if (worst < AP_EXIT_SIGNAL_BASE && (worst == AP_EXIT_OK ||
+			    worst == AP_EXIT_INCONCLUSIVE || st == AP_EXIT_FAILURE))
+				worst = st;
+		} else if (!j->r.verdict.resolved || j->r.verdict.tentative) {
+			/* a tentative verdict is none; said on stderr, -q or not */
+			char *why = ap_probe_no_verdict_reason(&j->r);
+
+			ap_warnx(CMD, j->dev, "%s", why);
+			free(why);
+			if (worst == AP_EXIT_OK)
+				worst = AP_EXIT_INCONCLUSIVE;
+		}
 	}
 	if ((sig = ap_sig_pending()) && worst < AP_EXIT_SIGNAL_BASE)
 		worst = AP_EXIT_SIGNAL_BASE + sig;
@@ -419,7 +431,13 @@ int probe_report_jobs(struct probe_cmd *c)
 		}
 		if (j->run.rc)
 			ap_warnx(CMD, j->dev, "%s", j->e.msg);
-		if (j->d.journal_kept)
+		if (j->d.journal_kept && j->d.changed)
+			ap_warnx(CMD, j->dev, "the ranges named were written by someone else during "
+				 "the probe and are left as they are; the undo journal %s is kept: "
+				 "'%s %s --force --undo %s' puts the probe's original bytes back over "
+				 "them, or delete it to keep the other writer's", j->d.journal,
+				 AP_PROG, CMD, j->d.journal);
+		else if (j->d.journal_kept)
 			ap_warnx(CMD, j->dev, "the data could not be verified; the undo journal "
 				 "%s was kept: run '%s %s --undo %s'", j->d.journal, AP_PROG, CMD,
 				 j->d.journal);

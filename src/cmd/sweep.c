@@ -382,6 +382,12 @@ static int do_replay(struct sweep_cmd *c)
 		ap_warnx(CMD, c->replay, "the run was %s: no verdict from its partial results",
 			 early);
 		rc = AP_EXIT_INCONCLUSIVE;
+	} else if (rc == AP_EXIT_INCONCLUSIVE) {
+		/* the reason on stderr, -q or not, as a live run's */
+		char *why = ap_sweep_no_verdict_reason(have_v ? &v : NULL, NULL);
+
+		ap_warnx(CMD, c->replay, "%s", why);
+		free(why);
 	}
 	if (have_v)
 		ap_verdict_free(&v);

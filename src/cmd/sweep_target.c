@@ -151,6 +151,7 @@ static int do_sweep(struct sweep_cmd *c, int excl_fd)
 	struct ap_error e = { 0 };
 	const struct ap_verdict *v;
 	char stopbuf[768];
+	bool say_stop = false;
 	int rc, rc2, sig;
 
 	ap_sweep_setup_opts(&c->s, excl_fd, &o);
@@ -185,8 +186,8 @@ static int do_sweep(struct sweep_cmd *c, int excl_fd)
 			 run.nfailed, run.nresults);
 	if (!c->out.json && !c->out.raw && !c->out.csv)
 		printf("Sweep of %s: %s.\n", c->s.disk, stopbuf);
-	else if (!c->quiet && run.stop != AP_SWEEP_STOP_CLEAR)
-		ap_warnx(CMD, c->s.disk, "%s", stopbuf);
+	else
+		say_stop = !c->quiet && run.stop != AP_SWEEP_STOP_CLEAR;
 
 	/* a failed assumption makes the timings' verdict wrong: none */
 	v = run.verdict_valid && run.stop != AP_SWEEP_STOP_UNMEASURABLE ? &run.verdict : NULL;
@@ -207,6 +208,15 @@ static int do_sweep(struct sweep_cmd *c, int excl_fd)
 	    (rc2 == AP_EXIT_OK || rc2 == AP_EXIT_INCONCLUSIVE) &&
 	    ap_publish_record(CMD, c->record, "sweep", c->s.disk, &c->id, v, c->quiet) != 0)
 		rc2 = AP_EXIT_FAILURE;
+	if (rc2 == AP_EXIT_INCONCLUSIVE) {
+		/* on stderr, -q or not: the one line a script's log shows */
+		char *why = ap_sweep_no_verdict_reason(v, stopbuf);
+
+		ap_warnx(CMD, c->s.disk, "%s", why);
+		free(why);
+	} else if (say_stop) {
+		ap_warnx(CMD, c->s.disk, "%s", stopbuf);
+	}
 	if (rc2 != AP_EXIT_OK)
 		rc = rc2;
 	ap_sweep_run_free(&run);	/* closes the held descriptor */

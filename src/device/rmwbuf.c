@@ -84,10 +84,17 @@ int ap_rmwbuf_measure(int fd, uint64_t size, unsigned sector, struct ap_rmwbuf_c
 
 		if (i == AP_RMWBUF_TRIALS) {
 			ap_rmwbuf_decide(first, second, i, c);
-			/* clear either way, or no room for more */
-			if (c->buffered || 4 * c->served < i || off == UINT64_MAX)
+			/* clear either way */
+			if (c->buffered || 4 * c->served < i)
 				break;
 		}
+		/*
+		 * no room for this trial (a small device holds only part of the
+		 * second batch; never the first's, checked above): decide on
+		 * the trials done
+		 */
+		if (off == UINT64_MAX)
+			break;
 		rc = pair_half(fd, buf, sector, lead, off, &first[i]);
 		if (!rc)	/* a sector lower: no read cache holds it */
 			rc = pair_half(fd, buf, sector, lead - sector, off, &second[i]);

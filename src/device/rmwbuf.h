@@ -59,8 +59,9 @@ void ap_rmwbuf_decide(const uint64_t *first, const uint64_t *second, unsigned n,
  * The check through @fd (O_RDWR | O_DIRECT | O_DSYNC) on a device of @size
  * bytes with @sector-byte logical sectors: AP_RMWBUF_TRIALS pairs, and as
  * many again when their verdict is unclear (a quarter to three quarters
- * served) and the device has room. 0, -ENOSPC (no room for the first
- * batch), or -errno of a read or a write.
+ * served), as far as the device has room for them (58-102 MiB: part of
+ * the second batch; the decision then counts the trials done). 0, -ENOSPC
+ * (no room for the first batch), or -errno of a read or a write.
  */
 int ap_rmwbuf_measure(int fd, uint64_t size, unsigned sector, struct ap_rmwbuf_check *c);
 

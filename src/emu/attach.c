@@ -687,8 +687,9 @@ static int set_queue_attr(const char *dev, const char *attr, const char *val,
  */
 static int set_queue(const char *dev, const struct ap_emu_spec *s, struct ap_error *e)
 {
-	int rc = set_queue_attr(dev, "write_cache", s->write_cache ? "write back" :
-				"write through", e);
+	/* flushes that cost media time must arrive: "write back" (model.h) */
+	int rc = set_queue_attr(dev, "write_cache", s->write_cache || s->flush_media ?
+				"write back" : "write through", e);
 
 	if (rc == 0)
 		rc = set_queue_attr(dev, "rotational", s->model == AP_EMU_MODEL_HDD ? "1" : "0", e);

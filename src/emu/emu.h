@@ -91,6 +91,7 @@ struct ap_emu_spec {
 	uint32_t ra_segments;		/* hdd: read-ahead segments (1) */
 	uint32_t rmw_buffer;		/* hdd: physical sectors the RMW buffer keeps (0) */
 	bool ignore_flush;		/* flushes acknowledged, nothing written (off) */
+	bool flush_media;		/* hdd: a flush costs a revolution and a seek (off) */
 	uint64_t cut_at;		/* cut-after=N: write N+1 in flight at the cut (0 = never) */
 	char *cut_peer;			/* an emulated drive losing power with this one */
 	/* a persistent media cache (DM-SMR, a hybrid's flash; model.h, smr.c): 0 = none */

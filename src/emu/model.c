@@ -76,6 +76,7 @@ void ap_emu_model_init(struct ap_emu_model *m, const struct ap_emu_spec *s)
 	m->rmw_buffer = s->rmw_buffer > AP_EMU_RMW_BUFFER_MAX ? AP_EMU_RMW_BUFFER_MAX :
 			s->rmw_buffer;
 	m->ignore_flush = s->ignore_flush;
+	m->flush_media = s->flush_media;
 	ap_emu_pcache_init(&m->pc, s);
 }
 
@@ -403,10 +404,14 @@ static uint64_t hdd_request(struct ap_emu_model *m, enum ap_emu_op op, uint64_t 
 		}
 		break;
 	case AP_EMU_FLUSH:
-		if (m->write_cache && m->ignore_flush)
+		if (m->write_cache && m->ignore_flush) {
 			c->flush_ignored = true;
-		else if (m->write_cache)
+			break;
+		}
+		if (m->write_cache)
 			ns += destage(m, now + ns, c) + m->flush_ns;
+		if (m->flush_media)	/* to the reserved area and a revolution there */
+			ns += ap_emu_model_seek_ns(m, m->ntracks / 3) + m->rev_ns;
 		break;
 	}
 	return ns;

@@ -98,6 +98,11 @@ struct ap_emu_segment {
  *   physical sector of a media write found there needs no read pass, so it
  *   costs no extra revolution (counted in c->rmw_buffered; c->rmw still
  *   counts it: the sector is read-modify-written, from the buffer).
+ * - flush_media (hdd, flush=rev+seek): every honoured flush, with the cache
+ *   on or off, also costs an average seek (a third of the stroke) and one
+ *   full revolution, as on a drive that commits each flush to a reserved
+ *   area of the platter; the head is back where it was. With the cache off
+ *   the loop device then says "write back", so the kernel sends flushes.
  * - ignore_flush (every model): a flush is acknowledged at the base cost;
  *   nothing is destaged, flush_ns is not charged, the simple and flash
  *   models' owed RMWs stay owed (c->flush_ignored).
@@ -184,6 +189,7 @@ struct ap_emu_model {
 	uint64_t rmwbuf[AP_EMU_RMW_BUFFER_MAX];		/* physical sector numbers */
 	uint64_t rmwbuf_used[AP_EMU_RMW_BUFFER_MAX];	/* their LRU stamps */
 	bool ignore_flush;
+	bool flush_media;		/* a flush: + one revolution + a seek of a third */
 	uint64_t volatile_bytes;	/* simple, flash: written since the cache was last drained */
 	struct ap_emu_pcache pc;	/* hdd: the persistent media cache (pc.size 0: none) */
 };

@@ -70,6 +70,8 @@ static const struct {
 			 "knee=30%,base=50us,bus=300MB,cache=on,cache-size=64M" },
 	/* what real drives add (issue 26): hdd-7200 without its write cache */
 	{ "hdd-7200-nocache", "hdd-7200,cache=off" },
+	/* and flushes that still arrive and cost a revolution and a seek (issue 34) */
+	{ "hdd-7200-nocache-flush", "hdd-7200,cache=off,flush=rev+seek" },
 	/* hdd-7200 and honest-512n reading ahead 1 MiB into 4 segments */
 	{ "hdd-7200-ra", "hdd-7200,ra=1M,ra-segments=4" },
 	{ "honest-512n-ra", "honest-512n,ra=1M,ra-segments=4" },
@@ -81,14 +83,8 @@ static const struct {
 				"ignore-flush=on" },
 	/* an honest 512n drive under noise: constant costs, 30 % jitter */
 	{ "noisy-512n", "model=simple,phys=512,lba=0,base=200us,rmw=8ms,jitter=30%" },
-	/*
-	 * Issue 35: a conventional (CMR) 7200 rpm disk whose volatile cache
-	 * honours flushes, no TRIM; drive-managed SMR disks (a 5400-class
-	 * WD40EFAX-like drive: a persistent media cache, 32 MiB bands, cleaning
-	 * after 1 s idle) with and without TRIM; a hybrid (SSHD): a flash cache
-	 * in front of a conventional 5400 rpm disk. The caches are scaled to
-	 * the emulated capacity (real ones hold 8 to 30 GB).
-	 */
+	/* issue 35: CMR without TRIM; DM-SMR (WD40EFAX-like) with and without TRIM; a hybrid
+	 * (SSHD). The persistent caches are scaled to the emulated capacity. */
 	{ "cmr-7200", "hdd-7200,trim=off" },
 	{ "smr-trim", "model=hdd,phys=4096,lba=0,rpm=5400,track=1228800,settle=1500us,seek=20ms,"
 		      "knee=30%,base=50us,bus=300MB,cache=on,cache-size=64M,pcache=256M,"
@@ -272,6 +268,11 @@ static int set_request_cost(struct ap_emu_spec *s, const char *key, const char *
 		s->ignore_flush = true;		/* flush=ignore: ignore-flush=on */
 		return 0;
 	}
+	if (key[0] == 'f' && strcmp(val, "rev+seek") == 0) {
+		s->flush_media = true;		/* model.h: a revolution and a seek */
+		s->flush_ns = 0;
+		return 0;
+	}
 	if (parse_cost(val, &u) != 0)
 		return ap_error_set(e, EINVAL,
 			"%s '%s': not a duration (use a unit: 8ms, 300us, 0)", key, val);
@@ -279,8 +280,10 @@ static int set_request_cost(struct ap_emu_spec *s, const char *key, const char *
 		return ap_error_set(e, EINVAL, "%s '%s': more than 10s per request", key, val);
 	if (key[0] == 'r')
 		s->rmw_ns = u;
-	else if (key[0] == 'f')
+	else if (key[0] == 'f') {
 		s->flush_ns = u;
+		s->flush_media = false;
+	}
 	else
 		s->base_ns = u;
 	return 0;
@@ -726,6 +729,9 @@ int ap_emu_spec_validate(const struct ap_emu_spec *s, struct ap_error *e)
 		return ap_error_set(e, EINVAL,
 			"lowest aligned LBA %u: must be below %u for a %u-byte physical sector",
 			s->lowest_aligned, s->phys_sector / s->logical_sector, s->phys_sector);
+	if (s->flush_media && s->model != AP_EMU_MODEL_HDD)
+		return ap_error_set(e, EINVAL, "flush=rev+seek: only the hdd model has a platter "
+				    "(model=hdd)");
 	if (s->settle_ns > s->seek_ns)
 		return ap_error_set(e, EINVAL, "settle time above the full-stroke seek time");
 	if (s->knee <= 0 || s->knee >= 1)
@@ -816,6 +822,8 @@ static void format_quirks(const struct ap_emu_spec *s, char *buf, size_t sz)
 		n += snprintf(buf + n, sz - (size_t)n, ",rmw-buffer=%u", s->rmw_buffer);
 	if (s->ignore_flush)
 		n += snprintf(buf + n, sz - (size_t)n, ",ignore-flush=on");
+	if (s->flush_media)
+		n += snprintf(buf + n, sz - (size_t)n, ",flush=rev+seek");
 	if (s->pcache_size) {
 		char cost[32], idle[32];
 

@@ -490,8 +490,7 @@ void ap_outfile_discard(struct ap_outfile *of)
 	free_names(of);
 }
 
-/* @path with its directory resolved (the file itself need not exist). */
-static char *canonical(const char *path)
+char *ap_path_canonical(const char *path)
 {
 	char *r = realpath(path, NULL), *d, *b, *rd;
 
@@ -520,8 +519,8 @@ bool ap_outfile_is(const struct ap_outfile *of, const char *path)
 		return false;
 	if (stat(of->path, &a) == 0 && stat(path, &b) == 0)
 		return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-	ca = canonical(of->path);
-	cb = canonical(path);
+	ca = ap_path_canonical(of->path);
+	cb = ap_path_canonical(path);
 	same = strcmp(ca, cb) == 0;
 	free(ca);
 	free(cb);

@@ -96,6 +96,12 @@ int ap_outfile_write_commit(struct ap_outfile *of, const char *name, const void 
 void ap_outfile_discard(struct ap_outfile *of);
 
 /*
+ * @path with its directory resolved, the file itself need not exist yet
+ * (malloc'd; @path as it is when its directory cannot be resolved).
+ */
+char *ap_path_canonical(const char *path);
+
+/*
  * Is @path the file @of writes to (the same inode, or the same name when
  * neither exists yet)? For an output that would overwrite a command's input
  * or target.

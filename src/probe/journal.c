@@ -19,7 +19,8 @@ static const char journal_magic[8] = { 'A', 'P', 'U', 'N', 'D', 'O', 0, 1 };
  * 3: the plan and a CRC over every record header; 2: no plan, record
  * headers outside any CRC; 1: no identity, a fixed 4096-byte header.
  */
-#define JOURNAL_VERSION	3
+#define JOURNAL_VERSION	4
+#define JOURNAL_OLDEST	3	/* still restored: no margin, no write in flight */
 #define FLAG_COMPLETE	1u
 #define FLAG_METADATA	2u	/* the plan may touch LBA 0..33 and the last 33 sectors */
 #define HDR_MAX		(1024 * 1024)
@@ -43,6 +44,7 @@ static const char journal_magic[8] = { 'A', 'P', 'U', 'N', 'D', 'O', 0, 1 };
 #define H_REGION_SIZE	328
 #define H_STRIDE	336
 #define H_NONCE		344
+#define H_MARGIN	352	/* version 4 */
 #define H_IDENT		384	/* the identity as JSON, H_IDLEN bytes */
 #define H_CRC(len)	((len) - 4)
 
@@ -54,6 +56,15 @@ static const char journal_magic[8] = { 'A', 'P', 'U', 'N', 'D', 'O', 0, 1 };
 #define R_MAGIC		32
 #define R_CRC		(AP_JOURNAL_REC_HDR - 4)	/* of the header before it, then the data */
 
+/* the write in flight's block (version 4), after the records */
+static const char intent_magic[8] = { 'A', 'P', 'I', 'N', 'F', 'L', 'T', 0 };
+#define I_MAGIC		0
+#define I_NONCE		8
+#define I_OFFSET	16
+#define I_LENGTH	24
+#define I_DONE		32
+#define I_CRC		36
+
 struct ap_journal {
 	char *path;
 	int fd;
@@ -62,6 +73,7 @@ struct ap_journal {
 	uint64_t nonce;		/* ties the records to this header */
 	uint32_t hdr_len;
 	unsigned char *hdr;
+	bool readonly;		/* opened read-only: no write in flight recorded */
 };
 
 static uint64_t rec_stride(const struct ap_journal *j)
@@ -72,6 +84,17 @@ static uint64_t rec_stride(const struct ap_journal *j)
 static uint64_t rec_pos(const struct ap_journal *j, uint64_t idx)
 {
 	return j->hdr_len + idx * rec_stride(j);
+}
+
+/* The write in flight's block (version 4): after the last record. */
+static uint64_t intent_pos(const struct ap_journal *j)
+{
+	return rec_pos(j, j->info.nrec);
+}
+
+static uint64_t file_len(const struct ap_journal *j)
+{
+	return intent_pos(j) + (j->info.version >= 4 ? AP_JOURNAL_INTENT : 0);
 }
 
 static void put32(unsigned char *b, size_t at, uint32_t v)
@@ -123,6 +146,7 @@ static void header_build(struct ap_journal *j)
 	put64(h, H_REGION_SIZE, j->info.plan.region_size);
 	put64(h, H_STRIDE, j->info.plan.stride);
 	put64(h, H_NONCE, j->nonce);
+	put32(h, H_MARGIN, j->info.plan.margin);
 	memcpy(h + H_IDENT, j->ident, idlen);
 	put32(h, H_CRC(j->hdr_len), ap_crc32(0, h, H_CRC(j->hdr_len)));
 }
@@ -153,7 +177,7 @@ uint64_t ap_journal_bytes(const struct ap_journal_plan *plan, const struct ap_di
 {
 	char *ident = identity_text(id);
 	uint64_t n = header_len(strlen(ident)) +
-		     plan->slots * (AP_JOURNAL_REC_HDR + (uint64_t)plan->span);
+		     plan->slots * (AP_JOURNAL_REC_HDR + (uint64_t)plan->span) + AP_JOURNAL_INTENT;
 
 	free(ident);
 	return n;
@@ -199,6 +223,10 @@ static int plan_check(const struct ap_journal_plan *p, uint64_t dev_size, unsign
 	if (!lss || !p->span || p->span % lss || !p->slots) {
 		snprintf(why, n, "record length %u, %llu records", p->span,
 			 (unsigned long long)p->slots);
+		return -EINVAL;
+	}
+	if (p->margin && (p->margin % lss || 2 * (uint64_t)p->margin >= p->span)) {
+		snprintf(why, n, "margin %u of records of %u bytes", p->margin, p->span);
 		return -EINVAL;
 	}
 	if (p->region_start % lss || p->stride % lss || (p->slots > 1 && p->stride < p->span)) {
@@ -254,6 +282,60 @@ static uint64_t new_nonce(void)
 	return v;
 }
 
+/* Write the write in flight's block (version 4): @len bytes at @off, done or not. */
+static int intent_write(struct ap_journal *j, uint64_t off, uint64_t len, bool done)
+{
+	unsigned char b[AP_JOURNAL_INTENT];
+
+	memset(b, 0, sizeof(b));
+	memcpy(b + I_MAGIC, intent_magic, sizeof(intent_magic));
+	put64(b, I_NONCE, j->nonce);
+	put64(b, I_OFFSET, off);
+	put64(b, I_LENGTH, len);
+	put32(b, I_DONE, done);
+	put32(b, I_CRC, ap_crc32(0, b, I_CRC));
+	return write_at(j->fd, b, sizeof(b), intent_pos(j));
+}
+
+/* Read it into info.inflight: a block that is not this journal's (torn, say) names none. */
+static void intent_read(struct ap_journal *j)
+{
+	unsigned char b[AP_JOURNAL_INTENT];
+
+	j->info.inflight = false;
+	if (ap_pread_all(j->fd, b, sizeof(b), intent_pos(j)) != 0 ||
+	    memcmp(b + I_MAGIC, intent_magic, sizeof(intent_magic)) != 0 ||
+	    get64(b, I_NONCE) != j->nonce || get32(b, I_CRC) != ap_crc32(0, b, I_CRC) ||
+	    get32(b, I_DONE) || !get64(b, I_LENGTH))
+		return;
+	j->info.inflight = true;
+	j->info.inflight_at.offset = get64(b, I_OFFSET);
+	j->info.inflight_at.length = get64(b, I_LENGTH);
+}
+
+int ap_journal_intent(struct ap_journal *j, uint64_t offset, uint64_t length,
+		      struct ap_error *e)
+{
+	int rc;
+
+	if (j->readonly || j->info.version < 4)
+		return -EBADF;
+	rc = intent_write(j, offset, length, false);
+	if (!rc && fdatasync(j->fd) != 0)
+		rc = -errno;
+	if (rc)
+		return ap_error_set(e, -rc, "cannot record the write in flight in the undo journal "
+				    "%s: %s", j->path, strerror(-rc));
+	return 0;
+}
+
+int ap_journal_intent_done(struct ap_journal *j)
+{
+	if (j->readonly || j->info.version < 4)
+		return -EBADF;
+	return intent_write(j, 0, 0, true);
+}
+
 int ap_journal_create(const char *path, const char *dev, const struct ap_disk_identity *id,
 		      const struct ap_journal_plan *plan, struct ap_journal **out,
 		      struct ap_error *e)
@@ -301,8 +383,11 @@ int ap_journal_create(const char *path, const char *dev, const struct ap_disk_id
 	j->nonce = new_nonce();
 	header_build(j);
 	rc = write_at(j->fd, j->hdr, j->hdr_len, 0);
-	if (!rc && ftruncate(j->fd, (off_t)rec_pos(j, j->info.nrec)) != 0)
+	if (!rc && ftruncate(j->fd, (off_t)file_len(j)) != 0)
 		rc = -errno;
+	/* the write in flight's block, allocated now: none in flight yet */
+	if (!rc)
+		rc = intent_write(j, 0, 0, true);
 	if (rc) {
 		ap_error_set(e, -rc, "cannot write undo journal %s: %s", path, strerror(-rc));
 		ap_journal_remove(j);
@@ -416,7 +501,11 @@ int ap_journal_open(const char *path, struct ap_journal **out, struct ap_error *
 	j->path = ap_xstrdup(path);
 	j->hdr_len = AP_JOURNAL_HDR;
 	j->hdr = ap_xcalloc(1, AP_JOURNAL_HDR);
-	j->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* read-write for the restore's own writes in flight (ap_journal_intent()) */
+	j->fd = open(path, O_RDWR | O_CLOEXEC);
+	j->readonly = j->fd < 0;
+	if (j->fd < 0)
+		j->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (j->fd < 0) {
 		rc = ap_error_set(e, errno, "%s: %s", path, strerror(errno));
 		goto fail;
@@ -434,14 +523,14 @@ int ap_journal_open(const char *path, struct ap_journal **out, struct ap_error *
 		rc = ap_error_set(e, EINVAL, "%s: not an alignprobe undo journal (bad magic)", path);
 		goto fail;
 	}
-	if (version != JOURNAL_VERSION) {
+	if (version < JOURNAL_OLDEST || version > JOURNAL_VERSION) {
 		rc = ap_error_set(e, EBADMSG, "%s: an undo journal of version %u, %s; this "
-				  "alignprobe restores only version %u, whose every byte is under "
-				  "a CRC and checked against the probe's plan (a preserving probe "
-				  "writes back the bytes it read: after a SIGKILL the disk holds "
-				  "them already)", path, version,
+				  "alignprobe restores only versions %u and %u, whose every byte is "
+				  "under a CRC and checked against the probe's plan (a preserving "
+				  "probe writes back the bytes it read: after a SIGKILL the disk "
+				  "holds them already)", path, version,
 				  version < JOURNAL_VERSION ? "written by an older alignprobe" :
-				  "written by a newer alignprobe", JOURNAL_VERSION);
+				  "written by a newer alignprobe", JOURNAL_OLDEST, JOURNAL_VERSION);
 		goto fail;
 	}
 	{
@@ -485,6 +574,7 @@ int ap_journal_open(const char *path, struct ap_journal **out, struct ap_error *
 	j->info.plan.slots = j->info.nrec;
 	j->info.plan.span = j->info.rec_len;
 	j->info.plan.allow_metadata = get32(h, H_FLAGS) & FLAG_METADATA;
+	j->info.plan.margin = version >= 4 ? get32(h, H_MARGIN) : 0;
 	j->nonce = get64(h, H_NONCE);
 	if (!j->info.rec_len || !j->info.logical_sector ||
 	    j->info.nrec > (UINT64_MAX - j->hdr_len) / rec_stride(j)) {
@@ -500,11 +590,13 @@ int ap_journal_open(const char *path, struct ap_journal **out, struct ap_error *
 				  "nothing was written", path, why);
 		goto fail;
 	}
-	if (fstat(j->fd, &st) != 0 || (uint64_t)st.st_size < rec_pos(j, j->info.nrec)) {
+	if (fstat(j->fd, &st) != 0 || (uint64_t)st.st_size < file_len(j)) {
 		rc = ap_error_set(e, EBADMSG, "%s: undo journal is truncated (%llu records "
 				  "expected)", path, (unsigned long long)j->info.nrec);
 		goto fail;
 	}
+	if (version >= 4)
+		intent_read(j);
 	*out = j;
 	return 0;
 fail:
@@ -688,6 +780,13 @@ int ap_journal_restore(struct ap_journal *j, int fd, const char *dev, bool force
 		st->records++;
 		if (memcmp(have, want, len) == 0)
 			continue;
+		/* the write in flight at a power cut, torn: the probe's own */
+		if (j->info.inflight && j->info.plan.margin &&
+		    ap_journal_torn_explains(have, want, len, off, j->info.logical_sector,
+					     &j->info.inflight_at, j->info.plan.margin)) {
+			differs[i] = 2;
+			continue;
+		}
 		differs[i] = 1;
 		ndiff++;
 		if (st->changed < AP_JOURNAL_CHANGED_MAX)
@@ -712,7 +811,11 @@ int ap_journal_restore(struct ap_journal *j, int fd, const char *dev, bool force
 			bad++;
 			break;
 		}
+		/* a power cut during this write leaves a journal that explains it */
+		ap_journal_intent(j, off, len, &(struct ap_error){ 0 });
 		r = ap_pwrite_all(fd, want, len, off);
+		if (!r)
+			ap_journal_intent_done(j);
 		if (!r)
 			r = ap_pread_all(fd, have, len, off);
 		if (!r && memcmp(have, want, len) != 0)
@@ -726,6 +829,7 @@ int ap_journal_restore(struct ap_journal *j, int fd, const char *dev, bool force
 			continue;
 		}
 		st->restored++;
+		st->torn += differs[i] == 2;
 		st->bytes += len;
 	}
 	if (!bad && fdatasync(fd) != 0 && errno != EINVAL)

@@ -159,6 +159,7 @@ void ap_probe_journal_plan(const struct ap_probe_plan *plan, bool allow_metadata
 	jp->stride = plan->stride;
 	jp->slots = plan->slots;
 	jp->span = (uint32_t)ap_probe_record_len(plan);
+	jp->margin = (uint32_t)plan->margin;
 	jp->allow_metadata = allow_metadata;
 }
 

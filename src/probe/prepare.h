@@ -133,6 +133,13 @@ char *ap_probe_verdict_line(const char *dev, const struct ap_probe_result *r);
  */
 char *ap_probe_verdict_words(const char *dev, const struct ap_probe_result *r);
 /*
+ * Why the probe gives no verdict to act on (exit 5), in one line without
+ * a newline: "no verdict: ..." (the note or what was unclear), or "a
+ * tentative verdict only (...): ..." for one that is not statistically
+ * clear. Caller frees.
+ */
+char *ap_probe_no_verdict_reason(const struct ap_probe_result *r);
+/*
  * The lines after that: what a tentative verdict misses, the note, the
  * read-only mode's caveat, a spent budget, the sizes measured, the data
  * preserved (@d). NULL when there is none. Caller frees.

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "device/safety.h"
+#include "lib/outfile.h"
 #include "lib/state.h"
 #include "lib/rng.h"
 #include "lib/blkdev.h"
@@ -110,7 +111,19 @@ static int dev_op(void *arg, bool write, uint64_t slot, uint64_t off, size_t len
 	if ((size_t)n != len)
 		return -EIO;
 	*ns = t1 - t0;
+	if (write && d->mode == AP_PROBE_PRESERVE)
+		ap_journal_intent_done(d->journal);	/* not synced: see journal.h */
 	return 0;
+}
+
+/* struct ap_probe_io's announce (preserve): the next write, durably in the journal. */
+static int dev_announce(void *arg, uint64_t off, size_t len)
+{
+	struct devio *d = arg;
+
+	if (d->mode != AP_PROBE_PRESERVE)
+		return 0;
+	return ap_journal_intent(d->journal, off, len, &d->err);
 }
 
 /* @n bytes of the pseudo-random pattern of @seed (whole 8-byte words) */
@@ -186,10 +199,15 @@ static int dev_warm(void *arg, uint64_t slot)
 	if (d->mode == AP_PROBE_PRESERVE) {
 		/* the whole record, its CRC checked: never write back damaged bytes */
 		rc = ap_journal_read_record(d->journal, slot, d->buf, &d->err);
+		if (!rc)
+			rc = ap_journal_intent(d->journal, off, d->plan->span, &d->err);
 		if (rc)
 			return rc;
 		/* the span only: the margins are journalled, not written */
-		return ap_pwrite_all(d->fd, d->buf + d->plan->margin, d->plan->span, off);
+		rc = ap_pwrite_all(d->fd, d->buf + d->plan->margin, d->plan->span, off);
+		if (!rc)
+			ap_journal_intent_done(d->journal);
+		return rc;
 	}
 	return ap_pwrite_all(d->fd, d->buf, d->plan->span, off);
 }
@@ -254,13 +272,70 @@ static int measure_ahead(const struct ap_probe_io *io, const struct ap_probe_opt
 	return rc;
 }
 
+/*
+ * Preserve: register and create the undo journal, read every slot's
+ * original bytes into it and commit it, all before the first write. 0 to
+ * measure; 1 when interrupted first (r decided, nothing written, no
+ * journal); -errno with @e (no journal).
+ */
+static int journal_begin(struct devio *io, const struct ap_probe_opts *o, struct ap_probe_dev *d,
+			 struct ap_probe_result *r, char **state_id, struct ap_error *e)
+{
+	struct ap_journal_plan jp;
+	int rc;
+
+	if (!o->journal)
+		return ap_error_set(e, EINVAL, "preserving mode needs an undo journal path");
+	rc = read_identity(io, io->plan, d, e);
+	if (rc)
+		return rc;
+	ap_probe_journal_plan(io->plan, o->allow_metadata, &jp);
+	/*
+	 * Registered before the file exists: from its first byte on, `probe
+	 * --undo` and `cleanup` see that a live probe owns it
+	 * (journal_owner_alive()); an entry whose file never came is "gone"
+	 * to cleanup.
+	 */
+	d->journal = ap_path_canonical(o->journal);
+	pthread_mutex_lock(&state_lock);
+	rc = ap_state_register(AP_STATE_JOURNAL, d->journal, d->dev, NULL, state_id);
+	pthread_mutex_unlock(&state_lock);
+	if (rc == 0)
+		rc = ap_journal_create(o->journal, d->dev, &d->id, &jp, &io->journal, e);
+	else
+		ap_error_set(e, -rc, "cannot register the undo journal in %s: %s",
+			     ap_state_dir(), strerror(-rc));
+	if (rc) {
+		if (*state_id)
+			ap_state_release(*state_id);
+		free(d->journal);
+		d->journal = NULL;	/* none was made */
+		return rc;
+	}
+	ap_test_pause("ALIGNPROBE_TEST_JOURNAL_CREATED");
+	rc = read_originals(io, io->plan, &o->cancel, r, e);
+	if (!rc)
+		rc = ap_journal_commit(io->journal, e);
+	if (rc) {
+		/* nothing was written yet: the journal is not needed */
+		ap_journal_remove(io->journal);
+		io->journal = NULL;
+		ap_state_release(*state_id);
+		if (rc == -EINTR) {
+			ap_probe_decide(r, o);
+			return 1;
+		}
+	}
+	return rc;
+}
+
 int ap_probe_device(struct ap_probe_dev *d, const struct ap_probe_opts *o,
 		    struct ap_probe_result *r, struct ap_error *e)
 {
 	struct ap_probe_plan plan;
 	struct devio io = { .fd = -1, .mode = o->mode };
 	struct ap_probe_io vt = { .op = dev_op, .lead_in = dev_lead_in, .warm = dev_warm,
-				  .arg = &io };
+				  .announce = dev_announce, .arg = &io };
 	char *state_id = NULL;
 	int rc, flags;
 
@@ -295,46 +370,10 @@ int ap_probe_device(struct ap_probe_dev *d, const struct ap_probe_opts *o,
 	fill_pattern(io.buf, plan.span, o->seed);
 
 	if (o->mode == AP_PROBE_PRESERVE) {
-		char *real = NULL;
-
-		if (!o->journal) {
-			rc = ap_error_set(e, EINVAL, "preserving mode needs an undo journal path");
-			goto out;
-		}
-		rc = read_identity(&io, &plan, d, e);
-		if (rc)
-			goto out;
-		struct ap_journal_plan jp;
-
-		ap_probe_journal_plan(&plan, o->allow_metadata, &jp);
-
-		rc = ap_journal_create(o->journal, d->dev, &d->id, &jp, &io.journal, e);
-		if (rc)
-			goto out;
-		real = realpath(o->journal, NULL);
-		d->journal = real ? real : ap_xstrdup(o->journal);
-		pthread_mutex_lock(&state_lock);
-		rc = ap_state_register(AP_STATE_JOURNAL, d->journal, d->dev, NULL, &state_id);
-		pthread_mutex_unlock(&state_lock);
+		rc = journal_begin(&io, o, d, r, &state_id, e);
 		if (rc) {
-			ap_error_set(e, -rc, "cannot register the undo journal in %s: %s",
-				     ap_state_dir(), strerror(-rc));
-			ap_journal_remove(io.journal);
-			io.journal = NULL;
-			goto out;
-		}
-		rc = read_originals(&io, &plan, &o->cancel, r, e);
-		if (!rc)
-			rc = ap_journal_commit(io.journal, e);
-		if (rc) {
-			/* nothing was written yet: the journal is not needed */
-			ap_journal_remove(io.journal);
-			io.journal = NULL;
-			ap_state_release(state_id);
-			if (rc == -EINTR) {
-				rc = 0;
-				ap_probe_decide(r, o);
-			}
+			if (rc > 0)
+				rc = 0;	/* interrupted before the first write */
 			goto out;
 		}
 	}
@@ -345,14 +384,20 @@ int ap_probe_device(struct ap_probe_dev *d, const struct ap_probe_opts *o,
 
 	if (o->mode == AP_PROBE_PRESERVE) {
 		struct ap_error re = { 0 };
-		/*
-		 * Held O_EXCL throughout: what differs is the probe's own writes
-		 * gone wrong (a drive's read-modify-write), so it is put back.
-		 */
-		int rrc = ap_journal_restore(io.journal, io.fd, d->dev, true, &d->restore, &re);
+		int rrc;
 
+		ap_test_pause("ALIGNPROBE_TEST_PROBE_MEASURED");
+		/*
+		 * O_EXCL keeps out mounts and exclusive openers, not a plain
+		 * writer (dd, a VM): a range that holds neither the bytes the
+		 * probe read (and wrote) nor what the write torn last may
+		 * leave is someone else's now. It is left alone, with the
+		 * journal (-EPERM: exit 3, the ranges named).
+		 */
+		rrc = ap_journal_restore(io.journal, io.fd, d->dev, false, &d->restore, &re);
 		if (rrc) {
 			d->journal_kept = true;
+			d->changed = rrc == -EPERM;
 			ap_journal_close(io.journal);
 			if (!rc) {
 				*e = re;
@@ -384,6 +429,13 @@ void ap_probe_dev_free(struct ap_probe_dev *d)
 	ap_identity_free(&d->id);
 }
 
+/* Is registry entry @en the journal at @path (@real: its real path, or NULL)? */
+static bool is_journal_entry(const struct ap_state_entry *en, const char *path, const char *real)
+{
+	return en->kind == AP_STATE_JOURNAL && en->path &&
+	       (strcmp(en->path, path) == 0 || (real && strcmp(en->path, real) == 0));
+}
+
 static void release_journal_entries(const char *path)
 {
 	struct ap_state_entry *v = NULL;
@@ -392,15 +444,39 @@ static void release_journal_entries(const char *path)
 
 	if (ap_state_list(&v, &n) != 0)
 		goto out;
-	for (i = 0; i < n; i++) {
-		if (v[i].kind != AP_STATE_JOURNAL || !v[i].path)
-			continue;
-		if (strcmp(v[i].path, path) == 0 || (real && strcmp(v[i].path, real) == 0))
+	for (i = 0; i < n; i++)
+		if (is_journal_entry(&v[i], path, real))
 			ap_state_release(v[i].file);
-	}
 	ap_state_free(v, n);
 out:
 	free(real);
+}
+
+/*
+ * Does a live process own the journal at @path (@real)? Its registry
+ * entry, judged as cleanup judges it (ap_state_is_stale(): the owner runs,
+ * started when it registered, in this boot): 1 with its PID and device
+ * (the caller frees), else 0.
+ */
+static int journal_owner_alive(const char *path, const char *real, pid_t *pid, char **dev)
+{
+	struct ap_state_entry *v = NULL;
+	size_t n = 0, i;
+	int live = 0;
+
+	if (ap_state_list(&v, &n) != 0)
+		return 0;
+	for (i = 0; i < n && !live; i++) {
+		if (!is_journal_entry(&v[i], path, real) || v[i].owner <= 0 ||
+		    ap_state_is_stale(&v[i]) ||
+		    v[i].owner == getpid())
+			continue;
+		live = 1;
+		*pid = v[i].owner;
+		*dev = ap_xstrdup(v[i].dev ? v[i].dev : "its disk");
+	}
+	ap_state_free(v, n);
+	return live;
 }
 
 /*
@@ -488,6 +564,26 @@ int ap_probe_undo(const char *journal, const char *dev, bool allow_unidentified,
 	snprintf(u->named, sizeof(u->named), "%s", info->dev);
 	snprintf(u->dev, sizeof(u->dev), "%s", dev ? dev : info->dev);
 	real = realpath(journal, NULL);
+	{
+		char *owner_dev = NULL;
+		pid_t owner = 0;
+
+		/*
+		 * A live probe's journal (incomplete while it reads the originals,
+		 * complete while it measures): it is the probe's only way back
+		 * after a power cut, and the probe writes the bytes back itself.
+		 */
+		if (journal_owner_alive(journal, real, &owner, &owner_dev)) {
+			rc = ap_error_set(e, EBUSY, "the undo journal of a running probe (PID %d, "
+					  "on %s): it writes the original bytes back itself when "
+					  "it ends; --undo is for a probe that is gone (killed, or "
+					  "a power cut); nothing was done", (int)owner, owner_dev);
+			free(owner_dev);
+			free(real);
+			ap_journal_close(j);
+			return rc;
+		}
+	}
 	if (!info->complete) {
 		/* interrupted while it was being written: the probe had not written yet */
 		u->incomplete = true;

@@ -161,6 +161,12 @@ struct ap_probe_io {
 	 * then shows its steady-state cost from the first write on. 0 or -errno.
 	 */
 	int (*warm)(void *arg, uint64_t slot);
+	/*
+	 * Optional (writing modes): the timed write of @len bytes at @off
+	 * comes next, before its lead-in (preserve: recorded in the undo
+	 * journal as the write in flight, ap_journal_intent()). 0 or -errno.
+	 */
+	int (*announce)(void *arg, uint64_t off, size_t len);
 	void *arg;
 };
 
@@ -336,6 +342,8 @@ struct ap_probe_dev {
 	struct ap_journal_restore_stats restore;
 	bool restored;		/* the device was verified equal to the journal */
 	bool journal_kept;	/* left on disk because the restore failed */
+	bool changed;		/* ... because another writer changed probed ranges
+				   (restore.changed_at): left alone */
 };
 
 /* Logical and physical sector size, size and identity of a block device. */

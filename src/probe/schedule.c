@@ -221,6 +221,14 @@ static int one_op(struct sched *x, struct ap_probe_sample *s)
 		off = ap_probe_slot_offset(x->plan, s->slot) +
 		      (uint64_t)s->offset * x->plan->logical_sector;
 		rc = warm(x, s->slot);
+		if (!rc && x->write && x->io->announce) {
+			rc = x->io->announce(x->io->arg, off, s->size);
+			if (rc)
+				return ap_error_set(x->e, -rc, "cannot record the write of %llu "
+						    "bytes at offset %llu: %s",
+						    (unsigned long long)s->size,
+						    (unsigned long long)off, strerror(-rc));
+		}
 		if (rc || !x->lead)
 			break;
 		rc = lead_in(x, off, s->size, &s->lead_ns);

@@ -11,6 +11,7 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lib/stats.h"
 #include "lib/util.h"
@@ -75,6 +76,25 @@ char *ap_probe_verdict_words(const char *dev, const struct ap_probe_result *r)
 		    ap_stats_format_confidence(v->confidence, cb, sizeof(cb)),
 		    ap_stats_format_p(v->p_value, pb, sizeof(pb)));
 	}
+	return s;
+}
+
+char *ap_probe_no_verdict_reason(const struct ap_probe_result *r)
+{
+	const struct ap_verdict *v = &r->verdict;
+	const char *why = r->unclear[0] ? r->unclear : "the timings were inconclusive";
+	char *s = NULL;
+
+	if (v->resolved && v->sensitive)
+		say(&s, "a tentative verdict only (%u-byte physical sectors from LBA %u), not "
+		    "statistically clear: %s", v->physical_sector, v->lowest_aligned_lba, why);
+	else if (v->resolved)
+		say(&s, "a tentative verdict only (no alignment effect), not statistically "
+		    "clear: %s", why);
+	else if (v->note && strncmp(v->note, "no verdict", 10) == 0)
+		say(&s, "%s", v->note);
+	else
+		say(&s, "no verdict: %s", v->note ? v->note : why);
 	return s;
 }
 
@@ -200,6 +220,10 @@ char *ap_probe_undo_words(const struct ap_probe_undo *u, const char *journal)
 		say(&s, "%s: restored from %s: %" PRIu64 " ranges checked, %" PRIu64
 		    " rewritten, every byte verified%s\n", u->dev, journal, u->st.records,
 		    u->st.restored, u->removed ? "; journal removed" : "");
+	if (u->st.torn)
+		say(&s, "%s: %" PRIu64 " of them held a write the probe had in flight, torn by a "
+		    "power cut in the physical sectors at its edges: restored\n", u->dev,
+		    u->st.torn);
 	if (u->found)
 		say(&s, "%s: found by its identity; the journal named it %s\n", u->dev, u->named);
 	return s;

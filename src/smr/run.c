@@ -210,10 +210,18 @@ static int pair(struct ap_smr_run *r, unsigned s, unsigned o, uint64_t *w, uint6
 		struct ap_error *e)
 {
 	const uint8_t *b = r->orig ? r->orig + (size_t)s * r->p.span : r->pattern;
-	uint64_t t0 = ap_now_ns();
-	int rc = ap_pwrite_all(r->fd, b, r->p.span, slot_offset(&r->p, s));
+	uint64_t t0;
+	int rc;
 
+	/* preserving: the write in flight on record first (a power cut names it) */
+	if (r->journal && (rc = ap_journal_intent(r->journal, slot_offset(&r->p, s), r->p.span,
+						   e)) != 0)
+		return rc;
+	t0 = ap_now_ns();
+	rc = ap_pwrite_all(r->fd, b, r->p.span, slot_offset(&r->p, s));
 	*w = ap_now_ns() - t0;
+	if (r->journal)
+		ap_journal_intent_done(r->journal);
 	if (rc)
 		return ap_error_set(e, -rc, "%s: write at byte %llu failed: %s", r->dev,
 				    (unsigned long long)slot_offset(&r->p, s), strerror(-rc));

@@ -2,8 +2,10 @@
 /*
  * Making the file system of one sweep step: mkfs.ext4 (e2fsprogs) and
  * friends, spawned with an argv (posix_spawnp, never a shell), with
- * 4096-byte blocks and every lazy/background initialisation and discard
- * turned off, so that nothing but the workload touches the disk afterwards.
+ * 4096-byte blocks and no discard; ext4's inode tables and journal are
+ * left unzeroed and its mount told never to zero them in the background
+ * (ap_mkfs_mount_data()), so that nothing but the workload touches the disk
+ * afterwards.
  */
 #ifndef AP_MKFS_H
 #define AP_MKFS_H
@@ -20,6 +22,15 @@ bool ap_mkfs_is_known(const char *fs);
 const char *ap_mkfs_program(const char *fs);
 /* Smallest file system mkfs accepts, bytes (xfs: 300 MiB). */
 unsigned long long ap_mkfs_min_size(const char *fs);
+
+/*
+ * The mount(2) data for a file system of @fs made by ap_mkfs_run(): what
+ * its options require of the mount ("noinit_itable" for ext4: no
+ * background thread may write during the workload), then @extra (the
+ * user's --mount-opt, may be NULL), comma-separated. NULL when both are
+ * empty; free() it.
+ */
+char *ap_mkfs_mount_data(const char *fs, const char *extra);
 
 /*
  * Split a --mkfs-opt value on blanks and append the words to @v (count

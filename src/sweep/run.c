@@ -128,6 +128,7 @@ static void step(struct step_ctx *c, struct ap_sweep_result *r)
 	struct ap_pm_config cfg;
 	struct ap_pm_result pm;
 	struct ap_error e = { 0 };
+	char *data;
 	uint64_t t;
 	int rc;
 	bool hooked = false;
@@ -164,13 +165,17 @@ static void step(struct step_ctx *c, struct ap_sweep_result *r)
 		goto out;
 	}
 
+	data = ap_mkfs_mount_data(o->fs, o->mount_opts);
 	t = ap_now_ns();
-	rc = ap_mnt_mount(part.node, o->fs, o->mount_opts, o->disk, &m, &e);
+	rc = ap_mnt_mount(part.node, o->fs, data, o->disk, &m, &e);
 	r->mount_s = secs(ap_now_ns() - t);
+	free(data);
 	if (rc) {
 		set_failed(r, AP_SWEEP_STAGE_MOUNT, rc, &e);
 		goto out;
 	}
+	/* tests: look at the mounted file system before the workload */
+	ap_test_pause("ALIGNPROBE_TEST_SWEEP_MOUNTED");
 	if (ap_cancelled(&o->cancel)) {
 		c->interrupted = true;
 		goto out;

@@ -198,6 +198,12 @@ const char *ap_sweep_stop_words(const struct ap_sweep_run *run, char *buf, size_
  */
 char *ap_sweep_verdict_words(const char *dev, const struct ap_verdict *v, uint64_t first_usable,
 			     bool partial, const char *early);
+/*
+ * Why a sweep gives no verdict to act on (exit 5), in one line without a
+ * newline: @v (NULL: none), @stop: why the run stopped
+ * (ap_sweep_stop_words(), or NULL). Caller frees.
+ */
+char *ap_sweep_no_verdict_reason(const struct ap_verdict *v, const char *stop);
 /* The analysis's note and what a tentative verdict still misses; NULL: none. Caller frees. */
 char *ap_sweep_verdict_caveats(const struct ap_verdict *v);
 

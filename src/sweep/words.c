@@ -219,6 +219,34 @@ char *ap_sweep_verdict_words(const char *dev, const struct ap_verdict *v, uint64
 	return s;
 }
 
+char *ap_sweep_no_verdict_reason(const struct ap_verdict *v, const char *stop)
+{
+	char *s = NULL;
+
+	if (v && v->resolved && v->tentative) {
+		struct ap_analysis_params p;
+		const char *why;
+
+		ap_sweep_analysis_params(&p, v->logical_sector, v->reported_physical);
+		why = ap_analysis_unclear_reason(v, &p);
+		say(&s, "a tentative verdict only, not yet statistically clear (%s); more "
+		    "rounds (--rounds, --time-budget) decide",
+		    why ? why : "an early-stop condition is not met");
+	} else if (v && v->note && *v->note) {
+		if (stop && *stop)
+			say(&s, "no verdict (%s): %s", stop, v->note);
+		else
+			say(&s, "no verdict: %s", v->note);
+	} else if (v && v->sensitive) {
+		say(&s, "no verdict: alignment matters, but the starts measured cannot resolve "
+		    "the physical sector size");
+	} else {
+		say(&s, "no verdict: %s", stop && *stop ? stop : "the starts measured so far "
+		    "cannot decide");
+	}
+	return s;
+}
+
 char *ap_sweep_verdict_caveats(const struct ap_verdict *v)
 {
 	char *s = NULL;

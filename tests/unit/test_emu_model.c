@@ -712,7 +712,8 @@ static void test_profiles(void **state)
 {
 	static const char *const names[] = {
 		"simple", "hdd-7200", "hdd-5400", "wd-ears-jumper", "flash-8k", "flash-16k",
-		"usb-4kn", "honest-512n", "hdd-7200-nocache", "hdd-7200-ra", "honest-512n-ra",
+		"usb-4kn", "honest-512n", "hdd-7200-nocache", "hdd-7200-nocache-flush",
+		"hdd-7200-ra", "honest-512n-ra",
 		"hdd-lba7-rmwbuf", "usb-bridge-noflush", "noisy-512n",
 	};
 	struct ap_emu_spec s, t;

@@ -226,6 +226,82 @@ static void test_ignore_flush(void **state)
 	assert_false(f.flush_ignored);
 }
 
+/*
+ * Flushes that cost media time (flush=rev+seek, hdd-7200-nocache-flush):
+ * every honoured flush costs an average seek (a third of the stroke) and a
+ * full revolution more, with the cache off or on; the head stays put.
+ */
+static void test_flush_media(void **state)
+{
+	struct ap_emu_model m, p;
+	struct ap_emu_cost w, f, g;
+	struct ap_emu_spec s;
+	struct ap_error e;
+	uint64_t t, extra, head;
+	char *str;
+
+	(void)state;
+	model_for(&m, "hdd-7200-nocache-flush");
+	assert_true(m.flush_media);
+	assert_false(m.write_cache);
+	extra = ap_emu_model_seek_ns(&m, m.ntracks / 3) + REV7200;
+	/* an average seek lies between the settle time and the full stroke */
+	assert_true(extra > REV7200 + 1 * MS && extra < REV7200 + 16 * MS);
+	t = T0 + req(&m, AP_EMU_WRITE, 40 * S, 4096, T0, &w);
+	assert_true(w.media_write);
+	head = m.head;
+	assert_int_equal(req(&m, AP_EMU_FLUSH, 0, 0, t, &f), 50000 + extra);
+	assert_int_equal(m.head, head);
+	assert_false(f.flush_ignored);
+	assert_int_equal(f.rmw, 0);
+	/* at any time: no angle, no position enters it */
+	assert_int_equal(req(&m, AP_EMU_FLUSH, 0, 0, t + 1234567, &f), 50000 + extra);
+	/* hdd-7200-nocache: a flush costs the command alone */
+	model_for(&m, "hdd-7200-nocache");
+	assert_false(m.flush_media);
+	assert_int_equal(req(&m, AP_EMU_FLUSH, 0, 0, T0, &f), 50000);
+	/* cache on: the destage, then the same extra */
+	model_for(&m, "hdd-7200,flush=rev+seek");
+	model_for(&p, "hdd-7200");
+	t = T0 + req(&m, AP_EMU_WRITE, 34 * S, 4096, T0, &w);
+	req(&p, AP_EMU_WRITE, 34 * S, 4096, T0, &w);
+	req(&m, AP_EMU_FLUSH, 0, 0, t, &f);
+	req(&p, AP_EMU_FLUSH, 0, 0, t, &g);
+	assert_int_equal(f.rmw, 2);
+	assert_true(f.drained);
+	assert_int_equal(f.cost_ns - g.cost_ns, extra);
+	/* an ignored flush costs nothing more */
+	model_for(&m, "hdd-7200,flush=rev+seek,ignore-flush=on");
+	assert_int_equal(req(&m, AP_EMU_FLUSH, 0, 0, T0, &f), 50000);
+	assert_true(f.flush_ignored);
+
+	/* the spec: named in the format, round-trips, a duration turns it off */
+	ap_emu_spec_init(&s);
+	assert_int_equal(ap_emu_spec_parse("hdd-7200-nocache-flush", &s, &e), 0);
+	assert_true(s.flush_media);
+	str = ap_emu_spec_format(&s);
+	assert_non_null(strstr(str, ",flush=rev+seek"));
+	ap_emu_spec_free(&s);
+	ap_emu_spec_init(&s);
+	assert_int_equal(ap_emu_spec_parse(str, &s, &e), 0);
+	assert_true(s.flush_media);
+	free(str);
+	ap_emu_spec_free(&s);
+	ap_emu_spec_init(&s);
+	assert_int_equal(ap_emu_spec_parse("hdd-7200-nocache-flush,flush=2ms", &s, &e), 0);
+	assert_false(s.flush_media);
+	assert_int_equal(s.flush_ns, 2 * MS);
+	ap_emu_spec_free(&s);
+	ap_emu_spec_init(&s);
+	assert_int_equal(ap_emu_spec_parse("flush=rev+seek,model=hdd", &s, &e), 0);
+	ap_emu_spec_free(&s);
+	/* a platter is needed */
+	ap_emu_spec_init(&s);
+	assert_int_equal(ap_emu_spec_parse("simple,flush=rev+seek", &s, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "model=hdd"));
+	ap_emu_spec_free(&s);
+}
+
 /* What is volatile: cached writes until a destage drains them. */
 static void test_durability(void **state)
 {
@@ -471,6 +547,7 @@ int main(void)
 		cmocka_unit_test(test_read_ahead),
 		cmocka_unit_test(test_rmw_buffer),
 		cmocka_unit_test(test_ignore_flush),
+		cmocka_unit_test(test_flush_media),
 		cmocka_unit_test(test_durability),
 		cmocka_unit_test(test_torn),
 		cmocka_unit_test(test_vlog),

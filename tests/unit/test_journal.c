@@ -66,7 +66,8 @@ static int make_dev(unsigned char *orig)
 	return fd;
 }
 
-static void write_journal(int fd)
+/* A complete journal of @plan over the device @fd, still open. */
+static struct ap_journal *make_journal(int fd, const struct ap_journal_plan *plan)
 {
 	unsigned char buf[REC];
 	struct ap_journal *j;
@@ -74,13 +75,18 @@ static void write_journal(int fd)
 	int i;
 
 	unlink(jpath);
-	assert_int_equal(ap_journal_create(jpath, "/dev/test", &test_id, &test_plan, &j, &e), 0);
+	assert_int_equal(ap_journal_create(jpath, "/dev/test", &test_id, plan, &j, &e), 0);
 	for (i = 0; i < NREC; i++) {
 		assert_int_equal(ap_pread_all(fd, buf, REC, START + (uint64_t)i * STRIDE), 0);
 		assert_int_equal(ap_journal_put(j, (uint64_t)i, buf, &e), 0);
 	}
 	assert_int_equal(ap_journal_commit(j, &e), 0);
-	ap_journal_close(j);
+	return j;
+}
+
+static void write_journal(int fd)
+{
+	ap_journal_close(make_journal(fd, &test_plan));
 }
 
 /* Overwrite @len bytes at @off of the journal. */
@@ -175,7 +181,8 @@ static void test_roundtrip(void **state)
 	assert_int_equal(info->rec_len, REC);
 	assert_int_equal(info->dev_size, DEVSZ);
 	assert_int_equal(info->pid, (int)getpid());
-	assert_int_equal(info->version, 3);
+	assert_int_equal(info->version, 4);
+	assert_false(info->inflight);	/* none announced */
 	/* the plan and the identity come back as they were written */
 	assert_int_equal(info->plan.region_start, START);
 	assert_int_equal(info->plan.region_size, NREC * STRIDE);
@@ -347,7 +354,7 @@ static void test_header_fields(void **state)
 	for (at = 8; at < 400; at += 4) {
 		write_journal(fd);
 		flip(at);
-		assert_refused(fd, orig, -EBADMSG, at == 8 ? "of version 252" : "damaged");
+		assert_refused(fd, orig, -EBADMSG, at == 8 ? "of version 251" : "damaged");
 	}
 	write_journal(fd);
 	flip(AP_JOURNAL_HDR - 1);	/* the CRC itself */
@@ -572,6 +579,107 @@ static void test_old_versions(void **state)
 	free(orig);
 }
 
+/*
+ * A power cut tears the write in flight in the physical sectors at its
+ * edges (issue 31, item 4): restored without force when the journal names
+ * that write and one unit up to its margin explains every difference;
+ * refused when anything differs elsewhere, or when the write was done.
+ */
+static void torn_case(int fd, const unsigned char *orig, bool done, bool extra, int want)
+{
+	static const struct ap_journal_plan plan = {
+		.region_start = START, .region_size = NREC * STRIDE, .stride = STRIDE,
+		.slots = NREC, .span = REC, .margin = 2048,
+	};
+	struct ap_journal_restore_stats st;
+	struct ap_error e = { 0 };
+	struct ap_journal *j;
+	unsigned char junk[1024];
+
+	assert_int_equal(ap_pwrite_all(fd, orig, DEVSZ, 0), 0);
+	j = make_journal(fd, &plan);
+	/* 4 KiB at 51712 (record 1) in flight: 2 KiB units from 1024 tear 51200.. and 55296.. */
+	assert_int_equal(ap_journal_intent(j, 51712, 4096, &e), 0);
+	if (done)
+		assert_int_equal(ap_journal_intent_done(j), 0);
+	ap_journal_close(j);
+	memset(junk, 0xdb, sizeof(junk));
+	assert_int_equal(ap_pwrite_all(fd, junk, 1024, 51200), 0);
+	assert_int_equal(ap_pwrite_all(fd, junk, 1024, 55296), 0);
+	if (extra)	/* a sector the write covers wholly: not the tear's */
+		assert_int_equal(ap_pwrite_all(fd, junk, 512, 53248), 0);
+
+	assert_int_equal(ap_journal_open(jpath, &j, &e), 0);
+	assert_int_equal(ap_journal_info(j)->inflight, !done);
+	assert_int_equal(ap_journal_restore(j, fd, devpath, false, &st, &e), want);
+	if (!want) {
+		assert_int_equal(st.restored, 1);
+		assert_int_equal(st.torn, 1);
+		assert_dev(fd, orig);
+	} else {
+		assert_int_equal(st.changed, 1);
+		assert_int_equal(st.restored, 0);
+	}
+	ap_journal_close(j);
+}
+
+static void test_torn_write(void **state)
+{
+	unsigned char *orig = ap_xmalloc(DEVSZ);
+	struct ap_journal_range w = { 51712, 4096 };
+	unsigned char a[REC], b[REC];
+	int fd;
+
+	(void)state;
+	fd = make_dev(orig);
+	torn_case(fd, orig, false, false, 0);
+	torn_case(fd, orig, false, true, -EPERM);
+	torn_case(fd, orig, true, false, -EPERM);
+	/* the unit must stay within the margin: 4 KiB sectors are not allowed by 2 KiB */
+	memset(a, 1, sizeof(a));
+	memcpy(b, a, sizeof(b));
+	memset(b + (51712 - 49152) - 2048, 2, 4096);	/* a 4 KiB sector from 49664 */
+	assert_false(ap_journal_torn_explains(b, a, REC, 49152, 512, &w, 2048));
+	assert_true(ap_journal_torn_explains(b, a, REC, 49152, 512, &w, 8192));
+	close(fd);
+	free(orig);
+}
+
+/* A version 3 journal (no margin, no write in flight) is still restored. */
+static void test_version3(void **state)
+{
+	unsigned char *orig = ap_xmalloc(DEVSZ), hdr[AP_JOURNAL_HDR];
+	struct ap_journal_restore_stats st;
+	struct ap_error e = { 0 };
+	struct ap_journal *j;
+	uint32_t v32 = 3;
+	int fd;
+
+	(void)state;
+	fd = make_dev(orig);
+	write_journal(fd);
+	poke(8, &v32, 4);
+	{
+		int jfd = open(jpath, O_RDWR);
+
+		assert_true(jfd >= 0);
+		assert_int_equal(ap_pread_all(jfd, hdr, sizeof(hdr), 0), 0);
+		v32 = ap_crc32(0, hdr, AP_JOURNAL_HDR - 4);
+		assert_int_equal(ap_pwrite_all(jfd, &v32, 4, AP_JOURNAL_HDR - 4), 0);
+		close(jfd);
+	}
+	assert_int_equal(ap_journal_open(jpath, &j, &e), 0);
+	assert_int_equal(ap_journal_info(j)->version, 3);
+	assert_false(ap_journal_info(j)->inflight);
+	assert_int_equal(ap_journal_info(j)->plan.margin, 0);
+	assert_int_equal(ap_journal_intent(j, START, 512, &e), -EBADF);
+	assert_int_equal(ap_journal_restore(j, fd, devpath, false, &st, &e), 0);
+	assert_int_equal(st.records, NREC);
+	ap_journal_close(j);
+	close(fd);
+	free(orig);
+}
+
 /* Damage in the identity is damage in the header: refused. */
 static void test_damaged_identity(void **state)
 {
@@ -604,6 +712,8 @@ int main(void)
 		cmocka_unit_test(test_long_identity),
 		cmocka_unit_test(test_old_versions),
 		cmocka_unit_test(test_damaged_identity),
+		cmocka_unit_test(test_torn_write),
+		cmocka_unit_test(test_version3),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

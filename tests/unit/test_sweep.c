@@ -13,10 +13,12 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 #include <json-c/json.h>
 
+#include "device/rmwbuf.h"
 #include "device/rotation.h"
 #include "sweep/mkfs.h"
 #include "sweep/part.h"
@@ -574,7 +576,7 @@ static void test_mkfs_argv(void **state)
 	assert_string_equal(argv[3], "-b");
 	assert_string_equal(argv[4], "4096");
 	assert_string_equal(argv[5], "-E");
-	assert_string_equal(argv[6], "lazy_itable_init=0,lazy_journal_init=0,nodiscard");
+	assert_string_equal(argv[6], "lazy_itable_init=1,lazy_journal_init=1,nodiscard");
 	assert_string_equal(argv[7], "-O");
 	assert_string_equal(argv[8], "^has_journal");
 	assert_string_equal(argv[9], "-m0");
@@ -590,6 +592,28 @@ static void test_mkfs_argv(void **state)
 	ap_mkfs_free_opts(argv, SIZE_MAX);
 	assert_null(ap_mkfs_argv("btrfs", "/dev/x", NULL, 0));
 	ap_mkfs_free_opts(v, n);
+}
+
+/* ext4's unzeroed inode tables go with a mount that never zeroes them in the background */
+static void test_mkfs_mount_data(void **state)
+{
+	char *s;
+
+	(void)state;
+	s = ap_mkfs_mount_data("ext4", NULL);
+	assert_string_equal(s, "noinit_itable");
+	free(s);
+	s = ap_mkfs_mount_data("ext4", "");
+	assert_string_equal(s, "noinit_itable");
+	free(s);
+	s = ap_mkfs_mount_data("ext4", "data=journal,nodelalloc");
+	assert_string_equal(s, "noinit_itable,data=journal,nodelalloc");
+	free(s);
+	assert_null(ap_mkfs_mount_data("ext2", NULL));
+	assert_null(ap_mkfs_mount_data("xfs", ""));
+	s = ap_mkfs_mount_data("xfs", "noatime");
+	assert_string_equal(s, "noatime");
+	free(s);
 }
 
 static void test_mkfs_missing(void **state)
@@ -865,6 +889,69 @@ static void test_rmwbuf(void **state)
 	assert_false(ap_rotation_write_unflushed(8100000, 4100000));	/* honest-512n */
 }
 
+/*
+ * The clock of ap_rmwbuf_measure() (linked with --wrap=ap_now_ns, mk/sweep.am):
+ * the real one unless fake_ns is set, then fake_ns[fake_at++] per call.
+ */
+uint64_t __real_ap_now_ns(void);
+uint64_t __wrap_ap_now_ns(void);
+static const uint64_t *fake_ns;
+static size_t fake_at, fake_n;
+
+uint64_t __wrap_ap_now_ns(void)
+{
+	if (!fake_ns)
+		return __real_ap_now_ns();
+	assert_true(fake_at < fake_n);
+	return fake_ns[fake_at++];
+}
+
+/*
+ * The check itself on a small device (a sparse file of 64 MiB: room for the
+ * first batch and two trials of the second), half its pairs served: the
+ * second batch runs as far as there is room, and the decision counts every
+ * trial done. It wrote at UINT64_MAX at its 15th trial (EINVAL: the 14 good
+ * trials thrown away) on every device of 58-102 MiB.
+ */
+static void test_rmwbuf_small_device(void **state)
+{
+	const uint64_t MiB = 1024 * 1024, size = 64 * MiB;
+	uint64_t clock[4 * AP_RMWBUF_MAX_TRIALS], t = 1000000000;
+	char path[] = "/tmp/test_rmwbuf.XXXXXX";
+	struct ap_rmwbuf_check c;
+	unsigned i, room = 0;
+	int fd;
+
+	(void)state;
+	while (room < AP_RMWBUF_MAX_TRIALS && ap_rmwbuf_write_at(room, size, 512) != UINT64_MAX)
+		room++;
+	assert_true(room > AP_RMWBUF_TRIALS && room < AP_RMWBUF_MAX_TRIALS);
+	/* pairs: 16.3 ms then 8.0 ms (served) and 8.0 ms twice, alternating */
+	for (i = 0; i < AP_RMWBUF_MAX_TRIALS; i++) {
+		uint64_t first = i % 2 ? 8000000 : 16300000;
+
+		clock[4 * i] = t;
+		clock[4 * i + 1] = t + first;
+		clock[4 * i + 2] = t + first + 1000000;
+		clock[4 * i + 3] = t + first + 1000000 + 8000000;
+		t += 100000000;
+	}
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	unlink(path);
+	assert_int_equal(ftruncate(fd, (off_t)size), 0);
+	fake_ns = clock;
+	fake_at = 0;
+	fake_n = AP_ARRAY_SIZE(clock);
+	assert_int_equal(ap_rmwbuf_measure(fd, size, 512, &c), 0);
+	fake_ns = NULL;
+	close(fd);
+	assert_int_equal(c.trials, room);
+	assert_int_equal(c.served, (room + 1) / 2);
+	assert_false(c.buffered);
+	assert_int_equal(fake_at, 4 * room);
+}
+
 /* When the buffer stops the sweep: a small workload at once, a no-effect verdict at the end. */
 static void test_rmw_hides(void **state)
 {
@@ -919,10 +1006,12 @@ int main(void)
 		cmocka_unit_test(test_obs),
 		cmocka_unit_test(test_doc_roundtrip),
 		cmocka_unit_test(test_mkfs_argv),
+		cmocka_unit_test(test_mkfs_mount_data),
 		cmocka_unit_test(test_mkfs_missing),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_workload_load),
 		cmocka_unit_test(test_rmwbuf),
+		cmocka_unit_test(test_rmwbuf_small_device),
 		cmocka_unit_test(test_rmw_hides),
 	};
 

@@ -8,7 +8,8 @@
 # a device named twice) gives the same status everywhere; every message
 # reads "alignprobe CMD: THING: reason" and names its THING once. Also:
 # emulate takes its DEVICE anywhere on the line, seq fills in dd's bs=, a
-# replay of an interrupted run claims no verdict, and a closed stdout is not
+# replay of an interrupted run claims no verdict, every exit 5 (no verdict:
+# probe, sweep, with -q or -J) says why in one line, and a closed stdout is not
 # a failure. Nothing is written to any device: every row is refused first.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "exit codes and messages of bad input, across the commands"
@@ -36,6 +37,9 @@ d = json.load(open(sys.argv[1]))
 d["stopped"] = "signal"
 json.dump(d, open(sys.argv[2], "w"))
 EOF
+# a saved sweep whose starts cannot decide (exit 5, the reason on stderr)
+cp "$top_srcdir/tests/ts/sweep/data/starts-38-42.json" "$T/starts.json" ||
+	ts_fail "cannot copy the saved sweep"
 sumBIG=$(ts_checksum "$T/big.img")
 sumSMALL=$(ts_checksum "$T/small.img")
 
@@ -117,6 +121,10 @@ cat > "$T/table" <<'EOF'
 3 | err | ^alignprobe sweep: $RO: read-only | sweep -y $RO
 3 | err | ^alignprobe seq: $RO: read-only | seq -y $RO
 5 | err | ^alignprobe sweep: $T/interrupted.json: the run was interrupted: no verdict | sweep --replay $T/interrupted.json
+5 | err | ^alignprobe sweep: $T/starts.json: no verdict: inconclusive: | sweep --replay $T/starts.json -q
+5 | err | ^alignprobe sweep: $T/starts.json: no verdict: inconclusive: | sweep --replay $T/starts.json -J
+5 | err | ^alignprobe probe: $EMU: no verdict: [^ ] | probe --read-only -q --max-size 8K --max-rounds 3 --time-budget 1h $EMU
+5 | err | ^alignprobe probe: $EMU: no verdict: [^ ] | probe --read-only --max-size 8K --max-rounds 3 --time-budget 1h -J $EMU
 0 | out | "device": "$EMU" | emulate --stats -J -o DEVICE,RMW $EMU
 0 | out | ^$EMU [0-9]+$ | emulate --stats -r -o DEVICE,RMW $EMU
 0 | out | ^$EMU [0-9]+$ | emulate --stats $EMU -rn -o DEVICE,WRITES

@@ -128,7 +128,7 @@ import struct, sys, zlib
 p = sys.argv[1]
 with open(p, "r+b") as f:
     h = bytearray(f.read(4096))
-    assert struct.unpack_from("<I", h, 8)[0] == 3
+    assert struct.unpack_from("<I", h, 8)[0] == 4
     assert struct.unpack_from("<I", h, 52)[0] == 4096, "header longer than 4096 bytes"
     struct.pack_into("<I", h, 8, 2)
     struct.pack_into("<I", h, 4092, zlib.crc32(bytes(h[:4092])))
