@@ -20,7 +20,7 @@
  * table, a partition instead of a disk, a bad --geometry file or one for
  * another device, a bad verdict store), 1 runtime failures (I/O errors,
  * output errors). Several devices: each is checked and reported, and the
- * status is the worst of theirs in the order 1, 3, 2, 7, 4, 0. 3: a live
+ * status is the worst of theirs in the order 1, 3, 2, 8, 5, 7, 4, 0. 3: a live
  * sweep or seq (the registry's hold) rewrites the disk, so the table read
  * now is its temporary one: no judgement.
  *
@@ -59,6 +59,7 @@ enum {
 	OPT_CHUNK,
 	OPT_STRIPE,
 	OPT_ALLOCATION_UNIT,
+	OPT_REFUSE_SMR,
 };
 
 /* "alignprobe check: DEV: message" on stderr */
@@ -109,6 +110,10 @@ static void usage(void)
 	      "                        conflicting verdicts: none, the disk is unproven;\n"
 	      "                        repeatable: per model the first store that holds\n"
 	      "                        it decides (the host's own first, a fleet's after)\n"
+	      "     --refuse-smr       with --verdicts: refuse a shingled disk (exit 8):\n"
+	      "                        zoned (queue/zoned), or its model's smr verdict\n"
+	      "                        (smr --record) is dm-smr-or-hybrid; no smr\n"
+	      "                        verdict for the model: exit 5\n"
 	      "     --prometheus <file>\n"
 	      "                        also write the results for node_exporter's textfile\n"
 	      "                        collector (atomically), every device in one file\n"
@@ -145,10 +150,12 @@ static void usage(void)
 	      " 3  a running alignprobe sweep or seq rewrites the disk now: its table is\n"
 	      "    the run's temporary one (check again when the run has ended)\n"
 	      " 4  at least one partition misaligned\n"
+	      " 5  --refuse-smr: no smr verdict for the disk's model\n"
 	      " 7  the partition table was written for another logical sector size\n"
 	      "    (a USB bridge presenting 4096-byte sectors, or the reverse)\n"
+	      " 8  --refuse-smr: a shingled (SMR) disk\n"
 	      "Several devices: each is checked and reported; the status is the worst\n"
-	      "of theirs, in the order 1, 3, 2, 7, 4, 0.\n"
+	      "of theirs, in the order 1, 3, 2, 8, 5, 7, 4, 0.\n"
 	      "\nAvailable output columns:\n", out);
 	ap_out_list_columns(NULL, check_infos, CHECK_NCOLS);
 }
@@ -208,6 +215,7 @@ static const struct option longopts[] = {
 	{ "chunk",	    required_argument, NULL, OPT_CHUNK },
 	{ "stripe",	    required_argument, NULL, OPT_STRIPE },
 	{ "allocation-unit", required_argument, NULL, OPT_ALLOCATION_UNIT },
+	{ "refuse-smr",	    no_argument,       NULL, OPT_REFUSE_SMR },
 	{ "verbose",	    no_argument,       NULL, 'v' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -283,6 +291,9 @@ static int check_opt(void *ctx, int ch, const char *arg)
 		/* resolved in prepare(): no FILE is the default store */
 		c->ck.verdict_files[c->ck.nverdict_files++] = arg;
 		break;
+	case OPT_REFUSE_SMR:
+		c->refuse_smr = true;
+		break;
 	case 'v':
 		c->verbose = true;
 		break;
@@ -311,6 +322,11 @@ static int check_geometry_args(const struct check_cmd *c)
 	}
 	if (c->ck.geometry_any && !c->ck.geometry_file) {
 		ap_usage_error(CMD, "--geometry-any needs --geometry");
+		return AP_EXIT_USAGE;
+	}
+	if (c->refuse_smr && !c->ck.verdicts) {
+		ap_usage_error(CMD, "--refuse-smr needs --verdicts (the store holds the smr "
+			       "verdicts of the models)");
 		return AP_EXIT_USAGE;
 	}
 	if (c->ck.verdicts && c->ck.physical) {
@@ -460,11 +476,12 @@ out_err:
 	return AP_EXIT_FAILURE;
 }
 
-/* The worse of two exit statuses: 1, 3, 2, 7, 4, 0 (see the top of the file). */
+/* The worse of two exit statuses: 1, 3, 2, 8, 5, 7, 4, 0 (see the top of the file). */
 static int worse(int a, int b)
 {
-	static const int order[] = { AP_EXIT_FAILURE, AP_EXIT_REFUSED, AP_EXIT_USAGE, AP_EXIT_SECTOR_SIZE,
-				     AP_EXIT_MISALIGNED, AP_EXIT_OK };
+	static const int order[] = { AP_EXIT_FAILURE, AP_EXIT_REFUSED, AP_EXIT_USAGE, AP_EXIT_SMR,
+				     AP_EXIT_INCONCLUSIVE, AP_EXIT_SECTOR_SIZE, AP_EXIT_MISALIGNED,
+				     AP_EXIT_OK };
 	size_t i;
 
 	for (i = 0; i < AP_ARRAY_SIZE(order); i++)
@@ -535,6 +552,8 @@ static int check_one(struct check_cmd *base, const char *dev, struct ap_prom *me
 
 	c.ck.device = dev;
 	rc = run(&c);
+	if (c.refuse_smr && rc != AP_EXIT_FAILURE && rc != AP_EXIT_REFUSED)
+		rc = worse(rc, check_refuse_smr(&c));
 	if (metrics)
 		ap_check_prom(&c.ck, metrics, rc);
 	if (c.out.json) {

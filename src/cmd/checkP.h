@@ -45,6 +45,7 @@ struct check_cmd {
 	struct ap_check ck;		/* what is given and found (the engine) */
 	bool have_lowest;
 	bool quiet, verbose;
+	bool refuse_smr;		/* --refuse-smr (check_smr.c) */
 	struct ap_out out;
 	int cols[CHECK_NCOLS * 2];
 	size_t ncols;
@@ -65,6 +66,14 @@ void check_warn(const struct check_cmd *c, const char *fmt, ...)
 /* check_geom.c: what the verdict store said that is not used, said */
 void check_report_conflict(const struct check_cmd *c);
 void check_report_unshown(const struct check_cmd *c);
+
+/*
+ * check_smr.c, --refuse-smr: a zoned disk, or its model's smr rows in the
+ * store: AP_EXIT_SMR when shingled, AP_EXIT_INCONCLUSIVE when nothing
+ * says, 0 when its model was measured conventional (or not rotating);
+ * said on stderr, and in c->doc.
+ */
+int check_refuse_smr(struct check_cmd *c);
 
 /* check_report.c: what to run next, after the table */
 void check_print_next_steps(const struct check_cmd *c);

@@ -23,6 +23,7 @@
 	X(probe, "time direct synchronous writes at sector offsets (seconds; can preserve data)") \
 	X(check, "validate a partition table against the reported and the probed geometry") \
 	X(postmark, "run the PostMark-compatible small-file workload on a directory") \
+	X(smr, "find a drive-managed SMR disk (or a hybrid) by timing random writes") \
 	X(seq, "sequential throughput matrix: block size x synchronization mode") \
 	X(emulate, "attach or detach an emulated Advanced Format drive (FUSE + loop)") \
 	X(cleanup, "remove mounts, directories and emulated drives left by a killed run") \

@@ -81,11 +81,32 @@ int ap_publish_record_check_disk(const char *cmd, const char *dev,
 	return AP_EXIT_USAGE;
 }
 
+/* The record's run data: this host, @dev, @source, now. @host holds the name. */
+static void record_run(struct ap_vstore_record *r, char *host, size_t len, const char *dev,
+		       const char *source)
+{
+	if (gethostname(host, len - 1) == 0 && host[0])
+		r->host = host;
+	r->device = dev;
+	r->source = source;
+	r->when = time(NULL);
+}
+
+/* The model of @id as the store names it. Caller frees. */
+static char *model_name(const struct ap_disk_identity *id)
+{
+	struct ap_vstore_model m = { 0 };
+
+	m.vendor = (char *)id->vendor;
+	m.model = (char *)id->model;
+	m.revision = (char *)id->revision;
+	return ap_vstore_model_name(&m);
+}
+
 int ap_publish_record(const char *cmd, const char *path, const char *source, const char *dev,
 		    const struct ap_disk_identity *id, const struct ap_verdict *v, bool quiet)
 {
 	struct ap_vstore_record r;
-	struct ap_vstore_model m = { 0 };
 	enum ap_vstore_added how = 0;
 	struct ap_error e = { 0 };
 	char host[256] = "", *name;
@@ -97,19 +118,12 @@ int ap_publish_record(const char *cmd, const char *path, const char *source, con
 		return 0;
 	}
 	ap_vstore_record_of_verdict(&r, id, v);
-	if (gethostname(host, sizeof(host) - 1) == 0 && host[0])
-		r.host = host;
-	r.device = dev;
-	r.source = source;
-	r.when = time(NULL);
+	record_run(&r, host, sizeof(host), dev, source);
 	if (ap_vstore_record(path, &r, &how, &e) != 0) {
 		ap_warnx(cmd, dev, "--record: %s", e.msg);
 		return AP_EXIT_FAILURE;
 	}
-	m.vendor = (char *)id->vendor;
-	m.model = (char *)id->model;
-	m.revision = (char *)id->revision;
-	name = ap_vstore_model_name(&m);
+	name = model_name(id);
 	if (how == AP_VSTORE_CONFLICT)
 		ap_warnx(cmd, dev, "--record: %s: the model %s now has conflicting verdicts (this "
 			 "one: %u-byte physical sectors, lowest aligned LBA %u); check --verdicts "
@@ -119,6 +133,51 @@ int ap_publish_record(const char *cmd, const char *path, const char *source, con
 			 how == AP_VSTORE_NEW_MODEL ? "its first" :
 			 how == AP_VSTORE_NEW_EXAMPLE ? "another disk agrees" :
 			 "the same disk again");
+	free(name);
+	return 0;
+}
+
+/* ap_vstore_update()'s step for smr: the row of the record. */
+struct smr_rec {
+	const struct ap_vstore_record *r;
+	const char *verdict;
+	size_t conflicts;
+};
+
+static int smr_set(struct ap_vstore *s, void *arg)
+{
+	struct smr_rec *x = arg;
+	struct ap_error e = { 0 };
+	size_t idx[8];
+	int rc = ap_vstore_smr_set(s, x->r, x->verdict, &e);
+
+	x->conflicts = ap_vstore_smr_find(s, x->r->vendor, x->r->model, x->r->revision, idx,
+					  AP_ARRAY_SIZE(idx));
+	return rc;
+}
+
+int ap_publish_record_smr(const char *cmd, const char *path, const char *dev,
+			  const struct ap_disk_identity *id, const char *verdict, bool quiet)
+{
+	struct ap_vstore_record r;
+	struct smr_rec x = { &r, verdict, 0 };
+	struct ap_error e = { 0 };
+	char host[256] = "", *name;
+	bool changed = false;
+
+	ap_vstore_record_of(&r, id);
+	record_run(&r, host, sizeof(host), dev, cmd);
+	if (ap_vstore_update(path, smr_set, &x, &changed, &e) != 0) {
+		ap_warnx(cmd, dev, "--record: %s", e.msg);
+		return AP_EXIT_FAILURE;
+	}
+	name = model_name(id);
+	if (x.conflicts > 1)
+		ap_warnx(cmd, dev, "--record: %s: the model %s now has conflicting smr verdicts "
+			 "(this one: %s); check --refuse-smr refuses it", path, name, verdict);
+	else if (!quiet)
+		ap_warnx(cmd, dev, "smr verdict %s recorded in %s for the model %s", verdict, path,
+			 name);
 	free(name);
 	return 0;
 }

@@ -64,4 +64,12 @@ int ap_publish_record_check_disk(const char *cmd, const char *dev,
 int ap_publish_record(const char *cmd, const char *path, const char *source, const char *dev,
 		    const struct ap_disk_identity *id, const struct ap_verdict *v, bool quiet);
 
+/*
+ * After `smr`: the verdict key @verdict (src/smr/smr.h) of the disk @id,
+ * measured on @dev, as the store's smr row of its model. Said on standard
+ * error unless @quiet; a conflict always. 0 or AP_EXIT_FAILURE (printed).
+ */
+int ap_publish_record_smr(const char *cmd, const char *path, const char *dev,
+			  const struct ap_disk_identity *id, const char *verdict, bool quiet);
+
 #endif

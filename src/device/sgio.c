@@ -242,6 +242,8 @@ int ap_sgio_parse_ata_identify(const uint8_t *buf, size_t len, struct ap_ata_ide
 		id->wc_valid = true;
 		id->wc_enabled = get_le16(buf + 2 * 85) & (1 << 5);
 	}
+	/* ZONED CAPABILITIES: 0 not reported, 1 host-aware, 2 device-managed */
+	id->zoned = get_le16(buf + 2 * 69) & 3;
 	return 0;
 }
 

@@ -48,6 +48,7 @@ struct ap_ata_identify {
 	bool wc_supported;		/* word 82 bit 5 */
 	bool wc_valid;			/* word 87 bits 15:14 == 01 */
 	bool wc_enabled;		/* word 85 bit 5 */
+	unsigned zoned;			/* word 69 bits 1:0: 1 host-aware, 2 device-managed SMR */
 };
 
 /* SCSI READ CAPACITY(16) parameter data, decoded. */

@@ -680,6 +680,10 @@ static int set_queue_attr(const char *dev, const char *attr, const char *val,
  * What the kernel is told of the drive: its write cache ("write back"
  * makes it send flushes) and, for the hdd model, a rotating disk
  * (queue/rotational 1, as a real disk says; a loop device on FUSE says 0).
+ * Not its discards: the kernel keeps a loop device's discard_max_bytes 0
+ * over detaches for good (its granularity drops to 0 and no other value is
+ * taken back), so trim=off is the server's (server.c) and the drive's
+ * spec's (ap_emu_spec_of()), never the loop device's.
  */
 static int set_queue(const char *dev, const struct ap_emu_spec *s, struct ap_error *e)
 {

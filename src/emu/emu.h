@@ -94,6 +94,13 @@ struct ap_emu_spec {
 	bool flush_media;		/* hdd: a flush costs a revolution and a seek (off) */
 	uint64_t cut_at;		/* cut-after=N: write N+1 in flight at the cut (0 = never) */
 	char *cut_peer;			/* an emulated drive losing power with this one */
+	/* a persistent media cache (DM-SMR, a hybrid's flash; model.h, smr.c): 0 = none */
+	uint64_t pcache_size;		/* hdd: its capacity, bytes (pcache=) */
+	uint64_t pcache_ns;		/* hdd: each write appended to it (pcache-cost=) */
+	uint64_t pcache_rate;		/* hdd: its append rate, bytes/s (pcache-rate=) */
+	uint64_t band_size;		/* hdd: shingled band, bytes (band=); 0: a flash cache */
+	uint64_t clean_idle_ns;		/* hdd: idle time before cleaning starts (clean-idle=) */
+	bool no_trim;			/* trim=off: the loop device advertises no discard */
 	/* the model the drive states (drive-model=), "": EMU-<PROFILE> (ap_emu_drive_model()) */
 	char drive_model[41];
 	/* layered volumes (model.h, volume.c): all off by default */
@@ -152,7 +159,11 @@ struct ap_emu_spec {
 	  "writes that waited for the controller's cache to make room (parity RAID)") \
 	X(thin_allocs, THIN_ALLOCS, NUMBER, "thin units mapped by a first write") \
 	X(cow, COW, NUMBER, "copy-on-writes from the backing (thin units or subclusters)") \
-	X(nospc, NOSPC, NUMBER, "writes refused with ENOSPC: the thin pool is full")
+	X(nospc, NOSPC, NUMBER, "writes refused with ENOSPC: the thin pool is full") \
+	X(pcache_writes, PCACHE_WRITES, NUMBER, \
+	  "requests whose data went into the persistent media cache (a write, a flush)") \
+	X(pcache_cleaned, CLEANED, NUMBER, "persistent cache units cleaned (bands, or a hybrid's writes)") \
+	X(pcache_stall_ns, STALL_NS, NUMBER, "time requests waited for a full persistent cache's cleaning")
 #define AP_EMU_COUNTERS_POWER(X) \
 	X(power_cuts, POWER_CUTS, NUMBER, "power cuts") \
 	X(lost_writes, LOST_WRITES, NUMBER, "acknowledged writes a power cut undid (volatile cache)") \

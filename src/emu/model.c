@@ -78,6 +78,7 @@ void ap_emu_model_init(struct ap_emu_model *m, const struct ap_emu_spec *s)
 	m->ignore_flush = s->ignore_flush;
 	m->flush_media = s->flush_media;
 	ap_emu_volume_init(m, s);
+	ap_emu_pcache_init(&m->pc, s);
 }
 
 static bool should_fail(const struct ap_emu_model *m, enum ap_emu_op op,
@@ -185,8 +186,8 @@ static void rmwbuf_keep(struct ap_emu_model *m, uint64_t idx)
  * The extra revolutions of a media write's read-modify-writes: partial
  * sectors found in the RMW buffer need no read pass.
  */
-static uint64_t rmw_revolutions(struct ap_emu_model *m, uint64_t off, uint64_t len,
-				unsigned partial, struct ap_emu_cost *c)
+uint64_t ap_emu_model_rmw_revs(struct ap_emu_model *m, uint64_t off, uint64_t len,
+			       unsigned partial, struct ap_emu_cost *c)
 {
 	uint64_t p = m->phys, sh = p - m->align % p;
 	unsigned unbuffered = partial;
@@ -211,19 +212,22 @@ static uint64_t rmw_revolutions(struct ap_emu_model *m, uint64_t off, uint64_t l
  * One access of the media, [off, off + len), starting at @t: seek, wait for
  * the platter, transfer, and for a write the read-modify-write revolutions.
  * Its duration; the head stays on the last track; partial sectors in c->rmw.
+ * A write the persistent media cache takes goes there instead (smr.c).
  */
-static uint64_t media(struct ap_emu_model *m, bool write, uint64_t off, uint64_t len,
-		      uint64_t t, struct ap_emu_cost *c)
+uint64_t ap_emu_model_media(struct ap_emu_model *m, bool write, uint64_t off, uint64_t len,
+			    uint64_t t, struct ap_emu_cost *c)
 {
 	uint64_t trk = off / m->track, ns;
 	unsigned partial;
 
+	if (write && ap_emu_pcache_takes(m, len))
+		return ap_emu_pcache_write(m, off, len, t, c);
 	ns = ap_emu_model_seek_ns(m, trk > m->head ? trk - m->head : m->head - trk);
 	ns += ap_emu_model_rotation_ns(m, off, t + ns);
 	ns += ap_emu_mul_div(len, m->rev_ns, m->track);
 	if (write) {
 		partial = ap_emu_model_partial(off, len, m->phys, m->align);
-		ns += rmw_revolutions(m, off, len, partial, c) * m->rev_ns;
+		ns += ap_emu_model_rmw_revs(m, off, len, partial, c) * m->rev_ns;
 		c->rmw += partial;
 	}
 	if (m->rmw_buffer && len) {
@@ -314,7 +318,7 @@ static uint64_t destage(struct ap_emu_model *m, uint64_t t, struct ap_emu_cost *
 	for (i = 0; i < m->nextents; i++) {
 		const struct ap_emu_extent *x = &m->ext[i];
 
-		ns += media(m, true, x->start, x->end - x->start, t + ns, c);
+		ns += ap_emu_model_media(m, true, x->start, x->end - x->start, t + ns, c);
 	}
 	c->drained = true;
 	c->destaged += m->nextents;
@@ -361,7 +365,7 @@ bool ap_emu_model_cache_hit(const struct ap_emu_model *m, uint64_t off, uint64_t
 static uint64_t hdd_request(struct ap_emu_model *m, enum ap_emu_op op, uint64_t off,
 			    uint64_t len, uint64_t now, struct ap_emu_cost *c)
 {
-	uint64_t ns = m->base_ns;
+	uint64_t ns = m->base_ns + ap_emu_pcache_arrive(m, now, c);
 	bool ra = ra_arrive(m, op, off, len, now);
 
 	switch (op) {
@@ -372,14 +376,14 @@ static uint64_t hdd_request(struct ap_emu_model *m, enum ap_emu_op op, uint64_t 
 			c->ra_hit = true;
 			ns += bus_ns(m, len);
 		} else if (len) {
-			ns += media(m, false, off, len, now + ns, c);
+			ns += ap_emu_model_media(m, false, off, len, now + ns, c);
 			ra_fill(m, off, len, now + ns);
 		}
 		break;
 	case AP_EMU_WRITE:
 		if (!m->write_cache) {
 			c->media_write = len > 0;
-			ns += media(m, true, off, len, now + ns, c);
+			ns += ap_emu_model_media(m, true, off, len, now + ns, c);
 			break;
 		}
 		ns += bus_ns(m, len);
@@ -388,7 +392,7 @@ static uint64_t hdd_request(struct ap_emu_model *m, enum ap_emu_op op, uint64_t 
 			ns += destage(m, now + ns, c);
 		if (len > m->cache_size) {
 			c->media_write = true;
-			ns += media(m, true, off, len, now + ns, c);
+			ns += ap_emu_model_media(m, true, off, len, now + ns, c);
 		} else if (len) {
 			c->cached = true;
 			ap_emu_model_cache_insert(m, off, off + len);
@@ -518,6 +522,7 @@ void ap_emu_model_request(struct ap_emu_model *m, enum ap_emu_op op,
 	}
 	if (m->kind == AP_EMU_MODEL_HDD) {
 		c->cost_ns = jittered(m, thin + hdd_request(m, op, off, len, now_ns + thin, c));
+		m->pc.idle_since = now_ns + c->cost_ns;
 		return;
 	}
 	ns += thin;

@@ -181,6 +181,43 @@ struct ap_emu_segment {
  *   bytes of units; a write that needs more is refused whole (ENOSPC,
  *   c->nospc), nothing mapped. Discards unmap nothing.
  */
+/*
+ * The persistent media cache (src/emu/smr.c), off unless pcache= is set
+ * (hdd model only). A drive-managed SMR disk (band > 0) or a hybrid disk
+ * (band = 0: a flash cache in front of a conventional disk) takes every
+ * media write shorter than a band (the hybrid: than AP_EMU_PCACHE_DIRECT)
+ * into a persistent cache instead of its place: base + pcache_ns + len /
+ * pcache_rate (+ the RMW revolutions of its partial sectors), no seek, no
+ * rotation; it survives power cuts and ignores the write cache's switch.
+ * The cache holds pcache_size bytes in at most AP_EMU_PCACHE_UNITS units:
+ * the shingled bands it holds data of (SMR), or the writes (hybrid). A
+ * unit is cleaned (SMR: its band read and rewritten whole, two media
+ * accesses of band bytes; hybrid: the write put in its place) oldest
+ * first:
+ * - when idle: clean_idle_ns after the last request ends, one unit after
+ *   another; a request arriving in the middle of a unit waits for it;
+ * - when full: the write that finds no room waits while AP_EMU_PCACHE_BATCH
+ *   units are cleaned (the cliff: seconds per stall on SMR).
+ * Reads are not modelled differently (they go to the data's place).
+ */
+#define AP_EMU_PCACHE_UNITS	4096
+#define AP_EMU_PCACHE_BATCH	4
+#define AP_EMU_PCACHE_DIRECT	(1ULL << 20)
+
+struct ap_emu_pcache_unit {
+	uint64_t start, len;		/* the band, or the write (hybrid) */
+	uint64_t bytes;			/* bytes cached for it */
+};
+
+struct ap_emu_pcache {
+	uint64_t size, ns, rate, band, idle_ns;
+	uint64_t used;			/* bytes cached */
+	uint64_t idle_since;		/* when the last request ended */
+	size_t head, n;			/* a ring of units, oldest first */
+	bool cleaning;			/* media writes of the cleaning go to their place */
+	struct ap_emu_pcache_unit unit[AP_EMU_PCACHE_UNITS];
+};
+
 struct ap_emu_model {
 	enum ap_emu_model_kind kind;
 	uint32_t phys;			/* hidden physical sector, bytes */
@@ -229,6 +266,7 @@ struct ap_emu_model {
 	uint64_t thin_alloc_ns, thin_copy_rate;
 	bool thin_sub;
 	uint32_t *thin_map;		/* thin_units entries; ap_emu_model_destroy() frees */
+	struct ap_emu_pcache pc;	/* hdd: the persistent media cache (pc.size 0: none) */
 };
 
 struct ap_emu_cost {
@@ -251,6 +289,9 @@ struct ap_emu_cost {
 	bool rc_waited;			/* waited for the controller's cache to make room */
 	uint64_t thin_allocs;		/* units this write allocated (thin) */
 	uint64_t cow;			/* units (subclusters) it copied from the backing */
+	bool pcache;			/* this write landed in the persistent media cache */
+	uint64_t cleaned;		/* persistent cache units cleaned before this request */
+	uint64_t stall_ns;		/* of its cost: waiting for a full cache's cleaning */
 };
 
 /*
@@ -350,6 +391,26 @@ uint64_t ap_emu_thin_write(struct ap_emu_model *m, uint64_t off, uint64_t len,
 			   struct ap_emu_cost *c);
 uint64_t ap_emu_raid_request(struct ap_emu_model *m, enum ap_emu_op op, uint64_t off,
 			     uint64_t len, uint64_t now, struct ap_emu_cost *c);
+/*
+ * hdd: one access of the media at @t (seek, rotation, transfer, a write's
+ * RMW revolutions): its duration; a write the persistent cache takes goes
+ * there instead (smr.c).
+ */
+uint64_t ap_emu_model_media(struct ap_emu_model *m, bool write, uint64_t off, uint64_t len,
+			    uint64_t t, struct ap_emu_cost *c);
+/* hdd: the extra revolutions of a media write's @partial sectors (the RMW buffer's first). */
+uint64_t ap_emu_model_rmw_revs(struct ap_emu_model *m, uint64_t off, uint64_t len,
+			       unsigned partial, struct ap_emu_cost *c);
+
+/* The persistent media cache (smr.c). */
+void ap_emu_pcache_init(struct ap_emu_pcache *p, const struct ap_emu_spec *s);
+/* Whether a media write of @len bytes goes to the cache. */
+bool ap_emu_pcache_takes(const struct ap_emu_model *m, uint64_t len);
+/* Append [off, off + len) at @t: the duration (a full cache's stall included). */
+uint64_t ap_emu_pcache_write(struct ap_emu_model *m, uint64_t off, uint64_t len, uint64_t t,
+			     struct ap_emu_cost *c);
+/* A request arrives at @now: the idle cleaning since; the wait it adds. */
+uint64_t ap_emu_pcache_arrive(struct ap_emu_model *m, uint64_t now, struct ap_emu_cost *c);
 
 /* hdd: the seek time over @dtracks tracks (see above). */
 uint64_t ap_emu_model_seek_ns(const struct ap_emu_model *m, uint64_t dtracks);

@@ -100,6 +100,16 @@ static const struct {
 	/* a thin volume of 1 MiB units (dm-thin, VDI) on flash */
 	{ "thin-1m", "model=flash,phys=512,lba=0,base=80us,rmw=0,bus=500MB,jitter=10%,cache=off,"
 		     "thin=1M,thin-alloc=200us,thin-copy=200MB" },
+	/* issue 35: CMR without TRIM; DM-SMR (WD40EFAX-like) with and without TRIM; a hybrid
+	 * (SSHD). The persistent caches are scaled to the emulated capacity. */
+	{ "cmr-7200", "hdd-7200,trim=off" },
+	{ "smr-trim", "model=hdd,phys=4096,lba=0,rpm=5400,track=1228800,settle=1500us,seek=20ms,"
+		      "knee=30%,base=50us,bus=300MB,cache=on,cache-size=64M,pcache=256M,"
+		      "pcache-cost=300us,pcache-rate=150MB,band=32M,clean-idle=1s,trim=on" },
+	{ "smr-notrim", "smr-trim,trim=off" },
+	{ "sshd", "model=hdd,phys=4096,lba=0,rpm=5400,track=1228800,settle=1500us,seek=20ms,"
+		  "knee=30%,base=50us,bus=300MB,cache=on,cache-size=64M,pcache=256M,"
+		  "pcache-cost=100us,pcache-rate=200MB,band=0,clean-idle=5s,trim=off" },
 };
 
 const char *ap_emu_profile_spec(const char *name)
@@ -710,6 +720,8 @@ int ap_emu_spec_validate(const struct ap_emu_spec *s, struct ap_error *e)
 		return ap_error_set(e, EINVAL, "settle time above the full-stroke seek time");
 	if (s->knee <= 0 || s->knee >= 1)
 		return ap_error_set(e, EINVAL, "knee %g: must lie above 0 and below 1", s->knee);
+	if (s->pcache_size && s->model != AP_EMU_MODEL_HDD)
+		return ap_error_set(e, EINVAL, "pcache: a persistent media cache needs model=hdd");
 	if (s->jitter < 0 || s->jitter > 1)
 		return ap_error_set(e, EINVAL, "jitter %g: must lie between 0 and 100%%", s->jitter);
 	if (s->image && !s->capacity_set)
@@ -796,6 +808,19 @@ static void format_quirks(const struct ap_emu_spec *s, char *buf, size_t sz)
 		n += snprintf(buf + n, sz - (size_t)n, ",ignore-flush=on");
 	if (s->flush_media)
 		n += snprintf(buf + n, sz - (size_t)n, ",flush=rev+seek");
+	if (s->pcache_size) {
+		char cost[32], idle[32];
+
+		ap_emu_fmt_ns(cost, sizeof(cost), s->pcache_ns);
+		ap_emu_fmt_ns(idle, sizeof(idle), s->clean_idle_ns);
+		n += snprintf(buf + n, sz - (size_t)n,
+			      ",pcache=%llu,pcache-cost=%s,pcache-rate=%llu,band=%llu,clean-idle=%s",
+			      (unsigned long long)s->pcache_size, cost,
+			      (unsigned long long)s->pcache_rate, (unsigned long long)s->band_size,
+			      idle);
+	}
+	if (s->no_trim)
+		n += snprintf(buf + n, sz - (size_t)n, ",trim=off");
 	if (s->cut_at)
 		n += snprintf(buf + n, sz - (size_t)n, ",cut-after=%llu",
 			      (unsigned long long)(s->cut_at - 1));

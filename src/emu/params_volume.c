@@ -4,7 +4,9 @@
  * RAID volume (raid, members, chunk, raid-cache), a thin volume (thin,
  * thin-sub, thin-copy, thin-pool; thin-alloc is a duration, which params.c
  * parses) and what the device claims (min-io, opt-io); their constraints
- * and their part of the formatted spec. params.c's key table points here.
+ * and their part of the formatted spec; and the keys of the persistent media
+ * cache (smr.c: pcache, pcache-cost, pcache-rate, band, clean-idle, trim).
+ * params.c's key table points here.
  */
 #include "emu/model.h"
 #include "emu/emuP.h"
@@ -100,6 +102,39 @@ static int set_thin_alloc(struct ap_emu_spec *s, const char *key, const char *va
 	return 0;
 }
 
+/* pcache, band (sizes), pcache-rate (bytes/s), pcache-cost, clean-idle (times), trim */
+static int set_pcache(struct ap_emu_spec *s, const char *key, const char *val,
+		      struct ap_error *e)
+{
+	bool trim;
+	uint64_t u;
+
+	if (strcmp(key, "trim") == 0) {
+		if (ap_emu_parse_bool(*val ? val : "on", &trim) != 0)
+			return ap_error_set(e, EINVAL, "%s '%s': expected on or off", key, val);
+		s->no_trim = !trim;
+	} else if (strcmp(key, "pcache-cost") == 0 || strcmp(key, "clean-idle") == 0) {
+		if (ap_emu_parse_cost(val, &u) != 0 || u > 60 * AP_NSEC_PER_SEC)
+			return ap_error_set(e, EINVAL,
+				"%s '%s': not a duration up to 60s (use a unit: 300us, 2s, 0)",
+				key, val);
+		*(key[0] == 'p' ? &s->pcache_ns : &s->clean_idle_ns) = u;
+	} else {
+		if (ap_parse_size(val, &u) != 0)
+			return ap_error_set(e, EINVAL, "%s '%s': not a size (e.g. 4096, 4K, 1G)", key,
+					    val);
+		if (u > (1ULL << 40))
+			return ap_error_set(e, EINVAL, "%s '%s': more than 1 TiB", key, val);
+		if (key[0] == 'b')
+			s->band_size = u;
+		else if (strcmp(key, "pcache") == 0)
+			s->pcache_size = u;
+		else
+			s->pcache_rate = u;
+	}
+	return 0;
+}
+
 static const struct {
 	const char *name, *alias;
 	int (*set)(struct ap_emu_spec *s, const char *key, const char *val, struct ap_error *e);
@@ -115,6 +150,12 @@ static const struct {
 	{ "thin-pool", NULL, set_size },
 	{ "min-io", NULL, set_size },
 	{ "opt-io", NULL, set_size },
+	{ "pcache", "media-cache", set_pcache },
+	{ "pcache-cost", NULL, set_pcache },
+	{ "pcache-rate", NULL, set_pcache },
+	{ "band", "band-size", set_pcache },
+	{ "clean-idle", NULL, set_pcache },
+	{ "trim", NULL, set_pcache },
 };
 
 int ap_emu_spec_set_volume(struct ap_emu_spec *s, const char *key, const char *val,

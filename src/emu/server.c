@@ -50,6 +50,7 @@ struct server {
 	struct ap_emu_shm *shm;
 	int fd;				/* backing file */
 	uint64_t capacity;
+	bool no_trim;			/* trim=off: discards refused */
 	char *buf;			/* read buffer, AP_EMU_MAX_IO bytes */
 	uint64_t t0;			/* arrival of the request being served */
 	/* power (emu.h's ap_emu_power()) */
@@ -291,6 +292,9 @@ static int account(struct server *sv, enum ap_emu_op op, uint64_t off, uint64_t 
 	bump(&sv->shm->live.thin_allocs, c->thin_allocs);
 	bump(&sv->shm->live.cow, c->cow);
 	bump(&sv->shm->live.nospc, c->nospc ? 1 : 0);
+	bump(&sv->shm->live.pcache_writes, c->pcache ? 1 : 0);
+	bump(&sv->shm->live.pcache_cleaned, c->cleaned);
+	bump(&sv->shm->live.pcache_stall_ns, c->stall_ns);
 	if (c->fail || cut) {
 		bump(&sv->shm->live.errors, 1);
 	} else if (op == AP_EMU_READ) {
@@ -505,8 +509,9 @@ static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
-	if (!(mode & FALLOC_FL_KEEP_SIZE) && mode != 0) {
-		fuse_reply_err(req, EOPNOTSUPP);
+	if ((!(mode & FALLOC_FL_KEEP_SIZE) && mode != 0) ||
+	    (sv->no_trim && (mode & FALLOC_FL_PUNCH_HOLE))) {
+		fuse_reply_err(req, EOPNOTSUPP);	/* trim=off: a disk without TRIM */
 		return;
 	}
 	if (follow_power(sv)) {
@@ -769,6 +774,7 @@ int ap_emu_server_run(const struct ap_emu_server_opts *o, int ctl_fd, int status
 	ap_emu_model_init(&sv->model, s);
 	sv->shm = o->shm;
 	sv->capacity = s->capacity;
+	sv->no_trim = s->no_trim;
 	sv->buf = ap_xmalloc(AP_EMU_MAX_IO);
 	ap_xasprintf(&mnt, "%s/mnt", workdir);
 

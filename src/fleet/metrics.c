@@ -41,6 +41,11 @@ static const struct {
 	  "LBA times the logical sector size), by source." },
 	{ "alignprobe_last_run_timestamp_seconds", AP_PROM_GAUGE,
 	  "When alignprobe last examined the device, in seconds since the Unix epoch." },
+	/* smr */
+	{ "alignprobe_smr", AP_PROM_GAUGE,
+	  "1 when smr found a persistent media cache (drive-managed SMR or a hybrid) or a "
+	  "zoned disk, 0 when it found none or the disk does not rotate; the verdict label "
+	  "names it (no series: it cannot tell)." },
 	/* check */
 	{ "alignprobe_check_success", AP_PROM_GAUGE,
 	  "1 when check read and judged the partition table (exit status 0, 4 or 7), 0 when "
@@ -230,4 +235,12 @@ void ap_fleet_prom_probe(struct ap_prom *p, const struct ap_fleet_probe *m)
 	if (v)
 		ap_fleet_prom_add(p, "alignprobe_probe_duration_seconds", m->seconds, "device",
 				  dev, NULL);
+}
+
+void ap_fleet_prom_smr(struct ap_prom *p, const char *dev, const struct ap_disk_identity *id,
+		       unsigned logical_sector, const char *verdict, bool shingled)
+{
+	ap_fleet_prom_disk(p, "smr", dev, id, logical_sector);
+	ap_fleet_prom_add(p, "alignprobe_smr", shingled, "command", "smr", "device", dev,
+			  "verdict", verdict, NULL);
 }

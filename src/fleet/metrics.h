@@ -57,4 +57,12 @@ struct ap_fleet_probe {
 
 void ap_fleet_prom_probe(struct ap_prom *p, const struct ap_fleet_probe *m);
 
+/*
+ * smr's verdict on @dev (@verdict its key, @shingled whether it found a
+ * persistent cache or zones): alignprobe_smr{command,device,verdict} and
+ * the disk's series (@id may be NULL).
+ */
+void ap_fleet_prom_smr(struct ap_prom *p, const char *dev, const struct ap_disk_identity *id,
+		       unsigned logical_sector, const char *verdict, bool shingled);
+
 #endif

@@ -72,6 +72,7 @@ void ap_vstore_free(struct ap_vstore *s)
 		model_free(&s->models[i]);
 	free(s->models);
 	json_object_put(s->extra);
+	ap_vstore_smr_free(s);
 	ap_vstore_init(s);
 }
 
@@ -613,6 +614,7 @@ int ap_vstore_load_layers(const char *const *paths, size_t n, struct ap_vstore *
 			take_model(s, m)->layer = i;
 			ap_vstore_index_add(&ix, s, s->nmodels - 1);
 		}
+		ap_vstore_smr_layer(s, &one, i);
 		ap_vstore_free(&one);
 	}
 	ap_vstore_index_free(&ix);

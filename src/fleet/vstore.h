@@ -114,11 +114,50 @@ struct ap_vstore_model {
 	struct json_object *extra;	/* members this alignprobe does not know, kept */
 };
 
+/*
+ * What `smr --record` found for a model (issue 35): one row per model and
+ * verdict key ("dm-smr-or-hybrid", "cmr", ...; src/smr/smr.h), with the
+ * disk it was last measured on. Two rows of one model with different
+ * verdicts are a conflict (one model number has shipped as both CMR and
+ * SMR): a lookup reports both. The store's top-level "smr" array, written
+ * only when there is a row (older stores stay as they were); `verdicts
+ * merge` and `forget` leave it alone.
+ */
+struct ap_vstore_smr {
+	char *vendor, *model, *revision;	/* model never NULL */
+	char *verdict;
+	char *serial, *device, *host, *recorded;	/* NULL when unknown */
+	size_t layer;			/* ap_vstore_load_layers(): its file */
+};
+
 struct ap_vstore {
 	struct ap_vstore_model *models;
 	size_t nmodels;
 	struct json_object *extra;	/* members this alignprobe does not know, kept */
+	struct ap_vstore_smr *smr;	/* vstore_smr.c */
+	size_t nsmr;
 };
+
+/* ---- the smr rows (vstore_smr.c) ---- */
+
+struct ap_vstore_record;
+
+/*
+ * Add or update the row of @r's model (vendor, model, revision, serial,
+ * device, host, when) for @verdict: 1 when the store changed, 0 when it
+ * held exactly that; -EINVAL with @e without a model.
+ */
+int ap_vstore_smr_set(struct ap_vstore *s, const struct ap_vstore_record *r,
+		      const char *verdict, struct ap_error *e);
+/* The rows of a model (NULLs match NULLs): their indexes in @idx (at most @max); how many. */
+size_t ap_vstore_smr_find(const struct ap_vstore *s, const char *vendor, const char *model,
+			  const char *revision, size_t *idx, size_t max);
+void ap_vstore_smr_free(struct ap_vstore *s);
+/* The "smr" array (NULL when there are no rows), and reading it back (absent: none). */
+struct json_object *ap_vstore_smr_to_json(const struct ap_vstore *s);
+int ap_vstore_smr_from_json(struct json_object *doc, struct ap_vstore *s, struct ap_error *e);
+/* Append @src's rows of the models @dst holds none of (a lower layer, @layer). */
+void ap_vstore_smr_layer(struct ap_vstore *dst, const struct ap_vstore *src, size_t layer);
 
 /* One result to add. */
 struct ap_vstore_record {

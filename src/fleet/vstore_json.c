@@ -19,7 +19,7 @@
 #define FORMAT_NAME	"alignprobe-verdicts"
 #define FORMAT_VERSION	1
 
-static const char *const known_doc[] = { "format", "version", "models", NULL };
+static const char *const known_doc[] = { "format", "version", "models", "smr", NULL };
 static const char *const known_model[] = { "vendor", "model", "revision", "verdicts", NULL };
 static const char *const known_verdict[] = {
 	"logical_sector", "physical_sector", "lowest_aligned_lba", "sensitive", "absence_margin",
@@ -135,6 +135,8 @@ struct json_object *ap_vstore_to_json(const struct ap_vstore *s)
 		json_object_array_add(models, model_json(&s->models[i]));
 	json_object_object_add(doc, "models", models);
 	extras_add(doc, s->extra);
+	if (s->nsmr)
+		json_object_object_add(doc, "smr", ap_vstore_smr_to_json(s));
 	return doc;
 }
 
@@ -363,5 +365,9 @@ int ap_vstore_from_json(struct json_object *o, struct ap_vstore *s, struct ap_er
 		ap_vstore_index_add(&ix, s, i);
 	}
 	ap_vstore_index_free(&ix);
+	if (ap_vstore_smr_from_json(o, s, &le) != 0) {
+		ap_vstore_free(s);
+		return ap_error_set(e, EINVAL, "not a verdict store: %s", le.msg);
+	}
 	return 0;
 }

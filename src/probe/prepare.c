@@ -94,13 +94,20 @@ int ap_probe_journal_usable(const char *dev, const char *journal, const struct a
 			    const struct ap_disk_identity *id, struct ap_error *e)
 {
 	struct ap_journal_plan jp;
+
+	ap_probe_journal_plan(plan, false, &jp);
+	return ap_journal_usable(dev, journal, &jp, id, e);
+}
+
+int ap_journal_usable(const char *dev, const char *journal, const struct ap_journal_plan *jp,
+		      const struct ap_disk_identity *id, struct ap_error *e)
+{
 	uint64_t need, avail;
 	struct stat st;
 	char b1[32], b2[32], b3[32];
 	int rc;
 
-	ap_probe_journal_plan(plan, false, &jp);
-	need = ap_journal_bytes(&jp, id);
+	need = ap_journal_bytes(jp, id);
 	if (lstat(journal, &st) == 0)
 		return journal_exists(dev, journal, &st, e);
 	rc = ap_free_bytes_of_dir(journal, &avail);
@@ -110,8 +117,8 @@ int ap_probe_journal_usable(const char *dev, const char *journal, const struct a
 	if (avail < need)
 		return ap_error_set(e, ENOSPC, "%s: the undo journal needs %s (%u records of %s), "
 				    "its file system has %s free; choose another --journal",
-				    journal, ap_size_exact(need, b1, sizeof(b1)), plan->slots,
-				    ap_size_exact(jp.span, b2, sizeof(b2)),
+				    journal, ap_size_exact(need, b1, sizeof(b1)), (unsigned)jp->slots,
+				    ap_size_exact(jp->span, b2, sizeof(b2)),
 				    ap_size_exact(avail, b3, sizeof(b3)));
 	return 0;
 }
@@ -119,7 +126,16 @@ int ap_probe_journal_usable(const char *dev, const char *journal, const struct a
 int ap_probe_journal_check(const char *dev, const char *journal, const struct ap_probe_plan *plan,
 			   const struct ap_disk_identity *id, struct ap_error *e)
 {
-	int rc = ap_probe_journal_usable(dev, journal, plan, id, e), on;
+	struct ap_journal_plan jp;
+
+	ap_probe_journal_plan(plan, false, &jp);
+	return ap_journal_check(dev, journal, &jp, id, e);
+}
+
+int ap_journal_check(const char *dev, const char *journal, const struct ap_journal_plan *jp,
+		     const struct ap_disk_identity *id, struct ap_error *e)
+{
+	int rc = ap_journal_usable(dev, journal, jp, id, e), on;
 
 	if (rc)
 		return rc;

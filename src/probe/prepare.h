@@ -57,6 +57,15 @@ int ap_probe_journal_usable(const char *dev, const char *journal, const struct a
  */
 int ap_probe_journal_check(const char *dev, const char *journal, const struct ap_probe_plan *plan,
 			   const struct ap_disk_identity *id, struct ap_error *e);
+/*
+ * The same for any journal plan @jp (probe/journal.h): what `smr
+ * --preserve` checks of its own journal.
+ */
+struct ap_journal_plan;
+int ap_journal_usable(const char *dev, const char *journal, const struct ap_journal_plan *jp,
+		      const struct ap_disk_identity *id, struct ap_error *e);
+int ap_journal_check(const char *dev, const char *journal, const struct ap_journal_plan *jp,
+		     const struct ap_disk_identity *id, struct ap_error *e);
 
 /*
  * --slots @asked: the plan of @dev holds as many (it never takes fewer,

@@ -250,6 +250,10 @@ while IFS=$'\t' read -r kind text; do
 		out_has "transactions" "postmark"
 		rr 0 "alignprobe postmark $TS_TMP/pm.cfg" -q
 		;;
+	"alignprobe smr DEVICE...")
+		rr 0 "alignprobe smr --yes $emuA"
+		out_has "Signals (nothing written)" "smr DEVICE..."
+		;;
 	"alignprobe seq TARGET")
 		rr 0 "$text" -q -s 4M -B 64K,1M	# the default matrix writes 256M in 6 modes
 		out_has "MODE" "seq TARGET"
@@ -500,6 +504,14 @@ assert m["model"] == "Fleet Drive" and m["verdicts"][0]["physical_sector"] == 40
 		ALIGNPROBE_VERDICTS=$W/verdicts.json rr 0 "alignprobe check --verdicts $emuA $TS_TMP/disk.img"
 		states "$emuA"
 		out_has "Rule: model_verdict" "check --verdicts"
+		;;
+	"check --refuse-smr")
+		# the model measured (a conventional disk), then the gate passes it
+		states "$emuA" "README:Fleet Drive:1.0:RA"
+		ALIGNPROBE_VERDICTS=$W/smr.json rr 0 \
+			"alignprobe smr --record --preserve --journal $W/smr.journal $emuA" -q
+		ALIGNPROBE_VERDICTS=$W/smr.json rr 0 "alignprobe check --verdicts --refuse-smr $emuA"
+		states "$emuA"
 		;;
 	"--verdicts")
 		states "$emuA" "README:Fleet Drive:1.0:RA"

@@ -31,9 +31,10 @@ declare -A may=(
 	[sweep]="device workload analysis lib"
 	[probe]="device analysis lib"
 	[seq]="device workload lib"
+	[smr]="probe device lib"
 	[check]="fleet device analysis lib"
 	[cleanup]="sweep device emu lib"
-	[cmd]="cleanup check sweep probe seq fleet device workload analysis emu ui lib"
+	[cmd]="cleanup check sweep smr probe seq fleet device workload analysis emu ui lib"
 	[compat]=""
 	[.]="cmd lib"
 )

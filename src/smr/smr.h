@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Is this rotating disk shingled behind a conventional interface? (issue
+ * 35, `alignprobe smr`). A drive-managed SMR disk (DM-SMR) says it is not:
+ * the kernel's queue/zoned is "none" for it by design, the ATA and SCSI
+ * zoned fields are optional and mostly left empty. What gives it away is
+ * its persistent media cache (Skylight, FAST '15): synchronous random
+ * writes spread over the whole LBA range come back faster than a seek and
+ * a revolution allow, also with the drive's volatile write cache off. A
+ * hybrid disk (SSHD) does the same with its flash cache; the test cannot
+ * tell the two apart and names both.
+ *
+ * - signals.c: the cheap signals (nothing written): the zone model from
+ *   sysfs, ATA IDENTIFY word 69 and SCSI VPD B1h, the medium rotation rate
+ *   of VPD B1h, queue/rotational, discard (TRIM) advertised; each with what
+ *   it proves and what it does not.
+ * - run.c: the short timing test's plan (writes slots spread over the
+ *   whole device, visited in a seeded random order), its undo journal
+ *   (probe/journal.h: `probe --undo` restores a killed run's) and its timed
+ *   phases.
+ * - verdict.c: the verdict from the signals and the phases, in words and
+ *   JSON.
+ * The command switches the write cache between the phases (device/
+ * cachectl.h) and measures the rotation (device/rotation.h). Modules
+ * return 0 or -errno and never print.
+ */
+#ifndef AP_SMR_H
+#define AP_SMR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "device/identity.h"
+#include "lib/util.h"
+
+struct json_object;
+
+#define AP_SMR_WRITES_DEFAULT	128	/* timed writes per phase */
+#define AP_SMR_WRITES_MAX	4096
+#define AP_SMR_MARGIN		(1ULL << 20)	/* never written: the first and last MiB */
+
+/* ---- signals.c ---- */
+
+enum ap_smr_zone_model {
+	AP_SMR_ZM_UNKNOWN = 0,		/* nobody said */
+	AP_SMR_ZM_NONE,			/* said: not zoned (or not reported) */
+	AP_SMR_ZM_HOST_AWARE,
+	AP_SMR_ZM_HOST_MANAGED,
+	AP_SMR_ZM_DEVICE_MANAGED,	/* the drive says it is DM-SMR (ATA word 69, VPD B1h) */
+};
+
+#define AP_SMR_SIGNALS_MAX	8
+
+/* One cheap signal: what was read, and its strength in words. */
+struct ap_smr_signal {
+	const char *name;		/* "queue/zoned", "ATA IDENTIFY word 69", ... */
+	char value[48];			/* what it said, or "not available" */
+	bool available;
+	const char *proves;		/* what this value proves */
+	const char *not_proves;		/* what it does not */
+};
+
+struct ap_smr_signals {
+	struct ap_smr_signal sig[AP_SMR_SIGNALS_MAX];
+	size_t n;
+	enum ap_smr_zone_model zone_model;	/* the strongest claim of all */
+	const char *zone_source;		/* the signal that made it */
+	unsigned media_rpm;		/* VPD B1h: 0 unknown, 1 non-rotating, else rpm */
+	bool trim;			/* discard advertised */
+	int rotational;			/* queue/rotational: 1, 0, -1 unknown */
+};
+
+/*
+ * Pure: VPD page B1h @buf (Block Device Characteristics): MEDIUM ROTATION
+ * RATE (0 not reported, 1 non-rotating, else rpm) and ZONED (byte 8 bits
+ * 5:4: 0 not reported, 1 host-aware, 2 device-managed). 0, or -EINVAL
+ * when it is not that page or too short.
+ */
+int ap_smr_parse_vpd_b1(const uint8_t *buf, size_t len, unsigned *rpm, unsigned *zoned);
+
+/*
+ * A drive with a model of its own (the emulated drive, whose loop device
+ * cannot say it has no TRIM): whether @dev takes TRIM, 1 or 0, or -1 to
+ * ask the kernel. Filled by the command (the smr layer may not use the
+ * emulator); NULL: always the kernel.
+ */
+struct ap_smr_hooks {
+	int (*trim)(const char *dev);
+};
+
+/*
+ * Read every cheap signal of the whole disk @dev of kernel name @name
+ * ("sdb"), open read-only as @fd. Never fails: what cannot be read is
+ * "not available".
+ */
+void ap_smr_signals_read(const char *dev, const char *name, int fd,
+			 const struct ap_smr_hooks *h, struct ap_smr_signals *s);
+
+/* ---- run.c ---- */
+
+/* Where the timed writes go: @slots records of @span bytes, @stride apart. */
+struct ap_smr_plan {
+	uint64_t dev_size;
+	unsigned logical_sector;
+	uint64_t region_start, region_size, stride;
+	unsigned slots;
+	uint32_t span;
+	uint64_t seed;
+};
+
+/*
+ * The plan for a device of @size bytes: @writes slots over everything but
+ * the first and last AP_SMR_MARGIN. -ENOSPC with @e when the device is too
+ * small for them to be a seek apart (64 MiB at least).
+ */
+int ap_smr_plan(uint64_t size, unsigned logical, unsigned writes, uint64_t seed,
+		struct ap_smr_plan *p, struct ap_error *e);
+/* The undo journal's plan of @p (probe/journal.h: one record a slot). */
+struct ap_journal_plan;
+void ap_smr_journal_plan(const struct ap_smr_plan *p, struct ap_journal_plan *jp);
+
+/*
+ * One timed phase: every slot written once, in a random order, each write
+ * followed by a timed read of another slot (a seek away): a pair that a
+ * busy machine slows alike, so the share of writes faster than their read
+ * does not depend on the machine's load. A disk that writes in place pays
+ * a seek and the platter for both (about half the writes are faster); a
+ * cache answers nearly every write faster than any read a seek away.
+ */
+#define AP_SMR_FAST_SHARE	0.75	/* writes faster than their read: a cache */
+struct ap_smr_phase {
+	bool done;
+	bool cache_on;			/* the drive's write cache during it (as known) */
+	bool cache_known;
+	unsigned n;
+	uint64_t median_ns, p10_ns, p90_ns;	/* the writes */
+	uint64_t read_median_ns;	/* the reads */
+	unsigned faster;		/* writes faster than the read after them */
+};
+
+struct ap_smr_run;
+
+/*
+ * Open @dev for the timed writes (O_DIRECT | O_DSYNC) under plan @p; with
+ * @journal (preserving): the identity read, the journal created, every
+ * slot's original bytes in it, committed and registered in the run
+ * registry before anything is written, and the writes write those bytes
+ * back. -errno with @e.
+ */
+int ap_smr_run_open(const char *dev, const struct ap_smr_plan *p, const char *journal,
+		    struct ap_smr_run **out, struct ap_error *e);
+/* One phase (see struct ap_smr_phase). -errno with @e (a failed write). */
+int ap_smr_run_phase(struct ap_smr_run *r, struct ap_smr_phase *ph, struct ap_error *e);
+/*
+ * Preserving: compare and put back what differs, then remove the journal
+ * (*@restored); a restore that fails keeps the journal for `probe --undo`
+ * (-errno with @e). Frees @r.
+ */
+int ap_smr_run_close(struct ap_smr_run *r, bool *restored, struct ap_error *e);
+
+/* ---- verdict.c ---- */
+
+enum ap_smr_verdict {
+	AP_SMR_UNKNOWN = 0,		/* cannot tell: exit 5 with the reason */
+	AP_SMR_NOT_ROTATING,		/* SSD, NVMe, RAM disk: not applicable */
+	AP_SMR_HOST_MANAGED,
+	AP_SMR_HOST_AWARE,
+	AP_SMR_CONVENTIONAL,		/* no persistent cache: CMR */
+	AP_SMR_PERSISTENT_CACHE,	/* DM-SMR or a hybrid (SSHD) */
+};
+
+struct ap_smr_result {
+	enum ap_smr_verdict verdict;
+	const char *source;		/* "measured", "zone model", "drive", "rotation" */
+	char reason[640];		/* why; for UNKNOWN, what is missing */
+	struct ap_smr_signals sig;
+	bool rotation_measured;
+	uint64_t seek_read_ns;		/* device/rotation.h's value */
+	struct ap_smr_phase on, off;	/* the phase with the cache as found, and off */
+	bool unflushed;			/* fast with the cache on, slow off: flushes ignored */
+	bool cache_switchable;
+	bool wrote;			/* anything was written */
+	bool preserved, restored;
+};
+
+/* The verdict's key in JSON, the store and metrics: "dm-smr-or-hybrid", "cmr", ... */
+const char *ap_smr_verdict_key(enum ap_smr_verdict v);
+/* -1 for an unknown key. */
+int ap_smr_verdict_from_key(const char *key);
+/* A persistent media cache or zones: what a pool of shingle-averse disks refuses. */
+bool ap_smr_is_shingled(enum ap_smr_verdict v);
+
+/*
+ * Decide from the signals alone, before anything is written: true when
+ * they settle it (a zone model, a drive that says DM-SMR, a medium that
+ * does not rotate), with r->verdict and r->reason set.
+ */
+bool ap_smr_decide_signals(struct ap_smr_result *r);
+/* Whether a phase's writes were fast: AP_SMR_FAST_SHARE of them faster than their read. */
+bool ap_smr_phase_fast(const struct ap_smr_phase *ph);
+/*
+ * Decide from the rotation and the phases: r->off (the write cache off:
+ * switched, or found so) decides; r->on alone only says "conventional"
+ * when slow, and "cannot tell" when fast.
+ */
+void ap_smr_decide(struct ap_smr_result *r);
+
+/* The verdict in words, then each signal with its strength. Caller frees. */
+char *ap_smr_words(const char *dev, const struct ap_smr_result *r);
+/* The plan (--dry-run) in words. Caller frees. */
+char *ap_smr_plan_words(const char *dev, const struct ap_smr_plan *p, const char *journal,
+			const char *cache);
+/* One device's document: {"device", "verdict", "smr", "source", "reason", ...}. */
+struct json_object *ap_smr_to_json(const char *dev, const struct ap_smr_result *r);
+
+#endif

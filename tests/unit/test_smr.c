@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The smr engine's pure parts (src/smr/): the verdict from the signals
+ * and the phases, the VPD B1h parser, the plan.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <string.h>
+
+#include "smr/smr.h"
+
+#define MS	1000000ULL
+#define US	1000ULL
+
+/* A phase of 128 writes, @faster of them faster than their read. */
+static void phase(struct ap_smr_phase *ph, unsigned faster, bool cache_on)
+{
+	memset(ph, 0, sizeof(*ph));
+	ph->done = true;
+	ph->n = 128;
+	ph->faster = faster;	/* decides */
+	ph->median_ns = 1 * MS;
+	ph->read_median_ns = 8 * MS;
+	ph->cache_known = true;
+	ph->cache_on = cache_on;
+}
+
+static void rotating(struct ap_smr_result *r, uint64_t seek)
+{
+	memset(r, 0, sizeof(*r));
+	r->rotation_measured = true;
+	r->seek_read_ns = seek;
+	r->cache_switchable = true;
+}
+
+static void test_decide(void **state)
+{
+	struct ap_smr_result r;
+
+	(void)state;
+	/* DM-SMR: fast on, fast off */
+	rotating(&r, 5 * MS);
+	phase(&r.on, 127, true);
+	phase(&r.off, 128, false);
+	ap_smr_decide(&r);
+	assert_int_equal(r.verdict, AP_SMR_PERSISTENT_CACHE);
+	assert_non_null(strstr(r.reason, "hybrid"));
+	assert_false(r.unflushed);
+	/* a bridge dropping flushes: fast on, slow off */
+	rotating(&r, 5 * MS);
+	phase(&r.on, 126, true);
+	phase(&r.off, 60, false);
+	ap_smr_decide(&r);
+	assert_int_equal(r.verdict, AP_SMR_CONVENTIONAL);
+	assert_true(r.unflushed);
+	/* CMR: slow on and off */
+	rotating(&r, 3 * MS);
+	phase(&r.on, 66, true);
+	phase(&r.off, 61, false);
+	ap_smr_decide(&r);
+	assert_int_equal(r.verdict, AP_SMR_CONVENTIONAL);
+	assert_false(r.unflushed);
+	/* a busy machine slowed the phase with the cache on: the phase off decides */
+	rotating(&r, 3 * MS);
+	phase(&r.on, 80, true);
+	phase(&r.off, 125, false);
+	ap_smr_decide(&r);
+	assert_int_equal(r.verdict, AP_SMR_PERSISTENT_CACHE);
+	/* slow with the cache on and no switch: conventional */
+	rotating(&r, 3 * MS);
+	r.cache_switchable = false;
+	phase(&r.on, 64, true);
+	r.on.cache_known = false;
+	ap_smr_decide(&r);
+	assert_int_equal(r.verdict, AP_SMR_CONVENTIONAL);
+	/* fast, and the cache cannot be switched: cannot tell */
+	rotating(&r, 5 * MS);
+	r.cache_switchable = false;
+	phase(&r.on, 126, true);
+	r.on.cache_known = false;
+	ap_smr_decide(&r);
+	assert_int_equal(r.verdict, AP_SMR_UNKNOWN);
+	assert_non_null(strstr(r.reason, "cannot be switched off"));
+	/* fast with the cache found off: that phase decides */
+	rotating(&r, 5 * MS);
+	phase(&r.on, 120, false);
+	ap_smr_decide(&r);
+	assert_int_equal(r.verdict, AP_SMR_PERSISTENT_CACHE);
+	/* flash: not applicable */
+	rotating(&r, 200 * US);
+	ap_smr_decide(&r);
+	assert_int_equal(r.verdict, AP_SMR_NOT_ROTATING);
+	/* the share decides at its limit: 75 % of 128 is 96 */
+	rotating(&r, 3 * MS);
+	phase(&r.on, 95, false);
+	ap_smr_decide(&r);
+	assert_int_equal(r.verdict, AP_SMR_CONVENTIONAL);
+	rotating(&r, 3 * MS);
+	phase(&r.on, 96, false);
+	ap_smr_decide(&r);
+	assert_int_equal(r.verdict, AP_SMR_PERSISTENT_CACHE);
+}
+
+static void test_signals(void **state)
+{
+	struct ap_smr_result r;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.sig.zone_model = AP_SMR_ZM_NONE;
+	assert_false(ap_smr_decide_signals(&r));
+	r.sig.zone_model = AP_SMR_ZM_HOST_MANAGED;
+	r.sig.zone_source = "queue/zoned";
+	assert_true(ap_smr_decide_signals(&r));
+	assert_int_equal(r.verdict, AP_SMR_HOST_MANAGED);
+	assert_non_null(strstr(r.reason, "nothing was written"));
+	r.sig.zone_model = AP_SMR_ZM_HOST_AWARE;
+	assert_true(ap_smr_decide_signals(&r));
+	assert_int_equal(r.verdict, AP_SMR_HOST_AWARE);
+	r.sig.zone_model = AP_SMR_ZM_DEVICE_MANAGED;
+	assert_true(ap_smr_decide_signals(&r));
+	assert_int_equal(r.verdict, AP_SMR_PERSISTENT_CACHE);
+	memset(&r, 0, sizeof(r));
+	r.sig.media_rpm = 1;
+	assert_true(ap_smr_decide_signals(&r));
+	assert_int_equal(r.verdict, AP_SMR_NOT_ROTATING);
+	r.sig.media_rpm = 5400;
+	r.verdict = AP_SMR_UNKNOWN;
+	assert_false(ap_smr_decide_signals(&r));
+}
+
+static void test_vpd_b1(void **state)
+{
+	uint8_t b[64] = { 0, 0xb1, 0, 0x3c, 0x15, 0x18 };	/* 5400 rpm */
+	unsigned rpm, zoned;
+
+	(void)state;
+	b[8] = 2 << 4;		/* device-managed */
+	assert_int_equal(ap_smr_parse_vpd_b1(b, sizeof(b), &rpm, &zoned), 0);
+	assert_int_equal(rpm, 5400);
+	assert_int_equal(zoned, 2);
+	b[4] = 0;
+	b[5] = 1;
+	b[8] = 0;
+	assert_int_equal(ap_smr_parse_vpd_b1(b, sizeof(b), &rpm, &zoned), 0);
+	assert_int_equal(rpm, 1);
+	assert_int_equal(zoned, 0);
+	b[1] = 0xb0;
+	assert_int_equal(ap_smr_parse_vpd_b1(b, sizeof(b), &rpm, &zoned), -EINVAL);
+	b[1] = 0xb1;
+	assert_int_equal(ap_smr_parse_vpd_b1(b, 8, &rpm, &zoned), -EINVAL);
+}
+
+static void test_plan(void **state)
+{
+	struct ap_smr_plan p;
+	struct ap_error e = { 0 };
+	uint64_t last;
+
+	(void)state;
+	assert_int_equal(ap_smr_plan(4ULL << 40, 512, 128, 1, &p, &e), 0);
+	assert_int_equal(p.span, 4096);
+	assert_true(p.region_start == AP_SMR_MARGIN);
+	assert_int_equal(p.stride % 4096, 0);
+	last = p.region_start + (uint64_t)(p.slots - 1) * p.stride + p.span;
+	assert_true(last <= p.region_start + p.region_size);
+	assert_true(last > (4ULL << 40) - (64ULL << 30));	/* the whole range */
+	assert_int_equal(ap_smr_plan(4ULL << 40, 4096, 128, 1, &p, &e), 0);
+	assert_int_equal(p.span, 4096);
+	assert_int_equal(ap_smr_plan(32ULL << 20, 512, 128, 1, &p, &e), -ENOSPC);
+	assert_non_null(strstr(e.msg, "too small"));
+	assert_int_equal(ap_smr_plan(1ULL << 30, 512, 1, 1, &p, &e), -EINVAL);
+}
+
+static void test_keys(void **state)
+{
+	int v;
+
+	(void)state;
+	for (v = AP_SMR_UNKNOWN; v <= AP_SMR_PERSISTENT_CACHE; v++)
+		assert_int_equal(ap_smr_verdict_from_key(ap_smr_verdict_key(v)), v);
+	assert_string_equal(ap_smr_verdict_key(AP_SMR_PERSISTENT_CACHE), "dm-smr-or-hybrid");
+	assert_string_equal(ap_smr_verdict_key(AP_SMR_CONVENTIONAL), "cmr");
+	assert_int_equal(ap_smr_verdict_from_key("smr"), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_decide),
+		cmocka_unit_test(test_signals),
+		cmocka_unit_test(test_vpd_b1),
+		cmocka_unit_test(test_plan),
+		cmocka_unit_test(test_keys),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
