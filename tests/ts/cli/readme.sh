@@ -147,6 +147,34 @@ out_has() {	# out_has PATTERN WHAT
 	grep -q -- "$1" "$TS_TMP/out" || ts_fail "$2: no '$1' in: $(head -c 400 "$TS_TMP/out")"
 }
 
+# steps_of OPTIONS...: what check prints to run next for a disk of 1 GiB
+# with a partition at 2048 under OPTIONS, one command a line, in $TS_TMP/steps
+steps_of() {
+	local img=$TS_TMP/levels.img dev
+	rm -f "$img"
+	truncate -s 1G "$img"
+	echo 'start=2048, size=700000, type=L' | sfdisk -q -X gpt "$img" ||
+		ts_fail "sfdisk $img"
+	dev=$(ts_loop_attach "$img")
+	"$ALIGNPROBE" check -J "$@" "$dev" > "$TS_TMP/levels.json" 2> "$TS_TMP/err"
+	jq -r '.next_steps[].command | join(" ")' "$TS_TMP/levels.json" > "$TS_TMP/steps" ||
+		ts_fail "check -J $*: no next steps: $(cat "$TS_TMP/err")"
+}
+
+# step_has TEXT: a step in $TS_TMP/steps has every word of TEXT (a word of
+# TEXT may be the start of the step's word: su=64k,sw=3 of su=64k,sw=3,agcount=4)
+step_has() {
+	python3 - "$1" "$TS_TMP/steps" <<'PY' || ts_fail "no step like '$1' in: $(cat "$TS_TMP/steps")"
+import sys
+want = sys.argv[1].split()
+for line in open(sys.argv[2]):
+    words = line.split()
+    if words and words[0] == want[0] and all(any(w.startswith(t) for w in words) for t in want):
+        sys.exit(0)
+sys.exit(1)
+PY
+}
+
 # not_run TEXT REASON: a command this test cannot run; its program must exist
 not_run() {
 	local -a words
@@ -462,6 +490,11 @@ assert v["physical_sector"] == 4096 and v["fast_starts"] == [40, 48, 56, 64], v'
 		rr 3 "alignprobe probe --dry-run $partA"
 		rr 0 "alignprobe probe --dry-run --allow-partition $partA"
 		;;
+	"--max-size")	# the probe's largest unit: up to 64 MiB, whole logical sectors
+		rr 0 "alignprobe probe --dry-run --max-size 64K $loop"
+		rr 2 "alignprobe probe --dry-run --max-size 65M $loop"
+		rr 2 "alignprobe probe --dry-run --max-size 1000 $loop"
+		;;
 	"--yes")	# without it and without a terminal, refused (see probe DEVICE...)
 		rr 3 "alignprobe probe $loop"
 		rr "0|5" "alignprobe probe --yes $loop" --max-size 4K --max-rounds 3 -q
@@ -545,6 +578,47 @@ assert m["model"] == "Fleet Drive" and m["verdicts"][0]["physical_sector"] == 40
 		echo "$dev" >> "$TS_TMP/.emus"
 		rr 0 "alignprobe probe --dry-run --record=$W/dm.json $dev"
 		rr 0 "alignprobe emulate --detach $dev"
+		;;
+	"--stripe 192K"|"--chunk 64K")	# 2048 refused on a 192 KiB stripe, 6144 proposed
+		steps_of --physical 4096 --chunk 64K --stripe 192K
+		jq -e '.exit_status == 4' "$TS_TMP/levels.json" >/dev/null ||
+			ts_fail "check $text: a partition at 2048 not refused"
+		grep -q "first start aligned to every level 6144" "$TS_TMP/err" ||
+			ts_fail "check $text: 6144 not proposed: $(cat "$TS_TMP/err")"
+		;;
+	"--allocation-unit 64K")	# 2048 is on a 64 KiB unit: aligned
+		steps_of --physical 4096 --allocation-unit 64K
+		jq -e '.partitions[0].aligned == true' "$TS_TMP/levels.json" >/dev/null ||
+			ts_fail "--allocation-unit 64K: partition at 2048 not aligned"
+		;;
+	"mkfs.xfs -d su=64k,sw=3"|"mkfs.ext4 -E stride=16,stripe_width=48"|\
+	"pvcreate --dataalignment 192k")	# the steps on a 192 KiB stripe of 64 KiB chunks
+		steps_of --physical 4096 --chunk 64K --stripe 192K
+		step_has "$text"
+		grep -q '^sfdisk --move-data .* -N 1$' "$TS_TMP/steps" ||
+			ts_fail "no move of partition 1 in: $(cat "$TS_TMP/steps")"
+		;;
+	"pvcreate --dataalignmentoffset 3584b")	# lowest aligned LBA 7
+		steps_of --physical 4096 --lowest-aligned 7
+		step_has "pvcreate --dataalignment 4096b --dataalignmentoffset 3584b"
+		;;
+	"sweep --replay")	# a replayed result names DEVICE, not a device it never held
+		rr 0 "alignprobe sweep --replay $top_srcdir/tests/ts/output/sweep-4096-0.json"
+		out_has "mkfs.xfs -s size=4096 DEVICE" "sweep --replay"
+		;;
+	"alignprobe probe: DEVICE: no verdict: ..."|"-q")	# exit 5 says why, also with -q
+		rr 5 "alignprobe sweep --replay $top_srcdir/tests/ts/sweep/data/starts-38-42.json -q"
+		grep -q "^alignprobe sweep: .*starts-38-42.json: no verdict: " "$TS_TMP/err" ||
+			ts_fail "exit 5 without its reason on stderr: $(cat "$TS_TMP/err")"
+		;;
+	"--force")	# what undo needs it for: the block "probe --force --undo JOURNAL" runs it
+		rr 0 "alignprobe probe --help"
+		out_has "--force" "probe --help"
+		;;
+	"check -J")	# one document also for a device it refuses
+		rr 2 "alignprobe check -J $TS_TMP/no-such-image"
+		ts_json_check "$TS_TMP/out" <<< 'eq(d["exit_status"], 2, "exit status")' ||
+			ts_fail "check -J on a refused device: not one document"
 		;;
 	"-J")	# the verdicts row: list -J (the fleet section's store, made by its block)
 		rr 0 "alignprobe verdicts list -J --verdicts=$W/verdicts.json"
