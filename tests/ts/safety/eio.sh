@@ -55,9 +55,9 @@ assert len(r) == 1 and r[0]["ok"] is False and r[0]["stage"] == sys.argv[2] and 
 eio "EIO while partitioning" partition --fail-lba 1 --fail-count 33 --fail-writes
 # mkfs writes the superblock at partition start + 2 sectors
 eio "EIO during mkfs" mkfs --fail-lba 42 --fail-count 9000 --fail-writes
-# the free blocks of a 16 MiB ext4 (4 KiB blocks 1291..4095: mkfs never
+# the free blocks of a 16 MiB ext4 (4 KiB blocks 1291..4063: mkfs never
 # writes there, the workload's files do)
-eio "EIO during the workload" workload --fail-lba 10400 --fail-count 22300 --fail-writes
+eio "EIO during the workload" workload --fail-lba 10400 --fail-count 22100 --fail-writes
 
 # EIO from the middle of the run on: the sweep pauses in its second step's
 # window (after that step's partition, before its mkfs:
