@@ -735,8 +735,12 @@ void ap_probe_first_decide(struct ap_probe_result *r, const struct ap_probe_opts
 		if (!v->ruled_out.up_to || steady < v->ruled_out.up_to)
 			v->ruled_out.up_to = steady;
 	}
-	/* the old key claims every unit up to it: not with first writes unsettled */
-	if (!v->ruled_out.first_writes && r->mode != AP_PROBE_READONLY)
+	/*
+	 * The old key claims every unit up to it: not where first writes show a
+	 * unit (placed or not). A first-write cost with no unit up to the
+	 * scanned size leaves the rewrites' claim as it was.
+	 */
+	if (!v->ruled_out.first_writes && f->unit && r->mode != AP_PROBE_READONLY)
 		v->ruled_out_up_to = 0;
 	if (words[0] && claim)
 		ap_verdict_set_note(v, "%s%s%s", old ? old : "", old ? "; " : "", words);

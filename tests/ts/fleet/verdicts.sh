@@ -194,7 +194,9 @@ ts_run_rc 0 "$ALIGNPROBE" probe "${probe_opts[@]}" --time-budget 1h --max-rounds
 jq -e '.models[1].model == "Honest 512" and .models[1].verdicts[0].sensitive == false
 	and .models[1].verdicts[0].physical_sector == 512
 	and .models[1].verdicts[0].absence_margin == 1.1
-	and .models[1].verdicts[0].ruled_out_up_to == 65536' "$store" >/dev/null ||
+	and (.models[1].verdicts[0] | .ruled_out_up_to == 65536 or
+	     (.ruled_out.up_to == 65536 and .ruled_out.rewrites and
+	      (.ruled_out.first_writes | not)))' "$store" >/dev/null ||
 	{ cat "$store" >&2; ts_fail "no effect recorded without its margin or size"; }
 state "$disk2" "ACME:Honest 512:2.0:DISK2"
 ts_run_rc_ro 0 "$disk2" "$ALIGNPROBE" check -J --verdicts="$store" "$disk2"
