@@ -5,7 +5,8 @@
  * together: the drive's cache model (through its stats page) and the loop
  * device's queue/write_cache (whether the kernel sends flushes), in the
  * order that never leaves a cache on without flushes reaching it: on, the
- * model first; off, the loop device first.
+ * loop device first (the kernel sends flushes before the model keeps
+ * anything); off, the model first (nothing is kept when the flushes stop).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -130,30 +131,30 @@ int ap_cachectl_set(void *arg, bool on, struct ap_error *e)
 	int rc = 0;
 
 	c->touched = true;
-	if (c->model >= 0 && on)
-		rc = set_model(c->mops, c->dev, true, e);
+	if (c->model >= 0 && !on)
+		rc = set_model(c->mops, c->dev, false, e);
 	if (!rc)
 		rc = ap_wcache_set(&c->w, on, e);
-	if (!rc && c->model >= 0 && !on)
-		rc = set_model(c->mops, c->dev, false, e);
+	if (!rc && c->model >= 0 && on)
+		rc = set_model(c->mops, c->dev, true, e);
 	return rc;
 }
 
 /*
  * Write @orig back to @attr; an emulated drive's model (@model 1: was on, 0:
- * was off, -1: none) is switched on before the loop device and off after.
+ * was off, -1: none) is switched off before the loop device and on after.
  */
 static int restore_value(const struct ap_cache_model *mops, const char *dev, int model,
 			 const char *attr, const char *orig, struct ap_error *e)
 {
 	int rc = 0;
 
-	if (model == 1)
-		rc = set_model(mops, dev, true, e);
+	if (model == 0)
+		rc = set_model(mops, dev, false, e);
 	if (!rc)
 		rc = ap_wcache_write(attr, orig, e);
-	if (!rc && model == 0)
-		rc = set_model(mops, dev, false, e);
+	if (!rc && model == 1)
+		rc = set_model(mops, dev, true, e);
 	return rc;
 }
 

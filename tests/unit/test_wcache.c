@@ -2,7 +2,9 @@
 /*
  * The pure parts of seq --write-cache: the sysfs values (device/cache.c),
  * the state registry's record of the state found, and the emulated drive's
- * model switched at run time (destaging what it holds when switched off).
+ * model switched at run time (destaging what it holds when switched off),
+ * and the order of the two switches: never the model's cache on while the
+ * kernel sends no flushes.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,10 +13,13 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "device/cache.h"
+#include "device/cachectl.h"
 #include "emu/emu.h"
 #include "emu/model.h"
 
@@ -169,6 +174,71 @@ static void test_model_hdd(void **state)
 	ap_emu_spec_free(&s);
 }
 
+/* the loop device's queue/write_cache, a file here, when the model is switched */
+static char order_attr[64];
+static int order_calls, order_bad;
+
+static int order_set(const char *dev, bool on)
+{
+	char buf[32] = "";
+	FILE *f = fopen(order_attr, "r");
+
+	(void)dev;
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	order_calls++;
+	/* on or off, the kernel must be sending flushes at this moment */
+	if (strncmp(buf, "write back", 10) != 0)
+		order_bad++;
+	return 0;
+}
+
+static void test_switch_order(void **state)
+{
+	static const struct ap_cache_model mops = { .set = order_set };
+	struct ap_cachectl c;
+	struct ap_error e = { 0 };
+	int fd;
+
+	(void)state;
+	strcpy(order_attr, "/tmp/alignprobe-wcache-order.XXXXXX");
+	fd = mkstemp(order_attr);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "write back", 10), 10);
+	close(fd);
+
+	memset(&c, 0, sizeof(c));
+	c.mops = &mops;
+	c.model = 1;
+	c.w.how = AP_WCACHE_QUEUE;
+	c.w.attr = strdup(order_attr);
+	c.w.orig = strdup("write back");
+	c.w.orig_on = true;
+	c.dev = strdup("/dev/loop99");
+
+	order_calls = order_bad = 0;
+	assert_int_equal(ap_cachectl_set(&c, false, &e), 0);	/* model off, then the kernel */
+	assert_int_equal(ap_cachectl_set(&c, true, &e), 0);	/* the kernel on, then the model */
+	assert_int_equal(ap_cachectl_set(&c, false, &e), 0);
+	assert_int_equal(ap_cachectl_restore(&c, &e), 0);	/* back on: the kernel first */
+	assert_int_equal(order_calls, 4);
+	assert_int_equal(order_bad, 0);
+
+	/* a model found off, a kernel found writing through: restored, off first */
+	c.model = 0;
+	free(c.w.orig);
+	c.w.orig = strdup("write through");
+	order_calls = order_bad = 0;
+	assert_int_equal(ap_cachectl_set(&c, true, &e), 0);
+	assert_int_equal(ap_cachectl_restore(&c, &e), 0);
+	assert_int_equal(order_calls, 2);
+	assert_int_equal(order_bad, 0);
+
+	unlink(order_attr);
+	ap_cachectl_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_record),
 		cmocka_unit_test(test_model_simple),
 		cmocka_unit_test(test_model_hdd),
+		cmocka_unit_test(test_switch_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
