@@ -6,7 +6,8 @@
  *                   the gate, the plan said, progress, each step saved
  *                   (--save), the exit status
  *   sweep_report.c  what is printed: the table per start, the verdict in
- *                   words, JSON, the plot
+ *                   words, the plot, and the run's one JSON document
+ *                   (--json and --save alike)
  */
 #ifndef AP_CMD_SWEEPP_H
 #define AP_CMD_SWEEPP_H
@@ -69,8 +70,15 @@ struct sweep_cmd {
 int sweep_verdict_exit(const struct ap_verdict *v);
 
 /* sweep_report.c */
-struct json_object *sweep_starts_json(const struct ap_cols *cs,
-				const struct ap_sweep_start_stat *st, size_t n);
+/*
+ * The run's one document (--json, --save, --replay --json): the engine's
+ * (ap_sweep_doc_to_json()) with what only the command has: the starts
+ * @st as rows of the columns @cs (NULL: every column, as a results file
+ * holds them whatever -o says), the disk's identity, what to run next.
+ */
+struct json_object *sweep_doc_json(const struct sweep_cmd *c, const struct ap_cols *cs,
+				   const struct ap_sweep_doc *doc, const struct ap_verdict *v,
+				   const char *stopped, const struct ap_sweep_start_stat *st, size_t n);
 int sweep_report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
 	   const struct ap_verdict *v, const char *stopped);
 
@@ -78,15 +86,5 @@ int sweep_report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
 int sweep_prepare_workload(struct sweep_cmd *c);
 int sweep_run_device(struct sweep_cmd *c);
 int sweep_run_emulated(struct sweep_cmd *c);
-/*
- * The device next steps may name (sweep_report.c): @dev, or NULL (the
- * placeholder) with @why when the run no longer holds it (--emulate) or
- * never held it (--replay).
- */
-const char *sweep_next_device(const struct sweep_cmd *c, const char *dev, const char **why);
-/* @o's "next_steps" for @dev's verdict @v, and "next_steps_device" when a placeholder. */
-struct json_object;
-void sweep_next_json(const struct sweep_cmd *c, struct json_object *o, const char *dev,
-		     const struct ap_verdict *v);
 
 #endif /* AP_CMD_SWEEPP_H */

@@ -2,7 +2,7 @@
 /*
  * alignprobe sweep: what is printed of a run or its replay. The table per
  * start (one row fills a table line and an object of "starts"), the verdict
- * in words, the JSON document and the plot.
+ * in words, the JSON document (the one a run saves, too) and the plot.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -112,8 +112,8 @@ static void fill_row(struct ap_row *r, const struct ap_sweep_start_stat *st)
 }
 
 /* The "starts" array of the JSON document, with the keys of @cs. */
-struct json_object *sweep_starts_json(const struct ap_cols *cs,
-				const struct ap_sweep_start_stat *st, size_t n)
+static struct json_object *starts_json(const struct ap_cols *cs,
+				       const struct ap_sweep_start_stat *st, size_t n)
 {
 	struct json_object *a = json_object_new_array();
 	struct ap_row r;
@@ -168,7 +168,8 @@ static int print_table(struct sweep_cmd *c, const struct ap_sweep_start_stat *st
  * run no longer holds it (an emulated drive, detached at exit) or never did
  * (--replay: the name may be another disk's now); @why says which.
  */
-const char *sweep_next_device(const struct sweep_cmd *c, const char *dev, const char **why)
+static const char *sweep_next_device(const struct sweep_cmd *c, const char *dev,
+				     const char **why)
 {
 	*why = NULL;
 	if (c->replay)
@@ -179,21 +180,22 @@ const char *sweep_next_device(const struct sweep_cmd *c, const char *dev, const 
 	return *why ? NULL : dev;
 }
 
-void sweep_next_json(const struct sweep_cmd *c, struct json_object *o, const char *dev,
-		     const struct ap_verdict *v)
+struct json_object *sweep_doc_json(const struct sweep_cmd *c, const struct ap_cols *cs,
+				   const struct ap_sweep_doc *doc, const struct ap_verdict *v,
+				   const char *stopped, const struct ap_sweep_start_stat *st, size_t n)
 {
-	const char *why, *next = sweep_next_device(c, dev, &why);
-	struct json_object *a = ap_cmd_verdict_next_steps_json(next, v, true);
+	struct ap_sweep_doc_parts p = { .id = &c->id, .placeholder = AP_CMD_NEXT_PLACEHOLDER };
+	const char *next = sweep_next_device(c, doc->device, &p.why);
+	struct ap_cols all;
 
-	json_object_object_add(o, "next_steps", a);
-	if (why && json_object_array_length(a)) {
-		struct json_object *p = json_object_new_object();
-
-		json_object_object_add(p, "placeholder",
-				       json_object_new_string(AP_CMD_NEXT_PLACEHOLDER));
-		json_object_object_add(p, "why", json_object_new_string(why));
-		json_object_object_add(o, "next_steps_device", p);
+	if (!cs) {
+		ap_cols_init(&all, NULL, sweep_infos, SWEEP_NCOLS, NULL, 0,
+			     sweep_json_cols, sweep_njson_cols);
+		cs = &all;
 	}
+	p.starts = starts_json(cs, st, n);
+	p.next_steps = ap_cmd_verdict_next_steps_json(next, v, true);
+	return ap_sweep_doc_to_json(doc, v, stopped, &p);
 }
 
 /*
@@ -275,10 +277,7 @@ int sweep_report(struct sweep_cmd *c, const struct ap_sweep_doc *doc,
 			free(st);
 			return rc;
 		}
-		o = ap_sweep_doc_to_json(doc, v, sweep_starts_json(&cs, st, n), stopped);
-		if (c->id.size)	/* the disk measured (verdicts merge reads it) */
-			json_object_object_add(o, "identity", ap_identity_to_json(&c->id));
-		sweep_next_json(c, o, doc->device, v);
+		o = sweep_doc_json(c, &cs, doc, v, stopped, st, n);
 		if (ap_out_json_print(stdout, o) != 0) {
 			ap_warnx(CMD, NULL, "write error on standard output");
 			rc = AP_EXIT_FAILURE;

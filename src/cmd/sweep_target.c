@@ -31,6 +31,7 @@
 #include "ui/out.h"
 #include "ui/progress.h"
 
+/* --save: the run so far, as --json would print it with every column */
 static void save_doc(struct sweep_cmd *c, const struct ap_sweep_run *run, const char *stopped)
 {
 	const struct ap_verdict *v = ap_sweep_shown_verdict(run->verdict_valid ? &run->verdict : NULL,
@@ -39,18 +40,11 @@ static void save_doc(struct sweep_cmd *c, const struct ap_sweep_run *run, const 
 	struct json_object *o;
 	struct ap_sweep_doc d;
 	struct ap_error e = { 0 };
-	struct ap_cols cs;
 	size_t n;
 
 	ap_sweep_setup_doc(&c->s, run, &d);
 	n = ap_sweep_summarize(d.results, d.nresults, d.starts, d.nstarts, v, &st);
-	/* a results file holds every column, whatever -o says */
-	ap_cols_init(&cs, NULL, sweep_infos, SWEEP_NCOLS, NULL, 0,
-		     sweep_json_cols, sweep_njson_cols);
-	o = ap_sweep_doc_to_json(&d, v, sweep_starts_json(&cs, st, n), stopped);
-	if (c->id.size)
-		json_object_object_add(o, "identity", ap_identity_to_json(&c->id));
-	sweep_next_json(c, o, d.device, v);
+	o = sweep_doc_json(c, NULL, &d, v, stopped, st, n);
 	if (ap_sweep_json_save(&c->save_out, o, &e) != 0 && c->save_errors++ == 0) {
 		ap_progress_clear(&c->pg);
 		ap_warnx(CMD, NULL, "--save: %s", e.msg);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The sweep's saved document (--json, --save, --replay): one result and the
- * whole document to JSON and back, read from a file, written atomically.
+ * The sweep's document (--json, --save, --replay): one result and the
+ * whole document to JSON and back, built here once for every output (the
+ * front end hands in what only it has: the per-start rows of its columns,
+ * what to run next), read from a file, written atomically.
  * Everything read is checked (ranges, types): a replayed file is input.
  */
 #include "analysis/verdict_json.h"
@@ -182,13 +184,32 @@ fail:
 	return rc;
 }
 
-struct json_object *ap_sweep_doc_to_json(const struct ap_sweep_doc *d,
-					 const struct ap_verdict *v, struct json_object *starts,
-					 const char *stopped)
+/* "next_steps_device": the placeholder the steps name, and why (see ap_sweep_doc_parts) */
+static void add_next_steps(struct json_object *o, const struct ap_sweep_doc_parts *p)
 {
+	struct json_object *d;
+
+	if (!p->next_steps)
+		return;
+	jadd(o, "next_steps", p->next_steps);
+	if (!p->why || !json_object_array_length(p->next_steps))
+		return;
+	d = json_object_new_object();
+	jadd(d, "placeholder", json_object_new_string(p->placeholder ? p->placeholder : ""));
+	jadd(d, "why", json_object_new_string(p->why));
+	jadd(o, "next_steps_device", d);
+}
+
+struct json_object *ap_sweep_doc_to_json(const struct ap_sweep_doc *d,
+					 const struct ap_verdict *v, const char *stopped,
+					 const struct ap_sweep_doc_parts *p)
+{
+	static const struct ap_sweep_doc_parts none;
 	struct json_object *o = json_object_new_object(), *a;
 	size_t i;
 
+	if (!p)
+		p = &none;
 	jadd(o, "device", json_object_new_string(d->device ? d->device : ""));
 	jadd(o, "logical_sector", json_object_new_int64(d->logical_sector));
 	jadd(o, "reported_physical_sector", json_object_new_int64(d->reported_physical));
@@ -199,11 +220,14 @@ struct json_object *ap_sweep_doc_to_json(const struct ap_sweep_doc *d,
 	jadd(o, "verdict", v ? ap_verdict_to_json(v) : NULL);
 	if (d->parameters)
 		jadd(o, "parameters", json_object_get(d->parameters));
-	jadd(o, "starts", starts ? starts : json_object_new_array());
+	jadd(o, "starts", p->starts ? p->starts : json_object_new_array());
 	a = json_object_new_array();
 	for (i = 0; i < d->nresults; i++)
 		json_object_array_add(a, ap_sweep_result_to_json(&d->results[i]));
 	jadd(o, "results", a);
+	if (p->id && p->id->size)
+		jadd(o, "identity", ap_identity_to_json(p->id));
+	add_next_steps(o, p);
 	return o;
 }
 

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "analysis/analysis.h"
+#include "device/identity.h"
 #include "device/rmwbuf.h"
 #include "lib/cancel.h"
 #include "lib/rng.h"
@@ -379,14 +380,33 @@ struct ap_sweep_doc {
 };
 
 /*
- * {"device", "logical_sector", "reported_physical_sector", "parameters",
- *  "stopped", "cause" (only when set), "verdict" (v or null), "starts": [per start], "results": [...]}
- * @starts: the array of per-start objects, owned (the front end builds
- * them from its columns); NULL: an empty one.
+ * What a run's document holds that only the front end has, handed to
+ * ap_sweep_doc_to_json() (every pointer may be NULL):
+ *  @starts       "starts": the per-start objects, built from the front end's
+ *                columns (owned); NULL: an empty array
+ *  @id           "identity": the disk measured, when its size is known
+ *                (verdicts merge reads it)
+ *  @next_steps   "next_steps": what to run next (owned); NULL: left out
+ *  @placeholder, @why  "next_steps_device": when @why is set and @next_steps
+ *                lists a step, the name the steps use for the device (the
+ *                run no longer holds it, or never did) and why
+ */
+struct ap_sweep_doc_parts {
+	struct json_object *starts;
+	const struct ap_disk_identity *id;
+	struct json_object *next_steps;
+	const char *placeholder, *why;
+};
+
+/*
+ * The one document of a run, for --json, --save and --replay --json:
+ * {"device", "logical_sector", "reported_physical_sector", "stopped",
+ *  "cause" (only when set), "verdict" (@v or null), "parameters", "starts",
+ *  "results", then "identity", "next_steps", "next_steps_device" from @p}.
  */
 struct json_object *ap_sweep_doc_to_json(const struct ap_sweep_doc *d,
-					 const struct ap_verdict *v, struct json_object *starts,
-					 const char *stopped);
+					 const struct ap_verdict *v, const char *stopped,
+					 const struct ap_sweep_doc_parts *p);
 /* Read a document written by --json or --save. 0, or -EINVAL with a message. */
 int ap_sweep_doc_from_json(struct json_object *o, struct ap_sweep_doc *d, struct ap_error *e);
 int ap_sweep_doc_load(const char *path, struct ap_sweep_doc *d, struct ap_error *e);

@@ -470,6 +470,61 @@ static void test_obs(void **state)
 	ap_sweep_doc_free(&d);
 }
 
+/*
+ * The one document of a run: what the front end hands in lands after the
+ * results, in the documented order; "next_steps_device" only when a
+ * placeholder stands in a step.
+ */
+static void test_doc_parts(void **state)
+{
+	static const char *const keys[] = {
+		"device", "logical_sector", "reported_physical_sector", "stopped", "verdict",
+		"parameters", "starts", "results", "identity", "next_steps", "next_steps_device",
+	};
+	struct ap_disk_identity id = { .model = (char *)"DISK 1", .size = 1 << 30 };
+	struct ap_sweep_doc_parts p = { .id = &id, .placeholder = "DEVICE", .why = "detached" };
+	struct json_object *o, *v;
+	struct ap_sweep_doc d;
+	size_t i = 0;
+
+	(void)state;
+	fill_doc(&d);
+	p.starts = json_tokener_parse("[{\"start\": 38}]");
+	p.next_steps = json_tokener_parse("[\"parted DEVICE\"]");
+	o = ap_sweep_doc_to_json(&d, NULL, "clear", &p);
+	json_object_object_foreach(o, k, val) {
+		(void)val;
+		assert_true(i < sizeof(keys) / sizeof(keys[0]));
+		assert_string_equal(k, keys[i]);
+		i++;
+	}
+	assert_int_equal(i, sizeof(keys) / sizeof(keys[0]));
+	assert_true(json_object_object_get_ex(o, "next_steps_device", &v));
+	assert_string_equal(json_object_get_string(json_object_object_get(v, "placeholder")),
+			    "DEVICE");
+	assert_string_equal(json_object_get_string(json_object_object_get(v, "why")), "detached");
+	assert_true(json_object_object_get_ex(o, "identity", &v));
+	assert_string_equal(json_object_get_string(json_object_object_get(v, "model")), "DISK 1");
+	json_object_put(o);
+
+	/* no step listed: no placeholder; no size: no identity; no steps: no key */
+	id.size = 0;
+	p.starts = NULL;
+	p.next_steps = json_object_new_array();
+	o = ap_sweep_doc_to_json(&d, NULL, NULL, &p);
+	assert_true(json_object_object_get_ex(o, "next_steps", NULL));
+	assert_false(json_object_object_get_ex(o, "next_steps_device", NULL));
+	assert_false(json_object_object_get_ex(o, "identity", NULL));
+	assert_false(json_object_object_get_ex(o, "stopped", NULL));
+	assert_int_equal(json_object_array_length(json_object_object_get(o, "starts")), 0);
+	json_object_put(o);
+	p.next_steps = NULL;
+	o = ap_sweep_doc_to_json(&d, NULL, NULL, &p);
+	assert_false(json_object_object_get_ex(o, "next_steps", NULL));
+	json_object_put(o);
+	ap_sweep_doc_free(&d);
+}
+
 static void test_doc_roundtrip(void **state)
 {
 	struct ap_sweep_doc d, d2;
@@ -481,7 +536,7 @@ static void test_doc_roundtrip(void **state)
 	(void)state;
 	fill_doc(&d);
 	d.cause = ap_xstrdup("a buffer in the drive answers read-modify-writes");
-	o = ap_sweep_doc_to_json(&d, NULL, NULL, "unmeasurable");
+	o = ap_sweep_doc_to_json(&d, NULL, "unmeasurable", NULL);
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	close(fd);
@@ -507,7 +562,7 @@ static void test_doc_roundtrip(void **state)
 	/* no cause: no key */
 	free(d.cause);
 	d.cause = NULL;
-	o = ap_sweep_doc_to_json(&d, NULL, NULL, "clear");
+	o = ap_sweep_doc_to_json(&d, NULL, "clear", NULL);
 	assert_false(json_object_object_get_ex(o, "cause", NULL));
 	json_object_put(o);
 
@@ -1015,6 +1070,7 @@ int main(void)
 		cmocka_unit_test(test_summarize),
 		cmocka_unit_test(test_obs),
 		cmocka_unit_test(test_doc_roundtrip),
+		cmocka_unit_test(test_doc_parts),
 		cmocka_unit_test(test_mkfs_argv),
 		cmocka_unit_test(test_mkfs_mount_data),
 		cmocka_unit_test(test_mkfs_missing),
