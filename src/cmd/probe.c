@@ -521,13 +521,10 @@ static void free_ctl(struct probe_cmd *c)
 			close(j->fd_hold);
 		if (j->have_t)
 			ap_safety_target_free(&j->t);
-		if (j->wc_found)
-			ap_cachectl_free(&j->wc);
 		probe_detach_emulated(j);
 		ap_outfile_discard(&j->plot);	/* not written: the target is untouched */
 		ap_probe_result_free(&j->r);
-		ap_probe_dev_free(&j->d);
-		free(j->journal);
+		ap_probe_prep_free(&j->p);
 		free(j->dev);
 	}
 	ap_outfile_discard(&c->samples_out);

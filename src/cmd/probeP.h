@@ -2,8 +2,9 @@
 /*
  * alignprobe probe: what its files share (private to src/cmd/probe*.c).
  *   probe.c         ap_cmd_probe(), the options, --undo
- *   probe_jobs.c    one job per device: the checks, the gate, emulated
- *                   drives, the output files, the threads and the progress
+ *   probe_jobs.c    one job per device: the hooks of its preparation
+ *                   (probe/prepare.c keeps the order), the gate, emulated
+ *                   drives, the output files, the run and the progress
  *   probe_report.c  everything printed after the run (table, words, JSON,
  *                   plot, samples, --record/--prometheus) and --dry-run
  */
@@ -15,10 +16,10 @@
 #include <stdint.h>
 
 #include "cmd/opts.h"
-#include "device/cachectl.h"
 #include "device/safety.h"
 #include "emu/emu.h"
 #include "lib/outfile.h"
+#include "probe/prepare.h"
 #include "probe/probe.h"
 #include "probe/threads.h"
 #include "ui/out.h"
@@ -42,19 +43,15 @@ struct job {
 	char *dev;			/* what the user named, or the emulated loop device */
 	bool emulated;
 	struct ap_emu *emu;
-	struct ap_probe_dev d;
-	struct ap_probe_plan plan;
-	struct ap_probe_opts o;
+	struct ap_probe_prep p;		/* its preparation (probe/prepare.h): its options,
+					   geometry and identity, plan, journal, cache switch */
 	struct ap_probe_result r;
 	struct ap_error e;
 	struct ap_probe_thread run;	/* the probe on its thread: run.rc, run.started */
 	int fd_hold;
 	struct ap_safety_target t;	/* from the gate's checks until confirmed */
 	bool have_t;
-	char *journal;
 	struct ap_outfile plot;		/* --plot, opened before anything is written */
-	struct ap_cachectl wc;	/* --write-cache off: the disk's switch */
-	bool wc_found;
 };
 
 struct probe_cmd {

@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * alignprobe probe: one job per device. The checks before anything is
- * written (prepare_job), the confirmation (gate_job), the emulated drives,
- * the output files opened before the run, and the run itself: one thread
- * per device behind a start gate (probe/threads.c), with the progress line.
+ * alignprobe probe: one job per device, prepared and run in the orders
+ * the engine keeps (probe/prepare.c), through the hooks only the command
+ * fills: a device's checks (ap_probe_prepare(): the gate's in-use checks,
+ * --record's identity check, the emulated drive's cache model), the
+ * devices' order (ap_probe_check_named(), ap_probe_confirm_all(): the
+ * confirmation, setting up an emulated drive), and the run with its
+ * progress line (ap_probe_run_prepared(): the write caches switched
+ * around one thread per device behind a start gate); the output files
+ * opened before the run.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -28,65 +33,10 @@
 #include "probe/threads.h"
 #include "ui/confirm.h"
 #include "ui/progress.h"
+
 char *probe_journal_path(const struct probe_cmd *c, const struct job *j)
 {
 	return ap_probe_journal_path(c->journal, c->njobs > 1, j->dev);
-}
-
-/*
- * --write-cache off: how the disk under @j switches its cache (before
- * anything is written): 0, or the message and 2 (no way, not a disk).
- */
-static int wcache_find_job(struct job *j)
-{
-	struct ap_error e = { 0 };
-
-	if (ap_cachectl_find_dev(&j->wc, j->dev, &ap_cmd_emu_cache, &e) < 0)
-		return ap_err_error(CMD, j->dev, &e);
-	j->wc_found = true;
-	return 0;
-}
-
-/*
- * The caches off for the measurement: each state found on record first
- * (cleanup's after a SIGKILL), then switched. 0, or 1 after a message
- * (what was switched is restored by probe_wcache_restore()).
- */
-static int wcache_off(struct probe_cmd *c)
-{
-	struct ap_error e = { 0 };
-	size_t i;
-
-	for (i = 0; i < c->njobs; i++) {
-		struct job *j = &c->jobs[i];
-
-		if (!j->wc_found)
-			continue;
-		if (ap_cachectl_record(&j->wc, &e) < 0 || ap_cachectl_set(&j->wc, false, &e) < 0) {
-			ap_warnx(CMD, j->dev, "cannot switch the write cache off: %s", e.msg);
-			return AP_EXIT_FAILURE;
-		}
-	}
-	return 0;
-}
-
-/* Put every cache back as found: 0, or 1 after a message (cleanup puts it back). */
-static int wcache_restore(struct probe_cmd *c)
-{
-	size_t i;
-	int ret = 0;
-
-	for (i = 0; i < c->njobs; i++) {
-		struct job *j = &c->jobs[i];
-		struct ap_error e = { 0 };
-
-		if (j->wc_found && ap_cachectl_restore(&j->wc, &e) < 0) {
-			ap_warnx(CMD, j->dev, "cannot restore the write cache (\"%s\"): %s; "
-				 "'alignprobe cleanup' puts it back", j->wc.w.orig, e.msg);
-			ret = AP_EXIT_FAILURE;
-		}
-	}
-	return ret;
 }
 
 int probe_journal_usable(const char *dev, const char *journal, const struct ap_probe_plan *plan,
@@ -97,52 +47,59 @@ int probe_journal_usable(const char *dev, const char *journal, const struct ap_p
 	return ap_probe_journal_usable(dev, journal, plan, id, &e) ? ap_err_error(CMD, NULL, &e) : 0;
 }
 
-/* Refusals and errors before anything is written: 2 or 3. */
+/* The hooks' context: the command and the job prepared. */
+struct prep_ctx {
+	struct probe_cmd *c;
+	struct job *j;
+};
+
+/*
+ * Who else uses @dev: for a probe that writes, every in-use check of the
+ * gate (any refusal is the gate's: exit 3); for a read-only one, a live
+ * run's hold (reads next to its writes measure neither).
+ */
+static int admit_job(void *arg, const char *dev, bool writes)
+{
+	struct prep_ctx *x = arg;
+	struct ap_safety_opts so = { .yes = true, .dry_run = x->c->dry_run,
+				     .allow_partition = x->c->allow_partition };
+	int rc;
+
+	if (!writes)
+		return ap_cmd_refuse_held(CMD, dev);
+	rc = ap_cmd_gate(CMD, dev, &so, &x->j->t);
+	if (!rc)
+		x->j->have_t = true;
+	return rc;
+}
+
+/* --record: the disk has a model to keep the verdict under. */
+static int identity_job(void *arg, const char *dev, const struct ap_disk_identity *id)
+{
+	struct prep_ctx *x = arg;
+
+	return x->c->record_set ? ap_publish_record_check_disk(CMD, dev, id) : 0;
+}
+
+/*
+ * Every check before anything is written, in the engine's order
+ * (ap_probe_prepare()): 0, or 2 or 3 after the message.
+ */
 static int prepare_job(struct probe_cmd *c, struct job *j)
 {
+	struct prep_ctx x = { .c = c, .j = j };
+	const struct ap_probe_prep_opts po = {
+		.o = &c->o, .journal = c->journal, .several = c->njobs > 1,
+		.slots = c->slots_set ? c->o.slots : 0, .wcache_off = c->wcache_off,
+		.hooks = { .admit = admit_job, .identity = identity_job,
+			   .cache_model = &ap_cmd_emu_cache, .arg = &x },
+	};
 	struct ap_error e = { 0 };
 	int rc;
 
 	j->fd_hold = -1;
-	j->o = c->o;
-	if (!*j->dev)
-		return ap_errx(CMD, NULL, ENOENT, "empty device name");
-	if (access(j->dev, F_OK) != 0)
-		return ap_errx(CMD, j->dev, errno, "%s", strerror(errno));
-	if (c->o.mode != AP_PROBE_READONLY) {
-		/* every in-use check first: any refusal is the gate's (exit 3) */
-		struct ap_safety_opts so = { .yes = true, .dry_run = c->dry_run,
-					     .allow_partition = c->allow_partition };
-
-		rc = ap_cmd_gate(CMD, j->dev, &so, &j->t);
-		if (rc)
-			return rc;
-		j->have_t = true;
-	} else if ((rc = ap_cmd_refuse_held(CMD, j->dev)) != 0) {
-		return rc;	/* reads next to a live run's writes measure neither */
-	}
-	rc = ap_probe_device_geometry(j->dev, &j->d, &e);
-	if (rc)
-		return ap_err_error(CMD, j->dev, &e);
-	j->d.dev = j->dev;
-	j->d.fd_hold = -1;
-	if (c->record_set && (rc = ap_publish_record_check_disk(CMD, j->dev, &j->d.id)) != 0)
-		return rc;
-	rc = ap_probe_plan(&j->o, j->d.size, j->d.logical_sector, &j->plan, &e);
-	if (rc)
-		return ap_err_error(CMD, j->dev, &e);	/* too small 2, metadata area 3 */
-	if (c->wcache_off && (rc = wcache_find_job(j)) != 0)
-		return rc;
-	/* the plan fits what the region holds: never fewer slots than asked, silently */
-	if (c->slots_set && ap_probe_slots_check(&j->plan, c->o.slots, j->dev, &e) != 0)
-		return ap_err_error(CMD, NULL, &e);
-	if (c->o.mode == AP_PROBE_PRESERVE) {
-		j->journal = probe_journal_path(c, j);
-		j->o.journal = j->journal;
-		if (ap_probe_journal_check(j->dev, j->journal, &j->plan, &j->d.id, &e) != 0)
-			return ap_err_error(CMD, NULL, &e);	/* on the device itself: 3 */
-	}
-	return 0;
+	rc = ap_probe_prepare(&j->p, j->dev, &po, &e);
+	return rc < 0 ? ap_err_error(CMD, j->p.about, &e) : rc;
 }
 
 /* The confirmation (destructive mode on a drive that is not ours), then hold it. */
@@ -155,7 +112,7 @@ static int gate_job(struct probe_cmd *c, struct job *j)
 		return 0;
 	so.ask = ap_ui_confirm;
 	if (c->o.mode == AP_PROBE_DESTRUCTIVE && !so.yes) {
-		char *what = ap_probe_overwrite_words(j->dev, &j->plan);
+		char *what = ap_probe_overwrite_words(j->dev, &j->p.plan);
 		int rc;
 
 		rc = ap_cmd_confirm(CMD, j->dev, &j->t, &so, what);
@@ -301,12 +258,36 @@ static void on_tick(void *arg, const struct ap_probe_threads_live *l)
 	ap_progress_update(&p->pg, l->ops, detail);
 }
 
-static void run_jobs(struct probe_cmd *c)
+/* A write cache not switched off (nothing ran) or not put back (cleanup's). */
+static void on_cache_failed(void *arg, const struct ap_probe_prep *pp, bool restoring,
+			    const struct ap_error *e)
+{
+	struct progress *p = arg;
+
+	ap_progress_clear(&p->pg);
+	if (restoring)
+		ap_warnx(CMD, pp->d.dev, "cannot restore the write cache (\"%s\"): %s; "
+			 "'alignprobe cleanup' puts it back", pp->wc.w.orig, e->msg);
+	else
+		ap_warnx(CMD, pp->d.dev, "cannot switch the write cache off: %s", e->msg);
+}
+
+/*
+ * Every device at once, within the one time budget of the call; with
+ * --write-cache off the caches off for it and back as found after, whatever
+ * happened (ap_probe_run_prepared()). 0, or 1 when a cache could not be
+ * switched or restored.
+ */
+int probe_start_jobs(struct probe_cmd *c)
 {
 	struct ap_probe_thread **t = ap_xcalloc(c->njobs, sizeof(*t));
+	struct ap_probe_prep **pp = ap_xcalloc(c->njobs, sizeof(*pp));
 	struct progress p = { .njobs = c->njobs };
+	const struct ap_probe_run_hooks h = { .tick = on_tick, .cache_failed = on_cache_failed,
+					      .arg = &p };
 	char what[96];
 	size_t i;
+	int rc;
 
 	if (c->njobs == 1)
 		snprintf(what, sizeof(what), "probe %s", c->jobs[0].dev);
@@ -316,17 +297,18 @@ static void run_jobs(struct probe_cmd *c)
 	for (i = 0; i < c->njobs; i++) {
 		struct job *j = &c->jobs[i];
 
-		j->d.fd_hold = j->fd_hold;
-		j->o.seed = c->o.seed + i;
-		j->run.d = &j->d;
-		j->run.o = &j->o;
+		j->p.d.fd_hold = j->fd_hold;
+		j->p.o.seed = c->o.seed + i;
 		j->run.r = &j->r;
 		j->run.e = &j->e;
 		t[i] = &j->run;
+		pp[i] = &j->p;
 	}
-	ap_probe_threads_run(t, c->njobs, on_tick, &p);
+	rc = ap_probe_run_prepared(pp, t, c->njobs, c->budget_ns, &h);
 	ap_progress_clear(&p.pg);
+	free(pp);
 	free(t);
+	return rc ? AP_EXIT_FAILURE : 0;
 }
 
 /* One job per device named, then one per --emulate (its device comes later). */
@@ -343,21 +325,6 @@ void probe_setup_jobs(struct probe_cmd *c)
 	}
 }
 
-/*
- * The output files, then every check on every named device: 0 or an exit
- * code, with nothing written.
- */
-int probe_plan_jobs(struct probe_cmd *c)
-{
-	size_t i;
-	int rc;
-
-	rc = open_outputs(c, c->nnamed);
-	for (i = 0; !rc && i < c->nnamed; i++)
-		rc = prepare_job(c, &c->jobs[i]);
-	return rc;
-}
-
 static int signal_status(void)
 {
 	int sig = ap_sig_pending();
@@ -365,47 +332,59 @@ static int signal_status(void)
 	return sig ? AP_EXIT_SIGNAL_BASE + sig : 0;
 }
 
-/*
- * The gate of every named device, then the emulated drives (set up,
- * checked, held): nothing is written before all of them passed.
- */
-int probe_gate_jobs(struct probe_cmd *c)
+/* The order's hooks (ap_probe_check_named(), ap_probe_confirm_all()). */
+static int order_check(void *arg, size_t i)
 {
-	size_t i;
-	int rc = 0;
+	struct probe_cmd *c = arg;
 
-	for (i = 0; !rc && i < c->nnamed; i++)
-		rc = gate_job(c, &c->jobs[i]);
-	for (i = 0; !rc && i < c->nemu; i++) {
-		struct job *j = &c->jobs[c->nnamed + i];
+	return prepare_job(c, &c->jobs[i]);
+}
 
-		rc = signal_status();
-		if (!rc)
-			rc = attach_emulated(c, i, j);
-		if (!rc)
-			rc = prepare_job(c, j);
-		if (!rc)
-			rc = gate_job(c, j);
-	}
-	return rc ? rc : signal_status();
+static int order_confirm(void *arg, size_t i)
+{
+	struct probe_cmd *c = arg;
+
+	return gate_job(c, &c->jobs[i]);
+}
+
+/* An emulated drive set up, unless a signal came: 0 or an exit code. */
+static int order_attach(void *arg, size_t i)
+{
+	struct probe_cmd *c = arg;
+	int rc = signal_status();
+
+	return rc ? rc : attach_emulated(c, i - c->nnamed, &c->jobs[i]);
+}
+
+static const struct ap_probe_order_hooks order_hooks = {
+	.check = order_check, .confirm = order_confirm, .attach = order_attach,
+};
+
+/*
+ * The output files, then every check on every named device: 0 or an exit
+ * code, with nothing written.
+ */
+int probe_plan_jobs(struct probe_cmd *c)
+{
+	struct ap_probe_order_hooks h = order_hooks;
+	int rc;
+
+	h.arg = c;
+	rc = open_outputs(c, c->nnamed);
+	return rc ? rc : ap_probe_check_named(c->nnamed, &h);
 }
 
 /*
- * Every device at once, within the one time budget of the call; with
- * --write-cache off the caches off for it and back as found after, whatever
- * happened. 0, or 1 when a cache could not be switched or restored.
+ * The gate of every named device, then the emulated drives (set up,
+ * checked, held), in the engine's order: nothing is written before all
+ * of them passed.
  */
-int probe_start_jobs(struct probe_cmd *c)
+int probe_gate_jobs(struct probe_cmd *c)
 {
-	size_t i;
-	int rc = c->wcache_off ? wcache_off(c) : 0;
+	struct ap_probe_order_hooks h = order_hooks;
+	int rc;
 
-	c->o.deadline_ns = ap_now_ns() + c->budget_ns;
-	for (i = 0; i < c->njobs; i++)
-		c->jobs[i].o.deadline_ns = c->o.deadline_ns;
-	if (!rc)
-		run_jobs(c);
-	if (c->wcache_off && wcache_restore(c) && !rc)
-		rc = AP_EXIT_FAILURE;
-	return rc;
+	h.arg = c;
+	rc = ap_probe_confirm_all(c->nnamed, c->nemu, &h);
+	return rc ? rc : signal_status();
 }

@@ -111,7 +111,7 @@ static void print_words(const struct job *j)
 		ap_cmd_print_verdict_next_steps(j->dev, j->emulated ? "the emulated drive this run "
 						"measured is detached when it ends" : NULL,
 						&j->r.verdict, j->r.clear);
-	s = ap_probe_result_caveats(&j->r, &j->d);
+	s = ap_probe_result_caveats(&j->r, &j->p.d);
 	if (s)
 		fputs(s, stdout);
 	free(s);
@@ -136,7 +136,7 @@ static struct json_object *job_json(const struct ap_cols *cs, const struct job *
 		}
 	}
 	ap_row_free(&row);
-	return ap_probe_result_to_json(j->dev, j->emulated, &j->d, r,
+	return ap_probe_result_to_json(j->dev, j->emulated, &j->p.d, r,
 				       ap_cmd_verdict_next_steps_json(j->emulated ? NULL : j->dev,
 								      &r->verdict, r->clear),
 				       res, j->run.rc ? j->e.msg : NULL);
@@ -287,14 +287,14 @@ static int report_fleet(struct probe_cmd *c)
 		bool ok = j->run.started && !j->run.rc && !r->interrupted;	/* ran to its end */
 
 		if (c->record_set && ok &&
-		    ap_publish_record(CMD, c->record, "probe", j->dev, &j->d.id, &r->verdict,
+		    ap_publish_record(CMD, c->record, "probe", j->dev, &j->p.d.id, &r->verdict,
 				    c->quiet) != 0)
 			rc = -1;
 		if (p) {
 			struct ap_fleet_probe m = {
-				.dev = j->dev, .id = &j->d.id, .v = j->run.started ? &r->verdict : NULL,
-				.logical_sector = j->d.logical_sector,
-				.reported_physical = j->d.reported_physical,
+				.dev = j->dev, .id = &j->p.d.id, .v = j->run.started ? &r->verdict : NULL,
+				.logical_sector = j->p.d.logical_sector,
+				.reported_physical = j->p.d.reported_physical,
 				.seconds = ap_probe_result_seconds(r), .ok = ok,
 			};
 
@@ -365,7 +365,7 @@ int probe_dry_run(struct probe_cmd *c, size_t nnamed)
 
 				ap_cmd_confirm(CMD, j->dev, &j->t, &so, NULL);	/* describes only */
 			}
-			print_plan(c, j->dev, &j->plan, j->journal, j->wc_found ? &j->wc : NULL);
+			print_plan(c, j->dev, &j->p.plan, j->p.journal, j->p.wc_found ? &j->p.wc : NULL);
 		} else if ((rc = dry_run_emulated(c, i - nnamed)) != 0) {
 			return rc;
 		}
@@ -392,9 +392,9 @@ static int jobs_status(const struct probe_cmd *c)
 
 		if (j->r.interrupted) {
 			worst = AP_EXIT_SIGNAL_BASE + j->r.interrupted;
-		} else if (j->run.rc || j->d.journal_kept) {
+		} else if (j->run.rc || j->p.d.journal_kept) {
 			/* another writer's ranges left alone: refused for safety */
-			int st = j->d.changed && (!j->run.rc || j->run.rc == -EPERM) ?
+			int st = j->p.d.changed && (!j->run.rc || j->run.rc == -EPERM) ?
 				 AP_EXIT_REFUSED : AP_EXIT_FAILURE;
 
 			if (worst < AP_EXIT_SIGNAL_BASE && (worst == AP_EXIT_OK ||
@@ -434,16 +434,16 @@ int probe_report_jobs(struct probe_cmd *c)
 		}
 		if (j->run.rc)
 			ap_warnx(CMD, j->dev, "%s", j->e.msg);
-		if (j->d.journal_kept && j->d.changed)
+		if (j->p.d.journal_kept && j->p.d.changed)
 			ap_warnx(CMD, j->dev, "the ranges named were written by someone else during "
 				 "the probe and are left as they are; the undo journal %s is kept: "
 				 "'%s %s --force --undo %s' puts the probe's original bytes back over "
-				 "them, or delete it to keep the other writer's", j->d.journal,
-				 AP_PROG, CMD, j->d.journal);
-		else if (j->d.journal_kept)
+				 "them, or delete it to keep the other writer's", j->p.d.journal,
+				 AP_PROG, CMD, j->p.d.journal);
+		else if (j->p.d.journal_kept)
 			ap_warnx(CMD, j->dev, "the data could not be verified; the undo journal "
-				 "%s was kept: run '%s %s --undo %s'", j->d.journal, AP_PROG, CMD,
-				 j->d.journal);
+				 "%s was kept: run '%s %s --undo %s'", j->p.d.journal, AP_PROG, CMD,
+				 j->p.d.journal);
 	}
 	if (print_results(c) != 0) {
 		ap_warnx(CMD, NULL, "write error on standard output");

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The probe's checks before anything is written, and what a plan costs
- * (see prepare.h).
+ * The probe's checks before anything is written, the order of a device's
+ * preparation and the write caches switched around the run, and what a
+ * plan costs (see prepare.h).
  */
 #include "probe/prepare.h"
 
@@ -13,6 +14,7 @@
 
 #include "lib/state.h"
 #include "probe/journal.h"
+#include "probe/threads.h"
 
 static const char *dev_base(const char *dev)
 {
@@ -206,4 +208,153 @@ void ap_probe_plan_counts(const struct ap_probe_plan *p, const struct ap_probe_o
 	else
 		for (i = 1; i < p->nsizes; i++)
 			*honest += (uint64_t)ap_probe_noffsets(p, p->sizes[i]) * o->min_rounds;
+}
+
+/* The steps of ap_probe_prepare() after the identity: the plan and what it needs. */
+static int prepare_plan(struct ap_probe_prep *p, const char *dev,
+			const struct ap_probe_prep_opts *po, struct ap_error *e)
+{
+	int rc;
+
+	p->about = dev;
+	rc = ap_probe_plan(&p->o, p->d.size, p->d.logical_sector, &p->plan, e);
+	if (rc)
+		return rc;
+	if (po->wcache_off) {
+		rc = ap_cachectl_find_dev(&p->wc, dev, po->hooks.cache_model, e);
+		if (rc < 0)
+			return rc;
+		p->wc_found = true;
+	}
+	/* the plan fits what the region holds: never fewer slots than asked, silently */
+	p->about = NULL;	/* the messages name the device, or the journal */
+	if (po->slots && (rc = ap_probe_slots_check(&p->plan, po->slots, dev, e)) != 0)
+		return rc;
+	if (p->o.mode == AP_PROBE_PRESERVE) {
+		p->journal = ap_probe_journal_path(po->journal, po->several, dev);
+		p->o.journal = p->journal;
+		return ap_probe_journal_check(dev, p->journal, &p->plan, &p->d.id, e);
+	}
+	return 0;
+}
+
+int ap_probe_prepare(struct ap_probe_prep *p, const char *dev, const struct ap_probe_prep_opts *po,
+		     struct ap_error *e)
+{
+	const struct ap_probe_prep_hooks *h = &po->hooks;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	p->o = *po->o;
+	p->d.fd_hold = -1;
+	if (!*dev)
+		return ap_error_set(e, ENOENT, "empty device name");
+	p->about = dev;
+	if (access(dev, F_OK) != 0)
+		return ap_error_set(e, errno, "%s", strerror(errno));
+	/* who else uses it first: any refusal is the gate's */
+	if (h->admit && (rc = h->admit(h->arg, dev, p->o.mode != AP_PROBE_READONLY)) != 0)
+		return rc;
+	rc = ap_probe_device_geometry(dev, &p->d, e);
+	if (rc)
+		return rc;
+	p->d.dev = dev;
+	p->d.fd_hold = -1;
+	if (h->identity && (rc = h->identity(h->arg, dev, &p->d.id)) != 0)
+		return rc;
+	return prepare_plan(p, dev, po, e);
+}
+
+void ap_probe_prep_free(struct ap_probe_prep *p)
+{
+	if (p->wc_found)
+		ap_cachectl_free(&p->wc);
+	p->wc_found = false;
+	ap_probe_dev_free(&p->d);
+	free(p->journal);
+	p->journal = NULL;
+}
+
+int ap_probe_check_named(size_t nnamed, const struct ap_probe_order_hooks *h)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; !rc && i < nnamed; i++)
+		rc = h->check(h->arg, i);
+	return rc;
+}
+
+int ap_probe_confirm_all(size_t nnamed, size_t nemu, const struct ap_probe_order_hooks *h)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; !rc && i < nnamed; i++)
+		rc = h->confirm(h->arg, i);
+	for (i = nnamed; !rc && i < nnamed + nemu; i++) {
+		rc = h->attach(h->arg, i);
+		if (!rc)
+			rc = h->check(h->arg, i);
+		if (!rc)
+			rc = h->confirm(h->arg, i);
+	}
+	return rc;
+}
+
+/* The caches off, each state recorded first: 0, or -EIO after the hook. */
+static int caches_off(struct ap_probe_prep *const *p, size_t n, const struct ap_probe_run_hooks *h)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct ap_error e = { 0 };
+
+		if (!p[i]->wc_found)
+			continue;
+		if (ap_cachectl_record(&p[i]->wc, &e) < 0 || ap_cachectl_set(&p[i]->wc, false, &e) < 0) {
+			if (h->cache_failed)
+				h->cache_failed(h->arg, p[i], false, &e);
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
+/* Every cache back as found: 0, or -EIO after the hook for each that is not. */
+static int caches_restore(struct ap_probe_prep *const *p, size_t n,
+			  const struct ap_probe_run_hooks *h)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < n; i++) {
+		struct ap_error e = { 0 };
+
+		if (p[i]->wc_found && ap_cachectl_restore(&p[i]->wc, &e) < 0) {
+			if (h->cache_failed)
+				h->cache_failed(h->arg, p[i], true, &e);
+			ret = -EIO;
+		}
+	}
+	return ret;
+}
+
+int ap_probe_run_prepared(struct ap_probe_prep *const *p, struct ap_probe_thread *const *t,
+			  size_t n, uint64_t budget_ns, const struct ap_probe_run_hooks *h)
+{
+	uint64_t deadline;
+	size_t i;
+	int rc = caches_off(p, n, h), rc2;
+
+	deadline = ap_now_ns() + budget_ns;
+	for (i = 0; i < n; i++) {
+		p[i]->o.deadline_ns = deadline;
+		t[i]->d = &p[i]->d;
+		t[i]->o = &p[i]->o;
+	}
+	if (!rc)
+		ap_probe_threads_run(t, n, h->tick, h->arg);
+	rc2 = caches_restore(p, n, h);
+	return rc ? rc : rc2;
 }

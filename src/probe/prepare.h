@@ -3,7 +3,10 @@
  * The probe's checks before anything is written (prepare.c): that the
  * plan holds the slots asked for, where each device's undo journal goes
  * and that it can be created there and registered, off the device it
- * protects; how many timed operations a plan takes; and the result of a
+ * protects; the order of a device's preparation, with hooks for what
+ * only the command does (the gate, its prompt and messages; the emulated
+ * drive's cache model), and the write caches switched around the run;
+ * how many timed operations a plan takes; and the result of a
  * device as JSON (result_json.c). Nothing here prints: each error's
  * message names what it is about ("JOURNAL: is a directory ...") and its
  * code says what kind of error it is (bad input, refused, failed).
@@ -15,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "device/cachectl.h"
 #include "device/identity.h"
 #include "lib/util.h"
 #include "probe/probe.h"
@@ -94,6 +98,125 @@ int ap_probe_plan_ahead(const struct ap_probe_opts *o, uint64_t capacity, unsign
  */
 void ap_probe_plan_counts(const struct ap_probe_plan *plan, const struct ap_probe_opts *o,
 			  uint64_t *lo, uint64_t *hi, uint64_t *honest);
+
+/* ---- the order of a probe's preparation and run (prepare.c) ---- */
+
+/*
+ * What only the front end does in the preparation of a probe, called by
+ * ap_probe_prepare() at its place in the order. Each returns 0 to go on,
+ * or a positive status that ends the preparation there, returned as is
+ * (the hook has said why). @arg is the hooks' own.
+ */
+struct ap_probe_prep_hooks {
+	/*
+	 * Who else uses @dev, before anything of it is read: for a probe
+	 * that @writes, the safety gate's in-use checks (any refusal is the
+	 * gate's); for a read-only one, that no run writes it.
+	 */
+	int (*admit)(void *arg, const char *dev, bool writes);
+	/* The disk's identity @id, read with its geometry (may be NULL). */
+	int (*identity)(void *arg, const char *dev, const struct ap_disk_identity *id);
+	/* The emulated drive's cache model, for --write-cache off (may be NULL). */
+	const struct ap_cache_model *cache_model;
+	void *arg;
+};
+
+/* What every device's preparation is asked for. */
+struct ap_probe_prep_opts {
+	const struct ap_probe_opts *o;	/* the run's options; each device gets a copy */
+	const char *journal;		/* --journal, or NULL: the default place */
+	bool several;			/* several devices: journals named after each */
+	unsigned slots;			/* --slots asked for, 0: the plan's */
+	bool wcache_off;		/* --write-cache off: find each disk's switch */
+	struct ap_probe_prep_hooks hooks;
+};
+
+/* One device, prepared: what its run needs. */
+struct ap_probe_prep {
+	struct ap_probe_opts o;		/* its run's options (o.journal: its journal) */
+	struct ap_probe_dev d;		/* geometry and identity (d.dev: the device) */
+	struct ap_probe_plan plan;
+	char *journal;			/* preserving mode: its undo journal */
+	struct ap_cachectl wc;		/* --write-cache off: the disk's switch */
+	bool wc_found;
+	/* after an error: what its message is about (the device), or NULL
+	   when the message names it (the journal, the slots of DEV) */
+	const char *about;
+};
+
+/*
+ * Everything the probe of @dev checks before anything is written, in
+ * this order: a name that exists (-ENOENT); the hook admit; the
+ * geometry and identity; the hook identity; the plan (too small:
+ * -EINVAL, on the metadata: -EPERM); with --write-cache off, how its
+ * disk switches the cache (-ENODEV: no way); the slots asked for
+ * (-EINVAL); in preserving mode, its undo journal: usable, registrable,
+ * not on @dev itself (-EPERM). @dev is kept, not copied. 0; -errno with
+ * the message in @e, about p->about; or a hook's status. Free @p with
+ * ap_probe_prep_free() either way.
+ */
+int ap_probe_prepare(struct ap_probe_prep *p, const char *dev, const struct ap_probe_prep_opts *po,
+		     struct ap_error *e);
+void ap_probe_prep_free(struct ap_probe_prep *p);
+
+/*
+ * The order across the devices of one probe, what only the front end does
+ * at each step through these hooks, @i a device's index: the named ones
+ * first (0 to @nnamed - 1), then the emulated drives. Each returns 0 to go
+ * on or a positive status that ends the order there, returned as is (the
+ * hook has said why).
+ */
+struct ap_probe_order_hooks {
+	/* Device @i checked (ap_probe_prepare() with hooks of its own). */
+	int (*check)(void *arg, size_t i);
+	/* Device @i confirmed (a destructive probe of a drive not ours asks) and held. */
+	int (*confirm)(void *arg, size_t i);
+	/* The emulated drive @i set up: its device is known only now. */
+	int (*attach)(void *arg, size_t i);
+	void *arg;
+};
+
+/*
+ * Every named device checked, none asked about or held yet: what a dry
+ * run describes. 0 or the first hook's status.
+ */
+int ap_probe_check_named(size_t nnamed, const struct ap_probe_order_hooks *h);
+/*
+ * After ap_probe_check_named(): every named device confirmed and held,
+ * and only then each of the @nemu emulated drives set up, checked and
+ * confirmed in turn, so that nothing is set up for a probe a named
+ * device refuses and nothing is written before every device has passed.
+ * 0 or the first hook's status.
+ */
+int ap_probe_confirm_all(size_t nnamed, size_t nemu, const struct ap_probe_order_hooks *h);
+
+struct ap_probe_thread;
+struct ap_probe_threads_live;
+/*
+ * What only the front end does around the run (ap_probe_run_prepared()):
+ * @tick shows what the probes have done (every 100 ms, may be NULL);
+ * @cache_failed says that the cache of @p could not be switched off
+ * (@restoring false: nothing ran) or put back (true; the registry keeps
+ * its record for `alignprobe cleanup`), with the reason @e.
+ */
+struct ap_probe_run_hooks {
+	void (*tick)(void *arg, const struct ap_probe_threads_live *l);
+	void (*cache_failed)(void *arg, const struct ap_probe_prep *p, bool restoring,
+			     const struct ap_error *e);
+	void *arg;
+};
+
+/*
+ * The run of the @n prepared devices @p, each on its thread @t (its
+ * result and error given; its device and options set here): the caches
+ * found switched off (each state recorded first, so that cleanup puts it
+ * back after a SIGKILL), every probe within @budget_ns from now, side by
+ * side (probe/threads.h), then every cache put back as found, whatever
+ * happened. 0, or -EIO when a cache could not be switched or put back
+ * (each said through the hook).
+ */
+int ap_probe_run_prepared(struct ap_probe_prep *const *p, struct ap_probe_thread *const *t,
+			  size_t n, uint64_t budget_ns, const struct ap_probe_run_hooks *h);
 
 /* ---- result_json.c ---- */
 

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/sig.h"
 #include "lib/util.h"
@@ -1574,11 +1575,155 @@ static void test_samples_and_paths(void **state)
 	free(p);
 }
 
+/* What ap_probe_prepare()'s hooks saw. */
+struct prep_seen {
+	int admit_status;
+	unsigned admitted, identified;
+	bool writes;
+};
+
+static int seen_admit(void *arg, const char *dev, bool writes)
+{
+	struct prep_seen *x = arg;
+
+	(void)dev;
+	x->admitted++;
+	x->writes = writes;
+	return x->admit_status;
+}
+
+static int seen_identity(void *arg, const char *dev, const struct ap_disk_identity *id)
+{
+	struct prep_seen *x = arg;
+
+	(void)dev;
+	(void)id;
+	x->identified++;
+	return 0;
+}
+
+/*
+ * The preparation's order: the name, then who else uses it (the
+ * command's gate, whose status ends it there), then the geometry; each
+ * error says what it is about.
+ */
+static void test_prepare_order(void **state)
+{
+	struct ap_probe_opts o;
+	struct prep_seen x = { 0 };
+	struct ap_probe_prep_opts po = {
+		.o = &o, .hooks = { .admit = seen_admit, .identity = seen_identity, .arg = &x },
+	};
+	struct ap_probe_prep p;
+	struct ap_error e = { 0 };
+	char path[] = "/tmp/test_probe_prep.XXXXXX";
+	int fd;
+
+	(void)state;
+	ap_probe_opts_init(&o);
+	o.mode = AP_PROBE_DESTRUCTIVE;
+	assert_int_equal(ap_probe_prepare(&p, "", &po, &e), -ENOENT);
+	assert_null(p.about);
+	assert_string_equal(e.msg, "empty device name");
+	ap_probe_prep_free(&p);
+	assert_int_equal(ap_probe_prepare(&p, "/nonexistent/disk", &po, &e), -ENOENT);
+	assert_string_equal(p.about, "/nonexistent/disk");
+	ap_probe_prep_free(&p);
+	assert_int_equal(x.admitted, 0);
+
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	/* the gate refuses (exit 3): nothing after it runs */
+	x.admit_status = 3;
+	assert_int_equal(ap_probe_prepare(&p, path, &po, &e), 3);
+	assert_int_equal(x.admitted, 1);
+	assert_true(x.writes);
+	assert_int_equal(x.identified, 0);
+	ap_probe_prep_free(&p);
+	/* admitted: the geometry of a file that is no block device */
+	x.admit_status = 0;
+	o.mode = AP_PROBE_READONLY;
+	assert_int_equal(ap_probe_prepare(&p, path, &po, &e), -ENOTBLK);
+	assert_int_equal(x.admitted, 2);
+	assert_false(x.writes);
+	assert_int_equal(x.identified, 0);
+	assert_string_equal(p.about, path);
+	assert_non_null(strstr(e.msg, "not a block device"));
+	ap_probe_prep_free(&p);
+	unlink(path);
+}
+
+/* The order across devices: a log of the hooks' calls, a status at one. */
+struct order_log {
+	char calls[128];
+	size_t n;
+	char stop_kind;
+	size_t stop_at;
+};
+
+static int order_note(struct order_log *l, char kind, size_t i)
+{
+	l->calls[l->n++] = kind;
+	l->calls[l->n++] = (char)('0' + i);
+	l->calls[l->n] = '\0';
+	return kind == l->stop_kind && i == l->stop_at ? 3 : 0;
+}
+
+static int log_check(void *arg, size_t i)
+{
+	return order_note(arg, 'k', i);
+}
+
+static int log_confirm(void *arg, size_t i)
+{
+	return order_note(arg, 'c', i);
+}
+
+static int log_attach(void *arg, size_t i)
+{
+	return order_note(arg, 'a', i);
+}
+
+/*
+ * Every named device checked before any is confirmed; the emulated drives
+ * set up only after every named one is held, each checked and confirmed
+ * before the next is set up; the first status ends the order.
+ */
+static void test_probe_order(void **state)
+{
+	struct order_log l = { .stop_kind = 0 };
+	struct ap_probe_order_hooks h = {
+		.check = log_check, .confirm = log_confirm, .attach = log_attach, .arg = &l,
+	};
+
+	(void)state;
+	assert_int_equal(ap_probe_check_named(2, &h), 0);
+	assert_int_equal(ap_probe_confirm_all(2, 2, &h), 0);
+	assert_string_equal(l.calls, "k0k1c0c1a2k2c2a3k3c3");
+	l.n = 0;
+	l.stop_kind = 'c';
+	l.stop_at = 1;	/* a named device refused: no drive is set up */
+	assert_int_equal(ap_probe_confirm_all(2, 2, &h), 3);
+	assert_string_equal(l.calls, "c0c1");
+	l.n = 0;
+	l.stop_kind = 'k';
+	l.stop_at = 2;	/* the first drive fails its checks: the second is never set up */
+	assert_int_equal(ap_probe_confirm_all(2, 2, &h), 3);
+	assert_string_equal(l.calls, "c0c1a2k2");
+	l.n = 0;
+	l.stop_at = 0;
+	assert_int_equal(ap_probe_check_named(2, &h), 3);
+	assert_string_equal(l.calls, "k0");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_samples_and_paths),
 		cmocka_unit_test(test_plan),
+		cmocka_unit_test(test_prepare_order),
+		cmocka_unit_test(test_probe_order),
 		cmocka_unit_test(test_untouched),
 		cmocka_unit_test(test_margins),
 		cmocka_unit_test(test_units),
