@@ -21,7 +21,9 @@
  *     identity, and reveal a disk that was rewritten since.
  *
  * Reading needs an open descriptor; comparing, describing and the JSON form
- * are pure. Nothing here writes to a device.
+ * are pure. Nothing here writes to a device. identity.c gathers an
+ * identity (and keeps its JSON form); identity_match.c compares two and
+ * finds the disk that has one.
  */
 #ifndef AP_IDENTITY_H
 #define AP_IDENTITY_H

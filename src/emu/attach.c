@@ -1,20 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The emulated drive's life cycle: build the work directory (sparse backing
- * file, shared stats page), fork the FUSE server (server.c), attach a
- * loop device with 512-byte (or the spec's) logical sectors to the served file,
- * and take everything down again -- also after the server was SIGKILLed.
- * The layout of a work directory is described in emu/emuP.h; the work
- * directory, the stats page, finding a device's drive (locate.c) and the
- * server are in their own files.
+ * file, shared stats page), fork the FUSE server (server.c) and stop it,
+ * attach the drive's loop device (loop.c) to the served file, and take
+ * everything down again in order -- also after the server was SIGKILLed,
+ * one teardown at a time. The layout of a work directory is described in
+ * emu/emuP.h; the work directory, the stats page, finding a device's drive
+ * (locate.c), the loop device and the server are in their own files.
  */
 #include "emu/emu.h"
 #include "emu/model.h"
 #include "emu/emuP.h"
 #include "emu/server.h"
-#include "lib/blkdev.h"
 #include "lib/state.h"
-#include "lib/sysfs.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -26,19 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-#include <blkid.h>
-#include <linux/blkpg.h>
-#include <linux/loop.h>
 
 struct ap_emu {
 	char *dev;		/* /dev/loopN */
@@ -160,14 +152,6 @@ static bool server_alive(const char *workdir)
 	return alive;
 }
 
-static void sleep_ms(unsigned ms)
-{
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
 /* The server's pid as the registry records it (aux), or 0. */
 static pid_t registered_pid(const char *workdir)
 {
@@ -205,77 +189,13 @@ static bool server_stop(const char *workdir, pid_t child)
 		return false;
 	kill(pid, SIGTERM);
 	for (i = 0; i < 500 && server_alive(workdir); i++)
-		sleep_ms(10);
+		ap_sleep_ms(10);
 	if (server_alive(workdir)) {
 		kill(pid, SIGKILL);
 		for (i = 0; i < 500 && server_alive(workdir); i++)
-			sleep_ms(10);
+			ap_sleep_ms(10);
 	}
 	return !server_alive(workdir);
-}
-
-/*
- * Who keeps /dev/@name from being detached exclusively: 1 a live alignprobe
- * run's hold (the reason in @e), 2 a mount or a stacking driver (dm, md) on
- * it or a partition, 0 another opener (a program that opened it O_EXCL, a
- * run that died holding it).
- */
-static int loop_user(const char *name, struct ap_error *e)
-{
-	char *v = ap_sysfs_name_attr(name, "dev"), *cmd = NULL;
-	int rc = 0;
-	pid_t pid;
-	dev_t d;
-
-	if (v && ap_sysfs_parse_devno(v, &d) == 0) {
-		if (ap_state_live_hold(d, &pid, &cmd)) {
-			ap_error_set(e, EBUSY, "/dev/%s: in use by a running alignprobe %s (PID %d)",
-				     name, cmd, (int)pid);
-			rc = 1;
-		} else if (ap_mountinfo_has_disk(d) || ap_sysfs_has_holders(name)) {
-			rc = 2;
-		}
-	}
-	free(cmd);
-	free(v);
-	return rc;
-}
-
-/*
- * Clear the loop device @name (which must be ours) and wait for it to let
- * go. Mounted, held by dm/md (it or a partition) or by a live run:
- * refused, -EBUSY. Held open exclusively by somebody else (a program that
- * opened it O_EXCL, a run that died holding it): cleared all the same,
- * which the kernel completes (autoclear) when the last opener closes, so
- * that a run that fails never leaves its drive behind; the opener's
- * requests fail from now on.
- */
-static int loop_clear(const char *name, struct ap_error *e)
-{
-	char dev[80];
-	int rc, user;
-
-	snprintf(dev, sizeof(dev), "/dev/%s", name);
-	/* exclusive: fails while mounted or otherwise claimed */
-	rc = ap_blkdev_loop_detach(dev, true, 10000);
-	user = rc == -EBUSY ? loop_user(name, e) : 0;
-	if (user == 1)
-		return -EBUSY;
-	if (rc == -EBUSY && !user) {
-		rc = ap_blkdev_loop_detach(dev, false, 0);
-		if (rc == -ETIMEDOUT)
-			rc = 0;		/* detached when its last opener closes */
-	}
-	if (rc == -EBUSY)
-		return ap_error_set(e, EBUSY, "%s: in use (mounted?): unmount it first", dev);
-	if (rc == -ETIMEDOUT)
-		/* the loop device was let go of: a failure half-way, not a refusal */
-		return ap_error_set(e, ETIMEDOUT, "%s: still attached after detaching (held open?)",
-				    dev);
-	if (rc)
-		return ap_error_set(e, -rc, "%s: cannot detach the loop device: %s", dev,
-				    strerror(-rc));
-	return 0;
 }
 
 /* Abort the FUSE connection behind @mnt, for a server that hangs. */
@@ -363,7 +283,7 @@ static int teardown(const char *workdir, const char *loop, pid_t child, struct a
 	if (loop) {
 		live = ap_emu_workdir_of_loop(loop);
 		if (live && strcmp(live, workdir) == 0)
-			rc = loop_clear(loop, e);
+			rc = ap_emu_loop_clear(loop, e);
 		if (rc)
 			goto out;
 	}
@@ -554,189 +474,6 @@ int ap_emu_forget(struct ap_emu *emu, struct ap_error *e)
 
 /* ---- bringing a drive up ---- */
 
-static int loop_configure(int lfd, int ffd, const char *file, unsigned lbs)
-{
-	struct loop_config cfg;
-	struct loop_info64 info;
-
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.fd = (uint32_t)ffd;
-	cfg.block_size = lbs;
-	cfg.info.lo_flags = LO_FLAGS_PARTSCAN;
-	snprintf((char *)cfg.info.lo_file_name, LO_NAME_SIZE, "%s", file);
-	if (ioctl(lfd, LOOP_CONFIGURE, &cfg) == 0)
-		return 0;
-	if (errno != EINVAL && errno != ENOTTY)
-		return -errno;
-	/* kernels before 5.8 */
-	if (ioctl(lfd, LOOP_SET_FD, ffd) != 0)
-		return -errno;
-	memset(&info, 0, sizeof(info));
-	info.lo_flags = LO_FLAGS_PARTSCAN;
-	snprintf((char *)info.lo_file_name, LO_NAME_SIZE, "%s", file);
-	if (ioctl(lfd, LOOP_SET_STATUS64, &info) != 0) {
-		int err = errno;
-
-		ioctl(lfd, LOOP_CLR_FD, 0);
-		return -err;
-	}
-	if (lbs != 512 && ioctl(lfd, LOOP_SET_BLOCK_SIZE, (unsigned long)lbs) != 0) {
-		int err = errno;
-
-		ioctl(lfd, LOOP_CLR_FD, 0);
-		return -err;
-	}
-	return 0;
-}
-
-/* Pick a free loop device, have the server register it, attach. */
-static int loop_attach(const char *workdir, int ctl, int st, unsigned lbs, char **dev,
-		       struct ap_error *e)
-{
-	char *file, line[96];
-	int cfd, ffd, rc = -EBUSY;
-	unsigned tries;
-
-	cfd = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
-	if (cfd < 0)
-		return ap_error_set(e, errno, "/dev/loop-control: %s", strerror(errno));
-	ap_xasprintf(&file, "%s/mnt/%s", workdir, AP_EMU_FILE);
-	ffd = open(file, O_RDWR | O_CLOEXEC);
-	if (ffd < 0) {
-		rc = ap_error_set(e, errno, "cannot open the served file %s: %s", file, strerror(errno));
-		goto out;
-	}
-	for (tries = 0; tries < 50; tries++) {
-		int n = ioctl(cfd, LOOP_CTL_GET_FREE), lfd = -1, i;
-
-		if (n < 0) {
-			rc = ap_error_set(e, errno, "no free loop device: %s", strerror(errno));
-			break;
-		}
-		snprintf(line, sizeof(line), "dev /dev/loop%d\n", n);
-		rc = ap_emu_server_send(ctl, line);
-		if (rc == 0)
-			rc = ap_emu_server_reply(st, "ok", e);
-		else
-			ap_error_set(e, -rc, "the emulator's server died (see its log)");
-		if (rc)
-			break;
-		line[strlen(line) - 1] = '\0';
-		for (i = 0; i < 100 && lfd < 0; i++) {
-			lfd = open(line + 4, O_RDWR | O_CLOEXEC);
-			if (lfd < 0 && errno == ENOENT)
-				sleep_ms(10);
-			else
-				break;
-		}
-		if (lfd < 0) {
-			rc = ap_error_set(e, errno, "%s: %s", line + 4, strerror(errno));
-			break;
-		}
-		rc = loop_configure(lfd, ffd, file, lbs);
-		close(lfd);
-		if (rc == 0) {
-			*dev = ap_xstrdup(line + 4);
-			break;
-		}
-		if (rc != -EBUSY) {
-			ap_error_set(e, -rc, "%s: cannot attach: %s", line + 4, strerror(-rc));
-			break;
-		}
-		/* another process took it between GET_FREE and CONFIGURE */
-		sleep_ms(tries);
-	}
-	if (rc == -EBUSY)
-		ap_error_set(e, EBUSY, "no loop device could be attached (all busy)");
-out:
-	if (ffd >= 0)
-		close(ffd);
-	close(cfd);
-	free(file);
-	return rc;
-}
-
-/*
- * A drive with its write cache off says "write through", so the kernel sends
- * it no flushes (a real disk with WCE=0); with the cache on, "write back".
- */
-/* The loop device's queue attribute @attr (write_cache, rotational) set to @val. */
-static int set_queue_attr(const char *dev, const char *attr, const char *val,
-			  struct ap_error *e)
-{
-	const char *name = strrchr(dev, '/');
-	char path[128];
-	int rc;
-
-	snprintf(path, sizeof(path), "/sys/block/%s/queue/%s", name ? name + 1 : dev, attr);
-	rc = ap_sysfs_write(path, val);
-	if (rc < 0)
-		return ap_error_set(e, -rc, "%s: cannot set \"%s\": %s", path, val,
-				    strerror(-rc));
-	return 0;
-}
-
-/*
- * What the kernel is told of the drive: its write cache ("write back"
- * makes it send flushes) and, for the hdd model, a rotating disk
- * (queue/rotational 1, as a real disk says; a loop device on FUSE says 0).
- * Not its discards: the kernel keeps a loop device's discard_max_bytes 0
- * over detaches for good (its granularity drops to 0 and no other value is
- * taken back), so trim=off is the server's (server.c) and the drive's
- * spec's (ap_emu_spec_of()), never the loop device's.
- */
-static int set_queue(const char *dev, const struct ap_emu_spec *s, struct ap_error *e)
-{
-	/* flushes that cost media time must arrive: "write back" (model.h) */
-	int rc = set_queue_attr(dev, "write_cache", s->write_cache || s->flush_media ?
-				"write back" : "write through", e);
-
-	if (rc == 0)
-		rc = set_queue_attr(dev, "rotational", s->model == AP_EMU_MODEL_HDD ? "1" : "0", e);
-	return rc;
-}
-
-/*
- * An image's partitions: the kernel may lack the parsers for its table (this
- * one does), so add what libblkid finds with BLKPG, as partx -a does. Best
- * effort: the drive is usable without them (partx -a or partprobe later).
- */
-static void add_partitions(const char *dev)
-{
-	blkid_probe pr = blkid_new_probe_from_filename(dev);
-	blkid_partlist ls;
-	int fd, i, n;
-
-	if (!pr)
-		return;
-	blkid_probe_enable_superblocks(pr, 0);
-	blkid_probe_enable_partitions(pr, 1);
-	ls = blkid_probe_get_partitions(pr);
-	n = ls ? blkid_partlist_numof_partitions(ls) : 0;
-	fd = n > 0 ? open(dev, O_RDONLY | O_CLOEXEC) : -1;
-	for (i = 0; fd >= 0 && i < n; i++) {
-		blkid_partition par = blkid_partlist_get_partition(ls, i);
-		struct blkpg_partition part = { 0 };
-		struct blkpg_ioctl_arg arg = {
-			.op = BLKPG_ADD_PARTITION,
-			.datalen = sizeof(part),
-			.data = &part,
-		};
-
-		if (!par || blkid_partition_is_extended(par))
-			continue;
-		part.pno = blkid_partition_get_partno(par);
-		part.start = (long long)blkid_partition_get_start(par) * 512;
-		part.length = (long long)blkid_partition_get_size(par) * 512;
-		/* EBUSY: the kernel has it already */
-		if (ioctl(fd, BLKPG, &arg) != 0 && errno != EBUSY)
-			continue;
-	}
-	if (fd >= 0)
-		close(fd);
-	blkid_free_probe(pr);
-}
-
 int ap_emu_attach(const struct ap_emu_spec *spec, struct ap_emu **out, struct ap_error *e)
 {
 	struct ap_emu_spec s = *spec;
@@ -791,21 +528,21 @@ int ap_emu_attach(const struct ap_emu_spec *spec, struct ap_emu **out, struct ap
 	rc = ap_emu_server_start(&so, &pid, &ctl[1], &st[0], e);
 	if (rc)
 		goto fail;
-	rc = loop_attach(workdir, ctl[1], st[0], s.logical_sector, &dev, e);
+	rc = ap_emu_loop_attach(workdir, ctl[1], st[0], s.logical_sector, &dev, e);
 	if (rc)
 		goto fail;
-	rc = set_queue(dev, &s, e);
+	rc = ap_emu_loop_set_queue(dev, &s, e);
 	if (rc) {
 		char name[64];
 
 		snprintf(name, sizeof(name), "%s", dev + strlen("/dev/"));
 		free(dev);
 		dev = NULL;
-		loop_clear(name, NULL);
+		ap_emu_loop_clear(name, NULL);
 		goto fail;
 	}
 	if (s.image)
-		add_partitions(dev);
+		ap_emu_loop_add_partitions(dev);
 	/* what the attach itself caused (partition scan, ...) does not count */
 	ap_emu_counters_reset(dev);
 	ap_emu_server_send(ctl[1], "done\n");

@@ -2,7 +2,7 @@
 /*
  * Shared between the emulator's files, each using only those before it:
  * counters.c, workdir.c, power.c, locate.c, spec.c, control.c, server.c,
- * attach.c. Not an API for others.
+ * loop.c, attach.c. Not an API for others.
  *
  * An emulated drive lives in a work directory $TMPDIR/alignprobe-emu.XXXXXX:
  *	mnt/		the private FUSE mount point; mnt/disk is the served file
@@ -160,5 +160,26 @@ struct ap_emu_shm *ap_emu_shm_of_dev(const char *dev, bool rw);
 
 /* spec.c: s->image opened, the spec validated: fd or -errno. */
 int ap_emu_image_open(struct ap_emu_spec *s, struct ap_error *e);
+
+/*
+ * loop.c (emulator builds only): a free loop device picked, registered
+ * with the server (its control socket @ctl, replies @st) and attached to
+ * the served file of @workdir with @lbs-byte sectors; its name in *@dev.
+ */
+int ap_emu_loop_attach(const char *workdir, int ctl, int st, unsigned lbs, char **dev,
+		       struct ap_error *e);
+/*
+ * What the kernel is told of the drive @s on @dev: its write cache
+ * ("write back" makes it send flushes) and whether it rotates.
+ */
+int ap_emu_loop_set_queue(const char *dev, const struct ap_emu_spec *s, struct ap_error *e);
+/* An image's partitions added with BLKPG where the kernel lacks the parser (best effort). */
+void ap_emu_loop_add_partitions(const char *dev);
+/*
+ * Clear the loop device @name (ours) and wait for it to let go: -EBUSY
+ * when mounted, held by dm/md or by a live run; held open by somebody
+ * else: cleared all the same (autoclear). 0 or -errno with @e.
+ */
+int ap_emu_loop_clear(const char *name, struct ap_error *e);
 
 #endif

@@ -2,8 +2,8 @@
 /*
  * The emulated drive without the emulator (configure --disable-emulator):
  * the spec is still checked, everything else answers ENOTSUP, and nothing
- * is ever an emulated drive. Built instead of attach.c, spec.c, workdir.c
- * and server.c (src/emu/Makemodule.am).
+ * is ever an emulated drive. Built instead of attach.c, loop.c, spec.c,
+ * workdir.c and server.c (src/emu/Makemodule.am).
  */
 #include "emu/emu.h"
 #include "emu/model.h"

@@ -144,6 +144,14 @@ uint64_t ap_now_ns(void)
 	return (uint64_t)ts.tv_sec * AP_NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
+void ap_sleep_ms(unsigned ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
 int ap_parse_u64(const char *s, uint64_t *out)
 {
 	char *end;

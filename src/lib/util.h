@@ -50,6 +50,8 @@ void ap_strappendf(char **s, const char *sep, const char *fmt, ...)
 
 /* Monotonic clock in nanoseconds. */
 uint64_t ap_now_ns(void);
+/* Sleep @ms milliseconds, the whole time (a signal does not cut it short). */
+void ap_sleep_ms(unsigned ms);
 
 /*
  * A seam for the tests (e2fsprogs' MKE2FS_* model): when the environment

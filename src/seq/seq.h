@@ -123,7 +123,7 @@ int ap_seq_wc_parse(const char *list, enum ap_seq_wc out[AP_SEQ_WC_MAX], size_t 
  */
 typedef int (*ap_seq_wc_fn)(void *arg, bool on, struct ap_error *e);
 
-/* --- the target ----------------------------------------------------- */
+/* --- the target (session.c) ------------------------------------------- */
 
 struct ap_seq_target {
 	char *path;

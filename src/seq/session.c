@@ -1,21 +1,145 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * A seq run on its target (see session.h): the target's checks before the
- * gate and its opening, the matrix fitted to its capacity, the drive's
- * write cache through the run, and the knees of the result per state.
+ * gate, its opening and closing (a file created or a device held, its
+ * size, O_DIRECT alignment and the kernel's write cache setting), the
+ * matrix (seq.c) fitted to its capacity, the drive's write cache through
+ * the run, and the knees of the result per state.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "device/cachectl.h"
 #include "device/safety.h"
 #include "device/sgio.h"
+#include "lib/blkdev.h"
+#include "lib/sysfs.h"
 #include "lib/util.h"
 #include "seq/seq.h"
 #include "seq/session.h"
+
+int ap_seq_target_check(const char *path, struct ap_error *e)
+{
+	struct stat st;
+	char *dir, *slash;
+	int rc = 0;
+
+	if (stat(path, &st) == 0) {
+		if (S_ISREG(st.st_mode) && access(path, R_OK | W_OK) != 0)
+			return ap_error_set(e, errno, "%s: cannot open: %s", path, strerror(errno));
+		return 0;
+	}
+	if (errno != ENOENT || !*path)
+		return ap_error_set(e, errno ? errno : ENOENT, "%s: %s", path,
+				    strerror(errno ? errno : ENOENT));
+	dir = ap_xstrdup(path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir ? 1 : 0] = '\0';
+	if (access(slash ? dir : ".", W_OK | X_OK) != 0)
+		rc = ap_error_set(e, errno, "%s: cannot create: %s", path, strerror(errno));
+	free(dir);
+	return rc;
+}
+
+int ap_seq_target_open(struct ap_seq_target *t, const char *path, int hold_fd,
+		       struct ap_error *e)
+{
+	struct stat st;
+	int fd;
+
+	memset(t, 0, sizeof(*t));
+	t->fd = -1;
+	if (stat(path, &st) < 0) {
+		if (errno != ENOENT)
+			return ap_error_set(e, errno, "%s: %s", path, strerror(errno));
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return ap_error_set(e, errno, "%s: cannot create: %s", path,
+					    strerror(errno));
+		t->created = true;
+		if (fstat(fd, &st) < 0) {
+			int err = errno;
+
+			close(fd);
+			unlink(path);
+			return ap_error_set(e, err, "%s: %s", path, strerror(err));
+		}
+	} else if (S_ISBLK(st.st_mode)) {
+		uint64_t sz;
+		unsigned lbs;
+		int rc;
+
+		fd = hold_fd >= 0 ? hold_fd : open(path, O_RDWR | O_EXCL | O_CLOEXEC);
+		if (fd < 0)
+			return ap_error_set(e, errno, "%s: cannot open: %s", path,
+					    strerror(errno));
+		t->is_bdev = true;
+		rc = ap_blkdev_get_sizes(fd, &sz, &lbs, NULL);
+		if (rc < 0) {
+			int err = -rc;
+
+			if (hold_fd < 0)
+				close(fd);
+			return ap_error_set(e, err, "%s: cannot read the device size: %s",
+					    path, strerror(err));
+		}
+		t->capacity = sz;
+		t->align = lbs > 0 ? lbs : 512;
+		t->disk = ap_sysfs_wholedisk_name(st.st_rdev);
+	} else if (S_ISREG(st.st_mode)) {
+		fd = open(path, O_RDWR | O_CLOEXEC);	/* never O_TRUNC */
+		if (fd < 0)
+			return ap_error_set(e, errno, "%s: cannot open: %s", path,
+					    strerror(errno));
+	} else {
+		return ap_error_set(e, EINVAL, "%s: not a block device or a regular file",
+				    path);
+	}
+	if (!t->is_bdev) {
+#ifdef STATX_DIOALIGN
+		struct statx sx;
+
+		if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 &&
+		    (sx.stx_mask & STATX_DIOALIGN) && sx.stx_dio_offset_align)
+			t->align = sx.stx_dio_offset_align;
+#endif
+		if (!t->align)
+			t->align = 4096;
+		t->capacity = (uint64_t)st.st_size;	/* 0: unbounded */
+		t->disk = ap_sysfs_wholedisk_name(st.st_dev);
+	}
+	t->fd = fd;
+	t->path = ap_xstrdup(path);
+	return 0;
+}
+
+int ap_seq_target_close(struct ap_seq_target *t, bool keep)
+{
+	int rc = 0;
+
+	if (t->fd >= 0 && close(t->fd) < 0)
+		rc = -errno;
+	t->fd = -1;
+	if (t->created && !keep && t->path && unlink(t->path) < 0 && !rc)
+		rc = -errno;
+	free(t->path);
+	free(t->disk);
+	t->path = t->disk = NULL;
+	return rc;
+}
+
+char *ap_seq_sysfs_write_cache(const struct ap_seq_target *t)
+{
+	if (!t->disk)
+		return NULL;
+	return ap_sysfs_name_attr(t->disk, "queue/write_cache");
+}
 
 int ap_seq_target_classify(const char *path, bool dry_run, bool *is_bdev, struct ap_error *e)
 {
