@@ -8,10 +8,12 @@
 
 #include <errno.h>
 #include <json-c/json.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/json.h"
+#include "lib/util.h"
 
 static bool same(const char *a, const char *b)
 {
@@ -23,16 +25,38 @@ static char *dup0(const char *s)
 	return s ? ap_xstrdup(s) : NULL;
 }
 
+/* A row's fields, in the order of the store's "smr" objects. */
+static const struct {
+	const char *key;
+	size_t off;
+	bool required;
+} fields[] = {
+	{ "vendor", offsetof(struct ap_vstore_smr, vendor), false },
+	{ "model", offsetof(struct ap_vstore_smr, model), true },
+	{ "revision", offsetof(struct ap_vstore_smr, revision), false },
+	{ "verdict", offsetof(struct ap_vstore_smr, verdict), true },
+	{ "serial", offsetof(struct ap_vstore_smr, serial), false },
+	{ "device", offsetof(struct ap_vstore_smr, device), false },
+	{ "host", offsetof(struct ap_vstore_smr, host), false },
+	{ "recorded", offsetof(struct ap_vstore_smr, recorded), false },
+};
+
+static char **field(struct ap_vstore_smr *x, size_t i)
+{
+	return (char **)((char *)x + fields[i].off);
+}
+
+static const char *field_value(const struct ap_vstore_smr *x, size_t i)
+{
+	return *(char *const *)((const char *)x + fields[i].off);
+}
+
 static void row_free(struct ap_vstore_smr *x)
 {
-	free(x->vendor);
-	free(x->model);
-	free(x->revision);
-	free(x->verdict);
-	free(x->serial);
-	free(x->device);
-	free(x->host);
-	free(x->recorded);
+	size_t i;
+
+	for (i = 0; i < AP_ARRAY_SIZE(fields); i++)
+		free(*field(x, i));
 }
 
 void ap_vstore_smr_free(struct ap_vstore *s)
@@ -113,17 +137,12 @@ struct json_object *ap_vstore_smr_to_json(const struct ap_vstore *s)
 		return NULL;
 	a = json_object_new_array();
 	for (i = 0; i < s->nsmr; i++) {
-		const struct ap_vstore_smr *x = &s->smr[i];
 		struct json_object *o = json_object_new_object();
+		size_t f;
 
-		json_object_object_add(o, "vendor", ap_json_string(x->vendor));
-		json_object_object_add(o, "model", ap_json_string(x->model));
-		json_object_object_add(o, "revision", ap_json_string(x->revision));
-		json_object_object_add(o, "verdict", ap_json_string(x->verdict));
-		json_object_object_add(o, "serial", ap_json_string(x->serial));
-		json_object_object_add(o, "device", ap_json_string(x->device));
-		json_object_object_add(o, "host", ap_json_string(x->host));
-		json_object_object_add(o, "recorded", ap_json_string(x->recorded));
+		for (f = 0; f < AP_ARRAY_SIZE(fields); f++)
+			json_object_object_add(o, fields[f].key,
+					       ap_json_string(field_value(&s->smr[i], f)));
 		json_object_array_add(a, o);
 	}
 	return a;
@@ -131,19 +150,14 @@ struct json_object *ap_vstore_smr_to_json(const struct ap_vstore *s)
 
 static int row_from_json(struct json_object *o, struct ap_vstore_smr *x, struct ap_error *e)
 {
+	size_t f;
 	int rc;
 
 	if (!json_object_is_type(o, json_type_object))
 		return ap_error_set(e, EINVAL, "not an object");
-	if ((rc = ap_json_get_string(o, "vendor", false, &x->vendor, e)) ||
-	    (rc = ap_json_get_string(o, "model", true, &x->model, e)) ||
-	    (rc = ap_json_get_string(o, "revision", false, &x->revision, e)) ||
-	    (rc = ap_json_get_string(o, "verdict", true, &x->verdict, e)) ||
-	    (rc = ap_json_get_string(o, "serial", false, &x->serial, e)) ||
-	    (rc = ap_json_get_string(o, "device", false, &x->device, e)) ||
-	    (rc = ap_json_get_string(o, "host", false, &x->host, e)) ||
-	    (rc = ap_json_get_string(o, "recorded", false, &x->recorded, e)))
-		return rc;
+	for (f = 0; f < AP_ARRAY_SIZE(fields); f++)
+		if ((rc = ap_json_get_string(o, fields[f].key, fields[f].required, field(x, f), e)))
+			return rc;
 	if (!*x->model)
 		return ap_error_set(e, EINVAL, "\"model\" is empty");
 	return 0;
@@ -170,7 +184,7 @@ int ap_vstore_smr_from_json(struct json_object *doc, struct ap_vstore *s, struct
 
 void ap_vstore_smr_layer(struct ap_vstore *dst, const struct ap_vstore *src, size_t layer)
 {
-	size_t i, idx;
+	size_t i, f, idx;
 
 	for (i = 0; i < src->nsmr; i++) {
 		const struct ap_vstore_smr *x = &src->smr[i];
@@ -181,14 +195,8 @@ void ap_vstore_smr_layer(struct ap_vstore *dst, const struct ap_vstore *src, siz
 		    dst->smr[idx].layer < layer)
 			continue;
 		y = row_new(dst);
-		y->vendor = dup0(x->vendor);
-		y->model = ap_xstrdup(x->model);
-		y->revision = dup0(x->revision);
-		y->verdict = ap_xstrdup(x->verdict);
-		y->serial = dup0(x->serial);
-		y->device = dup0(x->device);
-		y->host = dup0(x->host);
-		y->recorded = dup0(x->recorded);
+		for (f = 0; f < AP_ARRAY_SIZE(fields); f++)
+			*field(y, f) = dup0(field_value(x, f));
 		y->layer = layer;
 	}
 }
