@@ -55,7 +55,7 @@ enum ap_smr_zone_model {
 /* One cheap signal: what was read, and its strength in words. */
 struct ap_smr_signal {
 	const char *name;		/* "queue/zoned", "ATA IDENTIFY word 69", ... */
-	char value[48];			/* what it said, or "not available" */
+	char value[80];			/* what it said, or "not available" */
 	bool available;
 	const char *proves;		/* what this value proves */
 	const char *not_proves;		/* what it does not */
@@ -78,6 +78,24 @@ struct ap_smr_signals {
  * when it is not that page or too short.
  */
 int ap_smr_parse_vpd_b1(const uint8_t *buf, size_t len, unsigned *rpm, unsigned *zoned);
+
+/*
+ * Pure: the ATA IDENTIFY DEVICE data log (30h). Page 00h @buf lists the
+ * pages the drive has (byte 8 their number, from byte 9 each): whether
+ * @page is one. Page 09h, zoned device information, which a drive of the
+ * zoned ATA command set (host-aware, host-managed) has: each field a
+ * little-endian qword whose bit 63 says it is valid; UINT32_MAX where it
+ * is not. 0, or -EINVAL when @buf is not that page (its header: revision
+ * 0001h, page 09h) or too short.
+ */
+struct ap_smr_zoned_info {
+	int urswrz;		/* unrestricted read in sequential write required zones: 1, 0; -1 */
+	uint32_t opt_open;	/* optimal number of open sequential write preferred zones */
+	uint32_t opt_nonseq;	/* ... of non-sequentially written ones */
+	uint32_t max_open;	/* maximum number of open sequential write required zones */
+};
+bool ap_smr_log_page_listed(const uint8_t *buf, size_t len, unsigned page);
+int ap_smr_parse_zoned_info(const uint8_t *buf, size_t len, struct ap_smr_zoned_info *zi);
 
 /*
  * A drive with a model of its own (the emulated drive, whose loop device

@@ -155,6 +155,45 @@ static void test_vpd_b1(void **state)
 	assert_int_equal(ap_smr_parse_vpd_b1(b, 8, &rpm, &zoned), -EINVAL);
 }
 
+/* the IDENTIFY DEVICE data log's page list and zoned device information page (log 30h) */
+static void test_zoned_log(void **state)
+{
+	uint8_t list[512] = { 0x01, 0x00, 0x00, 0, 0, 0, 0, 0x80, 3, 0x00, 0x01, 0x09 };
+	uint8_t zi[512] = { 0x01, 0x00, 0x09, 0, 0, 0, 0, 0x80 };
+	struct ap_smr_zoned_info z;
+
+	(void)state;
+	assert_true(ap_smr_log_page_listed(list, sizeof(list), 0x09));
+	assert_false(ap_smr_log_page_listed(list, sizeof(list), 0x08));
+	list[8] = 2;		/* two entries: 09h is past them */
+	assert_false(ap_smr_log_page_listed(list, sizeof(list), 0x09));
+	list[2] = 0x09;		/* not page 00h */
+	list[8] = 3;
+	assert_false(ap_smr_log_page_listed(list, sizeof(list), 0x09));
+
+	zi[8] = 1;		/* URSWRZ, valid */
+	zi[15] = 0x80;
+	zi[24] = 8;		/* optimal open zones 8, valid */
+	zi[31] = 0x80;
+	zi[32] = 5;		/* optimal non-sequential 5: not valid */
+	zi[40] = 0x80;		/* maximum open 128 (0x80), valid */
+	zi[47] = 0x80;
+	assert_int_equal(ap_smr_parse_zoned_info(zi, sizeof(zi), &z), 0);
+	assert_int_equal(z.urswrz, 1);
+	assert_int_equal(z.opt_open, 8);
+	assert_int_equal(z.opt_nonseq, UINT32_MAX);
+	assert_int_equal(z.max_open, 128);
+	zi[15] = 0;
+	assert_int_equal(ap_smr_parse_zoned_info(zi, sizeof(zi), &z), 0);
+	assert_int_equal(z.urswrz, -1);
+	assert_int_equal(ap_smr_parse_zoned_info(zi, 40, &z), -EINVAL);
+	zi[2] = 0x08;		/* another page */
+	assert_int_equal(ap_smr_parse_zoned_info(zi, sizeof(zi), &z), -EINVAL);
+	zi[2] = 0x09;
+	zi[0] = 0x02;		/* another revision */
+	assert_int_equal(ap_smr_parse_zoned_info(zi, sizeof(zi), &z), -EINVAL);
+}
+
 static void test_plan(void **state)
 {
 	struct ap_smr_plan p;
@@ -194,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_signals),
 		cmocka_unit_test(test_vpd_b1),
+		cmocka_unit_test(test_zoned_log),
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_keys),
 	};
