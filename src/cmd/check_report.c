@@ -13,6 +13,7 @@
 #include <string.h>
 #include <json-c/json.h>
 
+#include "check/rule.h"
 #include "cmd/checkP.h"
 #include "cmd/commands.h"
 #include "device/claims.h"
@@ -134,7 +135,7 @@ static struct json_object *rule_json(const struct check_cmd *c)
 	struct json_object *o = json_object_new_object();
 	const struct ap_geometry *f = c->ck.g.in_force;
 
-	json_object_object_add(o, "name", json_object_new_string(ap_geometry_rule_name(c->ck.g.rule)));
+	json_object_object_add(o, "name", json_object_new_string(ap_check_rule_name(c->ck.g.rule)));
 	json_object_object_add(o, "reason", json_object_new_string(c->ck.g.reason));
 	json_object_object_add(o, "basis", json_object_new_string(
 				       ap_geometry_source_name(c->ck.g.basis->source)));
@@ -435,7 +436,7 @@ int check_print_topology(const struct check_cmd *c)
 	       c->ck.g.rule == AP_RULE_PROBED || c->ck.g.rule == AP_RULE_MODEL ? ", from " : "",
 	       c->ck.g.rule == AP_RULE_PROBED ? c->ck.geometry_file :
 	       c->ck.g.rule == AP_RULE_MODEL ? c->ck.verdicts_file : "");
-	printf("Rule: %s: %s\n", ap_geometry_rule_name(c->ck.g.rule), c->ck.g.reason);
+	printf("Rule: %s: %s\n", ap_check_rule_name(c->ck.g.rule), c->ck.g.reason);
 	print_contradicted(c);
 	putchar('\n');
 	return 0;

@@ -6,10 +6,7 @@
  * Geometries come from the kernel (reported), the drive (SG_IO claims), a
  * saved probe/sweep verdict (--geometry FILE) or the command line.
  *
- * Which one decides is a rule (ap_geometry_decide): a probed or given
- * geometry as it is; an unproven report of 4 KiB or more as stated; an
- * unproven report below 4 KiB (what 512e drives and USB bridges report) only
- * with trust, else 4 KiB from the reported alignment offset.
+ * Which one decides is check's rule (src/check/rule.h).
  */
 #ifndef AP_GEOMETRY_H
 #define AP_GEOMETRY_H
@@ -36,19 +33,6 @@ enum ap_geom_source {
 	AP_GEOM_MANUAL,		/* --physical / --lowest-aligned */
 	AP_GEOM_MINIMUM,	/* 4 KiB in place of an unproven smaller report */
 	AP_GEOM_MODEL,		/* the verdict store's verdict for the disk's model */
-};
-
-/* The unit below which an unproven report does not decide. */
-#define AP_GEOM_MINIMUM_UNIT	4096u
-
-enum ap_geom_rule {
-	AP_RULE_NONE = 0,
-	AP_RULE_PROBED,		/* a probe/sweep verdict decides */
-	AP_RULE_GIVEN,		/* --physical / --lowest-aligned decide */
-	AP_RULE_AS_REPORTED,	/* a report of >= 4 KiB physical sectors, as stated */
-	AP_RULE_MINIMUM_4K,	/* a report below 4 KiB, not probed: 4 KiB required */
-	AP_RULE_TRUST_REPORTED,	/* a report below 4 KiB taken as stated (--trust-reported) */
-	AP_RULE_MODEL,		/* a verdict for the disk's model (check --verdicts) decides */
 };
 
 struct ap_geometry {
@@ -99,21 +83,6 @@ int ap_geometry_set(struct ap_geometry *g, enum ap_geom_source src, unsigned log
 int ap_geometry_add_level(struct ap_geometry *g, const struct ap_level *lv, struct ap_error *e);
 /* @g has levels above its physical sector. */
 bool ap_geometry_has_levels(const struct ap_geometry *g);
-
-/*
- * The geometry that decides, from @basis (the probed one when there is one,
- * else the drive's claim, else the reported one). Probed, model and given
- * bases decide as they are. An unproven basis (reported, drive) of at least
- * AP_GEOM_MINIMUM_UNIT decides as stated; a smaller one only with
- * @trust_reported, else @out becomes AP_GEOM_MINIMUM: 4 KiB from the
- * reported alignment offset @offset_bytes. Returns the rule; @out is
- * always filled (a copy of @basis unless the minimum applies).
- */
-enum ap_geom_rule ap_geometry_decide(const struct ap_geometry *basis, uint64_t offset_bytes,
-				     bool trust_reported, struct ap_geometry *out);
-/* "probed", "given", "as_reported", "minimum_4k", "trust_reported",
- * "model_verdict" (JSON, docs). */
-const char *ap_geometry_rule_name(enum ap_geom_rule rule);
 
 /* ---- a saved verdict, matched to the device it is applied to ---- */
 

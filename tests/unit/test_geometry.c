@@ -15,6 +15,7 @@
 #include <json-c/json.h>
 
 #include "analysis/analysis.h"
+#include "check/rule.h"
 #include "device/geometry.h"
 
 /* Reference: exists integer m with lba*logical == lowest*logical + m*unit. */
@@ -316,69 +317,69 @@ static void test_decide(void **state)
 	(void)state;
 	/* an unproven 512-byte report: 4 KiB from the reported alignment offset */
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_REPORTED, 512, 512, 0, NULL), 0);
-	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_MINIMUM_4K);
+	assert_int_equal(ap_check_rule_decide(&b, 0, false, &out), AP_RULE_MINIMUM_4K);
 	assert_int_equal(out.source, AP_GEOM_MINIMUM);
 	assert_int_equal(out.physical, 4096);
 	assert_int_equal(out.lowest_aligned, 0);
 	assert_false(ap_align_is_aligned(63, out.logical, out.physical, out.lowest_aligned));
 	assert_true(ap_align_is_aligned(64, out.logical, out.physical, out.lowest_aligned));
-	assert_string_equal(ap_geometry_rule_name(AP_RULE_MINIMUM_4K), "minimum_4k");
+	assert_string_equal(ap_check_rule_name(AP_RULE_MINIMUM_4K), "minimum_4k");
 	assert_string_equal(ap_geometry_source_name(out.source), "minimum_4k");
 	/* an alignment offset of 3584 bytes: LBA 7 of each 4 KiB */
-	assert_int_equal(ap_geometry_decide(&b, 3584, false, &out), AP_RULE_MINIMUM_4K);
+	assert_int_equal(ap_check_rule_decide(&b, 3584, false, &out), AP_RULE_MINIMUM_4K);
 	assert_int_equal(out.lowest_aligned, 7);
 	assert_true(ap_align_is_aligned(63, 512, out.physical, out.lowest_aligned));
 	/* the drive's own claim of 512 is no proof either */
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_DRIVE, 512, 512, 0, NULL), 0);
-	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_MINIMUM_4K);
+	assert_int_equal(ap_check_rule_decide(&b, 0, false, &out), AP_RULE_MINIMUM_4K);
 	/* 1 KiB and 2 KiB reports: below 4 KiB too */
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_REPORTED, 512, 2048, 0, NULL), 0);
-	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_MINIMUM_4K);
+	assert_int_equal(ap_check_rule_decide(&b, 0, false, &out), AP_RULE_MINIMUM_4K);
 	assert_int_equal(out.physical, 4096);
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_REPORTED, 1024, 1024, 0, NULL), 0);
-	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_MINIMUM_4K);
+	assert_int_equal(ap_check_rule_decide(&b, 0, false, &out), AP_RULE_MINIMUM_4K);
 	assert_int_equal(out.logical, 1024);
 	assert_int_equal(out.physical, 4096);
 	/* --trust-reported: as stated */
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_REPORTED, 512, 512, 0, NULL), 0);
-	assert_int_equal(ap_geometry_decide(&b, 0, true, &out), AP_RULE_TRUST_REPORTED);
+	assert_int_equal(ap_check_rule_decide(&b, 0, true, &out), AP_RULE_TRUST_REPORTED);
 	assert_int_equal(out.physical, 512);
 	assert_int_equal(out.source, AP_GEOM_REPORTED);
 	/* reports of 4 KiB or more: as stated, trust or not */
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_REPORTED, 512, 4096, 7, NULL), 0);
-	assert_int_equal(ap_geometry_decide(&b, 3584, false, &out), AP_RULE_AS_REPORTED);
+	assert_int_equal(ap_check_rule_decide(&b, 3584, false, &out), AP_RULE_AS_REPORTED);
 	assert_int_equal(out.physical, 4096);
 	assert_int_equal(out.lowest_aligned, 7);
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_REPORTED, 4096, 4096, 0, NULL), 0);
-	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_AS_REPORTED);
+	assert_int_equal(ap_check_rule_decide(&b, 0, false, &out), AP_RULE_AS_REPORTED);
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_DRIVE, 512, 8192, 0, NULL), 0);
-	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_AS_REPORTED);
+	assert_int_equal(ap_check_rule_decide(&b, 0, false, &out), AP_RULE_AS_REPORTED);
 	assert_int_equal(out.physical, 8192);
 	/* a probe that found an honest 512-byte drive accepts 512-byte starts */
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_PROBED, 512, 512, 0, NULL), 0);
-	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_PROBED);
+	assert_int_equal(ap_check_rule_decide(&b, 0, false, &out), AP_RULE_PROBED);
 	assert_int_equal(out.physical, 512);
 	assert_true(ap_align_is_aligned(63, 512, out.physical, out.lowest_aligned));
 	/* a probed 4096/7 drive accepts 63; a given geometry decides as given */
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_PROBED, 512, 4096, 7, NULL), 0);
-	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_PROBED);
+	assert_int_equal(ap_check_rule_decide(&b, 0, false, &out), AP_RULE_PROBED);
 	assert_true(ap_align_is_aligned(63, 512, out.physical, out.lowest_aligned));
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_MANUAL, 512, 512, 0, NULL), 0);
-	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_GIVEN);
+	assert_int_equal(ap_check_rule_decide(&b, 0, false, &out), AP_RULE_GIVEN);
 	assert_int_equal(out.physical, 512);
-	assert_string_equal(ap_geometry_rule_name(AP_RULE_AS_REPORTED), "as_reported");
-	assert_string_equal(ap_geometry_rule_name(AP_RULE_TRUST_REPORTED), "trust_reported");
-	assert_string_equal(ap_geometry_rule_name(AP_RULE_PROBED), "probed");
-	assert_string_equal(ap_geometry_rule_name(AP_RULE_GIVEN), "given");
+	assert_string_equal(ap_check_rule_name(AP_RULE_AS_REPORTED), "as_reported");
+	assert_string_equal(ap_check_rule_name(AP_RULE_TRUST_REPORTED), "trust_reported");
+	assert_string_equal(ap_check_rule_name(AP_RULE_PROBED), "probed");
+	assert_string_equal(ap_check_rule_name(AP_RULE_GIVEN), "given");
 	/* the verdict for the disk's model (check --verdicts) decides as it is */
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_MODEL, 512, 512, 0, NULL), 0);
-	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_MODEL);
+	assert_int_equal(ap_check_rule_decide(&b, 0, false, &out), AP_RULE_MODEL);
 	assert_int_equal(out.physical, 512);
 	assert_int_equal(out.source, AP_GEOM_MODEL);
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_MODEL, 512, 4096, 7, NULL), 0);
-	assert_int_equal(ap_geometry_decide(&b, 3584, true, &out), AP_RULE_MODEL);
+	assert_int_equal(ap_check_rule_decide(&b, 3584, true, &out), AP_RULE_MODEL);
 	assert_int_equal(out.lowest_aligned, 7);
-	assert_string_equal(ap_geometry_rule_name(AP_RULE_MODEL), "model_verdict");
+	assert_string_equal(ap_check_rule_name(AP_RULE_MODEL), "model_verdict");
 	assert_string_equal(ap_geometry_source_name(AP_GEOM_MODEL), "model");
 }
 

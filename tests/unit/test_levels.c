@@ -19,6 +19,7 @@
 
 #include "analysis/analysis.h"
 #include "analysis/verdict_json.h"
+#include "check/rule.h"
 #include "device/claims.h"
 #include "device/geometry.h"
 #include "device/sgio.h"
@@ -224,7 +225,7 @@ static void test_geometry_levels(void **state)
 		x = lvl(AP_LEVEL_CHUNK, 1000 * 512 + 256, 0);
 		assert_int_equal(ap_geometry_add_level(&g, &x, &e), -EINVAL);
 	}
-	assert_int_equal(ap_geometry_decide(&g, 0, false, &d), AP_RULE_MINIMUM_4K);
+	assert_int_equal(ap_check_rule_decide(&g, 0, false, &d), AP_RULE_MINIMUM_4K);
 	assert_int_equal(d.physical, 4096);
 	assert_int_equal(d.levels.n, 2);
 	assert_int_equal(d.levels.l[1].unit, 192 * KIB);
