@@ -23,6 +23,7 @@
 #include "device/nextsteps.h"
 #include "device/ptable.h"
 #include "device/topology.h"
+#include "fleet/load.h"
 #include "fleet/vstore.h"
 #include "lib/util.h"
 
@@ -92,7 +93,7 @@ struct ap_check {
 
 	/* per device */
 	const char *verdicts_file;	/* the store of the disk's model (else the first) */
-	struct ap_geometry_pick pick;	/* the entry of the --geometry file used */
+	struct ap_fleet_pick pick;	/* the entry of the --geometry file used */
 	struct ap_ptable pt;
 	struct ap_topology topo;
 	struct ap_disk_identity id;	/* read for --verdicts and --prometheus */

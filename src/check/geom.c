@@ -18,6 +18,7 @@
 #include "device/geometry.h"
 #include "device/identity.h"
 #include "device/topology.h"
+#include "fleet/load.h"
 #include "fleet/vstore.h"
 #include "lib/json.h"
 #include "lib/util.h"
@@ -113,7 +114,7 @@ static void model_geometry(struct ap_check *c, unsigned logical)
 
 
 /* What the checked device is known by, to find its entry in a --geometry file. */
-static void geometry_target(const struct ap_check *c, struct ap_geometry_target *t,
+static void geometry_target(const struct ap_check *c, struct ap_fleet_target *t,
 			    char **wwn, char **serial)
 {
 	struct stat st;
@@ -219,12 +220,12 @@ int ap_check_geometries(struct ap_check *c, struct ap_error *err)
 
 	g = &c->g.probed;
 	if (c->geometry_file) {
-		struct ap_geometry_target t;
+		struct ap_fleet_target t;
 		char *wwn, *serial;
 		int rc;
 
 		geometry_target(c, &t, &wwn, &serial);
-		rc = ap_geometry_load(c->geometry_file, &t, g, &c->pick, &e);
+		rc = ap_fleet_geometry_load(c->geometry_file, &t, g, &c->pick, &e);
 		free(wwn);
 		free(serial);
 		if (rc == -ENODEV && c->verdicts) {

@@ -13,6 +13,7 @@
 #include "check/rule.h"
 #include "device/geometry.h"
 #include "device/topology.h"
+#include "fleet/load.h"
 #include "fleet/vstore.h"
 #include "lib/levels.h"
 
@@ -120,7 +121,7 @@ void ap_check_rule_explain(struct ap_check *c)
 {
 	const struct ap_geometry *b = c->g.basis;
 	const struct ap_drive_topology *d = &c->topo.drive;
-	const char *m = ap_geometry_match_name(c->pick.match);
+	const char *m = ap_fleet_match_name(c->pick.match);
 	bool image = !c->pt.is_blockdev, drive = b->source == AP_GEOM_DRIVE;
 	char off[64] = "", how[320], scope[200], *r = c->g.reason;
 	size_t sz = sizeof(c->g.reason);

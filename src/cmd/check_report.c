@@ -21,6 +21,7 @@
 #include "device/identity.h"
 #include "device/ptable.h"
 #include "device/topology.h"
+#include "fleet/load.h"
 #include "fleet/vstore.h"
 #include "lib/exitcodes.h"
 #include "lib/util.h"
@@ -125,7 +126,7 @@ static struct json_object *probed_json(const struct check_cmd *c)
 		json_object_object_add(o, "entry_device", c->ck.pick.device[0]
 				       ? json_object_new_string(c->ck.pick.device) : NULL);
 		json_object_object_add(o, "matched_by", json_object_new_string(
-					       ap_geometry_match_name(c->ck.pick.match)));
+					       ap_fleet_match_name(c->ck.pick.match)));
 	}
 	return o;
 }

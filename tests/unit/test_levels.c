@@ -24,6 +24,7 @@
 #include "device/geometry.h"
 #include "device/sgio.h"
 #include "device/topology.h"
+#include "fleet/load.h"
 #include "fleet/vstore.h"
 #include "lib/levels.h"
 
@@ -195,7 +196,7 @@ static void test_geometry_levels(void **state)
 	/* an older file: one level, the physical sector */
 	snprintf(buf, sizeof(buf), "{\"device\": \"x\", \"verdict\": " OLD_VERDICT "}", "");
 	doc = json_tokener_parse(buf);
-	assert_int_equal(ap_geometry_from_json(doc, NULL, &g, NULL, &e), 0);
+	assert_int_equal(ap_fleet_geometry_from_json(doc, NULL, &g, NULL, &e), 0);
 	json_object_put(doc);
 	assert_int_equal(g.levels.n, 1);
 	assert_false(ap_geometry_has_levels(&g));
@@ -207,7 +208,7 @@ static void test_geometry_levels(void **state)
 		 "\"paid\": \"every_write\", \"ratio\": 5}, {\"kind\": \"stripe\", \"unit\": "
 		 "196608, \"lowest_aligned_lba\": 0, \"paid\": \"every_write\", \"ratio\": 2}]");
 	doc = json_tokener_parse(buf);
-	assert_int_equal(ap_geometry_from_json(doc, NULL, &g, NULL, &e), 0);
+	assert_int_equal(ap_fleet_geometry_from_json(doc, NULL, &g, NULL, &e), 0);
 	json_object_put(doc);
 	assert_int_equal(g.levels.n, 2);
 	assert_true(ap_geometry_has_levels(&g));
