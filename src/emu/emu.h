@@ -125,8 +125,9 @@ struct ap_emu_spec {
  * is NUMBER or SIZE as in AP_COL_<TYPE>, the help is -H's and the man
  * page's line). The server counts each where its event happens (account()
  * and power_cut() in emu/server.c: one bump() line). A new quirk's counter
- * is one line at the end of AP_EMU_COUNTERS_QUIRKS: HACKING.md, "A quirk
- * with its counter".
+ * is one line at the end of the quirk list of the layer that adds it
+ * (AP_EMU_COUNTERS_DRIVE, _VOLUME or _SMR, which AP_EMU_COUNTERS_QUIRKS
+ * joins): HACKING.md, "A quirk with its counter".
  *
  * RMW counts the partial physical sectors written (0, 1 or 2 per write),
  * counted with the write; the hdd model with its cache on counts them when
@@ -145,12 +146,14 @@ struct ap_emu_spec {
 	X(errors, ERRORS, NUMBER, \
 	  "requests failed by fault injection, a full thin pool or while the power is off") \
 	X(busy_ns, BUSY_NS, NUMBER, "time charged, nanoseconds")
-/* what real drives add (model.h) */
-#define AP_EMU_COUNTERS_QUIRKS(X) \
+/* what real drives add (model.h), by the layer that adds it: the drive itself */
+#define AP_EMU_COUNTERS_DRIVE(X) \
 	X(ra_hits, RA_HITS, NUMBER, "reads answered from a read-ahead segment") \
 	X(rmw_buffer_hits, RMW_BUFFERED, NUMBER, \
 	  "partial sectors whose RMW the buffer served (no extra revolution)") \
-	X(flushes_ignored, FLUSHES_IGNORED, NUMBER, "flushes acknowledged without writing the cache") \
+	X(flushes_ignored, FLUSHES_IGNORED, NUMBER, "flushes acknowledged without writing the cache")
+/* a volume under the file system: parity RAID and its controller, thin provisioning */
+#define AP_EMU_COUNTERS_VOLUME(X) \
 	X(stripe_rmw, STRIPE_RMW, NUMBER, "partial stripes read-modify-written (parity RAID)") \
 	X(full_stripes, FULL_STRIPES, NUMBER, "stripes written whole, without reading (parity RAID)") \
 	X(cache_absorbed, CACHE_ABSORBED, NUMBER, \
@@ -159,11 +162,15 @@ struct ap_emu_spec {
 	  "writes that waited for the controller's cache to make room (parity RAID)") \
 	X(thin_allocs, THIN_ALLOCS, NUMBER, "thin units mapped by a first write") \
 	X(cow, COW, NUMBER, "copy-on-writes from the backing (thin units or subclusters)") \
-	X(nospc, NOSPC, NUMBER, "writes refused with ENOSPC: the thin pool is full") \
+	X(nospc, NOSPC, NUMBER, "writes refused with ENOSPC: the thin pool is full")
+/* a drive-managed SMR disk's persistent media cache (emu/smr.c) */
+#define AP_EMU_COUNTERS_SMR(X) \
 	X(pcache_writes, PCACHE_WRITES, NUMBER, \
 	  "requests whose data went into the persistent media cache (a write, a flush)") \
 	X(pcache_cleaned, CLEANED, NUMBER, "persistent cache units cleaned (bands, or a hybrid's writes)") \
 	X(pcache_stall_ns, STALL_NS, NUMBER, "time requests waited for a full persistent cache's cleaning")
+#define AP_EMU_COUNTERS_QUIRKS(X) \
+	AP_EMU_COUNTERS_DRIVE(X) AP_EMU_COUNTERS_VOLUME(X) AP_EMU_COUNTERS_SMR(X)
 #define AP_EMU_COUNTERS_POWER(X) \
 	X(power_cuts, POWER_CUTS, NUMBER, "power cuts") \
 	X(lost_writes, LOST_WRITES, NUMBER, "acknowledged writes a power cut undid (volatile cache)") \

@@ -310,6 +310,15 @@ static void ra_fill(struct ap_emu_model *m, uint64_t off, uint64_t len, uint64_t
 }
 
 /* Write every cached extent to the media, ascending, from @t: the duration. */
+/* A flush the drive acknowledges without writing its cache (a lying drive). */
+static bool flush_ignored(const struct ap_emu_model *m, struct ap_emu_cost *c)
+{
+	if (!m->write_cache || !m->ignore_flush)
+		return false;
+	c->flush_ignored = true;
+	return true;
+}
+
 static uint64_t destage(struct ap_emu_model *m, uint64_t t, struct ap_emu_cost *c)
 {
 	uint64_t ns = 0;
@@ -399,10 +408,8 @@ static uint64_t hdd_request(struct ap_emu_model *m, enum ap_emu_op op, uint64_t 
 		}
 		break;
 	case AP_EMU_FLUSH:
-		if (m->write_cache && m->ignore_flush) {
-			c->flush_ignored = true;
+		if (flush_ignored(m, c))
 			break;
-		}
 		if (m->write_cache)
 			ns += destage(m, now + ns, c) + m->flush_ns;
 		if (m->flush_media)	/* to the reserved area and a revolution there */
@@ -549,10 +556,8 @@ void ap_emu_model_request(struct ap_emu_model *m, enum ap_emu_op op,
 		}
 		break;
 	case AP_EMU_FLUSH:
-		if (m->write_cache && m->ignore_flush) {
-			c->flush_ignored = true;
+		if (flush_ignored(m, c))
 			break;
-		}
 		if (m->write_cache)
 			ns += m->flush_ns;
 		ns += m->pending_rmw * m->rmw_ns;

@@ -4,7 +4,8 @@
 # docs/alignprobe.8 is valid roff (groff -ww and mandoc -Tlint quiet) and
 # complete: a section for every subcommand of `alignprobe --help`, each of
 # its options of --help and each of its columns of --list-columns, every
-# drive profile of `emulate --help` (emu/params.c's table), every exit code
+# drive profile of `emulate --help` (emu/params.c's table), every issue
+# kind of check (device/ptable.c's table), every exit code
 # of src/lib/exitcodes.h and every environment variable the sources read
 # with getenv().
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
@@ -81,6 +82,20 @@ if "$ALIGNPROBE" emulate --help > "$TS_TMP/help" 2>/dev/null; then
 			ts_fail "emulate: profile $p is not in the man page"
 	done
 fi
+
+# every issue kind of check's JSON (device/ptable.c's table, { "name", error })
+# in check's section, under "The kinds that are errors:" or "... warnings:"
+# as the table says, and no other
+section SS "alignprobe check" > "$TS_TMP/sec"
+for sev in errors:true warnings:false; do
+	sed -n "/^The kinds that are ${sev%:*}:/,/^\.PP/p" "$TS_TMP/sec" |
+		sed -n 's/^\.B \([a-z_]*\)$/\1/p' | sort > "$TS_TMP/kinds.man"
+	sed -n "s/^[ \t]*\[AP_PT_[A-Z_]*\][ \t]*= { \"\([a-z_]*\)\", ${sev#*:} },\$/\1/p" \
+		"$top_srcdir/src/device/ptable.c" | sort > "$TS_TMP/kinds.code"
+	[ "$(wc -l < "$TS_TMP/kinds.code")" -ge 5 ] || ts_fail "no issue kinds found in src/device/ptable.c"
+	diff "$TS_TMP/kinds.code" "$TS_TMP/kinds.man" > "$TS_TMP/kinds.diff" ||
+		ts_fail "check: the man page's issue kinds that are ${sev%:*} differ from src/device/ptable.c (< code, > man): $(tr '\n' ' ' < "$TS_TMP/kinds.diff")"
+done
 
 # the global and the output options
 section SH OUTPUT > "$TS_TMP/sec"
