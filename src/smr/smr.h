@@ -116,6 +116,11 @@ struct ap_smr_plan {
  */
 int ap_smr_plan(uint64_t size, unsigned logical, unsigned writes, uint64_t seed,
 		struct ap_smr_plan *p, struct ap_error *e);
+/*
+ * Where the timed read after a write goes, near slot @o: half-way to the
+ * next slot (the last slot: to the one before), inside the region.
+ */
+uint64_t ap_smr_read_offset(const struct ap_smr_plan *p, unsigned o);
 /* The undo journal's plan of @p (probe/journal.h: one record a slot). */
 struct ap_journal_plan;
 void ap_smr_journal_plan(const struct ap_smr_plan *p, struct ap_journal_plan *jp);

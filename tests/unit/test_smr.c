@@ -176,6 +176,31 @@ static void test_plan(void **state)
 	assert_int_equal(ap_smr_plan(1ULL << 30, 512, 1, 1, &p, &e), -EINVAL);
 }
 
+/* Every read a seek away stays inside the region, on every size (it read past the end). */
+static void test_read_offsets(void **state)
+{
+	static const uint64_t sizes[] = { 64ULL << 20, 256ULL << 20, 1ULL << 30, 4ULL << 40 };
+	static const unsigned writes[] = { 8, 32, 128, 4096 };
+	struct ap_smr_plan p;
+	struct ap_error e = { 0 };
+	uint64_t off;
+	size_t i, k;
+	unsigned o;
+
+	(void)state;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		for (k = 0; k < sizeof(writes) / sizeof(writes[0]); k++) {
+			if (ap_smr_plan(sizes[i], 512, writes[k], 1, &p, &e) != 0)
+				continue;
+			for (o = 0; o < p.slots; o++) {
+				off = ap_smr_read_offset(&p, o);
+				assert_true(off >= p.region_start);
+				assert_true(off + p.span <= p.region_start + p.region_size);
+				assert_int_equal(off % p.span, 0);
+			}
+		}
+}
+
 static void test_keys(void **state)
 {
 	int v;
@@ -195,6 +220,7 @@ int main(void)
 		cmocka_unit_test(test_signals),
 		cmocka_unit_test(test_vpd_b1),
 		cmocka_unit_test(test_plan),
+		cmocka_unit_test(test_read_offsets),
 		cmocka_unit_test(test_keys),
 	};
 
