@@ -9,6 +9,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/rng.h"
@@ -335,6 +338,75 @@ static void test_idle(void **state)
 	assert_int_equal(s.interval_ns, AP_SMR_IDLE_MAX);
 }
 
+/* The deep test's outcomes in words and JSON: each says what it found or why not. */
+static void test_deep_words(void **state)
+{
+	struct ap_smr_deep d;
+	struct json_object *o, *v;
+	char *w;
+
+	(void)state;
+	memset(&d, 0, sizeof(d));
+	d.asked = true;
+	snprintf(d.reason, sizeof(d.reason), "nothing to measure");
+	w = ap_smr_deep_words(&d);
+	assert_string_equal(w, "deep test: not run: nothing to measure\n");
+	free(w);
+	o = ap_smr_deep_to_json(&d);
+	assert_false(json_object_get_boolean(json_object_object_get(o, "ran")));
+	assert_false(json_object_object_get_ex(o, "cache_bytes", &v));
+	json_object_put(o);
+
+	/* the cliff after 1000 writes, then still cleaning at the end */
+	d.ran = true;
+	d.time_budget_ns = 600 * AP_NSEC_PER_SEC;
+	d.span = 4096;
+	d.writes = 1128;
+	d.stop = "cliff";
+	d.cliff.found = true;
+	d.cliff.at = 1024;
+	d.cliff.base_ns = 8 * MS;
+	d.cliff.after_ns = 600 * MS;
+	d.idle_ran = true;
+	d.idle.probes = 3;
+	d.idle.slow = 3;
+	d.idle.last_slow_ns = 4 * AP_NSEC_PER_SEC;
+	w = ap_smr_deep_words(&d);
+	assert_non_null(strstr(w, "persistent cache: 4.0 MiB (1024 writes of 4096 bytes before "
+			       "the cliff; 8.00 ms a write before, 600.0 ms after"));
+	assert_non_null(strstr(w, "band size: not measured: "));
+	assert_non_null(strstr(w, "idle cleaning: still cleaning when the budget ran out "
+			       "(3 probes, the last slow 4.0 s after the last write)"));
+	free(w);
+	o = ap_smr_deep_to_json(&d);
+	assert_int_equal(json_object_get_int64(json_object_object_get(o, "cache_bytes")),
+			 4 << 20);
+	assert_true(json_object_object_get_ex(o, "band_bytes", &v) && v == NULL);
+	assert_false(json_object_get_boolean(json_object_object_get(o, "idle_clean")));
+	assert_true(json_object_object_get_ex(o, "idle_clean_ns", &v) && v == NULL);
+	json_object_put(o);
+
+	/* clean again */
+	d.idle.clean = true;
+	d.idle.clean_ns = 9 * AP_NSEC_PER_SEC;
+	d.idle.probes = 5;
+	w = ap_smr_deep_words(&d);
+	assert_non_null(strstr(w, "idle cleaning: writes fast again 9.0 s after the last "
+			       "(4.0 s the last slow probe; 5 probes"));
+	free(w);
+
+	/* no cliff: the budget */
+	memset(&d.cliff, 0, sizeof(d.cliff));
+	d.idle_ran = false;
+	d.stop = "time budget";
+	d.writes = 256;
+	w = ap_smr_deep_words(&d);
+	assert_non_null(strstr(w, "persistent cache: no cliff within the budget (time budget: "
+			       "256 writes, 1.0 MiB): the cache holds more"));
+	assert_non_null(strstr(w, "idle cleaning: not measured: no cliff"));
+	free(w);
+}
+
 static void test_keys(void **state)
 {
 	int v;
@@ -358,6 +430,7 @@ int main(void)
 		cmocka_unit_test(test_cliff),
 		cmocka_unit_test(test_no_cliff),
 		cmocka_unit_test(test_idle),
+		cmocka_unit_test(test_deep_words),
 		cmocka_unit_test(test_keys),
 	};
 

@@ -3,10 +3,10 @@
 #
 # smr --deep (issue 35 item 3): on a drive-managed SMR disk the deep test
 # writes until its persistent cache is full (the cliff) and reports the
-# bytes written before it, then waits for the idle cleaning; a byte budget
-# smaller than the cache finds no cliff; a conventional disk has nothing
-# to measure; --preserve and budgets without --deep are refused before
-# anything is written.
+# bytes written before it, then waits for the idle cleaning; a byte or
+# time budget smaller than the cache finds no cliff; a conventional disk
+# has nothing to measure; --preserve and budgets without --deep are
+# refused before anything is written.
 #
 # The emulated drive: smr-notrim with a 1 MiB persistent cache and 2 MiB
 # bands on 2 GiB, the idle cleaning 200 ms after the last request, so the
@@ -93,6 +93,19 @@ grep -q "persistent cache: no cliff within the budget (byte budget: 32 writes" "
 	ts_fail "no cliff: $(cat "$TS_TMP/out")"
 grep -q "band size: not measured: " "$TS_TMP/out" || ts_fail "band: $(cat "$TS_TMP/out")"
 grep -q "idle cleaning: not measured: no cliff" "$TS_TMP/out" || ts_fail "idle: $(cat "$TS_TMP/out")"
+
+# the profile's own 256 MiB cache: 2 s of writes at 0.3 ms each cannot fill it
+ts_subtest time-budget
+big=$(ts_emu_attach --profile smr-notrim --size 256M)
+ts_run_rc 0 "$ALIGNPROBE" smr --deep --yes --time-budget 2s -J "$big"
+ts_json_check "$TS_TMP/out" <<'PY' || ts_fail "time budget: $(cat "$TS_TMP/out")"
+x = d["smr"][0]["deep"]
+eq(x["stop"], "time budget", "stop")
+eq(x["cliff"], False, "cliff")
+check(x["writes"] > 0, "writes")
+eq(x["idle_probes"], 0, "idle probes")
+PY
+ts_assert_eq 0 "$("$ALIGNPROBE" emulate --stats "$big" -n -r -o STALL_NS)" "stalls"
 
 ts_subtest conventional
 cmr=$(ts_emu_attach --profile cmr-7200 --size 256M)
