@@ -454,8 +454,8 @@ static int run_job(struct ctl *c, struct job *j)
 	j->r.deep.asked = c->deep;
 	j->r.deep.time_budget_ns = c->time_budget_ns;
 	j->r.deep.byte_budget = c->byte_budget;
-	snprintf(j->r.deep.reason, sizeof(j->r.deep.reason), "the signals settled the verdict "
-		 "without the short test: the deep test follows only a short test that found a "
+	snprintf(j->r.deep.reason, sizeof(j->r.deep.reason), "the verdict was settled without "
+		 "the short test's writes: the deep test follows only a short test that found a "
 		 "persistent cache");
 	if (rc)
 		return rc;

@@ -12,8 +12,10 @@
  *
  * The band size is not measured: a stall lasts as long as the bands
  * cleaned in it take to be read and rewritten, but how many bands one
- * stall cleans and how much of each is rewritten are the drive's secret;
- * timing alone gives the product, not the band.
+ * stall cleans and at which rate the drive rewrites are its secret; a
+ * stall gives a time, not bytes. (A targeted measurement could get
+ * closer: one dirty band, probes timed into its idle cleaning, the
+ * sequential rate read; not built.)
  */
 #include "smr/smr.h"
 
@@ -28,9 +30,9 @@
 
 #include "lib/rng.h"
 
-#define BAND_REASON "a stall lasts as long as the bands it cleans take to be read and " \
-	"rewritten, but how many bands a stall cleans and how much of each is rewritten " \
-	"is the drive's secret: timing gives their product, not the band"
+#define BAND_REASON "a stall, or a probe's wait, is the time bands take to be read and " \
+	"rewritten; bytes from it need how many bands one stall cleans and the drive's " \
+	"rewrite rate, which this test does not know"
 
 struct deep_io {
 	int fd;

@@ -56,7 +56,7 @@ check(size / 4 <= x["cache_bytes"] <= size * 2,
       "cache_bytes %s within a factor of the emulated %d" % (x["cache_bytes"], size))
 check(x["after_ns"] > 8 * x["before_ns"], "after the cliff 8 times slower")
 eq(x["band_bytes"], None, "band_bytes")
-check("secret" in x["band_reason"], "band_reason")
+check("rewrite rate" in x["band_reason"], "band_reason")
 eq(x["idle_clean"], True, "idle_clean")
 check(x["idle_probes"] >= 2, "two fast probes at least")
 PY
