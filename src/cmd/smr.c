@@ -369,8 +369,8 @@ static int deep(struct ctl *c, struct job *j, const struct ap_smr_plan *p)
 		return 0;
 	}
 	if (!c->quiet)
-		fprintf(stderr, "%s: %s: the deep test: writing until the cache is full, "
-			"%.0f s at most\n", CMD, j->dev, (double)j->r.deep.time_budget_ns / 1e9);
+		ap_warnx(CMD, j->dev, "the deep test: writing until the cache is full, %.0f s at "
+			 "most", (double)j->r.deep.time_budget_ns / 1e9);
 	if (ap_smr_deep_run(j->dev, p, &j->r.deep, &e) != 0) {
 		ap_warnx(CMD, NULL, "%s", e.msg);
 		return AP_EXIT_FAILURE;
