@@ -38,7 +38,7 @@
 
 enum {
 	COL_NAME, COL_VENDOR, COL_MODEL, COL_REVISION, COL_LOGICAL, COL_PHYSICAL, COL_LOWEST,
-	COL_SENSITIVE, COL_MARGIN, COL_STATE, COL_DISKS, COL_RUNS, COL_RECORDED, COL_ENTRY,
+	COL_SENSITIVE, COL_MARGIN, COL_STATE, COL_SMR, COL_DISKS, COL_RUNS, COL_RECORDED, COL_ENTRY,
 	COL_STORE,
 };
 
@@ -62,6 +62,9 @@ static const struct ap_colinfo infos[] = {
 	[COL_STATE]	= { "STATE", 8, 0, AP_COL_STRING,
 			    "ok, or conflict: another verdict for the model and logical sector "
 			    "size (check --verdicts uses none)" },
+	[COL_SMR]	= { "SMR", 8, 0, AP_COL_STRING,
+			    "the model's SMR verdict (smr --record): cmr, dm-smr-or-hybrid, ...; "
+			    "two, comma-separated: disks of the model disagree; empty: not measured" },
 	[COL_DISKS]	= { "DISKS", 3, SCOLS_FL_RIGHT, AP_COL_NUMBER,
 			    "disks the verdict was measured on" },
 	[COL_RUNS]	= { "RUNS", 3, SCOLS_FL_RIGHT, AP_COL_NUMBER, "runs with this verdict" },
@@ -72,8 +75,8 @@ static const struct ap_colinfo infos[] = {
 };
 
 static const int default_cols[] = {
-	COL_NAME, COL_LOGICAL, COL_PHYSICAL, COL_LOWEST, COL_SENSITIVE, COL_STATE, COL_DISKS,
-	COL_RECORDED,
+	COL_NAME, COL_LOGICAL, COL_PHYSICAL, COL_LOWEST, COL_SENSITIVE, COL_STATE, COL_SMR,
+	COL_DISKS, COL_RECORDED,
 };
 
 static const struct ap_opts_cols verdicts_cols = {
@@ -116,7 +119,8 @@ static void usage(void)
 	fputs("The verdict store: what probes and sweeps found, per drive model.\n"
 	      "\n"
 	      "Actions:\n"
-	      " list                   one line per verdict of every model\n"
+	      " list                   one line per verdict of every model (and per model\n"
+	      "                        with an SMR verdict only)\n"
 	      " show                   a model's verdicts and the disks they were measured on\n"
 	      " merge                  add other stores and probe/sweep --json results to the\n"
 	      "                        store; a conflict is kept with both sides\n"
@@ -282,21 +286,34 @@ static int print_array(const char *key, struct json_object *a)
 
 /* ---- list ---- */
 
-static void fill_row(const struct verdicts_cmd *c, struct ap_row *r,
+/* The columns of a model's key and its SMR verdicts, the same on every row of it. */
+static void fill_key(struct ap_row *r, const struct ap_vstore *s, const char *vendor,
+		     const char *model, const char *revision)
+{
+	char *name = ap_vstore_key_name(vendor, model, revision);
+	char *smr = ap_vstore_smr_verdicts(s, vendor, model, revision);
+
+	ap_row_reset(r);
+	ap_row_str(r, COL_NAME, name);
+	ap_row_str(r, COL_VENDOR, vendor);
+	ap_row_str(r, COL_MODEL, model);
+	ap_row_str(r, COL_REVISION, revision);
+	ap_row_str(r, COL_SMR, smr);
+	free(name);
+	free(smr);
+}
+
+static void fill_row(const struct verdicts_cmd *c, struct ap_row *r, const struct ap_vstore *s,
 		     const struct ap_vstore_model *m, size_t k, bool conflict)
 {
 	const struct ap_vstore_verdict *v = &m->verdicts[k];
-	char *name = ap_vstore_model_name(m), entry[64];
+	char entry[64];
 	const char *latest;
 	uint64_t runs;
 
 	ap_vstore_verdict_sums(v, &runs, &latest);
 	snprintf(entry, sizeof(entry), "models[%zu].verdicts[%zu]", m->index, k);
-	ap_row_reset(r);
-	ap_row_str(r, COL_NAME, name);
-	ap_row_str(r, COL_VENDOR, m->vendor);
-	ap_row_str(r, COL_MODEL, m->model);
-	ap_row_str(r, COL_REVISION, m->revision);
+	fill_key(r, s, m->vendor, m->model, m->revision);
 	ap_row_u64(r, COL_LOGICAL, v->logical_sector);
 	ap_row_u64(r, COL_PHYSICAL, v->physical_sector);
 	ap_row_u64(r, COL_LOWEST, v->lowest_aligned_lba);
@@ -309,7 +326,38 @@ static void fill_row(const struct verdicts_cmd *c, struct ap_row *r,
 	ap_row_str(r, COL_RECORDED, latest);
 	ap_row_str(r, COL_ENTRY, entry);
 	ap_row_str(r, COL_STORE, c->layers[m->layer]);
-	free(name);
+}
+
+/*
+ * The row of the model of smr[@i] when the store holds an SMR verdict and no
+ * sector verdict for it (once per model: its first row): true, else false.
+ */
+static bool fill_smr_row(const struct verdicts_cmd *c, struct ap_row *r, const struct ap_vstore *s,
+			 size_t i)
+{
+	const struct ap_vstore_smr *x = &s->smr[i];
+	size_t first;
+	char entry[32];
+
+	if (ap_vstore_find(s, x->vendor, x->model, x->revision) ||
+	    (ap_vstore_smr_find(s, x->vendor, x->model, x->revision, &first, 1) && first != i))
+		return false;
+	snprintf(entry, sizeof(entry), "smr[%zu]", i);
+	fill_key(r, s, x->vendor, x->model, x->revision);
+	ap_row_str(r, COL_RECORDED, x->recorded);
+	ap_row_str(r, COL_ENTRY, entry);
+	ap_row_str(r, COL_STORE, c->layers[x->layer]);
+	return true;
+}
+
+/* Add the row @r filled: to @rows (-J) or @tb; 0 or AP_EXIT_FAILURE. */
+static int add_row(struct ap_row *r, struct json_object *rows, struct libscols_table *tb)
+{
+	if (rows) {
+		json_object_array_add(rows, ap_row_json(r));
+		return 0;
+	}
+	return ap_row_add_line(r, tb) != 0 ? AP_EXIT_FAILURE : 0;
 }
 
 static int do_list(struct verdicts_cmd *c)
@@ -337,13 +385,14 @@ static int do_list(struct verdicts_cmd *c)
 	ap_row_init(&r, &cs);
 	for (i = 0; (tb || rows) && i < s.nmodels; i++) {
 		for (k = 0; k < s.models[i].nverdicts; k++) {
-			fill_row(c, &r, &s.models[i], k, ap_vstore_verdict_in_conflict(&s.models[i], k));
-			if (rows)
-				json_object_array_add(rows, ap_row_json(&r));
-			else if (ap_row_add_line(&r, tb) != 0)
-				rc = AP_EXIT_FAILURE;
+			fill_row(c, &r, &s, &s.models[i], k,
+				 ap_vstore_verdict_in_conflict(&s.models[i], k));
+			rc |= add_row(&r, rows, tb);
 		}
 	}
+	for (i = 0; (tb || rows) && i < s.nsmr; i++)
+		if (fill_smr_row(c, &r, &s, i))
+			rc |= add_row(&r, rows, tb);
 	ap_row_free(&r);
 	if ((!tb && !rows) || rc) {
 		ap_warnx(CMD, NULL, "out of memory");
@@ -389,6 +438,70 @@ static void show_example(const struct ap_vstore_example *x)
 		free(p[i]);
 }
 
+/* The SMR verdicts of the model's key: one line each, and their JSON rows into @a (or NULL). */
+static void show_smr(const struct ap_vstore *s, const char *vendor, const char *model,
+		     const char *revision, struct json_object *a)
+{
+	size_t idx[8], i, n = ap_vstore_smr_find(s, vendor, model, revision, idx, 8);
+
+	for (i = 0; i < n; i++) {
+		const struct ap_vstore_smr *x = &s->smr[idx[i]];
+		char *p[4] = { ap_out_printable(x->verdict), ap_out_printable(x->serial),
+			       ap_out_printable(x->device), ap_out_printable(x->host) };
+		char entry[32];
+		size_t k;
+
+		snprintf(entry, sizeof(entry), "smr[%zu]", idx[i]);
+		if (a) {
+			struct json_object *o = ap_vstore_smr_row_to_json(x);
+
+			json_object_object_add(o, "entry", json_object_new_string(entry));
+			json_object_array_add(a, o);
+		} else {
+			printf("SMR %s: %s%s, measured on %s%s (%s%s%s), %s\n", entry, p[0],
+			       n > 1 ? " (disks of the model disagree)" : "",
+			       p[1] ? "serial " : "a disk without serial", p[1] ? p[1] : "",
+			       p[2] ? p[2] : "?", p[3] ? " on " : "", p[3] ? p[3] : "",
+			       x->recorded ? x->recorded : "?");
+		}
+		for (k = 0; k < 4; k++)
+			free(p[k]);
+	}
+}
+
+/* A model the store holds an SMR verdict and no sector verdict for (smr[@i], its first row). */
+static void show_smr_only(const struct verdicts_cmd *c, const struct ap_vstore *s, size_t i,
+			  struct json_object *arr)
+{
+	const struct ap_vstore_smr *x = &s->smr[i];
+	char *raw = ap_vstore_key_name(x->vendor, x->model, x->revision);
+
+	if (arr) {
+		struct json_object *o = json_object_new_object(), *a = json_object_new_array();
+
+		json_object_object_add(o, "vendor", ap_json_string(x->vendor));
+		json_object_object_add(o, "model", ap_json_string(x->model));
+		json_object_object_add(o, "revision", ap_json_string(x->revision));
+		json_object_object_add(o, "verdicts", json_object_new_array());
+		json_object_object_add(o, "name", json_object_new_string(raw));
+		json_object_object_add(o, "store", json_object_new_string(c->layers[x->layer]));
+		json_object_object_add(o, "entry", NULL);
+		json_object_object_add(o, "conflict", json_object_new_boolean(false));
+		show_smr(s, x->vendor, x->model, x->revision, a);
+		json_object_object_add(o, "smr", a);
+		json_object_array_add(arr, o);
+	} else {
+		char *name = ap_out_printable(raw), *store = ap_out_printable(c->layers[x->layer]);
+
+		printf("Model: %s (an SMR verdict only)\n", name);
+		printf("Store: %s\n", store);
+		show_smr(s, x->vendor, x->model, x->revision, NULL);
+		free(name);
+		free(store);
+	}
+	free(raw);
+}
+
 static void show_text(const struct verdicts_cmd *c, const struct ap_vstore_model *m)
 {
 	char *raw = ap_vstore_model_name(m), *name = ap_out_printable(raw);
@@ -429,7 +542,7 @@ static int do_show(struct verdicts_cmd *c)
 {
 	struct json_object *arr = json_object_new_array();
 	struct ap_vstore s;
-	size_t idx[MAX_MATCHES], i, k, n, shown = 0;
+	size_t idx[MAX_MATCHES], sidx[MAX_MATCHES], i, k, n, ns, first, shown = 0;
 	int rc;
 
 	rc = check_action_args(c, true, true);
@@ -441,20 +554,39 @@ static int do_show(struct verdicts_cmd *c)
 	}
 	for (i = 0; i < c->nargs; i++) {
 		n = ap_vstore_match(&s, c->args[i], idx, MAX_MATCHES);
-		if (!n) {
+		ns = ap_vstore_smr_match(&s, c->args[i], sidx, MAX_MATCHES);
+		if (!n && !ns) {
 			ap_warnx(CMD, c->args[i], "no such model in %s%s", c->layers[0],
 				 c->nlayers > 1 ? " and the stores under it" : "");
 			rc = AP_EXIT_USAGE;
 		}
 		for (k = 0; k < n; k++) {
-			if (c->out.json)
-				json_object_array_add(arr, ap_vstore_model_to_json(&s.models[idx[k]],
-									     c->layers[s.models[idx[k]].layer]));
-			else {
+			const struct ap_vstore_model *m = &s.models[idx[k]];
+
+			if (c->out.json) {
+				struct json_object *o = ap_vstore_model_to_json(m, c->layers[m->layer]);
+				struct json_object *a = json_object_new_array();
+
+				show_smr(&s, m->vendor, m->model, m->revision, a);
+				json_object_object_add(o, "smr", a);
+				json_object_array_add(arr, o);
+			} else {
 				if (shown++)
 					putchar('\n');
-				show_text(c, &s.models[idx[k]]);
+				show_text(c, m);
+				show_smr(&s, m->vendor, m->model, m->revision, NULL);
 			}
+		}
+		for (k = 0; k < ns; k++) {
+			const struct ap_vstore_smr *x = &s.smr[sidx[k]];
+
+			if (ap_vstore_find(&s, x->vendor, x->model, x->revision) ||
+			    (ap_vstore_smr_find(&s, x->vendor, x->model, x->revision, &first, 1) &&
+			     first != sidx[k]))
+				continue;	/* shown with its model, or with its first row */
+			if (!c->out.json && shown++)
+				putchar('\n');
+			show_smr_only(c, &s, sidx[k], c->out.json ? arr : NULL);
 		}
 	}
 	if (c->out.json) {
@@ -501,6 +633,9 @@ static int merge_report(const struct verdicts_cmd *c, const char *store,
 		       st->examples_added, st->examples_added == 1 ? "" : "s",
 		       st->examples_updated, st->conflicts_added,
 		       st->conflicts_added == 1 ? "" : "s");
+	if (!c->quiet && (st->smr_added || st->smr_updated))
+		printf("%s: %zu SMR verdict%s added, %zu updated\n", store, st->smr_added,
+		       st->smr_added == 1 ? "" : "s", st->smr_updated);
 	return 0;
 }
 

@@ -81,11 +81,6 @@ static char *dup_or_null(const char *s)
 	return s ? ap_xstrdup(s) : NULL;
 }
 
-static bool same_str(const char *a, const char *b)
-{
-	return a == b || (a && b && strcmp(a, b) == 0);
-}
-
 /* ---- the index of models by key (vstoreP.h) ---- */
 
 /* FNV-1a of one field of a key, a null one told apart from "". */
@@ -113,8 +108,8 @@ static size_t key_hash(const char *vendor, const char *model, const char *revisi
 static bool same_key(const struct ap_vstore_model *m, const char *vendor, const char *model,
 		     const char *revision)
 {
-	return same_str(m->model, model) && same_str(m->vendor, vendor) &&
-	       same_str(m->revision, revision);
+	return ap_vstore_same_str(m->model, model) && ap_vstore_same_str(m->vendor, vendor) &&
+	       ap_vstore_same_str(m->revision, revision);
 }
 
 static void index_put(struct ap_vstore_index *ix, const struct ap_vstore *s, size_t i)
@@ -211,15 +206,6 @@ const struct ap_vstore_model *ap_vstore_find_disk(const struct ap_vstore *s,
 	return m;
 }
 
-char *ap_vstore_model_name(const struct ap_vstore_model *m)
-{
-	char *s;
-
-	ap_xasprintf(&s, "%s%s%s%s%s", m->vendor ? m->vendor : "", m->vendor ? " " : "",
-		     m->model, m->revision ? " " : "", m->revision ? m->revision : "");
-	return s;
-}
-
 int ap_vstore_identity_check(const struct ap_disk_identity *id, struct ap_error *e)
 {
 	if (id->model && *id->model)
@@ -279,7 +265,7 @@ static bool same_disk(const struct ap_vstore_example *x, const struct ap_vstore_
 		return ap_geometry_id_equal(x->serial, r->serial);
 	if (x->wwn || r->wwn || x->serial || r->serial)
 		return false;
-	return same_str(x->device, r->device) && same_str(x->host, r->host);
+	return ap_vstore_same_str(x->device, r->device) && ap_vstore_same_str(x->host, r->host);
 }
 
 void ap_vstore_format_time(time_t t, char *buf, size_t len)
@@ -624,7 +610,7 @@ int ap_vstore_load_layers(const char *const *paths, size_t n, struct ap_vstore *
 bool ap_vstore_merged_any(const struct ap_vstore_merged *m)
 {
 	return m->models_added || m->verdicts_added || m->examples_added ||
-	       m->examples_updated;
+	       m->examples_updated || m->smr_added || m->smr_updated;
 }
 
 bool ap_vstore_model_in_conflict(const struct ap_vstore_model *m)
@@ -718,7 +704,7 @@ static void merge_example(struct ap_vstore_verdict *v, const struct ap_vstore_ex
 			y->extra = extra;
 		st->examples_updated++;
 	} else if (!runs && x->runs > y->runs &&
-		   same_str(x->recorded, y->recorded)) {
+		   ap_vstore_same_str(x->recorded, y->recorded)) {
 		y->runs = x->runs;
 		st->examples_updated++;
 	}
@@ -812,54 +798,6 @@ void ap_vstore_merge(struct ap_vstore *dst, const struct ap_vstore *src, bool ru
 			st->conflicts_added++;
 	}
 	ap_vstore_index_free(&ix);
-}
-
-size_t ap_vstore_match(const struct ap_vstore *s, const char *name, size_t *idx, size_t max)
-{
-	char *f[3] = { NULL, NULL, NULL }, *copy = NULL;
-	size_t i, n = 0;
-	int how;
-
-	if (strchr(name, ':')) {
-		char *p;
-
-		copy = ap_xstrdup(name);
-		p = copy;
-		for (i = 0; i < 3 && p; i++) {
-			char *next = strchr(p, ':');
-
-			if (next)
-				*next++ = '\0';
-			f[i] = *p ? p : NULL;
-			p = next;
-		}
-		if (p || !f[1]) {	/* more than three fields, or no model */
-			free(copy);
-			copy = NULL;
-		}
-	}
-	for (how = 0; how < 3 && !n; how++) {
-		for (i = 0; i < s->nmodels; i++) {
-			const struct ap_vstore_model *m = &s->models[i];
-			bool hit = false;
-
-			if (how == 0) {
-				char *full = ap_vstore_model_name(m);
-
-				hit = strcmp(full, name) == 0;
-				free(full);
-			} else if (how == 1) {
-				hit = copy && same_str(m->vendor, f[0]) &&
-				      same_str(m->model, f[1]) && same_str(m->revision, f[2]);
-			} else {
-				hit = strcmp(m->model, name) == 0;
-			}
-			if (hit && n < max)
-				idx[n++] = i;
-		}
-	}
-	free(copy);
-	return n;
 }
 
 void ap_vstore_remove(struct ap_vstore *s, size_t index)

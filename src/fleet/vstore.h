@@ -120,8 +120,9 @@ struct ap_vstore_model {
  * disk it was last measured on. Two rows of one model with different
  * verdicts are a conflict (one model number has shipped as both CMR and
  * SMR): a lookup reports both. The store's top-level "smr" array, written
- * only when there is a row (older stores stay as they were); `verdicts
- * merge` and `forget` leave it alone.
+ * only when there is a row (older stores stay as they were). `verdicts
+ * merge` adds a store's rows, `forget` removes a model's, `list` and
+ * `show` print them.
  */
 struct ap_vstore_smr {
 	char *vendor, *model, *revision;	/* model never NULL */
@@ -141,6 +142,7 @@ struct ap_vstore {
 /* ---- the smr rows (vstore_smr.c) ---- */
 
 struct ap_vstore_record;
+struct ap_vstore_merged;
 
 /*
  * Add or update the row of @r's model (vendor, model, revision, serial,
@@ -155,9 +157,25 @@ size_t ap_vstore_smr_find(const struct ap_vstore *s, const char *vendor, const c
 void ap_vstore_smr_free(struct ap_vstore *s);
 /* The "smr" array (NULL when there are no rows), and reading it back (absent: none). */
 struct json_object *ap_vstore_smr_to_json(const struct ap_vstore *s);
+/* One row as the array holds it. */
+struct json_object *ap_vstore_smr_row_to_json(const struct ap_vstore_smr *x);
 int ap_vstore_smr_from_json(struct json_object *doc, struct ap_vstore *s, struct ap_error *e);
 /* Append @src's rows of the models @dst holds none of (a lower layer, @layer). */
 void ap_vstore_smr_layer(struct ap_vstore *dst, const struct ap_vstore *src, size_t layer);
+/*
+ * Merge @src's rows into @dst: a row of a model and verdict @dst lacks is
+ * added (@st->smr_added), one it holds takes the disk of a later
+ * "recorded" (@st->smr_updated).
+ */
+void ap_vstore_smr_merge(struct ap_vstore *dst, const struct ap_vstore *src,
+			 struct ap_vstore_merged *st);
+/* The rows @name names, as ap_vstore_match() names models. */
+size_t ap_vstore_smr_match(const struct ap_vstore *s, const char *name, size_t *idx, size_t max);
+/* Remove the row at @index (rows after it move down). */
+void ap_vstore_smr_remove(struct ap_vstore *s, size_t index);
+/* The model's SMR verdicts, "cmr" or "cmr,dm-smr-or-hybrid" (a conflict), or NULL; malloc'd. */
+char *ap_vstore_smr_verdicts(const struct ap_vstore *s, const char *vendor, const char *model,
+			     const char *revision);
 
 /* One result to add. */
 struct ap_vstore_record {
@@ -222,6 +240,7 @@ const struct ap_vstore_model *ap_vstore_find_disk(const struct ap_vstore *s,
 
 /* "ATA ST4000DM004-2CV1 0001" (vendor and revision when known), malloc'd. */
 char *ap_vstore_model_name(const struct ap_vstore_model *m);
+char *ap_vstore_key_name(const char *vendor, const char *model, const char *revision);
 
 /* JSON both ways; decoding checks every type and value: -EINVAL with @e. */
 struct json_object *ap_vstore_to_json(const struct ap_vstore *s);
@@ -282,6 +301,8 @@ struct ap_vstore_merged {
 	size_t examples_added;		/* another disk for a verdict it held */
 	size_t examples_updated;	/* a disk it held, with a later run */
 	size_t conflicts_added;		/* models that were not in conflict and are now */
+	size_t smr_added;		/* smr rows (a model's SMR verdict) it did not hold */
+	size_t smr_updated;		/* an smr row it held, measured later */
 };
 
 /* Anything changed. */

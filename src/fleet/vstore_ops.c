@@ -89,8 +89,10 @@ static int merge_fn(struct ap_vstore *s, void *arg)
 	bool *named;
 	size_t i, k;
 
-	for (i = 0; i < a->n; i++)
+	for (i = 0; i < a->n; i++) {
 		ap_vstore_merge(s, &a->src[i].s, strcmp(a->src[i].kind, "store") != 0, a->st);
+		ap_vstore_smr_merge(s, &a->src[i].s, a->st);
+	}
 	/* the store's models a source names, by key (not a scan per model) */
 	named = ap_xcalloc(s->nmodels ? s->nmodels : 1, sizeof(*named));
 	ap_vstore_index_init(&ix, s, s->nmodels);
@@ -155,22 +157,44 @@ static int refuse_alike(const struct ap_vstore *s, const char *name, const size_
 			    "VENDOR:MODEL:REVISION; nothing was forgotten", name, n, keys);
 }
 
+/* @name into the JSON array of names @a, unless it is there */
+static void add_name(struct json_object *a, char *name)
+{
+	size_t i, n = json_object_array_length(a);
+
+	for (i = 0; i < n; i++)
+		if (strcmp(json_object_get_string(json_object_array_get_idx(a, i)), name) == 0)
+			break;
+	if (i == n)
+		json_object_array_add(a, json_object_new_string(name));
+	free(name);
+}
+
 static int forget_fn(struct ap_vstore *s, void *arg)
 {
 	struct forget_arg *a = arg;
-	size_t idx[MAX_MATCHES], i, k, n, removed = 0;
+	size_t idx[MAX_MATCHES], sidx[MAX_MATCHES], i, k, n, ns, removed = 0;
 	int rc;
 
 	for (i = 0; i < a->n; i++) {
 		n = ap_vstore_match(s, a->names[i], idx, MAX_MATCHES);
 		if (n && (rc = refuse_alike(s, a->names[i], idx, n, a->e)) != 0)
 			return rc;
-		if (!n)
+		/* the model's SMR verdicts go with it (a model may have only those) */
+		ns = ap_vstore_smr_match(s, a->names[i], sidx, MAX_MATCHES);
+		if (!n && !ns)
 			json_object_array_add(a->absent, json_object_new_string(a->names[i]));
 		/* from the last, so that the indexes before it stay */
 		for (k = n; k-- > 0;) {
-			json_object_array_add(a->forgotten, name_json(&s->models[idx[k]]));
+			add_name(a->forgotten, ap_vstore_model_name(&s->models[idx[k]]));
 			ap_vstore_remove(s, idx[k]);
+			removed++;
+		}
+		for (k = ns; k-- > 0;) {
+			const struct ap_vstore_smr *x = &s->smr[sidx[k]];
+
+			add_name(a->forgotten, ap_vstore_key_name(x->vendor, x->model, x->revision));
+			ap_vstore_smr_remove(s, sidx[k]);
 			removed++;
 		}
 	}
@@ -223,6 +247,8 @@ struct json_object *ap_vstore_merge_to_json(const struct ap_vstore_merge *m, con
 	json_object_object_add(o, "examples_added", ap_json_u64(st->examples_added));
 	json_object_object_add(o, "examples_updated", ap_json_u64(st->examples_updated));
 	json_object_object_add(o, "conflicts_added", ap_json_u64(st->conflicts_added));
+	json_object_object_add(o, "smr_added", ap_json_u64(st->smr_added));
+	json_object_object_add(o, "smr_updated", ap_json_u64(st->smr_updated));
 	json_object_object_add(o, "conflicts", json_object_get(m->conflicts));
 	for (i = 0; i < m->n; i++) {
 		struct json_object *so = json_object_new_object();

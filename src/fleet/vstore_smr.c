@@ -5,6 +5,7 @@
  * disk measured answers for its model across the fleet.
  */
 #include "fleet/vstore.h"
+#include "fleet/vstoreP.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -14,11 +15,6 @@
 
 #include "lib/json.h"
 #include "lib/util.h"
-
-static bool same(const char *a, const char *b)
-{
-	return a == b || (a && b && strcmp(a, b) == 0);
-}
 
 static char *dup0(const char *s)
 {
@@ -70,14 +66,21 @@ void ap_vstore_smr_free(struct ap_vstore *s)
 	s->nsmr = 0;
 }
 
+/* The row is of the model @vendor/@model/@revision (NULLs match NULLs). */
+static bool same_key(const struct ap_vstore_smr *x, const char *vendor, const char *model,
+		     const char *revision)
+{
+	return ap_vstore_same_str(x->vendor, vendor) && ap_vstore_same_str(x->model, model) &&
+	       ap_vstore_same_str(x->revision, revision);
+}
+
 size_t ap_vstore_smr_find(const struct ap_vstore *s, const char *vendor, const char *model,
 			  const char *revision, size_t *idx, size_t max)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < s->nsmr; i++)
-		if (same(s->smr[i].vendor, vendor) && same(s->smr[i].model, model) &&
-		    same(s->smr[i].revision, revision) && n < max)
+		if (same_key(&s->smr[i], vendor, model, revision) && n < max)
 			idx[n++] = i;
 	return n;
 }
@@ -91,7 +94,7 @@ static struct ap_vstore_smr *row_new(struct ap_vstore *s)
 
 static void set_field(char **f, const char *v, bool *changed)
 {
-	if (same(*f, v))
+	if (ap_vstore_same_str(*f, v))
 		return;
 	free(*f);
 	*f = dup0(v);
@@ -109,8 +112,8 @@ int ap_vstore_smr_set(struct ap_vstore *s, const struct ap_vstore_record *r,
 	if (!r->model || !*r->model || !verdict)
 		return ap_error_set(e, EINVAL, "a verdict for the store needs the disk's model");
 	for (i = 0; i < s->nsmr && !x; i++)
-		if (same(s->smr[i].vendor, r->vendor) && same(s->smr[i].model, r->model) &&
-		    same(s->smr[i].revision, r->revision) && same(s->smr[i].verdict, verdict))
+		if (same_key(&s->smr[i], r->vendor, r->model, r->revision) &&
+		    ap_vstore_same_str(s->smr[i].verdict, verdict))
 			x = &s->smr[i];
 	if (!x) {
 		x = row_new(s);
@@ -128,6 +131,16 @@ int ap_vstore_smr_set(struct ap_vstore *s, const struct ap_vstore_record *r,
 	return changed ? 1 : 0;
 }
 
+struct json_object *ap_vstore_smr_row_to_json(const struct ap_vstore_smr *x)
+{
+	struct json_object *o = json_object_new_object();
+	size_t f;
+
+	for (f = 0; f < AP_ARRAY_SIZE(fields); f++)
+		json_object_object_add(o, fields[f].key, ap_json_string(field_value(x, f)));
+	return o;
+}
+
 struct json_object *ap_vstore_smr_to_json(const struct ap_vstore *s)
 {
 	struct json_object *a;
@@ -136,15 +149,8 @@ struct json_object *ap_vstore_smr_to_json(const struct ap_vstore *s)
 	if (!s->nsmr)
 		return NULL;
 	a = json_object_new_array();
-	for (i = 0; i < s->nsmr; i++) {
-		struct json_object *o = json_object_new_object();
-		size_t f;
-
-		for (f = 0; f < AP_ARRAY_SIZE(fields); f++)
-			json_object_object_add(o, fields[f].key,
-					       ap_json_string(field_value(&s->smr[i], f)));
-		json_object_array_add(a, o);
-	}
+	for (i = 0; i < s->nsmr; i++)
+		json_object_array_add(a, ap_vstore_smr_row_to_json(&s->smr[i]));
 	return a;
 }
 
@@ -182,9 +188,18 @@ int ap_vstore_smr_from_json(struct json_object *doc, struct ap_vstore *s, struct
 	return 0;
 }
 
+/* @x again, all but the layer */
+static void row_copy(struct ap_vstore_smr *y, const struct ap_vstore_smr *x)
+{
+	size_t f;
+
+	for (f = 0; f < AP_ARRAY_SIZE(fields); f++)
+		*field(y, f) = dup0(field_value(x, f));
+}
+
 void ap_vstore_smr_layer(struct ap_vstore *dst, const struct ap_vstore *src, size_t layer)
 {
-	size_t i, f, idx;
+	size_t i, idx;
 
 	for (i = 0; i < src->nsmr; i++) {
 		const struct ap_vstore_smr *x = &src->smr[i];
@@ -195,8 +210,61 @@ void ap_vstore_smr_layer(struct ap_vstore *dst, const struct ap_vstore *src, siz
 		    dst->smr[idx].layer < layer)
 			continue;
 		y = row_new(dst);
-		for (f = 0; f < AP_ARRAY_SIZE(fields); f++)
-			*field(y, f) = dup0(field_value(x, f));
+		row_copy(y, x);
 		y->layer = layer;
 	}
+}
+
+void ap_vstore_smr_merge(struct ap_vstore *dst, const struct ap_vstore *src,
+			 struct ap_vstore_merged *st)
+{
+	size_t i, k;
+
+	for (i = 0; i < src->nsmr; i++) {
+		const struct ap_vstore_smr *x = &src->smr[i];
+		struct ap_vstore_smr *y = NULL;
+		bool changed = false;
+
+		for (k = 0; k < dst->nsmr && !y; k++)
+			if (same_key(&dst->smr[k], x->vendor, x->model, x->revision) &&
+			    ap_vstore_same_str(dst->smr[k].verdict, x->verdict))
+				y = &dst->smr[k];
+		if (!y) {
+			row_copy(row_new(dst), x);
+			st->smr_added++;
+			continue;
+		}
+		/* the later measurement names the disk (ISO 8601 UTC sorts as text) */
+		if (!x->recorded || (y->recorded && strcmp(x->recorded, y->recorded) <= 0))
+			continue;
+		set_field(&y->serial, x->serial, &changed);
+		set_field(&y->device, x->device, &changed);
+		set_field(&y->host, x->host, &changed);
+		set_field(&y->recorded, x->recorded, &changed);
+		if (changed)
+			st->smr_updated++;
+	}
+}
+
+void ap_vstore_smr_remove(struct ap_vstore *s, size_t index)
+{
+	if (index >= s->nsmr)
+		return;
+	row_free(&s->smr[index]);
+	memmove(&s->smr[index], &s->smr[index + 1], (s->nsmr - index - 1) * sizeof(*s->smr));
+	s->nsmr--;
+}
+
+char *ap_vstore_smr_verdicts(const struct ap_vstore *s, const char *vendor, const char *model,
+			     const char *revision)
+{
+	size_t idx[8], i, n = ap_vstore_smr_find(s, vendor, model, revision, idx, 8);
+	char *out = NULL, *t;
+
+	for (i = 0; i < n; i++) {
+		ap_xasprintf(&t, "%s%s%s", out ? out : "", out ? "," : "", s->smr[idx[i]].verdict);
+		free(out);
+		out = t;
+	}
+	return out;
 }
