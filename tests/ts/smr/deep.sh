@@ -4,9 +4,10 @@
 # smr --deep (issue 35 item 3): on a drive-managed SMR disk the deep test
 # writes until its persistent cache is full (the cliff) and reports the
 # bytes written before it, then waits for the idle cleaning; a byte or
-# time budget smaller than the cache finds no cliff; a conventional disk
-# has nothing to measure; --preserve and budgets without --deep are
-# refused before anything is written.
+# time budget smaller than the cache finds no cliff; a hybrid's flash
+# cache has its cliff too; a conventional disk has nothing to measure;
+# --preserve and budgets without --deep are refused before anything is
+# written.
 #
 # The emulated drive: smr-notrim with a 1 MiB persistent cache and 2 MiB
 # bands on 2 GiB, the idle cleaning 200 ms after the last request, so the
@@ -93,6 +94,21 @@ grep -q "persistent cache: no cliff within the budget (byte budget: 32 writes" "
 	ts_fail "no cliff: $(cat "$TS_TMP/out")"
 grep -q "band size: not measured: " "$TS_TMP/out" || ts_fail "band: $(cat "$TS_TMP/out")"
 grep -q "idle cleaning: not measured: no cliff" "$TS_TMP/out" || ts_fail "idle: $(cat "$TS_TMP/out")"
+
+# a hybrid's flash cache: the same cliff (its units are writes, not bands)
+ts_subtest hybrid
+sshd=$(ts_emu_attach --profile sshd --size 2G --spec "pcache=$pcache,clean-idle=200ms")
+ts_run_rc 0 "$ALIGNPROBE" smr --deep --yes --writes 32 --time-budget 5m -J "$sshd"
+ts_json_check "$TS_TMP/out" "$pcache" <<'PY' || ts_fail "hybrid: $(cat "$TS_TMP/out")"
+x = d["smr"][0]["deep"]
+eq(x["stop"], "cliff", "stop")
+size = int(args[0])
+check(size / 4 <= x["cache_bytes"] <= size * 2,
+      "cache_bytes %s within a factor of the emulated %d" % (x["cache_bytes"], size))
+eq(x["idle_clean"], True, "idle_clean")
+PY
+[ "$("$ALIGNPROBE" emulate --stats "$sshd" -n -r -o STALL_NS)" -gt 0 ] ||
+	ts_fail "no write waited for the hybrid's full cache"
 
 # the profile's own 256 MiB cache: 2 s of writes at 0.3 ms each cannot fill it
 ts_subtest time-budget
