@@ -276,6 +276,7 @@ struct json_object *ap_smr_deep_to_json(const struct ap_smr_deep *d)
 	json_object_object_add(o, "idle_last_slow_ns", d->idle_ran && s->slow ?
 			       u64(s->last_slow_ns) : NULL);
 	json_object_object_add(o, "idle_probes", u64(s->probes));
+	json_object_object_add(o, "idle_longest_wait_ns", s->probes ? u64(s->longest_ns) : NULL);
 	json_object_object_add(o, "elapsed_ns", u64(d->elapsed_ns));
 	return o;
 }

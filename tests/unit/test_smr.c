@@ -384,6 +384,11 @@ static void test_deep_words(void **state)
 	assert_true(json_object_object_get_ex(o, "band_bytes", &v) && v == NULL);
 	assert_false(json_object_get_boolean(json_object_object_get(o, "idle_clean")));
 	assert_true(json_object_object_get_ex(o, "idle_clean_ns", &v) && v == NULL);
+	d.idle.longest_ns = 700 * MS;
+	json_object_put(o);
+	o = ap_smr_deep_to_json(&d);
+	assert_int_equal(json_object_get_int64(json_object_object_get(o, "idle_longest_wait_ns")),
+			 700 * MS);
 	json_object_put(o);
 
 	/* clean again */
