@@ -217,6 +217,8 @@ static void idle_words(char *b, size_t n, const struct ap_smr_deep *d)
 
 	if (!d->idle_ran)
 		snprintf(b, n, "not measured: no cliff");
+	else if (!s->probes)
+		snprintf(b, n, "not measured: the budget ran out at the cliff");
 	else if (s->clean)
 		snprintf(b, n, "writes fast again %.1f s after the last (%.1f s the last slow "
 			 "probe; %u probes, the longest waited %.0f ms)", (double)s->clean_ns / 1e9,

@@ -391,6 +391,13 @@ static void test_deep_words(void **state)
 			 700 * MS);
 	json_object_put(o);
 
+	/* no time left for a probe */
+	d.idle.probes = 0;
+	w = ap_smr_deep_words(&d);
+	assert_non_null(strstr(w, "idle cleaning: not measured: the budget ran out at the cliff"));
+	free(w);
+	d.idle.probes = 3;
+
 	/* clean again */
 	d.idle.clean = true;
 	d.idle.clean_ns = 9 * AP_NSEC_PER_SEC;
