@@ -7,10 +7,14 @@
 # qemu-storage-daemon's FUSE export and attached to a loop device, a fresh
 # one for each measurement (a written cluster stays allocated).
 #
-# fio: first writes of 64 KiB (O_DIRECT|O_DSYNC, one at a time) into
-# never-written space, each 128 KiB past the last one's end, aligned to the
-# clusters and 4 KiB off them: median completion latency of each and their
-# ratio. The probe: its verdict, its first-write figures and its time; with
+# fio: first writes of 64 KiB (one at a time) into never-written space,
+# each 128 KiB past the last one's end, aligned to the clusters and 4 KiB
+# off them: median completion latency of each and their ratio, on the loop
+# device the probe measures. Twice: O_DIRECT alone (the cost of allocating
+# one cluster against two, measured at 1.6-2.3x on a loaded 2-core machine)
+# and O_DIRECT|O_DSYNC as the probe writes (each write then waits for the
+# image's flush to the host's disk, milliseconds that vary with the host's
+# other I/O and can hide the allocation: 0.9x was seen). The probe: its verdict, its first-write figures and its time; with
 # BENCH_BASE=path/to/an/older/alignprobe (d7e4e2c) that one too, on its own
 # fresh image, right after.
 #
@@ -58,18 +62,21 @@ export_image() {
 	loops+=("$dev")
 }
 
-fio_median() {	# DEV OFFSET: median clat (us) of first writes of 64 KiB from OFFSET
-	fio --name=fw --filename="$1" --direct=1 --sync=1 --ioengine=psync --bs=64k \
+fio_median() {	# DEV OFFSET SYNC: median clat (us) of first writes of 64 KiB from OFFSET
+	fio --name=fw --filename="$1" --direct=1 --sync="$3" --ioengine=psync --bs=64k \
 		--rw=write:128k --offset="$2" --size=96M --output-format=json 2>/dev/null |
 		python3 -c 'import json,sys; j=json.load(sys.stdin)["jobs"][0]["write"]
 print("%.0f" % (j["clat_ns"]["percentile"]["50.000000"] / 1000))'
 }
 
-export_image fio
-a=$(fio_median "$dev" 0)
-m=$(fio_median "$dev" $((256 * 1024 * 1024 + 4096)))
-printf 'fio, first writes of 64 KiB into fresh space: aligned %s us, 4 KiB off a cluster %s us: %s\n' \
-	"$a" "$m" "$(python3 -c "print('%.2fx' % ($m / $a))")"
+for sync in none dsync; do
+	export_image "fio-$sync"
+	a=$(fio_median "$dev" 0 "$sync")
+	m=$(fio_median "$dev" $((256 * 1024 * 1024 + 4096)) "$sync")
+	printf 'fio, first writes of 64 KiB into fresh space, O_DIRECT%s: aligned %s us, 4 KiB off a cluster %s us: %s\n' \
+		"$([ "$sync" = dsync ] && echo '|O_DSYNC')" "$a" "$m" \
+		"$(python3 -c "print('%.2fx' % ($m / $a))")"
+done
 
 probe() {	# LABEL BINARY
 	local t0 t1 rc

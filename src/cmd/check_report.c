@@ -176,16 +176,10 @@ static const struct ap_levels *measured_levels(const struct check_cmd *c)
  * measurement contradicts (claims.h). */
 static void print_contradicted(const struct check_cmd *c)
 {
-	char *msgs[AP_CLAIMS_MAX];
 	struct ap_claims cl;
-	size_t i, n;
 
 	ap_claims_read(&c->ck.topo, &cl);
-	n = ap_claims_contradicted(&cl, measured_levels(c), msgs, AP_CLAIMS_MAX);
-	for (i = 0; i < n; i++) {
-		printf("Contradicted: %s (what the device claims, against the verdict)\n", msgs[i]);
-		free(msgs[i]);
-	}
+	ap_cmd_print_claims(&cl, measured_levels(c), false, "");
 }
 
 /* The -J document of the device (c->doc). */

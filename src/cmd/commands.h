@@ -207,6 +207,18 @@ struct json_object;
 struct json_object *ap_cmd_verdict_next_steps_json(const char *dev, const struct ap_verdict *v,
 						   bool clear);
 
+/*
+ * What the device claims of its I/O units against what was measured
+ * (device/claims.h): with @all a line "Claims: minimum_io 512 (kernel),
+ * ..." when it states any, then "Contradicted: ..." for each claim the
+ * measured levels @ls (NULL: none) contradict, each line after @indent.
+ * probe and check.
+ */
+struct ap_claims;
+struct ap_levels;
+void ap_cmd_print_claims(const struct ap_claims *cl, const struct ap_levels *ls, bool all,
+			 const char *indent);
+
 /* The emulated drive's write cache model (device/cachectl.h's hook): seq, cleanup. */
 struct ap_cache_model;
 extern const struct ap_cache_model ap_cmd_emu_cache;

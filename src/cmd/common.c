@@ -14,6 +14,7 @@
 
 #include "cmd/commands.h"
 #include "device/cachectl.h"
+#include "device/claims.h"
 #include "device/safety.h"
 #include "emu/emu.h"
 #include "emu/model.h"
@@ -347,3 +348,20 @@ const struct ap_cache_model ap_cmd_emu_cache = {
 	.get = ap_emu_write_cache,
 	.set = ap_emu_set_write_cache,
 };
+
+void ap_cmd_print_claims(const struct ap_claims *cl, const struct ap_levels *ls, bool all,
+			 const char *indent)
+{
+	char *msgs[AP_CLAIMS_MAX];
+	size_t i, n;
+
+	for (i = 0; all && i < cl->n; i++)
+		printf("%s%s%s %llu (%s)%s", i ? "" : indent, i ? ", " : "Claims: ", cl->c[i].name,
+		       (unsigned long long)cl->c[i].bytes, cl->c[i].source, i + 1 == cl->n ? "\n" : "");
+	n = ap_claims_contradicted(cl, ls, msgs, AP_CLAIMS_MAX);
+	for (i = 0; i < n; i++) {
+		printf("%sContradicted: %s (what the device claims, against the verdict)\n", indent,
+		       msgs[i]);
+		free(msgs[i]);
+	}
+}

@@ -20,6 +20,9 @@
 #include "cmd/commands.h"
 #include "cmd/publish.h"
 #include "cmd/probeP.h"
+#include "analysis/verdict_json.h"
+#include "device/claims.h"
+#include "device/topology.h"
 #include "emu/model.h"
 #include "lib/exitcodes.h"
 #include "lib/outfile.h"
@@ -99,14 +102,36 @@ static void add_rows(struct libscols_table *tb, struct ap_row *r, const struct j
 	}
 }
 
-/* The words after the table (probe/words.c), what to run next after an effect. */
+/*
+ * What @j's device claims of its I/O units (device/claims.h) and the levels
+ * its verdict found: false when the device's topology cannot be read.
+ */
+static bool job_claims(const struct job *j, struct ap_claims *cl, struct ap_levels *lv)
+{
+	struct ap_topology t;
+	struct ap_error e = { 0 };
+
+	if (ap_topology_read(j->dev, &t, &e) != 0)
+		return false;
+	ap_claims_read(&t, cl);
+	ap_topology_free(&t);
+	ap_verdict_levels(&j->r.verdict, lv);
+	return true;
+}
+
+/* The words after the table (probe/words.c), the device's claims against them,
+ * what to run next after an effect. */
 static void print_words(const struct job *j)
 {
 	const struct ap_verdict *v = &j->r.verdict;
 	char *s = ap_probe_verdict_words(j->dev, &j->r);
+	struct ap_claims cl;
+	struct ap_levels lv;
 
 	fputs(s, stdout);
 	free(s);
+	if (job_claims(j, &cl, &lv))
+		ap_cmd_print_claims(&cl, &lv, true, "  ");
 	if (v->sensitive && v->resolved)
 		ap_cmd_print_verdict_next_steps(j->dev, j->emulated ? "the emulated drive this run "
 						"measured is detached when it ends" : NULL,
@@ -121,7 +146,9 @@ static void print_words(const struct job *j)
 static struct json_object *job_json(const struct ap_cols *cs, const struct job *j)
 {
 	const struct ap_probe_result *r = &j->r;
-	struct json_object *res = json_object_new_array();
+	struct json_object *res = json_object_new_array(), *doc;
+	struct ap_claims cl;
+	struct ap_levels lv;
 	struct ap_row row;
 	size_t i, k;
 
@@ -136,10 +163,13 @@ static struct json_object *job_json(const struct ap_cols *cs, const struct job *
 		}
 	}
 	ap_row_free(&row);
-	return ap_probe_result_to_json(j->dev, j->emulated, &j->d, r,
-				       ap_cmd_verdict_next_steps_json(j->emulated ? NULL : j->dev,
-								      &r->verdict, r->clear),
-				       res, j->run.rc ? j->e.msg : NULL);
+	doc = ap_probe_result_to_json(j->dev, j->emulated, &j->d, r,
+				      ap_cmd_verdict_next_steps_json(j->emulated ? NULL : j->dev,
+								     &r->verdict, r->clear),
+				      res, j->run.rc ? j->e.msg : NULL);
+	json_object_object_add(doc, "claims", job_claims(j, &cl, &lv) ?
+			       ap_claims_to_json(&cl, &lv) : NULL);
+	return doc;
 }
 
 static int write_plot(struct job *j)
