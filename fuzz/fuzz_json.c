@@ -2,7 +2,7 @@
 /*
  * libFuzzer harness: saved JSON results read back, through the entry points
  * the commands use: ap_sweep_doc_load() (sweep --replay FILE),
- * ap_geometry_load() (check --geometry FILE) on a file holding the input,
+ * ap_fleet_geometry_load() (check --geometry FILE) on a file holding the input,
  * and on whatever json-c parses from it ap_verdict_from_json() (the
  * document, its "verdict", devices[0].verdict) and
  * ap_sweep_result_from_json() (each of "results"), ap_identity_from_json()
@@ -23,6 +23,7 @@
 #include "analysis/verdict_json.h"
 #include "device/geometry.h"
 #include "device/identity.h"
+#include "fleet/load.h"
 #include "lib/util.h"
 #include "sweep/sweep.h"
 
@@ -105,18 +106,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();	/* every refusal must say why */
 	memset(&g, 0, sizeof(g));
 	e.msg[0] = '\0';
-	if (ap_geometry_load(path, NULL, &g, NULL, &e) != 0 && !e.msg[0])
+	if (ap_fleet_geometry_load(path, NULL, &g, NULL, &e) != 0 && !e.msg[0])
 		abort();
 	/* matching an entry to a device: by identity, by path, or --geometry-any */
 	for (i = 0; i < 2; i++) {
-		struct ap_geometry_target t = {
+		struct ap_fleet_target t = {
 			.path = "/dev/loop0", .is_blockdev = true, .wwn = "0x5000c500a1b2c3d4",
 			.serial = "ZFN0ABCD", .any = i == 1,
 		};
-		struct ap_geometry_pick pick;
+		struct ap_fleet_pick pick;
 
 		e.msg[0] = '\0';
-		if (ap_geometry_load(path, &t, &g, &pick, &e) != 0 && !e.msg[0])
+		if (ap_fleet_geometry_load(path, &t, &g, &pick, &e) != 0 && !e.msg[0])
 			abort();
 	}
 

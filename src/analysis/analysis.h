@@ -191,7 +191,7 @@ static inline bool ap_absence_margin_shown(double margin)
  * 64 KiB, above every unit a drive has been seen to hide) it shows honest
  * sectors. Below that, the unit it stands for is the next one that could
  * hide: the smallest power of two above what was ruled out, at least 4 KiB
- * (AP_GEOM_MINIMUM_UNIT: as for a drive never probed). 0 when nothing
+ * (AP_RULE_MINIMUM_UNIT: as for a drive never probed). 0 when nothing
  * ruled out is stated (an older alignprobe's verdict).
  */
 #define AP_NO_EFFECT_HONEST	65536u

@@ -3,8 +3,9 @@
  * The check engine: what a partition table is judged against and how.
  *   geom.c   the geometries a partition is checked against (the reported
  *            one, the drive's, --geometry matching, the verdict store's
- *            for the disk's model) and the rule that decides, with the
- *            reason in words
+ *            for the disk's model)
+ *   rule.c   the rule that decides among them (rule.h), with the reason
+ *            in words
  *   judge.c  the device read once (table, topology, identity), the
  *            verdict on each partition, the counts, what to run next
  * It never prints: the command (src/cmd/check*.c) says what it found.
@@ -16,11 +17,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "check/rule.h"
 #include "device/geometry.h"
 #include "device/identity.h"
 #include "device/nextsteps.h"
 #include "device/ptable.h"
 #include "device/topology.h"
+#include "fleet/load.h"
 #include "fleet/vstore.h"
 #include "lib/util.h"
 
@@ -34,7 +37,7 @@ struct ap_check_geoms {
 	const struct ap_geometry *basis;	/* probed, else drive, else reported */
 	struct ap_geometry decided;	/* what the rule makes of the basis */
 	const struct ap_geometry *in_force;	/* = &decided */
-	enum ap_geom_rule rule;
+	enum ap_check_rule rule;
 	char reason[1024];		/* why the rule decided, for people */
 	uint64_t reported_offset;	/* the reported alignment offset, bytes */
 	uint64_t optio;			/* sane optimal I/O, bytes, or 0 */
@@ -90,7 +93,7 @@ struct ap_check {
 
 	/* per device */
 	const char *verdicts_file;	/* the store of the disk's model (else the first) */
-	struct ap_geometry_pick pick;	/* the entry of the --geometry file used */
+	struct ap_fleet_pick pick;	/* the entry of the --geometry file used */
 	struct ap_ptable pt;
 	struct ap_topology topo;
 	struct ap_disk_identity id;	/* read for --verdicts and --prometheus */

@@ -2,9 +2,8 @@
 /*
  * The check engine's geometries: the reported (kernel) one, the drive's
  * claim, the probed one (--geometry, matched to the device; or
- * --physical), the verdict store's for the disk's model (--verdicts), and
- * the rule that makes the geometry in force of them (ap_geometry_decide),
- * with the reason in words.
+ * --physical), the verdict store's for the disk's model (--verdicts); the
+ * rule that makes the geometry in force of them is rule.c's.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,6 +18,7 @@
 #include "device/geometry.h"
 #include "device/identity.h"
 #include "device/topology.h"
+#include "fleet/load.h"
 #include "fleet/vstore.h"
 #include "lib/json.h"
 #include "lib/util.h"
@@ -63,138 +63,6 @@ void ap_check_describe_example(const struct ap_vstore_example *x, char *buf, siz
 		 x->serial ? x->serial : x->wwn ? x->wwn : "a disk without serial",
 		 x->device ? x->device : "?", x->host ? " on " : "", x->host ? x->host : "",
 		 x->source ? x->source : "?", x->recorded ? x->recorded : "?");
-}
-
-/*
- * What a probed or model geometry @g says beyond its unit: ": an honest
- * drive ..." or, for a "no effect" that ruled out only smaller units, the
- * unit it stands for (@what: "drive", "model").
- */
-static void verdict_scope(const struct ap_geometry *g, const char *what, char *buf, size_t sz)
-{
-	if (g->ruled_out_up_to && g->physical != g->logical)
-		snprintf(buf, sz, ": no alignment effect, but only units up to %" PRIu64 " bytes "
-			 "were ruled out, so a %" PRIu64 "-byte one may hide; starts are judged "
-			 "against it (from LBA 0)", g->ruled_out_up_to, g->physical);
-	else if (g->physical == g->logical)
-		snprintf(buf, sz, ": an honest %s, every sector boundary is aligned", what);
-	else
-		buf[0] = '\0';
-}
-
-/* The verdict store's entry that decided, in words. */
-static void explain_model(const struct ap_check *c, char *r, size_t sz)
-{
-	const struct ap_vstore_verdict *v = &c->mv.m->verdicts[c->mv.verdict];
-	char *name = ap_vstore_model_name(c->mv.m), ex[400] = "", scope[200];
-
-	if (v->nexamples)
-		ap_check_describe_example(&v->examples[0], ex, sizeof(ex));
-	verdict_scope(c->g.basis, "model", scope, sizeof(scope));
-	snprintf(r, sz, "the verdict store %s holds one verdict for the model %s "
-		 "(models[%zu].verdicts[%zu]): %" PRIu64 "-byte physical sectors, lowest "
-		 "aligned LBA %" PRIu64 ", measured on %s%s%s%s", c->verdicts_file, name,
-		 c->mv.model_index, c->mv.verdict, v->physical_sector, v->lowest_aligned_lba,
-		 ex[0] ? ex : "no disk named", v->nexamples > 1 ? " and " : "",
-		 v->nexamples > 1 ? "more disks" : "", scope);
-	free(name);
-}
-
-/* Why the rule decided as it did, in words (c->g.reason). */
-static void explain_rule(struct ap_check *c)
-{
-	const struct ap_geometry *b = c->g.basis;
-	const struct ap_drive_topology *d = &c->topo.drive;
-	const char *m = ap_geometry_match_name(c->pick.match);
-	bool image = !c->pt.is_blockdev, drive = b->source == AP_GEOM_DRIVE;
-	char off[64] = "", how[320], scope[200], *r = c->g.reason;
-	size_t sz = sizeof(c->g.reason);
-
-	if (c->g.in_force->lowest_aligned)
-		snprintf(off, sizeof(off), " from the alignment offset (LBA %" PRIu64 ")",
-			 c->g.in_force->lowest_aligned);
-	switch (c->g.rule) {
-	case AP_RULE_PROBED:
-		if (c->pick.match == AP_MATCH_ANY)
-			snprintf(how, sizeof(how), "no entry is this device; --geometry-any took "
-				 "the one of %s", c->pick.device[0] ? c->pick.device : "no device named");
-		else
-			snprintf(how, sizeof(how), "its entry is this device by %s%s%s", m,
-				 c->pick.device[0] ? ": " : "", c->pick.device);
-		verdict_scope(b, "drive", scope, sizeof(scope));
-		if (b->ruled_out_up_to && b->physical != b->logical)
-			snprintf(r, sz, "a probe verdict (%s, %s; %s) found no alignment effect%s",
-				 c->geometry_file, c->pick.where, how, scope);
-		else
-			snprintf(r, sz, "a probe verdict (%s, %s; %s) found %" PRIu64 "-byte "
-				 "physical sectors, lowest aligned LBA %" PRIu64 "%s",
-				 c->geometry_file, c->pick.where, how, b->physical,
-				 b->lowest_aligned, scope);
-		break;
-	case AP_RULE_GIVEN:
-		snprintf(r, sz, "--physical %" PRIu64 " --lowest-aligned %" PRIu64 " given on the "
-			 "command line", b->physical, b->lowest_aligned);
-		break;
-	case AP_RULE_MODEL:
-		explain_model(c, r, sz);
-		break;
-	case AP_RULE_AS_REPORTED:
-		if (image)
-			snprintf(r, sz, "the image file's %u-byte sectors are taken as its physical "
-				 "sectors: 4 KiB or more is not the report 512e drives make",
-				 b->logical);
-		else
-			snprintf(r, sz, "the drive %s %" PRIu64 "-byte physical sectors (%s), taken "
-				 "as stated: a report of 4 KiB or more is not the one 512e drives "
-				 "make", drive ? "claims" : "reports", b->physical,
-				 drive ? d->source : "kernel topology");
-		break;
-	case AP_RULE_MINIMUM_4K:
-		if (image)
-			snprintf(r, sz, "the image file has %u-byte sectors and says nothing of "
-				 "the drive it is for, like a drive reporting %" PRIu64 "-byte "
-				 "physical sectors, which 512e drives also report; not probed: "
-				 "requiring 4 KiB%s", b->logical, b->physical, off);
-		else
-			snprintf(r, sz, "the drive %s %" PRIu64 "-byte physical sectors%s%s%s, "
-				 "which 512e drives also %s; not probed: requiring 4 KiB%s",
-				 drive ? "claims" : "reports", b->physical, drive ? " (" : "",
-				 drive ? d->source : "", drive ? ")" : "", drive ? "claim" : "report",
-				 off);
-		break;
-	case AP_RULE_TRUST_REPORTED:
-		if (image)
-			snprintf(r, sz, "--trust-reported: the image file's %u-byte sectors are "
-				 "taken as its physical sectors", b->logical);
-		else
-			snprintf(r, sz, "--trust-reported: the drive's %s of %" PRIu64 "-byte "
-				 "physical sectors (%s) is taken as stated", drive ? "claim" : "report",
-				 b->physical, drive ? d->source : "kernel topology");
-		break;
-	case AP_RULE_NONE:
-		snprintf(r, sz, "no geometry");
-		break;
-	}
-	if (c->mv.state == AP_MV_CONFLICT) {
-		size_t n = strlen(r);
-
-		snprintf(r + n, sz - n, "; the verdict store %s holds %zu conflicting verdicts "
-			 "for its model, so none decides and --trust-reported does not apply",
-			 c->verdicts_file, c->mv.nmatching);
-	} else if (c->mv.state == AP_MV_UNSHOWN) {
-		size_t n = strlen(r);
-
-		const struct ap_vstore_verdict *v = &c->mv.m->verdicts[c->mv.verdict];
-
-		if (ap_absence_margin_shown(v->absence_margin))
-			snprintf(r + n, sz - n, "; the verdict store %s says \"no effect\" for its "
-				 "model without saying up to which size a hidden unit was ruled "
-				 "out, so it does not decide", c->verdicts_file);
-		else
-			snprintf(r + n, sz - n, "; the verdict store %s says \"no effect\" for its "
-				 "model without showing it down to %.2fx, so it does not decide",
-				 c->verdicts_file, AP_ABSENCE_MARGIN);
-	}
 }
 
 /*
@@ -246,7 +114,7 @@ static void model_geometry(struct ap_check *c, unsigned logical)
 
 
 /* What the checked device is known by, to find its entry in a --geometry file. */
-static void geometry_target(const struct ap_check *c, struct ap_geometry_target *t,
+static void geometry_target(const struct ap_check *c, struct ap_fleet_target *t,
 			    char **wwn, char **serial)
 {
 	struct stat st;
@@ -352,12 +220,12 @@ int ap_check_geometries(struct ap_check *c, struct ap_error *err)
 
 	g = &c->g.probed;
 	if (c->geometry_file) {
-		struct ap_geometry_target t;
+		struct ap_fleet_target t;
 		char *wwn, *serial;
 		int rc;
 
 		geometry_target(c, &t, &wwn, &serial);
-		rc = ap_geometry_load(c->geometry_file, &t, g, &c->pick, &e);
+		rc = ap_fleet_geometry_load(c->geometry_file, &t, g, &c->pick, &e);
 		free(wwn);
 		free(serial);
 		if (rc == -ENODEV && c->verdicts) {
@@ -403,14 +271,15 @@ int ap_check_geometries(struct ap_check *c, struct ap_error *err)
 		c->g.basis = &c->g.reported;
 		offset = c->g.reported_offset;
 	}
-	c->g.rule = ap_geometry_decide(c->g.basis, offset,
-				       c->trust_reported && c->mv.state != AP_MV_CONFLICT, &c->g.decided);
+	c->g.rule = ap_check_rule_decide(c->g.basis, offset,
+					 c->trust_reported && c->mv.state != AP_MV_CONFLICT,
+					 &c->g.decided);
 	c->g.in_force = &c->g.decided;
 	if (hand_levels(c, &c->g.decided, &e)) {
 		c->fault = AP_CHECK_FAULT_USAGE;
 		return ap_error_set(err, EINVAL, "%s", e.msg);
 	}
-	explain_rule(c);
+	ap_check_rule_explain(c);
 	return 0;
 }
 

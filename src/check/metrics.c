@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "check/check.h"
+#include "check/rule.h"
 #include "device/geometry.h"
 #include "fleet/metrics.h"
 #include "fleet/prom.h"
@@ -42,7 +43,7 @@ void ap_check_prom(const struct ap_check *ck, struct ap_prom *p, int status)
 	}
 	if (ck->g.in_force) {
 		ap_fleet_prom_add(p, "alignprobe_check_rule_info", 1, "device", dev, "rule",
-				  ap_geometry_rule_name(ck->g.rule), "basis",
+				  ap_check_rule_name(ck->g.rule), "basis",
 				  ap_geometry_source_name(ck->g.basis->source), NULL);
 		ap_fleet_prom_add(p, "alignprobe_check_required_alignment_bytes",
 				  (double)ck->g.in_force->physical, "device", dev, NULL);

@@ -2,7 +2,7 @@
 /*
  * The cleanup engine (see cleanup.h): the registry's entries walked in the
  * order they come down, each stale one undone by its owner's undo (a
- * mount by sweep/mnt.c, a loop device by lib/blkdev.c, an emulated drive
+ * mount by device/mount.c, a loop device by lib/blkdev.c, an emulated drive
  * by emu/attach.c, a write cache by device/cachectl.c), what each came to
  * handed to the command's report hook. It never prints.
  */
@@ -25,7 +25,7 @@
 #include "lib/state.h"
 #include "lib/sysfs.h"
 #include "lib/util.h"
-#include "sweep/mnt.h"
+#include "device/mount.h"
 
 static void report(struct ap_cleanup *c, const struct ap_state_entry *en, const char *action,
 		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -84,7 +84,7 @@ static void do_mount(struct ap_cleanup *c, const struct ap_state_entry *en)
 		failed(c, en, "registry entry without an absolute mount point: left alone");
 		return;
 	}
-	n = ap_mnt_undo(en->path, en->dev, c->dry_run, &e);
+	n = ap_mount_undo(en->path, en->dev, c->dry_run, &e);
 	if (n < 0) {
 		failed(c, en, "%s", e.msg);
 		return;
@@ -122,7 +122,7 @@ static void do_tmpdir(struct ap_cleanup *c, const struct ap_state_entry *en)
 		failed(c, en, "not a directory any more: left alone");
 		return;
 	}
-	if (ap_mnt_find(en->path, true, NULL, NULL)) {
+	if (ap_mount_find(en->path, true, NULL, NULL)) {
 		size_t i;
 
 		for (i = 0; c->dry_run && i < c->nunmounted; i++)
@@ -137,7 +137,7 @@ static void do_tmpdir(struct ap_cleanup *c, const struct ap_state_entry *en)
 		report(c, en, "would-remove", NULL);
 		return;
 	}
-	rc = ap_mnt_remove_dir(en->path, &e);
+	rc = ap_mount_remove_dir(en->path, &e);
 	if (rc) {
 		failed(c, en, "%s", e.msg);
 		return;

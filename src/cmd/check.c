@@ -3,7 +3,7 @@
  * alignprobe check DEVICE|IMAGE: validate a partition table against the
  * reported, the drive's and the probed physical geometry. Read-only.
  *
- * The rule that decides (ap_geometry_decide): a probed verdict or a
+ * The rule that decides (src/check/rule.c): a probed verdict or a
  * geometry given by hand as it is; an unproven report of 4 KiB or more as
  * stated; an unproven report of 512-byte physical sectors (which 512e drives
  * and USB bridges make too) only with --trust-reported, else 4 KiB from the
@@ -25,8 +25,9 @@
  * now is its temporary one: no judgement.
  *
  * This file: the options, each device's run, the verdict per partition and
- * the exit status; check_geom.c the geometries and the rule; check_report.c
- * what is printed; check.h what they share.
+ * the exit status; check_geom.c what the verdict store holds but the
+ * engine does not use; check_report.c what is printed; checkP.h what they
+ * share. The engine, with the geometries and the rule, is src/check/.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -37,6 +38,7 @@
 #include <string.h>
 #include <json-c/json.h>
 
+#include "check/rule.h"
 #include "cmd/checkP.h"
 #include "cmd/commands.h"
 #include "cmd/opts.h"
@@ -378,6 +380,7 @@ static int run(struct check_cmd *c)
 	int def[CHECK_NCOLS];
 	struct ap_opts_cols t;
 	size_t ndef, i, nerr;
+	char note[1100];
 	bool aligned;
 	int rc;
 
@@ -432,9 +435,8 @@ static int run(struct check_cmd *c)
 	nerr = ap_ptable_nerrors(&c->ck.pt);
 	report_partitions(c);
 	ap_check_next_steps(&c->ck);
-	if (c->ck.nmisaligned && !c->quiet && c->ck.g.rule == AP_RULE_MINIMUM_4K)
-		check_warn(c, "note: %s; a probe verdict (--geometry)%s decides otherwise", c->ck.g.reason,
-		      c->ck.mv.state == AP_MV_CONFLICT ? " of this disk" : " or --trust-reported");
+	if (c->ck.nmisaligned && !c->quiet && ap_check_rule_note(&c->ck, note, sizeof(note)))
+		check_warn(c, "note: %s", note);
 	aligned = nerr == 0 && c->ck.nmisaligned == 0;
 
 	if (c->out.json) {

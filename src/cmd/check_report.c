@@ -13,6 +13,7 @@
 #include <string.h>
 #include <json-c/json.h>
 
+#include "check/rule.h"
 #include "cmd/checkP.h"
 #include "cmd/commands.h"
 #include "device/claims.h"
@@ -20,6 +21,7 @@
 #include "device/identity.h"
 #include "device/ptable.h"
 #include "device/topology.h"
+#include "fleet/load.h"
 #include "fleet/vstore.h"
 #include "lib/exitcodes.h"
 #include "lib/util.h"
@@ -124,7 +126,7 @@ static struct json_object *probed_json(const struct check_cmd *c)
 		json_object_object_add(o, "entry_device", c->ck.pick.device[0]
 				       ? json_object_new_string(c->ck.pick.device) : NULL);
 		json_object_object_add(o, "matched_by", json_object_new_string(
-					       ap_geometry_match_name(c->ck.pick.match)));
+					       ap_fleet_match_name(c->ck.pick.match)));
 	}
 	return o;
 }
@@ -134,7 +136,7 @@ static struct json_object *rule_json(const struct check_cmd *c)
 	struct json_object *o = json_object_new_object();
 	const struct ap_geometry *f = c->ck.g.in_force;
 
-	json_object_object_add(o, "name", json_object_new_string(ap_geometry_rule_name(c->ck.g.rule)));
+	json_object_object_add(o, "name", json_object_new_string(ap_check_rule_name(c->ck.g.rule)));
 	json_object_object_add(o, "reason", json_object_new_string(c->ck.g.reason));
 	json_object_object_add(o, "basis", json_object_new_string(
 				       ap_geometry_source_name(c->ck.g.basis->source)));
@@ -429,7 +431,7 @@ int check_print_topology(const struct check_cmd *c)
 	       c->ck.g.rule == AP_RULE_PROBED || c->ck.g.rule == AP_RULE_MODEL ? ", from " : "",
 	       c->ck.g.rule == AP_RULE_PROBED ? c->ck.geometry_file :
 	       c->ck.g.rule == AP_RULE_MODEL ? c->ck.verdicts_file : "");
-	printf("Rule: %s: %s\n", ap_geometry_rule_name(c->ck.g.rule), c->ck.g.reason);
+	printf("Rule: %s: %s\n", ap_check_rule_name(c->ck.g.rule), c->ck.g.reason);
 	print_contradicted(c);
 	putchar('\n');
 	return 0;

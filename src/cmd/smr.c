@@ -42,10 +42,15 @@ enum {
 	OPT_JOURNAL,
 	OPT_WRITES,
 	OPT_SEED,
+	OPT_DEEP,
+	OPT_TIME_BUDGET,
+	OPT_BYTE_BUDGET,
 };
 
 struct ctl {
 	bool yes, dry_run, json, quiet, preserve;
+	bool deep, budget_set;
+	uint64_t time_budget_ns, byte_budget;
 	const char *journal;
 	unsigned writes;
 	uint64_t seed;
@@ -70,6 +75,7 @@ struct job {
 	struct ap_smr_result r;
 	struct ap_cachectl wc;
 	bool wc_found;
+	bool switched;			/* the write cache is off: restore */
 	char *journal;
 };
 
@@ -86,6 +92,10 @@ static void usage(void)
 	      "                            /var/tmp/alignprobe-undo-DEV-PID.journal)\n"
 	      "     --writes N             timed writes per phase (default 128)\n"
 	      "     --seed N               of the random order (default 1)\n"
+	      "     --deep                 after a persistent cache is found: its size (the\n"
+	      "                            cliff) and the idle cleaning time (destructive)\n"
+	      "     --time-budget DUR      for the deep test (default 10m), e.g. 30m\n"
+	      "     --byte-budget SIZE     the deep test writes at most this, e.g. 64G\n"
 	      "     --emulate[=SPEC]       test an emulated drive (repeatable), e.g.\n"
 	      "                            --emulate=smr-notrim\n"
 	      " -y, --yes                  destructive mode without the confirmation\n"
@@ -128,6 +138,23 @@ static int smr_opt(void *ctx, int ch, const char *arg)
 		}
 		c->writes = (unsigned)v;
 		return 0;
+	case OPT_DEEP:
+		c->deep = true;
+		return 0;
+	case OPT_TIME_BUDGET:
+		if (ap_parse_duration_ns(arg, &c->time_budget_ns) != 0 || !c->time_budget_ns) {
+			ap_usage_error(CMD, "invalid --time-budget: '%s' (e.g. 30s, 2m)", arg);
+			return AP_EXIT_USAGE;
+		}
+		c->budget_set = true;
+		return 0;
+	case OPT_BYTE_BUDGET:
+		if (ap_parse_size(arg, &c->byte_budget) != 0 || !c->byte_budget) {
+			ap_usage_error(CMD, "invalid --byte-budget: '%s' (e.g. 4G)", arg);
+			return AP_EXIT_USAGE;
+		}
+		c->budget_set = true;
+		return 0;
 	case OPT_SEED:
 		if (ap_parse_u64(arg, &c->seed) != 0) {
 			ap_usage_error(CMD, "invalid --seed: '%s' (0..%" PRIu64 ")", arg, UINT64_MAX);
@@ -146,6 +173,9 @@ static int parse(struct ctl *c, int argc, char **argv)
 		{ "journal",  required_argument, NULL, OPT_JOURNAL },
 		{ "writes",   required_argument, NULL, OPT_WRITES },
 		{ "seed",     required_argument, NULL, OPT_SEED },
+		{ "deep",     no_argument,       NULL, OPT_DEEP },
+		{ "time-budget", required_argument, NULL, OPT_TIME_BUDGET },
+		{ "byte-budget", required_argument, NULL, OPT_BYTE_BUDGET },
 		{ NULL, 0, NULL, 0 }
 	};
 	static const char *const synopsis[] = {
@@ -161,6 +191,15 @@ static int parse(struct ctl *c, int argc, char **argv)
 
 	if (rc)
 		return rc;
+	if (c->budget_set && !c->deep) {
+		ap_usage_error(CMD, "--time-budget and --byte-budget are only used with --deep");
+		return AP_EXIT_USAGE;
+	}
+	if (c->deep && c->preserve) {
+		ap_usage_error(CMD, "--deep cannot preserve: it writes as much as the persistent "
+			       "cache holds, anywhere on the disk (drop --preserve)");
+		return AP_EXIT_USAGE;
+	}
 	if (c->journal && !c->preserve) {
 		ap_usage_error(CMD, "--journal is only used with --preserve");
 		return AP_EXIT_USAGE;
@@ -271,11 +310,10 @@ static int prepare(struct ctl *c, struct job *j, uint64_t size, unsigned logical
 	return 0;
 }
 
-/* The phase with the cache off: on record first, switched, restored. 0 or 1. */
-static int phase_off(struct job *j, struct ap_smr_run *run)
+/* The write cache off, on record first (switched back by restore()). 0 or 1. */
+static int cache_off(struct job *j)
 {
 	struct ap_error e = { 0 }, re = { 0 };
-	int rc;
 
 	if (ap_cachectl_adopt(&j->wc, &e) < 0 || ap_cachectl_record(&j->wc, &e) < 0 ||
 	    ap_cachectl_set(&j->wc, false, &e) < 0) {
@@ -283,15 +321,57 @@ static int phase_off(struct job *j, struct ap_smr_run *run)
 		ap_cachectl_restore(&j->wc, &re);
 		return AP_EXIT_FAILURE;
 	}
-	j->r.off.cache_known = true;
-	ap_test_pause("ALIGNPROBE_TEST_SMR_CACHE_OFF");	/* a test's SIGKILL goes here */
-	rc = ap_smr_run_phase(run, &j->r.off, &e);
+	j->switched = true;
+	return 0;
+}
+
+/* The write cache as found again. 0 or 1. */
+static int cache_restore(struct job *j)
+{
+	struct ap_error re = { 0 };
+
+	j->switched = false;
 	if (ap_cachectl_restore(&j->wc, &re) < 0) {
 		ap_warnx(CMD, j->dev, "cannot restore the write cache (\"%s\"): %s; "
 			 "'alignprobe cleanup' puts it back", j->wc.w.orig, re.msg);
 		return AP_EXIT_FAILURE;
 	}
+	return 0;
+}
+
+/* The phase with the cache off (left off for --deep). 0 or 1. */
+static int phase_off(struct job *j, struct ap_smr_run *run)
+{
+	struct ap_error e = { 0 };
+	int rc = cache_off(j);
+
+	if (rc)
+		return rc;
+	j->r.off.cache_known = true;
+	ap_test_pause("ALIGNPROBE_TEST_SMR_CACHE_OFF");	/* a test's SIGKILL goes here */
+	rc = ap_smr_run_phase(run, &j->r.off, &e);
 	if (rc) {
+		ap_warnx(CMD, NULL, "%s", e.msg);
+		return AP_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/* --deep, the write cache still off: only after a persistent cache was found. 0 or 1. */
+static int deep(struct ctl *c, struct job *j, const struct ap_smr_plan *p)
+{
+	struct ap_error e = { 0 };
+
+	ap_smr_decide(&j->r);
+	if (j->r.verdict != AP_SMR_PERSISTENT_CACHE) {
+		snprintf(j->r.deep.reason, sizeof(j->r.deep.reason), "the short test found no "
+			 "persistent cache (%s): nothing to measure", ap_smr_verdict_key(j->r.verdict));
+		return 0;
+	}
+	if (!c->quiet)
+		ap_warnx(CMD, j->dev, "the deep test: writing until the cache is full, %.0f s at "
+			 "most", (double)j->r.deep.time_budget_ns / 1e9);
+	if (ap_smr_deep_run(j->dev, p, &j->r.deep, &e) != 0) {
 		ap_warnx(CMD, NULL, "%s", e.msg);
 		return AP_EXIT_FAILURE;
 	}
@@ -324,6 +404,10 @@ static int measure(struct ctl *c, struct job *j, const struct ap_smr_plan *p)
 			 ce.msg, j->journal, j->journal);
 		ret = AP_EXIT_FAILURE;
 	}
+	if (!ret && c->deep)
+		ret = deep(c, j, p);
+	if (j->switched && cache_restore(j) && !ret)
+		ret = AP_EXIT_FAILURE;
 	return ret;
 }
 
@@ -343,6 +427,12 @@ static int gated(struct ctl *c, struct job *j, const struct ap_smr_plan *p)
 			 j->wc.w.orig);
 	words = ap_smr_plan_words(j->dev, p, c->preserve ? j->journal : NULL,
 				  j->wc_found ? cache : NULL);
+	if (c->deep) {
+		char *d = ap_smr_deep_plan_words(&j->r.deep, p->span);
+
+		ap_strappendf(&words, NULL, "%s", d);
+		free(d);
+	}
 	so.ask = ap_ui_confirm;
 	if (c->dry_run || (!c->preserve && !so.yes))
 		rc = ap_cmd_confirm(CMD, j->dev, &t, &so, words);
@@ -361,7 +451,12 @@ static int run_job(struct ctl *c, struct job *j)
 	int rc = look(c, j, &size, &logical);
 
 	j->logical = logical;
-
+	j->r.deep.asked = c->deep;
+	j->r.deep.time_budget_ns = c->time_budget_ns;
+	j->r.deep.byte_budget = c->byte_budget;
+	snprintf(j->r.deep.reason, sizeof(j->r.deep.reason), "the verdict was settled without "
+		 "the short test's writes: the deep test follows only a short test that found a "
+		 "persistent cache");
 	if (rc)
 		return rc;
 	if (j->r.verdict != AP_SMR_UNKNOWN || j->r.source)
@@ -439,7 +534,8 @@ static int one(struct ctl *c, const char *name, const char *spec)
 
 int ap_cmd_smr(int argc, char **argv)
 {
-	struct ctl c = { .writes = AP_SMR_WRITES_DEFAULT, .seed = 1 };
+	struct ctl c = { .writes = AP_SMR_WRITES_DEFAULT, .seed = 1,
+			 .time_budget_ns = AP_SMR_DEEP_TIME_DEFAULT };
 	int rc, worst = AP_EXIT_OK;
 	size_t i;
 

@@ -31,7 +31,7 @@
 #include "lib/state.h"
 #include "lib/util.h"
 #include "sweep/mkfs.h"
-#include "sweep/mnt.h"
+#include "device/mount.h"
 #include "sweep/sweep.h"
 #include "ui/out.h"
 #include "workload/pm.h"
@@ -421,7 +421,7 @@ int ap_cmd_sweep(int argc, char **argv)
 		goto out;
 	}
 	/* where each step creates its mount point and registers it */
-	if ((rc = ap_cmd_check_dir(CMD, ap_mnt_parent(), "TMPDIR, for the mount points")) ||
+	if ((rc = ap_cmd_check_dir(CMD, ap_mount_parent(), "TMPDIR, for the mount points")) ||
 	    (rc = ap_cmd_check_dir(CMD, ap_state_dir(), "the state directory")))
 		goto out;
 	if (c.record_set && (rc = ap_publish_record_prepare(CMD, c.record, &c.record)) != 0)

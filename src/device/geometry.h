@@ -6,17 +6,13 @@
  * Geometries come from the kernel (reported), the drive (SG_IO claims), a
  * saved probe/sweep verdict (--geometry FILE) or the command line.
  *
- * Which one decides is a rule (ap_geometry_decide): a probed or given
- * geometry as it is; an unproven report of 4 KiB or more as stated; an
- * unproven report below 4 KiB (what 512e drives and USB bridges report) only
- * with trust, else 4 KiB from the reported alignment offset.
+ * Which one decides is check's rule (src/check/rule.h).
  */
 #ifndef AP_GEOMETRY_H
 #define AP_GEOMETRY_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 #include "lib/align.h"
 #include "lib/levels.h"
@@ -36,19 +32,6 @@ enum ap_geom_source {
 	AP_GEOM_MANUAL,		/* --physical / --lowest-aligned */
 	AP_GEOM_MINIMUM,	/* 4 KiB in place of an unproven smaller report */
 	AP_GEOM_MODEL,		/* the verdict store's verdict for the disk's model */
-};
-
-/* The unit below which an unproven report does not decide. */
-#define AP_GEOM_MINIMUM_UNIT	4096u
-
-enum ap_geom_rule {
-	AP_RULE_NONE = 0,
-	AP_RULE_PROBED,		/* a probe/sweep verdict decides */
-	AP_RULE_GIVEN,		/* --physical / --lowest-aligned decide */
-	AP_RULE_AS_REPORTED,	/* a report of >= 4 KiB physical sectors, as stated */
-	AP_RULE_MINIMUM_4K,	/* a report below 4 KiB, not probed: 4 KiB required */
-	AP_RULE_TRUST_REPORTED,	/* a report below 4 KiB taken as stated (--trust-reported) */
-	AP_RULE_MODEL,		/* a verdict for the disk's model (check --verdicts) decides */
 };
 
 struct ap_geometry {
@@ -99,73 +82,6 @@ int ap_geometry_set(struct ap_geometry *g, enum ap_geom_source src, unsigned log
 int ap_geometry_add_level(struct ap_geometry *g, const struct ap_level *lv, struct ap_error *e);
 /* @g has levels above its physical sector. */
 bool ap_geometry_has_levels(const struct ap_geometry *g);
-
-/*
- * The geometry that decides, from @basis (the probed one when there is one,
- * else the drive's claim, else the reported one). Probed, model and given
- * bases decide as they are. An unproven basis (reported, drive) of at least
- * AP_GEOM_MINIMUM_UNIT decides as stated; a smaller one only with
- * @trust_reported, else @out becomes AP_GEOM_MINIMUM: 4 KiB from the
- * reported alignment offset @offset_bytes. Returns the rule; @out is
- * always filled (a copy of @basis unless the minimum applies).
- */
-enum ap_geom_rule ap_geometry_decide(const struct ap_geometry *basis, uint64_t offset_bytes,
-				     bool trust_reported, struct ap_geometry *out);
-/* "probed", "given", "as_reported", "minimum_4k", "trust_reported",
- * "model_verdict" (JSON, docs). */
-const char *ap_geometry_rule_name(enum ap_geom_rule rule);
-
-/* ---- a saved verdict, matched to the device it is applied to ---- */
-
-/* What the checked device is known by. */
-struct ap_geometry_target {
-	const char *path;	/* as named on the command line */
-	bool is_blockdev;
-	dev_t rdev;		/* block device: st_rdev */
-	dev_t dev;		/* image file: st_dev and st_ino */
-	ino_t ino;
-	const char *wwn;	/* the disk's WWN, NULL when unknown */
-	const char *serial;	/* the disk's serial number, NULL when unknown */
-	bool any;		/* --geometry-any: the file describes this model of drive */
-};
-
-enum ap_geom_match {
-	AP_MATCH_NONE = 0,
-	AP_MATCH_WWN,		/* the entry's "wwn" is the device's */
-	AP_MATCH_SERIAL,	/* the entry's "serial" is the device's */
-	AP_MATCH_PATH,		/* the entry's "device" is this device (same st_rdev or file, or path) */
-	AP_MATCH_ANY,		/* no entry is this device; taken because of ->any */
-};
-
-/* Which entry of the document was used, and why. */
-struct ap_geometry_pick {
-	enum ap_geom_match match;
-	char where[48];		/* "verdict", "devices[2].verdict" */
-	char device[256];	/* the entry's "device", "" when it has none */
-};
-
-/*
- * From a probe/sweep JSON document: {"device", "verdict", ...} (one device)
- * or {"devices": [{"device", "verdict", ...}, ...]} (several). The entry
- * used is the one that is @t: by "wwn", else "serial" (where both the entry
- * and @t have one; a different one rules the entry out), else by "device"
- * (the same block device or file as t->path, or the same path string).
- * None is @t: -ENODEV with the entries named, unless t->any, which takes
- * the first entry when the entries' verdicts agree. @t NULL: the first
- * entry. -EINVAL with a message for anything that is no verdict, -ENODATA
- * when the entry's verdict is unresolved. @pick may be NULL.
- */
-int ap_geometry_from_json(struct json_object *doc, const struct ap_geometry_target *t,
-			  struct ap_geometry *g, struct ap_geometry_pick *pick,
-			  struct ap_error *e);
-/* The same from a file ("-" for stdin). -ENOENT etc. when unreadable. */
-int ap_geometry_load(const char *path, const struct ap_geometry_target *t,
-		     struct ap_geometry *g, struct ap_geometry_pick *pick, struct ap_error *e);
-/* "wwn", "serial", "path", "any" (JSON, messages). */
-const char *ap_geometry_match_name(enum ap_geom_match m);
-/* Two identifiers name the same disk: case and blanks aside, and the
- * "0x", "naa.", "eui.", "wwn-0x" prefixes of WWNs ignored. */
-bool ap_geometry_id_equal(const char *a, const char *b);
 
 const char *ap_geometry_source_name(enum ap_geom_source src);
 /*

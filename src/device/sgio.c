@@ -82,6 +82,19 @@ void ap_sgio_cdb_ata_identify12(uint8_t cdb[12])
 	cdb_ata_identify(cdb, 12, 0xa1, 4, 9);	/* ATA PASS-THROUGH(12) */
 }
 
+void ap_sgio_cdb_ata_read_log(uint8_t cdb[16], unsigned log, unsigned page)
+{
+	memset(cdb, 0, 16);
+	cdb[0] = 0x85;			/* ATA PASS-THROUGH(16) */
+	cdb[1] = (4 << 1) | 1;		/* PROTOCOL: PIO Data-In; EXTEND: a 48-bit command */
+	cdb[2] = 0x08 | 0x04 | 0x02;	/* T_DIR in, BYT_BLOK, T_LENGTH in SECTOR COUNT */
+	cdb[6] = 1;			/* one 512-byte page */
+	cdb[8] = (uint8_t)log;		/* LBA 7:0: the log address */
+	cdb[10] = (uint8_t)page;	/* LBA 15:8: the page number */
+	cdb[9] = (uint8_t)(page >> 8);	/* LBA 39:32: the page number's high byte */
+	cdb[14] = 0x2f;			/* READ LOG EXT */
+}
+
 void ap_sgio_cdb_inquiry_vpd(uint8_t cdb[6], unsigned page, unsigned alloc_len)
 {
 	memset(cdb, 0, 6);
@@ -558,6 +571,15 @@ int ap_sgio_ata_identify(int fd, struct ap_ata_identify *id, struct ap_error *e)
 int ap_sgio_ata_identify12(int fd, struct ap_ata_identify *id, struct ap_error *e)
 {
 	return ata_identify(fd, 12, id, e);
+}
+
+int ap_sgio_ata_read_log(int fd, unsigned log, unsigned page, uint8_t buf[512],
+			 struct ap_error *e)
+{
+	uint8_t cdb[16];
+
+	ap_sgio_cdb_ata_read_log(cdb, log, page);
+	return sg_run(fd, cdb, 16, buf, 512, "ATA READ LOG EXT", e);
 }
 
 int ap_sgio_vpd_ata(int fd, struct ap_vpd_ata *v, struct ap_error *e)

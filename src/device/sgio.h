@@ -132,6 +132,12 @@ struct ap_write_cache {
 void ap_sgio_cdb_ata_identify(uint8_t cdb[16]);
 /* ATA PASS-THROUGH(12): the bridges that know only the 12-byte form */
 void ap_sgio_cdb_ata_identify12(uint8_t cdb[12]);
+/*
+ * READ LOG EXT (2Fh) of one 512-byte page @page of log @log through ATA
+ * PASS-THROUGH(16): e.g. log 30h (IDENTIFY DEVICE data), page 09h (zoned
+ * device information).
+ */
+void ap_sgio_cdb_ata_read_log(uint8_t cdb[16], unsigned log, unsigned page);
 /* INQUIRY with EVPD for VPD page @page */
 void ap_sgio_cdb_inquiry_vpd(uint8_t cdb[6], unsigned page, unsigned alloc_len);
 void ap_sgio_cdb_read_capacity16(uint8_t cdb[16], unsigned alloc_len);
@@ -164,6 +170,9 @@ const char *ap_sgio_wc_source_name(enum ap_wc_source src);
  * -EOPNOTSUPP when the device does not answer this command set, other
  * -errno with @e filled on a real failure. ---- */
 int ap_sgio_ata_identify(int fd, struct ap_ata_identify *id, struct ap_error *e);
+/* Page @page of the ATA log @log, 512 bytes, into @buf (ap_sgio_cdb_ata_read_log()). */
+int ap_sgio_ata_read_log(int fd, unsigned log, unsigned page, uint8_t buf[512],
+			 struct ap_error *e);
 /*
  * The same through ATA PASS-THROUGH(12), which some USB bridges know
  * instead. Only for a disk (SCSI peripheral type 0): A1h is BLANK to an

@@ -20,6 +20,7 @@
 
 #include "device/geometry.h"
 #include "device/identity.h"
+#include "fleet/load.h"
 #include "lib/json.h"
 #include "lib/outfile.h"
 
@@ -260,9 +261,9 @@ int ap_vstore_check_geometry(unsigned logical, uint64_t physical, uint64_t lowes
 static bool same_disk(const struct ap_vstore_example *x, const struct ap_vstore_record *r)
 {
 	if (x->wwn && r->wwn)
-		return ap_geometry_id_equal(x->wwn, r->wwn);
+		return ap_fleet_id_equal(x->wwn, r->wwn);
 	if (x->serial && r->serial)
-		return ap_geometry_id_equal(x->serial, r->serial);
+		return ap_fleet_id_equal(x->serial, r->serial);
 	if (x->wwn || r->wwn || x->serial || r->serial)
 		return false;
 	return ap_vstore_same_str(x->device, r->device) && ap_vstore_same_str(x->host, r->host);

@@ -197,12 +197,15 @@ fail:
 }
 
 /*
- * Where the read after a write goes: between slot @o and the next, a place
- * never written (a cache may hold what was written), a seek from the write.
+ * Where the read after a write goes: between slot @o and the next (the
+ * last slot: and the one before), a place never written (a cache may hold
+ * what was written), a seek from the write.
  */
-static uint64_t read_offset(const struct ap_smr_plan *p, unsigned o)
+uint64_t ap_smr_read_offset(const struct ap_smr_plan *p, unsigned o)
 {
-	return slot_offset(p, o) + p->stride / 2 / p->span * p->span;
+	uint64_t half = p->stride / 2 / p->span * p->span;
+
+	return o + 1 < p->slots ? slot_offset(p, o) + half : slot_offset(p, o) - half;
 }
 
 /* Write slot @s (its original bytes, or the pattern), then read near slot @o: both timed. */
@@ -226,11 +229,11 @@ static int pair(struct ap_smr_run *r, unsigned s, unsigned o, uint64_t *w, uint6
 		return ap_error_set(e, -rc, "%s: write at byte %llu failed: %s", r->dev,
 				    (unsigned long long)slot_offset(&r->p, s), strerror(-rc));
 	t0 = ap_now_ns();
-	rc = ap_pread_all(r->fd, r->readbuf, r->p.span, read_offset(&r->p, o));
+	rc = ap_pread_all(r->fd, r->readbuf, r->p.span, ap_smr_read_offset(&r->p, o));
 	*rd = ap_now_ns() - t0;
 	if (rc)
 		return ap_error_set(e, -rc, "%s: read at byte %llu failed: %s", r->dev,
-				    (unsigned long long)read_offset(&r->p, o), strerror(-rc));
+				    (unsigned long long)ap_smr_read_offset(&r->p, o), strerror(-rc));
 	return 0;
 }
 

@@ -89,15 +89,94 @@ static void zoned_field(struct ap_smr_signals *s, struct ap_smr_signal *g, unsig
 	}
 }
 
+#define LOG_IDENTIFY	0x30	/* IDENTIFY DEVICE data */
+#define PAGE_ZONED	0x09	/* zoned device information */
+
+bool ap_smr_log_page_listed(const uint8_t *buf, size_t len, unsigned page)
+{
+	size_t i, n;
+
+	if (len < 9 || buf[2] != 0x00)
+		return false;
+	n = buf[8];
+	for (i = 0; i < n && 9 + i < len; i++)
+		if (buf[9 + i] == page)
+			return true;
+	return false;
+}
+
+/* Bits 31:0 of the qword at @buf + @at when its bit 63 says it is valid, else UINT32_MAX. */
+static uint32_t qword_u32(const uint8_t *buf, size_t at)
+{
+	if (!(buf[at + 7] & 0x80))
+		return UINT32_MAX;
+	return (uint32_t)buf[at] | (uint32_t)buf[at + 1] << 8 | (uint32_t)buf[at + 2] << 16 |
+	       (uint32_t)buf[at + 3] << 24;
+}
+
+int ap_smr_parse_zoned_info(const uint8_t *buf, size_t len, struct ap_smr_zoned_info *zi)
+{
+	if (len < 48 || buf[0] != 0x01 || buf[1] != 0x00 || buf[2] != PAGE_ZONED)
+		return -EINVAL;
+	zi->urswrz = buf[15] & 0x80 ? buf[8] & 1 : -1;
+	zi->opt_open = qword_u32(buf, 24);
+	zi->opt_nonseq = qword_u32(buf, 32);
+	zi->max_open = qword_u32(buf, 40);
+	return 0;
+}
+
+/* "12" or "not reported" */
+static const char *zones(uint32_t v, char *buf, size_t len)
+{
+	if (v == UINT32_MAX)
+		return "not reported";
+	snprintf(buf, len, "%u", v);
+	return buf;
+}
+
+/* The zoned device information page of an ATA drive (it answered IDENTIFY on @fd). */
+static void sig_zoned_log(struct ap_smr_signals *s, struct ap_smr_signal *g, int fd)
+{
+	uint8_t buf[512];
+	struct ap_smr_zoned_info zi;
+	struct ap_error e = { 0 };
+	char a[16], b[16];
+
+	if (ap_sgio_ata_read_log(fd, LOG_IDENTIFY, 0x00, buf, &e) != 0)
+		return;
+	g->available = true;
+	if (!ap_smr_log_page_listed(buf, sizeof(buf), PAGE_ZONED)) {
+		snprintf(g->value, sizeof(g->value), "not in the drive's log");
+		g->proves = "nothing";
+		g->not_proves = "that the disk is conventional: drive-managed SMR disks do not "
+				"implement the zoned ATA command set, whose page this is";
+		return;
+	}
+	if (ap_sgio_ata_read_log(fd, LOG_IDENTIFY, PAGE_ZONED, buf, &e) != 0 ||
+	    ap_smr_parse_zoned_info(buf, sizeof(buf), &zi) != 0) {
+		snprintf(g->value, sizeof(g->value), "listed, but not readable");
+		return;
+	}
+	snprintf(g->value, sizeof(g->value), "optimal open zones %s, maximum open zones %s",
+		 zones(zi.opt_open, a, sizeof(a)), zones(zi.max_open, b, sizeof(b)));
+	claim(s, AP_SMR_ZM_HOST_AWARE, g->name);
+	g->proves = "the drive implements the zoned ATA command set: a zoned (SMR) disk, "
+		    "host-aware or host-managed";
+	g->not_proves = "nothing left open";
+}
+
 static void sig_ata(struct ap_smr_signals *s, int fd)
 {
 	struct ap_smr_signal *g = add(s, "ATA IDENTIFY word 69 (zoned)");
+	struct ap_smr_signal *z = add(s, "ATA zoned device information (log 30h, page 09h)");
 	struct ap_ata_identify id;
 	struct ap_error e = { 0 };
 
 	memset(&id, 0, sizeof(id));
-	if (fd >= 0 && ap_sgio_ata_identify(fd, &id, &e) == 0)
-		zoned_field(s, g, id.zoned);
+	if (fd < 0 || ap_sgio_ata_identify(fd, &id, &e) != 0)
+		return;
+	zoned_field(s, g, id.zoned);
+	sig_zoned_log(s, z, fd);
 }
 
 static void sig_vpd_b1(struct ap_smr_signals *s, const char *name)

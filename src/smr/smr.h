@@ -55,7 +55,7 @@ enum ap_smr_zone_model {
 /* One cheap signal: what was read, and its strength in words. */
 struct ap_smr_signal {
 	const char *name;		/* "queue/zoned", "ATA IDENTIFY word 69", ... */
-	char value[48];			/* what it said, or "not available" */
+	char value[80];			/* what it said, or "not available" */
 	bool available;
 	const char *proves;		/* what this value proves */
 	const char *not_proves;		/* what it does not */
@@ -78,6 +78,24 @@ struct ap_smr_signals {
  * when it is not that page or too short.
  */
 int ap_smr_parse_vpd_b1(const uint8_t *buf, size_t len, unsigned *rpm, unsigned *zoned);
+
+/*
+ * Pure: the ATA IDENTIFY DEVICE data log (30h). Page 00h @buf lists the
+ * pages the drive has (byte 8 their number, from byte 9 each): whether
+ * @page is one. Page 09h, zoned device information, which a drive of the
+ * zoned ATA command set (host-aware, host-managed) has: each field a
+ * little-endian qword whose bit 63 says it is valid; UINT32_MAX where it
+ * is not. 0, or -EINVAL when @buf is not that page (its header: revision
+ * 0001h, page 09h) or too short.
+ */
+struct ap_smr_zoned_info {
+	int urswrz;		/* unrestricted read in sequential write required zones: 1, 0; -1 */
+	uint32_t opt_open;	/* optimal number of open sequential write preferred zones */
+	uint32_t opt_nonseq;	/* ... of non-sequentially written ones */
+	uint32_t max_open;	/* maximum number of open sequential write required zones */
+};
+bool ap_smr_log_page_listed(const uint8_t *buf, size_t len, unsigned page);
+int ap_smr_parse_zoned_info(const uint8_t *buf, size_t len, struct ap_smr_zoned_info *zi);
 
 /*
  * A drive with a model of its own (the emulated drive, whose loop device
@@ -116,6 +134,11 @@ struct ap_smr_plan {
  */
 int ap_smr_plan(uint64_t size, unsigned logical, unsigned writes, uint64_t seed,
 		struct ap_smr_plan *p, struct ap_error *e);
+/*
+ * Where the timed read after a write goes, near slot @o: half-way to the
+ * next slot (the last slot: to the one before), inside the region.
+ */
+uint64_t ap_smr_read_offset(const struct ap_smr_plan *p, unsigned o);
 /* The undo journal's plan of @p (probe/journal.h: one record a slot). */
 struct ap_journal_plan;
 void ap_smr_journal_plan(const struct ap_smr_plan *p, struct ap_journal_plan *jp);
@@ -159,6 +182,101 @@ int ap_smr_run_phase(struct ap_smr_run *r, struct ap_smr_phase *ph, struct ap_er
  */
 int ap_smr_run_close(struct ap_smr_run *r, bool *restored, struct ap_error *e);
 
+/* ---- cliff.c: the deep test's pure parts ---- */
+
+/*
+ * The cliff in a sequence of write latencies (the persistent cache full):
+ * the writes are cut into windows of AP_SMR_CLIFF_WINDOW; the base is the
+ * median of the first AP_SMR_CLIFF_BASE windows' means. The cliff is the
+ * first window whose mean exceeds AP_SMR_CLIFF_FACTOR times the base and
+ * whose next AP_SMR_CLIFF_CONFIRM windows together (itself included) do
+ * too: one slow window (the machine busy, a retry) is noise; a full cache
+ * stalls again and again. Means, not medians: a full SMR cache stalls
+ * one write in several for seconds, the rest stay fast, so the throughput
+ * falls (120 to 1.5 IOPS) while a window's median may not move.
+ */
+#define AP_SMR_CLIFF_WINDOW	32
+#define AP_SMR_CLIFF_BASE	4
+#define AP_SMR_CLIFF_CONFIRM	4
+#define AP_SMR_CLIFF_FACTOR	8
+
+struct ap_smr_cliff {
+	bool found;
+	size_t at;			/* found: the writes before the first slow one */
+	size_t next;			/* the first window not examined yet */
+	uint64_t base_ns;		/* the first windows' median mean (0: not yet) */
+	uint64_t after_ns;		/* found: the mean of the confirming windows */
+};
+
+/*
+ * Examine the latencies @lat[0..@n) (ns; @n only grows between calls on
+ * one @c, zeroed first): true when the cliff is found (c->at, c->after_ns).
+ * Cheap to call after every window: it resumes at c->next.
+ */
+bool ap_smr_cliff_find(const uint64_t *lat, size_t n, struct ap_smr_cliff *c);
+
+/*
+ * The idle cleaning: after the cliff, single writes at growing intervals
+ * (AP_SMR_IDLE_FIRST, times 3/2, at most AP_SMR_IDLE_MAX: a drive that
+ * waits longer than an interval before it cleans still gets to clean)
+ * until two in a row are fast again (one alone may have come at the end
+ * of a band's cleaning). A probe is fast under AP_SMR_CLIFF_FACTOR times
+ * the base.
+ */
+#define AP_SMR_IDLE_FIRST	(1ULL * AP_NSEC_PER_SEC)
+#define AP_SMR_IDLE_MAX		(60ULL * AP_NSEC_PER_SEC)
+
+struct ap_smr_idle {
+	uint64_t fast_ns;		/* the threshold */
+	uint64_t interval_ns;		/* to the next probe */
+	unsigned probes, slow;
+	bool pending;			/* the last probe was fast: confirm */
+	uint64_t pending_at;
+	bool clean;			/* two fast in a row */
+	uint64_t clean_ns;		/* clean: the first of them, since the last fill write */
+	uint64_t last_slow_ns;		/* the last slow probe's time (a lower bound) */
+	uint64_t longest_ns;		/* the longest a probe waited */
+};
+
+void ap_smr_idle_init(struct ap_smr_idle *s, uint64_t base_ns);
+/* A probe at @t_ns after the last fill write took @lat_ns: whether it is clean now. */
+bool ap_smr_idle_step(struct ap_smr_idle *s, uint64_t t_ns, uint64_t lat_ns);
+
+/* The deep test's result (deep.c fills it, the command asks for it). */
+struct ap_smr_deep {
+	bool asked;			/* --deep */
+	bool ran;			/* else reason says why not */
+	char reason[200];
+	uint64_t time_budget_ns, byte_budget;	/* byte_budget 0: none */
+	uint32_t span;			/* bytes a write */
+	uint64_t writes;		/* the fill's */
+	const char *stop;		/* "cliff", "time budget", "byte budget", "write limit" */
+	struct ap_smr_cliff cliff;
+	struct ap_smr_idle idle;
+	bool idle_ran;
+	uint64_t elapsed_ns;
+};
+
+/* ---- deep.c ---- */
+
+#define AP_SMR_DEEP_TIME_DEFAULT	(10ULL * 60 * AP_NSEC_PER_SEC)
+#define AP_SMR_DEEP_MAX_WRITES		(1ULL << 24)	/* the latencies' memory: 128 MiB */
+
+/*
+ * The deep test on @dev (destructive; the write cache already off):
+ * synchronous random writes of p->span over p's region until the cliff
+ * or the budgets (d->time_budget_ns for the whole test, d->byte_budget for
+ * the fill), then, after a cliff, the idle probes within the time left.
+ * d->ran set; -errno with @e (a failed write).
+ */
+int ap_smr_deep_run(const char *dev, const struct ap_smr_plan *p, struct ap_smr_deep *d,
+		    struct ap_error *e);
+/* The deep test's plan (--dry-run) and its result, in words; caller frees. */
+char *ap_smr_deep_plan_words(const struct ap_smr_deep *d, uint32_t span);
+char *ap_smr_deep_words(const struct ap_smr_deep *d);
+/* {"ran", "reason", "cache_bytes", ..., "band_bytes": null, ...}. */
+struct json_object *ap_smr_deep_to_json(const struct ap_smr_deep *d);
+
 /* ---- verdict.c ---- */
 
 enum ap_smr_verdict {
@@ -182,6 +300,7 @@ struct ap_smr_result {
 	bool cache_switchable;
 	bool wrote;			/* anything was written */
 	bool preserved, restored;
+	struct ap_smr_deep deep;	/* --deep: the deeper test (deep.asked) */
 };
 
 /* The verdict's key in JSON, the store and metrics: "dm-smr-or-hybrid", "cmr", ... */

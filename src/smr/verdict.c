@@ -177,6 +177,12 @@ char *ap_smr_words(const char *dev, const struct ap_smr_result *r)
 	if (r->preserved)
 		say(&s, "  Data preserved: %s.\n", r->restored ? "every byte written was put "
 			"back" : "see the journal");
+	if (r->deep.asked) {
+		char *d = ap_smr_deep_words(&r->deep);
+
+		say(&s, "%s", d);
+		free(d);
+	}
 	say(&s, "Signals (nothing written):\n");
 	for (i = 0; i < r->sig.n; i++) {
 		const struct ap_smr_signal *g = &r->sig.sig[i];
@@ -242,6 +248,7 @@ struct json_object *ap_smr_to_json(const char *dev, const struct ap_smr_result *
 	json_object_object_add(o, "flushes_ignored", json_object_new_boolean(r->unflushed));
 	json_object_object_add(o, "wrote", json_object_new_boolean(r->wrote));
 	json_object_object_add(o, "preserved", json_object_new_boolean(r->preserved));
+	json_object_object_add(o, "deep", r->deep.asked ? ap_smr_deep_to_json(&r->deep) : NULL);
 	for (i = 0; i < r->sig.n; i++) {
 		const struct ap_smr_signal *g = &r->sig.sig[i];
 		struct json_object *x = json_object_new_object();

@@ -22,7 +22,7 @@
 #include "lib/cancel.h"
 #include "lib/stats.h"
 #include "sweep/mkfs.h"
-#include "sweep/mnt.h"
+#include "device/mount.h"
 #include "sweep/part.h"
 #include "sweep/sweep.h"
 
@@ -124,7 +124,7 @@ static void step(struct step_ctx *c, struct ap_sweep_result *r)
 {
 	const struct ap_sweep_opts *o = c->o;
 	struct ap_sweep_part part = { 0 };
-	struct ap_mnt m = { 0 };
+	struct ap_mount m = { 0 };
 	struct ap_pm_config cfg;
 	struct ap_pm_result pm;
 	struct ap_error e = { 0 };
@@ -167,7 +167,7 @@ static void step(struct step_ctx *c, struct ap_sweep_result *r)
 
 	data = ap_mkfs_mount_data(o->fs, o->mount_opts);
 	t = ap_now_ns();
-	rc = ap_mnt_mount(part.node, o->fs, data, o->disk, &m, &e);
+	rc = ap_mount_mount(part.node, o->fs, data, o->disk, &m, &e);
 	r->mount_s = secs(ap_now_ns() - t);
 	free(data);
 	if (rc) {
@@ -218,7 +218,7 @@ out:
 		struct ap_error e2 = { 0 };
 
 		t = ap_now_ns();
-		rc = ap_mnt_umount(&m, &e2);
+		rc = ap_mount_umount(&m, &e2);
 		r->umount_s = secs(ap_now_ns() - t);
 		if (rc) {
 			/* something stays mounted: never go on */

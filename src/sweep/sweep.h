@@ -2,7 +2,7 @@
 /*
  * The sweep: for every start sector in a range, a fresh GPT with one
  * partition starting exactly there (src/sweep/part.h), mkfs (src/sweep/mkfs.h), mount
- * (src/sweep/mnt.h), the PostMark-compatible workload with fsync after every file
+ * (src/device/mount.h), the PostMark-compatible workload with fsync after every file
  * write (src/workload/pm.h), unmount; the starts visited in a new random order every
  * round; stop early when the verdict (src/analysis/analysis.h) is clear. Results are
  * kept per start and round, can be saved as JSON and replayed.

@@ -11,7 +11,9 @@
 # (tests/ansible/report.yml); the role's choice of disks on made-up hosts
 # (tests/ansible/select.yml: refused where the system disks are not known
 # for sure) and on this one (no loop device, not the root disk); a string
-# where a list is wanted; the fleet loop on emulated drives of three
+# where a list is wanted; alignprobe_refuse_smr on emulated drives (a
+# model's smr verdict in the store refuses its disk, a conventional one
+# passes); the fleet loop on emulated drives of three
 # "hosts", idempotent (tests/ansible/fleet.sh); --syntax-check and
 # ansible-lint.
 #
@@ -218,7 +220,7 @@ jq -e --arg a "$aligned" --arg m "$at63" --arg f "$foreign" --arg b "$blank" --a
 	and .report[2].check.foreign_sector_size.written_for == 4096
 	and (.report[3].problems | length == 1)
 	and (.report[3].problems[0] | startswith($b + ": no partition table (neither MBR nor GPT"))
-	and .report[4].check == null
+	and .report[4].check == {device: $x, exit_status: 2}
 	and (.problems | length == 4)
 	and .problems == [.report[].problems[]]' "$TS_TMP/report.json" >/dev/null ||
 	{ cat "$TS_TMP/report.json" >&2; ts_fail "report: not what check said"; }
@@ -257,6 +259,33 @@ fi
 
 # ---- a string where a list is wanted: one disk (argument_specs converts) ----
 play string 0 -e alignprobe_disks="$aligned" "$playbook"
+
+# ---- alignprobe_refuse_smr: a model's smr verdict in the store refuses its disks ----
+# two emulated drives (their models stated), partitions at 1 MiB; the store's
+# smr rows as `smr --record` writes them: EMU-SMR-NOTRIM shingled, EMU-CMR-7200 not
+smrdisk() {
+	local dev
+	dev=$(ts_emu_attach --profile "$1" --size 256M)
+	printf 'label: gpt\nstart=2048,size=65536\n' | sfdisk -q --no-reread --no-tell-kernel "$dev" \
+		>/dev/null || ts_fail "sfdisk $dev"
+	echo "$dev"
+}
+smr=$(smrdisk smr-notrim)
+cmr=$(smrdisk cmr-7200)
+cat > "$TS_TMP/smr-store.json" <<'JSON'
+{"format": "alignprobe-verdicts", "version": 1, "models": [], "smr": [
+ {"vendor": "ALIGNPROBE", "model": "EMU-SMR-NOTRIM", "revision": null, "verdict": "dm-smr-or-hybrid",
+  "serial": null, "device": "/dev/sdx", "host": "h1", "recorded": "2026-12-01T10:00:00Z"},
+ {"vendor": "ALIGNPROBE", "model": "EMU-CMR-7200", "revision": null, "verdict": "cmr",
+  "serial": null, "device": "/dev/sdy", "host": "h1", "recorded": "2026-12-01T10:00:00Z"}]}
+JSON
+smr_store=$(jq -cn --arg s "--verdicts=$TS_TMP/smr-store.json" '{alignprobe_check_args: [$s]}')
+play smr-off 0 -e "$(disks "$smr" "$cmr")" -e "$smr_store" "$playbook"
+play smr-refused 2 -e "$(disks "$smr" "$cmr")" -e "$smr_store" -e alignprobe_refuse_smr=true "$playbook"
+failed_with smr-refused "$smr: refused (alignprobe_refuse_smr): its model has a persistent media cache (dm-smr-or-hybrid)"
+grep '^fatal:' "$TS_TMP/smr-refused.out" | grep -qE -- "${cmr}([^0-9]|$)" &&
+	ts_fail "smr-refused: the conventional disk is named"
+play smr-cmr 0 -e "$(disks "$cmr")" -e "$smr_store" -e alignprobe_refuse_smr=true "$playbook"
 
 # ---- the fleet loop ----
 . "$top_srcdir/tests/ansible/fleet.sh"

@@ -5,7 +5,7 @@
  * "ready", then waits to be SIGKILLed, so that tests/ts/safety/cleanup.sh can
  * check what `alignprobe cleanup` does with what a killed run leaves.
  *
- *   leak mount PARTITION FSTYPE DISK   ap_mnt_mount() (tmpdir + mount)
+ *   leak mount PARTITION FSTYPE DISK   ap_mount_mount() (tmpdir + mount)
  *   leak loop FILE                     a loop device (LOOP_CTL_GET_FREE + LOOP_SET_FD)
  *   leak tmpdir                        a non-empty alignprobe-XXXXXX directory
  *   leak journal FILE DEV              an undo journal entry
@@ -22,7 +22,7 @@
 
 #include "lib/state.h"
 #include "lib/util.h"
-#include "sweep/mnt.h"
+#include "device/mount.h"
 
 static int die(const char *what, int err)
 {
@@ -73,9 +73,9 @@ int main(int argc, char **argv)
 	int rc;
 
 	if (argc >= 5 && strcmp(argv[1], "mount") == 0) {
-		struct ap_mnt m;
+		struct ap_mount m;
 
-		rc = ap_mnt_mount(argv[2], argv[3], NULL, argv[4], &m, &e);
+		rc = ap_mount_mount(argv[2], argv[3], NULL, argv[4], &m, &e);
 		if (rc) {
 			fprintf(stderr, "leak: %s\n", e.msg);
 			return 1;

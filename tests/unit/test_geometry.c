@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The alignment predicate (exhaustively against a reference) and geometries. */
+/*
+ * The alignment predicate (exhaustively against a reference) and
+ * geometries (device/geometry.c), the rule that decides among them
+ * (check/rule.c) and saved verdicts loaded as geometries (fleet/load.c).
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -15,7 +19,9 @@
 #include <json-c/json.h>
 
 #include "analysis/analysis.h"
+#include "check/rule.h"
 #include "device/geometry.h"
+#include "fleet/load.h"
 
 /* Reference: exists integer m with lba*logical == lowest*logical + m*unit. */
 static bool ref_aligned(int64_t lba, int64_t logical, int64_t unit, int64_t lowest)
@@ -196,7 +202,7 @@ static int no_effect(const char *extra, struct ap_geometry *g, struct ap_error *
 		 "\"confidence\": 0.999, \"absence_margin\": 1.1%s}}", extra);
 	doc = json_tokener_parse(buf);
 	assert_non_null(doc);
-	rc = ap_geometry_from_json(doc, NULL, g, NULL, e);
+	rc = ap_fleet_geometry_from_json(doc, NULL, g, NULL, e);
 	json_object_put(doc);
 	return rc;
 }
@@ -247,7 +253,7 @@ static void test_from_json(void **state)
 	doc = json_object_new_object();
 	json_object_object_add(doc, "device", json_object_new_string("/dev/loop3"));
 	json_object_object_add(doc, "verdict", verdict("true", "4096", "8", "7"));
-	assert_int_equal(ap_geometry_from_json(doc, NULL, &g, NULL, &e), 0);
+	assert_int_equal(ap_fleet_geometry_from_json(doc, NULL, &g, NULL, &e), 0);
 	assert_int_equal(g.source, AP_GEOM_PROBED);
 	assert_int_equal(g.logical, 512);
 	assert_int_equal(g.physical, 4096);
@@ -264,7 +270,7 @@ static void test_from_json(void **state)
 	json_object_object_add(dev, "verdict", verdict("true", "8192", "16", "3"));
 	json_object_array_add(arr, dev);
 	json_object_object_add(doc, "devices", arr);
-	assert_int_equal(ap_geometry_from_json(doc, NULL, &g, NULL, &e), 0);
+	assert_int_equal(ap_fleet_geometry_from_json(doc, NULL, &g, NULL, &e), 0);
 	assert_int_equal(g.physical, 8192);
 	assert_int_equal(g.lowest_aligned, 3);
 	json_object_put(doc);
@@ -272,14 +278,14 @@ static void test_from_json(void **state)
 	/* unresolved */
 	doc = json_object_new_object();
 	json_object_object_add(doc, "verdict", verdict("false", "null", "null", "null"));
-	assert_int_equal(ap_geometry_from_json(doc, NULL, &g, NULL, &e), -ENODATA);
+	assert_int_equal(ap_fleet_geometry_from_json(doc, NULL, &g, NULL, &e), -ENODATA);
 	assert_non_null(strstr(e.msg, "unresolved"));
 	json_object_put(doc);
 
 	/* inconsistent: not a power of two */
 	doc = json_object_new_object();
 	json_object_object_add(doc, "verdict", verdict("true", "3072", "6", "0"));
-	assert_int_equal(ap_geometry_from_json(doc, NULL, &g, NULL, &e), -EINVAL);
+	assert_int_equal(ap_fleet_geometry_from_json(doc, NULL, &g, NULL, &e), -EINVAL);
 	json_object_put(doc);
 
 	/* a missing key is named */
@@ -287,25 +293,25 @@ static void test_from_json(void **state)
 	v = verdict("true", "4096", "8", "0");
 	json_object_object_del(v, "fast_starts");
 	json_object_object_add(doc, "verdict", v);
-	assert_int_equal(ap_geometry_from_json(doc, NULL, &g, NULL, &e), -EINVAL);
+	assert_int_equal(ap_fleet_geometry_from_json(doc, NULL, &g, NULL, &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "fast_starts"));
 	json_object_put(doc);
 
 	/* wrong shapes */
 	doc = json_tokener_parse("{\"results\": []}");
-	assert_int_equal(ap_geometry_from_json(doc, NULL, &g, NULL, &e), -EINVAL);
+	assert_int_equal(ap_fleet_geometry_from_json(doc, NULL, &g, NULL, &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "verdict"));
 	json_object_put(doc);
 	doc = json_tokener_parse("{\"verdict\": 7}");
-	assert_int_equal(ap_geometry_from_json(doc, NULL, &g, NULL, &e), -EINVAL);
+	assert_int_equal(ap_fleet_geometry_from_json(doc, NULL, &g, NULL, &e), -EINVAL);
 	json_object_put(doc);
 	doc = json_tokener_parse("{\"devices\": []}");
-	assert_int_equal(ap_geometry_from_json(doc, NULL, &g, NULL, &e), -EINVAL);
+	assert_int_equal(ap_fleet_geometry_from_json(doc, NULL, &g, NULL, &e), -EINVAL);
 	json_object_put(doc);
 	doc = json_tokener_parse("[1, 2]");
-	assert_int_equal(ap_geometry_from_json(doc, NULL, &g, NULL, &e), -EINVAL);
+	assert_int_equal(ap_fleet_geometry_from_json(doc, NULL, &g, NULL, &e), -EINVAL);
 	json_object_put(doc);
-	assert_int_equal(ap_geometry_from_json(NULL, NULL, &g, NULL, &e), -EINVAL);
+	assert_int_equal(ap_fleet_geometry_from_json(NULL, NULL, &g, NULL, &e), -EINVAL);
 }
 
 /* The rule: what decides when, and the 4 KiB minimum for unproven 512 reports. */
@@ -316,86 +322,86 @@ static void test_decide(void **state)
 	(void)state;
 	/* an unproven 512-byte report: 4 KiB from the reported alignment offset */
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_REPORTED, 512, 512, 0, NULL), 0);
-	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_MINIMUM_4K);
+	assert_int_equal(ap_check_rule_decide(&b, 0, false, &out), AP_RULE_MINIMUM_4K);
 	assert_int_equal(out.source, AP_GEOM_MINIMUM);
 	assert_int_equal(out.physical, 4096);
 	assert_int_equal(out.lowest_aligned, 0);
 	assert_false(ap_align_is_aligned(63, out.logical, out.physical, out.lowest_aligned));
 	assert_true(ap_align_is_aligned(64, out.logical, out.physical, out.lowest_aligned));
-	assert_string_equal(ap_geometry_rule_name(AP_RULE_MINIMUM_4K), "minimum_4k");
+	assert_string_equal(ap_check_rule_name(AP_RULE_MINIMUM_4K), "minimum_4k");
 	assert_string_equal(ap_geometry_source_name(out.source), "minimum_4k");
 	/* an alignment offset of 3584 bytes: LBA 7 of each 4 KiB */
-	assert_int_equal(ap_geometry_decide(&b, 3584, false, &out), AP_RULE_MINIMUM_4K);
+	assert_int_equal(ap_check_rule_decide(&b, 3584, false, &out), AP_RULE_MINIMUM_4K);
 	assert_int_equal(out.lowest_aligned, 7);
 	assert_true(ap_align_is_aligned(63, 512, out.physical, out.lowest_aligned));
 	/* the drive's own claim of 512 is no proof either */
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_DRIVE, 512, 512, 0, NULL), 0);
-	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_MINIMUM_4K);
+	assert_int_equal(ap_check_rule_decide(&b, 0, false, &out), AP_RULE_MINIMUM_4K);
 	/* 1 KiB and 2 KiB reports: below 4 KiB too */
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_REPORTED, 512, 2048, 0, NULL), 0);
-	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_MINIMUM_4K);
+	assert_int_equal(ap_check_rule_decide(&b, 0, false, &out), AP_RULE_MINIMUM_4K);
 	assert_int_equal(out.physical, 4096);
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_REPORTED, 1024, 1024, 0, NULL), 0);
-	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_MINIMUM_4K);
+	assert_int_equal(ap_check_rule_decide(&b, 0, false, &out), AP_RULE_MINIMUM_4K);
 	assert_int_equal(out.logical, 1024);
 	assert_int_equal(out.physical, 4096);
 	/* --trust-reported: as stated */
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_REPORTED, 512, 512, 0, NULL), 0);
-	assert_int_equal(ap_geometry_decide(&b, 0, true, &out), AP_RULE_TRUST_REPORTED);
+	assert_int_equal(ap_check_rule_decide(&b, 0, true, &out), AP_RULE_TRUST_REPORTED);
 	assert_int_equal(out.physical, 512);
 	assert_int_equal(out.source, AP_GEOM_REPORTED);
 	/* reports of 4 KiB or more: as stated, trust or not */
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_REPORTED, 512, 4096, 7, NULL), 0);
-	assert_int_equal(ap_geometry_decide(&b, 3584, false, &out), AP_RULE_AS_REPORTED);
+	assert_int_equal(ap_check_rule_decide(&b, 3584, false, &out), AP_RULE_AS_REPORTED);
 	assert_int_equal(out.physical, 4096);
 	assert_int_equal(out.lowest_aligned, 7);
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_REPORTED, 4096, 4096, 0, NULL), 0);
-	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_AS_REPORTED);
+	assert_int_equal(ap_check_rule_decide(&b, 0, false, &out), AP_RULE_AS_REPORTED);
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_DRIVE, 512, 8192, 0, NULL), 0);
-	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_AS_REPORTED);
+	assert_int_equal(ap_check_rule_decide(&b, 0, false, &out), AP_RULE_AS_REPORTED);
 	assert_int_equal(out.physical, 8192);
 	/* a probe that found an honest 512-byte drive accepts 512-byte starts */
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_PROBED, 512, 512, 0, NULL), 0);
-	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_PROBED);
+	assert_int_equal(ap_check_rule_decide(&b, 0, false, &out), AP_RULE_PROBED);
 	assert_int_equal(out.physical, 512);
 	assert_true(ap_align_is_aligned(63, 512, out.physical, out.lowest_aligned));
 	/* a probed 4096/7 drive accepts 63; a given geometry decides as given */
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_PROBED, 512, 4096, 7, NULL), 0);
-	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_PROBED);
+	assert_int_equal(ap_check_rule_decide(&b, 0, false, &out), AP_RULE_PROBED);
 	assert_true(ap_align_is_aligned(63, 512, out.physical, out.lowest_aligned));
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_MANUAL, 512, 512, 0, NULL), 0);
-	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_GIVEN);
+	assert_int_equal(ap_check_rule_decide(&b, 0, false, &out), AP_RULE_GIVEN);
 	assert_int_equal(out.physical, 512);
-	assert_string_equal(ap_geometry_rule_name(AP_RULE_AS_REPORTED), "as_reported");
-	assert_string_equal(ap_geometry_rule_name(AP_RULE_TRUST_REPORTED), "trust_reported");
-	assert_string_equal(ap_geometry_rule_name(AP_RULE_PROBED), "probed");
-	assert_string_equal(ap_geometry_rule_name(AP_RULE_GIVEN), "given");
+	assert_string_equal(ap_check_rule_name(AP_RULE_AS_REPORTED), "as_reported");
+	assert_string_equal(ap_check_rule_name(AP_RULE_TRUST_REPORTED), "trust_reported");
+	assert_string_equal(ap_check_rule_name(AP_RULE_PROBED), "probed");
+	assert_string_equal(ap_check_rule_name(AP_RULE_GIVEN), "given");
 	/* the verdict for the disk's model (check --verdicts) decides as it is */
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_MODEL, 512, 512, 0, NULL), 0);
-	assert_int_equal(ap_geometry_decide(&b, 0, false, &out), AP_RULE_MODEL);
+	assert_int_equal(ap_check_rule_decide(&b, 0, false, &out), AP_RULE_MODEL);
 	assert_int_equal(out.physical, 512);
 	assert_int_equal(out.source, AP_GEOM_MODEL);
 	assert_int_equal(ap_geometry_set(&b, AP_GEOM_MODEL, 512, 4096, 7, NULL), 0);
-	assert_int_equal(ap_geometry_decide(&b, 3584, true, &out), AP_RULE_MODEL);
+	assert_int_equal(ap_check_rule_decide(&b, 3584, true, &out), AP_RULE_MODEL);
 	assert_int_equal(out.lowest_aligned, 7);
-	assert_string_equal(ap_geometry_rule_name(AP_RULE_MODEL), "model_verdict");
+	assert_string_equal(ap_check_rule_name(AP_RULE_MODEL), "model_verdict");
 	assert_string_equal(ap_geometry_source_name(AP_GEOM_MODEL), "model");
 }
 
 static void test_id_equal(void **state)
 {
 	(void)state;
-	assert_true(ap_geometry_id_equal("0x5000c500a1b2c3d4", "naa.5000C500A1B2C3D4"));
-	assert_true(ap_geometry_id_equal("wwn-0x5000c500a1b2c3d4", "5000c500a1b2c3d4"));
-	assert_true(ap_geometry_id_equal("eui.0025388b91b1c3d4", "0x0025388B91B1C3D4"));
-	assert_true(ap_geometry_id_equal("  ZFN0ABCD ", "zfn0abcd"));
-	assert_true(ap_geometry_id_equal("WD-WCC4E 1234", "WD-WCC4E1234"));
-	assert_false(ap_geometry_id_equal("0x5000c500a1b2c3d4", "0x5000c500a1b2c3d5"));
-	assert_false(ap_geometry_id_equal("ZFN0ABCD", "ZFN0ABC"));
-	assert_false(ap_geometry_id_equal("", ""));
-	assert_false(ap_geometry_id_equal("0x", "naa."));
-	assert_false(ap_geometry_id_equal(NULL, "x"));
-	assert_false(ap_geometry_id_equal("x", NULL));
+	assert_true(ap_fleet_id_equal("0x5000c500a1b2c3d4", "naa.5000C500A1B2C3D4"));
+	assert_true(ap_fleet_id_equal("wwn-0x5000c500a1b2c3d4", "5000c500a1b2c3d4"));
+	assert_true(ap_fleet_id_equal("eui.0025388b91b1c3d4", "0x0025388B91B1C3D4"));
+	assert_true(ap_fleet_id_equal("  ZFN0ABCD ", "zfn0abcd"));
+	assert_true(ap_fleet_id_equal("WD-WCC4E 1234", "WD-WCC4E1234"));
+	assert_false(ap_fleet_id_equal("0x5000c500a1b2c3d4", "0x5000c500a1b2c3d5"));
+	assert_false(ap_fleet_id_equal("ZFN0ABCD", "ZFN0ABC"));
+	assert_false(ap_fleet_id_equal("", ""));
+	assert_false(ap_fleet_id_equal("0x", "naa."));
+	assert_false(ap_fleet_id_equal(NULL, "x"));
+	assert_false(ap_fleet_id_equal("x", NULL));
 }
 
 /* {"devices": [...]} with entries (device, wwn, serial) and verdicts (phys/lowest) */
@@ -434,8 +440,8 @@ static void test_match(void **state)
 	static const char *const lowest[] = { "0", "7", "3" };
 	static const char *const same[] = { "4096", "4096", "4096" };
 	static const char *const zero[] = { "7", "7", "7" };
-	struct ap_geometry_target t;
-	struct ap_geometry_pick pick;
+	struct ap_fleet_target t;
+	struct ap_fleet_pick pick;
 	struct json_object *doc;
 	struct ap_geometry g;
 	struct ap_error e;
@@ -450,17 +456,17 @@ static void test_match(void **state)
 	memset(&t, 0, sizeof(t));
 	t.path = "/dev/nonexistent-sdy";
 	t.is_blockdev = true;
-	assert_int_equal(ap_geometry_from_json(doc, &t, &g, &pick, &e), 0);
+	assert_int_equal(ap_fleet_geometry_from_json(doc, &t, &g, &pick, &e), 0);
 	assert_int_equal(g.physical, 8192);
 	assert_int_equal(g.lowest_aligned, 7);
 	assert_int_equal(pick.match, AP_MATCH_PATH);
 	assert_string_equal(pick.where, "devices[1].verdict");
 	assert_string_equal(pick.device, "/dev/nonexistent-sdy");
-	assert_string_equal(ap_geometry_match_name(pick.match), "path");
+	assert_string_equal(ap_fleet_match_name(pick.match), "path");
 
 	/* by WWN, whatever the path says (the disk was renamed) */
 	t.wwn = "naa.5000C500AAAAAAAA";
-	assert_int_equal(ap_geometry_from_json(doc, &t, &g, &pick, &e), 0);
+	assert_int_equal(ap_fleet_geometry_from_json(doc, &t, &g, &pick, &e), 0);
 	assert_int_equal(g.physical, 4096);
 	assert_int_equal(pick.match, AP_MATCH_WWN);
 	assert_string_equal(pick.where, "devices[0].verdict");
@@ -469,7 +475,7 @@ static void test_match(void **state)
 	 * the third entry has no WWN and is matched by serial */
 	t.wwn = "0x5000c500cccccccc";
 	t.serial = "ser-c";
-	assert_int_equal(ap_geometry_from_json(doc, &t, &g, &pick, &e), 0);
+	assert_int_equal(ap_fleet_geometry_from_json(doc, &t, &g, &pick, &e), 0);
 	assert_int_equal(pick.match, AP_MATCH_SERIAL);
 	assert_int_equal(g.physical, 16384);
 	assert_string_equal(pick.where, "devices[2].verdict");
@@ -485,7 +491,7 @@ static void test_match(void **state)
 		json_object_object_del(d0, "wwn");
 		t.wwn = NULL;
 		t.serial = "SER-ID";
-		assert_int_equal(ap_geometry_from_json(doc, &t, &g, &pick, &e), 0);
+		assert_int_equal(ap_fleet_geometry_from_json(doc, &t, &g, &pick, &e), 0);
 		assert_int_equal(pick.match, AP_MATCH_SERIAL);
 		assert_string_equal(pick.where, "devices[0].verdict");
 		t.wwn = "0x5000c500cccccccc";
@@ -493,28 +499,28 @@ static void test_match(void **state)
 
 	/* nothing matches: refused, the entries named */
 	t.serial = "SER-Z";
-	assert_int_equal(ap_geometry_from_json(doc, &t, &g, &pick, &e), -ENODEV);
+	assert_int_equal(ap_fleet_geometry_from_json(doc, &t, &g, &pick, &e), -ENODEV);
 	assert_non_null(strstr(e.msg, "no entry is for /dev/nonexistent-sdy"));
 	assert_non_null(strstr(e.msg, "/dev/nonexistent-sdz, /dev/nonexistent-sdy, "
 			       "/dev/nonexistent-sdx"));
 	assert_non_null(strstr(e.msg, "--geometry-any"));
 	/* --geometry-any: the entries disagree, so they describe no one model */
 	t.any = true;
-	assert_int_equal(ap_geometry_from_json(doc, &t, &g, &pick, &e), -ENODEV);
+	assert_int_equal(ap_fleet_geometry_from_json(doc, &t, &g, &pick, &e), -ENODEV);
 	assert_non_null(strstr(e.msg, "disagree"));
 	json_object_put(doc);
 
 	/* --geometry-any with agreeing entries: the first, said so */
 	doc = multi(3, devs, NULL, NULL, same, zero);
 	t.path = "/dev/nonexistent-sdq";
-	assert_int_equal(ap_geometry_from_json(doc, &t, &g, &pick, &e), 0);
+	assert_int_equal(ap_fleet_geometry_from_json(doc, &t, &g, &pick, &e), 0);
 	assert_int_equal(pick.match, AP_MATCH_ANY);
 	assert_int_equal(g.lowest_aligned, 7);
 	assert_string_equal(pick.where, "devices[0].verdict");
 	/* and a matching entry still wins over --geometry-any */
 	t.wwn = t.serial = NULL;
 	t.path = "/dev/nonexistent-sdx";
-	assert_int_equal(ap_geometry_from_json(doc, &t, &g, &pick, &e), 0);
+	assert_int_equal(ap_fleet_geometry_from_json(doc, &t, &g, &pick, &e), 0);
 	assert_int_equal(pick.match, AP_MATCH_PATH);
 	assert_string_equal(pick.where, "devices[2].verdict");
 	json_object_put(doc);
@@ -525,9 +531,9 @@ static void test_match(void **state)
 	json_object_object_add(doc, "verdict", verdict("true", "4096", "8", "7"));
 	memset(&t, 0, sizeof(t));
 	t.path = "/dev/nonexistent-sdq";
-	assert_int_equal(ap_geometry_from_json(doc, &t, &g, &pick, &e), -ENODEV);
+	assert_int_equal(ap_fleet_geometry_from_json(doc, &t, &g, &pick, &e), -ENODEV);
 	t.any = true;
-	assert_int_equal(ap_geometry_from_json(doc, &t, &g, &pick, &e), 0);
+	assert_int_equal(ap_fleet_geometry_from_json(doc, &t, &g, &pick, &e), 0);
 	assert_int_equal(pick.match, AP_MATCH_ANY);
 	assert_string_equal(pick.where, "verdict");
 	json_object_put(doc);
@@ -546,12 +552,12 @@ static void test_match(void **state)
 	t.path = img;
 	t.dev = st.st_dev;
 	t.ino = st.st_ino;
-	assert_int_equal(ap_geometry_from_json(doc, &t, &g, &pick, &e), 0);
+	assert_int_equal(ap_fleet_geometry_from_json(doc, &t, &g, &pick, &e), 0);
 	assert_int_equal(pick.match, AP_MATCH_PATH);
 	/* a block device is not the file */
 	t.is_blockdev = true;
 	t.rdev = st.st_dev;
-	assert_int_equal(ap_geometry_from_json(doc, &t, &g, &pick, &e), -ENODEV);
+	assert_int_equal(ap_fleet_geometry_from_json(doc, &t, &g, &pick, &e), -ENODEV);
 	json_object_put(doc);
 	unlink(link);
 	unlink(img);
@@ -573,30 +579,30 @@ static void test_load(void **state)
 	fprintf(f, VERDICT_FMT, "true", "4096", "8", "7");
 	fprintf(f, "}\n");
 	fclose(f);
-	assert_int_equal(ap_geometry_load(path, NULL, &g, NULL, &e), 0);
+	assert_int_equal(ap_fleet_geometry_load(path, NULL, &g, NULL, &e), 0);
 	assert_int_equal(g.physical, 4096);
 	assert_int_equal(g.lowest_aligned, 7);
 
 	f = fopen(path, "w");
 	fputs("{\"verdict\": {", f);	/* truncated */
 	fclose(f);
-	assert_int_equal(ap_geometry_load(path, NULL, &g, NULL, &e), -EINVAL);
+	assert_int_equal(ap_fleet_geometry_load(path, NULL, &g, NULL, &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "not valid JSON"));
 	assert_non_null(strstr(e.msg, path));
 
 	f = fopen(path, "w");
 	fputs("{\"verdict\": {\"resolved\": true}}", f);
 	fclose(f);
-	assert_int_equal(ap_geometry_load(path, NULL, &g, NULL, &e), -EINVAL);
+	assert_int_equal(ap_fleet_geometry_load(path, NULL, &g, NULL, &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "missing key"));
 
 	f = fopen(path, "w");
 	fwrite("{\0}", 1, 3, f);
 	fclose(f);
-	assert_int_equal(ap_geometry_load(path, NULL, &g, NULL, &e), -EINVAL);
+	assert_int_equal(ap_fleet_geometry_load(path, NULL, &g, NULL, &e), -EINVAL);
 
 	unlink(path);
-	assert_int_equal(ap_geometry_load(path, NULL, &g, NULL, &e), -ENOENT);
+	assert_int_equal(ap_fleet_geometry_load(path, NULL, &g, NULL, &e), -ENOENT);
 	assert_non_null(strstr(e.msg, path));
 }
 

@@ -19,10 +19,12 @@
 
 #include "analysis/analysis.h"
 #include "analysis/verdict_json.h"
+#include "check/rule.h"
 #include "device/claims.h"
 #include "device/geometry.h"
 #include "device/sgio.h"
 #include "device/topology.h"
+#include "fleet/load.h"
 #include "fleet/vstore.h"
 #include "lib/levels.h"
 
@@ -194,7 +196,7 @@ static void test_geometry_levels(void **state)
 	/* an older file: one level, the physical sector */
 	snprintf(buf, sizeof(buf), "{\"device\": \"x\", \"verdict\": " OLD_VERDICT "}", "");
 	doc = json_tokener_parse(buf);
-	assert_int_equal(ap_geometry_from_json(doc, NULL, &g, NULL, &e), 0);
+	assert_int_equal(ap_fleet_geometry_from_json(doc, NULL, &g, NULL, &e), 0);
 	json_object_put(doc);
 	assert_int_equal(g.levels.n, 1);
 	assert_false(ap_geometry_has_levels(&g));
@@ -206,7 +208,7 @@ static void test_geometry_levels(void **state)
 		 "\"paid\": \"every_write\", \"ratio\": 5}, {\"kind\": \"stripe\", \"unit\": "
 		 "196608, \"lowest_aligned_lba\": 0, \"paid\": \"every_write\", \"ratio\": 2}]");
 	doc = json_tokener_parse(buf);
-	assert_int_equal(ap_geometry_from_json(doc, NULL, &g, NULL, &e), 0);
+	assert_int_equal(ap_fleet_geometry_from_json(doc, NULL, &g, NULL, &e), 0);
 	json_object_put(doc);
 	assert_int_equal(g.levels.n, 2);
 	assert_true(ap_geometry_has_levels(&g));
@@ -224,7 +226,7 @@ static void test_geometry_levels(void **state)
 		x = lvl(AP_LEVEL_CHUNK, 1000 * 512 + 256, 0);
 		assert_int_equal(ap_geometry_add_level(&g, &x, &e), -EINVAL);
 	}
-	assert_int_equal(ap_geometry_decide(&g, 0, false, &d), AP_RULE_MINIMUM_4K);
+	assert_int_equal(ap_check_rule_decide(&g, 0, false, &d), AP_RULE_MINIMUM_4K);
 	assert_int_equal(d.physical, 4096);
 	assert_int_equal(d.levels.n, 2);
 	assert_int_equal(d.levels.l[1].unit, 192 * KIB);

@@ -583,6 +583,14 @@ static void test_cdbs(void **state)
 	assert_memory_equal(c12, identify12, 12);
 	ap_sgio_cdb_inquiry_vpd(c6, 0x89, 572);
 	assert_memory_equal(c6, vpd89, 6);
+	/* READ LOG EXT, log 30h page 09h: 48-bit PIO in, LBA 7:0 the log, 15:8 the page */
+	{
+		static const uint8_t readlog[16] = { 0x85, 0x09, 0x0e, 0, 0, 0, 1, 0, 0x30, 0,
+						     0x09, 0, 0, 0, 0x2f, 0 };
+
+		ap_sgio_cdb_ata_read_log(c16, 0x30, 0x09);
+		assert_memory_equal(c16, readlog, 16);
+	}
 	assert_string_equal(ap_sgio_wc_source_name(AP_WC_SRC_ATA), "ATA IDENTIFY word 85");
 }
 

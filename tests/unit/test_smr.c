@@ -9,8 +9,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "lib/rng.h"
 #include "smr/smr.h"
 
 #define MS	1000000ULL
@@ -155,6 +159,45 @@ static void test_vpd_b1(void **state)
 	assert_int_equal(ap_smr_parse_vpd_b1(b, 8, &rpm, &zoned), -EINVAL);
 }
 
+/* the IDENTIFY DEVICE data log's page list and zoned device information page (log 30h) */
+static void test_zoned_log(void **state)
+{
+	uint8_t list[512] = { 0x01, 0x00, 0x00, 0, 0, 0, 0, 0x80, 3, 0x00, 0x01, 0x09 };
+	uint8_t zi[512] = { 0x01, 0x00, 0x09, 0, 0, 0, 0, 0x80 };
+	struct ap_smr_zoned_info z;
+
+	(void)state;
+	assert_true(ap_smr_log_page_listed(list, sizeof(list), 0x09));
+	assert_false(ap_smr_log_page_listed(list, sizeof(list), 0x08));
+	list[8] = 2;		/* two entries: 09h is past them */
+	assert_false(ap_smr_log_page_listed(list, sizeof(list), 0x09));
+	list[2] = 0x09;		/* not page 00h */
+	list[8] = 3;
+	assert_false(ap_smr_log_page_listed(list, sizeof(list), 0x09));
+
+	zi[8] = 1;		/* URSWRZ, valid */
+	zi[15] = 0x80;
+	zi[24] = 8;		/* optimal open zones 8, valid */
+	zi[31] = 0x80;
+	zi[32] = 5;		/* optimal non-sequential 5: not valid */
+	zi[40] = 0x80;		/* maximum open 128 (0x80), valid */
+	zi[47] = 0x80;
+	assert_int_equal(ap_smr_parse_zoned_info(zi, sizeof(zi), &z), 0);
+	assert_int_equal(z.urswrz, 1);
+	assert_int_equal(z.opt_open, 8);
+	assert_int_equal(z.opt_nonseq, UINT32_MAX);
+	assert_int_equal(z.max_open, 128);
+	zi[15] = 0;
+	assert_int_equal(ap_smr_parse_zoned_info(zi, sizeof(zi), &z), 0);
+	assert_int_equal(z.urswrz, -1);
+	assert_int_equal(ap_smr_parse_zoned_info(zi, 40, &z), -EINVAL);
+	zi[2] = 0x08;		/* another page */
+	assert_int_equal(ap_smr_parse_zoned_info(zi, sizeof(zi), &z), -EINVAL);
+	zi[2] = 0x09;
+	zi[0] = 0x02;		/* another revision */
+	assert_int_equal(ap_smr_parse_zoned_info(zi, sizeof(zi), &z), -EINVAL);
+}
+
 static void test_plan(void **state)
 {
 	struct ap_smr_plan p;
@@ -176,6 +219,245 @@ static void test_plan(void **state)
 	assert_int_equal(ap_smr_plan(1ULL << 30, 512, 1, 1, &p, &e), -EINVAL);
 }
 
+/* Every read a seek away stays inside the region, on every size (it read past the end). */
+static void test_read_offsets(void **state)
+{
+	static const uint64_t sizes[] = { 64ULL << 20, 256ULL << 20, 1ULL << 30, 4ULL << 40 };
+	static const unsigned writes[] = { 8, 32, 128, 4096 };
+	struct ap_smr_plan p;
+	struct ap_error e = { 0 };
+	uint64_t off;
+	size_t i, k;
+	unsigned o;
+
+	(void)state;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		for (k = 0; k < sizeof(writes) / sizeof(writes[0]); k++) {
+			if (ap_smr_plan(sizes[i], 512, writes[k], 1, &p, &e) != 0)
+				continue;
+			for (o = 0; o < p.slots; o++) {
+				off = ap_smr_read_offset(&p, o);
+				assert_true(off >= p.region_start);
+				assert_true(off + p.span <= p.region_start + p.region_size);
+				assert_int_equal(off % p.span, 0);
+			}
+		}
+}
+
+/*
+ * Synthetic write latencies: @n writes of @base_ns +-30 % with 1 % spikes
+ * of 5 to 30 times (the machine busy, a retry); from @cliff on (n: none)
+ * a full cache: one write in @every stalls for 2 to 4 s.
+ */
+static uint64_t *latencies(size_t n, uint64_t base_ns, size_t cliff, unsigned every,
+			   uint64_t seed)
+{
+	uint64_t *lat = test_malloc(n * sizeof(*lat));
+	struct ap_rng rng;
+	size_t i;
+
+	ap_rng_seed(&rng, seed);
+	for (i = 0; i < n; i++) {
+		lat[i] = base_ns * 7 / 10 + ap_rng_below(&rng, base_ns * 6 / 10);
+		if (ap_rng_below(&rng, 100) == 0)
+			lat[i] *= 5 + ap_rng_below(&rng, 26);
+		if (i >= cliff && ap_rng_below(&rng, every) == 0)
+			lat[i] = 2000 * MS + ap_rng_below(&rng, 2000 * MS);
+	}
+	return lat;
+}
+
+/* The first stall at or after @cliff. */
+static size_t first_stall(const uint64_t *lat, size_t n, size_t cliff)
+{
+	while (cliff < n && lat[cliff] < 1000 * MS)
+		cliff++;
+	return cliff;
+}
+
+/* Fed window by window as the deep test does: the cliff found once, where it is. */
+static void test_cliff(void **state)
+{
+	static const struct { uint64_t base; size_t cliff; unsigned every; } cases[] = {
+		{ 8 * MS, 5000, 20 },		/* a real disk: 120 IOPS, then stalls */
+		{ 500 * US, 192, 5 },		/* the emulated drive, a small cache */
+		{ 8 * MS, 20000, 25 },		/* rarer stalls: still 13 times slower */
+	};
+	size_t k, n, i;
+	uint64_t seed;
+
+	(void)state;
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
+		for (seed = 1; seed <= 20; seed++) {
+			struct ap_smr_cliff c = { 0 };
+			uint64_t *lat;
+			size_t stall;
+
+			n = cases[k].cliff + 4000;
+			lat = latencies(n, cases[k].base, cases[k].cliff, cases[k].every, seed);
+			stall = first_stall(lat, n, cases[k].cliff);
+			for (i = AP_SMR_CLIFF_WINDOW; i <= n; i += AP_SMR_CLIFF_WINDOW)
+				if (ap_smr_cliff_find(lat, i, &c))
+					break;
+			assert_true(c.found);
+			/*
+			 * within a few windows: a spike in the cliff's window may come
+			 * before the stall, lone first stalls may not slow their windows
+			 * enough (sparse stalls: up to 5 windows late here)
+			 */
+			assert_true(c.at + AP_SMR_CLIFF_WINDOW > stall);
+			assert_true(c.at < stall + 8 * AP_SMR_CLIFF_WINDOW);
+			assert_true(c.base_ns > cases[k].base * 8 / 10);
+			assert_true(c.base_ns < cases[k].base * 2);	/* means: the spikes count */
+			assert_true(c.after_ns > c.base_ns * AP_SMR_CLIFF_FACTOR);
+			test_free(lat);
+		}
+}
+
+/* Noise, spikes and a burst of slow writes are no cliff; too few writes say nothing. */
+static void test_no_cliff(void **state)
+{
+	struct ap_smr_cliff c = { 0 };
+	uint64_t *lat;
+	size_t n = 20000, i, seed;
+
+	(void)state;
+	for (seed = 1; seed <= 20; seed++) {
+		memset(&c, 0, sizeof(c));
+		lat = latencies(n, 8 * MS, n, 1, seed);
+		/* the machine busy for 40 writes: one window 10 times slower */
+		for (i = 3000; i < 3040; i++)
+			lat[i] *= 10;
+		for (i = AP_SMR_CLIFF_WINDOW; i <= n; i += AP_SMR_CLIFF_WINDOW)
+			assert_false(ap_smr_cliff_find(lat, i, &c));
+		assert_false(c.found);
+		assert_true(c.base_ns > 0);
+		test_free(lat);
+	}
+	/* fewer writes than the first windows: no base yet */
+	memset(&c, 0, sizeof(c));
+	lat = latencies(100, 8 * MS, 50, 1, 1);
+	assert_false(ap_smr_cliff_find(lat, 100, &c));
+	assert_int_equal(c.base_ns, 0);
+	test_free(lat);
+}
+
+/* The idle probes: growing intervals, two fast in a row, the first of them reported. */
+static void test_idle(void **state)
+{
+	struct ap_smr_idle s;
+	uint64_t t = 0;
+	unsigned i;
+
+	(void)state;
+	ap_smr_idle_init(&s, 1 * MS);
+	assert_int_equal(s.interval_ns, AP_SMR_IDLE_FIRST);
+	t += s.interval_ns;
+	assert_false(ap_smr_idle_step(&s, t, 400 * MS));	/* waits for a band */
+	assert_int_equal(s.interval_ns, AP_SMR_IDLE_FIRST * 3 / 2);
+	t += s.interval_ns;
+	assert_false(ap_smr_idle_step(&s, t, 2 * MS));		/* at a band's end: fast */
+	assert_true(s.pending);
+	t += s.interval_ns;
+	assert_false(ap_smr_idle_step(&s, t, 300 * MS));	/* still cleaning */
+	assert_false(s.pending);
+	assert_int_equal(s.last_slow_ns, t);
+	t += s.interval_ns;
+	assert_false(ap_smr_idle_step(&s, t, 1 * MS));
+	assert_true(ap_smr_idle_step(&s, t + s.interval_ns, 1 * MS));
+	assert_true(s.clean);
+	assert_int_equal(s.clean_ns, t);
+	assert_int_equal(s.probes, 5);
+	assert_int_equal(s.slow, 2);
+	assert_int_equal(s.longest_ns, 400 * MS);
+	/* a drive that never gets clean: the interval stops growing at the cap */
+	ap_smr_idle_init(&s, 1 * MS);
+	for (i = 0; i < 30; i++)
+		assert_false(ap_smr_idle_step(&s, i, 1000 * MS));
+	assert_int_equal(s.interval_ns, AP_SMR_IDLE_MAX);
+}
+
+/* The deep test's outcomes in words and JSON: each says what it found or why not. */
+static void test_deep_words(void **state)
+{
+	struct ap_smr_deep d;
+	struct json_object *o, *v;
+	char *w;
+
+	(void)state;
+	memset(&d, 0, sizeof(d));
+	d.asked = true;
+	snprintf(d.reason, sizeof(d.reason), "nothing to measure");
+	w = ap_smr_deep_words(&d);
+	assert_string_equal(w, "deep test: not run: nothing to measure\n");
+	free(w);
+	o = ap_smr_deep_to_json(&d);
+	assert_false(json_object_get_boolean(json_object_object_get(o, "ran")));
+	assert_false(json_object_object_get_ex(o, "cache_bytes", &v));
+	json_object_put(o);
+
+	/* the cliff after 1000 writes, then still cleaning at the end */
+	d.ran = true;
+	d.time_budget_ns = 600 * AP_NSEC_PER_SEC;
+	d.span = 4096;
+	d.writes = 1128;
+	d.stop = "cliff";
+	d.cliff.found = true;
+	d.cliff.at = 1024;
+	d.cliff.base_ns = 8 * MS;
+	d.cliff.after_ns = 600 * MS;
+	d.idle_ran = true;
+	d.idle.probes = 3;
+	d.idle.slow = 3;
+	d.idle.last_slow_ns = 4 * AP_NSEC_PER_SEC;
+	w = ap_smr_deep_words(&d);
+	assert_non_null(strstr(w, "persistent cache: 4.0 MiB (1024 writes of 4096 bytes before "
+			       "the cliff; 8.00 ms a write before, 600.0 ms after"));
+	assert_non_null(strstr(w, "band size: not measured: "));
+	assert_non_null(strstr(w, "idle cleaning: still cleaning when the budget ran out "
+			       "(3 probes, the last slow 4.0 s after the last write)"));
+	free(w);
+	o = ap_smr_deep_to_json(&d);
+	assert_int_equal(json_object_get_int64(json_object_object_get(o, "cache_bytes")),
+			 4 << 20);
+	assert_true(json_object_object_get_ex(o, "band_bytes", &v) && v == NULL);
+	assert_false(json_object_get_boolean(json_object_object_get(o, "idle_clean")));
+	assert_true(json_object_object_get_ex(o, "idle_clean_ns", &v) && v == NULL);
+	d.idle.longest_ns = 700 * MS;
+	json_object_put(o);
+	o = ap_smr_deep_to_json(&d);
+	assert_int_equal(json_object_get_int64(json_object_object_get(o, "idle_longest_wait_ns")),
+			 700 * MS);
+	json_object_put(o);
+
+	/* no time left for a probe */
+	d.idle.probes = 0;
+	w = ap_smr_deep_words(&d);
+	assert_non_null(strstr(w, "idle cleaning: not measured: the budget ran out at the cliff"));
+	free(w);
+	d.idle.probes = 3;
+
+	/* clean again */
+	d.idle.clean = true;
+	d.idle.clean_ns = 9 * AP_NSEC_PER_SEC;
+	d.idle.probes = 5;
+	w = ap_smr_deep_words(&d);
+	assert_non_null(strstr(w, "idle cleaning: writes fast again 9.0 s after the last "
+			       "(4.0 s the last slow probe; 5 probes"));
+	free(w);
+
+	/* no cliff: the budget */
+	memset(&d.cliff, 0, sizeof(d.cliff));
+	d.idle_ran = false;
+	d.stop = "time budget";
+	d.writes = 256;
+	w = ap_smr_deep_words(&d);
+	assert_non_null(strstr(w, "persistent cache: no cliff within the budget (time budget: "
+			       "256 writes, 1.0 MiB): the cache holds more"));
+	assert_non_null(strstr(w, "idle cleaning: not measured: no cliff"));
+	free(w);
+}
+
 static void test_keys(void **state)
 {
 	int v;
@@ -194,7 +476,13 @@ int main(void)
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_signals),
 		cmocka_unit_test(test_vpd_b1),
+		cmocka_unit_test(test_zoned_log),
 		cmocka_unit_test(test_plan),
+		cmocka_unit_test(test_read_offsets),
+		cmocka_unit_test(test_cliff),
+		cmocka_unit_test(test_no_cliff),
+		cmocka_unit_test(test_idle),
+		cmocka_unit_test(test_deep_words),
 		cmocka_unit_test(test_keys),
 	};
 

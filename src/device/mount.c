@@ -8,9 +8,10 @@
  * longer) mounted, and a TMPDIR entry a directory that is already gone;
  * cleanup treats both as done.
  */
+#include "device/mount.h"
+
 #include "lib/state.h"
 #include "lib/sysfs.h"
-#include "sweep/mnt.h"
 
 #include <errno.h>
 #include <ftw.h>
@@ -21,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static void mnt_free(struct ap_mnt *m)
+static void mnt_free(struct ap_mount *m)
 {
 	free(m->dir);
 	free(m->dir_id);
@@ -29,18 +30,18 @@ static void mnt_free(struct ap_mnt *m)
 	memset(m, 0, sizeof(*m));
 }
 
-const char *ap_mnt_parent(void)
+const char *ap_mount_parent(void)
 {
 	const char *tmp = getenv("TMPDIR");
 
 	return tmp && *tmp ? tmp : "/tmp";
 }
 
-int ap_mnt_mount(const char *dev, const char *fstype, const char *opts,
-		 const char *disk, struct ap_mnt *m, struct ap_error *e)
+int ap_mount_mount(const char *dev, const char *fstype, const char *opts,
+		   const char *disk, struct ap_mount *m, struct ap_error *e)
 {
 	static unsigned seq;
-	const char *tmp = ap_mnt_parent();
+	const char *tmp = ap_mount_parent();
 	int rc = 0, tries;
 
 	memset(m, 0, sizeof(*m));
@@ -83,20 +84,20 @@ int ap_mnt_mount(const char *dev, const char *fstype, const char *opts,
 	if (rc) {
 		rc = ap_error_set(e, -rc, "state directory %s: cannot register a mount: %s",
 				  ap_state_dir(), strerror(-rc));
-		ap_mnt_umount(m, NULL);
+		ap_mount_umount(m, NULL);
 		return rc;
 	}
 	if (mount(dev, m->dir, fstype, MS_NOATIME, opts) != 0) {
 		rc = ap_error_set(e, errno, "mount %s (%s) on %s: %s", dev, fstype,
 				  m->dir, strerror(errno));
-		ap_mnt_umount(m, NULL);
+		ap_mount_umount(m, NULL);
 		return rc;
 	}
 	m->mounted = true;
 	return 0;
 }
 
-int ap_mnt_umount_dir(const char *dir, int flags)
+int ap_mount_umount_dir(const char *dir, int flags)
 {
 	struct timespec ts = { 0, 20 * 1000000L };
 	int i;
@@ -113,7 +114,7 @@ int ap_mnt_umount_dir(const char *dir, int flags)
 	return 0;
 }
 
-int ap_mnt_umount(struct ap_mnt *m, struct ap_error *e)
+int ap_mount_umount(struct ap_mount *m, struct ap_error *e)
 {
 	int rc = 0;
 
@@ -122,7 +123,7 @@ int ap_mnt_umount(struct ap_mnt *m, struct ap_error *e)
 		return 0;
 	}
 	if (m->mounted) {
-		int err = -ap_mnt_umount_dir(m->dir, 0);
+		int err = -ap_mount_umount_dir(m->dir, 0);
 
 		if (err) {
 			/* never leave it reachable: detach lazily */
@@ -178,7 +179,7 @@ static int find_mount_line(const struct ap_mountinfo *m, void *arg)
 	return 0;
 }
 
-int ap_mnt_find(const char *path, bool under, char **source, dev_t *devno)
+int ap_mount_find(const char *path, bool under, char **source, dev_t *devno)
 {
 	struct find_mount_arg a = { path, strlen(path), under, source, devno, 0 };
 
@@ -198,7 +199,7 @@ static bool mount_is(const char *dev, const char *source, dev_t devno)
 	return stat(dev, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == devno;
 }
 
-int ap_mnt_undo(const char *dir, const char *dev, bool dry_run, struct ap_error *e)
+int ap_mount_undo(const char *dir, const char *dev, bool dry_run, struct ap_error *e)
 {
 	int rc, n = 0;
 
@@ -206,7 +207,7 @@ int ap_mnt_undo(const char *dir, const char *dev, bool dry_run, struct ap_error 
 		char *source = NULL;
 		dev_t devno = 0;
 
-		if (!ap_mnt_find(dir, false, &source, &devno))
+		if (!ap_mount_find(dir, false, &source, &devno))
 			return n;
 		if (!mount_is(dev, source, devno)) {
 			rc = ap_error_set(e, EBUSY, "%s is mounted there, not the registered %s: "
@@ -219,7 +220,7 @@ int ap_mnt_undo(const char *dir, const char *dev, bool dry_run, struct ap_error 
 		if (dry_run)
 			return 1;
 		/* a dying child may still hold it for a moment */
-		rc = ap_mnt_umount_dir(dir, UMOUNT_NOFOLLOW);
+		rc = ap_mount_umount_dir(dir, UMOUNT_NOFOLLOW);
 		if (rc)
 			return ap_error_set(e, -rc, "umount: %s", strerror(-rc));
 		if (++n > 16)
@@ -243,7 +244,7 @@ static bool safe_tmp_name(const char *path)
 	return path[0] == '/' && !strstr(path, "/..") && b && strncmp(b + 1, "alignprobe", 10) == 0;
 }
 
-int ap_mnt_remove_dir(const char *dir, struct ap_error *e)
+int ap_mount_remove_dir(const char *dir, struct ap_error *e)
 {
 	int err;
 

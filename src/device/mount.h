@@ -1,20 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Mounting the file system of one sweep step on a private temporary
- * directory with mount(2), and taking it down again. Both the directory and
+ * Mounting a file system (a sweep step's) on a private temporary
+ * directory with mount(2), and taking it down again; cleanup's undo of a
+ * mount and a directory left behind. Both the directory and
  * the mount are in the state registry (src/lib/state.h) from the moment they
  * exist until they are gone, so `alignprobe cleanup` can remove them after
  * a SIGKILL.
  */
-#ifndef AP_MNT_H
-#define AP_MNT_H
+#ifndef AP_MOUNT_H
+#define AP_MOUNT_H
 
 #include <stdbool.h>
 #include <sys/types.h>
 
 #include "lib/util.h"
 
-struct ap_mnt {
+struct ap_mount {
 	char *dir;		/* the mount point, a directory we created */
 	char *dir_id;		/* registry entry of the directory (AP_STATE_TMPDIR) */
 	char *mnt_id;		/* registry entry of the mount (AP_STATE_MOUNT) */
@@ -22,7 +23,7 @@ struct ap_mnt {
 };
 
 /* Where the mount points go: $TMPDIR, or /tmp. */
-const char *ap_mnt_parent(void);
+const char *ap_mount_parent(void);
 
 /*
  * Make a directory "alignprobe-mnt.<pid>.<unique>" (0700) in $TMPDIR (or /tmp), then
@@ -31,15 +32,15 @@ const char *ap_mnt_parent(void);
  * `alignprobe cleanup DISK` finds them. On any error nothing
  * stays mounted or created. 0 or -errno with @e filled.
  */
-int ap_mnt_mount(const char *dev, const char *fstype, const char *opts,
-		 const char *disk, struct ap_mnt *m, struct ap_error *e);
+int ap_mount_mount(const char *dev, const char *fstype, const char *opts,
+		   const char *disk, struct ap_mount *m, struct ap_error *e);
 
 /*
  * Unmount (retrying while busy for up to two seconds, then detaching
  * lazily), remove the directory, release the registry entries. Safe on a
  * zeroed or half-set-up @m; frees it. 0 or the first -errno.
  */
-int ap_mnt_umount(struct ap_mnt *m, struct ap_error *e);
+int ap_mount_umount(struct ap_mount *m, struct ap_error *e);
 
 /*
  * umount2(@dir, @flags), retried while something lets go of it (EBUSY,
@@ -47,14 +48,14 @@ int ap_mnt_umount(struct ap_mnt *m, struct ap_error *e);
  * unmounted or not mounted (EINVAL, ENOENT), else -errno. The one
  * umount-with-retry: the sweep's own teardown and cleanup's.
  */
-int ap_mnt_umount_dir(const char *dir, int flags);
+int ap_mount_umount_dir(const char *dir, int flags);
 
 /*
  * The topmost mount on @path (exact), or with @under any mount at or below
  * it: 1 found (its source and device number into @source, caller frees,
  * and @devno, when not NULL), 0 none.
  */
-int ap_mnt_find(const char *path, bool under, char **source, dev_t *devno);
+int ap_mount_find(const char *path, bool under, char **source, dev_t *devno);
 
 /*
  * cleanup's undo of a registered mount (AP_STATE_MOUNT: @dir, @dev): unmount
@@ -64,13 +65,13 @@ int ap_mnt_find(const char *path, bool under, char **source, dev_t *devno);
  * or -errno with the reason in @e: -EBUSY when something else is mounted
  * there (left alone), the umount's error.
  */
-int ap_mnt_undo(const char *dir, const char *dev, bool dry_run, struct ap_error *e);
+int ap_mount_undo(const char *dir, const char *dev, bool dry_run, struct ap_error *e);
 
 /*
  * cleanup's undo of a registered directory (AP_STATE_TMPDIR): rmdir, and
  * where it is not empty and is one of ours by name ("alignprobe*"), its
  * contents, without leaving the file system. 0 or -errno with @e.
  */
-int ap_mnt_remove_dir(const char *dir, struct ap_error *e);
+int ap_mount_remove_dir(const char *dir, struct ap_error *e);
 
 #endif
