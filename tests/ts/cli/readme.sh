@@ -282,6 +282,12 @@ while IFS=$'\t' read -r kind text; do
 		rr 0 "alignprobe smr --yes $emuA"
 		out_has "Signals (nothing written)" "smr DEVICE..."
 		;;
+	"--deep"|"--byte-budget"|"--time-budget")
+		# a found cache measured, within a byte budget; refused with --preserve
+		rr 0 "alignprobe smr --deep --yes --writes 32 --time-budget 5m --byte-budget 128K --emulate=smr-notrim,size=2G,pcache=1M,band=4M"
+		out_has "band size: not measured" "smr --deep"
+		rr 2 "alignprobe smr --deep --preserve --yes --emulate=smr-notrim,size=2G"
+		;;
 	"alignprobe seq TARGET")
 		rr 0 "$text" -q -s 4M -B 64K,1M	# the default matrix writes 256M in 6 modes
 		out_has "MODE" "seq TARGET"
