@@ -230,6 +230,19 @@ static struct json_object *phase_json(const struct ap_smr_phase *ph)
 	json_object_object_add(o, "faster_than_read", json_object_new_int64(ph->faster));
 	return o;
 }
+/* A cheap signal as JSON: its name, what it said, and what that proves and does not. */
+static struct json_object *signal_json(const struct ap_smr_signal *g)
+{
+	struct json_object *x = json_object_new_object();
+
+	json_object_object_add(x, "name", json_object_new_string(g->name));
+	json_object_object_add(x, "value", json_object_new_string(g->value));
+	json_object_object_add(x, "available", json_object_new_boolean(g->available));
+	json_object_object_add(x, "proves", json_object_new_string(g->proves));
+	json_object_object_add(x, "does_not_prove", json_object_new_string(g->not_proves));
+	return x;
+}
+
 
 struct json_object *ap_smr_to_json(const char *dev, const struct ap_smr_result *r)
 {
@@ -249,17 +262,8 @@ struct json_object *ap_smr_to_json(const char *dev, const struct ap_smr_result *
 	json_object_object_add(o, "wrote", json_object_new_boolean(r->wrote));
 	json_object_object_add(o, "preserved", json_object_new_boolean(r->preserved));
 	json_object_object_add(o, "deep", r->deep.asked ? ap_smr_deep_to_json(&r->deep) : NULL);
-	for (i = 0; i < r->sig.n; i++) {
-		const struct ap_smr_signal *g = &r->sig.sig[i];
-		struct json_object *x = json_object_new_object();
-
-		json_object_object_add(x, "name", json_object_new_string(g->name));
-		json_object_object_add(x, "value", json_object_new_string(g->value));
-		json_object_object_add(x, "available", json_object_new_boolean(g->available));
-		json_object_object_add(x, "proves", json_object_new_string(g->proves));
-		json_object_object_add(x, "does_not_prove", json_object_new_string(g->not_proves));
-		json_object_array_add(sigs, x);
-	}
+	for (i = 0; i < r->sig.n; i++)
+		json_object_array_add(sigs, signal_json(&r->sig.sig[i]));
 	json_object_object_add(o, "signals", sigs);
 	return o;
 }
