@@ -540,8 +540,10 @@ int ap_cmd_smr(int argc, char **argv)
 	size_t i;
 
 	rc = parse(&c, argc, argv);
-	if (rc)
+	if (rc) {
+		free(c.emu_specs);	/* --emulate before a refused option */
 		return rc < 0 ? ap_cmd_close_stdout(CMD, AP_EXIT_OK) : rc;
+	}
 	c.docs = json_object_new_array();
 	if (c.prometheus)
 		c.metrics = ap_prom_new();
