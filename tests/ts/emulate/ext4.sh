@@ -10,11 +10,11 @@ ts_init "ext4 on partitions at 34 and 40"
 ts_need_emulator
 ts_need_cmd parted mkfs.ext4 dd
 
-counter() {
+counter() {	# DEV COLUMNS: the counters, one snapshot
 	"$ALIGNPROBE" emulate --stats "$1" -n -r -o "$2" || ts_fail "emulate --stats $1 failed"
 }
 
-# run START: prints "WRITES RMW_WRITES" for the file writes after mount
+# run START: prints "WRITES RMW_WRITES ALIGNED" for the writes after mount, unmount included
 run() {
 	local start=$1 dev mnt=$TS_TMP/mnt$1 i
 	dev=$(ts_emu_attach --size 96M --phys 4096 --rmw-cost 100us)
@@ -28,8 +28,11 @@ run() {
 		dd if=/dev/urandom of="$mnt/f$i" bs=4k count=4 conv=fsync status=none ||
 			ts_fail "write $mnt/f$i failed"
 	done
-	echo "$(counter "$dev" WRITES) $(counter "$dev" RMW_WRITES) $(counter "$dev" ALIGNED)"
+	# counted once the file system is down: ext4's own threads (lazyinit,
+	# the journal's commits) write on their own while it is mounted, and a
+	# count read while they write mixes two moments
 	umount "$mnt" || ts_fail "umount $mnt failed"
+	counter "$dev" WRITES,RMW_WRITES,ALIGNED
 }
 
 read -r w34 r34 a34 <<< "$(run 34)"
