@@ -328,6 +328,16 @@ static void fill_row(const struct verdicts_cmd *c, struct ap_row *r, const struc
 	ap_row_str(r, COL_STORE, c->layers[m->layer]);
 }
 
+/* smr[@i] is the first row of a model the store holds no sector verdict for. */
+static bool smr_only_first(const struct ap_vstore *s, size_t i)
+{
+	const struct ap_vstore_smr *x = &s->smr[i];
+	size_t first;
+
+	return !ap_vstore_find(s, x->vendor, x->model, x->revision) &&
+	       ap_vstore_smr_find(s, x->vendor, x->model, x->revision, &first, 1) && first == i;
+}
+
 /*
  * The row of the model of smr[@i] when the store holds an SMR verdict and no
  * sector verdict for it (once per model: its first row): true, else false.
@@ -336,11 +346,9 @@ static bool fill_smr_row(const struct verdicts_cmd *c, struct ap_row *r, const s
 			 size_t i)
 {
 	const struct ap_vstore_smr *x = &s->smr[i];
-	size_t first;
 	char entry[32];
 
-	if (ap_vstore_find(s, x->vendor, x->model, x->revision) ||
-	    (ap_vstore_smr_find(s, x->vendor, x->model, x->revision, &first, 1) && first != i))
+	if (!smr_only_first(s, i))
 		return false;
 	snprintf(entry, sizeof(entry), "smr[%zu]", i);
 	fill_key(r, s, x->vendor, x->model, x->revision);
@@ -542,7 +550,7 @@ static int do_show(struct verdicts_cmd *c)
 {
 	struct json_object *arr = json_object_new_array();
 	struct ap_vstore s;
-	size_t idx[MAX_MATCHES], sidx[MAX_MATCHES], i, k, n, ns, first, shown = 0;
+	size_t idx[MAX_MATCHES], sidx[MAX_MATCHES], i, k, n, ns, shown = 0;
 	int rc;
 
 	rc = check_action_args(c, true, true);
@@ -578,11 +586,7 @@ static int do_show(struct verdicts_cmd *c)
 			}
 		}
 		for (k = 0; k < ns; k++) {
-			const struct ap_vstore_smr *x = &s.smr[sidx[k]];
-
-			if (ap_vstore_find(&s, x->vendor, x->model, x->revision) ||
-			    (ap_vstore_smr_find(&s, x->vendor, x->model, x->revision, &first, 1) &&
-			     first != sidx[k]))
+			if (!smr_only_first(&s, sidx[k]))
 				continue;	/* shown with its model, or with its first row */
 			if (!c->out.json && shown++)
 				putchar('\n');
