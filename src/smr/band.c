@@ -31,14 +31,32 @@ void ap_smr_delay_init(struct ap_smr_delay *s, uint64_t fast_ns, uint64_t max_ns
 
 void ap_smr_delay_step(struct ap_smr_delay *s, uint64_t idle_ns, uint64_t lat_ns)
 {
-	if (lat_ns > s->fast_ns)
+	uint64_t back = s->fast_ns + AP_SMR_DELAY_RES;
+
+	if (lat_ns > s->fast_ns) {
 		s->hi_ns = idle_ns;
-	else if (idle_ns > s->lo_ns)
-		s->lo_ns = idle_ns;
+		s->fast_n = 0;
+	} else if (s->fast_n < AP_SMR_DELAY_CONFIRM && idle_ns > back) {
+		/*
+		 * A read in the last fast_ns of a band's cleaning waits only a
+		 * little: one earlier by more than that would wait long. Fast
+		 * there too, and once more earlier: before the cleaning.
+		 */
+		if (!s->fast_n++)
+			s->fast_at = idle_ns;
+		s->try_ns = idle_ns - back;
+		return;
+	} else {
+		if (s->fast_n)
+			idle_ns = s->fast_at;
+		s->fast_n = 0;
+		if (idle_ns > s->lo_ns)
+			s->lo_ns = idle_ns;
+	}
 	if (s->hi_ns && s->lo_ns >= s->hi_ns)	/* noise: a slow probe earlier than a fast one */
 		s->lo_ns = s->hi_ns > AP_SMR_DELAY_RES ? s->hi_ns - AP_SMR_DELAY_RES : 0;
 	if (!s->hi_ns) {
-		s->try_ns = idle_ns * 3 / 2;
+		s->try_ns = idle_ns * 5 / 4;
 		if (s->try_ns > s->max_ns)
 			s->failed = true;
 		return;
@@ -57,6 +75,8 @@ int ap_smr_pair_classify(uint64_t fast_ns, uint64_t first_ns, uint64_t second_ns
 
 	if (first_ns <= fast_ns)
 		return AP_SMR_PAIR_MISSED;
+	if (first_ns < AP_SMR_PAIR_SHORT_FACTOR * fast_ns)
+		return AP_SMR_PAIR_SHORT;
 	if (limit < fast_ns)
 		limit = fast_ns;
 	return second_ns > limit ? AP_SMR_PAIR_TWO : AP_SMR_PAIR_ONE;
@@ -96,11 +116,14 @@ void ap_smr_boundary_step(struct ap_smr_boundary *b, uint64_t d, bool same)
 }
 
 /* a's boundary in (a->from + a->lo, a->from + a->hi]; b searched from a->from + a->hi */
-void ap_smr_band_estimate(const struct ap_smr_boundary *a, const struct ap_smr_boundary *b,
+bool ap_smr_band_estimate(const struct ap_smr_boundary *a, const struct ap_smr_boundary *b,
 			  uint64_t *bytes, uint64_t *error)
 {
 	uint64_t lo = b->lo, hi = b->hi + (a->hi - a->lo);
 
+	if (b->lo < AP_SMR_BAND_STEP)	/* no pair was ever one band past a boundary */
+		return false;
 	*bytes = lo + (hi - lo) / 2;
 	*error = (hi - lo) / 2;
+	return true;
 }

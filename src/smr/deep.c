@@ -31,7 +31,7 @@
 #include "lib/rng.h"
 #include "lib/stats.h"
 
-#define BAND_DIRTY	8	/* bands dirtied to find the idle delay */
+#define BAND_DIRTY	12	/* bands dirtied to find the idle delay */
 #define BAND_TRIES	4	/* a pair's first probe may come early this often */
 
 struct deep_io {
@@ -260,7 +260,7 @@ static int band_pair(struct band_io *b, uint64_t x, uint64_t dist, int *kind,
 	if ((rc = band_probe(b, b->gap_ns, &l2, e)))
 		return rc;
 	*kind = ap_smr_pair_classify(b->fast_ns, l1, l2);
-	if (*kind != AP_SMR_PAIR_MISSED && b->nwaits < sizeof(b->waits) / sizeof(b->waits[0]))
+	if (*kind != AP_SMR_PAIR_MISSED && *kind != AP_SMR_PAIR_SHORT && b->nwaits < sizeof(b->waits) / sizeof(b->waits[0]))
 		b->waits[b->nwaits++] = l1;
 	return 0;
 }
@@ -292,6 +292,12 @@ static int band_boundary(struct band_io *b, struct ap_smr_boundary *bd, uint64_t
 				  "cleaning: the drive's idle delay is not steady");
 			return 0;
 		}
+		if (kind == AP_SMR_PAIR_SHORT) {
+			band_fail(b, "a read waited less than 60 ms for what two writes left to "
+				  "clean: too short to tell one band from two (a hybrid's flash "
+				  "cache cleans write by write; bands take longer)");
+			return 0;
+		}
 		ap_smr_boundary_step(bd, bd->next, kind == AP_SMR_PAIR_ONE);
 	}
 	if (bd->failed)
@@ -317,13 +323,12 @@ static int band(struct band_io *b, const struct ap_smr_deep *d, struct ap_error 
 		return rc;
 	if ((rc = band_boundary(b, &two, x + one.hi, e)) || !two.done)
 		return rc;
-	if (one.hi <= AP_SMR_BAND_STEP && two.hi <= AP_SMR_BAND_STEP) {
-		band_fail(b, "writes 1 MiB apart were cleaned apart at two places: the cache "
+	if (!ap_smr_band_estimate(&one, &two, &b->b->bytes, &b->b->error)) {
+		band_fail(b, "writes 1 MiB apart past a boundary were cleaned apart: the cache "
 			  "cleans units smaller than that (a hybrid's flash cache, write by "
 			  "write), not bands");
 		return 0;
 	}
-	ap_smr_band_estimate(&one, &two, &b->b->bytes, &b->b->error);
 	qsort(b->waits, b->nwaits, sizeof(*b->waits), ap_stats_cmp_u64);
 	b->b->clean_ns = b->nwaits ? b->waits[b->nwaits / 2] : 0;
 	b->b->at = x + one.hi;

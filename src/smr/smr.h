@@ -249,19 +249,27 @@ bool ap_smr_idle_step(struct ap_smr_idle *s, uint64_t t_ns, uint64_t lat_ns);
  * The idle delay: the shortest idle after which a probe (a read) finds
  * the drive cleaning, with bands left to clean (the probe waits for the
  * band in hand: slower than fast_ns). Tries AP_SMR_DELAY_FIRST, then each
- * time half as long again until a probe is slow (failed past
- * AP_SMR_DELAY_MAX), then bisects to AP_SMR_DELAY_RES: try_ns the idle to
- * wait next; done: hi_ns, an idle after which the drive is cleaning.
+ * time a quarter longer until a probe is slow (failed past twice
+ * @max_ns, AP_SMR_DELAY_MAX when 0), then bisects to AP_SMR_DELAY_RES:
+ * try_ns the idle to wait next; done: hi_ns, an idle after which the
+ * drive is cleaning. @max_ns: the idle after which the drive was seen
+ * cleaning before (the deep test's first slow idle probe), twice. A fast
+ * probe counts when AP_SMR_DELAY_CONFIRM more, each fast_ns +
+ * AP_SMR_DELAY_RES earlier, are fast too: one may come at the very end of
+ * a band's cleaning and wait only a little, one earlier would wait long.
  */
 #define AP_SMR_DELAY_FIRST	(50ULL * 1000 * 1000)
 #define AP_SMR_DELAY_RES	(10ULL * 1000 * 1000)
 #define AP_SMR_DELAY_MAX	(60ULL * AP_NSEC_PER_SEC)
+#define AP_SMR_DELAY_CONFIRM	2
 
 struct ap_smr_delay {
 	uint64_t fast_ns;
 	uint64_t try_ns;
 	uint64_t lo_ns, hi_ns;		/* a fast probe's idle, a slow one's (0: none yet) */
 	uint64_t max_ns;
+	unsigned fast_n;		/* probes fast from fast_at on, each tried earlier */
+	uint64_t fast_at;
 	bool done, failed;
 };
 
@@ -271,11 +279,15 @@ void ap_smr_delay_step(struct ap_smr_delay *s, uint64_t idle_ns, uint64_t lat_ns
 
 /*
  * One pair: two writes, then probes an idle delay apart. The first probe
- * fast: it came before the cleaning (MISSED, try again); the second slower
- * than a quarter of the first's wait (and than fast_ns): a second band
- * was cleaned (TWO), else ONE.
+ * fast: it came before the cleaning (MISSED, try again); waiting less than
+ * AP_SMR_PAIR_SHORT_FACTOR times fast_ns: a cleaning too short to tell a
+ * second from the threshold (SHORT: a hybrid's flash cache cleaning write
+ * by write; a 15 MiB band takes 150 ms and more); the second slower than a
+ * quarter of the first's wait (and than fast_ns): a second band was
+ * cleaned (TWO), else ONE.
  */
-enum { AP_SMR_PAIR_MISSED = 0, AP_SMR_PAIR_ONE = 1, AP_SMR_PAIR_TWO = 2 };
+enum { AP_SMR_PAIR_MISSED = 0, AP_SMR_PAIR_ONE = 1, AP_SMR_PAIR_TWO = 2, AP_SMR_PAIR_SHORT = 3 };
+#define AP_SMR_PAIR_SHORT_FACTOR	3
 int ap_smr_pair_classify(uint64_t fast_ns, uint64_t first_ns, uint64_t second_ns);
 
 /*
@@ -300,8 +312,11 @@ void ap_smr_boundary_step(struct ap_smr_boundary *b, uint64_t d, bool same);
 /*
  * The band from boundary @a and boundary @b searched from a's hi: its
  * middle estimate and the half-width of what the two intervals allow.
+ * False when no pair from b's start fell in one band (writes
+ * AP_SMR_BAND_STEP apart cleaned apart: units smaller than that, not
+ * bands).
  */
-void ap_smr_band_estimate(const struct ap_smr_boundary *a, const struct ap_smr_boundary *b,
+bool ap_smr_band_estimate(const struct ap_smr_boundary *a, const struct ap_smr_boundary *b,
 			  uint64_t *bytes, uint64_t *error);
 
 /* The band measurement's result (deep.c). */

@@ -61,10 +61,14 @@ check(size / 4 <= x["cache_bytes"] <= size * 2,
       "cache_bytes %s within a factor of the emulated %d" % (x["cache_bytes"], size))
 check(x["after_ns"] > 8 * x["before_ns"], "after the cliff 8 times slower")
 eq(x["idle_clean"], True, "idle_clean")
-# the cache clean again: the band size (band.sh tests it further)
-check(x["band_bytes"] is not None, "band measured: %s" % x["band_reason"])
-check(abs(x["band_bytes"] - 4 * 1024 * 1024) <= x["band_error_bytes"] + 1024 * 1024,
-      "band %s +- %s against the emulated 4 MiB" % (x["band_bytes"], x["band_error_bytes"]))
+# the cache clean again: the band size (band.sh tests it on bands of real
+# sizes); these 4 MiB bands clean in about 70 ms, near the 60 ms under
+# which a cleaning is too short to tell: measured right, or not claimed
+if x["band_bytes"] is None:
+    check(len(x["band_reason"]) > 0, "band_reason")
+else:
+    check(abs(x["band_bytes"] - 4 * 1024 * 1024) <= x["band_error_bytes"] + 1024 * 1024,
+          "band %s +- %s against the emulated 4 MiB" % (x["band_bytes"], x["band_error_bytes"]))
 check(x["idle_probes"] >= 2, "two fast probes at least")
 PY
 # the cliff was the cache full: writes waited for its cleaning
