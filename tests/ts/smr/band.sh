@@ -7,7 +7,8 @@
 # bands' cleaning instead of one: two such boundaries one band apart.
 #
 # The emulated drives: smr-notrim with its own 32 MiB bands (Skylight
-# measured 15-40 MiB on Seagate's DM-SMR disks), then 12 MiB bands, each
+# measured 15-40 MiB on Seagate's DM-SMR disks), then 12 MiB bands (its
+# figures then go to the verdict store and the metrics), each
 # with a 1 MiB cache so the cliff comes after a few hundred writes; the
 # reported band must be the emulated one within its stated error (plus a
 # step: the boundaries are found to 1 MiB). A hybrid's flash cache cleans
@@ -15,6 +16,7 @@
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "smr --deep: the band size"
 ts_need_emulator
+export ALIGNPROBE_VERDICTS=$TS_TMP/verdicts.json
 
 pcache=$((1024 * 1024))
 
@@ -44,12 +46,32 @@ cp "$TS_TMP/out" "$TS_TMP/band-32M.json"
 band_check "$TS_TMP/band-32M.json" $((32 * 1024 * 1024)) ||
 	ts_fail "band 32M: $(cat "$TS_TMP/band-32M.json")"
 
-# another band size, in words
+# another band size; in words, into the verdict store and the metrics
 ts_subtest band-12M
 dev=$(ts_emu_attach --profile smr-notrim --size 1G --spec "pcache=$pcache,band=12M,clean-idle=300ms")
-ts_run_rc 0 "$ALIGNPROBE" smr --deep --yes --writes 32 --time-budget 10m "$dev"
-grep -qE "^  band size: 1[0-9]\.[0-9] MiB \+- [0-9.]+ (KiB|MiB) \(the band from " "$TS_TMP/out" ||
-	ts_fail "words: $(cat "$TS_TMP/out")"
+ts_run_rc 0 "$ALIGNPROBE" smr --deep --yes --writes 32 --time-budget 10m --record \
+	--prometheus "$TS_TMP/band.prom" "$dev"
+grep -E "^  band size: " "$TS_TMP/out" > "$TS_TMP/band-words" || ts_fail "words: $(cat "$TS_TMP/out")"
+grep -qE "^  band size: 1[0-9]\.[0-9] MiB \+- [0-9.]+ (KiB|MiB) \(the band from " \
+	"$TS_TMP/band-words" || ts_fail "words: $(cat "$TS_TMP/out")"
+ts_json_check "$ALIGNPROBE_VERDICTS" $((12 * 1024 * 1024)) <<'PY' ||
+x = [r for r in d["smr"] if r["model"] == "EMU-SMR-NOTRIM"][0]["deep"]
+band = int(args[0])
+check(abs(x["band_bytes"] - band) <= x["band_error_bytes"] + 1024 * 1024, "band_bytes")
+check(x["cache_bytes"] > 0, "cache_bytes")
+check(x["idle_clean_ns"] > 0, "idle_clean_ns")
+PY
+	ts_fail "store: $(cat "$ALIGNPROBE_VERDICTS")"
+grep -qE "^alignprobe_smr_band_bytes\{device=\"$dev\"\} 1[0-9]+$" "$TS_TMP/band.prom" ||
+	ts_fail "metrics: $(cat "$TS_TMP/band.prom")"
+for f in alignprobe_smr_band_error_bytes alignprobe_smr_persistent_cache_bytes \
+	alignprobe_smr_idle_clean_seconds; do
+	grep -q "^$f{device=\"$dev\"} " "$TS_TMP/band.prom" || ts_fail "metrics: no $f"
+done
+if command -v promtool > /dev/null; then
+	promtool check metrics < "$TS_TMP/band.prom" > "$TS_TMP/promtool.out" 2>&1 &&
+		[ ! -s "$TS_TMP/promtool.out" ] || ts_fail "promtool: $(cat "$TS_TMP/promtool.out")"
+fi
 
 ts_subtest hybrid
 sshd=$(ts_emu_attach --profile sshd --size 1G \
