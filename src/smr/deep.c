@@ -180,17 +180,22 @@ static void band_fail(struct band_io *b, const char *why)
 	snprintf(b->b->reason, sizeof(b->b->reason), "%s", why);
 }
 
-/* Probes an idle delay apart until one is fast: nothing left to clean. */
+/*
+ * Probes an idle delay apart until two in a row are fast: nothing left
+ * to clean (one may come at the very end of a band's cleaning).
+ */
 static int band_drain(struct band_io *b, struct ap_error *e)
 {
 	uint64_t lat;
-	unsigned i;
+	unsigned i, fast = 0;
 	int rc;
 
 	for (i = 0; i < 8 * BAND_DIRTY; i++) {
-		rc = band_probe(b, b->gap_ns, &lat, e);
-		if (rc || lat <= b->fast_ns)
+		if ((rc = band_probe(b, b->gap_ns, &lat, e)))
 			return rc;
+		fast = lat <= b->fast_ns ? fast + 1 : 0;
+		if (fast == 2)
+			return 0;
 		if (ap_now_ns() >= b->deadline)
 			break;
 	}
@@ -211,7 +216,8 @@ static int band_delay(struct band_io *b, uint64_t base_ns, uint64_t max_ns,
 		if ((rc = band_probe(b, 0, &lat[i], e)))
 			return rc;
 	qsort(lat, 5, sizeof(*lat), ap_stats_cmp_u64);
-	b->fast_ns = lat[2] * AP_SMR_CLIFF_FACTOR;
+	/* a read a seek away varies within twice its median; a cleaning waits far longer */
+	b->fast_ns = lat[2] * 2;
 	if (b->fast_ns < base_ns * AP_SMR_CLIFF_FACTOR)
 		b->fast_ns = base_ns * AP_SMR_CLIFF_FACTOR;
 	if (b->fast_ns < AP_SMR_BAND_FAST_MIN)
@@ -238,11 +244,11 @@ static int band_delay(struct band_io *b, uint64_t base_ns, uint64_t max_ns,
 	return 1;
 }
 
-/* Writes @dist apart from @x and the probes after them: *@kind (AP_SMR_PAIR_*). */
-static int band_pair(struct band_io *b, uint64_t x, uint64_t dist, int *kind,
-		     struct ap_error *e)
+/* One try of a pair: writes @dist apart from @x, the reads after them: *@kind. */
+static int pair_try(struct band_io *b, uint64_t x, uint64_t dist, int *kind, uint64_t *l1,
+		    struct ap_error *e)
 {
-	uint64_t l1 = 0, l2;
+	uint64_t l2;
 	unsigned tries;
 	int rc;
 
@@ -251,16 +257,37 @@ static int band_pair(struct band_io *b, uint64_t x, uint64_t dist, int *kind,
 		return rc;
 	b->b->pairs++;
 	for (tries = 0; tries < BAND_TRIES; tries++) {
-		if ((rc = band_probe(b, b->gap_ns, &l1, e)))
+		if ((rc = band_probe(b, b->gap_ns, l1, e)))
 			return rc;
-		if (l1 > b->fast_ns)
+		if (*l1 > b->fast_ns)
 			break;
 		b->gap_ns += AP_SMR_DELAY_RES;	/* came before the cleaning: later */
 	}
 	if ((rc = band_probe(b, b->gap_ns, &l2, e)))
 		return rc;
-	*kind = ap_smr_pair_classify(b->fast_ns, l1, l2);
-	if (*kind != AP_SMR_PAIR_MISSED && *kind != AP_SMR_PAIR_SHORT && b->nwaits < sizeof(b->waits) / sizeof(b->waits[0]))
+	*kind = ap_smr_pair_classify(b->fast_ns, *l1, l2);
+	return 0;
+}
+
+/*
+ * A pair, tried again when its first read waited only a little (it may
+ * have come at the end of a band a drain's read left): *@kind.
+ */
+static int band_pair(struct band_io *b, uint64_t x, uint64_t dist, int *kind,
+		     struct ap_error *e)
+{
+	uint64_t l1 = 0;
+	unsigned tries;
+	int rc;
+
+	for (tries = 0; tries < BAND_TRIES; tries++) {
+		if ((rc = pair_try(b, x, dist, kind, &l1, e)))
+			return rc;
+		if (*kind != AP_SMR_PAIR_SHORT && *kind != AP_SMR_PAIR_MISSED)
+			break;
+	}
+	if ((*kind == AP_SMR_PAIR_ONE || *kind == AP_SMR_PAIR_TWO) &&
+	    b->nwaits < sizeof(b->waits) / sizeof(b->waits[0]))
 		b->waits[b->nwaits++] = l1;
 	return 0;
 }
