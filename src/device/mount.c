@@ -97,6 +97,16 @@ int ap_mount_mount(const char *dev, const char *fstype, const char *opts,
 	return 0;
 }
 
+int ap_mount_remount(const struct ap_mount *m, const char *opts, struct ap_error *e)
+{
+	if (!m->mounted)
+		return ap_error_set(e, EINVAL, "remount: nothing mounted");
+	if (mount(NULL, m->dir, NULL, MS_REMOUNT | MS_NOATIME, opts) != 0)
+		return ap_error_set(e, errno, "remount %s (%s): %s", m->dir, opts ? opts : "",
+				    strerror(errno));
+	return 0;
+}
+
 int ap_mount_umount_dir(const char *dir, int flags)
 {
 	struct timespec ts = { 0, 20 * 1000000L };

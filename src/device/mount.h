@@ -36,6 +36,12 @@ int ap_mount_mount(const char *dev, const char *fstype, const char *opts,
 		   const char *disk, struct ap_mount *m, struct ap_error *e);
 
 /*
+ * Remount @m's file system with mount(2) data @opts (MS_REMOUNT: the options
+ * it names change, the others stay). 0 or -errno with @e filled.
+ */
+int ap_mount_remount(const struct ap_mount *m, const char *opts, struct ap_error *e);
+
+/*
  * Unmount (retrying while busy for up to two seconds, then detaching
  * lazily), remove the directory, release the registry entries. Safe on a
  * zeroed or half-set-up @m; frees it. 0 or the first -errno.

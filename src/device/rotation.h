@@ -34,6 +34,15 @@
  */
 #define AP_REMEDY_WCE_OFF	"hdparm -W0 or sdparm --clear WCE"
 #define AP_REMEDY_NO_BRIDGE	"attach the disk directly instead of through a USB bridge"
+/*
+ * A hardware RAID controller's battery-backed write-back cache answers
+ * synchronous writes the same way, safely (raid5-bbu): named so that a
+ * volume behind one is not taken for a USB bridge's disk.
+ */
+#define AP_REMEDY_RAID_CACHE	"behind a hardware RAID controller, its battery-backed " \
+				"write-back cache answers the writes this way (safely) and " \
+				"hides the sectors and the stripe from timing: set the " \
+				"volume write-through while it is probed"
 
 /*
  * A synchronous write that a rotating disk acknowledged in @write_ns (a

@@ -141,24 +141,13 @@ int ap_levels_misaligned(const struct ap_levels *ls, unsigned logical, uint64_t 
 	return -1;
 }
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 uint64_t ap_levels_lcm(const struct ap_levels *ls, uint64_t grain)
 {
 	uint64_t l = grain ? grain : 1;
 	size_t i;
 
 	for (i = 0; i < ls->n; i++) {
-		uint64_t u = ls->l[i].unit, g = gcd64(l, u);
+		uint64_t u = ls->l[i].unit, g = ap_gcd_u64(l, u);
 
 		if (!u)
 			continue;

@@ -144,6 +144,17 @@ uint64_t ap_now_ns(void)
 	return (uint64_t)ts.tv_sec * AP_NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t ap_gcd_u64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
 void ap_sleep_ms(unsigned ms)
 {
 	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };

@@ -50,6 +50,8 @@ void ap_strappendf(char **s, const char *sep, const char *fmt, ...)
 
 /* Monotonic clock in nanoseconds. */
 uint64_t ap_now_ns(void);
+/* The greatest common divisor of @a and @b (@a when @b is 0). */
+uint64_t ap_gcd_u64(uint64_t a, uint64_t b);
 /* Sleep @ms milliseconds, the whole time (a signal does not cut it short). */
 void ap_sleep_ms(unsigned ms);
 

@@ -137,12 +137,7 @@ int ap_probe_plan_fresh(const struct ap_probe_opts *o, struct ap_probe_plan *p,
 /* measuring */
 
 struct fw {
-	const struct ap_probe_io *io;
-	const struct ap_probe_opts *o;
-	const struct ap_probe_plan *plan;
-	struct ap_probe_result *r;
-	struct ap_error *e;
-	bool rotating;
+	struct ap_probe_step c;	/* what every step has */
 	uint64_t seed;
 };
 
@@ -155,58 +150,25 @@ static void fw_add(struct ap_probe_first *f, const struct ap_fw_sample *s)
 	f->s[f->n++] = *s;
 }
 
-/* Stop between operations? 1 (r->interrupted or r->budget_out set), 0 no. */
-static int fw_stop(struct fw *x)
-{
-	int sig = ap_cancelled(&x->o->cancel);
-
-	if (sig) {
-		x->r->interrupted = sig;
-		return 1;
-	}
-	if (x->o->deadline_ns && ap_now_ns() >= x->o->deadline_ns) {
-		x->r->budget_out = true;
-		return 1;
-	}
-	return 0;
-}
-
 /*
  * One timed write of @len bytes at @off in window @w (on a rotating disk
  * after its lead-in, as the phase screen's: ap_probe_lead_in_before()).
- * 0, 1 when stopped, or -errno with x->e (ENOSPC: a thin device full).
+ * 0, 1 when stopped, or -errno with x->c.e (ENOSPC: a thin device full).
  */
 static int fw_write(struct fw *x, uint32_t w, uint64_t off, uint64_t len, enum ap_fw_kind kind,
 		    bool lead)
 {
 	struct ap_fw_sample s = { .off = off, .window = w, .kind = kind };
-	uint64_t at, lns;
-	size_t n;
 	int rc;
 
-	if (fw_stop(x))
+	if (ap_probe_step_stop(x->c.o, x->c.r))
 		return 1;
-	if (lead && x->rotating && x->io->lead_in) {
-		ap_probe_lead_in_before(x->plan, off, len, &at, &n);
-		if (n && (rc = x->io->lead_in(x->io->arg, at, n, &lns)))
-			return ap_error_set(x->e, -rc, "read of %zu bytes at offset %llu failed: %s",
-					    n, (unsigned long long)at, strerror(-rc));
-	}
-	rc = x->io->op(x->io->arg, true, w, off, (size_t)len, &s.ns);
-	if (rc == -ENOSPC)
-		return ap_error_set(x->e, ENOSPC, "write of %llu bytes at offset %llu failed: the "
-				    "device ran out of space (a thin device or image whose "
-				    "backing store is full): %s", (unsigned long long)len,
-				    (unsigned long long)off, strerror(-rc));
+	rc = ap_probe_step_write(x->c.io, x->c.plan, lead && x->c.rotating, w, off, len, &s.ns, x->c.e);
 	if (rc)
-		return ap_error_set(x->e, -rc, "write of %llu bytes at offset %llu failed: %s",
-				    (unsigned long long)len, (unsigned long long)off,
-				    strerror(-rc));
-	if (!s.ns)
-		s.ns = 1;
-	fw_add(&x->r->fw, &s);
-	x->r->fw.written += len;
-	x->r->live_ops++;
+		return rc;
+	fw_add(&x->c.r->fw, &s);
+	x->c.r->fw.written += len;
+	x->c.r->live_ops++;
 	return 0;
 }
 
@@ -259,8 +221,8 @@ static bool scan_pays(const struct ap_probe_first *f)
  */
 static int compare_batch(struct fw *x)
 {
-	const struct ap_probe_plan *p = x->plan;
-	struct ap_probe_first *f = &x->r->fw;
+	const struct ap_probe_plan *p = x->c.plan;
+	struct ap_probe_first *f = &x->c.r->fw;
 	uint32_t order[AP_FW_BATCH * AP_FW_REWRITES], from = f->windows, n, i, t;
 	int rc;
 
@@ -303,8 +265,8 @@ static uint64_t scan_end(const struct ap_probe_first *f, const struct ap_probe_p
 /* Scan the windows in turn until the analysis resolves the unit or they end. */
 static int scan(struct fw *x)
 {
-	const struct ap_probe_plan *p = x->plan;
-	struct ap_probe_first *f = &x->r->fw;
+	const struct ap_probe_plan *p = x->c.plan;
+	struct ap_probe_first *f = &x->c.r->fw;
 	uint64_t g = p->fw_granule, wn = 2 * p->fw_unit_max + g, off, k = 0;
 	uint32_t w;
 	int rc;
@@ -315,7 +277,7 @@ static int scan(struct fw *x)
 				return rc;
 			f->scanned += g;
 			if (++k % AP_FW_CHECK_EVERY == 0 && (k & (k - 1)) == 0) {
-				ap_probe_first_analyse(x->r, x->o);
+				ap_probe_first_analyse(x->c.r, x->c.o);
 				if (f->unit)
 					return 0;	/* found: refine() places it */
 				if (scan_pays(f)) {
@@ -324,7 +286,7 @@ static int scan(struct fw *x)
 				}
 			}
 		}
-		ap_probe_first_analyse(x->r, x->o);
+		ap_probe_first_analyse(x->c.r, x->c.o);
 		if (f->unit)
 			return 0;
 	}
@@ -350,8 +312,8 @@ static uint64_t next_cell(uint64_t from, uint64_t cell, uint64_t unit)
  */
 static int refine(struct fw *x, uint64_t cell)
 {
-	const struct ap_probe_plan *p = x->plan;
-	struct ap_probe_first *f = &x->r->fw;
+	const struct ap_probe_plan *p = x->c.plan;
+	struct ap_probe_first *f = &x->c.r->fw;
 	uint64_t l = p->logical_sector, g = p->fw_granule, cs, off;
 	uint32_t w;
 	int rc;
@@ -604,7 +566,8 @@ int ap_probe_first_writes(const struct ap_probe_io *io, const struct ap_probe_op
 			  const struct ap_probe_plan *plan, bool rotating,
 			  struct ap_probe_result *r, struct ap_error *e)
 {
-	struct fw x = { .io = io, .o = o, .plan = plan, .r = r, .e = e, .rotating = rotating,
+	struct fw x = { .c = { .io = io, .o = o, .plan = plan, .r = r, .e = e,
+			       .rotating = rotating },
 			.seed = o->seed ^ 0x6a09e667f3bcc908ULL };
 	struct ap_probe_first *f = &r->fw;
 	uint64_t t0 = ap_now_ns();

@@ -473,6 +473,7 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 	if (r->mode == AP_PROBE_READONLY && v->sensitive && v->resolved && !v->note)
 		ap_verdict_set_note(v, "from read timings only");
 	ap_probe_first_decide(r, o);
+	ap_probe_stripe_decide(r, o);
 	/* what the verdict claims, no more: not clear is tentative */
 	v->tentative = v->resolved && !r->clear;
 	if (!v->resolved || v->sensitive)
@@ -507,6 +508,7 @@ void ap_probe_result_free(struct ap_probe_result *r)
 	ap_verdict_free(&r->verdict);
 	free(r->samples);
 	free(r->fw.s);
+	free(r->st.s);
 	memset(r, 0, sizeof(*r));
 	r->decided = r->confirmed = -1;
 }

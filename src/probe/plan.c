@@ -26,6 +26,7 @@ void ap_probe_opts_init(struct ap_probe_opts *o)
 	o->confirm = true;
 	o->phase_screen = true;
 	o->first_writes = true;
+	o->stripes = true;
 	/*
 	 * A misaligned synchronous write on a disk costs at least one extra
 	 * media access (a read-modify-write): below 1.5x alignment "matters a
@@ -168,7 +169,8 @@ int ap_probe_plan(const struct ap_probe_opts *o, uint64_t dev_size, unsigned log
 	plan->stride = size / n / align * align;
 	plan->region_start = start;
 	plan->region_size = size;
-	return ap_probe_plan_fresh(o, plan, e);
+	rc = ap_probe_plan_fresh(o, plan, e);
+	return rc ? rc : ap_probe_plan_stripe(o, plan, e);
 }
 
 uint64_t ap_probe_slot_offset(const struct ap_probe_plan *plan, uint64_t slot)

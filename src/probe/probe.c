@@ -337,6 +337,7 @@ int ap_probe_device(struct ap_probe_dev *d, const struct ap_probe_opts *o,
 	struct ap_probe_io vt = { .op = dev_op, .lead_in = dev_lead_in, .warm = dev_warm,
 				  .announce = dev_announce, .arg = &io };
 	char *state_id = NULL;
+	uint64_t bufsz;
 	int rc, flags;
 
 	memset(r, 0, sizeof(*r));
@@ -360,14 +361,15 @@ int ap_probe_device(struct ap_probe_dev *d, const struct ap_probe_opts *o,
 	 * span >= the largest write: one buffer for the warm-up and the timed
 	 * writes (preserve: a whole record, the margins too)
 	 */
-	if (posix_memalign((void **)&io.buf, 4096, ap_probe_record_len(&plan)) != 0 ||
+	bufsz = ap_probe_record_len(&plan) > plan.st_cap ? ap_probe_record_len(&plan) : plan.st_cap;
+	if (posix_memalign((void **)&io.buf, 4096, bufsz) != 0 ||
 	    posix_memalign((void **)&io.lead, 4096, io.lead_size) != 0) {
 		free(io.buf);
 		close(io.fd);
 		return ap_error_set(e, ENOMEM, "out of memory");
 	}
 	/* destructive: a fixed pseudo-random pattern (no zeros a drive could elide) */
-	fill_pattern(io.buf, plan.span, o->seed);
+	fill_pattern(io.buf, plan.span > plan.st_cap ? plan.span : plan.st_cap, o->seed);
 
 	if (o->mode == AP_PROBE_PRESERVE) {
 		rc = journal_begin(&io, o, d, r, &state_id, e);

@@ -70,6 +70,8 @@ struct ap_probe_opts {
 	bool allow_metadata;		/* may touch LBA 0..33 and the last 33 sectors */
 	bool confirm;			/* measure the next size too, as a check (default) */
 	bool first_writes;		/* measure first writes first (default; fresh.c) */
+	bool stripes;			/* destructive: look for stripes above the timed
+					   sizes (default; stripe.c) */
 	bool phase_screen;		/* after a smallest size without a unit, the
 					   largest size at each of its phases first
 					   (default; see ap_probe_measure()) */
@@ -132,6 +134,11 @@ struct ap_probe_plan {
 	uint64_t fw_start, fw_pitch, fw_len;
 	uint64_t fw_granule, fw_unit_max, fw_claim_max, fw_write_max;
 	uint64_t max_unit;			/* --max-size */
+	/*
+	 * The stripe step (stripe.c, destructive only): @st_len bytes from
+	 * @st_start, writes up to @st_cap bytes; 0: none.
+	 */
+	uint64_t st_start, st_len, st_cap;
 };
 
 /*
@@ -314,9 +321,40 @@ struct ap_probe_first {
 	uint64_t ns;			/* the step's duration */
 };
 
+/* The stripe step's samples (stripe.c). */
+enum ap_st_kind {
+	AP_ST_WARM,		/* the area written once, untimed (not kept) */
+	AP_ST_SCAN,		/* a family's width at an offset of its grid */
+	AP_ST_ALIGNED,		/* the confirmation: a stripe at its phase */
+	AP_ST_MISALIGNED,	/* ... half a stripe off */
+};
+struct ap_st_sample {
+	uint64_t off, len, ns;
+	uint32_t kind;		/* enum ap_st_kind */
+	uint32_t family;	/* AP_ST_SCAN: which width */
+};
+
+/*
+ * Stripes (issue 33): every-write units above the timed sizes, found by
+ * writes of whole stripes at a grid of offsets (stripe.c says why).
+ */
+struct ap_probe_stripe {
+	bool measured;			/* the scan ran to its end */
+	struct ap_st_sample *s;
+	size_t n, cap;
+	unsigned candidates;		/* confirmed or not */
+	bool found;
+	uint64_t unit, lba;		/* bytes; lowest aligned LBA */
+	double ratio, p;		/* half a stripe off / aligned; rank test */
+	uint64_t covered;		/* the largest width written */
+	char why[256];			/* a candidate not confirmed */
+	uint64_t written, ns;		/* bytes (the area's warm-up too); duration */
+};
+
 struct ap_probe_result {
 	struct ap_probe_plan plan;
 	struct ap_probe_first fw;
+	struct ap_probe_stripe st;
 	enum ap_probe_mode mode;
 	struct ap_probe_sample *samples;
 	size_t nsamples, cap;
@@ -341,7 +379,7 @@ struct ap_probe_result {
 		AP_PROBE_RMW_BUFFERED,	/* the same offsets were fast and slow: a buffer
 					   serves some read-modify-writes */
 	} failed;
-	char cause[512];
+	char cause[768];
 	/* what the checks measured (ns; 0: not measured) */
 	uint64_t seek_read_ns;		/* reads a seek away: ap_rotation_value() */
 	bool rotating;			/* ... slower than AP_ROTATING_NS */
@@ -386,6 +424,71 @@ void ap_probe_first_analyse(struct ap_probe_result *r, const struct ap_probe_opt
  * r->verdict (called by ap_probe_decide()).
  */
 void ap_probe_first_decide(struct ap_probe_result *r, const struct ap_probe_opts *o);
+
+/* What a step outside the timed sizes works with (fresh.c, stripe.c). */
+struct ap_probe_step {
+	const struct ap_probe_io *io;
+	const struct ap_probe_opts *o;
+	const struct ap_probe_plan *plan;
+	struct ap_probe_result *r;
+	struct ap_error *e;
+	bool rotating;
+};
+
+/*
+ * Shared by the steps outside the timed sizes (step.c): stop between
+ * operations? 1 with r->interrupted or r->budget_out set, 0 no.
+ */
+int ap_probe_step_stop(const struct ap_probe_opts *o, struct ap_probe_result *r);
+/*
+ * One timed write of @len bytes at @off (slot @slot for io->op), after
+ * its lead-in (ap_probe_lead_in_before()) when @lead: 0 with *@ns (at
+ * least 1), or -errno with @e in words (ENOSPC: a thin device full).
+ */
+int ap_probe_step_write(const struct ap_probe_io *io, const struct ap_probe_plan *plan, bool lead,
+			uint64_t slot, uint64_t off, uint64_t len, uint64_t *ns, struct ap_error *e);
+
+/* The stripe step's layout in @plan (called by ap_probe_plan()): 0. */
+int ap_probe_plan_stripe(const struct ap_probe_opts *o, struct ap_probe_plan *plan,
+			 struct ap_error *e);
+/*
+ * Look for stripes (destructive, after the timed sizes). 0 (also when
+ * stopped), or -errno from an I/O operation with @e.
+ */
+int ap_probe_stripes(const struct ap_probe_io *io, const struct ap_probe_opts *o,
+		     const struct ap_probe_plan *plan, bool rotating, struct ap_probe_result *r,
+		     struct ap_error *e);
+/*
+ * What the stripe step of @plan writes: the scan's writes and bytes (the
+ * area's warm-up included) and the confirmations' writes at most (each at
+ * most plan->st_cap bytes); all 0 when it does not run.
+ */
+void ap_probe_stripe_plan_counts(const struct ap_probe_plan *plan, uint64_t *writes,
+				 uint64_t *bytes, uint64_t *confirm_max);
+/*
+ * The stripe scan's widths (a family each, in the order of r->st's
+ * samples' family numbers) and their grids for @plan, into @width and
+ * @grid (at most @max). Their number.
+ */
+size_t ap_probe_stripe_widths(const struct ap_probe_plan *plan, uint64_t *width, uint64_t *grid,
+			      size_t max);
+/* A stripe the scan suggests: its class of offsets against the others. */
+struct ap_st_candidate {
+	uint64_t unit, phase;		/* bytes; the phase mod unit, on the device */
+	double p, ratio;		/* rank test; the others' median over the class's */
+	unsigned members;		/* offsets in the class */
+};
+/*
+ * The stripes @t's scan suggests, best (largest ratio, then unit) first,
+ * into @c (at most @max): every stripe width (m x 2^j x 4 KiB, m odd <=
+ * 15, above the timed sizes) dividing a family's width, at every phase of
+ * its grid, each offset's fastest time relative to its family's median,
+ * the class faster at p < 0.01 by 1.2x. Their number.
+ */
+size_t ap_probe_stripe_candidates(const struct ap_probe_stripe *t, const struct ap_probe_plan *p,
+				  struct ap_st_candidate *c, size_t max);
+/* Add a stripe found, or what the step covers, to r->verdict (ap_probe_decide()). */
+void ap_probe_stripe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o);
 
 /* Combine the per-size verdicts into r->verdict (called by ap_probe_measure). */
 void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o);

@@ -97,6 +97,30 @@ static struct json_object *first_writes_json(const struct ap_probe_result *r)
 	return o;
 }
 
+/* The stripe step (stripe.c): what it measured; null when it did not run. */
+static struct json_object *stripes_json(const struct ap_probe_result *r)
+{
+	const struct ap_probe_stripe *t = &r->st;
+	struct json_object *o;
+
+	if (!t->measured)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "found", json_object_new_boolean(t->found));
+	json_object_object_add(o, "unit", t->found ? json_object_new_int64((int64_t)t->unit) : NULL);
+	json_object_object_add(o, "lowest_aligned_lba", t->found ?
+			       json_object_new_int64((int64_t)t->lba) : NULL);
+	json_object_object_add(o, "ratio", t->found ? json_object_new_double(t->ratio) : NULL);
+	json_object_object_add(o, "p_value", t->found ? json_object_new_double(t->p) : NULL);
+	json_object_object_add(o, "candidates", json_object_new_int64(t->candidates));
+	json_object_object_add(o, "not_confirmed", t->why[0] ? json_object_new_string(t->why) : NULL);
+	json_object_object_add(o, "widths_up_to", json_object_new_int64((int64_t)t->covered));
+	json_object_object_add(o, "written_bytes", json_object_new_int64((int64_t)t->written));
+	json_object_object_add(o, "operations", json_object_new_int64((int64_t)t->n));
+	json_object_object_add(o, "seconds", json_object_new_double((double)t->ns / 1e9));
+	return o;
+}
+
 static struct json_object *preserve_json(const struct ap_probe_dev *d)
 {
 	struct json_object *p = json_object_new_object();
@@ -136,6 +160,7 @@ struct json_object *ap_probe_result_to_json(const char *dev, bool emulated,
 	json_object_object_add(o, "results", results);
 	json_object_object_add(o, "sizes", sizes_json(r));
 	json_object_object_add(o, "first_writes", first_writes_json(r));
+	json_object_object_add(o, "stripes", stripes_json(r));
 	json_object_object_add(o, "operations", json_object_new_int64((int64_t)r->nsamples));
 	/* monotonic clock: comparable between the devices of one call */
 	json_object_object_add(o, "start_ns", json_object_new_int64((int64_t)r->start_ns));

@@ -281,7 +281,8 @@ static bool assumptions_fail(struct sched *x)
 			ap_rotation_unflushed_cause(r->cause, sizeof(r->cause), r->write_ns,
 						    n, r->seek_read_ns, "turn the cache "
 						    "off (probe --write-cache off, " AP_REMEDY_WCE_OFF
-						    ") or " AP_REMEDY_NO_BRIDGE);
+						    ") or " AP_REMEDY_NO_BRIDGE "; "
+						    AP_REMEDY_RAID_CACHE);
 			return true;
 		}
 	}
@@ -594,6 +595,7 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 {
 	struct sched x = { .io = io, .o = o, .plan = plan, .r = r, .e = e,
 			   .rng = { .s = o->seed * 0x2545F4914F6CDD1DULL + 1 } };
+	struct ap_probe_opts sized;
 	size_t si;
 
 	x.write = o->mode != AP_PROBE_READONLY;
@@ -619,6 +621,22 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 	}
 	if (x.rc)
 		x.stop = true;
+	/*
+	 * The stripe step comes last (the sizes check first that the writes
+	 * reach the media), and keeps a quarter of what is left of the
+	 * budget: on a parity RAID volume every small write pays a
+	 * read-modify-write on several members, whose independent rotations
+	 * can keep the sizes' "no effect" out of reach for minutes, and the
+	 * stripe is what matters there.
+	 */
+	sized = *o;
+	if (o->deadline_ns && x.write && o->stripes && plan->st_cap) {
+		uint64_t now = ap_now_ns();
+
+		if (o->deadline_ns > now)
+			sized.deadline_ns = now + (o->deadline_ns - now) / 4 * 3;
+	}
+	x.o = &sized;
 
 	for (si = 0; si < plan->nsizes && !x.stop; si++) {
 		bool confirming = false;
@@ -644,6 +662,9 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 			si = phase_screen(&x) - 1;	/* the loop's si++ (size_t wraps) */
 		}
 	}
+	if (!x.rc && x.write && !r->failed && !r->interrupted &&
+	    (!o->deadline_ns || ap_now_ns() < o->deadline_ns))
+		x.rc = ap_probe_stripes(io, o, plan, x.rotating, r, e);
 	free(x.slots);
 	free(x.order);
 	free(x.warmed);

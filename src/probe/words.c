@@ -193,6 +193,23 @@ char *ap_probe_plan_words(const struct ap_probe_opts *o, uint64_t budget_ns, boo
 		    (uint64_t)n * o->max_rounds,
 		    o->mode == AP_PROBE_READONLY ? "reads" : "writes");
 	}
+	if (p->st_cap && o->stripes) {
+		uint64_t sw, sb, sc;
+		char *h;
+
+		ap_probe_stripe_plan_counts(p, &sw, &sb, &sc);
+		h = ap_size_to_human(sb);
+		say(&s, "  then, for RAID stripes above 64 KiB, write %s from byte %" PRIu64 "\n"
+		    "  once (untimed) and whole-stripe widths up to %s at every offset of\n"
+		    "  their grid: %" PRIu64 " writes, %s with the warm-up; and confirm up to\n"
+		    "  %" PRIu64 " writes more (a quarter of the time budget is kept for it),\n",
+		    ap_size_exact(p->st_len, b1, sizeof(b1)), p->st_start,
+		    ap_size_exact(p->st_cap, b2, sizeof(b2)), sw, h, sc);
+		free(h);
+	} else if (o->mode == AP_PROBE_PRESERVE && p->max_unit > AP_PROBE_STEADY_MAX) {
+		say(&s, "  (RAID stripes above 64 KiB are not measured: a destructive probe's\n"
+		    "  whole-stripe writes take more than the undo journal holds),\n");
+	}
 	ap_probe_plan_counts(p, o, &lo, &hi, &all);
 	say(&s, "  in all %" PRIu64 " to %" PRIu64 " timed %s: the fewest when the first %s\n"
 	    "  clear after %u rounds, the most when every size runs %u rounds;\n", lo, hi,

@@ -33,6 +33,13 @@ unsigned long long ap_mkfs_min_size(const char *fs);
 char *ap_mkfs_mount_data(const char *fs, const char *extra);
 
 /*
+ * What a file system of @fs is remounted with after the workload, before
+ * its umount, or NULL: "nobarrier" for ext4, whose umount would otherwise
+ * flush a dozen times for writes the next step's mkfs replaces.
+ */
+const char *ap_mkfs_umount_data(const char *fs);
+
+/*
  * Split a --mkfs-opt value on blanks and append the words to @v (count
  * @n). No quoting: each blank-separated word is one argument. 0 or -EINVAL
  * (empty value).

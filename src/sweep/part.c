@@ -14,11 +14,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/blkpg.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -627,6 +629,22 @@ void ap_part_release(struct ap_sweep_part *p)
 		unlink(p->node);
 	free(p->node);
 	memset(p, 0, sizeof(*p));
+}
+
+int ap_part_forget(const char *disk)
+{
+	struct blkpg_partition bp = { .pno = 1 };
+	struct blkpg_ioctl_arg arg = {
+		.op = BLKPG_DEL_PARTITION, .datalen = sizeof(bp), .data = &bp,
+	};
+	int fd = open(disk, O_RDONLY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, BLKPG, &arg) != 0)
+		rc = errno == ENXIO ? 0 : -errno;	/* ENXIO: none there */
+	close(fd);
+	return rc;
 }
 
 int ap_part_wipe(const char *disk, struct ap_error *e)

@@ -58,6 +58,16 @@ int ap_part_create(const char *disk, uint64_t start, uint64_t nsectors,
 /* Remove a node we created and free @p. Safe on a zeroed @p. */
 void ap_part_release(struct ap_sweep_part *p);
 
+/*
+ * After a step, with nothing open on it: drop @disk's partition 1 from the
+ * kernel's view (BLKPG), the table on the disk left as it is. libparted
+ * opens and fsyncs every partition of a disk it opens, syncs or closes, a
+ * flush each (3 of a step's 7 on a disk whose flushes are a seek and a
+ * revolution away); the next ap_part_create() adds it again. 0, or -errno
+ * (-EBUSY: still open; the next ap_part_create() replaces it then).
+ */
+int ap_part_forget(const char *disk);
+
 /* Leave @disk with an empty GPT, committed to the device and the kernel. */
 int ap_part_wipe(const char *disk, struct ap_error *e);
 

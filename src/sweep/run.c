@@ -120,6 +120,52 @@ static void release_excl(struct step_ctx *c)
 	}
 }
 
+/*
+ * The end of a step, whatever happened: unmount (ext4 remounted first so
+ * that its umount sends no flush: mkfs.c), drop the partition from the
+ * kernel's view, take the disk again. Fatal when something stays mounted.
+ */
+static void teardown(struct step_ctx *c, struct ap_sweep_result *r, struct ap_mount *m,
+		     struct ap_sweep_part *part)
+{
+	const struct ap_sweep_opts *o = c->o;
+	uint64_t t;
+	int rc;
+
+	if (m->dir) {
+		struct ap_error e2 = { 0 }, e3 = { 0 };
+		const char *quiet = ap_mkfs_umount_data(o->fs);
+
+		t = ap_now_ns();
+		/* only the umount's flushes at stake: it goes on without them */
+		if (m->mounted && quiet)
+			(void)ap_mount_remount(m, quiet, &e3);
+		/* tests: look at the file system as its umount finds it */
+		ap_test_pause("ALIGNPROBE_TEST_SWEEP_UMOUNT");
+		rc = ap_mount_umount(m, &e2);
+		r->umount_s = secs(ap_now_ns() - t);
+		if (rc) {
+			/* something stays mounted: never go on */
+			if (r->ok || !r->message)
+				set_failed(r, AP_SWEEP_STAGE_UMOUNT, rc, &e2);
+			c->fatal = true;
+			if (!c->run->fatal.code)
+				ap_error_set(&c->run->fatal, -rc, "%s", e2.msg);
+		}
+	}
+	/* nothing open on it: libparted need not flush it (part.h) */
+	if (part->node && !c->fatal)
+		(void)ap_part_forget(o->disk);
+	/* tests: look at the disk between two steps */
+	ap_test_pause("ALIGNPROBE_TEST_SWEEP_STEPPED");
+	ap_part_release(part);
+	retake(c);
+	if (c->fatal && !c->run->fatal.code)
+		ap_error_set(&c->run->fatal, r->error ? r->error : EIO, "start %llu: %s: %s",
+			     (unsigned long long)r->start, ap_sweep_stage_name(r->failed_stage),
+			     r->message ? r->message : "failed");
+}
+
 static void step(struct step_ctx *c, struct ap_sweep_result *r)
 {
 	const struct ap_sweep_opts *o = c->o;
@@ -214,27 +260,7 @@ static void step(struct step_ctx *c, struct ap_sweep_result *r)
 	r->ok = true;
 
 out:
-	if (m.dir) {
-		struct ap_error e2 = { 0 };
-
-		t = ap_now_ns();
-		rc = ap_mount_umount(&m, &e2);
-		r->umount_s = secs(ap_now_ns() - t);
-		if (rc) {
-			/* something stays mounted: never go on */
-			if (r->ok || !r->message)
-				set_failed(r, AP_SWEEP_STAGE_UMOUNT, rc, &e2);
-			c->fatal = true;
-			if (!c->run->fatal.code)
-				ap_error_set(&c->run->fatal, -rc, "%s", e2.msg);
-		}
-	}
-	ap_part_release(&part);
-	retake(c);
-	if (c->fatal && !c->run->fatal.code)
-		ap_error_set(&c->run->fatal, r->error ? r->error : EIO, "start %llu: %s: %s",
-			     (unsigned long long)r->start, ap_sweep_stage_name(r->failed_stage),
-			     r->message ? r->message : "failed");
+	teardown(c, r, &m, &part);
 }
 
 static void analyse(const struct ap_sweep_opts *o, struct ap_sweep_run *run)

@@ -671,6 +671,17 @@ static void test_mkfs_mount_data(void **state)
 	free(s);
 }
 
+/* only ext4's umount flushes around its journal's writes; xfs has no nobarrier any more */
+static void test_mkfs_umount_data(void **state)
+{
+	(void)state;
+	assert_string_equal(ap_mkfs_umount_data("ext4"), "nobarrier");
+	assert_null(ap_mkfs_umount_data("ext2"));
+	assert_null(ap_mkfs_umount_data("xfs"));
+	assert_null(ap_mkfs_umount_data("btrfs"));
+	assert_null(ap_mkfs_umount_data(NULL));
+}
+
 static void test_mkfs_missing(void **state)
 {
 	struct ap_error e = { 0 };
@@ -1073,6 +1084,7 @@ int main(void)
 		cmocka_unit_test(test_doc_parts),
 		cmocka_unit_test(test_mkfs_argv),
 		cmocka_unit_test(test_mkfs_mount_data),
+		cmocka_unit_test(test_mkfs_umount_data),
 		cmocka_unit_test(test_mkfs_missing),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_workload_load),

@@ -75,3 +75,15 @@ sw_sweep_wait() {
 		[ "$rc" = 0 ] || { cat "$TS_TMP/$t.err" >&2; ts_fail "$t: sweep exited $rc"; }
 	done
 }
+
+# sw_mountline: the /proc/self/mountinfo line of the sweep's mount point
+# (under $TMPDIR)
+sw_mountline() { awk -v t="$TMPDIR/alignprobe-mnt." 'index($5, t) == 1' /proc/self/mountinfo; }
+
+# sw_wait_seam PID SEAM WHAT: wait until the sweep PID (started in the
+# background with its stderr in $TS_TMP/sweep.err) is paused at the test
+# seam whose file is SEAM (SEAM.reached exists), or fail
+sw_wait_seam() {
+	ts_wait_for -p "$1" "the sweep $3" test -e "$2.reached" ||
+		ts_fail "the sweep ended before it was $3: $(cat "$TS_TMP/sweep.err")"
+}

@@ -11,14 +11,12 @@
 # options in /proc/self/mountinfo): read from the kernel and the disk,
 # never timed. The user's --mount-opt comes after the sweep's own.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh" || exit 99
+. "$top_srcdir/tests/ts/sweep/common.sh"
 ts_init "no lazyinit thread writes during the sweep's workload"
 ts_need_emulator
 ts_need_cmd mkfs.ext4 dumpe2fs
 export TMPDIR=$TS_TMP/tmp
 mkdir -p "$TMPDIR"
-
-# the mountinfo line of the sweep's mount point (under our TMPDIR)
-mountline() { awk -v t="$TMPDIR/alignprobe-mnt." 'index($5, t) == 1' /proc/self/mountinfo; }
 
 # paused STEP [SWEEP OPTIONS...]: a sweep paused after the mount of step STEP
 paused() {
@@ -30,9 +28,8 @@ paused() {
 		--yes --quiet "$@" > "$TS_TMP/sweep.out" 2> "$TS_TMP/sweep.err" < /dev/null &
 	spid=$!
 	ts_bg_pid "$spid"
-	ts_wait_for -p "$spid" "the sweep after its mount" test -e "$TS_TMP/go.reached" ||
-		ts_fail "the sweep ended before its mount: $(cat "$TS_TMP/sweep.err")"
-	line=$(mountline)
+	sw_wait_seam "$spid" "$TS_TMP/go" "mounted"
+	line=$(sw_mountline)
 	[ -n "$line" ] || ts_fail "no mount of the sweep under $TMPDIR"
 	# after " - ": fstype, source, super options
 	fstype=$(sed 's/.* - //' <<< "$line" | cut -d' ' -f1)
