@@ -141,6 +141,7 @@ int ap_publish_record(const char *cmd, const char *path, const char *source, con
 struct smr_rec {
 	const struct ap_vstore_record *r;
 	const char *verdict;
+	const struct ap_vstore_smr_deep *deep;
 	size_t conflicts;
 };
 
@@ -149,7 +150,7 @@ static int smr_set(struct ap_vstore *s, void *arg)
 	struct smr_rec *x = arg;
 	struct ap_error e = { 0 };
 	size_t idx[8];
-	int rc = ap_vstore_smr_set(s, x->r, x->verdict, &e);
+	int rc = ap_vstore_smr_set(s, x->r, x->verdict, x->deep, &e);
 
 	x->conflicts = ap_vstore_smr_find(s, x->r->vendor, x->r->model, x->r->revision, idx,
 					  AP_ARRAY_SIZE(idx));
@@ -157,10 +158,11 @@ static int smr_set(struct ap_vstore *s, void *arg)
 }
 
 int ap_publish_record_smr(const char *cmd, const char *path, const char *dev,
-			  const struct ap_disk_identity *id, const char *verdict, bool quiet)
+			  const struct ap_disk_identity *id, const char *verdict,
+			  const struct ap_vstore_smr_deep *deep, bool quiet)
 {
 	struct ap_vstore_record r;
-	struct smr_rec x = { &r, verdict, 0 };
+	struct smr_rec x = { &r, verdict, deep, 0 };
 	struct ap_error e = { 0 };
 	char host[256] = "", *name;
 	bool changed = false;

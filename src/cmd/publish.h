@@ -66,10 +66,14 @@ int ap_publish_record(const char *cmd, const char *path, const char *source, con
 
 /*
  * After `smr`: the verdict key @verdict (src/smr/smr.h) of the disk @id,
- * measured on @dev, as the store's smr row of its model. Said on standard
- * error unless @quiet; a conflict always. 0 or AP_EXIT_FAILURE (printed).
+ * measured on @dev, as the store's smr row of its model, with the deep
+ * test's figures @deep (NULL or none measured: the row keeps its own).
+ * Said on standard error unless @quiet; a conflict always. 0 or
+ * AP_EXIT_FAILURE (printed).
  */
+struct ap_vstore_smr_deep;
 int ap_publish_record_smr(const char *cmd, const char *path, const char *dev,
-			  const struct ap_disk_identity *id, const char *verdict, bool quiet);
+			  const struct ap_disk_identity *id, const char *verdict,
+			  const struct ap_vstore_smr_deep *deep, bool quiet);
 
 #endif

@@ -26,6 +26,7 @@
 #include "device/rotation.h"
 #include "device/safety.h"
 #include "emu/emu.h"
+#include "fleet/vstore.h"
 #include "lib/blkdev.h"
 #include "lib/exitcodes.h"
 #include "lib/sysfs.h"
@@ -471,8 +472,25 @@ static int run_job(struct ctl *c, struct job *j)
 	return rc;
 }
 
+/* The deep test's figures for the store and the metrics (zeros: not measured). */
+static void deep_figures(const struct ap_smr_deep *d, struct ap_vstore_smr_deep *f)
+{
+	memset(f, 0, sizeof(*f));
+	if (!d->ran)
+		return;
+	if (d->cliff.found)
+		f->cache_bytes = (uint64_t)d->cliff.at * d->span;
+	if (d->band.found) {
+		f->band_bytes = d->band.bytes;
+		f->band_error_bytes = d->band.error;
+	}
+	if (d->idle_ran && d->idle.clean)
+		f->idle_clean_ns = d->idle.clean_ns;
+}
+
 static int report(struct ctl *c, struct job *j)
 {
+	struct ap_vstore_smr_deep deep;
 	char *words;
 
 	if (c->dry_run)
@@ -488,12 +506,14 @@ static int report(struct ctl *c, struct job *j)
 		ap_warnx(CMD, j->dev, "cannot tell: %s", j->r.reason);
 		return AP_EXIT_INCONCLUSIVE;
 	}
+	deep_figures(&j->r.deep, &deep);
 	if (c->metrics)
 		ap_fleet_prom_smr(c->metrics, j->dev, j->have_id ? &j->id : NULL, j->logical,
-				  ap_smr_verdict_key(j->r.verdict), ap_smr_is_shingled(j->r.verdict));
+				  ap_smr_verdict_key(j->r.verdict), ap_smr_is_shingled(j->r.verdict),
+				  j->r.deep.ran ? &deep : NULL);
 	if (c->record_set)
 		return ap_publish_record_smr(CMD, c->record_path, j->dev, &j->id,
-					     ap_smr_verdict_key(j->r.verdict), c->quiet);
+					     ap_smr_verdict_key(j->r.verdict), &deep, c->quiet);
 	return AP_EXIT_OK;
 }
 

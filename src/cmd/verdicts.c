@@ -446,6 +446,26 @@ static void show_example(const struct ap_vstore_example *x)
 		free(p[i]);
 }
 
+/* A row's deep test figures, when it holds any: "  deep test: ..." */
+static void show_smr_deep(const struct ap_vstore_smr_deep *d)
+{
+	char *cache = d->cache_bytes ? ap_size_to_human(d->cache_bytes) : NULL;
+	char *band = d->band_bytes ? ap_size_to_human(d->band_bytes) : NULL;
+	char *err = d->band_bytes ? ap_size_to_human(d->band_error_bytes) : NULL;
+	char idle[48] = "not measured";
+
+	if (!ap_vstore_smr_deep_any(d))
+		return;
+	if (d->idle_clean_ns)
+		snprintf(idle, sizeof(idle), "%.1f s", (double)d->idle_clean_ns / 1e9);
+	printf("  deep test: persistent cache %s, band %s%s%s, idle cleaning %s\n",
+	       cache ? cache : "not measured", band ? band : "not measured", band ? " +- " : "",
+	       band ? err : "", idle);
+	free(cache);
+	free(band);
+	free(err);
+}
+
 /* The SMR verdicts of the model's key: one line each, and their JSON rows into @a (or NULL). */
 static void show_smr(const struct ap_vstore *s, const char *vendor, const char *model,
 		     const char *revision, struct json_object *a)
@@ -471,6 +491,7 @@ static void show_smr(const struct ap_vstore *s, const char *vendor, const char *
 			       p[1] ? "serial " : "a disk without serial", p[1] ? p[1] : "",
 			       p[2] ? p[2] : "?", p[3] ? " on " : "", p[3] ? p[3] : "",
 			       x->recorded ? x->recorded : "?");
+			show_smr_deep(&x->deep);
 		}
 		for (k = 0; k < 4; k++)
 			free(p[k]);

@@ -46,6 +46,17 @@ static const struct {
 	  "1 when smr found a persistent media cache (drive-managed SMR or a hybrid) or a "
 	  "zoned disk, 0 when it found none or the disk does not rotate; the verdict label "
 	  "names it (no series: it cannot tell)." },
+	{ "alignprobe_smr_persistent_cache_bytes", AP_PROM_GAUGE,
+	  "smr --deep: the bytes random writes took before they fell off the cliff (the "
+	  "persistent media cache full); no series when it found no cliff." },
+	{ "alignprobe_smr_band_bytes", AP_PROM_GAUGE,
+	  "smr --deep: the shingled band size measured (the distance between two band "
+	  "boundaries); no series when it was not measured." },
+	{ "alignprobe_smr_band_error_bytes", AP_PROM_GAUGE,
+	  "smr --deep: how far the band size measured may be off, in bytes (plus or minus)." },
+	{ "alignprobe_smr_idle_clean_seconds", AP_PROM_GAUGE,
+	  "smr --deep: seconds after the last write at which writes were fast again (the "
+	  "drive cleaned its cache when idle); no series when not measured." },
 	/* check */
 	{ "alignprobe_check_success", AP_PROM_GAUGE,
 	  "1 when check read and judged the partition table (exit status 0, 4 or 7), 0 when "
@@ -238,9 +249,24 @@ void ap_fleet_prom_probe(struct ap_prom *p, const struct ap_fleet_probe *m)
 }
 
 void ap_fleet_prom_smr(struct ap_prom *p, const char *dev, const struct ap_disk_identity *id,
-		       unsigned logical_sector, const char *verdict, bool shingled)
+		       unsigned logical_sector, const char *verdict, bool shingled,
+		       const struct ap_vstore_smr_deep *deep)
 {
 	ap_fleet_prom_disk(p, "smr", dev, id, logical_sector);
 	ap_fleet_prom_add(p, "alignprobe_smr", shingled, "command", "smr", "device", dev,
 			  "verdict", verdict, NULL);
+	if (!deep)
+		return;
+	if (deep->cache_bytes)
+		ap_fleet_prom_add(p, "alignprobe_smr_persistent_cache_bytes",
+				  (double)deep->cache_bytes, "device", dev, NULL);
+	if (deep->band_bytes) {
+		ap_fleet_prom_add(p, "alignprobe_smr_band_bytes", (double)deep->band_bytes,
+				  "device", dev, NULL);
+		ap_fleet_prom_add(p, "alignprobe_smr_band_error_bytes",
+				  (double)deep->band_error_bytes, "device", dev, NULL);
+	}
+	if (deep->idle_clean_ns)
+		ap_fleet_prom_add(p, "alignprobe_smr_idle_clean_seconds",
+				  (double)deep->idle_clean_ns / 1e9, "device", dev, NULL);
 }

@@ -60,9 +60,14 @@ void ap_fleet_prom_probe(struct ap_prom *p, const struct ap_fleet_probe *m);
 /*
  * smr's verdict on @dev (@verdict its key, @shingled whether it found a
  * persistent cache or zones): alignprobe_smr{command,device,verdict} and
- * the disk's series (@id may be NULL).
+ * the disk's series (@id may be NULL); with the deep test's figures
+ * @deep (NULL: not run) a series for each one it measured:
+ * alignprobe_smr_persistent_cache_bytes, alignprobe_smr_band_bytes and
+ * alignprobe_smr_band_error_bytes, alignprobe_smr_idle_clean_seconds.
  */
+struct ap_vstore_smr_deep;
 void ap_fleet_prom_smr(struct ap_prom *p, const char *dev, const struct ap_disk_identity *id,
-		       unsigned logical_sector, const char *verdict, bool shingled);
+		       unsigned logical_sector, const char *verdict, bool shingled,
+		       const struct ap_vstore_smr_deep *deep);
 
 #endif

@@ -124,10 +124,23 @@ struct ap_vstore_model {
  * merge` adds a store's rows, `forget` removes a model's, `list` and
  * `show` print them.
  */
+/*
+ * `smr --deep`'s figures, 0 each when it did not measure it. A row holds
+ * those of the last deep test recorded for it (its "deep" object, written
+ * only when one was measured: rows and stores without it mean what they
+ * meant); a later run that measured none leaves them.
+ */
+struct ap_vstore_smr_deep {
+	uint64_t cache_bytes;		/* the persistent cache's size (the cliff) */
+	uint64_t band_bytes, band_error_bytes;	/* the band size, +- */
+	uint64_t idle_clean_ns;		/* the idle cleaning: writes fast again after */
+};
+
 struct ap_vstore_smr {
 	char *vendor, *model, *revision;	/* model never NULL */
 	char *verdict;
 	char *serial, *device, *host, *recorded;	/* NULL when unknown */
+	struct ap_vstore_smr_deep deep;
 	size_t layer;			/* ap_vstore_load_layers(): its file */
 };
 
@@ -146,11 +159,15 @@ struct ap_vstore_merged;
 
 /*
  * Add or update the row of @r's model (vendor, model, revision, serial,
- * device, host, when) for @verdict: 1 when the store changed, 0 when it
- * held exactly that; -EINVAL with @e without a model.
+ * device, host, when) for @verdict, with @deep's figures when it holds
+ * any (NULL: none): 1 when the store changed, 0 when it held exactly
+ * that; -EINVAL with @e without a model.
  */
 int ap_vstore_smr_set(struct ap_vstore *s, const struct ap_vstore_record *r,
-		      const char *verdict, struct ap_error *e);
+		      const char *verdict, const struct ap_vstore_smr_deep *deep,
+		      struct ap_error *e);
+/* Whether @d holds a figure. */
+bool ap_vstore_smr_deep_any(const struct ap_vstore_smr_deep *d);
 /* The rows of a model (NULLs match NULLs): their indexes in @idx (at most @max); how many. */
 size_t ap_vstore_smr_find(const struct ap_vstore *s, const char *vendor, const char *model,
 			  const char *revision, size_t *idx, size_t max);

@@ -101,8 +101,39 @@ static void set_field(char **f, const char *v, bool *changed)
 	*changed = true;
 }
 
+/* The "deep" object's members and where they go. */
+static const struct {
+	const char *key;
+	size_t off;
+} deep_fields[] = {
+	{ "cache_bytes", offsetof(struct ap_vstore_smr_deep, cache_bytes) },
+	{ "band_bytes", offsetof(struct ap_vstore_smr_deep, band_bytes) },
+	{ "band_error_bytes", offsetof(struct ap_vstore_smr_deep, band_error_bytes) },
+	{ "idle_clean_ns", offsetof(struct ap_vstore_smr_deep, idle_clean_ns) },
+};
+
+static uint64_t *deep_field(struct ap_vstore_smr_deep *d, size_t i)
+{
+	return (uint64_t *)((char *)d + deep_fields[i].off);
+}
+
+bool ap_vstore_smr_deep_any(const struct ap_vstore_smr_deep *d)
+{
+	return d && (d->cache_bytes || d->band_bytes || d->idle_clean_ns);
+}
+
+/* A deep test's figures replace the row's; none leave them. */
+static void set_deep(struct ap_vstore_smr *x, const struct ap_vstore_smr_deep *d, bool *changed)
+{
+	if (!ap_vstore_smr_deep_any(d) || memcmp(&x->deep, d, sizeof(*d)) == 0)
+		return;
+	x->deep = *d;
+	*changed = true;
+}
+
 int ap_vstore_smr_set(struct ap_vstore *s, const struct ap_vstore_record *r,
-		      const char *verdict, struct ap_error *e)
+		      const char *verdict, const struct ap_vstore_smr_deep *deep,
+		      struct ap_error *e)
 {
 	struct ap_vstore_smr *x = NULL;
 	char when[40];
@@ -128,6 +159,7 @@ int ap_vstore_smr_set(struct ap_vstore *s, const struct ap_vstore_record *r,
 	set_field(&x->device, r->device, &changed);
 	set_field(&x->host, r->host, &changed);
 	set_field(&x->recorded, when, &changed);
+	set_deep(x, deep, &changed);
 	return changed ? 1 : 0;
 }
 
@@ -138,6 +170,16 @@ struct json_object *ap_vstore_smr_row_to_json(const struct ap_vstore_smr *x)
 
 	for (f = 0; f < AP_ARRAY_SIZE(fields); f++)
 		json_object_object_add(o, fields[f].key, ap_json_string(field_value(x, f)));
+	if (ap_vstore_smr_deep_any(&x->deep)) {
+		struct json_object *d = json_object_new_object();
+		struct ap_vstore_smr_deep v = x->deep;
+
+		for (f = 0; f < AP_ARRAY_SIZE(deep_fields); f++)
+			json_object_object_add(d, deep_fields[f].key, *deep_field(&v, f) ?
+					       json_object_new_int64((int64_t)*deep_field(&v, f)) :
+					       NULL);
+		json_object_object_add(o, "deep", d);
+	}
 	return o;
 }
 
@@ -154,6 +196,28 @@ struct json_object *ap_vstore_smr_to_json(const struct ap_vstore *s)
 	return a;
 }
 
+/* The row's "deep" object (absent: nothing measured; null members: that figure not). */
+static int deep_from_json(struct json_object *o, struct ap_vstore_smr_deep *d,
+			  struct ap_error *e)
+{
+	struct json_object *dj = NULL, *v;
+	size_t f;
+
+	if (!json_object_object_get_ex(o, "deep", &dj) || !dj)
+		return 0;
+	if (!json_object_is_type(dj, json_type_object))
+		return ap_error_set(e, EINVAL, "\"deep\" is not an object");
+	for (f = 0; f < AP_ARRAY_SIZE(deep_fields); f++) {
+		if (!json_object_object_get_ex(dj, deep_fields[f].key, &v) || !v)
+			continue;
+		if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
+			return ap_error_set(e, EINVAL, "deep.%s is not a count",
+					    deep_fields[f].key);
+		*deep_field(d, f) = (uint64_t)json_object_get_int64(v);
+	}
+	return 0;
+}
+
 static int row_from_json(struct json_object *o, struct ap_vstore_smr *x, struct ap_error *e)
 {
 	size_t f;
@@ -166,7 +230,7 @@ static int row_from_json(struct json_object *o, struct ap_vstore_smr *x, struct 
 			return rc;
 	if (!*x->model)
 		return ap_error_set(e, EINVAL, "\"model\" is empty");
-	return 0;
+	return deep_from_json(o, &x->deep, e);
 }
 
 int ap_vstore_smr_from_json(struct json_object *doc, struct ap_vstore *s, struct ap_error *e)
@@ -195,6 +259,7 @@ static void row_copy(struct ap_vstore_smr *y, const struct ap_vstore_smr *x)
 
 	for (f = 0; f < AP_ARRAY_SIZE(fields); f++)
 		*field(y, f) = dup0(field_value(x, f));
+	y->deep = x->deep;
 }
 
 void ap_vstore_smr_layer(struct ap_vstore *dst, const struct ap_vstore *src, size_t layer)
@@ -235,8 +300,15 @@ void ap_vstore_smr_merge(struct ap_vstore *dst, const struct ap_vstore *src,
 			continue;
 		}
 		/* the later measurement names the disk (ISO 8601 UTC sorts as text) */
-		if (!x->recorded || (y->recorded && strcmp(x->recorded, y->recorded) <= 0))
+		if (!x->recorded || (y->recorded && strcmp(x->recorded, y->recorded) <= 0)) {
+			/* an earlier deep test still tells what the later run did not */
+			if (!ap_vstore_smr_deep_any(&y->deep) && ap_vstore_smr_deep_any(&x->deep)) {
+				y->deep = x->deep;
+				st->smr_updated++;
+			}
 			continue;
+		}
+		set_deep(y, &x->deep, &changed);
 		set_field(&y->serial, x->serial, &changed);
 		set_field(&y->device, x->device, &changed);
 		set_field(&y->host, x->host, &changed);

@@ -82,6 +82,8 @@ bool ap_smr_idle_step(struct ap_smr_idle *s, uint64_t t_ns, uint64_t lat_ns)
 	if (lat_ns > s->longest_ns)
 		s->longest_ns = lat_ns;
 	if (lat_ns > s->fast_ns) {
+		if (!s->slow)
+			s->first_slow_wait_ns = s->interval_ns;
 		s->slow++;
 		s->pending = false;
 		s->last_slow_ns = t_ns;

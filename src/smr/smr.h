@@ -236,11 +236,99 @@ struct ap_smr_idle {
 	uint64_t clean_ns;		/* clean: the first of them, since the last fill write */
 	uint64_t last_slow_ns;		/* the last slow probe's time (a lower bound) */
 	uint64_t longest_ns;		/* the longest a probe waited */
+	uint64_t first_slow_wait_ns;	/* the idle before the first slow probe (0: none) */
 };
 
 void ap_smr_idle_init(struct ap_smr_idle *s, uint64_t base_ns);
 /* A probe at @t_ns after the last fill write took @lat_ns: whether it is clean now. */
 bool ap_smr_idle_step(struct ap_smr_idle *s, uint64_t t_ns, uint64_t lat_ns);
+
+/* ---- band.c: the band size's pure parts ---- */
+
+/*
+ * The idle delay: the shortest idle after which a probe (a read) finds
+ * the drive cleaning, with bands left to clean (the probe waits for the
+ * band in hand: slower than fast_ns). Tries AP_SMR_DELAY_FIRST, then each
+ * time a quarter longer until a probe is slow (failed past twice
+ * @max_ns, AP_SMR_DELAY_MAX when 0), then bisects to AP_SMR_DELAY_RES:
+ * try_ns the idle to wait next; done: hi_ns, an idle after which the
+ * drive is cleaning. @max_ns: the idle after which the drive was seen
+ * cleaning before (the deep test's first slow idle probe), twice. A fast
+ * probe counts when AP_SMR_DELAY_CONFIRM more, each fast_ns +
+ * AP_SMR_DELAY_RES earlier, are fast too: one may come at the very end of
+ * a band's cleaning and wait only a little, one earlier would wait long.
+ */
+#define AP_SMR_DELAY_FIRST	(50ULL * 1000 * 1000)
+#define AP_SMR_DELAY_RES	(10ULL * 1000 * 1000)
+#define AP_SMR_DELAY_MAX	(60ULL * AP_NSEC_PER_SEC)
+#define AP_SMR_DELAY_CONFIRM	2
+
+struct ap_smr_delay {
+	uint64_t fast_ns;
+	uint64_t try_ns;
+	uint64_t lo_ns, hi_ns;		/* a fast probe's idle, a slow one's (0: none yet) */
+	uint64_t max_ns;
+	unsigned fast_n;		/* probes fast from fast_at on, each tried earlier */
+	uint64_t fast_at;
+	bool done, failed;
+};
+
+void ap_smr_delay_init(struct ap_smr_delay *s, uint64_t fast_ns, uint64_t max_ns);
+/* A probe after @idle_ns took @lat_ns. */
+void ap_smr_delay_step(struct ap_smr_delay *s, uint64_t idle_ns, uint64_t lat_ns);
+
+/*
+ * One pair: two writes, then probes an idle delay apart. The first probe
+ * fast: it came before the cleaning (MISSED, try again); waiting less than
+ * AP_SMR_PAIR_SHORT_FACTOR times fast_ns: a cleaning too short to tell a
+ * second from the threshold (SHORT: a hybrid's flash cache cleaning write
+ * by write; a 15 MiB band takes 150 ms and more); the second slower than a
+ * quarter of the first's wait (and than fast_ns): a second band was
+ * cleaned (TWO), else ONE.
+ */
+enum { AP_SMR_PAIR_MISSED = 0, AP_SMR_PAIR_ONE = 1, AP_SMR_PAIR_TWO = 2, AP_SMR_PAIR_SHORT = 3 };
+#define AP_SMR_PAIR_SHORT_FACTOR	3
+int ap_smr_pair_classify(uint64_t fast_ns, uint64_t first_ns, uint64_t second_ns);
+
+/*
+ * A band boundary after @from: distances doubled from AP_SMR_BAND_STEP
+ * until a pair falls in two bands (failed past @max), then bisected to
+ * AP_SMR_BAND_STEP: the boundary is in (from + lo, from + hi]. next: the
+ * distance to try.
+ */
+#define AP_SMR_BAND_STEP	(1ULL << 20)
+#define AP_SMR_BAND_MAX		(1ULL << 30)
+#define AP_SMR_BAND_FAST_MIN	(20ULL * 1000 * 1000)	/* a probe slower waited for a cleaning */
+
+struct ap_smr_boundary {
+	uint64_t from, max;
+	uint64_t lo, hi;		/* one band at lo; two at hi (0: not yet) */
+	uint64_t next;
+	bool done, failed;
+};
+
+void ap_smr_boundary_init(struct ap_smr_boundary *b, uint64_t from, uint64_t max);
+void ap_smr_boundary_step(struct ap_smr_boundary *b, uint64_t d, bool same);
+/*
+ * The band from boundary @a and boundary @b searched from a's hi: its
+ * middle estimate and the half-width of what the two intervals allow.
+ * False when no pair from b's start fell in one band (writes
+ * AP_SMR_BAND_STEP apart cleaned apart: units smaller than that, not
+ * bands).
+ */
+bool ap_smr_band_estimate(const struct ap_smr_boundary *a, const struct ap_smr_boundary *b,
+			  uint64_t *bytes, uint64_t *error);
+
+/* The band measurement's result (deep.c). */
+struct ap_smr_band {
+	bool ran, found;
+	char reason[200];		/* !found: why not */
+	uint64_t bytes, error;		/* found: the band, +- error */
+	uint64_t at;			/* the first boundary (bytes), found */
+	uint64_t delay_ns;		/* the idle delay before cleaning */
+	uint64_t clean_ns;		/* the median wait of a first probe: one band's cleaning */
+	unsigned pairs;			/* pairs written */
+};
 
 /* The deep test's result (deep.c fills it, the command asks for it). */
 struct ap_smr_deep {
@@ -254,6 +342,7 @@ struct ap_smr_deep {
 	struct ap_smr_cliff cliff;
 	struct ap_smr_idle idle;
 	bool idle_ran;
+	struct ap_smr_band band;
 	uint64_t elapsed_ns;
 };
 

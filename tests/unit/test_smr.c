@@ -458,6 +458,220 @@ static void test_deep_words(void **state)
 	free(w);
 }
 
+/*
+ * A synthetic drive-managed SMR disk for the band size's searches: bands
+ * of @band bytes, cleaned oldest first @delay after the last request, each
+ * taking @clean (+-10 %: where the head is); a request arriving in the
+ * middle of a band's cleaning waits for it. Requests cost 0.2 to 1 ms, one
+ * in 30 up to 15 ms more (the machine busy), and the host's sleep
+ * oversleeps up to 2 ms. @hybrid: every write a unit of its own.
+ */
+struct sim {
+	struct ap_rng rng;
+	uint64_t band, delay, clean, now, idle_since;
+	uint64_t unit[1024];
+	size_t n;
+	bool hybrid;
+	unsigned requests;
+};
+
+static uint64_t sim_cost(struct sim *s)
+{
+	uint64_t ns = 200 * US + ap_rng_below(&s->rng, 800 * US);
+
+	if (ap_rng_below(&s->rng, 30) == 0)
+		ns += ap_rng_below(&s->rng, 15 * MS);
+	return ns;
+}
+
+/* A request at s->now: the wait for the cleaning, then its cost. */
+static uint64_t sim_request(struct sim *s)
+{
+	uint64_t t = s->idle_since + s->delay, wait = 0, ns;
+
+	s->requests++;
+	while (s->n && s->now >= t) {
+		ns = s->clean * 9 / 10 + ap_rng_below(&s->rng, s->clean / 5);
+		memmove(s->unit, s->unit + 1, --s->n * sizeof(*s->unit));
+		if (t + ns > s->now) {
+			wait = t + ns - s->now;
+			break;
+		}
+		t += ns;
+	}
+	ns = wait + sim_cost(s);
+	s->now += ns;
+	s->idle_since = s->now;
+	return ns;
+}
+
+static void sim_write(struct sim *s, uint64_t off)
+{
+	uint64_t u = s->hybrid ? off : off / s->band;
+	size_t i;
+
+	sim_request(s);
+	for (i = 0; i < s->n && !s->hybrid; i++)
+		if (s->unit[i] == u)
+			return;
+	assert_true(s->n < 1024);
+	s->unit[s->n++] = u;
+}
+
+/* A read probe @idle after the last request: its latency. */
+static uint64_t sim_probe(struct sim *s, uint64_t idle)
+{
+	s->now = s->idle_since + idle + ap_rng_below(&s->rng, 2 * MS);
+	return sim_request(s);
+}
+
+/* deep.c's loops on the synthetic disk: the idle delay, then two boundaries. */
+static bool sim_band(struct sim *s, uint64_t fast, uint64_t *bytes, uint64_t *err)
+{
+	struct ap_smr_delay dl;
+	struct ap_smr_boundary b[2];
+	uint64_t x = 333 * (1ULL << 20) + 4096 * ap_rng_below(&s->rng, 10000), gap, l1, l2;
+	unsigned i, k, tries, again;
+	int kind;
+
+	ap_smr_delay_init(&dl, fast, 0);
+	while (!dl.done && !dl.failed) {
+		for (i = 1; i <= 12; i++)
+			sim_write(s, i * 80 * (1ULL << 20));
+		ap_smr_delay_step(&dl, dl.try_ns, sim_probe(s, dl.try_ns));
+	}
+	if (!dl.done)
+		return false;	/* no cleaning caught: no band either */
+	if (!s->hybrid) {	/* a band's cleaning: long enough to be caught each time */
+		assert_true(dl.hi_ns + 2 * MS >= s->delay);	/* the oversleep */
+		assert_true(dl.hi_ns <= s->delay + AP_SMR_DELAY_RES + 2 * MS);
+	}
+	gap = dl.hi_ns + AP_SMR_DELAY_RES;
+	for (k = 0; k < 2; k++) {
+		ap_smr_boundary_init(&b[k], k ? x + b[0].hi : x, AP_SMR_BAND_MAX);
+		while (!b[k].done && !b[k].failed) {
+			for (again = 0; again < 4; again++) {
+				for (i = 0; i < 2;)	/* drain: two fast in a row */
+					i = sim_probe(s, gap) > fast ? 0 : i + 1;
+				sim_write(s, b[k].from);
+				sim_write(s, b[k].from + b[k].next);
+				for (tries = 0; tries < 4 && (l1 = sim_probe(s, gap)) <= fast;
+				     tries++)
+					gap += AP_SMR_DELAY_RES;
+				l2 = sim_probe(s, gap);
+				kind = ap_smr_pair_classify(fast, l1, l2);
+				if (kind == AP_SMR_PAIR_ONE || kind == AP_SMR_PAIR_TWO)
+					break;
+			}
+			if (kind == AP_SMR_PAIR_MISSED || kind == AP_SMR_PAIR_SHORT)
+				return false;	/* deep.c: not measured */
+			ap_smr_boundary_step(&b[k], b[k].next, kind == AP_SMR_PAIR_ONE);
+		}
+		if (!b[k].done)
+			return false;	/* deep.c: not measured */
+	}
+	return ap_smr_band_estimate(&b[0], &b[1], bytes, err);
+}
+
+/*
+ * Bands of 15 to 40 MiB (Skylight's Seagate disks), cleaning 0.2 to 0.8 s,
+ * delays to 3 s; then small bands of 5 to 8 MiB, cleaned in 90 to 150 ms:
+ * a read often comes in the last 20 ms of one.
+ */
+static void test_band(void **state)
+{
+	uint64_t seed, bytes, err;
+
+	(void)state;
+	for (seed = 1; seed <= 80; seed++) {
+		struct sim s = { 0 };
+		bool small = seed > 40;
+
+		ap_rng_seed(&s.rng, seed);
+		s.band = (small ? 5 + ap_rng_below(&s.rng, 4) : 15 + ap_rng_below(&s.rng, 26)) *
+			 (1ULL << 20) + 4096 * ap_rng_below(&s.rng, 256);
+		s.clean = small ? 90 * MS + ap_rng_below(&s.rng, 60 * MS) :
+			  200 * MS + ap_rng_below(&s.rng, 600 * MS);
+		s.delay = 100 * MS + ap_rng_below(&s.rng, 2900 * MS);
+		if (!sim_band(&s, AP_SMR_BAND_FAST_MIN, &bytes, &err))
+			fail_msg("seed %llu: band %llu cleaned in %llu ms after %llu ms: not measured",
+				 (unsigned long long)seed, (unsigned long long)s.band,
+				 (unsigned long long)(s.clean / MS), (unsigned long long)(s.delay / MS));
+		assert_true(err <= 2 * AP_SMR_BAND_STEP);
+		assert_true(bytes + err + 1 >= s.band);
+		assert_true(bytes <= s.band + err + 1);
+		assert_true(s.requests < 2000);
+	}
+}
+
+/*
+ * A hybrid's flash cache cleans write by write (30 to 90 ms each): no band
+ * (its cleaning caught or not).
+ */
+static void test_band_hybrid(void **state)
+{
+	uint64_t seed, bytes, err;
+
+	(void)state;
+	for (seed = 1; seed <= 100; seed++) {
+		struct sim s = { .hybrid = true, .band = 1 };
+
+		ap_rng_seed(&s.rng, seed);
+		s.clean = 30 * MS + ap_rng_below(&s.rng, 60 * MS);
+		s.delay = 200 * MS + ap_rng_below(&s.rng, 2000 * MS);
+		assert_false(sim_band(&s, AP_SMR_BAND_FAST_MIN, &bytes, &err));
+	}
+}
+
+/* The pure steps alone: contradicting answers, the limit, the estimate's arithmetic. */
+static void test_band_steps(void **state)
+{
+	struct ap_smr_boundary a, b;
+	struct ap_smr_delay dl;
+	uint64_t bytes, err;
+
+	(void)state;
+	assert_int_equal(ap_smr_pair_classify(20 * MS, 10 * MS, 0), AP_SMR_PAIR_MISSED);
+	assert_int_equal(ap_smr_pair_classify(20 * MS, 500 * MS, 25 * MS), AP_SMR_PAIR_ONE);
+	assert_int_equal(ap_smr_pair_classify(20 * MS, 500 * MS, 300 * MS), AP_SMR_PAIR_TWO);
+	assert_int_equal(ap_smr_pair_classify(20 * MS, 60 * MS, 21 * MS), AP_SMR_PAIR_TWO);
+	assert_int_equal(ap_smr_pair_classify(20 * MS, 35 * MS, 21 * MS), AP_SMR_PAIR_SHORT);
+
+	ap_smr_boundary_init(&a, 0, 8 * AP_SMR_BAND_STEP);
+	assert_int_equal(a.next, AP_SMR_BAND_STEP);
+	ap_smr_boundary_step(&a, a.next, true);
+	ap_smr_boundary_step(&a, a.next, true);
+	ap_smr_boundary_step(&a, a.next, true);
+	assert_int_equal(a.next, 8 * AP_SMR_BAND_STEP);
+	ap_smr_boundary_step(&a, a.next, true);
+	assert_true(a.failed);
+
+	ap_smr_boundary_init(&a, 0, AP_SMR_BAND_MAX);
+	ap_smr_boundary_step(&a, AP_SMR_BAND_STEP, false);
+	assert_true(a.done);
+	assert_int_equal(a.hi, AP_SMR_BAND_STEP);
+	ap_smr_boundary_init(&b, a.hi, AP_SMR_BAND_MAX);
+	b.lo = 20 * AP_SMR_BAND_STEP;
+	b.hi = 21 * AP_SMR_BAND_STEP;
+	assert_true(ap_smr_band_estimate(&a, &b, &bytes, &err));
+	assert_int_equal(bytes, 21 * AP_SMR_BAND_STEP);
+	assert_int_equal(err, AP_SMR_BAND_STEP);
+	b.lo = 0;	/* two writes 1 MiB past the boundary cleaned apart: no band */
+	b.hi = AP_SMR_BAND_STEP;
+	assert_false(ap_smr_band_estimate(&a, &b, &bytes, &err));
+
+	ap_smr_delay_init(&dl, 20 * MS, 0);
+	while (!dl.failed)
+		ap_smr_delay_step(&dl, dl.try_ns, MS);	/* never cleaning */
+	assert_false(dl.done);
+	assert_true(dl.try_ns > AP_SMR_DELAY_MAX);
+	ap_smr_delay_init(&dl, 20 * MS, AP_NSEC_PER_SEC);	/* seen cleaning after 1 s */
+	while (!dl.failed)
+		ap_smr_delay_step(&dl, dl.try_ns, MS);
+	assert_true(dl.try_ns > 2 * AP_NSEC_PER_SEC);
+	assert_true(dl.try_ns <= 3 * AP_NSEC_PER_SEC);
+}
+
 static void test_keys(void **state)
 {
 	int v;
@@ -483,6 +697,9 @@ int main(void)
 		cmocka_unit_test(test_no_cliff),
 		cmocka_unit_test(test_idle),
 		cmocka_unit_test(test_deep_words),
+		cmocka_unit_test(test_band),
+		cmocka_unit_test(test_band_hybrid),
+		cmocka_unit_test(test_band_steps),
 		cmocka_unit_test(test_keys),
 	};
 

@@ -82,4 +82,37 @@ jq -e '.models == [] and (has("smr") | not)' "$W/b.json" > /dev/null ||
 ts_run_rc 0 "$A" verdicts forget --store "$W/b.json" -J "$efax"
 jq -e '.changed == false and .absent == ["'"$efax"'"]' "$TS_TMP/out" > /dev/null ||
 	ts_fail "forget twice: $(cat "$TS_TMP/out")"
+
+# smr --deep's figures in a row ("deep"): shown, merged, kept; rows without
+# them (the stores above, older ones) show and merge as they did
+ts_subtest deep
+jq '.smr[1].deep = {"cache_bytes": 21474836480, "band_bytes": 31457280,
+	"band_error_bytes": 1048576, "idle_clean_ns": 61500000000}' "$W/a.json" > "$W/deep.json"
+ts_run_rc 0 "$A" verdicts show --verdicts "$W/deep.json" "$efax" ST4000DM004-2CV104
+grep -qxF '  deep test: persistent cache 20G, band 30M +- 1M, idle cleaning 61.5 s' \
+	"$TS_TMP/out" || ts_fail "show deep: $(cat "$TS_TMP/out")"
+ts_assert_eq 1 "$(grep -c 'deep test' "$TS_TMP/out")" "deep lines (the row without stays as it was)"
+ts_run_rc 0 "$A" verdicts show --verdicts "$W/deep.json" -J "$efax"
+jq -e '.models[0].smr[0].deep == {"cache_bytes": 21474836480, "band_bytes": 31457280,
+	"band_error_bytes": 1048576, "idle_clean_ns": 61500000000}' "$TS_TMP/out" > /dev/null ||
+	ts_fail "show -J deep: $(cat "$TS_TMP/out")"
+ts_run_rc 0 "$A" verdicts show --verdicts "$W/a.json" -J "$efax"
+jq -e '.models[0].smr[0] | has("deep") | not' "$TS_TMP/out" > /dev/null ||
+	ts_fail "show -J without deep: $(cat "$TS_TMP/out")"
+# merged into a store that has the row without them: carried over
+cp "$W/a.json" "$W/c.json"
+ts_run_rc 0 "$A" verdicts merge --store "$W/c.json" -J "$W/deep.json"
+jq -e '.smr_added == 0 and .smr_updated == 1' "$TS_TMP/out" > /dev/null ||
+	ts_fail "merge deep: $(cat "$TS_TMP/out")"
+jq -e '.smr[1].deep.band_bytes == 31457280 and (.smr[0] | has("deep") | not)' "$W/c.json" \
+	> /dev/null || ts_fail "merge deep: the store: $(cat "$W/c.json")"
+# a later run without a deep test names its disk and leaves the figures
+sed 's/T11:00:00Z/T12:00:00Z/; s#/dev/sdc#/dev/sdd#' "$W/a.json" > "$W/later.json"
+ts_run_rc 0 "$A" verdicts merge --store "$W/c.json" -J "$W/later.json"
+jq -e '.smr[1].device == "/dev/sdd" and .smr[1].deep.band_bytes == 31457280' "$W/c.json" \
+	> /dev/null || ts_fail "merge later: the store: $(cat "$W/c.json")"
+# a figure that is not a count: the store is refused, named
+jq '.smr[0].deep = {"band_bytes": "32M"}' "$W/a.json" > "$W/bad.json"
+ts_run_rc 2 "$A" verdicts show --verdicts "$W/bad.json" "$efax"
+grep -q "deep.band_bytes is not a count" "$TS_TMP/err" || ts_fail "bad deep: $(cat "$TS_TMP/err")"
 ts_pass

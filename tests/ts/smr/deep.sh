@@ -60,9 +60,15 @@ size = int(args[0])
 check(size / 4 <= x["cache_bytes"] <= size * 2,
       "cache_bytes %s within a factor of the emulated %d" % (x["cache_bytes"], size))
 check(x["after_ns"] > 8 * x["before_ns"], "after the cliff 8 times slower")
-eq(x["band_bytes"], None, "band_bytes")
-check("rewrite rate" in x["band_reason"], "band_reason")
 eq(x["idle_clean"], True, "idle_clean")
+# the cache clean again: the band size (band.sh tests it on bands of real
+# sizes); these 4 MiB bands clean in about 70 ms, near the 60 ms under
+# which a cleaning is too short to tell: measured right, or not claimed
+if x["band_bytes"] is None:
+    check(len(x["band_reason"]) > 0, "band_reason")
+else:
+    check(abs(x["band_bytes"] - 4 * 1024 * 1024) <= x["band_error_bytes"] + 1024 * 1024,
+          "band %s +- %s against the emulated 4 MiB" % (x["band_bytes"], x["band_error_bytes"]))
 check(x["idle_probes"] >= 2, "two fast probes at least")
 PY
 # the cliff was the cache full: writes waited for its cleaning
@@ -111,6 +117,7 @@ size = int(args[0])
 check(size / 4 <= x["cache_bytes"] <= size * 2,
       "cache_bytes %s within a factor of the emulated %d" % (x["cache_bytes"], size))
 eq(x["idle_clean"], True, "idle_clean")
+eq(x["band_bytes"], None, "band_bytes (a hybrid cleans write by write)")
 PY
 [ "$("$ALIGNPROBE" emulate --stats "$sshd" -n -r -o STALL_NS)" -gt 0 ] ||
 	ts_fail "no write waited for the hybrid's full cache"
