@@ -4,8 +4,8 @@
 # Parity RAID stripes (issue 33): the probe's stripe step against fio on the
 # same emulated volumes, and against an older binary, side by side in one
 # run. For each profile, on a fresh emulated drive each time:
-#   fio: stripe-sized O_DIRECT|O_SYNC writes (one at a time), every other
-#   stripe from the start, at the stripe's phase and half a stripe off:
+#   fio: 48 stripe-sized O_DIRECT|O_SYNC writes (one at a time) at random
+#   stripes, at the stripe's phase and half a stripe off:
 #   median completion latency of each and their ratio (the ground truth the
 #   probe's confirmation should agree with);
 #   the probe (ALIGNPROBE, and BENCH_BASE when given): exit status, wall
@@ -47,9 +47,10 @@ stripe_of() {	# PROFILE: its stripe in bytes (0: none)
 	esac
 }
 
-fio_median() {	# DEV BS OFFSET: median clat (us) of BS-byte writes every other BS from OFFSET
+fio_median() {	# DEV BS OFFSET: median clat (us) of 48 BS-byte writes at random multiples of BS from OFFSET
 	fio --name=st --filename="$1" --direct=1 --sync=1 --ioengine=psync --bs="$2" \
-		--rw=write:"$2" --offset="$3" --size=$((48 * $2)) --output-format=json 2>/dev/null |
+		--rw=randwrite --norandommap --number_ios=48 --offset="$3" --size=$((512 * $2)) \
+		--output-format=json 2>/dev/null |
 		python3 -c 'import json,sys; j=json.load(sys.stdin)["jobs"][0]["write"]
 print("%.0f" % (j["clat_ns"]["percentile"]["50.000000"] / 1000))'
 }
@@ -82,8 +83,9 @@ PY
 for p in $PROFILES; do
 	s=$(stripe_of "$p")
 	attach "$p"
-	a=$(fio_median "$dev" "$s" $((64 * 1024 * 1024)))
-	m=$(fio_median "$dev" "$s" $((64 * 1024 * 1024 + s / 2)))
+	base=$((64 * 1024 * 1024 / s * s))	# a whole number of stripes in
+	a=$(fio_median "$dev" "$s" "$base")
+	m=$(fio_median "$dev" "$s" $((base + s / 2)))
 	echo "$p: fio, $((s / 1024)) KiB O_DIRECT|O_SYNC writes: at the stripe's phase $a us," \
 		"half a stripe off $m us: $(python3 -c "print('%.2fx' % ($m / $a))")"
 	probe new "$ALIGNPROBE" "$p"
