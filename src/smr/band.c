@@ -14,8 +14,8 @@
  *   place at which a pair falls in two bands, doubled then bisected to
  *   AP_SMR_BAND_STEP; the band is the distance between two boundaries
  *   found one after the other (ap_smr_band_estimate).
- * No I/O: unit tested on a synthetic drive with noise (tests/unit/
- * test_smr.c); deep.c does the writes.
+ * No I/O: unit tested on a synthetic drive with noise
+ * (tests/unit/test_smr.c); deep.c does the writes.
  */
 #include "smr/smr.h"
 

@@ -572,6 +572,21 @@ assert m["model"] == "Fleet Drive" and m["verdicts"][0]["physical_sector"] == 40
 	"alignprobe verdicts list|show|merge|forget")
 		: # the synopsis of the command table: the lines below run it
 		;;
+	"--max-size 64K")	# the stripe bench row: the stripe step left out
+		rr 0 "alignprobe probe --dry-run --max-size 64K $emuA"
+		grep -q "RAID stripes" "$TS_TMP/out" &&
+			ts_fail "probe --max-size 64K: the stripe step still planned"
+		rr 0 "alignprobe probe --dry-run $emuA"
+		grep -q "then, for RAID stripes above 64 KiB" "$TS_TMP/out" ||
+			ts_fail "probe: no stripe step planned by default"
+		;;
+	"--prometheus")	# the smr row: "--record and --prometheus carry these figures"
+		states "$emuA" "README:Fleet Drive:1.0:RA"
+		rr 0 "alignprobe smr --preserve --journal $W/smr-prom.journal --prometheus $W/smr.prom $emuA" -q
+		states "$emuA"
+		grep -q '^alignprobe_smr{' "$W/smr.prom" ||
+			ts_fail "smr --prometheus: $(cat "$W/smr.prom")"
+		;;
 	"--record")	# the verdicts row: "like --record"; probe and sweep --record run below
 		:
 		;;
