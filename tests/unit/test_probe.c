@@ -1610,7 +1610,8 @@ static int raid_op(void *arg, bool write, uint64_t slot, uint64_t off, size_t le
 {
 	struct raid *d = arg;
 	double c = (double)d->base_ns + d->ns_per_byte * (double)len;
-	uint64_t a = off + d->stripe - d->phase % d->stripe;
+	/* the offset from the stripes' start (0: no stripe) */
+	uint64_t a = d->stripe ? off + d->stripe - d->phase % d->stripe : 0;
 
 	(void)slot;
 	if (write) {
