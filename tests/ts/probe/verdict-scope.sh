@@ -47,18 +47,29 @@ ts_run_rc_ro 0 "$img" "$ALIGNPROBE" check --geometry-any -g "$TS_TMP/f16.json" "
 # --- item 7: a tentative verdict is no verdict ---
 # (--no-confirm: a confirming size measured once may not confirm, and the
 # verdict is then none rather than tentative)
+# One measurement per offset is never clear: the probe exits 5. Its verdict
+# is tentative, or none at all when load here made one of the single
+# measurements stray (a clean phase needs every offset; CI saw that), so
+# the check of a tentative document uses the sweep's below, which is the
+# same on every machine.
 ts_subtest tentative-is-no-verdict
 ts_run_rc 5 "$ALIGNPROBE" probe -q -J --emulate=wd-ears-jumper --min-rounds 1 --max-rounds 1 \
 	--no-confirm
 cp "$TS_TMP/out" "$TS_TMP/tentative.json"
-ts_assert_eq true "$(field "$TS_TMP/tentative.json" resolved)" "resolved (1 round)"
-ts_assert_eq true "$(field "$TS_TMP/tentative.json" tentative)" "tentative (1 round)"
-ts_run_rc_ro 2 "$img" "$ALIGNPROBE" check --geometry-any -g "$TS_TMP/tentative.json" "$img"
-grep -q "tentative.json: verdict: tentative" "$TS_TMP/err" ||
-	ts_fail "the tentative verdict is not named: $(cat "$TS_TMP/err")"
+if [ "$(field "$TS_TMP/tentative.json" resolved)" = true ]; then
+	ts_assert_eq true "$(field "$TS_TMP/tentative.json" tentative)" "tentative (1 round)"
+	ts_assert_eq 4096 "$(field "$TS_TMP/tentative.json" physical_sector)" "physical_sector (1 round)"
+	ts_run_rc_ro 2 "$img" "$ALIGNPROBE" check --geometry-any -g "$TS_TMP/tentative.json" "$img"
+	grep -q "tentative.json: verdict: tentative" "$TS_TMP/err" ||
+		ts_fail "the tentative verdict is not named: $(cat "$TS_TMP/err")"
+else
+	ts_assert_eq null "$(field "$TS_TMP/tentative.json" physical_sector)" "physical_sector (none)"
+	ts_run_rc_ro 2 "$img" "$ALIGNPROBE" check --geometry-any -g "$TS_TMP/tentative.json" "$img"
+fi
 ts_run_rc 5 "$ALIGNPROBE" probe -q --emulate=wd-ears-jumper --min-rounds 1 --max-rounds 1 \
 	--no-confirm
-grep -q "tentative:" "$TS_TMP/out" || ts_fail "not marked tentative: $(cat "$TS_TMP/out")"
+grep -Eq "tentative:|no verdict" "$TS_TMP/out" ||
+	ts_fail "neither tentative nor no verdict: $(cat "$TS_TMP/out")"
 
 # a sweep of two rounds (starts 34..64, 4 KiB units from 0, 4x): resolved, tentative
 python3 - "${top_srcdir:-.}/tests/ts/sweep/data/starts-38-42.json" "$TS_TMP/sweep2.json" <<'PY' ||
@@ -77,9 +88,13 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 	ts_fail "cannot write the sweep document"
 ts_run_rc 5 "$ALIGNPROBE" sweep --replay "$TS_TMP/sweep2.json" -J
+cp "$TS_TMP/out" "$TS_TMP/sweep2v.json"
 ts_assert_eq true "$(field "$TS_TMP/out" resolved)" "sweep: resolved (2 rounds)"
 ts_assert_eq true "$(field "$TS_TMP/out" tentative)" "sweep: tentative (2 rounds)"
 ts_run_rc 5 "$ALIGNPROBE" sweep --replay "$TS_TMP/sweep2.json"
 grep -q "^  Tentative: not yet statistically clear (fewer than 3 measurements" "$TS_TMP/out" ||
 	ts_fail "sweep: not marked tentative: $(cat "$TS_TMP/out")"
+ts_run_rc_ro 2 "$img" "$ALIGNPROBE" check --geometry-any -g "$TS_TMP/sweep2v.json" "$img"
+grep -q "sweep2v.json: verdict: tentative" "$TS_TMP/err" ||
+	ts_fail "check: the sweep's tentative verdict is not named: $(cat "$TS_TMP/err")"
 ts_pass
