@@ -199,12 +199,20 @@ char *ap_probe_plan_words(const struct ap_probe_opts *o, uint64_t budget_ns, boo
 
 		ap_probe_stripe_plan_counts(p, &sw, &sb, &sc);
 		h = ap_size_to_human(sb);
+		/*
+		 * Its writes at the 10 ms a write the estimate below assumes,
+		 * and its bytes at a 7200 rpm disk's 150 MB/s: these writes
+		 * are large, so their transfer counts as much as their number.
+		 */
+		ap_format_duration((sw * 10 * 1000000ULL + sb / 150 * 1000 + 999999999ULL) /
+				   1000000000ULL * 1000000000ULL, t, sizeof(t));
 		say(&s, "  then, for RAID stripes above 64 KiB, write %s from byte %" PRIu64 "\n"
 		    "  once (untimed) and whole-stripe widths up to %s at every offset of\n"
-		    "  their grid: %" PRIu64 " writes, %s with the warm-up; and confirm up to\n"
-		    "  %" PRIu64 " writes more (a quarter of the time budget is kept for it),\n",
+		    "  their grid: %" PRIu64 " writes, %s with the warm-up (roughly %s more\n"
+		    "  at 10 ms a write and 150 MB/s); and confirm up to %" PRIu64 " writes\n"
+		    "  more (a quarter of the time budget is kept for it),\n",
 		    ap_size_exact(p->st_len, b1, sizeof(b1)), p->st_start,
-		    ap_size_exact(p->st_cap, b2, sizeof(b2)), sw, h, sc);
+		    ap_size_exact(p->st_cap, b2, sizeof(b2)), sw, h, t, sc);
 		free(h);
 	} else if (o->mode == AP_PROBE_PRESERVE && p->max_unit > AP_PROBE_STEADY_MAX) {
 		say(&s, "  (RAID stripes above 64 KiB are not measured: a destructive probe's\n"

@@ -54,6 +54,10 @@ grep -q "roughly 0s\|about 0s" "$TS_TMP/out" && ts_fail "usb-4kn: an estimate of
 ts_run_rc 0 "$ALIGNPROBE" probe --dry-run --emulate --min-rounds 1 --max-size 4K
 grep -q "roughly 0s\|about 0s" "$TS_TMP/out" && ts_fail "16 writes estimated as 0s: $(cat "$TS_TMP/out")"
 grep -q "the fewest, 16 writes, take" "$TS_TMP/out" || ts_fail "the estimate does not say what it counts: $(cat "$TS_TMP/out")"
+# the stripe step's writes are estimated too (main: listed, with no time)
+ts_run_rc 0 "$ALIGNPROBE" probe --dry-run --emulate
+tr '\n' ' ' < "$TS_TMP/out" | grep -Eq "with the warm-up \(roughly [1-9][0-9]*s more +at 10 ms a write" ||
+	ts_fail "no estimate for the stripe step: $(cat "$TS_TMP/out")"
 
 ts_need_loop
 ts_image "$TS_TMP/disk.img" 64M
