@@ -251,6 +251,24 @@ void ap_verdict_set_note(struct ap_verdict *v, const char *fmt, ...)
 	v->note = s;
 }
 
+void ap_verdict_append_note(struct ap_verdict *v, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (rc < 0)
+		return;
+	if (v->note)
+		ap_verdict_set_note(v, "%s; %s", v->note, s);
+	else
+		ap_verdict_set_note(v, "%s", s);
+	free(s);
+}
+
 static void set_fast(struct ap_verdict *v, const struct ctx *c, const bool *fastoff)
 {
 	size_t i;

@@ -123,6 +123,9 @@ void ap_verdict_free(struct ap_verdict *v);
 /* Replace the verdict's note with a formatted one (kept in note_buf). */
 void ap_verdict_set_note(struct ap_verdict *v, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Add a formatted clause to the verdict's note, after "; " when it has one. */
+void ap_verdict_append_note(struct ap_verdict *v, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* Is @off aligned under @v's period and phase (every offset is without a period)? */
 bool ap_verdict_offset_aligned(const struct ap_verdict *v, uint64_t off);
 /*

@@ -665,7 +665,7 @@ void ap_probe_first_decide(struct ap_probe_result *r, const struct ap_probe_opts
 	struct ap_verdict *v = &r->verdict;
 	const struct ap_probe_first *f = &r->fw;
 	bool rewrites, settled, claim = !r->failed && !r->interrupted;
-	char words[320], *old = v->note ? ap_xstrdup(v->note) : NULL;
+	char words[320];
 	uint64_t steady = v->ruled_out_up_to;
 
 	unsigned logical = r->plan.logical_sector ? r->plan.logical_sector : 512;
@@ -685,7 +685,6 @@ void ap_probe_first_decide(struct ap_probe_result *r, const struct ap_probe_opts
 		/* not asked (the steady state's own tests): what it meant before */
 		v->ruled_out.rewrites = rewrites;
 		v->ruled_out.up_to = rewrites ? steady : 0;
-		free(old);
 		return;
 	}
 	settled = first_words(r, words, sizeof(words));
@@ -706,7 +705,7 @@ void ap_probe_first_decide(struct ap_probe_result *r, const struct ap_probe_opts
 	if (!v->ruled_out.first_writes && f->unit && r->mode != AP_PROBE_READONLY)
 		v->ruled_out_up_to = 0;
 	if (words[0] && claim)
-		ap_verdict_set_note(v, "%s%s%s", old ? old : "", old ? "; " : "", words);
+		ap_verdict_append_note(v, "%s", words);
 	/*
 	 * Only a unit seen and not placed withholds the steady state's verdict.
 	 * First writes that cost more with no unit up to the scanned size (a
@@ -719,5 +718,4 @@ void ap_probe_first_decide(struct ap_probe_result *r, const struct ap_probe_opts
 		snprintf(r->unclear, sizeof(r->unclear), "%.*s", (int)sizeof(r->unclear) - 1,
 			 words);
 	}
-	free(old);
 }

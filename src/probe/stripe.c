@@ -515,43 +515,36 @@ void ap_probe_stripe_decide(struct ap_probe_result *r, const struct ap_probe_opt
 	struct ap_verdict *v = &r->verdict;
 	const struct ap_probe_stripe *t = &r->st;
 	const struct ap_probe_plan *p = &r->plan;
-	char b1[32], b2[32], *old;
+	char b1[32], b2[32];
 	bool claim = !r->failed && !r->interrupted;
 
 	if (!claim || r->mode == AP_PROBE_READONLY || !o->stripes)
 		return;
-	old = v->note ? ap_xstrdup(v->note) : NULL;
 	if (t->found) {
 		struct ap_error e = { 0 };
 
 		(void)ap_levels_add(&v->levels, p->logical_sector,
 				    &(struct ap_level){ .kind = AP_LEVEL_STRIPE, .unit = t->unit,
 				    .lowest_aligned_lba = t->lba, .ratio = t->ratio }, true, &e);
-		ap_verdict_set_note(v, "%s%srewrites: a %s stripe from LBA %llu (a stripe-sized "
-				    "write half a stripe off costs %.1fx, rank test p = %.2g): "
-				    "align to it as well", old ? old : "", old ? "; " : "",
-				    ap_size_exact(t->unit, b1, sizeof(b1)),
-				    (unsigned long long)t->lba, t->ratio, t->p);
+		ap_verdict_append_note(v, "rewrites: a %s stripe from LBA %llu (a stripe-sized "
+				       "write half a stripe off costs %.1fx, rank test p = %.2g): "
+				       "align to it as well", ap_size_exact(t->unit, b1, sizeof(b1)),
+				       (unsigned long long)t->lba, t->ratio, t->p);
 	} else if (t->measured) {
-		if (t->covered > AP_ST_SMALL)
-			ap_verdict_set_note(v, "%s%srewrites: no stripe above %s up to %s "
-					    "(whole stripes of 2..16 chunks from every 32 KiB), nor "
-					    "of a multiple of 512 KiB up to %s", old ? old : "",
-					    old ? "; " : "", ap_size_exact(AP_PROBE_STEADY_MAX, b1,
-					    sizeof(b1)), "512 KiB", ap_size_exact(t->covered, b2,
-					    sizeof(b2)));
-		else
-			ap_verdict_set_note(v, "%s%srewrites: no stripe above %s up to %s "
-					    "(whole stripes of 2..16 chunks from every 32 KiB)",
-					    old ? old : "", old ? "; " : "",
-					    ap_size_exact(AP_PROBE_STEADY_MAX, b1, sizeof(b1)),
-					    ap_size_exact(t->covered, b2, sizeof(b2)));
+		/* the second scale's clause when it ran (see families()) */
+		ap_verdict_append_note(v, "rewrites: no stripe above %s up to %s (whole stripes "
+				       "of 2..16 chunks from every 32 KiB)%s%s",
+				       ap_size_exact(AP_PROBE_STEADY_MAX, b1, sizeof(b1)),
+				       t->covered > AP_ST_SMALL ? "512 KiB" :
+				       ap_size_exact(t->covered, b2, sizeof(b2)),
+				       t->covered > AP_ST_SMALL ?
+				       ", nor of a multiple of 512 KiB up to " : "",
+				       t->covered > AP_ST_SMALL ?
+				       ap_size_exact(t->covered, b2, sizeof(b2)) : "");
 	} else if (p->max_unit > AP_PROBE_STEADY_MAX && r->mode == AP_PROBE_PRESERVE) {
-		ap_verdict_set_note(v, "%s%sunits above %s paid on every write (RAID stripes) are "
-				    "measured only by a destructive probe: its whole-stripe writes "
-				    "take more than the undo journal holds", old ? old : "",
-				    old ? "; " : "", ap_size_exact(AP_PROBE_STEADY_MAX, b1,
-				    sizeof(b1)));
+		ap_verdict_append_note(v, "units above %s paid on every write (RAID stripes) are "
+				       "measured only by a destructive probe: its whole-stripe "
+				       "writes take more than the undo journal holds",
+				       ap_size_exact(AP_PROBE_STEADY_MAX, b1, sizeof(b1)));
 	}
-	free(old);
 }

@@ -1367,6 +1367,22 @@ static void test_consistency(void **state)
 	}
 }
 
+/* A clause appended to a note follows "; ", or stands alone; the note stays owned. */
+static void test_append_note(void **state)
+{
+	struct ap_verdict v = { 0 };
+
+	(void)state;
+	ap_verdict_append_note(&v, "first writes: %s", "none");
+	assert_string_equal(v.note, "first writes: none");
+	ap_verdict_set_note(&v, "4096-byte sectors");
+	ap_verdict_append_note(&v, "rewrites: a %u KiB stripe", 192);
+	ap_verdict_append_note(&v, "%s", "align to it");
+	assert_string_equal(v.note, "4096-byte sectors; rewrites: a 192 KiB stripe; align to it");
+	assert_ptr_equal(v.note, v.note_buf);
+	ap_verdict_free(&v);
+}
+
 static void test_bad_input(void **state)
 {
 	struct ap_obs o[2] = { { 1, 0, 1 }, { 2, 0, NAN } };
@@ -2207,6 +2223,7 @@ int main(void)
 		cmocka_unit_test(test_start_lists),
 		cmocka_unit_test(test_random_start_lists),
 		cmocka_unit_test(test_consistency),
+		cmocka_unit_test(test_append_note),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_regression),
