@@ -23,24 +23,6 @@
 #include "lib/json.h"
 #include "lib/util.h"
 
-/* " and a 196608-byte stripe (from LBA 0)" for each level above the sector, appended. */
-static void levels_words(const struct ap_geometry *g, char *buf, size_t sz)
-{
-	size_t i, n = strlen(buf);
-
-	for (i = 0; i < g->levels.n && n < sz; i++) {
-		const struct ap_level *l = &g->levels.l[i];
-
-		if (l->kind == AP_LEVEL_SECTOR)
-			continue;
-		snprintf(buf + n, sz - n, " and a %" PRIu64 "-byte %s%s (from LBA %" PRIu64 ")",
-			 l->unit, l->kind == AP_LEVEL_ALLOCATION ? "allocation unit" :
-			 ap_level_kind_name(l->kind), l->paid == AP_PAID_FIRST_WRITE ?
-			 ", paid on first writes" : "", l->lowest_aligned_lba);
-		n = strlen(buf);
-	}
-}
-
 void ap_check_describe_geometry(const struct ap_geometry *g, char *buf, size_t sz)
 {
 	if (g->source == AP_GEOM_MINIMUM)
@@ -53,7 +35,7 @@ void ap_check_describe_geometry(const struct ap_geometry *g, char *buf, size_t s
 		snprintf(buf, sz, "%" PRIu64 "-byte physical sectors (%s, lowest aligned LBA %"
 			 PRIu64 ")", g->physical, ap_geometry_source_name(g->source),
 			 g->lowest_aligned);
-	levels_words(g, buf, sz);
+	ap_levels_words(&g->levels, " and ", buf, sz);
 }
 
 /* "serial S1 (/dev/sdb on node1, probe, 2026-12-01T08:00:00Z)" */

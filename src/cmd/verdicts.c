@@ -38,8 +38,8 @@
 
 enum {
 	COL_NAME, COL_VENDOR, COL_MODEL, COL_REVISION, COL_LOGICAL, COL_PHYSICAL, COL_LOWEST,
-	COL_SENSITIVE, COL_MARGIN, COL_STATE, COL_SMR, COL_DISKS, COL_RUNS, COL_RECORDED, COL_ENTRY,
-	COL_STORE,
+	COL_SENSITIVE, COL_MARGIN, COL_LEVELS, COL_STATE, COL_SMR, COL_DISKS, COL_RUNS, COL_RECORDED,
+	COL_ENTRY, COL_STORE,
 };
 
 static const struct ap_colinfo infos[] = {
@@ -59,6 +59,9 @@ static const struct ap_colinfo infos[] = {
 	[COL_MARGIN]	= { "MARGIN", 4, SCOLS_FL_RIGHT, AP_COL_NUMBER,
 			    "not sensitive: the margin \"no effect\" was shown down to",
 			    "absence_margin", "%.2f" },
+	[COL_LEVELS]	= { "LEVELS", 0.2, 0, AP_COL_STRING,
+			    "units above the physical sector (probe): kind bytes@lowest aligned "
+			    "LBA, comma-separated, \"first-write\" where only first writes pay" },
 	[COL_STATE]	= { "STATE", 8, 0, AP_COL_STRING,
 			    "ok, or conflict: another verdict for the model and logical sector "
 			    "size (check --verdicts uses none)" },
@@ -75,7 +78,7 @@ static const struct ap_colinfo infos[] = {
 };
 
 static const int default_cols[] = {
-	COL_NAME, COL_LOGICAL, COL_PHYSICAL, COL_LOWEST, COL_SENSITIVE, COL_STATE, COL_SMR,
+	COL_NAME, COL_LOGICAL, COL_PHYSICAL, COL_LOWEST, COL_SENSITIVE, COL_LEVELS, COL_STATE, COL_SMR,
 	COL_DISKS, COL_RECORDED,
 };
 
@@ -307,7 +310,7 @@ static void fill_row(const struct verdicts_cmd *c, struct ap_row *r, const struc
 		     const struct ap_vstore_model *m, size_t k, bool conflict)
 {
 	const struct ap_vstore_verdict *v = &m->verdicts[k];
-	char entry[64];
+	char entry[64], levels[256];
 	const char *latest;
 	uint64_t runs;
 
@@ -320,6 +323,8 @@ static void fill_row(const struct verdicts_cmd *c, struct ap_row *r, const struc
 	ap_row_bool(r, COL_SENSITIVE, v->sensitive);
 	if (!v->sensitive && v->absence_margin >= 1)
 		ap_row_double(r, COL_MARGIN, v->absence_margin);
+	ap_levels_brief(&v->levels, levels, sizeof(levels));
+	ap_row_str(r, COL_LEVELS, levels[0] ? levels : NULL);
 	ap_row_str(r, COL_STATE, conflict ? "conflict" : "ok");
 	ap_row_u64(r, COL_DISKS, v->nexamples);
 	ap_row_u64(r, COL_RUNS, runs);
@@ -562,6 +567,12 @@ static void show_text(const struct verdicts_cmd *c, const struct ap_vstore_model
 			printf("no effect of %.2fx or more\n", v->absence_margin);
 		else
 			printf("no effect (no margin recorded)\n");
+		if (ap_levels_above_sector(&v->levels)) {
+			char words[512] = "";
+
+			ap_levels_words(&v->levels, "", words, sizeof(words));
+			printf("  levels above the physical sector: %s\n", words);
+		}
 		for (i = 0; i < v->nexamples; i++)
 			show_example(&v->examples[i]);
 	}

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
@@ -194,6 +195,39 @@ uint64_t ap_levels_next(const struct ap_levels *ls, unsigned logical, uint64_t g
 bool ap_levels_above_sector(const struct ap_levels *ls)
 {
 	return next_above(ls, 0) < ls->n;
+}
+
+void ap_levels_brief(const struct ap_levels *ls, char *buf, size_t sz)
+{
+	size_t i, n = 0;
+
+	if (!sz)
+		return;
+	buf[0] = '\0';
+	for (i = next_above(ls, 0); i < ls->n && n < sz; i = next_above(ls, i + 1)) {
+		const struct ap_level *l = &ls->l[i];
+
+		snprintf(buf + n, sz - n, "%s%s %" PRIu64 "@%" PRIu64 "%s", n ? ", " : "",
+			 ap_level_kind_name(l->kind), l->unit, l->lowest_aligned_lba,
+			 l->paid == AP_PAID_FIRST_WRITE ? " first-write" : "");
+		n += strlen(buf + n);
+	}
+}
+
+void ap_levels_words(const struct ap_levels *ls, const char *first, char *buf, size_t sz)
+{
+	size_t i, n = strlen(buf);
+
+	for (i = next_above(ls, 0); i < ls->n && n < sz; i = next_above(ls, i + 1)) {
+		const struct ap_level *l = &ls->l[i];
+
+		snprintf(buf + n, sz - n, "%sa %" PRIu64 "-byte %s%s (from LBA %" PRIu64 ")",
+			 i == next_above(ls, 0) ? first : " and ", l->unit,
+			 l->kind == AP_LEVEL_ALLOCATION ? "allocation unit" :
+			 ap_level_kind_name(l->kind), l->paid == AP_PAID_FIRST_WRITE ?
+			 ", paid on first writes" : "", l->lowest_aligned_lba);
+		n += strlen(buf + n);
+	}
 }
 
 uint64_t ap_levels_start(const struct ap_levels *ls, unsigned logical, uint64_t lba)

@@ -110,6 +110,18 @@ uint64_t ap_levels_next(const struct ap_levels *ls, unsigned logical, uint64_t g
 uint64_t ap_levels_start(const struct ap_levels *ls, unsigned logical, uint64_t lba);
 /* @ls has levels above the physical sector. */
 bool ap_levels_above_sector(const struct ap_levels *ls);
+/*
+ * The levels above the physical sector in brief, into @buf: "chunk
+ * 65536@0, stripe 196608@0", a first-write one marked "allocation
+ * 65536@0 first-write"; "" when there are none.
+ */
+void ap_levels_brief(const struct ap_levels *ls, char *buf, size_t sz);
+/*
+ * The levels above the physical sector in words, appended to @buf: "a
+ * 65536-byte chunk (from LBA 0) and a 196608-byte stripe (from LBA 0)",
+ * @first before the first of them ("" or " and ").
+ */
+void ap_levels_words(const struct ap_levels *ls, const char *first, char *buf, size_t sz);
 
 /* The least common multiple of every level's unit and @grain (bytes);
  * 0 on overflow past AP_LEVEL_UNIT_MAX * 64. */

@@ -292,6 +292,44 @@ static void test_store_levels(void **state)
 }
 
 /* Claims against measured levels; VPD B0h decoded. */
+/* The levels above the sector in brief (verdicts list) and in words (check, verdicts show). */
+static void test_brief_and_words(void **state)
+{
+	struct ap_levels ls = { .n = 0 };
+	struct ap_level x;
+	struct ap_error e;
+	char b[256], tiny[12];
+
+	(void)state;
+	x = lvl(AP_LEVEL_SECTOR, 4096, 0);
+	assert_int_equal(ap_levels_add(&ls, 512, &x, false, &e), 0);
+	ap_levels_brief(&ls, b, sizeof(b));
+	assert_string_equal(b, "");
+	strcpy(b, "4096-byte sectors");
+	ap_levels_words(&ls, " and ", b, sizeof(b));
+	assert_string_equal(b, "4096-byte sectors");
+
+	x = lvl(AP_LEVEL_STRIPE, 192 * KIB, 0);
+	assert_int_equal(ap_levels_add(&ls, 512, &x, false, &e), 0);
+	x = lvl(AP_LEVEL_ALLOCATION, 64 * KIB, 8);
+	x.paid = AP_PAID_FIRST_WRITE;
+	assert_int_equal(ap_levels_add(&ls, 512, &x, false, &e), 0);
+	ap_levels_brief(&ls, b, sizeof(b));
+	assert_string_equal(b, "allocation 65536@8 first-write, stripe 196608@0");
+	b[0] = '\0';
+	ap_levels_words(&ls, "", b, sizeof(b));
+	assert_string_equal(b, "a 65536-byte allocation unit, paid on first writes (from LBA 8) "
+			    "and a 196608-byte stripe (from LBA 0)");
+	strcpy(b, "sectors");
+	ap_levels_words(&ls, " and ", b, sizeof(b));
+	assert_string_equal(b, "sectors and a 65536-byte allocation unit, paid on first writes "
+			    "(from LBA 8) and a 196608-byte stripe (from LBA 0)");
+	/* a short buffer: cut, terminated */
+	ap_levels_brief(&ls, tiny, sizeof(tiny));
+	assert_int_equal(strlen(tiny), sizeof(tiny) - 1);
+	assert_memory_equal(tiny, "allocation ", 11);
+}
+
 static void test_claims(void **state)
 {
 	struct ap_topology t;
@@ -362,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_verdict_json),
 		cmocka_unit_test(test_geometry_levels),
 		cmocka_unit_test(test_store_levels),
+		cmocka_unit_test(test_brief_and_words),
 		cmocka_unit_test(test_claims),
 	};
 

@@ -117,6 +117,35 @@ jq -e '.models[0].conflict and (.models[0].verdicts | length) == 2
 ts_run_rc 2 "$A" verdicts show --verdicts "$fleet" "No Such Model"
 ts_run_rc 2 "$A" verdicts list --verdicts "$W/none.json"
 
+# ---- the levels a probe found above the sector (issue 33): listed and shown ----
+# (main listed and showed the physical sector alone: a RAID volume's stripe,
+# which the store carries, was nowhere in list or show)
+ts_subtest list-and-show-levels
+printf '{"format": "alignprobe-verdicts", "version": 1, "models": [
+ {"vendor": "LSI", "model": "MR9361-RAID5", "revision": null, "verdicts": [
+  {"logical_sector": 512, "physical_sector": 4096, "lowest_aligned_lba": 0, "sensitive": true,
+   "levels": [
+    {"kind": "sector", "unit": 4096, "lowest_aligned_lba": 0, "paid": "every_write", "ratio": 5.0},
+    {"kind": "allocation", "unit": 65536, "lowest_aligned_lba": 8, "paid": "first_write",
+     "ratio": 4.1},
+    {"kind": "stripe", "unit": 196608, "lowest_aligned_lba": 0, "paid": "every_write",
+     "ratio": 1.9}],
+   "examples": [{"serial": "R1", "wwn": null, "device": "/dev/sdr", "host": "h1",
+     "source": "probe", "recorded": "2026-11-30T10:00:00Z", "confidence": 0.99, "runs": 1}]}]}]}\n' \
+	> "$W/levels.json"
+ts_run_rc 0 "$A" verdicts list --verdicts "$W/levels.json" -J -o MODEL,LEVELS
+jq -e '.verdicts == [{"model": "MR9361-RAID5",
+	"levels": "allocation 65536@8 first-write, stripe 196608@0"}]' "$TS_TMP/out" >/dev/null ||
+	ts_fail "list -o LEVELS: $(cat "$TS_TMP/out")"
+ts_run_rc 0 "$A" verdicts list --verdicts "$W/levels.json"
+head -1 "$TS_TMP/out" | grep -qw LEVELS || ts_fail "no LEVELS by default: $(cat "$TS_TMP/out")"
+ts_run_rc 0 "$A" verdicts list --verdicts "$fleet" -J
+jq -e '[.verdicts[].levels] | all(. == null)' "$TS_TMP/out" >/dev/null ||
+	ts_fail "levels where none were found: $(cat "$TS_TMP/out")"
+ts_run_rc 0 "$A" verdicts show --verdicts "$W/levels.json" "LSI MR9361-RAID5"
+grep -qxF '  levels above the physical sector: a 65536-byte allocation unit, paid on first writes (from LBA 8) and a 196608-byte stripe (from LBA 0)' \
+	"$TS_TMP/out" || ts_fail "show: $(cat "$TS_TMP/out")"
+
 # ---- layers: --verdicts A --verdicts B, per model the first ----
 # a disk of the conflicting model: in the fleet store a conflict, in the
 # host's own store one verdict (LBA 7), which decides when it comes first
