@@ -38,8 +38,8 @@
 
 enum {
 	COL_NAME, COL_VENDOR, COL_MODEL, COL_REVISION, COL_LOGICAL, COL_PHYSICAL, COL_LOWEST,
-	COL_SENSITIVE, COL_MARGIN, COL_LEVELS, COL_STATE, COL_SMR, COL_DISKS, COL_RUNS, COL_RECORDED,
-	COL_ENTRY, COL_STORE,
+	COL_SENSITIVE, COL_MARGIN, COL_LEVELS, COL_STATE, COL_SMR, COL_SMR_BAND, COL_SMR_CACHE,
+	COL_DISKS, COL_RUNS, COL_RECORDED, COL_ENTRY, COL_STORE,
 };
 
 static const struct ap_colinfo infos[] = {
@@ -68,6 +68,12 @@ static const struct ap_colinfo infos[] = {
 	[COL_SMR]	= { "SMR", 8, 0, AP_COL_STRING,
 			    "the model's SMR verdict (smr --record): cmr, dm-smr-or-hybrid, ...; "
 			    "two, comma-separated: disks of the model disagree; empty: not measured" },
+	[COL_SMR_BAND]	= { "SMR_BAND", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			    "smr --deep: the band size measured, bytes (the latest disk of the "
+			    "model that measured one)", "smr_band_bytes" },
+	[COL_SMR_CACHE]	= { "SMR_CACHE", 8, SCOLS_FL_RIGHT, AP_COL_NUMBER,
+			    "smr --deep: the persistent cache's size, bytes (the latest disk of "
+			    "the model that measured one)", "smr_cache_bytes" },
 	[COL_DISKS]	= { "DISKS", 3, SCOLS_FL_RIGHT, AP_COL_NUMBER,
 			    "disks the verdict was measured on" },
 	[COL_RUNS]	= { "RUNS", 3, SCOLS_FL_RIGHT, AP_COL_NUMBER, "runs with this verdict" },
@@ -289,12 +295,38 @@ static int print_array(const char *key, struct json_object *a)
 
 /* ---- list ---- */
 
+/*
+ * The model's deep SMR figure @band (the band, else the cache) from the
+ * latest of its rows that measured one; 0 when none did.
+ */
+static uint64_t smr_deep_latest(const struct ap_vstore *s, const char *vendor, const char *model,
+				const char *revision, bool band)
+{
+	size_t idx[MAX_MATCHES], n = ap_vstore_smr_find(s, vendor, model, revision, idx,
+							MAX_MATCHES), i;
+	const char *latest = NULL;
+	uint64_t v = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct ap_vstore_smr *x = &s->smr[idx[i]];
+		uint64_t f = band ? x->deep.band_bytes : x->deep.cache_bytes;
+
+		if (f && (!latest || (x->recorded && strcmp(x->recorded, latest) > 0))) {
+			v = f;
+			latest = x->recorded ? x->recorded : "";
+		}
+	}
+	return v;
+}
+
 /* The columns of a model's key and its SMR verdicts, the same on every row of it. */
 static void fill_key(struct ap_row *r, const struct ap_vstore *s, const char *vendor,
 		     const char *model, const char *revision)
 {
 	char *name = ap_vstore_key_name(vendor, model, revision);
 	char *smr = ap_vstore_smr_verdicts(s, vendor, model, revision);
+	uint64_t band = smr_deep_latest(s, vendor, model, revision, true);
+	uint64_t cache = smr_deep_latest(s, vendor, model, revision, false);
 
 	ap_row_reset(r);
 	ap_row_str(r, COL_NAME, name);
@@ -302,6 +334,10 @@ static void fill_key(struct ap_row *r, const struct ap_vstore *s, const char *ve
 	ap_row_str(r, COL_MODEL, model);
 	ap_row_str(r, COL_REVISION, revision);
 	ap_row_str(r, COL_SMR, smr);
+	if (band)
+		ap_row_u64(r, COL_SMR_BAND, band);
+	if (cache)
+		ap_row_u64(r, COL_SMR_CACHE, cache);
 	free(name);
 	free(smr);
 }

@@ -42,6 +42,33 @@ jq -e '.verdicts | length == 2
 ts_run_rc 0 "$A" verdicts list --verdicts "$W/a.json" -n -r -o MODEL,SMR
 grep -qxF 'ST4000DM004-2CV104 dm-smr-or-hybrid' "$TS_TMP/out" || ts_fail "list -o: $(cat "$TS_TMP/out")"
 
+# the deep test's figures (issue 35): the latest disk of the model that
+# measured one (main had no column for them)
+ts_subtest list-deep
+cat > "$W/deep.json" <<'JSON'
+{"format": "alignprobe-verdicts", "version": 1, "models": [],
+ "smr": [
+ {"vendor": "ATA", "model": "ST8000DM004", "revision": null, "verdict": "dm-smr-or-hybrid",
+  "serial": "D1", "device": "/dev/sdb", "host": "h1", "recorded": "2026-11-30T10:00:00Z",
+  "deep": {"cache_bytes": 21474836480, "band_bytes": 31457280, "band_error_bytes": 1048576,
+   "idle_clean_ns": 1500000000}},
+ {"vendor": "ATA", "model": "ST8000DM004", "revision": null, "verdict": "dm-smr-or-hybrid",
+  "serial": "D2", "device": "/dev/sdc", "host": "h2", "recorded": "2026-12-01T10:00:00Z",
+  "deep": {"cache_bytes": 22548578304, "band_bytes": null, "band_error_bytes": null,
+   "idle_clean_ns": null}},
+ {"vendor": "ATA", "model": "ST8000DM004", "revision": null, "verdict": "dm-smr-or-hybrid",
+  "serial": "D3", "device": "/dev/sdd", "host": "h3", "recorded": "2026-11-29T10:00:00Z",
+  "deep": {"cache_bytes": 20401094656, "band_bytes": 27262976, "band_error_bytes": 1048576,
+   "idle_clean_ns": null}},
+ {"vendor": "ATA", "model": "WD40EFAX", "revision": null, "verdict": "dm-smr-or-hybrid",
+  "serial": "W9", "device": "/dev/sde", "host": "h1", "recorded": "2026-11-30T11:00:00Z"}]}
+JSON
+ts_run_rc 0 "$A" verdicts list --verdicts "$W/deep.json" -J -o MODEL,SMR_BAND,SMR_CACHE
+jq -e '.verdicts == [
+	{"model": "ST8000DM004", "smr_band_bytes": 31457280, "smr_cache_bytes": 22548578304},
+	{"model": "WD40EFAX", "smr_band_bytes": null, "smr_cache_bytes": null}]' \
+	"$TS_TMP/out" > /dev/null || ts_fail "list -o SMR_BAND,SMR_CACHE: $(cat "$TS_TMP/out")"
+
 ts_subtest show
 ts_run_rc 0 "$A" verdicts show --verdicts "$W/a.json" "$efax" ST4000DM004-2CV104
 grep -qxF 'Model: ATA WDC WD40EFAX-68JH4N0 82.00A82 (an SMR verdict only)' "$TS_TMP/out" ||
