@@ -65,6 +65,7 @@ enum {
 	OPT_BUDGET,
 	OPT_SEED,
 	OPT_NO_CONFIRM,
+	OPT_STRIPES,
 	OPT_WRITE_CACHE,
 	OPT_ALPHA,
 	OPT_MIN_SLOWDOWN,
@@ -126,6 +127,8 @@ static void usage(void)
 	      "     --time-budget <dur>    for the whole call (default 2m), e.g. 30s\n"
 	      "     --seed <n>             of the randomized order (default 1)\n"
 	      "     --no-confirm           stop at the first size that shows the unit\n"
+	      "     --stripes              look for RAID stripes on one rotating ATA disk too\n"
+	      "                            (which has none; skipped there by default)\n"
 	      "     --write-cache off      the drive's volatile write cache off while it is\n"
 	      "                            probed (a cache that ignores flushes), restored\n"
 	      "                            after; 'alignprobe cleanup' after a SIGKILL\n"
@@ -244,6 +247,7 @@ static const struct option longopts[] = {
 	{ "time-budget",         required_argument, NULL, OPT_BUDGET },
 	{ "seed",                required_argument, NULL, OPT_SEED },
 	{ "no-confirm",          no_argument,       NULL, OPT_NO_CONFIRM },
+	{ "stripes",             no_argument,       NULL, OPT_STRIPES },
 	{ "write-cache",         required_argument, NULL, OPT_WRITE_CACHE },
 	{ "alpha",               required_argument, NULL, OPT_ALPHA },
 	{ "min-slowdown",        required_argument, NULL, OPT_MIN_SLOWDOWN },
@@ -326,6 +330,9 @@ static int decision_opt(struct probe_cmd *c, int ch, const char *arg)
 		return 0;
 	case OPT_NO_CONFIRM:
 		c->o.confirm = false;
+		return 0;
+	case OPT_STRIPES:
+		c->o.stripes_always = true;
 		return 0;
 	case OPT_WRITE_CACHE:
 		if (strcmp(arg, "off") != 0) {

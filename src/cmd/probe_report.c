@@ -337,11 +337,15 @@ static int report_fleet(struct probe_cmd *c)
 	return rc;
 }
 
-/* --dry-run: what the probe of @dev would do, from its plan (probe/words.c). */
-static void print_plan(const struct probe_cmd *c, const char *dev, const struct ap_probe_plan *p,
-		       const char *journal, const struct ap_cachectl *wc)
+/*
+ * --dry-run: what the probe of @dev would do, from its plan and its options
+ * @o (a device's own: its identity may skip a step; probe/words.c).
+ */
+static void print_plan(const struct probe_cmd *c, const struct ap_probe_opts *o, const char *dev,
+		       const struct ap_probe_plan *p, const char *journal,
+		       const struct ap_cachectl *wc)
 {
-	char *s = ap_probe_plan_words(&c->o, c->budget_ns, c->wcache_off, dev, p, journal, wc);
+	char *s = ap_probe_plan_words(o, c->budget_ns, c->wcache_off, dev, p, journal, wc);
 
 	fputs(s, stdout);
 	free(s);
@@ -370,7 +374,7 @@ static int dry_run_emulated(struct probe_cmd *c, size_t k)
 	if (!rc) {
 		printf("dry run: would set up an emulated drive (%s).\n", text);
 		ap_xasprintf(&jd, "in %s", dirname(jp));
-		print_plan(c, "the emulated drive", &plan, jd, NULL);
+		print_plan(c, &c->o, "the emulated drive", &plan, jd, NULL);
 		free(jd);
 	}
 	free(jp);
@@ -395,7 +399,8 @@ int probe_dry_run(struct probe_cmd *c, size_t nnamed)
 
 				ap_cmd_confirm(CMD, j->dev, &j->t, &so, NULL);	/* describes only */
 			}
-			print_plan(c, j->dev, &j->p.plan, j->p.journal, j->p.wc_found ? &j->p.wc : NULL);
+			print_plan(c, &j->p.o, j->dev, &j->p.plan, j->p.journal,
+				   j->p.wc_found ? &j->p.wc : NULL);
 		} else if ((rc = dry_run_emulated(c, i - nnamed)) != 0) {
 			return rc;
 		}

@@ -141,6 +141,12 @@ static void read_test_seam(const char *whole, struct ap_disk_identity *id)
 		apply_stated(v, id);
 }
 
+bool ap_identity_one_disk(const struct ap_disk_identity *id)
+{
+	return id->vendor && strcmp(id->vendor, "ATA") == 0 &&
+	       !(id->model && strcasestr(id->model, "RAID"));
+}
+
 /*
  * A loop device over alignprobe's emulated drive ("<workdir>/mnt/disk",
  * <workdir> an "alignprobe-emu.*" directory): the identity the emulator

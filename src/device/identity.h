@@ -173,6 +173,14 @@ const char *ap_identity_field_name(enum ap_identity_field f);
  */
 bool ap_identity_is_distinctive(const struct ap_disk_identity *id);
 
+/*
+ * Is @id one ATA disk: a drive that answered ATA IDENTIFY (vendor "ATA",
+ * directly or through a bridge), whose model does not name a RAID (the
+ * SATA RAID bridges that present a volume as one drive, "JMicron H/W
+ * RAID5", answer IDENTIFY too)? One disk has no parity stripe.
+ */
+bool ap_identity_one_disk(const struct ap_disk_identity *id);
+
 /* "WWN 0x5000c500a1b2c3d4, serial Z1F2, model ST4000, 4.0T, 512-byte sectors" */
 char *ap_identity_describe(const struct ap_disk_identity *id);
 

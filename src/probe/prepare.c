@@ -217,6 +217,7 @@ static int prepare_plan(struct ap_probe_prep *p, const char *dev,
 	int rc;
 
 	p->about = dev;
+	p->o.one_disk = ap_identity_one_disk(&p->d.id);
 	rc = ap_probe_plan(&p->o, p->d.size, p->d.logical_sector, &p->plan, e);
 	if (rc)
 		return rc;

@@ -72,6 +72,9 @@ struct ap_probe_opts {
 	bool first_writes;		/* measure first writes first (default; fresh.c) */
 	bool stripes;			/* destructive: look for stripes above the timed
 					   sizes (default; stripe.c) */
+	bool stripes_always;		/* ... on one rotating ATA disk too (--stripes) */
+	bool one_disk;			/* the identity: one ATA disk, no RAID volume
+					   (ap_identity_one_disk(); set by prepare) */
 	bool phase_screen;		/* after a smallest size without a unit, the
 					   largest size at each of its phases first
 					   (default; see ap_probe_measure()) */
@@ -347,6 +350,7 @@ struct ap_probe_stripe {
 	uint64_t unit, lba;		/* bytes; lowest aligned LBA */
 	double ratio, p;		/* half a stripe off / aligned; rank test */
 	uint64_t covered;		/* the largest width written */
+	bool skipped;			/* not measured: one rotating ATA disk (no stripe) */
 	char why[256];			/* a candidate not confirmed */
 	uint64_t written, ns;		/* bytes (the area's warm-up too); duration */
 };

@@ -464,6 +464,14 @@ int ap_probe_stripes(const struct ap_probe_io *io, const struct ap_probe_opts *o
 
 	if (o->mode != AP_PROBE_DESTRUCTIVE || !o->stripes || !plan->st_cap)
 		return 0;
+	/*
+	 * One disk that rotates has neither a parity stripe nor a flash page:
+	 * the step's 300 MB would only double the probe (--stripes asks).
+	 */
+	if (o->one_disk && rotating && !o->stripes_always) {
+		t->skipped = true;
+		return 0;
+	}
 	nf = families(plan, f);
 	if (!nf)
 		return 0;
@@ -541,6 +549,11 @@ void ap_probe_stripe_decide(struct ap_probe_result *r, const struct ap_probe_opt
 				       ", nor of a multiple of 512 KiB up to " : "",
 				       t->covered > AP_ST_SMALL ?
 				       ap_size_exact(t->covered, b2, sizeof(b2)) : "");
+	} else if (t->skipped) {
+		ap_verdict_append_note(v, "rewrites: units above %s not measured: the device "
+				       "is one ATA disk and rotates, so it has no RAID stripe "
+				       "(--stripes measures them anyway)",
+				       ap_size_exact(AP_PROBE_STEADY_MAX, b1, sizeof(b1)));
 	} else if (p->max_unit > AP_PROBE_STEADY_MAX && r->mode == AP_PROBE_PRESERVE) {
 		ap_verdict_append_note(v, "units above %s paid on every write (RAID stripes) are "
 				       "measured only by a destructive probe: its whole-stripe "

@@ -124,6 +124,40 @@ char *ap_probe_result_caveats(const struct ap_probe_result *r, const struct ap_p
 	return s;
 }
 
+/* The plan's stripe step (stripe.c), or why there is none, appended to @s. */
+static void stripe_words(char **s, const struct ap_probe_opts *o, const struct ap_probe_plan *p)
+{
+	char b1[32], b2[32], t[32], *h;
+	uint64_t sw, sb, sc;
+
+	if (!p->st_cap || !o->stripes) {
+		if (o->mode == AP_PROBE_PRESERVE && p->max_unit > AP_PROBE_STEADY_MAX)
+			say(s, "  (RAID stripes above 64 KiB are not measured: a destructive probe's\n"
+			    "  whole-stripe writes take more than the undo journal holds),\n");
+		return;
+	}
+	ap_probe_stripe_plan_counts(p, &sw, &sb, &sc);
+	h = ap_size_to_human(sb);
+	/*
+	 * Its writes at the 10 ms a write the estimate of the timed writes
+	 * assumes, and its bytes at a 7200 rpm disk's 150 MB/s: these writes
+	 * are large, so their transfer counts as much as their number.
+	 */
+	ap_format_duration((sw * 10 * 1000000ULL + sb / 150 * 1000 + 999999999ULL) /
+			   1000000000ULL * 1000000000ULL, t, sizeof(t));
+	say(s, "  then, for RAID stripes above 64 KiB, write %s from byte %" PRIu64 "\n"
+	    "  once (untimed) and whole-stripe widths up to %s at every offset of\n"
+	    "  their grid: %" PRIu64 " writes, %s with the warm-up (roughly %s more\n"
+	    "  at 10 ms a write and 150 MB/s); and confirm up to %" PRIu64 " writes\n"
+	    "  more (a quarter of the time budget is kept for it),\n",
+	    ap_size_exact(p->st_len, b1, sizeof(b1)), p->st_start,
+	    ap_size_exact(p->st_cap, b2, sizeof(b2)), sw, h, t, sc);
+	free(h);
+	if (o->one_disk && !o->stripes_always)
+		say(s, "  (not if the disk is found rotating: one ATA disk has no RAID\n"
+		    "  stripe; --stripes looks anyway),\n");
+}
+
 char *ap_probe_plan_words(const struct ap_probe_opts *o, uint64_t budget_ns, bool wcache_off,
 			  const char *dev, const struct ap_probe_plan *p, const char *journal,
 			  const struct ap_cachectl *wc)
@@ -193,31 +227,7 @@ char *ap_probe_plan_words(const struct ap_probe_opts *o, uint64_t budget_ns, boo
 		    (uint64_t)n * o->max_rounds,
 		    o->mode == AP_PROBE_READONLY ? "reads" : "writes");
 	}
-	if (p->st_cap && o->stripes) {
-		uint64_t sw, sb, sc;
-		char *h;
-
-		ap_probe_stripe_plan_counts(p, &sw, &sb, &sc);
-		h = ap_size_to_human(sb);
-		/*
-		 * Its writes at the 10 ms a write the estimate below assumes,
-		 * and its bytes at a 7200 rpm disk's 150 MB/s: these writes
-		 * are large, so their transfer counts as much as their number.
-		 */
-		ap_format_duration((sw * 10 * 1000000ULL + sb / 150 * 1000 + 999999999ULL) /
-				   1000000000ULL * 1000000000ULL, t, sizeof(t));
-		say(&s, "  then, for RAID stripes above 64 KiB, write %s from byte %" PRIu64 "\n"
-		    "  once (untimed) and whole-stripe widths up to %s at every offset of\n"
-		    "  their grid: %" PRIu64 " writes, %s with the warm-up (roughly %s more\n"
-		    "  at 10 ms a write and 150 MB/s); and confirm up to %" PRIu64 " writes\n"
-		    "  more (a quarter of the time budget is kept for it),\n",
-		    ap_size_exact(p->st_len, b1, sizeof(b1)), p->st_start,
-		    ap_size_exact(p->st_cap, b2, sizeof(b2)), sw, h, t, sc);
-		free(h);
-	} else if (o->mode == AP_PROBE_PRESERVE && p->max_unit > AP_PROBE_STEADY_MAX) {
-		say(&s, "  (RAID stripes above 64 KiB are not measured: a destructive probe's\n"
-		    "  whole-stripe writes take more than the undo journal holds),\n");
-	}
+	stripe_words(&s, o, p);
 	ap_probe_plan_counts(p, o, &lo, &hi, &all);
 	say(&s, "  in all %" PRIu64 " to %" PRIu64 " timed %s: the fewest when the first %s\n"
 	    "  clear after %u rounds, the most when every size runs %u rounds;\n", lo, hi,

@@ -505,6 +505,29 @@ static void test_legacy_compare(void **state)
 }
 
 /* The files beside an emulated drive: only for its loop device's backing file */
+/* One ATA disk: IDENTIFY answered (vendor "ATA"), no RAID named in its model. */
+static void test_one_disk(void **state)
+{
+	struct ap_disk_identity id = { 0 };
+
+	(void)state;
+	assert_false(ap_identity_one_disk(&id));
+	id.vendor = "ATA";
+	assert_true(ap_identity_one_disk(&id));
+	id.model = "WDC WD40EZRX-00SPEB0";
+	assert_true(ap_identity_one_disk(&id));
+	id.model = "JMicron H/W RAID5";
+	assert_false(ap_identity_one_disk(&id));
+	id.model = "SiI 5744 raid";
+	assert_false(ap_identity_one_disk(&id));
+	id.vendor = "DELL";
+	id.model = "PERC H730P Mini";
+	assert_false(ap_identity_one_disk(&id));
+	id.vendor = "ALIGNPROBE";
+	id.model = "EMU-HDD-7200";
+	assert_false(ap_identity_one_disk(&id));
+}
+
 static void test_emulated_file(void **state)
 {
 	char *p;
@@ -535,6 +558,7 @@ int main(void)
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_legacy_compare),
 		cmocka_unit_test(test_emulated_file),
+		cmocka_unit_test(test_one_disk),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -580,6 +580,16 @@ assert m["model"] == "Fleet Drive" and m["verdicts"][0]["physical_sector"] == 40
 		grep -q "then, for RAID stripes above 64 KiB" "$TS_TMP/out" ||
 			ts_fail "probe: no stripe step planned by default"
 		;;
+	"--stripes")	# the probe row: the stripe step skipped on one ATA disk that rotates
+		states "$emuA" "ATA:README One Disk:1.0:R1"
+		rr 0 "alignprobe probe --dry-run $emuA"
+		grep -q "not if the disk is found rotating" "$TS_TMP/out" ||
+			ts_fail "probe: one ATA disk's skip not planned"
+		rr 0 "alignprobe probe --dry-run --stripes $emuA"
+		grep -q "not if the disk is found rotating" "$TS_TMP/out" &&
+			ts_fail "probe --stripes: the stripe step still skipped"
+		states "$emuA"
+		;;
 	"--prometheus")	# the smr row: "--record and --prometheus carry these figures"
 		states "$emuA" "README:Fleet Drive:1.0:RA"
 		rr 0 "alignprobe smr --preserve --journal $W/smr-prom.journal --prometheus $W/smr.prom $emuA" -q

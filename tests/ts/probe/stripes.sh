@@ -15,6 +15,11 @@
 #     exit 5, the battery-backed cache named; never a stripe made up;
 #   - an honest drive: no stripe, and the verdict says what was covered;
 #   - --preserve: says that stripes are measured only by a destructive probe.
+#   - one ATA disk that rotates (hdd-7200 stating an ATA identity through
+#     the test seam) has no stripe: the step is skipped and the note says
+#     so, --stripes runs it; a SATA RAID bridge's volume ("H/W RAID5" in its
+#     model) is no such disk (main ran the step everywhere: 5-6 s more on
+#     every single disk, issue 33's "no regression below 64 KiB").
 # Levels and counters, not timing: --time-budget 30m keeps the budget out.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "probe: RAID stripes above 64 KiB, and check with them"
@@ -84,4 +89,21 @@ dev=$(ts_emu_attach --spec raid5-4x64k,size=256M)
 ts_run_rc 0 "$A" probe --preserve --yes --quiet --json --journal "$TS_TMP/j" --time-budget 30m "$dev"
 jq -e '.stripes == null and (.verdict.note | test("measured only by a destructive probe"))' \
 	"$TS_TMP/out" >/dev/null || ts_fail "preserve: $(jq -c '[.stripes, .verdict.note]' "$TS_TMP/out")"
+ts_subtest one-ata-disk
+dev=$(ts_emu_attach --spec hdd-7200,size=256M)
+export "ALIGNPROBE_TEST_IDENTITY_${dev#/dev/}=ATA:WDC WD40EZRX-00SPEB0:80.00A80:WD-ONE"
+ts_run_rc 0 "$A" probe --dry-run "$dev"
+grep -qxF "  (not if the disk is found rotating: one ATA disk has no RAID" "$TS_TMP/out" ||
+	ts_fail "dry run: $(cat "$TS_TMP/out")"
+ts_run_rc 0 "$A" probe --yes --quiet --json --time-budget 30m "$dev"
+jq -e '.stripes == null and .checks.rotating and .verdict.physical_sector == 4096 and
+	(.verdict.note | test("rewrites: units above 64 KiB not measured: the device is one ATA disk and rotates"))' \
+	"$TS_TMP/out" >/dev/null || ts_fail "one ATA disk: $(jq -c '[.stripes, .verdict.note]' "$TS_TMP/out")"
+ts_run_rc 0 "$A" probe --yes --quiet --json --time-budget 30m --stripes "$dev"
+jq -e '.stripes.found == false and .stripes.widths_up_to == 4194304' "$TS_TMP/out" >/dev/null ||
+	ts_fail "--stripes: $(jq -c '[.stripes, .verdict.note]' "$TS_TMP/out")"
+export "ALIGNPROBE_TEST_IDENTITY_${dev#/dev/}=ATA:JMicron H/W RAID5:0958:JM-ONE"
+ts_run_rc 0 "$A" probe --dry-run "$dev"
+grep -q "found rotating" "$TS_TMP/out" && ts_fail "a RAID bridge's volume taken for one disk"
+unset "ALIGNPROBE_TEST_IDENTITY_${dev#/dev/}"
 ts_pass
