@@ -11,7 +11,9 @@
 #   the probe (ALIGNPROBE, and BENCH_BASE when given): exit status, wall
 #   time, the stripe step's own time and the levels it reports.
 # Profiles: raid5-4x64k (192 KiB stripe over 512e members), raid6-6x128k
-# (512 KiB), hdd-7200 (no stripe: what the step costs an honest disk).
+# (512 KiB), hdd-7200 (no stripe: what the step costs an honest disk); and
+# hdd-7200 once more stating an ATA identity (the test seam of
+# alignprobe(8)), as one SATA disk does: the probe skips the step there.
 #
 #	bench/stripes.sh	(root; ALIGNPROBE=path/to/alignprobe)
 #	BENCH_BASE=/work/old/alignprobe PROFILES="raid5-4x64k" bench/stripes.sh
@@ -55,12 +57,14 @@ fio_median() {	# DEV BS OFFSET: median clat (us) of 48 BS-byte writes at random 
 print("%.0f" % (j["clat_ns"]["percentile"]["50.000000"] / 1000))'
 }
 
-probe() {	# LABEL BINARY PROFILE
+probe() {	# LABEL BINARY PROFILE [IDENTITY]: IDENTITY stated through the test seam
 	local t0 t1 rc
 	attach "$3"
+	[ -n "${4:-}" ] && export "ALIGNPROBE_TEST_IDENTITY_${dev#/dev/}=$4"
 	t0=$(date +%s.%N)
 	"$2" probe --yes --quiet --json "$dev" > "$tmp/$1.json" 2> "$tmp/$1.err"
 	rc=$?
+	[ -n "${4:-}" ] && unset "ALIGNPROBE_TEST_IDENTITY_${dev#/dev/}"
 	t1=$(date +%s.%N)
 	python3 - "$tmp/$1.json" "$1" "$rc" "$t0" "$t1" <<'PY'
 import json, sys
@@ -74,7 +78,8 @@ lv = ", ".join("%s %d from LBA %d" % (l["kind"], l["unit"], l["lowest_aligned_lb
                for l in v.get("levels") or [])
 print("  %-5s exit %s in %5.1f s; levels: %s; stripe step: %s" % (
       sys.argv[2], sys.argv[3], float(sys.argv[5]) - float(sys.argv[4]), lv or "none",
-      "not run (an older binary)" if st is None else
+      ("skipped (one ATA disk that rotates)" if "one ATA disk" in (v.get("note") or "")
+       else "not run (an older binary)") if st is None else
       "%.1f s, %d writes, %s" % (st["seconds"], st["operations"],
       "%d bytes, %.2fx" % (st["unit"], st["ratio"]) if st["found"] else "none found")))
 PY
@@ -90,5 +95,9 @@ for p in $PROFILES; do
 		"half a stripe off $m us: $(python3 -c "print('%.2fx' % ($m / $a))")"
 	probe new "$ALIGNPROBE" "$p"
 	[ -n "${BENCH_BASE:-}" ] && probe base "$BENCH_BASE" "$p"
+	if [ "$p" = hdd-7200 ]; then
+		probe ata "$ALIGNPROBE" "$p" "ATA:BENCH One Disk:1.0:B1"
+		[ -n "${BENCH_BASE:-}" ] && probe ata-b "$BENCH_BASE" "$p" "ATA:BENCH One Disk:1.0:B1"
+	fi
 done
 exit 0
