@@ -19,7 +19,12 @@ ts_need_cmd python3
 # the lead-in reads make possible against a disk's rotational noise (before
 # them honest-512n and usb-4kn ended without a verdict). flash-16k's 1.2x at
 # 16 KiB, next to other tests' load, can take more than the default 40
-# rounds: the rounds are not what is tested
+# rounds: the rounds are not what is tested. Flash's penalty (30 us) is a
+# tenth of the emulator's own cost per request (FUSE, 170-325 us), so under
+# load (CI's ASan stage saw it) 8 KiB writes on flash-16k can show a phase
+# that 16 KiB writes then contradict: "inconsistent", no verdict, exit 5.
+# That is the probe's guarantee (a right unit or none, never "honest"), so
+# a flash drive may end there; every other profile must be right.
 "$ALIGNPROBE" probe --json --yes --time-budget 1h --max-size 16K --max-rounds 200 \
 	--emulate=hdd-7200,size=256M --emulate=wd-ears-jumper,size=256M,seed=2 \
 	--emulate=honest-512n,size=256M,seed=3 --emulate=flash-8k,size=256M,seed=4 \
@@ -31,7 +36,7 @@ rc=$?
 cat "$TS_TMP/err" >&2
 
 # one case per profile: "PROFILE ok|FAIL WHAT" lines
-python3 - "$TS_TMP/out" > "$TS_TMP/verdicts" <<'PY' || ts_fail "cannot read the verdicts (see above)"
+python3 - "$TS_TMP/out" "$TS_TMP/flash-none" > "$TS_TMP/verdicts" <<'PY' || ts_fail "cannot read the verdicts"
 import json, sys
 doc = json.load(open(sys.argv[1]))
 want = [  # profile, logical, sensitive, physical, lowest aligned, slowdown range
@@ -63,17 +68,26 @@ for d, (name, logical, sens, phys, lba, slow) in zip(devs, want):
             and slow[0] < v["slowdown"] < slow[1] and v["p_value"] < 0.001
     if ok and not sens and v["resolved"]:
         ok = v["period"] == 1
+    if not ok and name.startswith("flash-") and not v["resolved"] and v["sensitive"] \
+            and v["physical_sector"] is None and "inconsistent" in (v.get("note") or ""):
+        ok = True  # no verdict, and not "honest": allowed for flash (see above)
+        open(sys.argv[2], "a").write(name + "\n")
     what = "%s: want %s, got %s, %.2fx, p=%g, %.1fs" % (
         d["device"], (sens, phys, lba), got, v.get("slowdown") or 0, v["p_value"], d["seconds"])
     print(name, "ok" if ok else "FAIL", what + ("" if ok else " " + json.dumps(v)))
 PY
+[ "$(wc -l < "$TS_TMP/verdicts")" = 10 ] || ts_fail "not 10 verdicts: $(cat "$TS_TMP/verdicts")"
 while read -r profile verdict what; do
 	ts_subtest "verdict-$profile" || continue
 	ts_log "$profile: $what"
 	[ "$verdict" = ok ] || ts_subtest_fail "wrong verdict: $what"
 done < "$TS_TMP/verdicts"
 ts_subtest probe-exit-status
-ts_assert_eq 0 "$rc" "probe exit code"
+if [ -s "$TS_TMP/flash-none" ] && [ "$rc" = 5 ]; then
+	ts_log "exit 5: no verdict on $(tr '\n' ' ' < "$TS_TMP/flash-none")(inconsistent sizes)"
+else
+	ts_assert_eq 0 "$rc" "probe exit code"
+fi
 
 # what a profile sets up: write back (flushes reach the drive), the logical
 # sector, the spec with the profile's name
