@@ -296,27 +296,30 @@ static int print_array(const char *key, struct json_object *a)
 /* ---- list ---- */
 
 /*
- * The model's deep SMR figure @band (the band, else the cache) from the
- * latest of its rows that measured one; 0 when none did.
+ * The model's deep SMR figures into @d: the band and the cache each from
+ * the latest of its rows that measured it (0 when none did).
  */
-static uint64_t smr_deep_latest(const struct ap_vstore *s, const char *vendor, const char *model,
-				const char *revision, bool band)
+static void smr_deep_latest(const struct ap_vstore *s, const char *vendor, const char *model,
+			    const char *revision, struct ap_vstore_smr_deep *d)
 {
 	size_t idx[MAX_MATCHES], n = ap_vstore_smr_find(s, vendor, model, revision, idx,
 							MAX_MATCHES), i;
-	const char *latest = NULL;
-	uint64_t v = 0;
+	const char *band_at = NULL, *cache_at = NULL;
 
+	memset(d, 0, sizeof(*d));
 	for (i = 0; i < n; i++) {
 		const struct ap_vstore_smr *x = &s->smr[idx[i]];
-		uint64_t f = band ? x->deep.band_bytes : x->deep.cache_bytes;
+		const char *at = x->recorded ? x->recorded : "";
 
-		if (f && (!latest || (x->recorded && strcmp(x->recorded, latest) > 0))) {
-			v = f;
-			latest = x->recorded ? x->recorded : "";
+		if (x->deep.band_bytes && (!band_at || strcmp(at, band_at) > 0)) {
+			d->band_bytes = x->deep.band_bytes;
+			band_at = at;
+		}
+		if (x->deep.cache_bytes && (!cache_at || strcmp(at, cache_at) > 0)) {
+			d->cache_bytes = x->deep.cache_bytes;
+			cache_at = at;
 		}
 	}
-	return v;
 }
 
 /* The columns of a model's key and its SMR verdicts, the same on every row of it. */
@@ -325,19 +328,19 @@ static void fill_key(struct ap_row *r, const struct ap_vstore *s, const char *ve
 {
 	char *name = ap_vstore_key_name(vendor, model, revision);
 	char *smr = ap_vstore_smr_verdicts(s, vendor, model, revision);
-	uint64_t band = smr_deep_latest(s, vendor, model, revision, true);
-	uint64_t cache = smr_deep_latest(s, vendor, model, revision, false);
+	struct ap_vstore_smr_deep deep;
 
+	smr_deep_latest(s, vendor, model, revision, &deep);
 	ap_row_reset(r);
 	ap_row_str(r, COL_NAME, name);
 	ap_row_str(r, COL_VENDOR, vendor);
 	ap_row_str(r, COL_MODEL, model);
 	ap_row_str(r, COL_REVISION, revision);
 	ap_row_str(r, COL_SMR, smr);
-	if (band)
-		ap_row_u64(r, COL_SMR_BAND, band);
-	if (cache)
-		ap_row_u64(r, COL_SMR_CACHE, cache);
+	if (deep.band_bytes)
+		ap_row_u64(r, COL_SMR_BAND, deep.band_bytes);
+	if (deep.cache_bytes)
+		ap_row_u64(r, COL_SMR_CACHE, deep.cache_bytes);
 	free(name);
 	free(smr);
 }

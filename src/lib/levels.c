@@ -217,12 +217,13 @@ void ap_levels_brief(const struct ap_levels *ls, char *buf, size_t sz)
 void ap_levels_words(const struct ap_levels *ls, const char *first, char *buf, size_t sz)
 {
 	size_t i, n = strlen(buf);
+	const char *sep = first;
 
-	for (i = next_above(ls, 0); i < ls->n && n < sz; i = next_above(ls, i + 1)) {
+	for (i = next_above(ls, 0); i < ls->n && n < sz; i = next_above(ls, i + 1), sep = " and ") {
 		const struct ap_level *l = &ls->l[i];
 
 		snprintf(buf + n, sz - n, "%sa %" PRIu64 "-byte %s%s (from LBA %" PRIu64 ")",
-			 i == next_above(ls, 0) ? first : " and ", l->unit,
+			 sep, l->unit,
 			 l->kind == AP_LEVEL_ALLOCATION ? "allocation unit" :
 			 ap_level_kind_name(l->kind), l->paid == AP_PAID_FIRST_WRITE ?
 			 ", paid on first writes" : "", l->lowest_aligned_lba);

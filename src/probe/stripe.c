@@ -523,7 +523,7 @@ void ap_probe_stripe_decide(struct ap_probe_result *r, const struct ap_probe_opt
 	struct ap_verdict *v = &r->verdict;
 	const struct ap_probe_stripe *t = &r->st;
 	const struct ap_probe_plan *p = &r->plan;
-	char b1[32], b2[32];
+	char b1[32], b2[32], b3[32];
 	bool claim = !r->failed && !r->interrupted;
 
 	if (!claim || r->mode == AP_PROBE_READONLY || !o->stripes)
@@ -539,16 +539,14 @@ void ap_probe_stripe_decide(struct ap_probe_result *r, const struct ap_probe_opt
 				       "align to it as well", ap_size_exact(t->unit, b1, sizeof(b1)),
 				       (unsigned long long)t->lba, t->ratio, t->p);
 	} else if (t->measured) {
-		/* the second scale's clause when it ran (see families()) */
+		bool large = t->covered > AP_ST_SMALL;	/* the second scale ran (families()) */
+
 		ap_verdict_append_note(v, "rewrites: no stripe above %s up to %s (whole stripes "
 				       "of 2..16 chunks from every 32 KiB)%s%s",
 				       ap_size_exact(AP_PROBE_STEADY_MAX, b1, sizeof(b1)),
-				       t->covered > AP_ST_SMALL ? "512 KiB" :
-				       ap_size_exact(t->covered, b2, sizeof(b2)),
-				       t->covered > AP_ST_SMALL ?
-				       ", nor of a multiple of 512 KiB up to " : "",
-				       t->covered > AP_ST_SMALL ?
-				       ap_size_exact(t->covered, b2, sizeof(b2)) : "");
+				       ap_size_exact(large ? AP_ST_SMALL : t->covered, b2, sizeof(b2)),
+				       large ? ", nor of a multiple of 512 KiB up to " : "",
+				       large ? ap_size_exact(t->covered, b3, sizeof(b3)) : "");
 	} else if (t->skipped) {
 		ap_verdict_append_note(v, "rewrites: units above %s not measured: the device "
 				       "is one ATA disk and rotates, so it has no RAID stripe "
