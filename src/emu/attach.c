@@ -287,6 +287,10 @@ static int teardown(const char *workdir, const char *loop, pid_t child, struct a
 		if (rc)
 			goto out;
 	}
+	/* and any other over the drive, before its mount goes (loop.c) */
+	rc = ap_emu_loop_clear_all(workdir, e);
+	if (rc)
+		goto out;
 	if (!server_stop(workdir, child)) {
 		fuse_abort(mnt);
 		if (!server_stop(workdir, child))

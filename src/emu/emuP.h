@@ -181,5 +181,7 @@ void ap_emu_loop_add_partitions(const char *dev);
  * else: cleared all the same (autoclear). 0 or -errno with @e.
  */
 int ap_emu_loop_clear(const char *name, struct ap_error *e);
+/* Every loop device over @workdir's served file cleared (see loop.c): 0 or -errno. */
+int ap_emu_loop_clear_all(const char *workdir, struct ap_error *e);
 
 #endif

@@ -14,6 +14,7 @@
 #include "lib/sysfs.h"
 #include "lib/util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -88,6 +89,34 @@ int ap_emu_loop_clear(const char *name, struct ap_error *e)
 		return ap_error_set(e, -rc, "%s: cannot detach the loop device: %s", dev,
 				    strerror(-rc));
 	return 0;
+}
+
+/*
+ * Clear every loop device still over the served file of @workdir, whatever
+ * attached it (by hand, or a run that died before the server learnt its
+ * number), while the FUSE mount is still there to name the file: once it is
+ * lazily detached, such a device shows "/disk" and nobody can tell whose it
+ * was. The first error (a device mounted or held by a live run), or 0.
+ */
+int ap_emu_loop_clear_all(const char *workdir, struct ap_error *e)
+{
+	struct dirent *de;
+	DIR *D = opendir("/sys/block");
+	int rc = 0;
+
+	while (rc == 0 && D && (de = readdir(D))) {
+		char *wd;
+
+		if (strncmp(de->d_name, "loop", 4) != 0)
+			continue;
+		wd = ap_emu_workdir_of_loop(de->d_name);
+		if (wd && strcmp(wd, workdir) == 0)
+			rc = ap_emu_loop_clear(de->d_name, e);
+		free(wd);
+	}
+	if (D)
+		closedir(D);
+	return rc;
 }
 
 static int loop_configure(int lfd, int ffd, const char *file, unsigned lbs)

@@ -87,4 +87,21 @@ lookup "$owner"
 { kill -9 "$owner"; wait "$owner"; } 2>/dev/null
 ts_wait_for "the work directory to go" eval "[ ! -e $(dirname "$mnt") ]"
 gone
+
+# a second loop device over the drive's file (attached by hand, or by a run
+# that died before the server learnt its number): the teardown clears it
+# too, instead of leaving it over a lazily detached mount, where it shows
+# as "(/disk)" and no test's or user's cleanup recognises it any more
+attach
+extra=$(losetup -f --show "$mnt/disk") || ts_fail "losetup -f $mnt/disk failed"
+echo "$extra $mnt/disk" >> "$TS_TMP/.loops"
+back=/sys/block/${extra#/dev/}/loop/backing_file
+timeout $HANG "$ALIGNPROBE" emulate --detach "$dev" || ts_fail "detach with a second loop device failed"
+left=$(cat "$back" 2>/dev/null)
+case $left in
+"$mnt/disk" | /disk)
+	losetup -d "$extra" 2>/dev/null
+	ts_fail "$extra left attached over the taken-down drive ($left)" ;;
+esac
+gone
 ts_pass
