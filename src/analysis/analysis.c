@@ -747,6 +747,19 @@ bool ap_analysis_is_clear(const struct ap_verdict *v, const struct ap_analysis_p
 	return v && p && !ap_analysis_unclear_reason(v, p);
 }
 
+bool ap_analysis_is_clear_but_count(const struct ap_verdict *v,
+				    const struct ap_analysis_params *p)
+{
+	struct ap_verdict c;
+
+	if (!v || !p)
+		return false;
+	c = *v;		/* shallow: only read */
+	if (c.min_n < AP_MIN_N_CLEAR)
+		c.min_n = AP_MIN_N_CLEAR;
+	return !ap_analysis_unclear_reason(&c, p);
+}
+
 const char *ap_verdict_confidence_of(const struct ap_verdict *v)
 {
 	if (v->sensitive)

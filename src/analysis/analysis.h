@@ -152,6 +152,13 @@ unsigned ap_analysis_absence_weak(const struct ap_obs *obs, size_t n,
 				  const struct ap_analysis_params *p, bool *weak);
 /* True when more observations cannot change the verdict (early stop). */
 bool ap_analysis_is_clear(const struct ap_verdict *v, const struct ap_analysis_params *p);
+/*
+ * Clear but for the number of observations at each offset: the early stop's
+ * other conditions met (a screen whose unit is measured again from scratch
+ * may hand it over before the rounds an early stop needs).
+ */
+bool ap_analysis_is_clear_but_count(const struct ap_verdict *v,
+				    const struct ap_analysis_params *p);
 /* Which early-stop condition a verdict misses, in words; NULL when clear. */
 const char *ap_analysis_unclear_reason(const struct ap_verdict *v,
 				       const struct ap_analysis_params *p);

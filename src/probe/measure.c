@@ -140,6 +140,8 @@ int ap_probe_analyse_size(struct ap_probe_result *r, size_t idx, const struct ap
 	if (sz->phases)
 		sz->halves_differ = halves_differ(r, idx, &p);
 	sz->clear = ap_analysis_is_clear(&sz->verdict, &p);
+	sz->nominates = sz->phases && sz->verdict.sensitive && sz->verdict.resolved &&
+			!sz->halves_differ && ap_analysis_is_clear_but_count(&sz->verdict, &p);
 	return 0;
 }
 

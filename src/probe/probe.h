@@ -272,6 +272,8 @@ struct ap_probe_size {
 					   largest size (see ap_probe_measure()) */
 	bool halves_differ;		/* the phase screen: its two halves differ (a
 					   unit larger than the size) */
+	bool nominates;			/* the phase screen: it shows a unit, clear but
+					   for its rounds (handed over to the sizes) */
 	double margin;			/* the phase screen: the margin its "no effect"
 					   needs for the claim at every size; 0 = the
 					   options' absence_margin */

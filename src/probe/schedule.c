@@ -480,6 +480,18 @@ static size_t measure_size(struct sched *x, uint64_t size, unsigned noffsets, bo
 			sz->t_end_ns = ap_now_ns();
 			return idx;	/* the cost grows with the size: not worth it */
 		}
+		/*
+		 * The screen only names the unit, which its sizes measure again
+		 * from scratch to their own early stop: it hands a unit over as
+		 * soon as it is clear but for the rounds (one round on a disk
+		 * that hides 8 KiB: 2 of its 6 s), never one its halves
+		 * contradict (a unit larger than the size).
+		 */
+		if (!x->stop && phases && sz->rounds < o->min_rounds) {
+			analyse(x, idx, confirming);
+			if (sz->nominates)
+				break;
+		}
 		if (!x->stop && analysis_due(sz->rounds, o->min_rounds, &next)) {
 			if (analyse(x, idx, confirming))
 				break;

@@ -1291,12 +1291,20 @@ static void test_consistency(void **state)
 	assert_null(ap_analysis_unclear_reason(&v, &p));
 	v.min_n = 2;
 	assert_non_null(strstr(ap_analysis_unclear_reason(&v, &p), "fewer than 3"));
+	/* clear but for the count (the probe's phase screen hands it over) */
+	assert_true(ap_analysis_is_clear_but_count(&v, &p));
+	assert_int_equal(v.min_n, 2);
 	v.min_n = 3;
 	v.p_value = 1e-4;
 	assert_non_null(strstr(ap_analysis_unclear_reason(&v, &p), "alpha / 100"));
+	v.min_n = 1;
+	assert_false(ap_analysis_is_clear_but_count(&v, &p));
+	v.min_n = 3;
 	v.p_value = 1e-9;
 	v.fit = 0.95;
 	assert_non_null(strstr(ap_analysis_unclear_reason(&v, &p), "fit below 0.98"));
+	assert_false(ap_analysis_is_clear_but_count(&v, &p));
+	assert_false(ap_analysis_is_clear_but_count(NULL, &p));
 	ap_verdict_free(&v);
 
 	/* honest: p_value is the test for an effect, confidence the one in
