@@ -141,10 +141,28 @@ static void read_test_seam(const char *whole, struct ap_disk_identity *id)
 		apply_stated(v, id);
 }
 
+/*
+ * The models hypervisors give their emulated ATA disks (QEMU's IDE and
+ * AHCI, which Xen's HVM guests get too; VirtualBox; VMware's IDE and SATA;
+ * bhyve; Parallels): behind each is an image file or a host volume -- a
+ * qcow2 overlay, a host RAID -- whose units the guest cannot know.
+ */
+static const char *const virtual_models[] = {
+	"QEMU", "VBOX", "VMware", "Virtual", "BHYVE", "Parallels",
+};
+
 bool ap_identity_one_disk(const struct ap_disk_identity *id)
 {
-	return id->vendor && strcmp(id->vendor, "ATA") == 0 &&
-	       !(id->model && strcasestr(id->model, "RAID"));
+	size_t i;
+
+	if (!id->vendor || strcmp(id->vendor, "ATA") != 0)
+		return false;
+	if (id->model && strcasestr(id->model, "RAID"))
+		return false;
+	for (i = 0; id->model && i < AP_ARRAY_SIZE(virtual_models); i++)
+		if (strcasestr(id->model, virtual_models[i]))
+			return false;
+	return true;
 }
 
 /*

@@ -520,6 +520,17 @@ static void test_one_disk(void **state)
 	assert_false(ap_identity_one_disk(&id));
 	id.model = "SiI 5744 raid";
 	assert_false(ap_identity_one_disk(&id));
+	/* a hypervisor's disk: an image or a host volume behind it */
+	id.model = "QEMU HARDDISK";
+	assert_false(ap_identity_one_disk(&id));
+	id.model = "VBOX HARDDISK";
+	assert_false(ap_identity_one_disk(&id));
+	id.model = "VMware Virtual SATA Hard Drive";
+	assert_false(ap_identity_one_disk(&id));
+	id.model = "BHYVE SATA DISK";
+	assert_false(ap_identity_one_disk(&id));
+	id.model = "ST4000DM004-2CV104";
+	assert_true(ap_identity_one_disk(&id));
 	id.vendor = "DELL";
 	id.model = "PERC H730P Mini";
 	assert_false(ap_identity_one_disk(&id));
