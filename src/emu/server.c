@@ -701,8 +701,7 @@ static int serve(struct server *sv, struct fuse_session *se, const struct ap_emu
 			 * loop device already let go of (the detaching process
 			 * cleared it and waits for us), we just go.
 			 */
-			if (!cs->done || !cs->dev || teardown_started ||
-			    !loop_is_ours(cs->dev, mnt))
+			if (!cs->dev || teardown_started || !loop_is_ours(cs->dev, mnt))
 				break;
 			teardown_started = true;
 			term_signal = 0;
@@ -722,9 +721,15 @@ static int serve(struct server *sv, struct fuse_session *se, const struct ap_emu
 			if (!ap_emu_server_control(ctl_fd, status_fd, mnt, cs)) {
 				close(ctl_fd);
 				ctl_fd = -1;
-				if (!cs->done)
-					break;	/* the attaching process died */
-				if (!cs->persist && cs->dev && !teardown_started) {
+				/*
+				 * The attaching process died: before its loop
+				 * device was configured nothing is left to
+				 * detach; after, the teardown clears it (else
+				 * it would stay over a lazily detached mount).
+				 */
+				if (!cs->done && !(cs->dev && loop_is_ours(cs->dev, mnt)))
+					break;
+				if ((!cs->done || !cs->persist) && cs->dev && !teardown_started) {
 					/* its owner exited without detaching */
 					teardown_started = true;
 					spawn_teardown(o, cs->dev);

@@ -104,4 +104,37 @@ case $left in
 	ts_fail "$extra left attached over the taken-down drive ($left)" ;;
 esac
 gone
+
+# the attaching process killed with its loop device configured but before
+# it told the server "done" (the test seam holds it there): the server
+# takes the loop device down with the drive instead of leaving it over a
+# lazily detached mount
+mkdir "$TS_TMP/hold"
+TMPDIR=$TS_TMP/hold ALIGNPROBE_TEST_EMU_ATTACH_HOLD=1 \
+	"$ALIGNPROBE" emulate --attach --size 16M > "$TS_TMP/hold.out" 2>&1 &
+holder=$!
+ts_bg_pid "$holder"
+held_loop() {
+	local x
+	for x in /sys/block/loop*/loop/backing_file; do
+		case $(cat "$x" 2>/dev/null) in
+		"$TS_TMP"/hold/alignprobe-emu.*/mnt/disk) x=${x#/sys/block/}; echo "${x%%/*}"; return 0 ;;
+		esac
+	done
+	return 1
+}
+ts_wait_for -p "$holder" "a loop device over the held drive" held_loop ||
+	ts_fail "emulate --attach exited before holding: $(cat "$TS_TMP/hold.out")"
+held=$(held_loop)
+{ kill -9 "$holder"; wait "$holder"; } 2>/dev/null
+hold_unmounted() { ! grep -q " $TS_TMP/hold/" /proc/self/mounts; }
+ts_wait_for "the held drive's FUSE mount to go" hold_unmounted
+left=$(cat "/sys/block/$held/loop/backing_file" 2>/dev/null)
+case $left in
+*/mnt/disk | /disk)
+	losetup -d "/dev/$held" 2>/dev/null
+	ts_fail "/dev/$held left attached after its attaching process died ($left)" ;;
+esac
+hold_gone() { [ -z "$(ls -A "$TS_TMP/hold")" ]; }
+ts_wait_for "the held drive's work directory to go" hold_gone
 ts_pass
