@@ -549,13 +549,8 @@ int ap_emu_attach(const struct ap_emu_spec *spec, struct ap_emu **out, struct ap
 		ap_emu_loop_add_partitions(dev);
 	/* what the attach itself caused (partition scan, ...) does not count */
 	ap_emu_counters_reset(dev);
-	/*
-	 * Tests: ALIGNPROBE_TEST_EMU_ATTACH_HOLD set makes the attaching
-	 * process wait for a signal with its loop device configured but the
-	 * server not yet told "done" (tests/ts/emulate/sigkill.sh).
-	 */
-	if (getenv("ALIGNPROBE_TEST_EMU_ATTACH_HOLD") && *getenv("ALIGNPROBE_TEST_EMU_ATTACH_HOLD"))
-		pause();
+	/* tests: its loop device configured, the server not yet told "done" */
+	ap_test_pause("ALIGNPROBE_TEST_EMU_ATTACH_HOLD");
 	ap_emu_server_send(ctl[1], "done\n");
 	munmap(shm, sizeof(*shm));
 	free(mnt);

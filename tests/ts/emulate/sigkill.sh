@@ -110,7 +110,7 @@ gone
 # takes the loop device down with the drive instead of leaving it over a
 # lazily detached mount
 mkdir "$TS_TMP/hold"
-TMPDIR=$TS_TMP/hold ALIGNPROBE_TEST_EMU_ATTACH_HOLD=1 \
+TMPDIR=$TS_TMP/hold ALIGNPROBE_TEST_EMU_ATTACH_HOLD=$TS_TMP/hold.go \
 	"$ALIGNPROBE" emulate --attach --size 16M > "$TS_TMP/hold.out" 2>&1 &
 holder=$!
 ts_bg_pid "$holder"
@@ -123,9 +123,9 @@ held_loop() {
 	done
 	return 1
 }
-ts_wait_for -p "$holder" "a loop device over the held drive" held_loop ||
+ts_wait_for -p "$holder" "emulate --attach to hold" test -e "$TS_TMP/hold.go.reached" ||
 	ts_fail "emulate --attach exited before holding: $(cat "$TS_TMP/hold.out")"
-held=$(held_loop)
+held=$(held_loop) || ts_fail "no loop device over the held drive"
 { kill -9 "$holder"; wait "$holder"; } 2>/dev/null
 hold_unmounted() { ! grep -q " $TS_TMP/hold/" /proc/self/mounts; }
 ts_wait_for "the held drive's FUSE mount to go" hold_unmounted
