@@ -227,6 +227,15 @@ static void confirm_unit(struct ap_probe_result *r, const struct ap_probe_opts *
 	}
 }
 
+bool ap_probe_screen_agrees(const struct ap_probe_result *r, const struct ap_verdict *v)
+{
+	const struct ap_verdict *sv = &r->screen.verdict;
+
+	return r->screen.size && r->screen.nominates && v->sensitive && v->resolved &&
+	       sv->sensitive && sv->resolved && sv->period == v->period &&
+	       sv->lowest_aligned_lba == v->lowest_aligned_lba;
+}
+
 /* Is size @i the largest the plan has (whose "no effect" covers every unit up to it)? */
 static bool covers_largest(const struct ap_probe_result *r, size_t i)
 {
@@ -395,7 +404,8 @@ static void mixed_levels_check(struct ap_probe_result *r)
 	char b1[32];
 
 	if (r->failed || !r->rotating || r->mode == AP_PROBE_READONLY ||
-	    (r->verdict.resolved && (!r->verdict.sensitive || r->confirmed >= 0)))
+	    (r->verdict.resolved && (!r->verdict.sensitive || r->confirmed >= 0 ||
+				     r->screen_confirms)))
 		return;
 	for (i = 0; i < r->nsizes; i++) {
 		if (!r->sizes[i].analysed || !r->sizes[i].verdict.sensitive ||
@@ -419,10 +429,11 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 {
 	struct ap_verdict *v = &r->verdict;
 	size_t i, last = SIZE_MAX, structured = SIZE_MAX;
-	char b1[32];
+	char b1[32], b2[32];
 
 	ap_verdict_free(v);
 	r->decided = r->confirmed = -1;
+	r->screen_confirms = false;
 	r->clear = false;
 	r->unclear[0] = '\0';
 
@@ -450,6 +461,13 @@ void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o)
 		size_unclear(r, r->decided, o);
 		if (r->confirmed >= 0) {
 			confirm_unit(r, o, d);
+		} else if (o->confirm && ap_probe_screen_agrees(r, v)) {
+			ap_verdict_set_note(v, "%s writes show %u-byte physical sectors from LBA %u; "
+				 "%s writes at each of their %u phases confirm it",
+				 ap_size_exact(d->size, b1, sizeof(b1)), v->physical_sector,
+				 v->lowest_aligned_lba,
+				 ap_size_exact(r->screen.size, b2, sizeof(b2)), r->screen.noffsets);
+			r->screen_confirms = true;
 		} else if (o->confirm && (size_t)r->decided + 1 < r->plan.nsizes) {
 			ap_verdict_set_note(v, "%s writes show %u-byte physical sectors from LBA %u; not "
 				 "confirmed with larger writes (stopped early)",
@@ -507,6 +525,7 @@ void ap_probe_result_free(struct ap_probe_result *r)
 		return;
 	for (i = 0; i < r->nsizes; i++)
 		ap_verdict_free(&r->sizes[i].verdict);
+	ap_verdict_free(&r->screen.verdict);
 	ap_verdict_free(&r->verdict);
 	free(r->samples);
 	free(r->fw.s);

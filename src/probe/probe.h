@@ -368,6 +368,14 @@ struct ap_probe_result {
 	size_t nsizes;
 	int decided;		/* index of the size that gave the verdict, -1 */
 	int confirmed;		/* index of the confirming size, -1 */
+	/*
+	 * The phase screen that handed a unit over to the sizes (schedule.c;
+	 * its size 0: none did), moved out of @sizes: clear but for its
+	 * rounds (nominates), it confirms a deciding size that shows the same
+	 * unit at the same phase, as the next size would (measure.c).
+	 */
+	struct ap_probe_size screen;
+	bool screen_confirms;	/* ... and it did: the verdict's confirmation */
 	struct ap_verdict verdict;	/* final; stats = those of the deciding size */
 	bool clear;		/* statistically clear (not a budget stop) */
 	char unclear[192];	/* when not clear, why (for humans); "" when clear */
@@ -498,6 +506,11 @@ void ap_probe_stripe_decide(struct ap_probe_result *r, const struct ap_probe_opt
 
 /* Combine the per-size verdicts into r->verdict (called by ap_probe_measure). */
 void ap_probe_decide(struct ap_probe_result *r, const struct ap_probe_opts *o);
+/*
+ * Does r->screen (a phase screen that handed a unit over) show the unit of
+ * @v, a size's verdict, at the same phase: it confirms it.
+ */
+bool ap_probe_screen_agrees(const struct ap_probe_result *r, const struct ap_verdict *v);
 
 /* The analysis parameters of size @sz (its margin, when a phase screen's). */
 void ap_probe_size_params(const struct ap_probe_result *r, const struct ap_probe_opts *o,

@@ -37,29 +37,33 @@ static struct json_object *checks_json(const struct ap_probe_result *r)
 	return o;
 }
 
+static struct json_object *size_json(const struct ap_probe_size *sz, bool deciding,
+				     bool confirming)
+{
+	struct json_object *so = json_object_new_object();
+
+	json_object_object_add(so, "size", json_object_new_int64((int64_t)sz->size));
+	json_object_object_add(so, "offsets", json_object_new_int64(sz->noffsets));
+	json_object_object_add(so, "rounds", json_object_new_int64(sz->rounds));
+	json_object_object_add(so, "n", json_object_new_int64((int64_t)sz->n));
+	json_object_object_add(so, "clear", json_object_new_boolean(sz->clear));
+	json_object_object_add(so, "deciding", json_object_new_boolean(deciding));
+	json_object_object_add(so, "confirming", json_object_new_boolean(confirming));
+	json_object_object_add(so, "seconds", json_object_new_double(
+		(double)(sz->t_end_ns - sz->t_start_ns) / 1e9));
+	json_object_object_add(so, "verdict", sz->analysed ?
+			       ap_verdict_to_json(&sz->verdict) : NULL);
+	return so;
+}
+
 static struct json_object *sizes_json(const struct ap_probe_result *r)
 {
 	struct json_object *sizes = json_object_new_array();
 	size_t i;
 
-	for (i = 0; i < r->nsizes; i++) {
-		const struct ap_probe_size *sz = &r->sizes[i];
-		struct json_object *so = json_object_new_object();
-
-		json_object_object_add(so, "size", json_object_new_int64((int64_t)sz->size));
-		json_object_object_add(so, "offsets", json_object_new_int64(sz->noffsets));
-		json_object_object_add(so, "rounds", json_object_new_int64(sz->rounds));
-		json_object_object_add(so, "n", json_object_new_int64((int64_t)sz->n));
-		json_object_object_add(so, "clear", json_object_new_boolean(sz->clear));
-		json_object_object_add(so, "deciding", json_object_new_boolean((int)i == r->decided));
-		json_object_object_add(so, "confirming",
-				       json_object_new_boolean((int)i == r->confirmed));
-		json_object_object_add(so, "seconds", json_object_new_double(
-			(double)(sz->t_end_ns - sz->t_start_ns) / 1e9));
-		json_object_object_add(so, "verdict", sz->analysed ?
-				       ap_verdict_to_json(&sz->verdict) : NULL);
-		json_object_array_add(sizes, so);
-	}
+	for (i = 0; i < r->nsizes; i++)
+		json_object_array_add(sizes, size_json(&r->sizes[i], (int)i == r->decided,
+						       (int)i == r->confirmed));
 	return sizes;
 }
 
@@ -159,6 +163,9 @@ struct json_object *ap_probe_result_to_json(const char *dev, bool emulated,
 	json_object_object_add(o, "next_steps", next_steps);
 	json_object_object_add(o, "results", results);
 	json_object_object_add(o, "sizes", sizes_json(r));
+	/* the phase screen that handed its unit over to the sizes (in sizes when it decided) */
+	json_object_object_add(o, "phase_screen", r->screen.size ?
+			       size_json(&r->screen, false, r->screen_confirms) : NULL);
 	json_object_object_add(o, "first_writes", first_writes_json(r));
 	json_object_object_add(o, "stripes", stripes_json(r));
 	json_object_object_add(o, "operations", json_object_new_int64((int64_t)r->nsamples));

@@ -597,7 +597,12 @@ static size_t phase_screen(struct sched *x)
 		for (si = 0; si + 1 < plan->nsizes &&
 		     plan->sizes[si] < r->sizes[idx].verdict.physical_sector; si++)
 			;
-	drop_last_size(r);
+	if (r->sizes[idx].nominates) {
+		r->screen = r->sizes[idx];	/* kept: it can confirm the deciding size */
+		r->nsizes--;
+	} else {
+		drop_last_size(r);
+	}
 	return si;
 }
 
@@ -663,9 +668,14 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 			drop_last_size(r);
 			break;
 		}
-		/* the deciding size, then (optionally) one more to confirm it */
+		/*
+		 * The deciding size, then (optionally) one more to confirm it,
+		 * unless the screen that handed the unit over shows it at the
+		 * same phase: its writes are the larger size, at every phase.
+		 */
 		if (unit_shown(&r->sizes[idx])) {
-			if (confirming || !o->confirm)
+			if (confirming || !o->confirm ||
+			    ap_probe_screen_agrees(r, &r->sizes[idx].verdict))
 				x.stop = true;
 		} else if (idx >= 1 && unit_shown(&r->sizes[idx - 1])) {
 			x.stop = true;	/* that was the confirmation */

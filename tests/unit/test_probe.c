@@ -699,21 +699,30 @@ static void test_screen_hands_over(void **state)
 				  .warms = true, .early = 0.02 };
 		struct ap_probe_opts o;
 		struct ap_probe_result r;
-		size_t i, screen = 0;
+		size_t i, screen = 0, larger = 0;
 
 		ap_probe_opts_init(&o);
 		o.stripes = false;	/* the timed sizes alone */
 		o.seed = seed;
 		run_disk(&d, &o, true, &r);
-		for (i = 0; i < r.nsamples; i++)
+		for (i = 0; i < r.nsamples; i++) {
 			screen += r.samples[i].size == 65536;
-		print_message("8 KiB unit, seed %llu: %zu screen writes, %llu writes, "
-			      "%.3f s virtual\n", (unsigned long long)seed, screen,
-			      (unsigned long long)d.writes, (double)d.t / 1e9);
+			larger += r.samples[i].size > 8192 && r.samples[i].size < 65536;
+		}
+		print_message("8 KiB unit, seed %llu: %zu screen writes, %zu of 16-32 KiB, "
+			      "%llu writes, %.3f s virtual\n", (unsigned long long)seed, screen,
+			      larger, (unsigned long long)d.writes, (double)d.t / 1e9);
 		assert_true(r.verdict.sensitive && r.verdict.resolved);
 		assert_int_equal(r.verdict.physical_sector, 8192);
 		assert_int_equal(r.verdict.lowest_aligned_lba, seed % 2 ? 0 : 5);
 		assert_int_equal(screen, 128);
+		/* the screen confirms the 8 KiB writes: no 16 KiB size after them */
+		assert_true(r.screen_confirms);
+		assert_true(r.clear);
+		assert_int_equal(r.confirmed, -1);
+		assert_int_equal(r.sizes[r.decided].size, 8192);
+		assert_int_equal(larger, 0);
+		assert_int_equal(r.screen.size, 65536);
 		ap_probe_result_free(&r);
 	}
 }
@@ -1231,6 +1240,26 @@ static void test_cancel(void **state)
 	ap_probe_result_free(&r);
 }
 
+/*
+ * A result of two analysed, clear sizes (4 and 8 KiB) of a five-size plan
+ * on 512-byte sectors, for ap_probe_decide() alone; their verdicts are the
+ * caller's.
+ */
+static void two_sizes(struct ap_probe_result *r, struct ap_probe_opts *o)
+{
+	ap_probe_opts_init(o);
+	o->first_writes = false;	/* the sizes' decision alone */
+	memset(r, 0, sizeof(*r));
+	r->plan.logical_sector = 512;
+	r->plan.reported_physical = 512;
+	r->plan.nsizes = 5;
+	r->nsizes = 2;
+	r->sizes[0].size = 4096;
+	r->sizes[1].size = 8192;
+	r->sizes[0].analysed = r->sizes[0].clear = true;
+	r->sizes[1].analysed = r->sizes[1].clear = true;
+}
+
 static void test_inconsistent(void **state)
 {
 	/* the confirming size disagrees: no verdict */
@@ -1238,20 +1267,10 @@ static void test_inconsistent(void **state)
 	struct ap_probe_opts o;
 
 	(void)state;
-	ap_probe_opts_init(&o);
-	o.first_writes = false;	/* the sizes' decision alone */
-	memset(&r, 0, sizeof(r));
-	r.plan.logical_sector = 512;
-	r.plan.reported_physical = 512;
-	r.plan.nsizes = 5;
-	r.nsizes = 2;
-	r.sizes[0].size = 4096;
-	r.sizes[0].analysed = r.sizes[0].clear = true;
+	two_sizes(&r, &o);
 	r.sizes[0].verdict = (struct ap_verdict){ .sensitive = true, .resolved = true,
 		.logical_sector = 512, .physical_sector = 4096, .period = 8,
 		.lowest_aligned_lba = 0, .slowdown = 3, .p_value = 1e-9 };
-	r.sizes[1].size = 8192;
-	r.sizes[1].analysed = r.sizes[1].clear = true;
 	r.sizes[1].verdict = r.sizes[0].verdict;
 	r.sizes[1].verdict.lowest_aligned_lba = 4;
 	ap_probe_decide(&r, &o);
@@ -1265,6 +1284,57 @@ static void test_inconsistent(void **state)
 	assert_true(r.verdict.resolved);
 	assert_non_null(strstr(r.verdict.note, "confirm it"));
 	assert_true(r.clear);
+	ap_verdict_free(&r.verdict);
+}
+
+/*
+ * A phase screen that handed its unit over confirms the deciding size when
+ * it shows the same unit at the same phase, and only then: at another phase,
+ * or not clear but for its rounds, it confirms nothing ("stopped early").
+ */
+static void test_screen_confirms(void **state)
+{
+	struct ap_probe_result r;
+	struct ap_probe_opts o;
+
+	(void)state;
+	two_sizes(&r, &o);
+	r.sizes[0].verdict = (struct ap_verdict){ .logical_sector = 512, .slowdown = 1.0,
+		.p_value = 0.9, .resolved = true };
+	r.sizes[1].verdict = (struct ap_verdict){ .sensitive = true, .resolved = true,
+		.logical_sector = 512, .physical_sector = 8192, .period = 16,
+		.lowest_aligned_lba = 5, .slowdown = 4, .p_value = 1e-7 };
+	r.screen.size = 65536;
+	r.screen.noffsets = 128;
+	r.screen.phases = r.screen.analysed = r.screen.nominates = true;
+	r.screen.verdict = r.sizes[1].verdict;
+
+	ap_probe_decide(&r, &o);
+	assert_true(r.verdict.resolved);
+	assert_int_equal(r.decided, 1);
+	assert_int_equal(r.confirmed, -1);
+	assert_true(r.screen_confirms);
+	assert_true(r.clear);
+	assert_non_null(strstr(r.verdict.note, "8 KiB writes show 8192-byte physical sectors "
+				"from LBA 5; 64 KiB writes at each of their 128 phases confirm it"));
+
+	r.screen.verdict.lowest_aligned_lba = 0;	/* another phase */
+	ap_probe_decide(&r, &o);
+	assert_false(r.screen_confirms);
+	assert_false(r.clear);
+	assert_non_null(strstr(r.verdict.note, "not confirmed with larger writes"));
+
+	r.screen.verdict.lowest_aligned_lba = 5;
+	r.screen.nominates = false;			/* not clear but for its rounds */
+	ap_probe_decide(&r, &o);
+	assert_false(r.screen_confirms);
+	assert_false(r.clear);
+
+	r.screen.nominates = true;
+	o.confirm = false;				/* --no-confirm: nothing confirms */
+	ap_probe_decide(&r, &o);
+	assert_false(r.screen_confirms);
+	assert_true(!r.verdict.note || !strstr(r.verdict.note, "confirm it"));
 	ap_verdict_free(&r.verdict);
 }
 
@@ -2007,6 +2077,7 @@ int main(void)
 		cmocka_unit_test(test_honest_early),
 		cmocka_unit_test(test_effect_early),
 		cmocka_unit_test(test_screen_hands_over),
+		cmocka_unit_test(test_screen_confirms),
 		cmocka_unit_test(test_lead_in_where),
 		cmocka_unit_test(test_flush_ignored),
 		cmocka_unit_test(test_lead_in_read_ahead),
