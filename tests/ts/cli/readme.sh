@@ -580,11 +580,6 @@ assert m["model"] == "Fleet Drive" and m["verdicts"][0]["physical_sector"] == 40
 		grep -q "then, for RAID stripes above 64 KiB" "$TS_TMP/out" ||
 			ts_fail "probe: no stripe step planned by default"
 		;;
-	"--no-confirm")	# the stripe bench row: 8192 without the confirming size
-		rr 0 "alignprobe probe --dry-run --no-confirm $emuA"
-		grep -q "the fewest when the first size is" "$TS_TMP/out" ||
-			ts_fail "probe --no-confirm: the plan still confirms with a second size"
-		;;
 	"--stripes")	# the probe row: the stripe step skipped on one ATA disk that rotates
 		states "$emuA" "ATA:README One Disk:1.0:R1"
 		rr 0 "alignprobe probe --dry-run $emuA"
