@@ -182,6 +182,13 @@ static void size_unclear(struct ap_probe_result *r, int idx, const struct ap_pro
 		r->unclear[0] = '\0';
 }
 
+/* Do @a and @b both show a unit, the same one at the same phase? */
+static bool same_unit(const struct ap_verdict *a, const struct ap_verdict *b)
+{
+	return a->sensitive && a->resolved && b->sensitive && b->resolved &&
+	       a->period == b->period && a->lowest_aligned_lba == b->lowest_aligned_lba;
+}
+
 /* The deciding size @d against the confirming one: confirmed, inconsistent, or no verdict. */
 static void confirm_unit(struct ap_probe_result *r, const struct ap_probe_opts *o,
 			 const struct ap_probe_size *d)
@@ -191,8 +198,7 @@ static void confirm_unit(struct ap_probe_result *r, const struct ap_probe_opts *
 	const struct ap_verdict *cv = &c->verdict;
 	char b1[32], b2[32];
 
-	if (cv->sensitive && cv->resolved && cv->period == v->period &&
-	    cv->lowest_aligned_lba == v->lowest_aligned_lba) {
+	if (same_unit(cv, v)) {	/* v: the deciding size's, which shows its unit */
 		ap_verdict_set_note(v, "%s writes show %u-byte physical sectors from LBA %u; "
 			 "%s writes confirm it", ap_size_exact(d->size, b1, sizeof(b1)),
 			 v->physical_sector, v->lowest_aligned_lba,
@@ -229,11 +235,7 @@ static void confirm_unit(struct ap_probe_result *r, const struct ap_probe_opts *
 
 bool ap_probe_screen_agrees(const struct ap_probe_result *r, const struct ap_verdict *v)
 {
-	const struct ap_verdict *sv = &r->screen.verdict;
-
-	return r->screen.size && r->screen.nominates && v->sensitive && v->resolved &&
-	       sv->sensitive && sv->resolved && sv->period == v->period &&
-	       sv->lowest_aligned_lba == v->lowest_aligned_lba;
+	return r->screen.size && r->screen.nominates && same_unit(&r->screen.verdict, v);
 }
 
 /* Is size @i the largest the plan has (whose "no effect" covers every unit up to it)? */
