@@ -125,9 +125,9 @@ int ap_probe_analyse_size(struct ap_probe_result *r, size_t idx, const struct ap
 	struct ap_obs *obs;
 	int rc;
 
+	/* nothing of an earlier analysis outlives its verdict */
 	ap_verdict_free(&sz->verdict);
-	sz->analysed = false;
-	sz->clear = false;
+	sz->analysed = sz->clear = sz->halves_differ = sz->nominates = false;
 	if (!sz->n)
 		return -EINVAL;
 	ap_probe_size_params(r, o, sz, &p);

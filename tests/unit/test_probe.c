@@ -1373,6 +1373,28 @@ static void test_screen_confirms(void **state)
 }
 
 /*
+ * What an analysis derives from its verdict goes with it: a size analysed
+ * again without a verdict (no samples, or the analysis failed) no longer
+ * hands a unit over, nor has halves that differ. Before, both stayed from
+ * the last analysis, beside a verdict that was gone.
+ */
+static void test_reanalysis_resets(void **state)
+{
+	struct ap_probe_result r;
+	struct ap_probe_opts o;
+
+	(void)state;
+	two_sizes(&r, &o);
+	r.sizes[1].phases = r.sizes[1].nominates = r.sizes[1].halves_differ = true;
+	r.sizes[1].n = 0;
+	assert_int_equal(ap_probe_analyse_size(&r, 1, &o), -EINVAL);
+	assert_false(r.sizes[1].analysed);
+	assert_false(r.sizes[1].clear);
+	assert_false(r.sizes[1].nominates);
+	assert_false(r.sizes[1].halves_differ);
+}
+
+/*
  * A unit the next size does not confirm is no verdict. An honest disk under
  * load once gave "1024-byte physical sectors, 1.55x, p = 1.65e-06" from
  * 4 KiB writes alone: a pattern one size shows and the next one does not is
@@ -2112,6 +2134,7 @@ int main(void)
 		cmocka_unit_test(test_effect_early),
 		cmocka_unit_test(test_screen_hands_over),
 		cmocka_unit_test(test_screen_confirms),
+		cmocka_unit_test(test_reanalysis_resets),
 		cmocka_unit_test(test_warm_ups_ruled_out),
 		cmocka_unit_test(test_lead_in_where),
 		cmocka_unit_test(test_flush_ignored),
