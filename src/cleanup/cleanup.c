@@ -218,7 +218,7 @@ static void do_emu(struct ap_cleanup *c, const struct ap_state_entry *en)
 		return;
 	}
 	/* this entry's drive only: the number may carry another drive now */
-	rc = ap_emu_detach_entry(en->path, en->dev, &e);
+	rc = ap_emu_detach_entry(en->path, &e);
 	if (rc) {
 		failed(c, en, "%s", e.msg[0] ? e.msg : strerror(-rc));
 		return;

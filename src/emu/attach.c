@@ -257,13 +257,13 @@ static int teardown_lock(const char *workdir, int *fd, struct ap_error *e)
 }
 
 /*
- * Take down the drive in @workdir; @loop is the loop device name attached to
- * it (verified again once we hold the lock), or NULL. @child: the server's
- * pid when it is our child.
+ * Take down the drive in @workdir and every loop device still attached to
+ * it (checked once we hold the lock: a loop number may have been reused
+ * since). @child: the server's pid when it is our child.
  */
-static int teardown(const char *workdir, const char *loop, pid_t child, struct ap_error *e)
+static int teardown(const char *workdir, pid_t child, struct ap_error *e)
 {
-	char *mnt, *stats, *live = NULL;
+	char *mnt, *stats;
 	int rc = 0, lock;
 
 	rc = teardown_lock(workdir, &lock, e);
@@ -280,14 +280,7 @@ static int teardown(const char *workdir, const char *loop, pid_t child, struct a
 			state_release_emu(mnt);
 		goto out;
 	}
-	if (loop) {
-		live = ap_emu_workdir_of_loop(loop);
-		if (live && strcmp(live, workdir) == 0)
-			rc = ap_emu_loop_clear(loop, e);
-		if (rc)
-			goto out;
-	}
-	/* and any other over the drive, before its mount goes (loop.c) */
+	/* every loop device over the drive, before its mount goes (loop.c) */
 	rc = ap_emu_loop_clear_all(workdir, e);
 	if (rc)
 		goto out;
@@ -316,24 +309,15 @@ static int teardown(const char *workdir, const char *loop, pid_t child, struct a
 out:
 	if (lock >= 0)
 		close(lock);
-	free(live);
 	free(stats);
 	free(mnt);
 	return rc;
 }
 
-/*
- * Take down the drive in @workdir, clearing @dev only if it is still
- * attached to this very drive (also the server's own teardown helper's).
- */
-static int detach_workdir(const char *workdir, const char *dev, struct ap_error *e)
+/* Take down the drive in @workdir (also the server's own teardown helper's). */
+static int detach_workdir(const char *workdir, struct ap_error *e)
 {
-	char name[64];
-
-	/* the loop number may have been reused: teardown clears it only if it is ours */
-	if (dev && ap_emu_disk_name(dev, name, sizeof(name)) == 0)
-		return teardown(workdir, name, 0, e);
-	return teardown(workdir, NULL, 0, e);
+	return teardown(workdir, 0, e);
 }
 
 /* The work directory of a registry entry's FUSE mount point "<workdir>/mnt", or NULL. */
@@ -354,7 +338,7 @@ static char *entry_workdir(const char *mnt)
 	return wd;
 }
 
-int ap_emu_detach_entry(const char *mnt, const char *dev, struct ap_error *e)
+int ap_emu_detach_entry(const char *mnt, struct ap_error *e)
 {
 	char *wd = entry_workdir(mnt);
 	int rc;
@@ -368,7 +352,7 @@ int ap_emu_detach_entry(const char *mnt, const char *dev, struct ap_error *e)
 		free(wd);
 		return 0;
 	}
-	rc = detach_workdir(wd, dev, e);
+	rc = detach_workdir(wd, e);
 	free(wd);
 	return rc;
 }
@@ -397,7 +381,7 @@ int ap_emu_detach_device(const char *dev, struct ap_error *e)
 		    !v[i].path)
 			continue;
 		found++;
-		r = ap_emu_detach_entry(v[i].path, dev, e);
+		r = ap_emu_detach_entry(v[i].path, e);
 		if (r && !rc)
 			rc = r;
 	}
@@ -418,7 +402,7 @@ int ap_emu_detach_device(const char *dev, struct ap_error *e)
 			"%s: belongs to the runs of state directory %s (not %s): use ALIGNPROBE_STATE_DIR=%s",
 			dev, theirs, ours ? ours : ap_state_dir(), theirs);
 	else
-		rc = teardown(wd, name, 0, e);
+		rc = teardown(wd, 0, e);
 	free(theirs);
 	free(ours);
 	free(wd);
@@ -427,20 +411,11 @@ int ap_emu_detach_device(const char *dev, struct ap_error *e)
 
 int ap_emu_detach(struct ap_emu *emu, struct ap_error *e)
 {
-	char name[64];
-	char *wd;
 	int rc;
 
 	if (!emu)
 		return 0;
-	wd = NULL;
-	if (ap_emu_disk_name(emu->dev, name, sizeof(name)) == 0)
-		wd = ap_emu_workdir_of_loop(name);
-	if (wd && strcmp(wd, emu->workdir) == 0)
-		rc = teardown(emu->workdir, name, emu->pid, e);
-	else
-		rc = teardown(emu->workdir, NULL, emu->pid, e);
-	free(wd);
+	rc = teardown(emu->workdir, emu->pid, e);
 	if (rc)
 		return rc;
 	close(emu->ctl);
@@ -571,7 +546,7 @@ fail:
 	if (pid > 0) {
 		struct ap_error ignore;
 
-		if (teardown(workdir, NULL, pid, &ignore) != 0)
+		if (teardown(workdir, pid, &ignore) != 0)
 			ap_emu_workdir_remove(workdir);
 	} else {
 		ap_emu_workdir_remove(workdir);

@@ -227,12 +227,12 @@ int ap_emu_detach(struct ap_emu *emu, struct ap_error *e);
  */
 int ap_emu_detach_device(const char *dev, struct ap_error *e);
 /*
- * The drive of one registry entry (its FUSE mount point @mnt), clearing
- * @dev only while it is still attached to that drive. Concurrent teardowns
+ * The drive of one registry entry (its FUSE mount point @mnt), with every
+ * loop device still attached to that drive. Concurrent teardowns
  * of one drive (cleanup, the server's own) take turns; 0 also when the
  * other one took it down.
  */
-int ap_emu_detach_entry(const char *mnt, const char *dev, struct ap_error *e);
+int ap_emu_detach_entry(const char *mnt, struct ap_error *e);
 bool ap_emu_is_emulated(const char *dev);
 /*
  * Hand the drive over and free the handle (`emulate --attach`): the server

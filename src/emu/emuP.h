@@ -155,6 +155,11 @@ int ap_emu_tear(const struct ap_emu_model *m, int fd, uint64_t capacity, uint64_
 int ap_emu_disk_name(const char *dev, char *name, size_t sz);
 /* The work directory of the emulated drive behind loop device @name, or NULL. */
 char *ap_emu_workdir_of_loop(const char *name);
+/*
+ * Whether loop device @name ("loopN" or "/dev/loopN") is attached to the
+ * file served by the drive in @workdir: the one test of whose a loop is.
+ */
+bool ap_emu_loop_serves(const char *name, const char *workdir);
 /* The stats page of the emulated drive behind @dev (a cut-peer, ...), or NULL. */
 struct ap_emu_shm *ap_emu_shm_of_dev(const char *dev, bool rw);
 

@@ -64,6 +64,16 @@ char *ap_emu_workdir_of_loop(const char *name)
 	return back;
 }
 
+bool ap_emu_loop_serves(const char *name, const char *workdir)
+{
+	const char *slash = strrchr(name, '/');
+	char *wd = ap_emu_workdir_of_loop(slash ? slash + 1 : name);
+	bool ours = wd && strcmp(wd, workdir) == 0;
+
+	free(wd);
+	return ours;
+}
+
 bool ap_emu_is_emulated(const char *dev)
 {
 	char name[64], *wd;

@@ -104,16 +104,9 @@ int ap_emu_loop_clear_all(const char *workdir, struct ap_error *e)
 	DIR *D = opendir("/sys/block");
 	int rc = 0;
 
-	while (rc == 0 && D && (de = readdir(D))) {
-		char *wd;
-
-		if (strncmp(de->d_name, "loop", 4) != 0)
-			continue;
-		wd = ap_emu_workdir_of_loop(de->d_name);
-		if (wd && strcmp(wd, workdir) == 0)
+	while (rc == 0 && D && (de = readdir(D)))
+		if (strncmp(de->d_name, "loop", 4) == 0 && ap_emu_loop_serves(de->d_name, workdir))
 			rc = ap_emu_loop_clear(de->d_name, e);
-		free(wd);
-	}
 	if (D)
 		closedir(D);
 	return rc;

@@ -583,7 +583,7 @@ static const struct fuse_lowlevel_ops ops = {
  * helper holds none of our descriptors -- neither the lock that says we
  * are alive nor /dev/fuse.
  */
-static void spawn_teardown(const struct ap_emu_server_opts *o, const char *dev)
+static void spawn_teardown(const struct ap_emu_server_opts *o)
 {
 	pid_t pid = fork();
 
@@ -598,7 +598,7 @@ static void spawn_teardown(const struct ap_emu_server_opts *o, const char *dev)
 	/* a second fork: init reaps the helper, not us */
 	if (fork() != 0)
 		_exit(0);
-	_exit(o->teardown(o->workdir, dev, NULL) == 0 ? 0 : 1);
+	_exit(o->teardown(o->workdir, NULL) == 0 ? 0 : 1);
 }
 
 /*
@@ -616,26 +616,6 @@ static void hardware_clock(void)
 	if (setpriority(PRIO_PROCESS, 0, -20) != 0) {
 		/* not root: the costs are still right on an idle machine */
 	}
-}
-
-/*
- * Whether loop device @dev ("/dev/loopN") is still attached to the file we
- * serve under @mnt. `emulate --detach` clears the loop device before it
- * terminates us: then a signal has nothing left to take down.
- */
-static bool loop_is_ours(const char *dev, const char *mnt)
-{
-	const char *name = strrchr(dev, '/');
-	char *back = ap_sysfs_loop_backing_file(name ? name + 1 : dev, true), *want;
-	bool ours;
-
-	if (!back)
-		return false;
-	ap_xasprintf(&want, "%s/%s", mnt, AP_EMU_FILE);
-	ours = strcmp(back, want) == 0;
-	free(want);
-	free(back);
-	return ours;
 }
 
 static struct fuse_session *mount_session(struct server *sv, const char *mnt, int st)
@@ -701,11 +681,11 @@ static int serve(struct server *sv, struct fuse_session *se, const struct ap_emu
 			 * loop device already let go of (the detaching process
 			 * cleared it and waits for us), we just go.
 			 */
-			if (!cs->dev || teardown_started || !loop_is_ours(cs->dev, mnt))
+			if (!cs->dev || teardown_started || !ap_emu_loop_serves(cs->dev, o->workdir))
 				break;
 			teardown_started = true;
 			term_signal = 0;
-			spawn_teardown(o, cs->dev);
+			spawn_teardown(o);
 			while (waitpid(-1, NULL, WNOHANG) > 0)
 				;
 		}
@@ -727,12 +707,12 @@ static int serve(struct server *sv, struct fuse_session *se, const struct ap_emu
 				 * detach; after, the teardown clears it (else
 				 * it would stay over a lazily detached mount).
 				 */
-				if (!cs->done && !(cs->dev && loop_is_ours(cs->dev, mnt)))
+				if (!cs->done && !(cs->dev && ap_emu_loop_serves(cs->dev, o->workdir)))
 					break;
 				if ((!cs->done || !cs->persist) && cs->dev && !teardown_started) {
 					/* its owner exited without detaching */
 					teardown_started = true;
-					spawn_teardown(o, cs->dev);
+					spawn_teardown(o);
 					while (waitpid(-1, NULL, WNOHANG) > 0)
 						;
 				}

@@ -21,11 +21,11 @@ struct ap_emu_server_opts {
 	struct ap_emu_shm *shm;		/* the stats page, mapped shared */
 	pid_t owner;			/* the attaching process */
 	/*
-	 * Take down the drive in @workdir, clearing @dev only if it is still
-	 * attached to this very drive: run by the server's teardown helper
-	 * when the owner is gone without detaching, or on a signal.
+	 * Take down the drive in @workdir with every loop device still
+	 * attached to it: run by the server's teardown helper when the owner
+	 * is gone without detaching, or on a signal.
 	 */
-	int (*teardown)(const char *workdir, const char *dev, struct ap_error *e);
+	int (*teardown)(const char *workdir, struct ap_error *e);
 };
 
 /*

@@ -75,10 +75,9 @@ int ap_emu_forget(struct ap_emu *emu, struct ap_error *e)
 	return ap_error_set(e, ENOTSUP, "the emulated drive is not built in");
 }
 
-int ap_emu_detach_entry(const char *mnt, const char *dev, struct ap_error *e)
+int ap_emu_detach_entry(const char *mnt, struct ap_error *e)
 {
 	(void)mnt;
-	(void)dev;
 	return ap_error_set(e, ENOTSUP, "the emulated drive is not built in");
 }
 
