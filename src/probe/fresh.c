@@ -550,9 +550,12 @@ void ap_probe_first_analyse(struct ap_probe_result *r, const struct ap_probe_opt
 	if (!fit_unit(f, AP_FW_SCAN, p->fw_granule, p->fw_unit_max, thr, alpha)) {
 		f->unit = 0;
 		snprintf(f->why, sizeof(f->why), "first writes cost %.1fx rewrites, but %s written "
-			 "in order through never-written space show no allocation unit up to %s",
+			 "in order through never-written space show no allocation unit up to %s%s",
 			 f->ratio, ap_size_exact(f->scanned, b1, sizeof(b1)),
-			 ap_size_exact(p->fw_unit_max, b2, sizeof(b2)));
+			 ap_size_exact(p->fw_unit_max, b2, sizeof(b2)),
+			 r->mode == AP_PROBE_DESTRUCTIVE && p->fw_unit_max < AP_PROBE_MAX_SIZE_LIMIT ?
+			 " (a larger one: --max-size up to 64M looks further, on a region 64 times "
+			 "as large)" : "");
 		return;
 	}
 	if (p->fw_granule == p->logical_sector) {
