@@ -3,12 +3,14 @@
 #
 # First-write units on an implementation nobody here wrote (issue 33): QEMU's
 # own qcow2 driver serves an overlay of a raw base image with 64 KiB
-# clusters (qemu-storage-daemon's FUSE export), attached to a loop device.
+# clusters, and 2 MiB, its largest (qemu-storage-daemon's FUSE export),
+# attached to a loop device.
 # The first write into a cluster copies it; later writes are cheap. d7e4e2c
 # timed rewrites only and called such images honest (exit 0). Now the probe
-# must name the 64 KiB allocation unit from LBA 0, or say what it could not
-# rule out (exit 5) -- never "no effect" for first writes, never another
-# unit. A preserving probe leaves every byte as it was.
+# must name the allocation unit from LBA 0, or say what it could not rule
+# out (exit 5) -- never "no effect" for first writes, never another unit
+# (on 2 MiB clusters two hiccups once made a 1028 KiB one). A preserving
+# probe leaves every byte as it was.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "probe: a qcow2 overlay's 64 KiB clusters (QEMU's block layer)"
 ts_need_loop
@@ -17,19 +19,20 @@ ts_need_cmd python3
 ts_need_cmd qemu-img
 ts_need_cmd qemu-storage-daemon
 
-# qcow2_export NAME: a fresh overlay of a fresh raw base, served as the file
+# qcow2_export NAME [CLUSTER [SIZE]]: a fresh overlay (CLUSTER bytes, 64 KiB
+# by default) of a fresh raw base (SIZE, 256M), served as the file
 # $TS_TMP/NAME.img; prints the daemon's PID
 qcow2_export() {
-	local d=$TS_TMP/$1 pid
+	local d=$TS_TMP/$1 pid size=${3:-256M}
 	mkdir -p "$d"
-	qemu-img create -q -f raw "$d/base.raw" 256M || ts_fail "qemu-img raw"
+	qemu-img create -q -f raw "$d/base.raw" "$size" || ts_fail "qemu-img raw"
 	# a base with data, so that copy-on-write copies something
 	python3 -c "
 import os
 with open('$d/base.raw', 'r+b') as f:
-    for i in range(0, 256 << 20, 1 << 20):
+    for i in range(0, os.path.getsize('$d/base.raw'), 1 << 20):
         f.seek(i); f.write(os.urandom(4096))" || ts_fail "cannot fill the base"
-	qemu-img create -q -f qcow2 -o cluster_size=65536 -b "$d/base.raw" -F raw \
+	qemu-img create -q -f qcow2 -o "cluster_size=${2:-65536}" -b "$d/base.raw" -F raw \
 		"$d/over.qcow2" || ts_fail "qemu-img qcow2"
 	: > "$TS_TMP/$1.img"
 	echo "$TS_TMP/$1.img" >> "$TS_TMP/.mounts"
@@ -46,11 +49,12 @@ with open('$d/base.raw', 'r+b') as f:
 	echo "$pid"
 }
 
-# check JSON RC: the allocation unit, or exit 5 naming what is unresolved
+# check JSON RC [UNIT]: the allocation unit (64 KiB by default), or exit 5
+# naming what is unresolved
 check_verdict() {
-	python3 - "$1" "$2" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1])); rc = int(sys.argv[2])
+	python3 - "$1" "$2" "${3:-65536}" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1])); rc = int(sys.argv[2]); unit = int(sys.argv[3])
 v = d["verdict"]; fw = d["first_writes"]
 print("rc %d: %s\nfirst writes: %s" % (rc, v.get("note"), json.dumps(fw)), file=sys.stderr)
 levels = v.get("levels") or []
@@ -59,10 +63,13 @@ ruled = v.get("ruled_out") or {}
 assert not ruled.get("first_writes"), "first writes ruled out on a qcow2 overlay"
 assert v.get("ruled_out_up_to") is None, "the old key claims no unit"
 for l in alloc:	# never a wrong unit
-    assert l["unit"] == 65536 and l["lowest_aligned_lba"] == 0 and l["paid"] == "first_write", l
+    assert l["unit"] == unit and l["lowest_aligned_lba"] == 0 and l["paid"] == "first_write", l
 if fw and fw["unit"] is not None:
-    assert fw["unit"] == 65536 and fw["lowest_aligned_lba"] == 0, fw
+    assert fw["unit"] == unit and fw["lowest_aligned_lba"] == 0, fw
     assert alloc, "the unit is not among the levels"
+named = re.search(r"a (\S+ \S+) allocation unit, its boundary", (fw or {}).get("unresolved") or "")
+assert not named or named.group(1) == {65536: "64 KiB", 2097152: "2 MiB"}[unit], \
+    "another unit named: %s" % fw["unresolved"]
 if rc == 0:
     assert alloc, "exit 0 without the allocation unit"
 else:
@@ -78,6 +85,14 @@ dev=$(ts_loop_attach "$TS_TMP/d.img")
 "$ALIGNPROBE" probe --yes --json --time-budget 20m "$dev" > "$TS_TMP/d.json" 2> "$TS_TMP/d.err"
 rc=$?
 check_verdict "$TS_TMP/d.json" "$rc" || { cat "$TS_TMP/d.err" >&2; ts_subtest_fail "destructive"; }
+
+ts_subtest "2 MiB clusters"
+qcow2_export big 2097152 512M > "$TS_TMP/big.pid" || ts_fail "no export"
+dev=$(ts_loop_attach "$TS_TMP/big.img")
+"$ALIGNPROBE" probe --yes --json --time-budget 20m "$dev" > "$TS_TMP/big.json" 2> "$TS_TMP/big.err"
+rc=$?
+check_verdict "$TS_TMP/big.json" "$rc" 2097152 ||
+	{ cat "$TS_TMP/big.err" >&2; ts_subtest_fail "2 MiB clusters"; }
 
 ts_subtest "preserve keeps every byte"
 qcow2_export p > "$TS_TMP/p.pid" || ts_fail "no export"
