@@ -179,19 +179,6 @@ static uint64_t window_start(const struct ap_probe_plan *p, uint32_t w)
 
 static size_t kind_ns(const struct ap_probe_first *f, enum ap_fw_kind kind, double **out);
 
-/* Between the first writes' and the rewrites' medians (geometric): a write above it paid. */
-static double fw_threshold(const struct ap_probe_first *f)
-{
-	double *a, *b, t = 0;
-	size_t na = kind_ns(f, AP_FW_FIRST, &a), nb = kind_ns(f, AP_FW_REWRITE, &b);
-
-	if (na && nb)
-		t = sqrt(ap_stats_median(a, na) * ap_stats_median(b, nb));
-	free(a);
-	free(b);
-	return t;
-}
-
 /*
  * Do the scan's writes cost what first writes cost (their median half the
  * first writes' or more, 128 of them at least)? Then every 4 KiB
@@ -387,26 +374,24 @@ static void analyse_compare(struct ap_probe_first *f, const struct ap_probe_plan
  * one write's hiccup cannot move: the mean log latency of each phase (3
  * writes of each at least). The slowest phase must be 1.5x (in those
  * means) above the next slowest, its writes' lower quartile 1.5x the
- * others' median, and
- * a rank test of its writes against the others reach @alpha over every
- * phase of every size tested (see below). A smaller candidate mixes fast writes into its slow
- * phase (the whole unit's other boundaries), a larger one is tried only
- * after. On QEMU's qcow2 (64 KiB clusters, over FUSE and a loop device)
+ * others' median, and a rank test of its writes against the others
+ * reach @alpha over every phase of every size tested (see below). A
+ * smaller candidate mixes fast writes into its slow phase (the whole
+ * unit's other boundaries), a larger one is tried only after. On QEMU's qcow2 (64 KiB clusters, over FUSE and a loop device)
  * a write entering a cluster is 3x the median and 1 in 10 of the others
  * is as slow: per-write thresholds saw no unit there.
  */
 static bool fit_unit(struct ap_probe_first *f, enum ap_fw_kind kind, uint64_t g, uint64_t umax,
-		     double thr, double alpha)
+		     double alpha)
 {
 	uint64_t mmax = umax / g, m, k, *ks = ap_xmalloc((f->n + 1) * sizeof(*ks));
 	double *lg = ap_xmalloc((f->n + 1) * sizeof(*lg)), *sum = ap_xcalloc(mmax + 1, sizeof(*sum));
 	double *bv = ap_xmalloc((f->n + 1) * sizeof(*bv)), *nv = ap_xmalloc((f->n + 1) * sizeof(*nv));
 	size_t i, n = 0, *cnt = ap_xcalloc(mmax + 1, sizeof(*cnt));
 	bool found = false;
-
+	uint64_t top;
 	double tests;
 
-	(void)thr;
 	for (i = 0; i < f->n; i++)
 		if (f->s[i].kind == kind) {
 			ks[n] = f->s[i].off / g;
@@ -419,8 +404,8 @@ static bool fit_unit(struct ap_probe_first *f, enum ap_fw_kind kind, uint64_t g,
 	 * phase of 257 granules beside a 2 MiB cluster's boundary made a
 	 * 1028 KiB unit on QEMU's qcow2 (p = 1.3e-7, 58,000 hypotheses).
 	 */
-	m = n / 3 < mmax ? n / 3 : mmax;
-	tests = m >= 2 ? (double)m * (double)(m + 1) / 2 - 1 : 1;
+	top = n / 3 < mmax ? n / 3 : mmax;
+	tests = top >= 2 ? (double)top * (double)(top + 1) / 2 - 1 : 1;
 	for (m = 2; m <= mmax && 3 * m <= n && !found; m++) {
 		size_t bn = 0, nn = 0, rho = 0, least = SIZE_MAX;
 		double best = -INFINITY, second = -INFINITY;
@@ -472,18 +457,17 @@ static bool fit_unit(struct ap_probe_first *f, enum ap_fw_kind kind, uint64_t g,
 
 /*
  * The boundary's logical sector from the refining writes: in each window
- * the slowest of them, slower than @thr; the same place in 3 of 4
- * windows or more (and 3 at least). 0 and *@lba, or -1.
+ * the slowest of them, AP_FW_PHASE_RATIO x the window's others' median or
+ * more; the same place in 3 of 4 windows or more (and 3 at least). 0 and
+ * *@lba, or -1.
  */
-static int place_boundary(struct ap_probe_first *f, const struct ap_probe_plan *p, double thr,
-			  uint64_t *lba)
+static int place_boundary(struct ap_probe_first *f, const struct ap_probe_plan *p, uint64_t *lba)
 {
 	uint64_t l = p->logical_sector, at[AP_FW_WINDOWS];
 	unsigned nw = 0, nref = 0, i, j, agree, best = 0;
 	double *v = ap_xmalloc((f->n + 1) * sizeof(*v));
 	size_t k, nv;
 
-	(void)thr;
 	for (i = 0; i < f->windows; i++) {
 		uint64_t ns = 0, where = UINT64_MAX;
 
@@ -519,7 +503,7 @@ void ap_probe_first_analyse(struct ap_probe_result *r, const struct ap_probe_opt
 {
 	struct ap_probe_first *f = &r->fw;
 	const struct ap_probe_plan *p = &r->plan;
-	double alpha = o->alpha > 0 ? o->alpha : 0.001, thr;
+	double alpha = o->alpha > 0 ? o->alpha : 0.001;
 	double margin = o->absence_margin > 0 ? o->absence_margin : AP_PROBE_ABSENCE_MARGIN;
 	uint64_t lba = 0;
 	char b1[32], b2[32];
@@ -534,7 +518,6 @@ void ap_probe_first_analyse(struct ap_probe_result *r, const struct ap_probe_opt
 	 */
 	if (f->absent || (!f->effect && !f->scanned && !f->fine))
 		return;
-	thr = fw_threshold(f);
 	f->per_write = false;
 	if (f->fine) {
 		/* every G pays: nothing from 2 G up, a unit of at most G unresolved */
@@ -547,7 +530,7 @@ void ap_probe_first_analyse(struct ap_probe_result *r, const struct ap_probe_opt
 			 ap_size_exact(p->max_unit, b1, sizeof(b1)));
 		return;
 	}
-	if (!fit_unit(f, AP_FW_SCAN, p->fw_granule, p->fw_unit_max, thr, alpha)) {
+	if (!fit_unit(f, AP_FW_SCAN, p->fw_granule, p->fw_unit_max, alpha)) {
 		f->unit = 0;
 		snprintf(f->why, sizeof(f->why), "first writes cost %.1fx rewrites, but %s written "
 			 "in order through never-written space show no allocation unit up to %s%s",
@@ -563,7 +546,7 @@ void ap_probe_first_analyse(struct ap_probe_result *r, const struct ap_probe_opt
 		f->resolved = true;
 		return;
 	}
-	if (place_boundary(f, p, thr, &lba)) {
+	if (place_boundary(f, p, &lba)) {
 		snprintf(f->why, sizeof(f->why), "first writes: a %s allocation unit, its boundary "
 			 "within LBA %llu..%llu (mod %llu) not placed exactly",
 			 ap_size_exact(f->unit, b1, sizeof(b1)),
