@@ -458,13 +458,29 @@ bool ap_fit_model_misfit(const struct ctx *c, const bool *fastoff, double alpha)
  * largest p over them; with @weak, also each residue modulo max_period
  * marked whose own candidate or any coarser one containing it has p > @level.
  */
+static int cmp_work_cost(const void *a, const void *b)
+{
+	const struct work *x = *(const struct work *const *)a, *y = *(const struct work *const *)b;
+
+	return (x->cost > y->cost) - (x->cost < y->cost);
+}
+
 static double absence_worst(const struct ctx *c, double margin, double *fast, double *slow,
 			    double level, bool *weak)
 {
 	unsigned P, R = c->p->max_period;
+	const struct work **by_cost = ap_xreallocarray(NULL, c->n ? c->n : 1, sizeof(*by_cost));
 	double worst = 0;
 	size_t i;
 
+	/*
+	 * Every test splits the same writes: sorted by cost once, each split
+	 * comes out sorted (cost / margin keeps the order), and the rank test
+	 * merges instead of sorting.
+	 */
+	for (i = 0; i < c->n; i++)
+		by_cost[i] = &c->w[i];
+	qsort(by_cost, c->n, sizeof(*by_cost), cmp_work_cost);
 	for (P = 2; P >= 2 && P <= R; P *= 2) {
 		unsigned ph, res;
 
@@ -478,22 +494,24 @@ static double absence_worst(const struct ctx *c, double margin, double *fast, do
 			if (!fo || fo == c->k)
 				continue;
 			for (i = 0; i < c->n; i++) {
-				if (c->w[i].offset % P == ph)
-					fast[nf++] = c->w[i].cost;
+				if (by_cost[i]->offset % P == ph)
+					fast[nf++] = by_cost[i]->cost;
 				else
-					slow[ns++] = c->w[i].cost / margin;
+					slow[ns++] = by_cost[i]->cost / margin;
 			}
 			/* small p: slow / margin is below fast */
-			pv = ap_stats_mann_whitney_p(slow, ns, fast, nf);
+			pv = ap_stats_mann_whitney_sorted_p(slow, ns, fast, nf);
 			if (pv > worst)
 				worst = pv;
 			if (weak && pv > level)
 				for (res = ph; res < R; res += P)
 					weak[res] = true;
 			if (worst >= 1 && !weak)
-				return 1;
+				goto out;
 		}
 	}
+out:
+	free(by_cost);
 	return worst;
 }
 

@@ -69,12 +69,12 @@ int ap_stats_cmp_ranked(const void *a, const void *b)
 	return (x->v > y->v) - (x->v < y->v);
 }
 
-double ap_stats_assign_ranks(struct ap_ranked *r, size_t n)
+/* Mid-ranks of @r, sorted by value already; sum(t^3 - t) over the ties. */
+static double ranks_of_sorted(struct ap_ranked *r, size_t n)
 {
 	double ties = 0;
 	size_t i, j, k;
 
-	qsort(r, n, sizeof(*r), ap_stats_cmp_ranked);
 	for (i = 0; i < n; i = j) {
 		double mid, t;
 
@@ -87,6 +87,12 @@ double ap_stats_assign_ranks(struct ap_ranked *r, size_t n)
 		ties += t * t * t - t;
 	}
 	return ties;
+}
+
+double ap_stats_assign_ranks(struct ap_ranked *r, size_t n)
+{
+	qsort(r, n, sizeof(*r), ap_stats_cmp_ranked);
+	return ranks_of_sorted(r, n);
 }
 
 /*
@@ -218,21 +224,17 @@ static double mw_exact_tied(const struct ap_ranked *r, size_t n, size_t nf, doub
 	return total > 0 ? fmin(1.0, tail / total) : 1.0;
 }
 
-double ap_stats_mann_whitney_p(const double *fast, size_t nf,
-			       const double *slow, size_t ns)
+/*
+ * The test of both samples pooled in @r (n values, sorted by value, group 0
+ * the fast one, of nf values), whose ranks are assigned, with @ties the
+ * ties' sum(t^3 - t). Frees @r. Within a run of ties the order of the
+ * groups changes nothing: tied values share one rank.
+ */
+static double mw_p_ranked(struct ap_ranked *r, size_t n, size_t nf, double ties)
 {
-	struct ap_ranked *r;
-	double ties, rf = 0, u, mean, var, z, p, nn;
-	size_t i, n = nf + ns;
+	double rf = 0, u, mean, var, z, p, nn;
+	size_t i, ns = n - nf;
 
-	if (!fast || !slow || nf == 0 || ns == 0)
-		return 1.0;
-	r = ap_xmalloc(n * sizeof(*r));
-	for (i = 0; i < nf; i++)
-		r[i] = (struct ap_ranked){ .v = fast[i], .grp = 0 };
-	for (i = 0; i < ns; i++)
-		r[nf + i] = (struct ap_ranked){ .v = slow[i], .grp = 1 };
-	ties = ap_stats_assign_ranks(r, n);
 	for (i = 0; i < n; i++)
 		if (r[i].grp == 0)
 			rf += r[i].rank;
@@ -267,6 +269,40 @@ double ap_stats_mann_whitney_p(const double *fast, size_t nf,
 	if (p > 1)
 		p = 1;
 	return p;
+}
+
+double ap_stats_mann_whitney_p(const double *fast, size_t nf,
+			       const double *slow, size_t ns)
+{
+	struct ap_ranked *r;
+	size_t i, n = nf + ns;
+
+	if (!fast || !slow || nf == 0 || ns == 0)
+		return 1.0;
+	r = ap_xmalloc(n * sizeof(*r));
+	for (i = 0; i < nf; i++)
+		r[i] = (struct ap_ranked){ .v = fast[i], .grp = 0 };
+	for (i = 0; i < ns; i++)
+		r[nf + i] = (struct ap_ranked){ .v = slow[i], .grp = 1 };
+	return mw_p_ranked(r, n, nf, ap_stats_assign_ranks(r, n));
+}
+
+double ap_stats_mann_whitney_sorted_p(const double *fast, size_t nf,
+				      const double *slow, size_t ns)
+{
+	struct ap_ranked *r;
+	size_t i = 0, j = 0, k, n = nf + ns;
+
+	if (!fast || !slow || nf == 0 || ns == 0)
+		return 1.0;
+	r = ap_xmalloc(n * sizeof(*r));
+	for (k = 0; k < n; k++) {
+		if (j == ns || (i < nf && fast[i] <= slow[j]))
+			r[k] = (struct ap_ranked){ .v = fast[i++], .grp = 0 };
+		else
+			r[k] = (struct ap_ranked){ .v = slow[j++], .grp = 1 };
+	}
+	return mw_p_ranked(r, n, nf, ranks_of_sorted(r, n));
 }
 
 /* Regularized upper incomplete gamma Q(a, x). */

@@ -30,6 +30,12 @@ double ap_stats_assign_ranks(struct ap_ranked *r, size_t n);
 
 double ap_stats_mann_whitney_p(const double *fast, size_t nf,
 			       const double *slow, size_t ns);	/* P(fast not < slow) */
+/*
+ * The same p-value of samples each sorted ascending, without sorting them
+ * again (O(n)): for many tests of one set of values split in different ways.
+ */
+double ap_stats_mann_whitney_sorted_p(const double *fast, size_t nf,
+				      const double *slow, size_t ns);
 /* Kruskal-Wallis p-value: @group[i] in [0, @ngroups) names the group of @v[i]. */
 double ap_stats_kruskal_wallis_p(const double *v, const size_t *group, size_t n,
 				 size_t ngroups);

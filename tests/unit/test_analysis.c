@@ -395,6 +395,59 @@ static void test_mann_whitney_ties(void **state)
 	assert_float_equal(ap_stats_mann_whitney_p(f2, 8, s2, 8), 1.0 / 12870, 1e-15);
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The test of sorted samples merges them instead of sorting: the same
+ * p-value to the last bit, with and without ties, on both sides of every
+ * branch (exact untied, exact tied, normal approximation).
+ */
+static void test_mann_whitney_sorted(void **state)
+{
+	static const size_t sizes[][2] = { { 1, 1 }, { 3, 4 }, { 8, 8 }, { 20, 31 }, { 64, 64 },
+					   { 200, 150 }, { 1, 500 }, { 700, 900 } };
+	static const unsigned levels[] = { 3, 40, 1000000 };
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	double *f = malloc(2000 * sizeof(*f)), *sl = malloc(2000 * sizeof(*sl));
+	size_t i, k, l, rep;
+
+	(void)state;
+	assert_non_null(f);
+	assert_non_null(sl);
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		for (l = 0; l < sizeof(levels) / sizeof(levels[0]); l++)
+			for (rep = 0; rep < 4; rep++) {
+				size_t nf = sizes[i][0], ns = sizes[i][1];
+				double shift = (double)rep * 0.1 * levels[l], a, b;
+
+				for (k = 0; k < nf + ns; k++) {
+					x ^= x << 13;
+					x ^= x >> 7;
+					x ^= x << 17;
+					if (k < nf)
+						f[k] = (double)(x % levels[l]);
+					else
+						sl[k - nf] = (double)(x % levels[l]) + shift;
+				}
+				qsort(f, nf, sizeof(*f), cmp_dbl);
+				qsort(sl, ns, sizeof(*sl), cmp_dbl);
+				a = ap_stats_mann_whitney_p(f, nf, sl, ns);
+				b = ap_stats_mann_whitney_sorted_p(f, nf, sl, ns);
+				assert_memory_equal(&a, &b, sizeof(a));
+				a = ap_stats_mann_whitney_p(sl, ns, f, nf);
+				b = ap_stats_mann_whitney_sorted_p(sl, ns, f, nf);
+				assert_memory_equal(&a, &b, sizeof(a));
+			}
+	assert_float_equal(ap_stats_mann_whitney_sorted_p(f, 0, sl, 3), 1.0, 0);
+	free(f);
+	free(sl);
+}
+
 static void test_chi2_kruskal(void **state)
 {
 	double v[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
@@ -2208,6 +2261,7 @@ int main(void)
 		cmocka_unit_test(test_median_quantile),
 		cmocka_unit_test(test_mann_whitney),
 		cmocka_unit_test(test_mann_whitney_ties),
+		cmocka_unit_test(test_mann_whitney_sorted),
 		cmocka_unit_test(test_chi2_kruskal),
 		cmocka_unit_test(test_p8_phase0),
 		cmocka_unit_test(test_p8_phase7),
