@@ -11,6 +11,7 @@
 # fast the machine is: the budget only ends a hang.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "probe: under load the verdict is right or inconclusive, never wrong"
+ts_alone "its two busy loops are the load it measures under, and would load the other tests"
 ts_need_emulator
 ts_need_cmd python3
 

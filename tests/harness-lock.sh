@@ -1,0 +1,26 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# harness-lock.sh TEST [ARGS]: how `make -jN check` runs every test (the
+# LOG_COMPILER). Most tests share the machine: their emulated drives charge
+# real time at a high priority (src/emu/server.c), and their verdicts
+# tolerate other tests' load (tests/ts/probe/loaded.sh shows what load
+# does). A test script that calls ts_alone (tests/ts/functions.sh) has the
+# machine to itself: it waits for the running tests to end and holds the
+# others off until it ends.
+#
+# Two locks make a readers-writer lock that prefers the writer: a test takes
+# the gate, then the machine (shared, or exclusive when alone), then lets
+# the gate go. A test waiting to be alone keeps the gate meanwhile, so no
+# test starts beside it and its wait ends when the running ones do. The
+# locks are ours alone: the test and whatever it starts never hold them, so
+# a process that outlives its test cannot stall the suite. Without
+# AP_TEST_LOCK (a test run by hand) the test just runs.
+test -n "${AP_TEST_LOCK:-}" || exec "$@"
+mode=-s
+case $1 in
+*.sh) grep -q '^ts_alone ' "$1" && mode=-x ;;
+esac
+exec 8>> "$AP_TEST_LOCK.gate" 9>> "$AP_TEST_LOCK" || exit 99
+flock -x 8 && flock "$mode" 9 && flock -u 8 || exit 99
+"$@" 8>&- 9>&-
