@@ -9,6 +9,7 @@
 # timing.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "read-ahead, RMW buffer, ignored flushes, power cut"
+ts_alone "it counts every request its drives get (see emulate/rmw-counters.sh)"
 ts_need_emulator
 ts_need_cmd dd cmp od
 

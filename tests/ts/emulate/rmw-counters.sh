@@ -7,6 +7,7 @@
 # write ever costs extra. Counters, not timing.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "read-modify-write counters at partition starts"
+ts_alone "it counts every request its drives get: beside other tests (ASan, make -j4) one saw 2 reads that none of its commands made"
 ts_need_emulator
 ts_need_cmd parted dd
 
