@@ -380,6 +380,20 @@ ts_loop_attach() {
 	echo "$dev"
 }
 
+# ts_loop_seq NAME: the disk sequence number of loop device NAME (loop3):
+# the kernel raises it at every attach and detach, so an unchanged number
+# means the same attachment, where a backing file's name can be anybody's
+# (a number released and reused by another test, or "/disk" over a lazily
+# detached mount)
+ts_loop_seq() {
+	cat "/sys/block/${1#/dev/}/diskseq" 2>/dev/null || ts_fail "no disk sequence number for $1"
+}
+
+# ts_loop_same NAME SEQ: NAME is still the attachment numbered SEQ
+ts_loop_same() {
+	[ "$(cat "/sys/block/${1#/dev/}/diskseq" 2>/dev/null)" = "$2" ]
+}
+
 # ts_partprobe DEV: make the kernel create DEV's partition nodes. Some
 # kernels (like these machines') have no partition-table parsers, so
 # `losetup -P` and BLKRRPART find nothing; partx/partprobe use BLKPG.

@@ -95,14 +95,17 @@ gone
 attach
 extra=$(losetup -f --show "$mnt/disk") || ts_fail "losetup -f $mnt/disk failed"
 echo "$extra $mnt/disk" >> "$TS_TMP/.loops"
-back=/sys/block/${extra#/dev/}/loop/backing_file
+# nobody but this test detaches it before the teardown below
+extra_seq=$(ts_loop_seq "$extra")
 timeout $HANG "$ALIGNPROBE" emulate --detach "$dev" || ts_fail "detach with a second loop device failed"
-left=$(cat "$back" 2>/dev/null)
-case $left in
-"$mnt/disk" | /disk)
-	losetup -d "$extra" 2>/dev/null
-	ts_fail "$extra left attached over the taken-down drive ($left)" ;;
-esac
+# once detached, its number is free for anybody (another test's drive,
+# whose backing file reads "/disk" too once lazily detached): only the
+# same attachment is this test's
+if ts_loop_same "$extra" "$extra_seq"; then
+	left=$(cat "/sys/block/${extra#/dev/}/loop/backing_file" 2>/dev/null)
+	ts_loop_same "$extra" "$extra_seq" && losetup -d "$extra" 2>/dev/null
+	ts_fail "$extra left attached over the taken-down drive ($left)"
+fi
 gone
 
 # the attaching process killed with its loop device configured but before
@@ -114,27 +117,46 @@ TMPDIR=$TS_TMP/hold ALIGNPROBE_TEST_EMU_ATTACH_HOLD=$TS_TMP/hold.go \
 	"$ALIGNPROBE" emulate --attach --size 16M > "$TS_TMP/hold.out" 2>&1 &
 holder=$!
 ts_bg_pid "$holder"
+# held_loop: "NAME SEQ" of the loop device over the held drive; the
+# sequence number read on both sides of its backing file's name
 held_loop() {
-	local x
+	local x n s
 	for x in /sys/block/loop*/loop/backing_file; do
+		n=${x#/sys/block/}; n=${n%%/*}
+		s=$(cat "/sys/block/$n/diskseq" 2>/dev/null) || continue
 		case $(cat "$x" 2>/dev/null) in
-		"$TS_TMP"/hold/alignprobe-emu.*/mnt/disk) x=${x#/sys/block/}; echo "${x%%/*}"; return 0 ;;
+		"$TS_TMP"/hold/alignprobe-emu.*/mnt/disk)
+			ts_loop_same "$n" "$s" && { echo "$n $s"; return 0; } ;;
 		esac
 	done
 	return 1
 }
 ts_wait_for -p "$holder" "emulate --attach to hold" test -e "$TS_TMP/hold.go.reached" ||
 	ts_fail "emulate --attach exited before holding: $(cat "$TS_TMP/hold.out")"
-held=$(held_loop) || ts_fail "no loop device over the held drive"
+read -r held held_seq < <(held_loop)
+[ -n "$held" ] || ts_fail "no loop device over the held drive"
 { kill -9 "$holder"; wait "$holder"; } 2>/dev/null
 hold_unmounted() { ! grep -q " $TS_TMP/hold/" /proc/self/mounts; }
 ts_wait_for "the held drive's FUSE mount to go" hold_unmounted
-left=$(cat "/sys/block/$held/loop/backing_file" 2>/dev/null)
-case $left in
-*/mnt/disk | /disk)
-	losetup -d "/dev/$held" 2>/dev/null
-	ts_fail "/dev/$held left attached after its attaching process died ($left)" ;;
-esac
+# its number, once released, may already carry another test's drive (CI
+# saw /dev/loop2 reused by emulate/profiles, and this test detached it).
+# Be that other test: a decoy on the released number, named like a drive,
+# which the check below must neither count nor detach
+mkdir -p "$TS_TMP/decoy/mnt" && ts_image "$TS_TMP/decoy/mnt/disk" 1M
+decoy_seq=
+if losetup "/dev/$held" "$TS_TMP/decoy/mnt/disk" 2>/dev/null; then
+	echo "/dev/$held $TS_TMP/decoy/mnt/disk" >> "$TS_TMP/.loops"
+	decoy_seq=$(ts_loop_seq "$held")
+fi
+if ts_loop_same "$held" "$held_seq"; then
+	left=$(cat "/sys/block/$held/loop/backing_file" 2>/dev/null)
+	ts_loop_same "$held" "$held_seq" && losetup -d "/dev/$held" 2>/dev/null
+	ts_fail "/dev/$held left attached after its attaching process died ($left)"
+fi
+if [ -n "$decoy_seq" ]; then
+	ts_loop_same "$held" "$decoy_seq" || ts_fail "/dev/$held: the decoy attached there was detached"
+	losetup -d "/dev/$held" || ts_fail "cannot detach the decoy on /dev/$held"
+fi
 hold_gone() { [ -z "$(ls -A "$TS_TMP/hold")" ]; }
 ts_wait_for "the held drive's work directory to go" hold_gone
 ts_pass
