@@ -72,6 +72,24 @@ ts_next_steps "$TS_TMP/lvm.json" mkfs.xfs
 ts_assert_eq 4096 "$(xfs_db -r -c 'sb 0' -c 'p sectsize' "${loop}p1" | awk '{ print $3 }')" \
 	"the XFS sector size"
 wipefs -q -a "${loop}p1" || ts_fail "wipefs"
+# LVM reads the label of every block device it may see: other tests'
+# drives, counting their reads, and disks nobody here attached. Its own
+# configuration lets it see this partition only (a name filter, no I/O)
+mkdir "$TS_TMP/lvm" || ts_fail "mkdir $TS_TMP/lvm"
+cat > "$TS_TMP/lvm/lvm.conf" <<EOF
+devices {
+	filter = [ "a|^${loop}p1\$|", "r|.*|" ]
+	global_filter = [ "a|^${loop}p1\$|", "r|.*|" ]
+	use_devicesfile = 0
+	obtain_device_list_from_udev = 0
+}
+EOF
+export LVM_SYSTEM_DIR=$TS_TMP/lvm
+# a bystander of this test's own: what LVM reads there, it reads everywhere
+ts_image "$TS_TMP/bystander.img" 16M
+bystander=$(ts_loop_attach "$TS_TMP/bystander.img")
+bystander_reads() { awk '{ print $1 }' "/sys/block/${bystander#/dev/}/stat"; }
+before=$(bystander_reads)
 jq '.next_steps |= map(select(any(.command[]; . == "--dataalignmentoffset")))' \
 	"$TS_TMP/lvm.json" > "$TS_TMP/pv.json"
 ts_next_steps "$TS_TMP/pv.json" pvcreate
@@ -79,6 +97,8 @@ pe=$(pvs --noheadings -o pe_start --units b --nosuffix "${loop}p1" | tr -d ' ')
 [ -n "$pe" ] || ts_fail "pvs: no pe_start"
 ts_assert_eq 0 $(((2049 * 512 + pe) % 4096)) "the PV's first extent, from the start of the disk, mod 4096"
 pvremove -q -y "${loop}p1" >/dev/null 2>&1 || ts_fail "pvremove"
+unset LVM_SYSTEM_DIR
+ts_assert_eq "$before" "$(bystander_reads)" "reads of $bystander, a device LVM was not given"
 
 # ---- after probe's verdict: the parted step ----
 ts_subtest parted-step-after-probe
