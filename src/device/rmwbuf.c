@@ -21,6 +21,16 @@ uint64_t ap_rmwbuf_write_at(unsigned i, uint64_t size, uint64_t sector)
 	return (top - (uint64_t)(i + 2) * AP_RMWBUF_STEP) / sector * sector;
 }
 
+uint64_t ap_rmwbuf_control_at(unsigned i, uint64_t size, uint64_t sector)
+{
+	uint64_t at = ap_rmwbuf_write_at(i, size, sector), q;
+
+	if (at == UINT64_MAX || at < AP_RMWBUF_STEP / 2)
+		return UINT64_MAX;
+	q = (at - AP_RMWBUF_STEP / 2) / AP_RMWBUF_UNIT * AP_RMWBUF_UNIT;
+	return q < RMWBUF_LOW ? UINT64_MAX : q;
+}
+
 /* The median of @v, which stays as it is (the pairs are in step). */
 static uint64_t median(const uint64_t *v, unsigned n)
 {
@@ -51,6 +61,20 @@ void ap_rmwbuf_decide(const uint64_t *first, const uint64_t *second, unsigned n,
 	c->buffered = n && 4 * c->served >= 3 * n;
 }
 
+void ap_rmwbuf_control(const uint64_t *control, unsigned n, struct ap_rmwbuf_check *c)
+{
+	if (!c->buffered || !n)
+		return;
+	c->controls = n;
+	c->control_ns = median(control, n);
+	/* first_ns > second_ns: most pairs were served */
+	if (c->control_ns < c->second_ns ||
+	    c->control_ns - c->second_ns < (c->first_ns - c->second_ns) / 2) {
+		c->buffered = false;
+		c->first_writes = true;
+	}
+}
+
 /* A timed write of @len bytes at @off, after an untimed read of as many at @lead. */
 static int pair_half(int fd, void *buf, size_t len, uint64_t lead, uint64_t off, uint64_t *ns)
 {
@@ -65,6 +89,29 @@ static int pair_half(int fd, void *buf, size_t len, uint64_t lead, uint64_t off,
 	rc = ap_pwrite_all(fd, buf, len, off);
 	*ns = ap_now_ns() - t0;
 	return rc;
+}
+
+/* As many controls as @c has trials, where the device has room: ap_rmwbuf_control(). */
+static int controls(int fd, void *buf, uint64_t size, unsigned sector, struct ap_rmwbuf_check *c)
+{
+	uint64_t control[AP_RMWBUF_MAX_TRIALS];
+	unsigned i;
+	int rc = 0;
+
+	for (i = 0; i < c->trials && !rc; i++) {
+		uint64_t q = ap_rmwbuf_control_at(i, size, sector);
+
+		if (q == UINT64_MAX)
+			break;
+		memset(buf, 0, sector);
+		rc = ap_pwrite_all(fd, buf, sector, q + AP_RMWBUF_NEIGHBOUR);
+		if (!rc)
+			rc = pair_half(fd, buf, sector, q + AP_RMWBUF_GAP, q, &control[i]);
+	}
+	if (rc)
+		return rc;
+	ap_rmwbuf_control(control, i, c);
+	return 0;
 }
 
 int ap_rmwbuf_measure(int fd, uint64_t size, unsigned sector, struct ap_rmwbuf_check *c)
@@ -99,9 +146,10 @@ int ap_rmwbuf_measure(int fd, uint64_t size, unsigned sector, struct ap_rmwbuf_c
 		if (!rc)	/* a sector lower: no read cache holds it */
 			rc = pair_half(fd, buf, sector, lead - sector, off, &second[i]);
 	}
+	if (!rc)
+		ap_rmwbuf_decide(first, second, i, c);
+	if (!rc && c->buffered)
+		rc = controls(fd, buf, size, sector, c);
 	free(buf);
-	if (rc)
-		return rc;
-	ap_rmwbuf_decide(first, second, i, c);
-	return 0;
+	return rc;
 }

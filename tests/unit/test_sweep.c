@@ -957,6 +957,103 @@ static void test_rmwbuf(void **state)
 	assert_int_equal(c.served, 0);
 	ap_rmwbuf_decide(first, second, 0, &c);
 	assert_false(c.buffered);
+}
+
+/*
+ * A "buffered" answer checked against fresh places whose 64 KiB was
+ * allocated by a neighbour's write: thin-1m's pairs (a 1 MiB unit copied on
+ * the first write, 5.8 ms, then 0.2 ms) looked buffered, and the sweep
+ * stopped with "a buffer in the drive answers read-modify-writes"; its
+ * controls are as fast as the rewrites. hdd-lba7-rmwbuf's controls pay the
+ * read pass (16.3 ms, 8.0 ms, and 16.2 ms).
+ */
+static void test_rmwbuf_controls(void **state)
+{
+	const uint64_t MiB = 1024 * 1024, size = 256 * MiB;
+	uint64_t first[AP_RMWBUF_TRIALS], second[AP_RMWBUF_TRIALS], control[AP_RMWBUF_TRIALS];
+	struct ap_rmwbuf_check c;
+	unsigned i, j;
+
+	(void)state;
+	for (i = 0; i < AP_RMWBUF_MAX_TRIALS; i++) {
+		uint64_t q = ap_rmwbuf_control_at(i, size, 512), at = ap_rmwbuf_write_at(i, size, 512);
+
+		assert_int_equal(q % AP_RMWBUF_UNIT, 0);
+		assert_true(q >= MiB);
+		/* the neighbour: another physical sector of 32 KiB or less, the same unit */
+		assert_int_equal((q + AP_RMWBUF_NEIGHBOUR) / AP_RMWBUF_UNIT, q / AP_RMWBUF_UNIT);
+		/* clear of every trial's write and reads, and of the other controls */
+		for (j = 0; j < AP_RMWBUF_MAX_TRIALS; j++) {
+			uint64_t t = ap_rmwbuf_write_at(j, size, 512);
+
+			assert_true(q + AP_RMWBUF_GAP + 512 <= t || q >= t + AP_RMWBUF_GAP + 512);
+			if (j != i)
+				assert_true(ap_rmwbuf_control_at(j, size, 512) != q);
+		}
+		assert_true(q < at && at - q <= AP_RMWBUF_STEP / 2 + AP_RMWBUF_UNIT);
+	}
+	assert_int_equal(ap_rmwbuf_control_at(AP_RMWBUF_MAX_TRIALS, size, 512), UINT64_MAX);
+	/* the lowest trial of a small device: its control would be in the first MiB */
+	assert_int_equal(ap_rmwbuf_control_at(AP_RMWBUF_TRIALS - 1, 54 * MiB, 512), UINT64_MAX);
+
+	/* thin-1m: the pairs say buffered, the controls are rewrites' cost */
+	for (i = 0; i < AP_RMWBUF_TRIALS; i++) {
+		first[i] = 5800000 + i * 20000;
+		second[i] = 200000 + i * 5000;
+		control[i] = 220000 + i * 5000;
+	}
+	ap_rmwbuf_decide(first, second, AP_RMWBUF_TRIALS, &c);
+	assert_true(c.buffered);
+	ap_rmwbuf_control(control, AP_RMWBUF_TRIALS, &c);
+	assert_false(c.buffered);
+	assert_true(c.first_writes);
+	assert_int_equal(c.controls, AP_RMWBUF_TRIALS);
+	assert_in_range(c.control_ns, 220000, 280000);
+	/* faster still than the rewrites (noise): first writes all the same */
+	for (i = 0; i < AP_RMWBUF_TRIALS; i++)
+		control[i] = 150000;
+	ap_rmwbuf_decide(first, second, AP_RMWBUF_TRIALS, &c);
+	ap_rmwbuf_control(control, AP_RMWBUF_TRIALS, &c);
+	assert_false(c.buffered);
+	assert_true(c.first_writes);
+
+	/* hdd-lba7-rmwbuf: the controls pay the read pass, it stays buffered */
+	for (i = 0; i < AP_RMWBUF_TRIALS; i++) {
+		first[i] = 16300000 + i * 10000;
+		second[i] = 8000000 + i * 10000;
+		control[i] = 16200000 + (i % 3) * 900000;
+	}
+	ap_rmwbuf_decide(first, second, AP_RMWBUF_TRIALS, &c);
+	ap_rmwbuf_control(control, AP_RMWBUF_TRIALS, &c);
+	assert_true(c.buffered);
+	assert_false(c.first_writes);
+	/* halfway is enough (a busy machine slows some), less is not */
+	for (i = 0; i < AP_RMWBUF_TRIALS; i++) {
+		first[i] = 16000000;
+		second[i] = 8000000;
+		control[i] = 12000000;
+	}
+	ap_rmwbuf_decide(first, second, AP_RMWBUF_TRIALS, &c);
+	ap_rmwbuf_control(control, AP_RMWBUF_TRIALS, &c);
+	assert_true(c.buffered);
+	for (i = 0; i < AP_RMWBUF_TRIALS; i++)
+		control[i] = 11900000;
+	ap_rmwbuf_decide(first, second, AP_RMWBUF_TRIALS, &c);
+	ap_rmwbuf_control(control, AP_RMWBUF_TRIALS, &c);
+	assert_false(c.buffered);
+	/* no controls (no room): the pairs decide */
+	ap_rmwbuf_decide(first, second, AP_RMWBUF_TRIALS, &c);
+	ap_rmwbuf_control(control, 0, &c);
+	assert_true(c.buffered);
+	assert_int_equal(c.controls, 0);
+	/* not buffered: nothing to check */
+	for (i = 0; i < AP_RMWBUF_TRIALS; i++)
+		second[i] = first[i];
+	ap_rmwbuf_decide(first, second, AP_RMWBUF_TRIALS, &c);
+	ap_rmwbuf_control(control, AP_RMWBUF_TRIALS, &c);
+	assert_false(c.buffered);
+	assert_false(c.first_writes);
+	assert_int_equal(c.controls, 0);
 
 	/* its first writes on a rotating disk, for the probe's flush rule */
 	assert_true(ap_rotation_write_unflushed(600000, 3600000));	/* usb-bridge-noflush */
@@ -1089,6 +1186,7 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_workload_load),
 		cmocka_unit_test(test_rmwbuf),
+		cmocka_unit_test(test_rmwbuf_controls),
 		cmocka_unit_test(test_rmwbuf_small_device),
 		cmocka_unit_test(test_rmw_hides),
 	};

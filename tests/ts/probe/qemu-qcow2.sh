@@ -23,7 +23,7 @@ ts_need_cmd qemu-storage-daemon
 # by default) of a fresh raw base (SIZE, 256M), served as the file
 # $TS_TMP/NAME.img; prints the daemon's PID
 qcow2_export() {
-	local d=$TS_TMP/$1 pid size=${3:-256M}
+	local d=$TS_TMP/$1 size=${3:-256M}
 	mkdir -p "$d"
 	qemu-img create -q -f raw "$d/base.raw" "$size" || ts_fail "qemu-img raw"
 	# a base with data, so that copy-on-write copies something
@@ -34,19 +34,7 @@ with open('$d/base.raw', 'r+b') as f:
         f.seek(i); f.write(os.urandom(4096))" || ts_fail "cannot fill the base"
 	qemu-img create -q -f qcow2 -o "cluster_size=${2:-65536}" -b "$d/base.raw" -F raw \
 		"$d/over.qcow2" || ts_fail "qemu-img qcow2"
-	: > "$TS_TMP/$1.img"
-	echo "$TS_TMP/$1.img" >> "$TS_TMP/.mounts"
-	qemu-storage-daemon \
-		--blockdev "driver=file,node-name=f,filename=$d/over.qcow2" \
-		--blockdev driver=qcow2,node-name=q,file=f \
-		--export "type=fuse,id=e,node-name=q,mountpoint=$TS_TMP/$1.img,writable=on" \
-		> "$d/qsd.log" 2>&1 &
-	pid=$!
-	ts_bg_pid "$pid"
-	ts_wait_for -p "$pid" "the FUSE export of $1" \
-		grep -q " $TS_TMP/$1.img fuse" /proc/self/mounts ||
-		{ cat "$d/qsd.log" >&2; ts_fail "qemu-storage-daemon did not export $1"; }
-	echo "$pid"
+	ts_qemu_export "$d/over.qcow2" "$TS_TMP/$1.img"
 }
 
 # check JSON RC [UNIT]: the allocation unit (64 KiB by default), or exit 5
