@@ -11,6 +11,7 @@
 #include "lib/util.h"
 
 #define RMWBUF_LOW	(1024ULL * 1024)	/* udev and blkid read the first MiB */
+_Static_assert(RMWBUF_LOW >= AP_RMWBUF_STEP / 2, "a trial's place, half a step down, wraps");
 
 uint64_t ap_rmwbuf_write_at(unsigned i, uint64_t size, uint64_t sector)
 {
@@ -25,7 +26,8 @@ uint64_t ap_rmwbuf_control_at(unsigned i, uint64_t size, uint64_t sector)
 {
 	uint64_t at = ap_rmwbuf_write_at(i, size, sector), q;
 
-	if (at == UINT64_MAX || at < AP_RMWBUF_STEP / 2)
+	/* never below RMWBUF_LOW: half a step down does not wrap (asserted above) */
+	if (at == UINT64_MAX)
 		return UINT64_MAX;
 	q = (at - AP_RMWBUF_STEP / 2) / AP_RMWBUF_UNIT * AP_RMWBUF_UNIT;
 	return q < RMWBUF_LOW ? UINT64_MAX : q;

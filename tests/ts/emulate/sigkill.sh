@@ -45,6 +45,16 @@ gone() {
 	sed -i "\|^$dev\$|d" "$TS_TMP/.emus"
 }
 
+# left_attached DEV SEQ WHERE: DEV, still the attachment SEQ of this test,
+# is detached and the test fails; a number since reused is somebody else's
+left_attached() {
+	local left
+	ts_loop_same "$1" "$2" || return 0
+	left=$(cat "/sys/block/${1#/dev/}/loop/backing_file" 2>/dev/null)
+	ts_loop_same "$1" "$2" && losetup -d "$1" 2>/dev/null
+	ts_fail "$1 left attached $3 ($left)"
+}
+
 attach
 kill -9 "$pid"
 ts_wait_for "the server $pid to die" eval "! ts_running $pid"
@@ -101,11 +111,7 @@ timeout $HANG "$ALIGNPROBE" emulate --detach "$dev" || ts_fail "detach with a se
 # once detached, its number is free for anybody (another test's drive,
 # whose backing file reads "/disk" too once lazily detached): only the
 # same attachment is this test's
-if ts_loop_same "$extra" "$extra_seq"; then
-	left=$(cat "/sys/block/${extra#/dev/}/loop/backing_file" 2>/dev/null)
-	ts_loop_same "$extra" "$extra_seq" && losetup -d "$extra" 2>/dev/null
-	ts_fail "$extra left attached over the taken-down drive ($left)"
-fi
+left_attached "$extra" "$extra_seq" "over the taken-down drive"
 gone
 
 # the attaching process killed with its loop device configured but before
@@ -148,11 +154,7 @@ if losetup "/dev/$held" "$TS_TMP/decoy/mnt/disk" 2>/dev/null; then
 	echo "/dev/$held $TS_TMP/decoy/mnt/disk" >> "$TS_TMP/.loops"
 	decoy_seq=$(ts_loop_seq "$held")
 fi
-if ts_loop_same "$held" "$held_seq"; then
-	left=$(cat "/sys/block/$held/loop/backing_file" 2>/dev/null)
-	ts_loop_same "$held" "$held_seq" && losetup -d "/dev/$held" 2>/dev/null
-	ts_fail "/dev/$held left attached after its attaching process died ($left)"
-fi
+left_attached "/dev/$held" "$held_seq" "after its attaching process died"
 if [ -n "$decoy_seq" ]; then
 	ts_loop_same "$held" "$decoy_seq" || ts_fail "/dev/$held: the decoy attached there was detached"
 	losetup -d "/dev/$held" || ts_fail "cannot detach the decoy on /dev/$held"
