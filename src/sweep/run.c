@@ -276,8 +276,8 @@ static void analyse(const struct ap_sweep_opts *o, struct ap_sweep_run *run)
 
 /*
  * Before the first step: does the disk rotate? (struct ap_sweep_run's
- * rotating; unknown: no.) Does a buffer answer its read-modify-writes?
- * (run->rmw, device/rmwbuf.h; not measured: all 0.)
+ * rotating; unknown: no.) If it does, does a buffer answer its
+ * read-modify-writes? (run->rmw, device/rmwbuf.h; not measured: all 0.)
  */
 static void calibrate(const struct ap_sweep_opts *o, struct ap_sweep_run *run)
 {
@@ -292,10 +292,14 @@ static void calibrate(const struct ap_sweep_opts *o, struct ap_sweep_run *run)
 		run->rotating = run->seek_read_ns >= AP_ROTATING_NS;
 	close(fd);
 	/*
-	 * On every disk: flash never shows a revolution, and the check costs
-	 * it milliseconds. The sweep destroys the disk: its writes are no loss.
+	 * On a rotating disk only: the read pass a buffer saves is a
+	 * revolution. Where reads a seek away are fast, a second write faster
+	 * than the first is storage that allocates on the first write (a
+	 * sparse file under a loop device, a thin volume, qcow2's subclusters),
+	 * which the pairs would take for a buffer. The sweep destroys the
+	 * disk: the check's writes are no loss.
 	 */
-	if (!lss)
+	if (!lss || !run->rotating)
 		return;
 	fd = open(o->disk, O_RDWR | O_DIRECT | O_DSYNC | O_CLOEXEC);
 	if (fd < 0)
