@@ -118,6 +118,7 @@ check(size / 4 <= x["cache_bytes"] <= size * 2,
       "cache_bytes %s within a factor of the emulated %d" % (x["cache_bytes"], size))
 eq(x["idle_clean"], True, "idle_clean")
 eq(x["band_bytes"], None, "band_bytes (a hybrid cleans write by write)")
+check(len(x["band_reason"] or "") > 0, "band_reason")
 PY
 [ "$("$ALIGNPROBE" emulate --stats "$sshd" -n -r -o STALL_NS)" -gt 0 ] ||
 	ts_fail "no write waited for the hybrid's full cache"
