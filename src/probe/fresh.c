@@ -369,6 +369,44 @@ static void analyse_compare(struct ap_probe_first *f, const struct ap_probe_plan
 }
 
 /*
+ * Do the boundaries of a unit m / p G (p a prime factor of @m) pay too,
+ * besides those of m G at phase @rho: are the writes at the phases @rho +
+ * j m / p (j = 1 .. p - 1) slow, their median AP_FW_PHASE_RATIO x that of
+ * the writes at neither? Then m G is a multiple of the unit, its phase
+ * picked by chance: under load QEMU's 2 MiB clusters cost 8 to 500 ms
+ * each, and once the 4 that happened to be the slowest were every other
+ * one, a "4 MiB unit". @bv and @nv: scratch for @n values each.
+ */
+static bool submultiple_pays(const uint64_t *ks, const double *lg, size_t n, uint64_t m,
+			     uint64_t rho, double *bv, double *nv)
+{
+	uint64_t p, rest = m, d;
+	size_t i, bn, nn;
+
+	for (p = 2; p <= rest; p++) {
+		if (rest % p)
+			continue;
+		while (rest % p == 0)
+			rest /= p;
+		d = m / p;	/* the smaller unit, in granules */
+		for (bn = nn = 0, i = 0; i < n; i++) {
+			uint64_t k = ks[i] % m;
+
+			if (k == rho)
+				continue;
+			if ((k + m - rho) % d == 0)
+				bv[bn++] = exp(lg[i]);
+			else
+				nv[nn++] = exp(lg[i]);
+		}
+		if (bn && nn && ap_stats_median(bv, bn) >=
+		    AP_FW_PHASE_RATIO * ap_stats_median(nv, nn))
+			return true;
+	}
+	return false;
+}
+
+/*
  * The unit from the scan: the smallest U = m G (m = 2 .. unit max / G)
  * whose one phase is slow and every other fast, by per-phase levels that
  * one write's hiccup cannot move: the mean log latency of each phase (3
@@ -377,9 +415,11 @@ static void analyse_compare(struct ap_probe_first *f, const struct ap_probe_plan
  * others' median, and a rank test of its writes against the others
  * reach @alpha over every phase of every size tested (see below). A
  * smaller candidate mixes fast writes into its slow phase (the whole
- * unit's other boundaries), a larger one is tried only after. On QEMU's qcow2 (64 KiB clusters, over FUSE and a loop device)
- * a write entering a cluster is 3x the median and 1 in 10 of the others
- * is as slow: per-write thresholds saw no unit there.
+ * unit's other boundaries); a larger one is tried only after, and only
+ * where the boundaries of the units it is a multiple of are fast
+ * (submultiple_pays()). On QEMU's qcow2 (64 KiB clusters, over FUSE and a
+ * loop device) a write entering a cluster is 3x the median and 1 in 10 of
+ * the others is as slow: per-write thresholds saw no unit there.
  */
 static bool fit_unit(struct ap_probe_first *f, enum ap_fw_kind kind, uint64_t g, uint64_t umax,
 		     double alpha)
@@ -390,7 +430,7 @@ static bool fit_unit(struct ap_probe_first *f, enum ap_fw_kind kind, uint64_t g,
 	size_t i, n = 0, *cnt = ap_xcalloc(mmax + 1, sizeof(*cnt));
 	bool found = false;
 	uint64_t top;
-	double tests;
+	double tests, ratio;
 
 	for (i = 0; i < f->n; i++)
 		if (f->s[i].kind == kind) {
@@ -441,9 +481,12 @@ static bool fit_unit(struct ap_probe_first *f, enum ap_fw_kind kind, uint64_t g,
 		if (ap_stats_quantile(bv, bn, 0.25) < AP_FW_PHASE_RATIO * ap_stats_median(nv, nn) ||
 		    ap_stats_mann_whitney_p(nv, nn, bv, bn) * tests > alpha)
 			continue;
+		ratio = ap_stats_median(bv, bn) / ap_stats_median(nv, nn);
+		if (submultiple_pays(ks, lg, n, m, rho, bv, nv))
+			continue;
 		f->unit = m * g;
 		f->cell = rho * g % f->unit;
-		f->unit_ratio = ap_stats_median(bv, bn) / ap_stats_median(nv, nn);
+		f->unit_ratio = ratio;
 		found = true;
 	}
 	free(ks);
