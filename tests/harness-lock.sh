@@ -16,10 +16,18 @@
 # locks are ours alone: the test and whatever it starts never hold them, so
 # a process that outlives its test cannot stall the suite. Without
 # AP_TEST_LOCK (a test run by hand) the test just runs.
+#
+# With AP_TEST_TIMED_ALONE=1 every test script runs alone too, unless it
+# calls ts_untimed (it times no drive); the unit tests still share.
 test -n "${AP_TEST_LOCK:-}" || exec "$@"
 mode=-s
 case $1 in
-*.sh) grep -q '^ts_alone ' "$1" && mode=-x ;;
+*.sh)
+	if grep -q '^ts_alone ' "$1"; then
+		mode=-x
+	elif [ -n "${AP_TEST_TIMED_ALONE:-}" ] && ! grep -q '^ts_untimed ' "$1"; then
+		mode=-x
+	fi ;;
 esac
 exec 8>> "$AP_TEST_LOCK.gate" 9>> "$AP_TEST_LOCK" || exit 99
 flock -x 8 && flock "$mode" 9 && flock -u 8 || exit 99

@@ -324,6 +324,14 @@ ts_init() {
 # only says why.
 ts_alone() { ts_log "runs alone: $*"; }
 
+# ts_untimed WHY: nothing this test asserts depends on how fast a drive
+# (emulated or not) answers: it times no drive. Where every timed test must
+# have the machine to itself (AP_TEST_TIMED_ALONE=1: CI's ASan pass, whose
+# load moved three timed tests' figures), such a test still runs beside
+# other untimed ones and the unit tests. A marker for tests/harness-lock.sh,
+# like ts_alone.
+ts_untimed() { ts_log "times no drive: $*"; }
+
 ts_need_root() {
 	[ "$(id -u)" = 0 ] || ts_skip "needs root"
 }

@@ -7,6 +7,7 @@
 # the whole disk named; -J: one document). Nothing is written.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "refused arguments: --lowest-aligned out of range, a partition instead of a disk"
+ts_untimed "partition tables in files and on plain loop devices"
 ts_need_loop
 ts_need_cmd sfdisk sha256sum jq
 

@@ -4,6 +4,7 @@
 # documented exit code (2: bad input; 1: runtime), no crash, nothing written.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "bad partition tables and bad arguments"
+ts_untimed "partition tables in files and on plain loop devices"
 ts_need_cmd sfdisk dd od sha256sum jq
 
 good=$TS_TMP/good.img

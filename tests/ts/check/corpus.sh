@@ -23,6 +23,7 @@
 # afterwards (check is read-only: mkbroken.py -s, which skips holes).
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "check on a corpus of partition tables"
+ts_untimed "partition tables in files and on plain loop devices"
 ts_need_cmd sfdisk fdisk parted python3 mkfs.ext4 mkfs.xfs mkfs.btrfs \
 	mkfs.vfat mkswap cryptsetup
 mkdir "$TS_TMP/work" && cd "$TS_TMP/work" || exit 99

@@ -9,6 +9,7 @@
 # device. Every image has the same checksum afterwards (check is read-only).
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "check output on fixed images as expected"
+ts_untimed "partition tables in files and on plain loop devices"
 ts_need_cmd sfdisk fdisk sha256sum
 mkdir "$TS_TMP/work" && cd "$TS_TMP/work" || exit 99
 

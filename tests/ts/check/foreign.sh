@@ -14,6 +14,7 @@
 # Every run leaves the image or device unchanged.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "tables written for another logical sector size"
+ts_untimed "partition tables in files and on plain loop devices"
 ts_need_loop
 ts_need_cmd parted sfdisk jq sha256sum mke2fs blockdev
 

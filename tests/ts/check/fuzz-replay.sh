@@ -5,6 +5,7 @@
 # fuzz/regressions/ptable/ must go through without a crash (under ASan in CI).
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "replay the ptable fuzz seeds and regressions"
+ts_untimed "partition tables in files and on plain loop devices"
 ts_need_cmd sfdisk od dd
 
 replay=$top_builddir/fuzz/replay_ptable

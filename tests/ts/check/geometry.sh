@@ -8,6 +8,7 @@
 # says which geometry was in force and which rule decided.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "probed geometry from a verdict file and by hand"
+ts_untimed "partition tables in files and on plain loop devices"
 ts_need_cmd sfdisk jq
 
 img=$TS_TMP/disk.img

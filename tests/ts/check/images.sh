@@ -10,6 +10,7 @@
 # proof: unprobed, 4 KiB decides (--trust-reported: 512). check never writes.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "alignment of sfdisk and parted images at many starts"
+ts_untimed "partition tables in files and on plain loop devices"
 ts_need_cmd sfdisk parted sha256sum
 
 img=$TS_TMP/disk.img

@@ -23,6 +23,7 @@
 #     (not for levels given by hand: no measurement).
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "check: levels as rules, and their next steps run"
+ts_untimed "partition tables in files and on plain loop devices"
 ts_need_loop
 ts_need_cmd jq python3 sfdisk parted mkfs.xfs xfs_info mkfs.ext4 dumpe2fs pvcreate pvs pvremove \
 	partx wipefs

@@ -7,6 +7,7 @@
 # 4096-byte sectors as reported, and nothing is written.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "loop devices: 512 and 4096-byte sectors"
+ts_untimed "partition tables in files and on plain loop devices"
 ts_need_loop
 ts_need_cmd sfdisk jq
 

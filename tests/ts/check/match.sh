@@ -9,6 +9,7 @@
 # a loop device of it, with symlinks as other names. Nothing is written.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "a saved verdict matched to the device it is applied to"
+ts_untimed "partition tables in files and on plain loop devices"
 ts_need_loop
 ts_need_cmd sfdisk jq sha256sum
 

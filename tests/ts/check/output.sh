@@ -5,6 +5,7 @@
 # document {"device","topology","geometry","partitions","aligned"}.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "table and JSON output"
+ts_untimed "partition tables in files and on plain loop devices"
 ts_need_cmd sfdisk jq
 
 gpt=$TS_TMP/gpt.img

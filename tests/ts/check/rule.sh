@@ -12,6 +12,7 @@
 # and the first aligned start of each partition. Nothing is ever written.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "the decision rule: 4 KiB unless probed or trusted"
+ts_untimed "partition tables in files and on plain loop devices"
 ts_need_loop
 ts_need_cmd parted sfdisk jq sha256sum
 

@@ -11,6 +11,7 @@
 # directory is touched: no loop device, no mount.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "cleanup output as expected"
+ts_untimed "cleanup's output from recorded state"
 mkdir "$TS_TMP/work" && cd "$TS_TMP/work" || exit 99
 
 A=$ALIGNPROBE

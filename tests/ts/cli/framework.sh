@@ -14,6 +14,7 @@
 # driver takes for an error even if the framework's not-ok lines broke).
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "the framework's TAP as the harness reads it"
+ts_untimed "the command line and its messages"
 
 # fw_fail MESSAGE: a check failed. Reported by the framework under test,
 # and then exit 99, a hard error for the driver whatever that framework
@@ -235,5 +236,38 @@ ts_subtest nonzero-exit-all-ok
 printf '#!/bin/bash\necho "ok 1 - x"\necho "1..1"\nexit 1\n' > "$src/tests/ts/demo/raw.sh"
 fw_run raw
 fw_verdict raw ERROR "PASS ERROR"
+
+ts_subtest harness-lock
+# tests/harness-lock.sh's modes: the script under it sees whether it holds
+# the machine alone (a shared lock of its own cannot be had beside an
+# exclusive one). ts_alone: always alone; AP_TEST_TIMED_ALONE=1 (CI's ASan
+# pass): every script alone but those that call ts_untimed.
+hl=$TS_TMP/hl
+mkdir -p "$hl" || exit 99
+for kind in timed untimed alone; do
+	{
+		echo '#!/bin/sh'
+		echo 'ts_untimed() { :; }; ts_alone() { :; }'
+		case $kind in
+		untimed) echo 'ts_untimed "times no drive"' ;;
+		alone) echo 'ts_alone "has the machine"' ;;
+		esac
+		echo 'if flock -n -s "$AP_TEST_LOCK" true; then echo shared; else echo alone; fi'
+	} > "$hl/$kind.sh" && chmod +x "$hl/$kind.sh" || exit 99
+done
+# hl_expect KIND MODE [VAR=VALUE...]: harness-lock.sh runs KIND.sh in MODE
+hl_expect() {
+	local kind=$1 want=$2 got
+	shift 2
+	got=$(env -u AP_TEST_TIMED_ALONE "$@" AP_TEST_LOCK="$hl/lock" \
+		sh "$top_srcdir/tests/harness-lock.sh" "$hl/$kind.sh")
+	[ "$got" = "$want" ] || ts_subtest_fail "$* $kind.sh ran $got, expected $want"
+}
+hl_expect timed shared
+hl_expect untimed shared
+hl_expect alone alone
+hl_expect timed alone AP_TEST_TIMED_ALONE=1
+hl_expect untimed shared AP_TEST_TIMED_ALONE=1
+hl_expect alone alone AP_TEST_TIMED_ALONE=1
 
 ts_pass

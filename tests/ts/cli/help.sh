@@ -6,6 +6,7 @@
 # tests/expected/cli/help-* (ALIGNPROBE_UPDATE_EXPECTED=1 rewrites them).
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "help, version, column lists and usage errors as expected"
+ts_untimed "the command line and its messages"
 mkdir "$TS_TMP/work" && cd "$TS_TMP/work" || exit 99
 
 A=$ALIGNPROBE

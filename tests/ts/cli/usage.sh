@@ -3,6 +3,7 @@
 # The command frame: --help, --version, usage errors with exit 2.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "help, version and usage errors"
+ts_untimed "the command line and its messages"
 
 ts_subtest help
 ts_run_rc 0 "$ALIGNPROBE" --help

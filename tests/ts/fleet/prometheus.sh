@@ -16,6 +16,7 @@
 # tests/ts/fleet/alerts.sh.) (probe --prometheus: tests/ts/fleet/verdicts.sh.)
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "check --prometheus: aligned, misaligned, mixed, foreign; promtool"
+ts_untimed "verdict stores, metrics and units from recorded results"
 ts_need_loop
 ts_need_cmd promtool sfdisk parted python3
 

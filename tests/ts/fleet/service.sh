@@ -11,6 +11,7 @@
 # SystemCallFilter.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "alignprobe-check.service: timeout, systemd-analyze security < 4.0, its capabilities, no exec"
+ts_untimed "verdict stores, metrics and units from recorded results"
 ts_need_loop
 ts_need_cmd systemd-analyze setpriv strace sfdisk
 # LeakSanitizer cannot run under ptrace (strace): the ASan build's runs here

@@ -12,6 +12,7 @@
 # failed on d7e4e2c (issue 31, items 2, 10, 13, 14).
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "verdict store files: links, locks, size limit, exit statuses, content kept"
+ts_untimed "verdict stores, metrics and units from recorded results"
 ts_need_cmd jq flock python3
 
 A=$ALIGNPROBE

@@ -12,6 +12,7 @@
 # the signal comes at that moment without a race).
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "check --prometheus: store faults as metrics, 0644, no temporary file after SIGTERM"
+ts_untimed "verdict stores, metrics and units from recorded results"
 ts_need_loop
 ts_need_cmd promtool sfdisk
 

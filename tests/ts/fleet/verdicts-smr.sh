@@ -9,6 +9,7 @@
 # writes them: no device needed.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "verdicts list/show/merge/forget and the store's SMR verdicts"
+ts_untimed "verdict stores, metrics and units from recorded results"
 ts_need_cmd jq
 
 A=$ALIGNPROBE

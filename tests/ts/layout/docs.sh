@@ -12,6 +12,7 @@
 # is tests/ts/output/manpage.sh's.
 . "$top_srcdir/tests/ts/functions.sh"
 ts_init "layout: the docs cite files that exist"
+ts_untimed "the source tree and its documents"
 
 cd "$top_srcdir" || ts_fail "cd $top_srcdir"
 

@@ -15,6 +15,7 @@
 #     included (their shared options are src/cmd/opts.h's table).
 . "$top_srcdir/tests/ts/functions.sh"
 ts_init "layout: layers"
+ts_untimed "the source tree and its documents"
 
 src="$top_srcdir/src"
 

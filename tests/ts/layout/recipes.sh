@@ -14,6 +14,7 @@
 #     src/cmd/<name>.c in src/cmd/Makemodule.am and a README.md row.
 . "$top_srcdir/tests/ts/functions.sh"
 ts_init "layout: HACKING.md's recipes hold"
+ts_untimed "the source tree and its documents"
 
 src="$top_srcdir/src"
 

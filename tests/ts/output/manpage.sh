@@ -10,6 +10,7 @@
 # with getenv().
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "the man page"
+ts_untimed "the man page against the code"
 ts_need_cmd groff
 
 MAN=$top_srcdir/docs/alignprobe.8

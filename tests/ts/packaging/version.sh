@@ -6,6 +6,7 @@
 # header says. (It printed 0.1.0 while the changelog said 0.1.1.)
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "--version, debian/changelog and alignprobe(8) agree"
+ts_untimed "the package's version"
 
 want=$("$top_srcdir/build-aux/version.sh")
 [ -n "$want" ] || ts_fail "build-aux/version.sh printed nothing"
