@@ -23,9 +23,8 @@ test -n "${AP_TEST_LOCK:-}" || exec "$@"
 mode=-s
 case $1 in
 *.sh)
-	if grep -q '^ts_alone ' "$1"; then
-		mode=-x
-	elif [ -n "${AP_TEST_TIMED_ALONE:-}" ] && ! grep -q '^ts_untimed ' "$1"; then
+	if grep -q '^ts_alone ' "$1" ||
+	   { [ -n "${AP_TEST_TIMED_ALONE:-}" ] && ! grep -q '^ts_untimed ' "$1"; }; then
 		mode=-x
 	fi ;;
 esac
