@@ -14,9 +14,25 @@
 static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
+	pthread_cond_t finished;	/* a thread has finished: the watcher looks */
 	size_t waiting;		/* started devices neither ready nor finished */
 	uint64_t opened_ns;
-} gate = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0 };
+} gate = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER,
+	   0, 0 };
+
+/* CLOCK_REALTIME 100 ms from now: the longest a waiter sleeps before it looks again. */
+static struct timespec tenth_from_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += 100 * 1000 * 1000;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return ts;
+}
 
 /* One device no longer holds the gate closed (locked by the caller). */
 static void gate_leave_locked(void)
@@ -36,16 +52,10 @@ static uint64_t gate_pass(void *arg)
 	j->passed_gate = true;
 	gate_leave_locked();
 	while (gate.waiting && !ap_cancelled(&j->o->cancel)) {
-		struct timespec ts;
-
 		/* wake up now and then: a cancellation (a signal, for the
 		 * commands) ends the wait, and the probe */
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 100 * 1000 * 1000;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		struct timespec ts = tenth_from_now();
+
 		pthread_cond_timedwait(&gate.cond, &gate.lock, &ts);
 	}
 	t = gate.waiting ? 0 : gate.opened_ns;
@@ -63,8 +73,9 @@ static void *job_thread(void *arg)
 	pthread_mutex_lock(&gate.lock);
 	if (!j->passed_gate)
 		gate_leave_locked();	/* failed before measuring */
-	pthread_mutex_unlock(&gate.lock);
 	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
+	pthread_cond_broadcast(&gate.finished);
+	pthread_mutex_unlock(&gate.lock);
 	return NULL;
 }
 
@@ -107,8 +118,9 @@ void ap_probe_threads_run(struct ap_probe_thread *const *t, size_t n,
 	for (i = 0; i < n; i++)
 		ap_probe_thread_start(t[i]);
 	for (;;) {
-		struct timespec ts = { 0, 100 * 1000 * 1000 };
 		struct ap_probe_threads_live l = { 0 };
+		struct timespec ts;
+		size_t ndone;
 
 		for (i = 0; i < n; i++) {
 			l.ops += t[i]->r->live_ops;
@@ -123,7 +135,18 @@ void ap_probe_threads_run(struct ap_probe_thread *const *t, size_t n,
 			break;
 		if (tick)
 			tick(arg, &l);
-		nanosleep(&ts, NULL);
+		/*
+		 * Ten looks a second for the progress line, and one as soon as a
+		 * thread finishes: a probe's result is not kept waiting for the
+		 * next tick (50 ms a run on average).
+		 */
+		ts = tenth_from_now();
+		pthread_mutex_lock(&gate.lock);
+		for (ndone = 0, i = 0; i < n; i++)
+			ndone += ap_probe_thread_done(t[i]);
+		if (ndone == l.ndone)
+			pthread_cond_timedwait(&gate.finished, &gate.lock, &ts);
+		pthread_mutex_unlock(&gate.lock);
 	}
 	for (i = 0; i < n; i++)
 		ap_probe_thread_join(t[i]);
