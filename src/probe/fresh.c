@@ -32,7 +32,7 @@
 
 #define AP_FW_WINDOWS		40	/* never-written windows at most */
 #define AP_FW_MIN_WINDOWS	8	/* 8 against 8 first writes: a rank test can reach 0.001 */
-#define AP_FW_BATCH		8	/* first writes compared at a time */
+#define AP_FW_BATCH		12	/* first writes compared at a time */
 #define AP_FW_REWRITES		3	/* rewrites of each place */
 #define AP_FW_PHASE_RATIO	1.5	/* a unit's phase against the others */
 #define AP_FW_SCANNED		12	/* windows scanned at most: caps what a run writes */
@@ -249,11 +249,7 @@ static uint64_t scan_end(const struct ap_probe_first *f, const struct ap_probe_p
 	return end;
 }
 
-/*
- * Scan the windows in turn until the analysis resolves the unit or they
- * end: AP_FW_SCANNED of them, those the comparison did not reach first
- * written at their start as the others were.
- */
+/* Scan the windows in turn until the analysis resolves the unit or they end. */
 static int scan(struct fw *x)
 {
 	const struct ap_probe_plan *p = x->c.plan;
@@ -262,12 +258,6 @@ static int scan(struct fw *x)
 	uint32_t w;
 	int rc;
 
-	while (f->windows < p->fw_windows && f->windows < AP_FW_SCANNED) {
-		if ((rc = fw_write(x, f->windows, window_start(p, f->windows), g, AP_FW_FIRST,
-				   true)))
-			return rc;
-		f->windows++;
-	}
 	for (w = 0; w < f->windows && w < AP_FW_SCANNED; w++) {
 		for (off = window_start(p, w) + g; off < window_start(p, w) + wn; off += g) {
 			if ((rc = fw_write(x, w, off, g, AP_FW_SCAN, false)))

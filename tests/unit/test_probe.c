@@ -592,7 +592,7 @@ static void test_honest_floor(void **state)
 
 	(void)state;
 	for (seed = 40; seed < 43; seed++)
-		honest_within(seed, 0, 432 + 32, 5000000000ULL);	/* + 8 first writes, 24 rewrites */
+		honest_within(seed, 0, 432 + 48, 5000000000ULL);	/* + 12 first writes, 36 rewrites */
 }
 
 /*
