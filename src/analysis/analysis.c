@@ -406,9 +406,15 @@ static void test_effect(const struct ctx *c, struct findings *f, struct ap_verdi
 		f->misfit = ap_fit_model_misfit(c, f->candfast, p->alpha);
 		v->misfit = f->misfit;
 		f->slow_c = ap_fit_slowdown_of(c, f->candfast, f->fast, f->slow, &nf, &ns);
-		/* Bonferroni over the distinct hypotheses (aliases test the same) */
+		/*
+		 * Bonferroni over the distinct hypotheses (aliases test the
+		 * same), but for the one named beforehand: the chance that it
+		 * is both the best and significant is at most its own level.
+		 */
+		f->hyp = p->hyp_period && best->period == p->hyp_period &&
+			 best->phase == p->hyp_phase;
 		f->p_mw = ap_stats_mann_whitney_p(f->fast, nf, f->slow, ns) *
-			  (double)f->ch.ndistinct;
+			  (f->hyp ? 1 : (double)f->ch.ndistinct);
 		if (f->p_mw > 1)
 			f->p_mw = 1;
 	}
@@ -528,7 +534,7 @@ static void decide(struct ap_verdict *v, const struct ctx *c, const struct findi
 	const struct cand *best = &f->ch.best;
 	bool identifiable = f->phase_effect && ap_fit_identifiable(c, &f->ch);
 
-	if (identifiable && !f->ch.unsettled) {
+	if (identifiable && (!f->ch.unsettled || f->hyp)) {
 		/* one phase explains it: the hidden unit */
 		set_unit(v, best->period, best->phase);
 		set_outcome(v, c, true, f->slow_c, f->p_mw, 1 - f->p_mw, f->candfast);
@@ -695,12 +701,19 @@ void ap_verdict_copy(struct ap_verdict *dst, const struct ap_verdict *src)
 	}
 }
 
+/* Does @v show the unit @p named beforehand (hyp_period)? */
+static bool confirms_hyp(const struct ap_verdict *v, const struct ap_analysis_params *p)
+{
+	return p->hyp_period && v->sensitive && v->resolved && v->period == p->hyp_period &&
+	       v->lowest_aligned_lba == p->hyp_phase;
+}
+
 const char *ap_analysis_unclear_reason(const struct ap_verdict *v,
 				       const struct ap_analysis_params *p)
 {
 	if (!v || !p)
 		return "no verdict";
-	if (v->min_n < AP_MIN_N_CLEAR)
+	if (v->min_n < (confirms_hyp(v, p) ? AP_MIN_N_HYP : AP_MIN_N_CLEAR))
 		return "fewer than 3 measurements at some offset";
 	if (v->sensitive && (v->resolved || v->starts_insufficient)) {
 		if (!(v->p_value <= p->alpha / 100))

@@ -51,6 +51,15 @@ struct ap_analysis_params {
 					   min_slowdown) ruled out; 0: min_slowdown. Default
 					   1.15; the probe uses 1.10 (flash costs 1.1x and more) */
 	const char *offset_name;	/* what an offset is in notes: "offset" (default), "start" */
+	/*
+	 * A unit named beforehand by other data (the probe's phase screen):
+	 * period and phase (lowest aligned LBA), 0 = none. Where the best
+	 * candidate is that unit, the one test confirms one hypothesis: no
+	 * Bonferroni factor, no settling of the period by its neighbours'
+	 * tests (the other data settled it), and AP_MIN_N_HYP observations
+	 * per offset suffice for an early stop.
+	 */
+	unsigned hyp_period, hyp_phase;
 };
 
 struct ap_offset_stat {

@@ -14,6 +14,7 @@
 #define AP_FIT_CLEAN	0.90	/* AUC from which one phase explains the data */
 #define AP_FIT_STABLE	0.98	/* AUC needed for an early stop */
 #define AP_MIN_N_CLEAR	3	/* observations per offset needed for an early stop */
+#define AP_MIN_N_HYP	2	/* the same, confirming a unit named beforehand */
 #define AP_ABSENCE_CONF	0.95	/* "no effect" is claimed from this confidence on */
 #define AP_MODEL_ALPHA	0.002	/* evidence needed to prefer a period over its half */
 #define AP_HINT_P	0.01	/* evidence a hint at a unit needs (corrected p) */
@@ -100,6 +101,7 @@ struct findings {
 	double slow_d;		/* the two-level split's slowdown */
 	double p_cv, slow_cv;	/* the split found on one half of the rounds, tested on the other */
 	bool misfit;		/* one phase leaves unlike offsets in one class */
+	bool hyp;		/* the best candidate is the unit named beforehand */
 	bool phase_effect;	/* an established effect of one aligned phase */
 	bool structure;		/* an effect without a phase, held out */
 	long missing;		/* a residue modulo max_period no offset has, or -1 */

@@ -26,6 +26,10 @@ void ap_probe_size_params(const struct ap_probe_result *r, const struct ap_probe
 	p->absence_margin = o->absence_margin > 0 ? o->absence_margin : AP_PROBE_ABSENCE_MARGIN;
 	if (sz->margin > 0)
 		p->absence_margin = sz->margin;
+	if (sz->hyp && r->screen.size && r->screen.verdict.period <= p->max_period) {
+		p->hyp_period = r->screen.verdict.period;
+		p->hyp_phase = r->screen.verdict.lowest_aligned_lba;
+	}
 }
 
 /*

@@ -54,6 +54,8 @@ enum ap_probe_mode {
 #define AP_PROBE_MAX_SIZE_DEFAULT	(4ULL * 1024 * 1024)
 #define AP_PROBE_MAX_SIZE_LIMIT		(64ULL * 1024 * 1024)
 #define AP_PROBE_STEADY_MAX		(64ULL * 1024)
+/* The rounds after which the size the phase screen handed its unit to is first analysed. */
+#define AP_PROBE_HYP_ROUNDS		2
 
 struct ap_probe_opts {
 	enum ap_probe_mode mode;
@@ -274,6 +276,9 @@ struct ap_probe_size {
 					   unit larger than the size) */
 	bool nominates;			/* the phase screen: it shows a unit, clear but
 					   for its rounds (handed over to the sizes) */
+	bool hyp;			/* the size the screen handed its unit to: its
+					   analysis confirms that one unit (the analysis
+					   params' hyp_period), after 2 rounds already */
 	double margin;			/* the phase screen: the margin its "no effect"
 					   needs for the claim at every size; 0 = the
 					   options' absence_margin */

@@ -49,6 +49,7 @@ static struct json_object *size_json(const struct ap_probe_size *sz, bool decidi
 	json_object_object_add(so, "clear", json_object_new_boolean(sz->clear));
 	json_object_object_add(so, "deciding", json_object_new_boolean(deciding));
 	json_object_object_add(so, "confirming", json_object_new_boolean(confirming));
+	json_object_object_add(so, "screen_unit", json_object_new_boolean(sz->hyp));
 	json_object_object_add(so, "seconds", json_object_new_double(
 		(double)(sz->t_end_ns - sz->t_start_ns) / 1e9));
 	json_object_object_add(so, "verdict", sz->analysed ?

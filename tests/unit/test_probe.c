@@ -723,8 +723,10 @@ static void test_effect_early(void **state)
  * A disk that hides 8 KiB (issue 33: 12.8 s at 7200 rpm against a goal of
  * 5 s): the 4 KiB writes show no unit, and the phase screen hands 8 KiB
  * over after one round, clear but for its rounds, to the sizes that
- * measure it again from scratch (before, 3 rounds: 384 writes of 64 KiB).
- * With a shifted phase and with the emulator's early completions.
+ * measure it again from scratch (before, 3 rounds: 384 writes of 64 KiB),
+ * testing the one unit the screen named: 2 rounds of 8 KiB writes instead
+ * of 3 (4.5 s virtual instead of 5.0). With a shifted phase and with the
+ * emulator's early completions.
  */
 static void test_screen_hands_over(void **state)
 {
@@ -758,6 +760,9 @@ static void test_screen_hands_over(void **state)
 		assert_true(r.clear);
 		assert_int_equal(r.confirmed, -1);
 		assert_int_equal(r.sizes[r.decided].size, 8192);
+		/* which tests the screen's one unit: clear after 2 rounds, not 3 */
+		assert_true(r.sizes[r.decided].hyp);
+		assert_int_equal(r.sizes[r.decided].rounds, AP_PROBE_HYP_ROUNDS);
 		assert_int_equal(larger, 0);
 		assert_int_equal(r.screen.size, 65536);
 		ap_probe_result_free(&r);
