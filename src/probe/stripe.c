@@ -448,6 +448,57 @@ static int confirm(struct st *x, uint64_t unit, uint64_t phase, double *pv, doub
 	return 0;
 }
 
+static bool confirmed(double pv, double ratio)
+{
+	return pv < AP_ST_ALPHA && ratio >= AP_ST_MIN_RATIO;
+}
+
+/*
+ * A confirmed @unit at @phase is a whole number of stripes from a stripe's
+ * start, but it may be an odd multiple of the stripe: writes of 7 T at a
+ * stripe's start cover whole stripes, and 3.5 T off they do not, so
+ * confirm() shows 3.5 MiB for a 512 KiB stripe (the unit tests' raid6
+ * volume, 1 seed in 20: the larger write had the larger effect in the
+ * scan). Each unit @unit / q (q a prime factor, a stripe width above the
+ * timed sizes) is confirmed in turn at the same phase; the first that
+ * shows replaces it, until none does. A unit that is not a multiple of
+ * the stripe never covers whole stripes, and half of the stripe never
+ * does either: the smallest that shows is the stripe. 0, 1 when stopped,
+ * or -errno.
+ */
+static int descend(struct st *x, uint64_t *unit, uint64_t *phase, double *pv, double *ratio)
+{
+	uint64_t q, rest, v;
+	double p2, r2;
+	int rc;
+
+	for (;;) {
+		bool smaller = false;
+
+		for (q = 2, rest = *unit / (4 * KiB); q <= rest && !smaller; q++) {
+			if (rest % q)
+				continue;
+			while (rest % q == 0)
+				rest /= q;
+			v = *unit / q;
+			if (!stripe_width(v))
+				continue;
+			x->c.r->st.candidates++;
+			if ((rc = confirm(x, v, *phase % v, &p2, &r2)))
+				return rc;
+			if (confirmed(p2, r2)) {
+				*unit = v;
+				*phase %= v;
+				*pv = p2;
+				*ratio = r2;
+				smaller = true;
+			}
+		}
+		if (!smaller)
+			return 0;
+	}
+}
+
 int ap_probe_stripes(const struct ap_probe_io *io, const struct ap_probe_opts *o,
 		     const struct ap_probe_plan *plan, bool rotating, struct ap_probe_result *r,
 		     struct ap_error *e)
@@ -492,10 +543,15 @@ int ap_probe_stripes(const struct ap_probe_io *io, const struct ap_probe_opts *o
 		rc = confirm(&x, cand[i].unit, cand[i].phase, &pv, &ratio);
 		if (rc)
 			goto out;
-		if (pv < AP_ST_ALPHA && ratio >= AP_ST_MIN_RATIO) {
+		if (confirmed(pv, ratio)) {
+			uint64_t unit = cand[i].unit, phase = cand[i].phase;
+
+			rc = descend(&x, &unit, &phase, &pv, &ratio);
+			if (rc)
+				goto out;
 			t->found = true;
-			t->unit = cand[i].unit;
-			t->lba = cand[i].phase / plan->logical_sector;
+			t->unit = unit;
+			t->lba = phase / plan->logical_sector;
 			t->p = pv;
 			t->ratio = ratio;
 			break;

@@ -2012,6 +2012,13 @@ static void test_stripes(void **state)
 	expect_stripe(320 << 10, 0, 2000000, 74);	/* 5 x 64 KiB, a small cost */
 	expect_stripe(448 << 10, 64, 8300000, 75);	/* 7 x 64 KiB */
 	expect_stripe(1536 << 10, 0, 8300000, 76);	/* md: 3 x 512 KiB */
+	/*
+	 * raid6 at a 3 ms cost (1.6x, as the emulated raid6-6x128k): the scan
+	 * ranked 3.5 MiB from LBA 4096 first, 7 stripes from a stripe's start,
+	 * and its confirmation showed it (3.5 stripes off is not whole): a
+	 * wrong unit until the units it divides into were confirmed too.
+	 */
+	expect_stripe(512 << 10, 0, 3000000, 1);
 }
 
 /*
