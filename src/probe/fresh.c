@@ -753,19 +753,15 @@ void ap_probe_first_decide(struct ap_probe_result *r, const struct ap_probe_opts
 	if (words[0] && claim)
 		ap_verdict_append_note(v, "%s", words);
 	/*
-	 * A unit seen and not placed withholds the steady state's verdict, and
-	 * so does a first-write cost of an allocation's size (AP_FW_MARGIN or
-	 * more) that the scan explains by no unit: one whose boundaries cost
-	 * less than the scan's 1.5x (QEMU's 64 KiB clusters under load) is not
-	 * ruled out. A smaller cost with no unit (1.2x on an emulated disk
-	 * with --preserve: a seek to a new place), or where every write in
-	 * order pays (a sparse file's blocks: said, settled), leaves the
-	 * verdict standing, and first writes stay unclaimed
+	 * Only a unit seen and not placed withholds the steady state's verdict.
+	 * First writes that cost more with no unit up to the scanned size (a
+	 * sparse file's blocks; on an emulated disk with --preserve 1.2x to
+	 * 2.2x, as much as QEMU's 64 KiB clusters, with the scan's writes at
+	 * the rewrites' cost) are said in the note and stay unclaimed
 	 * (ruled_out.first_writes false): check does not count them as ruled
 	 * out.
 	 */
-	if (claim && !settled && (f->unit || (f->effect && f->ratio >= AP_FW_MARGIN)) &&
-	    r->mode != AP_PROBE_READONLY && v->resolved) {
+	if (claim && !settled && f->unit && r->mode != AP_PROBE_READONLY && v->resolved) {
 		r->clear = false;
 		snprintf(r->unclear, sizeof(r->unclear), "%.*s", (int)sizeof(r->unclear) - 1,
 			 words);
