@@ -461,10 +461,15 @@ static bool confirmed(double pv, double ratio)
  * volume, 1 seed in 20: the larger write had the larger effect in the
  * scan). Each unit @unit / q (q a prime factor, a stripe width above the
  * timed sizes) is confirmed in turn at the same phase; the first that
- * shows replaces it, until none does. A unit that is not a multiple of
- * the stripe never covers whole stripes, and half of the stripe never
- * does either: the smallest that shows is the stripe. 0, 1 when stopped,
- * or -errno.
+ * shows, by as large a ratio, replaces it, until none does. A unit that
+ * is not a multiple of the stripe never covers whole stripes, and half of
+ * the stripe never does either: the smallest that shows is the stripe.
+ * The ratio: a whole-stripe write saves the same read-modify-write at
+ * either size, so the smaller write saves a larger share of its cost;
+ * under CI-like load the emulated raid6-6x128k's 256 KiB writes at a
+ * stripe's start "showed" 1.22x (p = 1.9e-4) against 1.58x for its 512
+ * KiB stripe, a difference between two partial writes. 0, 1 when
+ * stopped, or -errno.
  */
 static int descend(struct st *x, uint64_t *unit, uint64_t *phase, double *pv, double *ratio)
 {
@@ -486,7 +491,7 @@ static int descend(struct st *x, uint64_t *unit, uint64_t *phase, double *pv, do
 			x->c.r->st.candidates++;
 			if ((rc = confirm(x, v, *phase % v, &p2, &r2)))
 				return rc;
-			if (confirmed(p2, r2)) {
+			if (confirmed(p2, r2) && r2 >= *ratio) {
 				*unit = v;
 				*phase %= v;
 				*pv = p2;

@@ -2015,7 +2015,8 @@ static void test_stripes(void **state)
 	 * raid6 at a 3 ms cost (1.6x, as the emulated raid6-6x128k): the scan
 	 * ranked 3.5 MiB from LBA 4096 first, 7 stripes from a stripe's start,
 	 * and its confirmation showed it (3.5 stripes off is not whole): a
-	 * wrong unit until the units it divides into were confirmed too.
+	 * wrong unit until the units it divides into were confirmed too, each
+	 * by a ratio at least the larger one's.
 	 */
 	expect_stripe(512 << 10, 0, 3000000, 1);
 }
