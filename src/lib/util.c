@@ -155,6 +155,18 @@ uint64_t ap_gcd_u64(uint64_t a, uint64_t b)
 	return a;
 }
 
+uint64_t ap_prime_next(uint64_t *rest, uint64_t p)
+{
+	for (p = p < 2 ? 2 : p + 1; p <= *rest; p++) {
+		if (*rest % p)
+			continue;
+		while (*rest % p == 0)
+			*rest /= p;
+		return p;
+	}
+	return 0;
+}
+
 void ap_sleep_ms(unsigned ms)
 {
 	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };

@@ -52,6 +52,12 @@ void ap_strappendf(char **s, const char *sep, const char *fmt, ...)
 uint64_t ap_now_ns(void);
 /* The greatest common divisor of @a and @b (@a when @b is 0). */
 uint64_t ap_gcd_u64(uint64_t a, uint64_t b);
+/*
+ * The next distinct prime factor of *@rest above @p (start with 0), every
+ * power of it divided out of *@rest; 0 when none is left. The distinct
+ * prime factors of n: for (p = 0; (p = ap_prime_next(&rest, p)); ).
+ */
+uint64_t ap_prime_next(uint64_t *rest, uint64_t p);
 /* Sleep @ms milliseconds, the whole time (a signal does not cut it short). */
 void ap_sleep_ms(unsigned ms);
 

@@ -400,11 +400,7 @@ static bool submultiple_pays(const uint64_t *ks, const double *lg, size_t n, uin
 	uint64_t p, rest = m, d;
 	size_t i, bn, nn;
 
-	for (p = 2; p <= rest; p++) {
-		if (rest % p)
-			continue;
-		while (rest % p == 0)
-			rest /= p;
+	for (p = 0; (p = ap_prime_next(&rest, p)); ) {
 		d = m / p;	/* the smaller unit, in granules */
 		for (bn = nn = 0, i = 0; i < n; i++) {
 			uint64_t k = ks[i] % m;

@@ -613,7 +613,8 @@ static size_t phase_screen(struct sched *x)
 	if (r->sizes[idx].nominates) {
 		r->screen = r->sizes[idx];	/* kept: it can confirm the deciding size */
 		r->nsizes--;
-		x->hyp = unit_shown(&r->screen) && plan->sizes[si] >= r->screen.verdict.physical_sector;
+		/* nominating, it shows the unit (unit_shown()) */
+		x->hyp = plan->sizes[si] >= r->screen.verdict.physical_sector;
 	} else {
 		drop_last_size(r);
 	}

@@ -480,11 +480,8 @@ static int descend(struct st *x, uint64_t *unit, uint64_t *phase, double *pv, do
 	for (;;) {
 		bool smaller = false;
 
-		for (q = 2, rest = *unit / (4 * KiB); q <= rest && !smaller; q++) {
-			if (rest % q)
-				continue;
-			while (rest % q == 0)
-				rest /= q;
+		rest = *unit / (4 * KiB);
+		for (q = 0; !smaller && (q = ap_prime_next(&rest, q)); ) {
 			v = *unit / q;
 			if (!stripe_width(v))
 				continue;

@@ -10,6 +10,26 @@
 
 #include "lib/util.h"
 
+/* The distinct prime factors, each once, every power divided out. */
+static void test_prime_next(void **state)
+{
+	static const struct { uint64_t n, f[4]; } cases[] = {
+		{ 1, { 0 } }, { 2, { 2 } }, { 12, { 2, 3 } }, { 896, { 2, 7 } },
+		{ 960, { 2, 3, 5 } }, { 97, { 97 } },
+	};
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t rest = cases[i].n, p = 0;
+
+		for (k = 0; (p = ap_prime_next(&rest, p)); k++)
+			assert_int_equal(p, cases[i].f[k]);
+		assert_int_equal(cases[i].f[k], 0);
+		assert_int_equal(rest, 1);
+	}
+}
+
 static void test_parse_size(void **state)
 {
 	uint64_t v;
@@ -197,6 +217,7 @@ static void test_strappendf(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_prime_next),
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_parse_numbers),
 		cmocka_unit_test(test_parse_duration),
