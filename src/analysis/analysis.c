@@ -393,6 +393,19 @@ static void test_structure(const struct ctx *c, struct findings *f, struct ap_ve
 	f->slow_d = ap_fit_slowdown_of(c, f->clusfast, f->fast, f->slow, NULL, NULL);
 }
 
+/* Is every one of @fast below every one of @slow? */
+static bool complete_split(const double *fast, size_t nf, const double *slow, size_t ns)
+{
+	double hi = -INFINITY, lo = INFINITY;
+	size_t i;
+
+	for (i = 0; i < nf; i++)
+		hi = fmax(hi, fast[i]);
+	for (i = 0; i < ns; i++)
+		lo = fmin(lo, slow[i]);
+	return nf && ns && hi < lo;
+}
+
 /* The candidate that explains the offsets best, and the test for its effect. */
 static void test_effect(const struct ctx *c, struct findings *f, struct ap_verdict *v)
 {
@@ -406,6 +419,7 @@ static void test_effect(const struct ctx *c, struct findings *f, struct ap_verdi
 		f->misfit = ap_fit_model_misfit(c, f->candfast, p->alpha);
 		v->misfit = f->misfit;
 		f->slow_c = ap_fit_slowdown_of(c, f->candfast, f->fast, f->slow, &nf, &ns);
+		f->split = complete_split(f->fast, nf, f->slow, ns);
 		/*
 		 * Bonferroni over the distinct hypotheses (aliases test the
 		 * same), but for the one named beforehand: the chance that it
@@ -538,6 +552,7 @@ static void decide(struct ap_verdict *v, const struct ctx *c, const struct findi
 		/* one phase explains it: the hidden unit */
 		set_unit(v, best->period, best->phase);
 		set_outcome(v, c, true, f->slow_c, f->p_mw, 1 - f->p_mw, f->candfast);
+		v->split = f->split;
 		ap_note_unit(v, c);
 	} else if (identifiable) {
 		/* an aligned phase, but its period is not settled yet */
@@ -708,12 +723,29 @@ static bool confirms_hyp(const struct ap_verdict *v, const struct ap_analysis_pa
 	       v->lowest_aligned_lba == p->hyp_phase;
 }
 
+/*
+ * Observations per offset an early stop needs: AP_MIN_N_CLEAR, so that
+ * each offset's median outvotes an outlier; fewer where there is nothing
+ * to outvote: a unit named beforehand (design.md 3.4), or a complete
+ * split where the params allow it (3.6).
+ */
+static size_t min_n_needed(const struct ap_verdict *v, const struct ap_analysis_params *p)
+{
+	size_t n = AP_MIN_N_CLEAR;
+
+	if (confirms_hyp(v, p))
+		n = AP_MIN_N_HYP;
+	if (p->split_min_n && v->split && p->split_min_n < n)
+		n = p->split_min_n;
+	return n;
+}
+
 const char *ap_analysis_unclear_reason(const struct ap_verdict *v,
 				       const struct ap_analysis_params *p)
 {
 	if (!v || !p)
 		return "no verdict";
-	if (v->min_n < (confirms_hyp(v, p) ? AP_MIN_N_HYP : AP_MIN_N_CLEAR))
+	if (v->min_n < min_n_needed(v, p))
 		return "fewer than 3 measurements at some offset";
 	if (v->sensitive && (v->resolved || v->starts_insufficient)) {
 		if (!(v->p_value <= p->alpha / 100))

@@ -60,6 +60,14 @@ struct ap_analysis_params {
 	 * per offset suffice for an early stop.
 	 */
 	unsigned hyp_period, hyp_phase;
+	/*
+	 * Observations per offset that suffice for an early stop where the
+	 * unit's split is complete: every observation at an aligned offset
+	 * below every one elsewhere, so that no outlier is there to discount
+	 * (struct ap_verdict's split). 0: AP_MIN_N_CLEAR, as everywhere
+	 * else; the sweep's quick preset: 2 (sweep/setup.c).
+	 */
+	unsigned split_min_n;
 };
 
 struct ap_offset_stat {
@@ -119,6 +127,8 @@ struct ap_verdict {
 	size_t nobs;			/* observations used */
 	size_t min_n;			/* fewest observations of any offset */
 	bool misfit;			/* the best phase leaves unlike offsets in one class */
+	bool split;			/* resolved and sensitive, and every observation at an
+					   aligned offset below every other one */
 	char *note_buf;			/* owns the text @note points to, or NULL */
 };
 

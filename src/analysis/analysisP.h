@@ -102,6 +102,7 @@ struct findings {
 	double p_cv, slow_cv;	/* the split found on one half of the rounds, tested on the other */
 	bool misfit;		/* one phase leaves unlike offsets in one class */
 	bool hyp;		/* the best candidate is the unit named beforehand */
+	bool split;		/* every observation of its fast class below every slow one */
 	bool phase_effect;	/* an established effect of one aligned phase */
 	bool structure;		/* an effect without a phase, held out */
 	long missing;		/* a residue modulo max_period no offset has, or -1 */

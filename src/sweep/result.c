@@ -108,6 +108,8 @@ void ap_sweep_analysis_params(struct ap_analysis_params *p, unsigned logical, un
 	ap_analysis_params_init(p, logical, reported);
 	p->max_period = maxp < 2 ? 2 : maxp;
 	p->offset_name = "start";
+	/* a complete split may stop after 2 rounds (design.md 3.6) */
+	p->split_min_n = 2;
 }
 
 int ap_sweep_analyse(const struct ap_sweep_result *r, size_t n,
