@@ -14,7 +14,10 @@
 #include "lib/sysfs.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +112,31 @@ int ap_mount_remount(const struct ap_mount *m, const char *opts, struct ap_error
 		return ap_error_set(e, errno, "remount %s (%s): %s", m->dir, opts ? opts : "",
 				    strerror(errno));
 	return 0;
+}
+
+/*
+ * ext4's EXT4_IOC_SHUTDOWN, XFS's XFS_IOC_GOINGDOWN and f2fs's
+ * F2FS_IOC_SHUTDOWN are one ioctl with one flag set (the kernel's f2fs
+ * header exports it; Debian 12's headers have none for ext4).
+ */
+#define AP_FS_IOC_SHUTDOWN	_IOR('X', 125, uint32_t)
+#define AP_FS_SHUTDOWN_NOLOGFLUSH	0x2
+
+int ap_mount_shutdown(const struct ap_mount *m, struct ap_error *e)
+{
+	uint32_t flags = AP_FS_SHUTDOWN_NOLOGFLUSH;
+	int fd, rc = 0;
+
+	if (!m->mounted)
+		return ap_error_set(e, EINVAL, "shutdown: nothing mounted");
+	fd = open(m->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return ap_error_set(e, errno, "%s: %s", m->dir, strerror(errno));
+	if (ioctl(fd, AP_FS_IOC_SHUTDOWN, &flags) != 0)
+		rc = ap_error_set(e, errno, "shut down the file system on %s: %s", m->dir,
+				  strerror(errno));
+	close(fd);
+	return rc;
 }
 
 int ap_mount_umount_dir(const char *dir, int flags)

@@ -42,6 +42,17 @@ int ap_mount_mount(const char *dev, const char *fstype, const char *opts,
 int ap_mount_remount(const struct ap_mount *m, const char *opts, struct ap_error *e);
 
 /*
+ * Shut @m's file system down so that nothing more of it is written: its
+ * journal aborted, no checkpoint, no superblock at the umount (the
+ * FS_IOC_SHUTDOWN of ext4, XFS and f2fs with their NOLOGFLUSH flag, as
+ * xfstests' godown). For a file system made to be thrown away (a sweep
+ * step's). The kernel logs it ("shut down requested", "Aborting journal").
+ * 0, or -errno (-ENOTTY, -EOPNOTSUPP: the file system has no such ioctl)
+ * with @e filled; the file system is then as it was.
+ */
+int ap_mount_shutdown(const struct ap_mount *m, struct ap_error *e);
+
+/*
  * Unmount (retrying while busy for up to two seconds, then detaching
  * lazily), remove the directory, release the registry entries. Safe on a
  * zeroed or half-set-up @m; frees it. 0 or the first -errno.

@@ -40,6 +40,14 @@ char *ap_mkfs_mount_data(const char *fs, const char *extra);
 const char *ap_mkfs_umount_data(const char *fs);
 
 /*
+ * Is a file system of @fs shut down after the workload, before its umount
+ * (ap_mount_shutdown(): nothing more written)? ext4: its umount would
+ * commit and checkpoint the journal, synchronous writes the next step's
+ * mkfs replaces.
+ */
+bool ap_mkfs_shut_down(const char *fs);
+
+/*
  * Split a --mkfs-opt value on blanks and append the words to @v (count
  * @n). No quoting: each blank-separated word is one argument. 0 or -EINVAL
  * (empty value).

@@ -130,16 +130,26 @@ static void ped_begin(struct ped_ctx *c)
 		close(null);
 }
 
+/* ap_part_hold()'s device, its path, and the descriptors it opened */
+static struct {
+	PedDevice *dev;
+	int fds[MAX_BLK_FDS];
+	size_t nfds;
+} held;
+
 static void ped_end(struct ped_ctx *c)
 {
 	if (c->disk)
 		ped_disk_destroy(c->disk);
 	if (c->dev) {
+		int keep = c->dev == held.dev;	/* its own open stays */
+
 		/* libparted's failure paths may leave its own opens behind */
-		while (c->dev->open_count > 0)
+		while (c->dev->open_count > keep)
 			if (!ped_device_close(c->dev))
 				break;
-		ped_device_destroy(c->dev);
+		if (!keep)
+			ped_device_destroy(c->dev);
 	}
 	{
 		int now[MAX_BLK_FDS];
@@ -645,6 +655,59 @@ int ap_part_forget(const char *disk)
 		rc = errno == ENXIO ? 0 : -errno;	/* ENXIO: none there */
 	close(fd);
 	return rc;
+}
+
+int ap_part_hold(const char *disk, struct ap_error *e)
+{
+	struct ped_ctx c;
+	int now[MAX_BLK_FDS];
+	size_t n, i, j;
+	int rc;
+
+	ap_part_let_go();
+	ped_begin(&c);
+	rc = get_device(&c, disk, e);
+	if (!rc && !ped_device_open(c.dev))
+		rc = ped_fail(e, EIO, disk, "cannot open the device");
+	if (!rc) {
+		held.dev = c.dev;
+		/* what it opened is ours until ap_part_let_go(), not a leak */
+		n = blk_fds(now, MAX_BLK_FDS);
+		for (i = 0; i < n; i++) {
+			for (j = 0; j < c.nfds && c.fds[j] != now[i]; j++)
+				;
+			if (j == c.nfds)
+				held.fds[held.nfds++] = now[i];
+		}
+		memcpy(c.fds, now, n * sizeof(*now));
+		c.nfds = n;
+	}
+	ped_end(&c);
+	return rc;
+}
+
+void ap_part_let_go(void)
+{
+	PedExceptionHandler *old;
+	int now[MAX_BLK_FDS];
+	size_t n, i, j;
+
+	if (!held.dev)
+		return;
+	old = ped_exception_get_handler();
+	ped_exception_set_handler(ped_handler);
+	while (held.dev->open_count > 0)
+		if (!ped_device_close(held.dev))
+			break;
+	ped_device_destroy(held.dev);
+	ped_exception_set_handler(old);
+	/* a failed fsync on close leaves libparted's descriptor open */
+	n = blk_fds(now, MAX_BLK_FDS);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < held.nfds; j++)
+			if (held.fds[j] == now[i])
+				close(now[i]);
+	memset(&held, 0, sizeof(held));
 }
 
 int ap_part_wipe(const char *disk, struct ap_error *e)

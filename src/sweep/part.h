@@ -68,6 +68,19 @@ void ap_part_release(struct ap_sweep_part *p);
  */
 int ap_part_forget(const char *disk);
 
+/*
+ * Keep libparted's device for @disk open from now until ap_part_let_go():
+ * the ap_part_*() calls on @disk in between reuse it. Each of them would
+ * otherwise have libparted probe the disk anew and open and close it, 4
+ * flushes (a step's partition on hdd-7200-nocache-flush: 139 ms, 68 of
+ * them those flushes). One disk at a time; the descriptor is not
+ * exclusive. 0 or -errno with @e filled; nothing held then.
+ */
+int ap_part_hold(const char *disk, struct ap_error *e);
+
+/* Close what ap_part_hold() kept (a descriptor libparted leaks too). Safe without a hold. */
+void ap_part_let_go(void);
+
 /* Leave @disk with an empty GPT, committed to the device and the kernel. */
 int ap_part_wipe(const char *disk, struct ap_error *e);
 

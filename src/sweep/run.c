@@ -122,7 +122,8 @@ static void release_excl(struct step_ctx *c)
 
 /*
  * The end of a step, whatever happened: unmount (ext4 remounted first so
- * that its umount sends no flush: mkfs.c), drop the partition from the
+ * that its umount sends no flush, and shut down so that it writes nothing:
+ * mkfs.c), drop the partition from the
  * kernel's view, take the disk again. Fatal when something stays mounted.
  */
 static void teardown(struct step_ctx *c, struct ap_sweep_result *r, struct ap_mount *m,
@@ -142,6 +143,9 @@ static void teardown(struct step_ctx *c, struct ap_sweep_result *r, struct ap_mo
 			(void)ap_mount_remount(m, quiet, &e3);
 		/* tests: look at the file system as its umount finds it */
 		ap_test_pause("ALIGNPROBE_TEST_SWEEP_UMOUNT");
+		/* nor its writes: refused, the umount writes them */
+		if (m->mounted && ap_mkfs_shut_down(o->fs))
+			(void)ap_mount_shutdown(m, &e3);
 		rc = ap_mount_umount(m, &e2);
 		r->umount_s = secs(ap_now_ns() - t);
 		if (rc) {
@@ -409,6 +413,8 @@ int ap_sweep_run(const struct ap_sweep_opts *o, struct ap_sweep_run *run, struct
 	calibrate(o, run);
 	if (writes_unflushed(run) || rmw_buffered(o, run, false))
 		run->stop = AP_SWEEP_STOP_UNMEASURABLE;
+	else	/* refused: every step has libparted probe the disk anew */
+		(void)ap_part_hold(o->disk, NULL);
 
 	for (round = 1; round <= o->max_rounds && !run->stop; round++) {
 		ap_sweep_order(o->starts, o->nstarts, have_prev ? &prev : NULL, &rng, order);
@@ -498,6 +504,7 @@ int ap_sweep_run(const struct ap_sweep_opts *o, struct ap_sweep_run *run, struct
 		run->stop = AP_SWEEP_STOP_UNMEASURABLE;
 	/* leave an empty GPT: also after a signal or an error */
 	ap_part_wipe(o->disk, &run->wipe_error);
+	ap_part_let_go();
 	run->elapsed_ns = ap_now_ns() - run->t0_ns;
 	return 0;
 }
