@@ -90,10 +90,12 @@ want = {
     "hdd-5400": (4096, 0, [40, 48, 56, 64]), "wd-ears-jumper": (4096, 7, [39, 47, 55, 63]),
     "honest-512n": None, "hdd-7200-nocache": (4096, 0, [40, 48, 56, 64]),
     "hdd-7200-nocache-flush": (4096, 0, [40, 48, 56, 64]),
+    "hdd-7200-ra": (4096, 0, [40, 48, 56, 64]), "honest-512n-ra": None,
     "usb-bridge-noflush": "unmeasurable", "hdd-lba7-rmwbuf": "unmeasurable",
 }
 goal = {"simple": 60.0, "hdd-7200": 60.0, "hdd-7200-nocache": 60.0,
-        "hdd-7200-nocache-flush": 60.0}
+        "hdd-7200-nocache-flush": 60.0, "hdd-7200-ra": 60.0, "honest-512n": 60.0,
+        "honest-512n-ra": 60.0}
 stages = ["partition_s", "mkfs_s", "mount_s", "workload_s", "umount_s"]
 med = statistics.median
 

@@ -34,7 +34,7 @@ const struct ap_sweep_preset ap_sweep_presets[] = {
 	/* name, help;
 	 * number, transactions, size_lo, size_hi, read_block, write_block,
 	 * part_size, min_rounds, max_rounds, time_budget_ns */
-	{ "quick", "a verdict in about a minute on the emulated drive (the default)",
+	{ "quick", "a verdict in about half a minute on the emulated drive (the default)",
 	  3, 4, 512, 2048, 1024, 1024, 64ULL << 20, 2, 8, MINUTES(15) },
 	{ "thorough", "more files, transactions and rounds; a bigger partition",
 	  100, 300, 512, 16384, 4096, 4096, 512ULL << 20, 3, 10, MINUTES(120) },

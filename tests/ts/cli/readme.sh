@@ -195,7 +195,7 @@ nrun=0 nnot=0
 # would finish (exit 5 instead of a verdict): 1 h where a verdict is asserted
 HOUR=(--time-budget 1h)
 SWEEP_QUICK=(--emulate=simple,rmw=1ms,jitter=30%,size=256M --size 32M -q "${HOUR[@]}")
-QUICK_WHY="the default sweep runs for a minute or more: the constant-cost drive (simple,rmw=1ms) and 32M partitions"
+QUICK_WHY="the default sweep runs for half a minute or more: the constant-cost drive (simple,rmw=1ms) and 32M partitions"
 
 # ---- one case per command line ---------------------------------------------
 
