@@ -130,7 +130,7 @@ static void ped_begin(struct ped_ctx *c)
 		close(null);
 }
 
-/* ap_part_hold()'s device, its path, and the descriptors it opened */
+/* ap_part_hold()'s device and the descriptors it opened */
 static struct {
 	PedDevice *dev;
 	int fds[MAX_BLK_FDS];
