@@ -97,6 +97,17 @@ static size_t blk_fds(int *fds, size_t max)
 	return n;
 }
 
+/* Is @fd among the @n of @fds? */
+static bool fd_in(const int *fds, size_t n, int fd)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (fds[i] == fd)
+			return true;
+	return false;
+}
+
 struct ped_ctx {
 	PedExceptionHandler *old;
 	int saved_stderr;
@@ -153,14 +164,11 @@ static void ped_end(struct ped_ctx *c)
 	}
 	{
 		int now[MAX_BLK_FDS];
-		size_t n = blk_fds(now, MAX_BLK_FDS), i, j;
+		size_t n = blk_fds(now, MAX_BLK_FDS), i;
 
-		for (i = 0; i < n; i++) {
-			for (j = 0; j < c->nfds && c->fds[j] != now[i]; j++)
-				;
-			if (j == c->nfds)
+		for (i = 0; i < n; i++)
+			if (!fd_in(c->fds, c->nfds, now[i]))
 				close(now[i]);	/* left open by libparted */
-		}
 	}
 	ped_exception_set_handler(c->old);
 	if (c->saved_stderr >= 0) {
@@ -661,7 +669,7 @@ int ap_part_hold(const char *disk, struct ap_error *e)
 {
 	struct ped_ctx c;
 	int now[MAX_BLK_FDS];
-	size_t n, i, j;
+	size_t n, i;
 	int rc;
 
 	ap_part_let_go();
@@ -673,12 +681,9 @@ int ap_part_hold(const char *disk, struct ap_error *e)
 		held.dev = c.dev;
 		/* what it opened is ours until ap_part_let_go(), not a leak */
 		n = blk_fds(now, MAX_BLK_FDS);
-		for (i = 0; i < n; i++) {
-			for (j = 0; j < c.nfds && c.fds[j] != now[i]; j++)
-				;
-			if (j == c.nfds)
+		for (i = 0; i < n; i++)
+			if (!fd_in(c.fds, c.nfds, now[i]))
 				held.fds[held.nfds++] = now[i];
-		}
 		memcpy(c.fds, now, n * sizeof(*now));
 		c.nfds = n;
 	}
@@ -690,7 +695,7 @@ void ap_part_let_go(void)
 {
 	PedExceptionHandler *old;
 	int now[MAX_BLK_FDS];
-	size_t n, i, j;
+	size_t n, i;
 
 	if (!held.dev)
 		return;
@@ -704,9 +709,8 @@ void ap_part_let_go(void)
 	/* a failed fsync on close leaves libparted's descriptor open */
 	n = blk_fds(now, MAX_BLK_FDS);
 	for (i = 0; i < n; i++)
-		for (j = 0; j < held.nfds; j++)
-			if (held.fds[j] == now[i])
-				close(now[i]);
+		if (fd_in(held.fds, held.nfds, now[i]))
+			close(now[i]);
 	memset(&held, 0, sizeof(held));
 }
 
