@@ -386,35 +386,97 @@ static void analyse_compare(struct ap_probe_first *f, const struct ap_probe_plan
 }
 
 /*
+ * Does a set of writes whose median is @sub pay as a unit's boundaries do
+ * (median @slow), against the writes at no boundary (@ord)? 1.5x the
+ * latter, and nearer the boundaries' cost than theirs on a log scale. A
+ * mere 1.5x is what 1 write in 4 reaches under load: on QEMU's 2 MiB
+ * clusters, where 1 write in 10 costs 4x the median, the writes at the
+ * middle of the clusters once looked like boundaries (see multiple_pays()).
+ */
+static bool pays_like(double sub, double slow, double ord)
+{
+	return sub >= AP_FW_PHASE_RATIO * ord && sub * sub >= slow * ord;
+}
+
+/*
  * Do the boundaries of a unit m / p G (p a prime factor of @m) pay too,
- * besides those of m G at phase @rho: are the writes at the phases @rho +
- * j m / p (j = 1 .. p - 1) slow, their median AP_FW_PHASE_RATIO x that of
- * the writes at neither? Then m G is a multiple of the unit, its phase
+ * besides those of m G at phase @rho (median @slow; @ord the writes at no
+ * phase of it): are the writes at the phases @rho + j m / p (j = 1 .. p -
+ * 1) slow (pays_like())? Then m G is a multiple of the unit, its phase
  * picked by chance: under load QEMU's 2 MiB clusters cost 8 to 500 ms
  * each, and once the 4 that happened to be the slowest were every other
  * one, a "4 MiB unit". @bv and @nv: scratch for @n values each.
  */
 static bool submultiple_pays(const uint64_t *ks, const double *lg, size_t n, uint64_t m,
-			     uint64_t rho, double *bv, double *nv)
+			     uint64_t rho, double slow, double ord, double *bv)
 {
 	uint64_t p, rest = m, d;
-	size_t i, bn, nn;
+	size_t i, bn;
 
 	for (p = 0; (p = ap_prime_next(&rest, p)); ) {
 		d = m / p;	/* the smaller unit, in granules */
-		for (bn = nn = 0, i = 0; i < n; i++) {
+		for (bn = 0, i = 0; i < n; i++) {
 			uint64_t k = ks[i] % m;
 
-			if (k == rho)
+			if (k != rho && (k + m - rho) % d == 0)
+				bv[bn++] = exp(lg[i]);
+		}
+		if (bn && pays_like(ap_stats_median(bv, bn), slow, ord))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Is m G (phase @rho) a divisor of the unit rather than the unit: for
+ * some j = 2 .. @mmax / m, do the writes of @rho's phase split by phase
+ * mod j m into one slow sub-phase (by mean log, 3 writes at least) and a
+ * rest that does not pay (pays_like(), against @ord), the sub-phase's
+ * median 1.5x the rest's? Under CI's load on QEMU's 2 MiB clusters, the
+ * writes at the clusters' middles reached 1.5x the median often enough
+ * that the 1 MiB phase (boundaries and middles) passed the lower-quartile
+ * test, before the 2 MiB one passed its rank test: a "1 MiB unit". The
+ * middles, there 1.5-3x, are nearer the ordinary writes than the 2 MiB
+ * boundaries' 12x and more. @sum, @cnt: scratch for @mmax / m + 1 each.
+ */
+static bool multiple_pays(const uint64_t *ks, const double *lg, size_t n, uint64_t m,
+			  uint64_t rho, uint64_t mmax, double ord, double *sum, size_t *cnt,
+			  double *bv, double *nv)
+{
+	uint64_t j, s, top;
+	size_t i, bn, nn;
+
+	for (j = 2; j * m <= mmax; j++) {
+		double best = -INFINITY;
+
+		memset(sum, 0, j * sizeof(*sum));
+		memset(cnt, 0, j * sizeof(*cnt));
+		for (i = 0; i < n; i++)
+			if (ks[i] % m == rho) {
+				sum[ks[i] / m % j] += lg[i];
+				cnt[ks[i] / m % j]++;
+			}
+		for (top = j, s = 0; s < j; s++)
+			if (cnt[s] >= 3 && sum[s] / (double)cnt[s] > best) {
+				best = sum[s] / (double)cnt[s];
+				top = s;
+			}
+		if (top == j)
+			break;	/* larger j: fewer writes still */
+		for (bn = nn = 0, i = 0; i < n; i++) {
+			if (ks[i] % m != rho)
 				continue;
-			if ((k + m - rho) % d == 0)
+			if (ks[i] / m % j == top)
 				bv[bn++] = exp(lg[i]);
 			else
 				nv[nn++] = exp(lg[i]);
 		}
-		if (bn && nn && ap_stats_median(bv, bn) >=
-		    AP_FW_PHASE_RATIO * ap_stats_median(nv, nn))
-			return true;
+		if (nn >= 3) {
+			double ms = ap_stats_median(bv, bn), mr = ap_stats_median(nv, nn);
+
+			if (ms >= AP_FW_PHASE_RATIO * mr && !pays_like(mr, ms, ord))
+				return true;
+		}
 	}
 	return false;
 }
@@ -430,7 +492,8 @@ static bool submultiple_pays(const uint64_t *ks, const double *lg, size_t n, uin
  * smaller candidate mixes fast writes into its slow phase (the whole
  * unit's other boundaries); a larger one is tried only after, and only
  * where the boundaries of the units it is a multiple of are fast
- * (submultiple_pays()). On QEMU's qcow2 (64 KiB clusters, over FUSE and a
+ * (submultiple_pays()). Nor is a size taken whose slow phase splits into
+ * boundaries and writes that do not pay (multiple_pays()). On QEMU's qcow2 (64 KiB clusters, over FUSE and a
  * loop device) a write entering a cluster is 3x the median and 1 in 10 of
  * the others is as slow: per-write thresholds saw no unit there.
  */
@@ -443,7 +506,7 @@ static bool fit_unit(struct ap_probe_first *f, enum ap_fw_kind kind, uint64_t g,
 	size_t i, n = 0, *cnt = ap_xcalloc(mmax + 1, sizeof(*cnt));
 	bool found = false;
 	uint64_t top;
-	double tests, ratio;
+	double tests, slow, ord;
 
 	for (i = 0; i < f->n; i++)
 		if (f->s[i].kind == kind) {
@@ -494,12 +557,14 @@ static bool fit_unit(struct ap_probe_first *f, enum ap_fw_kind kind, uint64_t g,
 		if (ap_stats_quantile(bv, bn, 0.25) < AP_FW_PHASE_RATIO * ap_stats_median(nv, nn) ||
 		    ap_stats_mann_whitney_p(nv, nn, bv, bn) * tests > alpha)
 			continue;
-		ratio = ap_stats_median(bv, bn) / ap_stats_median(nv, nn);
-		if (submultiple_pays(ks, lg, n, m, rho, bv, nv))
+		slow = ap_stats_median(bv, bn);
+		ord = ap_stats_median(nv, nn);
+		if (submultiple_pays(ks, lg, n, m, rho, slow, ord, bv) ||
+		    multiple_pays(ks, lg, n, m, rho, mmax, ord, sum, cnt, bv, nv))
 			continue;
 		f->unit = m * g;
 		f->cell = rho * g % f->unit;
-		f->unit_ratio = ratio;
+		f->unit_ratio = slow / ord;
 		found = true;
 	}
 	free(ks);
