@@ -361,8 +361,13 @@ void ap_check_describe_unshown(const struct ap_check *c, char *buf, size_t sz)
 	char m[64];
 
 	if (ap_absence_margin_shown(v->absence_margin) && !v->ruled_out_up_to) {
-		snprintf(buf, sz, "but not up to which size a hidden unit was ruled out (an older "
-			 "alignprobe)");
+		if (v->ruled_out.rewrites && !v->ruled_out.first_writes)
+			snprintf(buf, sz, "on rewrites only: first writes cost more, and no unit "
+				 "was found to explain it (storage that allocates on the first "
+				 "write)");
+		else
+			snprintf(buf, sz, "but not up to which size a hidden unit was ruled out "
+				 "(an older alignprobe)");
 		return;
 	}
 	if (v->absence_margin >= 1)

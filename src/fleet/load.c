@@ -131,6 +131,14 @@ static int verdict_geometry(struct json_object *vo, const char *where, struct ap
 		/* "no effect" rules out units up to a size, no more: the next one may hide */
 		uint64_t unit = ap_no_effect_unit(v.logical_sector, v.ruled_out_up_to);
 
+		if (!unit && v.ruled_out.rewrites && !v.ruled_out.first_writes) {
+			ap_verdict_free(&v);
+			return ap_error_set(e, ENODATA, "%s: \"no effect\" on rewrites only: first "
+					    "writes cost more, and no unit was found to explain it "
+					    "(storage that allocates on the first write, as qcow2 "
+					    "clusters do; the probe's note says more): probe again or "
+					    "give --physical instead", where);
+		}
 		if (!unit) {
 			ap_verdict_free(&v);
 			return ap_error_set(e, ENODATA, "%s: \"no effect\" without the size up to "

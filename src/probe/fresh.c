@@ -843,11 +843,17 @@ void ap_probe_first_decide(struct ap_probe_result *r, const struct ap_probe_opts
 			v->ruled_out.up_to = steady;
 	}
 	/*
-	 * The old key claims every unit up to it: not where first writes show a
-	 * unit (placed or not). A first-write cost with no unit up to the
-	 * scanned size leaves the rewrites' claim as it was.
+	 * The old key claims every unit up to it, first writes' too (its
+	 * readers know no other): not where first writes show a unit (placed
+	 * or not), nor where they cost more than rewrites with no unit to show
+	 * for it -- on QEMU's 64 KiB clusters with --preserve under load the
+	 * scan can stop before the clusters stand out, and the rewrites' "no
+	 * effect" up to 64 KiB then passed a start at sector 34. Every write
+	 * paying (a unit of at most G, f->per_write) leaves it: no start is
+	 * taken at less than 4 KiB.
 	 */
-	if (!v->ruled_out.first_writes && f->unit && r->mode != AP_PROBE_READONLY)
+	if (!v->ruled_out.first_writes && r->mode != AP_PROBE_READONLY &&
+	    (f->unit || (f->measured && f->effect && !f->per_write)))
 		v->ruled_out_up_to = 0;
 	if (words[0] && claim)
 		ap_verdict_append_note(v, "%s", words);

@@ -1802,6 +1802,8 @@ static void test_first_writes_cheap_scan(void **state)
 		assert_true(r.fw.effect);
 		assert_false(r.fw.per_write);
 		assert_false(r.verdict.ruled_out.first_writes);
+		/* nor claimed by the old key, whatever the rewrites show */
+		assert_int_equal(r.verdict.ruled_out_up_to, 0);
 		if (r.fw.unit)
 			assert_int_equal(r.fw.unit, 65536);
 		if (r.fw.fine)		/* stopped early: said as it is, not claimed */

@@ -175,6 +175,12 @@ honest ', "absence_margin": 1.1'
 ts_run_rc 2 "$ALIGNPROBE" check --geometry "$TS_TMP/honest.json" "$img"
 grep -q "without the size up to which it ruled out a hidden unit" "$TS_TMP/err" ||
 	ts_fail "no effect without ruled_out_up_to: $(cat "$TS_TMP/err")"
+# rewrites ruled out, first writes not (they cost more, with no unit found
+# to explain it: QEMU's 64 KiB clusters under load): not honest sectors
+honest ', "absence_margin": 1.1, "ruled_out": {"up_to": 65536, "first_writes": false, "rewrites": true}'
+ts_run_rc 2 "$ALIGNPROBE" check --geometry "$TS_TMP/honest.json" "$img"
+grep -q "honest.json: verdict: \"no effect\" on rewrites only: first writes cost more" \
+	"$TS_TMP/err" || ts_fail "no effect on rewrites only: $(cat "$TS_TMP/err")"
 # tentative: never a geometry
 honest ', "absence_margin": 1.1, "ruled_out_up_to": 65536, "tentative": true'
 ts_run_rc 2 "$ALIGNPROBE" check --geometry "$TS_TMP/honest.json" "$img"

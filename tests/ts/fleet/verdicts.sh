@@ -226,6 +226,13 @@ grep -qF "but not up to which size a hidden unit was ruled out (an older alignpr
 	"$TS_TMP/err" || { cat "$TS_TMP/err" >&2; ts_fail "a no effect without its size was used"; }
 grep -qF "without saying up to which size a hidden unit was ruled out, so it does not decide" \
 	"$TS_TMP/out" || ts_fail "the rule does not say why: $(cat "$TS_TMP/out")"
+# ... nor one whose first writes cost more with no unit found (rewrites
+# alone ruled out: QEMU's 64 KiB clusters under load)
+jq 'del(.models[1].verdicts[0].ruled_out_up_to) | .models[1].verdicts[0].ruled_out =
+	{"up_to": 65536, "first_writes": false, "rewrites": true}' "$store" > "$TS_TMP/lib/fw.json"
+ts_run_rc_ro 4 "$disk2" "$ALIGNPROBE" check --verdicts="$TS_TMP/lib/fw.json" "$disk2"
+grep -qF "shows no alignment effect (models[1].verdicts[0]), on rewrites only: first writes cost more, and no unit was found to explain it (storage that allocates on the first write); it is not used" \
+	"$TS_TMP/err" || { cat "$TS_TMP/err" >&2; ts_fail "a no effect on rewrites only was used"; }
 jq '.models[1].verdicts[0].absence_margin = 1.5' "$store" > "$TS_TMP/lib/wide.json"
 ts_run_rc_ro 4 "$disk2" "$ALIGNPROBE" check -J --verdicts="$TS_TMP/lib/wide.json" "$disk2"
 jq -e '.model_verdict.state == "no_effect_not_shown" and .model_verdict.entry == null
