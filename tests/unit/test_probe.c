@@ -1773,6 +1773,27 @@ static void test_first_writes_small(void **state)
 }
 
 /*
+ * The probe on a thin device of 64 KiB units whose allocation adds
+ * @alloc_ns to a 100 us write (seed @seed), into @r; said with @what.
+ * First writes are never claimed, by the new keys or the old.
+ */
+static void run_thin_64k(uint64_t alloc_ns, uint64_t seed, const char *what,
+			 struct ap_probe_result *r)
+{
+	struct thin t = { .unit = 65536, .base_ns = 100000, .alloc_ns = alloc_ns, .rng = seed };
+	struct ap_probe_opts o;
+	struct ap_error e = { 0 };
+
+	ap_probe_opts_init(&o);
+	o.seed = seed;
+	assert_int_equal(run_thin(&t, &o, r, &e), 0);
+	print_message("thin 64 KiB at %s (seed %llu): %s\n", what, (unsigned long long)seed,
+		      r->verdict.note ? r->verdict.note : "");
+	assert_false(r->verdict.ruled_out.first_writes);
+	assert_int_equal(r->verdict.ruled_out_up_to, 0);
+}
+
+/*
  * QEMU's 64 KiB clusters under CI's load once cost first writes only 1.29x
  * rewrites: below the 1.50x margin, so the equivalence test ruled first
  * writes out, while the rank test showed them slower (p = 0.0007). Here a
@@ -1781,24 +1802,13 @@ static void test_first_writes_small(void **state)
  */
 static void test_first_writes_below_margin(void **state)
 {
+	struct ap_probe_result r;
 	uint64_t seed;
 
 	(void)state;
 	for (seed = 1; seed <= 4; seed++) {
-		struct thin t = { .unit = 65536, .base_ns = 100000, .alloc_ns = 30000,
-				  .rng = seed };
-		struct ap_probe_opts o;
-		struct ap_probe_result r;
-		struct ap_error e = { 0 };
-
-		ap_probe_opts_init(&o);
-		o.seed = seed;
-		assert_int_equal(run_thin(&t, &o, &r, &e), 0);
-		print_message("thin 64 KiB at 1.3x (seed %llu): %s\n", (unsigned long long)seed,
-			      r.verdict.note ? r.verdict.note : "");
+		run_thin_64k(30000, seed, "1.3x", &r);
 		assert_false(r.fw.absent);
-		assert_false(r.verdict.ruled_out.first_writes);
-		assert_int_equal(r.verdict.ruled_out_up_to, 0);
 		ap_probe_result_free(&r);
 	}
 }
@@ -1811,30 +1821,19 @@ static void test_first_writes_below_margin(void **state)
  * 5dc50f1 said "a unit of at most 4 KiB ... or a cost per write" after
  * 256 scan writes and exited 0: a wrong unit. The scan's writes cost what
  * rewrites do, not what first writes do: the scan still stops there, and
- * says so instead.
+ * says so instead -- and the old key claims nothing, whatever the
+ * rewrites show.
  */
 static void test_first_writes_cheap_scan(void **state)
 {
+	struct ap_probe_result r;
 	uint64_t seed;
 
 	(void)state;
 	for (seed = 1; seed <= 4; seed++) {
-		struct thin t = { .unit = 65536, .base_ns = 100000, .alloc_ns = 50000,
-				  .rng = seed };
-		struct ap_probe_opts o;
-		struct ap_probe_result r;
-		struct ap_error e = { 0 };
-
-		ap_probe_opts_init(&o);
-		o.seed = seed;
-		assert_int_equal(run_thin(&t, &o, &r, &e), 0);
-		print_message("thin 64 KiB at 1.5x (seed %llu): %s\n", (unsigned long long)seed,
-			      r.verdict.note ? r.verdict.note : "");
+		run_thin_64k(50000, seed, "1.5x", &r);
 		assert_true(r.fw.effect);
 		assert_false(r.fw.per_write);
-		assert_false(r.verdict.ruled_out.first_writes);
-		/* nor claimed by the old key, whatever the rewrites show */
-		assert_int_equal(r.verdict.ruled_out_up_to, 0);
 		if (r.fw.unit)
 			assert_int_equal(r.fw.unit, 65536);
 		if (r.fw.fine)		/* stopped early: said as it is, not claimed */
