@@ -395,7 +395,7 @@ static void analyse_compare(struct ap_probe_first *f, const struct ap_probe_plan
  * latter, and nearer the boundaries' cost than theirs on a log scale. A
  * mere 1.5x is what 1 write in 4 reaches under load: on QEMU's 2 MiB
  * clusters, where 1 write in 10 costs 4x the median, the writes at the
- * middle of the clusters once looked like boundaries (see multiple_pays()).
+ * middle of the clusters once looked like boundaries (multiple_pays()).
  */
 static bool pays_like(double sub, double slow, double ord)
 {
@@ -404,15 +404,18 @@ static bool pays_like(double sub, double slow, double ord)
 
 /*
  * Do the boundaries of a unit m / p G (p a prime factor of @m) pay too,
- * besides those of m G at phase @rho (median @slow; @ord the writes at no
+ * besides those of m G at phase @rho (@ord: the median of the writes at no
  * phase of it): are the writes at the phases @rho + j m / p (j = 1 .. p -
- * 1) slow (pays_like())? Then m G is a multiple of the unit, its phase
- * picked by chance: under load QEMU's 2 MiB clusters cost 8 to 500 ms
- * each, and once the 4 that happened to be the slowest were every other
- * one, a "4 MiB unit". @bv and @nv: scratch for @n values each.
+ * 1) slow, their median AP_FW_PHASE_RATIO x @ord? Then m G is a multiple
+ * of the unit, its phase picked by chance: under load QEMU's 2 MiB
+ * clusters cost 8 to 500 ms each, and once the 4 that happened to be the
+ * slowest were every other one, a "4 MiB unit". Not pays_like(): idle,
+ * every other cluster boundary cost far more than the rest, and the rest,
+ * 1.5x and more, were nearer the ordinary writes on a log scale: a 4 MiB
+ * unit from LBA 4096 again. @bv: scratch for @n values.
  */
 static bool submultiple_pays(const uint64_t *ks, const double *lg, size_t n, uint64_t m,
-			     uint64_t rho, double slow, double ord, double *bv)
+			     uint64_t rho, double ord, double *bv)
 {
 	uint64_t p, rest = m, d;
 	size_t i, bn;
@@ -425,7 +428,7 @@ static bool submultiple_pays(const uint64_t *ks, const double *lg, size_t n, uin
 			if (k != rho && (k + m - rho) % d == 0)
 				bv[bn++] = exp(lg[i]);
 		}
-		if (bn && pays_like(ap_stats_median(bv, bn), slow, ord))
+		if (bn && ap_stats_median(bv, bn) >= AP_FW_PHASE_RATIO * ord)
 			return true;
 	}
 	return false;
@@ -563,7 +566,7 @@ static bool fit_unit(struct ap_probe_first *f, enum ap_fw_kind kind, uint64_t g,
 			continue;
 		slow = ap_stats_median(bv, bn);
 		ord = ap_stats_median(nv, nn);
-		if (submultiple_pays(ks, lg, n, m, rho, slow, ord, bv) ||
+		if (submultiple_pays(ks, lg, n, m, rho, ord, bv) ||
 		    multiple_pays(ks, lg, n, m, rho, mmax, ord, sum, cnt, bv, nv))
 			continue;
 		f->unit = m * g;
