@@ -362,9 +362,8 @@ void ap_check_describe_unshown(const struct ap_check *c, char *buf, size_t sz)
 
 	if (ap_absence_margin_shown(v->absence_margin) && !v->ruled_out_up_to) {
 		if (v->ruled_out.rewrites && !v->ruled_out.first_writes)
-			snprintf(buf, sz, "on rewrites only: first writes cost more, and no unit "
-				 "was found to explain it (storage that allocates on the first "
-				 "write)");
+			snprintf(buf, sz, "on rewrites only: first writes were not ruled out "
+				 "(storage that allocates on the first write can hide there)");
 		else
 			snprintf(buf, sz, "but not up to which size a hidden unit was ruled out "
 				 "(an older alignprobe)");

@@ -134,10 +134,10 @@ static int verdict_geometry(struct json_object *vo, const char *where, struct ap
 		if (!unit && v.ruled_out.rewrites && !v.ruled_out.first_writes) {
 			ap_verdict_free(&v);
 			return ap_error_set(e, ENODATA, "%s: \"no effect\" on rewrites only: first "
-					    "writes cost more, and no unit was found to explain it "
-					    "(storage that allocates on the first write, as qcow2 "
-					    "clusters do; the probe's note says more): probe again or "
-					    "give --physical instead", where);
+					    "writes were not ruled out (storage that allocates on the "
+					    "first write, as qcow2 clusters do, can hide there; the "
+					    "probe's note says what they showed): probe again or give "
+					    "--physical instead", where);
 		}
 		if (!unit) {
 			ap_verdict_free(&v);

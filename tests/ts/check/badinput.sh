@@ -179,7 +179,7 @@ grep -q "without the size up to which it ruled out a hidden unit" "$TS_TMP/err" 
 # to explain it: QEMU's 64 KiB clusters under load): not honest sectors
 honest ', "absence_margin": 1.1, "ruled_out": {"up_to": 65536, "first_writes": false, "rewrites": true}'
 ts_run_rc 2 "$ALIGNPROBE" check --geometry "$TS_TMP/honest.json" "$img"
-grep -q "honest.json: verdict: \"no effect\" on rewrites only: first writes cost more" \
+grep -q "honest.json: verdict: \"no effect\" on rewrites only: first writes were not ruled out" \
 	"$TS_TMP/err" || ts_fail "no effect on rewrites only: $(cat "$TS_TMP/err")"
 # tentative: never a geometry
 honest ', "absence_margin": 1.1, "ruled_out_up_to": 65536, "tentative": true'
