@@ -439,7 +439,10 @@ static bool submultiple_pays(const uint64_t *ks, const double *lg, size_t n, uin
  * some j = 2 .. @mmax / m, do the writes of @rho's phase split by phase
  * mod j m into one slow sub-phase (by mean log, 3 writes at least) and a
  * rest that does not pay (pays_like(), against @ord), the sub-phase's
- * median 1.5x the rest's? Under CI's load on QEMU's 2 MiB clusters, the
+ * median 1.5x the rest's, and a rank test of the two at @alpha over every
+ * j? (Without the test, a true 64 KiB unit whose boundaries cost 3x, split
+ * into many sub-phases of a few writes, can show one whose hiccups look
+ * like a larger unit's.) Under CI's load on QEMU's 2 MiB clusters, the
  * writes at the clusters' middles reached 1.5x the median often enough
  * that the 1 MiB phase (boundaries and middles) passed the lower-quartile
  * test, before the 2 MiB one passed its rank test: a "1 MiB unit". The
@@ -447,8 +450,8 @@ static bool submultiple_pays(const uint64_t *ks, const double *lg, size_t n, uin
  * boundaries' 12x and more. @sum, @cnt: scratch for @mmax / m + 1 each.
  */
 static bool multiple_pays(const uint64_t *ks, const double *lg, size_t n, uint64_t m,
-			  uint64_t rho, uint64_t mmax, double ord, double *sum, size_t *cnt,
-			  double *bv, double *nv)
+			  uint64_t rho, uint64_t mmax, double ord, double alpha, double *sum,
+			  size_t *cnt, double *bv, double *nv)
 {
 	uint64_t j, s, top;
 	size_t i, bn, nn;
@@ -481,7 +484,9 @@ static bool multiple_pays(const uint64_t *ks, const double *lg, size_t n, uint64
 		if (nn >= 3) {
 			double ms = ap_stats_median(bv, bn), mr = ap_stats_median(nv, nn);
 
-			if (ms >= AP_FW_PHASE_RATIO * mr && !pays_like(mr, ms, ord))
+			/* and by a rank test over every j: not the chance slowest of many */
+			if (ms >= AP_FW_PHASE_RATIO * mr && !pays_like(mr, ms, ord) &&
+			    ap_stats_mann_whitney_p(nv, nn, bv, bn) * (double)(mmax / m - 1) <= alpha)
 				return true;
 		}
 	}
@@ -567,7 +572,7 @@ static bool fit_unit(struct ap_probe_first *f, enum ap_fw_kind kind, uint64_t g,
 		slow = ap_stats_median(bv, bn);
 		ord = ap_stats_median(nv, nn);
 		if (submultiple_pays(ks, lg, n, m, rho, ord, bv) ||
-		    multiple_pays(ks, lg, n, m, rho, mmax, ord, sum, cnt, bv, nv))
+		    multiple_pays(ks, lg, n, m, rho, mmax, ord, alpha, sum, cnt, bv, nv))
 			continue;
 		f->unit = m * g;
 		f->cell = rho * g % f->unit;
