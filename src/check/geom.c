@@ -361,7 +361,7 @@ void ap_check_describe_unshown(const struct ap_check *c, char *buf, size_t sz)
 	char m[64];
 
 	if (ap_absence_margin_shown(v->absence_margin) && !v->ruled_out_up_to) {
-		if (v->ruled_out.rewrites && !v->ruled_out.first_writes)
+		if (ap_ruled_out_rewrites_only(&v->ruled_out))
 			snprintf(buf, sz, "on rewrites only: first writes were not ruled out "
 				 "(storage that allocates on the first write can hide there)");
 		else

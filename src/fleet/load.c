@@ -131,7 +131,7 @@ static int verdict_geometry(struct json_object *vo, const char *where, struct ap
 		/* "no effect" rules out units up to a size, no more: the next one may hide */
 		uint64_t unit = ap_no_effect_unit(v.logical_sector, v.ruled_out_up_to);
 
-		if (!unit && v.ruled_out.rewrites && !v.ruled_out.first_writes) {
+		if (!unit && ap_ruled_out_rewrites_only(&v.ruled_out)) {
 			ap_verdict_free(&v);
 			return ap_error_set(e, ENODATA, "%s: \"no effect\" on rewrites only: first "
 					    "writes were not ruled out (storage that allocates on the "

@@ -65,6 +65,16 @@ struct ap_ruled_out {
 	bool rewrites;
 };
 
+/*
+ * A "no effect" on rewrites alone: first writes measured and not ruled
+ * out, where a unit paid on the first write can hide (the probe then
+ * leaves out the old key, ruled_out_up_to).
+ */
+static inline bool ap_ruled_out_rewrites_only(const struct ap_ruled_out *r)
+{
+	return r->rewrites && !r->first_writes;
+}
+
 /* "sector", "chunk", "stripe", "allocation"; and back (-EINVAL). */
 const char *ap_level_kind_name(enum ap_level_kind k);
 int ap_level_kind_parse(const char *s, enum ap_level_kind *k);
