@@ -294,7 +294,6 @@ static int scan(struct fw *x)
 		if (f->unit)
 			return 0;
 	}
-	f->scan_done = true;
 	return 0;
 }
 
@@ -863,15 +862,10 @@ void ap_probe_first_decide(struct ap_probe_result *r, const struct ap_probe_opts
 	 * scan can stop before the clusters stand out, and the rewrites' "no
 	 * effect" up to 64 KiB then passed a start at sector 34. That includes
 	 * every write paying (f->per_write): under CI's load the scan's writes
-	 * through those clusters cost 3.3x a rewrite, each of them. A scan
-	 * that wrote all its windows and showed no unit up to the key's size
-	 * leaves it: on the emulator's honest drive first writes cost 1.1x to
-	 * 1.2x rewrites (timed first in their batch) while the scan's, also
-	 * first writes, cost what rewrites do.
+	 * through those clusters cost 3.3x a rewrite, each of them.
 	 */
 	if (!v->ruled_out.first_writes && r->mode != AP_PROBE_READONLY &&
-	    (f->unit || (f->measured && f->effect &&
-			 !(f->scan_done && r->plan.fw_unit_max >= steady))))
+	    (f->unit || (f->measured && f->effect)))
 		v->ruled_out_up_to = 0;
 	if (words[0] && claim)
 		ap_verdict_append_note(v, "%s", words);
