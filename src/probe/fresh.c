@@ -163,7 +163,7 @@ static int fw_write(struct fw *x, uint32_t w, uint64_t off, uint64_t len, enum a
 
 	if (ap_probe_step_stop(x->c.o, x->c.r))
 		return 1;
-	rc = ap_probe_step_write(x->c.io, x->c.plan, lead && x->c.rotating, w, off, len, &s.ns, x->c.e);
+	rc = ap_probe_step_write(x->c.io, x->c.plan, lead && x->c.lead, w, off, len, &s.ns, x->c.e);
 	if (rc)
 		return rc;
 	fw_add(&x->c.r->fw, &s);
@@ -720,11 +720,10 @@ void ap_probe_first_analyse(struct ap_probe_result *r, const struct ap_probe_opt
 }
 
 int ap_probe_first_writes(const struct ap_probe_io *io, const struct ap_probe_opts *o,
-			  const struct ap_probe_plan *plan, bool rotating,
+			  const struct ap_probe_plan *plan, bool lead,
 			  struct ap_probe_result *r, struct ap_error *e)
 {
-	struct fw x = { .c = { .io = io, .o = o, .plan = plan, .r = r, .e = e,
-			       .rotating = rotating },
+	struct fw x = { .c = { .io = io, .o = o, .plan = plan, .r = r, .e = e, .lead = lead },
 			.seed = o->seed ^ 0x6a09e667f3bcc908ULL };
 	struct ap_probe_first *f = &r->fw;
 	uint64_t t0 = ap_now_ns();

@@ -430,11 +430,13 @@ int ap_probe_plan_fresh(const struct ap_probe_opts *o, struct ap_probe_plan *pla
 			struct ap_error *e);
 /*
  * Measure first writes (before any other write: every window is never
- * written). 0 (also when stopped: r->interrupted, r->budget_out), or
- * -errno from an I/O operation with @e.
+ * written), each timed write after its lead-in when @lead (as the timed
+ * sizes' writes: a rotating disk, or one whose rotation the calibration
+ * had no room to measure). 0 (also when stopped: r->interrupted,
+ * r->budget_out), or -errno from an I/O operation with @e.
  */
 int ap_probe_first_writes(const struct ap_probe_io *io, const struct ap_probe_opts *o,
-			  const struct ap_probe_plan *plan, bool rotating,
+			  const struct ap_probe_plan *plan, bool lead,
 			  struct ap_probe_result *r, struct ap_error *e);
 /* The first-write analysis of r->fw's samples (called by the step; for tests). */
 void ap_probe_first_analyse(struct ap_probe_result *r, const struct ap_probe_opts *o);
@@ -451,7 +453,7 @@ struct ap_probe_step {
 	const struct ap_probe_plan *plan;
 	struct ap_probe_result *r;
 	struct ap_error *e;
-	bool rotating;
+	bool lead;		/* lead-ins before the timed writes */
 };
 
 /*

@@ -647,7 +647,7 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 		x.rc = calibrate(&x);
 	/* first writes before any other write: every window is never written */
 	if (!x.rc && !x.stop && x.write) {
-		x.rc = ap_probe_first_writes(io, o, plan, x.rotating, r, e);
+		x.rc = ap_probe_first_writes(io, o, plan, x.lead, r, e);
 		if (r->interrupted || r->budget_out)
 			x.stop = true;
 	}

@@ -176,7 +176,7 @@ static int st_write(struct st *x, uint64_t off, uint64_t len, enum ap_st_kind ki
 
 	if (ap_probe_step_stop(x->c.o, x->c.r))
 		return 1;
-	rc = ap_probe_step_write(x->c.io, x->c.plan, kind != AP_ST_WARM && x->c.rotating, 0, off, len,
+	rc = ap_probe_step_write(x->c.io, x->c.plan, kind != AP_ST_WARM && x->c.lead, 0, off, len,
 				 &s.ns, x->c.e);
 	if (rc)
 		return rc;
@@ -506,7 +506,7 @@ int ap_probe_stripes(const struct ap_probe_io *io, const struct ap_probe_opts *o
 		     struct ap_error *e)
 {
 	struct st x = { .c = { .io = io, .o = o, .plan = plan, .r = r, .e = e,
-			       .rotating = rotating },
+			       .lead = rotating },
 			.rng = { .s = o->seed ^ 0xbb67ae8584caa73bULL } };
 	struct ap_probe_stripe *t = &r->st;
 	struct family f[AP_ST_FAMILIES];
