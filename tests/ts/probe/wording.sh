@@ -32,9 +32,13 @@ ts_run_rc 5 "$ALIGNPROBE" probe --json --min-rounds 1 --max-rounds 1 --no-confir
 mv "$TS_TMP/out" "$TS_TMP/one.json"
 # the honest drive: ruling out 1.10x against 10 % jitter takes 10-30 rounds on
 # an idle machine, more next to other tests' load (and loaded.sh's busy
-# loops): rounds and time enough that only a wrong verdict fails
+# loops): rounds and time enough that only a wrong verdict fails. Each
+# request costs 500 us, as a disk's do: at base 0 a write costs only the
+# host's 50-90 us through FUSE, of which a first write's page allocations
+# (10-30 us) made first writes 1.1-1.5x their rewrites under load -- a
+# first-write cost, rightly not ruled out, and the old key went
 ts_run_rc 0 "$ALIGNPROBE" probe --json --max-size 8K --max-rounds 400 --time-budget 20m \
-	--emulate=simple,phys=512,rmw=1ms,jitter=10%,size=128M
+	--emulate=simple,phys=512,base=500us,rmw=1ms,jitter=10%,size=128M
 python3 - "$TS_TMP/one.json" "$TS_TMP/out" <<'PY' || ts_fail "numbers disagree (see above)"
 import json, sys
 devs = [json.load(open(f)) for f in sys.argv[1:]]
@@ -42,8 +46,6 @@ bad = []
 if devs[0]["clear"] or not devs[0]["verdict"]["resolved"] or not devs[0]["verdict"]["tentative"]:
     bad.append("one round: clear %r, resolved %r, tentative %r" % (devs[0]["clear"],
                devs[0]["verdict"]["resolved"], devs[0]["verdict"]["tentative"]))
-# on the emulator's sparse backing file a first write may cost more (the
-# host allocates its blocks) with no unit: the rewrites' claim stands
 v1 = devs[1]["verdict"]
 ro = v1.get("ruled_out") or {}
 if v1["tentative"] or v1["ruled_out_up_to"] != 8192 or not ro.get("rewrites") or \
