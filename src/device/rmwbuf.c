@@ -60,7 +60,7 @@ void ap_rmwbuf_decide(const uint64_t *first, const uint64_t *second, unsigned n,
 	}
 	c->first_ns = median(first, n);
 	c->second_ns = median(second, n);
-	c->buffered = n && 4 * c->served >= 3 * n;
+	c->buffered = n && 2 * c->served >= n;
 }
 
 void ap_rmwbuf_control(const uint64_t *control, unsigned n, struct ap_rmwbuf_check *c)
@@ -133,8 +133,8 @@ int ap_rmwbuf_measure(int fd, uint64_t size, unsigned sector, struct ap_rmwbuf_c
 
 		if (i == AP_RMWBUF_TRIALS) {
 			ap_rmwbuf_decide(first, second, i, c);
-			/* clear either way */
-			if (c->buffered || 4 * c->served < i)
+			/* clear either way: three quarters served, or fewer than a quarter */
+			if (4 * c->served >= 3 * i || 4 * c->served < i)
 				break;
 		}
 		/*

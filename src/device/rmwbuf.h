@@ -68,7 +68,13 @@ uint64_t ap_rmwbuf_write_at(unsigned i, uint64_t size, uint64_t sector);
 /*
  * Decide from the latencies of @n pairs: a pair is served when its second
  * write took a rotating disk's seek time (AP_ROTATING_NS) and half its own
- * time less than the first; buffered when three quarters of the pairs are.
+ * time less than the first; buffered when half the pairs are. A busy
+ * machine's delays only add time: one on a second write unserves its pair,
+ * one on a first write serves an honest pair only where it is a read pass
+ * long. Half keeps both sides equally far from the machine's load; three
+ * quarters, the rule before, missed a buffer wherever a quarter of the
+ * second writes were delayed, and a missed buffer is a wrong verdict (CI
+ * once swept hdd-lba7-rmwbuf to "no alignment sensitivity").
  * Fills @c (the medians sort copies, @first and @second are not changed).
  */
 void ap_rmwbuf_decide(const uint64_t *first, const uint64_t *second, unsigned n,
