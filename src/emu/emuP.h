@@ -126,6 +126,15 @@ char *ap_emu_state_dir_real(void);
 char *ap_emu_workdir_state_dir(const char *workdir);	/* which one registered it */
 int ap_emu_workdir_write_state_dir(const char *workdir, struct ap_error *e);
 int ap_emu_workdir_make_backing(const char *workdir, struct ap_emu_spec *s, struct ap_error *e);
+/*
+ * Make [@off, @off + @len) of the backing file @fd what the host has
+ * touched before, its contents unchanged: read it into @buf (@bufsz
+ * bytes, any number of rounds) and write it back. The host's own first
+ * touch (a block reserved, a page allocated: 3-5 us a page on ext4) then
+ * falls here, inside the time the model charges, not on the request's
+ * data. 0 or -errno.
+ */
+int ap_emu_workdir_pretouch(int fd, uint64_t off, uint64_t len, void *buf, size_t bufsz);
 int ap_emu_workdir_write_identity(const char *workdir, const struct ap_emu_spec *s,
 				  struct ap_error *e);
 

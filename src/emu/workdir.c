@@ -129,6 +129,22 @@ int ap_emu_workdir_write_identity(const char *workdir, const struct ap_emu_spec 
 }
 
 /* Copy @src into @dst keeping holes; @dst is empty. */
+int ap_emu_workdir_pretouch(int fd, uint64_t off, uint64_t len, void *buf, size_t bufsz)
+{
+	while (len) {
+		size_t n = len < bufsz ? (size_t)len : bufsz;
+		int rc = ap_pread_all(fd, buf, n, off);
+
+		if (!rc)
+			rc = ap_pwrite_all(fd, buf, n, off);
+		if (rc)
+			return rc;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
 static int copy_sparse(int src, int dst, uint64_t size)
 {
 	off_t data = 0, hole;

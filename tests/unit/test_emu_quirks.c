@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "emu/model.h"
@@ -453,6 +454,56 @@ static void test_vlog(void **state)
 	rmdir(dir);
 }
 
+/*
+ * The server's first touch of the image, before the charged sleep: a hole
+ * read and written back is allocated and still zeros, data stays as it was,
+ * in rounds of the buffer's size. On ext4, tmpfs and the like the hole then
+ * has blocks; where a file system keeps zeros sparse, its contents alone
+ * are checked.
+ */
+static void test_pretouch(void **state)
+{
+	char path[] = "/tmp/test_emu_pretouch.XXXXXX", buf[4096], small[1536];
+	const uint64_t hole = 64 * 1024, data = 256 * 1024, len = 12 * 1024;
+	struct stat st0, st1;
+	off_t at;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 1 << 20), 0);
+	memset(buf, 'd', sizeof(buf));
+	for (uint64_t o = data; o < data + len; o += sizeof(buf))
+		assert_int_equal(ap_pwrite_all(fd, buf, sizeof(buf), o), 0);
+	assert_int_equal(fsync(fd), 0);
+	assert_int_equal(fstat(fd, &st0), 0);
+	at = lseek(fd, (off_t)hole, SEEK_DATA);
+	assert_true(at < 0 || (uint64_t)at >= hole + len);	/* a hole to begin with */
+	/* a buffer smaller than the range: rounds of 1536 bytes */
+	assert_int_equal(ap_emu_workdir_pretouch(fd, hole, len, small, sizeof(small)), 0);
+	assert_int_equal(ap_emu_workdir_pretouch(fd, data, len, small, sizeof(small)), 0);
+	assert_int_equal(fsync(fd), 0);
+	assert_int_equal(fstat(fd, &st1), 0);
+	assert_int_equal(st1.st_size, 1 << 20);
+	if (st0.st_blocks)	/* a file system that counts blocks */
+		assert_true(st1.st_blocks >= st0.st_blocks + (blkcnt_t)(len / 512));
+	assert_int_equal(lseek(fd, (off_t)hole, SEEK_DATA), (off_t)hole);
+	for (uint64_t o = 0; o < len; o += sizeof(buf)) {
+		assert_int_equal(ap_pread_all(fd, buf, sizeof(buf), hole + o), 0);
+		for (size_t i = 0; i < sizeof(buf); i++)
+			assert_int_equal(buf[i], 0);
+		assert_int_equal(ap_pread_all(fd, buf, sizeof(buf), data + o), 0);
+		for (size_t i = 0; i < sizeof(buf); i++)
+			assert_int_equal(buf[i], 'd');
+	}
+	/* past the end of the image: the read's end of file, as an error */
+	assert_int_equal(ap_emu_workdir_pretouch(fd, (1 << 20) - 512, 1024, small, sizeof(small)),
+			 -EIO);
+	close(fd);
+	unlink(path);
+}
+
 static void test_quirk_spec(void **state)
 {
 	static const char *const names[] = {
@@ -551,6 +602,7 @@ int main(void)
 		cmocka_unit_test(test_durability),
 		cmocka_unit_test(test_torn),
 		cmocka_unit_test(test_vlog),
+		cmocka_unit_test(test_pretouch),
 		cmocka_unit_test(test_quirk_spec),
 	};
 
