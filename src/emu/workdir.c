@@ -128,7 +128,6 @@ int ap_emu_workdir_write_identity(const char *workdir, const struct ap_emu_spec 
 	return rc;
 }
 
-/* Copy @src into @dst keeping holes; @dst is empty. */
 int ap_emu_workdir_pretouch(int fd, uint64_t off, uint64_t len, void *buf, size_t bufsz)
 {
 	while (len) {
@@ -145,6 +144,7 @@ int ap_emu_workdir_pretouch(int fd, uint64_t off, uint64_t len, void *buf, size_
 	return 0;
 }
 
+/* Copy @src into @dst keeping holes; @dst is empty. */
 static int copy_sparse(int src, int dst, uint64_t size)
 {
 	off_t data = 0, hole;

@@ -506,8 +506,9 @@ static bool multiple_pays(const uint64_t *ks, const double *lg, size_t n, uint64
  * where the boundaries of the units it is a multiple of are fast
  * (submultiple_pays()). Nor is a size taken whose slow phase splits into
  * boundaries and writes that do not pay (multiple_pays()). On QEMU's
- * qcow2 (64 KiB clusters, over FUSE and a loop device) a write entering a cluster is 3x the median and 1 in 10 of
- * the others is as slow: per-write thresholds saw no unit there.
+ * qcow2 (64 KiB clusters, over FUSE and a loop device) a write entering a
+ * cluster is 3x the median and 1 in 10 of the others is as slow:
+ * per-write thresholds saw no unit there.
  */
 static bool fit_unit(struct ap_probe_first *f, enum ap_fw_kind kind, uint64_t g, uint64_t umax,
 		     double alpha)

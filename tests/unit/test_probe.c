@@ -510,7 +510,7 @@ static void run_disk(struct disk *d, struct ap_probe_opts *o, bool lead, struct 
  * A rotating disk whose rotation the calibration has no room to measure
  * (--preserve on 128 MiB, as the emulator's honest-512n in fleet/verdicts):
  * the timed sizes' writes get lead-ins, and so do the first-write step's.
- * Before 550dbe1 they went without: on that emulated drive first writes in
+ * Before d0ae271 they went without: on that emulated drive first writes in
  * window order cost 7.0 ms each and rewrites after seeks of every length
  * 2.2-11 ms, first writes tested 1.24x rewrites, and check refused the
  * honest drive's verdict.

@@ -1093,8 +1093,9 @@ uint64_t __wrap_ap_now_ns(void)
  * The check itself on a small device (a sparse file of 64 MiB: room for the
  * first batch and two trials of the second), one pair in three served: the
  * second batch runs as far as there is room, and the decision counts every
- * trial done (5 of 14 served: no buffer, so no controls). It wrote at UINT64_MAX at its 15th trial (EINVAL: the 14 good
- * trials thrown away) on every device of 58-102 MiB.
+ * trial done (5 of 14 served: no buffer, so no controls). It wrote at
+ * UINT64_MAX at its 15th trial (EINVAL: the 14 good trials thrown away)
+ * on every device of 58-102 MiB.
  */
 static void test_rmwbuf_small_device(void **state)
 {

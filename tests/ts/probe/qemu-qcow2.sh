@@ -17,8 +17,7 @@
 # clusters stand out. The probe then exits 0 on the rewrites' verdict; that
 # is accepted only where its note says first writes are not settled and no
 # key claims them (ruled_out.first_writes, ruled_out_up_to): check then
-# refuses a "no effect". Issue 33 asks for exit 5 there; the emulated
-# drives' own first-write cost (a sparse backing file) stands in the way.
+# refuses a "no effect". Issue 33 asks for exit 5 there (still open).
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "probe: a qcow2 overlay's 64 KiB clusters (QEMU's block layer)"
 ts_need_loop
