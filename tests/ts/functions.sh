@@ -243,6 +243,9 @@ ts_tap_exit() {
 ts_cleanup() {
 	local rc=$? x
 	trap - EXIT INT TERM HUP
+	# the TAP reader may be gone (make check interrupted): a write to it
+	# then fails instead of ending the cleanup before it detached anything
+	trap '' PIPE
 	ts_in_subshell || { ts_tap_exit "$rc"; rc=$?; }
 	if [ -n "$TS_TMP" ] && [ -d "$TS_TMP" ]; then
 		if [ -f "$TS_TMP/.mounts" ]; then
@@ -313,6 +316,7 @@ ts_init() {
 	export ALIGNPROBE_STATE_DIR="$TS_TMP/state"
 	trap ts_cleanup EXIT
 	trap 'exit 130' INT TERM HUP
+	trap 'exit 141' PIPE	# its reader gone: exit through the cleanup
 	[ $# -gt 0 ] && ts_log "$*"
 	return 0
 }

@@ -270,4 +270,47 @@ hl_expect timed alone AP_TEST_TIMED_ALONE=1
 hl_expect untimed shared AP_TEST_TIMED_ALONE=1
 hl_expect alone alone AP_TEST_TIMED_ALONE=1
 
+ts_subtest cleanup-without-reader
+# A test whose TAP reader is gone (make check interrupted: ^C reaches the
+# driver's awk too) still cleans up, killed or writing: its cleanup's TAP
+# lines met the closed pipe, SIGPIPE ended it before its emulated drives
+# were detached, and a killed `make check` left loop devices and FUSE
+# mounts. Its temporary directory, removed last, shows the cleanup ran out.
+fw_child orphan <<'EOF'
+echo "$TS_TMP" > "$FW_MARK.new" && mv "$FW_MARK.new" "$FW_MARK"
+read -r x < "$FW_MARK.fifo"
+echo "a line for the reader that is gone"
+ts_pass
+EOF
+# orphan_run HOW: demo/orphan.sh with a standard output whose reader is
+# closed before it starts, until its mark; then HOW: kill (SIGTERM) or
+# write (it reads the fifo and writes a line); its directory must be gone
+orphan_run() {
+	local mark=$TS_TMP/orphan-$1 pid
+	mkfifo "$mark.fifo" || exit 99
+	env -u TS_ONLY -u TS_HARNESS FW_MARK="$mark" top_srcdir="$src" python3 -c '
+import os, signal, sys
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+r, w = os.pipe()
+os.close(r)
+os.dup2(w, 1)
+os.execvp(sys.argv[1], sys.argv[1:])' bash "$src/tests/ts/demo/orphan.sh" 2> "$mark.err" &
+	pid=$!
+	ts_wait_for -p "$pid" "the orphaned test's mark" test -s "$mark" ||
+		fw_fail "orphan: never started: $(cat "$mark.err")"
+	case $1 in
+	kill) kill -TERM "$pid" ;;
+	write) echo go > "$mark.fifo" ;;
+	esac
+	wait "$pid"
+	[ -d "$(cat "$mark")" ] &&
+		ts_subtest_fail "orphan ($1): its cleanup did not finish: $(cat "$mark") is left"
+	rm -rf "$(cat "$mark")"
+}
+if command -v python3 > /dev/null; then
+	orphan_run kill
+	orphan_run write
+else
+	ts_subtest_skip "needs python3"
+fi
 ts_pass
