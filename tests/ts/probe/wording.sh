@@ -51,7 +51,7 @@ v1 = devs[1]["verdict"]
 ro = v1.get("ruled_out") or {}
 if v1["tentative"] or v1["ruled_out_up_to"] != 8192 or not ro.get("rewrites") or \
         ro.get("up_to") != 8192:
-    bad.append("honest: tentative %r, ruled_out_up_to %r, ruled_out %r, first writes %s, notes %s"
+    bad.append("honest: tentative %r, ruled_out_up_to %r, ruled_out %r, first writes %s, note %s"
                % (v1["tentative"], v1["ruled_out_up_to"], ro,
                   json.dumps(devs[1].get("first_writes")), json.dumps(v1.get("note"))))
 if not devs[1]["verdict"]["resolved"] or devs[1]["verdict"]["sensitive"]:
