@@ -66,13 +66,19 @@ EOF
 
 W=$TS_TMP/work			# the directory the commands run in (sweep.json ...)
 mkdir -p "$W"
-# A: a 4096/LBA 0 drive with an aligned GPT partition, probed in every mode
-emuA=$(ts_emu_attach --size 128M --phys 4096 --lowest-aligned 0 --rmw-cost 300us --jitter 10% --seed 1)
+# A: a 4096/LBA 0 drive with an aligned GPT partition, probed in every mode.
+# A and B cost 300 us a request, as a disk does: with none, a write costs
+# only the host's, first writes pay its page allocations, and on B, after
+# the sweep's mkfs had written some of it, a fresh bookworm chroot's probe
+# took that for a 1 MiB first-write unit it could not place (exit 5)
+emuA=$(ts_emu_attach --size 128M --phys 4096 --lowest-aligned 0 --base-cost 300us --rmw-cost 300us \
+	--jitter 10% --seed 1)
 parted -s "$emuA" mklabel gpt mkpart p1 1MiB 64MiB || ts_fail "parted $emuA"
 partA=${emuA}p1
 ts_part_node "$emuA" || ts_fail "no partition node $partA"
 # B: destroyed by sweep, probed with A
-emuB=$(ts_emu_attach --size 128M --phys 4096 --lowest-aligned 0 --rmw-cost 300us --jitter 10% --seed 2)
+emuB=$(ts_emu_attach --size 128M --phys 4096 --lowest-aligned 0 --base-cost 300us --rmw-cost 300us \
+	--jitter 10% --seed 2)
 # C: random content, an honest drive whose probe runs long enough to be killed
 head -c 32M /dev/urandom > "$TS_TMP/c.img" || ts_fail "cannot create the random image"
 emuC=$(ts_emu_attach --image "$TS_TMP/c.img" --phys 512 --base-cost 300us)
