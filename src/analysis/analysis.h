@@ -118,6 +118,10 @@ struct ap_verdict {
 					   JSON (lib/levels.h) */
 	struct ap_ruled_out ruled_out;	/* what a "no effect" covers (JSON "ruled_out");
 					   up_to 0: ruled_out_up_to on rewrites (older files) */
+	bool first_writes_unplaced;	/* sensitive: first writes cost more than rewrites and
+					   no unit of theirs was placed (JSON
+					   "first_writes_unplaced"): a start aligned to every
+					   level may still pay one; false in older files */
 
 	/* Added by the analysis (not part of the JSON): */
 	double fit;			/* AUC of the chosen (period, phase) over per-offset
@@ -235,6 +239,35 @@ static inline uint64_t ap_no_effect_unit(unsigned logical, uint64_t ruled_out_up
 	while (u <= ruled_out_up_to)
 		u *= 2;
 	return u < logical ? logical : u;
+}
+
+/*
+ * What a "no effect" verdict rules out, as check judges starts by it: units
+ * up to its ruled_out_up_to, on every write. A probe leaves that key out
+ * where first writes were not ruled out (@ro on rewrites only); a
+ * first-write unit it placed (an allocation level in @ls) then speaks for
+ * the first writes, a rule of its own, and the rewrites' "no effect" for
+ * the rest. Without that level first writes may hide a unit: nothing is
+ * ruled out; nor where the level is no multiple of the unit the rewrites
+ * stand for. *@up_to (may be NULL) gets the size ruled out, 0 when none;
+ * the result is ap_no_effect_unit() of it.
+ */
+static inline uint64_t ap_no_effect_scope(unsigned logical, uint64_t ruled_out_up_to,
+					  const struct ap_ruled_out *ro,
+					  const struct ap_levels *ls, uint64_t *up_to)
+{
+	const struct ap_level *a = ap_levels_find(ls, AP_LEVEL_ALLOCATION);
+	uint64_t u = ruled_out_up_to, unit;
+
+	if (!u && ap_ruled_out_rewrites_only(ro) && a && a->paid == AP_PAID_FIRST_WRITE)
+		u = ro->up_to;
+	unit = ap_no_effect_unit(logical, u);
+	/* a first-write unit that is no multiple of it cannot be judged beside it */
+	if (!ruled_out_up_to && unit && a->unit % unit)
+		u = unit = 0;
+	if (up_to)
+		*up_to = u;
+	return unit;
 }
 
 /* The largest slowdown a verdict states (a drive with no fast class). */

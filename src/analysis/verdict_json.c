@@ -59,6 +59,8 @@ struct json_object *ap_verdict_to_json(const struct ap_verdict *v)
 			       v->ruled_out_up_to ?
 			       json_object_new_int64((int64_t)v->ruled_out_up_to) : NULL);
 	json_object_object_add(o, "tentative", json_object_new_boolean(v->tentative));
+	json_object_object_add(o, "first_writes_unplaced",
+			       json_object_new_boolean(v->sensitive && v->first_writes_unplaced));
 	ap_verdict_levels(v, &lv);
 	json_object_object_add(o, "levels", ap_levels_to_json(&lv));
 	ap_verdict_ruled_out(v, &ro);
@@ -299,7 +301,8 @@ int ap_verdict_from_json(struct json_object *o, struct ap_verdict *v)
 				 &v->absence_margin)) ||
 	    (rc = get_bool_opt(o, "small_effect", &v->small)) ||
 	    (rc = get_bool_opt(o, "starts_insufficient", &v->starts_insufficient)) ||
-	    (rc = get_bool_opt(o, "tentative", &v->tentative)))
+	    (rc = get_bool_opt(o, "tentative", &v->tentative)) ||
+	    (rc = get_bool_opt(o, "first_writes_unplaced", &v->first_writes_unplaced)))
 		goto fail;
 	if (json_object_object_get_ex(o, "ruled_out_up_to", &x) && x) {
 		if (!json_object_is_type(x, json_type_int) || json_object_get_int64(x) <= 0) {
@@ -310,6 +313,7 @@ int ap_verdict_from_json(struct json_object *o, struct ap_verdict *v)
 	}
 	if ((rc = levels_from_json(o, v)))
 		goto fail;
+	v->first_writes_unplaced = v->first_writes_unplaced && v->sensitive;
 	v->fit = v->sensitive && v->resolved ? 1 : 0;
 	v->drift = 1;
 	v->p_structure = v->p_value;

@@ -75,20 +75,33 @@ static void model_geometry(struct ap_check *c, unsigned logical)
 		c->mv.state = AP_MV_CONFLICT;
 	} else {
 		const struct ap_vstore_verdict *v = &m->verdicts[c->mv.verdict];
+		struct ap_geometry *g = &c->g.probed;
+		uint64_t up_to = 0;
+		size_t k;
 
-		/* "no effect": the unit it stands for (see ap_no_effect_unit()) */
+		/* "no effect": the unit it stands for (see ap_no_effect_scope()) */
 		uint64_t unit = v->sensitive ? v->physical_sector :
-				ap_no_effect_unit(logical, v->ruled_out_up_to);
+				ap_no_effect_scope(logical, v->ruled_out_up_to, &v->ruled_out,
+						   &v->levels, &up_to);
 
 		if (!v->sensitive && (!ap_absence_margin_shown(v->absence_margin) || !unit)) {
 			c->mv.state = AP_MV_UNSHOWN;
 			return;
 		}
+		if (v->sensitive && v->first_writes_unplaced) {
+			c->mv.state = AP_MV_UNPLACED;
+			return;
+		}
 		c->mv.state = AP_MV_USED;
-		if (ap_geometry_set(&c->g.probed, AP_GEOM_MODEL, logical, unit,
+		if (ap_geometry_set(g, AP_GEOM_MODEL, logical, unit,
 				    v->sensitive ? v->lowest_aligned_lba : 0, NULL) == 0) {
-			c->g.probed.sensitive = v->sensitive;
-			c->g.probed.ruled_out_up_to = v->sensitive ? 0 : v->ruled_out_up_to;
+			g->sensitive = v->sensitive;
+			g->ruled_out_up_to = up_to;
+			g->ruled_out = v->ruled_out;
+			/* every level the model's disks showed is a rule, as a probe's */
+			for (k = 0; k < v->levels.n; k++)
+				if (v->levels.l[k].kind != AP_LEVEL_SECTOR)
+					ap_geometry_add_level(g, &v->levels.l[k], NULL);
 		} else
 			c->mv.state = AP_MV_NONE;	/* the store validates it: cannot happen */
 	}
@@ -254,7 +267,8 @@ int ap_check_geometries(struct ap_check *c, struct ap_error *err)
 		offset = c->g.reported_offset;
 	}
 	c->g.rule = ap_check_rule_decide(c->g.basis, offset,
-					 c->trust_reported && c->mv.state != AP_MV_CONFLICT,
+					 c->trust_reported && c->mv.state != AP_MV_CONFLICT &&
+					 c->mv.state != AP_MV_UNPLACED,
 					 &c->g.decided);
 	c->g.in_force = &c->g.decided;
 	if (hand_levels(c, &c->g.decided, &e)) {
@@ -304,6 +318,7 @@ static const char *const mv_names[] = {
 	[AP_MV_OFF] = "off", [AP_MV_NOT_NEEDED] = "not_needed", [AP_MV_NO_MODEL] = "no_model",
 	[AP_MV_NONE] = "none", [AP_MV_OTHER_SECTOR] = "other_sector_size", [AP_MV_USED] = "used",
 	[AP_MV_CONFLICT] = "conflict", [AP_MV_UNSHOWN] = "no_effect_not_shown",
+	[AP_MV_UNPLACED] = "first_writes_unplaced",
 };
 
 struct json_object *ap_check_model_to_json(const struct ap_check *ck)

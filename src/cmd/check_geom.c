@@ -35,6 +35,22 @@ void check_report_conflict(const struct check_cmd *c)
 	free(name);
 }
 
+/* A verdict for the model whose first writes showed a unit not placed, said (it is not used). */
+void check_report_unplaced(const struct check_cmd *c)
+{
+	const struct ap_vstore_verdict *v = &c->ck.mv.m->verdicts[c->ck.mv.verdict];
+	char *name = ap_vstore_model_name(c->ck.mv.m);
+
+	check_warn(c, "the verdict store %s says the model %s has %" PRIu64 "-byte physical "
+		   "sectors (models[%zu].verdicts[%zu]), but first writes cost more than "
+		   "rewrites there with no unit of theirs placed (a start aligned to the verdict "
+		   "may still pay one, as on qcow2 clusters or thin-pool chunks); it is not used, "
+		   "the disk counts as unproven: probe this disk, or give --physical and "
+		   "--allocation-unit", c->ck.verdicts_file, name, v->physical_sector,
+		   c->ck.mv.model_index, c->ck.mv.verdict);
+	free(name);
+}
+
 /* A "no effect" for the model not shown down to the margin, said (it is not used). */
 void check_report_unshown(const struct check_cmd *c)
 {

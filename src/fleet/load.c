@@ -84,7 +84,9 @@ static const char *const verdict_keys[] = {
 static int verdict_geometry(struct json_object *vo, const char *where, struct ap_geometry *g,
 			    struct ap_error *e)
 {
+	struct ap_ruled_out ro = { 0 };
 	struct ap_verdict v;
+	uint64_t unit, up_to = 0;
 	size_t i;
 	int rc;
 
@@ -124,12 +126,23 @@ static int verdict_geometry(struct json_object *vo, const char *where, struct ap
 				    "rounds or the budget ran out; the probe exited 5): no verdict to "
 				    "judge a table by; probe again or give --physical instead", where);
 	}
+	if (v.sensitive && v.first_writes_unplaced) {
+		ap_verdict_free(&v);
+		return ap_error_set(e, ENODATA, "%s: first writes cost more than rewrites and "
+				    "no unit of theirs was placed (\"first_writes_unplaced\"; the "
+				    "probe's note says what they showed): a start aligned to the "
+				    "verdict may still pay one, as on qcow2 clusters or thin-pool "
+				    "chunks; probe again, or give --physical and --allocation-unit "
+				    "instead", where);
+	}
 	if (v.sensitive) {
 		rc = ap_geometry_set(g, AP_GEOM_PROBED, v.logical_sector, v.physical_sector,
 				     v.lowest_aligned_lba, e);
 	} else {
 		/* "no effect" rules out units up to a size, no more: the next one may hide */
-		uint64_t unit = ap_no_effect_unit(v.logical_sector, v.ruled_out_up_to);
+		ap_verdict_ruled_out(&v, &ro);
+		unit = ap_no_effect_scope(v.logical_sector, v.ruled_out_up_to, &ro, &v.levels,
+					  &up_to);
 
 		if (!unit && ap_ruled_out_rewrites_only(&v.ruled_out)) {
 			ap_verdict_free(&v);
@@ -152,8 +165,8 @@ static int verdict_geometry(struct json_object *vo, const char *where, struct ap
 		g->sensitive = v.sensitive;
 		g->confidence = v.confidence;
 		g->reported_physical = v.reported_physical;
-		g->ruled_out_up_to = v.sensitive ? 0 : v.ruled_out_up_to;
-		ap_verdict_ruled_out(&v, &g->ruled_out);
+		g->ruled_out_up_to = up_to;
+		g->ruled_out = ro;
 		for (i = 0; i < v.levels.n && rc == 0; i++)
 			if (v.levels.l[i].kind != AP_LEVEL_SECTOR &&
 			    ap_geometry_add_level(g, &v.levels.l[i], NULL))

@@ -35,6 +35,7 @@ void ap_vstore_record_of_verdict(struct ap_vstore_record *r, const struct ap_dis
 	ap_verdict_levels(v, &r->levels);
 	if (!v->sensitive)
 		r->ruled_out = v->ruled_out;
+	r->first_writes_unplaced = v->sensitive && v->first_writes_unplaced;
 	r->confidence = v->confidence;
 }
 

@@ -353,6 +353,9 @@ int ap_vstore_add(struct ap_vstore *s, const struct ap_vstore_record *r, struct 
 			v->ruled_out_up_to = r->ruled_out_up_to;
 		if (!r->sensitive && r->ruled_out.up_to > v->ruled_out.up_to)
 			v->ruled_out = r->ruled_out;
+		/* one disk's unplaced first writes stand for the model's */
+		v->first_writes_unplaced = v->sensitive &&
+					   (v->first_writes_unplaced || r->first_writes_unplaced);
 		for (k = 0; k < v->nexamples; k++) {
 			if (same_disk(&v->examples[k], r)) {
 				uint64_t runs = v->examples[k].runs;
@@ -377,6 +380,7 @@ int ap_vstore_add(struct ap_vstore *s, const struct ap_vstore_record *r, struct 
 	v->levels = r->levels;
 	if (!r->sensitive)
 		v->ruled_out = r->ruled_out;
+	v->first_writes_unplaced = r->sensitive && r->first_writes_unplaced;
 	add_example(v, r);
 	return m->nverdicts == 1 ? AP_VSTORE_NEW_MODEL : AP_VSTORE_CONFLICT;
 }
@@ -657,6 +661,7 @@ static void verdict_copy_head(struct ap_vstore_verdict *d, const struct ap_vstor
 	d->extra = json_object_get(v->extra);
 	d->levels = v->levels;
 	d->ruled_out = v->ruled_out;
+	d->first_writes_unplaced = v->first_writes_unplaced;
 }
 
 /* The same disk, between two examples (as same_disk() between an example and a record). */
@@ -750,6 +755,10 @@ static void merge_verdict(struct ap_vstore_model *m, const struct ap_vstore_verd
 		}
 		if (sv->ruled_out.up_to > v->ruled_out.up_to) {
 			v->ruled_out = sv->ruled_out;
+			st->examples_updated++;
+		}
+		if (sv->first_writes_unplaced && !v->first_writes_unplaced) {
+			v->first_writes_unplaced = true;
 			st->examples_updated++;
 		}
 	}

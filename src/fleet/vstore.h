@@ -99,6 +99,9 @@ struct ap_vstore_verdict {
 	 * the physical sector alone. A verdict is its geometry and these. */
 	struct ap_levels levels;
 	struct ap_ruled_out ruled_out;	/* not sensitive: stated, else up_to 0 */
+	/* sensitive: an example's first writes cost more with no unit placed
+	   (ap_verdict.first_writes_unplaced); check does not use the verdict */
+	bool first_writes_unplaced;
 	struct ap_vstore_example *examples;
 	size_t nexamples;
 	struct json_object *extra;	/* members this alignprobe does not know, kept */
@@ -210,6 +213,7 @@ struct ap_vstore_record {
 	uint64_t ruled_out_up_to;		/* not sensitive: the verdict's; 0 unknown */
 	struct ap_levels levels;		/* the verdict's (ap_verdict_levels()) */
 	struct ap_ruled_out ruled_out;		/* not sensitive: the verdict's stated one */
+	bool first_writes_unplaced;		/* sensitive: the verdict's */
 	double confidence;			/* NAN when unknown */
 	time_t when;
 };

@@ -23,7 +23,7 @@ static const char *const known_doc[] = { "format", "version", "models", "smr", N
 static const char *const known_model[] = { "vendor", "model", "revision", "verdicts", NULL };
 static const char *const known_verdict[] = {
 	"logical_sector", "physical_sector", "lowest_aligned_lba", "sensitive", "absence_margin",
-	"ruled_out_up_to", "levels", "ruled_out", "examples", NULL
+	"ruled_out_up_to", "levels", "ruled_out", "first_writes_unplaced", "examples", NULL
 };
 static const char *const known_example[] = {
 	"serial", "wwn", "device", "host", "source", "recorded", "confidence", "runs", NULL
@@ -101,6 +101,8 @@ struct json_object *ap_vstore_verdict_to_json(const struct ap_vstore_verdict *v,
 		json_object_object_add(o, "levels", ap_levels_to_json(&v->levels));
 	if (!v->sensitive && v->ruled_out.up_to)
 		json_object_object_add(o, "ruled_out", ap_ruled_out_to_json(&v->ruled_out));
+	if (v->sensitive && v->first_writes_unplaced)
+		json_object_object_add(o, "first_writes_unplaced", json_object_new_boolean(true));
 	for (l = 0; l < v->nexamples; l++)
 		json_object_array_add(xa, ap_vstore_example_to_json(&v->examples[l]));
 	json_object_object_add(o, "examples", xa);
@@ -231,8 +233,10 @@ static int verdict_from_json(struct json_object *o, struct ap_vstore_verdict *v,
 	    (rc = ap_json_get_u64(o, "physical_sector", 1u << 30, true, &v->physical_sector, e)) ||
 	    (rc = ap_json_get_u64(o, "lowest_aligned_lba", 1u << 30, true,
 				  &v->lowest_aligned_lba, e)) ||
-	    (rc = ap_json_get_bool(o, "sensitive", false, &v->sensitive, e)))
+	    (rc = ap_json_get_bool(o, "sensitive", false, &v->sensitive, e)) ||
+	    (rc = ap_json_get_bool(o, "first_writes_unplaced", false, &v->first_writes_unplaced, e)))
 		return rc;
+	v->first_writes_unplaced = v->first_writes_unplaced && v->sensitive;
 	v->logical_sector = (unsigned)logical;
 	if (json_object_object_get_ex(o, "absence_margin", &xa) && xa) {
 		if (!json_object_is_type(xa, json_type_double) &&

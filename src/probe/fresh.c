@@ -829,6 +829,7 @@ void ap_probe_first_decide(struct ap_probe_result *r, const struct ap_probe_opts
 
 	memset(&v->levels, 0, sizeof(v->levels));
 	memset(&v->ruled_out, 0, sizeof(v->ruled_out));
+	v->first_writes_unplaced = false;
 	if (v->resolved && v->physical_sector)
 		add_level(v, logical, &(struct ap_level){ .kind = AP_LEVEL_SECTOR,
 			  .unit = v->physical_sector, .lowest_aligned_lba = v->lowest_aligned_lba,
@@ -867,6 +868,19 @@ void ap_probe_first_decide(struct ap_probe_result *r, const struct ap_probe_opts
 	if (!v->ruled_out.first_writes && r->mode != AP_PROBE_READONLY &&
 	    (f->unit || (f->measured && f->effect)))
 		v->ruled_out_up_to = 0;
+	/*
+	 * The same for a sensitive verdict, whose levels speak for every
+	 * write: first writes that cost more with no unit to show for it
+	 * (the scan found none, or stopped) may pay one at a start aligned to
+	 * them all, and check does not stand for that. Not a unit seen and
+	 * not placed (that withholds the verdict, below), nor every write
+	 * paying (f->per_write: a cost per write, or a unit of at most the
+	 * granule, 4 KiB, said in the note; a sparse file's blocks under an
+	 * emulated drive look so).
+	 */
+	v->first_writes_unplaced = claim && v->resolved && v->sensitive &&
+				   r->mode != AP_PROBE_READONLY && f->measured && f->effect &&
+				   !f->resolved && !f->unit && !f->per_write;
 	if (words[0] && claim)
 		ap_verdict_append_note(v, "%s", words);
 	/*

@@ -1718,6 +1718,8 @@ static char *regr_string(const struct ap_verdict *v)
 	/* derived from the pinned members (test_levels covers them): not pinned here */
 	json_object_object_del(o, "levels");
 	json_object_object_del(o, "ruled_out");
+	/* the probe's first writes set it, never the analysis (test_probe covers it) */
+	json_object_object_del(o, "first_writes_unplaced");
 
 	for (i = 0; i < v->nstats; i++) {
 		const struct ap_offset_stat *st = &v->stats[i];

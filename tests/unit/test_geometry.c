@@ -188,23 +188,40 @@ static struct json_object *verdict(const char *resolved, const char *phys, const
 	return json_tokener_parse(buf);
 }
 
-/* A "no effect" verdict: @extra adds keys (", \"ruled_out_up_to\": 8192"). */
-static int no_effect(const char *extra, struct ap_geometry *g, struct ap_error *e)
+/* The geometry of the verdict whose members are @head and @extra (", \"key\": ..."). */
+static int geometry_of(const char *head, const char *extra, struct ap_geometry *g,
+		       struct ap_error *e)
 {
 	char buf[1024];
 	struct json_object *doc;
 	int rc;
 
-	snprintf(buf, sizeof(buf), "{\"verdict\": {\"sensitive\": false, \"resolved\": true, "
-		 "\"logical_sector\": 512, \"reported_physical_sector\": 512, "
-		 "\"physical_sector\": 512, \"period\": 1, \"lowest_aligned_lba\": 0, "
-		 "\"fast_starts\": [0], \"slowdown\": 1.0, \"p_value\": 0.5, "
-		 "\"confidence\": 0.999, \"absence_margin\": 1.1%s}}", extra);
+	snprintf(buf, sizeof(buf), "{\"verdict\": {%s%s}}", head, extra);
 	doc = json_tokener_parse(buf);
 	assert_non_null(doc);
 	rc = ap_fleet_geometry_from_json(doc, NULL, g, NULL, e);
 	json_object_put(doc);
 	return rc;
+}
+
+/* A "no effect" verdict: @extra adds keys (", \"ruled_out_up_to\": 8192"). */
+static int no_effect(const char *extra, struct ap_geometry *g, struct ap_error *e)
+{
+	return geometry_of("\"sensitive\": false, \"resolved\": true, \"logical_sector\": 512, "
+			   "\"reported_physical_sector\": 512, \"physical_sector\": 512, "
+			   "\"period\": 1, \"lowest_aligned_lba\": 0, \"fast_starts\": [0], "
+			   "\"slowdown\": 1.0, \"p_value\": 0.5, \"confidence\": 0.999, "
+			   "\"absence_margin\": 1.1", extra, g, e);
+}
+
+/* 4096-byte sectors from LBA 7: @extra adds keys. */
+static int sectors_lba7(const char *extra, struct ap_geometry *g, struct ap_error *e)
+{
+	return geometry_of("\"sensitive\": true, \"resolved\": true, \"logical_sector\": 512, "
+			   "\"reported_physical_sector\": 512, \"physical_sector\": 4096, "
+			   "\"period\": 8, \"lowest_aligned_lba\": 7, \"fast_starts\": [7, 15], "
+			   "\"slowdown\": 8.5, \"p_value\": 0.0001, \"confidence\": 0.9999",
+			   extra, g, e);
 }
 
 /* What a verdict covers, no more (issue 23, items 6 and 7). */
@@ -240,6 +257,78 @@ static void test_verdict_scope(void **state)
 	assert_int_equal(no_effect(", \"ruled_out_up_to\": 65536, \"tentative\": true", &g, &e),
 			 -ENODATA);
 	assert_non_null(strstr(e.msg, "tentative"));
+}
+
+#define REWRITES_ONLY(up_to) \
+	", \"ruled_out\": {\"up_to\": " up_to ", \"first_writes\": false, \"rewrites\": true}"
+#define ALLOCATION(unit) \
+	", \"levels\": [{\"kind\": \"sector\", \"unit\": 512, \"lowest_aligned_lba\": 0," \
+	" \"paid\": \"every_write\", \"ratio\": null}, {\"kind\": \"allocation\"," \
+	" \"unit\": " unit ", \"lowest_aligned_lba\": 0, \"paid\": \"first_write\"," \
+	" \"ratio\": 4.4}]"
+
+/*
+ * First writes (issue 33, item 5): a unit they placed is a rule of its own
+ * beside the rewrites' "no effect" (a thin volume's, a qcow2 overlay's
+ * 64 KiB); before, the verdict was refused as a "no effect on rewrites
+ * only" although the probe had found the unit. Without it, or with first
+ * writes that cost more and placed nothing beside a unit (sensitive), no
+ * geometry.
+ */
+static void test_first_write_scope(void **state)
+{
+	struct ap_ruled_out ro = { .up_to = 65536, .rewrites = true };
+	struct ap_levels ls = { 0 };
+	struct ap_level a = { .kind = AP_LEVEL_ALLOCATION, .unit = 65536,
+			      .paid = AP_PAID_FIRST_WRITE };
+	struct ap_geometry g;
+	struct ap_error e;
+	uint64_t up_to = 1;
+
+	(void)state;
+	/* the scope itself: the old key first, then rewrites beside a placed unit */
+	assert_int_equal(ap_no_effect_scope(512, 0, &ro, &ls, &up_to), 0);
+	assert_int_equal(up_to, 0);
+	assert_int_equal(ap_levels_add(&ls, 512, &a, false, NULL), 0);
+	assert_int_equal(ap_no_effect_scope(512, 0, &ro, &ls, &up_to), 512);
+	assert_int_equal(up_to, 65536);
+	assert_int_equal(ap_no_effect_scope(512, 8192, &ro, &ls, &up_to), 16384);
+	assert_int_equal(up_to, 8192);
+	ro.first_writes = true;		/* not rewrites only: the old key alone */
+	assert_int_equal(ap_no_effect_scope(512, 0, &ro, &ls, NULL), 0);
+	ro = (struct ap_ruled_out){ .up_to = 8192, .rewrites = true };
+	assert_int_equal(ap_no_effect_scope(512, 0, &ro, &ls, NULL), 16384);
+	a.unit = 4096;			/* no multiple of the 16 KiB it stands for */
+	memset(&ls, 0, sizeof(ls));
+	assert_int_equal(ap_levels_add(&ls, 512, &a, false, NULL), 0);
+	assert_int_equal(ap_no_effect_scope(512, 0, &ro, &ls, &up_to), 0);
+	assert_int_equal(up_to, 0);
+
+	/* a saved verdict: honest rewrites, a 64 KiB first-write unit */
+	assert_int_equal(no_effect(REWRITES_ONLY("65536") ALLOCATION("65536"), &g, &e), 0);
+	assert_int_equal(g.physical, 512);
+	assert_int_equal(g.ruled_out_up_to, 65536);
+	assert_true(ap_ruled_out_rewrites_only(&g.ruled_out));
+	assert_int_equal(g.levels.n, 2);
+	assert_int_equal(g.levels.l[1].kind, AP_LEVEL_ALLOCATION);
+	assert_int_equal(g.levels.l[1].unit, 65536);
+	assert_true(ap_levels_misaligned(&g.levels, 512, 2056) >= 0);
+	assert_true(ap_levels_misaligned(&g.levels, 512, 2048) < 0);
+	/* rewrites up to 8 KiB: a 16 KiB unit may hide beside it */
+	assert_int_equal(no_effect(REWRITES_ONLY("8192") ALLOCATION("65536"), &g, &e), 0);
+	assert_int_equal(g.physical, 16384);
+	assert_int_equal(g.levels.l[g.levels.n - 1].unit, 65536);
+	/* rewrites only, nothing placed: refused as before */
+	assert_int_equal(no_effect(REWRITES_ONLY("65536"), &g, &e), -ENODATA);
+	assert_non_null(strstr(e.msg, "on rewrites only"));
+
+	/* a unit found, first writes that cost more with none of theirs placed */
+	assert_int_equal(sectors_lba7(", \"first_writes_unplaced\": true", &g, &e), -ENODATA);
+	assert_non_null(strstr(e.msg, "first_writes_unplaced"));
+	assert_non_null(strstr(e.msg, "--allocation-unit"));
+	assert_int_equal(sectors_lba7(", \"first_writes_unplaced\": false", &g, &e), 0);
+	assert_int_equal(g.physical, 4096);
+	assert_int_equal(g.lowest_aligned, 7);
 }
 
 static void test_from_json(void **state)
@@ -617,6 +706,7 @@ int main(void)
 		cmocka_unit_test(test_geometry_set),
 		cmocka_unit_test(test_from_json),
 		cmocka_unit_test(test_verdict_scope),
+		cmocka_unit_test(test_first_write_scope),
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_id_equal),
 		cmocka_unit_test(test_match),

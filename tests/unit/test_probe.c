@@ -17,6 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
+#include "analysis/verdict_json.h"
 #include "lib/rng.h"
 #include "lib/sig.h"
 #include "lib/util.h"
@@ -1920,6 +1923,112 @@ static void test_first_writes_honest(void **state)
 }
 
 /*
+ * A unit found (4096-byte sectors from LBA 7) and first writes that cost
+ * more with no unit of theirs placed (the scan found none, or stopped):
+ * the verdict says so (first_writes_unplaced), and check then uses it not;
+ * before, it was a plain sensitive verdict and check passed starts aligned
+ * to its sectors alone. Not where the first writes placed a unit, ruled
+ * themselves out, every write paid (per_write), reads only, or no unit was
+ * found.
+ */
+static void decide_first(struct ap_probe_result *r, bool sensitive, enum ap_probe_mode mode,
+			 void (*set)(struct ap_probe_first *))
+{
+	struct ap_probe_opts o;
+
+	ap_probe_opts_init(&o);
+	o.mode = mode;
+	memset(r, 0, sizeof(*r));
+	r->mode = mode;
+	r->clear = true;
+	r->plan.logical_sector = 512;
+	r->plan.fw_granule = 4096;
+	r->plan.fw_unit_max = r->plan.fw_claim_max = 4 << 20;
+	r->verdict.resolved = true;
+	r->verdict.sensitive = sensitive;
+	r->verdict.logical_sector = 512;
+	r->verdict.physical_sector = sensitive ? 4096 : 512;
+	r->verdict.period = sensitive ? 8 : 1;
+	r->verdict.lowest_aligned_lba = sensitive ? 7 : 0;
+	r->verdict.slowdown = sensitive ? 8 : 1;
+	r->verdict.ruled_out_up_to = sensitive ? 0 : 65536;
+	r->fw.measured = true;
+	r->fw.windows = 16;
+	r->fw.ratio = 1.6;
+	r->fw.effect = true;
+	snprintf(r->fw.why, sizeof(r->fw.why), "first writes cost 1.6x rewrites, but 4 MiB "
+		 "written in order through never-written space show no allocation unit up to 4 MiB");
+	if (set)
+		set(&r->fw);
+	ap_probe_first_decide(r, &o);
+}
+
+static void fw_placed(struct ap_probe_first *f)
+{
+	f->why[0] = '\0';
+	f->unit = 65536;
+	f->resolved = true;
+	f->unit_ratio = 4;
+}
+
+static void fw_absent(struct ap_probe_first *f)
+{
+	f->why[0] = '\0';
+	f->effect = false;
+	f->absent = true;
+	f->ratio = 1.01;
+}
+
+static void fw_per_write(struct ap_probe_first *f)
+{
+	f->why[0] = '\0';
+	f->fine = f->per_write = true;
+}
+
+static void test_first_writes_unplaced(void **state)
+{
+	struct ap_probe_result r;
+	struct json_object *o, *x;
+
+	(void)state;
+	decide_first(&r, true, AP_PROBE_DESTRUCTIVE, NULL);
+	assert_true(r.verdict.first_writes_unplaced);
+	assert_true(r.clear);		/* the sectors' verdict stands; check does not use it */
+	assert_non_null(strstr(r.verdict.note, "show no allocation unit up to 4 MiB"));
+	o = ap_verdict_to_json(&r.verdict);
+	assert_true(json_object_object_get_ex(o, "first_writes_unplaced", &x));
+	assert_true(json_object_get_boolean(x));
+	json_object_put(o);
+	ap_probe_result_free(&r);
+	decide_first(&r, true, AP_PROBE_PRESERVE, NULL);
+	assert_true(r.verdict.first_writes_unplaced);
+	ap_probe_result_free(&r);
+
+	decide_first(&r, true, AP_PROBE_DESTRUCTIVE, fw_placed);
+	assert_false(r.verdict.first_writes_unplaced);
+	assert_int_equal(r.verdict.levels.n, 2);
+	ap_probe_result_free(&r);
+	decide_first(&r, true, AP_PROBE_DESTRUCTIVE, fw_absent);
+	assert_false(r.verdict.first_writes_unplaced);
+	ap_probe_result_free(&r);
+	decide_first(&r, true, AP_PROBE_DESTRUCTIVE, fw_per_write);
+	assert_false(r.verdict.first_writes_unplaced);
+	ap_probe_result_free(&r);
+	decide_first(&r, true, AP_PROBE_READONLY, NULL);
+	assert_false(r.verdict.first_writes_unplaced);
+	ap_probe_result_free(&r);
+	/* "no effect": the old key is left out instead, as before */
+	decide_first(&r, false, AP_PROBE_DESTRUCTIVE, NULL);
+	assert_false(r.verdict.first_writes_unplaced);
+	assert_int_equal(r.verdict.ruled_out_up_to, 0);
+	o = ap_verdict_to_json(&r.verdict);
+	assert_true(json_object_object_get_ex(o, "first_writes_unplaced", &x));
+	assert_false(json_object_get_boolean(x));
+	json_object_put(o);
+	ap_probe_result_free(&r);
+}
+
+/*
  * A thin device that runs out of space mid-probe: the step stops at once
  * with ENOSPC, naming it (the command exits 1; tests/ts/probe/qemu-enospc.sh
  * shows --preserve restoring every byte).
@@ -2400,6 +2509,7 @@ int main(void)
 		cmocka_unit_test(test_first_writes_qcow2_2m),
 		cmocka_unit_test(test_first_writes_qcow2_2m_loaded),
 		cmocka_unit_test(test_first_writes_honest),
+		cmocka_unit_test(test_first_writes_unplaced),
 		cmocka_unit_test(test_first_writes_small),
 		cmocka_unit_test(test_first_writes_cheap_scan),
 		cmocka_unit_test(test_first_writes_below_margin),

@@ -544,6 +544,73 @@ static void test_merge_stores(void **state)
 	ap_vstore_free(&sb);
 }
 
+/*
+ * A unit found whose first writes cost more with no unit of theirs placed
+ * (issue 33): the store keeps the sign (check --verdicts then uses the
+ * verdict not), one disk's stands for the model, a merge carries it, an
+ * older store without it reads as none, and a "no effect" has none.
+ */
+static struct json_object *verdict_json(struct json_object *store, size_t model)
+{
+	struct json_object *m = json_object_array_get_idx(json_object_object_get(store, "models"),
+							  model);
+
+	assert_non_null(m);
+	return json_object_array_get_idx(json_object_object_get(m, "verdicts"), 0);
+}
+
+static void test_first_writes_unplaced(void **state)
+{
+	struct ap_vstore s, t, u, w;
+	struct ap_vstore_merged st = { 0 };
+	struct ap_vstore_record r;
+	struct json_object *o, *x;
+	struct ap_error e = { 0 };
+
+	(void)state;
+	ap_vstore_init(&s);
+	r = rec("X1", "A", 4096, 7);
+	assert_int_equal(ap_vstore_add(&s, &r, &e), AP_VSTORE_NEW_MODEL);
+	assert_false(s.models[0].verdicts[0].first_writes_unplaced);
+	o = ap_vstore_to_json(&s);	/* not written where it says nothing */
+	assert_false(json_object_object_get_ex(verdict_json(o, 0), "first_writes_unplaced", NULL));
+	json_object_put(o);
+	/* a second disk of the model shows it: the model's verdict carries it */
+	r = rec("X1", "B", 4096, 7);
+	r.first_writes_unplaced = true;
+	assert_int_equal(ap_vstore_add(&s, &r, &e), AP_VSTORE_NEW_EXAMPLE);
+	assert_true(s.models[0].verdicts[0].first_writes_unplaced);
+	/* the first disk again, without it: kept */
+	r = rec("X1", "A", 4096, 7);
+	assert_int_equal(ap_vstore_add(&s, &r, &e), AP_VSTORE_SAME_EXAMPLE);
+	assert_true(s.models[0].verdicts[0].first_writes_unplaced);
+	/* a "no effect" has none */
+	r = rec("X2", "C", 512, 0);
+	r.first_writes_unplaced = true;
+	assert_int_equal(ap_vstore_add(&s, &r, &e), AP_VSTORE_NEW_MODEL);
+	assert_false(s.models[1].verdicts[0].first_writes_unplaced);
+	/* JSON: written, read back; an older store without it reads as none */
+	o = ap_vstore_to_json(&s);
+	x = verdict_json(o, 0);
+	assert_true(json_object_get_boolean(json_object_object_get(x, "first_writes_unplaced")));
+	assert_int_equal(ap_vstore_from_json(o, &t, &e), 0);
+	assert_true(t.models[0].verdicts[0].first_writes_unplaced);
+	json_object_object_del(x, "first_writes_unplaced");
+	assert_int_equal(ap_vstore_from_json(o, &u, &e), 0);
+	assert_false(u.models[0].verdicts[0].first_writes_unplaced);
+	json_object_object_add(x, "first_writes_unplaced", json_object_new_string("yes"));
+	assert_int_equal(ap_vstore_from_json(o, &w, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "first_writes_unplaced"));
+	json_object_put(o);
+	/* a merge carries it into a store whose verdict lacks it */
+	ap_vstore_merge(&u, &t, false, &st);
+	assert_true(u.models[0].verdicts[0].first_writes_unplaced);
+	assert_true(st.examples_updated > 0);
+	ap_vstore_free(&s);
+	ap_vstore_free(&t);
+	ap_vstore_free(&u);
+}
+
 /* The same disk in both: the later run is kept; runs the larger, or one more for a result. */
 static void test_merge_same_disk(void **state)
 {
@@ -1109,6 +1176,7 @@ int main(void)
 		cmocka_unit_test(test_conflict),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_json_roundtrip),
+		cmocka_unit_test(test_first_writes_unplaced),
 		cmocka_unit_test(test_json_refused),
 		cmocka_unit_test(test_json_newer),
 		cmocka_unit_test(test_absence_margin),
