@@ -55,8 +55,6 @@ enum ap_check_mv_state {
 	AP_MV_CONFLICT,		/* several: none decides, the disk counts as unproven */
 	AP_MV_UNSHOWN,		/* one "no effect" without its margin (or a wider one than
 				   AP_ABSENCE_MARGIN): it does not decide, unproven */
-	AP_MV_UNPLACED,		/* one whose first writes showed a unit not placed
-				   (first_writes_unplaced): it does not decide, unproven */
 };
 
 struct ap_check_model {

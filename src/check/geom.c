@@ -88,16 +88,14 @@ static void model_geometry(struct ap_check *c, unsigned logical)
 			c->mv.state = AP_MV_UNSHOWN;
 			return;
 		}
-		if (v->sensitive && v->first_writes_unplaced) {
-			c->mv.state = AP_MV_UNPLACED;
-			return;
-		}
+
 		c->mv.state = AP_MV_USED;
 		if (ap_geometry_set(g, AP_GEOM_MODEL, logical, unit,
 				    v->sensitive ? v->lowest_aligned_lba : 0, NULL) == 0) {
 			g->sensitive = v->sensitive;
 			g->ruled_out_up_to = up_to;
 			g->ruled_out = v->ruled_out;
+			g->first_writes_unplaced = v->sensitive && v->first_writes_unplaced;
 			/* every level the model's disks showed is a rule, as a probe's */
 			for (k = 0; k < v->levels.n; k++)
 				if (v->levels.l[k].kind != AP_LEVEL_SECTOR)
@@ -267,8 +265,7 @@ int ap_check_geometries(struct ap_check *c, struct ap_error *err)
 		offset = c->g.reported_offset;
 	}
 	c->g.rule = ap_check_rule_decide(c->g.basis, offset,
-					 c->trust_reported && c->mv.state != AP_MV_CONFLICT &&
-					 c->mv.state != AP_MV_UNPLACED,
+					 c->trust_reported && c->mv.state != AP_MV_CONFLICT,
 					 &c->g.decided);
 	c->g.in_force = &c->g.decided;
 	if (hand_levels(c, &c->g.decided, &e)) {
@@ -318,7 +315,6 @@ static const char *const mv_names[] = {
 	[AP_MV_OFF] = "off", [AP_MV_NOT_NEEDED] = "not_needed", [AP_MV_NO_MODEL] = "no_model",
 	[AP_MV_NONE] = "none", [AP_MV_OTHER_SECTOR] = "other_sector_size", [AP_MV_USED] = "used",
 	[AP_MV_CONFLICT] = "conflict", [AP_MV_UNSHOWN] = "no_effect_not_shown",
-	[AP_MV_UNPLACED] = "first_writes_unplaced",
 };
 
 struct json_object *ap_check_model_to_json(const struct ap_check *ck)

@@ -197,12 +197,6 @@ void ap_check_rule_explain(struct ap_check *c)
 		snprintf(r + n, sz - n, "; the verdict store %s holds %zu conflicting verdicts "
 			 "for its model, so none decides and --trust-reported does not apply",
 			 c->verdicts_file, c->mv.nmatching);
-	} else if (c->mv.state == AP_MV_UNPLACED) {
-		size_t n = strlen(r);
-
-		snprintf(r + n, sz - n, "; the verdict store %s says first writes on its model "
-			 "cost more than rewrites with no unit of theirs placed, so its verdict "
-			 "does not decide and --trust-reported does not apply", c->verdicts_file);
 	} else if (c->mv.state == AP_MV_UNSHOWN) {
 		size_t n = strlen(r);
 
@@ -224,7 +218,6 @@ bool ap_check_rule_note(const struct ap_check *c, char *buf, size_t sz)
 	if (c->g.rule != AP_RULE_MINIMUM_4K)
 		return false;
 	snprintf(buf, sz, "%s; a probe verdict (--geometry)%s decides otherwise", c->g.reason,
-		 c->mv.state == AP_MV_CONFLICT || c->mv.state == AP_MV_UNPLACED ?
-		 " of this disk" : " or --trust-reported");
+		 c->mv.state == AP_MV_CONFLICT ? " of this disk" : " or --trust-reported");
 	return true;
 }

@@ -432,8 +432,7 @@ static int run(struct check_cmd *c)
 		check_report_conflict(c);
 	else if (c->ck.mv.state == AP_MV_UNSHOWN)
 		check_report_unshown(c);
-	else if (c->ck.mv.state == AP_MV_UNPLACED)
-		check_report_unplaced(c);
+	check_report_unplaced(c);
 	nerr = ap_ptable_nerrors(&c->ck.pt);
 	report_partitions(c);
 	ap_check_next_steps(&c->ck);

@@ -66,7 +66,7 @@ void check_warn(const struct check_cmd *c, const char *fmt, ...)
 /* check_geom.c: what the verdict store said that is not used, said */
 void check_report_conflict(const struct check_cmd *c);
 void check_report_unshown(const struct check_cmd *c);
-void check_report_unplaced(const struct check_cmd *c);
+void check_report_unplaced(const struct check_cmd *c);	/* said only when so */
 
 /*
  * check_smr.c, --refuse-smr: a zoned disk, or its model's smr rows in the

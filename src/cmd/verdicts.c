@@ -65,8 +65,7 @@ static const struct ap_colinfo infos[] = {
 	[COL_STATE]	= { "STATE", 8, 0, AP_COL_STRING,
 			    "ok; conflict: another verdict for the model and logical sector "
 			    "size (check --verdicts uses none); first_writes_unplaced: first "
-			    "writes cost more with no unit placed (check --verdicts does not use "
-			    "it)" },
+			    "writes cost more with no unit placed (check --verdicts warns)" },
 	[COL_SMR]	= { "SMR", 8, 0, AP_COL_STRING,
 			    "the model's SMR verdict (smr --record): cmr, dm-smr-or-hybrid, ...; "
 			    "two, comma-separated: disks of the model disagree; empty: not measured" },

@@ -112,5 +112,8 @@ struct json_object *ap_geometry_to_json(const struct ap_geometry *g, const char 
 	}
 	if (ap_geometry_has_levels(g))
 		json_object_object_add(o, "levels", ap_levels_to_json(&g->levels));
+	/* newer: only where it says something */
+	if (g->first_writes_unplaced)
+		json_object_object_add(o, "first_writes_unplaced", json_object_new_boolean(true));
 	return o;
 }

@@ -59,6 +59,9 @@ struct ap_geometry {
 	struct ap_levels levels;
 	/* a probed "no effect": what it covers (ap_verdict_ruled_out()) */
 	struct ap_ruled_out ruled_out;
+	/* a probed or model verdict whose first writes cost more than rewrites
+	   with no unit of theirs placed (ap_verdict.first_writes_unplaced) */
+	bool first_writes_unplaced;
 };
 
 /* Optimal I/O worth checking against: non-zero, not the bridges' bogus

@@ -126,15 +126,6 @@ static int verdict_geometry(struct json_object *vo, const char *where, struct ap
 				    "rounds or the budget ran out; the probe exited 5): no verdict to "
 				    "judge a table by; probe again or give --physical instead", where);
 	}
-	if (v.sensitive && v.first_writes_unplaced) {
-		ap_verdict_free(&v);
-		return ap_error_set(e, ENODATA, "%s: first writes cost more than rewrites and "
-				    "no unit of theirs was placed (\"first_writes_unplaced\"; the "
-				    "probe's note says what they showed): a start aligned to the "
-				    "verdict may still pay one, as on qcow2 clusters or thin-pool "
-				    "chunks; probe again, or give --physical and --allocation-unit "
-				    "instead", where);
-	}
 	if (v.sensitive) {
 		rc = ap_geometry_set(g, AP_GEOM_PROBED, v.logical_sector, v.physical_sector,
 				     v.lowest_aligned_lba, e);
@@ -167,6 +158,7 @@ static int verdict_geometry(struct json_object *vo, const char *where, struct ap
 		g->reported_physical = v.reported_physical;
 		g->ruled_out_up_to = up_to;
 		g->ruled_out = ro;
+		g->first_writes_unplaced = v.sensitive && v.first_writes_unplaced;
 		for (i = 0; i < v.levels.n && rc == 0; i++)
 			if (v.levels.l[i].kind != AP_LEVEL_SECTOR &&
 			    ap_geometry_add_level(g, &v.levels.l[i], NULL))

@@ -185,24 +185,31 @@ expect_line "$p" "alignprobe_check_model_verdicts{device=\"$disk2\"} 2"
 grep -q "^alignprobe_check_model_verdict_info" "$p" && ts_fail "a conflict named an entry that decided"
 
 # a verdict whose first writes cost more with no unit of theirs placed
-# (issue 33): not used, unproven, and --trust-reported does not apply (its
-# sectors from LBA 7 would have passed 22535 and refused 2048)
+# (issue 33): used (its sectors from LBA 7 refuse 2048, pass 22535), and
+# check says that a start aligned to it may still pay such a unit
 jq 'del(.models[0].verdicts[1]) | .models[0].verdicts[0].first_writes_unplaced = true' \
 	"$store" > "$TS_TMP/lib/unplaced.json"
-ts_run_rc_ro 4 "$disk2" "$ALIGNPROBE" check --trust-reported --verdicts="$TS_TMP/lib/unplaced.json" \
-	"$disk2"
-grep -qF "the verdict store $TS_TMP/lib/unplaced.json says the model ACME Lying Drive 4K 1.0 has 4096-byte physical sectors (models[0].verdicts[0]), but first writes cost more than rewrites there with no unit of theirs placed" \
-	"$TS_TMP/err" || { cat "$TS_TMP/err" >&2; ts_fail "unplaced first writes not reported"; }
-grep -qF "partition 2: start 22535 is not aligned to 4 KiB" "$TS_TMP/err" ||
-	ts_fail "unplaced first writes let --trust-reported pass 22535"
+ts_run_rc_ro 4 "$disk2" "$ALIGNPROBE" check --verdicts="$TS_TMP/lib/unplaced.json" "$disk2"
+grep -qF "alignprobe check: $disk2: warning: the verdict in force ($TS_TMP/lib/unplaced.json) says first writes cost more than rewrites there with no unit of theirs placed" \
+	"$TS_TMP/err" || { cat "$TS_TMP/err" >&2; ts_fail "unplaced first writes not said"; }
 ts_run_rc_ro 4 "$disk2" "$ALIGNPROBE" check -J --verdicts="$TS_TMP/lib/unplaced.json" "$disk2"
-jq -e '.model_verdict.state == "first_writes_unplaced" and .model_verdict.entry == null
-	and .rule.name == "minimum_4k" and (.rule.reason | test("no unit of theirs placed"))
-	and [.partitions[].aligned] == [true, false]' "$TS_TMP/out" >/dev/null ||
-	{ jq '.model_verdict, .rule' "$TS_TMP/out" >&2; ts_fail "-J of unplaced first writes"; }
+jq -e '.model_verdict.state == "used" and .rule.name == "model_verdict"
+	and .geometry.in_force.first_writes_unplaced == true
+	and [.partitions[].aligned] == [false, true]' "$TS_TMP/out" >/dev/null ||
+	{ jq '.model_verdict.state, .rule, .geometry.in_force' "$TS_TMP/out" >&2;
+	ts_fail "-J of unplaced first writes"; }
 ALIGNPROBE_VERDICTS=$TS_TMP/lib/unplaced.json ts_run_rc 0 "$ALIGNPROBE" verdicts list -J
-jq -e '.verdicts[0].state == "first_writes_unplaced"' "$TS_TMP/out" >/dev/null ||
-	{ cat "$TS_TMP/out" >&2; ts_fail "verdicts list does not say so"; }
+jq -e '[.. | objects | select(has("state")) | .state] | index("first_writes_unplaced") != null' \
+	"$TS_TMP/out" >/dev/null || { cat "$TS_TMP/out" >&2; ts_fail "verdicts list does not say so"; }
+# ... and so from a probe result of the disk itself (check --geometry)
+jq -n --arg d "$disk2" '{device: $d, verdict: {sensitive: true, resolved: true,
+	logical_sector: 512, reported_physical_sector: 512, physical_sector: 4096, period: 8,
+	lowest_aligned_lba: 7, slowdown: 8, p_value: 0.0001, confidence: 0.9999,
+	fast_starts: [7, 15], first_writes_unplaced: true}}' > "$TS_TMP/unplaced-own.json"
+ts_run_rc_ro 4 "$disk2" "$ALIGNPROBE" check --geometry "$TS_TMP/unplaced-own.json" "$disk2"
+grep -qF "warning: the verdict in force ($TS_TMP/unplaced-own.json) says first writes cost more" \
+	"$TS_TMP/err" || { cat "$TS_TMP/err" >&2; ts_fail "check --geometry: unplaced first writes not said"; }
+
 # a verdict's levels above the sector are rules from the store as from a
 # probe result (until now check --verdicts judged by the sectors alone): a
 # 192 KiB stripe from LBA 7 refuses 22535 too
@@ -216,15 +223,6 @@ jq -e '.model_verdict.state == "used" and .geometry.in_force.lowest_aligned_lba 
 	and [.partitions[].aligned] == [false, false]' "$TS_TMP/out" >/dev/null ||
 	{ jq '.model_verdict.state, .geometry.in_force, [.partitions[].aligned]' "$TS_TMP/out" >&2
 	ts_fail "the store's stripe is not a rule"; }
-# ... and so is a probe result of the disk itself (check --geometry)
-jq -n --arg d "$disk2" '{device: $d, verdict: {sensitive: true, resolved: true,
-	logical_sector: 512, reported_physical_sector: 512, physical_sector: 4096, period: 8,
-	lowest_aligned_lba: 7, slowdown: 8, p_value: 0.0001, confidence: 0.9999,
-	fast_starts: [7, 15], first_writes_unplaced: true}}' > "$TS_TMP/unplaced-own.json"
-ts_run_rc_ro 2 "$disk2" "$ALIGNPROBE" check --geometry "$TS_TMP/unplaced-own.json" "$disk2"
-grep -qF "first writes cost more than rewrites and no unit of theirs was placed (\"first_writes_unplaced\"" \
-	"$TS_TMP/err" || { cat "$TS_TMP/err" >&2; ts_fail "check --geometry used unplaced first writes"; }
-
 # "no effect" is recorded with its margin (the probe's 1.10x) ...
 honest=$(ts_emu_attach --profile honest-512n --size 128M)
 state "$honest" "ACME:Honest 512:2.0:HONEST1"

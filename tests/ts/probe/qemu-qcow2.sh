@@ -81,8 +81,9 @@ PY
 # check_gate JSON [UNIT]: check --geometry with the probe's verdict (issue
 # 33, item 5): a placed allocation unit is a rule of its own, beside the
 # rewrites' "no effect" (a partition on a whole unit passes, one 4 KiB past
-# it is refused, exit 4); without it there is no geometry to judge by (exit
-# 2). Until now a placed unit made the verdict refused as "rewrites only".
+# it is refused, exit 4); without it, or without a clear verdict of the
+# sectors (exit 5), there is no geometry to judge by (exit 2). Until now a
+# placed unit made the verdict refused as "rewrites only".
 check_gate() {
 	local img=$TS_TMP/gate.img unit=${2:-65536} start rc want
 	local on=$(( (unit / 512 > 2048 ? unit / 512 : 2048) ))
@@ -93,7 +94,8 @@ check_gate() {
 			ts_fail "sfdisk"
 		"$ALIGNPROBE" check --geometry-any -g "$1" "$img" > "$TS_TMP/gate.out" 2>&1
 		rc=$?
-		if jq -e '[.verdict.levels[]? | select(.kind == "allocation")] | length > 0' "$1" \
+		if jq -e '.verdict.resolved and (.verdict.tentative | not) and
+			([.verdict.levels[]? | select(.kind == "allocation")] | length > 0)' "$1" \
 			>/dev/null; then
 			want=$([ "$start" = "$on" ] && echo 0 || echo 4)
 		else
