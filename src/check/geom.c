@@ -88,7 +88,6 @@ static void model_geometry(struct ap_check *c, unsigned logical)
 			c->mv.state = AP_MV_UNSHOWN;
 			return;
 		}
-
 		c->mv.state = AP_MV_USED;
 		if (ap_geometry_set(g, AP_GEOM_MODEL, logical, unit,
 				    v->sensitive ? v->lowest_aligned_lba : 0, NULL) == 0) {

@@ -100,7 +100,7 @@ struct ap_vstore_verdict {
 	struct ap_levels levels;
 	struct ap_ruled_out ruled_out;	/* not sensitive: stated, else up_to 0 */
 	/* sensitive: an example's first writes cost more with no unit placed
-	   (ap_verdict.first_writes_unplaced); check does not use the verdict */
+	   (ap_verdict.first_writes_unplaced); check warns */
 	bool first_writes_unplaced;
 	struct ap_vstore_example *examples;
 	size_t nexamples;

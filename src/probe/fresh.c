@@ -872,7 +872,8 @@ void ap_probe_first_decide(struct ap_probe_result *r, const struct ap_probe_opts
 	 * The same for a sensitive verdict, whose levels speak for every
 	 * write: first writes that cost more with no unit to show for it
 	 * (the scan found none, or stopped) may pay one at a start aligned to
-	 * them all, and check does not stand for that. Not a unit seen and
+	 * them all, and check says so (it cannot refuse: an emulated drive's
+	 * sparse image under load looks the same). Not a unit seen and
 	 * not placed (that withholds the verdict, below), nor every write
 	 * paying (f->per_write: a cost per write, or a unit of at most the
 	 * granule, 4 KiB, said in the note; a sparse file's blocks under an

@@ -1925,9 +1925,9 @@ static void test_first_writes_honest(void **state)
 /*
  * A unit found (4096-byte sectors from LBA 7) and first writes that cost
  * more with no unit of theirs placed (the scan found none, or stopped):
- * the verdict says so (first_writes_unplaced), and check then uses it not;
+ * the verdict says so (first_writes_unplaced), and check warns of it;
  * before, it was a plain sensitive verdict and check passed starts aligned
- * to its sectors alone. Not where the first writes placed a unit, ruled
+ * to its sectors alone without a word. Not where the first writes placed a unit, ruled
  * themselves out, every write paid (per_write), reads only, or no unit was
  * found.
  */

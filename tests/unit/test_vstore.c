@@ -546,8 +546,8 @@ static void test_merge_stores(void **state)
 
 /*
  * A unit found whose first writes cost more with no unit of theirs placed
- * (issue 33): the store keeps the sign (check --verdicts then uses the
- * verdict not), one disk's stands for the model, a merge carries it, an
+ * (issue 33): the store keeps the sign (check --verdicts warns of it),
+ * one disk's stands for the model, a merge carries it, an
  * older store without it reads as none, and a "no effect" has none.
  */
 static struct json_object *verdict_json(struct json_object *store, size_t model)
