@@ -128,7 +128,9 @@ if "$ALIGNPROBE" emulate --help >/dev/null 2>&1 && [ -c /dev/fuse ]; then
 	cat "$out/fifo" > "$TS_TMP/from-fifo" &
 	reader=$!
 	ts_bg_pid $reader
-	ts_run_rc 0 "$ALIGNPROBE" probe --emulate=simple,rmw=300us,size=64M --time-budget 1h -q \
+	# (a request cost: see fleet/alerts.sh)
+	ts_run_rc 0 "$ALIGNPROBE" probe --emulate=simple,base=300us,rmw=300us,size=64M \
+		--time-budget 1h -q \
 		--samples "$out/keep.svg" --plot "$out/fifo"
 	head -n 1 "$out/keep.svg" | grep -q "^device,size,offset,round,slot,ns$" ||
 		ts_fail "the old file was not replaced: $(head -c 100 "$out/keep.svg")"
