@@ -869,15 +869,13 @@ void ap_probe_first_decide(struct ap_probe_result *r, const struct ap_probe_opts
 	    (f->unit || (f->measured && f->effect)))
 		v->ruled_out_up_to = 0;
 	/*
-	 * The same for a sensitive verdict, whose levels speak for every
-	 * write: first writes that cost more with no unit to show for it
-	 * (the scan found none, or stopped) may pay one at a start aligned to
-	 * them all, and check says so (it cannot refuse: an emulated drive's
-	 * sparse image under load looks the same). Not a unit seen and
-	 * not placed (that withholds the verdict, below), nor every write
-	 * paying (f->per_write: a cost per write, or a unit of at most the
-	 * granule, 4 KiB, said in the note; a sparse file's blocks under an
-	 * emulated drive look so).
+	 * The same for a sensitive verdict: first writes that cost more with
+	 * no unit to show for it (the scan found none, or stopped) may pay
+	 * one at a start aligned to every level; check says so (it cannot
+	 * refuse: an emulated drive's sparse image under load looks the
+	 * same). Not a unit seen and not placed (that withholds the verdict,
+	 * below), nor every write paying (f->per_write: a cost per write or
+	 * a unit of at most 4 KiB, said in the note).
 	 */
 	v->first_writes_unplaced = claim && v->resolved && v->sensitive &&
 				   r->mode != AP_PROBE_READONLY && f->measured && f->effect &&
