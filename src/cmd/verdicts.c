@@ -63,9 +63,8 @@ static const struct ap_colinfo infos[] = {
 			    "units above the physical sector (probe): kind bytes@lowest aligned "
 			    "LBA, comma-separated, \"first-write\" where only first writes pay" },
 	[COL_STATE]	= { "STATE", 8, 0, AP_COL_STRING,
-			    "ok; conflict: another verdict for the model and logical sector "
-			    "size (check --verdicts uses none); first_writes_unplaced: first "
-			    "writes cost more with no unit placed (check --verdicts warns)" },
+			    "ok, or conflict: another verdict for the model and logical sector "
+			    "size (check --verdicts uses none)" },
 	[COL_SMR]	= { "SMR", 8, 0, AP_COL_STRING,
 			    "the model's SMR verdict (smr --record): cmr, dm-smr-or-hybrid, ...; "
 			    "two, comma-separated: disks of the model disagree; empty: not measured" },
@@ -365,8 +364,7 @@ static void fill_row(const struct verdicts_cmd *c, struct ap_row *r, const struc
 		ap_row_double(r, COL_MARGIN, v->absence_margin);
 	ap_levels_brief(&v->levels, levels, sizeof(levels));
 	ap_row_str(r, COL_LEVELS, levels[0] ? levels : NULL);
-	ap_row_str(r, COL_STATE, conflict ? "conflict" :
-		   v->first_writes_unplaced ? "first_writes_unplaced" : "ok");
+	ap_row_str(r, COL_STATE, conflict ? "conflict" : "ok");
 	ap_row_u64(r, COL_DISKS, v->nexamples);
 	ap_row_u64(r, COL_RUNS, runs);
 	ap_row_str(r, COL_RECORDED, latest);

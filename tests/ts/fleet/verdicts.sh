@@ -198,9 +198,6 @@ jq -e '.model_verdict.state == "used" and .rule.name == "model_verdict"
 	and [.partitions[].aligned] == [false, true]' "$TS_TMP/out" >/dev/null ||
 	{ jq '.model_verdict.state, .rule, .geometry.in_force' "$TS_TMP/out" >&2;
 	ts_fail "-J of unplaced first writes"; }
-ALIGNPROBE_VERDICTS=$TS_TMP/lib/unplaced.json ts_run_rc 0 "$ALIGNPROBE" verdicts list -J
-jq -e '[.. | objects | select(has("state")) | .state] | index("first_writes_unplaced") != null' \
-	"$TS_TMP/out" >/dev/null || { cat "$TS_TMP/out" >&2; ts_fail "verdicts list does not say so"; }
 # ... and so from a probe result of the disk itself (check --geometry)
 jq -n --arg d "$disk2" '{device: $d, verdict: {sensitive: true, resolved: true,
 	logical_sector: 512, reported_physical_sector: 512, physical_sector: 4096, period: 8,
