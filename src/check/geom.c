@@ -77,7 +77,6 @@ static void model_geometry(struct ap_check *c, unsigned logical)
 		const struct ap_vstore_verdict *v = &m->verdicts[c->mv.verdict];
 		struct ap_geometry *g = &c->g.probed;
 		uint64_t up_to = 0;
-		size_t k;
 
 		/* "no effect": the unit it stands for (see ap_no_effect_scope()) */
 		uint64_t unit = v->sensitive ? v->physical_sector :
@@ -94,11 +93,9 @@ static void model_geometry(struct ap_check *c, unsigned logical)
 			g->sensitive = v->sensitive;
 			g->ruled_out_up_to = up_to;
 			g->ruled_out = v->ruled_out;
-			g->first_writes_unplaced = v->sensitive && v->first_writes_unplaced;
+			g->first_writes_unplaced = v->first_writes_unplaced;
 			/* every level the model's disks showed is a rule, as a probe's */
-			for (k = 0; k < v->levels.n; k++)
-				if (v->levels.l[k].kind != AP_LEVEL_SECTOR)
-					ap_geometry_add_level(g, &v->levels.l[k], NULL);
+			ap_geometry_add_levels_above(g, &v->levels);
 		} else
 			c->mv.state = AP_MV_NONE;	/* the store validates it: cannot happen */
 	}

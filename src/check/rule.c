@@ -17,16 +17,6 @@
 #include "fleet/vstore.h"
 #include "lib/levels.h"
 
-/* @dst gets @src's levels above the physical sector (those that fit it). */
-static void copy_levels_above(struct ap_geometry *dst, const struct ap_geometry *src)
-{
-	size_t i;
-
-	for (i = 0; i < src->levels.n; i++)
-		if (src->levels.l[i].kind != AP_LEVEL_SECTOR)
-			ap_geometry_add_level(dst, &src->levels.l[i], NULL);
-}
-
 enum ap_check_rule ap_check_rule_decide(const struct ap_geometry *basis, uint64_t offset_bytes,
 					bool trust_reported, struct ap_geometry *out)
 {
@@ -57,7 +47,7 @@ enum ap_check_rule ap_check_rule_decide(const struct ap_geometry *basis, uint64_
 		*out = *basis;
 		return AP_RULE_AS_REPORTED;
 	}
-	copy_levels_above(out, basis);
+	ap_geometry_add_levels_above(out, &basis->levels);
 	return AP_RULE_MINIMUM_4K;
 }
 

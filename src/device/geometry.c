@@ -80,6 +80,15 @@ int ap_geometry_add_level(struct ap_geometry *g, const struct ap_level *lv, stru
 	return ap_levels_add(&g->levels, g->logical, lv, true, e);
 }
 
+void ap_geometry_add_levels_above(struct ap_geometry *g, const struct ap_levels *ls)
+{
+	size_t i;
+
+	for (i = 0; i < ls->n; i++)
+		if (ls->l[i].kind != AP_LEVEL_SECTOR)
+			ap_geometry_add_level(g, &ls->l[i], NULL);
+}
+
 bool ap_geometry_has_levels(const struct ap_geometry *g)
 {
 	return ap_levels_above_sector(&g->levels);

@@ -83,6 +83,8 @@ int ap_geometry_set(struct ap_geometry *g, enum ap_geom_source src, unsigned log
  * smaller than it; no room).
  */
 int ap_geometry_add_level(struct ap_geometry *g, const struct ap_level *lv, struct ap_error *e);
+/* Every level of @ls above the physical sector that fits @g, added to it. */
+void ap_geometry_add_levels_above(struct ap_geometry *g, const struct ap_levels *ls);
 /* @g has levels above its physical sector. */
 bool ap_geometry_has_levels(const struct ap_geometry *g);
 

@@ -158,7 +158,7 @@ static int verdict_geometry(struct json_object *vo, const char *where, struct ap
 		g->reported_physical = v.reported_physical;
 		g->ruled_out_up_to = up_to;
 		g->ruled_out = ro;
-		g->first_writes_unplaced = v.sensitive && v.first_writes_unplaced;
+		g->first_writes_unplaced = v.first_writes_unplaced;	/* sensitive only, as read */
 		for (i = 0; i < v.levels.n && rc == 0; i++)
 			if (v.levels.l[i].kind != AP_LEVEL_SECTOR &&
 			    ap_geometry_add_level(g, &v.levels.l[i], NULL))
