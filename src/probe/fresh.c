@@ -46,6 +46,7 @@
  * largest unit each. Between 1.10x and this: neither (exit 5).
  */
 #define AP_FW_MARGIN		1.5
+#define AP_FW_BEYOND_RATIO	3.0	/* a unit above the sizes (ap_probe_first_decide()) */
 
 static uint64_t round_down(uint64_t x, uint64_t a)
 {
@@ -133,8 +134,7 @@ int ap_probe_plan_fresh(const struct ap_probe_opts *o, struct ap_probe_plan *p,
 	return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* measuring */
+/* ---- measuring ---- */
 
 struct fw {
 	struct ap_probe_step c;	/* what every step has */
@@ -294,6 +294,7 @@ static int scan(struct fw *x)
 		if (f->unit)
 			return 0;
 	}
+	f->scan_done = true;
 	return 0;
 }
 
@@ -753,8 +754,7 @@ out:
 	return rc > 0 ? 0 : rc;
 }
 
-/* ------------------------------------------------------------------ */
-/* the verdict */
+/* ---- the verdict ---- */
 
 /* Add @l to @v's levels (lib/levels.h orders them; a level it refuses is left out). */
 static void add_level(struct ap_verdict *v, unsigned logical, const struct ap_level *l)
@@ -821,7 +821,7 @@ void ap_probe_first_decide(struct ap_probe_result *r, const struct ap_probe_opts
 {
 	struct ap_verdict *v = &r->verdict;
 	const struct ap_probe_first *f = &r->fw;
-	bool rewrites, settled, claim = !r->failed && !r->interrupted;
+	bool rewrites, settled, beyond, claim = !r->failed && !r->interrupted;
 	char words[320];
 	uint64_t steady = v->ruled_out_up_to;
 
@@ -871,11 +871,9 @@ void ap_probe_first_decide(struct ap_probe_result *r, const struct ap_probe_opts
 	/*
 	 * The same for a sensitive verdict: first writes that cost more with
 	 * no unit to show for it (the scan found none, or stopped) may pay
-	 * one at a start aligned to every level; check says so (it cannot
-	 * refuse: an emulated drive's sparse image under load looks the
-	 * same). Not a unit seen and not placed (that withholds the verdict,
-	 * below), nor every write paying (f->per_write: a cost per write or
-	 * a unit of at most 4 KiB, said in the note).
+	 * one at a start aligned to every level; check warns (an emulated
+	 * drive's sparse image under load looks the same). Not a unit seen
+	 * and not placed (below), nor every write paying (f->per_write).
 	 */
 	v->first_writes_unplaced = claim && v->resolved && v->sensitive &&
 				   r->mode != AP_PROBE_READONLY && f->measured && f->effect &&
@@ -883,15 +881,18 @@ void ap_probe_first_decide(struct ap_probe_result *r, const struct ap_probe_opts
 	if (words[0] && claim)
 		ap_verdict_append_note(v, "%s", words);
 	/*
-	 * Only a unit seen and not placed withholds the steady state's verdict.
-	 * First writes that cost more with no unit up to the scanned size (a
-	 * sparse file's blocks; on an emulated disk with --preserve 1.2x to
-	 * 2.2x, as much as QEMU's 64 KiB clusters, with the scan's writes at
-	 * the rewrites' cost) are said in the note and stay unclaimed
-	 * (ruled_out.first_writes false): check does not count them as ruled
-	 * out.
+	 * A unit seen and not placed withholds the steady state's verdict; so
+	 * do first writes at AP_FW_BEYOND_RATIO their rewrites or more with no
+	 * unit after the whole scan: one above the sizes looked for (QEMU's
+	 * VHDX, 8 and 32 MiB blocks: 19x and 8.7x; "no effect", exit 0 before).
+	 * Less than that with no unit (an emulated disk's sparse image under
+	 * load: 1.2x to 2.2x, as QEMU's 64 KiB clusters, the scan's writes at
+	 * the rewrites' cost) is said in the note, and no key claims it.
 	 */
-	if (claim && !settled && f->unit && r->mode != AP_PROBE_READONLY && v->resolved) {
+	beyond = f->measured && f->effect && f->scan_done && !f->unit && !f->fine &&
+		 f->ratio >= AP_FW_BEYOND_RATIO;
+	if (claim && !settled && (f->unit || beyond) && r->mode != AP_PROBE_READONLY &&
+	    v->resolved) {
 		r->clear = false;
 		snprintf(r->unclear, sizeof(r->unclear), "%.*s", (int)sizeof(r->unclear) - 1,
 			 words);

@@ -325,6 +325,7 @@ struct ap_probe_first {
 	uint64_t cell;			/* the scan's: a boundary lies in [cell, cell + G) mod unit */
 	bool fine;			/* every scan write paid: a unit of at most G */
 	bool per_write;			/* ... so none from 2 G up (one of at most G unresolved) */
+	bool scan_done;			/* the scan wrote through every window it may */
 	double unit_ratio;		/* a write entering a new unit / one that does not */
 	uint64_t scanned, written;	/* bytes */
 	char why[256];			/* effect without a unit: what is not resolved */

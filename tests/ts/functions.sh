@@ -406,17 +406,18 @@ ts_loop_same() {
 	[ "$(cat "/sys/block/${1#/dev/}/diskseq" 2>/dev/null)" = "$2" ]
 }
 
-# ts_qemu_export IMAGE FILE: QEMU's own qcow2 driver serving IMAGE as FILE
-# (created; qemu-storage-daemon's FUSE export, writable), which a loop
-# device can attach; the daemon's log in IMAGE.log. Prints its PID. The
-# export is unmounted and the daemon killed when the test ends.
+# ts_qemu_export IMAGE FILE [FORMAT]: QEMU's own driver of FORMAT (qcow2)
+# serving IMAGE as FILE (created; qemu-storage-daemon's FUSE export,
+# writable), which a loop device can attach; the daemon's log in IMAGE.log.
+# Prints its PID. The export is unmounted and the daemon killed when the
+# test ends.
 ts_qemu_export() {
 	local pid
 	: > "$2" || ts_fail "cannot create $2"
 	echo "$2" >> "$TS_TMP/.mounts"
 	qemu-storage-daemon \
 		--blockdev "driver=file,node-name=f,filename=$1" \
-		--blockdev driver=qcow2,node-name=q,file=f \
+		--blockdev "driver=${3:-qcow2},node-name=q,file=f" \
 		--export "type=fuse,id=e,node-name=q,mountpoint=$2,writable=on" \
 		> "$1.log" 2>&1 &
 	pid=$!

@@ -2029,6 +2029,80 @@ static void test_first_writes_unplaced(void **state)
 }
 
 /*
+ * First writes that cost several times their rewrites, with no unit up to
+ * the largest looked for after the whole scan: a unit above it (QEMU's
+ * VHDX with 8 MiB blocks), not a verdict. Before, the rewrites' "no
+ * effect" stood (exit 0) with the first writes in its note only. A
+ * thin device with 8 MiB chunks through the whole step, then the
+ * decision alone: at 2.5x, what an emulated disk's sparse image was seen
+ * to cost, the note still says it and the verdict stands.
+ */
+static void fw_beyond(struct ap_probe_first *f)
+{
+	f->scan_done = true;
+	f->ratio = 5;
+}
+
+static void fw_beyond_cheap(struct ap_probe_first *f)
+{
+	f->scan_done = true;
+	f->ratio = 2.5;
+}
+
+static void test_first_writes_beyond(void **state)
+{
+	struct thin t = { .unit = 8 << 20, .base_ns = 100000, .alloc_ns = 400000,
+			  .cow_ns = 250000, .rng = 91 };
+	struct ap_probe_opts o;
+	struct ap_probe_result r;
+	struct ap_error e = { 0 };
+
+	(void)state;
+	ap_probe_opts_init(&o);
+	o.seed = 91;
+	assert_int_equal(run_thin(&t, &o, &r, &e), 0);
+	print_message("thin 8 MiB: %s\n", r.verdict.note ? r.verdict.note : "");
+	assert_true(r.fw.measured && r.fw.effect && r.fw.scan_done);
+	assert_int_equal(r.fw.unit, 0);
+	assert_false(r.verdict.sensitive);
+	assert_false(r.verdict.ruled_out.first_writes);
+	assert_int_equal(r.verdict.ruled_out_up_to, 0);
+	assert_false(r.clear);
+	assert_non_null(strstr(r.unclear, "show no allocation unit up to 4 MiB"));
+	assert_non_null(strstr(r.unclear, "--max-size up to 64M looks further"));
+	ap_probe_result_free(&r);
+
+	/* looked for up to 8 MiB: found */
+	memset(&t, 0, sizeof(t));
+	t = (struct thin){ .unit = 8 << 20, .base_ns = 100000, .alloc_ns = 400000,
+			   .cow_ns = 250000, .rng = 92 };
+	ap_probe_opts_init(&o);
+	o.seed = 92;
+	o.max_size = 8 << 20;
+	assert_int_equal(run_thin(&t, &o, &r, &e), 0);
+	assert_int_equal(r.fw.unit, 8 << 20);
+	assert_true(r.fw.resolved);
+	assert_int_equal(r.fw.lba, 0);
+	ap_probe_result_free(&r);
+
+	decide_first(&r, false, AP_PROBE_DESTRUCTIVE, fw_beyond);
+	assert_false(r.clear);
+	assert_non_null(strstr(r.unclear, "show no allocation unit up to 4 MiB"));
+	ap_probe_result_free(&r);
+	decide_first(&r, true, AP_PROBE_PRESERVE, fw_beyond);
+	assert_false(r.clear);
+	assert_true(r.verdict.first_writes_unplaced);
+	ap_probe_result_free(&r);
+	decide_first(&r, false, AP_PROBE_DESTRUCTIVE, fw_beyond_cheap);
+	assert_true(r.clear);
+	assert_non_null(strstr(r.verdict.note, "show no allocation unit up to 4 MiB"));
+	ap_probe_result_free(&r);
+	decide_first(&r, false, AP_PROBE_READONLY, fw_beyond);
+	assert_true(r.clear);
+	ap_probe_result_free(&r);
+}
+
+/*
  * A thin device that runs out of space mid-probe: the step stops at once
  * with ENOSPC, naming it (the command exits 1; tests/ts/probe/qemu-enospc.sh
  * shows --preserve restoring every byte).
@@ -2510,6 +2584,7 @@ int main(void)
 		cmocka_unit_test(test_first_writes_qcow2_2m_loaded),
 		cmocka_unit_test(test_first_writes_honest),
 		cmocka_unit_test(test_first_writes_unplaced),
+		cmocka_unit_test(test_first_writes_beyond),
 		cmocka_unit_test(test_first_writes_small),
 		cmocka_unit_test(test_first_writes_cheap_scan),
 		cmocka_unit_test(test_first_writes_below_margin),

@@ -17,7 +17,8 @@
 # clusters stand out. The probe then exits 0 on the rewrites' verdict; that
 # is accepted only where its note says first writes are not settled and no
 # key claims them (ruled_out.first_writes, ruled_out_up_to): check then
-# refuses a "no effect". Issue 33 asks for exit 5 there (still open).
+# refuses a "no effect". (First writes at 3x their rewrites or more with
+# no unit after the whole scan are exit 5: qemu-vhdx.sh.)
 # check --geometry with each verdict judges by the unit it placed, or
 # refuses the verdict (check_gate).
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
