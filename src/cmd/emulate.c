@@ -13,6 +13,7 @@
  *	alignprobe emulate --reset-stats DEV
  *	alignprobe emulate --power-cut DEV | --power-on DEV
  *	alignprobe emulate --power-cut-after N DEV
+ *	alignprobe emulate --host-busy TIME DEV
  */
 #include <errno.h>
 #include <stddef.h>
@@ -82,6 +83,7 @@ enum {
 	OPT_POWER_CUT,
 	OPT_POWER_ON,
 	OPT_POWER_CUT_AFTER,
+	OPT_HOST_BUSY,
 	OPT_SPEC,
 	OPT_FAIL_READS,
 	OPT_FAIL_WRITES,
@@ -98,6 +100,7 @@ static const char *const synopsis[] = {
 	"--reset-stats <device>",
 	"--power-cut <device> | --power-on <device>",
 	"--power-cut-after <n> <device>",
+	"--host-busy <time> <device>",
 	NULL
 };
 
@@ -172,6 +175,10 @@ static void usage(void)
 	       "     --power-cut-after <n> <device>\n"
 	       "                              cut the power when the write after n more\n"
 	       "                              writes arrives (that write in flight)\n"
+	       "     --host-busy <time> <device>\n"
+	       "                              make every request wait <time> more from now on\n"
+	       "                              (0: no more), as a host busy with other work\n"
+	       "                              does (the drive's counters do not count it)\n"
 	       "\nOutput options (--stats):\n");
 	ap_out_usage(stdout, 30);
 	printf(" -h, --help                   display this help\n"
@@ -249,6 +256,7 @@ struct emulate_cmd {
 	int fail_rw;			/* --fail-reads 1, --fail-writes 2 */
 	bool wait;
 	uint64_t cut_n;			/* --power-cut-after */
+	uint64_t busy_ns;		/* --host-busy */
 	struct ap_out out;
 };
 
@@ -265,6 +273,7 @@ static const struct option action_longopts[] = {
 	{ "power-cut",    optional_argument, NULL, OPT_POWER_CUT },
 	{ "power-on",     optional_argument, NULL, OPT_POWER_ON },
 	{ "power-cut-after", required_argument, NULL, OPT_POWER_CUT_AFTER },
+	{ "host-busy",    required_argument, NULL, OPT_HOST_BUSY },
 	{ "spec",         required_argument, NULL, OPT_SPEC },
 	{ "fail-reads",   no_argument,       NULL, OPT_FAIL_READS },
 	{ "fail-writes",  no_argument,       NULL, OPT_FAIL_WRITES },
@@ -321,6 +330,21 @@ static int action_opt(struct emulate_cmd *c, int ch, const char *arg)
 		}
 		if (ap_parse_u64(arg, &c->cut_n) != 0) {
 			ap_usage_error(CMD, "--power-cut-after '%s': not a number of writes", arg);
+			return AP_EXIT_USAGE;
+		}
+		c->action = ch;
+		return 0;
+	}
+	if (ch == OPT_HOST_BUSY) {
+		if (c->action && c->action != ch) {
+			ap_usage_error(CMD, "--host-busy goes with no other action");
+			return AP_EXIT_USAGE;
+		}
+		c->busy_ns = 0;
+		if ((strcmp(arg, "0") != 0 && ap_parse_duration_ns(arg, &c->busy_ns) != 0) ||
+		    c->busy_ns > AP_NSEC_PER_SEC) {
+			ap_usage_error(CMD, "--host-busy '%s': not a time from 0 to 1s (a number "
+				       "with ns, us, ms or s)", arg);
 			return AP_EXIT_USAGE;
 		}
 		c->action = ch;
@@ -533,6 +557,12 @@ int ap_cmd_emulate(int argc, char **argv)
 			break;
 		case OPT_POWER_CUT_AFTER:
 			rc = ap_emu_arm_power_cut(c.dev, c.cut_n);
+			if (rc)
+				rc = rc == -ENODEV ? not_emulated(c.dev) :
+				     ap_errx(CMD, c.dev, rc, "%s", strerror(-rc));
+			break;
+		case OPT_HOST_BUSY:
+			rc = ap_emu_set_host_busy(c.dev, c.busy_ns);
 			if (rc)
 				rc = rc == -ENODEV ? not_emulated(c.dev) :
 				     ap_errx(CMD, c.dev, rc, "%s", strerror(-rc));

@@ -33,7 +33,8 @@ uint64_t ap_rotation_value(uint64_t *ns)
 	return ns[1];
 }
 
-int ap_rotation_measure(int fd, uint64_t size, uint64_t page, uint64_t *value)
+static int measure(int fd, uint64_t low, uint64_t top, uint64_t above, uint64_t page,
+		   uint64_t *value)
 {
 	uint64_t ns[AP_ROTATION_READS];
 	void *buf;
@@ -41,15 +42,14 @@ int ap_rotation_measure(int fd, uint64_t size, uint64_t page, uint64_t *value)
 	int rc = 0;
 
 	*value = 0;
-	/* from the middle: what udev and blkid read at attach (the ends) is elsewhere */
-	if (ap_rotation_read_at(0, size / 2, size, size / 2, page) == UINT64_MAX)
+	if (ap_rotation_read_at(0, low, top, above, page) == UINT64_MAX)
 		return -ENOSPC;
 	if (posix_memalign(&buf, page < 4096 ? 4096 : page, page) != 0)
 		return -ENOMEM;
 	for (i = 0; i < AP_ROTATION_READS && !rc; i++) {
 		uint64_t t0 = ap_now_ns();
 
-		rc = ap_pread_all(fd, buf, page, ap_rotation_read_at(i, size / 2, size, size / 2, page));
+		rc = ap_pread_all(fd, buf, page, ap_rotation_read_at(i, low, top, above, page));
 		ns[i] = ap_now_ns() - t0;
 	}
 	free(buf);
@@ -57,6 +57,17 @@ int ap_rotation_measure(int fd, uint64_t size, uint64_t page, uint64_t *value)
 		return rc;
 	*value = ap_rotation_value(ns);
 	return 0;
+}
+
+int ap_rotation_measure(int fd, uint64_t size, uint64_t page, uint64_t *value)
+{
+	/* from the middle: what udev and blkid read at attach (the ends) is elsewhere */
+	return measure(fd, size / 2, size, size / 2, page, value);
+}
+
+int ap_rotation_measure_again(int fd, uint64_t size, uint64_t page, uint64_t *value)
+{
+	return measure(fd, size / 4, size / 4 * 3, size / 4, page, value);
 }
 
 bool ap_rotation_write_unflushed(uint64_t write_ns, uint64_t seek_read_ns)

@@ -82,5 +82,13 @@ uint64_t ap_rotation_read_at(unsigned i, uint64_t low, uint64_t top, uint64_t ab
  * or -errno.
  */
 int ap_rotation_measure(int fd, uint64_t size, uint64_t page, uint64_t *ns);
+/*
+ * The same at other places (from a quarter of the device, and downward
+ * from three quarters): a second look after the first said "rotating" and
+ * something else disagreed. A busy host only adds time, so the smaller of
+ * the two is the disk's; the first pass's places may sit in the drive's
+ * buffer now, these do not.
+ */
+int ap_rotation_measure_again(int fd, uint64_t size, uint64_t page, uint64_t *ns);
 
 #endif

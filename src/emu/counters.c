@@ -102,6 +102,16 @@ void ap_emu_shm_set_power_off(struct ap_emu_shm *shm, bool off)
 	__atomic_store_n(&shm->power_off, off ? 1U : 0U, __ATOMIC_RELEASE);
 }
 
+uint64_t ap_emu_shm_host_busy(const struct ap_emu_shm *shm)
+{
+	return __atomic_load_n(&shm->host_busy_ns, __ATOMIC_ACQUIRE);
+}
+
+void ap_emu_shm_set_host_busy(struct ap_emu_shm *shm, uint64_t ns)
+{
+	__atomic_store_n(&shm->host_busy_ns, ns, __ATOMIC_RELEASE);
+}
+
 int ap_emu_shm_power(struct ap_emu_shm *shm, bool on, int ms)
 {
 	pid_t pid = (pid_t)__atomic_load_n(&shm->server_pid, __ATOMIC_ACQUIRE);

@@ -301,5 +301,11 @@ int ap_emu_power(const char *dev, bool on, struct ap_error *e);
  * 0 or -ENODEV.
  */
 int ap_emu_arm_power_cut(const char *dev, uint64_t n);
+/*
+ * Make every request to the drive on @dev wait @ns more from now on (0:
+ * no more), as a host busy with other work does: the host's time, which
+ * the drive's counters do not count (emulate --host-busy). 0 or -ENODEV.
+ */
+int ap_emu_set_host_busy(const char *dev, uint64_t ns);
 
 #endif

@@ -68,6 +68,12 @@ struct ap_emu_shm {
 	 */
 	uint64_t cut_at;
 	/*
+	 * Control field too: every request waits this much more, the host's
+	 * time, not the drive's (not in busy_ns): a host busy with other work,
+	 * set at run time by ap_emu_shm_set_host_busy() (emulate --host-busy).
+	 */
+	uint64_t host_busy_ns;
+	/*
 	 * Counters: written by the server only, inside a sequence lock (odd
 	 * while updating); readers retry until they see an even, unchanged
 	 * sequence. A reset stores the current values in @base (written by
@@ -108,6 +114,9 @@ bool ap_emu_shm_power_want_off(const struct ap_emu_shm *shm);
 void ap_emu_shm_set_power(struct ap_emu_shm *shm, bool on);
 bool ap_emu_shm_power_off(const struct ap_emu_shm *shm);
 void ap_emu_shm_set_power_off(struct ap_emu_shm *shm, bool off);
+/* counters.c: the host's time added to every request (see struct ap_emu_shm). */
+uint64_t ap_emu_shm_host_busy(const struct ap_emu_shm *shm);
+void ap_emu_shm_set_host_busy(struct ap_emu_shm *shm, uint64_t ns);
 /*
  * Cut (@on false) or restore the power of the drive behind @shm and wait
  * until its server followed (it is woken with SIGUSR1): 0, -ETIMEDOUT

@@ -178,6 +178,17 @@ int ap_emu_arm_power_cut(const char *dev, uint64_t n)
 	return 0;
 }
 
+int ap_emu_set_host_busy(const char *dev, uint64_t ns)
+{
+	struct ap_emu_shm *shm = ap_emu_shm_of_dev(dev, true);
+
+	if (!shm)
+		return -ENODEV;
+	ap_emu_shm_set_host_busy(shm, ns);
+	munmap(shm, sizeof(*shm));
+	return 0;
+}
+
 int ap_emu_spec_of(const char *dev, struct ap_emu_spec *s)
 {
 	struct ap_emu_shm *shm = ap_emu_shm_of_dev(dev, false);

@@ -278,7 +278,7 @@ static int account(struct server *sv, enum ap_emu_op op, uint64_t off, uint64_t 
 	if (c->cached && ap_emu_vlog_keep(&sv->vlog, sv->fd, off, len) != 0)
 		c->fail = true;
 	if (!ap_emu_shm_power_want_off(sv->shm))
-		charge(sv, c->cost_ns);
+		charge(sv, c->cost_ns + ap_emu_shm_host_busy(sv->shm));
 	cut = ap_emu_shm_power_want_off(sv->shm);
 	stats_begin(sv);
 	bump(&sv->shm->live.busy_ns, c->cost_ns);

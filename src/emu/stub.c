@@ -109,3 +109,10 @@ int ap_emu_arm_power_cut(const char *dev, uint64_t n)
 	(void)n;
 	return -ENOTSUP;
 }
+
+int ap_emu_set_host_busy(const char *dev, uint64_t ns)
+{
+	(void)dev;
+	(void)ns;
+	return -ENOTSUP;
+}
