@@ -7,7 +7,9 @@
  * An emulated drive lives in a work directory $TMPDIR/alignprobe-emu.XXXXXX:
  *	mnt/		the private FUSE mount point; mnt/disk is the served file
  *			that the loop device is attached to
- *	backing		the sparse file that holds the data
+ *	backing		the sparse file that holds the data, or a symbolic link
+ *			to it in a memory file system: /dev/shm/alignprobe-emu.XXXXXX/
+ *			backing (workdir.c says when and why)
  *	stats		struct ap_emu_shm, mmap'd shared: parameters and counters;
  *			the server holds an exclusive flock() on it while alive
  *	log		the server's stderr

@@ -4,7 +4,7 @@
 # A SIGKILLed emulator: its mount says "Transport endpoint is not
 # connected", I/O fails instead of hanging, and `emulate --detach` (or
 # `alignprobe cleanup`, for the stale registry entry) leaves no loop device,
-# no FUSE mount and no files. A SIGTERMed one takes its drive down itself. Only this test's own device and mount are
+# no FUSE mount and no files (its data in /dev/shm neither). A SIGTERMed one takes its drive down itself. Only this test's own device and mount are
 # looked at.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
 ts_init "detach after SIGKILL, self-teardown after SIGTERM of the emulator"
@@ -30,6 +30,16 @@ lookup() {
 	ts_assert_eq "${1:-$pid}" "$(sed -n 's/^owner=//p' "$entry")" "registry: the drive's owner"
 	kill -0 "$pid" || ts_fail "server $pid not running"
 	grep -q " $mnt fuse" /proc/self/mounts || ts_fail "$mnt is not a FUSE mount"
+	# the data in memory where /dev/shm is a tmpfs (with room for 16M): a
+	# link to /dev/shm/alignprobe-emu.*/backing, which goes with the drive
+	shm=
+	if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then
+		shm=$(readlink "$(dirname "$mnt")/backing") ||
+			ts_fail "the backing file of $dev is not in memory: $(ls -l "$(dirname "$mnt")")"
+		shm=$(dirname "$shm")
+		case $shm in /dev/shm/alignprobe-emu.*) ;; *) ts_fail "backing in $shm" ;; esac
+		[ -f "$shm/backing" ] || ts_fail "no $shm/backing"
+	fi
 	"$ALIGNPROBE" emulate --stats "$dev" >/dev/null || ts_fail "--stats on a live drive failed"
 }
 
@@ -39,6 +49,7 @@ gone() {
 	losetup -a | grep -q "^$dev:.*$mnt" && ts_fail "$dev still attached to $mnt"
 	grep -q " $mnt " /proc/self/mounts && ts_fail "$mnt still mounted"
 	[ -e "$(dirname "$mnt")" ] && ts_fail "work directory $(dirname "$mnt") left behind"
+	[ -n "$shm" ] && [ -e "$shm" ] && ts_fail "the drive's memory $shm left behind"
 	ts_running "$pid" && ts_fail "server $pid still running"
 	[ -z "$(grep -l "^path=$mnt\$" "$ALIGNPROBE_STATE_DIR"/* 2>/dev/null)" ] ||
 		ts_fail "registry entry for $mnt left behind"
