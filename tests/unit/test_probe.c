@@ -1885,6 +1885,30 @@ static void test_first_writes_cheap_scan(void **state)
 	}
 }
 
+/*
+ * QEMU's qcow2 with 128 KiB clusters over a raw base: first writes cost
+ * 2.2x rewrites, the scan's writes 1.3x, and the scan stopped after 256
+ * of them ("no allocation unit stands out") because they cost half the
+ * first writes' median or more. A write entering a unit stands out up to
+ * AP_FW_PHASE_RATIO x the others (fit_unit()'s test), so the scan stops
+ * only where the first writes cost less than that over the scan's: here a
+ * 64 KiB unit whose allocation costs 0.85x a write (first writes 1.85x).
+ */
+static void test_first_writes_scan_stop(void **state)
+{
+	struct ap_probe_result r;
+	uint64_t seed;
+
+	(void)state;
+	for (seed = 1; seed <= 4; seed++) {
+		run_thin_64k(85000, seed, "1.85x", &r);
+		assert_true(r.fw.effect);
+		assert_false(r.fw.fine);
+		assert_int_equal(r.fw.unit, 65536);
+		ap_probe_result_free(&r);
+	}
+}
+
 /* An honest device: first writes ruled out, said so with what it covers. */
 static void test_first_writes_honest(void **state)
 {
@@ -2587,6 +2611,7 @@ int main(void)
 		cmocka_unit_test(test_first_writes_beyond),
 		cmocka_unit_test(test_first_writes_small),
 		cmocka_unit_test(test_first_writes_cheap_scan),
+		cmocka_unit_test(test_first_writes_scan_stop),
 		cmocka_unit_test(test_first_writes_below_margin),
 		cmocka_unit_test(test_first_writes_enospc),
 		cmocka_unit_test(test_max_size),
