@@ -109,6 +109,7 @@ struct sched {
 	bool hyp;		/* the next size confirms the unit the screen named */
 	uint32_t round_slot;
 	uint64_t forced;	/* writes done after AP_PROBE_LEAD_IN_TRIES buffered lead-ins */
+	bool rechecked;		/* the rotation timed a second time (rotation_holds()) */
 	int rc;
 };
 
@@ -157,35 +158,26 @@ static int warm(struct sched *x, uint32_t slot)
 }
 
 /*
- * The calibration (device/rotation.h): whether the drive rotates decides
- * whether the writes get lead-ins and whether the checks of the lead-ins
- * and the writes apply. The reads lie past the slots and their lead-ins;
- * without the room for them, lead-ins as the backend offers them and no
- * checks.
+ * The reads a seek apart (device/rotation.h) from @low downward and from
+ * 1 MiB before @top: their ap_rotation_value() in *@value. 0, 1 without
+ * the room or when stopped (x->stop), or -errno with x->e.
  */
-static int calibrate(struct sched *x)
+static int rotation_reads(struct sched *x, uint64_t low, uint64_t top, uint64_t *value)
 {
-	const struct ap_probe_plan *plan = x->plan;
-	uint64_t ns[AP_ROTATION_READS], page = ap_probe_lead_in_len(plan);
-	uint64_t maxs = plan->sizes[plan->nsizes - 1];
-	uint64_t zone_end = ap_probe_slot_offset(plan, plan->slots - 1) +
-			    4 * maxs + AP_PROBE_LEAD_IN_AHEAD + page;
-	/* between the slots and the end: what udev and blkid read at attach is elsewhere */
-	uint64_t low = plan->dev_size > zone_end ? zone_end + (plan->dev_size - zone_end) / 2 : 0;
+	uint64_t ns[AP_ROTATION_READS], page = ap_probe_lead_in_len(x->plan);
 	unsigned i;
 	int rc;
 
-	if (low < zone_end + AP_ROTATION_READS * page ||
-	    ap_rotation_read_at(0, low, plan->dev_size, low, page) == UINT64_MAX)
-		return 0;	/* no room: no checks that need it */
+	if (ap_rotation_read_at(0, low, top, low, page) == UINT64_MAX)
+		return 1;
 	for (i = 0; i < AP_ROTATION_READS; i++) {
-		uint64_t at = ap_rotation_read_at(i, low, plan->dev_size, low, page);
+		uint64_t at = ap_rotation_read_at(i, low, top, low, page);
 		int sig = ap_cancelled(&x->o->cancel);
 
 		if (sig) {
 			x->r->interrupted = sig;
 			x->stop = true;
-			return 0;
+			return 1;
 		}
 		ns[i] = 0;
 		rc = x->io->lead_in(x->io->arg, at, (size_t)page, &ns[i]);
@@ -194,11 +186,69 @@ static int calibrate(struct sched *x)
 					    "%s", (unsigned long long)page,
 					    (unsigned long long)at, strerror(-rc));
 	}
-	x->r->seek_read_ns = ap_rotation_value(ns);
+	*value = ap_rotation_value(ns);
+	return 0;
+}
+
+/* Past the slots and their lead-ins: where the calibration's reads may go (0: no room). */
+static uint64_t rotation_zone(const struct sched *x)
+{
+	const struct ap_probe_plan *plan = x->plan;
+	uint64_t page = ap_probe_lead_in_len(plan), maxs = plan->sizes[plan->nsizes - 1];
+	uint64_t zone_end = ap_probe_slot_offset(plan, plan->slots - 1) +
+			    4 * maxs + AP_PROBE_LEAD_IN_AHEAD + page;
+
+	return plan->dev_size > zone_end + AP_ROTATION_READS * page ? zone_end : 0;
+}
+
+/*
+ * The calibration (device/rotation.h): whether the drive rotates decides
+ * whether the writes get lead-ins and whether the checks of the lead-ins
+ * and the writes apply. The reads lie past the slots and their lead-ins,
+ * half-way to the end (what udev and blkid read at attach is elsewhere);
+ * without the room for them, lead-ins as the backend offers them and no
+ * checks.
+ */
+static int calibrate(struct sched *x)
+{
+	uint64_t zone = rotation_zone(x), size = x->plan->dev_size;
+	int rc;
+
+	if (!zone)
+		return 0;
+	rc = rotation_reads(x, zone + (size - zone) / 2, size, &x->r->seek_read_ns);
+	if (rc)
+		return rc < 0 ? rc : 0;	/* no room: no checks that need it */
 	x->rotating = x->r->rotating = x->r->seek_read_ns >= AP_ROTATING_NS;
 	/* lead-ins place a rotating disk's head; flash they only cost a read */
 	x->lead = x->rotating;
 	return 0;
+}
+
+/*
+ * Before a check of the writes or the lead-ins fails a rotating disk: does
+ * it rotate? Reads slowed by a busy host made a drive that does not rotate
+ * look like one (fleet/alerts under four tests: "media take 2.1 ms a seek
+ * away", then lead-ins answered in 0.4 ms, exit 5). A busy host only adds
+ * time: the reads once more, at places not read before (a quarter and
+ * three quarters of the way past the slots), and the smaller of the two.
+ * True when the disk still rotates; false, the checks and lead-ins off,
+ * when it does not.
+ */
+static bool rotation_holds(struct sched *x)
+{
+	uint64_t zone = rotation_zone(x), size = x->plan->dev_size, again = 0;
+
+	if (x->rechecked || !zone)
+		return true;
+	x->rechecked = true;
+	if (rotation_reads(x, zone + (size - zone) / 4, zone + (size - zone) / 4 * 3, &again) ||
+	    again >= x->r->seek_read_ns)
+		return true;
+	x->r->seek_read_ns = again;
+	x->rotating = x->r->rotating = again >= AP_ROTATING_NS;
+	x->lead = x->rotating;
+	return x->rotating;
 }
 
 /*
@@ -277,7 +327,9 @@ static bool assumptions_fail(struct sched *x)
 			v[i] = r->samples[i].ns;
 		r->write_ns = ap_stats_median_u64(v, n);
 		free(v);
-		if (ap_rotation_write_unflushed(r->write_ns, r->seek_read_ns)) {
+		/* the rotation's second look may have lowered seek_read_ns */
+		if (ap_rotation_write_unflushed(r->write_ns, r->seek_read_ns) &&
+		    rotation_holds(x) && ap_rotation_write_unflushed(r->write_ns, r->seek_read_ns)) {
 			r->failed = AP_PROBE_FLUSH_IGNORED;
 			ap_rotation_unflushed_cause(r->cause, sizeof(r->cause), r->write_ns,
 						    n, r->seek_read_ns, "turn the cache "
@@ -287,7 +339,7 @@ static bool assumptions_fail(struct sched *x)
 			return true;
 		}
 	}
-	if (x->forced * 20 > r->nsamples && r->nsamples >= 32) {
+	if (x->forced * 20 > r->nsamples && r->nsamples >= 32 && rotation_holds(x)) {
 		ap_probe_result_fail(r, AP_PROBE_LEAD_IN_BUFFERED,
 				     "the drive answered %llu of %llu lead-in reads from its "
 				     "buffer (faster than %.1f ms, where its media take %.1f "
@@ -645,6 +697,8 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 	ap_rng_shuffle(&x.rng, x.slots, plan->slots, sizeof(*x.slots));
 	if (x.lead)
 		x.rc = calibrate(&x);
+	/* tests: the rotation timed, nothing written yet */
+	ap_test_pause("ALIGNPROBE_TEST_PROBE_CALIBRATED");
 	/* first writes before any other write: every window is never written */
 	if (!x.rc && !x.stop && x.write) {
 		x.rc = ap_probe_first_writes(io, o, plan, x.lead, r, e);
