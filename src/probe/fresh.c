@@ -885,9 +885,9 @@ void ap_probe_first_decide(struct ap_probe_result *r, const struct ap_probe_opts
 	 * do first writes at AP_FW_BEYOND_RATIO their rewrites or more with no
 	 * unit after the whole scan: one above the sizes looked for (QEMU's
 	 * VHDX, 8 and 32 MiB blocks: 19x and 8.7x; "no effect", exit 0 before).
-	 * Less than that with no unit (an emulated disk's sparse image under
-	 * load: 1.2x to 2.2x, as QEMU's 64 KiB clusters, the scan's writes at
-	 * the rewrites' cost) is said in the note, and no key claims it.
+	 * Less than that with no unit (QEMU's 64 KiB clusters under load, and
+	 * a sparse image on ext4: 1.2-2.2x, once 4.3x, so emulated drives keep
+	 * theirs in memory) is said in the note, and no key claims it.
 	 */
 	beyond = f->measured && f->effect && f->scan_done && !f->unit && !f->fine &&
 		 f->ratio >= AP_FW_BEYOND_RATIO;
