@@ -267,3 +267,91 @@ size_t ap_probe_untouched(const struct ap_probe_plan *plan, struct ap_identity_c
 	}
 	return n;
 }
+
+/* ---- the first-write step's layout (fresh.c measures it) ---- */
+
+static uint64_t round_down(uint64_t x, uint64_t a)
+{
+	return x / a * a;
+}
+
+/* The largest unit a destructive layout of @avail bytes resolves with @g-byte writes. */
+static uint64_t destructive_unit_max(uint64_t avail, uint64_t g)
+{
+	uint64_t per = avail / AP_FW_MIN_WINDOWS;	/* a window's pitch: 8 U + 5 G */
+
+	return per > 5 * g ? round_down((per - 5 * g) / 8, g) : 0;
+}
+
+int ap_probe_plan_fresh(const struct ap_probe_opts *o, struct ap_probe_plan *p,
+			struct ap_error *e)
+{
+	uint64_t g = p->logical_sector > 4 * KiB ? p->logical_sector : 4 * KiB;
+	uint64_t rec = ap_probe_record_len(p), avail, umax, wn;
+	char b1[32], b2[32];
+
+	if (o->mode == AP_PROBE_READONLY || !p->slots)
+		return 0;
+	p->fw_granule = g;
+	avail = (uint64_t)(p->slots - 1) * p->stride + rec;
+	umax = round_down(o->max_size, g);
+	if (o->mode == AP_PROBE_PRESERVE) {
+		/*
+		 * The slots' records, which the journal holds: the scan takes
+		 * 2 U + G of a record, the boundary after it U + G more.
+		 */
+		uint64_t fits = rec > 2 * g ? round_down((rec - 2 * g) / 3, g) : 0;
+
+		if (p->slots < AP_FW_MIN_WINDOWS)
+			return 0;
+		p->fw_windows = p->slots < AP_FW_WINDOWS ? p->slots : AP_FW_WINDOWS;
+		if (p->region_start % g || p->stride % g)
+			return 0;
+		p->fw_start = p->region_start;
+		p->fw_pitch = p->stride;
+		p->fw_len = rec;
+		p->fw_unit_max = umax < fits ? umax : fits;
+		/* each first write in a unit of its own: units up to stride - G */
+		p->fw_claim_max = o->max_size < p->stride - g ? o->max_size : p->stride - g;
+	} else {
+		uint64_t fits = destructive_unit_max(avail, g);
+
+		if (umax > fits) {
+			if (o->max_size != AP_PROBE_MAX_SIZE_DEFAULT)
+				return ap_error_set(e, ENOSPC, "--max-size %s: the region is too "
+						    "small for the first writes' %u never-written "
+						    "windows of 4 x --max-size each; the largest size "
+						    "that fits is %s",
+						    ap_size_exact(o->max_size, b1, sizeof(b1)),
+						    AP_FW_MIN_WINDOWS, ap_size_exact(fits ? fits :
+						    p->logical_sector, b2, sizeof(b2)));
+			umax = fits;
+		}
+		if (umax < g)
+			return 0;
+		wn = 2 * umax + g;
+		p->fw_len = 2 * wn;
+		p->fw_pitch = p->fw_len + g;
+		p->fw_windows = (unsigned)(avail / p->fw_pitch < AP_FW_WINDOWS ?
+					   avail / p->fw_pitch : AP_FW_WINDOWS);
+		if (p->fw_windows < AP_FW_MIN_WINDOWS) {
+			p->fw_windows = 0;
+			return 0;
+		}
+		p->fw_start = (p->region_start + g - 1) / g * g;
+		if (p->fw_start + (uint64_t)(p->fw_windows - 1) * p->fw_pitch + p->fw_len >
+		    p->region_start + avail) {
+			p->fw_windows = 0;
+			return 0;
+		}
+		p->fw_unit_max = umax;
+		p->fw_claim_max = umax;
+	}
+	if (p->fw_unit_max < 2 * g)
+		p->fw_unit_max = 0;	/* the scan cannot show a period */
+	wn = 2 * p->fw_unit_max + g;
+	p->fw_write_max = (uint64_t)p->fw_windows * (1 + AP_FW_REWRITES) * g +
+			  (uint64_t)(p->fw_windows < AP_FW_SCANNED ? p->fw_windows : AP_FW_SCANNED) *
+			  (p->fw_unit_max ? wn + 2 * g + 5 * g : 0);
+	return 0;
+}

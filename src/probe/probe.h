@@ -326,6 +326,7 @@ struct ap_probe_first {
 	bool fine;			/* every scan write paid: a unit of at most G */
 	bool per_write;			/* ... so none from 2 G up (one of at most G unresolved) */
 	bool scan_done;			/* the scan wrote through every window it may */
+	double again;			/* then, no unit: a fresh batch's ratio (0: none) */
 	double unit_ratio;		/* a write entering a new unit / one that does not */
 	uint64_t scanned, written;	/* bytes */
 	char why[256];			/* effect without a unit: what is not resolved */
@@ -424,9 +425,13 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 		     struct ap_error *e);
 
 /*
- * The first-write step's layout in @plan (called by ap_probe_plan()): 0, or
- * -ENOSPC naming the largest --max-size that fits the region.
+ * The first-write step's layout in @plan (called by ap_probe_plan(), in
+ * plan.c): 0, or -ENOSPC naming the largest --max-size that fits the region.
  */
+#define AP_FW_WINDOWS		40	/* never-written windows at most */
+#define AP_FW_MIN_WINDOWS	8	/* 8 against 8 first writes: a rank test can reach 0.001 */
+#define AP_FW_REWRITES		3	/* rewrites of each place */
+#define AP_FW_SCANNED		12	/* windows scanned at most: caps what a run writes */
 int ap_probe_plan_fresh(const struct ap_probe_opts *o, struct ap_probe_plan *plan,
 			struct ap_error *e);
 /*

@@ -2053,24 +2053,33 @@ static void test_first_writes_unplaced(void **state)
 }
 
 /*
- * First writes that cost several times their rewrites, with no unit up to
- * the largest looked for after the whole scan: a unit above it (QEMU's
- * VHDX with 8 MiB blocks), not a verdict. Before, the rewrites' "no
- * effect" stood (exit 0) with the first writes in its note only. A
- * thin device with 8 MiB chunks through the whole step, then the
- * decision alone: at 2.5x, what an emulated disk's sparse image was seen
- * to cost, the note still says it and the verdict stands.
+ * First writes that cost several times their rewrites, again in a fresh
+ * batch, with no unit up to the largest looked for after the whole scan:
+ * a unit above it (QEMU's VHDX with 8 MiB blocks), not a "no effect".
+ * Before, the rewrites' "no effect" stood (exit 0) with the first writes
+ * in its note only. A thin device with 8 MiB chunks through the whole
+ * step, then the decision alone: at 2.5x, or when the fresh batch does
+ * not cost as much (a host's passing cost), or beside a sensitive verdict
+ * (whose sectors stand; the first writes are flagged unplaced), the note
+ * says it and the verdict stands.
  */
 static void fw_beyond(struct ap_probe_first *f)
 {
 	f->scan_done = true;
-	f->ratio = 5;
+	f->ratio = f->again = 5;
 }
 
 static void fw_beyond_cheap(struct ap_probe_first *f)
 {
 	f->scan_done = true;
-	f->ratio = 2.5;
+	f->ratio = f->again = 2.5;
+}
+
+static void fw_beyond_passing(struct ap_probe_first *f)
+{
+	f->scan_done = true;
+	f->ratio = 5;
+	f->again = 1.2;
 }
 
 static void test_first_writes_beyond(void **state)
@@ -2091,6 +2100,7 @@ static void test_first_writes_beyond(void **state)
 	assert_false(r.verdict.sensitive);
 	assert_false(r.verdict.ruled_out.first_writes);
 	assert_int_equal(r.verdict.ruled_out_up_to, 0);
+	assert_true(r.fw.again >= 3);
 	assert_false(r.clear);
 	assert_non_null(strstr(r.unclear, "show no allocation unit up to 4 MiB"));
 	assert_non_null(strstr(r.unclear, "--max-size up to 64M looks further"));
@@ -2113,13 +2123,19 @@ static void test_first_writes_beyond(void **state)
 	assert_false(r.clear);
 	assert_non_null(strstr(r.unclear, "show no allocation unit up to 4 MiB"));
 	ap_probe_result_free(&r);
-	decide_first(&r, true, AP_PROBE_PRESERVE, fw_beyond);
+	decide_first(&r, false, AP_PROBE_PRESERVE, fw_beyond);
 	assert_false(r.clear);
+	ap_probe_result_free(&r);
+	decide_first(&r, true, AP_PROBE_DESTRUCTIVE, fw_beyond);
+	assert_true(r.clear);
 	assert_true(r.verdict.first_writes_unplaced);
 	ap_probe_result_free(&r);
 	decide_first(&r, false, AP_PROBE_DESTRUCTIVE, fw_beyond_cheap);
 	assert_true(r.clear);
 	assert_non_null(strstr(r.verdict.note, "show no allocation unit up to 4 MiB"));
+	ap_probe_result_free(&r);
+	decide_first(&r, false, AP_PROBE_DESTRUCTIVE, fw_beyond_passing);
+	assert_true(r.clear);
 	ap_probe_result_free(&r);
 	decide_first(&r, false, AP_PROBE_READONLY, fw_beyond);
 	assert_true(r.clear);

@@ -8,10 +8,10 @@
 # MiB by default. Before, it measured first writes at 9-19x their rewrites,
 # found no unit up to 4 MiB, and still called the disk honest (exit 0, "no
 # effect", the first writes in the note only). Now first writes that cost
-# 3x their rewrites or more with no unit after the whole scan leave the
-# verdict tentative (exit 5), naming what was not looked for and how to look
-# (--max-size); below 3x (an emulated disk's sparse image under load cost
-# up to 2.2x) the note says it and no key claims first writes, as before.
+# 3x their rewrites or more, again in a fresh batch, with no unit after the
+# whole scan leave a "no effect" tentative (exit 5), naming what was not
+# looked for and how to look (--max-size); below 3x the note says it and no
+# key claims first writes, as before.
 # With --max-size 8M the probe names the 8 MiB blocks from LBA 0, or exits
 # 5 naming them -- never another unit.
 . "${top_srcdir:-$(dirname "$0")/../../..}/tests/ts/functions.sh"
@@ -51,8 +51,9 @@ assert rc in (0, 5), "exit %d" % rc
 why = fw.get("unresolved") or ""
 if looked < 8 << 20 and "show no allocation unit up to 4 MiB" in why:
     assert "--max-size up to 64M looks further" in why, why
-    # the whole scan and no unit: at 3x or more a unit above 4 MiB
-    if fw["ratio"] >= 3:
+    # the whole scan and no unit: at 3x or more a unit above 4 MiB (a
+    # fresh batch costs as much on VHDX: each window starts a new block)
+    if fw["ratio"] >= 3 and not v["sensitive"]:
         assert rc == 5, "exit %d: first writes cost %.1fx rewrites, no unit up to 4 MiB, " \
             "and the verdict stood" % (rc, fw["ratio"])
 if rc == 0:
