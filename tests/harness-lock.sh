@@ -17,6 +17,15 @@
 # a process that outlives its test cannot stall the suite. Without
 # AP_TEST_LOCK (a test run by hand) the test just runs.
 #
+# A test that runs alone also holds a third lock, shared, from its start to
+# its end: its claim. Every other test waits until no claim is held before
+# it takes the gate, so the tests make starts after an alone one never get
+# in before it. The gate alone is not enough: flock(2) serves its waiters
+# in no order, and a test that got the gate first made the alone one wait
+# for it to end with the gate held, the suite's slots idle meanwhile. So
+# the alone tests, first in make's order (Makefile.am's LONG_TESTS), run one
+# after another at the start, with nothing to wait for.
+#
 # With AP_TEST_TIMED_ALONE=1 every test script runs alone too, unless it
 # calls ts_untimed (it times no drive); the unit tests still share.
 test -n "${AP_TEST_LOCK:-}" || exec "$@"
@@ -28,6 +37,11 @@ case $1 in
 		mode=-x
 	fi ;;
 esac
-exec 8>> "$AP_TEST_LOCK.gate" 9>> "$AP_TEST_LOCK" || exit 99
+exec 7>> "$AP_TEST_LOCK.alone" 8>> "$AP_TEST_LOCK.gate" 9>> "$AP_TEST_LOCK" || exit 99
+if [ "$mode" = -x ]; then
+	flock -s 7 || exit 99
+else
+	flock -x 7 && flock -u 7 || exit 99
+fi
 flock -x 8 && flock "$mode" 9 && flock -u 8 || exit 99
-"$@" 8>&- 9>&-
+"$@" 7>&- 8>&- 9>&-

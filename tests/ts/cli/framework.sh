@@ -270,6 +270,30 @@ hl_expect timed alone AP_TEST_TIMED_ALONE=1
 hl_expect untimed shared AP_TEST_TIMED_ALONE=1
 hl_expect alone alone AP_TEST_TIMED_ALONE=1
 
+ts_subtest harness-lock-claim
+# A test make starts after an alone one waits for the alone one's claim to
+# end before it takes the gate: both could wait at the gate, and the one
+# flock(2) let through first decided which waited for the other to end.
+# Here the claim is held by hand until the test waits on it; the test
+# sees whether it is still held when it runs (it ran at once, before).
+printf '%s\n' '#!/bin/sh' \
+	'if flock -n -x "$AP_TEST_LOCK.alone" true; then echo free; else echo claimed; fi' \
+	> "$hl/claim.sh" && chmod +x "$hl/claim.sh" && mkfifo "$hl/release" || exit 99
+flock -s "$hl/lock.alone" sh -c 'read -r x < "$1"' sh "$hl/release" &
+holder=$!
+ts_wait_for -p "$holder" "the claim" sh -c '! flock -n -x "$1" true' sh "$hl/lock.alone" ||
+	ts_subtest_fail "the claim was not taken"
+env -u AP_TEST_TIMED_ALONE AP_TEST_LOCK="$hl/lock" \
+	sh "$top_srcdir/tests/harness-lock.sh" "$hl/claim.sh" > "$hl/claim.out" &
+waiter=$!
+ts_wait_for -p "$waiter" "the test to wait for the claim" pgrep -P "$waiter" -x flock ||
+	:	# it ended: ran beside the claim (the output says)
+echo > "$hl/release"
+wait "$waiter"
+wait "$holder"
+[ "$(cat "$hl/claim.out")" = free ] ||
+	ts_subtest_fail "a test ran while an alone test's claim was held: $(cat "$hl/claim.out")"
+
 ts_subtest cleanup-without-reader
 # A test whose TAP reader is gone (make check interrupted: ^C reaches the
 # driver's awk too) still cleans up, killed or writing: its cleanup's TAP

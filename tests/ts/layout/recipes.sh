@@ -11,7 +11,11 @@
 #     builds (tests/helpers/command_template) and works: its usage, its
 #     columns, an error, a loop device's sizes (with root and loop devices);
 #   - commands: every command of cmd/commands.h's table has its file
-#     src/cmd/<name>.c in src/cmd/Makemodule.am and a README.md row.
+#     src/cmd/<name>.c in src/cmd/Makemodule.am and a README.md row;
+#   - alone-first: the tests that call ts_alone are exactly the first
+#     assignment of Makefile.am's LONG_TESTS, which make starts first
+#     (tests/harness-lock.sh: an alone test started later idles the others'
+#     slots until the running tests end).
 . "$top_srcdir/tests/ts/functions.sh"
 ts_init "layout: HACKING.md's recipes hold"
 ts_untimed "the source tree and its documents"
@@ -60,6 +64,15 @@ ts_subtest commands && {
 		grep -q "^| \`alignprobe $n[ \`]" "$top_srcdir/README.md" ||
 			ts_subtest_fail "command $n: no row in README.md's table of commands"
 	done
+}
+
+ts_subtest alone-first && {
+	first=$(sed -n '/^LONG_TESTS = /,/[^\\]$/p' "$top_srcdir/Makefile.am" |
+		tr -s ' \t\\' '\n\n\n' | grep '\.sh$' | sort)
+	alone=$(cd "$top_srcdir" && grep -l '^ts_alone ' tests/ts/*/*.sh | sort)
+	[ -n "$alone" ] || ts_subtest_fail "no test calls ts_alone"
+	[ "$first" = "$alone" ] || ts_subtest_fail "Makefile.am's first LONG_TESTS line(s) are not the ts_alone tests: $(
+		diff <(echo "$first") <(echo "$alone") | grep '^[<>]' | tr '\n' ' ')(< LONG_TESTS, > ts_alone)"
 }
 
 ts_pass
