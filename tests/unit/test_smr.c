@@ -446,6 +446,26 @@ static void test_deep_words(void **state)
 			       "(4.0 s the last slow probe; 5 probes"));
 	free(w);
 
+	/* a band found: in words, and in the JSON (smr/band.sh measures one) */
+	d.band.ran = d.band.found = true;
+	d.band.bytes = 12 << 20;
+	d.band.error = 1 << 20;
+	d.band.at = 101400576;
+	d.band.clean_ns = 240 * MS;
+	d.band.delay_ns = 310 * MS;
+	d.band.pairs = 16;
+	w = ap_smr_deep_words(&d);
+	assert_non_null(strstr(w, "  band size: 12.0 MiB +- 1.0 MiB (the band from 96.7 MiB: two "
+			       "writes into it cost one band's cleaning, 0.24 s, a write past it "
+			       "two; cleaning starts 0.31 s after the last request; 16 pairs)\n"));
+	free(w);
+	o = ap_smr_deep_to_json(&d);
+	assert_int_equal(json_object_get_int64(json_object_object_get(o, "band_bytes")), 12 << 20);
+	assert_int_equal(json_object_get_int64(json_object_object_get(o, "band_error_bytes")),
+			 1 << 20);
+	json_object_put(o);
+	memset(&d.band, 0, sizeof(d.band));
+
 	/* no cliff: the budget */
 	memset(&d.cliff, 0, sizeof(d.cliff));
 	d.idle_ran = false;
