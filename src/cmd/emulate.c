@@ -320,36 +320,39 @@ static int spec_key_opt(struct emulate_cmd *c, int ch, const char *arg)
 	return AP_EXIT_USAGE;
 }
 
+/* An action with a value, --power-cut-after N or --host-busy TIME: alone. */
+static int value_action(struct emulate_cmd *c, int ch, const char *arg)
+{
+	bool busy = ch == OPT_HOST_BUSY;
+	const char *name = busy ? "--host-busy" : "--power-cut-after";
+	bool bad;
+
+	if (c->action && c->action != ch) {
+		ap_usage_error(CMD, "%s goes with no other action", name);
+		return AP_EXIT_USAGE;
+	}
+	if (busy) {
+		c->busy_ns = 0;
+		bad = (strcmp(arg, "0") != 0 && ap_parse_duration_ns(arg, &c->busy_ns) != 0) ||
+		      c->busy_ns > AP_NSEC_PER_SEC;
+	} else {
+		bad = ap_parse_u64(arg, &c->cut_n) != 0;
+	}
+	if (bad) {
+		ap_usage_error(CMD, "%s '%s': %s", name, arg, busy ?
+			       "not a time from 0 to 1s (a number with ns, us, ms or s)" :
+			       "not a number of writes");
+		return AP_EXIT_USAGE;
+	}
+	c->action = ch;
+	return 0;
+}
+
 /* The action (--attach, --detach, ...): one, with its device if given. */
 static int action_opt(struct emulate_cmd *c, int ch, const char *arg)
 {
-	if (ch == OPT_POWER_CUT_AFTER) {
-		if (c->action && c->action != ch) {
-			ap_usage_error(CMD, "--power-cut-after goes with no other action");
-			return AP_EXIT_USAGE;
-		}
-		if (ap_parse_u64(arg, &c->cut_n) != 0) {
-			ap_usage_error(CMD, "--power-cut-after '%s': not a number of writes", arg);
-			return AP_EXIT_USAGE;
-		}
-		c->action = ch;
-		return 0;
-	}
-	if (ch == OPT_HOST_BUSY) {
-		if (c->action && c->action != ch) {
-			ap_usage_error(CMD, "--host-busy goes with no other action");
-			return AP_EXIT_USAGE;
-		}
-		c->busy_ns = 0;
-		if ((strcmp(arg, "0") != 0 && ap_parse_duration_ns(arg, &c->busy_ns) != 0) ||
-		    c->busy_ns > AP_NSEC_PER_SEC) {
-			ap_usage_error(CMD, "--host-busy '%s': not a time from 0 to 1s (a number "
-				       "with ns, us, ms or s)", arg);
-			return AP_EXIT_USAGE;
-		}
-		c->action = ch;
-		return 0;
-	}
+	if (ch == OPT_POWER_CUT_AFTER || ch == OPT_HOST_BUSY)
+		return value_action(c, ch, arg);
 	if (c->action && c->action != ch) {
 		ap_usage_error(CMD, "--attach, --detach, --stats, --reset-stats, --power-cut and --power-on are mutually exclusive");
 		return AP_EXIT_USAGE;

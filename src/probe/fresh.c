@@ -85,7 +85,8 @@ static uint64_t window_start(const struct ap_probe_plan *p, uint32_t w)
 	return p->fw_start + (uint64_t)w * p->fw_pitch;
 }
 
-static size_t kind_ns(const struct ap_probe_first *f, enum ap_fw_kind kind, double **out);
+static size_t kind_ns(const struct ap_probe_first *f, enum ap_fw_kind kind, uint32_t from,
+		      double **out);
 
 /*
  * The three medians the scan's stop and its words rest on: the scan's
@@ -95,8 +96,8 @@ static size_t kind_ns(const struct ap_probe_first *f, enum ap_fw_kind kind, doub
 static bool scan_medians(const struct ap_probe_first *f, double *m, double *fm, double *rm)
 {
 	double *v, *a, *b;
-	size_t n = kind_ns(f, AP_FW_SCAN, &v), na = kind_ns(f, AP_FW_FIRST, &a),
-	       nb = kind_ns(f, AP_FW_REWRITE, &b);
+	size_t n = kind_ns(f, AP_FW_SCAN, 0, &v), na = kind_ns(f, AP_FW_FIRST, 0, &a),
+	       nb = kind_ns(f, AP_FW_REWRITE, 0, &b);
 	bool ok = n >= 128 && na && nb;
 
 	if (ok) {
@@ -242,14 +243,18 @@ static int refine(struct fw *x, uint64_t cell)
 	return 0;
 }
 
-/* The first writes' (@kind AP_FW_FIRST) or the rewrites' latencies: their number. Caller frees. */
-static size_t kind_ns(const struct ap_probe_first *f, enum ap_fw_kind kind, double **out)
+/*
+ * The latencies of one @kind of write (AP_FW_FIRST, AP_FW_REWRITE, ...) in
+ * windows @from on: their number. Caller frees.
+ */
+static size_t kind_ns(const struct ap_probe_first *f, enum ap_fw_kind kind, uint32_t from,
+		      double **out)
 {
 	double *v = ap_xmalloc((f->n + 1) * sizeof(*v));
 	size_t i, n = 0;
 
 	for (i = 0; i < f->n; i++)
-		if (f->s[i].kind == kind)
+		if (f->s[i].kind == kind && f->s[i].window >= from)
 			v[n++] = (double)f->s[i].ns;
 	*out = v;
 	return n;
@@ -275,7 +280,7 @@ static void analyse_compare(struct ap_probe_first *f, const struct ap_probe_plan
 			    double alpha, double min_ratio, double margin)
 {
 	double *a, *b, ma, mb, looks = compare_looks(p);
-	size_t i, na = kind_ns(f, AP_FW_FIRST, &a), nb = kind_ns(f, AP_FW_REWRITE, &b);
+	size_t i, na = kind_ns(f, AP_FW_FIRST, 0, &a), nb = kind_ns(f, AP_FW_REWRITE, 0, &b);
 
 	f->margin = margin;
 	f->effect = f->absent = false;
@@ -632,16 +637,9 @@ void ap_probe_first_analyse(struct ap_probe_result *r, const struct ap_probe_opt
 /* The median first write over the median rewrite of windows @from on (0: none). */
 static double batch_ratio(const struct ap_probe_first *f, uint32_t from)
 {
-	double *a = ap_xmalloc((f->n + 1) * sizeof(*a)), *b = ap_xmalloc((f->n + 1) * sizeof(*b));
-	double q = 0;
-	size_t i, na = 0, nb = 0;
+	double *a, *b, q = 0;
+	size_t na = kind_ns(f, AP_FW_FIRST, from, &a), nb = kind_ns(f, AP_FW_REWRITE, from, &b);
 
-	for (i = 0; i < f->n; i++) {
-		if (f->s[i].window >= from && f->s[i].kind == AP_FW_FIRST)
-			a[na++] = (double)f->s[i].ns;
-		else if (f->s[i].window >= from && f->s[i].kind == AP_FW_REWRITE)
-			b[nb++] = (double)f->s[i].ns;
-	}
 	if (na && nb)
 		q = ap_stats_median(a, na) / ap_stats_median(b, nb);
 	free(a);

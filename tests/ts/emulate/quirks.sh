@@ -161,5 +161,13 @@ ts_run_rc 2 "$ALIGNPROBE" emulate --power-cut /dev/null
 ts_run_rc 2 "$ALIGNPROBE" emulate --power-on /nonexistent
 ts_run_rc 2 "$ALIGNPROBE" emulate --power-cut-after 1 /dev/null
 ts_run_rc 2 "$ALIGNPROBE" emulate --power-cut-after x /dev/null
+grep -q "^alignprobe emulate: --power-cut-after 'x': not a number of writes" "$TS_TMP/err" ||
+	ts_fail "--power-cut-after x: $(cat "$TS_TMP/err")"
+ts_run_rc 2 "$ALIGNPROBE" emulate --host-busy 2s /dev/null
+grep -q "^alignprobe emulate: --host-busy '2s': not a time from 0 to 1s" "$TS_TMP/err" ||
+	ts_fail "--host-busy 2s: $(cat "$TS_TMP/err")"
+ts_run_rc 2 "$ALIGNPROBE" emulate --host-busy 1ms --power-cut-after 1 /dev/null
+grep -q "^alignprobe emulate: --power-cut-after goes with no other action" "$TS_TMP/err" ||
+	ts_fail "two actions: $(cat "$TS_TMP/err")"
 ts_run_rc 2 "$ALIGNPROBE" emulate --attach --spec hdd-7200,cut-peer=/dev/null
 ts_pass
