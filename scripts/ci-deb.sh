@@ -12,9 +12,25 @@
 # (tests/ansible/run.sh --deb), and it is purged again -- also when a step
 # fails. Run by .ci/run; by hand as root: scripts/ci-deb.sh
 #
-# Refuses to run when an alignprobe package is installed already: the purge
-# at the end would remove it.
+#   scripts/ci-deb.sh               all of it, in a directory of its own
+#   scripts/ci-deb.sh --build DIR   the export, the build and lintian into
+#                                   DIR (empty, the caller's): no root needed,
+#                                   nothing timed, nothing installed
+#   scripts/ci-deb.sh --install DIR the rest, with what --build left in DIR
+# .ci/run builds beside the tests that time nothing, and installs after.
+#
+# Refuses to install when an alignprobe package is installed already: the
+# purge at the end would remove it.
 set -euo pipefail
+die() { echo "ci-deb: $*" >&2; exit 1; }
+stage=all work=
+case ${1:-} in
+--build|--install)
+	[ $# = 2 ] && [ -d "$2" ] || die "usage: $0 [--build DIR | --install DIR] (DIR exists)"
+	stage=${1#--} work=$(realpath "$2") ;;
+"")	;;
+*)	die "usage: $0 [--build DIR | --install DIR]" ;;
+esac
 cd "$(dirname "$0")/.."
 start=$(date +%s)
 export DEBIAN_FRONTEND=noninteractive LC_ALL=C
@@ -22,11 +38,13 @@ export DEBIAN_FRONTEND=noninteractive LC_ALL=C
 # user may not have it
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 
-die() { echo "ci-deb: $*" >&2; exit 1; }
 step() { echo "== deb: $* ($(( $(date +%s) - start )) s)"; }
 
-[ "$(id -u)" = 0 ] || die "needs root (apt-get install, and alignprobe probe --emulate)"
-if dpkg-query -W -f='${Status}' alignprobe 2>/dev/null | grep -q 'ok installed'; then
+if [ "$stage" = build ]; then
+	:	# installs nothing
+elif [ "$(id -u)" != 0 ]; then
+	die "needs root (apt-get install, and alignprobe probe --emulate)"
+elif dpkg-query -W -f='${Status}' alignprobe 2>/dev/null | grep -q 'ok installed'; then
 	die "an alignprobe package is installed already; the purge at the end would remove it (apt-get purge alignprobe first)"
 fi
 
@@ -37,7 +55,11 @@ debversion=$(dpkg-parsechangelog -S Version)
 [ "$debversion" = "$version" ] ||
 	die "dpkg-parsechangelog says $debversion, build-aux/version.sh $version"
 
-work=$(mktemp -d /tmp/alignprobe-deb.XXXXXX)
+own_work=0
+if [ -z "$work" ]; then
+	work=$(mktemp -d /tmp/alignprobe-deb.XXXXXX)
+	own_work=1
+fi
 installed=0
 made_dirs=()
 # the directories this script made (the textfile directory), newest first
@@ -57,7 +79,9 @@ cleanup() {
 	fi
 	rm_made_dirs
 	# never rm through a mount a failed probe may have left
-	if grep -q " $work/" /proc/self/mounts; then
+	if [ "$own_work" = 0 ]; then
+		:	# the caller's
+	elif grep -q " $work/" /proc/self/mounts; then
 		echo "ci-deb: left $work (mounts remain)" >&2
 	else
 		rm -rf "$work"
@@ -67,6 +91,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
+deb=$work/alignprobe_${version}_$(dpkg-architecture -qDEB_HOST_ARCH).deb
+if [ "$stage" != install ]; then
 step "clean export into $work/alignprobe"
 mkdir "$work/alignprobe"
 git ls-files -z | tar --null -T - -cf - | tar -C "$work/alignprobe" -xf -
@@ -75,7 +101,6 @@ step "dpkg-buildpackage -us -uc -b"
 (cd "$work/alignprobe" && dpkg-buildpackage -us -uc -b) > "$work/build.log" 2>&1 ||
 	{ tail -100 "$work/build.log"; die "dpkg-buildpackage failed"; }
 grep -E '^# (TOTAL|PASS|SKIP|FAIL|ERROR)' "$work/build.log" || true
-deb=$work/alignprobe_${version}_$(dpkg-architecture -qDEB_HOST_ARCH).deb
 [ -f "$deb" ] || die "no $(basename "$deb") (built: $(cd "$work" && echo *.deb))"
 
 step "lintian (fails on errors)"
@@ -84,6 +109,14 @@ lintian --allow-root --fail-on error --info --display-info "$work"/alignprobe_*.
 	> "$work/lintian.out" 2>&1 || rc=$?
 if [ -s "$work/lintian.out" ]; then cat "$work/lintian.out"; else echo "lintian: no tags"; fi
 [ "$rc" = 0 ] || die "lintian reported errors (exit $rc)"
+if [ "$stage" = build ]; then
+	echo "== deb: built in $(( $(date +%s) - start )) s"
+	exit 0
+fi
+else
+	[ -f "$deb" ] && [ -d "$work/alignprobe" ] ||
+		die "$work: no $(basename "$deb") and alignprobe/ (scripts/ci-deb.sh --build $work first)"
+fi
 
 step "apt-get install -y ./$(basename "$deb")"
 installed=1
