@@ -206,24 +206,27 @@ static void correct_bursts(struct ctx *c)
 		order[i] = i;
 	qsort_r(order, c->n, sizeof(*order), cmp_size_by_seq, c->w);
 	for (pass = 0; pass < 2; pass++) {
-		double buf[2 * AP_BURST_WINDOW + 1];
+		/* the window's ratios, sorted: one leaves and one enters a step */
+		double win[2 * AP_BURST_WINDOW + 1];
+		size_t lo = 0, next = 0, m = 0;
 
 		offset_medians(c);
 		for (i = 0; i < c->n; i++) {
 			const struct work *x = &c->w[order[i]];
-			double m = c->med[x->oi];
+			double med = c->med[x->oi];
 
-			ratio[i] = m > 0 && c->cnt[x->oi] > 1 ? x->cost / m : NAN;
+			ratio[i] = med > 0 && c->cnt[x->oi] > 1 ? x->cost / med : NAN;
 		}
 		for (i = 0; i < c->n; i++) {
-			size_t lo = i >= AP_BURST_WINDOW ? i - AP_BURST_WINDOW : 0;
 			size_t hi = i + AP_BURST_WINDOW < c->n ? i + AP_BURST_WINDOW : c->n - 1;
-			size_t j, m = 0;
 
-			for (j = lo; j <= hi; j++)
-				if (!isnan(ratio[j]))
-					buf[m++] = ratio[j];
-			f[i] = m >= AP_BURST_WINDOW ? ap_stats_median(buf, m) : 1;
+			for (; lo + AP_BURST_WINDOW < i; lo++)
+				if (!isnan(ratio[lo]))
+					ap_stats_sorted_remove(win, &m, ratio[lo]);
+			for (; next <= hi; next++)
+				if (!isnan(ratio[next]))
+					ap_stats_sorted_insert(win, &m, ratio[next]);
+			f[i] = m >= AP_BURST_WINDOW ? ap_stats_quantile_sorted(win, m, 0.5) : 1;
 			if (!(f[i] > 0))
 				f[i] = 1;
 		}

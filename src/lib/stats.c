@@ -24,12 +24,19 @@ static int cmp_double(const void *a, const void *b)
 
 double ap_stats_quantile(double *v, size_t n, double q)
 {
+	if (!v || n == 0)
+		return NAN;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return ap_stats_quantile_sorted(v, n, q);
+}
+
+double ap_stats_quantile_sorted(const double *v, size_t n, double q)
+{
 	double h, frac;
 	size_t lo;
 
 	if (!v || n == 0)
 		return NAN;
-	qsort(v, n, sizeof(*v), cmp_double);
 	if (!(q > 0))
 		return v[0];
 	if (q >= 1)
@@ -40,6 +47,26 @@ double ap_stats_quantile(double *v, size_t n, double q)
 	if (lo + 1 >= n)
 		return v[n - 1];
 	return v[lo] + frac * (v[lo + 1] - v[lo]);
+}
+
+void ap_stats_sorted_insert(double *v, size_t *n, double x)
+{
+	size_t i = *n;
+
+	for (; i > 0 && v[i - 1] > x; i--)
+		v[i] = v[i - 1];
+	v[i] = x;
+	(*n)++;
+}
+
+void ap_stats_sorted_remove(double *v, size_t *n, double x)
+{
+	size_t i = 0;
+
+	while (i + 1 < *n && v[i] != x)
+		i++;
+	memmove(&v[i], &v[i + 1], (*n - i - 1) * sizeof(*v));
+	(*n)--;
 }
 
 int ap_stats_cmp_u64(const void *a, const void *b)

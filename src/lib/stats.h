@@ -16,6 +16,15 @@ int ap_stats_cmp_u64(const void *a, const void *b);
 /* The median of @n nanosecond counts (0 when @n is 0); sorts @v. */
 uint64_t ap_stats_median_u64(uint64_t *v, size_t n);
 double ap_stats_quantile(double *v, size_t n, double q);	/* sorts @v */
+/* The @q quantile of @v, sorted ascending already (NAN when @n is 0). */
+double ap_stats_quantile_sorted(const double *v, size_t n, double q);
+/*
+ * A sorted window of values, for running medians: insert @x keeping @v
+ * (*@n values, room for one more) ascending; remove a value equal to @x,
+ * which must be there.
+ */
+void ap_stats_sorted_insert(double *v, size_t *n, double x);
+void ap_stats_sorted_remove(double *v, size_t *n, double x);
 
 /* A value with its group, ranked by ap_stats_assign_ranks(). */
 struct ap_ranked {

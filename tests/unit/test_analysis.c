@@ -285,6 +285,41 @@ static void test_median_quantile(void **state)
 	assert_true(isnan(ap_stats_median(NULL, 0)));
 }
 
+/*
+ * A running median kept in a sorted window (correct_bursts()) against the
+ * median of each window sorted afresh: the same to the bit, with ties and
+ * windows that shrink at the ends.
+ */
+static void test_running_median(void **state)
+{
+	enum { N = 200, W = 5 };
+	double x[N], win[2 * W + 1], copy[2 * W + 1];
+	size_t i, j, lo = 0, next = 0, m = 0;
+	uint64_t r = 42;
+
+	(void)state;
+	for (i = 0; i < N; i++) {
+		r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+		x[i] = (double)(r >> 59) / 4;	/* 32 values: many ties */
+	}
+	for (i = 0; i < N; i++) {
+		size_t hi = i + W < N ? i + W : N - 1, k = 0;
+
+		for (; lo + W < i; lo++)
+			ap_stats_sorted_remove(win, &m, x[lo]);
+		for (; next <= hi; next++)
+			ap_stats_sorted_insert(win, &m, x[next]);
+		for (j = i >= W ? i - W : 0; j <= hi; j++)
+			copy[k++] = x[j];
+		assert_int_equal(m, k);
+		for (j = 1; j < m; j++)
+			assert_true(win[j - 1] <= win[j]);
+		assert_true(ap_stats_quantile_sorted(win, m, 0.5) == ap_stats_median(copy, k));
+		assert_true(ap_stats_quantile_sorted(win, m, 0.25) == ap_stats_quantile(copy, k, 0.25));
+	}
+	assert_true(isnan(ap_stats_quantile_sorted(NULL, 0, 0.5)));
+}
+
 /* Exact tail by brute force: every choice of which ranks are "fast". */
 static double brute_upper(unsigned m, unsigned n, double u_obs)
 {
@@ -2398,6 +2433,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_effect_words),
 		cmocka_unit_test(test_median_quantile),
+		cmocka_unit_test(test_running_median),
 		cmocka_unit_test(test_mann_whitney),
 		cmocka_unit_test(test_mann_whitney_ties),
 		cmocka_unit_test(test_mann_whitney_sorted),
