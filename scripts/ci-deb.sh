@@ -92,31 +92,35 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
 deb=$work/alignprobe_${version}_$(dpkg-architecture -qDEB_HOST_ARCH).deb
-if [ "$stage" != install ]; then
-step "clean export into $work/alignprobe"
-mkdir "$work/alignprobe"
-git ls-files -z | tar --null -T - -cf - | tar -C "$work/alignprobe" -xf -
+# build: the clean export, dpkg-buildpackage and lintian, into $work
+build() {
+	local rc=0
 
-step "dpkg-buildpackage -us -uc -b"
-(cd "$work/alignprobe" && dpkg-buildpackage -us -uc -b) > "$work/build.log" 2>&1 ||
-	{ tail -100 "$work/build.log"; die "dpkg-buildpackage failed"; }
-grep -E '^# (TOTAL|PASS|SKIP|FAIL|ERROR)' "$work/build.log" || true
-[ -f "$deb" ] || die "no $(basename "$deb") (built: $(cd "$work" && echo *.deb))"
+	step "clean export into $work/alignprobe"
+	mkdir "$work/alignprobe"
+	git ls-files -z | tar --null -T - -cf - | tar -C "$work/alignprobe" -xf -
 
-step "lintian (fails on errors)"
-rc=0
-lintian --allow-root --fail-on error --info --display-info "$work"/alignprobe_*.changes \
-	> "$work/lintian.out" 2>&1 || rc=$?
-if [ -s "$work/lintian.out" ]; then cat "$work/lintian.out"; else echo "lintian: no tags"; fi
-[ "$rc" = 0 ] || die "lintian reported errors (exit $rc)"
-if [ "$stage" = build ]; then
+	step "dpkg-buildpackage -us -uc -b"
+	(cd "$work/alignprobe" && dpkg-buildpackage -us -uc -b) > "$work/build.log" 2>&1 ||
+		{ tail -100 "$work/build.log"; die "dpkg-buildpackage failed"; }
+	grep -E '^# (TOTAL|PASS|SKIP|FAIL|ERROR)' "$work/build.log" || true
+	[ -f "$deb" ] || die "no $(basename "$deb") (built: $(cd "$work" && echo *.deb))"
+
+	step "lintian (fails on errors)"
+	lintian --allow-root --fail-on error --info --display-info "$work"/alignprobe_*.changes \
+		> "$work/lintian.out" 2>&1 || rc=$?
+	if [ -s "$work/lintian.out" ]; then cat "$work/lintian.out"; else echo "lintian: no tags"; fi
+	[ "$rc" = 0 ] || die "lintian reported errors (exit $rc)"
+}
+
+case $stage in
+build)	build
 	echo "== deb: built in $(( $(date +%s) - start )) s"
-	exit 0
-fi
-else
-	[ -f "$deb" ] && [ -d "$work/alignprobe" ] ||
-		die "$work: no $(basename "$deb") and alignprobe/ (scripts/ci-deb.sh --build $work first)"
-fi
+	exit 0 ;;
+install) [ -f "$deb" ] && [ -d "$work/alignprobe" ] ||
+		die "$work: no $(basename "$deb") and alignprobe/ (scripts/ci-deb.sh --build $work first)" ;;
+all)	build ;;
+esac
 
 step "apt-get install -y ./$(basename "$deb")"
 installed=1
