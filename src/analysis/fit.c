@@ -468,19 +468,27 @@ static int cmp_work_cost(const void *a, const void *b)
 static double absence_worst(const struct ctx *c, double margin, double *fast, double *slow,
 			    double level, bool *weak)
 {
-	unsigned P, R = c->p->max_period;
-	const struct work **by_cost = ap_xreallocarray(NULL, c->n ? c->n : 1, sizeof(*by_cost));
-	double worst = 0;
-	size_t i;
+	unsigned P, R = c->p->max_period, top = 1;
+	size_t n = c->n ? c->n : 1, i;
+	const struct work **by_cost = ap_xreallocarray(NULL, n, sizeof(*by_cost));
+	unsigned *lo = ap_xreallocarray(NULL, n, sizeof(*lo));
+	double *cost = ap_xreallocarray(NULL, n, sizeof(*cost)), worst = 0;
 
 	/*
 	 * Every test splits the same writes: sorted by cost once, each split
 	 * comes out sorted (cost / margin keeps the order), and the rank test
-	 * merges instead of sorting.
+	 * merges instead of sorting. The periods are powers of two: a phase
+	 * is the offset's low bits, kept beside the costs in that order.
 	 */
 	for (i = 0; i < c->n; i++)
 		by_cost[i] = &c->w[i];
 	qsort(by_cost, c->n, sizeof(*by_cost), cmp_work_cost);
+	while (top <= R / 2)
+		top *= 2;
+	for (i = 0; i < c->n; i++) {
+		lo[i] = (unsigned)(by_cost[i]->offset & (top - 1));
+		cost[i] = by_cost[i]->cost;
+	}
 	for (P = 2; P >= 2 && P <= R; P *= 2) {
 		unsigned ph, res;
 
@@ -489,15 +497,15 @@ static double absence_worst(const struct ctx *c, double margin, double *fast, do
 			double pv;
 
 			for (i = 0; i < c->k; i++)
-				if (c->off[i] % P == ph)
+				if ((c->off[i] & (P - 1)) == ph)
 					fo++;
 			if (!fo || fo == c->k)
 				continue;
 			for (i = 0; i < c->n; i++) {
-				if (by_cost[i]->offset % P == ph)
-					fast[nf++] = by_cost[i]->cost;
+				if ((lo[i] & (P - 1)) == ph)
+					fast[nf++] = cost[i];
 				else
-					slow[ns++] = by_cost[i]->cost / margin;
+					slow[ns++] = cost[i] / margin;
 			}
 			/* small p: slow / margin is below fast */
 			pv = ap_stats_mann_whitney_sorted_p(slow, ns, fast, nf);
@@ -512,6 +520,8 @@ static double absence_worst(const struct ctx *c, double margin, double *fast, do
 	}
 out:
 	free(by_cost);
+	free(lo);
+	free(cost);
 	return worst;
 }
 

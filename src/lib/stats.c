@@ -251,25 +251,26 @@ static double mw_exact_tied(const struct ap_ranked *r, size_t n, size_t nf, doub
 	return total > 0 ? fmin(1.0, tail / total) : 1.0;
 }
 
-/*
- * The test of both samples pooled in @r (n values, sorted by value, group 0
- * the fast one, of nf values), whose ranks are assigned, with @ties the
- * ties' sum(t^3 - t). Frees @r. Within a run of ties the order of the
- * groups changes nothing: tied values share one rank.
- */
-static double mw_p_ranked(struct ap_ranked *r, size_t n, size_t nf, double ties)
+/* Are there too many ties for the untied distribution (below)? */
+static bool mw_many_ties(double ties, size_t n)
 {
-	double rf = 0, u, mean, var, z, p, nn;
-	size_t i, ns = n - nf;
+	double nn = (double)n;
 
-	for (i = 0; i < n; i++)
-		if (r[i].grp == 0)
-			rf += r[i].rank;
+	return !(ties <= 0.01 * (nn * nn * nn - nn));
+}
+
+/*
+ * The test from the fast group's rank sum @rf (nf of n = nf + ns values)
+ * and the ties' sum(t^3 - t), @ties; @r, the pooled samples ranked, is
+ * read only when the ties are many (mw_many_ties()).
+ */
+static double mw_p_sums(size_t nf, size_t ns, double rf, double ties, const struct ap_ranked *r)
+{
+	double u, mean, var, z, p, nn = (double)(nf + ns);
 
 	/* U = pairs with fast < slow (ties count one half) */
 	u = (double)nf * (double)ns - (rf - (double)nf * ((double)nf + 1) / 2.0);
 
-	nn = (double)n;
 	/*
 	 * Exact where that is cheap: small samples, and the small p-values
 	 * of large ones (the work grows with how far U is from its extreme).
@@ -279,11 +280,10 @@ static double mw_p_ranked(struct ap_ranked *r, size_t n, size_t nf, double ties)
 	 * some; quantized timings) get the exact distribution given the ties.
 	 * Else the normal approximation.
 	 */
-	if (ties <= 0.01 * (nn * nn * nn - nn))
+	if (!mw_many_ties(ties, nf + ns))
 		p = mw_exact_upper(nf, ns, floor(u), AP_EXACT_WORK);
 	else
-		p = mw_exact_tied(r, n, nf, AP_EXACT_WORK);
-	free(r);
+		p = mw_exact_tied(r, nf + ns, nf, AP_EXACT_WORK);
 	if (p >= 0)
 		return p;
 
@@ -303,6 +303,7 @@ double ap_stats_mann_whitney_p(const double *fast, size_t nf,
 {
 	struct ap_ranked *r;
 	size_t i, n = nf + ns;
+	double ties, rf = 0, p;
 
 	if (!fast || !slow || nf == 0 || ns == 0)
 		return 1.0;
@@ -311,25 +312,61 @@ double ap_stats_mann_whitney_p(const double *fast, size_t nf,
 		r[i] = (struct ap_ranked){ .v = fast[i], .grp = 0 };
 	for (i = 0; i < ns; i++)
 		r[nf + i] = (struct ap_ranked){ .v = slow[i], .grp = 1 };
-	return mw_p_ranked(r, n, nf, ap_stats_assign_ranks(r, n));
+	ties = ap_stats_assign_ranks(r, n);
+	for (i = 0; i < n; i++)
+		if (r[i].grp == 0)
+			rf += r[i].rank;
+	p = mw_p_sums(nf, ns, rf, ties, r);
+	free(r);
+	return p;
 }
 
+/*
+ * The fast group's rank sum and the ties' sum(t^3 - t) in one walk through
+ * both sorted samples, without pooling them: each run of equal values
+ * shares its mid-rank (halves: the sums are exact, as ranks_of_sorted()'s).
+ * The ranked pool is built only for the exact distribution given many ties.
+ */
 double ap_stats_mann_whitney_sorted_p(const double *fast, size_t nf,
 				      const double *slow, size_t ns)
 {
+	size_t i = 0, j = 0, pos = 0, n = nf + ns;
+	double rf = 0, ties = 0, p;
 	struct ap_ranked *r;
-	size_t i = 0, j = 0, k, n = nf + ns;
 
 	if (!fast || !slow || nf == 0 || ns == 0)
 		return 1.0;
-	r = ap_xmalloc(n * sizeof(*r));
-	for (k = 0; k < n; k++) {
-		if (j == ns || (i < nf && fast[i] <= slow[j]))
-			r[k] = (struct ap_ranked){ .v = fast[i++], .grp = 0 };
-		else
-			r[k] = (struct ap_ranked){ .v = slow[j++], .grp = 1 };
+	while (pos < n) {
+		bool f = j == ns || (i < nf && fast[i] <= slow[j]);
+		double v = f ? fast[i++] : slow[j++], t;
+		size_t cf = f, cs = !f;
+
+		while (i < nf && fast[i] == v) {
+			i++;
+			cf++;
+		}
+		while (j < ns && slow[j] == v) {
+			j++;
+			cs++;
+		}
+		t = (double)(cf + cs);
+		rf += (double)cf * (((double)pos + 1) + ((double)pos + t)) / 2.0;
+		ties += t * t * t - t;
+		pos += cf + cs;
 	}
-	return mw_p_ranked(r, n, nf, ranks_of_sorted(r, n));
+	if (!mw_many_ties(ties, n))
+		return mw_p_sums(nf, ns, rf, ties, NULL);
+	r = ap_xmalloc(n * sizeof(*r));
+	for (i = j = pos = 0; pos < n; pos++) {
+		if (j == ns || (i < nf && fast[i] <= slow[j]))
+			r[pos] = (struct ap_ranked){ .v = fast[i++], .grp = 0 };
+		else
+			r[pos] = (struct ap_ranked){ .v = slow[j++], .grp = 1 };
+	}
+	ranks_of_sorted(r, n);
+	p = mw_p_sums(nf, ns, rf, ties, r);
+	free(r);
+	return p;
 }
 
 /* Regularized upper incomplete gamma Q(a, x). */
