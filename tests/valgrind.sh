@@ -153,7 +153,7 @@ fi
 # VG_UNIT_SKIP: the statistics' end-to-end simulations (minutes natively,
 # hours under valgrind: arithmetic on arrays, which ASan+UBSan and the
 # clang pass run)
-: "${VG_UNIT_SKIP=test_analysis test_probe}"
+: "${VG_UNIT_SKIP=test_analysis test_probe test_probe_fw}"
 run_unit() {
 	local t
 	for t in "$builddir"/tests/unit/test_*; do
