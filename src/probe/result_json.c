@@ -90,6 +90,8 @@ static struct json_object *first_writes_json(const struct ap_probe_result *r)
 			       json_object_new_int64((int64_t)f->lba) : NULL);
 	json_object_object_add(o, "unit_ratio", f->unit ?
 			       json_object_new_double(f->unit_ratio) : NULL);
+	json_object_object_add(o, "fresh_batch_ratio", f->again > 0 ?
+			       json_object_new_double(f->again) : NULL);
 	json_object_object_add(o, "unresolved", f->why[0] ? json_object_new_string(f->why) : NULL);
 	json_object_object_add(o, "units_up_to", json_object_new_int64(
 			       (int64_t)r->plan.fw_claim_max));
