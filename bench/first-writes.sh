@@ -8,9 +8,10 @@
 # unit stays allocated). The images (IMAGES, FORMAT:UNIT[:backed] words):
 # qcow2 overlays of a raw base with 64 KiB and 2 MiB clusters (the default
 # and the largest), VDI (1 MiB blocks), VMDK (64 KiB grains), QED (64 KiB
-# clusters, over a raw base), VHDX with 1 MiB blocks, and VHDX with 8 MiB
-# blocks, above the 4 MiB the probe looks for by default (exit 5 there,
-# unresolved, naming --max-size); 1 GiB each.
+# clusters, over a raw base), VHD (vpc: a dynamic disk's 2 MiB blocks), VHDX
+# with 1 MiB blocks, and VHDX with 8 MiB blocks, above the 4 MiB the probe
+# looks for by default (exit 5 there, unresolved, naming --max-size); 1 GiB
+# each.
 #
 # fio: first writes of 64 KiB (one at a time, O_DIRECT|O_DSYNC as the
 # probe writes) into never-written space, one every two units: inside one
@@ -26,7 +27,7 @@
 #	BENCH_BASE=/work/old/alignprobe IMAGES="qcow2:65536:backed" bench/first-writes.sh
 set -u
 : "${ALIGNPROBE:=$(dirname "$0")/../alignprobe}"
-: "${IMAGES:=qcow2:65536:backed qcow2:2097152:backed vdi:1048576 vmdk:65536 qed:65536:backed vhdx:1048576 vhdx:8388608}"
+: "${IMAGES:=qcow2:65536:backed qcow2:2097152:backed vdi:1048576 vmdk:65536 qed:65536:backed vpc:2097152 vhdx:1048576 vhdx:8388608}"
 export LC_ALL=C
 [ "$(id -u)" = 0 ] || { echo "bench/first-writes.sh: needs root" >&2; exit 77; }
 for c in qemu-img qemu-storage-daemon fio python3 losetup; do
