@@ -16,10 +16,7 @@
 #   scripts/ci-deb.sh --build DIR   the export, the build and lintian into
 #                                   DIR (empty, the caller's): no root needed,
 #                                   nothing timed, nothing installed
-#   scripts/ci-deb.sh --install DIR the rest, with what --build left in DIR,
-#                                   but the Ansible role's plays past the
-#                                   first (tests/ansible/run.sh --only plays:
-#                                   the caller's)
+#   scripts/ci-deb.sh --install DIR the rest, with what --build left in DIR
 # .ci/run builds beside the tests that time nothing, and installs after.
 #
 # Refuses to install when an alignprobe package is installed already: the
@@ -224,15 +221,10 @@ purge
 rm_made_dirs
 
 # the Ansible role installs the package again, from the .deb, then gates
-# loop devices of its own on check with the installed role and playbook;
-# with --install the plays past the first (no timing) are the caller's
-# (.ci/run: tests/ansible/run.sh --only plays, beside the ASan pass), and
-# the fleet loop, which times emulated drives, runs here
-only=()
-[ "$stage" = install ] && only=(--only fleet)
-step "Ansible: the role installs $(basename "$deb") and checks (tests/ansible/run.sh ${only[*]})"
+# loop devices of its own on check with the installed role and playbook
+step "Ansible: the role installs $(basename "$deb") and checks (tests/ansible/run.sh)"
 installed=1
-"$work/alignprobe/tests/ansible/run.sh" --deb "$deb" "${only[@]}" || die "the Ansible role's test failed"
+"$work/alignprobe/tests/ansible/run.sh" --deb "$deb" || die "the Ansible role's test failed"
 purge
 
 echo "== deb: passed in $(( $(date +%s) - start )) s"
