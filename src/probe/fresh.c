@@ -488,12 +488,11 @@ static bool fit_unit(struct ap_probe_first *f, enum ap_fw_kind kind, uint64_t g,
 		 * time is offset) puts slow writes in every phase.
 		 */
 		q1 = ap_stats_quantile(bv, bn, 0.25);
-		if (q1 < AP_FW_PHASE_RATIO * ap_stats_median(nv, nn) ||	/* sorts nv */
-		    q1 < ap_stats_quantile_sorted(nv, nn, 0.75) ||
+		ord = ap_stats_median(nv, nn);	/* sorts nv */
+		if (q1 < AP_FW_PHASE_RATIO * ord || q1 < ap_stats_quantile_sorted(nv, nn, 0.75) ||
 		    ap_stats_mann_whitney_p(nv, nn, bv, bn) * tests > alpha)
 			continue;
 		slow = ap_stats_median(bv, bn);
-		ord = ap_stats_median(nv, nn);
 		if (submultiple_pays(ks, lg, n, m, rho, ord, bv) ||
 		    multiple_pays(ks, lg, n, m, rho, mmax, ord, alpha, sum, cnt, bv, nv))
 			continue;
