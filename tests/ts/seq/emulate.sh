@@ -51,7 +51,10 @@ done
 "$ALIGNPROBE" emulate --detach "$dev" >/dev/null || ts_fail "detach $dev"
 sed -i "\\|^$dev\$|d" "$TS_TMP/.emus"	# detached: not again at cleanup
 
-# the cache in the O_DSYNC cells: 16 blocks x >= 1 flush x 25ms with it on
+# the cache in the O_DSYNC cells: 16 blocks x >= 1 flush x 25ms with it on,
+# a floor the drive's charge guarantees; cache=off's cell is not timed
+# against it (a loaded host can make 16 plain writes take as long), its
+# zero flushes are the counters' above
 run() {
 	ts_run_rc 0 "$ALIGNPROBE" seq -q --json --emulate="size=64M,cache=$1,flush=25ms" \
 		--modes none,dsync --block-sizes 64K --size 1M --cell-time 0
@@ -66,8 +69,6 @@ off=$(jq '.cells[] | select(.mode == "dsync") | .seconds' "$TS_TMP/off.json")
 ts_log "dsync 64K x 16: cache=on ${on}s, cache=off ${off}s"
 awk -v on="$on" 'BEGIN { exit !(on >= 0.4) }' ||
 	ts_fail "dsync with the cache on took ${on}s, less than the 16 x 25ms the drive charges"
-awk -v on="$on" -v off="$off" 'BEGIN { exit !(off * 2 < on) }' ||
-	ts_fail "dsync: cache=off ${off}s is not clearly faster than cache=on ${on}s"
 # an I/O error: exit 1 with the reason, the drive still torn down
 ts_run_rc 1 "$ALIGNPROBE" seq -q --emulate="size=64M,fail=1024+8,fail-rw=w" --modes direct \
 	--block-sizes 64K --size 1M --cell-time 0
