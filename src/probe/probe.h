@@ -338,7 +338,7 @@ enum ap_st_kind {
 	AP_ST_WARM,		/* the area written once, untimed (not kept) */
 	AP_ST_SCAN,		/* a family's width at an offset of its grid */
 	AP_ST_ALIGNED,		/* the confirmation: a stripe at its phase */
-	AP_ST_MISALIGNED,	/* ... half a stripe off */
+	AP_ST_MISALIGNED,	/* ... 64 KiB off */
 };
 struct ap_st_sample {
 	uint64_t off, len, ns;
@@ -357,7 +357,7 @@ struct ap_probe_stripe {
 	unsigned candidates;		/* confirmed or not */
 	bool found;
 	uint64_t unit, lba;		/* bytes; lowest aligned LBA */
-	double ratio, p;		/* half a stripe off / aligned; rank test */
+	double ratio, p;		/* 64 KiB off / aligned; rank test */
 	uint64_t covered;		/* the largest width written */
 	bool skipped;			/* not measured: one rotating ATA disk (no stripe) */
 	char why[256];			/* a candidate not confirmed */
