@@ -1467,6 +1467,23 @@ static int raid_op(void *arg, bool write, uint64_t slot, uint64_t off, size_t le
 	return 0;
 }
 
+/* The volume @d (its defaults filled in) on a 1 GiB device, probed with @seed. */
+static void raid_setup(struct raid *d, uint64_t seed, struct ap_probe_opts *o,
+		       struct ap_probe_plan *plan, struct ap_probe_result *r)
+{
+	struct ap_error e = { 0 };
+
+	ap_probe_opts_init(o);
+	o->seed = seed;
+	d->rng = seed * 7919;
+	if (!d->base_ns)
+		d->base_ns = 4000000;
+	if (!d->ns_per_byte)
+		d->ns_per_byte = 1e9 / 150e6 / 3;	/* three members at 150 MB/s */
+	assert_int_equal(ap_probe_plan(o, 1ULL << 30, 512, plan, &e), 0);
+	memset(r, 0, sizeof(*r));
+}
+
 static void run_raid(struct raid *d, uint64_t seed, struct ap_probe_result *r)
 {
 	struct ap_probe_io io = { .op = raid_op, .arg = d };
@@ -1474,15 +1491,7 @@ static void run_raid(struct raid *d, uint64_t seed, struct ap_probe_result *r)
 	struct ap_probe_plan plan;
 	struct ap_error e = { 0 };
 
-	ap_probe_opts_init(&o);
-	o.seed = seed;
-	d->rng = seed * 7919;
-	if (!d->base_ns)
-		d->base_ns = 4000000;
-	if (!d->ns_per_byte)
-		d->ns_per_byte = 1e9 / 150e6 / 3;	/* three members at 150 MB/s */
-	assert_int_equal(ap_probe_plan(&o, 1ULL << 30, 512, &plan, &e), 0);
-	memset(r, 0, sizeof(*r));
+	raid_setup(d, seed, &o, &plan, r);
 	assert_int_equal(ap_probe_measure(&io, &o, &plan, r, &e), 0);
 }
 
@@ -1599,15 +1608,11 @@ static void test_stripes_none_loaded(void **state)
 
 	(void)state;
 	for (seed = 1; seed <= 300; seed++) {
-		struct raid d = { .rmw_ns = 8300000, .base_ns = 4000000,
-				  .ns_per_byte = 1e9 / 150e6 / 3, .hiccup = 0.1, .rng = seed * 7919 };
+		struct raid d = { .rmw_ns = 8300000, .hiccup = 0.1 };
 		struct ap_probe_io io = { .op = raid_op, .arg = &d };
 		struct ap_probe_result r;
 
-		ap_probe_opts_init(&o);
-		o.seed = seed;
-		assert_int_equal(ap_probe_plan(&o, 1ULL << 30, 512, &plan, &e), 0);
-		memset(&r, 0, sizeof(r));
+		raid_setup(&d, seed, &o, &plan, &r);
 		assert_int_equal(ap_probe_stripes(&io, &o, &plan, false, &r, &e), 0);
 		assert_true(r.st.measured);
 		if (r.st.found) {
