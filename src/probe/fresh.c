@@ -806,7 +806,7 @@ void ap_probe_first_decide(struct ap_probe_result *r, const struct ap_probe_opts
 	struct ap_verdict *v = &r->verdict;
 	const struct ap_probe_first *f = &r->fw;
 	bool rewrites, settled, beyond, claim = !r->failed && !r->interrupted;
-	char words[320];
+	char words[512];	/* as fw.why, which it may copy */
 	uint64_t steady = v->ruled_out_up_to;
 
 	unsigned logical = r->plan.logical_sector ? r->plan.logical_sector : 512;

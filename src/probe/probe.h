@@ -329,7 +329,7 @@ struct ap_probe_first {
 	double again;			/* then, no unit: a fresh batch's ratio (0: none) */
 	double unit_ratio;		/* a write entering a new unit / one that does not */
 	uint64_t scanned, written;	/* bytes */
-	char why[256];			/* effect without a unit: what is not resolved */
+	char why[512];			/* effect without a unit: what is not resolved */
 	uint64_t ns;			/* the step's duration */
 };
 
