@@ -574,27 +574,6 @@ static int place_boundary(struct ap_probe_first *f, const struct ap_probe_plan *
 }
 
 /*
- * Every write of the scan paying, into @b: the sentence of the note and
- * of first_writes.unresolved. A larger unit is not looked for: QEMU's VHDX
- * (8 MiB blocks, 24-76x a rewrite to enter one) on a sparse image under
- * CI's load made every 4 KiB in order cost 6.8x after 1 MiB, and the
- * verdict said nothing of the blocks.
- */
-static void per_write_words(const struct ap_probe_first *f, const struct ap_probe_plan *p,
-			    char *b, size_t n)
-{
-	char b1[32], b2[32], b3[32];
-
-	snprintf(b, n, "first writes: every %s written for the first time, in order too, "
-		 "costs about what one into a never-written place does (%.1fx a rewrite): "
-		 "a unit of at most %s (a sparse file's blocks) or a cost per write, not "
-		 "resolved, and none larger looked for after %s (the scan stopped); first "
-		 "writes are not ruled out", ap_size_exact(p->fw_granule, b1, sizeof(b1)),
-		 f->ratio, ap_size_exact(p->fw_granule, b2, sizeof(b2)),
-		 ap_size_exact(f->scanned, b3, sizeof(b3)));
-}
-
-/*
  * What a scan that stopped early shows (scan_pays()). Its writes nearer
  * the first writes' cost than the rewrites' (above the geometric mean of
  * the two medians): every G pays, a unit of at most G unresolved
@@ -608,12 +587,25 @@ static void per_write_words(const struct ap_probe_first *f, const struct ap_prob
 static void scan_words(struct ap_probe_first *f, const struct ap_probe_plan *p)
 {
 	double m = 0, fm = 0, rm = 0;
-	char b1[32];
+	char b1[32], b2[32];
 
 	(void)scan_medians(f, &m, &fm, &rm);
 	if (m * m > fm * rm) {
+		/*
+		 * The note's sentence too (first_words()). A larger unit is
+		 * not looked for: QEMU's VHDX (8 MiB blocks, 24-76x a rewrite
+		 * to enter one) on a sparse image under CI's load made every
+		 * 4 KiB in order cost 6.8x after 1 MiB, and the verdict said
+		 * nothing of the blocks.
+		 */
 		f->per_write = true;
-		per_write_words(f, p, f->why, sizeof(f->why));
+		ap_size_exact(p->fw_granule, b1, sizeof(b1));
+		snprintf(f->why, sizeof(f->why), "first writes: every %s written for the first "
+			 "time, in order too, costs about what one into a never-written place "
+			 "does (%.1fx a rewrite): a unit of at most %s (a sparse file's blocks) "
+			 "or a cost per write, not resolved, and none larger looked for after %s "
+			 "(the scan stopped); first writes are not ruled out",
+			 b1, f->ratio, b1, ap_size_exact(f->scanned, b2, sizeof(b2)));
 		return;
 	}
 	snprintf(f->why, sizeof(f->why), "first writes cost %.1fx rewrites, but %s written in "
@@ -780,7 +772,7 @@ static bool first_words(const struct ap_probe_result *r, char *b, size_t n)
 		return true;
 	}
 	if (f->per_write) {
-		per_write_words(f, p, b, n);
+		snprintf(b, n, "%s", f->why);	/* scan_words() */
 		return true;
 	}
 	if (f->absent) {

@@ -618,7 +618,8 @@ static void fw_absent(struct ap_probe_first *f)
 
 static void fw_per_write(struct ap_probe_first *f)
 {
-	f->why[0] = '\0';
+	snprintf(f->why, sizeof(f->why), "first writes: every 4 KiB written for the first time "
+		 "... not resolved");	/* scan_words() says it */
 	f->fine = f->per_write = true;
 }
 
