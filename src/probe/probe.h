@@ -432,6 +432,7 @@ int ap_probe_measure(const struct ap_probe_io *io, const struct ap_probe_opts *o
 #define AP_FW_MIN_WINDOWS	8	/* 8 against 8 first writes: a rank test can reach 0.001 */
 #define AP_FW_REWRITES		3	/* rewrites of each place */
 #define AP_FW_SCANNED		12	/* windows scanned at most: caps what a run writes */
+#define AP_FW_BEYOND_RATIO	3.0	/* a unit above the sizes (ap_probe_first_decide()) */
 int ap_probe_plan_fresh(const struct ap_probe_opts *o, struct ap_probe_plan *plan,
 			struct ap_error *e);
 /*
