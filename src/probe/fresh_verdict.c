@@ -130,20 +130,20 @@ void ap_probe_first_decide(struct ap_probe_result *r, const struct ap_probe_opts
 	if (words[0] && claim)
 		ap_verdict_append_note(v, "%s", words);
 	/*
-	 * A unit seen and not placed withholds the steady state's verdict; so
-	 * do, against a "no effect", first writes at AP_FW_BEYOND_RATIO their
-	 * rewrites or more, again in a fresh batch, with no unit after the
-	 * whole scan: one above the sizes looked for (QEMU's VHDX, 8 and 32
-	 * MiB blocks: 19x and 8.7x; "no effect", exit 0 before). The rest (QEMU's
-	 * 64 KiB clusters under load; a sparse image on ext4 1.2-4.3x; an
+	 * A unit seen and not placed (or not confirmed) withholds the steady
+	 * state's verdict; so do, against a "no effect", first writes at
+	 * AP_FW_BEYOND_RATIO their rewrites or more, again in a fresh batch,
+	 * with no unit after the whole scan: one above the sizes looked for
+	 * (QEMU's VHDX, 8 and 32 MiB blocks: 19x and 8.7x; "no effect", exit 0
+	 * before). The rest (QEMU's 64 KiB clusters under load; a sparse image on ext4 1.2-4.3x; an
 	 * emulated drive of 300 us a request 8.6x once, under CI's load, in a
 	 * sensitive verdict) is said in the note, flagged, and claimed by no key.
 	 */
 	beyond = f->measured && f->effect && f->scan_done && !f->unit && !f->fine &&
 		 f->ratio >= AP_FW_BEYOND_RATIO && f->again >= AP_FW_BEYOND_RATIO &&
 		 !v->sensitive;
-	if (claim && !settled && (f->unit || beyond) && r->mode != AP_PROBE_READONLY &&
-	    v->resolved) {
+	if (claim && !settled && (f->unit || f->unconfirmed || beyond) &&
+	    r->mode != AP_PROBE_READONLY && v->resolved) {
 		r->clear = false;
 		snprintf(r->unclear, sizeof(r->unclear), "%.*s", (int)sizeof(r->unclear) - 1,
 			 words);

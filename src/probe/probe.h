@@ -323,11 +323,12 @@ struct ap_probe_first {
 	bool resolved;			/* @unit and @lba known */
 	uint64_t unit, lba;		/* bytes; lowest aligned LBA */
 	uint64_t cell;			/* the scan's: a boundary lies in [cell, cell + G) mod unit */
-	bool fine;			/* every scan write paid: a unit of at most G */
-	bool per_write;			/* ... so none from 2 G up (one of at most G unresolved) */
+	bool fine;			/* the scan stopped with no unit (scan_stops()) */
+	bool per_write;			/* every scan write paid: one of at most G unresolved */
 	bool scan_done;			/* the scan wrote through every window it may */
 	double again;			/* then, no unit: a fresh batch's ratio (0: none) */
 	double unit_ratio;		/* a write entering a new unit / one that does not */
+	uint64_t unconfirmed;		/* a unit the scan showed, its boundary's writes not */
 	uint64_t scanned, written;	/* bytes */
 	char why[512];			/* effect without a unit: what is not resolved */
 	uint64_t ns;			/* the step's duration */
