@@ -355,7 +355,7 @@ struct ap_probe_stripe {
 	bool measured;			/* the scan ran to its end */
 	struct ap_st_sample *s;
 	size_t n, cap;
-	unsigned candidates;		/* confirmed or not */
+	unsigned candidates;		/* confirmations made (shows()), each candidate's and descend()'s */
 	bool found;
 	uint64_t unit, lba;		/* bytes; lowest aligned LBA */
 	double ratio, p;		/* 64 KiB off / aligned; rank test */
