@@ -110,6 +110,12 @@ static bool scan_medians(const struct ap_probe_first *f, double *m, double *fm, 
 	return ok;
 }
 
+/* Has the scan written 3 writes of every phase of the largest unit? */
+static bool scan_covered(const struct ap_probe_first *f, const struct ap_probe_plan *p)
+{
+	return f->scanned >= 3 * p->fw_unit_max;
+}
+
 /*
  * Does the scan stop with no unit? Where first writes cost less than
  * AP_FW_PHASE_RATIO x the scan's writes, the least a boundary stands out
@@ -131,7 +137,7 @@ static bool scan_stops(const struct ap_probe_first *f, const struct ap_probe_pla
 	if (!scan_medians(f, &m, &fm, &rm))
 		return false;
 	return AP_FW_PHASE_RATIO * m >= fm ||
-	       (m * m > fm * rm && f->scanned >= 3 * p->fw_unit_max);
+	       (m * m > fm * rm && scan_covered(f, p));
 }
 
 /*
@@ -643,7 +649,7 @@ static void scan_words(struct ap_probe_first *f, const struct ap_probe_plan *p)
 		f->per_write = true;
 		ap_size_exact(p->fw_granule, b1, sizeof(b1));
 		ap_size_exact(f->scanned, b2, sizeof(b2));
-		if (f->scanned >= 3 * p->fw_unit_max)
+		if (scan_covered(f, p))
 			snprintf(larger, sizeof(larger), "no larger one up to %s stands out in "
 				 "%s written in order", ap_size_exact(p->fw_unit_max, b3,
 				 sizeof(b3)), b2);

@@ -162,7 +162,7 @@ static size_t families(const struct ap_probe_plan *p, struct family *f)
 	uint64_t grids[2] = { AP_ST_GRID_SMALL, AP_ST_GRID_LARGE };
 	unsigned mmax[2] = { 15, AP_ST_LARGE_ODD }, spans[2] = { AP_ST_SPANS, AP_ST_SPANS };
 	size_t n = 0, s;
-	unsigned m;
+	unsigned m, sp;
 
 	for (s = 0; s < 2; s++) {
 		uint64_t floor = s ? AP_ST_SMALL : AP_PROBE_STEADY_MAX;
@@ -181,9 +181,9 @@ static size_t families(const struct ap_probe_plan *p, struct family *f)
 				continue;
 			f[n].width = w;
 			f[n].grid = grid;
-			f[n].noff = (unsigned)(spans[s] * w / grid);
-			if (!s && m == 1 && (AP_ST_SPANS_POW2 + 1) * w <= p->st_len)
-				f[n].noff = (unsigned)(AP_ST_SPANS_POW2 * w / grid);
+			sp = !s && m == 1 && (AP_ST_SPANS_POW2 + 1) * w <= p->st_len ?
+			     AP_ST_SPANS_POW2 : spans[s];
+			f[n].noff = (unsigned)(sp * w / grid);
 			n++;
 		}
 	}
